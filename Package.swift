@@ -1,0 +1,69 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Stage executables are thin `main`s over `ShelflineCommands`; all logic lives in libraries.
+let stageExecutables = [
+    "shelfline", "shelfline-parse", "shelfline-dedupe", "shelfline-lookup", "shelfline-merge", "shelfline-render",
+]
+
+let package = Package(
+    name: "Shelfline",
+    platforms: [.macOS(.v13)],
+    products: stageExecutables.map { .executable(name: $0, targets: [$0]) },
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(
+            name: "ShelflineCore",
+            dependencies: [
+                "CZlib",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(name: "ShelflineParse", dependencies: ["ShelflineCore"]),
+        .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore"]),
+        .target(name: "ShelflineLookup", dependencies: ["ShelflineCore"]),
+        .target(name: "ShelflineRender", dependencies: ["ShelflineCore"]),
+        .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore"]),
+        .target(
+            name: "ShelflineCommands",
+            dependencies: [
+                "ShelflineCore", "ShelflineParse", "ShelflineLibrary", "ShelflineLookup", "ShelflineRender",
+                "ShelflineOrchestrator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+    ]
+        + stageExecutables.map { .executableTarget(name: $0, dependencies: ["ShelflineCommands"]) }
+        + [
+            .target(
+                name: "TestSupport",
+                dependencies: [
+                    "ShelflineCore",
+                    .product(name: "NIOCore", package: "swift-nio"),
+                    .product(name: "NIOPosix", package: "swift-nio"),
+                    .product(name: "NIOHTTP1", package: "swift-nio"),
+                ],
+                path: "Tests/TestSupport"
+            ),
+            .testTarget(name: "ShelflineCoreTests", dependencies: ["ShelflineCore", "TestSupport"]),
+            .testTarget(name: "ShelflineParseTests", dependencies: ["ShelflineParse", "TestSupport"]),
+            .testTarget(name: "ShelflineLibraryTests", dependencies: ["ShelflineLibrary", "TestSupport"]),
+            .testTarget(name: "ShelflineLookupTests", dependencies: ["ShelflineLookup", "TestSupport"]),
+            .testTarget(name: "ShelflineRenderTests", dependencies: ["ShelflineRender", "TestSupport"]),
+            .testTarget(name: "ShelflineOrchestratorTests", dependencies: ["ShelflineOrchestrator", "TestSupport"]),
+            .testTarget(name: "EndToEndTests", dependencies: ["ShelflineCore", "TestSupport"]),
+        ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import ShelflineCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Options every Shelfline executable takes.
+public struct CommonOptions: ParsableArguments {
+    @Option(name: .long, help: "Path to pipeline.json (default: $SHELFLINE_CONFIG, else ./pipeline.json if present, else built-in defaults).")
+    public var config: String?
+
+    @Option(name: .long, help: "Workspace directory (default: $SHELFLINE_WORKSPACE, else the config's, else ./var).")
+    public var workspace: String?
+
+    @Flag(name: .long, help: "Print nothing on success (for cron).")
+    public var quiet = false
+
+    public init() {}
+
+    /// Loads the config named by `--config`, `SHELFLINE_CONFIG`, or `./pipeline.json`; else defaults.
+    public func loadConfig() throws -> (PipelineConfig, String) {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = config ?? environment["SHELFLINE_CONFIG"] {
+            return (try PipelineConfig.load(path: path), path)
+        }
+        if FileManager.default.fileExists(atPath: "pipeline.json") {
+            return (try PipelineConfig.load(path: "pipeline.json"), "pipeline.json")
+        }
+        return (PipelineConfig(stages: []), "(built-in defaults)")
+    }
+
+    public func resolveWorkspace(_ config: PipelineConfig) -> Workspace {
+        Workspace.resolve(flag: workspace, environment: ProcessInfo.processInfo.environment, config: config)
+    }
+}
+
+/// The shape every stage executable shares: load config, build the context, run, and turn any
+/// error into its one-line message and documented exit status. A new stage only writes `execute`.
+public protocol StageCommand: AsyncParsableCommand {
+    var common: CommonOptions { get }
+    func execute(context: StageContext) async throws
+}
+
+extension StageCommand {
+    public func run() async throws {
+        let name = Self.configuration.commandName ?? "shelfline"
+        do {
+            let (config, path) = try common.loadConfig()
+            let context = StageContext(config: config, configPath: path, log: Logfmt(quiet: common.quiet),
+                                       cancellation: SignalCancellation.install())
+            try await execute(context: context)
+        } catch let error as any ShelflineError {
+            FileHandle.standardError.write(Data("\(name): error: \(error)\n".utf8))
+            throw ExitCode(ExitStatus(for: error).rawValue)
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as CleanExit {
+            throw error
+        } catch {
+            FileHandle.standardError.write(Data("\(name): error: \(error)\n".utf8))
+            throw ExitCode(ExitStatus(for: error).rawValue)
+        }
+    }
+}
+
+/// Turns SIGTERM/SIGINT into a `CancellationFlag` the running stage polls.
+public enum SignalCancellation {
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    private static let flag = CancellationFlag()
+
+    /// Installs the handlers once and returns the process-wide flag.
+    public static func install() -> CancellationFlag {
+        if sources.isEmpty {
+            for signalNumber in [SIGTERM, SIGINT] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { flag.cancel() }
+                source.resume()
+                sources.append(source)
+            }
+        }
+        return flag
+    }
+}
+
+/// Version shared by every executable.
+public let shelflineVersion = "0.1.0"
+
+/// The discussion appended to every executable's `--help`.
+public func helpDiscussion(_ text: String) -> String {
+    text + "\n\n" + ExitStatus.helpTable
+}

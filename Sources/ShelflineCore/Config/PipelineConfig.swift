@@ -1,0 +1,151 @@
+import Foundation
+
+/// One stage as `pipeline.json` declares it: inputs and outputs (relative to the run directory,
+/// `{csv}` for the imported file, `{library}` for the library file) and its parameters, which
+/// the stage decodes into its own type and the orchestrator fingerprints as canonical JSON.
+public struct StageDeclaration: Codable, Sendable, Equatable {
+    public var name: StageName
+    public var inputs: [String]
+    public var outputs: [String]
+    public var parameters: JSONValue
+
+    public init(name: StageName, inputs: [String], outputs: [String], parameters: JSONValue = .object([:])) {
+        self.name = name
+        self.inputs = inputs
+        self.outputs = outputs
+        self.parameters = parameters
+    }
+}
+
+/// The Flying Saucer beer-queue settings.
+public struct BeerQueueConfig: Codable, Sendable, Equatable {
+    /// `https://…` origin serving `memberQueues.php`.
+    public var host: String?
+    /// Credentials file (mode 0600) holding the session cookie.
+    public var credentialsFile: String?
+    public var memberId: String?
+    public var storeId: String?
+    public var storeLocation: String?
+    /// Periodic updates allowed per hour (user-triggered ones do not count).
+    public var maxUpdatesPerHour: Int?
+    /// Minutes after which a snapshot counts as stale.
+    public var staleAfterMinutes: Int?
+    /// Visitor mode: no activity at all.
+    public var visitor: Bool?
+    public var timeoutSeconds: Double?
+}
+
+/// `pipeline.json`: the stages in order and the settings they share.
+public struct PipelineConfig: Codable, Sendable, Equatable {
+    /// Default workspace when neither `--workspace` nor `SHELFLINE_WORKSPACE` is given.
+    public var workspace: String?
+    public var stages: [StageDeclaration]
+    public var beerQueue: BeerQueueConfig?
+    /// Command (argv) run when an import finishes, fails, pauses or leaves rows needing review,
+    /// with the event as JSON on its stdin.
+    public var notify: [String]?
+
+    public init(workspace: String? = nil, stages: [StageDeclaration], beerQueue: BeerQueueConfig? = nil, notify: [String]? = nil) {
+        self.workspace = workspace
+        self.stages = stages
+        self.beerQueue = beerQueue
+        self.notify = notify
+    }
+
+    /// The declaration of `stage`, or a config error naming it.
+    public func declaration(_ stage: StageName, path: String = "pipeline.json") throws -> StageDeclaration {
+        guard let declaration = stages.first(where: { $0.name == stage }) else {
+            throw ConfigError(path: path, key: "stages", expected: "a stage named '\(stage.rawValue)'")
+        }
+        return declaration
+    }
+
+    /// Decodes `stage`'s parameters into the stage's own type; errors name the exact key.
+    public func parameters<T: Decodable>(for stage: StageName, as type: T.Type, path: String = "pipeline.json") throws -> T {
+        guard let index = stages.firstIndex(where: { $0.name == stage }) else {
+            return try Self.decode(T.self, from: Data("{}".utf8), path: path, keyPrefix: "stages[\(stage.rawValue)].parameters")
+        }
+        return try Self.decode(
+            T.self, from: stages[index].parameters.canonicalJSON, path: path, keyPrefix: "stages[\(index)].parameters")
+    }
+
+    /// Loads and validates `pipeline.json`. Every problem is a `ConfigError` (exit 78) naming the key.
+    public static func load(path: String) throws -> PipelineConfig {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(path: path, key: "(file)", expected: "a readable JSON file")
+        }
+        let config = try decode(PipelineConfig.self, from: data, path: path, keyPrefix: nil)
+        try config.validate(path: path)
+        return config
+    }
+
+    func validate(path: String) throws {
+        var seen: [StageName] = []
+        for (index, stage) in stages.enumerated() {
+            if seen.contains(stage.name) {
+                throw ConfigError(path: path, key: "stages[\(index)].name", expected: "each stage once; '\(stage.name.rawValue)' repeats")
+            }
+            if let last = seen.last, stage.name < last {
+                throw ConfigError(path: path, key: "stages[\(index)].name",
+                                  expected: "stages in order \(StageName.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            if case .object = stage.parameters {} else {
+                throw ConfigError(path: path, key: "stages[\(index)].parameters", expected: "an object")
+            }
+            seen.append(stage.name)
+        }
+        if let limit = beerQueue?.maxUpdatesPerHour, limit < 0 {
+            throw ConfigError(path: path, key: "beerQueue.maxUpdatesPerHour", expected: "a number ≥ 0")
+        }
+    }
+
+    /// Decodes JSON, turning decoding errors into a `ConfigError` that names the key and what was expected.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, path: String, keyPrefix: String?) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch let error as DecodingError {
+            throw configError(error, path: path, keyPrefix: keyPrefix)
+        }
+    }
+
+    static func configError(_ error: DecodingError, path: String, keyPrefix: String?) -> ConfigError {
+        func key(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
+            var parts = keyPrefix.map { [$0] } ?? []
+            var text = ""
+            for component in codingPath + (last.map { [$0] } ?? []) {
+                if let index = component.intValue {
+                    text += "[\(index)]"
+                } else {
+                    text += (text.isEmpty ? "" : ".") + component.stringValue
+                }
+            }
+            if !text.isEmpty { parts.append(text) }
+            return parts.isEmpty ? "(top level)" : parts.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let missing, let context):
+            return ConfigError(path: path, key: key(context.codingPath, missing), expected: "required but missing")
+        case .typeMismatch(let type, let context):
+            return ConfigError(path: path, key: key(context.codingPath), expected: "expected \(describe(type))")
+        case .valueNotFound(let type, let context):
+            return ConfigError(path: path, key: key(context.codingPath), expected: "expected \(describe(type)), found null")
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                return ConfigError(path: path, key: "(file)", expected: "valid JSON (\(context.debugDescription))")
+            }
+            return ConfigError(path: path, key: key(context.codingPath), expected: context.debugDescription)
+        @unknown default:
+            return ConfigError(path: path, key: "(file)", expected: "\(error)")
+        }
+    }
+
+    static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Double.Type, is Int32.Type: "a number"
+        case is Bool.Type: "true or false"
+        default:
+            String(describing: type).hasPrefix("Array") ? "an array" : "an object"
+        }
+    }
+}

@@ -1,0 +1,81 @@
+/// Errors about files: opening, reading, writing, and the data inside them.
+public enum FileError: ShelflineError, Equatable {
+    /// The input does not exist, is a directory, or cannot be read.
+    case missingInput(path: String, reason: String)
+    /// An output (or its temporary file, or its directory) cannot be created.
+    case cannotCreate(path: String, reason: String)
+    /// A read or write failed part-way.
+    case io(path: String, reason: String)
+    /// The file's content is not what it must be (corrupt gzip, bad JSON line, unrecognised CSV).
+    case corrupt(path: String, line: Int?, reason: String)
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .missingInput: .noInput
+        case .cannotCreate: .cannotCreate
+        case .io: .ioError
+        case .corrupt: .dataError
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .missingInput(let path, let reason): "\(path): cannot read input: \(reason)"
+        case .cannotCreate(let path, let reason): "\(path): cannot create output: \(reason)"
+        case .io(let path, let reason): "\(path): I/O error: \(reason)"
+        case .corrupt(let path, let line?, let reason): "\(path):\(line): \(reason)"
+        case .corrupt(let path, nil, let reason): "\(path): \(reason)"
+        }
+    }
+}
+
+/// Errors in `pipeline.json` or command-line settings derived from it.
+public struct ConfigError: ShelflineError, Equatable {
+    public var path: String
+    public var key: String
+    public var expected: String
+
+    public init(path: String, key: String, expected: String) {
+        self.path = path
+        self.key = key
+        self.expected = expected
+    }
+
+    public var exitStatus: ExitStatus { .config }
+    public var description: String { "\(path): key '\(key)': \(expected)" }
+}
+
+/// A run that cannot go on now but may later: locked workspace, paused import.
+public struct TryLaterError: ShelflineError, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var exitStatus: ExitStatus { .tryLater }
+    public var description: String { message }
+}
+
+/// Bad data that is not tied to one file line: e.g. the rejected share exceeded its threshold.
+public struct DataError: ShelflineError, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var exitStatus: ExitStatus { .dataError }
+    public var description: String { message }
+}
+
+/// A command line that does not make sense.
+public struct UsageError: ShelflineError, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var exitStatus: ExitStatus { .usage }
+    public var description: String { message }
+}
+
+/// `strerror` for the current `errno`, for error messages.
+public func systemErrorMessage(_ code: Int32 = errno) -> String {
+    String(cString: strerror(code))
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// A destination for bytes: an atomic file, or anything a test wants to capture.
+public protocol ByteSink: AnyObject {
+    func write(_ bytes: UnsafeRawBufferPointer) throws
+}
+
+extension ByteSink {
+    public func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    public func write(_ string: String) throws {
+        var string = string
+        try string.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// The only way Shelfline writes a file: a temporary file beside the target, checked writes, fsync,
+/// rename over the target, fsync of the directory. Until `commit()` the target is untouched; on any
+/// error, and if the value is dropped uncommitted, the temporary file is removed.
+public final class AtomicFile: ByteSink {
+    public let path: String
+    private let temporaryPath: String
+    private var descriptor: Int32
+    private var committed = false
+    private var buffer: [UInt8] = []
+    private static let bufferLimit = 1 << 18
+
+    /// Creates the temporary file. Throws `FileError.cannotCreate` if the directory is missing or
+    /// not writable.
+    public init(path: String, permissions: mode_t = 0o644) throws {
+        self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        let base = (path as NSString).lastPathComponent
+        var template = Array(((directory.isEmpty ? "." : directory) + "/.\(base).tmp-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw FileError.cannotCreate(path: path, reason: systemErrorMessage())
+        }
+        fchmod(fd, permissions)
+        descriptor = fd
+        temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        buffer.reserveCapacity(Self.bufferLimit)
+    }
+
+    deinit {
+        if !committed { abandon() }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        if buffer.count + bytes.count > Self.bufferLimit {
+            try flushBuffer()
+        }
+        if bytes.count >= Self.bufferLimit {
+            try writeAll(bytes)
+        } else {
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    /// Flushes, fsyncs and renames the temporary file over the target, then fsyncs the directory.
+    public func commit() throws {
+        precondition(!committed, "AtomicFile committed twice")
+        do {
+            try flushBuffer()
+            guard fsync(descriptor) == 0 else { throw FileError.io(path: path, reason: "fsync: \(systemErrorMessage())") }
+            guard close(descriptor) == 0 else { throw FileError.io(path: path, reason: "close: \(systemErrorMessage())") }
+            descriptor = -1
+            guard rename(temporaryPath, path) == 0 else {
+                throw FileError.cannotCreate(path: path, reason: "rename: \(systemErrorMessage())")
+            }
+            committed = true
+            Self.syncDirectory(of: path)
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
+    /// Removes the temporary file; the target stays as it was.
+    public func abandon() {
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+        if !committed {
+            unlink(temporaryPath)
+            committed = true  // nothing left to clean up
+        }
+    }
+
+    private func flushBuffer() throws {
+        guard !buffer.isEmpty else { return }
+        try buffer.withUnsafeBytes { try writeAll($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                let reason = systemErrorMessage()
+                abandon()
+                throw FileError.io(path: path, reason: "write: \(reason)")
+            }
+            offset += written
+        }
+    }
+
+    static func syncDirectory(of path: String) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
+    }
+
+    /// Writes `bytes` to `path` atomically in one call.
+    public static func write(_ bytes: some Collection<UInt8>, to path: String, permissions: mode_t = 0o644) throws {
+        let file = try AtomicFile(path: path, permissions: permissions)
+        try file.write(Array(bytes))
+        try file.commit()
+    }
+
+    /// Writes a string to `path` atomically in one call.
+    public static func write(_ string: String, to path: String, permissions: mode_t = 0o644) throws {
+        try write(Array(string.utf8), to: path, permissions: permissions)
+    }
+}

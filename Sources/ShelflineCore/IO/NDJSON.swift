@@ -1,0 +1,117 @@
+import Foundation
+
+/// Writes one JSON value per line into a gzip file, published atomically by `commit()`.
+public final class NDJSONWriter<Value: Encodable> {
+    public let path: String
+    private let file: AtomicFile
+    private let gzip: GzipWriter
+    private let encoder: JSONEncoder
+    public private(set) var count = 0
+
+    public init(path: String, level: Int32 = GzipWriter.intermediateLevel) throws {
+        self.path = path
+        file = try AtomicFile(path: path)
+        gzip = GzipWriter(sink: file, path: path, level: level)
+        encoder = JSONEncoder.shelfline
+    }
+
+    public func append(_ value: Value) throws {
+        var data = try encoder.encode(value)
+        data.append(UInt8(ascii: "\n"))
+        try data.withUnsafeBytes { try gzip.write($0) }
+        count += 1
+    }
+
+    /// Appends a line that is already JSON (no trailing newline).
+    public func appendRaw(_ line: UnsafeRawBufferPointer) throws {
+        try gzip.write(line)
+        try gzip.write([UInt8(ascii: "\n")])
+        count += 1
+    }
+
+    /// Compresses the rest and atomically publishes the file.
+    public func commit() throws {
+        try gzip.finish()
+        try file.commit()
+    }
+
+    /// Drops everything written; the previous file at `path` stays untouched.
+    public func abandon() { file.abandon() }
+}
+
+/// Reads a gzip NDJSON file one value at a time, naming file and line on any bad line.
+public struct NDJSONReader<Value: Decodable> {
+    public let path: String
+    private let decoder = JSONDecoder()
+
+    public init(path: String) { self.path = path }
+
+    /// Calls `body` for each value with its 1-based line number. Blank lines are skipped.
+    public func forEach(_ body: (Value, Int) throws -> Void) throws {
+        let reader = try GzipReader(path: path)
+        try reader.forEachLine { bytes, line in
+            guard !bytes.isEmpty else { return }
+            let value: Value
+            do {
+                value = try decoder.decode(Value.self, from: Data(bytes))
+            } catch {
+                throw FileError.corrupt(path: path, line: line, reason: "invalid record: \(Self.describe(error))")
+            }
+            try body(value, line)
+        }
+    }
+
+    /// Reads every value into an array; only for files known to be small (reports, configs, tests).
+    public func readAll() throws -> [Value] {
+        var values: [Value] = []
+        try forEach { value, _ in values.append(value) }
+        return values
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "missing key '\(key.stringValue)'"
+        case DecodingError.typeMismatch(let type, let context):
+            "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is not \(type)"
+        case DecodingError.valueNotFound(_, let context):
+            "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is null"
+        case DecodingError.dataCorrupted(let context): "not JSON (\(context.debugDescription))"
+        default: "\(error)"
+        }
+    }
+}
+
+extension JSONEncoder {
+    /// The project's one JSON style: sorted keys (stable bytes), no escaped slashes, compact.
+    public static var shelfline: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// Like `shelfline`, indented for files people read (reports, snapshots).
+    public static var shelflinePretty: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        return encoder
+    }
+}
+
+/// Writes a Codable value as pretty JSON, atomically.
+public func writeJSONFile(_ value: some Encodable, to path: String, permissions: mode_t = 0o644) throws {
+    var data = try JSONEncoder.shelflinePretty.encode(value)
+    data.append(UInt8(ascii: "\n"))
+    try AtomicFile.write(data, to: path, permissions: permissions)
+}
+
+/// Reads a JSON file into a Codable value; missing file → `FileError.missingInput`, bad JSON → `.corrupt`.
+public func readJSONFile<T: Decodable>(_ type: T.Type, from path: String) throws -> T {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw FileError.missingInput(path: path, reason: "no such file or not readable")
+    }
+    do {
+        return try JSONDecoder().decode(T.self, from: data)
+    } catch {
+        throw FileError.corrupt(path: path, line: nil, reason: "invalid JSON: \(NDJSONReader<T>.describe(error))")
+    }
+}

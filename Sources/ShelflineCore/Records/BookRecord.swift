@@ -1,0 +1,189 @@
+/// The export a record came from.
+public enum SourceFormat: String, Codable, Sendable, CaseIterable {
+    case goodreads, storygraph, librarything, generic
+}
+
+/// One reading of a book: either date may be unknown. Dates are ISO `yyyy-mm-dd`.
+public struct ReadSpan: Codable, Sendable, Hashable {
+    public var start: String?
+    public var end: String?
+    public init(start: String? = nil, end: String? = nil) {
+        self.start = start
+        self.end = end
+    }
+}
+
+/// One data row of an export, as every stage after parse sees it.
+///
+/// Parse fills the provenance, bibliographic and reader fields; dedupe adds `dedupe`; lookup adds
+/// `match` and `metadata`. Absent values are omitted from the JSON to keep intermediates small.
+/// Dates are ISO `yyyy-mm-dd`. ISBNs are digits only (ISBN-10 may end in `X`).
+public struct BookRecord: Codable, Sendable, Equatable {
+    // MARK: Provenance
+    public var format: SourceFormat
+    /// 1-based physical line of the source file where the row starts (the header is line 1).
+    public var line: Int
+    /// The source's own row id (Goodreads/LibraryThing `Book Id`), when it has one.
+    public var rowId: String?
+    /// Where the row's raw bytes sit in the source file, so the failed-rows export can copy the
+    /// original cells verbatim without carrying them through every stage.
+    public var byteOffset: Int
+    public var byteLength: Int
+
+    // MARK: Bibliographic
+    public var title: String
+    /// The title without its `(Series, #n)` suffix; present only when a series was parsed.
+    public var titleBase: String?
+    public var series: String?
+    public var seriesPosition: String?
+    public var author: String?
+    public var additionalAuthors: [String]?
+    /// Canonical ISBN-13 (validated), the identifier every later stage keys on.
+    public var isbn13: String?
+    /// The ISBN-10 form, when the book has one (validated).
+    public var isbn10: String?
+    /// A value from an ISBN cell that did not validate: kept, never used as an identifier.
+    public var isbnRaw: String?
+    public var asin: String?
+    public var publisher: String?
+    public var binding: String?
+    public var pages: Int?
+    public var year: Int?
+    public var originalYear: Int?
+
+    // MARK: Reader
+    /// 0 < rating ≤ 5; fractions kept. Absent when unrated.
+    public var rating: Double?
+    /// `read`, `currently-reading`, `to-read`, `did-not-finish`, or a custom exclusive shelf.
+    public var shelf: String?
+    public var shelves: [String]?
+    public var dateAdded: String?
+    public var reads: [ReadSpan]?
+    public var readCount: Int?
+    public var review: String?
+    public var notes: String?
+    public var owned: Bool?
+
+    // MARK: Stage annotations
+    public var dedupe: DedupeMark?
+    public var match: MatchResult?
+    public var metadata: EditionMetadata?
+
+    public init(format: SourceFormat, line: Int, byteOffset: Int = 0, byteLength: Int = 0, title: String) {
+        self.format = format
+        self.line = line
+        self.byteOffset = byteOffset
+        self.byteLength = byteLength
+        self.title = title
+    }
+}
+
+/// What dedupe decided about a record.
+public enum DedupeStatus: String, Codable, Sendable {
+    /// First row of this book in the file, and not in the library.
+    case new
+    /// Another row earlier in the same file is the same book (`firstLine`).
+    case duplicateInFile
+    /// The library already holds this book (`bookId`).
+    case inLibrary
+}
+
+public struct DedupeMark: Codable, Sendable, Equatable {
+    public var status: DedupeStatus
+    /// The key the decision was made on: `isbn:978…` or `ta:<normalised title>|<normalised author>`.
+    public var key: String
+    /// Source line of the first row with this key, for `duplicateInFile`.
+    public var firstLine: Int?
+    /// The library book this row belongs to, for `inLibrary` (and duplicates of such rows).
+    public var bookId: String?
+
+    public init(status: DedupeStatus, key: String, firstLine: Int? = nil, bookId: String? = nil) {
+        self.status = status
+        self.key = key
+        self.firstLine = firstLine
+        self.bookId = bookId
+    }
+}
+
+/// How lookup matched a record to a catalog edition.
+public enum MatchStatus: String, Codable, Sendable, CaseIterable {
+    case matchedByIsbn, matchedBySearch, needsReview, notEnriched
+}
+
+public struct MatchCandidate: Codable, Sendable, Equatable {
+    /// Edition key (`/books/OL…M`), or work key when the source only knows works.
+    public var key: String
+    public var workKey: String?
+    public var title: String
+    public var authors: [String]
+    public var score: Double
+
+    public init(key: String, workKey: String? = nil, title: String, authors: [String], score: Double) {
+        self.key = key
+        self.workKey = workKey
+        self.title = title
+        self.authors = authors
+        self.score = score
+    }
+}
+
+public struct MatchResult: Codable, Sendable, Equatable {
+    public var status: MatchStatus
+    public var editionKey: String?
+    public var workKey: String?
+    /// Top candidates, best first, when `needsReview`.
+    public var candidates: [MatchCandidate]?
+    /// Why, when `notEnriched` (e.g. `no candidate`, `source unavailable`).
+    public var reason: String?
+    /// Which source answered (`catalog`, `openlibrary`).
+    public var source: String?
+
+    public init(status: MatchStatus, editionKey: String? = nil, workKey: String? = nil,
+                candidates: [MatchCandidate]? = nil, reason: String? = nil, source: String? = nil) {
+        self.status = status
+        self.editionKey = editionKey
+        self.workKey = workKey
+        self.candidates = candidates
+        self.reason = reason
+        self.source = source
+    }
+}
+
+/// Bibliographic data a metadata source knows about an edition.
+public struct EditionMetadata: Codable, Sendable, Equatable {
+    public var editionKey: String?
+    public var workKey: String?
+    public var title: String?
+    public var subtitle: String?
+    public var authors: [String]?
+    public var publishers: [String]?
+    public var isbn13: String?
+    public var isbn10: String?
+    public var pages: Int?
+    public var publishDate: String?
+    public var year: Int?
+    public var coverId: Int?
+    public var description: String?
+    /// `catalog` or `openlibrary`.
+    public var source: String
+
+    public init(source: String) { self.source = source }
+}
+
+/// A row parse could not turn into a record: kept with its location and raw text.
+public struct RejectedRow: Codable, Sendable, Equatable {
+    public var line: Int
+    public var reason: String
+    public var byteOffset: Int
+    public var byteLength: Int
+    /// The raw row text (repaired to UTF-8), so a user can see and fix it.
+    public var raw: String
+
+    public init(line: Int, reason: String, byteOffset: Int, byteLength: Int, raw: String) {
+        self.line = line
+        self.reason = reason
+        self.byteOffset = byteOffset
+        self.byteLength = byteLength
+        self.raw = raw
+    }
+}

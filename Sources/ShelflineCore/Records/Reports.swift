@@ -1,0 +1,117 @@
+/// What parse read: the counts every later report starts from, and where the source is.
+public struct ParseReport: Codable, Sendable, Equatable {
+    public var input: String
+    public var format: SourceFormat
+    public var delimiter: String
+    /// Header cells as read (repaired to UTF-8), for the failed-rows export.
+    public var header: [String]
+    /// Raw bytes of the header line (offset 0, after any BOM), for verbatim failed-rows export.
+    public var headerByteOffset: Int
+    public var headerByteLength: Int
+    public var rowsRead: Int
+    public var rowsWritten: Int
+    public var rowsRejected: Int
+    /// Fields that held bytes that were not UTF-8 and were repaired from Latin-1/CP1252.
+    public var fieldsRepaired: Int
+
+    public init(input: String, format: SourceFormat, delimiter: String, header: [String], headerByteOffset: Int,
+                headerByteLength: Int, rowsRead: Int, rowsWritten: Int, rowsRejected: Int, fieldsRepaired: Int) {
+        self.input = input
+        self.format = format
+        self.delimiter = delimiter
+        self.header = header
+        self.headerByteOffset = headerByteOffset
+        self.headerByteLength = headerByteLength
+        self.rowsRead = rowsRead
+        self.rowsWritten = rowsWritten
+        self.rowsRejected = rowsRejected
+        self.fieldsRepaired = fieldsRepaired
+    }
+}
+
+/// Where every row of one import went: `outcomes` sum to `rowsRead`.
+public struct ImportOutcomes: Codable, Sendable, Equatable {
+    public var rejected = 0
+    public var added = 0
+    public var updated = 0
+    public var duplicateInFile = 0
+    public init() {}
+    public var total: Int { rejected + added + updated + duplicateInFile }
+}
+
+/// How records were enriched: the counts sum to the records that reached lookup.
+public struct EnrichmentCounts: Codable, Sendable, Equatable {
+    public var matchedByIsbn = 0
+    public var matchedBySearch = 0
+    public var needsReview = 0
+    public var notEnriched = 0
+    public init() {}
+    public var total: Int { matchedByIsbn + matchedBySearch + needsReview + notEnriched }
+
+    public mutating func count(_ status: MatchStatus) {
+        switch status {
+        case .matchedByIsbn: matchedByIsbn += 1
+        case .matchedBySearch: matchedBySearch += 1
+        case .needsReview: needsReview += 1
+        case .notEnriched: notEnriched += 1
+        }
+    }
+}
+
+/// The merge report: the final word on one import.
+public struct MergeReport: Codable, Sendable, Equatable {
+    public var importId: String
+    public var rowsRead: Int
+    public var outcomes: ImportOutcomes
+    public var enrichment: EnrichmentCounts
+    public var libraryBooks: Int
+    /// Paths (relative to the run directory) of the ledger, review and failed-rows files.
+    public var ledger: String
+    public var review: String
+    public var failedRows: String
+
+    public init(importId: String, rowsRead: Int, outcomes: ImportOutcomes, enrichment: EnrichmentCounts,
+                libraryBooks: Int, ledger: String, review: String, failedRows: String) {
+        self.importId = importId
+        self.rowsRead = rowsRead
+        self.outcomes = outcomes
+        self.enrichment = enrichment
+        self.libraryBooks = libraryBooks
+        self.ledger = ledger
+        self.review = review
+        self.failedRows = failedRows
+    }
+}
+
+/// A long stage's progress, rewritten at least every 2 s while it runs (orchestrator and render read it).
+public struct StageProgress: Codable, Sendable, Equatable {
+    public var stage: String
+    public var processed: Int
+    public var total: Int
+    public var counts: [String: Int]
+    public var currentTitle: String?
+    public var currentAuthor: String?
+    /// Unix seconds.
+    public var startedAt: Double
+    public var updatedAt: Double
+    public var finished: Bool
+
+    public init(stage: String, processed: Int, total: Int, counts: [String: Int] = [:], currentTitle: String? = nil,
+                currentAuthor: String? = nil, startedAt: Double, updatedAt: Double, finished: Bool = false) {
+        self.stage = stage
+        self.processed = processed
+        self.total = total
+        self.counts = counts
+        self.currentTitle = currentTitle
+        self.currentAuthor = currentAuthor
+        self.startedAt = startedAt
+        self.updatedAt = updatedAt
+        self.finished = finished
+    }
+
+    /// Rows per second so far, or nil before there is a rate to speak of.
+    public var rate: Double? {
+        let elapsed = updatedAt - startedAt
+        return elapsed > 0 && processed > 0 ? Double(processed) / elapsed : nil
+    }
+}

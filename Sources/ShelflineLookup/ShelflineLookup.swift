@@ -1,0 +1,2 @@
+/// Lookup: enriches records from metadata sources (local Open Library catalog, Open Library API).
+public enum ShelflineLookup {}
