@@ -22,6 +22,10 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(
             name: "ShelflineCore",
             dependencies: [
@@ -32,7 +36,7 @@ let package = Package(
         ),
         .target(name: "ShelflineParse", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore"]),
-        .target(name: "ShelflineLookup", dependencies: ["ShelflineCore"]),
+        .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "CSQLite"]),
         .target(name: "ShelflineRender", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore"]),
         .target(
