@@ -151,11 +151,11 @@ public final class CatalogIndex: @unchecked Sendable {
     /// The first plausible 4-digit year in a free-text publish date (`March 1965`, `c1965`, `1965-03-01`).
     static func year(_ text: String) -> Int? {
         var digits = ""
-        for character in text {
+        for character in text + " " {
             if character.isASCII && character.isNumber {
                 digits.append(character)
-                if digits.count == 4, let year = Int(digits), (1400...2100).contains(year) { return year }
             } else {
+                if digits.count == 4, let year = Int(digits), (1400...2100).contains(year) { return year }
                 digits = ""
             }
         }

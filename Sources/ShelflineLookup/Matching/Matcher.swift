@@ -122,6 +122,9 @@ public struct Matcher: Sendable {
         if let subtitle = candidate.subtitle, !subtitle.isEmpty {
             candidateForms.append(TextNormalizer.tokens(candidateTitle + " " + subtitle))
         }
+        // A leading article is not part of what people remember of a title.
+        userForms += userForms.map(Self.droppingArticle)
+        candidateForms += candidateForms.map(Self.droppingArticle)
         var best = 0.0
         for user in userForms where !user.isEmpty {
             for other in candidateForms where !other.isEmpty {
@@ -141,6 +144,11 @@ public struct Matcher: Sendable {
             }
         }
         return best
+    }
+
+    static func droppingArticle(_ tokens: [String]) -> [String] {
+        guard tokens.count > 1, let first = tokens.first, ["the", "a", "an"].contains(first) else { return tokens }
+        return Array(tokens.dropFirst())
     }
 
     /// 1 for the same tokens; otherwise the larger of token overlap (Dice) and edit-distance
@@ -170,6 +178,9 @@ public struct Matcher: Sendable {
             let given = lhs.dropLast(), otherGiven = rhs.dropLast()
             if given.isEmpty || otherGiven.isEmpty { return 0.85 }
             if given.first?.first == otherGiven.first?.first { return 0.9 }
+            // A surname alone, possibly of several words (`Le Guin` for `Ursula K. Le Guin`).
+            let (short, long) = lhs.count < rhs.count ? (lhs, rhs) : (rhs, lhs)
+            if long.suffix(short.count).elementsEqual(short) { return 0.85 }
         }
         return similarity(lhs.sorted(), rhs.sorted()) * 0.9
     }
