@@ -64,8 +64,10 @@ public final class ResilientHTTPClient: Sendable {
         self.source = source
         self.policy = policy
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = policy.timeoutSeconds
-        configuration.timeoutIntervalForResource = policy.timeoutSeconds * 2
+        // FoundationNetworking on Linux mishandles sub-second timeouts; the per-request deadline is
+        // enforced by `perform`, these whole-second values are only a backstop.
+        configuration.timeoutIntervalForRequest = (policy.timeoutSeconds + 1).rounded(.up)
+        configuration.timeoutIntervalForResource = (policy.timeoutSeconds * 2 + 1).rounded(.up)
         configuration.httpMaximumConnectionsPerHost = policy.concurrency
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
@@ -86,8 +88,7 @@ public final class ResilientHTTPClient: Sendable {
         var lastReason = "no attempt made"
         for attempt in 0...policy.maxRetries {
             try Task.checkCancellation()
-            guard await breaker.allow() else { throw SourceFailure.unavailable(source: source) }
-            let outcome = await send(url)
+            guard let outcome = await send(url) else { throw SourceFailure.unavailable(source: source) }
             try Task.checkCancellation()
             switch outcome {
             case .success(let data):
@@ -131,7 +132,9 @@ public final class ResilientHTTPClient: Sendable {
 
     private enum Outcome { case success(Data), failure(reason: String, retryable: Bool) }
 
-    private func send(_ url: URL) async -> Outcome {
+    /// One attempt; nil when the breaker is open. The breaker is asked last, just before sending,
+    /// so requests queued behind the gate or the pacing see a trip that happened while they waited.
+    private func send(_ url: URL) async -> Outcome? {
         await gate.acquire()
         defer { Task { await gate.release() } }
         do {
@@ -139,12 +142,13 @@ public final class ResilientHTTPClient: Sendable {
         } catch {
             return .failure(reason: "cancelled", retryable: false)
         }
-        var request = URLRequest(url: url, timeoutInterval: policy.timeoutSeconds)
+        guard await breaker.allow() else { return nil }
+        var request = URLRequest(url: url, timeoutInterval: (policy.timeoutSeconds + 1).rounded(.up))
         request.setValue(policy.userAgent, forHTTPHeaderField: "User-Agent")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         counters.update { $0.requests += 1 }
         do {
-            let (data, response) = try await session.data(for: request)
+            let (data, response) = try await perform(request)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             switch status {
             case 200: return .success(data)
@@ -171,6 +175,65 @@ public final class ResilientHTTPClient: Sendable {
     }
 
     public func shutdown() { session.invalidateAndCancel() }
+
+    /// Runs one request with our own deadline (cancels the transfer when it passes) and with task
+    /// cancellation cancelling the transfer, so a stop signal never waits for a slow server.
+    private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        let transfer = Transfer()
+        let timeout = policy.timeoutSeconds
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: transfer.timedOut ? URLError(.timedOut) : error)
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                transfer.start(task)
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { transfer.expire() }
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+}
+
+/// The one URLSession task of an attempt, cancellable from a timer or task cancellation.
+private final class Transfer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var expired = false
+    private var cancelled = false
+
+    var timedOut: Bool { lock.withLock { expired } }
+
+    func start(_ task: URLSessionDataTask) {
+        let cancelNow = lock.withLock {
+            self.task = task
+            return cancelled
+        }
+        task.resume()
+        if cancelNow { task.cancel() }
+    }
+
+    func expire() {
+        let task = lock.withLock {
+            expired = true
+            return self.task
+        }
+        task?.cancel()
+    }
+
+    func cancel() {
+        let task = lock.withLock {
+            cancelled = true
+            return self.task
+        }
+        task?.cancel()
+    }
 }
 
 /// Lock-protected counters shared by concurrent requests.

@@ -48,7 +48,8 @@ struct InputSurvey {
 /// Reads the input on its own thread and hands out chunks of records, at most two ahead of the
 /// consumer, so memory stays bounded by the chunk size whatever the input size.
 final class RecordChunks: @unchecked Sendable {
-    private let permits = DispatchSemaphore(value: 2)
+    // Created at 0 and signalled twice: libdispatch traps if a semaphore is freed below its initial value.
+    private let permits = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var stopped = false
     let stream: AsyncThrowingStream<[BookRecord], any Error>
@@ -59,6 +60,8 @@ final class RecordChunks: @unchecked Sendable {
         var continuation: AsyncThrowingStream<[BookRecord], any Error>.Continuation!
         stream = AsyncThrowingStream { continuation = $0 }
         let output = continuation!
+        permits.signal()
+        permits.signal()
         let thread = Thread { [self] in
             do {
                 var chunk: [BookRecord] = []
