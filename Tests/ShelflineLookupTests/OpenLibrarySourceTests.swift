@@ -301,6 +301,7 @@ import TestSupport
         let progress = try readJSONFile(StageProgress.self, from: directory.file("progress.json"))
         #expect(!progress.finished)
         // Answers received before the stop are in the cache: a resumed run does not ask for them again.
+        fake.latency = nil
         let before = server.requests.count
         let resumed = try await Self.run(Self.isbnRecords(Self.books(200)), parameters: Self.parameters(
             server.baseURL, #", "batchSize": 1, "requestsPerSecond": 200, "concurrency": 5"#), in: directory)
