@@ -26,7 +26,7 @@ public struct CatalogBuildStats: Codable, Sendable, Equatable {
 /// and the full-text table are built after the load, SQLite's page cache is capped.
 public final class CatalogIndex: @unchecked Sendable {
     /// Bumped when the schema or the parsing of dumps changes, so old indexes are rebuilt.
-    static let schemaVersion = 1
+    static let schemaVersion = 2
     public let path: String
     public private(set) var stats: CatalogBuildStats
     /// True when this run built the index (false: reused).
@@ -36,6 +36,7 @@ public final class CatalogIndex: @unchecked Sendable {
     private let isbnStatement: SQLiteStatement
     private let editionStatement: SQLiteStatement
     private let searchStatement: SQLiteStatement
+    private let titleKeyStatement: SQLiteStatement
 
     /// Opens the index for `dumps` in `cacheDirectory`, building it first if its content changed.
     public static func open(dumps: [String], cacheDirectory: String, log: Logfmt) throws -> CatalogIndex {
@@ -70,6 +71,7 @@ public final class CatalogIndex: @unchecked Sendable {
             FROM editions e WHERE e.id = ?
             """)
         searchStatement = try database.prepare("SELECT rowid FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?")
+        titleKeyStatement = try database.prepare("SELECT edition_id FROM title_keys WHERE key = ? LIMIT ?")
         stats = CatalogBuildStats()
         stats.editions = try database.scalarInt("SELECT value FROM meta WHERE name = 'editions'") ?? 0
         stats.skippedLines = try database.scalarInt("SELECT value FROM meta WHERE name = 'skipped'") ?? 0
@@ -94,27 +96,44 @@ public final class CatalogIndex: @unchecked Sendable {
         }
     }
 
-    /// Editions whose title contains all significant title words, plus editions by the author's
-    /// surname sharing any title word; at most `limit` of each, by FTS rank.
+    /// Candidate editions for a title and author, from three queries:
+    /// 1. editions whose normalised title equals the query's (an index lookup, however common the words);
+    /// 2. with an author, editions by the author's surname sharing any title word (FTS5, ranked);
+    /// 3. only when (1) found nothing, editions whose title holds all significant words (FTS5, ranked).
+    /// (1) and (2) bring every near miss that could compete — same title by others, other books by
+    /// the same author — without scanning the long posting lists of common title words.
     public func candidates(title: String, author: String?, limit: Int) throws -> [EditionMetadata] {
         let tokens = TextNormalizer.tokens(TextNormalizer.strippingSeries(title))
         guard !tokens.isEmpty else { return [] }
         let significant = tokens.filter { !TextNormalizer.stopwords.contains($0) }
         let words = (significant.isEmpty ? tokens : significant).map { "\"\($0)\"" }
-        var queries = ["title : (\(words.joined(separator: " AND ")))"]
-        if let surname = author.flatMap({ TextNormalizer.tokens($0).filter { $0.count > 1 }.last })
-            ?? author.flatMap({ TextNormalizer.nameTokens($0).last }) {
-            queries.append("authors : \"\(surname)\" AND title : (\(words.joined(separator: " OR ")))")
-        }
+        var keys = [TextNormalizer.titleKey(title)]
+        if let colon = title.firstIndex(of: ":") { keys.append(TextNormalizer.titleKey(String(title[..<colon]))) }
+        let surname = author.flatMap { TextNormalizer.tokens($0).filter { $0.count > 1 }.last }
         return try lock.withLock {
             var ids: [Int] = []
-            for query in queries {
-                searchStatement.bind(1, query)
-                searchStatement.bind(2, limit)
-                defer { searchStatement.reset() }
-                while try searchStatement.step() {
-                    if let id = searchStatement.int(0), !ids.contains(id) { ids.append(id) }
+            var seen = Set<Int>()
+            func collect(_ statement: SQLiteStatement) throws {
+                defer { statement.reset() }
+                while try statement.step() {
+                    if let id = statement.int(0), seen.insert(id).inserted { ids.append(id) }
                 }
+            }
+            for key in keys where !key.isEmpty {
+                titleKeyStatement.bind(1, key)
+                titleKeyStatement.bind(2, limit * 3)
+                try collect(titleKeyStatement)
+            }
+            let exactFound = !ids.isEmpty
+            if let surname {
+                searchStatement.bind(1, "authors : \"\(surname)\" AND title : (\(words.joined(separator: " OR ")))")
+                searchStatement.bind(2, limit)
+                try collect(searchStatement)
+            }
+            if !exactFound {
+                searchStatement.bind(1, "title : (\(words.joined(separator: " AND ")))")
+                searchStatement.bind(2, limit)
+                try collect(searchStatement)
             }
             return try ids.compactMap { try loadEdition($0) }
         }
@@ -195,6 +214,7 @@ public final class CatalogIndex: @unchecked Sendable {
                 CREATE TABLE works(key TEXT NOT NULL, author_keys TEXT, description TEXT);
                 CREATE TABLE authors(key TEXT NOT NULL, name TEXT NOT NULL);
                 CREATE TABLE redirects(key TEXT NOT NULL, location TEXT NOT NULL);
+                CREATE TABLE title_keys(key TEXT NOT NULL, edition_id INTEGER NOT NULL);
                 """)
             guard database.hasFTS5() else {
                 throw LookupError.database(path: temporary, reason: "the system SQLite lacks FTS5, needed for title search")
@@ -203,7 +223,8 @@ public final class CatalogIndex: @unchecked Sendable {
                 INSERT INTO editions(key, work_key, title, subtitle, author_keys, publishers, isbn13, isbn10, pages,
                   publish_date, cover) VALUES (?,?,?,?,?,?,?,?,?,?,?)
                 """)
-            let insertISBN = try database.prepare("INSERT INTO isbns(isbn, edition_id) VALUES (?, last_insert_rowid())")
+            let insertISBN = try database.prepare("INSERT INTO isbns(isbn, edition_id) VALUES (?, ?)")
+            let insertTitleKey = try database.prepare("INSERT INTO title_keys(key, edition_id) VALUES (?, ?)")
             let insertWork = try database.prepare("INSERT INTO works(key, author_keys, description) VALUES (?,?,?)")
             let insertAuthor = try database.prepare("INSERT INTO authors(key, name) VALUES (?,?)")
             let insertRedirect = try database.prepare("INSERT INTO redirects(key, location) VALUES (?,?)")
@@ -245,8 +266,13 @@ public final class CatalogIndex: @unchecked Sendable {
                         insertEdition.bind(10, edition.publishDate)
                         insertEdition.bind(11, edition.cover)
                         try insertEdition.run()
+                        let editionID = database.lastInsertRowID
+                        insertTitleKey.bind(1, TextNormalizer.titleKey(edition.title))
+                        insertTitleKey.bind(2, editionID)
+                        try insertTitleKey.run()
                         for isbn in edition.isbns {
                             insertISBN.bind(1, Int(isbn))
+                            insertISBN.bind(2, editionID)
                             try insertISBN.run()
                         }
                         stats.editions += 1
@@ -280,6 +306,7 @@ public final class CatalogIndex: @unchecked Sendable {
             // Secondary indexes after the load: one sort each instead of random B-tree inserts.
             try database.execute("""
                 CREATE INDEX isbns_isbn ON isbns(isbn);
+                CREATE INDEX title_keys_key ON title_keys(key);
                 CREATE INDEX works_key ON works(key);
                 CREATE INDEX authors_key ON authors(key);
                 CREATE INDEX redirects_key ON redirects(key);

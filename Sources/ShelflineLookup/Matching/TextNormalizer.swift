@@ -62,6 +62,13 @@ public enum TextNormalizer {
         return result
     }
 
+    /// The exact-title key the catalog indexes: tokens without a leading article, series stripped.
+    public static func titleKey(_ title: String) -> String {
+        var words = tokens(strippingSeries(title))
+        if words.count > 1, let first = words.first, ["the", "a", "an"].contains(first) { words.removeFirst() }
+        return words.joined(separator: " ")
+    }
+
     /// The cache key part for a title/author query: normalised, so spelling variants share it.
     public static func queryKey(title: String, author: String?) -> String {
         tokens(strippingSeries(title)).joined(separator: " ") + "|" + (author.map { nameTokens($0).joined(separator: " ") } ?? "")

@@ -61,6 +61,8 @@ final class SQLiteDatabase {
         }
     }
 
+    var lastInsertRowID: Int { Int(sqlite3_last_insert_rowid(handle)) }
+
     var errorMessage: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
 
     /// One integer from a query such as `SELECT count(*) …`.
