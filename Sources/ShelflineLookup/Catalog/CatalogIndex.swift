@@ -37,6 +37,7 @@ public final class CatalogIndex: @unchecked Sendable {
     private let editionStatement: SQLiteStatement
     private let searchStatement: SQLiteStatement
     private let titleKeyStatement: SQLiteStatement
+    private let authorSearchStatement: SQLiteStatement
 
     /// Opens the index for `dumps` in `cacheDirectory`, building it first if its content changed.
     public static func open(dumps: [String], cacheDirectory: String, log: Logfmt) throws -> CatalogIndex {
@@ -71,6 +72,9 @@ public final class CatalogIndex: @unchecked Sendable {
             FROM editions e WHERE e.id = ?
             """)
         searchStatement = try database.prepare("SELECT rowid FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?")
+        // Unranked: an author's editions sharing a title word are few, and bm25 over the
+        // contentless table costs more than the match itself.
+        authorSearchStatement = try database.prepare("SELECT rowid FROM search WHERE search MATCH ? LIMIT ?")
         titleKeyStatement = try database.prepare("SELECT edition_id FROM title_keys WHERE key = ? LIMIT ?")
         stats = CatalogBuildStats()
         stats.editions = try database.scalarInt("SELECT value FROM meta WHERE name = 'editions'") ?? 0
@@ -98,7 +102,7 @@ public final class CatalogIndex: @unchecked Sendable {
 
     /// Candidate editions for a title and author, from three queries:
     /// 1. editions whose normalised title equals the query's (an index lookup, however common the words);
-    /// 2. with an author, editions by the author's surname sharing any title word (FTS5, ranked);
+    /// 2. with an author, editions by the author's surname sharing any title word (FTS5);
     /// 3. only when (1) found nothing, editions whose title holds all significant words (FTS5, ranked).
     /// (1) and (2) bring every near miss that could compete — same title by others, other books by
     /// the same author — without scanning the long posting lists of common title words.
@@ -126,9 +130,9 @@ public final class CatalogIndex: @unchecked Sendable {
             }
             let exactFound = !ids.isEmpty
             if let surname {
-                searchStatement.bind(1, "authors : \"\(surname)\" AND title : (\(words.joined(separator: " OR ")))")
-                searchStatement.bind(2, limit)
-                try collect(searchStatement)
+                authorSearchStatement.bind(1, "authors : \"\(surname)\" AND title : (\(words.joined(separator: " OR ")))")
+                authorSearchStatement.bind(2, limit * 3)
+                try collect(authorSearchStatement)
             }
             if !exactFound {
                 searchStatement.bind(1, "title : (\(words.joined(separator: " AND ")))")

@@ -61,16 +61,20 @@ public struct Matcher: Sendable {
     }
 
     public func score(_ query: LookupQuery, _ candidate: EditionMetadata) -> Scored {
-        Scored(edition: candidate, title: titleScore(query.title, candidate),
-               author: authorScore(query.authors, candidate.authors ?? []))
+        score(PreparedQuery(query), candidate)
+    }
+
+    func score(_ prepared: PreparedQuery, _ candidate: EditionMetadata) -> Scored {
+        Scored(edition: candidate, title: titleScore(prepared, candidate), author: authorScore(prepared.names, candidate.authors ?? []))
     }
 
     public func decide(_ query: LookupQuery, candidates: [EditionMetadata]) -> MatchDecision {
         guard !candidates.isEmpty else { return .none }
         // Best edition per work (editions without a work are their own book).
         var bestPerWork: [String: Scored] = [:]
+        let prepared = PreparedQuery(query)
         for candidate in candidates {
-            let scored = score(query, candidate)
+            let scored = score(prepared, candidate)
             let book = candidate.workKey ?? candidate.editionKey ?? candidate.title ?? ""
             if let existing = bestPerWork[book], !isBetterEdition(scored, than: existing, for: query) { continue }
             bestPerWork[book] = scored
@@ -114,16 +118,31 @@ public struct Matcher: Sendable {
 
     // MARK: Similarities
 
+    /// The user's side of the comparison, tokenised once per query rather than per candidate.
+    struct PreparedQuery {
+        var titleForms: [[String]]
+        var names: [[String]]
+
+        init(_ query: LookupQuery) {
+            var forms = [TextNormalizer.tokens(TextNormalizer.strippingSeries(query.title))]
+            if let colon = query.title.firstIndex(of: ":") { forms.append(TextNormalizer.tokens(String(query.title[..<colon]))) }
+            // A leading article is not part of what people remember of a title.
+            titleForms = forms + forms.map(Matcher.droppingArticle)
+            names = query.authors.map(TextNormalizer.nameTokens).filter { !$0.isEmpty }
+        }
+    }
+
     func titleScore(_ title: String, _ candidate: EditionMetadata) -> Double {
-        var userForms = [TextNormalizer.tokens(TextNormalizer.strippingSeries(title))]
-        if let colon = title.firstIndex(of: ":") { userForms.append(TextNormalizer.tokens(String(title[..<colon]))) }
+        titleScore(PreparedQuery(LookupQuery(title: title, authors: [])), candidate)
+    }
+
+    func titleScore(_ prepared: PreparedQuery, _ candidate: EditionMetadata) -> Double {
+        let userForms = prepared.titleForms
         let candidateTitle = candidate.title ?? ""
         var candidateForms = [TextNormalizer.tokens(TextNormalizer.strippingSeries(candidateTitle))]
         if let subtitle = candidate.subtitle, !subtitle.isEmpty {
             candidateForms.append(TextNormalizer.tokens(candidateTitle + " " + subtitle))
         }
-        // A leading article is not part of what people remember of a title.
-        userForms += userForms.map(Self.droppingArticle)
         candidateForms += candidateForms.map(Self.droppingArticle)
         var best = 0.0
         for user in userForms where !user.isEmpty {
@@ -134,13 +153,12 @@ public struct Matcher: Sendable {
         return best
     }
 
-    func authorScore(_ authors: [String], _ candidateAuthors: [String]) -> Double {
+    func authorScore(_ names: [[String]], _ candidateAuthors: [String]) -> Double {
         var best = 0.0
-        for author in authors {
-            let user = TextNormalizer.nameTokens(author)
-            guard !user.isEmpty else { continue }
-            for other in candidateAuthors {
-                best = max(best, Self.nameSimilarity(user, TextNormalizer.nameTokens(other)))
+        let others = candidateAuthors.map(TextNormalizer.nameTokens)
+        for user in names {
+            for other in others {
+                best = max(best, Self.nameSimilarity(user, other))
             }
         }
         return best
@@ -165,6 +183,9 @@ public struct Matcher: Sendable {
         }
         let dice = 2 * Double(common) / Double(lhs.count + rhs.count)
         let left = Array(lhs.joined(separator: " ").unicodeScalars), right = Array(rhs.joined(separator: " ").unicodeScalars)
+        // The edit distance is at least the length difference: skip it when it cannot beat the overlap.
+        let longest = Double(max(left.count, right.count))
+        if 1 - Double(abs(left.count - right.count)) / longest <= dice { return dice }
         let distance = levenshtein(left, right)
         let edit = 1 - Double(distance) / Double(max(left.count, right.count))
         return max(dice, edit)
