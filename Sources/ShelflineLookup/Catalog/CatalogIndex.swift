@@ -208,7 +208,8 @@ public final class CatalogIndex: @unchecked Sendable {
         do {
             let database = try SQLiteDatabase(path: temporary)
             try database.execute("""
-                PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; PRAGMA temp_store=FILE;
+                PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-32768; PRAGMA temp_store=FILE;
+                PRAGMA soft_heap_limit=67108864; PRAGMA threads=0;
                 PRAGMA page_size=8192;
                 CREATE TABLE meta(name TEXT PRIMARY KEY, value);
                 CREATE TABLE editions(id INTEGER PRIMARY KEY, key TEXT NOT NULL, work_key TEXT, title TEXT NOT NULL,
