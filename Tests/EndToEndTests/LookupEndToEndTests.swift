@@ -179,6 +179,47 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: directory.file("ws/cache/lookup-cache.sqlite")))
     }
 
+    /// Issue 4 §4: a crash (SIGKILL) loses at most the requests in flight; the rerun asks only for the rest.
+    @Test func issue4_sigkillLosesAtMostTheRequestsInFlight() async throws {
+        let server = try await LoopbackHTTPServer { request in
+            let keys = (request.query["bibkeys"] ?? "").split(separator: ",").map(String.init)
+            let body = keys.map { key in
+                "\"\(key)\": {\"key\": \"/books/OL\(key.suffix(4))M\", \"title\": \"Book \(key.suffix(4))\", \"authors\": [{\"name\": \"A\"}]}"
+            }.joined(separator: ",")
+            return .json("{\(body)}", delay: .milliseconds(150))
+        }
+        defer { Task { try? await server.shutdown() } }
+        let directory = TemporaryDirectory("lookup-e2e")
+        let records = (0..<40).map { number -> BookRecord in
+            var body = "978100000\(String(format: "%03d", number))"
+            var sum = 0
+            for (index, digit) in body.enumerated() { sum += Int(String(digit))! * (index % 2 == 0 ? 1 : 3) }
+            body += String((10 - sum % 10) % 10)
+            return Self.record(number + 2, "Book \(number)", "A", isbn13: body)
+        }
+        try Self.writeInput(records, in: directory)
+        directory.write("pipeline.json", """
+            {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["openlibrary"],
+              "openLibrary": {"baseURL": "\(server.baseURL)", "batchSize": 1, "concurrency": 2, "requestsPerSecond": 50}}}]}
+            """)
+        let arguments = ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"]
+        let process = ExecutableRunner.start("shelfline-lookup", arguments, in: directory.path)
+        try process.run()
+        for _ in 0..<200 where server.requests.count < 12 { try await Task.sleep(nanoseconds: 25_000_000) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        let sentBeforeKill = server.requests.count
+        #expect(sentBeforeKill >= 12 && sentBeforeKill < 40)
+        let rerun = try ExecutableRunner.run("shelfline-lookup", arguments, in: directory.path)
+        #expect(rerun.status == 0, "\(rerun)")
+        struct Counts: Decodable { var requests: Int; var cacheHits: Int; var counts: EnrichmentCounts }
+        let report = try readJSONFile(Counts.self, from: directory.file("report.json"))
+        #expect(report.counts.matchedByIsbn == 40)
+        #expect(report.requests + report.cacheHits == 40)
+        #expect(report.cacheHits >= sentBeforeKill - 2, "only the (at most 2) requests in flight were lost")
+    }
+
     @Test func helpSaysWhatItReadsWritesAndTheExitStatuses() throws {
         let result = try ExecutableRunner.run("shelfline-lookup", ["--help"])
         #expect(result.status == 0)
