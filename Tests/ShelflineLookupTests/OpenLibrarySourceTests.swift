@@ -143,6 +143,30 @@ import TestSupport
         #expect(run.report.retries == 4)
     }
 
+    @Test func issue4_waitBudgetStopsRetriesWhenUsedUp() async throws {
+        let server = try await LoopbackHTTPServer { _ in .json(status: 500, "down") }
+        defer { Task { try? await server.shutdown() } }
+        var parameters = OpenLibraryParameters()
+        parameters.baseURL = server.baseURL
+        parameters.requestsPerSecond = 100
+        parameters.maxRetries = 10
+        parameters.breakerThreshold = 100
+        parameters.backoffBaseSeconds = 0.2
+        parameters.waitBudgetSeconds = 0.5
+        let source = try OpenLibrarySource(parameters: parameters)
+        do {
+            _ = try await source.editions(isbns: [Self.dune])
+            Issue.record("expected a failure")
+        } catch let failure as SourceFailure {
+            guard case .failed(_, let reason) = failure else { Issue.record("\(failure)"); return }
+            #expect(reason.contains("wait budget"))
+        }
+        let counters = await source.client.snapshot()
+        #expect(counters.backoffSeconds <= 0.5)
+        #expect(counters.requests < 11, "gave up before maxRetries")
+        #expect(counters.requests == counters.retries + 1)
+    }
+
     @Test func issue4_serverSeesNoMoreRequestsPerSecondThanConfigured() async throws {
         let fake = FakeOpenLibrary(books: [:])
         fake.latency = .milliseconds(20)

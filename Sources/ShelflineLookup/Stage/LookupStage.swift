@@ -60,12 +60,20 @@ public struct LookupStage {
         let survey = try InputSurvey(path: options.input)
         var report = LookupReport(input: options.input, output: options.output, sources: parameters.sources)
 
+        // Started before the sources: building a large catalog index takes a while, and the
+        // orchestrator should see the stage alive meanwhile.
+        let progress = ProgressReporter(stage: StageName.lookup.rawValue, total: survey.records, path: options.progress,
+                                        terminal: options.terminal, log: context.log, now: context.now)
+        progress.start()
+        var started = false
+        defer { if !started { progress.finish(finished: false) } }
         var sources: [any MetadataSource] = []
         var remote: [OpenLibrarySource] = []
         for name in parameters.sources {
             switch SourceKind(rawValue: name)! {
             case .catalog:
                 guard !parameters.catalog.isEmpty else { throw LookupError.catalogNotConfigured(configPath: context.configPath) }
+                progress.update(processed: 0, counts: [:], title: "(opening the catalog index)", author: nil)
                 let index = try CatalogIndex.open(dumps: parameters.catalog, cacheDirectory: options.workspace.cacheDirectory,
                                                   log: context.log)
                 report.catalog = CatalogSummary(index: index.path, built: index.built, editions: index.stats.editions,
@@ -88,10 +96,8 @@ public struct LookupStage {
         let engine = LookupEngine(sources: sources, cache: cache, matcher: parameters.match.matcher,
                                   searchLimit: parameters.searchLimit, now: context.now)
         let writer = try NDJSONWriter<BookRecord>(path: options.output)
-        let progress = ProgressReporter(stage: StageName.lookup.rawValue, total: survey.records, path: options.progress,
-                                        terminal: options.terminal, log: context.log, now: context.now)
-        progress.start()
 
+        started = true
         let chunks = RecordChunks(path: options.input, chunkSize: parameters.chunkSize)
         // The writer and survey are used only by this task until it ends; the stage awaits it.
         let owned = UncheckedSendable((writer, survey, report))
