@@ -60,6 +60,19 @@ import TestSupport
         #expect(indexes.count == 1, "the stale index is removed")
     }
 
+    @Test func issue4_stopSignalDuringTheBuildLeavesNoIndex() throws {
+        let directory = TemporaryDirectory("lookup-catalog")
+        var dump = ""
+        for number in 0..<25_000 { dump += LookupFixtures.dumpLine("edition", "/books/OL\(number)M", #"{"title": "T"}"#) }
+        directory.write("dump.txt", dump)
+        #expect(throws: TryLaterError.self) {
+            try CatalogIndex.open(dumps: [directory.file("dump.txt")], cacheDirectory: directory.file("cache"), log: quiet,
+                                  isCancelled: { true })
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.file("cache")).filter { $0.contains(".sqlite") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
     @Test func sampleCatalogAnswersISBN10OnlyEditionsRedirectsAndWorkAuthors() throws {
         let directory = TemporaryDirectory("lookup-catalog")
         let index = try CatalogIndex.open(dumps: LookupFixtures.sampleCatalog, cacheDirectory: directory.path, log: quiet)

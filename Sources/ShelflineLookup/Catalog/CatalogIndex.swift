@@ -40,7 +40,10 @@ public final class CatalogIndex: @unchecked Sendable {
     private let authorSearchStatement: SQLiteStatement
 
     /// Opens the index for `dumps` in `cacheDirectory`, building it first if its content changed.
-    public static func open(dumps: [String], cacheDirectory: String, log: Logfmt) throws -> CatalogIndex {
+    /// `isCancelled` is polled while building; when it turns true the build stops (temporary file
+    /// removed) with `TryLaterError`.
+    public static func open(dumps: [String], cacheDirectory: String, log: Logfmt,
+                            isCancelled: () -> Bool = { false }) throws -> CatalogIndex {
         try Workspace.makeDirectory(cacheDirectory)
         let hash = try DumpHashes(cacheDirectory: cacheDirectory).combinedHash(of: dumps, schemaVersion: schemaVersion)
         let path = cacheDirectory + "/catalog-\(hash.prefix(16)).sqlite"
@@ -48,7 +51,7 @@ public final class CatalogIndex: @unchecked Sendable {
             return try CatalogIndex(path: path, built: false)
         }
         log.event(["stage": "lookup", "event": "catalog-build", "dumps": dumps.count, "index": path])
-        let stats = try build(dumps: dumps, into: path, log: log)
+        let stats = try build(dumps: dumps, into: path, log: log, isCancelled: isCancelled)
         removeStaleIndexes(in: cacheDirectory, keeping: path)
         let index = try CatalogIndex(path: path, built: true)
         index.stats = stats
@@ -200,7 +203,8 @@ public final class CatalogIndex: @unchecked Sendable {
     // MARK: Build
 
     /// Streams the dumps into a new index at `path` (via a temporary file renamed when complete).
-    static func build(dumps: [String], into path: String, log: Logfmt, batchSize: Int = 20_000) throws -> CatalogBuildStats {
+    static func build(dumps: [String], into path: String, log: Logfmt, batchSize: Int = 20_000,
+                      isCancelled: () -> Bool = { false }) throws -> CatalogBuildStats {
         let started = Date()  // build timing only; never part of any output record
         let temporary = path + ".building-\(getpid())"
         unlink(temporary)
@@ -304,6 +308,9 @@ public final class CatalogIndex: @unchecked Sendable {
                     if inBatch >= batchSize {
                         try database.execute("COMMIT; BEGIN")
                         inBatch = 0
+                        if isCancelled() {
+                            throw TryLaterError("import paused: stopped by a signal while building the catalog index; run the import again to resume")
+                        }
                     }
                 }
             }

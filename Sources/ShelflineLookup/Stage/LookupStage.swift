@@ -75,7 +75,7 @@ public struct LookupStage {
                 guard !parameters.catalog.isEmpty else { throw LookupError.catalogNotConfigured(configPath: context.configPath) }
                 progress.update(processed: 0, counts: [:], title: "(opening the catalog index)", author: nil)
                 let index = try CatalogIndex.open(dumps: parameters.catalog, cacheDirectory: options.workspace.cacheDirectory,
-                                                  log: context.log)
+                                                  log: context.log, isCancelled: { context.cancellation.isCancelled })
                 report.catalog = CatalogSummary(index: index.path, built: index.built, editions: index.stats.editions,
                                                 skippedLines: index.stats.skippedLines)
                 sources.append(CatalogSource(index: index))
