@@ -49,6 +49,9 @@ import TestSupport
         Case(title: "The Martian Chronicles", author: "Ray Bradbury", work: nil, why: "longer title, other author, not in catalog"),
         Case(title: "Piranesi", author: "Giovanni Battista Piranesi", work: nil, why: "title matches, author does not"),
         Case(title: "Station Eleven: A Novel", author: "Emily St. John Mandel", work: "/works/OL910010W", why: "subtitle in the title"),
+        Case(title: "The Tombs of Atuam", author: "Le Guin, Ursula K.", work: "/works/OL910003W", why: "typo: found via the author's surname"),
+        Case(title: "Dune Mesiah", author: "Herbert, Frank", work: "/works/OL910007W", why: "typo in a series title"),
+        Case(title: "Dune Mesiah", author: nil, work: nil, why: "typo, no author: nothing to search by"),
         Case(title: "Notes from a Basement Press: Poems", author: "Wren Halloway", work: nil, why: "not in catalog"),
     ]
 

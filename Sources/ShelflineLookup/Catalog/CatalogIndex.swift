@@ -116,7 +116,12 @@ public final class CatalogIndex: @unchecked Sendable {
         let words = (significant.isEmpty ? tokens : significant).map { "\"\($0)\"" }
         var keys = [TextNormalizer.titleKey(title)]
         if let colon = title.firstIndex(of: ":") { keys.append(TextNormalizer.titleKey(String(title[..<colon]))) }
-        let surname = author.flatMap { TextNormalizer.tokens($0).filter { $0.count > 1 }.last }
+        // The surname: last word of the name in `First Last` order (`Le Guin, Ursula K.` → `guin`),
+        // as a token the FTS index holds (not a joined run of initials).
+        let surname = author.flatMap { name -> String? in
+            let plain = Set(TextNormalizer.tokens(name))
+            return TextNormalizer.nameTokens(name).last { $0.count > 1 && plain.contains($0) }
+        }
         return try lock.withLock {
             var ids: [Int] = []
             var seen = Set<Int>()
