@@ -1,0 +1,38 @@
+/// Author names as exports write them.
+public enum PersonName {
+    /// Whitespace runs (spaces, tabs, no-break spaces, newlines) collapsed to one space, trimmed:
+    /// Goodreads writes `Amy    Wallace`.
+    public static func collapse(_ text: some StringProtocol) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        var pendingSpace = false
+        for character in text {
+            if character.isWhitespace {
+                pendingSpace = !result.isEmpty
+            } else {
+                if pendingSpace { result.append(" ") }
+                pendingSpace = false
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// `Last, First` (LibraryThing's order) → `First Last`; names with no or several commas are
+    /// kept as written, since they are not in that order or are ambiguous (`Dumas, Alexandre, père`).
+    public static func uninverted(_ name: String) -> String {
+        let parts = name.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return name }
+        let last = parts[0].trimmingSpaces, first = parts[1].trimmingSpaces
+        guard !last.isEmpty, !first.isEmpty else { return name }
+        return "\(first) \(last)"
+    }
+
+    /// A list of names split on `separator`, each collapsed; empties dropped.
+    public static func list(_ cell: some StringProtocol, separator: Character = ",") -> [String] {
+        cell.split(separator: separator).compactMap { item in
+            let name = collapse(item)
+            return name.isEmpty ? nil : name
+        }
+    }
+}
