@@ -50,9 +50,9 @@ public struct BookRecordJSON {
             for (index, span) in value.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 var inner = true
-                bytes.append(UInt8(ascii: "{"))
                 if let end = span.end { key("end", &inner); string(end) }
                 if let start = span.start { key("start", &inner); string(start) }
+                if inner { bytes.append(UInt8(ascii: "{")) }
                 bytes.append(UInt8(ascii: "}"))
             }
             bytes.append(UInt8(ascii: "]"))
