@@ -15,6 +15,13 @@ public enum ParseError: ShelflineError, Equatable {
 
     public var exitStatus: ExitStatus { .dataError }
 
+    /// Control characters shown as `\u{…}`, so the message stays on one line.
+    static func printable(_ text: String) -> String {
+        String(text.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }.joined())
+    }
+
     public var description: String {
         switch self {
         case .emptyFile(let path):
@@ -22,7 +29,7 @@ public enum ParseError: ShelflineError, Equatable {
         case .binaryData(let path):
             return "\(path): binary data, not a CSV or TSV export"
         case .unrecognisedHeader(let path, let found, let expected):
-            let shown = found.prefix(6).map { $0.count > 40 ? String($0.prefix(40)) + "…" : $0 }
+            let shown = found.prefix(6).map { Self.printable($0.count > 40 ? String($0.prefix(40)) + "…" : $0) }
             let more = found.count > 6 ? ", … (\(found.count) columns)" : ""
             return "\(path):1: unrecognised header [\(shown.joined(separator: ", "))\(more)]; expected "
                 + expected.joined(separator: "; or ")

@@ -54,7 +54,10 @@ public struct RecordBuilder {
         if let malformation = row.malformation {
             return .failure(Rejection(reason: malformation))
         }
-        guard row.count == map.columnCount else {
+        // Known exports write every column on every row, so a short row there means damage. Hand-made
+        // CSVs (generic) often leave trailing empty cells out: there missing cells read as empty.
+        let shortAllowed = map.format == .generic && row.count < map.columnCount
+        guard row.count == map.columnCount || shortAllowed else {
             return .failure(Rejection(reason: "expected \(map.columnCount) fields as in the header, found \(row.count)"))
         }
         if row.hasNonASCII {
