@@ -111,7 +111,7 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
         #expect(record.dateAdded == "2021-11-10" && record.reads == [ReadSpan(start: nil, end: "2021-11-11")])
         #expect(record.shelf == "read" && record.rating == nil)
         // Generic rows may leave trailing cells out; too many cells is still a rejection.
-        let short = StageRun("id,title,author,ISBN13,rating\n1,Short Row,A\n2,Long,A,,,extra\n", parameters: parameters)
+        let short = StageRun("id,title,author,ISBN13,added,finished\n1,Short Row,A\n2,Long,A,,,,extra\n", parameters: parameters)
         #expect(short.records.map(\.title) == ["Short Row"] && short.rejects.map(\.line) == [3])
         // Without a mapping, auto does not guess.
         #expect(StageRun(csv).error is ParseError)

@@ -6,17 +6,36 @@ public enum ExportDate {
     /// US `10/25/2020` → `2020-10-25`. A value that is not a real calendar date (or only a year or
     /// a month) gives nil: the raw row keeps it, and a guess would be worse than nothing.
     public static func normalise(_ cell: some StringProtocol) -> String? {
-        var text = Substring(cell).trimmingSpaces
+        var text = cell.trimmingSpaces
         if text.hasPrefix("[") && text.hasSuffix("]") { text = text.dropFirst().dropLast().trimmingSpaces }
-        if let t = text.firstIndex(where: { $0 == "T" || $0 == " " }) { text = text[..<t] }
-        guard !text.isEmpty else { return nil }
-        let parts = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "/" || $0 == "-" || $0 == "." })
-        guard parts.count == 3, let a = Int(parts[0]), let b = Int(parts[1]), let c = Int(parts[2]) else { return nil }
+        // Scan bytes: three numbers separated by `/`, `-` or `.`, optionally followed by a time.
+        var numbers = (0, 0, 0)
+        var widths = (0, 0, 0)
+        var part = 0
+        for byte in text.utf8 {
+            if byte >= 48 && byte <= 57 {
+                let digit = Int(byte - 48)
+                switch part {
+                case 0: numbers.0 = numbers.0 * 10 + digit; widths.0 += 1
+                case 1: numbers.1 = numbers.1 * 10 + digit; widths.1 += 1
+                default: numbers.2 = numbers.2 * 10 + digit; widths.2 += 1
+                }
+                if widths.0 > 4 || widths.1 > 4 || widths.2 > 4 { return nil }
+            } else if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") {
+                part += 1
+                if part > 2 { return nil }
+            } else if (byte == UInt8(ascii: "T") || byte == UInt8(ascii: " ")) && part == 2 {
+                break  // a time follows the date
+            } else {
+                return nil
+            }
+        }
+        guard part == 2, widths.0 > 0, widths.1 > 0, widths.2 > 0 else { return nil }
         let year: Int, month: Int, day: Int
-        if parts[0].count == 4 {
-            (year, month, day) = (a, b, c)
-        } else if parts[2].count == 4 {
-            (year, month, day) = (c, a, b)  // US month/day/year, as older Goodreads exports wrote it
+        if widths.0 == 4 && widths.1 <= 2 && widths.2 <= 2 {
+            (year, month, day) = (numbers.0, numbers.1, numbers.2)
+        } else if widths.2 == 4 && widths.0 <= 2 && widths.1 <= 2 {
+            (year, month, day) = (numbers.2, numbers.0, numbers.1)  // US month/day/year, as older Goodreads exports wrote it
         } else {
             return nil
         }
@@ -28,8 +47,8 @@ public enum ExportDate {
     /// either. A range's dashes are told apart from ISO dates' dashes by trying each split point.
     public static func reads(_ cell: some StringProtocol) -> [ReadSpan] {
         var spans: [ReadSpan] = []
-        for item in cell.split(separator: ",") {
-            let text = Substring(item).trimmingSpaces
+        for item in cell.splitTrimmed(UInt8(ascii: ",")) {
+            let text = item.trimmingSpaces
             guard !text.isEmpty else { continue }
             if let date = normalise(text) {
                 spans.append(ReadSpan(start: nil, end: date))

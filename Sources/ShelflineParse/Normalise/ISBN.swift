@@ -17,22 +17,28 @@ public enum ISBN {
     /// hyphens and spaces; validates check digits; restores leading zeros only when the padded
     /// value validates; refuses scientific notation (`9.78053E+12`, a spreadsheet's rounding).
     public static func classify(_ cell: String) -> IdentifierCell {
-        var text = Substring(cell).trimmingSpaces
-        if text.hasPrefix("=\"") && text.hasSuffix("\"") && text.count >= 3 {
-            text = text.dropFirst(2).dropLast()
-        } else if text.hasPrefix("\"") && text.hasSuffix("\"") && text.count >= 2 {
-            text = text.dropFirst().dropLast()
+        var bytes = Array(cell.utf8)[...]
+        @inline(__always) func trim() {
+            while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D { bytes = bytes.dropFirst() }
+            while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0A || last == 0x0D { bytes = bytes.dropLast() }
         }
-        if text.hasPrefix("[") && text.hasSuffix("]") {
-            text = text.dropFirst().dropLast()
+        trim()
+        let quote = UInt8(ascii: "\"")
+        if bytes.count >= 3 && bytes.first == UInt8(ascii: "=") && bytes[bytes.startIndex + 1] == quote && bytes.last == quote {
+            bytes = bytes.dropFirst(2).dropLast()
+        } else if bytes.count >= 2 && bytes.first == quote && bytes.last == quote {
+            bytes = bytes.dropFirst().dropLast()
         }
-        text = text.trimmingSpaces
-        guard !text.isEmpty else { return .empty }
-        let raw = String(text)
-        if isASIN(text) { return .asin(raw) }
+        if bytes.first == UInt8(ascii: "[") && bytes.last == UInt8(ascii: "]") {
+            bytes = bytes.dropFirst().dropLast()
+        }
+        trim()
+        guard !bytes.isEmpty else { return .empty }
+        let raw = String(decoding: bytes, as: UTF8.self)
+        if isASIN(bytes) { return .asin(raw) }
         var digits: [UInt8] = []
         digits.reserveCapacity(13)
-        for byte in text.utf8 {
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digits.append(byte)
             case UInt8(ascii: "X"), UInt8(ascii: "x"): digits.append(UInt8(ascii: "X"))
@@ -59,9 +65,8 @@ public enum ISBN {
     }
 
     /// `B` followed by nine uppercase letters or digits, at least one a digit (`B07MNWKF2M`).
-    public static func isASIN(_ text: Substring) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 10, bytes[0] == UInt8(ascii: "B") else { return false }
+    public static func isASIN(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard bytes.count == 10, bytes.first == UInt8(ascii: "B") else { return false }
         var sawDigit = false
         for byte in bytes.dropFirst() {
             if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
@@ -76,7 +81,7 @@ public enum ISBN {
     public static func isValid13(_ value: String) -> Bool {
         let bytes = Array(value.utf8)
         guard bytes.count == 13, bytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
-        guard value.hasPrefix("978") || value.hasPrefix("979") else { return false }
+        guard bytes[0] == 57, bytes[1] == 55, bytes[2] == 56 || bytes[2] == 57 else { return false }  // 978/979
         var sum = 0
         for (index, byte) in bytes.enumerated() {
             sum += Int(byte - 48) * (index % 2 == 0 ? 1 : 3)
@@ -167,13 +172,63 @@ extension Character {
     }
 }
 
-extension Substring {
-    /// Without leading and trailing spaces, tabs and line ends.
+extension StringProtocol {
+    /// Without leading and trailing spaces, tabs, line ends and no-break spaces (scanned as bytes).
     var trimmingSpaces: Substring {
-        var text = self
-        while let first = text.first, first.isEdgeSpace { text = text.dropFirst() }
-        while let last = text.last, last.isEdgeSpace { text = text.dropLast() }
-        return text
+        if let text = self as? Substring { return text.trimmedBytes }
+        if let text = self as? String { return text[...].trimmedBytes }
+        return String(self)[...].trimmedBytes
+    }
+}
+
+extension Substring {
+    /// `trimmingSpaces` on the concrete type, whose UTF-8 view can be walked from both ends.
+    var trimmedBytes: Substring {
+        let bytes = utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end {
+            let byte = bytes[start]
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                start = bytes.index(after: start)
+            } else if byte == 0xC2, bytes.index(after: start) < end, bytes[bytes.index(after: start)] == 0xA0 {
+                start = bytes.index(start, offsetBy: 2)
+            } else {
+                break
+            }
+        }
+        while start < end {
+            let last = bytes.index(before: end)
+            let byte = bytes[last]
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                end = last
+            } else if byte == 0xA0, last > start, bytes[bytes.index(before: last)] == 0xC2 {
+                end = bytes.index(before: last)
+            } else {
+                break
+            }
+        }
+        return self[start..<end]
+    }
+}
+
+extension StringProtocol {
+    /// The text split at every `separator` byte (ASCII), pieces trimmed, empty pieces dropped.
+    func splitTrimmed(_ separator: UInt8) -> [Substring] {
+        var pieces: [Substring] = []
+        let bytes = utf8
+        var pieceStart = bytes.startIndex
+        var index = bytes.startIndex
+        while true {
+            if index == bytes.endIndex || bytes[index] == separator {
+                let piece = self[pieceStart..<index].trimmingSpaces
+                if !piece.isEmpty { pieces.append(piece) }
+                if index == bytes.endIndex { break }
+                pieceStart = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        return pieces
     }
 }
 

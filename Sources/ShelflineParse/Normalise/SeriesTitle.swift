@@ -15,13 +15,14 @@ public struct SeriesTitle: Equatable, Sendable {
     /// `Sistah Samurai (The Champloo Mixes, Mix #1)` (the label after the last comma is dropped).
     /// Parentheses without a `#n` (`(Spanish Edition)`) are part of the title, not a series.
     public init?(parsing title: String) {
-        let characters = Array(title.trimmingSpaces)
-        guard characters.last == ")" else { return nil }
+        // Bytes, not Characters: parentheses, `#` and `,` are ASCII, so byte positions are safe cut points.
+        let bytes = Array(title.trimmingSpaces.utf8)
+        guard bytes.last == UInt8(ascii: ")") else { return nil }
         var depth = 0
         var open: Int?
-        for index in stride(from: characters.count - 1, through: 0, by: -1) {
-            if characters[index] == ")" { depth += 1 }
-            if characters[index] == "(" {
+        for index in stride(from: bytes.count - 1, through: 0, by: -1) {
+            if bytes[index] == UInt8(ascii: ")") { depth += 1 }
+            if bytes[index] == UInt8(ascii: "(") {
                 depth -= 1
                 if depth == 0 {
                     open = index
@@ -30,23 +31,23 @@ public struct SeriesTitle: Equatable, Sendable {
             }
         }
         guard let open, open > 0 else { return nil }
-        let inside = String(characters[(open + 1)..<(characters.count - 1)])
-        guard let hash = inside.lastIndex(of: "#") else { return nil }
-        let position = String(inside[inside.index(after: hash)...]).trimmingSpaces
+        let inside = bytes[(open + 1)..<(bytes.count - 1)]
+        guard let hash = inside.lastIndex(of: UInt8(ascii: "#")) else { return nil }
+        let position = String(decoding: inside[(hash + 1)...], as: UTF8.self).trimmingSpaces
         guard Self.isPosition(position) else { return nil }
-        var label = Substring(inside[..<hash]).trimmingSpaces
-        if let comma = label.lastIndex(of: ",") {
-            label = label[..<comma].trimmingSpaces
-        }
-        let base = String(characters[..<open]).trimmingSpaces
-        guard !label.isEmpty, !base.isEmpty else { return nil }
+        var label = inside[..<hash]
+        if let comma = label.lastIndex(of: UInt8(ascii: ",")) { label = label[..<comma] }
+        let series = String(decoding: label, as: UTF8.self).trimmingSpaces
+        let base = String(decoding: bytes[..<open], as: UTF8.self).trimmingSpaces
+        guard !series.isEmpty, !base.isEmpty else { return nil }
         self.base = base
-        series = String(label)
+        self.series = series
         self.position = position
     }
 
     /// `1`, `2.5`, `1-3`, `0.5-2`: digits, optional decimal part, optional range.
     static func isPosition(_ text: String) -> Bool {
+        guard !text.isEmpty, text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 0x2D || $0 == 0x2E }) else { return false }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 1 || parts.count == 2 else { return false }
         return parts.allSatisfy { part in

@@ -8,8 +8,12 @@ public enum ShelfName {
     /// Maps each export's spelling of the four reading states to one name; any other value is a
     /// custom exclusive shelf and is kept as written (trimmed). Empty → nil.
     public static func normalise(_ cell: some StringProtocol) -> String? {
-        let text = Substring(cell).trimmingSpaces
+        let text = cell.trimmingSpaces
         guard !text.isEmpty else { return nil }
+        // The canonical spellings are by far the most common: compare bytes, skip lowercasing.
+        for name in [read, toRead, currentlyReading, didNotFinish] where text.utf8.elementsEqual(name.utf8) {
+            return name
+        }
         let key = String(text).lowercased().map { $0 == " " || $0 == "_" ? "-" : $0 }
         switch String(key) {
         case "read", "finished", "already-read", "have-read": return read
@@ -22,9 +26,6 @@ public enum ShelfName {
 
     /// A comma-separated tag or shelf list, trimmed, empties dropped, order kept.
     public static func list(_ cell: some StringProtocol, separator: Character = ",") -> [String] {
-        cell.split(separator: separator).compactMap { item in
-            let text = Substring(item).trimmingSpaces
-            return text.isEmpty ? nil : String(text)
-        }
+        cell.splitTrimmed(separator.asciiValue ?? UInt8(ascii: ",")).map { String($0) }
     }
 }
