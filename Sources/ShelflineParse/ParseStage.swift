@@ -90,55 +90,29 @@ public struct ParseStage {
             }
         }
 
-        // Rows are built and encoded on all cores in batches; batches are written in input order,
-        // so the output is the same bytes whatever the timing.
         var rowsRead = 0, rowsWritten = 0, rowsRejected = 0, fieldsRepaired = headerRepaired
-        var pending: [BuildBatch] = []
-        var batch: [DelimitedRow] = []
-        batch.reserveCapacity(Self.batchSize)
-        func drainOldest() throws {
-            let job = pending.removeFirst()
-            job.wait()
-            if let error = job.error { throw error }
-            rowsWritten += job.written
-            rowsRejected += job.rejections.count
-            fieldsRepaired += job.repaired
-            try job.json.withUnsafeBytes { json in
-                var start = 0
-                for end in job.lineEnds {
-                    try output.appendRaw(UnsafeRawBufferPointer(rebasing: json[start..<end]))
-                    start = end
-                }
-            }
-            if let rejects {
-                for rejection in job.rejections {
-                    let bytes = try Self.readBytes(descriptor, path: path, offset: rejection.byteOffset, count: rejection.byteLength)
-                    var alreadyCounted = false  // the row's fields were counted when it was built
-                    let raw = bytes.withUnsafeBufferPointer { TextRepair.decode($0, repaired: &alreadyCounted) }
-                    try rejects.append(RejectedRow(line: rejection.line, reason: rejection.reason,
-                                                   byteOffset: rejection.byteOffset, byteLength: rejection.byteLength, raw: raw))
-                }
-            }
-        }
-        func submit() throws {
-            let job = BuildBatch(rows: batch, builder: builder)
-            batch.removeAll(keepingCapacity: true)
-            job.start()
-            pending.append(job)
-            while pending.count > Self.batchesInFlight { try drainOldest() }
-        }
+        var json = BookRecordJSON()
         while try reader.next(into: &row) {
             rowsRead += 1
-            batch.append(row)
-            if batch.count == Self.batchSize {
-                if cancellation?.isCancelled == true {
-                    throw TryLaterError("\(path): parse interrupted after \(rowsRead) rows; nothing was written, run it again")
+            if rowsRead & 0xFFF == 0, cancellation?.isCancelled == true {
+                throw TryLaterError("\(path): parse interrupted after \(rowsRead) rows; nothing was written, run it again")
+            }
+            switch builder.build(row, repairedFields: &fieldsRepaired) {
+            case .success(let record):
+                try json.encode(record)
+                try json.bytes.withUnsafeBytes { try output.appendRaw($0) }
+                rowsWritten += 1
+            case .failure(let rejection):
+                rowsRejected += 1
+                if let rejects {
+                    // The row's fields were counted in fieldsRepaired already; this only makes its text.
+                    var alreadyCounted = false
+                    let raw = reader.lastRowBytes.withUnsafeBufferPointer { TextRepair.decode($0, repaired: &alreadyCounted) }
+                    try rejects.append(RejectedRow(line: row.line, reason: rejection.reason, byteOffset: row.byteOffset,
+                                                   byteLength: row.byteLength, raw: raw))
                 }
-                try submit()
             }
         }
-        if !batch.isEmpty { try submit() }
-        while !pending.isEmpty { try drainOldest() }
 
         let report = ParseReport(
             input: path, format: map.format, delimiter: reader.delimiter == 0x09 ? "\t" : ",", header: header,
@@ -163,23 +137,6 @@ public struct ParseStage {
                                              rejects: job.rejects)
         }
         return report
-    }
-
-    /// Rows per build batch, and batches built at once (one per core is enough: compression has its own).
-    static let batchSize = 512
-    static let batchesInFlight = ProcessInfo.processInfo.activeProcessorCount
-
-    /// `count` bytes at `offset` of the input (a rejected row's raw text, read back at write time).
-    static func readBytes(_ descriptor: Int32, path: String, offset: Int, count: Int) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let result = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done)) }
-            if result < 0 && errno == EINTR { continue }
-            guard result > 0 else { throw FileError.io(path: path, reason: "pread: \(result < 0 ? systemErrorMessage() : "file shrank")") }
-            done += result
-        }
-        return bytes
     }
 
     /// The column map for `header` under the chosen format, or the error a user can act on.
@@ -251,52 +208,5 @@ public struct ParseStage {
             throw ParseError.emptyFile(path: path)
         }
         return descriptor
-    }
-}
-
-/// One batch of rows built into records and encoded as JSON lines on a background queue.
-private final class BuildBatch: @unchecked Sendable {
-    // Written by `run()` before `done` is signalled; read by the owner only after `wait()`.
-    let rows: [DelimitedRow]
-    let builder: RecordBuilder
-    var json: [UInt8] = []
-    var lineEnds: [Int] = []
-    var rejections: [(line: Int, reason: String, byteOffset: Int, byteLength: Int)] = []
-    var written = 0
-    var repaired = 0
-    var error: (any Error)?
-    private let done = DispatchSemaphore(value: 0)
-
-    init(rows: [DelimitedRow], builder: RecordBuilder) {
-        self.rows = rows
-        self.builder = builder
-    }
-
-    func start() {
-        DispatchQueue.global(qos: .userInitiated).async { self.run() }
-    }
-
-    func wait() { done.wait() }
-
-    private func run() {
-        defer { done.signal() }
-        var encoder = BookRecordJSON()
-        json.reserveCapacity(rows.count * 512)
-        lineEnds.reserveCapacity(rows.count)
-        do {
-            for row in rows {
-                switch builder.build(row, repairedFields: &repaired) {
-                case .success(let record):
-                    try encoder.encode(record)
-                    json.append(contentsOf: encoder.bytes)
-                    lineEnds.append(json.count)
-                    written += 1
-                case .failure(let rejection):
-                    rejections.append((row.line, rejection.reason, row.byteOffset, row.byteLength))
-                }
-            }
-        } catch {
-            self.error = error
-        }
     }
 }
