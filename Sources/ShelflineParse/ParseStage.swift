@@ -51,7 +51,7 @@ public struct ParseStage {
         let path = job.input
         let descriptor = try Self.openInput(path)
         defer { close(descriptor) }
-        let reader = DelimitedReader(source: .descriptor(descriptor, path: path))
+        let reader = DelimitedReader(source: .descriptor(descriptor, path: path), blockSize: 1 << 18)
 
         // Header: sniff binary data and the delimiter, then recognise the format by names.
         let sniff = try reader.peek(1 << 16)
