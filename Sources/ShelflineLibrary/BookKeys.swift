@@ -95,7 +95,7 @@ public enum BookKeys {
     /// Name suffixes that are not a surname.
     static let nameSuffixes: Set<String> = ["jr", "sr", "ii", "iii", "iv", "phd", "md", "dr"]
 
-    /// Lowercased, diacritics folded, series suffix `(…)` and subtitle after `:` removed,
+    /// Lowercased, diacritics folded, series suffix `(…)`, a trailing `, The` and a subtitle after `:` removed,
     /// `&` read as `and`, punctuation as spaces, leading article dropped, whitespace runs collapsed.
     public static func normaliseTitle(_ title: String, stripSubtitle: Bool = true) -> String {
         var text = fold(title)
@@ -104,6 +104,12 @@ public enum BookKeys {
             let open: Character = last == ")" ? "(" : "["
             guard let start = text.lastIndex(of: open), start != text.startIndex else { break }
             text = String(text[..<start]).trimmingCharacters(in: .whitespaces)
+        }
+        // Library catalogues move the article to the end: `Left Hand of Darkness, The`.
+        if let comma = text.lastIndex(of: ","),
+            leadingArticles.contains(text[text.index(after: comma)...].trimmingCharacters(in: .whitespaces))
+        {
+            text = String(text[..<comma])
         }
         if stripSubtitle, let colon = text.firstIndex(of: ":"), colon != text.startIndex {
             text = String(text[..<colon])
