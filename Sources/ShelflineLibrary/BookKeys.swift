@@ -106,7 +106,7 @@ public enum BookKeys {
             text = String(text[..<start]).trimmingCharacters(in: .whitespaces)
         }
         // Library catalogues move the article to the end: `Left Hand of Darkness, The`.
-        if let comma = text.lastIndex(of: ","),
+        if let comma = text.lastIndex(of: ","), text.distance(from: comma, to: text.endIndex) <= 6,
             leadingArticles.contains(text[text.index(after: comma)...].trimmingCharacters(in: .whitespaces))
         {
             text = String(text[..<comma])
@@ -114,7 +114,7 @@ public enum BookKeys {
         if stripSubtitle, let colon = text.firstIndex(of: ":"), colon != text.startIndex {
             text = String(text[..<colon])
         }
-        text = text.replacingOccurrences(of: "&", with: " and ")
+        if text.contains("&") { text = text.replacingOccurrences(of: "&", with: " and ") }
         var words = words(of: text)
         if words.count > 1, leadingArticles.contains(words[0]) { words.removeFirst() }
         return words.joined(separator: " ")
@@ -138,29 +138,47 @@ public enum BookKeys {
     }
 
     static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
+        // Most titles and names are ASCII: lowercase them without Foundation's Unicode folding.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
     }
 
     /// Words of letters and digits; apostrophes inside words are dropped (`don't` → `dont`),
-    /// every other non-alphanumeric character separates words.
+    /// every other non-alphanumeric character separates words. Works on Unicode scalars (text is
+    /// already folded), which is much cheaper than grapheme clusters.
     static func words(of text: String) -> [String] {
         var result: [String] = []
-        var current = ""
-        var previous: Character = " "
-        for character in text {
-            if character.isLetter || character.isNumber {
-                current.append(character)
-            } else if (character == "'" || character == "’") && previous.isLetter && !current.isEmpty
-                && current.count > 1
-            {
-                // `don't` joins; a one-letter elision (`l'`, `d'`) separates.
-            } else if !current.isEmpty {
-                result.append(current)
-                current = ""
+        var current = String.UnicodeScalarView()
+        var currentCount = 0
+        var previousIsLetter = false
+        for scalar in text.unicodeScalars {
+            let isAlphanumeric: Bool
+            if scalar.isASCII {
+                let value = scalar.value
+                isAlphanumeric = (value >= 0x61 && value <= 0x7A) || (value >= 0x30 && value <= 0x39) || (value >= 0x41 && value <= 0x5A)
+            } else {
+                isAlphanumeric = scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                    || scalar.properties.generalCategory == .nonspacingMark && currentCount > 0
             }
-            previous = character
+            if isAlphanumeric {
+                current.append(scalar)
+                currentCount += 1
+                previousIsLetter = true
+                continue
+            }
+            if (scalar == "'" || scalar == "\u{2019}") && previousIsLetter && currentCount > 1 {
+                // `don't` joins; a one-letter elision (`l'`, `d'`) separates.
+                previousIsLetter = false
+                continue
+            }
+            if currentCount > 0 {
+                result.append(String(current))
+                current = String.UnicodeScalarView()
+                currentCount = 0
+            }
+            previousIsLetter = false
         }
-        if !current.isEmpty { result.append(current) }
+        if currentCount > 0 { result.append(String(current)) }
         return result
     }
 }

@@ -8,7 +8,7 @@ import ShelflineCore
 ///
 /// Merge partitions records by the top bits of their book id, so each bucket holds about
 /// `records / buckets` of them: that, not the import size, bounds merge's memory.
-/// Line format: `<16 hex book id>\t<granted keys as JSON array>\t<record JSON>`.
+/// Line format: `<16 hex book id>\t<line in the records file>\t<granted keys as JSON array>\t<record JSON>`.
 final class BucketFile {
     let path: String
     private var descriptor: Int32
@@ -23,8 +23,10 @@ final class BucketFile {
 
     deinit { if descriptor >= 0 { Glibc.close(descriptor) } }
 
-    func append(id: UInt64, keys: [String], record: UnsafeRawBufferPointer) throws {
+    func append(id: UInt64, fileLine: Int, keys: [String], record: UnsafeRawBufferPointer) throws {
         buffer.append(contentsOf: String(id, radix: 16).leftPadded(to: 16).utf8)
+        buffer.append(UInt8(ascii: "\t"))
+        buffer.append(contentsOf: String(fileLine).utf8)
         buffer.append(UInt8(ascii: "\t"))
         if keys.isEmpty {
             buffer.append(contentsOf: "[]".utf8)
@@ -78,11 +80,19 @@ final class BucketFile {
                 let end = all[start...].firstIndex(of: UInt8(ascii: "\n")) ?? all.count
                 let line = UnsafeRawBufferPointer(rebasing: all[start..<end])
                 start = end + 1
-                guard line.count > 18, let tab = line[17...].firstIndex(of: UInt8(ascii: "\t")) else { continue }
+                guard line.count > 18, let lineTab = line[17...].firstIndex(of: UInt8(ascii: "\t")),
+                    let tab = line[(lineTab + 1)...].firstIndex(of: UInt8(ascii: "\t"))
+                else { continue }
                 let id = UInt64(String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<16]), as: UTF8.self), radix: 16)!
-                let keysBytes = UnsafeRawBufferPointer(rebasing: line[17..<tab])
+                let fileLine = Int(String(decoding: UnsafeRawBufferPointer(rebasing: line[17..<lineTab]), as: UTF8.self)) ?? 0
+                let keysBytes = UnsafeRawBufferPointer(rebasing: line[(lineTab + 1)..<tab])
                 let keys = keysBytes.count == 2 ? [] : try decoder.decode([String].self, from: Data(keysBytes))
-                let record = try decoder.decode(BookRecord.self, from: Data(UnsafeRawBufferPointer(rebasing: line[(tab + 1)...])))
+                let record: BookRecord
+                do {
+                    record = try decoder.decode(BookRecord.self, from: Data(UnsafeRawBufferPointer(rebasing: line[(tab + 1)...])))
+                } catch {
+                    throw FileError.corrupt(path: recordsPath, line: fileLine, reason: "invalid record: \(describeDecoding(error))")
+                }
                 entries.append(Entry(id: id, keys: keys, record: record))
             }
         }

@@ -25,6 +25,10 @@ public struct RecordKeys: Sendable, Equatable {
     public var fallback: String?
 
     public init(_ record: BookRecord, parameters: DedupeParameters = DedupeParameters()) {
+        self.init(RecordIdentity(record), parameters: parameters)
+    }
+
+    public init(_ record: RecordIdentity, parameters: DedupeParameters = DedupeParameters()) {
         isbn = BookKeys.isbnKey(isbn13: record.isbn13, isbn10: record.isbn10)
         titleAuthor = parameters.titleAuthorKeys
             ? BookKeys.titleAuthorKey(title: record.titleBase ?? record.title, author: record.author,
@@ -37,6 +41,39 @@ public struct RecordKeys: Sendable, Equatable {
 
     /// The key a new book made from this record is named after.
     public var primary: String { isbn ?? titleAuthor ?? fallback! }
+}
+
+/// The fields of a record that decide its identity, and what merge's first pass needs: decoding
+/// only these is several times faster than decoding a whole `BookRecord`.
+public struct RecordIdentity: Decodable, Sendable {
+    public var format: SourceFormat
+    public var line: Int
+    public var rowId: String?
+    public var byteOffset: Int
+    public var byteLength: Int
+    public var title: String
+    public var titleBase: String?
+    public var author: String?
+    public var isbn13: String?
+    public var isbn10: String?
+    public var match: MatchResult?
+    /// Whether the line already carries a dedupe mark (then it is re-encoded, not spliced).
+    public var dedupe: DedupeMark?
+
+    public init(_ record: BookRecord) {
+        format = record.format
+        line = record.line
+        rowId = record.rowId
+        byteOffset = record.byteOffset
+        byteLength = record.byteLength
+        title = record.title
+        titleBase = record.titleBase
+        author = record.author
+        isbn13 = record.isbn13
+        isbn10 = record.isbn10
+        match = record.match
+        dedupe = record.dedupe
+    }
 }
 
 /// Where one record goes: its book and what that means for the import's outcomes.

@@ -133,9 +133,9 @@ public enum MergeStage {
                 if let cancellation, cancellation.isCancelled {
                     throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
                 }
-                let record: BookRecord
+                let record: RecordIdentity
                 do {
-                    record = try decoder.decode(BookRecord.self, from: Data(bytes))
+                    record = try decoder.decode(RecordIdentity.self, from: Data(bytes))
                 } catch {
                     throw FileError.corrupt(path: request.records, line: fileLine,
                                             reason: "invalid record: \(describeDecoding(error))")
@@ -168,7 +168,7 @@ public enum MergeStage {
                 }
                 try ledger.append(LedgerEntry(line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
                                               key: resolution.key, match: record.match?.status))
-                try buckets[bucket(of: resolution.bookId)].append(id: resolution.bookId, keys: resolution.grantedKeys, record: bytes)
+                try buckets[bucket(of: resolution.bookId)].append(id: resolution.bookId, fileLine: fileLine, keys: resolution.grantedKeys, record: bytes)
             }
             for reject in rejects[rejectIndex...] {
                 try ledger.append(LedgerEntry(line: reject.line, outcome: .rejected, reason: reject.reason))
