@@ -155,7 +155,8 @@ public enum BookMerger {
         }
 
         if !changed.isEmpty {
-            let fields = changed.sorted()
+            // The import that creates a book contributed all of it: `created` says so in one word.
+            let fields = existing == nil ? ["created"] : changed.sorted()
             if var last = book.provenance.last, last.importId == importId {
                 last.lines = Array(Set(last.lines).union(combined.lines)).sorted()
                 let rowIds = Array(Set(last.rowIds ?? []).union(combined.rowIds)).sorted()

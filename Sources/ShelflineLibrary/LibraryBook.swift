@@ -75,7 +75,8 @@ public struct Contribution: Codable, Sendable, Equatable {
     public var lines: [Int]
     /// The source's own row ids of those rows, when it has them.
     public var rowIds: [String]?
-    /// Names of the book fields this import set or changed, sorted.
+    /// Names of the book fields this import set or changed, sorted; `["created"]` for the import
+    /// that created the book (it set every field the book then had).
     public var fields: [String]
 
     public init(importId: String, format: SourceFormat, lines: [Int], rowIds: [String]?, fields: [String]) {

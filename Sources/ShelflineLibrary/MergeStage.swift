@@ -73,6 +73,26 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
     /// Why the row was rejected.
     public var reason: String?
 
+    /// Appends the entry as compact JSON with sorted keys (what `JSONEncoder.shelfline` writes).
+    public func appendJSON(to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        if let bookId { out.append(contentsOf: "\"bookId\":\"\(bookId)\",".utf8) }
+        if let firstLine { out.append(contentsOf: "\"firstLine\":\(firstLine),".utf8) }
+        if let key {
+            out.append(contentsOf: "\"key\":".utf8)
+            appendJSONString(key, to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: "\"line\":\(line),".utf8)
+        if let match { out.append(contentsOf: "\"match\":\"\(match.rawValue)\",".utf8) }
+        out.append(contentsOf: "\"outcome\":\"\(outcome.rawValue)\"".utf8)
+        if let reason {
+            out.append(contentsOf: ",\"reason\":".utf8)
+            appendJSONString(reason, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
     public init(line: Int, outcome: Outcome, bookId: String? = nil, firstLine: Int? = nil, key: String? = nil,
                 match: MatchStatus? = nil, reason: String? = nil) {
         self.line = line
@@ -127,6 +147,12 @@ public enum MergeStage {
         var recordCount = 0
         var rejectIndex = 0
         let decoder = JSONDecoder()
+        var ledgerLine: [UInt8] = []
+        func appendLedger(_ entry: LedgerEntry) throws {
+            ledgerLine.removeAll(keepingCapacity: true)
+            entry.appendJSON(to: &ledgerLine)
+            try ledgerLine.withUnsafeBytes { try ledger.appendRaw($0) }
+        }
         do {
             try GzipReader(path: request.records).forEachLine { bytes, fileLine in
                 guard !bytes.isEmpty else { return }
@@ -141,7 +167,7 @@ public enum MergeStage {
                                             reason: "invalid record: \(describeDecoding(error))")
                 }
                 while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
-                    try ledger.append(LedgerEntry(line: rejects[rejectIndex].line, outcome: .rejected, reason: rejects[rejectIndex].reason))
+                    try appendLedger(LedgerEntry(line: rejects[rejectIndex].line, outcome: .rejected, reason: rejects[rejectIndex].reason))
                     rejectIndex += 1
                 }
                 recordCount += 1
@@ -166,12 +192,12 @@ public enum MergeStage {
                                                                       author: record.author, isbn13: record.isbn13,
                                                                       candidates: record.match?.candidates ?? [])))
                 }
-                try ledger.append(LedgerEntry(line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
+                try appendLedger(LedgerEntry(line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
                                               key: resolution.key, match: record.match?.status))
                 try buckets[bucket(of: resolution.bookId)].append(id: resolution.bookId, fileLine: fileLine, keys: resolution.grantedKeys, record: bytes)
             }
             for reject in rejects[rejectIndex...] {
-                try ledger.append(LedgerEntry(line: reject.line, outcome: .rejected, reason: reject.reason))
+                try appendLedger(LedgerEntry(line: reject.line, outcome: .rejected, reason: reject.reason))
             }
             guard recordCount + rejects.count == parse.rowsRead else {
                 throw LibraryError.countMismatch(path: request.parseReport, rowsRead: parse.rowsRead, records: recordCount,
@@ -289,7 +315,7 @@ public enum MergeStage {
             while newIndex < pendingNew.count, limit == nil || pendingNew[newIndex] < limit! {
                 let id = pendingNew[newIndex]
                 newIndex += 1
-                try writer.append(fold(nil, id: id, entries: pending.removeValue(forKey: id)!))
+                try fold(nil, id: id, entries: pending.removeValue(forKey: id)!).jsonLine.withUnsafeBytes { try writer.appendRaw($0) }
                 books += 1
                 changed = true
             }
@@ -336,7 +362,7 @@ public enum MergeStage {
                         try writer.appendRaw(bytes)
                     } else {
                         changed = true
-                        try writer.append(book)
+                        try book.jsonLine.withUnsafeBytes { try writer.appendRaw($0) }
                     }
                 }
                 guard count == scan.ids.count else { throw library.corrupt("changed while merging (fewer lines than scanned)") }

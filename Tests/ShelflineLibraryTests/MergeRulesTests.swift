@@ -1,3 +1,4 @@
+import Foundation
 import ShelflineCore
 import Testing
 @testable import ShelflineLibrary
@@ -128,5 +129,38 @@ import Testing
         // A later ambiguous match does not flag a decided book again.
         let later = fold(existing, [rec("Dune", by: "Frank Herbert", match: MatchResult(status: .needsReview))])
         #expect(later.needsReview == nil)
+    }
+}
+
+@Suite struct LibraryBookEncodingTests {
+    @Test func hand_written_json_round_trips() throws {
+        var book = LibraryBook(id: "b0123456789abcdef", title: "Quote \" backslash \\ slash / tab \t newline \n é ✓ \u{1}")
+        book.keys = ["isbn:9780441172719", "ta:dune|herbert"]
+        book.rating = 4.25
+        book.pages = 412
+        book.owned = false
+        book.needsReview = true
+        book.reads = [ReadSpan(start: "2020-01-01", end: "2020-02-01"), ReadSpan(end: "2021-05-05")]
+        book.provenance = [Contribution(importId: "i1", format: .storygraph, lines: [2, 7], rowIds: nil, fields: ["created"])]
+        book.shelves = []
+        let decoded = try JSONDecoder().decode(LibraryBook.self, from: Data(book.jsonLine))
+        #expect(decoded == book)
+        var whole = book
+        whole.rating = 5
+        #expect(String(decoding: whole.jsonLine, as: UTF8.self).contains("\"rating\":5,"))
+        #expect(try JSONDecoder().decode(LibraryBook.self, from: Data(whole.jsonLine)) == whole)
+    }
+}
+
+@Suite struct LedgerEncodingTests {
+    @Test(arguments: [
+        LedgerEntry(line: 2, outcome: .rejected, reason: "unterminated \"quote\"\n"),
+        LedgerEntry(line: 3, outcome: .duplicateInFile, bookId: "b0123456789abcdef", firstLine: 2, key: "ta:é|x", match: .needsReview),
+        LedgerEntry(line: 4, outcome: .added, bookId: "b0123456789abcdef", key: "isbn:9780441172719"),
+    ])
+    func ledgerJSONMatchesTheProjectEncoder(entry: LedgerEntry) throws {
+        var bytes: [UInt8] = []
+        entry.appendJSON(to: &bytes)
+        #expect(bytes == Array(try JSONEncoder.shelfline.encode(entry)))
     }
 }
