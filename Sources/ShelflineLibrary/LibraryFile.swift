@@ -41,10 +41,14 @@ public struct LibraryFile {
                     throw FileError.corrupt(path: path, line: line, reason: "empty line")
                 }
                 let entry: IndexEntry
-                do {
-                    entry = try decoder.decode(IndexEntry.self, from: Data(bytes))
-                } catch {
-                    throw FileError.corrupt(path: path, line: line, reason: "invalid book: \(describeDecoding(error))")
+                if let fields = IndexLineScanner.scan(bytes), let id = fields.id, let keys = fields.keys {
+                    entry = IndexEntry(id: id, keys: keys, reviewDecision: fields.reviewDecision)
+                } else {
+                    do {
+                        entry = try decoder.decode(IndexEntry.self, from: Data(bytes))
+                    } catch {
+                        throw FileError.corrupt(path: path, line: line, reason: "invalid book: \(describeDecoding(error))")
+                    }
                 }
                 guard let id = BookKeys.idBits(entry.id) else {
                     throw FileError.corrupt(path: path, line: line, reason: "invalid book id '\(entry.id)'")
