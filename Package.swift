@@ -22,6 +22,7 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(name: "CSystemShims"),
         .systemLibrary(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
@@ -43,7 +44,7 @@ let package = Package(
             name: "ShelflineCommands",
             dependencies: [
                 "ShelflineCore", "ShelflineParse", "ShelflineLibrary", "ShelflineLookup", "ShelflineRender",
-                "ShelflineOrchestrator",
+                "ShelflineOrchestrator", "CSystemShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

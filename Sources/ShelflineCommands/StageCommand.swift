@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
+import CSystemShims
 
 #if canImport(Glibc)
 import Glibc
@@ -46,6 +47,7 @@ public protocol StageCommand: AsyncParsableCommand {
 extension StageCommand {
     public func run() async throws {
         let name = Self.configuration.commandName ?? "shelfline"
+        ParentWatch.install()
         do {
             let (config, path) = try common.loadConfig()
             let context = StageContext(config: config, configPath: path, log: Logfmt(quiet: common.quiet),
@@ -53,7 +55,7 @@ extension StageCommand {
             try await execute(context: context)
         } catch let error as any ShelflineError {
             FileHandle.standardError.write(Data("\(name): error: \(error)\n".utf8))
-            throw ExitCode(ExitStatus(for: error).rawValue)
+            throw ExitCode(error.exitCode)
         } catch let error as ExitCode {
             throw error
         } catch let error as CleanExit {
@@ -91,4 +93,16 @@ public let shelflineVersion = "0.1.0"
 /// The discussion appended to every executable's `--help`.
 public func helpDiscussion(_ text: String) -> String {
     text + "\n\n" + ExitStatus.helpTable
+}
+
+/// A stage started by the orchestrator gets SIGTERM when the orchestrator dies (even by SIGKILL),
+/// so no orphaned stage keeps writing into a run the next `shelfline run` resumes.
+enum ParentWatch {
+    static func install() {
+        guard let text = ProcessInfo.processInfo.environment["SHELFLINE_ORCHESTRATOR_PID"], let parent = Int32(text) else {
+            return
+        }
+        _ = shelfline_set_parent_death_signal(SIGTERM)
+        if getppid() != parent { kill(getpid(), SIGTERM) }
+    }
 }
