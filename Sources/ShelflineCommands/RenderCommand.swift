@@ -21,8 +21,30 @@ public struct RenderCommand: AsyncParsableCommand {
     public init() {}
 }
 
+/// Subcommands report errors as `shelfline-render: error: …` (the executable's name, as every stage
+/// does), not under the subcommand's name; otherwise exactly `StageCommand.run()`.
+protocol RenderSubcommand: StageCommand {}
+
+extension RenderSubcommand {
+    public func run() async throws {
+        do {
+            let (config, path) = try common.loadConfig()
+            let context = StageContext(config: config, configPath: path, log: Logfmt(quiet: common.quiet),
+                                       cancellation: SignalCancellation.install())
+            try await execute(context: context)
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as CleanExit {
+            throw error
+        } catch {
+            FileHandle.standardError.write(Data("shelfline-render: error: \(error)\n".utf8))
+            throw ExitCode(ExitStatus(for: error).rawValue)
+        }
+    }
+}
+
 /// `shelfline-render import --run RUN_DIR`: one refresh of the import activity.
-public struct ImportActivityCommand: StageCommand {
+public struct ImportActivityCommand: RenderSubcommand {
     public static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Emit the import Live Activity snapshot that is due for a run directory.",
@@ -62,7 +84,7 @@ public struct ImportActivityCommand: StageCommand {
 }
 
 /// `shelfline-render beer-queue`: one observation of the member's beer queue.
-public struct BeerQueueCommand: StageCommand {
+public struct BeerQueueCommand: RenderSubcommand {
     public static let configuration = CommandConfiguration(
         commandName: "beer-queue",
         abstract: "Emit the beer-queue Live Activity snapshot from a saved page, a JSON file or a live poll.",

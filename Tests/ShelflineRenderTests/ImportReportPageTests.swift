@@ -13,14 +13,13 @@ import TestSupport
         try Fixtures.write(Fixtures.mergeReport(added: 70, updated: 20, duplicates: 6, rejected: 4, needsReview: 2,
                                                 notEnriched: 8, matchedByIsbn: 86), to: run + "/merge-report.json")
         temp.write("run/review.json", reviewJSON)
-        temp.write("run/failed-rows.csv", """
-            Book Id,Title,Author,ISBN13\r
-            901,"Broken, Book","Doe, Jane","=""978000000000"""\r
-            902,<script>alert(1)</script>,Anon,\r
-            903,"Multi
-            line title",X,\r
-
-            """)
+        let csvLines = [
+            "Book Id,Title,Author,ISBN13",
+            #"901,"Broken, Book","Doe, Jane","=""978000000000""""#,
+            "902,<script>alert(1)</script>,Anon,",
+            "903,\"Multi\nline title\",X,",
+        ]
+        temp.write("run/failed-rows.csv", csvLines.joined(separator: "\r\n") + "\r\n")
         return run
     }
 

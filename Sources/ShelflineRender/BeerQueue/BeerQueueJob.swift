@@ -21,7 +21,7 @@ public struct BeerQueueJob: Sendable {
 
     public init(config: BeerQueueConfig?, configPath: String, workspace: Workspace,
                 historyLimit: Int = RenderParameters.defaultHistoryLimit) {
-        self.config = config ?? BeerQueueConfig()
+        self.config = config ?? Self.emptyConfig
         self.configPath = configPath
         self.workspace = workspace
         self.historyLimit = historyLimit
@@ -68,6 +68,12 @@ public struct BeerQueueJob: Sendable {
         log.event(fields)
         if let pending { throw pending }
         return outcome
+    }
+
+    /// `BeerQueueConfig` with every setting absent (core gives it no public memberwise init).
+    static var emptyConfig: BeerQueueConfig {
+        // A fixed, valid literal: this decode cannot fail.
+        try! JSONDecoder().decode(BeerQueueConfig.self, from: Data("{}".utf8))
     }
 
     func makeRenderer() throws -> BeerQueueRenderer {
