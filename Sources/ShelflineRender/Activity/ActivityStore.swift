@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import ShelflineCore
 
@@ -18,6 +21,22 @@ public struct ActivityStore: Sendable {
 
     public var snapshotPath: String { directory + "/\(name).json" }
     public var historyPath: String { directory + "/\(name).history.ndjson" }
+    public var lockPath: String { directory + "/.\(name).lock" }
+
+    /// Runs `body` holding an exclusive `flock` on this activity, so two runs (cron and a
+    /// user-triggered refresh, or the orchestrator and a manual `import`) never interleave their
+    /// read-decide-publish steps. The kernel drops the lock if the process dies.
+    public func withLock<T>(_ body: () throws -> T) throws -> T {
+        try Workspace.makeDirectory(directory)
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileError.cannotCreate(path: lockPath, reason: systemErrorMessage()) }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw FileError.io(path: lockPath, reason: "flock: \(systemErrorMessage())") }
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
 
     /// The latest snapshot, or nil when there is none. A snapshot that does not decode is an error
     /// naming the file (it is only ever written atomically, so it was edited by hand).

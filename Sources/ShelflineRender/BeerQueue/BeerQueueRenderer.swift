@@ -45,6 +45,10 @@ public struct BeerQueueRenderer: Sendable {
     /// Decides what `observation` means against the latest snapshot and publishes it.
     @discardableResult
     public func render(_ observation: BeerQueueLifecycle.Observation, now: Date, userTriggered: Bool) throws -> Outcome {
+        try store.withLock { try renderLocked(observation, now: now, userTriggered: userTriggered) }
+    }
+
+    func renderLocked(_ observation: BeerQueueLifecycle.Observation, now: Date, userTriggered: Bool) throws -> Outcome {
         let previousSnapshot = try store.latest(Snapshot.self)
         let previous: BeerQueueLifecycle.Previous
         switch previousSnapshot {

@@ -41,6 +41,12 @@ public struct ImportActivityRenderer: Sendable {
     @discardableResult
     public func refresh(runDirectory: String, now: Date, sourceFile: String? = nil, force: Bool = false) throws -> Refresh {
         let status = try ImportRunStatus.read(runDirectory: runDirectory)
+        return try store.withLock {
+            try refresh(status: status, runDirectory: runDirectory, now: now, sourceFile: sourceFile, force: force)
+        }
+    }
+
+    func refresh(status: ImportRunStatus, runDirectory: String, now: Date, sourceFile: String?, force: Bool) throws -> Refresh {
         let session = Self.sessionId(runDirectory: runDirectory)
         let previous = try store.latest(Snapshot.self)
         let state = Self.contentState(for: status)
