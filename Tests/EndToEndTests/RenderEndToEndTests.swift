@@ -201,6 +201,7 @@ import TestSupport
             case "login": return .redirect(to: "/login.php")
             case "slow": return .html(queuePage, delay: .seconds(4))
             case "error": return .html(status: 503, "<html><body>busy</body></html>")
+            case "drop": return .drop
             default: break
             }
             return .html(queuePage)
@@ -217,8 +218,8 @@ import TestSupport
         #expect(request.method == "GET")
         #expect(request.headers["cookie"] == Self.cookie)
 
-        // HTTP 503, then a timeout: offline, last beers kept, exit 75 — never an end.
-        for failure in ["error", "slow"] {
+        // HTTP 503, a timeout, a dropped connection: offline, last beers kept, exit 75 — never an end.
+        for failure in ["error", "slow", "drop"] {
             mode.value = failure
             result = try await Self.beerQueueDetached(temp, ["--poll", "--user-triggered"])
             results.append(result)

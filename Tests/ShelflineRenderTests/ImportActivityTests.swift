@@ -101,8 +101,14 @@ import TestSupport
         #expect(end.apns.aps.staleDate == nil)
         #expect(end.attributes.estimatedDuration == 61)  // measured: started at 0, ended at 60.5 (rounded)
 
-        // Ended: later calls emit nothing.
-        #expect(try renderer.refresh(runDirectory: run, now: at(90)).emitted.isEmpty)
+        // Ended: later calls emit nothing, but the page follows a merge rerun (review decisions).
+        let reviewed = Fixtures.mergeReport(added: 71, updated: 20, duplicates: 6, rejected: 4, needsReview: 2, notEnriched: 7,
+                                            matchedByIsbn: 86)
+        try Fixtures.write(reviewed, to: run + "/merge-report.json")
+        let after = try renderer.refresh(runDirectory: run, now: at(90))
+        #expect(after.emitted.isEmpty)
+        #expect(after.reportPath == run + "/report.html")
+        #expect(try String(contentsOfFile: run + "/report.html", encoding: .utf8).contains("Added: 71"))
 
         // Every snapshot of the history, in order, against the phone's structs.
         let lines = try Fixtures.historyLines(renderer.store.historyPath)

@@ -48,7 +48,8 @@ public struct BeerQueueJob: Sendable {
         case .poll:
             let host = try required(config.host, key: "host", what: "the site's https:// origin")
             let credentialsPath = try required(config.credentialsFile, key: "credentialsFile", what: "the path of a 0600 file holding the session cookie")
-            let credentials = try BeerQueueCredentials.load(path: credentialsPath)
+            // `~/…` as pipeline.json's example writes it (expanded against the user's home directory).
+            let credentials = try BeerQueueCredentials.load(path: (credentialsPath as NSString).expandingTildeInPath)
             let client = BeerQueueClient(host: host, credentials: credentials, timeoutSeconds: config.timeoutSeconds ?? 20)
             do {
                 let page = try await client.fetchPage()

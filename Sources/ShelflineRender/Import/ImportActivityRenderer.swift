@@ -69,8 +69,10 @@ public struct ImportActivityRenderer: Sendable {
             ?? active.attributes.estimatedDuration
 
         if active.event == .end {
-            // Already ended: only make sure the report page exists.
-            if !FileManager.default.fileExists(atPath: ImportReportPage.path(runDirectory: runDirectory)) {
+            // Already ended: nothing to emit, but the page is rewritten (same bytes for the same
+            // files) so a merge rerun after review decisions is reflected and the render stage's
+            // declared output always exists.
+            if status.merge != nil {
                 reportPath = try ImportReportPage.write(status: status, parameters: parameters)
             }
         } else if status.merge != nil {
