@@ -108,6 +108,8 @@ public enum BeerQueuePage {
                     if dateDepth > 0 { dateDepth -= 1 }
                 }
             case .text(let text):
+                // Most text tokens are the whitespace between tags.
+                if text.utf8.allSatisfy(HTMLScanner.isSpace) { continue }
                 if inName, open != nil {
                     if dateDepth > 0 { open!.date += " " + text } else { open!.name += " " + text }
                 } else if collapse(text).lowercased().contains("no brew in queue") {
