@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+import Testing
+import TestSupport
+
+/// The whole import through the real stage executables, driven by `shelfline run`.
+@Suite(.serialized) struct PipelineEndToEndTests {
+    static let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
+    static let shippedConfig = ExecutableRunner.repositoryRoot + "/pipeline.json"
+
+    func run(_ arguments: [String], in dir: TemporaryDirectory) throws -> ProcessResult {
+        try ExecutableRunner.run("shelfline", arguments, in: dir.path)
+    }
+
+    func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    @Test func issue5_exampleImportsOfflineAndRerunIsANoOpWithIdenticalLibrary() throws {
+        let dir = TemporaryDirectory("pipeline")
+        let workspace = dir.file("ws")
+        let arguments = ["run", "--csv", Self.example, "--config", Self.shippedConfig, "--workspace", workspace]
+        let first = try run(arguments, in: dir)
+        #expect(first.status == 0, "\(first)")
+        #expect(first.stdout.contains("15 rows read"), "\(first)")
+        let report = try readJSONFile(MergeReport.self, from: workspace + "/runs/latest/merge-report.json")
+        #expect(report.rowsRead == 15)
+        #expect(report.outcomes.total == report.rowsRead)
+        let library = try #require(bytes(workspace + "/library/library.ndjson.gz"))
+        #expect(FileManager.default.fileExists(atPath: workspace + "/runs/latest/report.html"))
+        #expect(FileManager.default.fileExists(atPath: workspace + "/activity/import.json"))
+
+        let second = try run(arguments, in: dir)
+        #expect(second.status == 0, "\(second)")
+        #expect(second.stdout.contains("already imported"), "\(second)")
+        #expect(!second.stderr.contains("event=start"), "\(second)")
+        #expect(bytes(workspace + "/library/library.ndjson.gz") == library)
+    }
+
+    /// A Goodreads export of `count` books with valid, distinct ISBN-13s.
+    static func syntheticExport(count: Int) -> String {
+        var text = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"
+            + "Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,"
+            + "Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies\n"
+        for index in 0..<count {
+            let isbn = isbn13(body: String(format: "978%09d", 100_000 + index * 7))
+            text += "\(index + 1),Book \(index),Author \(index % 37),,,=\"\",\"=\"\"\(isbn)\"\"\",\(index % 6),4.0,Press,"
+                + "Paperback,\(100 + index),2001,2001,,2024/01/01,to-read,,to-read,,,,0,0\n"
+        }
+        return text
+    }
+
+    static func isbn13(body: String) -> String {
+        let digits = body.compactMap(\.wholeNumberValue)
+        let sum = digits.enumerated().reduce(0) { $0 + $1.element * ($1.offset % 2 == 0 ? 1 : 3) }
+        return body + String((10 - sum % 10) % 10)
+    }
+
+    /// A config whose lookup asks only the (loopback) Open Library API, slowly enough to be killed.
+    static func httpConfig(baseURL: String, in dir: TemporaryDirectory) throws -> String {
+        var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: shippedConfig))) as! [String: Any]
+        var stages = object["stages"] as! [[String: Any]]
+        let index = stages.firstIndex { $0["name"] as? String == "lookup" }!
+        stages[index]["parameters"] = [
+            "sources": ["openlibrary"], "catalog": [] as [String],
+            "openLibrary": ["baseURL": baseURL, "requestsPerSecond": 20, "batchSize": 4, "concurrency": 2,
+                            "timeoutSeconds": 5, "maxRetries": 2],
+        ] as [String: Any]
+        object["stages"] = stages
+        let path = dir.file("pipeline.json")
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Open Library's batch endpoint, answering every ISBN with an edition derived from it.
+    static func openLibrary() async throws -> LoopbackHTTPServer {
+        try await LoopbackHTTPServer { request in
+            guard request.path == "/api/books" else { return .json(#"{"numFound": 0, "docs": []}"#) }
+            let keys = (request.query["bibkeys"] ?? "").split(separator: ",")
+            let entries = keys.map { key -> String in
+                let isbn = key.dropFirst("ISBN:".count)
+                return #""\#(key)": {"title": "Edition \#(isbn)", "authors": [{"name": "Writer \#(isbn.suffix(2))", "url": "/authors/OL\#(isbn.suffix(4))A"}], "identifiers": {"isbn_13": ["\#(isbn)"], "openlibrary": ["OL\#(isbn.suffix(6))M"]}, "key": "/books/OL\#(isbn.suffix(6))M", "number_of_pages": 321, "publishers": [{"name": "Loopback Press"}]}"#
+            }
+            return .json("{" + entries.joined(separator: ",") + "}", delay: .milliseconds(40))
+        }
+    }
+
+    @Test func issue5_sigkillDuringLookupThenResumeGivesTheSameLibraryAsAnUninterruptedRun() async throws {
+        let server = try await Self.openLibrary()
+        defer { Task { try? await server.shutdown() } }
+        let dir = TemporaryDirectory("pipeline-kill")
+        let csv = dir.write("export.csv", Self.syntheticExport(count: 240))
+        let config = try Self.httpConfig(baseURL: server.baseURL, in: dir)
+
+        // Reference: an uninterrupted import in its own workspace.
+        let reference = try ExecutableRunner.run("shelfline", ["run", "--csv", csv, "--config", config, "--workspace",
+                                                               dir.file("reference"), "--quiet"], in: dir.path)
+        #expect(reference.status == 0, "\(reference)")
+        let uninterruptedRequests = server.requests.count
+
+        // Interrupted: SIGKILL the lookup process part-way, then run again.
+        let workspace = dir.file("ws")
+        let orchestrator = ExecutableRunner.start("shelfline", ["run", "--csv", csv, "--config", config, "--workspace",
+                                                                workspace, "--quiet"])
+        orchestrator.standardError = FileHandle.nullDevice
+        try orchestrator.run()
+        let lookupPid = try #require(waitForChild(of: orchestrator.processIdentifier, named: "shelfline-looku"))
+        let before = server.requests.count
+        for _ in 0..<200 where server.requests.count - before < uninterruptedRequests / 3 { usleep(20_000) }
+        kill(lookupPid, SIGKILL)
+        orchestrator.waitUntilExit()
+        #expect(orchestrator.terminationStatus != 0)
+        let afterKill = server.requests.count
+        #expect(afterKill - before < uninterruptedRequests, "the kill came after lookup had finished")
+
+        let resumed = try ExecutableRunner.run("shelfline", ["run", "--csv", csv, "--config", config, "--workspace",
+                                                             workspace], in: dir.path)
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stderr.contains("stage=parse event=skip"), "\(resumed)")
+        #expect(resumed.stderr.contains("stage=lookup event=start"), "\(resumed)")
+        let resumedRequests = server.requests.count - afterKill
+        // The cache kept what finished before the kill: the resumed run asks only for the rest.
+        #expect(resumedRequests < uninterruptedRequests, "resumed \(resumedRequests) of \(uninterruptedRequests)")
+        #expect(bytes(workspace + "/library/library.ndjson.gz") == bytes(dir.file("reference/library/library.ndjson.gz")))
+        let report = try readJSONFile(MergeReport.self, from: workspace + "/runs/latest/merge-report.json")
+        #expect(report.rowsRead == 240)
+        #expect(report.enrichment.matchedByIsbn == 240)
+    }
+
+    /// The pid of `parent`'s child whose command name starts with `name` (15-char comm limit).
+    func waitForChild(of parent: pid_t, named name: String) -> pid_t? {
+        for _ in 0..<400 {
+            // Children are listed per thread, and stages are spawned from a worker thread.
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(parent)/task")) ?? []
+            let children = threads.map {
+                (try? String(contentsOfFile: "/proc/\(parent)/task/\($0)/children", encoding: .utf8)) ?? ""
+            }.joined(separator: " ")
+            for pid in children.split(separator: " ").compactMap({ pid_t($0) }) {
+                let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
+                if comm.hasPrefix(name) { return pid }
+            }
+            usleep(20_000)
+        }
+        return nil
+    }
+}
