@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "CSQLite"]),
         .target(name: "ShelflineRender", dependencies: ["ShelflineCore"]),
-        .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore"]),
+        .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore", "CSystemShims"]),
         .target(
             name: "ShelflineCommands",
             dependencies: [
@@ -67,7 +67,9 @@ let package = Package(
             .testTarget(name: "ShelflineLibraryTests", dependencies: ["ShelflineLibrary", "TestSupport"]),
             .testTarget(name: "ShelflineLookupTests", dependencies: ["ShelflineLookup", "TestSupport"]),
             .testTarget(name: "ShelflineRenderTests", dependencies: ["ShelflineRender", "TestSupport"]),
-            .testTarget(name: "ShelflineOrchestratorTests", dependencies: ["ShelflineOrchestrator", "TestSupport"]),
+            .testTarget(
+                name: "ShelflineOrchestratorTests", dependencies: ["ShelflineOrchestrator", "TestSupport"],
+                exclude: ["Fixtures"]),
             .testTarget(name: "EndToEndTests", dependencies: ["ShelflineCore", "TestSupport"]),
         ],
     swiftLanguageModes: [.v6]

@@ -1,17 +1,43 @@
 import ArgumentParser
+import Foundation
 import ShelflineCore
+import ShelflineLibrary
 
-/// `shelfline-dedupe`: placeholder until its issue lands.
+/// `shelfline-dedupe`: marks each parsed record new, duplicate in the file, or already in the library.
 public struct DedupeCommand: StageCommand {
     public static let configuration = CommandConfiguration(
-        commandName: "shelfline-dedupe", abstract: "The dedupe stage (not built yet).", discussion: helpDiscussion(""),
+        commandName: "shelfline-dedupe",
+        abstract: "Mark each parsed record new, a duplicate of an earlier row, or already in the library.",
+        discussion: helpDiscussion("""
+            Reads INPUT (gzip NDJSON records from shelfline-parse) and the library at \
+            <workspace>/library/library.ndjson.gz if it exists (read only). Writes every record, none \
+            dropped, with a `dedupe` mark (status new|duplicateInFile|inLibrary, the deciding key, the \
+            first line, the book id) to OUTPUT, and counts to --report. Keys: canonical ISBN-13, else \
+            normalised title + author surname. Parameters: stages[dedupe].parameters (docs/library.md).
+            """),
         version: shelflineVersion)
 
     @OptionGroup public var common: CommonOptions
 
+    @Argument(help: "Parsed records (gzip NDJSON).")
+    public var input: String
+
+    @Option(name: .shortAndLong, help: "Marked records (gzip NDJSON).")
+    public var output: String
+
+    @Option(name: .long, help: "Report JSON.")
+    public var report: String?
+
     public init() {}
 
     public func execute(context: StageContext) async throws {
-        throw UsageError("shelfline-dedupe is not built yet")
+        let parameters = try context.config.parameters(for: .dedupe, as: DedupeParameters.self, path: context.configPath)
+        let workspace = common.resolveWorkspace(context.config)
+        let result = try DedupeStage.run(input: input, output: output, workspace: workspace, parameters: parameters,
+                                         cancellation: context.cancellation)
+        if let report { try writeJSONFile(result, to: report) }
+        context.log.event(["stage": "dedupe", "rows": result.rowsIn, "new": result.new,
+                           "duplicateInFile": result.duplicateInFile, "inLibrary": result.inLibrary,
+                           "libraryBooks": result.libraryBooks])
     }
 }

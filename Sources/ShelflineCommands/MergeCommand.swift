@@ -1,17 +1,62 @@
 import ArgumentParser
+import Foundation
 import ShelflineCore
+import ShelflineLibrary
 
-/// `shelfline-merge`: placeholder until its issue lands.
+/// `shelfline-merge`: folds an import's records into the persistent library.
 public struct MergeCommand: StageCommand {
     public static let configuration = CommandConfiguration(
-        commandName: "shelfline-merge", abstract: "The merge stage (not built yet).", discussion: helpDiscussion(""),
+        commandName: "shelfline-merge",
+        abstract: "Fold an import's records into the persistent library; account for every row.",
+        discussion: helpDiscussion("""
+            Reads INPUT (gzip NDJSON records, enriched by lookup or straight from parse/dedupe), \
+            --parse-report, --rejects, the library <workspace>/library/library.ndjson.gz and review \
+            decisions <workspace>/library/decisions.json. Writes a new library generation (only when \
+            something changed; the previous one is kept as library.previous.ndjson.gz), --report \
+            (outcomes rejected+added+updated+duplicateInFile = rowsRead, enrichment counts), --ledger \
+            (one line per source row), --review (rows needing review) and --failed-rows (the source's \
+            header and the original bytes of rejected and not-enriched rows). Holds an exclusive lock \
+            on <workspace>/library/.merge.lock while it reads and writes the library. A corrupt input \
+            or library is exit 65 and leaves the library untouched.
+            """),
         version: shelflineVersion)
 
     @OptionGroup public var common: CommonOptions
 
+    @Argument(help: "Records to merge (gzip NDJSON).")
+    public var input: String
+
+    @Option(name: .long, help: "parse-report.json of the same run.")
+    public var parseReport: String
+
+    @Option(name: .long, help: "Rejected rows of the same run (gzip NDJSON).")
+    public var rejects: String?
+
+    @Option(name: .long, help: "Merge report JSON to write.")
+    public var report: String = "merge-report.json"
+
+    @Option(name: .long, help: "Per-row ledger to write (gzip NDJSON).")
+    public var ledger: String = "ledger.ndjson.gz"
+
+    @Option(name: .long, help: "Review list to write (JSON).")
+    public var review: String = "review.json"
+
+    @Option(name: .long, help: "Failed rows to write (CSV with the source's own header).")
+    public var failedRows: String = "failed-rows.csv"
+
+    @Option(name: .long, help: "Import id for provenance (default: content hash of the source export).")
+    public var importId: String?
+
     public init() {}
 
     public func execute(context: StageContext) async throws {
-        throw UsageError("shelfline-merge is not built yet")
+        let dedupe = try context.config.parameters(for: .dedupe, as: DedupeParameters.self, path: context.configPath)
+        let parameters = try context.config.parameters(for: .merge, as: MergeParameters.self, path: context.configPath)
+        try parameters.validate(configPath: context.configPath)
+        let workspace = common.resolveWorkspace(context.config)
+        let request = MergeRequest(records: input, parseReport: parseReport, rejects: rejects, report: report,
+                                   ledger: ledger, review: review, failedRows: failedRows, importId: importId)
+        _ = try MergeStage.run(request, workspace: workspace, dedupe: dedupe, parameters: parameters,
+                               cancellation: context.cancellation, log: context.log)
     }
 }

@@ -45,8 +45,14 @@ public protocol StageCommand: AsyncParsableCommand {
 }
 
 extension StageCommand {
+    /// `shelfline-parse`, or `shelfline run` for the orchestrator's subcommands.
+    static var qualifiedName: String {
+        let name = configuration.commandName ?? "shelfline"
+        return name.hasPrefix("shelfline") ? name : "shelfline \(name)"
+    }
+
     public func run() async throws {
-        let name = Self.configuration.commandName ?? "shelfline"
+        let name = Self.qualifiedName
         ParentWatch.install()
         do {
             let (config, path) = try common.loadConfig()
@@ -69,21 +75,10 @@ extension StageCommand {
 
 /// Turns SIGTERM/SIGINT into a `CancellationFlag` the running stage polls.
 public enum SignalCancellation {
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
-    private static let flag = CancellationFlag()
-
-    /// Installs the handlers once and returns the process-wide flag.
+    /// Installs the handlers and returns a flag that follows them.
     public static func install() -> CancellationFlag {
-        if sources.isEmpty {
-            for signalNumber in [SIGTERM, SIGINT] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                source.setEventHandler { flag.cancel() }
-                source.resume()
-                sources.append(source)
-            }
-        }
-        return flag
+        CancellationFlag.installSignalHandlers()
+        return CancellationFlag(followsSignals: true)
     }
 }
 

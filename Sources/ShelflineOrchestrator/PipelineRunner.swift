@@ -126,38 +126,36 @@ public struct PipelineRunner {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw OrchestratorError.stageMissing(stage: stage, path: executable)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = try arguments(for: stage, run: run)
-        process.currentDirectoryURL = URL(fileURLWithPath: run.path)
         var environment = ProcessInfo.processInfo.environment
         environment["SHELFLINE_ORCHESTRATOR_PID"] = String(getpid())
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
+        let child: ChildProcess
         do {
-            try process.run()
+            child = try ChildProcess.spawn(executable: executable, arguments: try arguments(for: stage, run: run),
+                                           directory: run.path, environment: environment)
+        } catch let error as ConfigError {
+            throw error
         } catch {
             throw OrchestratorError.stageMissing(stage: stage, path: executable)
         }
         var forwarded = false
-        while process.isRunning {
+        var termination = child.poll()
+        while termination == nil {
             if cancellation.isCancelled && !forwarded {
-                kill(process.processIdentifier, SIGTERM)
+                child.send(SIGTERM)
                 forwarded = true
             }
             onTick(stage, run)
-            usleep(100_000)
+            usleep(50_000)
+            termination = child.poll()
         }
-        process.waitUntilExit()
-        let status = process.terminationStatus
-        if process.terminationReason == .uncaughtSignal {
+        switch termination! {
+        case .signaled(let signal):
             if forwarded { throw OrchestratorError.paused(stage: stage) }
-            throw OrchestratorError.stageKilled(stage: stage, signal: status)
+            throw OrchestratorError.stageKilled(stage: stage, signal: signal)
+        case .exited(let status):
+            if status == ExitStatus.tryLater.rawValue && forwarded { throw OrchestratorError.paused(stage: stage) }
+            guard status == 0 else { throw OrchestratorError.stageFailed(stage: stage, status: status) }
         }
-        if status == ExitStatus.tryLater.rawValue && (forwarded || cancellation.isCancelled) {
-            throw OrchestratorError.paused(stage: stage)
-        }
-        guard status == 0 else { throw OrchestratorError.stageFailed(stage: stage, status: status) }
         if cancellation.isCancelled { throw OrchestratorError.paused(stage: stage) }
     }
 

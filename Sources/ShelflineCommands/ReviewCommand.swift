@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import ShelflineCore
+import ShelflineLibrary
+
+/// `shelfline review`: list the rows of an import that need a decision, and record decisions.
+public struct ReviewCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "review",
+        abstract: "List rows whose metadata match is ambiguous and record accept/reject decisions.",
+        discussion: helpDiscussion("""
+            Reads the review list (review.json) of a run directory (default <workspace>/runs/latest, \
+            or --run DIR) and <workspace>/library/decisions.json. `accept` and `reject` write \
+            decisions.json (atomically, under <workspace>/library/.merge.lock); the next shelfline-merge \
+            applies them: an accepted candidate's key becomes the book's edition key, a rejected row \
+            keeps the export's data; both clear the review flag.
+            """),
+        subcommands: [List.self, Accept.self, Reject.self])
+
+    public init() {}
+
+    /// Options every review subcommand takes.
+    public struct RunOptions: ParsableArguments {
+        @OptionGroup public var common: CommonOptions
+
+        @Option(name: .long, help: "Run directory whose review.json is meant (default: <workspace>/runs/latest).")
+        public var run: String?
+
+        public init() {}
+
+        func desk() throws -> ReviewDesk {
+            let (config, _) = try common.loadConfig()
+            return ReviewDesk(workspace: common.resolveWorkspace(config), runDirectory: run)
+        }
+    }
+
+    /// `review list`.
+    public struct List: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Print the run's rows needing review with numbered candidates.",
+            discussion: helpDiscussion(""))
+        @OptionGroup public var options: RunOptions
+        public init() {}
+        public func run() async throws {
+            try reportingErrors { print(try options.desk().listing(), terminator: "") }
+        }
+    }
+
+    /// `review accept ROW CANDIDATE`.
+    public struct Accept: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            commandName: "accept", abstract: "Accept candidate CANDIDATE (number or key) for source line ROW.",
+            discussion: helpDiscussion(""))
+        @OptionGroup public var options: RunOptions
+        @Argument(help: "Source line of the row, as `review list` shows it.") public var row: Int
+        @Argument(help: "Candidate number (1 = best) or candidate key.") public var candidate: String
+        public init() {}
+        public func run() async throws {
+            try reportingErrors {
+                let decision = try options.desk().decide(row: row, accept: candidate)
+                if !options.common.quiet {
+                    print("row \(row): accepted \(decision.candidate?.key ?? "") for book \(decision.bookId); the next merge applies it")
+                }
+            }
+        }
+    }
+
+    /// `review reject ROW`.
+    public struct Reject: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            commandName: "reject", abstract: "Keep the export's own data for source line ROW and clear its flag.",
+            discussion: helpDiscussion(""))
+        @OptionGroup public var options: RunOptions
+        @Argument(help: "Source line of the row, as `review list` shows it.") public var row: Int
+        public init() {}
+        public func run() async throws {
+            try reportingErrors {
+                let decision = try options.desk().decide(row: row, accept: nil)
+                if !options.common.quiet {
+                    print("row \(row): rejected the candidates for book \(decision.bookId); the next merge applies it")
+                }
+            }
+        }
+    }
+}
+
+/// Turns any error into `shelfline review: error: …` and its documented exit status.
+private func reportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        FileHandle.standardError.write(Data("shelfline review: error: \(error)\n".utf8))
+        throw ExitCode(ExitStatus(for: error).rawValue)
+    }
+}

@@ -1,0 +1,190 @@
+import Crypto
+import Foundation
+import ShelflineCore
+
+/// The identity keys a record or book is found by, and the stable book id derived from a key.
+///
+/// Two kinds of key: `isbn:<canonical ISBN-13>` (an ISBN-10 is converted, so both forms meet) and
+/// `ta:<normalised title>|<normalised author surname>` for matching without (or across) ISBNs.
+public enum BookKeys {
+    /// `isbn:978…` from a record's ISBN-13, or its ISBN-10 converted; nil without a valid ISBN.
+    public static func isbnKey(isbn13: String?, isbn10: String?) -> String? {
+        if let isbn13, let canonical = canonicalISBN13(isbn13) { return "isbn:" + canonical }
+        if let isbn10, let converted = BookKeys.isbn13(fromISBN10: isbn10) { return "isbn:" + converted }
+        return nil
+    }
+
+    /// `ta:<title>|<author>`, or nil when the title normalises to nothing.
+    public static func titleAuthorKey(title: String, author: String?, stripSubtitle: Bool = true) -> String? {
+        let normalisedTitle = normaliseTitle(title, stripSubtitle: stripSubtitle)
+        guard !normalisedTitle.isEmpty else { return nil }
+        return "ta:" + normalisedTitle + "|" + normaliseAuthor(author ?? "")
+    }
+
+    /// The stable id of a book created from `key`: `b` + 16 hex digits of SHA-256(key).
+    public static func bookId(for key: String) -> String {
+        let digest = SHA256.hash(data: Data(key.utf8))
+        var text = "b"
+        for byte in digest.prefix(8) {
+            text += String(byte, radix: 16).leftPadded(to: 2)
+        }
+        return text
+    }
+
+    /// The 64 bits of a book id (`b` + 16 hex), or nil if it is not one.
+    public static func idBits(_ id: String) -> UInt64? {
+        guard id.utf8.count == 17, id.first == "b" else { return nil }
+        return UInt64(id.dropFirst(), radix: 16)
+    }
+
+    /// The id text for 64 id bits.
+    public static func idString(_ bits: UInt64) -> String {
+        "b" + String(bits, radix: 16).leftPadded(to: 16)
+    }
+
+    /// 64-bit hash of a key, for compact in-memory indexes.
+    public static func keyHash(_ key: String) -> UInt64 {
+        let digest = SHA256.hash(data: Data(key.utf8))
+        return digest.prefix(8).reduce(UInt64(0)) { ($0 << 8) | UInt64($1) }
+    }
+
+    // MARK: ISBN
+
+    static func canonicalISBN13(_ text: String) -> String? {
+        let digits = text.filter { $0.isASCII && $0.isNumber }
+        guard digits.count == 13, digits.count == text.filter({ !$0.isWhitespace && $0 != "-" }).count else { return nil }
+        let values = digits.compactMap { $0.wholeNumberValue }
+        var sum = 0
+        for (index, value) in values.enumerated() { sum += index % 2 == 0 ? value : value * 3 }
+        return sum % 10 == 0 ? digits : nil
+    }
+
+    /// Converts a valid ISBN-10 to its ISBN-13; nil when it is not a valid ISBN-10.
+    public static func isbn13(fromISBN10 text: String) -> String? {
+        let cleaned = text.uppercased().filter { !$0.isWhitespace && $0 != "-" }
+        guard cleaned.count == 10 else { return nil }
+        var sum = 0
+        for (index, character) in cleaned.enumerated() {
+            let value: Int
+            if let digit = character.wholeNumberValue, character.isASCII {
+                value = digit
+            } else if character == "X" && index == 9 {
+                value = 10
+            } else {
+                return nil
+            }
+            sum += value * (10 - index)
+        }
+        guard sum % 11 == 0 else { return nil }
+        let body = "978" + cleaned.prefix(9)
+        var total = 0
+        for (index, character) in body.enumerated() {
+            let value = character.wholeNumberValue!
+            total += index % 2 == 0 ? value : value * 3
+        }
+        return body + String((10 - total % 10) % 10)
+    }
+
+    // MARK: Title and author
+
+    /// Leading articles dropped from titles (English, French, Spanish, Italian, German, Dutch, Portuguese).
+    static let leadingArticles: Set<String> = [
+        "a", "an", "the", "le", "la", "les", "l", "el", "los", "las", "il", "lo", "gli", "der", "die", "das",
+        "ein", "eine", "het", "een", "o", "os", "as", "um", "uma", "un", "une", "una", "uno",
+    ]
+    /// Name suffixes that are not a surname.
+    static let nameSuffixes: Set<String> = ["jr", "sr", "ii", "iii", "iv", "phd", "md", "dr"]
+
+    /// Lowercased, diacritics folded, series suffix `(…)`, a trailing `, The` and a subtitle after `:` removed,
+    /// `&` read as `and`, punctuation as spaces, leading article dropped, whitespace runs collapsed.
+    public static func normaliseTitle(_ title: String, stripSubtitle: Bool = true) -> String {
+        var text = fold(title)
+        // Series suffixes and edition notes: every trailing `(…)` or `[…]` group.
+        while let last = text.last, last == ")" || last == "]" {
+            let open: Character = last == ")" ? "(" : "["
+            guard let start = text.lastIndex(of: open), start != text.startIndex else { break }
+            text = String(text[..<start]).trimmingCharacters(in: .whitespaces)
+        }
+        // Library catalogues move the article to the end: `Left Hand of Darkness, The`.
+        if let comma = text.lastIndex(of: ","), text.distance(from: comma, to: text.endIndex) <= 6,
+            leadingArticles.contains(text[text.index(after: comma)...].trimmingCharacters(in: .whitespaces))
+        {
+            text = String(text[..<comma])
+        }
+        if stripSubtitle, let colon = text.firstIndex(of: ":"), colon != text.startIndex {
+            text = String(text[..<colon])
+        }
+        if text.contains("&") { text = text.replacingOccurrences(of: "&", with: " and ") }
+        var words = words(of: text)
+        if words.count > 1, leadingArticles.contains(words[0]) { words.removeFirst() }
+        return words.joined(separator: " ")
+    }
+
+    /// The author's surname's last word: `Le Guin, Ursula K.` and `Ursula K. Le Guin` both give
+    /// `guin`; suffixes (`Jr.`) are skipped. Exports spell given names and initials differently.
+    public static func normaliseAuthor(_ author: String) -> String {
+        let folded = fold(author)
+        let surnamePart: Substring
+        if let comma = folded.firstIndex(of: ",") {
+            let before = folded[..<comma]
+            let beforeWords = words(of: String(before))
+            // `King, Jr., Martin Luther` keeps `King`; `Tolkien, J.R.R.` keeps `Tolkien`.
+            surnamePart = beforeWords.isEmpty ? folded[...] : before
+        } else {
+            surnamePart = folded[...]
+        }
+        let candidates = words(of: String(surnamePart)).filter { !nameSuffixes.contains($0) }
+        return candidates.last ?? ""
+    }
+
+    static func fold(_ text: String) -> String {
+        // Most titles and names are ASCII: lowercase them without Foundation's Unicode folding.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
+    }
+
+    /// Words of letters and digits; apostrophes inside words are dropped (`don't` → `dont`),
+    /// every other non-alphanumeric character separates words. Works on Unicode scalars (text is
+    /// already folded), which is much cheaper than grapheme clusters.
+    static func words(of text: String) -> [String] {
+        var result: [String] = []
+        var current = String.UnicodeScalarView()
+        var currentCount = 0
+        var previousIsLetter = false
+        for scalar in text.unicodeScalars {
+            let isAlphanumeric: Bool
+            if scalar.isASCII {
+                let value = scalar.value
+                isAlphanumeric = (value >= 0x61 && value <= 0x7A) || (value >= 0x30 && value <= 0x39) || (value >= 0x41 && value <= 0x5A)
+            } else {
+                isAlphanumeric = scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                    || scalar.properties.generalCategory == .nonspacingMark && currentCount > 0
+            }
+            if isAlphanumeric {
+                current.append(scalar)
+                currentCount += 1
+                previousIsLetter = true
+                continue
+            }
+            if (scalar == "'" || scalar == "\u{2019}") && previousIsLetter && currentCount > 1 {
+                // `don't` joins; a one-letter elision (`l'`, `d'`) separates.
+                previousIsLetter = false
+                continue
+            }
+            if currentCount > 0 {
+                result.append(String(current))
+                current = String.UnicodeScalarView()
+                currentCount = 0
+            }
+            previousIsLetter = false
+        }
+        if currentCount > 0 { result.append(String(current)) }
+        return result
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+
+/// A scratch file of one id range of an import's records, written once and read back whole.
+///
+/// Merge partitions records by the top bits of their book id, so each bucket holds about
+/// `records / buckets` of them: that, not the import size, bounds merge's memory.
+/// Line format: `<16 hex book id>\t<line in the records file>\t<granted keys as JSON array>\t<record JSON>`.
+final class BucketFile {
+    let path: String
+    private var descriptor: Int32
+    private var buffer: [UInt8] = []
+    private static let flushSize = 1 << 15
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw FileError.cannotCreate(path: path, reason: systemErrorMessage()) }
+    }
+
+    deinit { if descriptor >= 0 { Glibc.close(descriptor) } }
+
+    func append(id: UInt64, fileLine: Int, keys: [String], record: UnsafeRawBufferPointer) throws {
+        buffer.append(contentsOf: String(id, radix: 16).leftPadded(to: 16).utf8)
+        buffer.append(UInt8(ascii: "\t"))
+        buffer.append(contentsOf: String(fileLine).utf8)
+        buffer.append(UInt8(ascii: "\t"))
+        if keys.isEmpty {
+            buffer.append(contentsOf: "[]".utf8)
+        } else {
+            buffer.append(contentsOf: try JSONEncoder.shelfline.encode(keys))
+        }
+        buffer.append(UInt8(ascii: "\t"))
+        buffer.append(contentsOf: record)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= Self.flushSize { try flush() }
+    }
+
+    func flush() throws {
+        var offset = 0
+        try buffer.withUnsafeBytes { bytes in
+            while offset < bytes.count {
+                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw FileError.io(path: path, reason: "write: \(systemErrorMessage())")
+                }
+                offset += written
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func close() throws {
+        try flush()
+        Glibc.close(descriptor)
+        descriptor = -1
+    }
+
+    /// One bucket's entries.
+    struct Entry {
+        var id: UInt64
+        var keys: [String]
+        var record: BookRecord
+    }
+
+    /// Reads a bucket back (file order = the import's record order).
+    static func read(path: String, recordsPath: String) throws -> [Entry] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileError.io(path: path, reason: "cannot read scratch bucket")
+        }
+        let decoder = JSONDecoder()
+        var entries: [Entry] = []
+        try data.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
+            var start = 0
+            while start < all.count {
+                let end = all[start...].firstIndex(of: UInt8(ascii: "\n")) ?? all.count
+                let line = UnsafeRawBufferPointer(rebasing: all[start..<end])
+                start = end + 1
+                guard line.count > 18, let lineTab = line[17...].firstIndex(of: UInt8(ascii: "\t")),
+                    let tab = line[(lineTab + 1)...].firstIndex(of: UInt8(ascii: "\t"))
+                else { continue }
+                let id = UInt64(String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<16]), as: UTF8.self), radix: 16)!
+                let fileLine = Int(String(decoding: UnsafeRawBufferPointer(rebasing: line[17..<lineTab]), as: UTF8.self)) ?? 0
+                let keysBytes = UnsafeRawBufferPointer(rebasing: line[(lineTab + 1)..<tab])
+                let keys = keysBytes.count == 2 ? [] : try decoder.decode([String].self, from: Data(keysBytes))
+                let record: BookRecord
+                do {
+                    record = try decoder.decode(BookRecord.self, from: Data(UnsafeRawBufferPointer(rebasing: line[(tab + 1)...])))
+                } catch {
+                    throw FileError.corrupt(path: recordsPath, line: fileLine, reason: "invalid record: \(describeDecoding(error))")
+                }
+                entries.append(Entry(id: id, keys: keys, record: record))
+            }
+        }
+        return entries
+    }
+}

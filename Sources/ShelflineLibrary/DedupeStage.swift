@@ -1,0 +1,112 @@
+import Foundation
+import ShelflineCore
+
+/// What dedupe saw: how the file's rows relate to each other and to the library.
+public struct DedupeReport: Codable, Sendable, Equatable {
+    public var input: String
+    public var output: String
+    public var rowsIn = 0
+    public var new = 0
+    public var duplicateInFile = 0
+    public var inLibrary = 0
+    public var libraryBooks = 0
+    public var distinctKeys = 0
+
+    public init(input: String, output: String) {
+        self.input = input
+        self.output = output
+    }
+}
+
+/// Appends `mark` as JSON with sorted keys (the same bytes `JSONEncoder.shelfline` writes).
+func appendJSON(_ mark: DedupeMark, to line: inout [UInt8]) {
+    line.append(contentsOf: "{".utf8)
+    if let bookId = mark.bookId { line.append(contentsOf: "\"bookId\":\"\(bookId)\",".utf8) }
+    if let firstLine = mark.firstLine { line.append(contentsOf: "\"firstLine\":\(firstLine),".utf8) }
+    line.append(contentsOf: "\"key\":".utf8)
+    appendJSONString(mark.key, to: &line)
+    line.append(contentsOf: ",\"status\":\"\(mark.status.rawValue)\"}".utf8)
+}
+
+/// Appends a JSON string literal: quotes, backslashes and control characters escaped.
+func appendJSONString(_ text: String, to line: inout [UInt8]) {
+    line.append(UInt8(ascii: "\""))
+    for byte in text.utf8 {
+        switch byte {
+        case UInt8(ascii: "\""): line.append(contentsOf: "\\\"".utf8)
+        case UInt8(ascii: "\\"): line.append(contentsOf: "\\\\".utf8)
+        case 0x0A: line.append(contentsOf: "\\n".utf8)
+        case 0x0D: line.append(contentsOf: "\\r".utf8)
+        case 0x09: line.append(contentsOf: "\\t".utf8)
+        case 0..<0x20:
+            let hex = String(byte, radix: 16)
+            line.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+        default: line.append(byte)
+        }
+    }
+    line.append(UInt8(ascii: "\""))
+}
+
+/// `shelfline-dedupe`: marks every record `new`, `duplicateInFile` or `inLibrary` (never drops one).
+///
+/// Only the identity fields are decoded; the mark is spliced into the record's JSON line, so the
+/// rest of the record passes through byte for byte.
+public enum DedupeStage {
+    public static func run(input: String, output: String, workspace: Workspace,
+                           parameters: DedupeParameters = DedupeParameters(),
+                           cancellation: CancellationFlag? = nil) throws -> DedupeReport {
+        var resolver = KeyResolver(parameters: parameters)
+        _ = try LibraryFile(workspace: workspace).scan(into: &resolver)
+        var report = DedupeReport(input: input, output: output)
+        report.libraryBooks = resolver.libraryBooks
+        let writer = try NDJSONWriter<BookRecord>(path: output)
+        let decoder = JSONDecoder()
+        var line: [UInt8] = []
+        do {
+            try GzipReader(path: input).forEachLine { bytes, fileLine in
+                guard !bytes.isEmpty else { return }
+                if let cancellation, cancellation.isCancelled {
+                    throw TryLaterError("shelfline-dedupe: interrupted; \(output) was not written")
+                }
+                let identity: RecordIdentity
+                do {
+                    identity = try decoder.decode(RecordIdentity.self, from: Data(bytes))
+                } catch {
+                    throw FileError.corrupt(path: input, line: fileLine, reason: "invalid record: \(describeDecoding(error))")
+                }
+                let resolution = resolver.resolve(RecordKeys(identity, parameters: parameters), line: identity.line)
+                let mark = DedupeMark(status: resolution.status, key: resolution.key, firstLine: resolution.firstLine,
+                                      bookId: BookKeys.idString(resolution.bookId))
+                switch resolution.status {
+                case .new: report.new += 1
+                case .duplicateInFile: report.duplicateInFile += 1
+                case .inLibrary: report.inLibrary += 1
+                }
+                report.rowsIn += 1
+                if identity.dedupe == nil, let close = bytes.lastIndex(of: UInt8(ascii: "}")) {
+                    line.removeAll(keepingCapacity: true)
+                    line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[..<close]))
+                    line.append(contentsOf: ",\"dedupe\":".utf8)
+                    appendJSON(mark, to: &line)
+                    line.append(UInt8(ascii: "}"))
+                    try line.withUnsafeBytes { try writer.appendRaw($0) }
+                } else {
+                    var record: BookRecord
+                    do {
+                        record = try decoder.decode(BookRecord.self, from: Data(bytes))
+                    } catch {
+                        throw FileError.corrupt(path: input, line: fileLine, reason: "invalid record: \(describeDecoding(error))")
+                    }
+                    record.dedupe = mark
+                    try writer.append(record)
+                }
+            }
+            report.distinctKeys = resolver.distinctKeys
+            try writer.commit()
+        } catch {
+            writer.abandon()
+            throw error
+        }
+        return report
+    }
+}

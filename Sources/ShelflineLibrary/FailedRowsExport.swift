@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+
+/// A row for the failed-rows export: where its raw bytes sit in the source file.
+public struct FailedRow: Sendable, Equatable {
+    public var line: Int
+    public var byteOffset: Int
+    public var byteLength: Int
+    public var reason: String
+    /// What to show when the source file is gone: the rejected row's text, or title | author | ISBN.
+    public var fallbackText: String
+    var bookId: UInt64?
+}
+
+/// `failed-rows.csv`: the source's own header line and each rejected or not-enriched row's
+/// original bytes, copied verbatim, so the user can fix them and import the file again.
+///
+/// When the source file is gone or no longer matches the parse report, it writes what it still
+/// knows instead — `Source Line,Reason,Row` — and says so (`usedFallback`).
+public enum FailedRowsExport {
+    public struct Result: Sendable, Equatable {
+        public var rows: Int
+        public var usedFallback: Bool
+        public var fallbackReason: String?
+    }
+
+    public static func write(_ rows: [FailedRow], parse: ParseReport, to path: String) throws -> Result {
+        do {
+            let bytes = try verbatim(rows, parse: parse)
+            try AtomicFile.write(bytes, to: path)
+            return Result(rows: rows.count, usedFallback: false, fallbackReason: nil)
+        } catch let problem as SourceProblem {
+            var text = "Source Line,Reason,Row\n"
+            for row in rows {
+                text += "\(row.line),\(quote(row.reason)),\(quote(row.fallbackText))\n"
+            }
+            try AtomicFile.write(text, to: path)
+            return Result(rows: rows.count, usedFallback: true, fallbackReason: problem.reason)
+        }
+    }
+
+    struct SourceProblem: Error { var reason: String }
+
+    static func verbatim(_ rows: [FailedRow], parse: ParseReport) throws -> [UInt8] {
+        let fd = open(parse.input, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SourceProblem(reason: "\(parse.input): \(systemErrorMessage())") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw SourceProblem(reason: "\(parse.input): not a regular file")
+        }
+        let size = Int(info.st_size)
+        func line(offset: Int, length: Int) throws -> [UInt8] {
+            guard offset >= 0, length >= 0, offset + length <= size else {
+                throw SourceProblem(reason: "\(parse.input): shorter than the parse report says (changed since parse?)")
+            }
+            // Read the row plus up to two bytes after it, to keep the source's own line ending.
+            let extra = min(2, size - offset - length)
+            var buffer = [UInt8](repeating: 0, count: length + extra)
+            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+            guard got == buffer.count else { throw SourceProblem(reason: "\(parse.input): read failed") }
+            var end = length
+            if buffer[..<length].last != UInt8(ascii: "\n") {
+                if extra >= 1, buffer[length] == UInt8(ascii: "\n") {
+                    end = length + 1
+                } else if extra == 2, buffer[length] == UInt8(ascii: "\r"), buffer[length + 1] == UInt8(ascii: "\n") {
+                    end = length + 2
+                }
+            }
+            var result = Array(buffer[..<end])
+            if result.last != UInt8(ascii: "\n") { result.append(UInt8(ascii: "\n")) }
+            return result
+        }
+        let header = try line(offset: parse.headerByteOffset, length: parse.headerByteLength)
+        // The header must still be the one parse read.
+        let headerText = String(decoding: header, as: UTF8.self)
+        if let first = parse.header.first(where: { !$0.isEmpty }), !headerText.contains(first) {
+            throw SourceProblem(reason: "\(parse.input): header no longer matches the parse report (file changed since parse)")
+        }
+        var output = header
+        for row in rows { output += try line(offset: row.byteOffset, length: row.byteLength) }
+        return output
+    }
+
+    static func quote(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,174 @@
+import ShelflineCore
+
+/// How records are keyed: the `dedupe` stage's parameters, which merge reads too so both stages
+/// resolve rows to books the same way.
+public struct DedupeParameters: Codable, Sendable, Equatable {
+    /// Match rows by normalised title + author surname when ISBNs do not decide.
+    public var titleAuthorKeys = true
+    /// Drop a subtitle after `:` from titles before keying (`Dune: Deluxe Edition` = `Dune`).
+    public var stripSubtitle = true
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        titleAuthorKeys = try container.decodeIfPresent(Bool.self, forKey: .titleAuthorKeys) ?? true
+        stripSubtitle = try container.decodeIfPresent(Bool.self, forKey: .stripSubtitle) ?? true
+    }
+}
+
+/// The identity keys of one record.
+public struct RecordKeys: Sendable, Equatable {
+    public var isbn: String?
+    public var titleAuthor: String?
+    /// Used only when a row has neither an ISBN nor a usable title: `row:<format>:<row id or line>`.
+    public var fallback: String?
+
+    public init(_ record: BookRecord, parameters: DedupeParameters = DedupeParameters()) {
+        self.init(RecordIdentity(record), parameters: parameters)
+    }
+
+    public init(_ record: RecordIdentity, parameters: DedupeParameters = DedupeParameters()) {
+        isbn = BookKeys.isbnKey(isbn13: record.isbn13, isbn10: record.isbn10)
+        titleAuthor = parameters.titleAuthorKeys
+            ? BookKeys.titleAuthorKey(title: record.titleBase ?? record.title, author: record.author,
+                                      stripSubtitle: parameters.stripSubtitle)
+            : nil
+        if isbn == nil && titleAuthor == nil {
+            fallback = "row:\(record.format.rawValue):" + (record.rowId.map { "id:" + $0 } ?? "line:\(record.line)")
+        }
+    }
+
+    /// The key a new book made from this record is named after.
+    public var primary: String { isbn ?? titleAuthor ?? fallback! }
+}
+
+/// The fields of a record that decide its identity, and what merge's first pass needs: decoding
+/// only these is several times faster than decoding a whole `BookRecord`.
+public struct RecordIdentity: Decodable, Sendable {
+    public var format: SourceFormat
+    public var line: Int
+    public var rowId: String?
+    public var byteOffset: Int
+    public var byteLength: Int
+    public var title: String
+    public var titleBase: String?
+    public var author: String?
+    public var isbn13: String?
+    public var isbn10: String?
+    public var match: MatchResult?
+    /// Whether the line already carries a dedupe mark (then it is re-encoded, not spliced).
+    public var dedupe: DedupeMark?
+
+    public init(_ record: BookRecord) {
+        format = record.format
+        line = record.line
+        rowId = record.rowId
+        byteOffset = record.byteOffset
+        byteLength = record.byteLength
+        title = record.title
+        titleBase = record.titleBase
+        author = record.author
+        isbn13 = record.isbn13
+        isbn10 = record.isbn10
+        match = record.match
+        dedupe = record.dedupe
+    }
+}
+
+/// Where one record goes: its book and what that means for the import's outcomes.
+public struct Resolution: Sendable, Equatable {
+    public var bookId: UInt64
+    public var status: DedupeStatus
+    /// The key that decided (or, for a new book, the key it is named after).
+    public var key: String
+    /// First row of this file that went to the same book, for `duplicateInFile`.
+    public var firstLine: Int?
+    /// Keys this record gives its book (keys no other book owns yet).
+    public var grantedKeys: [String]
+    /// The book did not exist before this import.
+    public var created: Bool
+}
+
+/// The key index dedupe and merge share: key → book, in memory bounded by distinct keys.
+///
+/// Rules (docs/library.md): a row with an ISBN joins the book owning that ISBN key; failing that,
+/// a book with the same title+author key *that has no ISBN yet* (different ISBNs are different
+/// editions, kept apart); a row without ISBN joins the owner of its title+author key. Each key is
+/// owned by one book: the first to claim it. Keys hash to 64 bits; ids are 64-bit too.
+public struct KeyResolver {
+    struct Entity {
+        var id: UInt64
+        var hasIsbn: Bool
+        var inLibrary: Bool
+        /// First line of the current file that resolved here (0: none yet).
+        var firstLine: Int
+    }
+
+    private var entities: [Entity] = []
+    private var index: [UInt64: Int32] = [:]
+    public let parameters: DedupeParameters
+
+    public init(parameters: DedupeParameters = DedupeParameters()) {
+        self.parameters = parameters
+    }
+
+    public var distinctKeys: Int { index.count }
+    public var libraryBooks: Int { entities.lazy.filter(\.inLibrary).count }
+
+    /// Registers a library book and the keys it owns (a key already owned stays with its owner).
+    public mutating func addLibraryBook(id: UInt64, keys: [String]) {
+        let entity = Int32(entities.count)
+        entities.append(Entity(id: id, hasIsbn: keys.contains { $0.hasPrefix("isbn:") }, inLibrary: true, firstLine: 0))
+        for key in keys {
+            let hash = BookKeys.keyHash(key)
+            if index[hash] == nil { index[hash] = entity }
+        }
+    }
+
+    /// Resolves one record of the file being imported (records must come in file order).
+    public mutating func resolve(_ keys: RecordKeys, line: Int) -> Resolution {
+        var found: Int32?
+        var decidedBy = keys.primary
+        if let isbn = keys.isbn {
+            if let owner = index[BookKeys.keyHash(isbn)] {
+                found = owner
+            } else if let titleAuthor = keys.titleAuthor, let owner = index[BookKeys.keyHash(titleAuthor)],
+                !entities[Int(owner)].hasIsbn
+            {
+                found = owner
+                decidedBy = titleAuthor
+            }
+        } else if let titleAuthor = keys.titleAuthor {
+            found = index[BookKeys.keyHash(titleAuthor)]
+        } else if let fallback = keys.fallback {
+            found = index[BookKeys.keyHash(fallback)]
+        }
+        let created = found == nil
+        let entity: Int32
+        if let found {
+            entity = found
+        } else {
+            entity = Int32(entities.count)
+            let id = BookKeys.idBits(BookKeys.bookId(for: keys.primary))!
+            entities.append(Entity(id: id, hasIsbn: false, inLibrary: false, firstLine: 0))
+        }
+        var granted: [String] = []
+        for key in [keys.isbn, keys.titleAuthor, keys.fallback].compactMap({ $0 }) {
+            let hash = BookKeys.keyHash(key)
+            if index[hash] == nil {
+                index[hash] = entity
+                granted.append(key)
+            }
+        }
+        if keys.isbn != nil { entities[Int(entity)].hasIsbn = true }
+        let record = entities[Int(entity)]
+        if record.firstLine == 0 {
+            entities[Int(entity)].firstLine = line
+            return Resolution(bookId: record.id, status: record.inLibrary ? .inLibrary : .new, key: decidedBy,
+                              firstLine: nil, grantedKeys: granted, created: created)
+        }
+        return Resolution(bookId: record.id, status: .duplicateInFile, key: decidedBy, firstLine: record.firstLine,
+                          grantedKeys: granted, created: created)
+    }
+}

@@ -1,0 +1,153 @@
+import ShelflineCore
+
+/// A direct JSON writer for `LibraryBook`: keys in sorted order, absent values omitted, the same
+/// bytes for the same book every time. Foundation's `JSONEncoder` was a third of merge's time.
+extension LibraryBook {
+    /// Appends the book as one compact JSON object (no newline).
+    public func appendJSON(to out: inout [UInt8]) {
+        var writer = ObjectWriter(out: take(&out))
+        writer.strings("additionalAuthors", additionalAuthors)
+        writer.string("asin", asin)
+        writer.string("author", author)
+        writer.string("binding", binding)
+        writer.int("coverId", coverId)
+        writer.string("dateAdded", dateAdded)
+        writer.string("editionKey", editionKey)
+        writer.string("enrichment", enrichment)
+        writer.string("enrichmentSource", enrichmentSource)
+        writer.string("id", id)
+        writer.string("isbn10", isbn10)
+        writer.string("isbn13", isbn13)
+        writer.strings("keys", keys)
+        writer.strings("metadataFields", metadataFields)
+        writer.bool("needsReview", needsReview)
+        writer.string("notes", notes)
+        writer.int("originalYear", originalYear)
+        writer.bool("owned", owned)
+        writer.int("pages", pages)
+        writer.key("provenance")
+        writer.out.append(UInt8(ascii: "["))
+        for (index, contribution) in provenance.enumerated() {
+            if index > 0 { writer.out.append(UInt8(ascii: ",")) }
+            var inner = ObjectWriter(out: take(&writer.out))
+            inner.strings("fields", contribution.fields)
+            inner.string("format", contribution.format.rawValue)
+            inner.string("importId", contribution.importId)
+            inner.ints("lines", contribution.lines)
+            inner.strings("rowIds", contribution.rowIds)
+            writer.out = inner.finish()
+        }
+        writer.out.append(UInt8(ascii: "]"))
+        writer.string("publisher", publisher)
+        writer.double("rating", rating)
+        writer.int("readCount", readCount)
+        if let reads {
+            writer.key("reads")
+            writer.out.append(UInt8(ascii: "["))
+            for (index, span) in reads.enumerated() {
+                if index > 0 { writer.out.append(UInt8(ascii: ",")) }
+                var inner = ObjectWriter(out: take(&writer.out))
+                inner.string("end", span.end)
+                inner.string("start", span.start)
+                writer.out = inner.finish()
+            }
+            writer.out.append(UInt8(ascii: "]"))
+        }
+        writer.string("review", review)
+        writer.string("reviewDecision", reviewDecision)
+        writer.string("series", series)
+        writer.string("seriesPosition", seriesPosition)
+        writer.string("shelf", shelf)
+        writer.strings("shelves", shelves)
+        writer.string("subtitle", subtitle)
+        writer.string("title", title)
+        writer.string("workKey", workKey)
+        writer.int("year", year)
+        out = writer.finish()
+    }
+
+    /// The book's JSON line (without newline).
+    public var jsonLine: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
+        appendJSON(to: &out)
+        return out
+    }
+}
+
+/// Moves an array out of a variable, so appending to it does not copy it.
+private func take(_ array: inout [UInt8]) -> [UInt8] {
+    var taken: [UInt8] = []
+    swap(&taken, &array)
+    return taken
+}
+
+/// Writes one JSON object's members in the order they are given.
+private struct ObjectWriter {
+    var out: [UInt8]
+    private var first = true
+
+    init(out: [UInt8]) {
+        self.out = out
+        self.out.append(UInt8(ascii: "{"))
+    }
+
+    mutating func finish() -> [UInt8] {
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    mutating func key(_ name: String) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: name.utf8)
+        out.append(contentsOf: "\":".utf8)
+    }
+
+    mutating func string(_ name: String, _ value: String?) {
+        guard let value else { return }
+        key(name)
+        appendJSONString(value, to: &out)
+    }
+
+    mutating func strings(_ name: String, _ values: [String]?) {
+        guard let values else { return }
+        key(name)
+        out.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendJSONString(value, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    mutating func int(_ name: String, _ value: Int?) {
+        guard let value else { return }
+        key(name)
+        out.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func ints(_ name: String, _ values: [Int]) {
+        key(name)
+        out.append(UInt8(ascii: "["))
+        out.append(contentsOf: values.map(String.init).joined(separator: ",").utf8)
+        out.append(UInt8(ascii: "]"))
+    }
+
+    mutating func bool(_ name: String, _ value: Bool?) {
+        guard let value else { return }
+        key(name)
+        out.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    mutating func double(_ name: String, _ value: Double?) {
+        guard let value, value.isFinite else { return }
+        key(name)
+        if value == value.rounded(), abs(value) < 1e15 {
+            out.append(contentsOf: String(Int(value)).utf8)
+        } else {
+            out.append(contentsOf: String(value).utf8)
+        }
+    }
+}

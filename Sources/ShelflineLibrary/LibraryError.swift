@@ -1,0 +1,56 @@
+import ShelflineCore
+
+/// Errors of the library side: a library that cannot be trusted, inputs that do not add up,
+/// review commands that name rows or candidates that do not exist.
+public enum LibraryError: ShelflineError, Equatable {
+    /// The library file is unreadable as a library; nothing was changed.
+    case corruptLibrary(path: String, reason: String, backup: String, backupExists: Bool)
+    /// The run's files disagree about how many rows there were.
+    case countMismatch(path: String, rowsRead: Int, records: Int, rejected: Int)
+    /// `review` was pointed at a run without a review list.
+    case noReviewList(path: String)
+    /// `review accept|reject ROW`: ROW is not in the run's review list.
+    case unknownReviewRow(path: String, row: Int, rows: [Int])
+    /// `review accept ROW CANDIDATE`: CANDIDATE is neither a listed number nor a listed key.
+    case unknownCandidate(row: Int, candidate: String, count: Int)
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .corruptLibrary, .countMismatch: .dataError
+        case .noReviewList: .noInput
+        case .unknownReviewRow, .unknownCandidate: .usage
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .corruptLibrary(let path, let reason, let backup, let backupExists):
+            let recovery = backupExists
+                ? "restore the previous generation with `cp \(backup) \(path)` and re-run the imports made since"
+                : "no previous generation exists at \(backup); move the file aside and re-import your exports"
+            return "\(path): library is corrupt (\(reason)); it was left untouched. To recover, \(recovery)"
+        case .countMismatch(let path, let rowsRead, let records, let rejected):
+            return "\(path): parse report says rowsRead \(rowsRead), but the run holds \(records) records + \(rejected) rejected rows; re-run parse"
+        case .noReviewList(let path):
+            return "\(path): no review list (run an import first, or pass --run DIR)"
+        case .unknownReviewRow(let path, let row, let rows):
+            let listed = rows.isEmpty ? "none" : rows.prefix(20).map(String.init).joined(separator: ", ")
+            return "\(path): row \(row) is not in the review list (rows needing review: \(listed))"
+        case .unknownCandidate(let row, let candidate, let count):
+            return "row \(row): no candidate '\(candidate)' (give 1…\(count) or a candidate key from `review list`)"
+        }
+    }
+}
+
+/// A short, user-facing description of a JSON decoding error (which key, what was wrong).
+func describeDecoding(_ error: any Error) -> String {
+    switch error {
+    case DecodingError.keyNotFound(let key, _): "missing key '\(key.stringValue)'"
+    case DecodingError.typeMismatch(let type, let context):
+        "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is not \(type)"
+    case DecodingError.valueNotFound(_, let context):
+        "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is null"
+    case DecodingError.dataCorrupted(let context): "not JSON (\(context.debugDescription))"
+    default: "\(error)"
+    }
+}

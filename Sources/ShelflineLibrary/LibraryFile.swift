@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+
+/// The persistent library file: scanning it into a key index, and publishing a new generation
+/// while keeping the previous one.
+public struct LibraryFile {
+    public let workspace: Workspace
+
+    public init(workspace: Workspace) { self.workspace = workspace }
+
+    public var path: String { workspace.libraryFile }
+    public var exists: Bool { FileManager.default.fileExists(atPath: path) }
+
+    /// The part of a book the key index needs.
+    struct IndexEntry: Decodable {
+        var id: String
+        var keys: [String]
+        var reviewDecision: String?
+    }
+
+    /// What a scan learned: ids in file order, and books that already carry a review decision.
+    public struct Scan {
+        public var ids: [UInt64] = []
+        public var decided: Set<UInt64> = []
+    }
+
+    /// Reads the whole library, checking it is a sorted, duplicate-free list of books, and
+    /// registers every book's keys. Any problem is `LibraryError.corruptLibrary`.
+    public func scan(into resolver: inout KeyResolver) throws -> Scan {
+        var scan = Scan()
+        guard exists else { return scan }
+        let decoder = JSONDecoder()
+        do {
+            let reader = try GzipReader(path: path)
+            var previous: UInt64?
+            try reader.forEachLine { bytes, line in
+                guard !bytes.isEmpty else {
+                    throw FileError.corrupt(path: path, line: line, reason: "empty line")
+                }
+                let entry: IndexEntry
+                if let fields = IndexLineScanner.scan(bytes), let id = fields.id, let keys = fields.keys {
+                    entry = IndexEntry(id: id, keys: keys, reviewDecision: fields.reviewDecision)
+                } else {
+                    do {
+                        entry = try decoder.decode(IndexEntry.self, from: Data(bytes))
+                    } catch {
+                        throw FileError.corrupt(path: path, line: line, reason: "invalid book: \(describeDecoding(error))")
+                    }
+                }
+                guard let id = BookKeys.idBits(entry.id) else {
+                    throw FileError.corrupt(path: path, line: line, reason: "invalid book id '\(entry.id)'")
+                }
+                if let previous, previous >= id {
+                    throw FileError.corrupt(path: path, line: line, reason: "book ids out of order or repeated at \(entry.id)")
+                }
+                previous = id
+                scan.ids.append(id)
+                if entry.reviewDecision != nil { scan.decided.insert(id) }
+                resolver.addLibraryBook(id: id, keys: entry.keys)
+            }
+        } catch let error as FileError {
+            switch error {
+            case .corrupt(_, let line, let reason):
+                throw corrupt(line.map { "line \($0): \(reason)" } ?? reason)
+            case .missingInput(_, let reason), .io(_, let reason):
+                throw corrupt(reason)
+            case .cannotCreate:
+                throw error
+            }
+        }
+        return scan
+    }
+
+    func corrupt(_ reason: String) -> LibraryError {
+        .corruptLibrary(path: path, reason: reason, backup: workspace.libraryBackup,
+                        backupExists: FileManager.default.fileExists(atPath: workspace.libraryBackup))
+    }
+
+    /// Makes the current library the previous generation (a hard link, else a copy), atomically.
+    func keepPreviousGeneration() throws {
+        guard exists else { return }
+        let backup = workspace.libraryBackup
+        let temporary = workspace.libraryDirectory + "/.library.previous.tmp-\(getpid())"
+        unlink(temporary)
+        if link(path, temporary) != 0 {
+            do {
+                try FileManager.default.copyItem(atPath: path, toPath: temporary)
+            } catch {
+                throw FileError.cannotCreate(path: backup, reason: (error as NSError).localizedDescription)
+            }
+        }
+        guard rename(temporary, backup) == 0 else {
+            let reason = systemErrorMessage()
+            unlink(temporary)
+            throw FileError.cannotCreate(path: backup, reason: "rename: \(reason)")
+        }
+    }
+}
+
+/// An exclusive `flock` on `library/.merge.lock`, held around merge's read-modify-write and
+/// review's decision updates. Separate from the orchestrator's workspace lock, so they never deadlock.
+public final class MergeLock {
+    private let descriptor: Int32
+    public let path: String
+
+    /// Blocks until the lock is ours.
+    public init(workspace: Workspace) throws {
+        try Workspace.makeDirectory(workspace.libraryDirectory)
+        path = workspace.libraryDirectory + "/.merge.lock"
+        let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileError.cannotCreate(path: path, reason: systemErrorMessage()) }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let reason = systemErrorMessage()
+            close(fd)
+            throw FileError.io(path: path, reason: "flock: \(reason)")
+        }
+        descriptor = fd
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}

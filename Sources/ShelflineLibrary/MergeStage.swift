@@ -1,0 +1,394 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+
+/// `shelfline-merge` settings (pipeline.json `stages[merge].parameters`).
+public struct MergeParameters: Codable, Sendable, Equatable {
+    /// Scratch buckets the import is partitioned into by book id (a power of two, 1…4096).
+    public var buckets = 256
+    /// gzip level of the library file.
+    public var libraryLevel = Int(GzipWriter.libraryLevel)
+    /// Also export rows lookup could not enrich (and whose book has no edition) to failed-rows.csv.
+    public var failedRowsIncludeNotEnriched = true
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        buckets = try container.decodeIfPresent(Int.self, forKey: .buckets) ?? 256
+        libraryLevel = try container.decodeIfPresent(Int.self, forKey: .libraryLevel) ?? Int(GzipWriter.libraryLevel)
+        failedRowsIncludeNotEnriched = try container.decodeIfPresent(Bool.self, forKey: .failedRowsIncludeNotEnriched) ?? true
+    }
+
+    /// Checks ranges; errors name the key.
+    public func validate(configPath: String) throws {
+        guard buckets >= 1, buckets <= 4096, buckets & (buckets - 1) == 0 else {
+            throw ConfigError(path: configPath, key: "stages[merge].parameters.buckets", expected: "a power of two from 1 to 4096")
+        }
+        guard (1...9).contains(libraryLevel) else {
+            throw ConfigError(path: configPath, key: "stages[merge].parameters.libraryLevel", expected: "a gzip level from 1 to 9")
+        }
+    }
+}
+
+/// The files of one merge run (paths as given on the command line).
+public struct MergeRequest: Sendable {
+    public var records: String
+    public var parseReport: String
+    public var rejects: String?
+    public var report: String
+    public var ledger: String
+    public var review: String
+    public var failedRows: String
+    /// Import id recorded in provenance; nil: the content hash of the source export (or of `records`).
+    public var importId: String?
+
+    public init(records: String, parseReport: String, rejects: String?, report: String, ledger: String, review: String,
+                failedRows: String, importId: String?) {
+        self.records = records
+        self.parseReport = parseReport
+        self.rejects = rejects
+        self.report = report
+        self.ledger = ledger
+        self.review = review
+        self.failedRows = failedRows
+        self.importId = importId
+    }
+}
+
+/// One line of the per-row ledger: where a source row went.
+public struct LedgerEntry: Codable, Sendable, Equatable {
+    public enum Outcome: String, Codable, Sendable { case rejected, added, updated, duplicateInFile }
+    public var line: Int
+    public var outcome: Outcome
+    public var bookId: String?
+    /// For `duplicateInFile`: the first row of this file that went to the same book.
+    public var firstLine: Int?
+    /// The identity key that decided.
+    public var key: String?
+    /// Lookup's verdict (absent: not looked up, counted as `notEnriched`).
+    public var match: MatchStatus?
+    /// Why the row was rejected.
+    public var reason: String?
+
+    /// Appends the entry as compact JSON with sorted keys (what `JSONEncoder.shelfline` writes).
+    public func appendJSON(to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        if let bookId { out.append(contentsOf: "\"bookId\":\"\(bookId)\",".utf8) }
+        if let firstLine { out.append(contentsOf: "\"firstLine\":\(firstLine),".utf8) }
+        if let key {
+            out.append(contentsOf: "\"key\":".utf8)
+            appendJSONString(key, to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: "\"line\":\(line),".utf8)
+        if let match { out.append(contentsOf: "\"match\":\"\(match.rawValue)\",".utf8) }
+        out.append(contentsOf: "\"outcome\":\"\(outcome.rawValue)\"".utf8)
+        if let reason {
+            out.append(contentsOf: ",\"reason\":".utf8)
+            appendJSONString(reason, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    public init(line: Int, outcome: Outcome, bookId: String? = nil, firstLine: Int? = nil, key: String? = nil,
+                match: MatchStatus? = nil, reason: String? = nil) {
+        self.line = line
+        self.outcome = outcome
+        self.bookId = bookId
+        self.firstLine = firstLine
+        self.key = key
+        self.match = match
+        self.reason = reason
+    }
+}
+
+/// `shelfline-merge`: folds one import's records into the library under the merge lock.
+///
+/// Pass 1 resolves every record to a book with the key index (as dedupe does, but against the
+/// library as it is now), writes the ledger and partitions the records into id-range buckets.
+/// Pass 2 streams the library in id order, folding each bucket into its range; untouched books
+/// are copied byte for byte. The new generation is published atomically, only if it differs.
+public enum MergeStage {
+    public static func run(_ request: MergeRequest, workspace: Workspace, dedupe: DedupeParameters = DedupeParameters(),
+                           parameters: MergeParameters = MergeParameters(),
+                           cancellation: CancellationFlag? = nil, log: Logfmt? = nil) throws -> MergeReport {
+        let parse = try readJSONFile(ParseReport.self, from: request.parseReport)
+        var rejects: [RejectedRow] = []
+        if let path = request.rejects, parse.rowsRejected > 0 || FileManager.default.fileExists(atPath: path) {
+            rejects = try NDJSONReader<RejectedRow>(path: path).readAll().sorted { $0.line < $1.line }
+        }
+        let importId = try request.importId ?? defaultImportId(parse: parse, records: request.records)
+
+        let lock = try MergeLock(workspace: workspace)
+        defer { withExtendedLifetime(lock) {} }
+
+        var resolver = KeyResolver(parameters: dedupe)
+        let library = LibraryFile(workspace: workspace)
+        let scan = try library.scan(into: &resolver)
+        let decisions = try ReviewDecisions.load(workspace: workspace).byBook
+
+        let bucketBits = parameters.buckets.trailingZeroBitCount
+        func bucket(of id: UInt64) -> Int { bucketBits == 0 ? 0 : Int(id >> UInt64(64 - bucketBits)) }
+        let workDirectory = workspace.libraryDirectory + "/.merge-work-\(getpid())"
+        try Workspace.makeDirectory(workDirectory)
+        defer { try? FileManager.default.removeItem(atPath: workDirectory) }
+        let buckets = try (0..<parameters.buckets).map { try BucketFile(path: workDirectory + "/bucket-\($0)") }
+
+        // Pass 1: resolve, ledger, partition.
+        let ledger = try NDJSONWriter<LedgerEntry>(path: request.ledger)
+        var outcomes = ImportOutcomes()
+        outcomes.rejected = rejects.count
+        var enrichment = EnrichmentCounts()
+        var reviewItems: [(id: UInt64, item: ReviewItem)] = []
+        var notEnriched: [FailedRow] = []
+        var recordCount = 0
+        var rejectIndex = 0
+        let decoder = JSONDecoder()
+        var ledgerLine: [UInt8] = []
+        func appendLedger(_ entry: LedgerEntry) throws {
+            ledgerLine.removeAll(keepingCapacity: true)
+            entry.appendJSON(to: &ledgerLine)
+            try ledgerLine.withUnsafeBytes { try ledger.appendRaw($0) }
+        }
+        do {
+            try GzipReader(path: request.records).forEachLine { bytes, fileLine in
+                guard !bytes.isEmpty else { return }
+                if let cancellation, cancellation.isCancelled {
+                    throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
+                }
+                let record: RecordIdentity
+                do {
+                    record = try decoder.decode(RecordIdentity.self, from: Data(bytes))
+                } catch {
+                    throw FileError.corrupt(path: request.records, line: fileLine,
+                                            reason: "invalid record: \(describeDecoding(error))")
+                }
+                while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
+                    try appendLedger(LedgerEntry(line: rejects[rejectIndex].line, outcome: .rejected, reason: rejects[rejectIndex].reason))
+                    rejectIndex += 1
+                }
+                recordCount += 1
+                let resolution = resolver.resolve(RecordKeys(record, parameters: dedupe), line: record.line)
+                let outcome: LedgerEntry.Outcome
+                switch resolution.status {
+                case .new: outcome = .added; outcomes.added += 1
+                case .inLibrary: outcome = .updated; outcomes.updated += 1
+                case .duplicateInFile: outcome = .duplicateInFile; outcomes.duplicateInFile += 1
+                }
+                let status = record.match?.status ?? .notEnriched
+                enrichment.count(status)
+                if status == .notEnriched {
+                    notEnriched.append(FailedRow(line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
+                                                 reason: record.match?.reason ?? "not looked up",
+                                                 fallbackText: [record.title, record.author ?? "", record.isbn13 ?? ""].joined(separator: " | "),
+                                                 bookId: resolution.bookId))
+                }
+                let bookId = BookKeys.idString(resolution.bookId)
+                if status == .needsReview {
+                    reviewItems.append((resolution.bookId, ReviewItem(line: record.line, bookId: bookId, title: record.title,
+                                                                      author: record.author, isbn13: record.isbn13,
+                                                                      candidates: record.match?.candidates ?? [])))
+                }
+                try appendLedger(LedgerEntry(line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
+                                              key: resolution.key, match: record.match?.status))
+                try buckets[bucket(of: resolution.bookId)].append(id: resolution.bookId, fileLine: fileLine, keys: resolution.grantedKeys, record: bytes)
+            }
+            for reject in rejects[rejectIndex...] {
+                try appendLedger(LedgerEntry(line: reject.line, outcome: .rejected, reason: reject.reason))
+            }
+            guard recordCount + rejects.count == parse.rowsRead else {
+                throw LibraryError.countMismatch(path: request.parseReport, rowsRead: parse.rowsRead, records: recordCount,
+                                                 rejected: rejects.count)
+            }
+            for file in buckets { try file.close() }
+        } catch {
+            ledger.abandon()
+            throw error
+        }
+
+        // Pass 2: fold buckets into the library in id order.
+        let fold = try foldLibrary(library: library, scan: scan, buckets: buckets, bucketOf: bucket(of:), decisions: decisions,
+                                   importId: importId, level: Int32(parameters.libraryLevel), recordsPath: request.records,
+                                   cancellation: cancellation)
+        do {
+            try ledger.commit()
+            let flagged = reviewItems.filter { fold.flagged.contains($0.id) }.map(\.item)
+            try writeJSONFile(ReviewList(importId: importId, items: flagged), to: request.review)
+            var failed = rejects.map {
+                FailedRow(line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
+                          fallbackText: $0.raw, bookId: nil)
+            }
+            if parameters.failedRowsIncludeNotEnriched {
+                failed += notEnriched.filter { fold.unenriched.contains($0.bookId!) }
+            }
+            let export = try FailedRowsExport.write(failed.sorted { $0.line < $1.line }, parse: parse, to: request.failedRows)
+            if let log, export.usedFallback {
+                log.event(["stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
+                           "reason": export.fallbackReason ?? ""])
+            }
+        } catch {
+            fold.writer?.abandon()
+            throw error
+        }
+        if let writer = fold.writer {
+            do {
+                try library.keepPreviousGeneration()
+                try writer.commit()
+            } catch {
+                writer.abandon()
+                throw error
+            }
+        }
+        let report = MergeReport(importId: importId, rowsRead: parse.rowsRead, outcomes: outcomes, enrichment: enrichment,
+                                 libraryBooks: fold.books, ledger: relative(request.ledger, to: request.report),
+                                 review: relative(request.review, to: request.report),
+                                 failedRows: relative(request.failedRows, to: request.report))
+        try writeJSONFile(report, to: request.report)
+        log?.event(["stage": "merge", "import": importId, "rows": parse.rowsRead, "added": outcomes.added,
+                    "updated": outcomes.updated, "duplicateInFile": outcomes.duplicateInFile, "rejected": outcomes.rejected,
+                    "books": fold.books, "libraryChanged": fold.writer != nil])
+        return report
+    }
+
+    struct FoldResult {
+        /// The new generation, uncommitted; nil when the library would be byte-identical.
+        var writer: NDJSONWriter<LibraryBook>?
+        var books: Int
+        /// Touched books left flagged for review.
+        var flagged: Set<UInt64>
+        /// Touched books without an edition key after the merge.
+        var unenriched: Set<UInt64>
+    }
+
+    static func foldLibrary(library: LibraryFile, scan: LibraryFile.Scan, buckets: [BucketFile], bucketOf: (UInt64) -> Int,
+                            decisions: [UInt64: ReviewDecision], importId: String, level: Int32, recordsPath: String,
+                            cancellation: CancellationFlag?) throws -> FoldResult {
+        let writer = try NDJSONWriter<LibraryBook>(path: library.path, level: level)
+        var changed = false
+        var books = 0
+        var flagged: Set<UInt64> = []
+        var unenriched: Set<UInt64> = []
+        var current = -1
+        var pending: [UInt64: [BucketFile.Entry]] = [:]
+        var pendingNew: [UInt64] = []
+        var newIndex = 0
+        let decoder = JSONDecoder()
+
+        func existsInLibrary(_ id: UInt64) -> Bool {
+            var low = 0, high = scan.ids.count
+            while low < high {
+                let mid = (low + high) / 2
+                if scan.ids[mid] < id { low = mid + 1 } else { high = mid }
+            }
+            return low < scan.ids.count && scan.ids[low] == id
+        }
+
+        func load(_ index: Int) throws {
+            if let cancellation, cancellation.isCancelled {
+                throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
+            }
+            pending = [:]
+            for entry in try BucketFile.read(path: buckets[index].path, recordsPath: recordsPath) {
+                pending[entry.id, default: []].append(entry)
+            }
+            pendingNew = pending.keys.filter { !existsInLibrary($0) }.sorted()
+            newIndex = 0
+        }
+
+        func note(_ book: LibraryBook, id: UInt64) {
+            if book.needsReview == true { flagged.insert(id) }
+            if book.editionKey == nil { unenriched.insert(id) }
+        }
+
+        func fold(_ original: LibraryBook?, id: UInt64, entries: [BucketFile.Entry]) -> LibraryBook {
+            var book = BookMerger.fold(book: original, id: BookKeys.idString(id), records: entries.map(\.record),
+                                       grantedKeys: entries.flatMap(\.keys), importId: importId)
+            if let decision = decisions[id] { BookMerger.apply(decision, to: &book) }
+            note(book, id: id)
+            return book
+        }
+
+        func emitNew(before limit: UInt64?) throws {
+            while newIndex < pendingNew.count, limit == nil || pendingNew[newIndex] < limit! {
+                let id = pendingNew[newIndex]
+                newIndex += 1
+                try fold(nil, id: id, entries: pending.removeValue(forKey: id)!).jsonLine.withUnsafeBytes { try writer.appendRaw($0) }
+                books += 1
+                changed = true
+            }
+        }
+
+        func advance(to target: Int) throws {
+            while current < target {
+                if current >= 0 { try emitNew(before: nil) }
+                current += 1
+                if current < buckets.count { try load(current) }
+            }
+        }
+
+        do {
+            if library.exists {
+                var count = 0
+                try GzipReader(path: library.path).forEachLine { bytes, line in
+                    guard line - 1 < scan.ids.count else {
+                        throw library.corrupt("changed while merging (more lines than scanned)")
+                    }
+                    count += 1
+                    let id = scan.ids[line - 1]
+                    try advance(to: bucketOf(id))
+                    try emitNew(before: id)
+                    let entries = pending.removeValue(forKey: id)
+                    let decision = decisions[id]
+                    books += 1
+                    guard entries != nil || decision != nil else {
+                        try writer.appendRaw(bytes)
+                        return
+                    }
+                    let original: LibraryBook
+                    do {
+                        original = try decoder.decode(LibraryBook.self, from: Data(bytes))
+                    } catch {
+                        throw library.corrupt("line \(line): invalid book: \(describeDecoding(error))")
+                    }
+                    let book = entries.map { fold(original, id: id, entries: $0) } ?? {
+                        var book = original
+                        BookMerger.apply(decision!, to: &book)
+                        return book
+                    }()
+                    if book == original {
+                        try writer.appendRaw(bytes)
+                    } else {
+                        changed = true
+                        try book.jsonLine.withUnsafeBytes { try writer.appendRaw($0) }
+                    }
+                }
+                guard count == scan.ids.count else { throw library.corrupt("changed while merging (fewer lines than scanned)") }
+            }
+            try advance(to: buckets.count)
+        } catch {
+            writer.abandon()
+            throw error
+        }
+        if !changed {
+            writer.abandon()
+            return FoldResult(writer: nil, books: books, flagged: flagged, unenriched: unenriched)
+        }
+        return FoldResult(writer: writer, books: books, flagged: flagged, unenriched: unenriched)
+    }
+
+    /// The content hash (16 hex digits) of the source export if it is still there, else of the records file.
+    static func defaultImportId(parse: ParseReport, records: String) throws -> String {
+        let hash = try (try? ContentHash.file(parse.input)) ?? ContentHash.file(records)
+        return String(hash.prefix(16))
+    }
+
+    /// `path` relative to the directory of `base` when it lies inside it.
+    static func relative(_ path: String, to base: String) -> String {
+        let directory = (base as NSString).deletingLastPathComponent
+        guard !directory.isEmpty, path.hasPrefix(directory + "/") else { return path }
+        return String(path.dropFirst(directory.count + 1))
+    }
+}

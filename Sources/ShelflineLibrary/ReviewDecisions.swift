@@ -1,0 +1,152 @@
+import Foundation
+import ShelflineCore
+
+/// One row of a run's review list (`review.json`): imported from the export's own data, flagged
+/// because lookup found several plausible editions.
+public struct ReviewItem: Codable, Sendable, Equatable {
+    /// Source line of the row (the `ROW` of `review accept|reject`).
+    public var line: Int
+    public var bookId: String
+    public var title: String
+    public var author: String?
+    public var isbn13: String?
+    /// Candidates best first; `review accept ROW N` takes the N-th (1-based).
+    public var candidates: [MatchCandidate]
+
+    public init(line: Int, bookId: String, title: String, author: String?, isbn13: String?, candidates: [MatchCandidate]) {
+        self.line = line
+        self.bookId = bookId
+        self.title = title
+        self.author = author
+        self.isbn13 = isbn13
+        self.candidates = candidates
+    }
+}
+
+/// `review.json`: the rows of one import that need a decision.
+public struct ReviewList: Codable, Sendable, Equatable {
+    public var importId: String
+    public var items: [ReviewItem]
+
+    public init(importId: String, items: [ReviewItem]) {
+        self.importId = importId
+        self.items = items
+    }
+}
+
+/// A decision about one flagged book.
+public struct ReviewDecision: Codable, Sendable, Equatable {
+    public enum Action: String, Codable, Sendable { case accept, reject }
+    public var bookId: String
+    public var action: Action
+    /// The accepted candidate (its key becomes the book's edition key).
+    public var candidate: MatchCandidate?
+    /// Where the decision was made: the import and source line of the listed row.
+    public var importId: String
+    public var line: Int
+
+    public init(bookId: String, action: Action, candidate: MatchCandidate?, importId: String, line: Int) {
+        self.bookId = bookId
+        self.action = action
+        self.candidate = candidate
+        self.importId = importId
+        self.line = line
+    }
+}
+
+/// The decisions file (`Workspace.decisionsFile`): one decision per book, sorted by book id.
+/// Merge applies every decision on every run (idempotently), so decisions survive re-imports.
+public struct ReviewDecisions: Codable, Sendable, Equatable {
+    public var decisions: [ReviewDecision]
+
+    public init(decisions: [ReviewDecision] = []) { self.decisions = decisions }
+
+    /// Reads the decisions file; a missing file is no decisions.
+    public static func load(workspace: Workspace) throws -> ReviewDecisions {
+        guard FileManager.default.fileExists(atPath: workspace.decisionsFile) else { return ReviewDecisions() }
+        return try readJSONFile(ReviewDecisions.self, from: workspace.decisionsFile)
+    }
+
+    /// Decisions keyed by book id bits.
+    public var byBook: [UInt64: ReviewDecision] {
+        var result: [UInt64: ReviewDecision] = [:]
+        for decision in decisions {
+            if let id = BookKeys.idBits(decision.bookId) { result[id] = decision }
+        }
+        return result
+    }
+
+    /// Records `decision`, replacing an earlier one for the same book.
+    public mutating func record(_ decision: ReviewDecision) {
+        decisions.removeAll { $0.bookId == decision.bookId }
+        decisions.append(decision)
+        decisions.sort { $0.bookId < $1.bookId }
+    }
+}
+
+/// `shelfline review`: list a run's flagged rows and record decisions about them.
+public struct ReviewDesk {
+    public let workspace: Workspace
+    /// The run directory whose `review.json` is meant.
+    public let runDirectory: String
+
+    public init(workspace: Workspace, runDirectory: String?) {
+        self.workspace = workspace
+        self.runDirectory = runDirectory ?? workspace.runsDirectory + "/latest"
+    }
+
+    /// The run's review list: `review.json`, or the file merge-report.json names.
+    public func reviewList() throws -> ReviewList {
+        var path = runDirectory + "/review.json"
+        if let report = try? readJSONFile(MergeReport.self, from: runDirectory + "/merge-report.json") {
+            path = report.review.hasPrefix("/") ? report.review : runDirectory + "/" + report.review
+        }
+        guard FileManager.default.fileExists(atPath: path) else { throw LibraryError.noReviewList(path: path) }
+        return try readJSONFile(ReviewList.self, from: path)
+    }
+
+    /// Lines for `review list`, with the decision already recorded for each row's book.
+    public func listing() throws -> String {
+        let list = try reviewList()
+        let decisions = try ReviewDecisions.load(workspace: workspace).byBook
+        guard !list.items.isEmpty else { return "No rows need review in import \(list.importId).\n" }
+        var text = "\(list.items.count) row(s) need review in import \(list.importId):\n"
+        for item in list.items {
+            let decision = BookKeys.idBits(item.bookId).flatMap { decisions[$0] }
+            let state = decision.map { " [\($0.action == .accept ? "accepted \($0.candidate?.key ?? "")" : "rejected")]" } ?? ""
+            text += "row \(item.line): \(item.title)\(item.author.map { " — \($0)" } ?? "") (book \(item.bookId))\(state)\n"
+            for (index, candidate) in item.candidates.enumerated() {
+                let score = String(format: "%.2f", candidate.score)
+                text += "  \(index + 1). \(candidate.key)  \(candidate.title) — \(candidate.authors.joined(separator: ", "))  score \(score)\n"
+            }
+        }
+        return text
+    }
+
+    /// Records a decision for `row`; `candidate` is a 1-based number or a candidate key (accept only).
+    @discardableResult
+    public func decide(row: Int, accept candidate: String?) throws -> ReviewDecision {
+        let list = try reviewList()
+        guard let item = list.items.first(where: { $0.line == row }) else {
+            throw LibraryError.unknownReviewRow(path: runDirectory + "/review.json", row: row, rows: list.items.map(\.line))
+        }
+        var chosen: MatchCandidate?
+        if let candidate {
+            if let number = Int(candidate), number >= 1, number <= item.candidates.count {
+                chosen = item.candidates[number - 1]
+            } else if let match = item.candidates.first(where: { $0.key == candidate }) {
+                chosen = match
+            } else {
+                throw LibraryError.unknownCandidate(row: row, candidate: candidate, count: item.candidates.count)
+            }
+        }
+        let decision = ReviewDecision(bookId: item.bookId, action: chosen == nil ? .reject : .accept, candidate: chosen,
+                                      importId: list.importId, line: row)
+        let lock = try MergeLock(workspace: workspace)
+        var decisions = try ReviewDecisions.load(workspace: workspace)
+        decisions.record(decision)
+        try writeJSONFile(decisions, to: workspace.decisionsFile)
+        withExtendedLifetime(lock) {}
+        return decision
+    }
+}

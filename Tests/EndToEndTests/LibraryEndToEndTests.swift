@@ -1,0 +1,152 @@
+import Foundation
+import ShelflineCore
+import Testing
+import TestSupport
+
+/// Issue 3 end to end: the built `shelfline-dedupe` and `shelfline-merge` on NDJSON written here.
+@Suite struct LibraryEndToEndTests {
+    let temp = TemporaryDirectory("library-e2e")
+
+    /// Writes records (and a matching source CSV and parse report) for `titles` into `name/`.
+    @discardableResult
+    func writeImport(_ name: String, _ books: [(title: String, author: String, isbn: String?)]) throws -> String {
+        let directory = temp.file(name)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let header = "Book Id,Title,Author,ISBN13"
+        var source = header + "\n"
+        let writer = try NDJSONWriter<BookRecord>(path: directory + "/parsed.ndjson.gz")
+        for (index, book) in books.enumerated() {
+            let raw = "\(index + 1),\(book.title),\(book.author),\(book.isbn ?? "")"
+            var record = BookRecord(format: .goodreads, line: index + 2, byteOffset: source.utf8.count,
+                                    byteLength: raw.utf8.count, title: book.title)
+            record.author = book.author
+            record.isbn13 = book.isbn
+            record.shelf = "read"
+            source += raw + "\n"
+            try writer.append(record)
+        }
+        try writer.commit()
+        try Data(source.utf8).write(to: URL(fileURLWithPath: directory + "/export.csv"))
+        let rejects = try NDJSONWriter<RejectedRow>(path: directory + "/rejects.ndjson.gz")
+        try rejects.commit()
+        let report = ParseReport(input: directory + "/export.csv", format: .goodreads, delimiter: ",",
+                                 header: header.components(separatedBy: ","), headerByteOffset: 0,
+                                 headerByteLength: header.utf8.count, rowsRead: books.count, rowsWritten: books.count,
+                                 rowsRejected: 0, fieldsRepaired: 0)
+        try writeJSONFile(report, to: directory + "/parse-report.json")
+        return directory
+    }
+
+    var workspace: String { temp.file("ws") }
+    var library: String { workspace + "/library/library.ndjson.gz" }
+
+    func dedupe(_ run: String) throws -> ProcessResult {
+        try ExecutableRunner.run("shelfline-dedupe", ["parsed.ndjson.gz", "-o", "deduped.ndjson.gz", "--report",
+                                                      "dedupe-report.json", "--workspace", workspace], in: run)
+    }
+
+    func mergeProcess(_ run: String, input: String, importId: String) -> Process {
+        let process = ExecutableRunner.start(
+            "shelfline-merge", [input, "--parse-report", "parse-report.json", "--rejects", "rejects.ndjson.gz",
+                                "--import-id", importId, "--workspace", workspace, "--quiet"], in: run)
+        process.standardError = FileHandle.nullDevice
+        return process
+    }
+
+    func merge(_ run: String, input: String = "deduped.ndjson.gz", importId: String = "run") throws -> ProcessResult {
+        try ExecutableRunner.run("shelfline-merge", [input, "--parse-report", "parse-report.json", "--rejects",
+                                                     "rejects.ndjson.gz", "--report", "merge-report.json", "--ledger",
+                                                     "ledger.ndjson.gz", "--review", "review.json", "--failed-rows",
+                                                     "failed-rows.csv", "--import-id", importId, "--workspace", workspace],
+                                 in: run)
+    }
+
+    func books() throws -> [[String: Any]] {
+        let reader = try GzipReader(path: library)
+        var books: [[String: Any]] = []
+        try reader.forEachLine { bytes, _ in
+            books.append(try JSONSerialization.jsonObject(with: Data(bytes)) as! [String: Any])
+        }
+        return books
+    }
+
+    @Test func issue3_dedupeThenMergeTwiceIsByteIdentical() throws {
+        let run = try writeImport("r1", [("Dune", "Frank Herbert", "9780441172719"), ("Emma", "Jane Austen", nil),
+                                         ("Dune", "Herbert, Frank", nil)])
+        let deduped = try dedupe(run)
+        #expect(deduped.status == 0, "\(deduped)")
+        let merged = try merge(run, importId: "first")
+        #expect(merged.status == 0, "\(merged)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/merge-report.json"))) as! [String: Any]
+        let outcomes = report["outcomes"] as! [String: Int]
+        #expect(outcomes["added"] == 2)
+        #expect(outcomes["duplicateInFile"] == 1)
+        #expect(outcomes.values.reduce(0, +) == report["rowsRead"] as? Int)
+        #expect(try books().count == 2)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: library))
+
+        // The same file again, through both stages, with another import id.
+        #expect(try dedupe(run).status == 0)
+        let again = try merge(run, importId: "second")
+        #expect(again.status == 0, "\(again)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: library)) == bytes)
+        let csv = try String(contentsOfFile: run + "/failed-rows.csv", encoding: .utf8)
+        #expect(csv.hasPrefix("Book Id,Title,Author,ISBN13\n1,Dune,Frank Herbert,9780441172719\n"))
+    }
+
+    @Test func issue3_truncatedIntermediateExits65AndLeavesTheLibrary() throws {
+        let good = try writeImport("good", [("Dune", "Frank Herbert", nil)])
+        #expect(try merge(good, input: "parsed.ndjson.gz").status == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: library))
+        let bad = try writeImport("bad", [("Emma", "Jane Austen", nil), ("Persuasion", "Jane Austen", nil)])
+        let parsed = try Data(contentsOf: URL(fileURLWithPath: bad + "/parsed.ndjson.gz"))
+        try parsed.prefix(parsed.count - 5).write(to: URL(fileURLWithPath: bad + "/parsed.ndjson.gz"))
+        let deduped = try dedupe(bad)
+        #expect(deduped.status == 65, "\(deduped)")
+        #expect(deduped.stderr.contains("parsed.ndjson.gz"))
+        let merged = try merge(bad, input: "parsed.ndjson.gz")
+        #expect(merged.status == 65, "\(merged)")
+        #expect(merged.stderr.contains("parsed.ndjson.gz"))
+        #expect(merged.stderr.split(separator: "\n").count == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: library)) == bytes)
+        #expect(!FileManager.default.fileExists(atPath: bad + "/merge-report.json"))
+        let missing = try ExecutableRunner.run("shelfline-dedupe", ["nope.ndjson.gz", "-o", "x.ndjson.gz", "--workspace", workspace], in: bad)
+        #expect(missing.status == 66, "\(missing)")
+    }
+
+    @Test func issue3_corruptLibraryIsRefusedWithRecoveryAdvice() throws {
+        let first = try writeImport("one", [("Dune", "Frank Herbert", nil)])
+        #expect(try merge(first, input: "parsed.ndjson.gz").status == 0)
+        let second = try writeImport("two", [("Emma", "Jane Austen", nil)])
+        #expect(try merge(second, input: "parsed.ndjson.gz").status == 0)
+        #expect(FileManager.default.fileExists(atPath: workspace + "/library/library.previous.ndjson.gz"))
+        try Data("{\"id\":\"not a book\"}\n".utf8).write(to: URL(fileURLWithPath: library))  // not even gzip
+        let garbage = try Data(contentsOf: URL(fileURLWithPath: library))
+        let merged = try merge(first, input: "parsed.ndjson.gz", importId: "again")
+        #expect(merged.status == 65, "\(merged)")
+        #expect(merged.stderr.contains("library.previous.ndjson.gz"))
+        #expect(merged.stderr.contains("untouched"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: library)) == garbage)
+        #expect(try dedupe(first).status == 65)
+    }
+
+    @Test func issue3_concurrentMergesLoseNoBooks() throws {
+        let runs = try (0..<3).map { index in
+            try writeImport("c\(index)", (0..<200).map { ("Book \(index)-\($0)", "Author \(index)", nil) })
+        }
+        let processes = runs.enumerated().map { mergeProcess($1, input: "parsed.ndjson.gz", importId: "c\($0)") }
+        for process in processes { try process.run() }
+        for process in processes { process.waitUntilExit() }
+        #expect(processes.allSatisfy { $0.terminationStatus == 0 })
+        #expect(try books().count == 600)
+    }
+
+    @Test func issue3_helpSaysWhatItReadsWritesAndExitStatuses() throws {
+        for name in ["shelfline-dedupe", "shelfline-merge"] {
+            let help = try ExecutableRunner.run(name, ["--help"])
+            #expect(help.status == 0)
+            #expect(help.stdout.contains("library.ndjson.gz"), "\(help)")
+            #expect(help.stdout.contains("65"), "\(help)")
+        }
+    }
+}

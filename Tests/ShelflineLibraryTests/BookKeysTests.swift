@@ -1,0 +1,82 @@
+import Testing
+@testable import ShelflineLibrary
+
+@Suite struct BookKeysTests {
+    @Test(arguments: [
+        ("The Hobbit", "hobbit"),
+        ("The Name of the Wind (The Kingkiller Chronicle, #1)", "name of the wind"),
+        ("  Dune:   Deluxe Edition ", "dune"),
+        ("CAFÉ Society", "cafe society"),
+        ("L'Étranger", "etranger"),
+        ("Le Petit Prince", "petit prince"),
+        ("A Game of Thrones (A Song of Ice and Fire, #1)", "game of thrones"),
+        ("An Absolutely Remarkable Thing", "absolutely remarkable thing"),
+        ("Pride & Prejudice", "pride and prejudice"),
+        ("Don't Look Back", "dont look back"),
+        ("Harry Potter and the Sorcerer's Stone", "harry potter and the sorcerers stone"),
+        ("1984", "1984"),
+        ("The", "the"),
+        ("Die Verwandlung", "verwandlung"),
+    ])
+    func issue3_titleNormalisation(title: String, expected: String) {
+        #expect(BookKeys.normaliseTitle(title) == expected)
+    }
+
+    @Test(arguments: [
+        ("Ursula K. Le Guin", "guin"),
+        ("Le Guin, Ursula K.", "guin"),
+        ("J.R.R. Tolkien", "tolkien"),
+        ("Tolkien, J. R. R.", "tolkien"),
+        ("Gabriel García  Márquez", "marquez"),
+        ("García Márquez, Gabriel", "marquez"),
+        ("Martin Luther King Jr.", "king"),
+        ("  Brandon    Sanderson ", "sanderson"),
+        ("", ""),
+    ])
+    func issue3_authorNormalisation(author: String, expected: String) {
+        #expect(BookKeys.normaliseAuthor(author) == expected)
+    }
+
+    @Test(arguments: [
+        ("0306406152", "9780306406157"),
+        ("080442957X", "9780804429573"),
+        ("0-306-40615-2", "9780306406157"),
+    ])
+    func issue3_isbn10MeetsIsbn13(isbn10: String, isbn13: String) {
+        #expect(BookKeys.isbnKey(isbn13: nil, isbn10: isbn10) == "isbn:" + isbn13)
+        #expect(BookKeys.isbnKey(isbn13: isbn13, isbn10: nil) == "isbn:" + isbn13)
+    }
+
+    @Test func invalidIsbnsAreNoKeys() {
+        #expect(BookKeys.isbnKey(isbn13: "9780306406158", isbn10: nil) == nil)
+        #expect(BookKeys.isbnKey(isbn13: nil, isbn10: "0306406153") == nil)
+        #expect(BookKeys.isbnKey(isbn13: "9.78053E+12", isbn10: nil) == nil)
+    }
+
+    /// Pairs of (title, author) that exports spell differently but are the same book.
+    @Test(arguments: [
+        (("The Left Hand of Darkness", "Ursula K. Le Guin"), ("Left Hand of Darkness, The", "Le Guin, Ursula K.")),
+        (("Cien años de soledad", "Gabriel García Márquez"), ("CIEN AÑOS DE SOLEDAD", "Garcia Marquez, Gabriel")),
+        (("Mistborn: The Final Empire (Mistborn, #1)", "Brandon Sanderson"), ("Mistborn", "Brandon  Sanderson")),
+    ])
+    func issue3_titleAuthorKeysMeet(a: (String, String), b: (String, String)) {
+        let keyA = BookKeys.titleAuthorKey(title: a.0, author: a.1)
+        #expect(keyA != nil)
+        #expect(keyA == BookKeys.titleAuthorKey(title: b.0, author: b.1))
+    }
+
+    @Test func differentBooksDoNotMeet() {
+        #expect(BookKeys.titleAuthorKey(title: "Dune", author: "Frank Herbert")
+            != BookKeys.titleAuthorKey(title: "Dune Messiah", author: "Frank Herbert"))
+        #expect(BookKeys.titleAuthorKey(title: "Dune", author: "Frank Herbert")
+            != BookKeys.titleAuthorKey(title: "Dune", author: "Brian Herbert Jones"))
+    }
+
+    @Test func bookIdsAreStableHashes() {
+        let id = BookKeys.bookId(for: "isbn:9780306406157")
+        #expect(id.count == 17 && id.hasPrefix("b"))
+        #expect(id == BookKeys.bookId(for: "isbn:9780306406157"))
+        #expect(BookKeys.idString(BookKeys.idBits(id)!) == id)
+        #expect(id != BookKeys.bookId(for: "isbn:9780804429573"))
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import ShelflineCore
+import Testing
+@testable import ShelflineLibrary
+
+/// Each merge rule of issue 3, on `BookMerger.fold` directly.
+@Suite struct MergeRulesTests {
+    func fold(_ existing: LibraryBook?, _ records: [BookRecord], importId: String = "i2") -> LibraryBook {
+        var lines = 1
+        let numbered = records.map { record -> BookRecord in
+            var record = record
+            lines += 1
+            if record.line == 0 { record.line = lines }
+            return record
+        }
+        return BookMerger.fold(book: existing, id: "b0000000000000001", records: numbered, grantedKeys: [], importId: importId)
+    }
+
+    func start(_ record: BookRecord) -> LibraryBook { fold(nil, [record], importId: "i1") }
+
+    @Test(arguments: [
+        ("read", "to-read", "read"),
+        ("read", "currently-reading", "read"),
+        ("currently-reading", "to-read", "currently-reading"),
+        ("to-read", "currently-reading", "currently-reading"),
+        ("to-read", "read", "read"),
+        ("currently-reading", "did-not-finish", "did-not-finish"),
+        ("did-not-finish", "to-read", "did-not-finish"),
+        ("read", "did-not-finish", "read"),
+        ("to-read", "on-hold", "on-hold"),
+    ])
+    func issue3_neverDowngradeShelf(existing: String, incoming: String, expected: String) {
+        let book = start(rec("Dune", by: "Frank Herbert", shelf: existing))
+        #expect(fold(book, [rec("Dune", by: "Frank Herbert", shelf: incoming)]).shelf == expected)
+    }
+
+    @Test func issue3_didNotFinishIsNeverInferred() {
+        let book = start(rec("Dune", by: "Frank Herbert", shelf: "currently-reading"))
+        let merged = fold(book, [rec("Dune", by: "Frank Herbert", shelf: nil, shelves: ["abandoned"])])
+        #expect(merged.shelf == "currently-reading")
+    }
+
+    @Test func issue3_keepEveryDistinctReadDate() {
+        let existing = start(rec("Dune", by: "Frank Herbert", reads: [ReadSpan(end: "2019-05-01")]))
+        let merged = fold(existing, [rec("Dune", by: "Frank Herbert",
+                                          reads: [ReadSpan(start: "2019-04-20", end: "2019-05-01"), ReadSpan(end: "2023-01-02")])])
+        // The end-only reading is the same reading as the range that ends that day.
+        #expect(merged.reads == [ReadSpan(start: "2019-04-20", end: "2019-05-01"), ReadSpan(end: "2023-01-02")])
+    }
+
+    @Test func issue3_unionShelves() {
+        let existing = start(rec("Dune", by: "Frank Herbert", shelves: ["sci-fi", "favorites"]))
+        let merged = fold(existing, [rec("Dune", by: "Frank Herbert", shelves: ["book-club", "sci-fi"])])
+        #expect(merged.shelves == ["book-club", "favorites", "sci-fi"])
+    }
+
+    @Test func issue3_newerExportWinsRatingAndReview() {
+        let existing = start(rec("Dune", by: "Frank Herbert", rating: 3, review: "ok"))
+        let merged = fold(existing, [rec("Dune", by: "Frank Herbert", rating: 4.75, review: "better on re-read")])
+        #expect(merged.rating == 4.75)
+        #expect(merged.review == "better on re-read")
+    }
+
+    @Test func issue3_emptyNeverErases() {
+        let existing = start(rec("Dune", by: "Frank Herbert", shelf: "read", rating: 4, shelves: ["x"], review: "great"))
+        let merged = fold(existing, [rec("Dune", by: nil, shelf: nil, rating: nil, review: "  ")])
+        #expect(merged.rating == 4)
+        #expect(merged.review == "great")
+        #expect(merged.author == "Frank Herbert")
+        #expect(merged.shelves == ["x"])
+        #expect(merged == existing)
+    }
+
+    @Test func issue3_metadataFillsGapsNeverOverwritesReaderFields() {
+        let existing = start(rec("Dune", by: "Frank Herbert", shelf: "read", rating: 5))
+        var metadata = EditionMetadata(source: "openlibrary")
+        metadata.authors = ["Someone Else"]
+        metadata.pages = 612
+        metadata.coverId = 42
+        metadata.editionKey = "/books/OL1M"
+        let match = MatchResult(status: .matchedByIsbn, editionKey: "/books/OL1M", source: "openlibrary")
+        let merged = fold(existing, [rec("Dune", by: nil, match: match, metadata: metadata)])
+        #expect(merged.author == "Frank Herbert")
+        #expect(merged.rating == 5)
+        #expect(merged.pages == 612)
+        #expect(merged.coverId == 42)
+        #expect(merged.editionKey == "/books/OL1M")
+        #expect(merged.metadataFields == ["coverId", "pages"])
+        // A later export value replaces what only metadata supplied.
+        var withPages = rec("Dune", by: "Frank Herbert")
+        withPages.pages = 500
+        let again = fold(merged, [withPages], importId: "i3")
+        #expect(again.pages == 500)
+        #expect(again.metadataFields == ["coverId"])
+    }
+
+    @Test func issue3_sameImportTwiceChangesNothing() {
+        let record = rec("Dune", by: "Frank Herbert", shelf: "read", rating: 4, reads: [ReadSpan(end: "2020-01-01")],
+                          shelves: ["sci-fi"], review: "r", dateAdded: "2019-01-01")
+        let first = fold(nil, [record, rec("Dune", by: "Frank Herbert", shelf: "to-read", rating: 5)], importId: "i1")
+        let second = fold(first, [record, rec("Dune", by: "Frank Herbert", shelf: "to-read", rating: 5)], importId: "i2")
+        #expect(second == first)
+        #expect(first.rating == 5)
+        #expect(first.shelf == "read")
+        #expect(first.provenance.count == 1)
+        #expect(first.provenance[0].lines == [2, 3])
+    }
+
+    @Test func issue3_provenanceNamesWhatChanged() {
+        let existing = start(rec("Dune", by: "Frank Herbert", rating: 3))
+        let merged = fold(existing, [rec("Dune", by: "Frank Herbert", rating: 4)], importId: "i2")
+        #expect(merged.provenance.count == 2)
+        #expect(merged.provenance[1].importId == "i2")
+        #expect(merged.provenance[1].fields == ["rating"])
+    }
+
+    @Test func issue3_decisionsApplyIdempotently() {
+        var existing = start(rec("Dune", by: "Frank Herbert",
+                                  match: MatchResult(status: .needsReview, candidates: [])))
+        #expect(existing.needsReview == true)
+        let candidate = MatchCandidate(key: "/books/OL9M", workKey: "/works/OL9W", title: "Dune", authors: ["Frank Herbert"], score: 0.7)
+        let decision = ReviewDecision(bookId: existing.id, action: .accept, candidate: candidate, importId: "i1", line: 2)
+        BookMerger.apply(decision, to: &existing)
+        #expect(existing.editionKey == "/books/OL9M")
+        #expect(existing.needsReview == nil)
+        var again = existing
+        BookMerger.apply(decision, to: &again)
+        #expect(again == existing)
+        // A later ambiguous match does not flag a decided book again.
+        let later = fold(existing, [rec("Dune", by: "Frank Herbert", match: MatchResult(status: .needsReview))])
+        #expect(later.needsReview == nil)
+    }
+}
+
+@Suite struct LibraryBookEncodingTests {
+    @Test func hand_written_json_round_trips() throws {
+        var book = LibraryBook(id: "b0123456789abcdef", title: "Quote \" backslash \\ slash / tab \t newline \n é ✓ \u{1}")
+        book.keys = ["isbn:9780441172719", "ta:dune|herbert"]
+        book.rating = 4.25
+        book.pages = 412
+        book.owned = false
+        book.needsReview = true
+        book.reads = [ReadSpan(start: "2020-01-01", end: "2020-02-01"), ReadSpan(end: "2021-05-05")]
+        book.provenance = [Contribution(importId: "i1", format: .storygraph, lines: [2, 7], rowIds: nil, fields: ["created"])]
+        book.shelves = []
+        let decoded = try JSONDecoder().decode(LibraryBook.self, from: Data(book.jsonLine))
+        #expect(decoded == book)
+        var whole = book
+        whole.rating = 5
+        #expect(String(decoding: whole.jsonLine, as: UTF8.self).contains("\"rating\":5,"))
+        #expect(try JSONDecoder().decode(LibraryBook.self, from: Data(whole.jsonLine)) == whole)
+    }
+}
+
+@Suite struct LedgerEncodingTests {
+    @Test(arguments: [
+        LedgerEntry(line: 2, outcome: .rejected, reason: "unterminated \"quote\"\n"),
+        LedgerEntry(line: 3, outcome: .duplicateInFile, bookId: "b0123456789abcdef", firstLine: 2, key: "ta:é|x", match: .needsReview),
+        LedgerEntry(line: 4, outcome: .added, bookId: "b0123456789abcdef", key: "isbn:9780441172719"),
+    ])
+    func ledgerJSONMatchesTheProjectEncoder(entry: LedgerEntry) throws {
+        var bytes: [UInt8] = []
+        entry.appendJSON(to: &bytes)
+        #expect(bytes == Array(try JSONEncoder.shelfline.encode(entry)))
+    }
+}

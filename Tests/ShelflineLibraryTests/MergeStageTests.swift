@@ -1,0 +1,279 @@
+import Foundation
+import ShelflineCore
+import Testing
+import TestSupport
+@testable import ShelflineLibrary
+
+/// The merge stage on real files: idempotence, cross-source merging, reports, failed rows, review.
+@Suite struct MergeStageTests {
+    let temp = TemporaryDirectory("library-tests")
+    var workspace: Workspace { Workspace(root: temp.file("ws")) }
+
+    func merge(_ fixture: ImportFixture, importId: String? = "import-1") throws -> MergeReport {
+        try MergeStage.run(fixture.request(importId: importId), workspace: workspace)
+    }
+
+    @Test func issue3_sameFileTwiceIsByteIdentical() throws {
+        let rows = [
+            row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", shelf: "read", rating: 5,
+                    reads: [ReadSpan(end: "2020-01-01")]), id: 1),
+            row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", shelf: "to-read", rating: 3), id: 2),
+            row(rec("Emma", by: "Jane Austen", shelf: "to-read", shelves: ["classics"]), id: 3),
+            ImportFixture.Row(raw: "4,\"broken", record: nil, reason: "unterminated quote"),
+        ]
+        let fixture = try ImportFixture(directory: temp.file("run1"), rows: rows)
+        let first = try merge(fixture, importId: "run-1")
+        let bytes = fileBytes(workspace.libraryFile)
+        #expect(bytes != nil)
+        #expect(first.outcomes.added == 2)
+        #expect(first.outcomes.duplicateInFile == 1)
+        #expect(first.outcomes.rejected == 1)
+        #expect(first.outcomes.total == first.rowsRead)
+
+        let second = try merge(fixture, importId: "run-2")
+        #expect(fileBytes(workspace.libraryFile) == bytes)
+        #expect(second.outcomes.updated == 2)
+        #expect(second.outcomes.added == 0)
+        #expect(second.outcomes.total == second.rowsRead)
+        // No write happened, so the kept previous generation is not the same as the current one.
+        #expect(!FileManager.default.fileExists(atPath: workspace.libraryBackup))
+    }
+
+    @Test func issue3_goodreadsAndStoryGraphMergeIntoOneBookEach() throws {
+        // Goodreads: ISBN-13s, `First Last`, series in the title, whole-star ratings.
+        let goodreads = [
+            row(rec("The Left Hand of Darkness (Hainish Cycle, #4)", by: "Ursula K. Le Guin", isbn13: "9780441478125",
+                    shelf: "read", rating: 5, reads: [ReadSpan(end: "2021-03-04")], shelves: ["sci-fi"]), id: 1),
+            row(rec("Piranesi", by: "Susanna Clarke", isbn13: "9781635575637", shelf: "currently-reading"), id: 2),
+            row(rec("Cien años de soledad", by: "Gabriel García Márquez", shelf: "to-read"), id: 3),
+        ]
+        // StoryGraph: no ISBN for some rows, `Last, First` authors, ranges of read dates, quarter stars.
+        let storygraph = [
+            row(rec("The Left Hand of Darkness", by: "Le Guin, Ursula K.", shelf: "read", rating: 4.25,
+                    reads: [ReadSpan(start: "2021-02-20", end: "2021-03-04")], shelves: ["favorites"], format: .storygraph), id: 1),
+            row(rec("Piranesi", by: "Susanna Clarke", isbn13: "9781635575637", shelf: "read",
+                    reads: [ReadSpan(start: "2022-01-01", end: "2022-01-09")], format: .storygraph), id: 2),
+            row(rec("CIEN AÑOS DE SOLEDAD", by: "Garcia Marquez, Gabriel", shelf: "to-read", format: .storygraph), id: 3),
+            row(rec("Project Hail Mary", by: "Andy Weir", isbn13: "9780593135204", shelf: "read", format: .storygraph), id: 4),
+        ]
+        let gr = try ImportFixture(directory: temp.file("gr"), rows: goodreads)
+        let sg = try ImportFixture(directory: temp.file("sg"), format: .storygraph, rows: storygraph)
+        _ = try merge(gr, importId: "gr")
+        let report = try merge(sg, importId: "sg")
+        #expect(report.outcomes.updated == 3)
+        #expect(report.outcomes.added == 1)
+        let books = try libraryBooks(workspace)
+        #expect(books.count == 4)
+        let leGuin = try #require(books.first { $0.isbn13 == "9780441478125" })
+        #expect(leGuin.rating == 4.25)
+        #expect(leGuin.reads == [ReadSpan(start: "2021-02-20", end: "2021-03-04")])
+        #expect(leGuin.shelves == ["favorites", "sci-fi"])
+        #expect(leGuin.provenance.map(\.format) == [.goodreads, .storygraph])
+        let piranesi = try #require(books.first { $0.isbn13 == "9781635575637" })
+        #expect(piranesi.shelf == "read")
+        // Order does not matter for the result's ids: the same file into an empty library gives the same ids.
+        #expect(books.map(\.id) == books.map(\.id).sorted())
+    }
+
+    @Test func issue3_differentIsbnsAreDifferentEditions() throws {
+        let rows = [
+            row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", shelf: "read"), id: 1),
+            row(rec("Dune", by: "Frank Herbert", isbn13: "9780593099322", shelf: "to-read"), id: 2),
+            row(rec("Dune", by: "Frank Herbert", shelf: "currently-reading"), id: 3),
+        ]
+        let report = try merge(try ImportFixture(directory: temp.file("eds"), rows: rows))
+        #expect(report.outcomes.added == 2)
+        #expect(report.outcomes.duplicateInFile == 1)
+        let books = try libraryBooks(workspace)
+        #expect(books.count == 2)
+        // The ISBN-less row joins the first book that claimed the title+author key.
+        let first = try #require(books.first { $0.isbn13 == "9780441172719" })
+        #expect(first.shelf == "read")
+        #expect(first.keys.contains { $0.hasPrefix("ta:") })
+        // …and re-importing changes nothing.
+        let bytes = fileBytes(workspace.libraryFile)
+        _ = try merge(try ImportFixture(directory: temp.file("eds2"), rows: rows), importId: "again")
+        #expect(fileBytes(workspace.libraryFile) == bytes)
+    }
+
+    @Test func issue3_isbnLessBookGainsTheIsbnOfALaterRow() throws {
+        _ = try merge(try ImportFixture(directory: temp.file("a"), rows: [row(rec("Emma", by: "Jane Austen", shelf: "to-read"), id: 1)]))
+        let report = try merge(try ImportFixture(directory: temp.file("b"),
+                                                 rows: [row(rec("Emma", by: "Austen, Jane", isbn13: "9780141439587", shelf: "read"), id: 9)]),
+                               importId: "b")
+        #expect(report.outcomes.updated == 1)
+        let books = try libraryBooks(workspace)
+        #expect(books.count == 1)
+        #expect(books[0].isbn13 == "9780141439587")
+        #expect(books[0].keys.contains("isbn:9780141439587"))
+        #expect(FileManager.default.fileExists(atPath: workspace.libraryBackup))
+    }
+
+    @Test func issue3_reportLedgerAndSums() throws {
+        let rows = [
+            row(rec("A", by: "X Y", isbn13: "9780441172719", match: MatchResult(status: .matchedByIsbn, editionKey: "/books/OL1M")), id: 1),
+            ImportFixture.Row(raw: "2,,,", record: nil, reason: "missing title"),
+            row(rec("B", by: "X Y", match: MatchResult(status: .matchedBySearch, editionKey: "/books/OL2M")), id: 3),
+            row(rec("C", by: "X Y", match: MatchResult(status: .notEnriched, reason: "no candidate")), id: 4),
+            row(rec("A", by: "X Y", isbn13: "9780441172719"), id: 5),
+            row(rec("D", by: "X Y", match: MatchResult(status: .needsReview, candidates: [
+                MatchCandidate(key: "/books/OL4M", title: "D", authors: ["X Y"], score: 0.6)])), id: 6),
+        ]
+        let fixture = try ImportFixture(directory: temp.file("sums"), rows: rows)
+        let report = try merge(fixture)
+        #expect(report.rowsRead == 6)
+        #expect(report.outcomes.total == 6)
+        #expect(report.outcomes.rejected == 1)
+        #expect(report.outcomes.added == 4)
+        #expect(report.outcomes.duplicateInFile == 1)
+        #expect(report.enrichment.total == 5)
+        #expect(report.enrichment.matchedByIsbn == 1)
+        #expect(report.enrichment.matchedBySearch == 1)
+        #expect(report.enrichment.needsReview == 1)
+        #expect(report.enrichment.notEnriched == 2)  // row 4, and row 5 (not looked up)
+        #expect(report.libraryBooks == 4)
+        let ledger = try NDJSONReader<LedgerEntry>(path: fixture.directory + "/ledger.ndjson.gz").readAll()
+        #expect(ledger.map(\.line) == [2, 3, 4, 5, 6, 7])
+        #expect(ledger[1].outcome == .rejected)
+        #expect(ledger[1].reason == "missing title")
+        #expect(ledger[4].outcome == .duplicateInFile)
+        #expect(ledger[4].firstLine == 2)
+        #expect(ledger[4].bookId == ledger[0].bookId)
+        let written = try readJSONFile(MergeReport.self, from: fixture.directory + "/merge-report.json")
+        #expect(written == report)
+        let review = try readJSONFile(ReviewList.self, from: fixture.directory + "/review.json")
+        #expect(review.items.map(\.line) == [7])
+    }
+
+    @Test func issue3_failedRowsCopyTheSourceVerbatim() throws {
+        let rejectedRaw = "2,\"Unterminated, \"\"quoted"
+        let notEnrichedRaw = "3,\"Café, \"\"Noir\"\"\",Ana Lima,,to-read,0"
+        var noMatch = rec("Café, \"Noir\"", by: "Ana Lima", match: MatchResult(status: .notEnriched, reason: "no candidate"))
+        noMatch.shelf = "to-read"
+        let rows = [
+            row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", match: MatchResult(status: .matchedByIsbn, editionKey: "/books/OL1M")), id: 1),
+            ImportFixture.Row(raw: rejectedRaw, record: nil, reason: "unterminated quote"),
+            ImportFixture.Row(raw: notEnrichedRaw, record: noMatch),
+        ]
+        let fixture = try ImportFixture(directory: temp.file("failed"), rows: rows, lineEnding: "\r\n")
+        _ = try merge(fixture)
+        let csv = try String(contentsOfFile: fixture.directory + "/failed-rows.csv", encoding: .utf8)
+        #expect(csv == ImportFixture.header + "\r\n" + rejectedRaw + "\r\n" + notEnrichedRaw + "\r\n")
+    }
+
+    @Test func issue3_failedRowsFallBackWhenTheSourceIsGone() throws {
+        let rows = [
+            ImportFixture.Row(raw: "1,\"broken", record: nil, reason: "unterminated quote"),
+            row(rec("Dune", by: "Frank Herbert"), id: 2),
+        ]
+        let fixture = try ImportFixture(directory: temp.file("gone"), rows: rows)
+        try FileManager.default.removeItem(atPath: fixture.source)
+        _ = try merge(fixture)
+        let csv = try String(contentsOfFile: fixture.directory + "/failed-rows.csv", encoding: .utf8)
+        #expect(csv.hasPrefix("Source Line,Reason,Row\n"))
+        #expect(csv.contains("2,unterminated quote,\"1,\"\"broken\""))
+        #expect(csv.contains("3,not looked up,Dune | Frank Herbert | "))
+    }
+
+    @Test func issue3_corruptRecordsLeaveTheLibraryUntouched() throws {
+        let fixture = try ImportFixture(directory: temp.file("ok"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
+        _ = try merge(fixture)
+        let bytes = fileBytes(workspace.libraryFile)
+        let bad = try ImportFixture(directory: temp.file("bad"), rows: [row(rec("Emma", by: "Jane Austen"), id: 1)])
+        let full = try #require(fileBytes(bad.records))
+        try full.prefix(full.count - 6).write(to: URL(fileURLWithPath: bad.records))
+        #expect(throws: FileError.self) { _ = try merge(bad, importId: "bad") }
+        #expect(fileBytes(workspace.libraryFile) == bytes)
+        #expect(!FileManager.default.fileExists(atPath: bad.directory + "/merge-report.json"))
+    }
+
+    @Test func issue3_corruptLibraryIsRefused() throws {
+        let fixture = try ImportFixture(directory: temp.file("ok"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
+        _ = try merge(fixture)
+        _ = try merge(try ImportFixture(directory: temp.file("ok2"), rows: [row(rec("Emma", by: "Jane Austen"), id: 1)]), importId: "2")
+        let full = try #require(fileBytes(workspace.libraryFile))
+        let truncated = full.prefix(full.count / 2)
+        try truncated.write(to: URL(fileURLWithPath: workspace.libraryFile))
+        do {
+            _ = try merge(fixture, importId: "3")
+            Issue.record("merge accepted a corrupt library")
+        } catch let error as LibraryError {
+            #expect(error.exitStatus == .dataError)
+            #expect("\(error)".contains("library.previous.ndjson.gz"))
+        }
+        #expect(fileBytes(workspace.libraryFile) == truncated)
+    }
+
+    @Test func issue3_rowCountsMustAddUp() throws {
+        let fixture = try ImportFixture(directory: temp.file("count"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
+        var parse = try readJSONFile(ParseReport.self, from: fixture.parseReport)
+        parse.rowsRead = 5
+        try writeJSONFile(parse, to: fixture.parseReport)
+        #expect(throws: LibraryError.self) { _ = try merge(fixture) }
+        #expect(!FileManager.default.fileExists(atPath: workspace.libraryFile))
+    }
+
+    @Test func issue3_reviewDecisionsAppliedByNextMerge() throws {
+        let candidates = [
+            MatchCandidate(key: "/books/OL1M", workKey: "/works/OL1W", title: "Dune", authors: ["Frank Herbert"], score: 0.7),
+            MatchCandidate(key: "/books/OL2M", title: "Dune (Abridged)", authors: ["Frank Herbert"], score: 0.69),
+        ]
+        let rows = [
+            row(rec("Dune", by: "Frank Herbert", match: MatchResult(status: .needsReview, candidates: candidates)), id: 1),
+            row(rec("Emma", by: "Jane Austen", match: MatchResult(status: .needsReview, candidates: candidates)), id: 2),
+        ]
+        let fixture = try ImportFixture(directory: temp.file("runs/r1"), rows: rows)
+        _ = try merge(fixture)
+        #expect(try libraryBooks(workspace).allSatisfy { $0.needsReview == true })
+        let desk = ReviewDesk(workspace: workspace, runDirectory: fixture.directory)
+        #expect(try desk.listing().contains("row 2: Dune"))
+        #expect(throws: LibraryError.self) { try desk.decide(row: 99, accept: "1") }
+        #expect(throws: LibraryError.self) { try desk.decide(row: 2, accept: "3") }
+        #expect(throws: LibraryError.self) { try desk.decide(row: 2, accept: "/books/NOPE") }
+        try desk.decide(row: 2, accept: "2")
+        try desk.decide(row: 2, accept: "/books/OL1M")  // a second decision replaces the first
+        try desk.decide(row: 3, accept: nil)
+        let decisions = try ReviewDecisions.load(workspace: workspace)
+        #expect(decisions.decisions.count == 2)
+
+        _ = try merge(fixture, importId: "rerun")
+        let books = try libraryBooks(workspace)
+        let dune = try #require(books.first { $0.title == "Dune" })
+        #expect(dune.editionKey == "/books/OL1M")
+        #expect(dune.workKey == "/works/OL1W")
+        #expect(dune.needsReview == nil)
+        #expect(dune.reviewDecision == "accepted")
+        let emma = try #require(books.first { $0.title == "Emma" })
+        #expect(emma.editionKey == nil)
+        #expect(emma.needsReview == nil)
+        #expect(emma.reviewDecision == "rejected")
+        let review = try readJSONFile(ReviewList.self, from: fixture.directory + "/review.json")
+        #expect(review.items.isEmpty)
+        // Applying again is a no-op.
+        let bytes = fileBytes(workspace.libraryFile)
+        _ = try merge(fixture, importId: "rerun-2")
+        #expect(fileBytes(workspace.libraryFile) == bytes)
+    }
+
+    @Test func dedupeMarksRowsAgainstTheLibrary() throws {
+        let fixture = try ImportFixture(directory: temp.file("d1"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
+        _ = try merge(fixture)
+        let second = try ImportFixture(directory: temp.file("d2"), rows: [
+            row(rec("Dune", by: "Herbert, Frank"), id: 1),
+            row(rec("Emma", by: "Jane Austen"), id: 2),
+            row(rec("emma", by: "Austen, Jane"), id: 3),
+            row(rec("dune", by: "F. Herbert"), id: 4),
+        ])
+        let output = temp.file("d2/deduped.ndjson.gz")
+        let report = try DedupeStage.run(input: second.records, output: output, workspace: workspace)
+        #expect(report.rowsIn == 4)
+        #expect(report.inLibrary == 1)
+        #expect(report.new == 1)
+        #expect(report.duplicateInFile == 2)
+        let marks = try NDJSONReader<BookRecord>(path: output).readAll().map { $0.dedupe! }
+        #expect(marks.map(\.status) == [.inLibrary, .new, .duplicateInFile, .duplicateInFile])
+        #expect(marks[2].firstLine == 3)
+        #expect(marks[3].firstLine == 2)
+        #expect(marks[3].bookId == marks[0].bookId)
+    }
+}
