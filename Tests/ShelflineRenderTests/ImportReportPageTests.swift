@@ -34,6 +34,8 @@ import TestSupport
     @Test(arguments: [
         reviewArray,
         #"{"rows": \#(reviewArray)}"#,
+        // The merge stage's own shape (ShelflineLibrary.ReviewList).
+        #"{"importId": "imp-1", "items": \#(reviewArray)}"#,
         #"{"17": {"title": "The Name of the Rose", "author": "Umberto Eco", "candidates": [{"key": "/books/OL1M", "title": "The Name of the Rose", "authors": ["Umberto Eco"], "score": 0.81}]}, "42": {"title": "Dune", "author": "Frank Herbert", "candidates": [{"key": "/works/OL3W", "title": "Dune Messiah", "authors": ["Frank Herbert"], "score": 0.6}]}}"#,
     ])
     func issue6_reportListsCountsReviewAndFailedRows(_ reviewJSON: String) throws {

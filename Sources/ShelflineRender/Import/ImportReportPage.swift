@@ -48,6 +48,7 @@ public enum ImportReportPage {
         td.num { text-align: right; font-variant-numeric: tabular-nums; }
         ol.candidates { margin: 0; padding-left: 1.3em; }
         .muted { color: #777; }
+        .scroll { overflow-x: auto; }
         svg text { font: 13px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; fill: #1d1d1f; }
         </style>
         </head>
@@ -80,7 +81,7 @@ public enum ImportReportPage {
         } else {
             html += "<p class=\"muted\">Imported from the export's own data. Decide with "
                 + "<code>shelfline review accept ROW CANDIDATE</code> or <code>shelfline review reject ROW</code>.</p>\n"
-            html += "<table id=\"review\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
+            html += "<div class=\"scroll\"><table id=\"review\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
             for entry in review.prefix(maximumRows) {
                 html += "<tr><td class=\"num\">\(entry.line.map(String.init) ?? "")</td><td>\(escape(entry.title))</td>"
                     + "<td>\(escape(entry.author))</td><td>"
@@ -98,7 +99,7 @@ public enum ImportReportPage {
                 }
                 html += "</td></tr>\n"
             }
-            html += "</table>\n"
+            html += "</table></div>\n"
             if review.count > maximumRows {
                 html += "<p class=\"muted\">… and \(review.count - maximumRows) more in review.json.</p>\n"
             }
@@ -112,11 +113,11 @@ public enum ImportReportPage {
         } else {
             html += "<p class=\"muted\">Rejected or not enriched, with the export's original cells: fix them in "
                 + "<code>failed-rows.csv</code> and import that file again.</p>\n"
-            html += "<table id=\"failed\">\n<tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+            html += "<div class=\"scroll\"><table id=\"failed\">\n<tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
             for row in rows.prefix(maximumRows) {
                 html += "<tr>" + row.map { "<td>\(escape($0.truncated(toCharacters: 300)))</td>" }.joined() + "</tr>\n"
             }
-            html += "</table>\n"
+            html += "</table></div>\n"
             if rows.count > maximumRows {
                 html += "<p class=\"muted\">… and \(rows.count - maximumRows) more in failed-rows.csv.</p>\n"
             }
