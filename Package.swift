@@ -22,6 +22,7 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(name: "CSystemShims"),
         .systemLibrary(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
@@ -38,12 +39,12 @@ let package = Package(
         .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "CSQLite"]),
         .target(name: "ShelflineRender", dependencies: ["ShelflineCore"]),
-        .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore"]),
+        .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore", "CSystemShims"]),
         .target(
             name: "ShelflineCommands",
             dependencies: [
                 "ShelflineCore", "ShelflineParse", "ShelflineLibrary", "ShelflineLookup", "ShelflineRender",
-                "ShelflineOrchestrator",
+                "ShelflineOrchestrator", "CSystemShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -66,7 +67,9 @@ let package = Package(
             .testTarget(name: "ShelflineLibraryTests", dependencies: ["ShelflineLibrary", "TestSupport"]),
             .testTarget(name: "ShelflineLookupTests", dependencies: ["ShelflineLookup", "TestSupport"]),
             .testTarget(name: "ShelflineRenderTests", dependencies: ["ShelflineRender", "TestSupport"]),
-            .testTarget(name: "ShelflineOrchestratorTests", dependencies: ["ShelflineOrchestrator", "TestSupport"]),
+            .testTarget(
+                name: "ShelflineOrchestratorTests", dependencies: ["ShelflineOrchestrator", "TestSupport"],
+                exclude: ["Fixtures"]),
             .testTarget(name: "EndToEndTests", dependencies: ["ShelflineCore", "TestSupport"]),
         ],
     swiftLanguageModes: [.v6]

@@ -1,17 +1,55 @@
 import ArgumentParser
+import Foundation
 import ShelflineCore
+import ShelflineLookup
 
-/// `shelfline-lookup`: placeholder until its issue lands.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `shelfline-lookup`: enriches deduped records with edition metadata.
 public struct LookupCommand: StageCommand {
     public static let configuration = CommandConfiguration(
-        commandName: "shelfline-lookup", abstract: "The lookup stage (not built yet).", discussion: helpDiscussion(""),
+        commandName: "shelfline-lookup",
+        abstract: "Match records to editions from the local Open Library catalog and/or the Open Library API.",
+        discussion: helpDiscussion("""
+            Reads: INPUT (gzip NDJSON records from shelfline-dedupe); the catalog dump files (--catalog, or the \
+            lookup stage's `catalog` parameter in pipeline.json, paths relative to that file); the workspace \
+            cache (<workspace>/cache: catalog index, lookup-cache.sqlite).
+            Writes: OUTPUT (every input record, with `match` and, when matched, `metadata`); --report JSON \
+            (counts per status summing to the records read, requests, retries, 429s, cache hits, breaker trips); \
+            --progress JSON (rewritten every second while running); the workspace cache.
+            Match statuses: matchedByIsbn, matchedBySearch, needsReview (with candidates), notEnriched (with reason).
+            A stop signal (SIGTERM/SIGINT) keeps every answer fetched so far in the cache and exits 75 (paused).
+            """),
         version: shelflineVersion)
 
     @OptionGroup public var common: CommonOptions
 
+    @Argument(help: "Input records (gzip NDJSON).")
+    public var input: String
+
+    @Option(name: [.short, .customLong("output")], help: "Output records (gzip NDJSON).")
+    public var output: String
+
+    @Option(name: .long, help: "Report JSON to write.")
+    public var report: String?
+
+    @Option(name: .long, help: "Progress JSON to keep updated while running.")
+    public var progress: String?
+
+    @Option(name: .long, help: "Catalog dump file (editions, works, authors; gzip or plain). Repeat per file; overrides the config.")
+    public var catalog: [String] = []
+
+    @Option(name: .long, help: "Metadata source to ask, in order: catalog or openlibrary. Repeatable; overrides the config.")
+    public var source: [String] = []
+
     public init() {}
 
     public func execute(context: StageContext) async throws {
-        throw UsageError("shelfline-lookup is not built yet")
+        let stage = LookupStage(options: LookupStage.Options(
+            input: input, output: output, report: report, progress: progress, catalog: catalog, sources: source,
+            workspace: common.resolveWorkspace(context.config), terminal: isatty(STDERR_FILENO) == 1))
+        try await stage.run(context: context)
     }
 }

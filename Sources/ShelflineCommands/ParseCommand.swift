@@ -1,17 +1,50 @@
 import ArgumentParser
 import ShelflineCore
+import ShelflineParse
 
-/// `shelfline-parse`: placeholder until its issue lands.
+extension FormatChoice: ExpressibleByArgument {}
+
+/// `shelfline-parse`: one library export in, gzip NDJSON records, rejects and a report out.
 public struct ParseCommand: StageCommand {
     public static let configuration = CommandConfiguration(
-        commandName: "shelfline-parse", abstract: "The parse stage (not built yet).", discussion: helpDiscussion(""),
+        commandName: "shelfline-parse",
+        abstract: "Parse a Goodreads, StoryGraph or LibraryThing export (or a mapped CSV) into gzip NDJSON records.",
+        discussion: helpDiscussion(
+            """
+            Reads INPUT, a CSV or TSV export (UTF-8 with or without BOM; Latin-1/CP1252 bytes are repaired \
+            per field). The format is recognised from header names (Goodreads, StoryGraph, LibraryThing, or \
+            the generic column mapping in pipeline.json's parse parameters).
+
+            Writes OUTPUT (one BookRecord per line, gzip), REJECTS (rows that could not be parsed, with \
+            line and reason) and REPORT (rowsRead = rowsWritten + rowsRejected). All are published \
+            atomically at the end; on an error none is touched. Exit 65 when the rejected share exceeds \
+            maxRejectedShare (default 0.1); the outputs are still written then. See docs/parse.md.
+            """),
         version: shelflineVersion)
 
     @OptionGroup public var common: CommonOptions
 
+    @Argument(help: "The export to read (CSV or TSV).")
+    public var input: String
+
+    @Option(name: [.short, .customLong("output")], help: "Records file to write (gzip NDJSON).")
+    public var output: String
+
+    @Option(help: "Rejected rows file to write (gzip NDJSON).")
+    public var rejects: String?
+
+    @Option(help: "Report file to write (JSON).")
+    public var report: String?
+
+    @Option(help: "Export format: auto (detect from the header), goodreads, storygraph, librarything, generic.")
+    public var format: FormatChoice?
+
     public init() {}
 
     public func execute(context: StageContext) async throws {
-        throw UsageError("shelfline-parse is not built yet")
+        let parameters = try context.config.parameters(for: .parse, as: ParseParameters.self, path: context.configPath)
+        let job = ParseStage.Job(input: input, output: output, rejects: rejects, report: report, format: format,
+                                 parameters: parameters)
+        try ParseStage(job: job, log: context.log, cancellation: context.cancellation).run()
     }
 }

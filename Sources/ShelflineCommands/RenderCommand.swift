@@ -1,17 +1,130 @@
 import ArgumentParser
+import Foundation
 import ShelflineCore
+import ShelflineRender
 
-/// `shelfline-render`: placeholder until its issue lands.
-public struct RenderCommand: StageCommand {
+/// `shelfline-render`: Live Activity snapshots for the import and the beer queue.
+public struct RenderCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
-        commandName: "shelfline-render", abstract: "The render stage (not built yet).", discussion: helpDiscussion(""),
+        commandName: "shelfline-render",
+        abstract: "Write Live Activity snapshots and APNs push bodies (import, beer queue) and the import report page.",
+        discussion: helpDiscussion("""
+            Subcommands:
+              import      the import activity from a run directory, and <run dir>/report.html
+              beer-queue  the beer-queue activity from a saved page, a JSON file or a live poll
+            Snapshots go to <workspace>/activity/<name>.json with their history in <name>.history.ndjson.
+            See docs/render.md.
+            """),
+        version: shelflineVersion,
+        subcommands: [ImportActivityCommand.self, BeerQueueCommand.self])
+
+    public init() {}
+}
+
+/// Subcommands report errors as `shelfline-render: error: …` (the executable's name, as every stage
+/// does), not under the subcommand's name; otherwise exactly `StageCommand.run()`.
+protocol RenderSubcommand: StageCommand {}
+
+extension RenderSubcommand {
+    public func run() async throws {
+        do {
+            let (config, path) = try common.loadConfig()
+            let context = StageContext(config: config, configPath: path, log: Logfmt(quiet: common.quiet),
+                                       cancellation: SignalCancellation.install())
+            try await execute(context: context)
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as CleanExit {
+            throw error
+        } catch {
+            FileHandle.standardError.write(Data("shelfline-render: error: \(error)\n".utf8))
+            throw ExitCode(ExitStatus(for: error).rawValue)
+        }
+    }
+}
+
+/// `shelfline-render import --run RUN_DIR`: one refresh of the import activity.
+public struct ImportActivityCommand: RenderSubcommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Emit the import Live Activity snapshot that is due for a run directory.",
+        discussion: helpDiscussion("""
+            Reads (whichever exist) RUN_DIR/parse-report.json, dedupe-report.json, lookup-progress.json,
+            lookup-report.json, merge-report.json, and for the report page review.json and failed-rows.csv.
+            Writes <workspace>/activity/import.json and import.history.ndjson: `start` on the first call for a
+            run, an `update` when the counts changed (at most one per 2 s unless --force), and `end` once
+            merge-report.json exists, when it also writes RUN_DIR/report.html.
+            Prints the events emitted as one logfmt line on stderr (nothing with --quiet).
+            """),
         version: shelflineVersion)
 
     @OptionGroup public var common: CommonOptions
 
+    @Option(name: .customLong("run"), help: "The import's run directory.")
+    public var runDirectory: String
+
+    @Option(name: .long, help: "The imported file, for the activity's file name and size before parse has reported.")
+    public var source: String?
+
+    @Flag(name: .long, help: "Emit an update now if the counts changed, even within 2 s of the last one.")
+    public var force = false
+
     public init() {}
 
     public func execute(context: StageContext) async throws {
-        throw UsageError("shelfline-render is not built yet")
+        let parameters = try context.config.parameters(for: .render, as: RenderParameters.self, path: context.configPath)
+        let renderer = ImportActivityRenderer(workspace: common.resolveWorkspace(context.config), parameters: parameters)
+        let result = try renderer.refresh(runDirectory: runDirectory, now: context.now(), sourceFile: source, force: force)
+        context.log.event([
+            "activity": "import", "events": result.emitted.isEmpty ? "none" : result.emitted.map(\.rawValue).joined(separator: ","),
+            "processed": result.contentState.booksProcessed, "total": result.contentState.totalBooks,
+            "step": result.contentState.currentStep,
+        ])
+    }
+}
+
+/// `shelfline-render beer-queue`: one observation of the member's beer queue.
+public struct BeerQueueCommand: RenderSubcommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "beer-queue",
+        abstract: "Emit the beer-queue Live Activity snapshot from a saved page, a JSON file or a live poll.",
+        discussion: helpDiscussion("""
+            Reads PAGE (a saved memberQueues.php), FILE (a JSON queue) or, with --poll, GET <beerQueue.host>/memberQueues.php
+            with the cookie in beerQueue.credentialsFile (which must be mode 0600). Settings: pipeline.json `beerQueue`.
+            Writes <workspace>/activity/beer-queue.json, beer-queue.history.ndjson and beer-queue.budget.json
+            (at most beerQueue.maxUpdatesPerHour periodic updates per hour; --user-triggered ones do not count).
+            Visitor mode (beerQueue.visitor) writes nothing. The cookie is never printed or written.
+            A login page ends the activity and exits 78; an unreachable site or unreadable page keeps the last
+            queue, marks it offline and exits 75 (65 for a page that is not a queue page).
+            """),
+        version: shelflineVersion)
+
+    @OptionGroup public var common: CommonOptions
+
+    @Option(name: .customLong("html"), help: "A saved memberQueues.php page.")
+    public var htmlPage: String?
+
+    @Option(name: .customLong("json"), help: "A JSON queue file: [{\"id\", \"name\", \"date\"}] or {\"beers\": […]}.")
+    public var jsonFile: String?
+
+    @Flag(name: .long, help: "Fetch the queue from beerQueue.host with the session cookie.")
+    public var poll = false
+
+    @Flag(name: .customLong("user-triggered"), help: "The member asked for this refresh: not limited by the hourly budget.")
+    public var userTriggered = false
+
+    public init() {}
+
+    public func validate() throws {
+        let chosen = [htmlPage != nil, jsonFile != nil, poll].filter { $0 }.count
+        guard chosen == 1 else { throw ValidationError("give exactly one of --html PAGE, --json FILE, --poll") }
+    }
+
+    public func execute(context: StageContext) async throws {
+        let source: BeerQueueSource = if let htmlPage { .html(path: htmlPage) } else if let jsonFile { .json(path: jsonFile) } else { .poll }
+        let parameters = try context.config.parameters(for: .render, as: RenderParameters.self, path: context.configPath)
+        let job = BeerQueueJob(config: context.config.beerQueue, configPath: context.configPath,
+                               workspace: common.resolveWorkspace(context.config), historyLimit: parameters.historyLimit)
+        _ = try await job.run(source: source, now: context.now(), userTriggered: userTriggered, log: context.log)
     }
 }

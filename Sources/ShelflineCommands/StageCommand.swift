@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
+import CSystemShims
 
 #if canImport(Glibc)
 import Glibc
@@ -44,8 +45,15 @@ public protocol StageCommand: AsyncParsableCommand {
 }
 
 extension StageCommand {
+    /// `shelfline-parse`, or `shelfline run` for the orchestrator's subcommands.
+    static var qualifiedName: String {
+        let name = configuration.commandName ?? "shelfline"
+        return name.hasPrefix("shelfline") ? name : "shelfline \(name)"
+    }
+
     public func run() async throws {
-        let name = Self.configuration.commandName ?? "shelfline"
+        let name = Self.qualifiedName
+        ParentWatch.install()
         do {
             let (config, path) = try common.loadConfig()
             let context = StageContext(config: config, configPath: path, log: Logfmt(quiet: common.quiet),
@@ -53,7 +61,7 @@ extension StageCommand {
             try await execute(context: context)
         } catch let error as any ShelflineError {
             FileHandle.standardError.write(Data("\(name): error: \(error)\n".utf8))
-            throw ExitCode(ExitStatus(for: error).rawValue)
+            throw ExitCode(error.exitCode)
         } catch let error as ExitCode {
             throw error
         } catch let error as CleanExit {
@@ -67,21 +75,10 @@ extension StageCommand {
 
 /// Turns SIGTERM/SIGINT into a `CancellationFlag` the running stage polls.
 public enum SignalCancellation {
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
-    private static let flag = CancellationFlag()
-
-    /// Installs the handlers once and returns the process-wide flag.
+    /// Installs the handlers and returns a flag that follows them.
     public static func install() -> CancellationFlag {
-        if sources.isEmpty {
-            for signalNumber in [SIGTERM, SIGINT] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                source.setEventHandler { flag.cancel() }
-                source.resume()
-                sources.append(source)
-            }
-        }
-        return flag
+        CancellationFlag.installSignalHandlers()
+        return CancellationFlag(followsSignals: true)
     }
 }
 
@@ -91,4 +88,16 @@ public let shelflineVersion = "0.1.0"
 /// The discussion appended to every executable's `--help`.
 public func helpDiscussion(_ text: String) -> String {
     text + "\n\n" + ExitStatus.helpTable
+}
+
+/// A stage started by the orchestrator gets SIGTERM when the orchestrator dies (even by SIGKILL),
+/// so no orphaned stage keeps writing into a run the next `shelfline run` resumes.
+enum ParentWatch {
+    static func install() {
+        guard let text = ProcessInfo.processInfo.environment["SHELFLINE_ORCHESTRATOR_PID"], let parent = Int32(text) else {
+            return
+        }
+        _ = shelfline_set_parent_death_signal(SIGTERM)
+        if getppid() != parent { kill(getpid(), SIGTERM) }
+    }
 }

@@ -43,4 +43,10 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
 /// An error a user can act on: a one-line message that names the file (and line) involved.
 public protocol ShelflineError: Error, CustomStringConvertible, Sendable {
     var exitStatus: ExitStatus { get }
+    /// The process exit code; differs from `exitStatus` only when passing on a child's own status.
+    var exitCode: Int32 { get }
+}
+
+extension ShelflineError {
+    public var exitCode: Int32 { exitStatus.rawValue }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a stage may know about the world: the time, its settings and where to log.
 ///
@@ -23,11 +26,37 @@ public struct StageContext: Sendable {
     }
 }
 
-/// A flag set from a signal handler and read by the stage between units of work.
+/// A flag set by `cancel()` or by SIGTERM/SIGINT, read by the stage between units of work.
 public final class CancellationFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
-    public init() {}
-    public var isCancelled: Bool { lock.withLock { cancelled } }
+    private let followsSignals: Bool
+
+    /// `followsSignals`: also report cancelled once the process got SIGTERM/SIGINT
+    /// (see `installSignalHandlers()`).
+    public init(followsSignals: Bool = false) {
+        self.followsSignals = followsSignals
+    }
+
+    public var isCancelled: Bool {
+        lock.withLock { cancelled } || (followsSignals && CancellationFlag.signalReceived != 0)
+    }
+
     public func cancel() { lock.withLock { cancelled = true } }
+
+    /// Set only by the async-signal-safe handler below.
+    nonisolated(unsafe) static var signalReceived: Int32 = 0
+
+    /// Installs SIGTERM/SIGINT handlers that only set a flag. Real handlers (not SIG_IGN) so that
+    /// child processes start with default dispositions and can be signalled in turn.
+    public static func installSignalHandlers() {
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber) { _ in CancellationFlag.signalReceived = 1 }
+            sigaddset(&unblock, signalNumber)
+        }
+        // A parent may have started us with these blocked (Foundation's Process passes on its mask).
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+    }
 }

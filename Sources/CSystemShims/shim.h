@@ -1,0 +1,17 @@
+// Calls Swift cannot make directly (variadic C functions).
+#include <sys/prctl.h>
+#include <signal.h>
+
+/// Asks the kernel to send `sig` to this process when its parent dies.
+static inline int shelfline_set_parent_death_signal(int sig) {
+    return prctl(PR_SET_PDEATHSIG, sig);
+}
+
+#include <spawn.h>
+/// glibc ≥ 2.29 has it, but only declares it under _GNU_SOURCE.
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *__restrict actions,
+                                                const char *__restrict path);
+
+static inline int shelfline_spawn_add_chdir(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
+}

@@ -1,0 +1,246 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What happened on the wire, for the report.
+public struct HTTPCounters: Codable, Sendable, Equatable {
+    /// Attempts sent (each retry counts).
+    public var requests = 0
+    public var retries = 0
+    public var rateLimited = 0
+    public var serverErrors = 0
+    public var timeouts = 0
+    public var connectionErrors = 0
+    public var malformedResponses = 0
+    public var breakerTrips = 0
+    /// Seconds spent sleeping in backoff.
+    public var backoffSeconds = 0.0
+    public init() {}
+}
+
+/// Limits and retry policy of one HTTP source.
+public struct HTTPPolicy: Sendable {
+    public var concurrency = 5
+    public var requestsPerSecond = 3.0
+    public var timeoutSeconds = 10.0
+    public var maxRetries = 4
+    public var backoffBaseSeconds = 0.5
+    public var backoffMaxSeconds = 20.0
+    public var waitBudgetSeconds = 120.0
+    public var breakerThreshold = 5
+    public var breakerCooldownSeconds = 30.0
+    public var userAgent = "Shelfline/0.1"
+
+    public init() {}
+
+    init(_ parameters: OpenLibraryParameters) {
+        concurrency = parameters.concurrency
+        requestsPerSecond = parameters.requestsPerSecond
+        timeoutSeconds = parameters.timeoutSeconds
+        maxRetries = parameters.maxRetries
+        backoffBaseSeconds = parameters.backoffBaseSeconds
+        backoffMaxSeconds = parameters.backoffMaxSeconds
+        waitBudgetSeconds = parameters.waitBudgetSeconds
+        breakerThreshold = parameters.breakerThreshold
+        breakerCooldownSeconds = parameters.breakerCooldownSeconds
+        userAgent = parameters.userAgent
+    }
+}
+
+/// A GET client that is polite and never hangs: bounded concurrency, evenly paced requests,
+/// per-request timeouts, exponential backoff with jitter on 429/5xx/timeouts/connection errors and
+/// malformed bodies, bounded retries, a per-run wait budget, and a circuit breaker.
+public final class ResilientHTTPClient: Sendable {
+    public let source: String
+    let policy: HTTPPolicy
+    private let session: URLSession
+    private let limiter: RateLimiter
+    private let gate: AsyncSemaphore
+    let breaker: CircuitBreaker
+    private let counters = Counters()
+
+    public init(source: String, policy: HTTPPolicy) {
+        self.source = source
+        self.policy = policy
+        let configuration = URLSessionConfiguration.ephemeral
+        // FoundationNetworking on Linux mishandles sub-second timeouts; the per-request deadline is
+        // enforced by `perform`, these whole-second values are only a backstop.
+        configuration.timeoutIntervalForRequest = (policy.timeoutSeconds + 1).rounded(.up)
+        configuration.timeoutIntervalForResource = (policy.timeoutSeconds * 2 + 1).rounded(.up)
+        configuration.httpMaximumConnectionsPerHost = policy.concurrency
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        session = URLSession(configuration: configuration)
+        limiter = RateLimiter(requestsPerSecond: policy.requestsPerSecond)
+        gate = AsyncSemaphore(limit: policy.concurrency)
+        breaker = CircuitBreaker(threshold: policy.breakerThreshold, cooldownSeconds: policy.breakerCooldownSeconds)
+    }
+
+    public func snapshot() async -> HTTPCounters {
+        var value = counters.value
+        value.breakerTrips = await breaker.trips
+        return value
+    }
+
+    /// GETs `url` and hands a 200 body to `decode`; a decode error counts as a failed attempt.
+    public func get<T: Sendable>(_ url: URL, decode: @Sendable (Data) throws -> T) async throws -> T {
+        var lastReason = "no attempt made"
+        for attempt in 0...policy.maxRetries {
+            try Task.checkCancellation()
+            guard let outcome = await send(url) else { throw SourceFailure.unavailable(source: source) }
+            try Task.checkCancellation()
+            switch outcome {
+            case .success(let data):
+                do {
+                    let value = try decode(data)
+                    await breaker.recordSuccess()
+                    return value
+                } catch {
+                    counters.update { $0.malformedResponses += 1 }
+                    lastReason = "malformed response from \(url.path)"
+                }
+            case .failure(let reason, let retryable):
+                lastReason = reason
+                if !retryable {
+                    await breaker.recordSuccess()  // the source answered; the request itself is wrong
+                    throw SourceFailure.failed(source: source, reason: reason)
+                }
+            }
+            await breaker.recordFailure()
+            guard attempt < policy.maxRetries else { break }
+            let delay = backoff(attempt: attempt)
+            let allowed = counters.update { counters -> Bool in
+                guard counters.backoffSeconds + delay <= policy.waitBudgetSeconds else { return false }
+                counters.backoffSeconds += delay
+                counters.retries += 1
+                return true
+            }
+            guard allowed else {
+                throw SourceFailure.failed(source: source, reason: "\(lastReason); wait budget of \(Int(policy.waitBudgetSeconds)) s used up")
+            }
+            try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+        }
+        throw SourceFailure.failed(source: source, reason: "\(lastReason) after \(policy.maxRetries + 1) attempts")
+    }
+
+    /// Exponential backoff with full jitter in its upper half: base·2ⁿ·[0.5, 1], capped.
+    func backoff(attempt: Int) -> Double {
+        let ceiling = min(policy.backoffMaxSeconds, policy.backoffBaseSeconds * pow(2, Double(attempt)))
+        return ceiling * Double.random(in: 0.5...1.0)
+    }
+
+    private enum Outcome { case success(Data), failure(reason: String, retryable: Bool) }
+
+    /// One attempt; nil when the breaker is open. The breaker is asked last, just before sending,
+    /// so requests queued behind the gate or the pacing see a trip that happened while they waited.
+    private func send(_ url: URL) async -> Outcome? {
+        await gate.acquire()
+        defer { Task { await gate.release() } }
+        do {
+            try await limiter.acquire()
+        } catch {
+            return .failure(reason: "cancelled", retryable: false)
+        }
+        guard await breaker.allow() else { return nil }
+        var request = URLRequest(url: url, timeoutInterval: (policy.timeoutSeconds + 1).rounded(.up))
+        request.setValue(policy.userAgent, forHTTPHeaderField: "User-Agent")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        counters.update { $0.requests += 1 }
+        do {
+            let (data, response) = try await perform(request)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            switch status {
+            case 200: return .success(data)
+            case 429:
+                counters.update { $0.rateLimited += 1 }
+                return .failure(reason: "HTTP 429 from \(url.host ?? "")", retryable: true)
+            case 500...599, 408:
+                counters.update { $0.serverErrors += 1 }
+                return .failure(reason: "HTTP \(status) from \(url.host ?? "")", retryable: true)
+            default:
+                return .failure(reason: "HTTP \(status) from \(url.path)", retryable: false)
+            }
+        } catch let error as URLError where error.code == .timedOut {
+            counters.update { $0.timeouts += 1 }
+            return .failure(reason: "timed out after \(policy.timeoutSeconds) s", retryable: true)
+        } catch let error as URLError where error.code == .cancelled {
+            return .failure(reason: "cancelled", retryable: false)
+        } catch {
+            counters.update { $0.connectionErrors += 1 }
+            let reason = (error as? URLError).map { "connection error (\($0.code.rawValue)): \($0.localizedDescription)" }
+                ?? "connection error: \(error.localizedDescription)"
+            return .failure(reason: reason, retryable: true)
+        }
+    }
+
+    public func shutdown() { session.invalidateAndCancel() }
+
+    /// Runs one request with our own deadline (cancels the transfer when it passes) and with task
+    /// cancellation cancelling the transfer, so a stop signal never waits for a slow server.
+    private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        let transfer = Transfer()
+        let timeout = policy.timeoutSeconds
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: transfer.timedOut ? URLError(.timedOut) : error)
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                transfer.start(task)
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { transfer.expire() }
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+}
+
+/// The one URLSession task of an attempt, cancellable from a timer or task cancellation.
+private final class Transfer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var expired = false
+    private var cancelled = false
+
+    var timedOut: Bool { lock.withLock { expired } }
+
+    func start(_ task: URLSessionDataTask) {
+        let cancelNow = lock.withLock {
+            self.task = task
+            return cancelled
+        }
+        task.resume()
+        if cancelNow { task.cancel() }
+    }
+
+    func expire() {
+        let task = lock.withLock {
+            expired = true
+            return self.task
+        }
+        task?.cancel()
+    }
+
+    func cancel() {
+        let task = lock.withLock {
+            cancelled = true
+            return self.task
+        }
+        task?.cancel()
+    }
+}
+
+/// Lock-protected counters shared by concurrent requests.
+final class Counters: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage = HTTPCounters()
+    var value: HTTPCounters { lock.withLock { storage } }
+    @discardableResult
+    func update<T>(_ body: (inout HTTPCounters) -> T) -> T { lock.withLock { body(&storage) } }
+}

@@ -1,0 +1,256 @@
+import Foundation
+import ShelflineCore
+
+/// One record's question to the sources.
+public struct RecordQuery: Sendable {
+    /// Canonical ISBN-13 (or the ISBN-10 when that is all the record has).
+    public var isbn: String?
+    public var query: LookupQuery
+
+    public init(isbn: String?, query: LookupQuery) {
+        self.isbn = isbn
+        self.query = query
+    }
+
+    public init(record: BookRecord) {
+        isbn = record.isbn13 ?? record.isbn10.flatMap(ISBN.canonical13)
+        query = LookupQuery(record: record)
+    }
+}
+
+/// One record's answer: always a `MatchResult`, metadata when matched.
+public struct LookupOutcome: Sendable, Equatable {
+    public var match: MatchResult
+    public var metadata: EditionMetadata?
+}
+
+/// Resolves records against the chained sources: ISBN in every source first, then title/author
+/// search in every source, then the verdict. Remote answers go through the persistent cache.
+public final class LookupEngine: Sendable {
+    let sources: [any MetadataSource]
+    let cache: LookupCache?
+    let matcher: Matcher
+    let searchLimit: Int
+    let now: @Sendable () -> Date
+    private let cacheCounters = CacheCounters()
+
+    public init(sources: [any MetadataSource], cache: LookupCache?, matcher: Matcher, searchLimit: Int,
+                now: @escaping @Sendable () -> Date) {
+        self.sources = sources
+        self.cache = cache
+        self.matcher = matcher
+        self.searchLimit = searchLimit
+        self.now = now
+    }
+
+    public var cacheHits: Int { cacheCounters.hits }
+
+    /// Resolves `queries`; `finished` is called with each record index as soon as its outcome is known.
+    public func resolve(_ queries: [RecordQuery], finished: @Sendable (Int) -> Void = { _ in }) async throws -> [LookupOutcome] {
+        var outcomes = [LookupOutcome?](repeating: nil, count: queries.count)
+        var failures = [[SourceFailure]](repeating: [], count: queries.count)
+        var reviews = [[MatchCandidate]](repeating: [], count: queries.count)
+
+        // ISBN in every source first: an identifier match anywhere beats a search match.
+        for source in sources {
+            let pending = queries.indices.filter { outcomes[$0] == nil && queries[$0].isbn != nil }
+            guard !pending.isEmpty else { break }
+            let (answers, failed) = try await isbnAnswers(source, isbns: unique(pending.map { queries[$0].isbn! }))
+            for index in pending {
+                let isbn = queries[index].isbn!
+                if let edition = answers[isbn] {
+                    outcomes[index] = LookupOutcome(
+                        match: MatchResult(status: .matchedByIsbn, editionKey: edition.editionKey, workKey: edition.workKey,
+                                           source: source.name),
+                        metadata: edition)
+                    finished(index)
+                } else if let failure = failed[isbn] {
+                    failures[index].append(failure)
+                }
+            }
+        }
+
+        // Then title/author search, source by source, until one accepts.
+        for (position, source) in sources.enumerated() {
+            let isLast = position == sources.count - 1
+            let pending = queries.indices.filter { outcomes[$0] == nil && !queries[$0].query.title.isEmpty }
+            guard !pending.isEmpty else { break }
+            var groups: [String: [Int]] = [:]
+            var order: [String] = []
+            for index in pending {
+                let key = TextNormalizer.queryKey(title: queries[index].query.title, author: queries[index].query.authors.first)
+                if groups[key] == nil { order.append(key) }
+                groups[key, default: []].append(index)
+            }
+            try await forEachSearch(source, keys: order, representative: { queries[groups[$0]![0]].query }) { key, result in
+                for index in groups[key]! {
+                    switch result {
+                    case .failure(let failure):
+                        failures[index].append(failure)
+                    case .success(let candidates):
+                        switch matcher.decide(queries[index].query, candidates: candidates) {
+                        case .accept(let edition, _):
+                            outcomes[index] = LookupOutcome(
+                                match: MatchResult(status: .matchedBySearch, editionKey: edition.editionKey,
+                                                   workKey: edition.workKey, source: source.name),
+                                metadata: edition)
+                        case .review(let candidates):
+                            reviews[index].append(contentsOf: candidates)
+                        case .none:
+                            break
+                        }
+                    }
+                    if isLast || outcomes[index] != nil {
+                        if outcomes[index] == nil {
+                            outcomes[index] = verdict(queries[index], reviews: reviews[index], failures: failures[index])
+                        }
+                        finished(index)
+                    }
+                }
+            }
+        }
+
+        return queries.indices.map { index in
+            if let outcome = outcomes[index] { return outcome }
+            let outcome = verdict(queries[index], reviews: reviews[index], failures: failures[index])
+            finished(index)
+            return outcome
+        }
+    }
+
+    /// The outcome of a record no source matched.
+    private func verdict(_ query: RecordQuery, reviews: [MatchCandidate], failures: [SourceFailure]) -> LookupOutcome {
+        if !reviews.isEmpty {
+            var seen = Set<String>()
+            let candidates = reviews.sorted { $0.score > $1.score }.filter { seen.insert($0.key).inserted }
+                .prefix(matcher.maxCandidates)
+            return LookupOutcome(match: MatchResult(status: .needsReview, candidates: Array(candidates)), metadata: nil)
+        }
+        let reason: String
+        if let failure = failures.first(where: { if case .unavailable = $0 { true } else { false } }) ?? failures.first {
+            reason = failure.recordReason
+        } else if query.isbn == nil && query.query.title.isEmpty {
+            reason = "no ISBN and no title to search for"
+        } else {
+            reason = "no candidate"
+        }
+        return LookupOutcome(match: MatchResult(status: .notEnriched, reason: reason), metadata: nil)
+    }
+
+    private func unique(_ values: [String]) -> [String] {
+        var seen = Set<String>()
+        return values.filter { seen.insert($0).inserted }
+    }
+
+    // MARK: ISBN answers (cache, then batches)
+
+    private func isbnAnswers(_ source: any MetadataSource, isbns: [String]) async throws
+        -> ([String: EditionMetadata], [String: SourceFailure]) {
+        var answers: [String: EditionMetadata] = [:]
+        var misses: [String] = []
+        if source.isRemote, let cache {
+            for isbn in isbns {
+                if let entry = try cache.lookup(source: source.name, key: "isbn:\(isbn)", now: now()) {
+                    cacheCounters.hit()
+                    if let payload = entry.payload, let edition = try? JSONDecoder().decode(EditionMetadata.self, from: payload) {
+                        answers[isbn] = edition
+                    }
+                } else {
+                    misses.append(isbn)
+                }
+            }
+        } else {
+            misses = isbns
+        }
+        var failed: [String: SourceFailure] = [:]
+        let batches = stride(from: 0, to: misses.count, by: max(1, source.isbnBatchSize)).map {
+            Array(misses[$0..<min($0 + source.isbnBatchSize, misses.count)])
+        }
+        let cache = source.isRemote ? self.cache : nil
+        let now = self.now
+        try await withThrowingTaskGroup(of: ([String], Result<[String: EditionMetadata], SourceFailure>).self) { group in
+            for batch in batches {
+                group.addTask {
+                    do {
+                        let found = try await source.editions(isbns: batch)
+                        if let cache {
+                            let encoder = JSONEncoder.shelfline
+                            try cache.store(source: source.name, batch.map { isbn in
+                                (key: "isbn:\(isbn)", payload: found[isbn].flatMap { try? encoder.encode($0) })
+                            }, now: now())
+                        }
+                        return (batch, .success(found))
+                    } catch let failure as SourceFailure {
+                        return (batch, .failure(failure))
+                    }
+                }
+            }
+            for try await (batch, result) in group {
+                switch result {
+                case .success(let found): answers.merge(found) { first, _ in first }
+                case .failure(let failure): for isbn in batch { failed[isbn] = failure }
+                }
+            }
+        }
+        return (answers, failed)
+    }
+
+    // MARK: Searches (cache, then concurrent requests)
+
+    private func forEachSearch(
+        _ source: any MetadataSource, keys: [String], representative: (String) -> LookupQuery,
+        _ body: (String, Result<[EditionMetadata], SourceFailure>) throws -> Void
+    ) async throws {
+        let cache = source.isRemote ? self.cache : nil
+        var misses: [(String, LookupQuery)] = []
+        for key in keys {
+            if let cache, let entry = try cache.lookup(source: source.name, key: "search:\(key)", now: now()) {
+                cacheCounters.hit()
+                let candidates = entry.payload.flatMap { try? JSONDecoder().decode([EditionMetadata].self, from: $0) } ?? []
+                try body(key, .success(candidates))
+            } else {
+                misses.append((key, representative(key)))
+            }
+        }
+        guard !misses.isEmpty else { return }
+        let limit = searchLimit
+        let now = self.now
+        if !source.isRemote {
+            for (key, query) in misses {
+                try Task.checkCancellation()
+                do {
+                    try body(key, .success(try await source.candidates(title: query.title, author: query.authors.first, limit: limit)))
+                } catch let failure as SourceFailure {
+                    try body(key, .failure(failure))
+                }
+            }
+            return
+        }
+        try await withThrowingTaskGroup(of: (String, Result<[EditionMetadata], SourceFailure>).self) { group in
+            for (key, query) in misses {
+                group.addTask {
+                    do {
+                        let candidates = try await source.candidates(title: query.title, author: query.authors.first, limit: limit)
+                        if let cache {
+                            let payload = candidates.isEmpty ? nil : try? JSONEncoder.shelfline.encode(candidates)
+                            try cache.store(source: source.name, [(key: "search:\(key)", payload: payload)], now: now())
+                        }
+                        return (key, .success(candidates))
+                    } catch let failure as SourceFailure {
+                        return (key, .failure(failure))
+                    }
+                }
+            }
+            for try await (key, result) in group {
+                try body(key, result)
+            }
+        }
+    }
+}
+
+final class CacheCounters: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func hit() { lock.withLock { count += 1 } }
+    var hits: Int { lock.withLock { count } }
+}

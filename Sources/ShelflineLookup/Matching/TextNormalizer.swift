@@ -1,0 +1,92 @@
+import Foundation
+
+/// Turns titles and author names into comparable token lists.
+///
+/// Tokenisation follows SQLite's `unicode61 remove_diacritics 2` tokenizer (case and diacritics
+/// folded, every non-alphanumeric character separates tokens), so tokens computed here can be
+/// looked up in the catalog's FTS5 index.
+public enum TextNormalizer {
+    /// Words too common to make a title query selective (still used for scoring).
+    static let stopwords: Set<String> = [
+        "a", "an", "the", "and", "of", "in", "on", "to", "for", "s", "la", "le", "les", "el", "der", "die", "das", "de",
+    ]
+
+    /// Lower-case, diacritic-free tokens; `&` reads as `and`.
+    public static func tokens(_ text: String) -> [String] {
+        // Fast path for ASCII (most titles and names): Foundation's folding is slow on Linux.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            var tokens: [String] = []
+            var current: [UInt8] = []
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): current.append(byte)
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): current.append(byte + 32)
+                default:
+                    if !current.isEmpty { tokens.append(String(decoding: current, as: UTF8.self)); current.removeAll(keepingCapacity: true) }
+                    if byte == UInt8(ascii: "&") { tokens.append("and") }
+                }
+            }
+            if !current.isEmpty { tokens.append(String(decoding: current, as: UTF8.self)) }
+            return tokens
+        }
+        let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        var tokens: [String] = []
+        var current = ""
+        for scalar in folded.unicodeScalars {
+            if CharacterSet.alphanumerics.contains(scalar) {
+                current.unicodeScalars.append(scalar)
+            } else {
+                if !current.isEmpty { tokens.append(current); current = "" }
+                if scalar == "&" { tokens.append("and") }
+            }
+        }
+        if !current.isEmpty { tokens.append(current) }
+        return tokens
+    }
+
+    /// A title without a trailing `(Series, #n)` or `[…]` part, the form catalogs use.
+    public static func strippingSeries(_ title: String) -> String {
+        var text = title.trimmingCharacters(in: .whitespaces)
+        while let last = text.last, last == ")" || last == "]" {
+            let open: Character = last == ")" ? "(" : "["
+            guard let start = text.lastIndex(of: open), start != text.startIndex else { break }
+            text = String(text[..<start]).trimmingCharacters(in: .whitespaces)
+        }
+        return text
+    }
+
+    /// Tokens of a person's name, order-independent of `Last, First`, with runs of initials joined
+    /// (`J. R. R. Tolkien`, `J.R.R. Tolkien` and `Tolkien, J.R.R.` all give `jrr tolkien`).
+    public static func nameTokens(_ name: String) -> [String] {
+        var text = name
+        if let comma = text.firstIndex(of: ","), text.filter({ $0 == "," }).count == 1 {
+            let last = text[..<comma]
+            let first = text[text.index(after: comma)...]
+            text = "\(first) \(last)"
+        }
+        var result: [String] = []
+        var initials = ""
+        for token in tokens(text) {
+            if token.count == 1 {
+                initials += token
+            } else {
+                if !initials.isEmpty { result.append(initials); initials = "" }
+                result.append(token)
+            }
+        }
+        if !initials.isEmpty { result.append(initials) }
+        return result
+    }
+
+    /// The exact-title key the catalog indexes: tokens without a leading article, series stripped.
+    public static func titleKey(_ title: String) -> String {
+        var words = tokens(strippingSeries(title))
+        if words.count > 1, let first = words.first, ["the", "a", "an"].contains(first) { words.removeFirst() }
+        return words.joined(separator: " ")
+    }
+
+    /// The cache key part for a title/author query: normalised, so spelling variants share it.
+    public static func queryKey(title: String, author: String?) -> String {
+        tokens(strippingSeries(title)).joined(separator: " ") + "|" + (author.map { nameTokens($0).joined(separator: " ") } ?? "")
+    }
+}

@@ -1,0 +1,24 @@
+import ShelflineCore
+
+/// The source kinds `pipeline.json` and `--source` may name, in one list.
+public enum SourceKind: String, CaseIterable, Sendable, Codable {
+    case catalog, openlibrary
+}
+
+/// Somewhere edition metadata comes from. The stage chains sources in the configured order.
+///
+/// Adding a source (e.g. Google Books) is one new conforming type plus a `SourceKind` case.
+/// Methods throw `SourceFailure` when the source cannot answer; an answer with nothing in it is
+/// an empty result, not an error.
+public protocol MetadataSource: Sendable {
+    /// Name written into `MatchResult.source` and `EditionMetadata.source`.
+    var name: String { get }
+    /// Remote sources' answers are kept in the persistent cache; local ones are fast enough not to.
+    var isRemote: Bool { get }
+    /// How many ISBNs one `editions(isbns:)` call should carry.
+    var isbnBatchSize: Int { get }
+    /// Editions for canonical ISBN-13s, keyed by the ISBN asked for; misses are absent.
+    func editions(isbns: [String]) async throws -> [String: EditionMetadata]
+    /// Candidate editions (or works) for a title and optional author, best-effort ordered.
+    func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata]
+}

@@ -1,0 +1,40 @@
+import ShelflineCore
+
+/// `lookup-report.json`: where every record went and what it cost. `counts` sum to `recordsRead`.
+public struct LookupReport: Codable, Sendable, Equatable {
+    public var input: String
+    public var output: String
+    public var sources: [String]
+    public var recordsRead = 0
+    public var recordsWritten = 0
+    public var counts = EnrichmentCounts()
+    /// `notEnriched` records by reason (`no candidate`, `source unavailable`, …).
+    public var notEnrichedReasons: [String: Int] = [:]
+    /// Duplicate rows (dedupe `duplicateInFile`) that reused the first row's answer.
+    public var duplicatesReused = 0
+    /// Remote answers served from the persistent cache instead of a request.
+    public var cacheHits = 0
+    /// HTTP attempts sent, retries, 429s seen, circuit-breaker trips (all remote sources).
+    public var requests = 0
+    public var retries = 0
+    public var rateLimited = 0
+    public var breakerTrips = 0
+    public var http: [String: HTTPCounters] = [:]
+    public var catalog: CatalogSummary?
+
+    public init(input: String, output: String, sources: [String]) {
+        self.input = input
+        self.output = output
+        self.sources = sources
+    }
+}
+
+/// The catalog index used by a run.
+public struct CatalogSummary: Codable, Sendable, Equatable {
+    public var index: String
+    /// True when this run built the index (the dumps were new or changed).
+    public var built: Bool
+    public var editions: Int
+    /// Dump lines skipped as malformed.
+    public var skippedLines: Int
+}

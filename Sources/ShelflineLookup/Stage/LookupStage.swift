@@ -1,0 +1,231 @@
+import Foundation
+import ShelflineCore
+
+/// The lookup stage: reads records, asks the chained sources, writes every record back with its
+/// `match` (and `metadata` when matched), and the report. Knows nothing of the command line.
+public struct LookupStage {
+    /// What the command line (or the orchestrator) decides.
+    public struct Options: Sendable {
+        public var input: String
+        public var output: String
+        public var report: String?
+        public var progress: String?
+        /// `--catalog` files; when empty, the `catalog` parameter (relative to pipeline.json).
+        public var catalog: [String]
+        /// `--source` names; when empty, the `sources` parameter.
+        public var sources: [String]
+        public var workspace: Workspace
+        /// stderr is a terminal: draw a progress bar instead of log lines.
+        public var terminal: Bool
+
+        public init(input: String, output: String, report: String? = nil, progress: String? = nil, catalog: [String] = [],
+                    sources: [String] = [], workspace: Workspace, terminal: Bool = false) {
+            self.input = input
+            self.output = output
+            self.report = report
+            self.progress = progress
+            self.catalog = catalog
+            self.sources = sources
+            self.workspace = workspace
+            self.terminal = terminal
+        }
+    }
+
+    public let options: Options
+
+    public init(options: Options) { self.options = options }
+
+    /// Resolved parameters: config, then command-line overrides, validated.
+    public func parameters(context: StageContext) throws -> LookupParameters {
+        var parameters = try context.config.parameters(for: .lookup, as: LookupParameters.self, path: context.configPath)
+        for name in options.sources where SourceKind(rawValue: name) == nil {
+            throw UsageError("--source \(name): unknown metadata source, expected one of \(SourceKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if !options.sources.isEmpty { parameters.sources = options.sources }
+        if !options.catalog.isEmpty {
+            parameters.catalog = options.catalog
+        } else {
+            // Paths in pipeline.json are relative to the file, so the stage works from any run directory.
+            let base = FileManager.default.fileExists(atPath: context.configPath)
+                ? URL(fileURLWithPath: context.configPath).deletingLastPathComponent() : URL(fileURLWithPath: ".")
+            parameters.catalog = parameters.catalog.map { $0.hasPrefix("/") ? $0 : base.appendingPathComponent($0).path }
+        }
+        try parameters.validate(configPath: context.configPath)
+        return parameters
+    }
+
+    @discardableResult
+    public func run(context: StageContext) async throws -> LookupReport {
+        let parameters = try parameters(context: context)
+        let survey = try InputSurvey(path: options.input)
+        var report = LookupReport(input: options.input, output: options.output, sources: parameters.sources)
+
+        // Started before the sources: building a large catalog index takes a while, and the
+        // orchestrator should see the stage alive meanwhile.
+        let progress = ProgressReporter(stage: StageName.lookup.rawValue, total: survey.records, path: options.progress,
+                                        terminal: options.terminal, log: context.log, now: context.now)
+        progress.start()
+        var started = false
+        defer { if !started { progress.finish(finished: false) } }
+        var sources: [any MetadataSource] = []
+        var remote: [OpenLibrarySource] = []
+        for name in parameters.sources {
+            switch SourceKind(rawValue: name)! {
+            case .catalog:
+                guard !parameters.catalog.isEmpty else { throw LookupError.catalogNotConfigured(configPath: context.configPath) }
+                progress.update(processed: 0, counts: [:], title: "(opening the catalog index)", author: nil)
+                let index = try CatalogIndex.open(dumps: parameters.catalog, cacheDirectory: options.workspace.cacheDirectory,
+                                                  log: context.log, isCancelled: { context.cancellation.isCancelled })
+                report.catalog = CatalogSummary(index: index.path, built: index.built, editions: index.stats.editions,
+                                                skippedLines: index.stats.skippedLines)
+                sources.append(CatalogSource(index: index))
+            case .openlibrary:
+                let source = try OpenLibrarySource(parameters: parameters.openLibrary)
+                remote.append(source)
+                sources.append(source)
+            }
+        }
+        defer { for source in remote { source.client.shutdown() } }
+        var cache: LookupCache?
+        if !remote.isEmpty {
+            try Workspace.makeDirectory(options.workspace.cacheDirectory)
+            cache = try LookupCache(path: options.workspace.cacheDirectory + "/lookup-cache.sqlite",
+                                    positiveLifetime: parameters.cacheDays * 86_400,
+                                    negativeLifetime: parameters.negativeCacheDays * 86_400)
+        }
+        let engine = LookupEngine(sources: sources, cache: cache, matcher: parameters.match.matcher,
+                                  searchLimit: parameters.searchLimit, now: context.now)
+        let writer = try NDJSONWriter<BookRecord>(path: options.output)
+
+        started = true
+        let chunks = RecordChunks(path: options.input, chunkSize: parameters.chunkSize)
+        // The writer and survey are used only by this task until it ends; the stage awaits it.
+        let owned = UncheckedSendable((writer, survey, report))
+        let processing = Task {
+            let (writer, survey, report) = owned.value
+            return try await Self.process(chunks: chunks, engine: engine, writer: writer, survey: survey,
+                                          progress: progress, report: report)
+        }
+        let watcher = Task {
+            while !Task.isCancelled {
+                if context.cancellation.isCancelled {
+                    processing.cancel()
+                    return
+                }
+                try? await Task.sleep(nanoseconds: 100_000_000)
+            }
+        }
+        defer { watcher.cancel() }
+        do {
+            report = try await processing.value
+        } catch {
+            chunks.stop()
+            writer.abandon()
+            progress.finish(finished: false)
+            cache?.checkpoint()
+            if context.cancellation.isCancelled || error is CancellationError {
+                throw TryLaterError(
+                    "import paused: lookup stopped by a signal before finishing its \(survey.records) records; "
+                        + "answers fetched so far are cached and will not be asked again; run the import again to resume")
+            }
+            throw error
+        }
+        try writer.commit()
+        cache?.checkpoint()
+        report.cacheHits = engine.cacheHits
+        for source in remote {
+            let counters = await source.client.snapshot()
+            report.http[source.name] = counters
+            report.requests += counters.requests
+            report.retries += counters.retries
+            report.rateLimited += counters.rateLimited
+            report.breakerTrips += counters.breakerTrips
+            if counters.breakerTrips > 0 {
+                context.log.error("shelfline-lookup: warning: source '\(source.name)' (\(parameters.openLibrary.baseURL)) was unavailable; \(report.notEnrichedReasons["source unavailable"] ?? 0) records marked notEnriched (source unavailable)")
+            }
+        }
+        if let path = options.report { try writeJSONFile(report, to: path) }
+        progress.finish(finished: true)
+        context.log.event(["stage": "lookup", "event": "done", "records": report.recordsRead,
+                           "matchedByIsbn": report.counts.matchedByIsbn, "matchedBySearch": report.counts.matchedBySearch,
+                           "needsReview": report.counts.needsReview, "notEnriched": report.counts.notEnriched,
+                           "requests": report.requests, "cacheHits": report.cacheHits])
+        return report
+    }
+
+    /// The chunk loop: resolve, reuse answers for in-file duplicates, write in input order.
+    private static func process(chunks: RecordChunks, engine: LookupEngine, writer: NDJSONWriter<BookRecord>,
+                                survey: InputSurvey, progress: ProgressReporter, report: LookupReport) async throws -> LookupReport {
+        var report = report
+        var firstAnswers: [Int: LookupOutcome] = [:]
+        var counts: [String: Int] = [:]
+        for try await chunk in chunks.stream {
+            try Task.checkCancellation()
+            var outcomes = [LookupOutcome?](repeating: nil, count: chunk.count)
+            var queries: [RecordQuery] = []
+            var queryOwner: [Int] = []
+            var copies: [(Int, Int)] = []
+            var indexOfLine: [Int: Int] = [:]
+            for (index, record) in chunk.enumerated() {
+                if let mark = record.dedupe, mark.status == .duplicateInFile, let first = mark.firstLine {
+                    if let answer = firstAnswers[first] {
+                        outcomes[index] = answer
+                        report.duplicatesReused += 1
+                        continue
+                    }
+                    if let earlier = indexOfLine[first] {
+                        copies.append((index, earlier))
+                        continue
+                    }
+                }
+                indexOfLine[record.line] = index
+                queryOwner.append(index)
+                queries.append(RecordQuery(record: record))
+            }
+            let base = report.recordsWritten
+            let finishedCount = FinishedCounter()
+            let owners = queryOwner
+            let titles = chunk.map { ($0.title, $0.author) }
+            let countsSoFar = counts
+            let resolved = try await engine.resolve(queries) { queryIndex in
+                let done = finishedCount.increment()
+                let (title, author) = titles[owners[queryIndex]]
+                progress.update(processed: base + done, counts: countsSoFar, title: title, author: author)
+            }
+            for (queryIndex, outcome) in resolved.enumerated() { outcomes[queryOwner[queryIndex]] = outcome }
+            for (index, earlier) in copies {
+                outcomes[index] = outcomes[earlier]
+                report.duplicatesReused += 1
+            }
+            for (index, var record) in chunk.enumerated() {
+                let outcome = outcomes[index]!
+                record.match = outcome.match
+                record.metadata = outcome.metadata
+                try writer.append(record)
+                report.recordsRead += 1
+                report.recordsWritten += 1
+                report.counts.count(outcome.match.status)
+                counts[outcome.match.status.rawValue, default: 0] += 1
+                if outcome.match.status == .notEnriched {
+                    report.notEnrichedReasons[outcome.match.reason ?? "unknown", default: 0] += 1
+                }
+                if survey.referencedLines.contains(record.line) { firstAnswers[record.line] = outcome }
+            }
+            progress.update(processed: report.recordsWritten, counts: counts, title: chunk.last?.title, author: chunk.last?.author)
+            chunks.consumed()
+        }
+        return report
+    }
+}
+
+/// Hands a value to one task that is its only user until the handing code awaits it.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+final class FinishedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() -> Int { lock.withLock { count += 1; return count } }
+}

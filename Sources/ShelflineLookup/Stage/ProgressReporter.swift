@@ -1,0 +1,84 @@
+import Foundation
+import ShelflineCore
+
+/// Publishes a long stage's progress: the JSON file (at least every 2 s) for the orchestrator and
+/// render, and for people either a one-line bar on a terminal or periodic logfmt lines.
+final class ProgressReporter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var progress: StageProgress
+    private let path: String?
+    private let terminal: Bool
+    private let log: Logfmt
+    private let now: @Sendable () -> Date
+    private var ticker: Task<Void, Never>?
+    private var lastLogLine = 0.0
+    private var drewBar = false
+
+    init(stage: String, total: Int, path: String?, terminal: Bool, log: Logfmt, now: @escaping @Sendable () -> Date) {
+        let started = now().timeIntervalSince1970
+        progress = StageProgress(stage: stage, processed: 0, total: total, startedAt: started, updatedAt: started)
+        self.path = path
+        self.terminal = terminal && !log.quiet
+        self.log = log
+        self.now = now
+    }
+
+    func start() {
+        publish()
+        ticker = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 1_000_000_000)
+                self?.publish()
+            }
+        }
+    }
+
+    func update(processed: Int, counts: [String: Int], title: String?, author: String?) {
+        lock.withLock {
+            progress.processed = processed
+            progress.counts = counts
+            if let title { progress.currentTitle = title; progress.currentAuthor = author }
+        }
+    }
+
+    /// Final state: written once more with `finished` set, and the bar line ended.
+    func finish(finished: Bool) {
+        ticker?.cancel()
+        lock.withLock { progress.finished = finished }
+        publish(force: true)
+        if drewBar { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+
+    private func publish(force: Bool = false) {
+        let snapshot: StageProgress = lock.withLock {
+            progress.updatedAt = now().timeIntervalSince1970
+            return progress
+        }
+        if let path { try? writeJSONFile(snapshot, to: path) }
+        if terminal {
+            drewBar = true
+            FileHandle.standardError.write(Data(("\r" + Self.bar(snapshot) + "\u{1B}[K").utf8))
+        } else if force || snapshot.updatedAt - lastLogLine >= 5 {
+            lastLogLine = snapshot.updatedAt
+            log.event(["stage": snapshot.stage, "event": "progress", "processed": snapshot.processed,
+                       "total": snapshot.total, "rate": String(format: "%.1f", snapshot.rate ?? 0),
+                       "title": snapshot.currentTitle ?? ""])
+        }
+    }
+
+    static func bar(_ progress: StageProgress) -> String {
+        let fraction = progress.total > 0 ? Double(progress.processed) / Double(progress.total) : 1
+        let width = 24
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        var line = "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] "
+        line += "\(progress.processed)/\(progress.total) \(Int(fraction * 100))%"
+        if let rate = progress.rate {
+            let remaining = Double(progress.total - progress.processed) / rate
+            line += String(format: " %.1f/s ETA %d:%02d", rate, Int(remaining) / 60, Int(remaining) % 60)
+        }
+        if let title = progress.currentTitle {
+            line += " " + String((title + (progress.currentAuthor.map { " / \($0)" } ?? "")).prefix(40))
+        }
+        return line
+    }
+}

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+
+/// What one cheap pass over the input tells the stage before it starts: the record count (for
+/// progress) and which source lines later duplicates point back to (whose answers must be kept).
+struct InputSurvey {
+    var records = 0
+    var referencedLines = Set<Int>()
+
+    init(path: String) throws {
+        struct Probe: Decodable { var dedupe: DedupeMark? }
+        let marker = Array("duplicateInFile".utf8)
+        let decoder = JSONDecoder()
+        try GzipReader(path: path).forEachLine { bytes, line in
+            guard !bytes.isEmpty else { return }
+            records += 1
+            let found = Self.contains(bytes, marker)
+            if found {
+                guard let probe = try? decoder.decode(Probe.self, from: Data(bytes)) else {
+                    throw FileError.corrupt(path: path, line: line, reason: "invalid record")
+                }
+                if let first = probe.dedupe?.firstLine, probe.dedupe?.status == .duplicateInFile {
+                    referencedLines.insert(first)
+                }
+            }
+        }
+    }
+
+    static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, haystack.count >= needle.count else { return false }
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first {
+                var offset = 1
+                while offset < needle.count && haystack[index + offset] == needle[offset] { offset += 1 }
+                if offset == needle.count { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+}
+
+/// Reads the input on its own thread and hands out chunks of records, at most two ahead of the
+/// consumer, so memory stays bounded by the chunk size whatever the input size.
+final class RecordChunks: @unchecked Sendable {
+    // Created at 0 and signalled twice: libdispatch traps if a semaphore is freed below its initial value.
+    private let permits = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var stopped = false
+    let stream: AsyncThrowingStream<[BookRecord], any Error>
+
+    private struct Stop: Error {}
+
+    init(path: String, chunkSize: Int) {
+        var continuation: AsyncThrowingStream<[BookRecord], any Error>.Continuation!
+        stream = AsyncThrowingStream { continuation = $0 }
+        let output = continuation!
+        permits.signal()
+        permits.signal()
+        let thread = Thread { [self] in
+            do {
+                var chunk: [BookRecord] = []
+                chunk.reserveCapacity(chunkSize)
+                try NDJSONReader<BookRecord>(path: path).forEach { record, _ in
+                    chunk.append(record)
+                    if chunk.count >= chunkSize {
+                        try hand(chunk, to: output)
+                        chunk.removeAll(keepingCapacity: true)
+                    }
+                }
+                if !chunk.isEmpty { try hand(chunk, to: output) }
+                output.finish()
+            } catch is Stop {
+                output.finish()
+            } catch {
+                output.finish(throwing: error)
+            }
+        }
+        thread.start()
+    }
+
+    private func hand(_ chunk: [BookRecord], to output: AsyncThrowingStream<[BookRecord], any Error>.Continuation) throws {
+        permits.wait()
+        if lock.withLock({ stopped }) { throw Stop() }
+        output.yield(chunk)
+    }
+
+    /// The consumer finished a chunk: the reader may read one more.
+    func consumed() { permits.signal() }
+
+    /// Stops the reader thread (on cancellation or error).
+    func stop() {
+        lock.withLock { stopped = true }
+        permits.signal()
+        permits.signal()
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import ShelflineCore
+
+/// The persistent cache of remote answers, shared by every run in a workspace.
+///
+/// One SQLite file in WAL mode; each answer is committed as soon as its response is handled, so a
+/// crash loses at most the requests in flight. Negative answers (ISBN unknown, no search result)
+/// are kept too, for a shorter time, so a repeated import asks again only once they expire.
+public final class LookupCache: @unchecked Sendable {
+    public let path: String
+    private let database: SQLiteDatabase
+    private let lock = NSLock()
+    private let select: SQLiteStatement
+    private let upsert: SQLiteStatement
+    private let positiveLifetime: Double
+    private let negativeLifetime: Double
+
+    /// A cached answer: `payload` is nil for a negative one.
+    public struct Entry: Sendable {
+        public var payload: Data?
+    }
+
+    public init(path: String, positiveLifetime: Double, negativeLifetime: Double) throws {
+        self.path = path
+        self.positiveLifetime = positiveLifetime
+        self.negativeLifetime = negativeLifetime
+        database = try SQLiteDatabase(path: path)
+        try database.execute("""
+            PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
+            CREATE TABLE IF NOT EXISTS answers(source TEXT NOT NULL, key TEXT NOT NULL, payload BLOB,
+              fetched_at REAL NOT NULL, PRIMARY KEY(source, key)) WITHOUT ROWID;
+            """)
+        select = try database.prepare("SELECT payload, fetched_at FROM answers WHERE source = ? AND key = ?")
+        upsert = try database.prepare("INSERT OR REPLACE INTO answers(source, key, payload, fetched_at) VALUES (?,?,?,?)")
+    }
+
+    /// The answer for `key` if present and not expired at `now`.
+    public func lookup(source: String, key: String, now: Date) throws -> Entry? {
+        try lock.withLock {
+            select.bind(1, source)
+            select.bind(2, key)
+            defer { select.reset() }
+            guard try select.step(), let fetchedAt = select.double(1) else { return nil }
+            let payload = select.blob(0)
+            let lifetime = payload == nil ? negativeLifetime : positiveLifetime
+            guard now.timeIntervalSince1970 - fetchedAt < lifetime else { return nil }
+            return Entry(payload: payload)
+        }
+    }
+
+    /// Stores answers (nil payload = negative) in one transaction.
+    public func store(source: String, _ answers: [(key: String, payload: Data?)], now: Date) throws {
+        guard !answers.isEmpty else { return }
+        try lock.withLock {
+            try database.transaction {
+                for answer in answers {
+                    upsert.bind(1, source)
+                    upsert.bind(2, answer.key)
+                    if let payload = answer.payload { upsert.bind(3, blob: Array(payload)) } else { upsert.bind(3, nil as String?) }
+                    upsert.bind(4, now.timeIntervalSince1970)
+                    try upsert.run()
+                }
+            }
+        }
+    }
+
+    /// Folds the WAL back into the main file (end of run, and on pause).
+    public func checkpoint() {
+        lock.withLock { try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+}

@@ -1,0 +1,41 @@
+import ShelflineCore
+
+/// Errors of a pipeline run; each names the stage and what to do next.
+public enum OrchestratorError: ShelflineError, Equatable {
+    /// A stage exited non-zero; the run stops with the stage's status.
+    case stageFailed(stage: StageName, status: Int32)
+    /// A stage was killed by a signal.
+    case stageKilled(stage: StageName, signal: Int32)
+    /// The stage executable is missing or cannot be started.
+    case stageMissing(stage: StageName, path: String)
+    /// SIGTERM/SIGINT paused the import.
+    case paused(stage: StageName)
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .stageFailed(_, let status): ExitStatus(rawValue: status) ?? .ioError
+        case .stageKilled: .ioError
+        case .stageMissing: .ioError
+        case .paused: .tryLater
+        }
+    }
+
+    /// The process exit code (a failing stage's own status, even if undocumented).
+    public var exitCode: Int32 {
+        if case .stageFailed(_, let status) = self { return status }
+        return exitStatus.rawValue
+    }
+
+    public var description: String {
+        switch self {
+        case .stageFailed(let stage, let status):
+            "stage \(stage.rawValue) failed with exit status \(status); earlier stages' outputs are kept, fix the cause and run again"
+        case .stageKilled(let stage, let signal):
+            "stage \(stage.rawValue) was killed by signal \(signal); run again to resume from \(stage.rawValue)"
+        case .stageMissing(let stage, let path):
+            "stage \(stage.rawValue): executable not found at \(path) (run `make build`)"
+        case .paused(let stage):
+            "import paused during \(stage.rawValue); run the same command again to resume"
+        }
+    }
+}

@@ -1,0 +1,209 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+
+/// What a finished (or already complete) import reports.
+public struct RunOutcome: Sendable {
+    public var run: RunDirectory
+    /// Stages actually run this time (empty for a no-op rerun).
+    public var stagesRun: [StageName]
+    public var report: MergeReport?
+
+    /// The one-paragraph summary printed at the end of a run.
+    public var summary: String {
+        guard let report else { return "run \(run.id): no merge report" }
+        let o = report.outcomes, e = report.enrichment
+        return """
+            run \(run.id): \(report.rowsRead) rows read: \(o.added) added, \(o.updated) updated, \
+            \(o.duplicateInFile) duplicate in file, \(o.rejected) rejected; enrichment: \(e.matchedByIsbn) by ISBN, \
+            \(e.matchedBySearch) by search, \(e.needsReview) need review, \(e.notEnriched) not enriched; \
+            library: \(report.libraryBooks) books
+            """
+    }
+}
+
+/// Runs the stage executables of `pipeline.json` in a run directory, restarting at the first
+/// incomplete stage; a stage is complete only when its manifest matches a fresh fingerprint.
+public struct PipelineRunner {
+    public var planner: StagePlanner
+    public var configPath: String
+    public var binDirectory: String
+    public var log: Logfmt
+    public var quiet: Bool
+    public var now: @Sendable () -> Date
+    public var cancellation: CancellationFlag
+    /// Called about every half second while a stage runs (terminal progress, live activity).
+    public var onTick: (StageName, RunDirectory) -> Void = { _, _ in }
+
+    public init(config: PipelineConfig, configPath: String, workspace: Workspace, binDirectory: String, log: Logfmt,
+                quiet: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag) {
+        planner = StagePlanner(config: config, workspace: workspace)
+        self.configPath = configPath
+        self.binDirectory = binDirectory
+        self.log = log
+        self.quiet = quiet
+        self.now = now
+        self.cancellation = cancellation
+    }
+
+    var workspace: Workspace { planner.workspace }
+
+    /// Copies `csv` into its content-keyed run directory (once) and returns the run.
+    public func prepareRun(csv: String) throws -> RunDirectory {
+        let hash = try ContentHash.file(csv)
+        let run = RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace)
+        try Workspace.makeDirectory(run.manifestsDirectory)
+        if let existing = run.existingInput, (try? ContentHash.file(existing)) == hash {
+            return run
+        }
+        let ext = (csv as NSString).pathExtension.lowercased()
+        let target = run.inputPath(extension: ext)
+        guard let data = FileManager.default.contents(atPath: csv) else {
+            throw FileError.missingInput(path: csv, reason: "cannot read")
+        }
+        guard ContentHash.bytes(data) == hash else {
+            throw FileError.io(path: csv, reason: "file changed while being imported; try again")
+        }
+        try AtomicFile.write(data, to: target, permissions: 0o600)
+        return run
+    }
+
+    /// Runs every stage that is not complete, in order.
+    public func run(_ run: RunDirectory) throws -> RunOutcome {
+        try run.markLatest(in: workspace)
+        var stagesRun: [StageName] = []
+        for declaration in planner.config.stages {
+            let stage = declaration.name
+            let manifest = run.manifest(stage)
+            let decision = try planner.decide(stage, run: run)
+            if decision.isUpToDate {
+                log.event(["stage": stage.rawValue, "event": "skip", "reason": "up to date"])
+                continue
+            }
+            guard case .run(let reason) = decision else { continue }
+            log.event(["stage": stage.rawValue, "event": "start", "reason": reason])
+            let inputs: [FileStamp]
+            switch try planner.inputStamps(declaration, run: run, previous: manifest) {
+            case .success(let stamps): inputs = stamps
+            case .failure(let missing):
+                throw FileError.missingInput(path: planner.path(of: missing.name, in: run) ?? missing.name,
+                                             reason: "input of stage \(stage.rawValue) is missing")
+            }
+            let started = Date()
+            try execute(stage, run: run)
+            let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
+            var outputs: [FileStamp] = []
+            for name in declaration.outputs {
+                guard let path = planner.path(of: name, in: run),
+                      let stamp = try FileStamp.make(name: name, path: path, previous: nil)
+                else {
+                    throw FileError.missingInput(path: run.file(name), reason: "stage \(stage.rawValue) did not write it")
+                }
+                outputs.append(stamp)
+            }
+            let parametersHash = planner.parametersHash(declaration)
+            let newManifest = StageManifest(
+                stage: stage, fingerprint: StageManifest.fingerprint(stage: stage, parametersHash: parametersHash, inputs: inputs),
+                algorithmVersion: stage.algorithmVersion, parametersHash: parametersHash, inputs: inputs, outputs: outputs,
+                durationMs: milliseconds, finishedAt: now().timeIntervalSince1970)
+            try writeJSONFile(newManifest, to: run.manifestPath(stage))
+            stagesRun.append(stage)
+            var fields: KeyValuePairs<String, Any> = ["stage": stage.rawValue, "event": "done", "ms": milliseconds]
+            if let rows = Self.rowCount(declaration, run: run) {
+                fields = ["stage": stage.rawValue, "event": "done", "rows": rows, "ms": milliseconds]
+            }
+            log.event(fields)
+        }
+        let report = try? readJSONFile(MergeReport.self, from: run.file("merge-report.json"))
+        return RunOutcome(run: run, stagesRun: stagesRun, report: report)
+    }
+
+    /// Starts the stage executable in the run directory and waits, forwarding SIGTERM/SIGINT.
+    func execute(_ stage: StageName, run: RunDirectory) throws {
+        let executable = binDirectory + "/" + stage.executable
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw OrchestratorError.stageMissing(stage: stage, path: executable)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["SHELFLINE_ORCHESTRATOR_PID"] = String(getpid())
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(executable: executable, arguments: try arguments(for: stage, run: run),
+                                           directory: run.path, environment: environment)
+        } catch let error as ConfigError {
+            throw error
+        } catch {
+            throw OrchestratorError.stageMissing(stage: stage, path: executable)
+        }
+        var forwarded = false
+        var termination = child.poll()
+        while termination == nil {
+            if cancellation.isCancelled && !forwarded {
+                child.send(SIGTERM)
+                forwarded = true
+            }
+            onTick(stage, run)
+            usleep(50_000)
+            termination = child.poll()
+        }
+        switch termination! {
+        case .signaled(let signal):
+            if forwarded { throw OrchestratorError.paused(stage: stage) }
+            throw OrchestratorError.stageKilled(stage: stage, signal: signal)
+        case .exited(let status):
+            if status == ExitStatus.tryLater.rawValue && forwarded { throw OrchestratorError.paused(stage: stage) }
+            guard status == 0 else { throw OrchestratorError.stageFailed(stage: stage, status: status) }
+        }
+        if cancellation.isCancelled { throw OrchestratorError.paused(stage: stage) }
+    }
+
+    /// The stage contract: each executable's arguments, from the declared inputs and outputs.
+    func arguments(for stage: StageName, run: RunDirectory) throws -> [String] {
+        let declaration = try planner.config.declaration(stage)
+        let input = declaration.inputs.map { planner.path(of: $0, in: run) ?? $0 }
+        let output = declaration.outputs
+        func at(_ list: [String], _ index: Int, _ key: String) throws -> String {
+            guard index < list.count else {
+                throw ConfigError(path: configPath, key: "stages[\(stage.rawValue)].\(key)", expected: "at least \(index + 1) entries")
+            }
+            return list[index]
+        }
+        var arguments: [String]
+        switch stage {
+        case .parse:
+            arguments = [try at(input, 0, "inputs"), "-o", try at(output, 0, "outputs"), "--rejects", try at(output, 1, "outputs"),
+                         "--report", try at(output, 2, "outputs")]
+        case .dedupe:
+            arguments = [try at(input, 0, "inputs"), "-o", try at(output, 0, "outputs"), "--report", try at(output, 1, "outputs")]
+        case .lookup:
+            arguments = [try at(input, 0, "inputs"), "-o", try at(output, 0, "outputs"), "--report", try at(output, 1, "outputs"),
+                         "--progress", "lookup-progress.json"]
+        case .merge:
+            arguments = [try at(input, 0, "inputs"), "--parse-report", try at(input, 1, "inputs"), "--rejects", try at(input, 2, "inputs"),
+                         "--report", try at(output, 0, "outputs"), "--ledger", try at(output, 1, "outputs"),
+                         "--review", try at(output, 2, "outputs"), "--failed-rows", try at(output, 3, "outputs"),
+                         "--import-id", run.id]
+        case .render:
+            arguments = ["import", "--run", run.path]
+        }
+        if FileManager.default.fileExists(atPath: configPath) { arguments += ["--config", configPath] }
+        arguments += ["--workspace", workspace.root]
+        if quiet { arguments.append("--quiet") }
+        return arguments
+    }
+
+    /// Rows a stage handled, from its report (`rowsRead`, else `recordsRead`), for the log line.
+    static func rowCount(_ declaration: StageDeclaration, run: RunDirectory) -> Int? {
+        for name in declaration.outputs where name.hasSuffix(".json") {
+            guard let data = FileManager.default.contents(atPath: run.file(name)),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { continue }
+            for key in ["rowsRead", "recordsRead", "records"] {
+                if let value = object[key] as? Int { return value }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import ShelflineCore
+
+/// One import's directory, `<workspace>/runs/<run-id>/`, keyed by the imported file's content.
+public struct RunDirectory: Sendable, Equatable {
+    public var id: String
+    public var path: String
+
+    public init(id: String, workspace: Workspace) {
+        self.id = id
+        path = workspace.runsDirectory + "/" + id
+    }
+
+    /// The run id for a file: the first 16 hex digits of its SHA-256.
+    public static func id(forContentHash hash: String) -> String { String(hash.prefix(16)) }
+
+    public var manifestsDirectory: String { path + "/.manifests" }
+    public func manifestPath(_ stage: StageName) -> String { manifestsDirectory + "/\(stage.rawValue).json" }
+    public func file(_ name: String) -> String { path + "/" + name }
+    /// Where the imported file is copied (the run reads this copy, never the original).
+    public func inputPath(extension ext: String) -> String { path + "/input" + (ext.isEmpty ? "" : "." + ext) }
+
+    /// The imported copy inside the run, whatever its extension.
+    public var existingInput: String? {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.sorted().first { $0 == "input" || $0.hasPrefix("input.") }.map { path + "/" + $0 }
+    }
+
+    public func manifest(_ stage: StageName) -> StageManifest? {
+        try? readJSONFile(StageManifest.self, from: manifestPath(stage))
+    }
+
+    /// The run `<workspace>/runs/latest` points at.
+    public static func latest(in workspace: Workspace) -> RunDirectory? {
+        let link = workspace.runsDirectory + "/latest"
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link) else { return nil }
+        let id = (target as NSString).lastPathComponent
+        let run = RunDirectory(id: id, workspace: workspace)
+        return FileManager.default.fileExists(atPath: run.path) ? run : nil
+    }
+
+    /// Points `<workspace>/runs/latest` at this run (atomically: new link, then rename).
+    public func markLatest(in workspace: Workspace) throws {
+        let link = workspace.runsDirectory + "/latest"
+        let temporary = workspace.runsDirectory + "/.latest-\(getpid())"
+        unlink(temporary)
+        guard symlink(id, temporary) == 0, rename(temporary, link) == 0 else {
+            throw FileError.cannotCreate(path: link, reason: systemErrorMessage())
+        }
+    }
+
+    /// Every run directory in the workspace.
+    public static func all(in workspace: Workspace) -> [RunDirectory] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: workspace.runsDirectory)) ?? []
+        return names.filter { !$0.hasPrefix(".") && $0 != "latest" }.sorted().map { RunDirectory(id: $0, workspace: workspace) }
+    }
+}

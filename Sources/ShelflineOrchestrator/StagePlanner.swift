@@ -1,0 +1,114 @@
+import Foundation
+import ShelflineCore
+
+/// Whether a stage must run, and why.
+public enum StageDecision: Sendable, Equatable {
+    case upToDate
+    case run(reason: String)
+    /// An earlier stage must run first; this one is decided after it.
+    case waiting(on: StageName)
+
+    public var isUpToDate: Bool { self == .upToDate }
+
+    public var text: String {
+        switch self {
+        case .upToDate: "up to date"
+        case .run(let reason): "will run: \(reason)"
+        case .waiting(let stage): "pending: waits for \(stage.rawValue)"
+        }
+    }
+}
+
+/// Decides, from manifests and content hashes, which stages of a run are complete.
+public struct StagePlanner: Sendable {
+    public var config: PipelineConfig
+    public var workspace: Workspace
+
+    public init(config: PipelineConfig, workspace: Workspace) {
+        self.config = config
+        self.workspace = workspace
+    }
+
+    /// Where a declared input or output lives for `run`.
+    public func path(of name: String, in run: RunDirectory) -> String? {
+        switch name {
+        case "{csv}": run.existingInput
+        case "{decisions}": workspace.decisionsFile
+        case "{library}": workspace.libraryFile
+        default: run.file(name)
+        }
+    }
+
+    /// Inputs that may legitimately be absent (their absence is part of the fingerprint).
+    static let optionalInputs: Set<String> = ["{decisions}", "{library}"]
+
+    public func parametersHash(_ declaration: StageDeclaration) -> String {
+        ContentHash.bytes(declaration.parameters.canonicalJSON)
+    }
+
+    /// Stamps a stage's inputs now. Returns the first missing required input instead, if any.
+    public func inputStamps(_ declaration: StageDeclaration, run: RunDirectory, previous: StageManifest?) throws
+        -> Result<[FileStamp], MissingInput>
+    {
+        var stamps: [FileStamp] = []
+        for name in declaration.inputs {
+            let old = previous?.inputs.first { $0.name == name }
+            guard let path = path(of: name, in: run), let stamp = try FileStamp.make(name: name, path: path, previous: old) else {
+                if Self.optionalInputs.contains(name) {
+                    stamps.append(.absent(name))
+                    continue
+                }
+                return .failure(MissingInput(name: name))
+            }
+            stamps.append(stamp)
+        }
+        return .success(stamps)
+    }
+
+    public struct MissingInput: Error, Sendable { public var name: String }
+
+    /// Decides one stage against its manifest.
+    public func decide(_ stage: StageName, run: RunDirectory) throws -> StageDecision {
+        let declaration = try config.declaration(stage)
+        let manifest = run.manifest(stage)
+        guard let manifest else { return .run(reason: "never completed in this run") }
+        if manifest.algorithmVersion != stage.algorithmVersion {
+            return .run(reason: "algorithm version changed (\(manifest.algorithmVersion) → \(stage.algorithmVersion))")
+        }
+        if manifest.parametersHash != parametersHash(declaration) {
+            return .run(reason: "parameters changed")
+        }
+        switch try inputStamps(declaration, run: run, previous: manifest) {
+        case .failure(let missing):
+            return .run(reason: "input missing: \(missing.name)")
+        case .success(let stamps):
+            for stamp in stamps where manifest.inputs.first(where: { $0.name == stamp.name })?.sha256 != stamp.sha256 {
+                return .run(reason: "input changed: \(stamp.name)")
+            }
+        }
+        for recorded in manifest.outputs {
+            guard let path = path(of: recorded.name, in: run),
+                  let stamp = try FileStamp.make(name: recorded.name, path: path, previous: recorded)
+            else { return .run(reason: "output missing: \(recorded.name)") }
+            if stamp.sha256 != recorded.sha256 { return .run(reason: "output modified: \(recorded.name)") }
+        }
+        return .upToDate
+    }
+
+    /// Decisions for every stage in order, without running anything: after the first stage that
+    /// must run, later stages wait for it.
+    public func plan(run: RunDirectory) throws -> [(StageName, StageDecision)] {
+        var result: [(StageName, StageDecision)] = []
+        var blocker: StageName?
+        for declaration in config.stages {
+            if let blocker {
+                result.append((declaration.name, .waiting(on: blocker)))
+                continue
+            }
+            let decision = try decide(declaration.name, run: run)
+            if !decision.isUpToDate { blocker = declaration.name }
+            result.append((declaration.name, decision))
+        }
+        return result
+    }
+}

@@ -1,0 +1,358 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ShelflineCore
+
+/// Where `DelimitedReader` gets its bytes: a file descriptor (large `read(2)` calls) or memory (tests).
+public enum DelimitedSource {
+    case descriptor(Int32, path: String)
+    case bytes([UInt8])
+}
+
+/// One row as the reader found it: the unescaped bytes of its fields and where it sits in the file.
+///
+/// The storage is reused from row to row; copy what you keep. Field bytes are the raw bytes of the
+/// file (quotes removed, `""` unescaped) and may hold invalid UTF-8: read them through `TextRepair`.
+public struct DelimitedRow {
+    /// 1-based physical line where the row starts (a quoted newline makes a row span lines).
+    public internal(set) var line = 0
+    /// Offset of the row's first byte in the file, and its length without the line terminator.
+    public internal(set) var byteOffset = 0
+    public internal(set) var byteLength = 0
+    /// Set when the row is malformed (unterminated quote): then `fields` holds only the first line.
+    public internal(set) var malformation: String?
+    /// True when some byte of the row has its high bit set (so UTF-8 validation is worth doing).
+    public internal(set) var hasNonASCII = false
+    /// Unescaped field bytes, back to back; field `i` is `storage[starts[i]..<ends[i]]`.
+    public internal(set) var storage: [UInt8] = []
+    public internal(set) var ends: [Int] = []
+
+    public init() {}
+
+    public var count: Int { ends.count }
+
+    /// The byte range of field `index` inside `storage`.
+    @inline(__always)
+    public func range(_ index: Int) -> Range<Int> {
+        (index == 0 ? 0 : ends[index - 1])..<ends[index]
+    }
+
+    /// Field `index` as bytes (empty when out of range).
+    public func bytes(_ index: Int) -> ArraySlice<UInt8> {
+        index < ends.count ? storage[range(index)] : []
+    }
+
+    mutating func reset() {
+        storage.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        malformation = nil
+        hasNonASCII = false
+    }
+}
+
+/// A streaming RFC 4180 reader working on bytes: quoted fields with delimiters, doubled quotes and
+/// newlines; LF and CRLF line ends; a UTF-8 BOM skipped; any one-byte delimiter (`,` or tab).
+///
+/// It reads the input in large blocks and never holds more than the current row plus one block, so
+/// memory stays flat whatever the file size. It is lenient where Python's `csv` is (a quote inside an
+/// unquoted field is literal; text after a closing quote is kept) so its row counts match that
+/// reference. A quoted field still open at the end of the file (or longer than `maxRowBytes`) makes
+/// the row malformed: the reader reports its first physical line as that row and resumes on the
+/// next line, so one stray quote costs one row, not the rest of the file.
+public final class DelimitedReader {
+    public static let utf8BOM: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    public var delimiter: UInt8
+    public let maxRowBytes: Int
+    private let source: DelimitedSource
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// Valid bytes are `buffer[position..<filled]`; `buffer[0]` is file offset `bufferFileOffset`.
+    private var position = 0
+    private var filled = 0
+    private var bufferFileOffset = 0
+    private var sourceEnded = false
+    private var memoryOffset = 0
+    private var nextLine = 1
+    private let blockSize: Int
+    /// Bytes skipped at the start (3 for a UTF-8 BOM, else 0); known after `peekFirstLine()` or the first row.
+    public private(set) var bomLength = 0
+    private var startChecked = false
+
+    public init(source: DelimitedSource, delimiter: UInt8 = UInt8(ascii: ","), blockSize: Int = 1 << 20,
+                maxRowBytes: Int = 8 << 20) {
+        self.source = source
+        self.delimiter = delimiter
+        self.blockSize = blockSize
+        self.maxRowBytes = maxRowBytes
+        capacity = blockSize
+        buffer = .allocate(capacity: capacity)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// The raw bytes of the row `next(into:)` returned last (without its line terminator), as they
+    /// are in the file. Valid until the next call.
+    public var lastRowBytes: [UInt8] {
+        let start = lastRowOffset - bufferFileOffset
+        guard start >= 0, start + lastRowLength <= filled else { return [] }
+        return Array(UnsafeBufferPointer(start: buffer + start, count: lastRowLength))
+    }
+    private var lastRowOffset = 0
+    private var lastRowLength = 0
+
+    /// The first physical line's bytes (without terminator or BOM), reading as much as needed, up to
+    /// `limit` bytes. Does not consume anything: used to pick the delimiter and sniff binary data.
+    public func peekFirstLine(limit: Int = 1 << 16) throws -> [UInt8] {
+        try skipBOMIfPresent()
+        while true {
+            let available = UnsafeBufferPointer(start: buffer + position, count: filled - position)
+            if let newline = available.firstIndex(of: 0x0A) {
+                var end = newline
+                if end > 0 && available[end - 1] == 0x0D { end -= 1 }
+                return Array(available[..<end])
+            }
+            if sourceEnded || available.count >= limit {
+                return Array(available.prefix(limit))
+            }
+            try fill()
+        }
+    }
+
+    /// The first `count` bytes of the input after any BOM (fewer at end of input), without consuming them.
+    public func peek(_ count: Int) throws -> [UInt8] {
+        try skipBOMIfPresent()
+        while filled - position < count && !sourceEnded {
+            _ = try fill()
+        }
+        return Array(UnsafeBufferPointer(start: buffer + position, count: min(count, filled - position)))
+    }
+
+    /// Reads the next non-blank row into `row`. Returns false at the end of the input.
+    ///
+    /// Blank lines (nothing but a line end) are skipped and are not rows.
+    public func next(into row: inout DelimitedRow) throws -> Bool {
+        try skipBOMIfPresent()
+        while true {
+            if position >= filled {
+                if sourceEnded { return false }
+                _ = try fill()
+                continue
+            }
+            // Skip blank lines.
+            let first = buffer[position]
+            if first == 0x0A {
+                position += 1
+                nextLine += 1
+                continue
+            }
+            if first == 0x0D {
+                if position + 1 < filled {
+                    if buffer[position + 1] == 0x0A {
+                        position += 2
+                        nextLine += 1
+                        continue
+                    }
+                } else if !sourceEnded {
+                    _ = try fill()
+                    continue
+                } else {
+                    position += 1  // a lone CR at the very end
+                    continue
+                }
+            }
+            row.reset()
+            switch scanRow(into: &row) {
+            case .complete(let end, let terminatorLength, let newlines):
+                row.line = nextLine
+                row.byteOffset = bufferFileOffset + position
+                row.byteLength = end - position
+                lastRowOffset = row.byteOffset
+                lastRowLength = row.byteLength
+                nextLine += newlines + (terminatorLength > 0 ? 1 : 0)
+                position = end + terminatorLength
+                return true
+            case .needMore:
+                if sourceEnded || filled - position >= maxRowBytes {
+                    recoverFromOpenQuote(into: &row)
+                    return true
+                }
+                _ = try fill()
+            }
+        }
+    }
+
+    private enum ScanResult {
+        /// The row's content ends at `end` (exclusive, terminator excluded); `newlines` inside quotes.
+        case complete(end: Int, terminatorLength: Int, newlines: Int)
+        case needMore
+    }
+
+    /// Scans one row starting at `position`. On `.needMore` nothing is consumed (the scan restarts
+    /// after the next fill; rows are small next to a block, so rescanning is cheap).
+    @inline(__always)
+    private func scanRow(into row: inout DelimitedRow) -> ScanResult {
+        let delimiter = self.delimiter
+        let quote: UInt8 = 0x22
+        let base = buffer
+        let limit = filled
+        var index = position
+        var newlines = 0
+        var highBits: UInt8 = 0
+        while true {
+            // Start of a field.
+            if index < limit && base[index] == quote {
+                index += 1
+                // Quoted part: runs to the next quote not followed by another quote.
+                while true {
+                    let runStart = index
+                    while index < limit {
+                        let byte = base[index]
+                        if byte == quote { break }
+                        if byte == 0x0A { newlines += 1 }
+                        highBits |= byte
+                        index += 1
+                    }
+                    if index >= limit {
+                        return .needMore
+                    }
+                    appendBytes(&row.storage, base + runStart, index - runStart)
+                    // At a quote: doubled → literal quote; else the quoted part ends.
+                    if index + 1 >= limit {
+                        if sourceEnded {
+                            index += 1
+                            break
+                        }
+                        return .needMore
+                    }
+                    if base[index + 1] == quote {
+                        row.storage.append(quote)
+                        index += 2
+                        continue
+                    }
+                    index += 1
+                    break
+                }
+            }
+            // Unquoted part (the whole field, or text after a closing quote).
+            let runStart = index
+            while index < limit {
+                let byte = base[index]
+                if byte == delimiter || byte == 0x0A { break }
+                highBits |= byte
+                index += 1
+            }
+            if index >= limit {
+                guard sourceEnded else { return .needMore }
+                var end = index
+                if end > runStart && base[end - 1] == 0x0D { end -= 1 }
+                appendBytes(&row.storage, base + runStart, end - runStart)
+                row.ends.append(row.storage.count)
+                row.hasNonASCII = highBits & 0x80 != 0
+                let contentEnd = end == index ? index : end
+                return .complete(end: contentEnd, terminatorLength: index - contentEnd, newlines: newlines)
+            }
+            if base[index] == delimiter {
+                appendBytes(&row.storage, base + runStart, index - runStart)
+                row.ends.append(row.storage.count)
+                index += 1
+                continue
+            }
+            // Line feed: the row ends; a CR before it belongs to the terminator.
+            var end = index
+            if end > runStart && base[end - 1] == 0x0D { end -= 1 }
+            appendBytes(&row.storage, base + runStart, end - runStart)
+            row.ends.append(row.storage.count)
+            row.hasNonASCII = highBits & 0x80 != 0
+            return .complete(end: end, terminatorLength: index + 1 - end, newlines: newlines)
+        }
+    }
+
+    @inline(__always)
+    private func appendBytes(_ storage: inout [UInt8], _ start: UnsafeMutablePointer<UInt8>, _ count: Int) {
+        guard count > 0 else { return }
+        storage.append(contentsOf: UnsafeBufferPointer(start: start, count: count))
+    }
+
+    /// An open quote ran to the end of the input (or past `maxRowBytes`): report the row's first
+    /// physical line as one malformed row and resume after it.
+    private func recoverFromOpenQuote(into row: inout DelimitedRow) {
+        row.reset()
+        let available = UnsafeBufferPointer(start: buffer + position, count: filled - position)
+        let newline = available.firstIndex(of: 0x0A)
+        var end = newline ?? available.count
+        if newline != nil && end > 0 && available[end - 1] == 0x0D { end -= 1 }
+        row.storage.append(contentsOf: available[..<end])
+        row.ends.append(row.storage.count)
+        row.hasNonASCII = available[..<end].contains { $0 & 0x80 != 0 }
+        row.malformation = "unterminated quoted field (a quote opened on this line is never closed)"
+        row.line = nextLine
+        row.byteOffset = bufferFileOffset + position
+        row.byteLength = end
+        lastRowOffset = row.byteOffset
+        lastRowLength = row.byteLength
+        nextLine += 1
+        position += newline.map { $0 + 1 } ?? available.count
+    }
+
+    private func skipBOMIfPresent() throws {
+        guard !startChecked else { return }
+        while filled - position < 3 && !sourceEnded {
+            _ = try fill()
+        }
+        startChecked = true
+        if filled - position >= 3 && buffer[position] == 0xEF && buffer[position + 1] == 0xBB && buffer[position + 2] == 0xBF {
+            position += 3
+            bomLength = 3
+        }
+    }
+
+    /// Moves the unread bytes to the front (growing the buffer when a row fills it) and reads more.
+    /// Returns true when it got bytes.
+    @discardableResult
+    private func fill() throws -> Bool {
+        if position > 0 {
+            let remaining = filled - position
+            if remaining > 0 {
+                (buffer).update(from: buffer + position, count: remaining)
+            }
+            bufferFileOffset += position
+            position = 0
+            filled = remaining
+        }
+        if capacity - filled < blockSize / 2 {
+            let newCapacity = capacity * 2
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            grown.update(from: buffer, count: filled)
+            buffer.deallocate()
+            buffer = grown
+            capacity = newCapacity
+        }
+        let count: Int
+        switch source {
+        case .descriptor(let fd, let path):
+            var result: Int
+            repeat {
+                result = read(fd, buffer + filled, capacity - filled)
+            } while result < 0 && errno == EINTR
+            if result < 0 {
+                throw FileError.io(path: path, reason: "read: \(systemErrorMessage())")
+            }
+            count = result
+        case .bytes(let bytes):
+            count = min(capacity - filled, bytes.count - memoryOffset, blockSize)
+            if count > 0 {
+                bytes.withUnsafeBufferPointer { (buffer + filled).update(from: $0.baseAddress! + memoryOffset, count: count) }
+                memoryOffset += count
+            }
+        }
+        if count == 0 {
+            sourceEnded = true
+            return false
+        }
+        filled += count
+        return true
+    }
+}

@@ -1,0 +1,118 @@
+/// Turns field bytes into text: valid UTF-8 as is, anything else repaired byte by byte.
+///
+/// LibraryThing files mix UTF-8 and Latin-1 in one file, so the decision is made per field and
+/// per byte: every valid UTF-8 sequence is kept, and every byte that is not part of one is read as
+/// Windows-1252 (which is Latin-1 plus printable characters in 0x80–0x9F; its five undefined bytes
+/// map to the Latin-1 control characters). No byte is ever dropped or replaced by U+FFFD.
+public enum TextRepair {
+    /// True when `bytes` is well-formed UTF-8 (shortest forms, no surrogates, ≤ U+10FFFF).
+    public static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            if byte < 0x80 {
+                index += 1
+                continue
+            }
+            let length = sequenceLength(bytes, at: index)
+            if length == 0 { return false }
+            index += length
+        }
+        return true
+    }
+
+    /// The text of `bytes`, and whether any byte had to be repaired.
+    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, repaired: inout Bool) -> String {
+        if isValidUTF8(bytes) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        repaired = true
+        return String(decoding: repair(bytes), as: UTF8.self)
+    }
+
+    /// Convenience for tests and small inputs.
+    public static func decode(_ bytes: [UInt8]) -> (text: String, repaired: Bool) {
+        var repaired = false
+        let text = bytes.withUnsafeBufferPointer { decode($0, repaired: &repaired) }
+        return (text, repaired)
+    }
+
+    /// UTF-8 bytes where each invalid byte became its Windows-1252 character.
+    public static func repair(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + bytes.count / 2)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x80 {
+                output.append(byte)
+                index += 1
+                continue
+            }
+            let length = sequenceLength(bytes, at: index)
+            if length > 0 {
+                output.append(contentsOf: bytes[index..<(index + length)])
+                index += length
+                continue
+            }
+            appendUTF8(windows1252(byte), to: &output)
+            index += 1
+        }
+        return output
+    }
+
+    /// The Unicode scalar Windows-1252 gives `byte` (Latin-1 where 1252 leaves a byte undefined).
+    public static func windows1252(_ byte: UInt8) -> UInt32 {
+        guard byte >= 0x80 && byte < 0xA0 else { return UInt32(byte) }
+        return windows1252High[Int(byte - 0x80)]
+    }
+
+    private static let windows1252High: [UInt32] = [
+        0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152,
+        0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122,
+        0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
+    ]
+
+    /// Length of the valid UTF-8 sequence starting at `index` (2–4), or 0 if there is none.
+    @inline(__always)
+    static func sequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+        let first = bytes[index]
+        let count = bytes.count
+        @inline(__always) func continuation(_ offset: Int) -> Bool {
+            index + offset < count && bytes[index + offset] & 0xC0 == 0x80
+        }
+        switch first {
+        case 0xC2...0xDF:
+            return continuation(1) ? 2 : 0
+        case 0xE0...0xEF:
+            guard continuation(1), continuation(2) else { return 0 }
+            let second = bytes[index + 1]
+            if first == 0xE0 && second < 0xA0 { return 0 }  // overlong
+            if first == 0xED && second > 0x9F { return 0 }  // surrogate
+            return 3
+        case 0xF0...0xF4:
+            guard continuation(1), continuation(2), continuation(3) else { return 0 }
+            let second = bytes[index + 1]
+            if first == 0xF0 && second < 0x90 { return 0 }  // overlong
+            if first == 0xF4 && second > 0x8F { return 0 }  // > U+10FFFF
+            return 4
+        default:
+            return 0
+        }
+    }
+
+    static func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80:
+            output.append(UInt8(scalar))
+        case 0x80..<0x800:
+            output.append(UInt8(0xC0 | (scalar >> 6)))
+            output.append(UInt8(0x80 | (scalar & 0x3F)))
+        default:
+            output.append(UInt8(0xE0 | (scalar >> 12)))
+            output.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
+            output.append(UInt8(0x80 | (scalar & 0x3F)))
+        }
+    }
+}

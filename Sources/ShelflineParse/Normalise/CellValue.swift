@@ -1,0 +1,38 @@
+/// Small typed readings of cells: ratings, counts, yes/no.
+public enum CellValue {
+    /// A star rating: `4`, `4.5`, `3.75`. `0` is how exports say "unrated" → nil; so is anything
+    /// outside 0–5 or not a number.
+    public static func rating(_ cell: some StringProtocol) -> Double? {
+        let text = cell.trimmingSpaces
+        if text.utf8.count == 1, let digit = text.utf8.first, digit >= 48 && digit <= 57 {
+            return digit > 48 && digit <= 53 ? Double(digit - 48) : nil  // "0" = unrated
+        }
+        guard !text.isEmpty, let value = Double(text), value.isFinite, value > 0, value <= 5 else { return nil }
+        return value
+    }
+
+    /// A non-negative whole number, allowing surrounding spaces and a trailing unit (`590 p.`).
+    public static func count(_ cell: some StringProtocol) -> Int? {
+        var value = 0
+        var digits = 0
+        for byte in cell.trimmingSpaces.utf8 {
+            if byte >= 48 && byte <= 57 {
+                if digits >= 9 { return nil }
+                value = value * 10 + Int(byte - 48)
+                digits += 1
+            } else {
+                break
+            }
+        }
+        return digits > 0 ? value : nil
+    }
+
+    /// `Yes`/`true`/`y`/`x`/a positive count → true; `No`/`0`/`false`/empty → false.
+    public static func owned(_ cell: some StringProtocol) -> Bool {
+        let text = String(cell.trimmingSpaces).lowercased()
+        switch text {
+        case "yes", "y", "true", "x", "owned": return true
+        default: return (count(text) ?? 0) > 0
+        }
+    }
+}

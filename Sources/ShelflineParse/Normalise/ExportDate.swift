@@ -1,0 +1,109 @@
+import ShelflineCore
+
+/// Dates as exports write them, normalised to ISO `yyyy-mm-dd`.
+public enum ExportDate {
+    /// `2020/10/25`, `2020-10-25`, `2020/1/5`, `[2007-04-16]`, `2024-03-01T13:01:12.937`, and the
+    /// US `10/25/2020` → `2020-10-25`. A value that is not a real calendar date (or only a year or
+    /// a month) gives nil: the raw row keeps it, and a guess would be worse than nothing.
+    public static func normalise(_ cell: some StringProtocol) -> String? {
+        var text = cell.trimmingSpaces
+        if text.hasPrefix("[") && text.hasSuffix("]") { text = text.dropFirst().dropLast().trimmingSpaces }
+        // Scan bytes: three numbers separated by `/`, `-` or `.`, optionally followed by a time.
+        var numbers = (0, 0, 0)
+        var widths = (0, 0, 0)
+        var part = 0
+        for byte in text.utf8 {
+            if byte >= 48 && byte <= 57 {
+                let digit = Int(byte - 48)
+                switch part {
+                case 0: numbers.0 = numbers.0 * 10 + digit; widths.0 += 1
+                case 1: numbers.1 = numbers.1 * 10 + digit; widths.1 += 1
+                default: numbers.2 = numbers.2 * 10 + digit; widths.2 += 1
+                }
+                if widths.0 > 4 || widths.1 > 4 || widths.2 > 4 { return nil }
+            } else if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") {
+                part += 1
+                if part > 2 { return nil }
+            } else if (byte == UInt8(ascii: "T") || byte == UInt8(ascii: " ")) && part == 2 {
+                break  // a time follows the date
+            } else {
+                return nil
+            }
+        }
+        guard part == 2, widths.0 > 0, widths.1 > 0, widths.2 > 0 else { return nil }
+        let year: Int, month: Int, day: Int
+        if widths.0 == 4 && widths.1 <= 2 && widths.2 <= 2 {
+            (year, month, day) = (numbers.0, numbers.1, numbers.2)
+        } else if widths.2 == 4 && widths.0 <= 2 && widths.1 <= 2 {
+            (year, month, day) = (numbers.2, numbers.0, numbers.1)  // US month/day/year, as older Goodreads exports wrote it
+        } else {
+            return nil
+        }
+        guard isValid(year: year, month: month, day: day) else { return nil }
+        return format(year: year, month: month, day: day)
+    }
+
+    /// One or several readings: `2023/05/23-2023/06/07`, `2022/08/06`, or a comma-separated list of
+    /// either. A range's dashes are told apart from ISO dates' dashes by trying each split point.
+    public static func reads(_ cell: some StringProtocol) -> [ReadSpan] {
+        var spans: [ReadSpan] = []
+        for item in cell.splitTrimmed(UInt8(ascii: ",")) {
+            let text = item.trimmingSpaces
+            guard !text.isEmpty else { continue }
+            if let date = normalise(text) {
+                spans.append(ReadSpan(start: nil, end: date))
+                continue
+            }
+            var found: ReadSpan?
+            var index = text.startIndex
+            while index < text.endIndex {
+                if text[index] == "-" {
+                    let left = text[..<index].trimmingSpaces
+                    let right = text[text.index(after: index)...].trimmingSpaces
+                    let start = left.isEmpty ? nil : normalise(left)
+                    let end = right.isEmpty ? nil : normalise(right)
+                    if (start != nil || left.isEmpty) && (end != nil || right.isEmpty) && (start != nil || end != nil) {
+                        found = ReadSpan(start: start, end: end)
+                        break
+                    }
+                }
+                index = text.index(after: index)
+            }
+            if let found { spans.append(found) }
+        }
+        return spans
+    }
+
+    static func isValid(year: Int, month: Int, day: Int) -> Bool {
+        guard year >= 1000 && year <= 9999, month >= 1 && month <= 12, day >= 1 else { return false }
+        let days: Int
+        switch month {
+        case 2: days = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: days = 30
+        default: days = 31
+        }
+        return day <= days
+    }
+
+    static func format(year: Int, month: Int, day: Int) -> String {
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(year)-\(two(month))-\(two(day))"
+    }
+
+    /// The first run of exactly four digits that reads as a year (1000–2999): `2006`, `c1999`, `1979-05`.
+    public static func year(_ cell: some StringProtocol) -> Int? {
+        var run = 0
+        var value = 0
+        for byte in cell.utf8 {
+            if byte >= 48 && byte <= 57 {
+                run += 1
+                value = value * 10 + Int(byte - 48)
+            } else {
+                if run == 4 && value >= 1000 && value < 3000 { return value }
+                run = 0
+                value = 0
+            }
+        }
+        return run == 4 && value >= 1000 && value < 3000 ? value : nil
+    }
+}

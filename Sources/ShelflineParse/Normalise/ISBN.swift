@@ -1,0 +1,242 @@
+/// What one export cell holding a book identifier turned out to be.
+public enum IdentifierCell: Equatable, Sendable {
+    case empty
+    /// A valid ISBN-13 (digits only).
+    case isbn13(String)
+    /// A valid ISBN-10 (digits, maybe a final `X`), possibly restored from spreadsheet-stripped zeros.
+    case isbn10(String)
+    /// An Amazon ASIN (`B0…`): an identifier, but not an ISBN.
+    case asin(String)
+    /// Something that is not a valid identifier (bad check digit, scientific notation, junk); kept raw.
+    case invalid(String)
+}
+
+/// ISBN canonicalisation: unwrap export quirks, validate check digits, convert between forms.
+public enum ISBN {
+    /// Classifies one cell: strips the Goodreads `="…"` wrapper, LibraryThing `[…]` brackets,
+    /// hyphens and spaces; validates check digits; restores leading zeros only when the padded
+    /// value validates; refuses scientific notation (`9.78053E+12`, a spreadsheet's rounding).
+    public static func classify(_ cell: String) -> IdentifierCell {
+        var bytes = Array(cell.utf8)[...]
+        @inline(__always) func trim() {
+            while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D { bytes = bytes.dropFirst() }
+            while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0A || last == 0x0D { bytes = bytes.dropLast() }
+        }
+        trim()
+        let quote = UInt8(ascii: "\"")
+        if bytes.count >= 3 && bytes.first == UInt8(ascii: "=") && bytes[bytes.startIndex + 1] == quote && bytes.last == quote {
+            bytes = bytes.dropFirst(2).dropLast()
+        } else if bytes.count >= 2 && bytes.first == quote && bytes.last == quote {
+            bytes = bytes.dropFirst().dropLast()
+        }
+        if bytes.first == UInt8(ascii: "[") && bytes.last == UInt8(ascii: "]") {
+            bytes = bytes.dropFirst().dropLast()
+        }
+        trim()
+        guard !bytes.isEmpty else { return .empty }
+        let raw = String(decoding: bytes, as: UTF8.self)
+        if isASIN(bytes) { return .asin(raw) }
+        var digits: [UInt8] = []
+        digits.reserveCapacity(13)
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits.append(byte)
+            case UInt8(ascii: "X"), UInt8(ascii: "x"): digits.append(UInt8(ascii: "X"))
+            case UInt8(ascii: "-"), UInt8(ascii: " "): continue
+            default: return .invalid(raw)  // letters, dots, `E+`: not an ISBN
+            }
+        }
+        // An X may only be the last character of an ISBN-10.
+        if let x = digits.firstIndex(of: UInt8(ascii: "X")), x != digits.count - 1 { return .invalid(raw) }
+        switch digits.count {
+        case 13:
+            let value = String(decoding: digits, as: UTF8.self)
+            return isValid13(value) ? .isbn13(value) : .invalid(raw)
+        case 10:
+            let value = String(decoding: digits, as: UTF8.self)
+            return isValid10(value) ? .isbn10(value) : .invalid(raw)
+        case 8, 9:
+            // A spreadsheet read the ISBN-10 as a number and dropped its leading zeros.
+            let padded = String(repeating: "0", count: 10 - digits.count) + String(decoding: digits, as: UTF8.self)
+            return isValid10(padded) ? .isbn10(padded) : .invalid(raw)
+        default:
+            return .invalid(raw)
+        }
+    }
+
+    /// `B` followed by nine uppercase letters or digits, at least one a digit (`B07MNWKF2M`).
+    public static func isASIN(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard bytes.count == 10, bytes.first == UInt8(ascii: "B") else { return false }
+        var sawDigit = false
+        for byte in bytes.dropFirst() {
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                sawDigit = true
+            } else if !(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) {
+                return false
+            }
+        }
+        return sawDigit
+    }
+
+    public static func isValid13(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        guard bytes.count == 13, bytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
+        guard bytes[0] == 57, bytes[1] == 55, bytes[2] == 56 || bytes[2] == 57 else { return false }  // 978/979
+        var sum = 0
+        for (index, byte) in bytes.enumerated() {
+            sum += Int(byte - 48) * (index % 2 == 0 ? 1 : 3)
+        }
+        return sum % 10 == 0
+    }
+
+    public static func isValid10(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        guard bytes.count == 10 else { return false }
+        var sum = 0
+        for (index, byte) in bytes.enumerated() {
+            let digit: Int
+            if byte >= 48 && byte <= 57 {
+                digit = Int(byte - 48)
+            } else if byte == UInt8(ascii: "X") && index == 9 {
+                digit = 10
+            } else {
+                return false
+            }
+            sum += digit * (10 - index)
+        }
+        return sum % 11 == 0
+    }
+
+    /// The ISBN-13 of a valid ISBN-10 (prefix 978, new check digit).
+    public static func thirteen(from isbn10: String) -> String {
+        let body = "978" + isbn10.prefix(9)
+        var sum = 0
+        for (index, byte) in body.utf8.enumerated() {
+            sum += Int(byte - 48) * (index % 2 == 0 ? 1 : 3)
+        }
+        return body + String((10 - sum % 10) % 10)
+    }
+
+    /// The ISBN-10 of a valid ISBN-13, when it has one (only the 978 prefix does).
+    public static func ten(from isbn13: String) -> String? {
+        guard isbn13.hasPrefix("978") else { return nil }
+        let body = isbn13.dropFirst(3).prefix(9)
+        var sum = 0
+        for (index, byte) in body.utf8.enumerated() {
+            sum += Int(byte - 48) * (10 - index)
+        }
+        let check = (11 - sum % 11) % 11
+        return String(body) + (check == 10 ? "X" : String(check))
+    }
+
+    /// The identifiers of one row, from its cells in priority order (e.g. ISBN13 before ISBN).
+    public struct Resolution: Equatable, Sendable {
+        public var isbn13: String?
+        public var isbn10: String?
+        public var raw: String?
+        public var asin: String?
+    }
+
+    /// Combines cells: the first valid ISBN wins (an ISBN-10 is converted); the ISBN-10 comes from
+    /// a cell when one has it, else is derived; the first invalid value is kept raw only when no
+    /// valid ISBN was found; the first ASIN is kept.
+    public static func resolve(_ cells: [IdentifierCell]) -> Resolution {
+        var result = Resolution()
+        var firstInvalid: String?
+        for cell in cells {
+            switch cell {
+            case .empty: continue
+            case .isbn13(let value):
+                if result.isbn13 == nil { result.isbn13 = value }
+            case .isbn10(let value):
+                if result.isbn13 == nil { result.isbn13 = thirteen(from: value) }
+                if result.isbn10 == nil && thirteen(from: value) == result.isbn13 { result.isbn10 = value }
+            case .asin(let value):
+                if result.asin == nil { result.asin = value }
+            case .invalid(let value):
+                if firstInvalid == nil { firstInvalid = value }
+            }
+        }
+        if let isbn13 = result.isbn13, result.isbn10 == nil {
+            result.isbn10 = ten(from: isbn13)
+        }
+        if result.isbn13 == nil { result.raw = firstInvalid }
+        return result
+    }
+}
+
+extension Character {
+    /// Spaces a cell may carry at its edges: space, tab, line ends, no-break space.
+    var isEdgeSpace: Bool {
+        self == " " || self == "\t" || self == "\n" || self == "\r" || self == "\r\n" || self == "\u{A0}"
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces, tabs, line ends and no-break spaces (scanned as bytes).
+    var trimmingSpaces: Substring {
+        if let text = self as? Substring { return text.trimmedBytes }
+        if let text = self as? String { return text[...].trimmedBytes }
+        return String(self)[...].trimmedBytes
+    }
+}
+
+extension Substring {
+    /// `trimmingSpaces` on the concrete type, whose UTF-8 view can be walked from both ends.
+    var trimmedBytes: Substring {
+        let bytes = utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end {
+            let byte = bytes[start]
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                start = bytes.index(after: start)
+            } else if byte == 0xC2, bytes.index(after: start) < end, bytes[bytes.index(after: start)] == 0xA0 {
+                start = bytes.index(start, offsetBy: 2)
+            } else {
+                break
+            }
+        }
+        while start < end {
+            let last = bytes.index(before: end)
+            let byte = bytes[last]
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                end = last
+            } else if byte == 0xA0, last > start, bytes[bytes.index(before: last)] == 0xC2 {
+                end = bytes.index(before: last)
+            } else {
+                break
+            }
+        }
+        return self[start..<end]
+    }
+}
+
+extension StringProtocol {
+    /// The text split at every `separator` byte (ASCII), pieces trimmed, empty pieces dropped.
+    func splitTrimmed(_ separator: UInt8) -> [Substring] {
+        var pieces: [Substring] = []
+        let bytes = utf8
+        var pieceStart = bytes.startIndex
+        var index = bytes.startIndex
+        while true {
+            if index == bytes.endIndex || bytes[index] == separator {
+                let piece = self[pieceStart..<index].trimmingSpaces
+                if !piece.isEmpty { pieces.append(piece) }
+                if index == bytes.endIndex { break }
+                pieceStart = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        return pieces
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        guard let first = utf8.first, let last = utf8.last else { return self }
+        @inline(__always) func plain(_ byte: UInt8) -> Bool { byte > 0x20 && byte != 0xC2 && byte != 0xA0 }
+        if plain(first) && plain(last) { return self }
+        return String(Substring(self).trimmingSpaces)
+    }
+}

@@ -1,0 +1,56 @@
+/// Author names as exports write them.
+public enum PersonName {
+    /// Whitespace runs (spaces, tabs, no-break spaces, newlines) collapsed to one space, trimmed:
+    /// Goodreads writes `Amy    Wallace`.
+    public static func collapse(_ text: some StringProtocol) -> String {
+        if isCollapsed(text) { return String(text) }
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        var pendingSpace = false
+        for character in text {
+            if character.isWhitespace {
+                pendingSpace = !result.isEmpty
+            } else {
+                if pendingSpace { result.append(" ") }
+                pendingSpace = false
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// True when there is nothing to collapse: no edge spaces, no double spaces, only plain spaces
+    /// (checked on bytes; the usual case, so it must be cheap).
+    static func isCollapsed(_ text: some StringProtocol) -> Bool {
+        var previousSpace = true  // a leading space is not collapsed
+        for byte in text.utf8 {
+            if byte == 0x20 {
+                if previousSpace { return false }
+                previousSpace = true
+            } else if byte < 0x20 || byte == 0xC2 || byte == 0xE2 || byte == 0xE3 || byte == 0x7F {
+                return false  // controls; C2 may start NBSP/NEL, E2/E3 the Unicode spaces: decide slowly
+            } else {
+                previousSpace = false
+            }
+        }
+        return !previousSpace || text.utf8.isEmpty
+    }
+
+    /// `Last, First` (LibraryThing's order) → `First Last`; names with no or several commas are
+    /// kept as written, since they are not in that order or are ambiguous (`Dumas, Alexandre, père`).
+    public static func uninverted(_ name: String) -> String {
+        let parts = name.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return name }
+        let last = parts[0].trimmingSpaces, first = parts[1].trimmingSpaces
+        guard !last.isEmpty, !first.isEmpty else { return name }
+        return "\(first) \(last)"
+    }
+
+    /// A list of names split on `separator`, each collapsed; empties dropped.
+    public static func list(_ cell: some StringProtocol, separator: Character = ",") -> [String] {
+        cell.splitTrimmed(separator.asciiValue ?? UInt8(ascii: ",")).compactMap { item in
+            let name = collapse(item)
+            return name.isEmpty ? nil : name
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import ShelflineCore
+
+/// Why the parse stage could not read an export at all (a bad single row is a rejection instead).
+public enum ParseError: ShelflineError, Equatable {
+    /// The file has no bytes at all: there is no header to recognise.
+    case emptyFile(path: String)
+    /// The file holds NUL bytes or other binary data, not CSV/TSV text.
+    case binaryData(path: String)
+    /// The header matches no known export (nor the configured generic mapping).
+    case unrecognisedHeader(path: String, found: [String], expected: [String])
+    /// The format was forced (`--format`) but the header lacks columns it needs.
+    case headerMismatch(path: String, format: String, missing: [String])
+    /// More rows were rejected than `maxRejectedShare` allows (outputs are still written).
+    case tooManyRejected(path: String, rejected: Int, read: Int, threshold: Double, rejects: String?)
+
+    public var exitStatus: ExitStatus { .dataError }
+
+    /// Control characters shown as `\u{…}`, so the message stays on one line.
+    static func printable(_ text: String) -> String {
+        String(text.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }.joined())
+    }
+
+    public var description: String {
+        switch self {
+        case .emptyFile(let path):
+            return "\(path): empty file (0 bytes): expected a library export with a header line"
+        case .binaryData(let path):
+            return "\(path): binary data, not a CSV or TSV export"
+        case .unrecognisedHeader(let path, let found, let expected):
+            let shown = found.prefix(6).map { Self.printable($0.count > 40 ? String($0.prefix(40)) + "…" : $0) }
+            let more = found.count > 6 ? ", … (\(found.count) columns)" : ""
+            return "\(path):1: unrecognised header [\(shown.joined(separator: ", "))\(more)]; expected "
+                + expected.joined(separator: "; or ")
+                + " (or configure a generic column mapping in pipeline.json, see docs/parse.md)"
+        case .headerMismatch(let path, let format, let missing):
+            return "\(path):1: not a \(format) export: header lacks \(missing.joined(separator: ", "))"
+        case .tooManyRejected(let path, let rejected, let read, let threshold, let rejects):
+            let share = read == 0 ? 0 : Double(rejected) / Double(read)
+            let percent = (share * 1000).rounded() / 10
+            return "\(path): \(rejected) of \(read) rows rejected (\(percent)%), more than maxRejectedShare "
+                + "\(threshold)" + (rejects.map { "; see \($0)" } ?? "; rerun with --rejects FILE to see them")
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import ShelflineCore
+
+/// Which export format to read: detected from the header, or forced.
+public enum FormatChoice: String, Codable, Sendable, CaseIterable {
+    case auto, goodreads, storygraph, librarything, generic
+}
+
+/// The parse stage's `parameters` object in `pipeline.json`. Every key is optional: `{}` works.
+///
+/// ```json
+/// {"format": "auto", "maxRejectedShare": 0.1,
+///  "generic": {"columns": {"title": "title", "author": "author", "isbn": "ISBN13"}}}
+/// ```
+public struct ParseParameters: Decodable, Sendable, Equatable {
+    /// `auto` detects the format from header names; the command line's `--format` overrides this.
+    public var format: FormatChoice
+    /// Exit 65 when rejected rows / rows read is greater than this (0…1). Default 0.1.
+    public var maxRejectedShare: Double
+    /// The column mapping for the generic format; nil when not configured (then `auto` never picks
+    /// generic, and `--format generic` uses `GenericMapping.defaultColumns`).
+    public var generic: GenericMapping?
+
+    public static let defaultMaxRejectedShare = 0.1
+
+    public init(format: FormatChoice = .auto, maxRejectedShare: Double = defaultMaxRejectedShare, generic: GenericMapping? = nil) {
+        self.format = format
+        self.maxRejectedShare = maxRejectedShare
+        self.generic = generic
+    }
+
+    enum CodingKeys: String, CodingKey { case format, maxRejectedShare, generic }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        format = try container.decodeIfPresent(FormatChoice.self, forKey: .format) ?? .auto
+        maxRejectedShare = try container.decodeIfPresent(Double.self, forKey: .maxRejectedShare) ?? Self.defaultMaxRejectedShare
+        guard maxRejectedShare >= 0 && maxRejectedShare <= 1 else {
+            throw DecodingError.dataCorruptedError(forKey: .maxRejectedShare, in: container,
+                                                   debugDescription: "expected a share between 0 and 1")
+        }
+        generic = try container.decodeIfPresent(GenericMapping.self, forKey: .generic)
+    }
+}
+
+/// Which header names hold which fields in a CSV that is none of the known exports.
+///
+/// Keys are `ColumnRole` names (`id`, `title`, `author`, `additionalAuthors`, `isbn`, `isbn13`,
+/// `asin`, `publisher`, `binding`, `pages`, `year`, `originalYear`, `rating`, `shelf`, `shelves`,
+/// `dateAdded`, `dateStarted`, `dateRead`, `readCount`, `review`, `notes`, `owned`); values are
+/// header names, matched without regard to case or spacing. A role left out is looked up under
+/// its own name (`title` → a `title` column), so `{}` reads a CSV whose headers are the role names.
+public struct GenericMapping: Decodable, Sendable, Equatable {
+    /// Role → header name, as configured.
+    public var columns: [ColumnRole: String]
+    /// Separator of `additionalAuthors` and `shelves` lists. Default `,`.
+    public var listSeparator: String
+
+    public init(columns: [ColumnRole: String] = [:], listSeparator: String = ",") {
+        self.columns = columns
+        self.listSeparator = listSeparator
+    }
+
+    enum CodingKeys: String, CodingKey { case columns, listSeparator }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let raw = try container.decodeIfPresent([String: String].self, forKey: .columns) ?? [:]
+        var columns: [ColumnRole: String] = [:]
+        for (key, header) in raw {
+            guard let role = ColumnRole(rawValue: key), role != .publication, role != .isbnList, role != .lastDateRead else {
+                let nested = try container.nestedContainer(keyedBy: AnyKey.self, forKey: .columns)
+                throw DecodingError.dataCorruptedError(
+                    forKey: AnyKey(key), in: nested,
+                    debugDescription: "unknown field '\(key)'; expected one of \(Self.roles.map(\.rawValue).joined(separator: ", "))")
+            }
+            columns[role] = header
+        }
+        self.columns = columns
+        listSeparator = try container.decodeIfPresent(String.self, forKey: .listSeparator) ?? ","
+        guard listSeparator.count == 1 else {
+            throw DecodingError.dataCorruptedError(forKey: .listSeparator, in: container,
+                                                   debugDescription: "expected a single character")
+        }
+    }
+
+    /// The roles a generic mapping may name.
+    public static let roles: [ColumnRole] = ColumnRole.allCases.filter { ![.publication, .isbnList, .lastDateRead].contains($0) }
+
+    /// The schema this mapping describes: configured header names, else the role's own name.
+    /// Configured columns must all be present, and there must be a title column.
+    public var schema: ExportSchema {
+        var byRole: [ColumnRole: [String]] = [:]
+        for role in Self.roles {
+            byRole[role] = [ExportSchema.key(columns[role] ?? role.rawValue)]
+        }
+        let required = Set(columns.keys).union([.title]).sorted { $0.rawValue < $1.rawValue }
+        return ExportSchema(format: .generic, signature: required.map { [ExportSchema.key(columns[$0] ?? $0.rawValue)] },
+                            columns: byRole)
+    }
+}
+
+/// A coding key for arbitrary names, so config errors can point at the exact bad key.
+struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

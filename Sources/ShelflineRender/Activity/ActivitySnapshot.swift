@@ -1,0 +1,129 @@
+import Foundation
+import ShelflineCore
+
+/// The three Live Activity push events.
+public enum ActivityEvent: String, Codable, Sendable, CaseIterable {
+    case start, update, end
+}
+
+/// The visible alert of a push (`aps.alert`).
+public struct PushAlert: Codable, Hashable, Sendable {
+    public var title: String
+    public var body: String
+
+    public init(title: String, body: String) {
+        self.title = title
+        self.body = body
+    }
+}
+
+/// `aps` of a Live Activity push, with Apple's key names. Absent values are omitted.
+public struct ActivityAPS<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable, Hashable, Sendable {
+    /// Unix seconds.
+    public var timestamp: Int
+    public var event: ActivityEvent
+    public var contentState: State
+    /// Unix seconds after which the system shows the activity as out of date.
+    public var staleDate: Int?
+    /// Unix seconds when an ended activity leaves the Lock Screen (`end` only).
+    public var dismissalDate: Int?
+    public var alert: PushAlert?
+    /// Only on `start` (push-to-start).
+    public var attributesType: String?
+    /// Only on `start` (push-to-start).
+    public var attributes: Attributes?
+
+    enum CodingKeys: String, CodingKey {
+        case timestamp, event, alert, attributes
+        case contentState = "content-state"
+        case staleDate = "stale-date"
+        case dismissalDate = "dismissal-date"
+        case attributesType = "attributes-type"
+    }
+
+    public init(timestamp: Int, event: ActivityEvent, contentState: State, staleDate: Int? = nil, dismissalDate: Int? = nil,
+                alert: PushAlert? = nil, attributesType: String? = nil, attributes: Attributes? = nil) {
+        self.timestamp = timestamp
+        self.event = event
+        self.contentState = contentState
+        self.staleDate = staleDate
+        self.dismissalDate = dismissalDate
+        self.alert = alert
+        self.attributesType = attributesType
+        self.attributes = attributes
+    }
+}
+
+/// A complete APNs body: `{"aps": {…}}`.
+public struct ActivityPushBody<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable, Hashable, Sendable {
+    public var aps: ActivityAPS<Attributes, State>
+
+    public init(aps: ActivityAPS<Attributes, State>) { self.aps = aps }
+
+    /// The bytes a sender posts (compact, sorted keys), whose size APNs limits to 4096.
+    public func encoded() throws -> Data {
+        try JSONEncoder.shelfline.encode(self)
+    }
+}
+
+/// What `<workspace>/activity/<name>.json` holds: the activity's latest state and its push body.
+public struct ActivitySnapshot<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable, Hashable, Sendable {
+    public var attributesType: String
+    public var attributes: Attributes
+    public var contentState: State
+    public var event: ActivityEvent
+    /// Unix seconds.
+    public var timestamp: Int
+    /// The push body to send for this snapshot.
+    public var apns: ActivityPushBody<Attributes, State>
+    /// Beer queue: true while the queue could not be fetched (the beers are the last known ones).
+    public var offline: Bool?
+    /// Import: Unix seconds when this import's activity started (for the measured duration).
+    public var startedAt: Int?
+
+    public init(attributesType: String, attributes: Attributes, contentState: State, event: ActivityEvent, timestamp: Int,
+                apns: ActivityPushBody<Attributes, State>, offline: Bool? = nil, startedAt: Int? = nil) {
+        self.attributesType = attributesType
+        self.attributes = attributes
+        self.contentState = contentState
+        self.event = event
+        self.timestamp = timestamp
+        self.apns = apns
+        self.offline = offline
+        self.startedAt = startedAt
+    }
+
+    /// Builds a snapshot whose push body carries exactly Apple's keys for `event`:
+    /// `start` adds `attributes-type` and `attributes`; `dismissal-date` only on `end`.
+    public init(attributesType: String, attributes: Attributes, contentState: State, event: ActivityEvent, timestamp: Int,
+                staleDate: Int?, dismissalDate: Int?, alert: PushAlert?, offline: Bool? = nil, startedAt: Int? = nil) {
+        let aps = ActivityAPS<Attributes, State>(
+            timestamp: timestamp, event: event, contentState: contentState,
+            staleDate: event == .end ? nil : staleDate,
+            dismissalDate: event == .end ? dismissalDate : nil,
+            alert: alert,
+            attributesType: event == .start ? attributesType : nil,
+            attributes: event == .start ? attributes : nil)
+        self.init(attributesType: attributesType, attributes: attributes, contentState: contentState, event: event,
+                  timestamp: timestamp, apns: ActivityPushBody(aps: aps), offline: offline, startedAt: startedAt)
+    }
+
+    /// Size in bytes of the push body as a sender posts it.
+    public func pushBodySize() throws -> Int {
+        try apns.encoded().count
+    }
+}
+
+/// Unix seconds (whole) of a date, the unit of every timestamp in a push body.
+func unixSeconds(_ date: Date) -> Int {
+    Int(date.timeIntervalSince1970.rounded(.down))
+}
+
+extension String {
+    /// The string cut to at most `limit` characters (never inside a grapheme), with `…` if cut.
+    func truncated(toCharacters limit: Int) -> String {
+        guard count > limit else { return self }
+        guard limit > 1 else { return limit == 1 ? "…" : "" }
+        return String(prefix(limit - 1)) + "…"
+    }
+}

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+
+/// The files one activity keeps in `<workspace>/activity/`: the latest snapshot (`<name>.json`)
+/// and the history of every snapshot emitted (`<name>.history.ndjson`, plain NDJSON, oldest
+/// first) for a sender to replay. Both are rewritten atomically.
+public struct ActivityStore: Sendable {
+    public var directory: String
+    public var name: String
+    /// Lines kept in the history; the oldest are dropped beyond it.
+    public var historyLimit: Int
+
+    public init(workspace: Workspace, name: String, historyLimit: Int = RenderParameters.defaultHistoryLimit) {
+        self.directory = workspace.activityDirectory
+        self.name = name
+        self.historyLimit = max(1, historyLimit)
+    }
+
+    public var snapshotPath: String { directory + "/\(name).json" }
+    public var historyPath: String { directory + "/\(name).history.ndjson" }
+    public var lockPath: String { directory + "/.\(name).lock" }
+
+    /// Runs `body` holding an exclusive `flock` on this activity, so two runs (cron and a
+    /// user-triggered refresh, or the orchestrator and a manual `import`) never interleave their
+    /// read-decide-publish steps. The kernel drops the lock if the process dies.
+    public func withLock<T>(_ body: () throws -> T) throws -> T {
+        try Workspace.makeDirectory(directory)
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileError.cannotCreate(path: lockPath, reason: systemErrorMessage()) }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw FileError.io(path: lockPath, reason: "flock: \(systemErrorMessage())") }
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    /// The latest snapshot, or nil when there is none. A snapshot that does not decode is an error
+    /// naming the file (it is only ever written atomically, so it was edited by hand).
+    public func latest<A, S>(_ type: ActivitySnapshot<A, S>.Type) throws -> ActivitySnapshot<A, S>? {
+        guard FileManager.default.fileExists(atPath: snapshotPath) else { return nil }
+        return try readJSONFile(type, from: snapshotPath)
+    }
+
+    /// Publishes `snapshot` as the latest and appends it to the history.
+    public func publish<A, S>(_ snapshot: ActivitySnapshot<A, S>) throws {
+        try Workspace.makeDirectory(directory)
+        var line = try JSONEncoder.shelfline.encode(snapshot)
+        line.append(UInt8(ascii: "\n"))
+        var history = [UInt8]()
+        if let existing = FileManager.default.contents(atPath: historyPath) {
+            history = Self.lastLines(of: [UInt8](existing), keeping: historyLimit - 1)
+        }
+        history.append(contentsOf: line)
+        // History first: if the snapshot write then fails, a replay still has every emitted state.
+        try AtomicFile.write(history, to: historyPath)
+        try writeJSONFile(snapshot, to: snapshotPath)
+    }
+
+    /// Every snapshot in the history, oldest first.
+    public func history<A, S>(_ type: ActivitySnapshot<A, S>.Type) throws -> [ActivitySnapshot<A, S>] {
+        guard let data = FileManager.default.contents(atPath: historyPath) else { return [] }
+        var result: [ActivitySnapshot<A, S>] = []
+        for (index, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() where !line.isEmpty {
+            do {
+                result.append(try JSONDecoder().decode(type, from: Data(line)))
+            } catch {
+                throw FileError.corrupt(path: historyPath, line: index + 1, reason: "invalid snapshot")
+            }
+        }
+        return result
+    }
+
+    /// The last `count` complete lines of `bytes` (a partial last line is dropped).
+    static func lastLines(of bytes: [UInt8], keeping count: Int) -> [UInt8] {
+        guard count > 0 else { return [] }
+        var end = bytes.count
+        while end > 0 && bytes[end - 1] != UInt8(ascii: "\n") { end -= 1 }
+        var start = end
+        var lines = 0
+        while start > 0 {
+            var index = start - 1
+            while index > 0 && bytes[index - 1] != UInt8(ascii: "\n") { index -= 1 }
+            lines += 1
+            start = index
+            if lines == count { break }
+        }
+        return Array(bytes[start..<end])
+    }
+}

@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+
+/// The member's session cookie, read from a file only its owner may read.
+///
+/// The file holds either one line — a `Cookie` header value such as `PHPSESSID=…` (a bare value
+/// means `PHPSESSID=<value>`; a leading `Cookie:` is allowed) — or JSON `{"cookie": "…"}`.
+/// The value is never logged, printed or written anywhere; `description` hides it.
+public struct BeerQueueCredentials: Sendable, CustomStringConvertible {
+    /// The `Cookie` header value.
+    public let cookie: String
+
+    public init(cookie: String) { self.cookie = cookie }
+
+    public var description: String { "BeerQueueCredentials(cookie: <redacted>)" }
+
+    /// Loads `path`, refusing a file that group or others may access (it must be 0600, or 0400)
+    /// or that another user owns.
+    public static func load(path: String) throws -> BeerQueueCredentials {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw FileError.missingInput(path: path, reason: "credentials file: \(systemErrorMessage())")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw RenderError.invalidCredentials(path: path, reason: "credentials file is not a regular file")
+        }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 == 0 else {
+            throw RenderError.insecureCredentials(path: path, mode: String(format: "%04o", mode))
+        }
+        guard info.st_uid == getuid() else {
+            throw RenderError.invalidCredentials(path: path, reason: "credentials file is owned by another user (uid \(info.st_uid))")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileError.missingInput(path: path, reason: "credentials file is not readable")
+        }
+        return BeerQueueCredentials(cookie: try cookie(from: String(decoding: data, as: UTF8.self), path: path))
+    }
+
+    static func cookie(from text: String, path: String) throws -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        var value: String
+        if trimmed.hasPrefix("{") {
+            guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(trimmed.utf8)),
+                  case .string(let cookie)? = object["cookie"] ?? object["PHPSESSID"] ?? object["sessionId"] else {
+                throw RenderError.invalidCredentials(path: path, reason: "credentials JSON has no string 'cookie'")
+            }
+            value = object["cookie"] != nil ? cookie : "PHPSESSID=" + cookie
+        } else {
+            let line = trimmed.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+                .first { !$0.isEmpty && !$0.hasPrefix("#") } ?? ""
+            value = line
+            if value.lowercased().hasPrefix("cookie:") { value = String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) }
+        }
+        guard !value.isEmpty else {
+            throw RenderError.invalidCredentials(path: path, reason: "credentials file holds no cookie")
+        }
+        guard value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) else {
+            throw RenderError.invalidCredentials(path: path, reason: "the cookie may only hold printable ASCII")
+        }
+        return value.contains("=") ? value : "PHPSESSID=" + value
+    }
+}

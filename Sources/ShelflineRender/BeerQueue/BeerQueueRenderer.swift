@@ -1,0 +1,169 @@
+import Foundation
+import ShelflineCore
+
+/// The beer-queue Live Activity: decides (with `BeerQueueLifecycle`) and publishes the snapshot
+/// `<workspace>/activity/beer-queue.json`, its history, and the hourly update budget
+/// (`beer-queue.budget.json`).
+public struct BeerQueueRenderer: Sendable {
+    public typealias State = BeerQueueAttributes.ContentState
+    public typealias Snapshot = ActivitySnapshot<BeerQueueAttributes, State>
+
+    /// The generic text shown when the session expired.
+    public static let sessionExpiredText = "Please open app to refresh"
+    public static let defaultMaxUpdatesPerHour = 10
+    public static let defaultStaleAfterMinutes = 15
+
+    public var workspace: Workspace
+    public var attributes: BeerQueueAttributes
+    public var storeLocation: String
+    public var maxUpdatesPerHour: Int
+    public var staleAfterMinutes: Int
+    public var historyLimit: Int
+
+    public init(workspace: Workspace, attributes: BeerQueueAttributes, storeLocation: String,
+                maxUpdatesPerHour: Int = BeerQueueRenderer.defaultMaxUpdatesPerHour,
+                staleAfterMinutes: Int = BeerQueueRenderer.defaultStaleAfterMinutes,
+                historyLimit: Int = RenderParameters.defaultHistoryLimit) {
+        self.workspace = workspace
+        self.attributes = attributes
+        self.storeLocation = storeLocation
+        self.maxUpdatesPerHour = maxUpdatesPerHour
+        self.staleAfterMinutes = staleAfterMinutes
+        self.historyLimit = historyLimit
+    }
+
+    public var store: ActivityStore { ActivityStore(workspace: workspace, name: "beer-queue", historyLimit: historyLimit) }
+    public var budgetPath: String { workspace.activityDirectory + "/beer-queue.budget.json" }
+
+    /// What one observation led to.
+    public struct Outcome: Sendable, Equatable {
+        public var decision: BeerQueueLifecycle.Decision
+        /// The snapshot published, if any.
+        public var snapshot: Snapshot?
+    }
+
+    /// Decides what `observation` means against the latest snapshot and publishes it.
+    @discardableResult
+    public func render(_ observation: BeerQueueLifecycle.Observation, now: Date, userTriggered: Bool) throws -> Outcome {
+        try store.withLock { try renderLocked(observation, now: now, userTriggered: userTriggered) }
+    }
+
+    func renderLocked(_ observation: BeerQueueLifecycle.Observation, now: Date, userTriggered: Bool) throws -> Outcome {
+        let previousSnapshot = try store.latest(Snapshot.self)
+        let previous: BeerQueueLifecycle.Previous
+        switch previousSnapshot {
+        case nil: previous = .none
+        case let snapshot? where snapshot.event == .end: previous = .ended
+        case let snapshot?:
+            previous = .active(BeerQueueLifecycle.Display(queueCount: snapshot.contentState.queueCount,
+                                                          beers: snapshot.contentState.beers),
+                               offline: snapshot.offline == true)
+        }
+        var budget = try readBudget(now: now)
+        let decision = BeerQueueLifecycle.decide(
+            previous: previous, observation: observation, budgetLeft: budget.count < maxUpdatesPerHour, userTriggered: userTriggered)
+
+        let timestamp = unixSeconds(now)
+        let lastUpdated = Self.lastUpdatedText(now)
+        let snapshot: Snapshot?
+        switch (decision, observation) {
+        case (.start, .queue(let queue)), (.update, .queue(let queue)):
+            snapshot = makeSnapshot(decision == .start ? .start : .update, queue: queue, lastUpdated: lastUpdated,
+                                    timestamp: timestamp, staleDate: timestamp + staleAfterMinutes * 60, offline: nil)
+        case (.end, _):
+            snapshot = makeSnapshot(.end, queue: [], lastUpdated: lastUpdated, timestamp: timestamp, staleDate: nil, offline: nil)
+        case (.endSessionExpired, _):
+            snapshot = makeSnapshot(.end, queue: [], lastUpdated: Self.sessionExpiredText, timestamp: timestamp,
+                                    staleDate: nil, offline: nil,
+                                    alert: PushAlert(title: "Beer queue", body: Self.sessionExpiredText))
+        case (.markOffline, _):
+            // The last known beers as they were, stale from now on.
+            guard let last = previousSnapshot else { snapshot = nil; break }
+            snapshot = fitted(event: .update, state: last.contentState, queueCount: last.contentState.queueCount,
+                              timestamp: timestamp, staleDate: timestamp, offline: true, alert: nil)
+        default:
+            snapshot = nil
+        }
+        if let snapshot {
+            try store.publish(snapshot)
+            if decision.isUpdate && !userTriggered {
+                budget.append(timestamp)
+                try writeJSONFile(BudgetFile(periodicUpdates: budget), to: budgetPath)
+            }
+        }
+        return Outcome(decision: decision, snapshot: snapshot)
+    }
+
+    /// `lastUpdated`: the poll time in ISO 8601 UTC, which the app can parse and format locally.
+    public static func lastUpdatedText(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    func makeSnapshot(_ event: ActivityEvent, queue: [QueuedBeer], lastUpdated: String, timestamp: Int, staleDate: Int?,
+                      offline: Bool?, alert: PushAlert? = nil) -> Snapshot {
+        let display = BeerQueueLifecycle.Display(queue: queue)
+        let state = State(queueCount: display.queueCount, beers: display.beers, storeLocation: storeLocation, lastUpdated: lastUpdated)
+        var alert = alert
+        if event == .start && alert == nil {
+            let where_ = storeLocation.isEmpty ? "" : " at \(storeLocation)"
+            alert = PushAlert(title: "Beer queue", body: "\(display.queueCount) beer\(display.queueCount == 1 ? "" : "s") queued\(where_)")
+        }
+        return fitted(event: event, state: state, queueCount: display.queueCount, timestamp: timestamp, staleDate: staleDate,
+                      offline: offline, alert: alert)
+    }
+
+    /// The snapshot with its push body within 4096 bytes: first long names are shortened, then
+    /// beers are dropped from the end of the list, then every text is shortened. Never fails.
+    func fitted(event: ActivityEvent, state: State, queueCount: Int, timestamp: Int, staleDate: Int?, offline: Bool?,
+                alert: PushAlert?) -> Snapshot {
+        func build(beers: Int, textLimit: Int) -> Snapshot {
+            var state = state
+            state.beers = state.beers.prefix(beers).map {
+                QueuedBeer(id: $0.id.truncated(toCharacters: max(textLimit, 24)), name: $0.name.truncated(toCharacters: textLimit),
+                           date: $0.date.truncated(toCharacters: max(textLimit, 32)))
+            }
+            state.storeLocation = state.storeLocation.truncated(toCharacters: max(textLimit, 16))
+            state.lastUpdated = state.lastUpdated.truncated(toCharacters: max(textLimit, 32))
+            var attributes = attributes
+            attributes.memberId = attributes.memberId.truncated(toCharacters: max(textLimit, 64))
+            attributes.storeId = attributes.storeId.truncated(toCharacters: max(textLimit, 64))
+            let alert = alert.map {
+                PushAlert(title: $0.title.truncated(toCharacters: max(textLimit, 40)), body: $0.body.truncated(toCharacters: max(textLimit, 80)))
+            }
+            return Snapshot(attributesType: BeerQueueAttributes.typeName, attributes: attributes, contentState: state, event: event,
+                            timestamp: timestamp, staleDate: staleDate, dismissalDate: event == .end ? timestamp : nil,
+                            alert: alert, offline: offline)
+        }
+        func fits(_ snapshot: Snapshot) -> Bool {
+            (try? snapshot.pushBodySize()).map { $0 <= ShelflineRender.maximumPushBodyBytes } ?? false
+        }
+        let all = state.beers.count
+        var candidate = build(beers: all, textLimit: Int.max)
+        if fits(candidate) { return candidate }
+        candidate = build(beers: all, textLimit: 160)
+        if fits(candidate) { return candidate }
+        for count in stride(from: all - 1, through: 0, by: -1) {
+            candidate = build(beers: count, textLimit: 160)
+            if fits(candidate) { return candidate }
+        }
+        for limit in PushBodyFitting.textLimits.dropFirst(2) {
+            candidate = build(beers: 0, textLimit: limit)
+            if fits(candidate) { return candidate }
+        }
+        return candidate
+    }
+
+    struct BudgetFile: Codable {
+        /// Unix seconds of the periodic updates sent in the last hour.
+        var periodicUpdates: [Int]
+    }
+
+    func readBudget(now: Date) throws -> [Int] {
+        guard FileManager.default.fileExists(atPath: budgetPath) else { return [] }
+        let hourAgo = unixSeconds(now) - 3600
+        return try readJSONFile(BudgetFile.self, from: budgetPath).periodicUpdates.filter { $0 > hourAgo }.sorted()
+    }
+}

@@ -1,0 +1,244 @@
+import Crypto
+import Foundation
+import ShelflineCore
+
+/// The import Live Activity: the snapshot `<workspace>/activity/import.json` (and its history)
+/// derived from what a run directory holds, plus the run's `report.html` when it ends.
+///
+/// The orchestrator calls `refresh` every ~2 s while stages run; each call reads the run
+/// directory and emits at most what is due: `start` on the first call for a run, an `update`
+/// when the counts changed and at least `minimumUpdateIntervalSeconds` passed (or `force`),
+/// and `end` as soon as `merge-report.json` exists.
+public struct ImportActivityRenderer: Sendable {
+    public typealias State = CSVImportActivityAttributes.ContentState
+    public typealias Snapshot = ActivitySnapshot<CSVImportActivityAttributes, State>
+
+    public var workspace: Workspace
+    public var parameters: RenderParameters
+
+    public init(workspace: Workspace, parameters: RenderParameters = RenderParameters()) {
+        self.workspace = workspace
+        self.parameters = parameters
+    }
+
+    /// Where the import snapshot and its history live.
+    public var store: ActivityStore {
+        ActivityStore(workspace: workspace, name: "import", historyLimit: parameters.historyLimit)
+    }
+
+    /// What one `refresh` did.
+    public struct Refresh: Sendable, Equatable {
+        /// Events emitted by this call, in order (empty when nothing was due).
+        public var emitted: [ActivityEvent]
+        /// The content state the run directory implies now (emitted or not).
+        public var contentState: State
+        /// `report.html`, when this call wrote it.
+        public var reportPath: String?
+    }
+
+    /// Reads `runDirectory` and emits the snapshot that is due, if any. `sourceFile` names the
+    /// imported file before `parse-report.json` exists (for the `start`'s `fileName`/`fileSize`).
+    @discardableResult
+    public func refresh(runDirectory: String, now: Date, sourceFile: String? = nil, force: Bool = false) throws -> Refresh {
+        let status = try ImportRunStatus.read(runDirectory: runDirectory)
+        return try store.withLock {
+            try refresh(status: status, runDirectory: runDirectory, now: now, sourceFile: sourceFile, force: force)
+        }
+    }
+
+    func refresh(status: ImportRunStatus, runDirectory: String, now: Date, sourceFile: String?, force: Bool) throws -> Refresh {
+        let session = Self.sessionId(runDirectory: runDirectory)
+        let previous = try store.latest(Snapshot.self)
+        let state = Self.contentState(for: status)
+        var current = previous?.attributes.sessionId == session ? previous : nil
+        var emitted: [ActivityEvent] = []
+        var reportPath: String?
+
+        if current == nil {
+            let started = unixSeconds(now)
+            let attributes = Self.attributes(session: session, status: status, sourceFile: sourceFile,
+                                             runDirectory: runDirectory, startedAt: started, now: now)
+            let snapshot = makeSnapshot(.start, attributes: attributes, state: state, now: now, startedAt: started)
+            try store.publish(snapshot)
+            emitted.append(.start)
+            current = snapshot
+        }
+        guard var active = current else { return Refresh(emitted: emitted, contentState: state, reportPath: nil) }
+        let startedAt = active.startedAt ?? active.timestamp
+        active.attributes.estimatedDuration = Self.estimatedDuration(status: status, startedAt: startedAt, now: now)
+            ?? active.attributes.estimatedDuration
+
+        if active.event == .end {
+            // Already ended: nothing to emit, but the page is rewritten (same bytes for the same
+            // files) so a merge rerun after review decisions is reflected and the render stage's
+            // declared output always exists.
+            if status.merge != nil {
+                reportPath = try ImportReportPage.write(status: status, parameters: parameters)
+            }
+        } else if status.merge != nil {
+            try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now, startedAt: startedAt))
+            emitted.append(.end)
+            reportPath = try ImportReportPage.write(status: status, parameters: parameters)
+        } else if emitted.isEmpty, state != active.contentState,
+                  force || now.timeIntervalSince1970 - Double(active.timestamp) >= parameters.minimumUpdateIntervalSeconds {
+            try store.publish(makeSnapshot(.update, attributes: active.attributes, state: state, now: now, startedAt: startedAt))
+            emitted.append(.update)
+        }
+        return Refresh(emitted: emitted, contentState: state, reportPath: reportPath)
+    }
+
+    // MARK: - Mapping
+
+    /// The content state a run directory implies. Final tallies come from the merge report
+    /// (`successCount` = added + updated, `duplicateCount` = duplicates in file, `failureCount` =
+    /// rejected + not enriched); while the import runs, the same quantities so far.
+    public static func contentState(for status: ImportRunStatus) -> State {
+        let rejected = status.parse?.rowsRejected ?? 0
+        if let merge = status.merge {
+            let reviews = merge.enrichment.needsReview
+            return State(
+                progress: 1, currentStep: reviews > 0 ? "Import complete · \(reviews) to review" : "Import complete",
+                booksProcessed: merge.rowsRead, totalBooks: merge.rowsRead,
+                successCount: merge.outcomes.added + merge.outcomes.updated,
+                duplicateCount: merge.outcomes.duplicateInFile,
+                failureCount: merge.outcomes.rejected + merge.enrichment.notEnriched)
+        }
+        let total = status.parse?.rowsRead ?? 0
+        let progressFile = status.lookupProgress
+        let lookupTotal = progressFile?.total ?? status.parse?.rowsWritten ?? 0
+        let lookupProcessed: Int
+        if status.lookupFinished {
+            lookupProcessed = status.parse?.rowsWritten ?? progressFile?.total ?? 0
+        } else {
+            lookupProcessed = min(progressFile?.processed ?? 0, max(lookupTotal, 0))
+        }
+        let notEnriched = (status.lookupFinished ? status.lookupNotEnriched : nil)
+            ?? progressFile?.counts[MatchStatus.notEnriched.rawValue] ?? status.lookupNotEnriched ?? 0
+        let duplicates = status.dedupeDuplicates ?? 0
+
+        let step: String
+        var fraction: Double
+        if status.lookupFinished {
+            step = "Saving to library…"
+            fraction = 0.95
+        } else if progressFile != nil || status.dedupeFinished {
+            step = "Looking up books…"
+            let done = lookupTotal > 0 ? Double(lookupProcessed) / Double(lookupTotal) : 0
+            fraction = 0.10 + 0.85 * min(max(done, 0), 1)
+        } else if status.parse != nil {
+            step = "Finding duplicates…"
+            fraction = 0.05
+        } else {
+            step = "Reading file…"
+            fraction = 0
+        }
+        fraction = (fraction * 1000).rounded() / 1000
+        let looking = !status.lookupFinished && progressFile != nil && progressFile?.finished != true
+        return State(
+            progress: fraction, currentStep: step,
+            booksProcessed: total > 0 ? min(rejected + lookupProcessed, total) : rejected + lookupProcessed,
+            totalBooks: total,
+            // Every row past lookup that is not a duplicate ends added or updated (not-enriched rows
+            // are imported from the export's data), so this converges on the merge's added + updated.
+            successCount: max(0, lookupProcessed - duplicates),
+            duplicateCount: duplicates,
+            failureCount: rejected + notEnriched,
+            currentBookTitle: looking ? progressFile?.currentTitle.map(Self.displayText) : nil,
+            currentBookAuthor: looking ? progressFile?.currentAuthor.map(Self.displayText) : nil)
+    }
+
+    /// Whole seconds the whole import is expected to take: time so far plus what lookup's measured
+    /// rate says the rest needs; at the end, the measured duration.
+    static func estimatedDuration(status: ImportRunStatus, startedAt: Int, now: Date) -> TimeInterval? {
+        let elapsed = max(0, now.timeIntervalSince1970 - Double(startedAt))
+        if status.merge != nil { return elapsed.rounded() }
+        guard !status.lookupFinished, let progress = status.lookupProgress, let rate = progress.rate, rate > 0 else { return nil }
+        let remaining = Double(max(0, progress.total - progress.processed)) / rate
+        return (elapsed + remaining).rounded()
+    }
+
+    /// The activity's session id: a name-based UUID of the run directory's resolved name (the run
+    /// id is keyed by the input's content), so every call for one run agrees without shared state.
+    public static func sessionId(runDirectory: String) -> UUID {
+        let resolved = URL(fileURLWithPath: runDirectory).standardizedFileURL.resolvingSymlinksInPath().lastPathComponent
+        var bytes = Array(SHA256.hash(data: Data("shelfline.import-activity:\(resolved)".utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5 (name-based, SHA)
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    static func attributes(session: UUID, status: ImportRunStatus, sourceFile: String?, runDirectory: String,
+                           startedAt: Int, now: Date) -> CSVImportActivityAttributes {
+        let source = sourceFile ?? status.sourcePath
+        let name = source.map { ($0 as NSString).lastPathComponent } ?? (runDirectory as NSString).lastPathComponent
+        var size: Int64?
+        if let source {
+            let candidates = source.hasPrefix("/") ? [source] : [source, runDirectory + "/" + source]
+            for candidate in candidates {
+                if let attributes = try? FileManager.default.attributesOfItem(atPath: candidate),
+                   let value = attributes[.size] as? NSNumber {
+                    size = value.int64Value
+                    break
+                }
+            }
+        }
+        return CSVImportActivityAttributes(
+            fileName: displayText(name), sessionId: session, fileSize: size,
+            estimatedDuration: estimatedDuration(status: status, startedAt: startedAt, now: now))
+    }
+
+    /// Titles and names as shown: whitespace runs collapsed, bounded length.
+    static func displayText(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace).joined(separator: " ").truncated(toCharacters: 160)
+    }
+
+    // MARK: - Snapshots
+
+    func makeSnapshot(_ event: ActivityEvent, attributes: CSVImportActivityAttributes, state: State, now: Date,
+                      startedAt: Int) -> Snapshot {
+        let timestamp = unixSeconds(now)
+        func build(_ limit: Int) -> Snapshot {
+            var attributes = attributes
+            attributes.fileName = attributes.fileName.truncated(toCharacters: limit)
+            var state = state
+            state.currentStep = state.currentStep.truncated(toCharacters: limit)
+            state.currentBookTitle = state.currentBookTitle?.truncated(toCharacters: limit)
+            state.currentBookAuthor = state.currentBookAuthor?.truncated(toCharacters: limit)
+            let alert: PushAlert?
+            switch event {
+            case .start:
+                alert = PushAlert(title: "Importing \(attributes.fileName)",
+                                  body: state.totalBooks > 0 ? "\(state.totalBooks) books" : "Starting import")
+            case .update:
+                alert = nil
+            case .end:
+                var parts = ["\(state.successCount) imported", "\(state.duplicateCount) duplicates", "\(state.failureCount) failed"]
+                if state.currentStep.contains("to review") { parts.append(state.currentStep) }
+                alert = PushAlert(title: "Import finished: \(attributes.fileName)", body: parts.joined(separator: " · "))
+            }
+            return Snapshot(
+                attributesType: CSVImportActivityAttributes.typeName, attributes: attributes, contentState: state,
+                event: event, timestamp: timestamp,
+                staleDate: timestamp + parameters.importStaleAfterMinutes * 60,
+                dismissalDate: timestamp + parameters.importDismissAfterMinutes * 60,
+                alert: alert, startedAt: startedAt)
+        }
+        return PushBodyFitting.fit(build)
+    }
+}
+
+/// Shrinks free text until a push body fits APNs' 4096 bytes; never fails.
+enum PushBodyFitting {
+    /// Character limits tried for free-text fields, longest first; the last always fits.
+    static let textLimits = [Int.max, 160, 80, 40, 16, 4, 1]
+
+    static func fit<A, S>(_ build: (Int) -> ActivitySnapshot<A, S>) -> ActivitySnapshot<A, S> {
+        var snapshot = build(textLimits[0])
+        for limit in textLimits.dropFirst() {
+            guard let size = try? snapshot.pushBodySize(), size > ShelflineRender.maximumPushBodyBytes else { break }
+            snapshot = build(limit)
+        }
+        return snapshot
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import ShelflineCore
+
+/// `<run dir>/report.html`: one self-contained page (inline CSS and SVG, no scripts, nothing
+/// fetched) with the outcome counts as a chart, the rows needing review with their candidates,
+/// and the failed rows. Its bytes depend only on the run directory's files.
+public enum ImportReportPage {
+    public static let fileName = "report.html"
+
+    public static func path(runDirectory: String) -> String { runDirectory + "/" + fileName }
+
+    /// Renders and atomically writes the page for a finished run; returns its path.
+    @discardableResult
+    public static func write(status: ImportRunStatus, parameters: RenderParameters = RenderParameters()) throws -> String {
+        let directory = status.runDirectory
+        func resolve(_ name: String?, _ fallback: String) -> String {
+            let name = (name?.isEmpty == false ? name! : fallback)
+            return name.hasPrefix("/") ? name : directory + "/" + name
+        }
+        let review = try ReviewEntry.read(path: resolve(status.merge?.review, "review.json"))
+        let failed = try CSVTable.read(path: resolve(status.merge?.failedRows, "failed-rows.csv"))
+        let html = render(status: status, review: review, failedRows: failed, maximumRows: parameters.reportMaximumRows)
+        let target = path(runDirectory: directory)
+        try AtomicFile.write(html, to: target)
+        return target
+    }
+
+    /// The page's HTML.
+    public static func render(status: ImportRunStatus, review: [ReviewEntry], failedRows: [[String]], maximumRows: Int) -> String {
+        let state = ImportActivityRenderer.contentState(for: status)
+        let fileName = status.parse.map { ($0.input as NSString).lastPathComponent } ?? "import"
+        var html = """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Import report: \(escape(fileName))</title>
+        <style>
+        body { font: 15px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 60em;
+               padding: 0 1em; color: #1d1d1f; background: #fff; }
+        h1 { font-size: 1.6em; margin-bottom: .2em; }
+        h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-bottom: .2em; }
+        .summary { color: #555; }
+        table { border-collapse: collapse; width: 100%; margin-top: .5em; }
+        th, td { border: 1px solid #ddd; padding: .3em .5em; text-align: left; vertical-align: top; }
+        th { background: #f3f3f5; }
+        td.num { text-align: right; font-variant-numeric: tabular-nums; }
+        ol.candidates { margin: 0; padding-left: 1.3em; }
+        .muted { color: #777; }
+        svg text { font: 13px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; fill: #1d1d1f; }
+        </style>
+        </head>
+        <body>
+        <h1>Import report: \(escape(fileName))</h1>
+
+        """
+        if let merge = status.merge {
+            html += "<p class=\"summary\">Import <code>\(escape(merge.importId))</code>: \(merge.rowsRead) rows read; "
+                + "the library now holds \(merge.libraryBooks) books.</p>\n"
+            html += "<h2>Where every row went</h2>\n"
+            html += chart(id: "outcomes", bars: [
+                ("Added", merge.outcomes.added, "#34a853"), ("Updated", merge.outcomes.updated, "#4285f4"),
+                ("Duplicate in file", merge.outcomes.duplicateInFile, "#9aa0a6"), ("Rejected", merge.outcomes.rejected, "#ea4335"),
+            ])
+            html += "<h2>Metadata</h2>\n"
+            html += chart(id: "enrichment", bars: [
+                ("Matched by ISBN", merge.enrichment.matchedByIsbn, "#34a853"),
+                ("Matched by search", merge.enrichment.matchedBySearch, "#7cb342"),
+                ("Needs review", merge.enrichment.needsReview, "#fbbc04"),
+                ("Not enriched", merge.enrichment.notEnriched, "#ea4335"),
+            ])
+        } else {
+            html += "<p class=\"summary\">\(escape(state.currentStep)) \(state.booksProcessed) of \(state.totalBooks) rows so far.</p>\n"
+        }
+
+        html += "<h2>Needs review (\(review.count))</h2>\n"
+        if review.isEmpty {
+            html += "<p class=\"muted\">No rows need review.</p>\n"
+        } else {
+            html += "<p class=\"muted\">Imported from the export's own data. Decide with "
+                + "<code>shelfline review accept ROW CANDIDATE</code> or <code>shelfline review reject ROW</code>.</p>\n"
+            html += "<table id=\"review\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
+            for entry in review.prefix(maximumRows) {
+                html += "<tr><td class=\"num\">\(entry.line.map(String.init) ?? "")</td><td>\(escape(entry.title))</td>"
+                    + "<td>\(escape(entry.author))</td><td>"
+                if entry.candidates.isEmpty {
+                    html += "<span class=\"muted\">none</span>"
+                } else {
+                    html += "<ol class=\"candidates\">"
+                    for candidate in entry.candidates {
+                        let score = candidate.score.map { String(format: " (score %.2f)", $0) } ?? ""
+                        html += "<li>\(escape(candidate.title))"
+                            + (candidate.authors.isEmpty ? "" : " — \(escape(candidate.authors.joined(separator: ", ")))")
+                            + " <code>\(escape(candidate.key))</code>\(escape(score))</li>"
+                    }
+                    html += "</ol>"
+                }
+                html += "</td></tr>\n"
+            }
+            html += "</table>\n"
+            if review.count > maximumRows {
+                html += "<p class=\"muted\">… and \(review.count - maximumRows) more in review.json.</p>\n"
+            }
+        }
+
+        let header = failedRows.first ?? []
+        let rows = Array(failedRows.dropFirst())
+        html += "<h2>Failed rows (\(rows.count))</h2>\n"
+        if rows.isEmpty {
+            html += "<p class=\"muted\">No failed rows.</p>\n"
+        } else {
+            html += "<p class=\"muted\">Rejected or not enriched, with the export's original cells: fix them in "
+                + "<code>failed-rows.csv</code> and import that file again.</p>\n"
+            html += "<table id=\"failed\">\n<tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+            for row in rows.prefix(maximumRows) {
+                html += "<tr>" + row.map { "<td>\(escape($0.truncated(toCharacters: 300)))</td>" }.joined() + "</tr>\n"
+            }
+            html += "</table>\n"
+            if rows.count > maximumRows {
+                html += "<p class=\"muted\">… and \(rows.count - maximumRows) more in failed-rows.csv.</p>\n"
+            }
+        }
+        html += "</body>\n</html>\n"
+        return html
+    }
+
+    /// A horizontal bar chart as inline SVG, bars scaled to the largest count.
+    static func chart(id: String, bars: [(label: String, count: Int, color: String)]) -> String {
+        let labelWidth = 150, barArea = 420, rowHeight = 30, width = labelWidth + barArea + 70
+        let largest = max(1, bars.map(\.count).max() ?? 1)
+        var svg = "<svg id=\"\(id)\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(bars.count * rowHeight + 10)\" "
+            + "role=\"img\" aria-label=\"\(escape(bars.map { "\($0.label): \($0.count)" }.joined(separator: ", ")))\">\n"
+        for (index, bar) in bars.enumerated() {
+            let y = index * rowHeight + 5
+            let length = bar.count == 0 ? 0 : max(2, bar.count * barArea / largest)
+            svg += "<text x=\"0\" y=\"\(y + 18)\">\(escape(bar.label))</text>"
+                + "<rect x=\"\(labelWidth)\" y=\"\(y + 3)\" width=\"\(length)\" height=\"20\" rx=\"3\" fill=\"\(bar.color)\"/>"
+                + "<text x=\"\(labelWidth + length + 6)\" y=\"\(y + 18)\">\(bar.count)</text>\n"
+        }
+        return svg + "</svg>\n"
+    }
+
+    static func escape(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

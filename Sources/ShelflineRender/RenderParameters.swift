@@ -1,0 +1,37 @@
+import Foundation
+import ShelflineCore
+
+/// The render stage's `parameters` in `pipeline.json`; every field has a default so `{}` works.
+public struct RenderParameters: Codable, Sendable, Equatable {
+    public static let defaultHistoryLimit = 1000
+
+    /// Least time between two import `update`s (the issue asks for at most one per 2 s).
+    public var minimumUpdateIntervalSeconds: Double = 2
+    /// An import activity not updated for this long shows as stale on the phone (`stale-date`).
+    public var importStaleAfterMinutes: Int = 10
+    /// How long a finished import stays on the Lock Screen (`dismissal-date` of its `end`).
+    public var importDismissAfterMinutes: Int = 30
+    /// Snapshots kept per activity history file.
+    public var historyLimit: Int = RenderParameters.defaultHistoryLimit
+    /// Rows listed per table in `report.html` (the counts always cover every row).
+    public var reportMaximumRows: Int = 1000
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case minimumUpdateIntervalSeconds, importStaleAfterMinutes, importDismissAfterMinutes, historyLimit, reportMaximumRows
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = RenderParameters()
+        minimumUpdateIntervalSeconds = try container.decodeIfPresent(Double.self, forKey: .minimumUpdateIntervalSeconds)
+            ?? defaults.minimumUpdateIntervalSeconds
+        importStaleAfterMinutes = try container.decodeIfPresent(Int.self, forKey: .importStaleAfterMinutes)
+            ?? defaults.importStaleAfterMinutes
+        importDismissAfterMinutes = try container.decodeIfPresent(Int.self, forKey: .importDismissAfterMinutes)
+            ?? defaults.importDismissAfterMinutes
+        historyLimit = try container.decodeIfPresent(Int.self, forKey: .historyLimit) ?? defaults.historyLimit
+        reportMaximumRows = try container.decodeIfPresent(Int.self, forKey: .reportMaximumRows) ?? defaults.reportMaximumRows
+    }
+}

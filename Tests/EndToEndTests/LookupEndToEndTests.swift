@@ -1,0 +1,230 @@
+import Foundation
+import ShelflineCore
+import Testing
+import TestSupport
+
+/// `shelfline-lookup` as the orchestrator runs it: the built executable in a fresh directory.
+@Suite struct LookupEndToEndTests {
+    static var catalogDirectory: String { ExecutableRunner.repositoryRoot + "/examples/catalog" }
+    static var catalogArguments: [String] {
+        ["editions.txt.gz", "works.txt.gz", "authors.txt"].flatMap { ["--catalog", catalogDirectory + "/" + $0] }
+    }
+
+    static func record(_ line: Int, _ title: String, _ author: String?, isbn13: String? = nil, isbn10: String? = nil,
+                       titleBase: String? = nil, duplicateOf: Int? = nil) -> BookRecord {
+        var record = BookRecord(format: .goodreads, line: line, title: title)
+        record.author = author
+        record.isbn13 = isbn13
+        record.isbn10 = isbn10
+        record.titleBase = titleBase
+        record.dedupe = duplicateOf.map { DedupeMark(status: .duplicateInFile, key: "k\($0)", firstLine: $0) }
+            ?? DedupeMark(status: .new, key: "k\(line)")
+        return record
+    }
+
+    /// The example export's books, as parse and dedupe hand them over.
+    static let exampleRecords: [BookRecord] = [
+        record(2, "The Left Hand of Darkness", "Ursula K. Le Guin", isbn13: "9780441478125"),
+        record(3, "A Wizard of Earthsea (Earthsea Cycle, #1)", "Ursula K. Le Guin", isbn13: "9780547773742", titleBase: "A Wizard of Earthsea"),
+        record(4, "The Tombs of Atuan (Earthsea Cycle, #2)", "Ursula K. Le Guin", isbn13: "9781442459922", titleBase: "The Tombs of Atuan"),
+        record(5, "Dune (Dune, #1)", "Frank Herbert", isbn13: "9780441172719", titleBase: "Dune"),
+        record(6, "Piranesi", "Susanna Clarke", isbn13: "9781635575637"),
+        record(7, "The Dispossessed", "Ursula K. Le Guin"),
+        record(8, "Station Eleven", "Emily St. John Mandel", isbn13: "9780385353304"),
+        record(9, "Kindred", "Octavia E. Butler", isbn13: "9780807083697", isbn10: "0807083690"),
+        record(10, "The Name of the Wind (The Kingkiller Chronicle, #1)", "Patrick Rothfuss", isbn13: "9780756404741",
+               titleBase: "The Name of the Wind"),
+        record(11, "Parable of the Sower (Earthseed, #1)", "Octavia E. Butler", titleBase: "Parable of the Sower"),
+        record(12, "Notes from a Basement Press: Poems", "Wren Halloway"),
+        record(13, "Dune (Dune, #1)", "Frank Herbert", isbn13: "9780441172719", titleBase: "Dune", duplicateOf: 5),
+        record(14, "Le Petit Prince", "Antoine de Saint-Exupéry", isbn13: "9782070612758"),
+        record(15, "Project Hail Mary", "Andy Weir", isbn13: "9780593135204"),
+        record(16, "The Fifth Season (The Broken Earth, #1)", "N.K. Jemisin", titleBase: "The Fifth Season"),
+    ]
+
+    static func writeInput(_ records: [BookRecord], in directory: TemporaryDirectory) throws {
+        let writer = try NDJSONWriter<BookRecord>(path: directory.file("deduped.ndjson.gz"))
+        for record in records { try writer.append(record) }
+        try writer.commit()
+    }
+
+    struct Report: Decodable {
+        var recordsRead: Int
+        var counts: EnrichmentCounts
+        var duplicatesReused: Int
+        var requests: Int
+        var catalog: Catalog?
+        struct Catalog: Decodable { var built: Bool; var editions: Int }
+    }
+
+    @Test func issue4_exampleExportIsEnrichedOfflineFromTheSampleCatalog() throws {
+        let directory = TemporaryDirectory("lookup-e2e")
+        try Self.writeInput(Self.exampleRecords, in: directory)
+        let arguments = ["deduped.ndjson.gz", "-o", "enriched.ndjson.gz", "--report", "lookup-report.json",
+                         "--progress", "lookup-progress.json", "--workspace", directory.file("ws")] + Self.catalogArguments
+        let result = try ExecutableRunner.run("shelfline-lookup", arguments, in: directory.path)
+        #expect(result.status == 0, "\(result)")
+        let records = try NDJSONReader<BookRecord>(path: directory.file("enriched.ndjson.gz")).readAll()
+        #expect(records.map(\.line) == Self.exampleRecords.map(\.line))
+        let byLine = Dictionary(uniqueKeysWithValues: records.map { ($0.line, $0) })
+        for line in [2, 3, 4, 5, 6, 8, 9, 10, 13, 14, 15] {
+            #expect(byLine[line]?.match?.status == .matchedByIsbn, "line \(line)")
+            #expect(byLine[line]?.metadata?.editionKey != nil, "line \(line)")
+        }
+        #expect(byLine[7]?.match?.workKey == "/works/OL910005W", "The Dispossessed by Le Guin, not the namesake")
+        #expect(byLine[11]?.match?.workKey == "/works/OL910012W", "Parable of the Sower, not of the Talents")
+        #expect(byLine[16]?.match?.workKey == "/works/OL910019W", "Jemisin's Fifth Season, not Brenner's")
+        for line in [7, 11, 16] { #expect(byLine[line]?.match?.status == .matchedBySearch, "line \(line)") }
+        #expect(byLine[12]?.match?.status == .notEnriched)
+        #expect(byLine[12]?.match?.reason == "no candidate")
+        #expect(byLine[12]?.metadata == nil)
+        #expect(byLine[9]?.metadata?.authors == ["Octavia E. Butler"])
+        let report = try readJSONFile(Report.self, from: directory.file("lookup-report.json"))
+        #expect(report.recordsRead == 15)
+        #expect(report.counts.total == report.recordsRead)
+        #expect(report.counts.matchedByIsbn == 11 && report.counts.matchedBySearch == 3 && report.counts.notEnriched == 1)
+        #expect(report.duplicatesReused == 1)
+        #expect(report.requests == 0)
+        #expect(report.catalog?.built == true)
+        let progress = try readJSONFile(StageProgress.self, from: directory.file("lookup-progress.json"))
+        #expect(progress.finished && progress.processed == 15 && progress.total == 15)
+
+        // A second run reuses the index.
+        let again = try ExecutableRunner.run("shelfline-lookup", arguments, in: directory.path)
+        #expect(again.status == 0, "\(again)")
+        #expect(try readJSONFile(Report.self, from: directory.file("lookup-report.json")).catalog?.built == false)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("enriched.ndjson.gz"))).count > 0)
+    }
+
+    @Test func issue4_catalogPathsInPipelineJSONAreRelativeToTheConfigFile() throws {
+        let directory = TemporaryDirectory("lookup-e2e")
+        for name in ["editions.txt.gz", "works.txt.gz", "authors.txt"] {
+            try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Self.catalogDirectory + "/" + name, toPath: directory.file("data/" + name))
+        }
+        directory.write("pipeline.json", """
+            {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {
+              "sources": ["catalog"], "catalog": ["data/editions.txt.gz", "data/works.txt.gz", "data/authors.txt"]}}]}
+            """)
+        try FileManager.default.createDirectory(atPath: directory.file("runs/r1"), withIntermediateDirectories: true)
+        let writer = try NDJSONWriter<BookRecord>(path: directory.file("runs/r1/deduped.ndjson.gz"))
+        try writer.append(Self.exampleRecords[5])
+        try writer.commit()
+        let result = try ExecutableRunner.run(
+            "shelfline-lookup", ["deduped.ndjson.gz", "-o", "enriched.ndjson.gz", "--config", "../../pipeline.json",
+                                 "--workspace", directory.file("ws"), "--quiet"], in: directory.file("runs/r1"))
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.isEmpty, "--quiet prints nothing on success")
+        let records = try NDJSONReader<BookRecord>(path: directory.file("runs/r1/enriched.ndjson.gz")).readAll()
+        #expect(records.first?.match?.status == .matchedBySearch)
+    }
+
+    @Test(arguments: [
+        (["missing.ndjson.gz", "-o", "out.ndjson.gz", "--catalog", "x"], 66, "missing.ndjson.gz"),
+        (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--source", "googlebooks"], 64, "googlebooks"),
+        (["deduped.ndjson.gz", "-o", "out.ndjson.gz"], 78, "catalog"),
+        (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--catalog", "nope.txt.gz"], 66, "nope.txt.gz"),
+        (["deduped.ndjson.gz", "-o", "no-such-dir/out.ndjson.gz", "--catalog", "dump.txt"], 73, "no-such-dir/out.ndjson.gz"),
+    ] as [([String], Int32, String)])
+    func issue4_badInvocationsFailWithOneLineNamingTheProblem(_ arguments: [String], _ status: Int32, _ named: String) throws {
+        let directory = TemporaryDirectory("lookup-e2e")
+        try Self.writeInput(Array(Self.exampleRecords.prefix(2)), in: directory)
+        directory.write("dump.txt", "")
+        let result = try ExecutableRunner.run("shelfline-lookup", arguments + ["--workspace", directory.file("ws")], in: directory.path)
+        #expect(result.status == status, "\(result)")
+        #expect(result.stderr.contains(named), "\(result)")
+        #expect(result.stderr.contains("shelfline-lookup: error:"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out.ndjson.gz")))
+    }
+
+    @Test func issue4_invalidParameterIsAConfigError() throws {
+        let directory = TemporaryDirectory("lookup-e2e")
+        try Self.writeInput(Array(Self.exampleRecords.prefix(1)), in: directory)
+        directory.write("pipeline.json", """
+            {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {
+              "sources": ["openlibrary"], "openLibrary": {"requestsPerSecond": 0}}}]}
+            """)
+        let result = try ExecutableRunner.run("shelfline-lookup", ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--workspace", "ws"],
+                                              in: directory.path)
+        #expect(result.status == 78, "\(result)")
+        #expect(result.stderr.contains("openLibrary.requestsPerSecond"), "\(result)")
+    }
+
+    @Test func issue4_sigtermPausesWithExit75WithinFiveSeconds() async throws {
+        let server = try await LoopbackHTTPServer { _ in .json("{}", delay: .seconds(30)) }
+        defer { Task { try? await server.shutdown() } }
+        let directory = TemporaryDirectory("lookup-e2e")
+        try Self.writeInput(Self.exampleRecords, in: directory)
+        directory.write("pipeline.json", """
+            {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {
+              "sources": ["openlibrary"], "openLibrary": {"baseURL": "\(server.baseURL)", "timeoutSeconds": 60}}}]}
+            """)
+        let process = ExecutableRunner.start("shelfline-lookup", ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--progress", "p.json",
+                                                                  "--workspace", "ws"], in: directory.path)
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        // Wait until the stage is actually waiting on the server.
+        for _ in 0..<100 where server.requests.isEmpty { try await Task.sleep(nanoseconds: 100_000_000) }
+        #expect(!server.requests.isEmpty)
+        let signalled = Date()
+        process.terminate()  // SIGTERM
+        process.waitUntilExit()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(Date().timeIntervalSince(signalled) < 5)
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 75, "\(stderr)")
+        #expect(stderr.contains("paused"), "\(stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out.ndjson.gz")))
+        #expect(FileManager.default.fileExists(atPath: directory.file("ws/cache/lookup-cache.sqlite")))
+    }
+
+    /// Issue 4 §4: a crash (SIGKILL) loses at most the requests in flight; the rerun asks only for the rest.
+    @Test func issue4_sigkillLosesAtMostTheRequestsInFlight() async throws {
+        let server = try await LoopbackHTTPServer { request in
+            let keys = (request.query["bibkeys"] ?? "").split(separator: ",").map(String.init)
+            let body = keys.map { key in
+                "\"\(key)\": {\"key\": \"/books/OL\(key.suffix(4))M\", \"title\": \"Book \(key.suffix(4))\", \"authors\": [{\"name\": \"A\"}]}"
+            }.joined(separator: ",")
+            return .json("{\(body)}", delay: .milliseconds(150))
+        }
+        defer { Task { try? await server.shutdown() } }
+        let directory = TemporaryDirectory("lookup-e2e")
+        let records = (0..<40).map { number -> BookRecord in
+            var body = "978100000\(String(format: "%03d", number))"
+            var sum = 0
+            for (index, digit) in body.enumerated() { sum += Int(String(digit))! * (index % 2 == 0 ? 1 : 3) }
+            body += String((10 - sum % 10) % 10)
+            return Self.record(number + 2, "Book \(number)", "A", isbn13: body)
+        }
+        try Self.writeInput(records, in: directory)
+        directory.write("pipeline.json", """
+            {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["openlibrary"],
+              "openLibrary": {"baseURL": "\(server.baseURL)", "batchSize": 1, "concurrency": 2, "requestsPerSecond": 50}}}]}
+            """)
+        let arguments = ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"]
+        let process = ExecutableRunner.start("shelfline-lookup", arguments, in: directory.path)
+        try process.run()
+        for _ in 0..<200 where server.requests.count < 12 { try await Task.sleep(nanoseconds: 25_000_000) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        let sentBeforeKill = server.requests.count
+        #expect(sentBeforeKill >= 12 && sentBeforeKill < 40)
+        let rerun = try ExecutableRunner.run("shelfline-lookup", arguments, in: directory.path)
+        #expect(rerun.status == 0, "\(rerun)")
+        struct Counts: Decodable { var requests: Int; var cacheHits: Int; var counts: EnrichmentCounts }
+        let report = try readJSONFile(Counts.self, from: directory.file("report.json"))
+        #expect(report.counts.matchedByIsbn == 40)
+        #expect(report.requests + report.cacheHits == 40)
+        #expect(report.cacheHits >= sentBeforeKill - 2, "only the (at most 2) requests in flight were lost")
+    }
+
+    @Test func helpSaysWhatItReadsWritesAndTheExitStatuses() throws {
+        let result = try ExecutableRunner.run("shelfline-lookup", ["--help"])
+        #expect(result.status == 0)
+        for text in ["Reads:", "Writes:", "--catalog", "--source", "75", "78"] {
+            #expect(result.stdout.contains(text), "\(text)\n\(result)")
+        }
+    }
+}

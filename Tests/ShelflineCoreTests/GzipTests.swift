@@ -1,0 +1,151 @@
+import Foundation
+import ShelflineCore
+import Testing
+import TestSupport
+
+@Suite struct GzipTests {
+    /// Writes `text` through GzipWriter into an atomic file and returns its path.
+    func gzip(_ text: String, in dir: TemporaryDirectory, name: String = "out.gz", chunkSize: Int = 1 << 20) throws -> String {
+        let path = dir.file(name)
+        let file = try AtomicFile(path: path)
+        let writer = GzipWriter(sink: file, path: path, chunkSize: chunkSize)
+        try writer.write(text)
+        try writer.finish()
+        try file.commit()
+        return path
+    }
+
+    func readText(_ path: String) throws -> String {
+        var bytes: [UInt8] = []
+        try GzipReader(path: path).forEachChunk { bytes += $0 }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test(arguments: [0, 1, 100, 70_000])
+    func roundTripAcrossManyMembers(lines: Int) throws {
+        let dir = TemporaryDirectory()
+        let text = (0..<lines).map { "{\"n\":\($0),\"t\":\"línea \($0)\"}\n" }.joined()
+        // A small chunk size forces many gzip members.
+        let path = try gzip(text, in: dir, chunkSize: 4096)
+        #expect(try readText(path) == text)
+        var count = 0
+        try GzipReader(path: path).forEachLine { _, number in count = number }
+        #expect(count == lines)
+    }
+
+    @Test func outputIsDeterministicAndReadableByGunzip() throws {
+        let dir = TemporaryDirectory()
+        let text = String(repeating: "same input, same bytes\n", count: 50_000)
+        let first = try gzip(text, in: dir, name: "a.gz", chunkSize: 65_536)
+        let second = try gzip(text, in: dir, name: "b.gz", chunkSize: 65_536)
+        #expect(FileManager.default.contents(atPath: first) == FileManager.default.contents(atPath: second))
+        let gunzip = Process()
+        gunzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gunzip.arguments = ["-c", "gzip -dc '\(first)' | wc -l"]
+        let pipe = Pipe()
+        gunzip.standardOutput = pipe
+        try gunzip.run()
+        gunzip.waitUntilExit()
+        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(lines.trimmingCharacters(in: .whitespacesAndNewlines) == "50000")
+    }
+
+    @Test func truncatedFileIsAnErrorNamingTheFile() throws {
+        let dir = TemporaryDirectory()
+        let path = try gzip(String(repeating: "x,y,z\n", count: 10_000), in: dir)
+        let bytes = [UInt8](FileManager.default.contents(atPath: path)!)
+        let truncated = dir.write("truncated.gz", bytes: Array(bytes.dropLast(6)))
+        #expect(throws: FileError.corrupt(path: truncated, line: nil,
+                                           reason: "truncated gzip file (ends before the CRC-32/size trailer)")) {
+            try GzipReader(path: truncated).forEachChunk { _ in }
+        }
+    }
+
+    @Test func corruptCrcIsAnError() throws {
+        let dir = TemporaryDirectory()
+        let path = try gzip("hello world\n", in: dir)
+        var bytes = [UInt8](FileManager.default.contents(atPath: path)!)
+        bytes[bytes.count - 8] ^= 0xFF  // first byte of the CRC-32 trailer
+        let corrupt = dir.write("corrupt.gz", bytes: bytes)
+        #expect(throws: FileError.self) { try GzipReader(path: corrupt).forEachChunk { _ in } }
+    }
+
+    @Test(arguments: ["plain text, not gzip\n", ""])
+    func nonGzipInputIsAnError(content: String) throws {
+        let dir = TemporaryDirectory()
+        let path = dir.write("plain.gz", content)
+        let error = #expect(throws: FileError.self) { try GzipReader(path: path).forEachChunk { _ in } }
+        #expect(error?.exitStatus == .dataError)
+        #expect(error?.description.hasPrefix(path) == true)
+    }
+
+    @Test func missingAndDirectoryInputsAreNoInput() throws {
+        let dir = TemporaryDirectory()
+        for path in [dir.file("nope.gz"), dir.path] {
+            let error = #expect(throws: FileError.self) { _ = try GzipReader(path: path) }
+            #expect(error?.exitStatus == .noInput)
+        }
+    }
+}
+
+@Suite struct AtomicFileTests {
+    @Test func uncommittedWriteLeavesPreviousFileAndNoTemporary() throws {
+        let dir = TemporaryDirectory()
+        let target = dir.write("out.txt", "previous")
+        do {
+            let file = try AtomicFile(path: target)
+            try file.write("half written")
+            // Dropped without commit, as on any error path.
+        }
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "previous")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.txt"])
+    }
+
+    @Test func commitReplacesTarget() throws {
+        let dir = TemporaryDirectory()
+        let target = dir.write("out.txt", "previous")
+        try AtomicFile.write("new", to: target)
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "new")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.txt"])
+    }
+
+    @Test func missingDirectoryIsCannotCreate() throws {
+        let dir = TemporaryDirectory()
+        let error = #expect(throws: FileError.self) { try AtomicFile.write("x", to: dir.file("missing/out.txt")) }
+        #expect(error?.exitStatus == .cannotCreate)
+    }
+}
+
+@Suite struct PipelineConfigTests {
+    @Test func shippedConfigLoads() throws {
+        let config = try PipelineConfig.load(path: ExecutableRunner.repositoryRoot + "/pipeline.json")
+        #expect(config.stages.map(\.name) == StageName.allCases)
+    }
+
+    @Test(arguments: [
+        (#"{"stages": [{"name": "parse", "inputs": [], "outputs": [], "parameters": {}}, {"name": "transmogrify", "inputs": [], "outputs": [], "parameters": {}}]}"#,
+         "stages[1].name"),
+        (#"{"stages": [{"name": "parse", "inputs": "x", "outputs": [], "parameters": {}}]}"#, "stages[0].inputs"),
+        (#"{"stages": [{"name": "parse", "inputs": []}]}"#, "stages[0].outputs"),
+        (#"{"stages": [], "beerQueue": {"maxUpdatesPerHour": "ten"}}"#, "beerQueue.maxUpdatesPerHour"),
+        (#"{"stages": [{"name": "merge", "inputs": [], "outputs": [], "parameters": {}}, {"name": "parse", "inputs": [], "outputs": [], "parameters": {}}]}"#,
+         "stages[1].name"),
+        (#"{"stages": [ }"#, "(file)"),
+    ])
+    func invalidConfigNamesTheKey(json: String, key: String) throws {
+        let dir = TemporaryDirectory()
+        let path = dir.write("pipeline.json", json)
+        let error = #expect(throws: ConfigError.self) { try PipelineConfig.load(path: path) }
+        #expect(error?.key == key)
+        #expect(error?.exitStatus == .config)
+    }
+
+    struct Params: Decodable { var rate: Double }
+
+    @Test func stageParameterErrorsNameTheNestedKey() throws {
+        let config = PipelineConfig(stages: [StageDeclaration(name: .lookup, inputs: [], outputs: [],
+                                                              parameters: .object(["rate": .string("fast")]))])
+        let error = #expect(throws: ConfigError.self) { try config.parameters(for: .lookup, as: Params.self) }
+        #expect(error?.key == "stages[0].parameters.rate")
+    }
+}

@@ -1,0 +1,53 @@
+import Testing
+@testable import ShelflineLookup
+
+@Suite struct TextNormalizerTests {
+    @Test(arguments: [
+        ("The Left Hand of Darkness", ["the", "left", "hand", "of", "darkness"]),
+        ("Le Petit Prince — édition", ["le", "petit", "prince", "edition"]),
+        ("Pride & Prejudice", ["pride", "and", "prejudice"]),
+        ("The Wise Man's Fear", ["the", "wise", "man", "s", "fear"]),
+        ("  ", []),
+    ])
+    func tokens(_ text: String, _ expected: [String]) {
+        #expect(TextNormalizer.tokens(text) == expected)
+    }
+
+    @Test(arguments: [
+        ("J. R. R. Tolkien", ["jrr", "tolkien"]),
+        ("J.R.R. Tolkien", ["jrr", "tolkien"]),
+        ("Tolkien, J.R.R.", ["jrr", "tolkien"]),
+        ("Le Guin, Ursula K.", ["ursula", "k", "le", "guin"]),
+        ("N.K. Jemisin", ["nk", "jemisin"]),
+        ("Antoine de Saint-Exupéry", ["antoine", "de", "saint", "exupery"]),
+    ])
+    func nameTokens(_ name: String, _ expected: [String]) {
+        #expect(TextNormalizer.nameTokens(name) == expected)
+    }
+
+    @Test(arguments: [
+        ("Dune (Dune, #1)", "Dune"),
+        ("The Fifth Season (The Broken Earth, #1)", "The Fifth Season"),
+        ("Notes [Annotated] (Series, #2)", "Notes"),
+        ("(Untitled)", "(Untitled)"),
+        ("Piranesi", "Piranesi"),
+    ])
+    func strippingSeries(_ title: String, _ expected: String) {
+        #expect(TextNormalizer.strippingSeries(title) == expected)
+    }
+
+    @Test(arguments: [
+        ("9780441172719", "9780441172719"),
+        ("0441172717", "9780441172719"),
+        ("0-441-17271-7", "9780441172719"),
+        ("163557563X", "9781635575637"),
+        ("163557563x", "9781635575637"),
+        ("9780441172718", nil),
+        ("0441172718", nil),
+        ("B00ABCDEFG", nil),
+        ("", nil),
+    ] as [(String, String?)])
+    func isbnCanonical(_ raw: String, _ expected: String?) {
+        #expect(ISBN.canonical13(raw) == expected)
+    }
+}

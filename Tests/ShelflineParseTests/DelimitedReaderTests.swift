@@ -1,0 +1,127 @@
+import ShelflineCore
+import Testing
+
+@testable import ShelflineParse
+
+/// Reads every row of `text` with a small block size, so rows straddle refills.
+func readRows(_ bytes: [UInt8], delimiter: UInt8 = UInt8(ascii: ","), blockSize: Int = 7,
+              maxRowBytes: Int = 8 << 20) throws -> [(fields: [String], row: DelimitedRow)] {
+    let reader = DelimitedReader(source: .bytes(bytes), delimiter: delimiter, blockSize: blockSize, maxRowBytes: maxRowBytes)
+    var rows: [(fields: [String], row: DelimitedRow)] = []
+    var row = DelimitedRow()
+    while try reader.next(into: &row) {
+        let fields = (0..<row.count).map { TextRepair.decode(Array(row.bytes($0))).text }
+        rows.append((fields, row))
+    }
+    return rows
+}
+
+struct DelimitedReaderCase: CustomTestStringConvertible, Sendable {
+    var name: String
+    var input: String
+    var fields: [[String]]
+    var lines: [Int]
+    var testDescription: String { name }
+}
+
+@Suite struct DelimitedReaderTests {
+    static let cases: [DelimitedReaderCase] = [
+        .init(name: "plain LF", input: "a,b,c\n1,2,3\n", fields: [["a", "b", "c"], ["1", "2", "3"]], lines: [1, 2]),
+        .init(name: "CRLF", input: "a,b\r\n1,2\r\n", fields: [["a", "b"], ["1", "2"]], lines: [1, 2]),
+        .init(name: "no final newline", input: "a,b\n1,2", fields: [["a", "b"], ["1", "2"]], lines: [1, 2]),
+        .init(name: "no final newline CR", input: "a,b\r\n1,2\r", fields: [["a", "b"], ["1", "2"]], lines: [1, 2]),
+        .init(name: "quoted comma", input: "a,b\n\"x, y\",z\n", fields: [["a", "b"], ["x, y", "z"]], lines: [1, 2]),
+        .init(name: "doubled quotes", input: "a\n\"say \"\"hi\"\"\"\n", fields: [["a"], ["say \"hi\""]], lines: [1, 2]),
+        .init(name: "embedded newline", input: "a,b\n\"one\ntwo\",3\nx,y\n",
+              fields: [["a", "b"], ["one\ntwo", "3"], ["x", "y"]], lines: [1, 2, 4]),
+        .init(name: "embedded CRLF kept in field", input: "a,b\r\n\"one\r\ntwo\",3\r\nx,y\r\n",
+              fields: [["a", "b"], ["one\r\ntwo", "3"], ["x", "y"]], lines: [1, 2, 4]),
+        .init(name: "empty fields", input: "a,b,c\n,,\n", fields: [["a", "b", "c"], ["", "", ""]], lines: [1, 2]),
+        .init(name: "empty quoted field", input: "a,b\n\"\",x\n", fields: [["a", "b"], ["", "x"]], lines: [1, 2]),
+        .init(name: "blank lines skipped", input: "a\n\n1\r\n\r\n2\n", fields: [["a"], ["1"], ["2"]], lines: [1, 3, 5]),
+        .init(name: "quote inside unquoted field is literal", input: "a,b\n5\" disk,x\n",
+              fields: [["a", "b"], ["5\" disk", "x"]], lines: [1, 2]),
+        .init(name: "text after closing quote kept", input: "a\n\"ab\"cd\n", fields: [["a"], ["abcd"]], lines: [1, 2]),
+        .init(name: "Goodreads ISBN wrapper", input: "ISBN\n\"=\"\"0062445316\"\"\"\n", fields: [["ISBN"], ["=\"0062445316\""]],
+              lines: [1, 2]),
+        .init(name: "BOM skipped", input: "\u{FEFF}a,b\n1,2\n", fields: [["a", "b"], ["1", "2"]], lines: [1, 2]),
+        .init(name: "quoted field then CRLF", input: "a,b\r\n1,\"2\"\r\n", fields: [["a", "b"], ["1", "2"]], lines: [1, 2]),
+    ]
+
+    @Test(arguments: cases)
+    func issue2_readsRFC4180(_ example: DelimitedReaderCase) throws {
+        for blockSize in [3, 7, 64, 1 << 16] {
+            let rows = try readRows(Array(example.input.utf8), blockSize: blockSize)
+            #expect(rows.map(\.fields) == example.fields, "block size \(blockSize)")
+            #expect(rows.map(\.row.line) == example.lines, "block size \(blockSize)")
+            #expect(rows.allSatisfy { $0.row.malformation == nil })
+        }
+    }
+
+    @Test func issue2_byteOffsetsPointAtRawRows() throws {
+        let text = "\u{FEFF}a,b\r\n\"x\ny\",2\r\nlast,row"
+        let bytes = Array(text.utf8)
+        let rows = try readRows(bytes)
+        #expect(rows.count == 3)
+        let raws = rows.map { String(decoding: bytes[$0.row.byteOffset..<($0.row.byteOffset + $0.row.byteLength)], as: UTF8.self) }
+        #expect(raws == ["a,b", "\"x\ny\",2", "last,row"])
+        #expect(rows[0].row.byteOffset == 3)
+    }
+
+    @Test func issue2_tabDelimited() throws {
+        let rows = try readRows(Array("a\tb\n1, 2\t\"q\"\n".utf8), delimiter: 0x09)
+        #expect(rows.map(\.fields) == [["a", "b"], ["1, 2", "q"]])
+    }
+
+    @Test func issue2_unterminatedQuoteCostsOneLine() throws {
+        let rows = try readRows(Array("a,b\n\"broken,1\nx,y\nz,w\n".utf8))
+        #expect(rows.map(\.row.line) == [1, 2, 3, 4])
+        #expect(rows[1].row.malformation != nil)
+        #expect(rows[1].fields == ["\"broken,1"])
+        #expect(rows[2].fields == ["x", "y"])
+        #expect(rows[3].fields == ["z", "w"])
+    }
+
+    @Test func issue2_overlongQuotedRowIsMalformedNotUnbounded() throws {
+        let body = String(repeating: "x", count: 5000)
+        let rows = try readRows(Array("a\n\"\(body)\n\(body)\nok\n".utf8), blockSize: 512, maxRowBytes: 2048)
+        #expect(rows.first?.fields == ["a"])
+        #expect(rows[1].row.malformation != nil)
+        #expect(rows.last?.fields == ["ok"])
+    }
+
+    @Test func issue2_flagsNonASCIIRows() throws {
+        let rows = try readRows(Array("a\nplain\ncafé\n".utf8))
+        #expect(rows.map(\.row.hasNonASCII) == [false, false, true])
+    }
+}
+
+struct RepairCase: CustomTestStringConvertible, Sendable {
+    var name: String
+    var bytes: [UInt8]
+    var text: String
+    var repaired: Bool
+    var testDescription: String { name }
+}
+
+@Suite struct TextRepairTests {
+    static let cases: [RepairCase] = [
+        .init(name: "ASCII", bytes: Array("plain".utf8), text: "plain", repaired: false),
+        .init(name: "valid UTF-8", bytes: Array("Mélanie 東京 😀".utf8), text: "Mélanie 東京 😀", repaired: false),
+        .init(name: "Latin-1 é", bytes: [0x43, 0x61, 0x66, 0xE9], text: "Café", repaired: true),
+        .init(name: "CP1252 quotes and euro", bytes: [0x93, 0x68, 0x69, 0x94, 0x20, 0x80], text: "\u{201C}hi\u{201D} €", repaired: true),
+        .init(name: "mixed in one field", bytes: Array("Cortázar ".utf8) + [0x4D, 0xE2, 0x69], text: "Cortázar Mâi", repaired: true),
+        .init(name: "truncated sequence", bytes: [0x61, 0xC3], text: "aÃ", repaired: true),
+        .init(name: "overlong encoding", bytes: [0xC0, 0xAF], text: "À¯", repaired: true),
+        .init(name: "surrogate encoded", bytes: [0xED, 0xA0, 0x80], text: "í\u{A0}€", repaired: true),
+        .init(name: "undefined CP1252 byte", bytes: [0x81], text: "\u{81}", repaired: true),
+    ]
+
+    @Test(arguments: cases)
+    func issue2_repairsPerByteNeverDrops(_ example: RepairCase) {
+        let (text, repaired) = TextRepair.decode(example.bytes)
+        #expect(text == example.text)
+        #expect(repaired == example.repaired)
+        #expect(!text.contains("\u{FFFD}"))
+    }
+}
