@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ShelflineCore
 import ShelflineOrchestrator
+import ShelflineRender
 
 /// `shelfline run`: import one export, or every new export in an inbox folder.
 public struct RunCommand: StageCommand {
@@ -54,8 +55,13 @@ public struct RunCommand: StageCommand {
 
     func importFile(_ csv: String, setup: OrchestratorSetup, context: StageContext, notifier: Notifier?) throws {
         var runner = setup.runner(context: context, quiet: common.quiet)
+        runner.sourceFile = OrchestratorSetup.absolute(csv)
         let progress = TerminalProgress(enabled: !common.quiet)
-        runner.onTick = { stage, run in progress.tick(stage: stage, run: run) }
+        let activity = try LiveImportActivity(setup: setup, context: context, sourceFile: runner.sourceFile)
+        runner.onTick = { stage, run in
+            progress.tick(stage: stage, run: run)
+            activity.tick(run: run)
+        }
         var run: RunDirectory?
         do {
             run = try runner.prepareRun(csv: csv)
@@ -93,5 +99,33 @@ public struct RunCommand: StageCommand {
             }
         }
         if let firstFailure { throw firstFailure }
+    }
+}
+
+/// Keeps the import's Live Activity snapshot current while stages run: `start` as soon as the run
+/// begins, then `update`s (the renderer itself holds them to one per 2 s, and only on change).
+final class LiveImportActivity {
+    private let renderer: ImportActivityRenderer
+    private let context: StageContext
+    private let sourceFile: String?
+    private var lastCall = Date.distantPast
+
+    init(setup: OrchestratorSetup, context: StageContext, sourceFile: String?) throws {
+        let parameters = try setup.config.parameters(for: .render, as: RenderParameters.self, path: setup.configPath)
+        renderer = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters)
+        self.context = context
+        self.sourceFile = sourceFile
+    }
+
+    func tick(run: RunDirectory) {
+        let now = context.now()
+        guard now.timeIntervalSince(lastCall) >= 0.5 else { return }
+        lastCall = now
+        do {
+            _ = try renderer.refresh(runDirectory: run.path, now: now, sourceFile: sourceFile)
+        } catch {
+            // A snapshot that cannot be written must never stop the import; the render stage retries.
+            context.log.event(["activity": "import", "event": "error", "error": "\(error)"])
+        }
     }
 }

@@ -36,6 +36,8 @@ public struct PipelineRunner {
     public var cancellation: CancellationFlag
     /// Called about every half second while a stage runs (terminal progress, live activity).
     public var onTick: (StageName, RunDirectory) -> Void = { _, _ in }
+    /// The file the user imported (the run reads a copy); render names the activity after it.
+    public var sourceFile: String?
 
     public init(config: PipelineConfig, configPath: String, workspace: Workspace, binDirectory: String, log: Logfmt,
                 quiet: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag) {
@@ -186,7 +188,7 @@ public struct PipelineRunner {
                          "--review", try at(output, 2, "outputs"), "--failed-rows", try at(output, 3, "outputs"),
                          "--import-id", run.id]
         case .render:
-            arguments = ["import", "--run", run.path]
+            arguments = ["import", "--run", run.path] + (sourceFile.map { ["--source", $0] } ?? [])
         }
         if FileManager.default.fileExists(atPath: configPath) { arguments += ["--config", configPath] }
         arguments += ["--workspace", workspace.root]
