@@ -16,7 +16,7 @@ import: build
 
 test:
 	$(SWIFT) build --build-tests
-	SHELFLINE_BIN=$(CURDIR)/$(DEBUG_BIN) $(SWIFT) test --skip-build --parallel --num-workers 2
+	SHELFLINE_BIN=$(CURDIR)/$(DEBUG_BIN) $(SWIFT) test --skip-build --no-parallel
 
 bench: build
 	bash bench/run.sh
