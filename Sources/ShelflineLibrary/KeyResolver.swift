@@ -93,13 +93,16 @@ public struct Resolution: Sendable, Equatable {
 /// The key index dedupe and merge share: key → book, in memory bounded by distinct keys.
 ///
 /// Rules (docs/library.md): a row with an ISBN joins the book owning that ISBN key; failing that,
-/// a book with the same title+author key *that has no ISBN yet* (different ISBNs are different
-/// editions, kept apart); a row without ISBN joins the owner of its title+author key. Each key is
-/// owned by one book: the first to claim it. Keys hash to 64 bits; ids are 64-bit too.
+/// the book owning its title+author key, unless a row *of this same file* with another ISBN already
+/// went to that book (one export listing two editions keeps them as two books; two exports that
+/// picked different editions of the same title and author merge, the book owning both ISBNs).
+/// A row without ISBN joins the owner of its title+author key. Each key is owned by one book: the
+/// first to claim it. Keys hash to 64 bits; ids are 64-bit too.
 public struct KeyResolver {
     struct Entity {
         var id: UInt64
-        var hasIsbn: Bool
+        /// A row of the current file with an ISBN went to this book.
+        var isbnRowInFile: Bool
         var inLibrary: Bool
         /// First line of the current file that resolved here (0: none yet).
         var firstLine: Int
@@ -119,7 +122,7 @@ public struct KeyResolver {
     /// Registers a library book and the keys it owns (a key already owned stays with its owner).
     public mutating func addLibraryBook(id: UInt64, keys: [String]) {
         let entity = Int32(entities.count)
-        entities.append(Entity(id: id, hasIsbn: keys.contains { $0.hasPrefix("isbn:") }, inLibrary: true, firstLine: 0))
+        entities.append(Entity(id: id, isbnRowInFile: false, inLibrary: true, firstLine: 0))
         for key in keys {
             let hash = BookKeys.keyHash(key)
             if index[hash] == nil { index[hash] = entity }
@@ -134,7 +137,7 @@ public struct KeyResolver {
             if let owner = index[BookKeys.keyHash(isbn)] {
                 found = owner
             } else if let titleAuthor = keys.titleAuthor, let owner = index[BookKeys.keyHash(titleAuthor)],
-                !entities[Int(owner)].hasIsbn
+                !entities[Int(owner)].isbnRowInFile
             {
                 found = owner
                 decidedBy = titleAuthor
@@ -151,7 +154,7 @@ public struct KeyResolver {
         } else {
             entity = Int32(entities.count)
             let id = BookKeys.idBits(BookKeys.bookId(for: keys.primary))!
-            entities.append(Entity(id: id, hasIsbn: false, inLibrary: false, firstLine: 0))
+            entities.append(Entity(id: id, isbnRowInFile: false, inLibrary: false, firstLine: 0))
         }
         var granted: [String] = []
         for key in [keys.isbn, keys.titleAuthor, keys.fallback].compactMap({ $0 }) {
@@ -161,7 +164,7 @@ public struct KeyResolver {
                 granted.append(key)
             }
         }
-        if keys.isbn != nil { entities[Int(entity)].hasIsbn = true }
+        if keys.isbn != nil { entities[Int(entity)].isbnRowInFile = true }
         let record = entities[Int(entity)]
         if record.firstLine == 0 {
             entities[Int(entity)].firstLine = line

@@ -150,3 +150,55 @@ import TestSupport
         }
     }
 }
+
+/// The real exports of one person (Goodreads, then StoryGraph) through parse, dedupe and merge.
+@Suite struct LibraryEndToEndCorpusTests {
+    /// `$SHELFLINE_CORPUS`, else `../shared/corpus` beside the repository (or beside a worktree's parent).
+    static let corpus: String = {
+        let candidates = [ProcessInfo.processInfo.environment["SHELFLINE_CORPUS"]].compactMap { $0 }
+            + [ExecutableRunner.repositoryRoot + "/../shared/corpus", ExecutableRunner.repositoryRoot + "/../../shared/corpus"]
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/sg_crlf_quarter-stars_bsanser.csv") }
+            ?? candidates[0]
+    }()
+    static let present: Bool = {
+        let present = FileManager.default.fileExists(atPath: corpus + "/sg_crlf_quarter-stars_bsanser.csv")
+        if !present { print("SKIP LibraryEndToEndCorpusTests: no corpus at \(corpus) (set SHELFLINE_CORPUS)") }
+        return present
+    }()
+
+    @Test(.enabled(if: present)) func issue3_realGoodreadsAndStoryGraphExportsMerge() throws {
+        let temp = TemporaryDirectory("library-corpus")
+        let workspace = temp.file("ws")
+        var reports: [[String: Any]] = []
+        for (name, file) in [("gr", "gr_24col_2025_bsanser.csv"), ("sg", "sg_crlf_quarter-stars_bsanser.csv")] {
+            let run = temp.file(name)
+            try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
+            let parsed = try ExecutableRunner.run("shelfline-parse", [Self.corpus + "/" + file, "-o", "parsed.ndjson.gz", "--rejects",
+                                                                      "rejects.ndjson.gz", "--report", "parse-report.json"], in: run)
+            #expect(parsed.status == 0, "\(parsed)")
+            let deduped = try ExecutableRunner.run("shelfline-dedupe", ["parsed.ndjson.gz", "-o", "deduped.ndjson.gz", "--workspace", workspace], in: run)
+            #expect(deduped.status == 0, "\(deduped)")
+            let merged = try ExecutableRunner.run("shelfline-merge", ["deduped.ndjson.gz", "--parse-report", "parse-report.json",
+                                                                      "--rejects", "rejects.ndjson.gz", "--import-id", name,
+                                                                      "--workspace", workspace], in: run)
+            #expect(merged.status == 0, "\(merged)")
+            reports.append(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/merge-report.json"))) as! [String: Any])
+        }
+        let outcomes = reports.map { $0["outcomes"] as! [String: Int] }
+        for (report, outcome) in zip(reports, outcomes) {
+            #expect(outcome.values.reduce(0, +) == report["rowsRead"] as? Int)
+        }
+        // Every StoryGraph row either joined a Goodreads book or added one: the library holds exactly
+        // the books both imports added, and most StoryGraph rows are the same person's Goodreads books.
+        #expect(reports[1]["libraryBooks"] as? Int == outcomes[0]["added"]! + outcomes[1]["added"]!)
+        #expect(outcomes[1]["updated"]! * 2 > reports[1]["rowsRead"] as! Int)
+        // Importing the StoryGraph export again changes nothing.
+        let library = workspace + "/library/library.ndjson.gz"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: library))
+        let again = try ExecutableRunner.run("shelfline-merge", ["deduped.ndjson.gz", "--parse-report", "parse-report.json",
+                                                                 "--rejects", "rejects.ndjson.gz", "--import-id", "sg-again",
+                                                                 "--workspace", workspace], in: temp.file("sg"))
+        #expect(again.status == 0, "\(again)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: library)) == bytes)
+    }
+}

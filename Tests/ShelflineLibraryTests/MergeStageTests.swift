@@ -86,13 +86,38 @@ import TestSupport
         #expect(report.outcomes.duplicateInFile == 1)
         let books = try libraryBooks(workspace)
         #expect(books.count == 2)
-        // The ISBN-less row joins the first book that claimed the title+author key.
+        // One export listing two ISBNs keeps two editions; the ISBN-less row joins the first book
+        // that claimed the title+author key.
         let first = try #require(books.first { $0.isbn13 == "9780441172719" })
         #expect(first.shelf == "read")
         #expect(first.keys.contains { $0.hasPrefix("ta:") })
         // …and re-importing changes nothing.
         let bytes = fileBytes(workspace.libraryFile)
         _ = try merge(try ImportFixture(directory: temp.file("eds2"), rows: rows), importId: "again")
+        #expect(fileBytes(workspace.libraryFile) == bytes)
+    }
+
+    @Test func issue3_anotherExportsEditionJoinsTheBook() throws {
+        // Goodreads and StoryGraph often record different editions of the same book.
+        _ = try merge(try ImportFixture(directory: temp.file("gr"), rows: [
+            row(rec("Flow: The Psychology of Optimal Experience", by: "Mihály Csíkszentmihályi", isbn13: "9780061876721",
+                    shelf: "read", rating: 4), id: 1),
+        ]), importId: "gr")
+        let sgRows = [
+            row(rec("Flow", by: "Csikszentmihalyi, Mihaly", isbn13: "9780061339202", shelf: "read",
+                    reads: [ReadSpan(start: "2020-01-01", end: "2020-02-01")], format: .storygraph), id: 1),
+        ]
+        let report = try merge(try ImportFixture(directory: temp.file("sg"), format: .storygraph, rows: sgRows), importId: "sg")
+        #expect(report.outcomes.updated == 1)
+        let books = try libraryBooks(workspace)
+        #expect(books.count == 1)
+        #expect(books[0].isbn13 == "9780061876721")
+        #expect(books[0].keys.contains("isbn:9780061339202"))
+        #expect(books[0].keys.contains("isbn:9780061876721"))
+        #expect(books[0].reads == [ReadSpan(start: "2020-01-01", end: "2020-02-01")])
+        // Re-importing the StoryGraph file now finds the book by its second ISBN; nothing changes.
+        let bytes = fileBytes(workspace.libraryFile)
+        _ = try merge(try ImportFixture(directory: temp.file("sg2"), format: .storygraph, rows: sgRows), importId: "sg2")
         #expect(fileBytes(workspace.libraryFile) == bytes)
     }
 
