@@ -11,7 +11,7 @@ public struct ShelflineCommand: AsyncParsableCommand {
             Configured by pipeline.json (--config). Workspace: --workspace, $SHELFLINE_WORKSPACE, or ./var.
             """),
         version: shelflineVersion,
-        subcommands: [RunCommand.self, PlanCommand.self, StatusCommand.self, CleanCommand.self])
+        subcommands: [RunCommand.self, PlanCommand.self, StatusCommand.self, CleanCommand.self, ReviewCommand.self])
 
     public init() {}
 }

@@ -128,6 +128,40 @@ import TestSupport
         #expect(report.enrichment.matchedByIsbn == 240)
     }
 
+    @Test func issue3_reviewAcceptRerunsOnlyMergeAndRender() throws {
+        let dir = TemporaryDirectory("pipeline-review")
+        let header = try String(contentsOfFile: Self.example, encoding: .utf8).split(separator: "\n")[0]
+        // No ISBN and no author: the catalog's two "Kindred"s cannot be told apart automatically.
+        let csv = dir.write("export.csv", header + "\n1,Kindred,,,,=\"\",=\"\",4,4.0,,,,,,,2024/01/01,,,read,,,,1,0\n")
+        let workspace = dir.file("ws")
+        let common = ["--config", Self.shippedConfig, "--workspace", workspace]
+        let first = try run(["run", "--csv", csv] + common, in: dir)
+        #expect(first.status == 0, "\(first)")
+        #expect(first.stdout.contains("1 need review"), "\(first)")
+        let list = try run(["review", "list"] + common, in: dir)
+        #expect(list.status == 0, "\(list)")
+        #expect(list.stdout.contains("row 2: Kindred"), "\(list)")
+        #expect(list.stdout.contains("Octavia E. Butler"), "\(list)")
+        let accept = try run(["review", "accept", "2", "1"] + common, in: dir)
+        #expect(accept.status == 0, "\(accept)")
+        let unknown = try run(["review", "accept", "99", "1"] + common, in: dir)
+        #expect(unknown.status == 64, "\(unknown)")
+        let rerun = try run(["run", "--csv", csv] + common, in: dir)
+        #expect(rerun.status == 0, "\(rerun)")
+        for stage in ["parse", "dedupe", "lookup"] {
+            #expect(rerun.stderr.contains("stage=\(stage) event=skip"), "\(rerun)")
+        }
+        #expect(rerun.stderr.contains("stage=merge event=start reason=\"input changed: {decisions}\""), "\(rerun)")
+        let library = try String(decoding: gunzip(workspace + "/library/library.ndjson.gz"), as: UTF8.self)
+        #expect(library.contains("/books/OL920017M"), "\(library)")
+    }
+
+    func gunzip(_ path: String) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try GzipReader(path: path).forEachChunk { bytes += $0 }
+        return bytes
+    }
+
     /// The pid of `parent`'s child whose command name starts with `name` (15-char comm limit).
     func waitForChild(of parent: pid_t, named name: String) -> pid_t? {
         for _ in 0..<400 {
