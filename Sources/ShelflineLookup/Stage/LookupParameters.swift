@@ -50,7 +50,7 @@ public struct LookupParameters: Codable, Sendable, Equatable {
 /// Settings of the Open Library HTTP source.
 public struct OpenLibraryParameters: Codable, Sendable, Equatable {
     public var baseURL = "https://openlibrary.org"
-    public var userAgent = "Shelfline/0.1 (+https://github.com/shelfline/shelfline; shelfline@example.org)"
+    public var userAgent = "Shelfline/0.1 (set stages.lookup.parameters.openLibrary.userAgent to name your contact)"
     /// Requests in flight at once.
     public var concurrency = 5
     /// Requests per second, spread evenly (Open Library allows about 3).
