@@ -60,7 +60,8 @@ public struct RunCommand: StageCommand {
         let activity = try LiveImportActivity(setup: setup, context: context, sourceFile: runner.sourceFile)
         runner.onTick = { stage, run in
             progress.tick(stage: stage, run: run)
-            activity.tick(run: run)
+            // Render emits the final `end` itself; refreshing beside it would only compete for the lock.
+            if stage < .render { activity.tick(run: run) }
         }
         var run: RunDirectory?
         do {
@@ -119,7 +120,7 @@ final class LiveImportActivity {
 
     func tick(run: RunDirectory) {
         let now = context.now()
-        guard now.timeIntervalSince(lastCall) >= 0.5 else { return }
+        guard now.timeIntervalSince(lastCall) >= 1 else { return }
         lastCall = now
         do {
             _ = try renderer.refresh(runDirectory: run.path, now: now, sourceFile: sourceFile)
