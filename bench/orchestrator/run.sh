@@ -24,14 +24,16 @@ start=$(seconds)
 (
     cd "$hand_ws/run"
     common=(--config "$CONFIG" --workspace "$hand_ws" --quiet)
-    "$BIN/shelfline-parse" "$csv" -o parsed.ndjson.gz --rejects rejects.ndjson.gz --report parse-report.json "${common[@]}"
-    "$BIN/shelfline-dedupe" parsed.ndjson.gz -o deduped.ndjson.gz --report dedupe-report.json "${common[@]}"
+    stamp() { python3 -c 'import time; print(f"{time.time():.3f}")' >> "$OUT/hand-stamps.txt"; }
+    : > "$OUT/hand-stamps.txt"; stamp
+    "$BIN/shelfline-parse" "$csv" -o parsed.ndjson.gz --rejects rejects.ndjson.gz --report parse-report.json "${common[@]}"; stamp
+    "$BIN/shelfline-dedupe" parsed.ndjson.gz -o deduped.ndjson.gz --report dedupe-report.json "${common[@]}"; stamp
     "$BIN/shelfline-lookup" deduped.ndjson.gz -o enriched.ndjson.gz --report lookup-report.json \
-        --progress lookup-progress.json "${common[@]}"
+        --progress lookup-progress.json "${common[@]}"; stamp
     "$BIN/shelfline-merge" enriched.ndjson.gz --parse-report parse-report.json --rejects rejects.ndjson.gz \
         --report merge-report.json --ledger ledger.ndjson.gz --review review.json --failed-rows failed-rows.csv \
-        --import-id bench "${common[@]}"
-    "$BIN/shelfline-render" import --run "$hand_ws/run" "${common[@]}"
+        --import-id bench "${common[@]}"; stamp
+    "$BIN/shelfline-render" import --run "$hand_ws/run" "${common[@]}"; stamp
 )
 hand=$(python3 -c "print(f'{$(seconds) - $start:.2f}')")
 
@@ -52,6 +54,20 @@ done
 rss=$(/usr/bin/time -f %M "$BIN/shelfline" run --csv "$csv" --config "$CONFIG" --workspace "$orch_ws" --quiet 2>&1 | tail -n 1)
 
 overhead=$(python3 -c "print(f'{($orchestrated / $hand - 1) * 100:+.1f}')")
+# Per-stage seconds: by hand from the stamps, orchestrated from the stage manifests. The
+# orchestrator's own time is its wall time minus its stages' (hashing, copying, manifests, activity).
+python3 - "$OUT/hand-stamps.txt" "$orch_ws" "$orchestrated" <<'PY'
+import json, os, sys
+stamps = [float(x) for x in open(sys.argv[1]).read().split()]
+stages = ["parse", "dedupe", "lookup", "merge", "render"]
+run = os.path.join(sys.argv[2], "runs", "latest", ".manifests")
+orch = [json.load(open(os.path.join(run, s + ".json")))["durationMs"] / 1000 for s in stages]
+print(f"{'stage':8} {'by_hand_s':>10} {'orchestrated_s':>15}")
+for i, s in enumerate(stages):
+    print(f"{s:8} {stamps[i + 1] - stamps[i]:10.2f} {orch[i]:15.2f}")
+own = float(sys.argv[3]) - sum(orch)
+print(f"orchestrator's own time: {own:.2f} s ({own / float(sys.argv[3]) * 100:.1f} % of the orchestrated run)")
+PY
 printf '%-8s %12s %14s %10s %14s %14s\n' rows by_hand_s orchestrated_s overhead noop_rerun_s noop_rss_KiB
 printf '%-8s %12s %14s %9s%% %14s %14s\n' "$ROWS" "$hand" "$orchestrated" "$overhead" "$best" "$rss"
 echo "targets: no-op rerun <= 0.5 s; overhead <= 5 %"
