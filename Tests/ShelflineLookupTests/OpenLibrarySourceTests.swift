@@ -69,7 +69,7 @@ import TestSupport
         let requests = server.requests
         #expect(requests.count == 3, "120 ISBNs in batches of 50")
         #expect(requests.allSatisfy { $0.path == "/api/books" && $0.query["jscmd"] == "data" && $0.query["format"] == "json" })
-        #expect(requests.allSatisfy { $0.headers["user-agent"]?.hasPrefix("Shelfline/0.1 (+") == true })
+        #expect(requests.allSatisfy { $0.headers["user-agent"]?.hasPrefix("Shelfline/0.1 (") == true })
         #expect(run.report.requests == 3)
         #expect(run.report.counts.total == run.report.recordsRead)
     }
