@@ -24,49 +24,57 @@ public struct BookRecordJSON {
             bytes.append(contentsOf: try JSONEncoder.shelfline.encode(record))
             return
         }
-        var first = true
-        // Keys in the order JSONEncoder's `.sortedKeys` produces.
-        if let value = record.additionalAuthors { key("additionalAuthors", &first); strings(value) }
-        if let value = record.asin { key("asin", &first); string(value) }
-        if let value = record.author { key("author", &first); string(value) }
-        if let value = record.binding { key("binding", &first); string(value) }
-        key("byteLength", &first); integer(record.byteLength)
-        key("byteOffset", &first); integer(record.byteOffset)
-        if let value = record.dateAdded { key("dateAdded", &first); string(value) }
-        key("format", &first); string(record.format.rawValue)
-        if let value = record.isbn10 { key("isbn10", &first); string(value) }
-        if let value = record.isbn13 { key("isbn13", &first); string(value) }
-        if let value = record.isbnRaw { key("isbnRaw", &first); string(value) }
-        key("line", &first); integer(record.line)
-        if let value = record.notes { key("notes", &first); string(value) }
-        if let value = record.originalYear { key("originalYear", &first); integer(value) }
-        if let value = record.owned { key("owned", &first); literal(value ? "true" : "false") }
-        if let value = record.pages { key("pages", &first); integer(value) }
-        if let value = record.publisher { key("publisher", &first); string(value) }
-        if let value = record.rating { key("rating", &first); double(value) }
-        if let value = record.readCount { key("readCount", &first); integer(value) }
-        if let value = record.reads {
-            key("reads", &first)
-            bytes.append(UInt8(ascii: "["))
-            for (index, span) in value.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                var inner = true
-                if let end = span.end { key("end", &inner); string(end) }
-                if let start = span.start { key("start", &inner); string(start) }
-                if inner { bytes.append(UInt8(ascii: "{")) }
-                bytes.append(UInt8(ascii: "}"))
+        encode(ParsedRecord(record))
+    }
+
+    /// Replaces `bytes` with the JSON of the record `record` stands for (no trailing newline).
+    mutating func encode(_ record: ParsedRecord) {
+        bytes.removeAll(keepingCapacity: true)
+        record.cells.withUnsafeBufferPointer { cells in
+            var first = true
+            // Keys in the order JSONEncoder's `.sortedKeys` produces.
+            if let value = record.additionalAuthors { key("additionalAuthors", &first); texts(value, cells) }
+            if let value = record.asin { key("asin", &first); string(value) }
+            if let value = record.author { key("author", &first); text(value, cells) }
+            if let value = record.binding { key("binding", &first); text(value, cells) }
+            key("byteLength", &first); integer(record.byteLength)
+            key("byteOffset", &first); integer(record.byteOffset)
+            if let value = record.dateAdded { key("dateAdded", &first); string(value) }
+            key("format", &first); string(record.format.rawValue)
+            if let value = record.isbn10 { key("isbn10", &first); string(value) }
+            if let value = record.isbn13 { key("isbn13", &first); string(value) }
+            if let value = record.isbnRaw { key("isbnRaw", &first); string(value) }
+            key("line", &first); integer(record.line)
+            if let value = record.notes { key("notes", &first); text(value, cells) }
+            if let value = record.originalYear { key("originalYear", &first); integer(value) }
+            if let value = record.owned { key("owned", &first); literal(value ? "true" : "false") }
+            if let value = record.pages { key("pages", &first); integer(value) }
+            if let value = record.publisher { key("publisher", &first); text(value, cells) }
+            if let value = record.rating { key("rating", &first); double(value) }
+            if let value = record.readCount { key("readCount", &first); integer(value) }
+            if let value = record.reads {
+                key("reads", &first)
+                bytes.append(UInt8(ascii: "["))
+                for (index, span) in value.enumerated() {
+                    if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                    var inner = true
+                    if let end = span.end { key("end", &inner); string(end) }
+                    if let start = span.start { key("start", &inner); string(start) }
+                    if inner { bytes.append(UInt8(ascii: "{")) }
+                    bytes.append(UInt8(ascii: "}"))
+                }
+                bytes.append(UInt8(ascii: "]"))
             }
-            bytes.append(UInt8(ascii: "]"))
+            if let value = record.review { key("review", &first); text(value, cells) }
+            if let value = record.rowId { key("rowId", &first); text(value, cells) }
+            if let value = record.series { key("series", &first); text(value, cells) }
+            if let value = record.seriesPosition { key("seriesPosition", &first); text(value, cells) }
+            if let value = record.shelf { key("shelf", &first); text(value, cells) }
+            if let value = record.shelves { key("shelves", &first); texts(value, cells) }
+            key("title", &first); text(record.title, cells)
+            if let value = record.titleBase { key("titleBase", &first); text(value, cells) }
+            if let value = record.year { key("year", &first); integer(value) }
         }
-        if let value = record.review { key("review", &first); string(value) }
-        if let value = record.rowId { key("rowId", &first); string(value) }
-        if let value = record.series { key("series", &first); string(value) }
-        if let value = record.seriesPosition { key("seriesPosition", &first); string(value) }
-        if let value = record.shelf { key("shelf", &first); string(value) }
-        if let value = record.shelves { key("shelves", &first); strings(value) }
-        key("title", &first); string(record.title)
-        if let value = record.titleBase { key("titleBase", &first); string(value) }
-        if let value = record.year { key("year", &first); integer(value) }
         bytes.append(UInt8(ascii: "}"))
     }
 
@@ -114,52 +122,62 @@ public struct BookRecordJSON {
         }
     }
 
-    private mutating func strings(_ values: [String]) {
+    private mutating func texts(_ values: [FieldText], _ cells: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            string(value)
+            text(value, cells)
         }
         bytes.append(UInt8(ascii: "]"))
     }
 
-    /// A JSON string: `"` and `\` escaped, control characters as `\n`, `\t`… or `\u00XX`; all other
-    /// bytes (UTF-8 included, and `/`) copied in runs.
+    @inline(__always)
+    private mutating func text(_ value: FieldText, _ cells: UnsafeBufferPointer<UInt8>) {
+        switch value {
+        case .cell(let range): string(UnsafeBufferPointer(rebasing: cells[range]))
+        case .string(let value): string(value)
+        }
+    }
+
     private mutating func string(_ value: String) {
         var value = value
+        value.withUTF8 { string($0) }
+    }
+
+    /// A JSON string: `"` and `\` escaped, control characters as `\n`, `\t`… or `\u00XX`; all other
+    /// bytes (UTF-8 included, and `/`) copied in runs.
+    private mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
-        value.withUTF8 { utf8 in
-            var runStart = 0
-            var index = 0
-            let count = utf8.count
-            while index < count {
-                let byte = utf8[index]
-                if byte >= 0x20 && byte != 0x22 && byte != 0x5C {
-                    index += 1
-                    continue
-                }
-                if index > runStart {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                }
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case 0x22: bytes.append(0x22)
-                case 0x5C: bytes.append(0x5C)
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
-                default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-                }
+        var runStart = 0
+        var index = 0
+        let count = utf8.count
+        while index < count {
+            let byte = utf8[index]
+            if byte >= 0x20 && byte != 0x22 && byte != 0x5C {
                 index += 1
-                runStart = index
+                continue
             }
-            if count > runStart {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
+            if index > runStart {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
             }
+            bytes.append(UInt8(ascii: "\\"))
+            switch byte {
+            case 0x22: bytes.append(0x22)
+            case 0x5C: bytes.append(0x5C)
+            case 0x0A: bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "t"))
+            case 0x08: bytes.append(UInt8(ascii: "b"))
+            case 0x0C: bytes.append(UInt8(ascii: "f"))
+            default:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            }
+            index += 1
+            runStart = index
+        }
+        if count > runStart {
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
         }
         bytes.append(UInt8(ascii: "\""))
     }

@@ -99,7 +99,7 @@ public struct ParseStage {
             }
             switch builder.build(row, repairedFields: &fieldsRepaired) {
             case .success(let record):
-                try json.encode(record)
+                json.encode(record)
                 try json.bytes.withUnsafeBytes { try output.appendRaw($0) }
                 rowsWritten += 1
             case .failure(let rejection):
