@@ -2,10 +2,11 @@ import ShelflineCore
 
 /// The text of one record field: a trimmed cell written as it is in the row, or a normalised string.
 ///
-/// Why not `String` everywhere: building a Swift `String` for every pass-through cell (title,
-/// review, notes, publisher…) was about 60% of the stage's CPU time (callgrind, 20,000-row bench
-/// file). Cells that are copied unchanged stay byte ranges into `ParsedRecord.cells` and are escaped
-/// straight into the JSON line; only values a rule rewrites become strings.
+/// Why not `String` everywhere: a `String` per pass-through cell (title, review, notes,
+/// publisher…) is a heap allocation for every cell over 15 bytes plus a second UTF-8 pass, only to
+/// be copied into the JSON line. Cells that are copied unchanged stay byte ranges into
+/// `ParsedRecord.cells` and are escaped straight into the line; only values a rule rewrites become
+/// strings. (Measured with the other byte-level changes in docs/parse.md, Performance.)
 enum FieldText: Equatable {
     /// `cells[range]`: valid UTF-8 (invalid cells were repaired before any range was taken).
     case cell(Range<Int>)

@@ -29,6 +29,8 @@ public enum CellValue {
 
     /// `Yes`/`true`/`y`/`x`/a positive count → true; `No`/`0`/`false`/empty → false.
     public static func owned(_ cell: some StringProtocol) -> Bool {
+        // Most cells are a copy count: read it without lowercasing.
+        if let first = cell.utf8.first, first >= 48 && first <= 57 { return (count(cell) ?? 0) > 0 }
         let text = String(cell.trimmingSpaces).lowercased()
         switch text {
         case "yes", "y", "true", "x", "owned": return true

@@ -85,9 +85,22 @@ public enum ExportDate {
         return day <= days
     }
 
+    /// `yyyy-mm-dd` for a valid date. Written byte by byte: string interpolation here was ~2% of the
+    /// stage's CPU time (perf, 200,000-row bench file).
     static func format(year: Int, month: Int, day: Int) -> String {
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(day))"
+        String(unsafeUninitializedCapacity: 10) { output in
+            output[0] = UInt8(48 + year / 1000)
+            output[1] = UInt8(48 + year / 100 % 10)
+            output[2] = UInt8(48 + year / 10 % 10)
+            output[3] = UInt8(48 + year % 10)
+            output[4] = UInt8(ascii: "-")
+            output[5] = UInt8(48 + month / 10)
+            output[6] = UInt8(48 + month % 10)
+            output[7] = UInt8(ascii: "-")
+            output[8] = UInt8(48 + day / 10)
+            output[9] = UInt8(48 + day % 10)
+            return 10
+        }
     }
 
     /// The first run of exactly four digits that reads as a year (1000–2999): `2006`, `c1999`, `1979-05`.
