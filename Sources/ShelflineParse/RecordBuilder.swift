@@ -135,18 +135,18 @@ public struct RecordBuilder {
         // Edition.
         record.publisher = cells[publisher] ?? cells.string(publication).flatMap(Self.publisher(fromPublication:)).map(FieldText.string)
         record.binding = cells[binding]
-        record.pages = cells.string(pages).flatMap { CellValue.count($0) }.flatMap { $0 > 0 ? $0 : nil }
-        record.year = cells.string(year).flatMap { ExportDate.year($0) }
-        record.originalYear = cells.string(originalYear).flatMap { ExportDate.year($0) }
+        record.pages = cells.range(pages).flatMap { CellValue.count(bytes: cells.bytes($0)) }.flatMap { $0 > 0 ? $0 : nil }
+        record.year = cells.range(year).flatMap { ExportDate.year(bytes: cells.bytes($0)) }
+        record.originalYear = cells.range(originalYear).flatMap { ExportDate.year(bytes: cells.bytes($0)) }
 
         // Reader.
-        record.rating = cells.string(rating).flatMap { CellValue.rating($0) }
+        record.rating = cells.range(rating).flatMap { CellValue.rating(bytes: cells.bytes($0)) }
         if let range = cells.range(shelves) {
             let separator = format == .generic ? listSeparator.asciiValue ?? UInt8(ascii: ",") : UInt8(ascii: ",")
             let pieces = CellBytes.splitTrimmed(cells.bytes, range, separator)
             if !pieces.isEmpty { record.shelves = pieces.map(FieldText.cell) }
         }
-        record.dateAdded = cells.string(dateAdded).flatMap { ExportDate.normalise($0) }
+        record.dateAdded = cells.range(dateAdded).flatMap { ExportDate.normalise(bytes: cells.bytes($0)) }
         var reads = cells.string(dateRead).map { ExportDate.reads($0) } ?? []
         if reads.isEmpty, let text = cells.string(lastDateRead), let date = ExportDate.normalise(text) {
             reads = [ReadSpan(start: nil, end: date)]
@@ -159,7 +159,7 @@ public struct RecordBuilder {
             }
         }
         if !reads.isEmpty { record.reads = reads }
-        record.readCount = cells.string(readCount).flatMap { CellValue.count($0) }
+        record.readCount = cells.range(readCount).flatMap { CellValue.count(bytes: cells.bytes($0)) }
         if let range = cells.range(shelf) {
             record.shelf = cells.shelfName(range)
         } else if format == .librarything, reads.contains(where: { $0.end != nil }) {
