@@ -86,12 +86,4 @@ struct ParsedRecord {
         notes = record.notes.map(FieldText.string)
         owned = record.owned
     }
-
-    /// The string value of `text`.
-    func string(_ text: FieldText) -> String {
-        switch text {
-        case .string(let value): return value
-        case .cell(let range): return cells.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
-        }
-    }
 }
