@@ -11,86 +11,100 @@ import ShelflineCore
 /// stages' annotations (`dedupe`, `match`, `metadata`) fall back to `JSONEncoder`, since parse never
 /// writes them. Tests check the bytes against `JSONEncoder.shelfline` and the decoded round trip.
 public struct BookRecordJSON {
-    public private(set) var bytes: [UInt8] = []
+    private let line = LineBuffer(capacity: 1 << 14)
 
-    public init() {
-        bytes.reserveCapacity(1 << 14)
+    public init() {}
+
+    /// The last encoded line.
+    public var bytes: [UInt8] { Array(line.contents) }
+
+    /// Calls `body` with the last encoded line, without copying it.
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(line.contents))
     }
 
     /// Replaces `bytes` with the JSON of `record` (no trailing newline).
     public mutating func encode(_ record: BookRecord) throws {
-        bytes.removeAll(keepingCapacity: true)
+        line.removeAll()
         if record.dedupe != nil || record.match != nil || record.metadata != nil {
-            bytes.append(contentsOf: try JSONEncoder.shelfline.encode(record))
+            line.append(contentsOf: try JSONEncoder.shelfline.encode(record))
             return
         }
-        var first = true
-        // Keys in the order JSONEncoder's `.sortedKeys` produces.
-        if let value = record.additionalAuthors { key("additionalAuthors", &first); strings(value) }
-        if let value = record.asin { key("asin", &first); string(value) }
-        if let value = record.author { key("author", &first); string(value) }
-        if let value = record.binding { key("binding", &first); string(value) }
-        key("byteLength", &first); integer(record.byteLength)
-        key("byteOffset", &first); integer(record.byteOffset)
-        if let value = record.dateAdded { key("dateAdded", &first); string(value) }
-        key("format", &first); string(record.format.rawValue)
-        if let value = record.isbn10 { key("isbn10", &first); string(value) }
-        if let value = record.isbn13 { key("isbn13", &first); string(value) }
-        if let value = record.isbnRaw { key("isbnRaw", &first); string(value) }
-        key("line", &first); integer(record.line)
-        if let value = record.notes { key("notes", &first); string(value) }
-        if let value = record.originalYear { key("originalYear", &first); integer(value) }
-        if let value = record.owned { key("owned", &first); literal(value ? "true" : "false") }
-        if let value = record.pages { key("pages", &first); integer(value) }
-        if let value = record.publisher { key("publisher", &first); string(value) }
-        if let value = record.rating { key("rating", &first); double(value) }
-        if let value = record.readCount { key("readCount", &first); integer(value) }
-        if let value = record.reads {
-            key("reads", &first)
-            bytes.append(UInt8(ascii: "["))
-            for (index, span) in value.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                var inner = true
-                if let end = span.end { key("end", &inner); string(end) }
-                if let start = span.start { key("start", &inner); string(start) }
-                if inner { bytes.append(UInt8(ascii: "{")) }
-                bytes.append(UInt8(ascii: "}"))
+        encode(ParsedRecord(record))
+    }
+
+    /// Replaces `bytes` with the JSON of the record `record` stands for (no trailing newline).
+    mutating func encode(_ record: ParsedRecord) {
+        line.removeAll()
+        record.cells.withUnsafeBufferPointer { cells in
+            var first = true
+            // Keys in the order JSONEncoder's `.sortedKeys` produces.
+            if let value = record.additionalAuthors { key("additionalAuthors", &first); texts(value, cells) }
+            if let value = record.asin { key("asin", &first); string(value) }
+            if let value = record.author { key("author", &first); text(value, cells) }
+            if let value = record.binding { key("binding", &first); text(value, cells) }
+            key("byteLength", &first); integer(record.byteLength)
+            key("byteOffset", &first); integer(record.byteOffset)
+            if let value = record.dateAdded { key("dateAdded", &first); string(value) }
+            key("format", &first); string(record.format.rawValue)
+            if let value = record.isbn10 { key("isbn10", &first); string(value) }
+            if let value = record.isbn13 { key("isbn13", &first); string(value) }
+            if let value = record.isbnRaw { key("isbnRaw", &first); string(value) }
+            key("line", &first); integer(record.line)
+            if let value = record.notes { key("notes", &first); text(value, cells) }
+            if let value = record.originalYear { key("originalYear", &first); integer(value) }
+            if let value = record.owned { key("owned", &first); literal(value ? "true" : "false") }
+            if let value = record.pages { key("pages", &first); integer(value) }
+            if let value = record.publisher { key("publisher", &first); text(value, cells) }
+            if let value = record.rating { key("rating", &first); double(value) }
+            if let value = record.readCount { key("readCount", &first); integer(value) }
+            if let value = record.reads {
+                key("reads", &first)
+                line.append(UInt8(ascii: "["))
+                for (index, span) in value.enumerated() {
+                    if index > 0 { line.append(UInt8(ascii: ",")) }
+                    var inner = true
+                    if let end = span.end { key("end", &inner); string(end) }
+                    if let start = span.start { key("start", &inner); string(start) }
+                    if inner { line.append(UInt8(ascii: "{")) }
+                    line.append(UInt8(ascii: "}"))
+                }
+                line.append(UInt8(ascii: "]"))
             }
-            bytes.append(UInt8(ascii: "]"))
+            if let value = record.review { key("review", &first); text(value, cells) }
+            if let value = record.rowId { key("rowId", &first); text(value, cells) }
+            if let value = record.series { key("series", &first); text(value, cells) }
+            if let value = record.seriesPosition { key("seriesPosition", &first); text(value, cells) }
+            if let value = record.shelf { key("shelf", &first); text(value, cells) }
+            if let value = record.shelves { key("shelves", &first); texts(value, cells) }
+            key("title", &first); text(record.title, cells)
+            if let value = record.titleBase { key("titleBase", &first); text(value, cells) }
+            if let value = record.year { key("year", &first); integer(value) }
         }
-        if let value = record.review { key("review", &first); string(value) }
-        if let value = record.rowId { key("rowId", &first); string(value) }
-        if let value = record.series { key("series", &first); string(value) }
-        if let value = record.seriesPosition { key("seriesPosition", &first); string(value) }
-        if let value = record.shelf { key("shelf", &first); string(value) }
-        if let value = record.shelves { key("shelves", &first); strings(value) }
-        key("title", &first); string(record.title)
-        if let value = record.titleBase { key("titleBase", &first); string(value) }
-        if let value = record.year { key("year", &first); integer(value) }
-        bytes.append(UInt8(ascii: "}"))
+        line.append(UInt8(ascii: "}"))
     }
 
     @inline(__always)
     private mutating func key(_ name: StaticString, _ first: inout Bool) {
-        bytes.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        line.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
         first = false
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        line.append(UInt8(ascii: "\""))
+        line.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        line.append(UInt8(ascii: "\""))
+        line.append(UInt8(ascii: ":"))
     }
 
     private mutating func literal(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        line.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     private mutating func integer(_ value: Int) {
         if value >= 0 && value < 10 {
-            bytes.append(UInt8(48 + value))
+            line.append(UInt8(48 + value))
             return
         }
         var magnitude = value.magnitude
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { line.append(UInt8(ascii: "-")) }
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
                      UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0
@@ -100,7 +114,7 @@ public struct BookRecordJSON {
                 magnitude /= 10
                 count += 1
             } while magnitude > 0
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
+            line.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
         }
     }
 
@@ -110,57 +124,151 @@ public struct BookRecordJSON {
         if value == value.rounded(), abs(value) < 1e15 {
             integer(Int(value))
         } else {
-            bytes.append(contentsOf: "\(value)".utf8)
+            line.append(contentsOf: "\(value)".utf8)
         }
     }
 
-    private mutating func strings(_ values: [String]) {
-        bytes.append(UInt8(ascii: "["))
+    private mutating func texts(_ values: [FieldText], _ cells: UnsafeBufferPointer<UInt8>) {
+        line.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            string(value)
+            if index > 0 { line.append(UInt8(ascii: ",")) }
+            text(value, cells)
         }
-        bytes.append(UInt8(ascii: "]"))
+        line.append(UInt8(ascii: "]"))
+    }
+
+    @inline(__always)
+    private mutating func text(_ value: FieldText, _ cells: UnsafeBufferPointer<UInt8>) {
+        switch value {
+        case .cell(let range): string(UnsafeBufferPointer(rebasing: cells[range]))
+        case .string(let value): string(value)
+        }
+    }
+
+    private mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { string($0) }
     }
 
     /// A JSON string: `"` and `\` escaped, control characters as `\n`, `\t`… or `\u00XX`; all other
     /// bytes (UTF-8 included, and `/`) copied in runs.
-    private mutating func string(_ value: String) {
-        var value = value
-        bytes.append(UInt8(ascii: "\""))
-        value.withUTF8 { utf8 in
-            var runStart = 0
-            var index = 0
-            let count = utf8.count
-            while index < count {
-                let byte = utf8[index]
-                if byte >= 0x20 && byte != 0x22 && byte != 0x5C {
-                    index += 1
-                    continue
-                }
-                if index > runStart {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                }
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case 0x22: bytes.append(0x22)
-                case 0x5C: bytes.append(0x5C)
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
-                default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-                }
+    private mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
+        line.reserve(utf8.count * 6 + 2)  // every byte escaped as \u00XX at worst
+        line.append(UInt8(ascii: "\""))
+        var runStart = 0
+        var index = 0
+        let count = utf8.count
+        while index < count {
+            // Long plain runs (reviews) are skipped 8 bytes at a time: byte by byte, this scan was
+            // ~6% of the stage's CPU time (perf, 200,000-row bench file).
+            while index + 8 <= count,
+                  !Self.needsEscape(UnsafeRawPointer(utf8.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
+                index += 8
+            }
+            guard index < count else { break }
+            let byte = utf8[index]
+            if byte >= 0x20 && byte != 0x22 && byte != 0x5C {
                 index += 1
-                runStart = index
+                continue
             }
-            if count > runStart {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
+            if index > runStart {
+                line.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
             }
+            line.append(UInt8(ascii: "\\"))
+            switch byte {
+            case 0x22: line.append(0x22)
+            case 0x5C: line.append(0x5C)
+            case 0x0A: line.append(UInt8(ascii: "n"))
+            case 0x0D: line.append(UInt8(ascii: "r"))
+            case 0x09: line.append(UInt8(ascii: "t"))
+            case 0x08: line.append(UInt8(ascii: "b"))
+            case 0x0C: line.append(UInt8(ascii: "f"))
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                line.append(UInt8(ascii: "u"))
+                line.append(0x30)
+                line.append(0x30)
+                line.append(hex.utf8Start[Int(byte >> 4)])
+                line.append(hex.utf8Start[Int(byte & 0xF)])
+            }
+            index += 1
+            runStart = index
         }
-        bytes.append(UInt8(ascii: "\""))
+        if count > runStart {
+            line.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
+        }
+        line.append(UInt8(ascii: "\""))
+    }
+}
+
+extension BookRecordJSON {
+    /// True when one of the 8 bytes of `word` is a control character, `"` or `\` (exact, by the
+    /// usual SWAR zero-byte tests).
+    @inline(__always)
+    static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+        let quotes = (quote &- ones) & ~quote & highs
+        let backslashes = (backslash &- ones) & ~backslash & highs
+        return (control | quotes | backslashes) != 0
+    }
+}
+
+/// The bytes of one JSON line. Why not `[UInt8]`: an encoded record is ~200 small appends, and
+/// Array's uniqueness check and capacity growth path on each of them cost about as much as the
+/// JSON writing itself (perf, 200,000-row bench file); this buffer only compares against capacity.
+final class LineBuffer {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    var contents: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    func removeAll() { count = 0 }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(to: count + extra) }
+    }
+
+    private func grow(to minimum: Int) {
+        let newCapacity = max(minimum, capacity * 2)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        grown.update(from: base, count: count)
+        base.deallocate()
+        base = grown
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+        guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (base + count).update(from: start, count: bytes.count)
+        count += bytes.count
+    }
+
+    func append(contentsOf bytes: UnsafeRawBufferPointer) {
+        append(contentsOf: bytes.bindMemory(to: UInt8.self))
+    }
+
+    func append(contentsOf bytes: some Sequence<UInt8>) {
+        for byte in bytes { append(byte) }
     }
 }

@@ -92,17 +92,13 @@ public struct ParseStage {
 
         var rowsRead = 0, rowsWritten = 0, rowsRejected = 0, fieldsRepaired = headerRepaired
         var json = BookRecordJSON()
+        var record = ParsedRecord(cells: [], format: map.format, line: 0, byteOffset: 0, byteLength: 0, title: .string(""))
         while try reader.next(into: &row) {
             rowsRead += 1
             if rowsRead & 0xFFF == 0, cancellation?.isCancelled == true {
                 throw TryLaterError("\(path): parse interrupted after \(rowsRead) rows; nothing was written, run it again")
             }
-            switch builder.build(row, repairedFields: &fieldsRepaired) {
-            case .success(let record):
-                try json.encode(record)
-                try json.bytes.withUnsafeBytes { try output.appendRaw($0) }
-                rowsWritten += 1
-            case .failure(let rejection):
+            if let rejection = builder.build(row, into: &record, repairedFields: &fieldsRepaired) {
                 rowsRejected += 1
                 if let rejects {
                     // The row's fields were counted in fieldsRepaired already; this only makes its text.
@@ -111,6 +107,12 @@ public struct ParseStage {
                     try rejects.append(RejectedRow(line: row.line, reason: rejection.reason, byteOffset: row.byteOffset,
                                                    byteLength: row.byteLength, raw: raw))
                 }
+            } else {
+                json.encode(record)
+                // Let go of the row's bytes, so the reader refills its buffer in place.
+                record.cells = []
+                try json.withBytes { try output.appendRaw($0) }
+                rowsWritten += 1
             }
         }
 

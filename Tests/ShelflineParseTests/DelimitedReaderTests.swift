@@ -1,3 +1,4 @@
+import Foundation
 import ShelflineCore
 import Testing
 
@@ -92,7 +93,7 @@ struct DelimitedReaderCase: CustomTestStringConvertible, Sendable {
 
     @Test func issue2_flagsNonASCIIRows() throws {
         let rows = try readRows(Array("a\nplain\ncafé\n".utf8))
-        #expect(rows.map(\.row.hasNonASCII) == [false, false, true])
+        #expect(rows.map { $0.row.hasNonASCII } == [false, false, true])
     }
 }
 
@@ -123,5 +124,42 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
         #expect(text == example.text)
         #expect(repaired == example.repaired)
         #expect(!text.contains("\u{FFFD}"))
+    }
+}
+
+/// The 8-bytes-at-a-time scans (quoted text, UTF-8 validation, JSON escaping) must find a special
+/// byte at any position in or across a word, and in the short tail after the last whole word.
+@Suite struct WordScanTests {
+    static let offsets = Array(0..<20)
+
+    @Test(arguments: offsets)
+    func issue2_quotedFieldSpecialBytesAtEveryOffset(offset: Int) throws {
+        let before = String(repeating: "a", count: offset), after = String(repeating: "b", count: 19 - offset)
+        let input = "h1,h2\n\"\(before)\"\"\(after)\",x\n\"\(before)\n\(after)é\",y\nlast,z\n"
+        // A block size larger than the input, so the whole-word path runs over the entire row.
+        let rows = try readRows(Array(input.utf8), blockSize: 1 << 12)
+        #expect(rows.map { $0.fields } == [["h1", "h2"], ["\(before)\"\(after)", "x"], ["\(before)\n\(after)é", "y"], ["last", "z"]])
+        #expect(rows.map { $0.row.line } == [1, 2, 3, 5])
+        #expect(rows.map { $0.row.hasNonASCII } == [false, false, true, false])
+    }
+
+    @Test(arguments: offsets)
+    func issue2_invalidUTF8FoundAtEveryOffset(offset: Int) {
+        let before = Array(repeating: UInt8(ascii: "a"), count: offset), after = Array(repeating: UInt8(ascii: "b"), count: 19 - offset)
+        #expect(TextRepair.decode(before + [0xE9] + after).repaired)
+        #expect(TextRepair.decode(before + [0xFF] + after).repaired)
+        #expect(!TextRepair.decode(before + Array("é東😀".utf8) + after).repaired)
+    }
+
+    @Test(arguments: offsets)
+    func issue2_jsonEscapesAtEveryOffset(offset: Int) throws {
+        var encoder = BookRecordJSON()
+        for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}", "é", "/"] {
+            let record = BookRecord(format: .goodreads, line: 2, title: String(repeating: "a", count: offset) + special
+                                    + String(repeating: "b", count: 19 - offset))
+            try encoder.encode(record)
+            let reference = try JSONEncoder.shelfline.encode(record)
+            #expect(String(decoding: encoder.bytes, as: UTF8.self) == String(decoding: reference, as: UTF8.self))
+        }
     }
 }

@@ -209,6 +209,16 @@ public final class DelimitedReader {
                 while true {
                     let runStart = index
                     while index < limit {
+                        // Quoted text (reviews) 8 bytes at a time while there is no quote or line
+                        // feed in them: byte by byte this loop was ~4% of the stage's CPU time
+                        // (perf, 200,000-row bench file).
+                        while index + 8 <= limit {
+                            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                            if Self.hasQuoteOrLineFeed(word) { break }
+                            if word & 0x8080_8080_8080_8080 != 0 { highBits |= 0x80 }
+                            index += 8
+                        }
+                        guard index < limit else { break }
                         let byte = base[index]
                         if byte == quote { break }
                         if byte == 0x0A { newlines += 1 }
@@ -268,6 +278,14 @@ public final class DelimitedReader {
             row.hasNonASCII = highBits & 0x80 != 0
             return .complete(end: end, terminatorLength: index + 1 - end, newlines: newlines)
         }
+    }
+
+    /// True when one of the 8 bytes of `word` is `"` or a line feed (SWAR zero-byte tests).
+    @inline(__always)
+    static func hasQuoteOrLineFeed(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22), lineFeed = word ^ (ones &* 0x0A)
+        return ((quote &- ones) & ~quote & highs) | ((lineFeed &- ones) & ~lineFeed & highs) != 0
     }
 
     @inline(__always)

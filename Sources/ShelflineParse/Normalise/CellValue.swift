@@ -2,6 +2,16 @@
 public enum CellValue {
     /// A star rating: `4`, `4.5`, `3.75`. `0` is how exports say "unrated" → nil; so is anything
     /// outside 0–5 or not a number.
+    /// `rating` on a cell's bytes: a single digit is read directly, anything else as text.
+    static func rating(bytes cell: UnsafeBufferPointer<UInt8>) -> Double? {
+        let text = CellBytes.trimmed(cell, 0..<cell.count)
+        if text.count == 1 {
+            let digit = cell[text.lowerBound]
+            if digit >= 48 && digit <= 57 { return digit > 48 && digit <= 53 ? Double(digit - 48) : nil }
+        }
+        return rating(String(decoding: cell, as: UTF8.self))
+    }
+
     public static func rating(_ cell: some StringProtocol) -> Double? {
         let text = cell.trimmingSpaces
         if text.utf8.count == 1, let digit = text.utf8.first, digit >= 48 && digit <= 57 {
@@ -13,9 +23,16 @@ public enum CellValue {
 
     /// A non-negative whole number, allowing surrounding spaces and a trailing unit (`590 p.`).
     public static func count(_ cell: some StringProtocol) -> Int? {
+        var text = String(cell)
+        return text.withUTF8 { count(bytes: $0) }
+    }
+
+    /// `count` on a cell's bytes (the stage's path: no `String` per cell).
+    static func count(bytes cell: UnsafeBufferPointer<UInt8>) -> Int? {
         var value = 0
         var digits = 0
-        for byte in cell.trimmingSpaces.utf8 {
+        for index in CellBytes.trimmed(cell, 0..<cell.count) {
+            let byte = cell[index]
             if byte >= 48 && byte <= 57 {
                 if digits >= 9 { return nil }
                 value = value * 10 + Int(byte - 48)
@@ -29,6 +46,8 @@ public enum CellValue {
 
     /// `Yes`/`true`/`y`/`x`/a positive count → true; `No`/`0`/`false`/empty → false.
     public static func owned(_ cell: some StringProtocol) -> Bool {
+        // Most cells are a copy count: read it without lowercasing.
+        if let first = cell.utf8.first, first >= 48 && first <= 57 { return (count(cell) ?? 0) > 0 }
         let text = String(cell.trimmingSpaces).lowercased()
         switch text {
         case "yes", "y", "true", "x", "owned": return true

@@ -6,13 +6,22 @@ public enum ExportDate {
     /// US `10/25/2020` → `2020-10-25`. A value that is not a real calendar date (or only a year or
     /// a month) gives nil: the raw row keeps it, and a guess would be worse than nothing.
     public static func normalise(_ cell: some StringProtocol) -> String? {
-        var text = cell.trimmingSpaces
-        if text.hasPrefix("[") && text.hasSuffix("]") { text = text.dropFirst().dropLast().trimmingSpaces }
+        var text = String(cell)
+        return text.withUTF8 { normalise(bytes: $0) }
+    }
+
+    /// `normalise` on a cell's bytes (the stage's path: no `String` per cell).
+    static func normalise(bytes cell: UnsafeBufferPointer<UInt8>) -> String? {
+        var text = CellBytes.trimmed(cell, 0..<cell.count)
+        if text.count >= 2 && cell[text.lowerBound] == UInt8(ascii: "[") && cell[text.upperBound - 1] == UInt8(ascii: "]") {
+            text = CellBytes.trimmed(cell, (text.lowerBound + 1)..<(text.upperBound - 1))
+        }
         // Scan bytes: three numbers separated by `/`, `-` or `.`, optionally followed by a time.
         var numbers = (0, 0, 0)
         var widths = (0, 0, 0)
         var part = 0
-        for byte in text.utf8 {
+        for index in text {
+            let byte = cell[index]
             if byte >= 48 && byte <= 57 {
                 let digit = Int(byte - 48)
                 switch part {
@@ -85,16 +94,33 @@ public enum ExportDate {
         return day <= days
     }
 
+    /// `yyyy-mm-dd` for a valid date. Written byte by byte: string interpolation here was ~2% of the
+    /// stage's CPU time (perf, 200,000-row bench file).
     static func format(year: Int, month: Int, day: Int) -> String {
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(day))"
+        String(unsafeUninitializedCapacity: 10) { output in
+            output[0] = UInt8(48 + year / 1000)
+            output[1] = UInt8(48 + year / 100 % 10)
+            output[2] = UInt8(48 + year / 10 % 10)
+            output[3] = UInt8(48 + year % 10)
+            output[4] = UInt8(ascii: "-")
+            output[5] = UInt8(48 + month / 10)
+            output[6] = UInt8(48 + month % 10)
+            output[7] = UInt8(ascii: "-")
+            output[8] = UInt8(48 + day / 10)
+            output[9] = UInt8(48 + day % 10)
+            return 10
+        }
     }
 
     /// The first run of exactly four digits that reads as a year (1000–2999): `2006`, `c1999`, `1979-05`.
     public static func year(_ cell: some StringProtocol) -> Int? {
+        year(bytes: cell.utf8)
+    }
+
+    static func year(bytes: some Sequence<UInt8>) -> Int? {
         var run = 0
         var value = 0
-        for byte in cell.utf8 {
+        for byte in bytes {
             if byte >= 48 && byte <= 57 {
                 run += 1
                 value = value * 10 + Int(byte - 48)

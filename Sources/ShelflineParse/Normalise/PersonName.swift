@@ -22,8 +22,12 @@ public enum PersonName {
     /// True when there is nothing to collapse: no edge spaces, no double spaces, only plain spaces
     /// (checked on bytes; the usual case, so it must be cheap).
     static func isCollapsed(_ text: some StringProtocol) -> Bool {
+        isCollapsed(utf8: text.utf8)
+    }
+
+    static func isCollapsed(utf8: some Collection<UInt8>) -> Bool {
         var previousSpace = true  // a leading space is not collapsed
-        for byte in text.utf8 {
+        for byte in utf8 {
             if byte == 0x20 {
                 if previousSpace { return false }
                 previousSpace = true
@@ -33,7 +37,7 @@ public enum PersonName {
                 previousSpace = false
             }
         }
-        return !previousSpace || text.utf8.isEmpty
+        return !previousSpace || utf8.isEmpty
     }
 
     /// `Last, First` (LibraryThing's order) → `First Last`; names with no or several commas are

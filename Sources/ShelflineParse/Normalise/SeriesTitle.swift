@@ -15,12 +15,22 @@ public struct SeriesTitle: Equatable, Sendable {
     /// `Sistah Samurai (The Champloo Mixes, Mix #1)` (the label after the last comma is dropped).
     /// Parentheses without a `#n` (`(Spanish Edition)`) are part of the title, not a series.
     public init?(parsing title: String) {
-        // Bytes, not Characters: parentheses, `#` and `,` are ASCII, so byte positions are safe cut points.
-        let bytes = Array(title.trimmingSpaces.utf8)
-        guard bytes.last == UInt8(ascii: ")") else { return nil }
+        let bytes = Array(title.utf8)
+        guard let parts = bytes.withUnsafeBufferPointer({ Self.ranges(in: $0, title: 0..<$0.count) }) else { return nil }
+        func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+        self.init(base: text(parts.base), series: text(parts.series), position: text(parts.position))
+    }
+
+    /// Where the base, series and position of the title in `bytes[title]` are, or nil when it has
+    /// no `(Series, #n)` suffix. Works on bytes: parentheses, `#` and `,` are ASCII, so byte
+    /// positions are safe cut points in UTF-8.
+    static func ranges(in bytes: UnsafeBufferPointer<UInt8>, title: Range<Int>)
+        -> (base: Range<Int>, series: Range<Int>, position: Range<Int>)? {
+        let title = CellBytes.trimmed(bytes, title)
+        guard !title.isEmpty, bytes[title.upperBound - 1] == UInt8(ascii: ")") else { return nil }
         var depth = 0
         var open: Int?
-        for index in stride(from: bytes.count - 1, through: 0, by: -1) {
+        for index in title.reversed() {
             if bytes[index] == UInt8(ascii: ")") { depth += 1 }
             if bytes[index] == UInt8(ascii: "(") {
                 depth -= 1
@@ -30,33 +40,43 @@ public struct SeriesTitle: Equatable, Sendable {
                 }
             }
         }
-        guard let open, open > 0 else { return nil }
-        let inside = bytes[(open + 1)..<(bytes.count - 1)]
-        guard let hash = inside.lastIndex(of: UInt8(ascii: "#")) else { return nil }
-        let position = String(decoding: inside[(hash + 1)...], as: UTF8.self).trimmingSpaces
-        guard Self.isPosition(position) else { return nil }
-        var label = inside[..<hash]
-        if let comma = label.lastIndex(of: UInt8(ascii: ",")) { label = label[..<comma] }
-        let series = String(decoding: label, as: UTF8.self).trimmingSpaces
-        let base = String(decoding: bytes[..<open], as: UTF8.self).trimmingSpaces
+        guard let open, open > title.lowerBound else { return nil }
+        let inside = (open + 1)..<(title.upperBound - 1)
+        guard let hash = inside.last(where: { bytes[$0] == UInt8(ascii: "#") }) else { return nil }
+        let position = CellBytes.trimmed(bytes, (hash + 1)..<inside.upperBound)
+        guard isPosition(UnsafeBufferPointer(rebasing: bytes[position])) else { return nil }
+        var label = inside.lowerBound..<hash
+        if let comma = label.last(where: { bytes[$0] == UInt8(ascii: ",") }) { label = label.lowerBound..<comma }
+        let series = CellBytes.trimmed(bytes, label)
+        let base = CellBytes.trimmed(bytes, title.lowerBound..<open)
         guard !series.isEmpty, !base.isEmpty else { return nil }
-        self.base = base
-        self.series = series
-        self.position = position
+        return (base, series, position)
     }
 
     /// `1`, `2.5`, `1-3`, `0.5-2`: digits, optional decimal part, optional range.
     static func isPosition(_ text: String) -> Bool {
-        guard !text.isEmpty, text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 0x2D || $0 == 0x2E }) else { return false }
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 1 || parts.count == 2 else { return false }
-        return parts.allSatisfy { part in
-            let pieces = part.split(separator: ".", omittingEmptySubsequences: false)
-            return (pieces.count == 1 || pieces.count == 2) && pieces.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCIIDigitCharacter) }
-        }
+        isPosition(Array(text.utf8))
     }
-}
 
-extension Character {
-    var isASCIIDigitCharacter: Bool { isASCII && isNumber }
+    static func isPosition(_ bytes: some Collection<UInt8>) -> Bool {
+        var dashes = 0, dots = 0, digits = 0  // dots in the current part, digits in the current piece
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                digits += 1
+            case UInt8(ascii: "."):
+                guard digits > 0, dots == 0 else { return false }
+                dots = 1
+                digits = 0
+            case UInt8(ascii: "-"):
+                guard digits > 0, dashes == 0 else { return false }
+                dashes = 1
+                dots = 0
+                digits = 0
+            default:
+                return false
+            }
+        }
+        return digits > 0
+    }
 }

@@ -14,8 +14,12 @@ public enum ShelfName {
         for name in [read, toRead, currentlyReading, didNotFinish] where text.utf8.elementsEqual(name.utf8) {
             return name
         }
-        let key = String(text).lowercased().map { $0 == " " || $0 == "_" ? "-" : $0 }
-        switch String(key) {
+        // Custom shelves are usually already lowercase ASCII words: then the key is the text
+        // itself (lowercasing every one of them was ~1.5% of the stage's CPU time, perf on the
+        // 200,000-row bench file, where a fifth of the rows have a custom shelf).
+        let plain = text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !($0 >= 0x41 && $0 <= 0x5A) && $0 != 0x5F }
+        let key = plain ? String(text) : String(String(text).lowercased().map { $0 == " " || $0 == "_" ? "-" : $0 })
+        switch key {
         case "read", "finished", "already-read", "have-read": return read
         case "currently-reading", "reading", "in-progress", "started": return currentlyReading
         case "to-read", "want-to-read", "planned", "tbr", "to-be-read", "wishlist": return toRead

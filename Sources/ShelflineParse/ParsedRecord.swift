@@ -1,0 +1,89 @@
+import ShelflineCore
+
+/// The text of one record field: a trimmed cell written as it is in the row, or a normalised string.
+///
+/// Why not `String` everywhere: a `String` per pass-through cell (title, review, notes,
+/// publisher…) is a heap allocation for every cell over 15 bytes plus a second UTF-8 pass, only to
+/// be copied into the JSON line. Cells that are copied unchanged stay byte ranges into
+/// `ParsedRecord.cells` and are escaped straight into the line; only values a rule rewrites become
+/// strings. (Measured with the other byte-level changes in docs/parse.md, Performance.)
+enum FieldText: Equatable {
+    /// `cells[range]`: valid UTF-8 (invalid cells were repaired before any range was taken).
+    case cell(Range<Int>)
+    case string(String)
+}
+
+/// A `BookRecord` as the parse stage builds it: the same fields, with pass-through text as ranges
+/// into the row's bytes. `BookRecordJSON` writes it exactly as `JSONEncoder` writes the `BookRecord`.
+struct ParsedRecord {
+    /// The bytes `FieldText.cell` ranges point into.
+    var cells: [UInt8] = []
+    var format: SourceFormat
+    var line: Int
+    var rowId: FieldText?
+    var byteOffset: Int
+    var byteLength: Int
+    var title: FieldText
+    var titleBase: FieldText?
+    var series: FieldText?
+    var seriesPosition: FieldText?
+    var author: FieldText?
+    var additionalAuthors: [FieldText]?
+    var isbn13: String?
+    var isbn10: String?
+    var isbnRaw: String?
+    var asin: String?
+    var publisher: FieldText?
+    var binding: FieldText?
+    var pages: Int?
+    var year: Int?
+    var originalYear: Int?
+    var rating: Double?
+    var shelf: FieldText?
+    var shelves: [FieldText]?
+    var dateAdded: String?
+    var reads: [ReadSpan]?
+    var readCount: Int?
+    var review: FieldText?
+    var notes: FieldText?
+    var owned: Bool?
+
+    init(cells: [UInt8], format: SourceFormat, line: Int, byteOffset: Int, byteLength: Int, title: FieldText) {
+        self.cells = cells
+        self.format = format
+        self.line = line
+        self.byteOffset = byteOffset
+        self.byteLength = byteLength
+        self.title = title
+    }
+
+    /// The parse-stage fields of `record`, all as strings.
+    init(_ record: BookRecord) {
+        self.init(cells: [], format: record.format, line: record.line, byteOffset: record.byteOffset,
+                  byteLength: record.byteLength, title: .string(record.title))
+        rowId = record.rowId.map(FieldText.string)
+        titleBase = record.titleBase.map(FieldText.string)
+        series = record.series.map(FieldText.string)
+        seriesPosition = record.seriesPosition.map(FieldText.string)
+        author = record.author.map(FieldText.string)
+        additionalAuthors = record.additionalAuthors.map { $0.map(FieldText.string) }
+        isbn13 = record.isbn13
+        isbn10 = record.isbn10
+        isbnRaw = record.isbnRaw
+        asin = record.asin
+        publisher = record.publisher.map(FieldText.string)
+        binding = record.binding.map(FieldText.string)
+        pages = record.pages
+        year = record.year
+        originalYear = record.originalYear
+        rating = record.rating
+        shelf = record.shelf.map(FieldText.string)
+        shelves = record.shelves.map { $0.map(FieldText.string) }
+        dateAdded = record.dateAdded
+        reads = record.reads
+        readCount = record.readCount
+        review = record.review.map(FieldText.string)
+        notes = record.notes.map(FieldText.string)
+        owned = record.owned
+    }
+}
