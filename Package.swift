@@ -40,17 +40,28 @@ let package = Package(
         .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "CSQLite"]),
         .target(name: "ShelflineRender", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore", "CSystemShims"]),
+        // Stage command plumbing and the parse command alone, so that `shelfline-parse` does not
+        // load FoundationNetworking (libcurl and its TLS stack: ~6 MiB of RSS it never uses).
+        .target(
+            name: "ShelflineStageCLI",
+            dependencies: [
+                "ShelflineCore", "ShelflineParse", "CSystemShims",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .target(
             name: "ShelflineCommands",
             dependencies: [
-                "ShelflineCore", "ShelflineParse", "ShelflineLibrary", "ShelflineLookup", "ShelflineRender",
-                "ShelflineOrchestrator", "CSystemShims",
+                "ShelflineStageCLI", "ShelflineCore", "ShelflineParse", "ShelflineLibrary", "ShelflineLookup",
+                "ShelflineRender", "ShelflineOrchestrator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ]
-        + stageExecutables.map { .executableTarget(name: $0, dependencies: ["ShelflineCommands"]) }
+        + stageExecutables.map {
+            .executableTarget(name: $0, dependencies: [$0 == "shelfline-parse" ? "ShelflineStageCLI" : "ShelflineCommands"])
+        }
         + [
             .target(
                 name: "TestSupport",

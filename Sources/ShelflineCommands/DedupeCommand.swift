@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
+import ShelflineStageCLI
 import ShelflineLibrary
 
 /// `shelfline-dedupe`: marks each parsed record new, duplicate in the file, or already in the library.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
+import ShelflineStageCLI
 import ShelflineLibrary
 
 /// `shelfline-merge`: folds an import's records into the persistent library.

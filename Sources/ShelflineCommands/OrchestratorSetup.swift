@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import ShelflineCore
+import ShelflineStageCLI
 import ShelflineOrchestrator
 
 /// What every orchestrator subcommand sets up: absolute config and workspace paths, the stage

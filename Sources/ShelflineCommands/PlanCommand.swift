@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
+import ShelflineStageCLI
 import ShelflineOrchestrator
 
 /// `shelfline plan`: what `run` would do, one line per stage, without doing it.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
+import ShelflineStageCLI
 import ShelflineRender
 
 /// `shelfline-render`: Live Activity snapshots for the import and the beer queue.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
+import ShelflineStageCLI
 import ShelflineLibrary
 
 /// `shelfline review`: list the rows of an import that need a decision, and record decisions.

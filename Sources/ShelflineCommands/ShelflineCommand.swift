@@ -1,5 +1,6 @@
 import ArgumentParser
 import ShelflineCore
+import ShelflineStageCLI
 
 /// `shelfline`: the orchestrator's root command.
 public struct ShelflineCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import ShelflineCore
+import ShelflineStageCLI
 import ShelflineOrchestrator
 
 /// One line per stage on a terminal: a bar, counts, rate and ETA for stages that report progress

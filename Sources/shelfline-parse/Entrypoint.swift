@@ -1,6 +1,6 @@
-import ShelflineCommands
+import ShelflineStageCLI
 
-/// Thin entry point: all behaviour lives in `ShelflineCommands.ParseCommand`.
+/// Thin entry point: all behaviour lives in `ShelflineStageCLI.ParseCommand`.
 @main
 enum Entrypoint {
     static func main() async {
