@@ -155,6 +155,7 @@ import Testing
 @Suite struct LedgerEncodingTests {
     @Test(arguments: [
         LedgerEntry(line: 2, outcome: .rejected, reason: "unterminated \"quote\"\n"),
+        LedgerEntry(line: 5, outcome: .rejected, reason: "control\u{8}chars\u{C}in\u{1}a\tcell\r"),
         LedgerEntry(line: 3, outcome: .duplicateInFile, bookId: "b0123456789abcdef", firstLine: 2, key: "ta:é|x", match: .needsReview),
         LedgerEntry(line: 4, outcome: .added, bookId: "b0123456789abcdef", key: "isbn:9780441172719"),
     ])
