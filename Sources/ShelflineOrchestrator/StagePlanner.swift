@@ -65,34 +65,51 @@ public struct StagePlanner: Sendable {
         return .success(stamps)
     }
 
-    public struct MissingInput: Error, Sendable { public var name: String }
+    public struct MissingInput: Error, Sendable, Equatable { public var name: String }
 
     /// Decides one stage against its manifest.
     public func decide(_ stage: StageName, run: RunDirectory) throws -> StageDecision {
+        try check(stage, run: run).decision
+    }
+
+    /// A decision, with the input stamps computed on the way (nil when it was decided before
+    /// hashing), so a stage about to run does not hash its inputs twice.
+    public struct StageCheck: Sendable {
+        public var decision: StageDecision
+        public var inputs: Result<[FileStamp], MissingInput>?
+    }
+
+    /// Checks one stage against its manifest.
+    public func check(_ stage: StageName, run: RunDirectory) throws -> StageCheck {
         let declaration = try config.declaration(stage)
-        let manifest = run.manifest(stage)
-        guard let manifest else { return .run(reason: "never completed in this run") }
+        guard let manifest = run.manifest(stage) else {
+            return StageCheck(decision: .run(reason: "never completed in this run"))
+        }
         if manifest.algorithmVersion != stage.algorithmVersion {
-            return .run(reason: "algorithm version changed (\(manifest.algorithmVersion) → \(stage.algorithmVersion))")
+            return StageCheck(
+                decision: .run(reason: "algorithm version changed (\(manifest.algorithmVersion) → \(stage.algorithmVersion))"))
         }
         if manifest.parametersHash != parametersHash(declaration) {
-            return .run(reason: "parameters changed")
+            return StageCheck(decision: .run(reason: "parameters changed"))
         }
-        switch try inputStamps(declaration, run: run, previous: manifest) {
+        let inputs = try inputStamps(declaration, run: run, previous: manifest)
+        switch inputs {
         case .failure(let missing):
-            return .run(reason: "input missing: \(missing.name)")
+            return StageCheck(decision: .run(reason: "input missing: \(missing.name)"), inputs: inputs)
         case .success(let stamps):
             for stamp in stamps where manifest.inputs.first(where: { $0.name == stamp.name })?.sha256 != stamp.sha256 {
-                return .run(reason: "input changed: \(stamp.name)")
+                return StageCheck(decision: .run(reason: "input changed: \(stamp.name)"), inputs: inputs)
             }
         }
         for recorded in manifest.outputs {
             guard let path = path(of: recorded.name, in: run),
                   let stamp = try FileStamp.make(name: recorded.name, path: path, previous: recorded)
-            else { return .run(reason: "output missing: \(recorded.name)") }
-            if stamp.sha256 != recorded.sha256 { return .run(reason: "output modified: \(recorded.name)") }
+            else { return StageCheck(decision: .run(reason: "output missing: \(recorded.name)"), inputs: inputs) }
+            if stamp.sha256 != recorded.sha256 {
+                return StageCheck(decision: .run(reason: "output modified: \(recorded.name)"), inputs: inputs)
+            }
         }
-        return .upToDate
+        return StageCheck(decision: .upToDate, inputs: inputs)
     }
 
     /// Decisions for every stage in order, without running anything: after the first stage that
