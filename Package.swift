@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Property-based tests of the beer-queue parser (issue 10 fuzzing invariants), tests only.
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .systemLibrary(
@@ -41,6 +43,8 @@ let package = Package(
         .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "CSQLite"]),
         .target(name: "ShelflineRender", dependencies: ["ShelflineCore"]),
+        // The beer-queue activity and its cookie-carrying poll (FoundationNetworking): only render links it.
+        .target(name: "ShelflineBeerQueue", dependencies: ["ShelflineCore", "ShelflineRender"]),
         .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore", "CSystemShims"]),
         // Stage command plumbing and the parse command alone, so that `shelfline-parse` does not
         // load FoundationNetworking (libcurl and its TLS stack: ~6 MiB of RSS it never uses).
@@ -55,7 +59,7 @@ let package = Package(
             name: "ShelflineCommands",
             dependencies: [
                 "ShelflineStageCLI", "ShelflineCore", "ShelflineParse", "ShelflineLibrary", "ShelflineLookup",
-                "ShelflineRender", "ShelflineOrchestrator",
+                "ShelflineRender", "ShelflineBeerQueue", "ShelflineOrchestrator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -79,7 +83,12 @@ let package = Package(
             .testTarget(name: "ShelflineParseTests", dependencies: ["ShelflineParse", "TestSupport"]),
             .testTarget(name: "ShelflineLibraryTests", dependencies: ["ShelflineLibrary", "TestSupport"]),
             .testTarget(name: "ShelflineLookupTests", dependencies: ["ShelflineLookup", "TestSupport"]),
-            .testTarget(name: "ShelflineRenderTests", dependencies: ["ShelflineRender", "TestSupport"]),
+            .testTarget(
+                name: "ShelflineRenderTests",
+                dependencies: [
+                    "ShelflineRender", "ShelflineBeerQueue", "TestSupport",
+                    .product(name: "PropertyBased", package: "swift-property-based"),
+                ]),
             .testTarget(
                 name: "ShelflineOrchestratorTests", dependencies: ["ShelflineOrchestrator", "TestSupport"],
                 exclude: ["Fixtures"]),

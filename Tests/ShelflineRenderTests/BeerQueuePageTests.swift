@@ -1,5 +1,6 @@
 import Foundation
 import ShelflineCore
+import ShelflineBeerQueue
 import ShelflineRender
 import Testing
 
@@ -28,27 +29,28 @@ import Testing
     }
 
     /// Any other page is an error, never an empty queue.
-    @Test(arguments: ["maintenance.html", "truncated.html", "missing-id.html"])
+    @Test(arguments: ["maintenance.html", "truncated.html"])
     func issue6_otherPagesAreErrors(_ name: String) throws {
-        let error = #expect(throws: RenderError.self) { try parse(name) }
+        let error = #expect(throws: BeerQueueError.self) { try parse(name) }
         #expect(error.map { ExitStatus(for: $0) } == .dataError)
         #expect(error.map { "\($0)" }?.contains(name) == true)
     }
 
     @Test func issue6_truncatedPageSaysSo() throws {
-        let error = #expect(throws: RenderError.self) { try parse("truncated.html") }
+        let error = #expect(throws: BeerQueueError.self) { try parse("truncated.html") }
         #expect(error.map { "\($0)" }?.contains("truncated") == true)
     }
 
-    /// A beer without its own delete link is never paired with the next beer's id.
+    /// A beer without its own delete link is never paired with the next beer's id: it is skipped
+    /// and counted, and the next beer keeps its own id.
     @Test func issue6_rowWithoutIdIsNotPairedWithNextId() throws {
-        let error = #expect(throws: RenderError.self) { try parse("missing-id.html") }
-        guard case .malformedRow(_, let row, let reason)? = error else {
-            Issue.record("expected malformedRow, got \(String(describing: error))")
+        guard case .queue(let beers, let skipped) = try parse("missing-id.html") else {
+            Issue.record("expected a queue")
             return
         }
-        #expect(row == 1)
-        #expect(reason.contains("Founders KBS"))
+        #expect(beers == [QueuedBeer(id: "4418377", name: "Bell's Two Hearted Ale", date: "Apr 09, 2025 @ 11:02:55am")])
+        #expect(skipped.map(\.row) == [1])
+        #expect(skipped.first?.reason.contains("Founders KBS") == true)
     }
 
     /// Small pages for single rules, built inline so each rule is visible in the test.
@@ -57,8 +59,6 @@ import Testing
         (#"<html><body><h3 class="brewName">A (Draft)<div class="brew_added_date">d</div></h3></body></html>"#, "no deleteQueuedBrew"),
         // A delete link whose cid is not digits.
         (#"<html><body><h3 class="brewName">A<div class="brew_added_date">d</div></h3><a href="deleteQueuedBrew.php?cid=12a">x</a></body></html>"#, "numeric cid"),
-        // A delete link with no beer before it.
-        (#"<html><body><a href="deleteQueuedBrew.php?cid=12">x</a>No brew in queue</body></html>"#, "no beer before it"),
         // "No brew in queue" only inside a script does not make an empty page.
         (#"<html><body><script>var s = "No brew in queue";</script></body></html>"#, "not a beer-queue page"),
         // Empty name.
@@ -69,7 +69,7 @@ import Testing
         ("", "not a beer-queue page"),
     ])
     func issue6_singleRuleErrors(_ page: String, _ expected: String) throws {
-        let error = #expect(throws: RenderError.self) { try BeerQueuePage.parse(page, source: "inline") }
+        let error = #expect(throws: BeerQueueError.self) { try BeerQueuePage.parse(page, source: "inline") }
         #expect(error.map { "\($0)" }?.contains(expected) == true, "\(String(describing: error))")
     }
 

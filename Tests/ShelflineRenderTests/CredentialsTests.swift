@@ -1,5 +1,6 @@
 import Foundation
 import ShelflineCore
+import ShelflineBeerQueue
 import ShelflineRender
 import Testing
 import TestSupport
@@ -16,7 +17,7 @@ import TestSupport
     func issue6_refusesCredentialsOthersCanAccess(_ mode: Int16) throws {
         let temp = TemporaryDirectory("render-cred")
         let path = try file(temp, "PHPSESSID=s3cr3t-cookie-value\n", mode: mode)
-        let error = #expect(throws: RenderError.self) { try BeerQueueCredentials.load(path: path) }
+        let error = #expect(throws: BeerQueueError.self) { try BeerQueueCredentials.load(path: path) }
         #expect(error.map { ExitStatus(for: $0) } == .config)
         let message = error.map { "\($0)" } ?? ""
         #expect(message.contains("0600") && message.contains(path))
@@ -43,7 +44,7 @@ import TestSupport
         let missing = #expect(throws: FileError.self) { try BeerQueueCredentials.load(path: temp.file("nope")) }
         #expect(missing.map { ExitStatus(for: $0) } == .noInput)
         let empty = try file(temp, "\n  \n", mode: 0o600)
-        let error = #expect(throws: RenderError.self) { try BeerQueueCredentials.load(path: empty) }
+        let error = #expect(throws: BeerQueueError.self) { try BeerQueueCredentials.load(path: empty) }
         #expect(error.map { ExitStatus(for: $0) } == .config)
     }
 }

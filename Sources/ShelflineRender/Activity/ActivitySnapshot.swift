@@ -115,13 +115,13 @@ public struct ActivitySnapshot<Attributes: Codable & Hashable & Sendable, State:
 }
 
 /// Unix seconds (whole) of a date, the unit of every timestamp in a push body.
-func unixSeconds(_ date: Date) -> Int {
+package func unixSeconds(_ date: Date) -> Int {
     Int(date.timeIntervalSince1970.rounded(.down))
 }
 
 extension String {
     /// The string cut to at most `limit` characters (never inside a grapheme), with `…` if cut.
-    func truncated(toCharacters limit: Int) -> String {
+    package func truncated(toCharacters limit: Int) -> String {
         guard count > limit else { return self }
         guard limit > 1 else { return limit == 1 ? "…" : "" }
         return String(prefix(limit - 1)) + "…"

@@ -229,9 +229,9 @@ public struct ImportActivityRenderer: Sendable {
 }
 
 /// Shrinks free text until a push body fits APNs' 4096 bytes; never fails.
-enum PushBodyFitting {
+package enum PushBodyFitting {
     /// Character limits tried for free-text fields, longest first; the last always fits.
-    static let textLimits = [Int.max, 160, 80, 40, 16, 4, 1]
+    package static let textLimits = [Int.max, 160, 80, 40, 16, 4, 1]
 
     static func fit<A, S>(_ build: (Int) -> ActivitySnapshot<A, S>) -> ActivitySnapshot<A, S> {
         var snapshot = build(textLimits[0])

@@ -71,7 +71,7 @@ public struct ReviewEntry: Sendable, Equatable {
 }
 
 extension JSONValue {
-    var text: String {
+    package var text: String {
         switch self {
         case .string(let string): string
         case .number(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
@@ -88,7 +88,7 @@ extension JSONValue {
         return single.isEmpty ? [] : [single]
     }
 
-    var integer: Int? {
+    package var integer: Int? {
         switch self {
         case .number(let number) where number == number.rounded() && abs(number) < 1e15: Int(number)
         case .string(let string): Int(string)

@@ -24,6 +24,8 @@ public enum BeerQueueLifecycle {
     public enum Previous: Hashable, Sendable {
         /// No snapshot yet.
         case none
+        /// The snapshot could not be read (it was set aside): the phone may show anything.
+        case unknown
         /// The last snapshot was an `end`.
         case ended
         /// A running activity showing `display`; `offline` when the last fetch failed.
@@ -63,6 +65,9 @@ public enum BeerQueueLifecycle {
         let decision: Decision
         switch (previous, observation) {
         case (.active, .queue(let queue)) where queue.isEmpty: decision = .end
+        // Unknown: restate the truth — start with the beers, end an activity the phone may still show.
+        case (.unknown, .queue(let queue)): decision = queue.isEmpty ? .end : .start
+        case (.unknown, .sessionExpired): decision = .endSessionExpired
         case (_, .queue(let queue)) where queue.isEmpty: decision = .nothing
         case (.none, .queue), (.ended, .queue): decision = .start
         case (.active(let display, let offline), .queue(let queue)):

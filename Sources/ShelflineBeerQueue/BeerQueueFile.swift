@@ -1,5 +1,6 @@
 import Foundation
 import ShelflineCore
+import ShelflineRender
 
 /// Reads a JSON queue file: an array of `{"id", "name", "date"}` (id a string or whole number,
 /// date optional), or an object with that array under `beers` (or `queue`); an object with
@@ -14,7 +15,7 @@ public enum BeerQueueFile {
         do {
             value = try readJSONFile(JSONValue.self, from: path)
         } catch let error as FileError {
-            throw RenderError.invalidQueueFile(path: path, reason: "\(error)".replacingOccurrences(of: path + ": ", with: ""))
+            throw BeerQueueError.invalidQueueFile(path: path, reason: "\(error)".replacingOccurrences(of: path + ": ", with: ""))
         }
         return try parse(value, path: path)
     }
@@ -27,25 +28,25 @@ public enum BeerQueueFile {
         case .object(let object):
             if object["sessionExpired"] == .bool(true) { return .sessionExpired }
             guard case .array(let array)? = object["beers"] ?? object["queue"] else {
-                throw RenderError.invalidQueueFile(path: path, reason: "expected an array of beers or an object with 'beers'")
+                throw BeerQueueError.invalidQueueFile(path: path, reason: "expected an array of beers or an object with 'beers'")
             }
             list = array
         default:
-            throw RenderError.invalidQueueFile(path: path, reason: "expected an array of beers or an object with 'beers'")
+            throw BeerQueueError.invalidQueueFile(path: path, reason: "expected an array of beers or an object with 'beers'")
         }
         var beers: [QueuedBeer] = []
         for (index, item) in list.enumerated() {
             guard case .object = item else {
-                throw RenderError.invalidQueueFile(path: path, reason: "beers[\(index)] is not an object")
+                throw BeerQueueError.invalidQueueFile(path: path, reason: "beers[\(index)] is not an object")
             }
             guard let id = item["id"]?.integer.map(String.init) ?? item["id"].flatMap({ value -> String? in
                 if case .string(let text) = value, !text.isEmpty { return text }
                 return nil
             }) else {
-                throw RenderError.invalidQueueFile(path: path, reason: "beers[\(index)] has no 'id'")
+                throw BeerQueueError.invalidQueueFile(path: path, reason: "beers[\(index)] has no 'id'")
             }
             guard case .string(let rawName)? = item["name"], !BeerQueuePage.collapse(rawName).isEmpty else {
-                throw RenderError.invalidQueueFile(path: path, reason: "beers[\(index)] has no 'name'")
+                throw BeerQueueError.invalidQueueFile(path: path, reason: "beers[\(index)] has no 'name'")
             }
             let date = item["date"].map(\.text) ?? ""
             beers.append(QueuedBeer(id: id, name: ContainerLabel.displayName(rawName), date: BeerQueuePage.collapse(date)))

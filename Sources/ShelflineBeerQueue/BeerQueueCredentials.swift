@@ -25,14 +25,14 @@ public struct BeerQueueCredentials: Sendable, CustomStringConvertible {
             throw FileError.missingInput(path: path, reason: "credentials file: \(systemErrorMessage())")
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw RenderError.invalidCredentials(path: path, reason: "credentials file is not a regular file")
+            throw BeerQueueError.invalidCredentials(path: path, reason: "credentials file is not a regular file")
         }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
-            throw RenderError.insecureCredentials(path: path, mode: String(format: "%04o", mode))
+            throw BeerQueueError.insecureCredentials(path: path, mode: String(format: "%04o", mode))
         }
         guard info.st_uid == getuid() else {
-            throw RenderError.invalidCredentials(path: path, reason: "credentials file is owned by another user (uid \(info.st_uid))")
+            throw BeerQueueError.invalidCredentials(path: path, reason: "credentials file is owned by another user (uid \(info.st_uid))")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FileError.missingInput(path: path, reason: "credentials file is not readable")
@@ -46,7 +46,7 @@ public struct BeerQueueCredentials: Sendable, CustomStringConvertible {
         if trimmed.hasPrefix("{") {
             guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(trimmed.utf8)),
                   case .string(let cookie)? = object["cookie"] ?? object["PHPSESSID"] ?? object["sessionId"] else {
-                throw RenderError.invalidCredentials(path: path, reason: "credentials JSON has no string 'cookie'")
+                throw BeerQueueError.invalidCredentials(path: path, reason: "credentials JSON has no string 'cookie'")
             }
             value = object["cookie"] != nil ? cookie : "PHPSESSID=" + cookie
         } else {
@@ -56,10 +56,10 @@ public struct BeerQueueCredentials: Sendable, CustomStringConvertible {
             if value.lowercased().hasPrefix("cookie:") { value = String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) }
         }
         guard !value.isEmpty else {
-            throw RenderError.invalidCredentials(path: path, reason: "credentials file holds no cookie")
+            throw BeerQueueError.invalidCredentials(path: path, reason: "credentials file holds no cookie")
         }
         guard value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) else {
-            throw RenderError.invalidCredentials(path: path, reason: "the cookie may only hold printable ASCII")
+            throw BeerQueueError.invalidCredentials(path: path, reason: "the cookie may only hold printable ASCII")
         }
         return value.contains("=") ? value : "PHPSESSID=" + value
     }

@@ -2,19 +2,34 @@ import Foundation
 
 /// What a beer-queue source said.
 public enum BeerQueueReading: Sendable, Equatable {
-    /// The member's queue in queue order (possibly empty).
-    case queue([QueuedBeer])
+    /// The member's queue in queue order (possibly empty), and the rows left out as malformed.
+    case queue([QueuedBeer], skipped: [SkippedRow] = [])
     /// The site answered with its login page.
     case sessionExpired
+}
+
+/// A queue row left out of the snapshot, and why.
+public struct SkippedRow: Sendable, Equatable, Codable {
+    /// 1-based position among the page's `brewName` rows.
+    public var row: Int
+    public var reason: String
+
+    public init(row: Int, reason: String) {
+        self.row = row
+        self.reason = reason
+    }
 }
 
 /// Parses a saved or fetched `memberQueues.php` page.
 ///
 /// Each queued beer is an `h3` whose class list has `brewName`; its text (minus child elements'
-/// text) is the name with a container label, its child `div.brew_added_date` the date; the entry
-/// id is the digits of the next `deleteQueuedBrew.php?cid=` link. `No brew in queue` is the empty
-/// queue, a password input the login page. Anything else — including a page cut off before its
-/// `</html>`, and a beer without its own delete link — is an error, never an empty queue.
+/// text) is the name with a container label, its child `div.brew_added_date` the date. The row runs
+/// from its heading to the next `brewName` heading or the end of the heading's own container, and
+/// its entry id is the `cid` of the `deleteQueuedBrew.php?cid=` link inside that row — never a link
+/// of another row. A malformed row (no link, a non-numeric or ambiguous cid, a heading with no name,
+/// an id already listed) is skipped and reported; a page where every row is malformed is an error.
+/// `No brew in queue` is the empty queue, a password input the login page. Anything else — including
+/// a page cut off before its `</html>` — is an error, never an empty queue.
 public enum BeerQueuePage {
     /// Pages larger than this are refused (a queue page is a few kilobytes to a few hundred).
     public static let maximumBytes = 8 << 20
@@ -25,13 +40,20 @@ public enum BeerQueuePage {
         struct Row {
             var name = ""
             var date = ""
-            var id: String?
+            /// Distinct numeric cids of the row's delete links, in order.
+            var ids: [String] = []
+            var badLink = false
+            /// Elements open outside the heading: the row ends when its container closes.
+            var containerDepth: Int
         }
-        var rows: [Row] = []
-        var open: Row?  // the beer whose delete link has not been seen yet
-        var inName = false
-        var nameDepth = 0  // elements open inside the h3
-        var dateDepth = 0  // > 0 inside div.brew_added_date
+        var beers: [QueuedBeer] = []
+        var skipped: [SkippedRow] = []
+        var seenIds: [String: Int] = [:]
+        var rowCount = 0
+        var open: Row?
+        var stack: [String] = []  // open elements (void ones never pushed)
+        var nameDepth: Int?  // stack depth inside the open row's heading
+        var dateDepth: Int?  // stack depth inside its div.brew_added_date
         var sawPassword = false
         var sawEmptyMarker = false
         var sawHTMLClose = false
@@ -40,13 +62,30 @@ public enum BeerQueuePage {
         func classes(_ attributes: [String: String]) -> [String] {
             (attributes["class"] ?? "").split(whereSeparator: \.isWhitespace).map { $0.lowercased() }
         }
-        func finishName() throws {
-            guard var row = open else { return }
-            row.name = collapse(row.name)
-            row.date = collapse(row.date)
-            open = row
-            if row.name.isEmpty {
-                throw RenderError.malformedRow(source: source, row: rows.count + 1, reason: "a brewName heading without a name")
+        func finishRow() {
+            guard let row = open else { return }
+            open = nil
+            nameDepth = nil
+            dateDepth = nil
+            rowCount += 1
+            let name = collapse(row.name)
+            let reason: String?
+            if name.isEmpty {
+                reason = "a brewName heading without a name"
+            } else if row.ids.count > 1 {
+                reason = "'\(name)' has several delete links (cid \(row.ids.joined(separator: ", ")))"
+            } else if let id = row.ids.first, let earlier = seenIds[id] {
+                reason = "'\(name)' has the same cid \(id) as queued beer \(earlier)"
+            } else if row.ids.isEmpty {
+                reason = row.badLink ? "'\(name)': delete link without a numeric cid" : "'\(name)' has no deleteQueuedBrew.php?cid= link"
+            } else {
+                reason = nil
+            }
+            if let reason {
+                skipped.append(SkippedRow(row: rowCount, reason: reason))
+            } else {
+                seenIds[row.ids[0]] = rowCount
+                beers.append(QueuedBeer(id: row.ids[0], name: ContainerLabel.displayName(name), date: collapse(row.date)))
             }
         }
 
@@ -63,76 +102,57 @@ public enum BeerQueuePage {
                 }
                 if name == "input", (attributes["type"] ?? "").lowercased() == "password" { sawPassword = true }
                 if name == "h3", classes(attributes).contains("brewname") {
-                    if let pending = open {
-                        throw RenderError.malformedRow(
-                            source: source, row: rows.count + 1,
-                            reason: "'\(collapse(pending.name))' has no deleteQueuedBrew.php?cid= link before the next beer")
-                    }
-                    open = Row()
-                    inName = true
-                    nameDepth = 0
-                    dateDepth = 0
+                    finishRow()
+                    open = Row(containerDepth: stack.count)
+                    stack.append(name)
+                    nameDepth = stack.count
                     continue
                 }
-                if name == "a", let href = attributes["href"], let range = href.range(of: "deleteQueuedBrew.php", options: .caseInsensitive) {
-                    let id = Self.cid(in: href[range.upperBound...])
-                    guard var row = open else {
-                        throw RenderError.unrecognisedPage(source: source, reason: "a delete link (\(href)) with no beer before it")
+                if name == "a", open != nil, let href = attributes["href"],
+                   let range = href.range(of: "deleteQueuedBrew.php", options: .caseInsensitive) {
+                    if let id = Self.cid(in: href[range.upperBound...]) {
+                        if !open!.ids.contains(id) { open!.ids.append(id) }
+                    } else {
+                        open!.badLink = true
                     }
-                    if inName { try finishName(); row = open!; inName = false }
-                    guard let id else {
-                        throw RenderError.malformedRow(source: source, row: rows.count + 1,
-                                                       reason: "'\(row.name)': delete link without a numeric cid")
-                    }
-                    row.id = id
-                    rows.append(row)
-                    open = nil
-                    continue
                 }
-                if inName && !Self.voidElements.contains(name) {
-                    nameDepth += 1
-                    if dateDepth > 0 {
-                        dateDepth += 1
-                    } else if name == "div", classes(attributes).contains("brew_added_date") {
-                        dateDepth = 1
-                    }
+                guard !Self.voidElements.contains(name) else { continue }
+                stack.append(name)
+                if nameDepth != nil, dateDepth == nil, name == "div", classes(attributes).contains("brew_added_date") {
+                    dateDepth = stack.count
                 }
             case .end(let name):
                 if name == "html" { sawHTMLClose = true }
-                guard inName else { continue }
-                if name == "h3" && nameDepth == 0 {
-                    inName = false
-                    try finishName()
-                } else if nameDepth > 0 {
-                    nameDepth -= 1
-                    if dateDepth > 0 { dateDepth -= 1 }
-                }
+                // Close the innermost open element of that name (and any left unclosed inside it).
+                guard let index = stack.lastIndex(of: name) else { continue }
+                stack.removeSubrange(index...)
+                if let depth = dateDepth, stack.count < depth { dateDepth = nil }
+                if let depth = nameDepth, stack.count < depth { nameDepth = nil }
+                if let row = open, stack.count < row.containerDepth { finishRow() }
             case .text(let text):
                 // Most text tokens are the whitespace between tags.
                 if text.utf8.allSatisfy(HTMLScanner.isSpace) { continue }
-                if inName, open != nil {
-                    if dateDepth > 0 { open!.date += " " + text } else { open!.name += " " + text }
+                if nameDepth != nil, open != nil {
+                    if dateDepth != nil { open!.date += " " + text } else { open!.name += " " + text }
                 } else if collapse(text).lowercased().contains("no brew in queue") {
                     sawEmptyMarker = true
                 }
             }
         }
+        finishRow()
 
         if sawPassword { return .sessionExpired }
-        if (endedInsideMarkup || !sawHTMLClose) && (!rows.isEmpty || open != nil || sawEmptyMarker) {
-            throw RenderError.unrecognisedPage(source: source, reason: "the page is truncated (it does not end with </html>)")
+        if (endedInsideMarkup || !sawHTMLClose) && (rowCount > 0 || sawEmptyMarker) {
+            throw BeerQueueError.unrecognisedPage(source: source, reason: "the page is truncated (it does not end with </html>)")
         }
-        if let pending = open {
-            throw RenderError.malformedRow(source: source, row: rows.count + 1,
-                                           reason: "'\(collapse(pending.name))' has no deleteQueuedBrew.php?cid= link")
+        if beers.isEmpty && !skipped.isEmpty {
+            throw BeerQueueError.malformedRows(source: source, skipped: skipped)
         }
-        guard !rows.isEmpty || sawEmptyMarker else {
-            throw RenderError.unrecognisedPage(
+        guard rowCount > 0 || sawEmptyMarker else {
+            throw BeerQueueError.unrecognisedPage(
                 source: source, reason: "no brewName rows, no 'No brew in queue' and no login form")
         }
-        return .queue(rows.map { row in
-            QueuedBeer(id: row.id!, name: ContainerLabel.displayName(row.name), date: row.date)
-        })
+        return .queue(beers, skipped: skipped)
     }
 
     static let voidElements: Set<String> = ["br", "img", "input", "meta", "link", "hr", "wbr", "source", "area", "col", "embed"]
@@ -149,8 +169,10 @@ public enum BeerQueuePage {
         return nil
     }
 
+    /// `text` with control characters removed (C0, DEL and C1: a NUL from `&#0;` or a raw byte
+    /// never reaches a snapshot; tabs and line breaks count as spaces) and whitespace collapsed.
     static func collapse(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        SnapshotText.clean(text)
     }
 }
 

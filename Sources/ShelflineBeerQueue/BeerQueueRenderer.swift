@@ -1,5 +1,6 @@
 import Foundation
 import ShelflineCore
+import ShelflineRender
 
 /// The beer-queue Live Activity: decides (with `BeerQueueLifecycle`) and publishes the snapshot
 /// `<workspace>/activity/beer-queue.json`, its history, and the hourly update budget
@@ -34,12 +35,23 @@ public struct BeerQueueRenderer: Sendable {
 
     public var store: ActivityStore { ActivityStore(workspace: workspace, name: "beer-queue", historyLimit: historyLimit) }
     public var budgetPath: String { workspace.activityDirectory + "/beer-queue.budget.json" }
+    /// What the last run read and did (`BeerQueueReport`).
+    public var reportPath: String { workspace.activityDirectory + "/beer-queue.report.json" }
+
+    /// A state file that could not be read, moved out of the way so the run could rebuild it.
+    public struct SetAside: Sendable, Equatable {
+        public var original: String
+        public var movedTo: String
+        public var reason: String
+    }
 
     /// What one observation led to.
     public struct Outcome: Sendable, Equatable {
         public var decision: BeerQueueLifecycle.Decision
         /// The snapshot published, if any.
         public var snapshot: Snapshot?
+        /// Corrupt state files set aside (and rebuilt) by this run, for the caller to log once.
+        public var setAside: [SetAside] = []
     }
 
     /// Decides what `observation` means against the latest snapshot and publishes it.
@@ -49,17 +61,42 @@ public struct BeerQueueRenderer: Sendable {
     }
 
     func renderLocked(_ observation: BeerQueueLifecycle.Observation, now: Date, userTriggered: Bool) throws -> Outcome {
-        let previousSnapshot = try store.latest(Snapshot.self)
+        // Compared and published as the snapshot will show them, whatever the source let through.
+        var observation = observation
+        if case .queue(let queue) = observation {
+            observation = .queue(queue.map {
+                QueuedBeer(id: SnapshotText.clean($0.id), name: SnapshotText.clean($0.name), date: SnapshotText.clean($0.date))
+            })
+        }
+        var setAside: [SetAside] = []
+        // A state file that does not decode (edited by hand, a disk fault) never stops the activity:
+        // it is set aside as `<name>.corrupt-<time>` and rebuilt from this observation.
+        func readable<T>(_ path: String, _ read: () throws -> T) throws -> T? {
+            do {
+                return try read()
+            } catch let error as FileError {
+                guard case .corrupt = error else { throw error }
+                setAside.append(try Self.setAside(path, now: now, reason: "\(error)".replacingOccurrences(of: path + ": ", with: "")))
+                return nil
+            }
+        }
+        let snapshotReadable = try readable(store.snapshotPath) { try store.latest(Snapshot.self) }
+        _ = try readable(store.historyPath) { try store.history(Snapshot.self) }
+        let previousSnapshot = snapshotReadable ?? nil
         let previous: BeerQueueLifecycle.Previous
         switch previousSnapshot {
-        case nil: previous = .none
+        case nil: previous = snapshotReadable == nil ? .unknown : .none
         case let snapshot? where snapshot.event == .end: previous = .ended
         case let snapshot?:
             previous = .active(BeerQueueLifecycle.Display(queueCount: snapshot.contentState.queueCount,
                                                           beers: snapshot.contentState.beers),
                                offline: snapshot.offline == true)
         }
-        var budget = try readBudget(now: now)
+        var budget = try readable(budgetPath) { try readBudget(now: now) } ?? []
+        if budget.contains(unixSeconds(now)), FileManager.default.fileExists(atPath: budgetPath) {
+            // Clamped times are written back, so that they age from now rather than from the future.
+            try writeJSONFile(BudgetFile(periodicUpdates: budget), to: budgetPath)
+        }
         let decision = BeerQueueLifecycle.decide(
             previous: previous, observation: observation, budgetLeft: budget.count < maxUpdatesPerHour, userTriggered: userTriggered)
 
@@ -91,7 +128,26 @@ public struct BeerQueueRenderer: Sendable {
                 try writeJSONFile(BudgetFile(periodicUpdates: budget), to: budgetPath)
             }
         }
-        return Outcome(decision: decision, snapshot: snapshot)
+        return Outcome(decision: decision, snapshot: snapshot, setAside: setAside)
+    }
+
+    /// Renames `path` to `<path>.corrupt-<UTC time>` (with `-2`, `-3`, … if taken).
+    static func setAside(_ path: String, now: Date, reason: String) throws -> SetAside {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let base = path + ".corrupt-" + formatter.string(from: now)
+        var target = base
+        var suffix = 2
+        while FileManager.default.fileExists(atPath: target) {
+            target = base + "-\(suffix)"
+            suffix += 1
+        }
+        guard rename(path, target) == 0 else {
+            throw FileError.cannotCreate(path: target, reason: "cannot set aside the corrupt \(path): \(systemErrorMessage())")
+        }
+        return SetAside(original: path, movedTo: target, reason: reason)
     }
 
     /// `lastUpdated`: the poll time in ISO 8601 UTC, which the app can parse and format locally.
@@ -120,19 +176,18 @@ public struct BeerQueueRenderer: Sendable {
     func fitted(event: ActivityEvent, state: State, queueCount: Int, timestamp: Int, staleDate: Int?, offline: Bool?,
                 alert: PushAlert?) -> Snapshot {
         func build(beers: Int, textLimit: Int) -> Snapshot {
+            // Every text is cleaned here, whatever its source (page, JSON file, config, old snapshot).
+            func text(_ value: String, _ limit: Int) -> String { SnapshotText.clean(value).truncated(toCharacters: limit) }
             var state = state
             state.beers = state.beers.prefix(beers).map {
-                QueuedBeer(id: $0.id.truncated(toCharacters: max(textLimit, 24)), name: $0.name.truncated(toCharacters: textLimit),
-                           date: $0.date.truncated(toCharacters: max(textLimit, 32)))
+                QueuedBeer(id: text($0.id, max(textLimit, 24)), name: text($0.name, textLimit), date: text($0.date, max(textLimit, 32)))
             }
-            state.storeLocation = state.storeLocation.truncated(toCharacters: max(textLimit, 16))
-            state.lastUpdated = state.lastUpdated.truncated(toCharacters: max(textLimit, 32))
+            state.storeLocation = text(state.storeLocation, max(textLimit, 16))
+            state.lastUpdated = text(state.lastUpdated, max(textLimit, 32))
             var attributes = attributes
-            attributes.memberId = attributes.memberId.truncated(toCharacters: max(textLimit, 64))
-            attributes.storeId = attributes.storeId.truncated(toCharacters: max(textLimit, 64))
-            let alert = alert.map {
-                PushAlert(title: $0.title.truncated(toCharacters: max(textLimit, 40)), body: $0.body.truncated(toCharacters: max(textLimit, 80)))
-            }
+            attributes.memberId = text(attributes.memberId, max(textLimit, 64))
+            attributes.storeId = text(attributes.storeId, max(textLimit, 64))
+            let alert = alert.map { PushAlert(title: text($0.title, max(textLimit, 40)), body: text($0.body, max(textLimit, 80))) }
             return Snapshot(attributesType: BeerQueueAttributes.typeName, attributes: attributes, contentState: state, event: event,
                             timestamp: timestamp, staleDate: staleDate, dismissalDate: event == .end ? timestamp : nil,
                             alert: alert, offline: offline)
@@ -163,7 +218,10 @@ public struct BeerQueueRenderer: Sendable {
 
     func readBudget(now: Date) throws -> [Int] {
         guard FileManager.default.fileExists(atPath: budgetPath) else { return [] }
-        let hourAgo = unixSeconds(now) - 3600
-        return try readJSONFile(BudgetFile.self, from: budgetPath).periodicUpdates.filter { $0 > hourAgo }.sorted()
+        let nowSeconds = unixSeconds(now)
+        // A time after now means the clock went back: count it as now, so it holds updates back
+        // for an hour at most rather than until the clock catches up.
+        return try readJSONFile(BudgetFile.self, from: budgetPath).periodicUpdates
+            .map { min($0, nowSeconds) }.filter { $0 > nowSeconds - 3600 }.sorted()
     }
 }

@@ -1,0 +1,242 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+import ShelflineRender
+
+/// Where one beer-queue run reads the queue from.
+public enum BeerQueueSource: Sendable, Equatable {
+    /// A saved `memberQueues.php` page.
+    case html(path: String)
+    /// A JSON queue file (`BeerQueueFile`).
+    case json(path: String)
+    /// A live `GET <host>/memberQueues.php` with the credentials file's cookie.
+    case poll
+}
+
+/// One beer-queue run end to end, shared by `shelfline-render beer-queue` and the orchestrator:
+/// settings from `pipeline.json`'s `beerQueue`, read the source, render, report problems.
+public struct BeerQueueJob: Sendable {
+    public var config: BeerQueueConfig
+    public var configPath: String
+    public var workspace: Workspace
+    public var historyLimit: Int
+
+    public init(config: BeerQueueConfig?, configPath: String, workspace: Workspace,
+                historyLimit: Int = RenderParameters.defaultHistoryLimit) {
+        self.config = config ?? Self.emptyConfig
+        self.configPath = configPath
+        self.workspace = workspace
+        self.historyLimit = historyLimit
+    }
+
+    /// Runs once. Returns nil in visitor mode (no activity at all). A page that could not be
+    /// fetched or read marks a running activity offline and then throws; a login page ends the
+    /// activity and then throws `sessionExpired` so the user renews the cookie. With `--poll`, every
+    /// message, log line, report and snapshot text has the cookie's values redacted.
+    public func run(source: BeerQueueSource, now: Date, userTriggered: Bool, log: Logfmt) async throws -> BeerQueueRenderer.Outcome? {
+        if config.visitor == true {
+            log.event(["activity": "beer-queue", "event": "skipped", "reason": "visitor mode"])
+            return nil
+        }
+        let renderer = try makeRenderer()
+        var redactor = SecretRedactor()
+        do {
+            return try await observeAndRender(source: source, renderer: renderer, now: now, userTriggered: userTriggered,
+                                              log: log, redactor: &redactor)
+        } catch let error as BeerQueueError {
+            throw error.redacting(redactor)
+        }
+    }
+
+    func observeAndRender(source: BeerQueueSource, renderer: BeerQueueRenderer, now: Date, userTriggered: Bool, log: Logfmt,
+                          redactor: inout SecretRedactor) async throws -> BeerQueueRenderer.Outcome {
+        var pending: (any Error)?
+        var observation = BeerQueueLifecycle.Observation.fetchFailed
+        var skipped: [SkippedRow] = []
+        let sourceName: String
+        /// A page or file that is not a queue: a running activity is marked offline, then the error is thrown.
+        func unreadable(_ error: BeerQueueError) {
+            observation = .fetchFailed
+            pending = error
+            // Every row counted, even on a page refused because all of them are malformed.
+            if case .malformedRows(_, let rows) = error { skipped = rows }
+        }
+        switch source {
+        case .html(let path):
+            sourceName = path
+            do {
+                let reading = try BeerQueuePage.parse(try Self.readPage(path: path), source: path)
+                (observation, skipped) = Self.observation(reading)
+                if observation == .sessionExpired { pending = BeerQueueError.sessionExpired(credentialsFile: nil) }
+            } catch let error as BeerQueueError {
+                unreadable(error)
+            }
+        case .json(let path):
+            sourceName = path
+            do {
+                (observation, skipped) = Self.observation(try BeerQueueFile.read(path: path))
+                if observation == .sessionExpired { pending = BeerQueueError.sessionExpired(credentialsFile: nil) }
+            } catch let error as BeerQueueError {
+                unreadable(error)
+            }
+        case .poll:
+            let host = try validatedHost()
+            let credentialsPath = try required(config.credentialsFile, key: "credentialsFile", what: "the path of a 0600 file holding the session cookie")
+            // `~/…` as pipeline.json's example writes it (expanded against the user's home directory).
+            let credentials = try BeerQueueCredentials.load(path: (credentialsPath as NSString).expandingTildeInPath)
+            redactor = SecretRedactor(cookie: credentials.cookie)
+            let client = BeerQueueClient(host: host, credentials: credentials, timeoutSeconds: config.timeoutSeconds ?? 20)
+            sourceName = client.pageURL
+            do {
+                let page = try await client.fetchPage()
+                (observation, skipped) = Self.observation(try BeerQueuePage.parse(page, source: client.pageURL))
+                if observation == .sessionExpired { pending = BeerQueueError.sessionExpired(credentialsFile: credentialsPath) }
+            } catch let error as BeerQueueError {
+                // Unreachable, timed out, HTTP error, a redirect elsewhere or an unreadable page: never an `end`.
+                unreadable(error)
+            }
+        }
+        if !redactor.secrets.isEmpty {
+            // A server that echoes the cookie into a page never gets it into a snapshot or the report.
+            if case .queue(let beers) = observation {
+                observation = .queue(beers.map {
+                    QueuedBeer(id: redactor.redact($0.id), name: redactor.redact($0.name), date: redactor.redact($0.date))
+                })
+            }
+            skipped = skipped.map { SkippedRow(row: $0.row, reason: redactor.redact($0.reason)) }
+        }
+        let outcome = try renderer.render(observation, now: now, userTriggered: userTriggered)
+        for setAside in outcome.setAside {
+            log.error("shelfline-render: warning: \(setAside.original) could not be read (\(setAside.reason)); "
+                      + "set aside as \(setAside.movedTo) and rebuilt")
+        }
+        let report = BeerQueueReport(source: redactor.redact(sourceName), observation: observation, skipped: skipped,
+                                     decision: outcome.decision, problem: pending.map { error in
+                                         (error as? BeerQueueError)?.redacting(redactor).description ?? "\(error)"
+                                     })
+        try writeJSONFile(report, to: renderer.reportPath)
+        var fields: KeyValuePairs<String, Any> = ["activity": "beer-queue", "event": "\(outcome.decision)", "skippedRows": skipped.count]
+        if let state = outcome.snapshot?.contentState {
+            fields = ["activity": "beer-queue", "event": "\(outcome.decision)", "queueCount": state.queueCount,
+                      "skippedRows": skipped.count]
+        }
+        log.event(fields)
+        if let pending { throw pending }
+        return outcome
+    }
+
+    static func observation(_ reading: BeerQueueReading) -> (BeerQueueLifecycle.Observation, [SkippedRow]) {
+        switch reading {
+        case .queue(let beers, let skipped): (.queue(beers), skipped)
+        case .sessionExpired: (.sessionExpired, [])
+        }
+    }
+
+    /// `beerQueue.host` for a poll: an http(s) origin; plain `http://` only to a loopback address,
+    /// since the cookie would otherwise cross the network in clear text.
+    func validatedHost() throws -> String {
+        let host = try required(config.host, key: "host", what: "the site's https:// origin")
+        guard let url = URL(string: host), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+              let name = url.host, !name.isEmpty else {
+            throw ConfigError(path: configPath, key: "beerQueue.host", expected: "an https:// URL such as https://www.beerknurd.com, found '\(host)'")
+        }
+        if scheme == "http" && !Self.isLoopback(name) {
+            throw ConfigError(path: configPath, key: "beerQueue.host",
+                              expected: "https:// (plain http:// would send the session cookie in clear text; it is allowed only for a loopback address), found '\(host)'")
+        }
+        return host
+    }
+
+    /// `localhost`, `127.0.0.0/8` and `::1`.
+    static func isLoopback(_ host: String) -> Bool {
+        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
+        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// `BeerQueueConfig` with every setting absent (core gives it no public memberwise init).
+    static var emptyConfig: BeerQueueConfig {
+        // A fixed, valid literal: this decode cannot fail.
+        try! JSONDecoder().decode(BeerQueueConfig.self, from: Data("{}".utf8))
+    }
+
+    func makeRenderer() throws -> BeerQueueRenderer {
+        let memberId = try required(config.memberId, key: "memberId", what: "the member's id (or set beerQueue.visitor to true)")
+        let storeId = try required(config.storeId, key: "storeId", what: "the store's id")
+        return BeerQueueRenderer(
+            workspace: workspace, attributes: BeerQueueAttributes(memberId: memberId, storeId: storeId),
+            storeLocation: config.storeLocation ?? "",
+            maxUpdatesPerHour: config.maxUpdatesPerHour ?? BeerQueueRenderer.defaultMaxUpdatesPerHour,
+            staleAfterMinutes: config.staleAfterMinutes ?? BeerQueueRenderer.defaultStaleAfterMinutes,
+            historyLimit: historyLimit)
+    }
+
+    func required(_ value: String?, key: String, what: String) throws -> String {
+        guard let value, !value.isEmpty else {
+            throw ConfigError(path: configPath, key: "beerQueue.\(key)", expected: "required: \(what)")
+        }
+        return value
+    }
+
+    /// Reads a saved page, never more than `maximumBytes` + 1 bytes: missing or not a regular file
+    /// → 66, too large → 65. Invalid UTF-8 is repaired, not fatal.
+    public static func readPage(path: String, maximumBytes: Int = BeerQueuePage.maximumBytes) throws -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { throw FileError.missingInput(path: path, reason: systemErrorMessage()) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw FileError.missingInput(path: path, reason: "not a regular file")
+        }
+        let tooLarge = BeerQueueError.unrecognisedPage(source: path, reason: "larger than \(maximumBytes) bytes")
+        guard Int(info.st_size) <= maximumBytes else { throw tooLarge }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: maximumBytes + 1) ?? Data()
+        } catch {
+            throw FileError.io(path: path, reason: "read: \(error.localizedDescription)")
+        }
+        // The file may have grown since fstat.
+        guard data.count <= maximumBytes else { throw tooLarge }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// `activity/beer-queue.report.json`: what the last run read and did, so every row the page had
+/// ends in one counted outcome (listed or skipped).
+struct BeerQueueReport: Encodable {
+    var source: String
+    /// `queue`, `sessionExpired` or `unreadable`.
+    var observed: String
+    /// `brewName` rows on the page (listed + skipped).
+    var rows: Int
+    var beers: Int
+    var skippedRows: Int
+    var skipped: [SkippedRow]
+    var event: String
+    var problem: String?
+
+    init(source: String, observation: BeerQueueLifecycle.Observation, skipped: [SkippedRow],
+         decision: BeerQueueLifecycle.Decision, problem: String?) {
+        self.source = source
+        switch observation {
+        case .queue(let beers):
+            observed = "queue"
+            self.beers = beers.count
+        case .sessionExpired:
+            observed = "sessionExpired"
+            beers = 0
+        case .fetchFailed:
+            observed = "unreadable"
+            beers = 0
+        }
+        rows = beers + skipped.count
+        skippedRows = skipped.count
+        self.skipped = skipped
+        event = "\(decision)"
+        self.problem = problem
+    }
+}
