@@ -25,6 +25,8 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .systemLibrary(name: "CSystemShims"),
+        // libcurl for the beer-queue poll: its write callback stops a transfer at the page limit.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Writes gzip members about twice as fast as zlib at level 1 (bench in GzipWriter.swift).
         .systemLibrary(name: "CLibdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(
@@ -43,8 +45,8 @@ let package = Package(
         .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "CSQLite"]),
         .target(name: "ShelflineRender", dependencies: ["ShelflineCore"]),
-        // The beer-queue activity and its cookie-carrying poll (FoundationNetworking): only render links it.
-        .target(name: "ShelflineBeerQueue", dependencies: ["ShelflineCore", "ShelflineRender"]),
+        // The beer-queue activity and its cookie-carrying poll (libcurl): only render links it.
+        .target(name: "ShelflineBeerQueue", dependencies: ["ShelflineCore", "ShelflineRender", "CCurl"]),
         .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore", "CSystemShims"]),
         // Stage command plumbing and the parse command alone, so that `shelfline-parse` does not
         // load FoundationNetworking (libcurl and its TLS stack: ~6 MiB of RSS it never uses).

@@ -1,20 +1,23 @@
+import CCurl
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// Fetches `GET <host>/memberQueues.php` with the member's cookie.
+/// Fetches `GET <host>/memberQueues.php` with the member's cookie, through libcurl.
 ///
 /// No cookie jar, no cache, a hard timeout. The cookie goes only to the configured origin (scheme,
-/// host and port): a redirect to another origin, or from https to http, is not followed — the
-/// answer is unrecognised (`queueUnavailable`, exit 75). The body is counted while it streams in
-/// and the transfer is cancelled once it passes `maximumBytes` (or when `Content-Length` says it
-/// will), so memory stays bounded by the limit. Every failure is `BeerQueueError.queueUnavailable`.
+/// host and port): redirects are followed by hand, and only within that origin — a redirect to
+/// another origin, or from https to http, is not followed (the answer is unrecognised,
+/// `queueUnavailable`, exit 75). The page limit holds while reading: a `Content-Length` over it
+/// stops the transfer before the body, and the body is counted as it arrives; the write callback
+/// stops the transfer at the limit, so memory stays bounded by it. (URLSession was not used: it
+/// reads ahead of its delegate and queued up to the whole 300 MB answer in memory before a cancel
+/// took effect.) Every failure is `BeerQueueError.queueUnavailable`, whose reason never holds the cookie.
 public struct BeerQueueClient: Sendable {
     public var host: String
     public var credentials: BeerQueueCredentials
     public var timeoutSeconds: Double
     public var maximumBytes: Int
+    /// Redirects followed within the origin (the site sends one to its login page).
+    public static let maximumRedirects = 5
 
     public init(host: String, credentials: BeerQueueCredentials, timeoutSeconds: Double = 20,
                 maximumBytes: Int = BeerQueuePage.maximumBytes) {
@@ -28,40 +31,115 @@ public struct BeerQueueClient: Sendable {
 
     /// The page's HTML (invalid UTF-8 repaired), or `queueUnavailable`.
     public func fetchPage() async throws -> String {
-        guard let url = URL(string: pageURL), let origin = Origin(url) else {
-            throw BeerQueueError.queueUnavailable(host: host, reason: "beerQueue.host is not an http(s) URL")
-        }
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData, timeoutInterval: timeoutSeconds)
-        request.httpMethod = "GET"
-        request.httpShouldHandleCookies = false
-        request.setValue(credentials.cookie, forHTTPHeaderField: "Cookie")
-        request.setValue("Shelfline/0.1 (beer-queue poll)", forHTTPHeaderField: "User-Agent")
-        request.setValue("text/html", forHTTPHeaderField: "Accept")
-
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        configuration.urlCache = nil
-        configuration.timeoutIntervalForRequest = timeoutSeconds
-        configuration.timeoutIntervalForResource = timeoutSeconds
-        let transfer = Transfer(origin: origin, cookie: credentials.cookie, maximumBytes: maximumBytes)
-        let session = URLSession(configuration: configuration, delegate: transfer, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-
+        // curl_easy_perform blocks: run it off Swift's cooperative threads.
         let result = await withCheckedContinuation { continuation in
-            transfer.start(session.dataTask(with: request), continuation: continuation)
+            DispatchQueue.global().async { continuation.resume(returning: fetch()) }
         }
-        let data: Data
         switch result {
-        case .failure(let problem):
-            throw BeerQueueError.queueUnavailable(host: host, reason: problem.reason)
-        case .success(let response, let body):
-            guard response.statusCode == 200 else {
-                throw BeerQueueError.queueUnavailable(host: host, reason: "HTTP \(response.statusCode)")
-            }
-            data = body
+        case .success(let data): return String(decoding: data, as: UTF8.self)
+        case .failure(let problem): throw BeerQueueError.queueUnavailable(host: host, reason: problem.reason)
         }
-        return String(decoding: data, as: UTF8.self)
+    }
+
+    struct Problem: Error {
+        var reason: String
+    }
+
+    func fetch() -> Result<Data, Problem> {
+        guard let url = URL(string: pageURL), let origin = Origin(url) else {
+            return .failure(Problem(reason: "beerQueue.host is not an http(s) URL"))
+        }
+        var current = pageURL
+        for _ in 0...Self.maximumRedirects {
+            let answer: Answer
+            switch transfer(current) {
+            case .failure(let problem): return .failure(problem)
+            case .success(let value): answer = value
+            }
+            guard (300...399).contains(answer.status) else {
+                guard answer.status == 200 else { return .failure(Problem(reason: "HTTP \(answer.status)")) }
+                return .success(answer.body)
+            }
+            guard let location = answer.location, let next = URL(string: location) else {
+                return .failure(Problem(reason: "HTTP \(answer.status) without a usable Location"))
+            }
+            guard let target = Origin(next), target == origin else {
+                // Never followed, so the cookie never leaves for another origin or over plain http.
+                let name = Origin(next)?.description ?? "a non-http(s) URL"
+                return .failure(Problem(reason: "the site redirected to \(name), outside \(origin) (not followed)"))
+            }
+            current = location
+        }
+        return .failure(Problem(reason: "more than \(Self.maximumRedirects) redirects"))
+    }
+
+    struct Answer {
+        var status: Int
+        var location: String?
+        var body: Data
+    }
+
+    /// One GET, no redirects followed, the body capped at `maximumBytes`.
+    func transfer(_ url: String) -> Result<Answer, Problem> {
+        guard let handle = curl_easy_init() else { return .failure(Problem(reason: "libcurl could not start")) }
+        defer { curl_easy_cleanup(handle) }
+        var headers: UnsafeMutablePointer<curl_slist>?
+        for header in ["Cookie: " + credentials.cookie, "Accept: text/html"] {
+            headers = curl_slist_append(headers, header)
+        }
+        defer { curl_slist_free_all(headers) }
+        let sink = BodySink(limit: maximumBytes)
+        let context = Unmanaged.passUnretained(sink).toOpaque()
+        let milliseconds = max(1, Int(timeoutSeconds * 1000))
+        var status = CURLE_OK
+        func set(_ code: CURLcode) { if status == CURLE_OK { status = code } }
+        set(shelfline_curl_set_string(handle, CURLOPT_URL, url))
+        set(shelfline_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+        set(shelfline_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+        set(shelfline_curl_set_long(handle, CURLOPT_NOSIGNAL, 1))
+        set(shelfline_curl_set_long(handle, CURLOPT_TIMEOUT_MS, milliseconds))
+        set(shelfline_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds))
+        set(shelfline_curl_set_size(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumBytes)))
+        set(shelfline_curl_set_string(handle, CURLOPT_USERAGENT, "Shelfline/0.1 (beer-queue poll)"))
+        set(shelfline_curl_set_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headers)))
+        set(shelfline_curl_set_write_callback(handle) { data, size, count, context in
+            guard let data, let context else { return 0 }
+            let sink = Unmanaged<BodySink>.fromOpaque(context).takeUnretainedValue()
+            // Returning less than given aborts the transfer (CURLE_WRITE_ERROR).
+            return sink.append(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+        })
+        set(shelfline_curl_set_pointer(handle, CURLOPT_WRITEDATA, context))
+        guard status == CURLE_OK else { return .failure(Problem(reason: "libcurl refused an option (\(status.rawValue))")) }
+
+        let code = curl_easy_perform(handle)
+        if sink.overLimit || code == CURLE_FILESIZE_EXCEEDED {
+            return .failure(Problem(reason: "the page is larger than \(maximumBytes) bytes"))
+        }
+        guard code == CURLE_OK else { return .failure(Problem(reason: Self.describe(code))) }
+        var responseCode = 0
+        _ = shelfline_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &responseCode)
+        var location: UnsafeMutablePointer<CChar>?
+        _ = shelfline_curl_get_string(handle, CURLINFO_REDIRECT_URL, &location)
+        return .success(Answer(status: responseCode, location: location.map { String(cString: $0) }, body: sink.data))
+    }
+
+    /// Collects the body up to the limit; past it, refuses (and the transfer stops).
+    final class BodySink {
+        let limit: Int
+        var data = Data()
+        var overLimit = false
+
+        init(limit: Int) { self.limit = limit }
+
+        func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard data.count + bytes.count <= limit else {
+                overLimit = true
+                data = Data()
+                return false
+            }
+            data.append(contentsOf: bytes)
+            return true
+        }
     }
 
     /// Scheme, host and port: the only place the cookie may go.
@@ -81,107 +159,16 @@ public struct BeerQueueClient: Sendable {
         var description: String { "\(scheme)://\(host):\(port)" }
     }
 
-    struct Problem: Error {
-        var reason: String
-    }
-
-    enum Result {
-        case success(HTTPURLResponse, Data)
-        case failure(Problem)
-    }
-
-    /// The delegate of one transfer: vets redirects, counts the body, resumes the caller once.
-    final class Transfer: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-        let origin: Origin
-        let cookie: String
-        let maximumBytes: Int
-        private let lock = NSLock()
-        private var body = Data()
-        private var problem: Problem?
-        private var continuation: CheckedContinuation<Result, Never>?
-
-        init(origin: Origin, cookie: String, maximumBytes: Int) {
-            self.origin = origin
-            self.cookie = cookie
-            self.maximumBytes = maximumBytes
-        }
-
-        func start(_ task: URLSessionDataTask, continuation: CheckedContinuation<Result, Never>) {
-            lock.withLock { self.continuation = continuation }
-            task.resume()
-        }
-
-        private func fail(_ reason: String, _ task: URLSessionTask) {
-            lock.withLock { if problem == nil { problem = Problem(reason: reason) } }
-            task.cancel()
-        }
-
-        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-            guard let url = request.url, let target = Origin(url), target == origin else {
-                // Not followed, so the cookie never leaves for another origin or over plain http.
-                // Declining ends the task with the 3xx answer itself; cancelling here as well would
-                // make FoundationNetworking trap on the redirect callback.
-                let target = request.url.flatMap(Origin.init).map(\.description) ?? "a non-http(s) URL"
-                lock.withLock { if problem == nil { problem = Problem(reason: "the site redirected to \(target), outside \(origin) (not followed)") } }
-                completionHandler(nil)
-                return
-            }
-            var request = request
-            request.setValue(cookie, forHTTPHeaderField: "Cookie")
-            completionHandler(request)
-        }
-
-        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-            if response.expectedContentLength > Int64(maximumBytes) {
-                fail("the page is larger than \(maximumBytes) bytes (Content-Length \(response.expectedContentLength))", dataTask)
-                completionHandler(.cancel)
-                return
-            }
-            completionHandler(.allow)
-        }
-
-        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            let over = lock.withLock { () -> Bool in
-                guard problem == nil else { return false }
-                guard body.count + data.count <= maximumBytes else { return true }
-                body.append(data)
-                return false
-            }
-            if over {
-                lock.withLock { body = Data() }
-                fail("the page is larger than \(maximumBytes) bytes", dataTask)
-            }
-        }
-
-        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            let (continuation, result) = lock.withLock { () -> (CheckedContinuation<Result, Never>?, Result) in
-                let continuation = self.continuation
-                self.continuation = nil
-                if let problem { return (continuation, .failure(problem)) }
-                if let error = error as? URLError { return (continuation, .failure(Problem(reason: BeerQueueClient.describe(error)))) }
-                if error != nil { return (continuation, .failure(Problem(reason: "request failed"))) }
-                guard let http = task.response as? HTTPURLResponse else {
-                    return (continuation, .failure(Problem(reason: "not an HTTP response")))
-                }
-                return (continuation, .success(http, body))
-            }
-            continuation?.resume(returning: result)
-        }
-    }
-
-    static func describe(_ error: URLError) -> String {
-        switch error.code {
-        case .timedOut: "timed out"
-        case .cannotConnectToHost: "connection refused"
-        case .cannotFindHost, .dnsLookupFailed: "host not found"
-        case .networkConnectionLost: "connection lost"
-        case .notConnectedToInternet: "no network"
-        case .badServerResponse: "bad server response"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate: "TLS failure"
-        case .httpTooManyRedirects: "too many redirects"
-        default: "network error \(error.code.rawValue)"
+    static func describe(_ code: CURLcode) -> String {
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT: "timed out"
+        case CURLE_COULDNT_CONNECT: "connection refused"
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: "host not found"
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE: "connection lost"
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
+            "TLS failure"
+        case CURLE_WEIRD_SERVER_REPLY: "bad server response"
+        default: "network error \(code.rawValue) (\(String(cString: curl_easy_strerror(code))))"
         }
     }
 }
