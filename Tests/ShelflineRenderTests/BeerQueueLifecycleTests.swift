@@ -37,6 +37,11 @@ let shownAB = Lifecycle.Display(queue: [beerA, beerB])
         (.active(shownA, offline: false), .queue([beerA, beerB]), false, true, .update),  // user-triggered
         (.active(shownA, offline: false), .fetchFailed, false, false, .deferred),
         (.none, .queue([beerA]), false, false, .start),  // start is not a periodic update
+        // issue 15.6: the snapshot was corrupt, so what the phone shows is unknown: restate the truth.
+        (.unknown, .queue([beerA]), true, false, .start),
+        (.unknown, .queue([]), false, false, .end),
+        (.unknown, .sessionExpired, true, false, .endSessionExpired),
+        (.unknown, .fetchFailed, true, false, .nothing),
     ])
     func issue6_lifecycleTable(_ previous: Lifecycle.Previous, _ observation: Lifecycle.Observation, _ budgetLeft: Bool,
                                _ userTriggered: Bool, _ expected: Lifecycle.Decision) {
