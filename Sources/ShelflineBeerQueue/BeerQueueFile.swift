@@ -34,23 +34,42 @@ public enum BeerQueueFile {
         default:
             throw BeerQueueError.invalidQueueFile(path: path, reason: "expected an array of beers or an object with 'beers'")
         }
+        // As on a page: a malformed entry is skipped and counted; only a file of nothing but is an error.
         var beers: [QueuedBeer] = []
+        var skipped: [SkippedRow] = []
+        var seenIds: [String: Int] = [:]
         for (index, item) in list.enumerated() {
-            guard case .object = item else {
-                throw BeerQueueError.invalidQueueFile(path: path, reason: "beers[\(index)] is not an object")
-            }
-            guard let id = item["id"]?.integer.map(String.init) ?? item["id"].flatMap({ value -> String? in
-                if case .string(let text) = value, !text.isEmpty { return text }
+            let reason: String?
+            let id = item["id"]?.integer.map(String.init) ?? item["id"].flatMap { value -> String? in
+                if case .string(let text) = value, !SnapshotText.clean(text).isEmpty { return SnapshotText.clean(text) }
                 return nil
-            }) else {
-                throw BeerQueueError.invalidQueueFile(path: path, reason: "beers[\(index)] has no 'id'")
             }
-            guard case .string(let rawName)? = item["name"], !BeerQueuePage.collapse(rawName).isEmpty else {
-                throw BeerQueueError.invalidQueueFile(path: path, reason: "beers[\(index)] has no 'name'")
+            var name = ""
+            if case .string(let rawName)? = item["name"] { name = BeerQueuePage.collapse(rawName) }
+            var isObject = false
+            if case .object = item { isObject = true }
+            if !isObject {
+                reason = "beers[\(index)] is not an object"
+            } else if id == nil {
+                reason = "beers[\(index)] has no 'id'"
+            } else if name.isEmpty {
+                reason = "beers[\(index)] has no 'name'"
+            } else if let earlier = seenIds[id!] {
+                reason = "beers[\(index)] has the same id \(id!) as beers[\(earlier)]"
+            } else {
+                reason = nil
             }
+            if let reason {
+                skipped.append(SkippedRow(row: index + 1, reason: reason))
+                continue
+            }
+            seenIds[id!] = index
             let date = item["date"].map(\.text) ?? ""
-            beers.append(QueuedBeer(id: id, name: ContainerLabel.displayName(rawName), date: BeerQueuePage.collapse(date)))
+            beers.append(QueuedBeer(id: id!, name: ContainerLabel.displayName(name), date: BeerQueuePage.collapse(date)))
         }
-        return .queue(beers)
+        if beers.isEmpty && !skipped.isEmpty {
+            throw BeerQueueError.malformedRows(source: path, skipped: skipped)
+        }
+        return .queue(beers, skipped: skipped)
     }
 }

@@ -54,6 +54,22 @@ import TestSupport
                 "every row is either listed or skipped")
     }
 
+    /// The JSON queue file follows the same rule as a page: bad entries skipped and counted.
+    @Test func issue15_malformedJSONEntrySkippedAndCounted() throws {
+        let temp = TemporaryDirectory("render-json")
+        let path = temp.write("queue.json", #"[{"id": 1, "name": "A"}, {"name": "no id"}, "text", {"id": "1", "name": "Dup"}, {"id": 2, "name": " "}, {"id": 3, "name": "C (Draft)"}]"#)
+        guard case .queue(let beers, let skipped) = try BeerQueueFile.read(path: path) else {
+            Issue.record("expected a queue")
+            return
+        }
+        #expect(beers.map(\.id) == ["1", "3"])
+        #expect(beers.last?.name == "C")
+        #expect(skipped.map(\.row) == [2, 3, 4, 5])
+        let bad = temp.write("bad.json", #"[{"name": "no id"}, {"id": 2}]"#)
+        let error = #expect(throws: BeerQueueError.self) { try BeerQueueFile.read(path: bad) }
+        #expect(error.map { ExitStatus(for: $0) } == .dataError)
+    }
+
     /// A page where every row is malformed is still an error (65), never an empty queue.
     @Test(arguments: [
         page(row("A", cid: nil)),
