@@ -62,6 +62,20 @@ for n in 200 20000; do
     rm -rf "$WORK/ws/activity"
     measure "beer-queue --html ($n beers)" "$RENDER" beer-queue --html "$WORK/queue-$n.html" --workspace "$WORK/ws" --config "$WORK/pipeline.json" --quiet
 done
+# Issue 15.5: the 8 MiB page limit holds while reading (peak RSS stays near the 200-beer figure).
+truncate -s 512M "$WORK/huge.html"
+measure "beer-queue --html (512 MiB page, refused)" "$RENDER" beer-queue --html "$WORK/huge.html" --workspace "$WORK/ws" --config "$WORK/pipeline.json" --quiet
+python3 bench/render/oversized_server.py "$WORK/port" & SERVER=$!
+trap 'kill $SERVER 2>/dev/null; rm -rf "$WORK"' EXIT
+for _ in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
+printf 'PHPSESSID=bench-cookie-value\n' > "$WORK/cookie" && chmod 600 "$WORK/cookie"
+for path in "" /cl; do
+    cat > "$WORK/poll.json" <<JSON
+{"stages": [], "beerQueue": {"host": "http://127.0.0.1:$(cat "$WORK/port")$path", "credentialsFile": "$WORK/cookie",
+ "memberId": "123456", "storeId": "13888", "timeoutSeconds": 120}}
+JSON
+    measure "beer-queue --poll (300 MB answer${path:+, Content-Length})" "$RENDER" beer-queue --poll --workspace "$WORK/ws" --config "$WORK/poll.json" --quiet
+done
 rm -rf "$WORK/ws/activity"
 measure "import refresh (start, 200k-row run)" "$RENDER" import --run "$RUN" --workspace "$WORK/ws" --config "$WORK/pipeline.json" --quiet
 cat > "$RUN/merge-report.json" <<JSON
