@@ -41,7 +41,13 @@ public struct BeerQueueJob: Sendable {
             return nil
         }
         let renderer = try makeRenderer()
+        // A saved page may hold the cookie too: redact it when the credentials file can be read
+        // (best effort here; a poll loads it strictly).
         var redactor = SecretRedactor()
+        if source != .poll, let path = config.credentialsFile,
+           let credentials = try? BeerQueueCredentials.load(path: (path as NSString).expandingTildeInPath) {
+            redactor = SecretRedactor(cookie: credentials.cookie)
+        }
         do {
             return try await observeAndRender(source: source, renderer: renderer, now: now, userTriggered: userTriggered,
                                               log: log, redactor: &redactor)
