@@ -200,7 +200,7 @@ import TestSupport
             guard request.path == "/memberQueues.php" else { return .html(status: 404, "<html>not found</html>") }
             switch mode.value {
             case "login": return .redirect(to: "/login.php")
-            case "slow": return .html(queuePage, delay: .seconds(8))
+            case "slow": return .html(queuePage, delay: .seconds(20))
             case "error": return .html(status: 503, "<html><body>busy</body></html>")
             case "drop": return .drop
             default: break
@@ -208,7 +208,7 @@ import TestSupport
             return .html(queuePage)
         }
         defer { Task { try? await server.shutdown() } }
-        let temp = try Self.setUp(host: server.baseURL, timeout: 3)
+        let temp = try Self.setUp(host: server.baseURL, timeout: 10)
         var results: [ProcessResult] = []
 
         var result = try await Self.beerQueueDetached(temp, ["--poll"])
