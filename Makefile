@@ -52,7 +52,8 @@ beer-queue: build
 	$(BIN)/shelfline-render beer-queue --poll --config $(CONFIG) --workspace $(WORKSPACE) --quiet
 
 # The executables in $(PREFIX)/bin and their bash, zsh and fish completions (swift-argument-parser).
-install: build
+# NO_BUILD=1 installs what $(BIN) already holds.
+install: $(if $(NO_BUILD),,build)
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" \
 	    "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
 	for exe in $(EXECUTABLES); do \

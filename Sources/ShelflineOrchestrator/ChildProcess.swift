@@ -94,6 +94,16 @@ struct ChildProcess {
 
     func send(_ signalNumber: Int32) { kill(pid, signalNumber) }
 
+    /// A pipe whose ends are close-on-exec (the child gets only what a redirection dup2s), the
+    /// read end non-blocking.
+    static func pipe() -> (read: Int32, write: Int32)? {
+        var ends: [Int32] = [-1, -1]
+        guard Glibc.pipe(&ends) == 0 else { return nil }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+        return (ends[0], ends[1])
+    }
+
     /// Signals the child's whole process group (for a child spawned with `ownProcessGroup`).
     func sendToGroup(_ signalNumber: Int32) { kill(-pid, signalNumber) }
 

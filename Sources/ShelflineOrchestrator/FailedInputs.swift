@@ -18,6 +18,14 @@ public struct FailedInputs: Sendable {
         public var message: String
         /// Unix seconds.
         public var failedAt: Double
+
+        public init(input: String, runId: String?, exitStatus: Int32, message: String, failedAt: Double) {
+            self.input = input
+            self.runId = runId
+            self.exitStatus = exitStatus
+            self.message = message
+            self.failedAt = failedAt
+        }
     }
 
     /// The list, newest last; an unreadable file counts as empty (it is rewritten on the next change).

@@ -107,9 +107,7 @@ public struct Notifier: Sendable {
         let logFile = openLog(event)
         defer { if logFile >= 0 { close(logFile) } }
 
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe2(&pipeEnds, O_CLOEXEC) == 0 else { return .failed("pipe: \(systemErrorMessage())") }
-        let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
+        guard let (readEnd, writeEnd) = ChildProcess.pipe() else { return .failed("pipe: \(systemErrorMessage())") }
         defer { close(readEnd) }
         let child: ChildProcess
         do {
@@ -123,7 +121,6 @@ public struct Notifier: Sendable {
             return .failed("cannot run \(executable): \(error)")
         }
         close(writeEnd)
-        _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK)
 
         let started = now()
         let limit = cancellation.isCancelled ? min(timeoutSeconds, Self.stoppingTimeoutSeconds) : timeoutSeconds

@@ -250,11 +250,9 @@ final class StageOutputRelay {
 
     init(handler: @escaping (String) -> Void) {
         self.handler = handler
-        var ends: [Int32] = [-1, -1]
-        if pipe2(&ends, O_CLOEXEC) != 0 { ends = [-1, -1] }
-        readEnd = ends[0]
-        writeEnd = ends[1]
-        if readEnd >= 0 { _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK) }
+        let ends = ChildProcess.pipe()
+        readEnd = ends?.read ?? -1
+        writeEnd = ends?.write ?? -1
     }
 
     var redirection: ChildProcess.Redirection? {

@@ -4,7 +4,8 @@ import Foundation
 /// refuses what the type never asked for: every key of an object that the type's `init(from:)`
 /// did not look up (`decode`, `decodeIfPresent`, `contains`) is an unknown key, reported with the
 /// nearest known one (`requestPerSecond` → did you mean `requestsPerSecond`). Objects decoded as
-/// dictionaries (`allKeys`) accept any key. Numbers decoded as integers must be whole.
+/// dictionaries (`allKeys`) accept any key, and `$schema` is always allowed. Numbers decoded as
+/// integers must be whole.
 public struct ConfigDecoder {
     public init() {}
 
@@ -16,9 +17,13 @@ public struct ConfigDecoder {
 
         /// The known key nearest to `key`, if one is close enough to be a likely typo.
         public var suggestion: String? {
-            let scored = known.map { ($0, Self.distance($0.lowercased(), key.lowercased())) }.sorted { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
-            guard let best = scored.first, best.1 <= max(2, key.count / 3) else { return nil }
-            return best.0
+            var best: (key: String, distance: Int)?
+            for candidate in known.sorted() {
+                let distance: Int = Self.distance(candidate.lowercased(), key.lowercased())
+                if best == nil || distance < best!.distance { best = (candidate, distance) }
+            }
+            guard let best, best.distance <= max(2, key.count / 3) else { return nil }
+            return best.key
         }
 
         /// Levenshtein distance.
@@ -76,7 +81,8 @@ final class KeyTracker {
     func firstUnknown() -> ConfigDecoder.UnknownKey? {
         for id in order {
             guard let object = objects[id], !object.open else { continue }
-            if let key = object.keys.sorted().first(where: { !object.asked.contains($0) }) {
+            // `$schema` names the file's JSON Schema (editors read it); it is not a setting.
+            if let key = object.keys.sorted().first(where: { !object.asked.contains($0) && $0 != "$schema" }) {
                 return ConfigDecoder.UnknownKey(
                     codingPath: object.path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }, key: key,
                     known: object.asked.sorted())

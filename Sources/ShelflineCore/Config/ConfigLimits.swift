@@ -47,8 +47,8 @@ public enum ConfigLimits {
     public static let parameters: [StageName: [String: Range]] = [
         .parse: ["maxRejectedShare": .within(0, 1)],
         .lookup: [
-            "cacheDays": .atLeast(0), "negativeCacheDays": .atLeast(0), "searchLimit": .atLeast(1), "chunkSize": .atLeast(1),
-            "openLibrary.concurrency": .atLeast(1), "openLibrary.requestsPerSecond": .above(0), "openLibrary.batchSize": .atLeast(1),
+            "cacheDays": .above(0), "negativeCacheDays": .above(0), "searchLimit": .atLeast(2), "chunkSize": .atLeast(1),
+            "openLibrary.concurrency": .atLeast(1), "openLibrary.requestsPerSecond": .above(0), "openLibrary.batchSize": .within(1, 1000),
             "openLibrary.timeoutSeconds": .above(0), "openLibrary.maxRetries": .atLeast(0),
             "openLibrary.backoffBaseSeconds": .atLeast(0), "openLibrary.backoffMaxSeconds": .atLeast(0),
             "openLibrary.waitBudgetSeconds": .atLeast(0), "openLibrary.breakerThreshold": .atLeast(1),
