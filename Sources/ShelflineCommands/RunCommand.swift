@@ -70,7 +70,8 @@ public struct RunCommand: StageCommand {
             let notifier = Notifier(command: command, timeoutSeconds: setup.config.notifyTimeoutSeconds ?? Notifier.defaultTimeoutSeconds,
                                     workspace: setup.workspace, log: context.log, now: context.now,
                                     cancellation: context.cancellation)
-            for event in events where notifier.send(event) != .interrupted {}
+            // A signal stops the rest too: the run must exit within seconds.
+            for event in events where notifier.send(event) == .interrupted { break }
         }
         if let failure { throw failure }
         if context.cancellation.isCancelled {
@@ -83,7 +84,7 @@ public struct RunCommand: StageCommand {
         runner.sourceFile = OrchestratorSetup.absolute(csv)
         let progress = TerminalProgress(enabled: !common.quiet, logfmt: logFormat == .logfmt, now: context.now)
         runner.log = progress.log(context.log)
-        if progress.drawing { runner.stageOutput = progress.stageOutput }
+        if progress.terminal { runner.stageOutput = progress.stageOutput }
         let activity = try LiveImportActivity(setup: setup, context: context, sourceFile: runner.sourceFile)
         runner.onTick = { stage, run in
             progress.tick(stage: stage, run: run)

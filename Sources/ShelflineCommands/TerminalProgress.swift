@@ -15,6 +15,9 @@ import ShelflineOrchestrator
 final class TerminalProgress: @unchecked Sendable {
     /// True when drawing live lines.
     let drawing: Bool
+    /// True when stderr is a terminal (then stages write through `stageOutput`, never to it directly,
+    /// so no stage draws a bar of its own).
+    let terminal: Bool
     private let now: @Sendable () -> Date
     private let lock = NSLock()
     private var stage: StageName?
@@ -27,6 +30,7 @@ final class TerminalProgress: @unchecked Sendable {
     init(enabled: Bool, logfmt: Bool = false, now: @escaping @Sendable () -> Date = { Date() },
          terminal: Bool = isatty(STDERR_FILENO) == 1) {
         drawing = enabled && !logfmt && terminal
+        self.terminal = terminal
         self.now = now
     }
 
@@ -40,6 +44,7 @@ final class TerminalProgress: @unchecked Sendable {
     /// A line a stage wrote on stderr: logfmt events are the live line's business; anything else
     /// (errors, warnings) is printed above it.
     func stageOutput(_ line: String) {
+        guard drawing else { return write(line + "\n") }
         if Self.isLogfmtEvent(line) { return }
         printAbove(line)
     }

@@ -141,7 +141,8 @@ import TestSupport
         let state = try #require(snapshot["contentState"] as? [String: Any])
         let step = state["currentStep"] as? String ?? ""
         #expect(step.contains("failed at parse") && step.contains("import it again"), "\(step)")
-        let alert = (snapshot["alert"] as? [String: Any])?["title"] as? String ?? ""
+        let aps = (snapshot["apns"] as? [String: Any])?["aps"] as? [String: Any]
+        let alert = (aps?["alert"] as? [String: Any])?["title"] as? String ?? ""
         #expect(alert.contains("Import failed"), "\(snapshot)")
     }
 
@@ -182,6 +183,9 @@ import TestSupport
         #expect(process.terminationStatus == 75)
         let pid = try #require(pid_t((try String(contentsOfFile: pidFile, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(pid, 0) != 0, "the notify command outlived the run")
+        // The lock is free for the next run (without the hanging notify, which it would run again).
+        object.removeValue(forKey: "notify")
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: cron.config))
         #expect(try cron.shelfline(["run", "--csv", csv, "--quiet"]).status == 0, "the lock must be free")
     }
 
