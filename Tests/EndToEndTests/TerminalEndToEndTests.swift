@@ -30,7 +30,8 @@ import TestSupport
     static func screen(_ output: String) -> [String] {
         var lines: [[Character]] = [[]]
         var column = 0
-        var characters = Array(output)[...]
+        // Scalars, not Characters: "\r\n" (a pty's line end) is one Character.
+        var characters = output.unicodeScalars.map(Character.init)[...]
         while let character = characters.popFirst() {
             switch character {
             case "\r": column = 0
