@@ -3,6 +3,7 @@ import Foundation
 import ShelflineCore
 import ShelflineStageCLI
 import ShelflineOrchestrator
+import ShelflineRender
 
 /// `shelfline clean`: remove run state so stages rerun, or stale runs.
 public struct CleanCommand: StageCommand {
@@ -32,8 +33,12 @@ public struct CleanCommand: StageCommand {
         // Whatever is removed, `runs/latest` is left naming a run that exists, or gone.
         defer { try? RunDirectory.repairLatest(in: setup.workspace) }
         if stale {
+            let parameters = try setup.config.parameters(for: .render, as: RenderParameters.self, path: setup.configPath)
+            let activity = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters)
             for run in StaleRuns(workspace: setup.workspace).find(now: context.now()) {
                 try? fileManager.removeItem(atPath: run.run.path)
+                // Its Live Activity, if still showing, must not spin forever.
+                _ = try? activity.interrupt(runDirectory: run.run.path, now: context.now(), .abandoned)
                 if !common.quiet { print("removed stale run \(run.id)") }
             }
             return

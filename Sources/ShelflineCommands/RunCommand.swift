@@ -16,9 +16,15 @@ public struct RunCommand: StageCommand {
             (parse, dedupe, lookup, merge, render) as its own process, and updates \
             <workspace>/library/library.ndjson.gz. A stage is skipped when its manifest matches its \
             inputs' content, its parameters and its algorithm version. Rerunning a completed import \
-            is a no-op that prints the earlier summary. One run per workspace at a time (75 if locked). \
-            SIGTERM/SIGINT pause the import (75); the next run resumes it. A failing stage's exit \
-            status is passed on.
+            is a no-op that prints the earlier summary. runs/latest names the newest successful or \
+            paused import; failed ones are listed in <workspace>/failed-inputs.json (`status`). \
+            With --inbox, each new file is its own import: one that fails or cannot be read is \
+            reported and the others are still imported; the exit status is the first failure's. \
+            One run per workspace at a time (75 if locked). SIGTERM/SIGINT/SIGHUP pause the import \
+            (75); the next run resumes it. A failing stage's exit status is passed on. On a terminal: \
+            a live line per stage, then a one-line result; otherwise (or --log-format logfmt) logfmt \
+            events on stderr. The config's notify command runs after the lock is released, killed \
+            after notifyTimeoutSeconds (default 30); its output goes to <workspace>/notify.log.
             """),
         version: shelflineVersion)
 
@@ -132,9 +138,12 @@ public struct RunCommand: StageCommand {
         let inbox = Inbox(directory: directory, workspace: setup.workspace, settleSeconds: settle)
         let scan = try inbox.scan(now: context.now(), log: context.log)
         var failures: [(path: String, error: any ShelflineError)] = []
+        let failedInputs = FailedInputs(workspace: setup.workspace)
         for (path, error) in scan.unreadable {
             context.log.error("shelfline: error: \(error)")
             failures.append((path, error))
+            try? failedInputs.record(.init(input: OrchestratorSetup.absolute(path), runId: nil, exitStatus: error.exitCode,
+                                           message: error.description, failedAt: context.now().timeIntervalSince1970))
             events.append(ImportEvent(event: "failed", runId: nil, input: path, workspace: setup.workspace.root,
                                       message: error.description, exitStatus: error.exitCode, report: nil))
         }

@@ -70,7 +70,7 @@ final class TerminalProgress: @unchecked Sendable {
             var line = "\(stage.rawValue): running \(String(format: "%.1f", time.timeIntervalSince(started))) s"
             if let progress = try? readJSONFile(StageProgress.self, from: run.file("\(stage.rawValue)-progress.json")),
                progress.total > 0, !progress.finished || progress.processed > 0 {
-                line = "\(stage.rawValue): " + Self.bar(progress)
+                line = "\(stage.rawValue): " + ProgressLine.bar(progress)
             }
             write("\r\u{1B}[2K" + Self.fitted(line))
             lineShown = true
@@ -122,19 +122,5 @@ final class TerminalProgress: @unchecked Sendable {
         var size = winsize()
         let columns = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
         return line.count < columns ? line : String(line.prefix(max(columns - 1, 1)))
-    }
-
-    static func bar(_ progress: StageProgress) -> String {
-        let fraction = min(1, Double(progress.processed) / Double(max(progress.total, 1)))
-        let width = 24
-        let filled = Int(fraction * Double(width))
-        var text = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
-        text += "\(progress.processed)/\(progress.total) \(Int(fraction * 100))%"
-        if let rate = progress.rate {
-            let remaining = Double(progress.total - progress.processed) / rate
-            text += String(format: " %.1f/s ETA %d:%02d", rate, Int(remaining) / 60, Int(remaining) % 60)
-        }
-        if let title = progress.currentTitle { text += " — " + String(title.prefix(40)) }
-        return text
     }
 }

@@ -65,9 +65,7 @@ import TestSupport
 
     @Test func issue15_pausedRunShowsPausedAndIsNotEnded() throws {
         let fixture = try Fixture()
-        let first = ExecutableRunner.start("shelfline", ["run", "--csv", fixture.csv, "--config", fixture.config,
-                                                         "--workspace", fixture.workspace],
-                                           environment: fixture.environment.merging(["STANDIN_SLEEP_lookup": "600"]) { $1 })
+        let first = fixture.start(["STANDIN_SLEEP_lookup": "600"])
         first.standardError = FileHandle.nullDevice
         try first.run()
         try #require(waitUntil { fixture.stagesRun.contains("lookup") }, "lookup never started")
@@ -82,11 +80,28 @@ import TestSupport
         #expect(fixture.latest == fixture.runDirectory, "a paused import is the latest")
     }
 
+    @Test func issue15_abandonedRunEndsItsActivityWhenCleaned() throws {
+        let fixture = try Fixture()
+        let first = fixture.start(["STANDIN_SLEEP_dedupe": "30"])
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        let snapshotPath = fixture.workspace + "/activity/import.json"
+        try #require(waitUntil { fixture.stagesRun.contains("dedupe") && FileManager.default.fileExists(atPath: snapshotPath) },
+                     "the import never started its activity")
+        // Killed outright: nothing can end the activity now but a later command.
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        try age(fixture.runDirectory, days: 2, fixture)
+        #expect(try fixture.run(arguments: ["clean", "--stale"]).status == 0)
+        let snapshot = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: snapshotPath))) as? [String: Any])
+        #expect(snapshot["event"] as? String == "end", "\(snapshot)")
+        let step = (snapshot["contentState"] as? [String: Any])?["currentStep"] as? String ?? ""
+        #expect(step.contains("abandoned") && step.contains("Import the file again"), "\(snapshot)")
+    }
+
     @Test func issue15_sighupPausesLikeSigterm() throws {
         let fixture = try Fixture()
-        let first = ExecutableRunner.start("shelfline", ["run", "--csv", fixture.csv, "--config", fixture.config,
-                                                         "--workspace", fixture.workspace],
-                                           environment: fixture.environment.merging(["STANDIN_SLEEP_dedupe": "600"]) { $1 })
+        let first = fixture.start(["STANDIN_SLEEP_dedupe": "600"])
         let errors = Pipe()
         first.standardError = errors
         try first.run()

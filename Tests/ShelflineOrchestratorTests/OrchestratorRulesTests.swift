@@ -51,6 +51,12 @@ import TestSupport
                                             in: dir.path, environment: environment.merging(extra) { $1 })
         }
 
+        /// `shelfline run --csv` started and not waited for (for tests that signal or kill it).
+        func start(_ extra: [String: String]) -> Process {
+            ExecutableRunner.start("shelfline", ["run", "--csv", csv, "--config", config, "--workspace", workspace],
+                                   environment: environment.merging(extra) { $1 })
+        }
+
         /// Stages that ran in the last `run`, in order.
         var stagesRun: [String] {
             ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
@@ -183,9 +189,7 @@ import TestSupport
 
     @Test func issue5_twoConcurrentRunsSecondExits75NamingTheHolder() throws {
         let fixture = try Fixture()
-        let first = ExecutableRunner.start("shelfline", ["run", "--csv", fixture.csv, "--config", fixture.config,
-                                                         "--workspace", fixture.workspace],
-                                           environment: fixture.environment.merging(["STANDIN_SLEEP_parse": "3"]) { $1 })
+        let first = fixture.start(["STANDIN_SLEEP_parse": "3"])
         first.standardError = FileHandle.nullDevice
         try first.run()
         defer { if first.isRunning { first.terminate() } }
@@ -202,9 +206,7 @@ import TestSupport
 
     @Test func issue5_lockOfAKilledRunDoesNotBlock() throws {
         let fixture = try Fixture()
-        let first = ExecutableRunner.start("shelfline", ["run", "--csv", fixture.csv, "--config", fixture.config,
-                                                         "--workspace", fixture.workspace],
-                                           environment: fixture.environment.merging(["STANDIN_SLEEP_dedupe": "30"]) { $1 })
+        let first = fixture.start(["STANDIN_SLEEP_dedupe": "30"])
         first.standardError = FileHandle.nullDevice
         try first.run()
         try #require(waitUntil { fixture.stagesRun.contains("dedupe") }, "dedupe never started")
@@ -217,9 +219,7 @@ import TestSupport
 
     @Test func issue5_sigtermPausesWith75ThenResumes() throws {
         let fixture = try Fixture()
-        let first = ExecutableRunner.start("shelfline", ["run", "--csv", fixture.csv, "--config", fixture.config,
-                                                         "--workspace", fixture.workspace],
-                                           environment: fixture.environment.merging(["STANDIN_SLEEP_lookup": "30"]) { $1 })
+        let first = fixture.start(["STANDIN_SLEEP_lookup": "30"])
         let errors = Pipe()
         first.standardError = errors
         try first.run()

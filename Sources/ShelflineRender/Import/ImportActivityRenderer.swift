@@ -103,11 +103,14 @@ public struct ImportActivityRenderer: Sendable {
         case failed(stage: String, reason: String, advice: String)
         /// The import was paused (SIGTERM, SIGINT, SIGHUP) during `stage`; the next run resumes it.
         case paused(stage: String)
+        /// The run stopped without finishing and will not be resumed (removed as stale).
+        case abandoned
     }
 
     /// Records that the run stopped short: a failure ends the activity with a state the app can
     /// show (the step text says what failed and what to do); a pause shows "paused" and leaves the
-    /// activity running, since the next run resumes it. Nothing happens to an ended activity.
+    /// activity running, since the next run resumes it; an abandoned run's activity is ended only if
+    /// it is the current one. Nothing happens to an ended activity.
     @discardableResult
     public func interrupt(runDirectory: String, now: Date, sourceFile: String? = nil, _ interruption: Interruption) throws
         -> State?
@@ -116,7 +119,7 @@ public struct ImportActivityRenderer: Sendable {
         return try store.withLock {
             let session = Self.sessionId(runDirectory: runDirectory)
             var previous = try store.latest(Snapshot.self)
-            if previous?.attributes.sessionId != session || previous == nil {
+            if interruption != .abandoned, previous?.attributes.sessionId != session || previous == nil {
                 _ = try refresh(status: status, runDirectory: runDirectory, now: now, sourceFile: sourceFile, force: true)
                 previous = try store.latest(Snapshot.self)
             }
@@ -128,6 +131,10 @@ public struct ImportActivityRenderer: Sendable {
             switch interruption {
             case .failed(let stage, let reason, let advice):
                 state.currentStep = "Import failed at \(stage): \(reason). \(advice)"
+                try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now,
+                                               startedAt: startedAt, failed: true))
+            case .abandoned:
+                state.currentStep = "Import abandoned: it stopped without finishing. Import the file again"
                 try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now,
                                                startedAt: startedAt, failed: true))
             case .paused(let stage):
