@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
-import ShelflineStageCLI
 import ShelflineOrchestrator
+import ShelflineStageCLI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The one progress renderer for people. On a terminal (and unless logfmt was asked for): one
 /// live line per stage (a bar, counts, rate and ETA when the stage publishes
@@ -27,8 +28,10 @@ final class TerminalProgress: @unchecked Sendable {
     private var frame = 0
 
     /// `enabled`: not `--quiet`; `logfmt`: `--log-format logfmt` (events, never a live line).
-    init(enabled: Bool, logfmt: Bool = false, now: @escaping @Sendable () -> Date = { Date() },
-         terminal: Bool = isatty(STDERR_FILENO) == 1) {
+    init(
+        enabled: Bool, logfmt: Bool = false, now: @escaping @Sendable () -> Date = { Date() },
+        terminal: Bool = isatty(STDERR_FILENO) == 1
+    ) {
         drawing = enabled && !logfmt && terminal
         self.terminal = terminal
         self.now = now
@@ -51,7 +54,7 @@ final class TerminalProgress: @unchecked Sendable {
 
     static func isLogfmtEvent(_ line: String) -> Bool {
         guard let equals = line.firstIndex(of: "="), let space = line.firstIndex(of: " ") ?? Optional(line.endIndex),
-              equals < space
+            equals < space
         else { return false }
         return line[..<equals].allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }
     }
@@ -69,7 +72,8 @@ final class TerminalProgress: @unchecked Sendable {
             frame += 1
             var line = "\(stage.rawValue): running \(String(format: "%.1f", time.timeIntervalSince(started))) s"
             if let progress = try? readJSONFile(StageProgress.self, from: run.file("\(stage.rawValue)-progress.json")),
-               progress.total > 0, !progress.finished || progress.processed > 0 {
+                progress.total > 0, !progress.finished || progress.processed > 0
+            {
                 line = "\(stage.rawValue): " + ProgressLine.bar(progress)
             }
             write("\r\u{1B}[2K" + Self.fitted(line))

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A folder where exports are dropped for scheduled imports: each file's content is imported
 /// exactly once, whatever its name, and a file still being written is left for the next run.
@@ -37,11 +38,14 @@ public struct Inbox: Sendable {
         } catch {
             let aside = ledgerPath + ".corrupt-\(Int(now.timeIntervalSince1970))"
             guard rename(ledgerPath, aside) == 0 else {
-                throw FileError.io(path: ledgerPath, reason: "unreadable (\(error)) and cannot be set aside: \(systemErrorMessage())")
+                throw FileError.io(
+                    path: ledgerPath, reason: "unreadable (\(error)) and cannot be set aside: \(systemErrorMessage())")
             }
             let rebuilt = rebuiltLedger()
             try writeJSONFile(rebuilt, to: ledgerPath)
-            log?.error("shelfline: \(ledgerPath) could not be read; set aside as \(aside) and rebuilt from \(rebuilt.imported.count) completed runs")
+            log?.error(
+                "shelfline: \(ledgerPath) could not be read; set aside as \(aside) and rebuilt from \(rebuilt.imported.count) completed runs"
+            )
             return rebuilt
         }
     }
@@ -50,8 +54,8 @@ public struct Inbox: Sendable {
     func rebuiltLedger() -> Ledger {
         var ledger = Ledger()
         for run in RunDirectory.all(in: workspace) {
-            guard let last = StageName.allCases.last, run.manifest(last) != nil,
-                  let hash = run.manifest(.parse)?.inputs.first(where: { $0.name == "{csv}" })?.sha256
+            guard run.isComplete,
+                let hash = run.manifest(.parse)?.inputs.first(where: { $0.name == "{csv}" })?.sha256
             else { continue }
             ledger.imported[hash] = "(rebuilt from runs/\(run.id))"
         }
@@ -89,7 +93,8 @@ public struct Inbox: Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            throw FileError.missingInput(path: directory, reason: "cannot list the inbox: \((error as NSError).localizedFailureReason ?? "\(error)")")
+            throw FileError.missingInput(
+                path: directory, reason: "cannot list the inbox: \((error as NSError).localizedFailureReason ?? "\(error)")")
         }
         let done = try ledger(now: now, log: log).imported
         var result = Scan()
@@ -123,10 +128,5 @@ public struct Inbox: Sendable {
             }
         }
         return result
-    }
-
-    /// The files to import now, oldest name first, each with its content hash.
-    public func pending(now: Date) throws -> [(path: String, hash: String)] {
-        try scan(now: now).pending
     }
 }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An import event for the optional `notify` command (JSON on its stdin).
 public struct ImportEvent: Codable, Sendable, Equatable {
@@ -15,8 +16,10 @@ public struct ImportEvent: Codable, Sendable, Equatable {
     public var exitStatus: Int32
     public var report: MergeReport?
 
-    public init(event: String, runId: String?, input: String?, workspace: String, message: String, exitStatus: Int32,
-                report: MergeReport?) {
+    public init(
+        event: String, runId: String?, input: String?, workspace: String, message: String, exitStatus: Int32,
+        report: MergeReport?
+    ) {
         self.event = event
         self.runId = runId
         self.input = input
@@ -52,9 +55,11 @@ public struct Notifier: Sendable {
     /// Once the run was asked to stop, notify gets at most this long (a pause stays quick).
     static let stoppingTimeoutSeconds = 5.0
 
-    public init(command: [String], timeoutSeconds: Double = Notifier.defaultTimeoutSeconds, workspace: Workspace,
-                log: Logfmt, now: @escaping @Sendable () -> Date = { Date() },
-                cancellation: CancellationFlag = CancellationFlag()) {
+    public init(
+        command: [String], timeoutSeconds: Double = Notifier.defaultTimeoutSeconds, workspace: Workspace,
+        log: Logfmt, now: @escaping @Sendable () -> Date = { Date() },
+        cancellation: CancellationFlag = CancellationFlag()
+    ) {
         self.command = command
         self.timeoutSeconds = timeoutSeconds
         self.logPath = workspace.root + "/notify.log"
@@ -79,7 +84,8 @@ public struct Notifier: Sendable {
         case .succeeded: break
         case .failed(let reason): log.error("shelfline: notify: \(reason) (output in \(logPath))")
         case .timedOut:
-            log.error("shelfline: notify: killed after \(Self.seconds(timeoutSeconds)) s (notifyTimeoutSeconds); output in \(logPath)")
+            log.error(
+                "shelfline: notify: killed after \(Self.seconds(timeoutSeconds)) s (notifyTimeoutSeconds); output in \(logPath)")
         case .interrupted: log.error("shelfline: notify: stopped by a signal (output in \(logPath))")
         }
         return outcome
@@ -165,7 +171,8 @@ public struct Notifier: Sendable {
         case (.some(.timedOut), _): ending = "killed after \(Self.seconds(limit)) s timeout"
         case (.some(let other), _): ending = "\(other)"
         case (nil, .exited(0)): ending = "exit 0"
-        case (nil, .exited(let status)): ending = "exit \(status)"; outcome = .failed("\(executable) exited with status \(status)")
+        case (nil, .exited(let status)):
+            ending = "exit \(status)"; outcome = .failed("\(executable) exited with status \(status)")
         case (nil, .signaled(let signal)):
             ending = "killed by signal \(signal)"; outcome = .failed("\(executable) was killed by signal \(signal)")
         }
@@ -184,7 +191,8 @@ public struct Notifier: Sendable {
         }
         let fd = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return -1 }
-        let header = "--- \(ISO8601DateFormatter().string(from: now())) event=\(event.event) run=\(event.runId ?? "-") "
+        let header =
+            "--- \(ISO8601DateFormatter().string(from: now())) event=\(event.event) run=\(event.runId ?? "-") "
             + "command=\(command.joined(separator: " "))\n"
         _ = header.withCString { write(fd, $0, strlen($0)) }
         return fd

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Issue 15: `shelfline run` as cron runs it — no terminal, `--quiet`, an inbox — through the real
 /// stage executables, offline against the example catalog.
@@ -20,7 +21,9 @@ import TestSupport
 
         init(extra: [String: Any] = [:]) throws {
             let root = ExecutableRunner.repositoryRoot
-            var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: root + "/pipeline.json"))) as! [String: Any]
+            var object =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: root + "/pipeline.json")))
+                as! [String: Any]
             var stages = object["stages"] as! [[String: Any]]
             let lookup = stages.firstIndex { $0["name"] as? String == "lookup" }!
             var parameters = stages[lookup]["parameters"] as! [String: Any]
@@ -76,9 +79,11 @@ import TestSupport
         for name in try FileManager.default.contentsOfDirectory(atPath: cron.dir.path) where name != "inbox" {
             chmod(cron.dir.file(name), 0o777)
         }
-        let process = ExecutableRunner.start("shelfline", arguments + ["--config", cron.config, "--workspace", cron.workspace],
-                                             in: cron.dir.path)
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", process.executableURL!.path] + process.arguments!
+        let process = ExecutableRunner.start(
+            "shelfline", arguments + ["--config", cron.config, "--workspace", cron.workspace],
+            in: cron.dir.path)
+        process.arguments =
+            ["--reuid=65534", "--regid=65534", "--clear-groups", process.executableURL!.path] + process.arguments!
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         let out = cron.dir.file("unprivileged.out"), err = cron.dir.file("unprivileged.err")
         FileManager.default.createFile(atPath: out, contents: nil)
@@ -89,7 +94,10 @@ import TestSupport
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)
-        return (process.terminationStatus, try String(contentsOfFile: out, encoding: .utf8), try String(contentsOfFile: err, encoding: .utf8))
+        return (
+            process.terminationStatus, try String(contentsOfFile: out, encoding: .utf8),
+            try String(contentsOfFile: err, encoding: .utf8)
+        )
     }
 
     @Test func issue15_unreadableInboxFileBlocksOthers() throws {
@@ -116,7 +124,8 @@ import TestSupport
         let cron = try Cron()
         let header = try String(contentsOfFile: Self.example, encoding: .utf8).split(separator: "\n")[0]
         // No ISBN and no author: one row to review.
-        let export = cron.dir.write("inbox/export.csv", header + "\n1,Kindred,,,,=\"\",=\"\",4,4.0,,,,,,,2024/01/01,,,read,,,,1,0\n")
+        let export = cron.dir.write(
+            "inbox/export.csv", header + "\n1,Kindred,,,,=\"\",=\"\",4,4.0,,,,,,,2024/01/01,,,read,,,,1,0\n")
         cron.dir.write("inbox/readme.txt", "Drop your exports here.\n")
         let result = try cron.runInbox()
         #expect(result.status == 65, "\(result)")
@@ -158,7 +167,8 @@ import TestSupport
         #expect(result.stdout.isEmpty, "\(result)")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1 && lines[0].contains("notify: killed after 1 s"), "\(result)")
-        let pid = try #require(pid_t((try String(contentsOfFile: pidFile, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pid = try #require(
+            pid_t((try String(contentsOfFile: pidFile, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(pid, 0) != 0, "the notify command outlived its timeout")
         let log = try String(contentsOfFile: cron.workspace + "/notify.log", encoding: .utf8)
         #expect(log.contains("waiting") && log.contains("killed after 1 s timeout"), "\(log)")
@@ -173,15 +183,20 @@ import TestSupport
         object["notify"] = ["/bin/sh", "-c", "echo $$ > '\(pidFile)'.part; mv '\(pidFile)'.part '\(pidFile)'; exec sleep 1000"]
         try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: cron.config))
         let csv = try cron.export("export.csv", rows: [1])
-        let process = ExecutableRunner.start("shelfline", ["run", "--csv", csv, "--quiet", "--config", cron.config,
-                                                           "--workspace", cron.workspace], in: cron.dir.path)
+        let process = ExecutableRunner.start(
+            "shelfline",
+            [
+                "run", "--csv", csv, "--quiet", "--config", cron.config,
+                "--workspace", cron.workspace,
+            ], in: cron.dir.path)
         process.standardError = FileHandle.nullDevice
         try process.run()
         try #require(waitUntil { FileManager.default.fileExists(atPath: pidFile) }, "notify never started")
         process.terminate()
         process.waitUntilExit()
         #expect(process.terminationStatus == 75)
-        let pid = try #require(pid_t((try String(contentsOfFile: pidFile, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pid = try #require(
+            pid_t((try String(contentsOfFile: pidFile, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(pid, 0) != 0, "the notify command outlived the run")
         // The lock is free for the next run (without the hanging notify, which it would run again).
         object.removeValue(forKey: "notify")
@@ -194,7 +209,9 @@ import TestSupport
         _ = try cron.export("inbox/a.csv", rows: [1])
         let result = try cron.runInbox()
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.isEmpty && result.stderr.isEmpty, "\(result.stdout.count) bytes on stdout; \(result.stderr.prefix(300))")
+        #expect(
+            result.stdout.isEmpty && result.stderr.isEmpty, "\(result.stdout.count) bytes on stdout; \(result.stderr.prefix(300))"
+        )
         let log = try String(contentsOfFile: cron.workspace + "/notify.log", encoding: .utf8)
         #expect(log.utf8.count < 100_000, "\(log.utf8.count) bytes logged")
         #expect(log.contains("more bytes of output dropped") && log.contains("exit 0"), "\(log.suffix(300))")
@@ -239,7 +256,8 @@ import TestSupport
         let csv = try cron.export("export.csv", rows: [1])
         let result = try cron.shelfline(["run", "--csv", csv, "--quiet"])
         #expect(result.status == 73, "\(result)")
-        #expect(result.stderr.contains(cron.workspace) && result.stderr.contains("is a regular file, not a directory"), "\(result)")
+        #expect(
+            result.stderr.contains(cron.workspace) && result.stderr.contains("is a regular file, not a directory"), "\(result)")
         #expect(!result.stderr.contains("NSCocoaErrorDomain"), "\(result)")
     }
 
@@ -254,7 +272,9 @@ import TestSupport
         try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: cron.config))
         let result = try cron.shelfline(["run", "--csv", try cron.export("export.csv", rows: [1]), "--quiet"])
         #expect(result.status == 78, "\(result)")
-        #expect(result.stderr.contains("stages[4].parameters.historyLimit") && result.stderr.contains("expected an integer, found 2.5"), "\(result)")
+        #expect(
+            result.stderr.contains("stages[4].parameters.historyLimit")
+                && result.stderr.contains("expected an integer, found 2.5"), "\(result)")
     }
 
     @Test func issue13_inboxWithNothingNewSaysSoInOneLine() throws {

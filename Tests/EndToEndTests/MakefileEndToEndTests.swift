@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 13: the Makefile a newcomer meets first — `make` alone, the dependency check, install.
 @Suite struct MakefileEndToEndTests {
@@ -17,7 +17,10 @@ import TestSupport
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
         try process.run()
         process.waitUntilExit()
-        return (process.terminationStatus, try String(contentsOfFile: out, encoding: .utf8), try String(contentsOfFile: err, encoding: .utf8))
+        return (
+            process.terminationStatus, try String(contentsOfFile: out, encoding: .utf8),
+            try String(contentsOfFile: err, encoding: .utf8)
+        )
     }
 
     @Test func issue13_makeWithoutTargetPrintsWhatToRunFirst() throws {
@@ -45,11 +48,15 @@ import TestSupport
         let common = ["NO_BUILD=1", "BIN=\(ExecutableRunner.productsDirectory)", "PREFIX=\(prefix.path)"]
         let install = try make(["install"] + common)
         #expect(install.status == 0, "\(install)")
-        let executables = ["shelfline", "shelfline-parse", "shelfline-dedupe", "shelfline-lookup", "shelfline-merge", "shelfline-render"]
+        let executables = [
+            "shelfline", "shelfline-parse", "shelfline-dedupe", "shelfline-lookup", "shelfline-merge", "shelfline-render",
+        ]
         for name in executables {
             #expect(FileManager.default.isExecutableFile(atPath: prefix.file("bin/\(name)")), "\(name)")
-            for script in ["share/bash-completion/completions/\(name)", "share/zsh/site-functions/_\(name)",
-                           "share/fish/vendor_completions.d/\(name).fish"] {
+            for script in [
+                "share/bash-completion/completions/\(name)", "share/zsh/site-functions/_\(name)",
+                "share/fish/vendor_completions.d/\(name).fish",
+            ] {
                 let text = (try? String(contentsOfFile: prefix.file(script), encoding: .utf8)) ?? ""
                 #expect(text.contains(name), "\(script) is missing or empty")
             }
@@ -63,7 +70,8 @@ import TestSupport
         #expect(installed.terminationStatus == 0, "the installed shelfline does not run")
         let uninstall = try make(["uninstall"] + common)
         #expect(uninstall.status == 0, "\(uninstall)")
-        let left = FileManager.default.enumerator(atPath: prefix.path)?.compactMap { $0 as? String }
+        let left =
+            FileManager.default.enumerator(atPath: prefix.path)?.compactMap { $0 as? String }
             .filter { path in executables.contains { path.hasSuffix($0) || path.hasSuffix($0 + ".fish") } } ?? []
         #expect(left.isEmpty, "left behind: \(left)")
     }

@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 13.2: what `shelfline run` leaves on a terminal, run through a pseudo-terminal
 /// (util-linux `script`) and read back as the screen shows it.
@@ -12,7 +12,9 @@ import TestSupport
     /// Runs `shelfline arguments` on a pseudo-terminal; returns the exit status and the raw bytes written to it.
     func runOnTerminal(_ arguments: [String], in dir: TemporaryDirectory) throws -> (status: Int32, output: String) {
         let process = ExecutableRunner.start("shelfline", arguments, in: dir.path)
-        let command = ([process.executableURL!.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let command = ([process.executableURL!.path] + arguments).map {
+            "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["--quiet", "--return", "--command", command.joined(separator: " "), "/dev/null"]
         let transcript = dir.file("terminal.out")
@@ -43,7 +45,11 @@ import TestSupport
                 while let next = characters.popFirst() {
                     if next.isLetter {
                         if next == "K" {
-                            if parameter == "2" { lines[lines.count - 1] = [] } else { lines[lines.count - 1] = Array(lines[lines.count - 1].prefix(column)) }
+                            if parameter == "2" {
+                                lines[lines.count - 1] = []
+                            } else {
+                                lines[lines.count - 1] = Array(lines[lines.count - 1].prefix(column))
+                            }
                         }
                         break
                     }
@@ -63,7 +69,8 @@ import TestSupport
     @Test func issue13_terminalShowsOneResultLinePerStageAndNoLogfmt() throws {
         let dir = TemporaryDirectory("terminal")
         let workspace = dir.file("ws")
-        let run = try runOnTerminal(["run", "--csv", Self.example, "--config", Self.shippedConfig, "--workspace", workspace], in: dir)
+        let run = try runOnTerminal(
+            ["run", "--csv", Self.example, "--config", Self.shippedConfig, "--workspace", workspace], in: dir)
         let screen = Self.screen(run.output)
         #expect(run.status == 0, "\(screen)")
         for stage in StageName.allCases {
@@ -79,8 +86,11 @@ import TestSupport
 
     @Test func issue13_logfmtOnATerminalWhenAskedForAndNeverABar() throws {
         let dir = TemporaryDirectory("terminal-logfmt")
-        let run = try runOnTerminal(["run", "--csv", Self.example, "--config", Self.shippedConfig, "--workspace", dir.file("ws"),
-                                     "--log-format", "logfmt"], in: dir)
+        let run = try runOnTerminal(
+            [
+                "run", "--csv", Self.example, "--config", Self.shippedConfig, "--workspace", dir.file("ws"),
+                "--log-format", "logfmt",
+            ], in: dir)
         let screen = Self.screen(run.output)
         #expect(run.status == 0, "\(screen)")
         for stage in StageName.allCases {

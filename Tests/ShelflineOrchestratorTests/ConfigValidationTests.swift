@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 10 "Also": pipeline.json mistakes exit 78 before anything runs, naming the key and what
 /// is expected; docs/pipeline.schema.json states the same rules.
@@ -10,7 +10,8 @@ import TestSupport
 
     /// Edits the fixture's config as JSON.
     func edit(_ fixture: Fixture, _ change: (inout [String: Any]) -> Void) throws {
-        var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fixture.config))) as! [String: Any]
+        var object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fixture.config))) as! [String: Any]
         change(&object)
         try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: fixture.config))
     }
@@ -101,7 +102,8 @@ import TestSupport
     @Test func issue10_enumErrorListsTheAllowedValues() throws {
         let fixture = try Fixture()
         try editParameters(fixture, stage: 0) { $0["format"] = "csvish" }
-        try expectConfigError(fixture, ["stages[0].parameters.format", "'csvish' is not allowed; expected one of auto, goodreads"])
+        try expectConfigError(
+            fixture, ["stages[0].parameters.format", "'csvish' is not allowed; expected one of auto, goodreads"])
         #expect(!(try fixture.run().stderr.contains("Cannot initialize")))
     }
 
@@ -109,7 +111,8 @@ import TestSupport
     /// unknown keys.
     @Test func issue10_schemaAgreesWithTheLoader() throws {
         let path = ExecutableRunner.repositoryRoot + "/docs/pipeline.schema.json"
-        let schema = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        let schema = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         func property(_ root: [String: Any]?, _ keyPath: String) -> [String: Any]? {
             var node = root
             for part in keyPath.split(separator: ".") {

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Issue 15's orchestrator rules with stand-in stages (real `shelfline`, real processes), where
 /// the rule needs a state real stages would take long to reach: aged runs, a stage held running.
@@ -30,7 +31,8 @@ import TestSupport
         let incomplete = fixture.runDirectory(for: other)
         try age(incomplete, days: 2, fixture)
         // Today's config differs from the one the finished run used.
-        var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fixture.config))) as! [String: Any]
+        var object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fixture.config))) as! [String: Any]
         var stages = object["stages"] as! [[String: Any]]
         var parameters = stages[4]["parameters"] as! [String: Any]
         parameters["historyLimit"] = 50
@@ -86,14 +88,16 @@ import TestSupport
         first.standardError = FileHandle.nullDevice
         try first.run()
         let snapshotPath = fixture.workspace + "/activity/import.json"
-        try #require(waitUntil { fixture.stagesRun.contains("dedupe") && FileManager.default.fileExists(atPath: snapshotPath) },
-                     "the import never started its activity")
+        try #require(
+            waitUntil { fixture.stagesRun.contains("dedupe") && FileManager.default.fileExists(atPath: snapshotPath) },
+            "the import never started its activity")
         // Killed outright: nothing can end the activity now but a later command.
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         try age(fixture.runDirectory, days: 2, fixture)
         #expect(try fixture.run(arguments: ["clean", "--stale"]).status == 0)
-        let snapshot = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: snapshotPath))) as? [String: Any])
+        let snapshot = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: snapshotPath))) as? [String: Any])
         #expect(snapshot["event"] as? String == "end", "\(snapshot)")
         let step = (snapshot["contentState"] as? [String: Any])?["currentStep"] as? String ?? ""
         #expect(step.contains("abandoned") && step.contains("Import the file again"), "\(snapshot)")

@@ -1,8 +1,8 @@
 import Foundation
 import ShelflineCore
 import ShelflineOrchestrator
-import Testing
 import TestSupport
+import Testing
 
 /// StagePlanner's rules (issue 9 item 7), one table row per rule, against real files and
 /// manifests in a temporary run directory, without running any stage.
@@ -20,7 +20,9 @@ import TestSupport
             run = RunDirectory(id: "0123456789abcdef", workspace: workspace)
             try Workspace.makeDirectory(run.manifestsDirectory)
             config = PipelineConfig(stages: [
-                StageDeclaration(name: .parse, inputs: ["{csv}"], outputs: ["parsed.ndjson.gz"], parameters: .object(["format": .string("auto")])),
+                StageDeclaration(
+                    name: .parse, inputs: ["{csv}"], outputs: ["parsed.ndjson.gz"],
+                    parameters: .object(["format": .string("auto")])),
                 StageDeclaration(name: .dedupe, inputs: ["parsed.ndjson.gz", "{decisions}"], outputs: ["deduped.ndjson.gz"]),
             ])
             dir.write("ws/runs/0123456789abcdef/input.csv", "Book Id,Title\n1,Dune\n")
@@ -36,11 +38,14 @@ import TestSupport
                 Issue.record("inputs of \(stage) missing")
                 return
             }
-            let outputs = try declaration.outputs.map { try #require(try FileStamp.make(name: $0, path: run.file($0), previous: nil)) }
+            let outputs = try declaration.outputs.map {
+                try #require(try FileStamp.make(name: $0, path: run.file($0), previous: nil))
+            }
             let hash = planner.parametersHash(declaration)
-            let manifest = StageManifest(stage: stage, fingerprint: StageManifest.fingerprint(stage: stage, parametersHash: hash, inputs: inputs),
-                                         algorithmVersion: stage.algorithmVersion, parametersHash: hash, inputs: inputs,
-                                         outputs: outputs, durationMs: 1, finishedAt: 0)
+            let manifest = StageManifest(
+                stage: stage, fingerprint: StageManifest.fingerprint(stage: stage, parametersHash: hash, inputs: inputs),
+                algorithmVersion: stage.algorithmVersion, parametersHash: hash, inputs: inputs,
+                outputs: outputs, durationMs: 1, finishedAt: 0)
             try writeJSONFile(manifest, to: run.manifestPath(stage))
         }
 
@@ -62,25 +67,40 @@ import TestSupport
 
     static let rules: [Rule] = [
         Rule(name: "nothing changed: both up to date", change: { _ in }, parse: .upToDate, dedupe: .upToDate),
-        Rule(name: "no manifest: never completed", change: { try FileManager.default.removeItem(atPath: $0.run.manifestPath(.parse)) },
-             parse: .run(reason: "never completed in this run"), dedupe: .waiting(on: .parse)),
-        Rule(name: "older algorithm version", change: { try $0.editManifest(.dedupe) { $0.algorithmVersion = 0 } },
-             parse: .upToDate, dedupe: .run(reason: "algorithm version changed (0 → \(StageName.dedupe.algorithmVersion))")),
-        Rule(name: "parameters changed", change: { $0.config.stages[0].parameters = .object(["format": .string("goodreads")]) },
-             parse: .run(reason: "parameters changed"), dedupe: .waiting(on: .parse)),
-        Rule(name: "an output the next stage reads deleted", change: { try FileManager.default.removeItem(atPath: $0.run.file("parsed.ndjson.gz")) },
-             parse: .run(reason: "output missing: parsed.ndjson.gz"), dedupe: .waiting(on: .parse)),
-        Rule(name: "optional input appeared", change: { $0.dir.write("ws/library/decisions.json", "{}") },
-             parse: .upToDate, dedupe: .run(reason: "input changed: {decisions}")),
-        Rule(name: "output modified with the same size", change: { $0.dir.write("ws/runs/0123456789abcdef/deduped.ndjson.gz", "DEDUPED") },
-             parse: .upToDate, dedupe: .run(reason: "output modified: deduped.ndjson.gz")),
-        Rule(name: "output missing", change: { try FileManager.default.removeItem(atPath: $0.run.file("deduped.ndjson.gz")) },
-             parse: .upToDate, dedupe: .run(reason: "output missing: deduped.ndjson.gz")),
-        Rule(name: "input content changed", change: { $0.dir.write("ws/runs/0123456789abcdef/input.csv", "Book Id,Title\n2,Kindred\n") },
-             parse: .run(reason: "input changed: {csv}"), dedupe: .waiting(on: .parse)),
-        Rule(name: "touch without change", change: {
-            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: $0.run.file("input.csv"))
-        }, parse: .upToDate, dedupe: .upToDate),
+        Rule(
+            name: "no manifest: never completed",
+            change: { try FileManager.default.removeItem(atPath: $0.run.manifestPath(.parse)) },
+            parse: .run(reason: "never completed in this run"), dedupe: .waiting(on: .parse)),
+        Rule(
+            name: "older algorithm version", change: { try $0.editManifest(.dedupe) { $0.algorithmVersion = 0 } },
+            parse: .upToDate, dedupe: .run(reason: "algorithm version changed (0 → \(StageName.dedupe.algorithmVersion))")),
+        Rule(
+            name: "parameters changed", change: { $0.config.stages[0].parameters = .object(["format": .string("goodreads")]) },
+            parse: .run(reason: "parameters changed"), dedupe: .waiting(on: .parse)),
+        Rule(
+            name: "an output the next stage reads deleted",
+            change: { try FileManager.default.removeItem(atPath: $0.run.file("parsed.ndjson.gz")) },
+            parse: .run(reason: "output missing: parsed.ndjson.gz"), dedupe: .waiting(on: .parse)),
+        Rule(
+            name: "optional input appeared", change: { $0.dir.write("ws/library/decisions.json", "{}") },
+            parse: .upToDate, dedupe: .run(reason: "input changed: {decisions}")),
+        Rule(
+            name: "output modified with the same size",
+            change: { $0.dir.write("ws/runs/0123456789abcdef/deduped.ndjson.gz", "DEDUPED") },
+            parse: .upToDate, dedupe: .run(reason: "output modified: deduped.ndjson.gz")),
+        Rule(
+            name: "output missing", change: { try FileManager.default.removeItem(atPath: $0.run.file("deduped.ndjson.gz")) },
+            parse: .upToDate, dedupe: .run(reason: "output missing: deduped.ndjson.gz")),
+        Rule(
+            name: "input content changed",
+            change: { $0.dir.write("ws/runs/0123456789abcdef/input.csv", "Book Id,Title\n2,Kindred\n") },
+            parse: .run(reason: "input changed: {csv}"), dedupe: .waiting(on: .parse)),
+        Rule(
+            name: "touch without change",
+            change: {
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: $0.run.file("input.csv"))
+            }, parse: .upToDate, dedupe: .upToDate),
     ]
 
     @Test(arguments: rules) func issue9_stagePlannerRule(_ rule: Rule) throws {

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Waits for a condition another process brings about (a lock taken, a child started), checking
 /// it every 20 ms. Returns false once `timeout` passes, so callers fail loudly with

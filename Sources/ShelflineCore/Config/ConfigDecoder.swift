@@ -132,12 +132,16 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
     func decodeNil() -> Bool { value == .null }
 
     func decode(_ type: Bool.Type) throws -> Bool {
-        guard case .bool(let flag) = value else { throw DecodingError.typeMismatch(type, context("expected true or false, found \(value.kind)")) }
+        guard case .bool(let flag) = value else {
+            throw DecodingError.typeMismatch(type, context("expected true or false, found \(value.kind)"))
+        }
         return flag
     }
 
     func decode(_ type: String.Type) throws -> String {
-        guard case .string(let text) = value else { throw DecodingError.typeMismatch(type, context("expected a string, found \(value.kind)")) }
+        guard case .string(let text) = value else {
+            throw DecodingError.typeMismatch(type, context("expected a string, found \(value.kind)"))
+        }
         return text
     }
 
@@ -179,8 +183,9 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == codingPath.count {
             // An enum given a value it does not have: name the allowed ones.
             if let allowed = allowedValues(T.self), case .string(let text) = value {
-                throw DecodingError.dataCorrupted(self.context(
-                    "'\(text)' is not allowed; expected one of \(allowed.joined(separator: ", "))"))
+                throw DecodingError.dataCorrupted(
+                    self.context(
+                        "'\(text)' is not allowed; expected one of \(allowed.joined(separator: ", "))"))
             }
             throw DecodingError.dataCorrupted(context)
         }
@@ -214,7 +219,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func child(_ key: Key) throws -> ValueDecoder {
         tracker.asked(key.stringValue, at: codingPath)
         guard let value = object[key.stringValue] else {
-            throw DecodingError.keyNotFound(key, DecodingError.Context(codingPath: codingPath, debugDescription: "required but missing"))
+            throw DecodingError.keyNotFound(
+                key, DecodingError.Context(codingPath: codingPath, debugDescription: "required but missing"))
         }
         return ValueDecoder(value: value, codingPath: codingPath + [key], tracker: tracker)
     }
@@ -224,7 +230,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let decoder = try child(key)
         if decoder.value == .null {
-            throw DecodingError.valueNotFound(type, DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "found null"))
+            throw DecodingError.valueNotFound(
+                type, DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "found null"))
         }
         return try decoder.decode(type)
     }
@@ -260,10 +267,12 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func next() throws -> ValueDecoder {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(Any.self, DecodingError.Context(codingPath: codingPath, debugDescription: "array too short"))
+            throw DecodingError.valueNotFound(
+                Any.self, DecodingError.Context(codingPath: codingPath, debugDescription: "array too short"))
         }
         defer { currentIndex += 1 }
-        return ValueDecoder(value: array[currentIndex], codingPath: codingPath + [AnyKey(intValue: currentIndex)], tracker: tracker)
+        return ValueDecoder(
+            value: array[currentIndex], codingPath: codingPath + [AnyKey(intValue: currentIndex)], tracker: tracker)
     }
 
     mutating func decodeNil() throws -> Bool {
@@ -274,7 +283,8 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().decode(type) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey>
+    {
         try next().container(keyedBy: type)
     }
 

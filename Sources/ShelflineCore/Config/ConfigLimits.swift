@@ -48,7 +48,8 @@ public enum ConfigLimits {
         .parse: ["maxRejectedShare": .within(0, 1)],
         .lookup: [
             "cacheDays": .above(0), "negativeCacheDays": .above(0), "searchLimit": .atLeast(2), "chunkSize": .atLeast(1),
-            "openLibrary.concurrency": .atLeast(1), "openLibrary.requestsPerSecond": .above(0), "openLibrary.batchSize": .within(1, 1000),
+            "openLibrary.concurrency": .atLeast(1), "openLibrary.requestsPerSecond": .above(0),
+            "openLibrary.batchSize": .within(1, 1000),
             "openLibrary.timeoutSeconds": .above(0), "openLibrary.maxRetries": .atLeast(0),
             "openLibrary.backoffBaseSeconds": .atLeast(0), "openLibrary.backoffMaxSeconds": .atLeast(0),
             "openLibrary.waitBudgetSeconds": .atLeast(0), "openLibrary.breakerThreshold": .atLeast(1),
@@ -70,7 +71,7 @@ public enum ConfigLimits {
         guard case .array(let stages)? = config["stages"] else { return }
         for (index, stage) in stages.enumerated() {
             guard case .string(let name)? = stage["name"], let stageName = StageName(rawValue: name),
-                  let parameters = stage["parameters"], let rules = Self.parameters[stageName]
+                let parameters = stage["parameters"], let rules = Self.parameters[stageName]
             else { continue }
             for (key, range) in rules.sorted(by: { $0.key < $1.key }) {
                 try check(parameters, keyPath: key, range: range, shownAs: "stages[\(index)].parameters.\(key)", path: path)
