@@ -65,7 +65,7 @@ import TestSupport
         stages[index]["parameters"] = [
             "sources": ["openlibrary"], "catalog": [] as [String],
             "openLibrary": ["baseURL": baseURL, "requestsPerSecond": 20, "batchSize": 4, "concurrency": 2,
-                            "timeoutSeconds": 5, "maxRetries": 2],
+                            "timeoutSeconds": 30, "maxRetries": 2],
         ] as [String: Any]
         object["stages"] = stages
         let path = dir.file("pipeline.json")
