@@ -4,17 +4,44 @@ CONFIG ?= pipeline.json
 WORKSPACE ?= ./var
 BIN := .build/release
 DEBUG_BIN := .build/debug
+PREFIX ?= /usr/local
+DESTDIR ?=
+# The installed executables: add one here when a new executable lands.
+EXECUTABLES := shelfline shelfline-parse shelfline-dedupe shelfline-lookup shelfline-merge shelfline-render
+# System headers the build needs, each with the Debian package that provides it.
+HEADERS := zlib.h:zlib1g-dev libdeflate.h:libdeflate-dev sqlite3.h:libsqlite3-dev curl/curl.h:libcurl4-openssl-dev
+INCLUDE_DIRS ?= /usr/include /usr/include/$(shell gcc -dumpmachine 2>/dev/null) /usr/local/include
 
-.PHONY: build import test bench beer-queue clean
+.PHONY: help check-deps build import test bench beer-queue install uninstall clean
 
-build:
+# `make` alone: what to run first.
+help:
+	@echo "Shelfline. To start:"
+	@echo "  make import CSV=examples/goodreads_library_export.csv   # build, then import the example offline"
+	@echo "  make test                                               # run every test"
+	@echo "Also: make build | bench | beer-queue | install PREFIX=/usr/local | uninstall | clean"
+
+# Names the missing package and the command that installs it, before the compiler can fail on a header.
+check-deps:
+	@missing=""; for pair in $(HEADERS); do \
+	    header=$${pair%%:*}; package=$${pair##*:}; found=""; \
+	    for dir in $(INCLUDE_DIRS); do [ -f "$$dir/$$header" ] && found=1; done; \
+	    [ -n "$$found" ] || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    echo "missing system libraries:$$missing" >&2; \
+	    echo "install them with: sudo apt-get update && sudo apt-get install$$missing" >&2; \
+	    exit 1; \
+	fi
+
+build: check-deps
 	$(SWIFT) build -c release
 
 import: build
 	@test -n "$(CSV)" || { echo "usage: make import CSV=FILE [WORKSPACE=DIR]" >&2; exit 64; }
 	$(BIN)/shelfline run --config $(CONFIG) --workspace $(WORKSPACE) --csv "$(CSV)"
 
-test:
+test: check-deps
 	$(SWIFT) build --build-tests
 	SHELFLINE_BIN=$(CURDIR)/$(DEBUG_BIN) $(SWIFT) test --skip-build --no-parallel
 
@@ -23,6 +50,24 @@ bench: build
 
 beer-queue: build
 	$(BIN)/shelfline-render beer-queue --poll --config $(CONFIG) --workspace $(WORKSPACE) --quiet
+
+# The executables in $(PREFIX)/bin and their bash, zsh and fish completions (swift-argument-parser).
+# NO_BUILD=1 installs what $(BIN) already holds.
+install: $(if $(NO_BUILD),,build)
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" \
+	    "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	for exe in $(EXECUTABLES); do \
+	    install -m 0755 "$(BIN)/$$exe" "$(DESTDIR)$(PREFIX)/bin/$$exe" || exit 1; \
+	    "$(BIN)/$$exe" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$exe" || exit 1; \
+	    "$(BIN)/$$exe" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$exe" || exit 1; \
+	    "$(BIN)/$$exe" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$exe.fish" || exit 1; \
+	done
+
+uninstall:
+	for exe in $(EXECUTABLES); do \
+	    rm -f "$(DESTDIR)$(PREFIX)/bin/$$exe" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$exe" \
+	        "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$exe" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$exe.fish"; \
+	done
 
 clean:
 	rm -rf .build

@@ -5,6 +5,10 @@ import Foundation
 import ShelflineCore
 import ShelflineStageCLI
 import ShelflineOrchestrator
+import ShelflineParse
+import ShelflineLibrary
+import ShelflineLookup
+import ShelflineRender
 
 /// What every orchestrator subcommand sets up: absolute config and workspace paths, the stage
 /// executables' directory, and a runner.
@@ -28,6 +32,26 @@ struct OrchestratorSetup {
     }
 
     var planner: StagePlanner { StagePlanner(config: config, workspace: workspace) }
+
+    /// Everything a whole run will need from the config, checked before any stage starts: the
+    /// stages' wiring (a stage left out is 78, not a missing file later) and each stage's
+    /// parameters decoded strictly by the stage's own type (unknown keys, types, ranges).
+    func validateStageParameters() throws {
+        try config.validateWiring(path: configPath)
+        for declaration in config.stages {
+            switch declaration.name {
+            case .parse: _ = try config.parameters(for: .parse, as: ParseParameters.self, path: configPath)
+            case .dedupe: _ = try config.parameters(for: .dedupe, as: DedupeParameters.self, path: configPath)
+            case .lookup:
+                let parameters = try config.parameters(for: .lookup, as: LookupParameters.self, path: configPath)
+                try parameters.validate(configPath: configPath)
+            case .merge:
+                let parameters = try config.parameters(for: .merge, as: MergeParameters.self, path: configPath)
+                try parameters.validate(configPath: configPath)
+            case .render: _ = try config.parameters(for: .render, as: RenderParameters.self, path: configPath)
+            }
+        }
+    }
 
     /// The directory holding this executable (the stage executables sit beside it).
     static var ownDirectory: String {

@@ -15,4 +15,22 @@ public struct ShelflineCommand: AsyncParsableCommand {
         subcommands: [RunCommand.self, PlanCommand.self, StatusCommand.self, CleanCommand.self, ReviewCommand.self])
 
     public init() {}
+
+    /// Without a subcommand: what to run first (the README's two commands), not a wall of help.
+    public func run() async throws {
+        print(Self.firstSteps)
+    }
+
+    public static let firstSteps = """
+        shelfline: import reading-library exports into a local library.
+
+        To start, from the repository:
+          make import CSV=examples/goodreads_library_export.csv   # build, then import the example offline
+          make test                                               # run every test
+
+        Then import your own export:
+          shelfline run --csv FILE [--workspace DIR]
+
+        Commands: run, plan, status, clean, review. See `shelfline --help` and `shelfline help run`.
+        """
 }

@@ -1,59 +1,130 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
-import ShelflineStageCLI
 import ShelflineOrchestrator
+import ShelflineStageCLI
 
-/// One line per stage on a terminal: a bar, counts, rate and ETA for stages that report progress
-/// (lookup), elapsed time for the rest. Prints nothing without a terminal (cron gets logfmt lines).
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The one progress renderer for people. On a terminal (and unless logfmt was asked for): one
+/// live line per stage (a bar, counts, rate and ETA when the stage publishes
+/// `<stage>-progress.json`, elapsed time otherwise), replaced when the stage ends by a one-line
+/// result; logfmt events are not printed, and anything else written (errors, a stage's warnings)
+/// first clears the live line, so the two never interleave. Without a terminal it draws nothing
+/// and the logfmt events pass through unchanged (cron mail, log files).
 final class TerminalProgress: @unchecked Sendable {
-    private let enabled: Bool
+    /// True when drawing live lines.
+    let drawing: Bool
+    /// True when stderr is a terminal (then stages write through `stageOutput`, never to it directly,
+    /// so no stage draws a bar of its own).
+    let terminal: Bool
+    private let now: @Sendable () -> Date
+    private let lock = NSLock()
     private var stage: StageName?
     private var started = Date()
     private var lastDraw = Date.distantPast
+    private var lineShown = false
+    private var frame = 0
 
-    init(enabled: Bool) {
-        self.enabled = enabled && isatty(STDERR_FILENO) == 1
+    /// `enabled`: not `--quiet`; `logfmt`: `--log-format logfmt` (events, never a live line).
+    init(
+        enabled: Bool, logfmt: Bool = false, now: @escaping @Sendable () -> Date = { Date() },
+        terminal: Bool = isatty(STDERR_FILENO) == 1
+    ) {
+        drawing = enabled && !logfmt && terminal
+        self.terminal = terminal
+        self.now = now
+    }
+
+    /// The run's log: unchanged without live lines; with them, events are dropped and errors
+    /// clear the live line before they are written.
+    func log(_ base: Logfmt) -> Logfmt {
+        guard drawing else { return base }
+        return Logfmt(quiet: true) { [self] line in self.printAbove(line) }
+    }
+
+    /// A line a stage wrote on stderr: logfmt events are the live line's business; anything else
+    /// (errors, warnings) is printed above it.
+    func stageOutput(_ line: String) {
+        guard drawing else { return write(line + "\n") }
+        if Self.isLogfmtEvent(line) { return }
+        printAbove(line)
+    }
+
+    static func isLogfmtEvent(_ line: String) -> Bool {
+        guard let equals = line.firstIndex(of: "="), let space = line.firstIndex(of: " ") ?? Optional(line.endIndex),
+            equals < space
+        else { return false }
+        return line[..<equals].allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }
     }
 
     func tick(stage: StageName, run: RunDirectory) {
-        guard enabled else { return }
-        if stage != self.stage {
-            finishLine()
-            self.stage = stage
-            started = Date()
+        guard drawing else { return }
+        lock.withLock {
+            let time = now()
+            if stage != self.stage {
+                self.stage = stage
+                started = time
+            }
+            guard time.timeIntervalSince(lastDraw) >= 0.25 else { return }
+            lastDraw = time
+            frame += 1
+            var line = "\(stage.rawValue): running \(String(format: "%.1f", time.timeIntervalSince(started))) s"
+            if let progress = try? readJSONFile(StageProgress.self, from: run.file("\(stage.rawValue)-progress.json")),
+                progress.total > 0, !progress.finished || progress.processed > 0
+            {
+                line = "\(stage.rawValue): " + ProgressLine.bar(progress)
+            }
+            write("\r\u{1B}[2K" + Self.fitted(line))
+            lineShown = true
         }
-        guard Date().timeIntervalSince(lastDraw) >= 0.25 else { return }
-        lastDraw = Date()
-        let elapsed = Date().timeIntervalSince(started)
-        var line = "\(stage.rawValue): running \(String(format: "%.1f", elapsed)) s"
-        if let progress = try? readJSONFile(StageProgress.self, from: run.file("\(stage.rawValue)-progress.json")),
-           progress.total > 0 {
-            line = "\(stage.rawValue): " + Self.bar(progress)
-        }
-        FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
     }
 
-    func finish() { finishLine() }
-
-    private func finishLine() {
-        if enabled && stage != nil { FileHandle.standardError.write(Data("\n".utf8)) }
-        stage = nil
+    /// Replaces the live line with the stage's one-line result.
+    func stageEnded(stage: StageName, run: RunDirectory, result: PipelineRunner.StageResult) {
+        guard drawing else { return }
+        let text: String
+        switch result {
+        case .skipped: text = "\(stage.rawValue): up to date"
+        case .done(let rows, let milliseconds):
+            let rowsText = rows.map { "\($0) rows, " } ?? ""
+            text = "\(stage.rawValue): done (\(rowsText)\(String(format: "%.1f", Double(milliseconds) / 1000)) s)"
+        }
+        lock.withLock {
+            write("\r\u{1B}[2K" + text + "\n")
+            lineShown = false
+            self.stage = nil
+        }
     }
 
-    static func bar(_ progress: StageProgress) -> String {
-        let fraction = min(1, Double(progress.processed) / Double(max(progress.total, 1)))
-        let width = 24
-        let filled = Int(fraction * Double(width))
-        var text = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
-        text += "\(progress.processed)/\(progress.total) \(Int(fraction * 100))%"
-        if let rate = progress.rate {
-            let remaining = Double(progress.total - progress.processed) / rate
-            text += String(format: " %.1f/s ETA %d:%02d", rate, Int(remaining) / 60, Int(remaining) % 60)
+    /// Ends a live line left open (a failure or a pause part-way through a stage).
+    func finish() {
+        guard drawing else { return }
+        lock.withLock {
+            if lineShown { write("\r\u{1B}[2K") }
+            lineShown = false
+            stage = nil
         }
-        if let title = progress.currentTitle { text += " — " + String(title.prefix(40)) }
-        return text
+    }
+
+    private func printAbove(_ line: String) {
+        lock.withLock {
+            write((lineShown ? "\r\u{1B}[2K" : "") + line + "\n")
+            // The live line is redrawn on the next tick.
+            lineShown = false
+            lastDraw = .distantPast
+        }
+    }
+
+    private func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// A live line must fit the terminal's width, or `\r` would only clear its last row.
+    static func fitted(_ line: String) -> String {
+        var size = winsize()
+        let columns = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+        return line.count < columns ? line : String(line.prefix(max(columns - 1, 1)))
     }
 }

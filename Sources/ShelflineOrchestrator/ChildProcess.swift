@@ -17,8 +17,19 @@ struct ChildProcess {
         case signaled(Int32)
     }
 
+    /// Where a child's standard streams go. `nil` keeps the parent's.
+    struct Redirection {
+        var stdin: Int32?
+        var stdout: Int32?
+        var stderr: Int32?
+        /// Descriptors closed in the child (the parent's ends of pipes).
+        var closeInChild: [Int32] = []
+    }
+
     static func spawn(executable: String, arguments: [String], directory: String, environment: [String: String],
-                      stdinFromNull: Bool = true) throws -> ChildProcess {
+                      stdinFromNull: Bool = true, redirection: Redirection? = nil, ownProcessGroup: Bool = false, searchPath: Bool = false) throws
+        -> ChildProcess
+    {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -29,13 +40,26 @@ struct ChildProcess {
         for signalNumber in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, signalNumber) }
         posix_spawnattr_setsigmask(&attributes, &emptyMask)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if ownProcessGroup {
+            // Its own group, so a timeout can kill everything it started (a shell's children too).
+            flags |= POSIX_SPAWN_SETPGROUP
+            posix_spawnattr_setpgroup(&attributes, 0)
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         shelfline_spawn_add_chdir(&actions, directory)
-        if stdinFromNull { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
+        if let input = redirection?.stdin {
+            posix_spawn_file_actions_adddup2(&actions, input, 0)
+        } else if stdinFromNull {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        if let output = redirection?.stdout { posix_spawn_file_actions_adddup2(&actions, output, 1) }
+        if let output = redirection?.stderr { posix_spawn_file_actions_adddup2(&actions, output, 2) }
+        for descriptor in redirection?.closeInChild ?? [] { posix_spawn_file_actions_addclose(&actions, descriptor) }
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -44,7 +68,9 @@ struct ChildProcess {
             for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let result = searchPath
+            ? posix_spawnp(&pid, executable, &actions, &attributes, argv, envp)
+            : posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
             throw FileError.missingInput(path: executable, reason: systemErrorMessage(result))
         }
@@ -67,6 +93,19 @@ struct ChildProcess {
     }
 
     func send(_ signalNumber: Int32) { kill(pid, signalNumber) }
+
+    /// A pipe whose ends are close-on-exec (the child gets only what a redirection dup2s), the
+    /// read end non-blocking.
+    static func pipe() -> (read: Int32, write: Int32)? {
+        var ends: [Int32] = [-1, -1]
+        guard Glibc.pipe(&ends) == 0 else { return nil }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+        return (ends[0], ends[1])
+    }
+
+    /// Signals the child's whole process group (for a child spawned with `ownProcessGroup`).
+    func sendToGroup(_ signalNumber: Int32) { kill(-pid, signalNumber) }
 
     static func decode(_ status: Int32) -> Termination {
         let signal = status & 0x7f

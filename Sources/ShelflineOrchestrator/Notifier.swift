@@ -1,6 +1,10 @@
 import Foundation
 import ShelflineCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// An import event for the optional `notify` command (JSON on its stdin).
 public struct ImportEvent: Codable, Sendable, Equatable {
     /// `finished`, `failed`, `paused` or `needsReview`.
@@ -12,8 +16,10 @@ public struct ImportEvent: Codable, Sendable, Equatable {
     public var exitStatus: Int32
     public var report: MergeReport?
 
-    public init(event: String, runId: String?, input: String?, workspace: String, message: String, exitStatus: Int32,
-                report: MergeReport?) {
+    public init(
+        event: String, runId: String?, input: String?, workspace: String, message: String, exitStatus: Int32,
+        report: MergeReport?
+    ) {
         self.event = event
         self.runId = runId
         self.input = input
@@ -24,36 +30,171 @@ public struct ImportEvent: Codable, Sendable, Equatable {
     }
 }
 
-/// Runs the configured `notify` command with the event on stdin. A failing notifier is logged,
-/// never allowed to change the import's own outcome.
+/// Runs the configured `notify` command with the event on stdin, never letting it change the
+/// import's own outcome or wedge the workspace:
+/// - it is killed (with everything it started: its own process group) after `timeoutSeconds`;
+/// - it is killed at once when SIGTERM/SIGINT/SIGHUP asks the run to stop;
+/// - its stdout and stderr go to `<workspace>/notify.log` (at most `outputLimit` bytes per call,
+///   the log rotated to `notify.log.1` beyond `logLimit`), never to the run's own output;
+/// - a failure is reported in one line on stderr (even with `--quiet`: cron mails it).
+/// The caller runs it after releasing the workspace lock; the lock's descriptor is close-on-exec.
 public struct Notifier: Sendable {
     public var command: [String]
+    public var timeoutSeconds: Double
+    public var logPath: String
     public var log: Logfmt
+    public var now: @Sendable () -> Date
+    public var cancellation: CancellationFlag
 
-    public init(command: [String], log: Logfmt) {
+    /// Bytes of one call's output kept in the log; the rest is counted and dropped.
+    public static let outputLimit = 64 * 1024
+    /// The log is rotated once it is larger than this.
+    public static let logLimit = 1024 * 1024
+    /// The default `notifyTimeoutSeconds`.
+    public static let defaultTimeoutSeconds = 30.0
+    /// Once the run was asked to stop, notify gets at most this long (a pause stays quick).
+    static let stoppingTimeoutSeconds = 5.0
+
+    public init(
+        command: [String], timeoutSeconds: Double = Notifier.defaultTimeoutSeconds, workspace: Workspace,
+        log: Logfmt, now: @escaping @Sendable () -> Date = { Date() },
+        cancellation: CancellationFlag = CancellationFlag()
+    ) {
         self.command = command
+        self.timeoutSeconds = timeoutSeconds
+        self.logPath = workspace.root + "/notify.log"
         self.log = log
+        self.now = now
+        self.cancellation = cancellation
     }
 
-    public func send(_ event: ImportEvent) {
-        guard let executable = command.first else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
-        process.arguments = executable.hasPrefix("/") ? Array(command.dropFirst()) : command
-        let input = Pipe()
-        process.standardInput = input
-        do {
-            try process.run()
-            var data = (try? JSONEncoder.shelfline.encode(event)) ?? Data()
-            data.append(UInt8(ascii: "\n"))
-            input.fileHandleForWriting.write(data)
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
-            if process.terminationStatus != 0 {
-                log.error("notify: command exited with status \(process.terminationStatus)")
-            }
-        } catch {
-            log.error("notify: cannot run \(executable): \(error)")
+    /// How one call ended.
+    public enum Outcome: Sendable, Equatable {
+        case succeeded
+        case failed(String)
+        case timedOut
+        case interrupted
+    }
+
+    @discardableResult
+    public func send(_ event: ImportEvent) -> Outcome {
+        guard let executable = command.first else { return .succeeded }
+        let outcome = deliver(event, executable: executable)
+        switch outcome {
+        case .succeeded: break
+        case .failed(let reason): log.error("shelfline: notify: \(reason) (output in \(logPath))")
+        case .timedOut:
+            log.error(
+                "shelfline: notify: killed after \(Self.seconds(timeoutSeconds)) s (notifyTimeoutSeconds); output in \(logPath)")
+        case .interrupted: log.error("shelfline: notify: stopped by a signal (output in \(logPath))")
         }
+        return outcome
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
+    private func deliver(_ event: ImportEvent, executable: String) -> Outcome {
+        var body = (try? JSONEncoder.shelfline.encode(event)) ?? Data()
+        body.append(UInt8(ascii: "\n"))
+        // Stdin is an unlinked file, not a pipe: a command that never reads cannot block us.
+        let directory = (logPath as NSString).deletingLastPathComponent
+        var template = Array((directory + "/.notify-event-XXXXXX").utf8CString)
+        let input = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard input >= 0 else { return .failed("cannot create its input in \(directory): \(systemErrorMessage())") }
+        _ = fcntl(input, F_SETFD, FD_CLOEXEC)
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        defer { close(input) }
+        let written = body.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+        guard written == body.count, lseek(input, 0, SEEK_SET) == 0 else {
+            return .failed("cannot write its input: \(systemErrorMessage())")
+        }
+        let logFile = openLog(event)
+        defer { if logFile >= 0 { close(logFile) } }
+
+        guard let (readEnd, writeEnd) = ChildProcess.pipe() else { return .failed("pipe: \(systemErrorMessage())") }
+        defer { close(readEnd) }
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(
+                executable: executable, arguments: Array(command.dropFirst()), directory: directory,
+                environment: ProcessInfo.processInfo.environment,
+                redirection: .init(stdin: input, stdout: writeEnd, stderr: writeEnd), ownProcessGroup: true,
+                searchPath: !executable.contains("/"))
+        } catch {
+            close(writeEnd)
+            return .failed("cannot run \(executable): \(error)")
+        }
+        close(writeEnd)
+
+        let started = now()
+        let limit = cancellation.isCancelled ? min(timeoutSeconds, Self.stoppingTimeoutSeconds) : timeoutSeconds
+        let wasCancelled = cancellation.isCancelled
+        var kept = 0, dropped = 0
+        var open = true
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        func drain() {
+            while open {
+                let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
+                if count == 0 { open = false; return }
+                if count < 0 { if errno == EINTR { continue }; return }
+                let keep = max(0, min(count, Self.outputLimit - kept))
+                if keep > 0, logFile >= 0 { _ = buffer.withUnsafeBytes { write(logFile, $0.baseAddress, keep) } }
+                kept += keep
+                dropped += count - keep
+            }
+        }
+        var outcome: Outcome?
+        var termination: ChildProcess.Termination?
+        while termination == nil {
+            var descriptor = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+            if open { _ = poll(&descriptor, 1, 100) } else { _ = poll(nil, 0, 100) }
+            drain()
+            termination = child.poll()
+            if termination != nil { break }
+            if !wasCancelled && cancellation.isCancelled {
+                outcome = .interrupted
+            } else if now().timeIntervalSince(started) >= limit {
+                outcome = .timedOut
+            }
+            if outcome != nil {
+                child.sendToGroup(SIGKILL)
+                termination = child.wait()
+            }
+        }
+        drain()
+        // Whatever it left running in its group must not outlive it holding our pipe.
+        child.sendToGroup(SIGKILL)
+        let ending: String
+        switch (outcome, termination!) {
+        case (.some(.timedOut), _): ending = "killed after \(Self.seconds(limit)) s timeout"
+        case (.some(let other), _): ending = "\(other)"
+        case (nil, .exited(0)): ending = "exit 0"
+        case (nil, .exited(let status)):
+            ending = "exit \(status)"; outcome = .failed("\(executable) exited with status \(status)")
+        case (nil, .signaled(let signal)):
+            ending = "killed by signal \(signal)"; outcome = .failed("\(executable) was killed by signal \(signal)")
+        }
+        if logFile >= 0 {
+            let note = (dropped > 0 ? "[\(dropped) more bytes of output dropped]\n" : "") + "--- \(ending)\n"
+            _ = note.withCString { write(logFile, $0, strlen($0)) }
+        }
+        return outcome ?? .succeeded
+    }
+
+    /// The log, opened for appending (rotated first when too large), with a header for this call.
+    private func openLog(_ event: ImportEvent) -> Int32 {
+        var info = stat()
+        if stat(logPath, &info) == 0, Int(info.st_size) > Self.logLimit {
+            rename(logPath, logPath + ".1")
+        }
+        let fd = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return -1 }
+        let header =
+            "--- \(ISO8601DateFormatter().string(from: now())) event=\(event.event) run=\(event.runId ?? "-") "
+            + "command=\(command.joined(separator: " "))\n"
+        _ = header.withCString { write(fd, $0, strlen($0)) }
+        return fd
     }
 }

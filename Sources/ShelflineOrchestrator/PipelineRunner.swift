@@ -22,6 +22,20 @@ public struct RunOutcome: Sendable {
             library: \(report.libraryBooks) books
             """
     }
+
+    /// What the user can do next: review rows, rejected rows, where the report is.
+    public var nextSteps: [String] {
+        guard let report else { return [] }
+        var lines: [String] = []
+        if report.enrichment.needsReview > 0 {
+            lines.append("next: \(report.enrichment.needsReview) row(s) need review: shelfline review list")
+        }
+        if report.outcomes.rejected > 0 {
+            lines.append("next: \(report.outcomes.rejected) row(s) rejected, listed with their reasons in \(run.file(report.failedRows))")
+        }
+        lines.append("report: \(run.file("report.html"))")
+        return lines
+    }
 }
 
 /// Runs the stage executables of `pipeline.json` in a run directory, restarting at the first
@@ -38,6 +52,17 @@ public struct PipelineRunner {
     public var onTick: (StageName, RunDirectory) -> Void = { _, _ in }
     /// The file the user imported (the run reads a copy); render names the activity after it.
     public var sourceFile: String?
+    /// Called when a stage was skipped or finished (the terminal's one-line result).
+    public var onStageEnd: (StageName, RunDirectory, StageResult) -> Void = { _, _, _ in }
+    /// When set, each line a stage writes on stderr is passed here instead of going straight to
+    /// the terminal (so a live progress line and stage messages never interleave).
+    public var stageOutput: ((String) -> Void)?
+
+    /// How a stage ended in this run.
+    public enum StageResult: Sendable, Equatable {
+        case skipped
+        case done(rows: Int?, milliseconds: Int)
+    }
 
     public init(config: PipelineConfig, configPath: String, workspace: Workspace, binDirectory: String, log: Logfmt,
                 quiet: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag) {
@@ -68,8 +93,9 @@ public struct PipelineRunner {
     }
 
     /// Runs every stage that is not complete, in order.
+    /// `runs/latest` is moved to this run only once it completes (a paused run is marked by the
+    /// caller), so a failed import never hides the last good one.
     public func run(_ run: RunDirectory) throws -> RunOutcome {
-        try run.markLatest(in: workspace)
         var stagesRun: [StageName] = []
         for declaration in planner.config.stages {
             let stage = declaration.name
@@ -77,6 +103,7 @@ public struct PipelineRunner {
             let decision = check.decision
             if decision.isUpToDate {
                 log.event(["stage": stage.rawValue, "event": "skip", "reason": "up to date"])
+                onStageEnd(stage, run, .skipped)
                 continue
             }
             guard case .run(let reason) = decision else { continue }
@@ -108,11 +135,14 @@ public struct PipelineRunner {
             try writeJSONFile(newManifest, to: run.manifestPath(stage))
             stagesRun.append(stage)
             var fields: KeyValuePairs<String, Any> = ["stage": stage.rawValue, "event": "done", "ms": milliseconds]
-            if let rows = Self.rowCount(declaration, run: run) {
+            let rows = Self.rowCount(declaration, run: run)
+            if let rows {
                 fields = ["stage": stage.rawValue, "event": "done", "rows": rows, "ms": milliseconds]
             }
             log.event(fields)
+            onStageEnd(stage, run, .done(rows: rows, milliseconds: milliseconds))
         }
+        try run.markLatest(in: workspace)
         let report = try? readJSONFile(MergeReport.self, from: run.file("merge-report.json"))
         return RunOutcome(run: run, stagesRun: stagesRun, report: report)
     }
@@ -126,12 +156,17 @@ public struct PipelineRunner {
         var environment = ProcessInfo.processInfo.environment
         environment["SHELFLINE_ORCHESTRATOR_PID"] = String(getpid())
         let child: ChildProcess
+        let relay = stageOutput.map { StageOutputRelay(handler: $0) }
         do {
-            child = try ChildProcess.spawn(executable: executable, arguments: try arguments(for: stage, run: run),
-                                           directory: run.path, environment: environment)
+            let arguments = try arguments(for: stage, run: run)
+            child = try ChildProcess.spawn(executable: executable, arguments: arguments, directory: run.path,
+                                           environment: environment, redirection: relay?.redirection)
+            relay?.started()
         } catch let error as ConfigError {
+            relay?.started()
             throw error
         } catch {
+            relay?.started()
             throw OrchestratorError.stageMissing(stage: stage, path: executable)
         }
         var forwarded = false
@@ -142,9 +177,10 @@ public struct PipelineRunner {
                 forwarded = true
             }
             onTick(stage, run)
-            usleep(50_000)
+            if let relay { relay.pump(waitingMilliseconds: 50) } else { usleep(50_000) }
             termination = child.poll()
         }
+        relay?.finish()
         switch termination! {
         case .signaled(let signal):
             if forwarded { throw OrchestratorError.paused(stage: stage) }
@@ -202,5 +238,57 @@ public struct PipelineRunner {
             }
         }
         return nil
+    }
+}
+
+/// Reads a stage's stderr through a pipe and hands it on line by line.
+final class StageOutputRelay {
+    private let handler: (String) -> Void
+    private let readEnd: Int32
+    private let writeEnd: Int32
+    private var pending: [UInt8] = []
+
+    init(handler: @escaping (String) -> Void) {
+        self.handler = handler
+        let ends = ChildProcess.pipe()
+        readEnd = ends?.read ?? -1
+        writeEnd = ends?.write ?? -1
+    }
+
+    var redirection: ChildProcess.Redirection? {
+        writeEnd >= 0 ? .init(stdin: nil, stdout: nil, stderr: writeEnd) : nil
+    }
+
+    /// The child has its copy: close ours so end-of-file arrives when it exits.
+    func started() { if writeEnd >= 0 { close(writeEnd) } }
+
+    /// Waits up to `waitingMilliseconds` for output and passes on complete lines.
+    func pump(waitingMilliseconds: Int32) {
+        guard readEnd >= 0 else { usleep(UInt32(waitingMilliseconds) * 1000); return }
+        var descriptor = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, waitingMilliseconds)
+        readAvailable()
+    }
+
+    private func readAvailable() {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            pending += buffer[..<count]
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                handler(String(decoding: pending[..<newline], as: UTF8.self))
+                pending.removeSubrange(...newline)
+            }
+        }
+    }
+
+    func finish() {
+        guard readEnd >= 0 else { return }
+        readAvailable()
+        if !pending.isEmpty { handler(String(decoding: pending, as: UTF8.self)) }
+        pending = []
+        close(readEnd)
     }
 }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import ShelflineCore
 
@@ -46,6 +49,27 @@ public struct RunDirectory: Sendable, Equatable {
         unlink(temporary)
         guard symlink(id, temporary) == 0, rename(temporary, link) == 0 else {
             throw FileError.cannotCreate(path: link, reason: systemErrorMessage())
+        }
+    }
+
+    /// True once the import completed at some point: the last stage's manifest exists.
+    public var isComplete: Bool {
+        guard let last = StageName.allCases.last else { return false }
+        return FileManager.default.fileExists(atPath: manifestPath(last))
+    }
+
+    /// Makes sure `runs/latest` never dangles: when its run is gone, it is pointed at the newest
+    /// completed run left (by its last stage's finish time), or removed when there is none.
+    public static func repairLatest(in workspace: Workspace) throws {
+        let link = workspace.runsDirectory + "/latest"
+        guard (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) != nil, latest(in: workspace) == nil else { return }
+        let last = StageName.allCases[StageName.allCases.count - 1]
+        let newest = all(in: workspace).filter(\.isComplete)
+            .max { ($0.manifest(last)?.finishedAt ?? 0, $0.id) < ($1.manifest(last)?.finishedAt ?? 0, $1.id) }
+        if let newest {
+            try newest.markLatest(in: workspace)
+        } else {
+            unlink(link)
         }
     }
 

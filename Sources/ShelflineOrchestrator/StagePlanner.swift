@@ -65,7 +65,10 @@ public struct StagePlanner: Sendable {
         return .success(stamps)
     }
 
-    public struct MissingInput: Error, Sendable, Equatable { public var name: String }
+    public struct MissingInput: Error, Sendable, Equatable {
+        public var name: String
+        public init(name: String) { self.name = name }
+    }
 
     /// Decides one stage against its manifest.
     public func decide(_ stage: StageName, run: RunDirectory) throws -> StageDecision {

@@ -2,14 +2,16 @@ import Foundation
 import ShelflineCore
 
 /// Runs left incomplete for more than a day: shown by `status`, removed by `clean --stale`.
+///
+/// Judged only by each run's own state: a run whose last stage ever completed (its manifest
+/// exists) is a finished import and never stale, whatever today's config says; parameters
+/// changed since then make it "pending" for `status`, not stale.
 public struct StaleRuns: Sendable {
     public var workspace: Workspace
-    public var planner: StagePlanner
     public var maximumAge: TimeInterval
 
-    public init(workspace: Workspace, planner: StagePlanner, maximumAge: TimeInterval = 24 * 3600) {
+    public init(workspace: Workspace, maximumAge: TimeInterval = 24 * 3600) {
         self.workspace = workspace
-        self.planner = planner
         self.maximumAge = maximumAge
     }
 
@@ -21,10 +23,10 @@ public struct StaleRuns: Sendable {
 
     public func find(now: Date) -> [Stale] {
         RunDirectory.all(in: workspace).compactMap { run in
+            guard !run.isComplete else { return nil }
             let last = Self.lastActivity(run)
             guard now.timeIntervalSince(last) > maximumAge else { return nil }
-            let complete = (try? planner.plan(run: run))?.allSatisfy { $0.1.isUpToDate } ?? false
-            return complete ? nil : Stale(run: run, lastActivity: last)
+            return Stale(run: run, lastActivity: last)
         }
     }
 

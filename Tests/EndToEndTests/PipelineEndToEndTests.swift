@@ -65,7 +65,7 @@ import TestSupport
         stages[index]["parameters"] = [
             "sources": ["openlibrary"], "catalog": [] as [String],
             "openLibrary": ["baseURL": baseURL, "requestsPerSecond": 20, "batchSize": 4, "concurrency": 2,
-                            "timeoutSeconds": 5, "maxRetries": 2],
+                            "timeoutSeconds": 30, "maxRetries": 2],
         ] as [String: Any]
         object["stages"] = stages
         let path = dir.file("pipeline.json")
@@ -107,7 +107,8 @@ import TestSupport
         try orchestrator.run()
         let lookupPid = try #require(waitForChild(of: orchestrator.processIdentifier, named: "shelfline-looku"))
         let before = server.requests.count
-        for _ in 0..<200 where server.requests.count - before < uninterruptedRequests / 3 { usleep(20_000) }
+        try #require(waitUntil { server.requests.count - before >= uninterruptedRequests / 3 },
+                     "lookup never sent a third of its requests")
         kill(lookupPid, SIGKILL)
         orchestrator.waitUntilExit()
         #expect(orchestrator.terminationStatus != 0)
@@ -164,18 +165,18 @@ import TestSupport
 
     /// The pid of `parent`'s child whose command name starts with `name` (15-char comm limit).
     func waitForChild(of parent: pid_t, named name: String) -> pid_t? {
-        for _ in 0..<400 {
+        var found: pid_t?
+        _ = waitUntil {
             // Children are listed per thread, and stages are spawned from a worker thread.
             let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(parent)/task")) ?? []
             let children = threads.map {
                 (try? String(contentsOfFile: "/proc/\(parent)/task/\($0)/children", encoding: .utf8)) ?? ""
             }.joined(separator: " ")
-            for pid in children.split(separator: " ").compactMap({ pid_t($0) }) {
-                let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
-                if comm.hasPrefix(name) { return pid }
+            found = children.split(separator: " ").compactMap { pid_t($0) }.first { pid in
+                ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").hasPrefix(name)
             }
-            usleep(20_000)
+            return found != nil
         }
-        return nil
+        return found
     }
 }

@@ -51,14 +51,27 @@ import TestSupport
                                             in: dir.path, environment: environment.merging(extra) { $1 })
         }
 
+        /// `shelfline run --csv` started and not waited for (for tests that signal or kill it).
+        func start(_ extra: [String: String]) -> Process {
+            ExecutableRunner.start("shelfline", ["run", "--csv", csv, "--config", config, "--workspace", workspace],
+                                   environment: environment.merging(extra) { $1 })
+        }
+
         /// Stages that ran in the last `run`, in order.
         var stagesRun: [String] {
             ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
 
-        var runDirectory: String {
-            let link = workspace + "/runs/latest"
-            return workspace + "/runs/" + (try! FileManager.default.destinationOfSymbolicLink(atPath: link))
+        /// The export's run (keyed by its content), whether or not it succeeded.
+        var runDirectory: String { runDirectory(for: csv) }
+
+        func runDirectory(for file: String) -> String {
+            workspace + "/runs/" + String(try! ContentHash.file(file).prefix(16))
+        }
+
+        /// The run `runs/latest` names, if any.
+        var latest: String? {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: workspace + "/runs/latest")).map { workspace + "/runs/" + $0 }
         }
 
         func setModificationTime(_ path: String, secondsAgo: Double) throws {
@@ -176,17 +189,14 @@ import TestSupport
 
     @Test func issue5_twoConcurrentRunsSecondExits75NamingTheHolder() throws {
         let fixture = try Fixture()
-        let first = ExecutableRunner.start("shelfline", ["run", "--csv", fixture.csv, "--config", fixture.config,
-                                                         "--workspace", fixture.workspace],
-                                           environment: fixture.environment.merging(["STANDIN_SLEEP_parse": "3"]) { $1 })
+        let first = fixture.start(["STANDIN_SLEEP_parse": "3"])
         first.standardError = FileHandle.nullDevice
         try first.run()
         defer { if first.isRunning { first.terminate() } }
         // Wait until the first run holds the lock (its pid is written into the lock file).
         let lockFile = fixture.workspace + "/.lock"
-        for _ in 0..<100 where !((try? String(contentsOfFile: lockFile, encoding: .utf8)) ?? "").contains("pid=") {
-            usleep(50_000)
-        }
+        try #require(waitUntil { ((try? String(contentsOfFile: lockFile, encoding: .utf8)) ?? "").contains("pid=") },
+                     "the first run never took the lock")
         let second = try fixture.run()
         #expect(second.status == 75, "\(second)")
         #expect(second.stderr.contains("pid=\(first.processIdentifier)"), "\(second)")
@@ -196,12 +206,10 @@ import TestSupport
 
     @Test func issue5_lockOfAKilledRunDoesNotBlock() throws {
         let fixture = try Fixture()
-        let first = ExecutableRunner.start("shelfline", ["run", "--csv", fixture.csv, "--config", fixture.config,
-                                                         "--workspace", fixture.workspace],
-                                           environment: fixture.environment.merging(["STANDIN_SLEEP_dedupe": "30"]) { $1 })
+        let first = fixture.start(["STANDIN_SLEEP_dedupe": "30"])
         first.standardError = FileHandle.nullDevice
         try first.run()
-        for _ in 0..<100 where !fixture.stagesRun.contains("dedupe") { usleep(50_000) }
+        try #require(waitUntil { fixture.stagesRun.contains("dedupe") }, "dedupe never started")
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         let next = try fixture.run()
@@ -211,17 +219,13 @@ import TestSupport
 
     @Test func issue5_sigtermPausesWith75ThenResumes() throws {
         let fixture = try Fixture()
-        let first = ExecutableRunner.start("shelfline", ["run", "--csv", fixture.csv, "--config", fixture.config,
-                                                         "--workspace", fixture.workspace],
-                                           environment: fixture.environment.merging(["STANDIN_SLEEP_lookup": "30"]) { $1 })
+        let first = fixture.start(["STANDIN_SLEEP_lookup": "30"])
         let errors = Pipe()
         first.standardError = errors
         try first.run()
-        for _ in 0..<100 where !fixture.stagesRun.contains("lookup") { usleep(50_000) }
-        let sent = Date()
+        try #require(waitUntil { fixture.stagesRun.contains("lookup") }, "lookup never started")
         first.terminate()
         first.waitUntilExit()
-        #expect(Date().timeIntervalSince(sent) < 5)
         #expect(first.terminationStatus == 75)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(stderr.contains("import paused during lookup"), "\(stderr)")

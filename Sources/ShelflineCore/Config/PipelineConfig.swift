@@ -44,6 +44,8 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     /// Command (argv) run when an import finishes, fails, pauses or leaves rows needing review,
     /// with the event as JSON on its stdin.
     public var notify: [String]?
+    /// Seconds `notify` may run before it is killed (default 30).
+    public var notifyTimeoutSeconds: Double?
 
     public init(workspace: String? = nil, stages: [StageDeclaration], beerQueue: BeerQueueConfig? = nil, notify: [String]? = nil) {
         self.workspace = workspace
@@ -65,8 +67,7 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         guard let index = stages.firstIndex(where: { $0.name == stage }) else {
             return try Self.decode(T.self, from: Data("{}".utf8), path: path, keyPrefix: "stages[\(stage.rawValue)].parameters")
         }
-        return try Self.decode(
-            T.self, from: stages[index].parameters.canonicalJSON, path: path, keyPrefix: "stages[\(index)].parameters")
+        return try Self.decode(T.self, from: stages[index].parameters, path: path, keyPrefix: "stages[\(index)].parameters")
     }
 
     /// Loads and validates `pipeline.json`. Every problem is a `ConfigError` (exit 78) naming the key.
@@ -74,9 +75,32 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(path: path, key: "(file)", expected: "a readable JSON file")
         }
-        let config = try decode(PipelineConfig.self, from: data, path: path, keyPrefix: nil)
+        let value = try decode(JSONValue.self, from: data, path: path, keyPrefix: nil)
+        guard case .object = value else { throw ConfigError(path: path, key: "(top level)", expected: "expected an object") }
+        try ConfigLimits.check(value, path: path)
+        let config = try decode(PipelineConfig.self, from: value, path: path, keyPrefix: nil)
         try config.validate(path: path)
         return config
+    }
+
+    /// For the orchestrator, which runs every stage: each declared input is the imported file, a
+    /// workspace file (`{decisions}`, `{library}`), or an output of an earlier declared stage. A
+    /// stage left out of the list is a config error (78) naming the input that has no producer.
+    public func validateWiring(path: String) throws {
+        var produced: Set<String> = []
+        for (index, stage) in stages.enumerated() {
+            for (position, input) in stage.inputs.enumerated() where !input.hasPrefix("{") && !produced.contains(input) {
+                let missing = StageName.allCases.filter { name in !stages.contains { $0.name == name } }.map(\.rawValue)
+                let hint = missing.isEmpty ? "" : "; stage(s) \(missing.joined(separator: ", ")) are missing from the list"
+                throw ConfigError(path: path, key: "stages[\(index)].inputs[\(position)]",
+                                  expected: "'\(input)' is not an output of an earlier stage\(hint)")
+            }
+            produced.formUnion(stage.outputs)
+        }
+        if stages.isEmpty {
+            throw ConfigError(path: path, key: "stages",
+                              expected: "the stages to run (\(StageName.allCases.map(\.rawValue).joined(separator: ", "))); none are declared")
+        }
     }
 
     func validate(path: String) throws {
@@ -94,17 +118,36 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
             }
             seen.append(stage.name)
         }
-        if let limit = beerQueue?.maxUpdatesPerHour, limit < 0 {
-            throw ConfigError(path: path, key: "beerQueue.maxUpdatesPerHour", expected: "a number ≥ 0")
-        }
     }
 
     /// Decodes JSON, turning decoding errors into a `ConfigError` that names the key and what was expected.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data, path: String, keyPrefix: String?) throws -> T {
+        let value: JSONValue
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            value = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch let error as DecodingError {
             throw configError(error, path: path, keyPrefix: keyPrefix)
+        }
+        return try decode(type, from: value, path: path, keyPrefix: keyPrefix)
+    }
+
+    /// Decodes parsed JSON strictly (`ConfigDecoder`): unknown keys, wrong types and enum values
+    /// become a `ConfigError` naming the key.
+    public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, path: String, keyPrefix: String?) throws -> T {
+        do {
+            return try ConfigDecoder().decode(T.self, from: value)
+        } catch let error as DecodingError {
+            throw configError(error, path: path, keyPrefix: keyPrefix)
+        } catch let unknown as ConfigDecoder.UnknownKey {
+            var key = keyPrefix.map { [$0] } ?? []
+            var text = ""
+            for component in unknown.codingPath + [unknown.key] {
+                text += component.hasPrefix("[") ? component : (text.isEmpty ? "" : ".") + component
+            }
+            key.append(text)
+            let advice = unknown.suggestion.map { "did you mean '\($0)'?" }
+                ?? (unknown.known.isEmpty ? "no keys are allowed here" : "known keys: \(unknown.known.joined(separator: ", "))")
+            throw ConfigError(path: path, key: key.joined(separator: "."), expected: "unknown key; \(advice)")
         }
     }
 
@@ -126,6 +169,9 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         case .keyNotFound(let missing, let context):
             return ConfigError(path: path, key: key(context.codingPath, missing), expected: "required but missing")
         case .typeMismatch(let type, let context):
+            if context.debugDescription.hasPrefix("expected ") {
+                return ConfigError(path: path, key: key(context.codingPath), expected: context.debugDescription)
+            }
             return ConfigError(path: path, key: key(context.codingPath), expected: "expected \(describe(type))")
         case .valueNotFound(let type, let context):
             return ConfigError(path: path, key: key(context.codingPath), expected: "expected \(describe(type)), found null")

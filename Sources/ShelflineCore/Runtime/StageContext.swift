@@ -13,7 +13,7 @@ public struct StageContext: Sendable {
     public var config: PipelineConfig
     public var configPath: String
     public var log: Logfmt
-    /// Set when SIGTERM/SIGINT asked the stage to stop; long stages poll it between units of work.
+    /// Set when SIGTERM/SIGINT/SIGHUP asked the stage to stop; long stages poll it between units of work.
     public var cancellation: CancellationFlag
 
     public init(now: @escaping @Sendable () -> Date = { Date() }, config: PipelineConfig, configPath: String = "pipeline.json",
@@ -26,7 +26,7 @@ public struct StageContext: Sendable {
     }
 }
 
-/// A flag set by `cancel()` or by SIGTERM/SIGINT, read by the stage between units of work.
+/// A flag set by `cancel()` or by SIGTERM/SIGINT/SIGHUP, read by the stage between units of work.
 public final class CancellationFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
@@ -47,12 +47,13 @@ public final class CancellationFlag: @unchecked Sendable {
     /// Set only by the async-signal-safe handler below.
     nonisolated(unsafe) static var signalReceived: Int32 = 0
 
-    /// Installs SIGTERM/SIGINT handlers that only set a flag. Real handlers (not SIG_IGN) so that
-    /// child processes start with default dispositions and can be signalled in turn.
+    /// Installs SIGTERM/SIGINT/SIGHUP handlers that only set a flag. Real handlers (not SIG_IGN) so
+    /// that child processes start with default dispositions and can be signalled in turn. SIGHUP
+    /// (the terminal closed) pauses like SIGTERM, as the README's exit-status table promises.
     public static func installSignalHandlers() {
         var unblock = sigset_t()
         sigemptyset(&unblock)
-        for signalNumber in [SIGTERM, SIGINT] {
+        for signalNumber in [SIGTERM, SIGINT, SIGHUP] {
             signal(signalNumber) { _ in CancellationFlag.signalReceived = 1 }
             sigaddset(&unblock, signalNumber)
         }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// The paths inside a workspace (`--workspace`, `SHELFLINE_WORKSPACE`, or `./var`).
@@ -21,12 +24,25 @@ public struct Workspace: Sendable, Equatable {
     public var activityDirectory: String { root + "/activity" }
     public var lockFile: String { root + "/.lock" }
 
-    /// Creates `path` and its parents; failure is `FileError.cannotCreate`.
+    /// Creates `path` and its parents; failure is `FileError.cannotCreate` naming the component
+    /// that is in the way and what is wrong with it (e.g. a regular file where a directory must be).
     public static func makeDirectory(_ path: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw FileError.cannotCreate(path: path, reason: (error as NSError).localizedDescription)
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += "/" + component
+            var info = stat()
+            if stat(prefix, &info) == 0 {
+                if (info.st_mode & S_IFMT) == S_IFDIR { continue }
+                let what = (info.st_mode & S_IFMT) == S_IFREG ? "a regular file" : "not a directory"
+                let shown = path.hasPrefix("/") ? prefix : String(prefix.dropFirst(2))
+                throw FileError.cannotCreate(path: path, reason: "\(shown) is \(what), not a directory; "
+                    + (shown == path ? "choose another --workspace or remove it" : "move it away or choose another --workspace"))
+            }
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                let reason = systemErrorMessage()
+                let shown = path.hasPrefix("/") ? prefix : String(prefix.dropFirst(2))
+                throw FileError.cannotCreate(path: path, reason: "cannot create directory \(shown): \(reason)")
+            }
         }
     }
 }

@@ -55,6 +55,16 @@ public struct ImportActivityRenderer: Sendable {
         var reportPath: String?
 
         if current == nil {
+            if let previous, previous.event != .end {
+                // Another import's activity never ended (killed, abandoned): end it honestly
+                // before this one starts, so the phone never shows its spinner forever.
+                var state = previous.contentState
+                state.currentStep = "Not finished: \(previous.attributes.fileName) was replaced by a newer import; import it again"
+                state.currentBookTitle = nil
+                state.currentBookAuthor = nil
+                try store.publish(makeSnapshot(.end, attributes: previous.attributes, state: state, now: now,
+                                               startedAt: previous.startedAt ?? previous.timestamp, failed: true))
+            }
             let started = unixSeconds(now)
             let attributes = Self.attributes(session: session, status: status, sourceFile: sourceFile,
                                              runDirectory: runDirectory, startedAt: started, now: now)
@@ -87,11 +97,61 @@ public struct ImportActivityRenderer: Sendable {
         return Refresh(emitted: emitted, contentState: state, reportPath: reportPath)
     }
 
+    /// How a run stopped short of its end.
+    public enum Interruption: Sendable, Equatable {
+        /// The import failed at `stage`; `reason` is what failed, `advice` what to do.
+        case failed(stage: String, reason: String, advice: String)
+        /// The import was paused (SIGTERM, SIGINT, SIGHUP) during `stage`; the next run resumes it.
+        case paused(stage: String)
+        /// The run stopped without finishing and will not be resumed (removed as stale).
+        case abandoned
+    }
+
+    /// Records that the run stopped short: a failure ends the activity with a state the app can
+    /// show (the step text says what failed and what to do); a pause shows "paused" and leaves the
+    /// activity running, since the next run resumes it; an abandoned run's activity is ended only if
+    /// it is the current one. Nothing happens to an ended activity.
+    @discardableResult
+    public func interrupt(runDirectory: String, now: Date, sourceFile: String? = nil, _ interruption: Interruption) throws
+        -> State?
+    {
+        let status = (try? ImportRunStatus.read(runDirectory: runDirectory)) ?? ImportRunStatus(runDirectory: runDirectory)
+        return try store.withLock {
+            let session = Self.sessionId(runDirectory: runDirectory)
+            var previous = try store.latest(Snapshot.self)
+            if interruption != .abandoned, previous?.attributes.sessionId != session || previous == nil {
+                _ = try refresh(status: status, runDirectory: runDirectory, now: now, sourceFile: sourceFile, force: true)
+                previous = try store.latest(Snapshot.self)
+            }
+            guard let active = previous, active.attributes.sessionId == session, active.event != .end else { return nil }
+            var state = Self.contentState(for: status)
+            state.currentBookTitle = nil
+            state.currentBookAuthor = nil
+            let startedAt = active.startedAt ?? active.timestamp
+            switch interruption {
+            case .failed(let stage, let reason, let advice):
+                state.currentStep = "Import failed at \(stage): \(reason). \(advice)"
+                try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now,
+                                               startedAt: startedAt, failed: true))
+            case .abandoned:
+                state.currentStep = "Import abandoned: it stopped without finishing. Import the file again"
+                try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now,
+                                               startedAt: startedAt, failed: true))
+            case .paused(let stage):
+                state.currentStep = "Paused during \(stage) · resumes on the next run"
+                try store.publish(makeSnapshot(.update, attributes: active.attributes, state: state, now: now,
+                                               startedAt: startedAt))
+            }
+            return state
+        }
+    }
+
     // MARK: - Mapping
 
     /// The content state a run directory implies. Final tallies come from the merge report
     /// (`successCount` = added + updated, `duplicateCount` = duplicates in file, `failureCount` =
-    /// rejected + not enriched); while the import runs, the same quantities so far.
+    /// rejected: the rows that did not reach the library; a book imported without metadata is not
+    /// a failure); while the import runs, the same quantities so far.
     public static func contentState(for status: ImportRunStatus) -> State {
         let rejected = status.parse?.rowsRejected ?? 0
         if let merge = status.merge {
@@ -101,7 +161,7 @@ public struct ImportActivityRenderer: Sendable {
                 booksProcessed: merge.rowsRead, totalBooks: merge.rowsRead,
                 successCount: merge.outcomes.added + merge.outcomes.updated,
                 duplicateCount: merge.outcomes.duplicateInFile,
-                failureCount: merge.outcomes.rejected + merge.enrichment.notEnriched)
+                failureCount: merge.outcomes.rejected)
         }
         let total = status.parse?.rowsRead ?? 0
         let progressFile = status.lookupProgress
@@ -112,8 +172,6 @@ public struct ImportActivityRenderer: Sendable {
         } else {
             lookupProcessed = min(progressFile?.processed ?? 0, max(lookupTotal, 0))
         }
-        let notEnriched = (status.lookupFinished ? status.lookupNotEnriched : nil)
-            ?? progressFile?.counts[MatchStatus.notEnriched.rawValue] ?? status.lookupNotEnriched ?? 0
         let duplicates = status.dedupeDuplicates ?? 0
 
         let step: String
@@ -142,7 +200,7 @@ public struct ImportActivityRenderer: Sendable {
             // are imported from the export's data), so this converges on the merge's added + updated.
             successCount: max(0, lookupProcessed - duplicates),
             duplicateCount: duplicates,
-            failureCount: rejected + notEnriched,
+            failureCount: rejected,
             currentBookTitle: looking ? progressFile?.currentTitle.map(Self.displayText) : nil,
             currentBookAuthor: looking ? progressFile?.currentAuthor.map(Self.displayText) : nil)
     }
@@ -196,7 +254,7 @@ public struct ImportActivityRenderer: Sendable {
     // MARK: - Snapshots
 
     func makeSnapshot(_ event: ActivityEvent, attributes: CSVImportActivityAttributes, state: State, now: Date,
-                      startedAt: Int) -> Snapshot {
+                      startedAt: Int, failed: Bool = false) -> Snapshot {
         let timestamp = unixSeconds(now)
         func build(_ limit: Int) -> Snapshot {
             var attributes = attributes
@@ -212,6 +270,8 @@ public struct ImportActivityRenderer: Sendable {
                                   body: state.totalBooks > 0 ? "\(state.totalBooks) books" : "Starting import")
             case .update:
                 alert = nil
+            case .end where failed:
+                alert = PushAlert(title: "Import failed: \(attributes.fileName)", body: state.currentStep)
             case .end:
                 var parts = ["\(state.successCount) imported", "\(state.duplicateCount) duplicates", "\(state.failureCount) failed"]
                 if state.currentStep.contains("to review") { parts.append(state.currentStep) }

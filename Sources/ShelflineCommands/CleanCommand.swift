@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import ShelflineCore
+import ShelflineStageCLI
+import ShelflineOrchestrator
+import ShelflineRender
+
+/// `shelfline clean`: remove run state so stages rerun, or stale runs.
+public struct CleanCommand: StageCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "clean", abstract: "Remove the latest run (or one stage onwards of it, or stale runs).",
+        discussion: helpDiscussion("""
+            --stage S removes the manifests and outputs of S and every later stage of the latest run, \
+            so the next `run` starts at S. --stale removes runs left incomplete for more than 24 hours \
+            (judged by each run's own manifests: a finished import is never stale). --all removes every \
+            run. Without options, removes the latest run. runs/latest then names the newest finished \
+            run left, or is removed. The library is never touched.
+            """),
+        version: shelflineVersion)
+
+    @OptionGroup public var common: CommonOptions
+    @Option(name: .long, help: "Rerun from this stage next time.") var stage: StageName?
+    @Flag(name: .long, help: "Remove runs incomplete for more than 24 hours.") var stale = false
+    @Flag(name: .long, help: "Remove every run.") var all = false
+
+    public init() {}
+
+    public func execute(context: StageContext) async throws {
+        let setup = OrchestratorSetup(common: common, context: context)
+        let lock = try WorkspaceLock(workspace: setup.workspace, now: context.now())
+        defer { withExtendedLifetime(lock) {} }
+        let fileManager = FileManager.default
+        // Whatever is removed, `runs/latest` is left naming a run that exists, or gone.
+        defer { try? RunDirectory.repairLatest(in: setup.workspace) }
+        if stale {
+            let parameters = try setup.config.parameters(for: .render, as: RenderParameters.self, path: setup.configPath)
+            let activity = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters)
+            for run in StaleRuns(workspace: setup.workspace).find(now: context.now()) {
+                try? fileManager.removeItem(atPath: run.run.path)
+                // Its Live Activity, if still showing, must not spin forever.
+                _ = try? activity.interrupt(runDirectory: run.run.path, now: context.now(), .abandoned)
+                if !common.quiet { print("removed stale run \(run.id)") }
+            }
+            return
+        }
+        if all {
+            for run in RunDirectory.all(in: setup.workspace) { try? fileManager.removeItem(atPath: run.path) }
+            try? fileManager.removeItem(atPath: setup.workspace.runsDirectory + "/latest")
+            return
+        }
+        guard let run = RunDirectory.latest(in: setup.workspace) else { return }
+        guard let stage else {
+            try? fileManager.removeItem(atPath: run.path)
+            return
+        }
+        for declaration in setup.config.stages where declaration.name >= stage {
+            try? fileManager.removeItem(atPath: run.manifestPath(declaration.name))
+            for output in declaration.outputs where !output.hasPrefix("{") {
+                try? fileManager.removeItem(atPath: run.file(output))
+            }
+        }
+    }
+}
+

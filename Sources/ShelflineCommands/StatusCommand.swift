@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import ShelflineCore
+import ShelflineStageCLI
+import ShelflineOrchestrator
+
+/// `shelfline status`: 0 up to date, 1 work pending, 2 error.
+public struct StatusCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Exit 0 if the run is up to date, 1 if work is pending, 2 on error; list stale runs.",
+        discussion: """
+            Reads the run for --csv FILE (default: the latest run) and its manifests. Runs left \
+            incomplete for more than 24 hours are listed as stale (`clean --stale` removes them), \
+            and imports that failed are listed on their own.
+
+            Exit status: 0 up to date, 1 work pending (or no run yet), 2 error (bad config, unreadable workspace).
+            """,
+        version: shelflineVersion)
+
+    @OptionGroup public var common: CommonOptions
+    @Option(name: .long, help: "The export to check (default: the latest run).") var csv: String?
+
+    public init() {}
+
+    public func run() async throws {
+        do {
+            let (config, path) = try common.loadConfig()
+            let context = StageContext(config: config, configPath: path)
+            let setup = OrchestratorSetup(common: common, context: context)
+            for stale in StaleRuns(workspace: setup.workspace).find(now: Date()) {
+                print("stale: run \(stale.id) incomplete since \(ISO8601DateFormatter().string(from: stale.lastActivity))")
+            }
+            for failed in FailedInputs(workspace: setup.workspace).entries() {
+                print("failed: \(failed.input) (exit \(failed.exitStatus)): \(failed.message)")
+            }
+            guard let run = try setup.existingRun(csv: csv) else {
+                print("pending: no run yet")
+                throw ExitCode(1)
+            }
+            let plan = try setup.planner.plan(run: run)
+            for (stage, decision) in plan { print("\(stage.rawValue): \(decision.text)") }
+            if plan.contains(where: { !$0.1.isUpToDate }) { throw ExitCode(1) }
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            FileHandle.standardError.write(Data("shelfline status: error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+}
+

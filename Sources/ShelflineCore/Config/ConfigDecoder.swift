@@ -1,0 +1,308 @@
+import Foundation
+
+/// Decodes a config value (parsed JSON) into a `Decodable` type and, unlike `JSONDecoder`,
+/// refuses what the type never asked for: every key of an object that the type's `init(from:)`
+/// did not look up (`decode`, `decodeIfPresent`, `contains`) is an unknown key, reported with the
+/// nearest known one (`requestPerSecond` → did you mean `requestsPerSecond`). Objects decoded as
+/// dictionaries (`allKeys`) accept any key, and `$schema` is always allowed. Numbers decoded as
+/// integers must be whole.
+public struct ConfigDecoder {
+    public init() {}
+
+    /// An unknown key: its path, and the keys the type knows at that level.
+    public struct UnknownKey: Error, Sendable, Equatable {
+        public var codingPath: [String]
+        public var key: String
+        public var known: [String]
+
+        /// The known key nearest to `key`, if one is close enough to be a likely typo.
+        public var suggestion: String? {
+            var best: (key: String, distance: Int)?
+            for candidate in known.sorted() {
+                let distance: Int = Self.distance(candidate.lowercased(), key.lowercased())
+                if best == nil || distance < best!.distance { best = (candidate, distance) }
+            }
+            guard let best, best.distance <= max(2, key.count / 3) else { return nil }
+            return best.key
+        }
+
+        /// Levenshtein distance.
+        static func distance(_ a: String, _ b: String) -> Int {
+            let a = Array(a), b = Array(b)
+            if a.isEmpty { return b.count }
+            if b.isEmpty { return a.count }
+            var previous = Array(0...b.count)
+            for i in 1...a.count {
+                var current = [i] + Array(repeating: 0, count: b.count)
+                for j in 1...b.count {
+                    current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                }
+                previous = current
+            }
+            return previous[b.count]
+        }
+    }
+
+    /// Decodes `type` from `value`; throws `DecodingError` as `JSONDecoder` would, or `UnknownKey`.
+    public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
+        let tracker = KeyTracker()
+        let result = try T(from: ValueDecoder(value: value, codingPath: [], tracker: tracker))
+        if let unknown = tracker.firstUnknown() { throw unknown }
+        return result
+    }
+}
+
+/// Which keys each object's decoding asked for.
+final class KeyTracker {
+    struct Object {
+        var path: [any CodingKey]
+        var keys: [String]
+        var asked: Set<String> = []
+        var open = false
+    }
+    var objects: [String: Object] = [:]
+    var order: [String] = []
+
+    static func id(_ path: [any CodingKey]) -> String {
+        path.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
+    }
+
+    func register(_ path: [any CodingKey], keys: [String]) {
+        let id = Self.id(path)
+        if objects[id] == nil {
+            objects[id] = Object(path: path, keys: keys)
+            order.append(id)
+        }
+    }
+
+    func asked(_ key: String, at path: [any CodingKey]) { objects[Self.id(path)]?.asked.insert(key) }
+    func opened(_ path: [any CodingKey]) { objects[Self.id(path)]?.open = true }
+
+    func firstUnknown() -> ConfigDecoder.UnknownKey? {
+        for id in order {
+            guard let object = objects[id], !object.open else { continue }
+            // `$schema` names the file's JSON Schema (editors read it); it is not a setting.
+            if let key = object.keys.sorted().first(where: { !object.asked.contains($0) && $0 != "$schema" }) {
+                return ConfigDecoder.UnknownKey(
+                    codingPath: object.path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }, key: key,
+                    known: object.asked.sorted())
+            }
+        }
+        return nil
+    }
+}
+
+struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+    init(stringValue: String) { self.stringValue = stringValue }
+    init(intValue: Int) {
+        self.stringValue = "\(intValue)"
+        self.intValue = intValue
+    }
+}
+
+struct ValueDecoder: Decoder, SingleValueDecodingContainer {
+    let value: JSONValue
+    let codingPath: [any CodingKey]
+    let tracker: KeyTracker
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func context(_ text: String) -> DecodingError.Context {
+        DecodingError.Context(codingPath: codingPath, debugDescription: text)
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard case .object(let object) = value else {
+            throw DecodingError.typeMismatch([String: Any].self, context("expected an object, found \(value.kind)"))
+        }
+        tracker.register(codingPath, keys: Array(object.keys))
+        return KeyedDecodingContainer(KeyedContainer<Key>(object: object, codingPath: codingPath, tracker: tracker))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard case .array(let array) = value else {
+            throw DecodingError.typeMismatch([Any].self, context("expected an array, found \(value.kind)"))
+        }
+        return UnkeyedContainer(array: array, codingPath: codingPath, tracker: tracker)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    func decodeNil() -> Bool { value == .null }
+
+    func decode(_ type: Bool.Type) throws -> Bool {
+        guard case .bool(let flag) = value else {
+            throw DecodingError.typeMismatch(type, context("expected true or false, found \(value.kind)"))
+        }
+        return flag
+    }
+
+    func decode(_ type: String.Type) throws -> String {
+        guard case .string(let text) = value else {
+            throw DecodingError.typeMismatch(type, context("expected a string, found \(value.kind)"))
+        }
+        return text
+    }
+
+    func number() throws -> Double {
+        guard case .number(let number) = value else {
+            throw DecodingError.typeMismatch(Double.self, context("expected a number, found \(value.kind)"))
+        }
+        return number
+    }
+
+    func decode(_ type: Double.Type) throws -> Double { try number() }
+    func decode(_ type: Float.Type) throws -> Float { Float(try number()) }
+
+    func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
+        guard case .number(let number) = value else {
+            throw DecodingError.typeMismatch(type, context("expected an integer, found \(value.kind)"))
+        }
+        guard number == number.rounded(), let whole = I(exactly: number) else {
+            throw DecodingError.typeMismatch(type, context("expected an integer, found \(JSONValue.number(number).kind)"))
+        }
+        return whole
+    }
+
+    func decode(_ type: Int.Type) throws -> Int { try integer(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if T.self == JSONValue.self { return value as! T }
+        do {
+            return try T(from: self)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == codingPath.count {
+            // An enum given a value it does not have: name the allowed ones.
+            if let allowed = allowedValues(T.self), case .string(let text) = value {
+                throw DecodingError.dataCorrupted(
+                    self.context(
+                        "'\(text)' is not allowed; expected one of \(allowed.joined(separator: ", "))"))
+            }
+            throw DecodingError.dataCorrupted(context)
+        }
+    }
+}
+
+/// The raw values of a `CaseIterable` enum, for error messages.
+func allowedValues<T>(_ type: T.Type) -> [String]? {
+    guard let iterable = type as? any CaseIterable.Type else { return nil }
+    func values<C: CaseIterable>(_ type: C.Type) -> [String] {
+        C.allCases.map { item in (item as? any RawRepresentable).map { "\($0.rawValue)" } ?? "\(item)" }
+    }
+    return values(iterable)
+}
+
+struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let object: [String: JSONValue]
+    let codingPath: [any CodingKey]
+    let tracker: KeyTracker
+
+    var allKeys: [Key] {
+        tracker.opened(codingPath)
+        return object.keys.compactMap { Key(stringValue: $0) }
+    }
+
+    func contains(_ key: Key) -> Bool {
+        tracker.asked(key.stringValue, at: codingPath)
+        return object[key.stringValue] != nil
+    }
+
+    func child(_ key: Key) throws -> ValueDecoder {
+        tracker.asked(key.stringValue, at: codingPath)
+        guard let value = object[key.stringValue] else {
+            throw DecodingError.keyNotFound(
+                key, DecodingError.Context(codingPath: codingPath, debugDescription: "required but missing"))
+        }
+        return ValueDecoder(value: value, codingPath: codingPath + [key], tracker: tracker)
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try child(key).decodeNil() }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        let decoder = try child(key)
+        if decoder.value == .null {
+            throw DecodingError.valueNotFound(
+                type, DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "found null"))
+        }
+        return try decoder.decode(type)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
+        try child(key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try child(key).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder { ValueDecoder(value: .object(object), codingPath: codingPath, tracker: tracker) }
+    func superDecoder(forKey key: Key) throws -> any Decoder { try child(key) }
+}
+
+struct UnkeyedContainer: UnkeyedDecodingContainer {
+    let array: [JSONValue]
+    let codingPath: [any CodingKey]
+    let tracker: KeyTracker
+    var currentIndex = 0
+
+    init(array: [JSONValue], codingPath: [any CodingKey], tracker: KeyTracker) {
+        self.array = array
+        self.codingPath = codingPath
+        self.tracker = tracker
+    }
+
+    var count: Int? { array.count }
+    var isAtEnd: Bool { currentIndex >= array.count }
+
+    mutating func next() throws -> ValueDecoder {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(
+                Any.self, DecodingError.Context(codingPath: codingPath, debugDescription: "array too short"))
+        }
+        defer { currentIndex += 1 }
+        return ValueDecoder(
+            value: array[currentIndex], codingPath: codingPath + [AnyKey(intValue: currentIndex)], tracker: tracker)
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd, array[currentIndex] == .null else { return false }
+        currentIndex += 1
+        return true
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().decode(type) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey>
+    {
+        try next().container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
+    mutating func superDecoder() throws -> any Decoder { try next() }
+}
+
+extension JSONValue {
+    /// What a value is, for "expected …, found …" messages.
+    var kind: String {
+        switch self {
+        case .null: "null"
+        case .bool(let flag): "\(flag)"
+        case .number(let number):
+            number == number.rounded() && abs(number) < 1e15 ? "\(Int(number))" : "\(number)"
+        case .string(let text): "the string \"\(text.prefix(40))\""
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import ShelflineCore
+import TestSupport
+import Testing
+
+/// Issue 10 "Also": pipeline.json mistakes exit 78 before anything runs, naming the key and what
+/// is expected; docs/pipeline.schema.json states the same rules.
+@Suite struct ConfigValidationTests {
+    typealias Fixture = OrchestratorRulesTests.Fixture
+
+    /// Edits the fixture's config as JSON.
+    func edit(_ fixture: Fixture, _ change: (inout [String: Any]) -> Void) throws {
+        var object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fixture.config))) as! [String: Any]
+        change(&object)
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: fixture.config))
+    }
+
+    func editParameters(_ fixture: Fixture, stage: Int, _ change: @escaping (inout [String: Any]) -> Void) throws {
+        try edit(fixture) { object in
+            var stages = object["stages"] as! [[String: Any]]
+            var parameters = stages[stage]["parameters"] as! [String: Any]
+            change(&parameters)
+            stages[stage]["parameters"] = parameters
+            object["stages"] = stages
+        }
+    }
+
+    /// Runs and expects 78 with every fragment in stderr, and no stage started.
+    func expectConfigError(_ fixture: Fixture, _ fragments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try fixture.run()
+        #expect(result.status == 78, "\(result)", sourceLocation: sourceLocation)
+        for fragment in fragments {
+            #expect(result.stderr.contains(fragment), "missing \(fragment): \(result)", sourceLocation: sourceLocation)
+        }
+        #expect(fixture.stagesRun.isEmpty, "a stage ran before the config was checked", sourceLocation: sourceLocation)
+    }
+
+    @Test func issue10_mistypedKeyNamesTheNearestKnownOne() throws {
+        let fixture = try Fixture()
+        try editParameters(fixture, stage: 2) { parameters in
+            var openLibrary = parameters["openLibrary"] as! [String: Any]
+            openLibrary["requestPerSecond"] = openLibrary.removeValue(forKey: "requestsPerSecond")
+            parameters["openLibrary"] = openLibrary
+        }
+        try expectConfigError(fixture, ["stages[2].parameters.openLibrary.requestPerSecond", "did you mean 'requestsPerSecond'"])
+    }
+
+    @Test func issue10_unknownTopLevelAndStageKeys() throws {
+        let fixture = try Fixture()
+        try edit(fixture) { $0["workspce"] = "./var" }
+        try expectConfigError(fixture, ["key 'workspce'", "did you mean 'workspace'"])
+        let other = try Fixture()
+        try edit(other) { object in
+            var stages = object["stages"] as! [[String: Any]]
+            stages[1]["output"] = ["x"]
+            object["stages"] = stages
+        }
+        try expectConfigError(other, ["stages[1].output", "did you mean 'outputs'"])
+    }
+
+    @Test func issue10_removedStageIsAConfigError() throws {
+        let fixture = try Fixture()
+        try edit(fixture) { object in
+            var stages = object["stages"] as! [[String: Any]]
+            stages.remove(at: 1)
+            object["stages"] = stages
+        }
+        try expectConfigError(fixture, ["stages[1].inputs[0]", "deduped.ndjson.gz", "dedupe"])
+    }
+
+    struct OutOfRange: Sendable, CustomTestStringConvertible {
+        var stage: Int
+        var key: String
+        var value: Double
+        var message: String
+        var testDescription: String { "\(key) = \(value)" }
+    }
+
+    @Test(arguments: [
+        OutOfRange(stage: 4, key: "historyLimit", value: -1, message: "expected a number ≥ 1, found -1"),
+        OutOfRange(stage: 0, key: "maxRejectedShare", value: 1.5, message: "expected a number from 0 to 1, found 1.5"),
+        OutOfRange(stage: 0, key: "maxRejectedShare", value: -0.1, message: "expected a number from 0 to 1, found -0.1"),
+        OutOfRange(stage: 2, key: "cacheDays", value: -3, message: "expected a number > 0, found -3"),
+    ])
+    func issue10_outOfRangeValues(_ case: OutOfRange) throws {
+        let fixture = try Fixture()
+        try editParameters(fixture, stage: `case`.stage) { $0[`case`.key] = `case`.value }
+        try expectConfigError(fixture, ["stages[\(`case`.stage)].parameters.\(`case`.key)", `case`.message])
+    }
+
+    @Test func issue10_negativeRateIsAConfigError() throws {
+        let fixture = try Fixture()
+        try editParameters(fixture, stage: 2) { parameters in
+            var openLibrary = parameters["openLibrary"] as! [String: Any]
+            openLibrary["requestsPerSecond"] = -2
+            parameters["openLibrary"] = openLibrary
+        }
+        try expectConfigError(fixture, ["stages[2].parameters.openLibrary.requestsPerSecond", "expected a number > 0, found -2"])
+    }
+
+    @Test func issue10_enumErrorListsTheAllowedValues() throws {
+        let fixture = try Fixture()
+        try editParameters(fixture, stage: 0) { $0["format"] = "csvish" }
+        try expectConfigError(
+            fixture, ["stages[0].parameters.format", "'csvish' is not allowed; expected one of auto, goodreads"])
+        #expect(!(try fixture.run().stderr.contains("Cannot initialize")))
+    }
+
+    /// Every bound the loader enforces is stated in the schema, and every object there refuses
+    /// unknown keys.
+    @Test func issue10_schemaAgreesWithTheLoader() throws {
+        let path = ExecutableRunner.repositoryRoot + "/docs/pipeline.schema.json"
+        let schema = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        func property(_ root: [String: Any]?, _ keyPath: String) -> [String: Any]? {
+            var node = root
+            for part in keyPath.split(separator: ".") {
+                node = (node?["properties"] as? [String: Any])?[String(part)] as? [String: Any]
+            }
+            return node
+        }
+        func check(_ node: [String: Any]?, _ range: ConfigLimits.Range, _ name: String) {
+            #expect(node != nil, "\(name) is missing from the schema")
+            #expect((node?["minimum"] as? Double) == range.minimum, "\(name): minimum")
+            #expect((node?["exclusiveMinimum"] as? Double) == range.exclusiveMinimum, "\(name): exclusiveMinimum")
+            #expect((node?["maximum"] as? Double) == range.maximum, "\(name): maximum")
+        }
+        for (key, range) in ConfigLimits.topLevel { check(property(schema, key), range, key) }
+        let definitions = try #require(schema["$defs"] as? [String: Any])
+        for (stage, rules) in ConfigLimits.parameters {
+            let parameters = definitions["\(stage.rawValue)Parameters"] as? [String: Any]
+            #expect(parameters != nil, "no $defs.\(stage.rawValue)Parameters")
+            for (key, range) in rules { check(property(parameters, key), range, "\(stage.rawValue).\(key)") }
+        }
+        // additionalProperties: false on every object that lists its properties.
+        func objects(_ node: Any, at path: String) -> [(String, [String: Any])] {
+            guard let object = node as? [String: Any] else {
+                return (node as? [Any] ?? []).enumerated().flatMap { objects($0.element, at: path + "[\($0.offset)]") }
+            }
+            var found = object["properties"] != nil ? [(path, object)] : []
+            // `if`/`then` only select the stage's parameter definition; they describe no object.
+            for (key, value) in object where key != "if" && key != "then" { found += objects(value, at: path + "/" + key) }
+            return found
+        }
+        for (path, object) in objects(schema, at: "#") {
+            #expect(object["additionalProperties"] as? Bool == false, "\(path) allows unknown keys")
+        }
+    }
+
+    /// The shipped pipeline.json and the defaults validate.
+    @Test func issue10_shippedConfigLoads() throws {
+        let config = try PipelineConfig.load(path: ExecutableRunner.repositoryRoot + "/pipeline.json")
+        try config.validateWiring(path: "pipeline.json")
+        #expect(config.stages.map(\.name) == StageName.allCases)
+    }
+}

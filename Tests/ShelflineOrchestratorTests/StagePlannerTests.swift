@@ -1,0 +1,123 @@
+import Foundation
+import ShelflineCore
+import ShelflineOrchestrator
+import TestSupport
+import Testing
+
+/// StagePlanner's rules (issue 9 item 7), one table row per rule, against real files and
+/// manifests in a temporary run directory, without running any stage.
+@Suite struct StagePlannerTests {
+    /// A run of two stages (parse → dedupe) whose manifests record what the files hold now.
+    final class Fixture {
+        let dir = TemporaryDirectory("planner")
+        let workspace: Workspace
+        let run: RunDirectory
+        var config: PipelineConfig
+        var planner: StagePlanner { StagePlanner(config: config, workspace: workspace) }
+
+        init() throws {
+            workspace = Workspace(root: dir.file("ws"))
+            run = RunDirectory(id: "0123456789abcdef", workspace: workspace)
+            try Workspace.makeDirectory(run.manifestsDirectory)
+            config = PipelineConfig(stages: [
+                StageDeclaration(
+                    name: .parse, inputs: ["{csv}"], outputs: ["parsed.ndjson.gz"],
+                    parameters: .object(["format": .string("auto")])),
+                StageDeclaration(name: .dedupe, inputs: ["parsed.ndjson.gz", "{decisions}"], outputs: ["deduped.ndjson.gz"]),
+            ])
+            dir.write("ws/runs/0123456789abcdef/input.csv", "Book Id,Title\n1,Dune\n")
+            dir.write("ws/runs/0123456789abcdef/parsed.ndjson.gz", "parsed")
+            dir.write("ws/runs/0123456789abcdef/deduped.ndjson.gz", "deduped")
+            for stage in [StageName.parse, .dedupe] { try complete(stage) }
+        }
+
+        /// Writes the manifest a successful run of `stage` leaves, for the files as they are now.
+        func complete(_ stage: StageName) throws {
+            let declaration = try config.declaration(stage)
+            guard case .success(let inputs) = try planner.inputStamps(declaration, run: run, previous: nil) else {
+                Issue.record("inputs of \(stage) missing")
+                return
+            }
+            let outputs = try declaration.outputs.map {
+                try #require(try FileStamp.make(name: $0, path: run.file($0), previous: nil))
+            }
+            let hash = planner.parametersHash(declaration)
+            let manifest = StageManifest(
+                stage: stage, fingerprint: StageManifest.fingerprint(stage: stage, parametersHash: hash, inputs: inputs),
+                algorithmVersion: stage.algorithmVersion, parametersHash: hash, inputs: inputs,
+                outputs: outputs, durationMs: 1, finishedAt: 0)
+            try writeJSONFile(manifest, to: run.manifestPath(stage))
+        }
+
+        func editManifest(_ stage: StageName, _ change: (inout StageManifest) -> Void) throws {
+            var manifest = try #require(run.manifest(stage))
+            change(&manifest)
+            try writeJSONFile(manifest, to: run.manifestPath(stage))
+        }
+    }
+
+    /// One rule: what is changed after both stages completed, and the plan that must follow.
+    struct Rule: CustomTestStringConvertible, Sendable {
+        var name: String
+        var change: @Sendable (Fixture) throws -> Void
+        var parse: StageDecision
+        var dedupe: StageDecision
+        var testDescription: String { name }
+    }
+
+    static let rules: [Rule] = [
+        Rule(name: "nothing changed: both up to date", change: { _ in }, parse: .upToDate, dedupe: .upToDate),
+        Rule(
+            name: "no manifest: never completed",
+            change: { try FileManager.default.removeItem(atPath: $0.run.manifestPath(.parse)) },
+            parse: .run(reason: "never completed in this run"), dedupe: .waiting(on: .parse)),
+        Rule(
+            name: "older algorithm version", change: { try $0.editManifest(.dedupe) { $0.algorithmVersion = 0 } },
+            parse: .upToDate, dedupe: .run(reason: "algorithm version changed (0 → \(StageName.dedupe.algorithmVersion))")),
+        Rule(
+            name: "parameters changed", change: { $0.config.stages[0].parameters = .object(["format": .string("goodreads")]) },
+            parse: .run(reason: "parameters changed"), dedupe: .waiting(on: .parse)),
+        Rule(
+            name: "an output the next stage reads deleted",
+            change: { try FileManager.default.removeItem(atPath: $0.run.file("parsed.ndjson.gz")) },
+            parse: .run(reason: "output missing: parsed.ndjson.gz"), dedupe: .waiting(on: .parse)),
+        Rule(
+            name: "optional input appeared", change: { $0.dir.write("ws/library/decisions.json", "{}") },
+            parse: .upToDate, dedupe: .run(reason: "input changed: {decisions}")),
+        Rule(
+            name: "output modified with the same size",
+            change: { $0.dir.write("ws/runs/0123456789abcdef/deduped.ndjson.gz", "DEDUPED") },
+            parse: .upToDate, dedupe: .run(reason: "output modified: deduped.ndjson.gz")),
+        Rule(
+            name: "output missing", change: { try FileManager.default.removeItem(atPath: $0.run.file("deduped.ndjson.gz")) },
+            parse: .upToDate, dedupe: .run(reason: "output missing: deduped.ndjson.gz")),
+        Rule(
+            name: "input content changed",
+            change: { $0.dir.write("ws/runs/0123456789abcdef/input.csv", "Book Id,Title\n2,Kindred\n") },
+            parse: .run(reason: "input changed: {csv}"), dedupe: .waiting(on: .parse)),
+        Rule(
+            name: "touch without change",
+            change: {
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: $0.run.file("input.csv"))
+            }, parse: .upToDate, dedupe: .upToDate),
+    ]
+
+    @Test(arguments: rules) func issue9_stagePlannerRule(_ rule: Rule) throws {
+        let fixture = try Fixture()
+        try rule.change(fixture)
+        let plan = try fixture.planner.plan(run: fixture.run)
+        #expect(plan.map(\.0) == [.parse, .dedupe])
+        #expect(plan.first?.1 == rule.parse, "\(plan)")
+        #expect(plan.last?.1 == rule.dedupe, "\(plan)")
+    }
+
+    @Test func issue9_missingRequiredInputIsReportedByName() throws {
+        let fixture = try Fixture()
+        try FileManager.default.removeItem(atPath: fixture.run.file("parsed.ndjson.gz"))
+        let declaration = try fixture.config.declaration(.dedupe)
+        let stamps = try fixture.planner.inputStamps(declaration, run: fixture.run, previous: nil)
+        #expect(stamps == .failure(StagePlanner.MissingInput(name: "parsed.ndjson.gz")))
+        #expect(try fixture.planner.decide(.dedupe, run: fixture.run) == .run(reason: "input missing: parsed.ndjson.gz"))
+    }
+}
