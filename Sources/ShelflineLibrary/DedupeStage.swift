@@ -28,26 +28,11 @@ func appendJSON(_ mark: DedupeMark, to line: inout [UInt8]) {
     line.append(contentsOf: ",\"status\":\"\(mark.status.rawValue)\"}".utf8)
 }
 
-/// Appends a JSON string literal escaped exactly as `JSONEncoder` does (`\b`, `\f`, `\n`, `\r`,
-/// `\t`, other control characters as `\u00xx`), so hand-written lines match its bytes.
+/// Appends a JSON string literal escaped exactly as `JSONEncoder` does (the project's one escaper,
+/// `JSONString` in Core), so hand-written lines match its bytes.
+@inline(__always)
 func appendJSONString(_ text: String, to line: inout [UInt8]) {
-    line.append(UInt8(ascii: "\""))
-    for byte in text.utf8 {
-        switch byte {
-        case UInt8(ascii: "\""): line.append(contentsOf: "\\\"".utf8)
-        case UInt8(ascii: "\\"): line.append(contentsOf: "\\\\".utf8)
-        case 0x0A: line.append(contentsOf: "\\n".utf8)
-        case 0x0D: line.append(contentsOf: "\\r".utf8)
-        case 0x09: line.append(contentsOf: "\\t".utf8)
-        case 0x08: line.append(contentsOf: "\\b".utf8)
-        case 0x0C: line.append(contentsOf: "\\f".utf8)
-        case 0..<0x20:
-            let hex = String(byte, radix: 16)
-            line.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
-        default: line.append(byte)
-        }
-    }
-    line.append(UInt8(ascii: "\""))
+    JSONString.append(text, to: &line)
 }
 
 /// `shelfline-dedupe`: marks every record `new`, `duplicateInFile` or `inLibrary` (never drops one).

@@ -1,4 +1,4 @@
-/// Reads a library line's `id`, `keys` and `reviewDecision` without building the whole object:
+/// Reads a library line's `id`, `keys`, `reviewDecision` and creating import without building the whole object:
 /// the key scan of every merge and dedupe touches every book, and Foundation's `JSONDecoder`
 /// spent most of its time on fields the index does not need.
 ///
@@ -10,6 +10,8 @@ struct IndexLineScanner {
         var id: String?
         var keys: [String]?
         var reviewDecision: String?
+        /// The import whose contribution created the book (the first provenance entry, `fields: ["created"]`).
+        var createdBy: String?
     }
 
     private let bytes: UnsafeRawBufferPointer
@@ -47,25 +49,72 @@ struct IndexLineScanner {
                     fields.reviewDecision = value
                 }
             case "keys":
+                guard let keys = stringArray() else { return nil }
+                fields.keys = keys
+            case "provenance":
                 guard take(UInt8(ascii: "[")) else { return nil }
-                var keys: [String] = []
                 skipWhitespace()
                 if !take(UInt8(ascii: "]")) {
+                    guard let first = contribution() else { return nil }
+                    fields.createdBy = first
                     while true {
-                        skipWhitespace()
-                        guard let value = string() else { return nil }
-                        keys.append(value)
                         skipWhitespace()
                         if take(UInt8(ascii: "]")) { break }
                         guard take(UInt8(ascii: ",")) else { return nil }
+                        skipWhitespace()
+                        guard skipValue(depth: 2) else { return nil }
                     }
                 }
-                fields.keys = keys
             default:
                 guard skipValue(depth: 1) else { return nil }
             }
             skipWhitespace()
             if take(UInt8(ascii: "}")) { return atEnd() ? fields : nil }
+            guard take(UInt8(ascii: ",")) else { return nil }
+        }
+    }
+
+    /// One provenance object: its `importId` when its `fields` are `["created"]`, "" otherwise; nil when malformed.
+    private mutating func contribution() -> String?? {
+        guard take(UInt8(ascii: "{")) else { return nil }
+        var importId: String?
+        var created = false
+        skipWhitespace()
+        if take(UInt8(ascii: "}")) { return .some(nil) }
+        while true {
+            skipWhitespace()
+            guard let key = string() else { return nil }
+            skipWhitespace()
+            guard take(UInt8(ascii: ":")) else { return nil }
+            skipWhitespace()
+            switch key {
+            case "importId":
+                guard let value = string() else { return nil }
+                importId = value
+            case "fields":
+                guard let names = stringArray() else { return nil }
+                created = names == ["created"]
+            default:
+                guard skipValue(depth: 3) else { return nil }
+            }
+            skipWhitespace()
+            if take(UInt8(ascii: "}")) { return .some(created ? importId : nil) }
+            guard take(UInt8(ascii: ",")) else { return nil }
+        }
+    }
+
+    /// An array of strings, or nil when the value is anything else.
+    private mutating func stringArray() -> [String]? {
+        guard take(UInt8(ascii: "[")) else { return nil }
+        var values: [String] = []
+        skipWhitespace()
+        if take(UInt8(ascii: "]")) { return values }
+        while true {
+            skipWhitespace()
+            guard let value = string() else { return nil }
+            values.append(value)
+            skipWhitespace()
+            if take(UInt8(ascii: "]")) { return values }
             guard take(UInt8(ascii: ",")) else { return nil }
         }
     }
