@@ -28,78 +28,77 @@ struct IndexLineScanner {
     private mutating func object() -> Fields? {
         var fields = Fields()
         skipWhitespace()
-        guard take(UInt8(ascii: "{")) else { return nil }
-        skipWhitespace()
-        if take(UInt8(ascii: "}")) { return atEnd() ? fields : nil }
-        while true {
-            skipWhitespace()
-            guard let key = string() else { return nil }
-            skipWhitespace()
-            guard take(UInt8(ascii: ":")) else { return nil }
-            skipWhitespace()
+        let wellFormed = members { scanner, key in
             switch key {
             case "id":
-                guard let value = string() else { return nil }
+                guard let value = scanner.string() else { return false }
                 fields.id = value
             case "reviewDecision":
-                if peek() == UInt8(ascii: "n") {
-                    guard skipValue(depth: 1) else { return nil }
-                } else {
-                    guard let value = string() else { return nil }
-                    fields.reviewDecision = value
-                }
+                if scanner.peek() == UInt8(ascii: "n") { return scanner.skipValue(depth: 1) }
+                guard let value = scanner.string() else { return false }
+                fields.reviewDecision = value
             case "keys":
-                guard let keys = stringArray() else { return nil }
+                guard let keys = scanner.stringArray() else { return false }
                 fields.keys = keys
             case "provenance":
-                guard take(UInt8(ascii: "[")) else { return nil }
-                skipWhitespace()
-                if !take(UInt8(ascii: "]")) {
-                    guard let first = contribution() else { return nil }
-                    fields.createdBy = first
-                    while true {
-                        skipWhitespace()
-                        if take(UInt8(ascii: "]")) { break }
-                        guard take(UInt8(ascii: ",")) else { return nil }
-                        skipWhitespace()
-                        guard skipValue(depth: 2) else { return nil }
-                    }
+                guard scanner.take(UInt8(ascii: "[")) else { return false }
+                scanner.skipWhitespace()
+                if scanner.take(UInt8(ascii: "]")) { return true }
+                guard let first = scanner.contribution() else { return false }
+                fields.createdBy = first
+                while true {
+                    scanner.skipWhitespace()
+                    if scanner.take(UInt8(ascii: "]")) { return true }
+                    guard scanner.take(UInt8(ascii: ",")) else { return false }
+                    scanner.skipWhitespace()
+                    guard scanner.skipValue(depth: 2) else { return false }
                 }
             default:
-                guard skipValue(depth: 1) else { return nil }
+                return scanner.skipValue(depth: 1)
             }
-            skipWhitespace()
-            if take(UInt8(ascii: "}")) { return atEnd() ? fields : nil }
-            guard take(UInt8(ascii: ",")) else { return nil }
+            return true
         }
+        return wellFormed && atEnd() ? fields : nil
     }
 
-    /// One provenance object: its `importId` when its `fields` are `["created"]`, "" otherwise; nil when malformed.
+    /// One provenance object: its `importId` when its `fields` are `["created"]`, else nil; nil
+    /// (outer) when malformed.
     private mutating func contribution() -> String?? {
-        guard take(UInt8(ascii: "{")) else { return nil }
         var importId: String?
         var created = false
-        skipWhitespace()
-        if take(UInt8(ascii: "}")) { return .some(nil) }
-        while true {
-            skipWhitespace()
-            guard let key = string() else { return nil }
-            skipWhitespace()
-            guard take(UInt8(ascii: ":")) else { return nil }
-            skipWhitespace()
+        let wellFormed = members { scanner, key in
             switch key {
             case "importId":
-                guard let value = string() else { return nil }
+                guard let value = scanner.string() else { return false }
                 importId = value
             case "fields":
-                guard let names = stringArray() else { return nil }
+                guard let names = scanner.stringArray() else { return false }
                 created = names == ["created"]
             default:
-                guard skipValue(depth: 3) else { return nil }
+                return scanner.skipValue(depth: 3)
             }
+            return true
+        }
+        guard wellFormed else { return nil }
+        return .some(created ? importId : nil)
+    }
+
+    /// Reads an object, calling `member` with each key and the scanner at its value, which
+    /// `member` consumes. False when the object is malformed or `member` says so.
+    private mutating func members(_ member: (inout IndexLineScanner, String) -> Bool) -> Bool {
+        guard take(UInt8(ascii: "{")) else { return false }
+        skipWhitespace()
+        if take(UInt8(ascii: "}")) { return true }
+        while true {
             skipWhitespace()
-            if take(UInt8(ascii: "}")) { return .some(created ? importId : nil) }
-            guard take(UInt8(ascii: ",")) else { return nil }
+            guard let key = string() else { return false }
+            skipWhitespace()
+            guard take(UInt8(ascii: ":")) else { return false }
+            skipWhitespace()
+            guard member(&self, key) else { return false }
+            skipWhitespace()
+            if take(UInt8(ascii: "}")) { return true }
+            guard take(UInt8(ascii: ",")) else { return false }
         }
     }
 
