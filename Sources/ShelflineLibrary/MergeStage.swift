@@ -153,7 +153,6 @@ public enum MergeStage {
         var notEnriched: [FailedRow] = []
         var recordCount = 0
         var rejectIndex = 0
-        let decoder = JSONDecoder()
         var ledgerLine: [UInt8] = []
         func appendLedger(_ entry: LedgerEntry) throws {
             ledgerLine.removeAll(keepingCapacity: true)
@@ -166,13 +165,8 @@ public enum MergeStage {
                 if let cancellation, cancellation.isCancelled {
                     throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
                 }
-                let record: RecordIdentity
-                do {
-                    record = try decoder.decode(RecordIdentity.self, from: Data(bytes))
-                } catch {
-                    throw FileError.corrupt(path: request.records, line: fileLine,
-                                            reason: "invalid record: \(describeDecoding(error))")
-                }
+                let record = RecordIdentity(try BookRecordScan.decode(bytes, fields: .identity, path: request.records,
+                                                                      line: fileLine).record)
                 while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
                     try appendLedger(LedgerEntry(line: rejects[rejectIndex].line, outcome: .rejected, reason: rejects[rejectIndex].reason))
                     rejectIndex += 1
