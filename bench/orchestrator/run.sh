@@ -28,7 +28,7 @@ by_hand() {  # by_hand CSV WORKSPACE TAG
     (
         cd "$ws/run"
         common=(--config "$CONFIG" --workspace "$ws" --quiet)
-        timed() { local stage="$1"; shift; /usr/bin/time -f "%e %M" -o "$OUT/$tag-time-$stage.txt" "$@"; }
+        timed() { local stage="$1"; shift; /usr/bin/time -f "%e %M %U %S" -o "$OUT/$tag-time-$stage.txt" "$@"; }
         timed parse "$BIN/shelfline-parse" "$csv" -o parsed.ndjson.gz --rejects rejects.ndjson.gz --report parse-report.json "${common[@]}"
         timed dedupe "$BIN/shelfline-dedupe" parsed.ndjson.gz -o deduped.ndjson.gz --report dedupe-report.json "${common[@]}"
         timed lookup "$BIN/shelfline-lookup" deduped.ndjson.gz -o enriched.ndjson.gz --report lookup-report.json \
@@ -69,14 +69,15 @@ stages = {
     "merge": ([f("enriched.ndjson.gz")], [(f("ledger.ndjson.gz"), 1), (library, 6)]),
     "render": ([], []),
 }
-print(f"{'stage':8} {'wall_s':>8} {'peak_MB':>8} {'floor_s':>8} {'x_floor':>8}")
+print(f"{'stage':8} {'wall_s':>8} {'cpu_s':>7} {'peak_MB':>8} {'floor_s':>8} {'x_floor':>8}")
 total = 0.0
 for stage, (inputs, outputs) in stages.items():
-    wall, rss = open(os.path.join(out, f"{tag}-time-{stage}.txt")).read().split()[-2:]
+    wall, rss, user, system = open(os.path.join(out, f"{tag}-time-{stage}.txt")).read().split()[-4:]
     wall = float(wall); total += wall
+    cpu = float(user) + float(system)
     fl = floor(inputs, outputs) if inputs or outputs else 0.0
     ratio = f"{wall / fl:8.1f}" if fl > 0.01 else f"{'-':>8}"
-    print(f"{stage:8} {wall:8.2f} {int(rss) / 1024:8.1f} {fl:8.2f} {ratio}")
+    print(f"{stage:8} {wall:8.2f} {cpu:7.2f} {int(rss) / 1024:8.1f} {fl:8.2f} {ratio}")
     open(os.path.join(out, f"{tag}-rss-{stage}.txt"), "w").write(rss)
 print(f"{'total':8} {total:8.2f}")
 PY
@@ -114,7 +115,7 @@ out = sys.argv[1]
 stages = ["parse", "dedupe", "lookup", "merge", "render"]
 run = os.path.join(sys.argv[2], "runs", "latest", ".manifests")
 orch = [json.load(open(os.path.join(run, s + ".json")))["durationMs"] / 1000 for s in stages]
-hand = [float(open(os.path.join(out, f"hand-time-{s}.txt")).read().split()[-2]) for s in stages]
+hand = [float(open(os.path.join(out, f"hand-time-{s}.txt")).read().split()[-4]) for s in stages]
 print(f"{'stage':8} {'by_hand_s':>10} {'orchestrated_s':>15}")
 for i, s in enumerate(stages):
     print(f"{s:8} {hand[i]:10.2f} {orch[i]:15.2f}")

@@ -128,7 +128,7 @@ enum CSVTable {
         }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if got < 0 {
                 if errno == EINTR { continue }
                 throw FileError.io(path: path, reason: "read: \(systemErrorMessage())")
