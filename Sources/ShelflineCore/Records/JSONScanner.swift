@@ -173,9 +173,17 @@ public struct JSONScanner {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = index
         while index < bytes.count {
+            // Plain runs (reviews) 8 bytes at a time, by the escaper's own word test.
+            while index + 8 <= bytes.count, !JSONString.needsEscape(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index += 8
+            }
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                // A typed buffer takes the standard library's contiguous UTF-8 validation (a raw
+                // buffer went through its slow per-element path: ~9 % of merge, perf).
+                let utf8 = UnsafeRawBufferPointer(rebasing: bytes[start..<index]).assumingMemoryBound(to: UInt8.self)
+                let text = String(validating: utf8, as: UTF8.self)
                 index += 1
                 return text
             }
