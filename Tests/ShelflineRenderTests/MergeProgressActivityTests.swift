@@ -5,11 +5,7 @@ import Testing
 import TestSupport
 
 /// Issue 13.5: while merge runs, its progress file keeps the import activity updating.
-@Suite struct MergeProgressActivityTests {
-    let t0 = Date(timeIntervalSince1970: 1_760_000_000)
-
-    func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
-
+extension ImportActivityTests {
     @Test func issue13_mergeProgressKeepsTheActivityUpdating() throws {
         let temp = TemporaryDirectory("render-merge-progress")
         let workspace = Workspace(root: temp.file("ws"))

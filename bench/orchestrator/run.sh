@@ -46,10 +46,13 @@ stage_table() {  # stage_table WORKSPACE TAG
     python3 - "$1/run" "$1/library/library.ndjson.gz" "$OUT" "$2" <<'PY'
 import os, sys, time, zlib
 run, library, out, tag = sys.argv[1:5]
-def decode(path):
-    d = zlib.decompressobj(31); data = []
+def decode(path):  # every gzip member (the stages write one member per chunk), 64 KiB at a time
+    data = []; d = zlib.decompressobj(31)
     with open(path, "rb") as f:
-        while chunk := f.read(1 << 20): data.append(d.decompress(chunk))
+        while chunk := f.read(1 << 16):
+            while chunk:
+                data.append(d.decompress(chunk))
+                chunk, d = (d.unused_data, zlib.decompressobj(31)) if d.eof else (b"", d)
     return b"".join(data)
 def floor(inputs, outputs):
     seconds = 0.0
