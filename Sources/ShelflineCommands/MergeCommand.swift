@@ -15,8 +15,9 @@ public struct MergeCommand: StageCommand {
             decisions <workspace>/library/decisions.json. Writes a new library generation (only when \
             something changed; the previous one is kept as library.previous.ndjson.gz), --report \
             (outcomes rejected+added+updated+duplicateInFile = rowsRead, enrichment counts), --ledger \
-            (one line per source row), --review (rows needing review) and --failed-rows (the source's \
-            header and the original bytes of rejected and not-enriched rows). Holds an exclusive lock \
+            (one line per source row), --review (rows needing review), --failed-rows (the source's \
+            header and the original bytes of rejected and not-enriched rows) and, with --progress, a \
+            progress JSON rewritten about every second while it runs. Holds an exclusive lock \
             on <workspace>/library/.merge.lock while it reads and writes the library. A corrupt input \
             or library is exit 65 and leaves the library untouched.
             """),
@@ -48,6 +49,9 @@ public struct MergeCommand: StageCommand {
     @Option(name: .long, help: "Import id for provenance (default: content hash of the source export).")
     public var importId: String?
 
+    @Option(name: .long, help: "Progress JSON to rewrite about every second while merging.")
+    public var progress: String?
+
     public init() {}
 
     public func execute(context: StageContext) async throws {
@@ -56,8 +60,9 @@ public struct MergeCommand: StageCommand {
         try parameters.validate(configPath: context.configPath)
         let workspace = common.resolveWorkspace(context.config)
         let request = MergeRequest(records: input, parseReport: parseReport, rejects: rejects, report: report,
-                                   ledger: ledger, review: review, failedRows: failedRows, importId: importId)
+                                   ledger: ledger, review: review, failedRows: failedRows, importId: importId,
+                                   progress: progress)
         _ = try MergeStage.run(request, workspace: workspace, dedupe: dedupe, parameters: parameters,
-                               cancellation: context.cancellation, log: context.log)
+                               cancellation: context.cancellation, log: context.log, now: context.now)
     }
 }

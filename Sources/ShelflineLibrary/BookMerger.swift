@@ -265,7 +265,9 @@ public enum BookMerger {
     }
 
     static func nonEmpty(_ text: String?) -> String? {
-        guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        // Stops at the first visible character (the White_Space property is the set
+        // `.whitespacesAndNewlines` trims), instead of trimming a copy of a whole review.
+        guard let text, text.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else { return nil }
         return text
     }
 

@@ -28,11 +28,12 @@ final class BucketFile {
         buffer.append(UInt8(ascii: "\t"))
         buffer.append(contentsOf: String(fileLine).utf8)
         buffer.append(UInt8(ascii: "\t"))
-        if keys.isEmpty {
-            buffer.append(contentsOf: "[]".utf8)
-        } else {
-            buffer.append(contentsOf: try JSONEncoder.shelfline.encode(keys))
+        buffer.append(UInt8(ascii: "["))
+        for (index, key) in keys.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            JSONString.append(key, to: &buffer)
         }
+        buffer.append(UInt8(ascii: "]"))
         buffer.append(UInt8(ascii: "\t"))
         buffer.append(contentsOf: record)
         buffer.append(UInt8(ascii: "\n"))
@@ -72,7 +73,6 @@ final class BucketFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FileError.io(path: path, reason: "cannot read scratch bucket")
         }
-        let decoder = JSONDecoder()
         var entries: [Entry] = []
         try data.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
             var start = 0
@@ -86,13 +86,12 @@ final class BucketFile {
                 let id = UInt64(String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<16]), as: UTF8.self), radix: 16)!
                 let fileLine = Int(String(decoding: UnsafeRawBufferPointer(rebasing: line[17..<lineTab]), as: UTF8.self)) ?? 0
                 let keysBytes = UnsafeRawBufferPointer(rebasing: line[(lineTab + 1)..<tab])
-                let keys = keysBytes.count == 2 ? [] : try decoder.decode([String].self, from: Data(keysBytes))
-                let record: BookRecord
-                do {
-                    record = try decoder.decode(BookRecord.self, from: Data(UnsafeRawBufferPointer(rebasing: line[(tab + 1)...])))
-                } catch {
-                    throw FileError.corrupt(path: recordsPath, line: fileLine, reason: "invalid record: \(describeDecoding(error))")
+                var keyScanner = JSONScanner(keysBytes)
+                guard let keys = keyScanner.stringArray() else {
+                    throw FileError.io(path: path, reason: "scratch bucket line for \(recordsPath) line \(fileLine) is damaged")
                 }
+                let record = try BookRecordScan.decode(UnsafeRawBufferPointer(rebasing: line[(tab + 1)...]), fields: .all,
+                                                       path: recordsPath, line: fileLine).record
                 entries.append(Entry(id: id, keys: keys, record: record))
             }
         }

@@ -18,42 +18,29 @@ public struct DedupeReport: Codable, Sendable, Equatable {
     }
 }
 
-/// Appends `mark` as JSON with sorted keys (the same bytes `JSONEncoder.shelfline` writes).
-func appendJSON(_ mark: DedupeMark, to line: inout [UInt8]) {
-    line.append(contentsOf: "{".utf8)
-    if let bookId = mark.bookId { line.append(contentsOf: "\"bookId\":\"\(bookId)\",".utf8) }
-    if let firstLine = mark.firstLine { line.append(contentsOf: "\"firstLine\":\(firstLine),".utf8) }
-    line.append(contentsOf: "\"key\":".utf8)
-    appendJSONString(mark.key, to: &line)
-    line.append(contentsOf: ",\"status\":\"\(mark.status.rawValue)\"}".utf8)
+extension DedupeMark {
+    /// Appends the mark as JSON with sorted keys (the same bytes `JSONEncoder.shelfline` writes).
+    func appendJSON(to line: inout [UInt8]) {
+        line.append(contentsOf: "{".utf8)
+        if let bookId { line.append(contentsOf: "\"bookId\":\"\(bookId)\",".utf8) }
+        if let firstLine { line.append(contentsOf: "\"firstLine\":\(firstLine),".utf8) }
+        line.append(contentsOf: "\"key\":".utf8)
+        appendJSONString(key, to: &line)
+        line.append(contentsOf: ",\"status\":\"\(status.rawValue)\"}".utf8)
+    }
 }
 
-/// Appends a JSON string literal escaped exactly as `JSONEncoder` does (`\b`, `\f`, `\n`, `\r`,
-/// `\t`, other control characters as `\u00xx`), so hand-written lines match its bytes.
+/// Appends a JSON string literal escaped exactly as `JSONEncoder` does (the project's one escaper,
+/// `JSONString` in Core), so hand-written lines match its bytes.
+@inline(__always)
 func appendJSONString(_ text: String, to line: inout [UInt8]) {
-    line.append(UInt8(ascii: "\""))
-    for byte in text.utf8 {
-        switch byte {
-        case UInt8(ascii: "\""): line.append(contentsOf: "\\\"".utf8)
-        case UInt8(ascii: "\\"): line.append(contentsOf: "\\\\".utf8)
-        case 0x0A: line.append(contentsOf: "\\n".utf8)
-        case 0x0D: line.append(contentsOf: "\\r".utf8)
-        case 0x09: line.append(contentsOf: "\\t".utf8)
-        case 0x08: line.append(contentsOf: "\\b".utf8)
-        case 0x0C: line.append(contentsOf: "\\f".utf8)
-        case 0..<0x20:
-            let hex = String(byte, radix: 16)
-            line.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
-        default: line.append(byte)
-        }
-    }
-    line.append(UInt8(ascii: "\""))
+    JSONString.append(text, to: &line)
 }
 
 /// `shelfline-dedupe`: marks every record `new`, `duplicateInFile` or `inLibrary` (never drops one).
 ///
-/// Only the identity fields are decoded; the mark is spliced into the record's JSON line, so the
-/// rest of the record passes through byte for byte.
+/// Only the identity fields are decoded (`BookRecordScan`); the mark is spliced into the record's
+/// JSON line, so the rest of the record passes through byte for byte.
 public enum DedupeStage {
     public static func run(input: String, output: String, workspace: Workspace,
                            parameters: DedupeParameters = DedupeParameters(),
@@ -65,18 +52,15 @@ public enum DedupeStage {
         let writer = try NDJSONWriter<BookRecord>(path: output)
         let decoder = JSONDecoder()
         var line: [UInt8] = []
+        var markBytes: [UInt8] = []
         do {
             try GzipReader(path: input).forEachLine { bytes, fileLine in
                 guard !bytes.isEmpty else { return }
                 if let cancellation, cancellation.isCancelled {
                     throw TryLaterError("shelfline-dedupe: interrupted; \(output) was not written")
                 }
-                let identity: RecordIdentity
-                do {
-                    identity = try decoder.decode(RecordIdentity.self, from: Data(bytes))
-                } catch {
-                    throw FileError.corrupt(path: input, line: fileLine, reason: "invalid record: \(describeDecoding(error))")
-                }
+                let scanned = try BookRecordScan.decode(bytes, fields: .identity, path: input, line: fileLine)
+                let identity = RecordIdentity(scanned.record)
                 let resolution = resolver.resolve(RecordKeys(identity, parameters: parameters), line: identity.line)
                 let mark = DedupeMark(status: resolution.status, key: resolution.key, firstLine: resolution.firstLine,
                                       bookId: BookKeys.idString(resolution.bookId))
@@ -86,12 +70,11 @@ public enum DedupeStage {
                 case .inLibrary: report.inLibrary += 1
                 }
                 report.rowsIn += 1
-                if identity.dedupe == nil, let close = bytes.lastIndex(of: UInt8(ascii: "}")) {
+                if !scanned.hasDedupe {
+                    mark.appendJSON(to: &markBytes)
                     line.removeAll(keepingCapacity: true)
-                    line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[..<close]))
-                    line.append(contentsOf: ",\"dedupe\":".utf8)
-                    appendJSON(mark, to: &line)
-                    line.append(UInt8(ascii: "}"))
+                    BookRecordScan.splice(bytes, adding: [("dedupe", markBytes)], into: &line)
+                    markBytes.removeAll(keepingCapacity: true)
                     try line.withUnsafeBytes { try writer.appendRaw($0) }
                 } else {
                     var record: BookRecord

@@ -29,8 +29,15 @@ public enum FailedRowsExport {
 
     public static func write(_ rows: [FailedRow], parse: ParseReport, to path: String) throws -> Result {
         do {
-            let bytes = try verbatim(rows, parse: parse)
-            try AtomicFile.write(bytes, to: path)
+            // Streamed into the file row by row: it can hold most of a large import.
+            let file = try AtomicFile(path: path)
+            do {
+                try verbatim(rows, parse: parse, into: file)
+                try file.commit()
+            } catch {
+                file.abandon()
+                throw error
+            }
             return Result(rows: rows.count, usedFallback: false, fallbackReason: nil)
         } catch let problem as SourceProblem {
             var text = "Source Line,Reason,Row\n"
@@ -44,7 +51,7 @@ public enum FailedRowsExport {
 
     struct SourceProblem: Error { var reason: String }
 
-    static func verbatim(_ rows: [FailedRow], parse: ParseReport) throws -> [UInt8] {
+    static func verbatim(_ rows: [FailedRow], parse: ParseReport, into file: AtomicFile) throws {
         let fd = open(parse.input, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SourceProblem(reason: "\(parse.input): \(systemErrorMessage())") }
         defer { close(fd) }
@@ -80,9 +87,8 @@ public enum FailedRowsExport {
         if let first = parse.header.first(where: { !$0.isEmpty }), !headerText.contains(first) {
             throw SourceProblem(reason: "\(parse.input): header no longer matches the parse report (file changed since parse)")
         }
-        var output = header
-        for row in rows { output += try line(offset: row.byteOffset, length: row.byteLength) }
-        return output
+        try file.write(header)
+        for row in rows { try file.write(try line(offset: row.byteOffset, length: row.byteLength)) }
     }
 
     static func quote(_ text: String) -> String {

@@ -120,9 +120,10 @@ public struct KeyResolver {
     public var libraryBooks: Int { entities.lazy.filter(\.inLibrary).count }
 
     /// Registers a library book and the keys it owns (a key already owned stays with its owner).
-    public mutating func addLibraryBook(id: UInt64, keys: [String]) {
+    /// A book the current import itself created (`existedBeforeImport` false) resolves as `new`.
+    public mutating func addLibraryBook(id: UInt64, keys: [String], existedBeforeImport: Bool = true) {
         let entity = Int32(entities.count)
-        entities.append(Entity(id: id, isbnRowInFile: false, inLibrary: true, firstLine: 0))
+        entities.append(Entity(id: id, isbnRowInFile: false, inLibrary: existedBeforeImport, firstLine: 0))
         for key in keys {
             let hash = BookKeys.keyHash(key)
             if index[hash] == nil { index[hash] = entity }

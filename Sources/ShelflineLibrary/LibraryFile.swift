@@ -19,6 +19,18 @@ public struct LibraryFile {
         var id: String
         var keys: [String]
         var reviewDecision: String?
+        var provenance: [Creation]?
+
+        struct Creation: Decodable {
+            var importId: String
+            var fields: [String]
+        }
+
+        /// The import that created the book (its first contribution says `created`).
+        var createdBy: String? {
+            guard let first = provenance?.first, first.fields == ["created"] else { return nil }
+            return first.importId
+        }
     }
 
     /// What a scan learned: ids in file order, and books that already carry a review decision.
@@ -29,7 +41,11 @@ public struct LibraryFile {
 
     /// Reads the whole library, checking it is a sorted, duplicate-free list of books, and
     /// registers every book's keys. Any problem is `LibraryError.corruptLibrary`.
-    public func scan(into resolver: inout KeyResolver) throws -> Scan {
+    ///
+    /// Books created by `importId` (an earlier, interrupted or repeated run of the same import)
+    /// are registered as not in the library, so the import's outcomes stay relative to the
+    /// library as it stood before the import: those rows are `added` again, never `updated`.
+    public func scan(into resolver: inout KeyResolver, importId: String? = nil) throws -> Scan {
         var scan = Scan()
         guard exists else { return scan }
         let decoder = JSONDecoder()
@@ -42,7 +58,8 @@ public struct LibraryFile {
                 }
                 let entry: IndexEntry
                 if let fields = IndexLineScanner.scan(bytes), let id = fields.id, let keys = fields.keys {
-                    entry = IndexEntry(id: id, keys: keys, reviewDecision: fields.reviewDecision)
+                    entry = IndexEntry(id: id, keys: keys, reviewDecision: fields.reviewDecision,
+                                       provenance: fields.createdBy.map { [.init(importId: $0, fields: ["created"])] })
                 } else {
                     do {
                         entry = try decoder.decode(IndexEntry.self, from: Data(bytes))
@@ -59,7 +76,8 @@ public struct LibraryFile {
                 previous = id
                 scan.ids.append(id)
                 if entry.reviewDecision != nil { scan.decided.insert(id) }
-                resolver.addLibraryBook(id: id, keys: entry.keys)
+                resolver.addLibraryBook(id: id, keys: entry.keys,
+                                        existedBeforeImport: importId == nil || entry.createdBy != importId)
             }
         } catch let error as FileError {
             switch error {

@@ -44,9 +44,12 @@ public struct MergeRequest: Sendable {
     public var failedRows: String
     /// Import id recorded in provenance; nil: the content hash of the source export (or of `records`).
     public var importId: String?
+    /// Progress JSON to keep current while merging (`StageProgress`), or nil.
+    public var progress: String?
 
     public init(records: String, parseReport: String, rejects: String?, report: String, ledger: String, review: String,
-                failedRows: String, importId: String?) {
+                failedRows: String, importId: String?, progress: String? = nil) {
+        self.progress = progress
         self.records = records
         self.parseReport = parseReport
         self.rejects = rejects
@@ -114,7 +117,8 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
 public enum MergeStage {
     public static func run(_ request: MergeRequest, workspace: Workspace, dedupe: DedupeParameters = DedupeParameters(),
                            parameters: MergeParameters = MergeParameters(),
-                           cancellation: CancellationFlag? = nil, log: Logfmt? = nil) throws -> MergeReport {
+                           cancellation: CancellationFlag? = nil, log: Logfmt? = nil,
+                           now: (@Sendable () -> Date)? = nil) throws -> MergeReport {
         let parse = try readJSONFile(ParseReport.self, from: request.parseReport)
         var rejects: [RejectedRow] = []
         if let path = request.rejects, parse.rowsRejected > 0 || FileManager.default.fileExists(atPath: path) {
@@ -127,7 +131,7 @@ public enum MergeStage {
 
         var resolver = KeyResolver(parameters: dedupe)
         let library = LibraryFile(workspace: workspace)
-        let scan = try library.scan(into: &resolver)
+        let scan = try library.scan(into: &resolver, importId: importId)
         let decisions = try ReviewDecisions.load(workspace: workspace).byBook
 
         let bucketBits = parameters.buckets.trailingZeroBitCount
@@ -141,12 +145,14 @@ public enum MergeStage {
         let ledger = try NDJSONWriter<LedgerEntry>(path: request.ledger)
         var outcomes = ImportOutcomes()
         outcomes.rejected = rejects.count
+        let progress = MergeProgress(path: request.progress, records: max(0, parse.rowsRead - rejects.count), now: now)
+        var progressFinished = false
+        defer { if !progressFinished { progress.finish(finished: false, counts: outcomes.progressCounts) } }
         var enrichment = EnrichmentCounts()
         var reviewItems: [(id: UInt64, item: ReviewItem)] = []
         var notEnriched: [FailedRow] = []
         var recordCount = 0
         var rejectIndex = 0
-        let decoder = JSONDecoder()
         var ledgerLine: [UInt8] = []
         func appendLedger(_ entry: LedgerEntry) throws {
             ledgerLine.removeAll(keepingCapacity: true)
@@ -159,13 +165,8 @@ public enum MergeStage {
                 if let cancellation, cancellation.isCancelled {
                     throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
                 }
-                let record: RecordIdentity
-                do {
-                    record = try decoder.decode(RecordIdentity.self, from: Data(bytes))
-                } catch {
-                    throw FileError.corrupt(path: request.records, line: fileLine,
-                                            reason: "invalid record: \(describeDecoding(error))")
-                }
+                let record = RecordIdentity(try BookRecordScan.decode(bytes, fields: .identity, path: request.records,
+                                                                      line: fileLine).record)
                 while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
                     try appendLedger(LedgerEntry(line: rejects[rejectIndex].line, outcome: .rejected, reason: rejects[rejectIndex].reason))
                     rejectIndex += 1
@@ -195,6 +196,7 @@ public enum MergeStage {
                 try appendLedger(LedgerEntry(line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
                                               key: resolution.key, match: record.match?.status))
                 try buckets[bucket(of: resolution.bookId)].append(id: resolution.bookId, fileLine: fileLine, keys: resolution.grantedKeys, record: bytes)
+                progress.advance(by: 1, counts: { outcomes.progressCounts }, title: record.title)
             }
             for reject in rejects[rejectIndex...] {
                 try appendLedger(LedgerEntry(line: reject.line, outcome: .rejected, reason: reject.reason))
@@ -212,7 +214,7 @@ public enum MergeStage {
         // Pass 2: fold buckets into the library in id order.
         let fold = try foldLibrary(library: library, scan: scan, buckets: buckets, bucketOf: bucket(of:), decisions: decisions,
                                    importId: importId, level: Int32(parameters.libraryLevel), recordsPath: request.records,
-                                   cancellation: cancellation)
+                                   cancellation: cancellation, progress: progress, counts: outcomes.progressCounts)
         do {
             try ledger.commit()
             let flagged = reviewItems.filter { fold.flagged.contains($0.id) }.map(\.item)
@@ -247,6 +249,8 @@ public enum MergeStage {
                                  review: relative(request.review, to: request.report),
                                  failedRows: relative(request.failedRows, to: request.report))
         try writeJSONFile(report, to: request.report)
+        progress.finish(finished: true, counts: outcomes.progressCounts)
+        progressFinished = true
         log?.event(["stage": "merge", "import": importId, "rows": parse.rowsRead, "added": outcomes.added,
                     "updated": outcomes.updated, "duplicateInFile": outcomes.duplicateInFile, "rejected": outcomes.rejected,
                     "books": fold.books, "libraryChanged": fold.writer != nil])
@@ -265,7 +269,8 @@ public enum MergeStage {
 
     static func foldLibrary(library: LibraryFile, scan: LibraryFile.Scan, buckets: [BucketFile], bucketOf: (UInt64) -> Int,
                             decisions: [UInt64: ReviewDecision], importId: String, level: Int32, recordsPath: String,
-                            cancellation: CancellationFlag?) throws -> FoldResult {
+                            cancellation: CancellationFlag?, progress: MergeProgress? = nil,
+                            counts: [String: Int] = [:]) throws -> FoldResult {
         let writer = try NDJSONWriter<LibraryBook>(path: library.path, level: level)
         var changed = false
         var books = 0
@@ -306,6 +311,7 @@ public enum MergeStage {
         func fold(_ original: LibraryBook?, id: UInt64, entries: [BucketFile.Entry]) -> LibraryBook {
             var book = BookMerger.fold(book: original, id: BookKeys.idString(id), records: entries.map(\.record),
                                        grantedKeys: entries.flatMap(\.keys), importId: importId)
+            progress?.advance(by: entries.count, counts: { counts }, title: book.title)
             if let decision = decisions[id] { BookMerger.apply(decision, to: &book) }
             note(book, id: id)
             return book
@@ -390,5 +396,12 @@ public enum MergeStage {
         let directory = (base as NSString).deletingLastPathComponent
         guard !directory.isEmpty, path.hasPrefix(directory + "/") else { return path }
         return String(path.dropFirst(directory.count + 1))
+    }
+}
+
+extension ImportOutcomes {
+    /// The outcomes as `StageProgress.counts`.
+    var progressCounts: [String: Int] {
+        ["added": added, "updated": updated, "duplicateInFile": duplicateInFile, "rejected": rejected]
     }
 }

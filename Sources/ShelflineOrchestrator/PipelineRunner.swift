@@ -217,7 +217,7 @@ public struct PipelineRunner {
             arguments = [try at(input, 0, "inputs"), "--parse-report", try at(input, 1, "inputs"), "--rejects", try at(input, 2, "inputs"),
                          "--report", try at(output, 0, "outputs"), "--ledger", try at(output, 1, "outputs"),
                          "--review", try at(output, 2, "outputs"), "--failed-rows", try at(output, 3, "outputs"),
-                         "--import-id", run.id]
+                         "--import-id", run.id, "--progress", "merge-progress.json"]
         case .render:
             arguments = ["import", "--run", run.path] + (sourceFile.map { ["--source", $0] } ?? [])
         }

@@ -11,7 +11,7 @@ import ShelflineCore
 /// stages' annotations (`dedupe`, `match`, `metadata`) fall back to `JSONEncoder`, since parse never
 /// writes them. Tests check the bytes against `JSONEncoder.shelfline` and the decoded round trip.
 public struct BookRecordJSON {
-    private let line = LineBuffer(capacity: 1 << 14)
+    private var line = LineBuffer(capacity: 1 << 14)
 
     public init() {}
 
@@ -150,75 +150,18 @@ public struct BookRecordJSON {
         value.withUTF8 { string($0) }
     }
 
-    /// A JSON string: `"` and `\` escaped, control characters as `\n`, `\t`… or `\u00XX`; all other
-    /// bytes (UTF-8 included, and `/`) copied in runs.
+    /// A JSON string, by the project's one escaper (`JSONString`, in Core).
+    @inline(__always)
     private mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
         line.reserve(utf8.count * 6 + 2)  // every byte escaped as \u00XX at worst
-        line.append(UInt8(ascii: "\""))
-        var runStart = 0
-        var index = 0
-        let count = utf8.count
-        while index < count {
-            // Long plain runs (reviews) are skipped 8 bytes at a time: byte by byte, this scan was
-            // ~6% of the stage's CPU time (perf, 200,000-row bench file).
-            while index + 8 <= count,
-                  !Self.needsEscape(UnsafeRawPointer(utf8.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
-                index += 8
-            }
-            guard index < count else { break }
-            let byte = utf8[index]
-            if byte >= 0x20 && byte != 0x22 && byte != 0x5C {
-                index += 1
-                continue
-            }
-            if index > runStart {
-                line.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-            }
-            line.append(UInt8(ascii: "\\"))
-            switch byte {
-            case 0x22: line.append(0x22)
-            case 0x5C: line.append(0x5C)
-            case 0x0A: line.append(UInt8(ascii: "n"))
-            case 0x0D: line.append(UInt8(ascii: "r"))
-            case 0x09: line.append(UInt8(ascii: "t"))
-            case 0x08: line.append(UInt8(ascii: "b"))
-            case 0x0C: line.append(UInt8(ascii: "f"))
-            default:
-                let hex: StaticString = "0123456789abcdef"
-                line.append(UInt8(ascii: "u"))
-                line.append(0x30)
-                line.append(0x30)
-                line.append(hex.utf8Start[Int(byte >> 4)])
-                line.append(hex.utf8Start[Int(byte & 0xF)])
-            }
-            index += 1
-            runStart = index
-        }
-        if count > runStart {
-            line.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
-        }
-        line.append(UInt8(ascii: "\""))
-    }
-}
-
-extension BookRecordJSON {
-    /// True when one of the 8 bytes of `word` is a control character, `"` or `\` (exact, by the
-    /// usual SWAR zero-byte tests).
-    @inline(__always)
-    static func needsEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let control = (word &- ones &* 0x20) & ~word & highs
-        let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
-        let quotes = (quote &- ones) & ~quote & highs
-        let backslashes = (backslash &- ones) & ~backslash & highs
-        return (control | quotes | backslashes) != 0
+        JSONString.append(utf8, to: &line)
     }
 }
 
 /// The bytes of one JSON line. Why not `[UInt8]`: an encoded record is ~200 small appends, and
 /// Array's uniqueness check and capacity growth path on each of them cost about as much as the
 /// JSON writing itself (perf, 200,000-row bench file); this buffer only compares against capacity.
-final class LineBuffer {
+final class LineBuffer: JSONByteSink {
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
@@ -263,6 +206,12 @@ final class LineBuffer {
         (base + count).update(from: start, count: bytes.count)
         count += bytes.count
     }
+
+    @inline(__always)
+    func reserveBytes(_ extra: Int) { reserve(extra) }
+
+    @inline(__always)
+    func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
 
     func append(contentsOf bytes: UnsafeRawBufferPointer) {
         append(contentsOf: bytes.bindMemory(to: UInt8.self))

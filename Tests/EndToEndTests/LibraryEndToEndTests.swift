@@ -94,6 +94,57 @@ import TestSupport
         #expect(csv.hasPrefix("Book Id,Title,Author,ISBN13\n1,Dune,Frank Herbert,9780441172719\n"))
     }
 
+    func outcomes(_ run: String) throws -> [String: Int] {
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/merge-report.json"))) as! [String: Any]
+        return report["outcomes"] as! [String: Int]
+    }
+
+    func ledgerLines(_ run: String) throws -> [String] {
+        var lines: [String] = []
+        try GzipReader(path: run + "/ledger.ndjson.gz").forEachLine { bytes, _ in lines.append(String(decoding: bytes, as: UTF8.self)) }
+        return lines
+    }
+
+    @Test func issue10_rerunMergeAfterPublishKeepsAdded() throws {
+        // The state a SIGKILL right after the library's publish leaves, or `clean --stage merge`:
+        // the library holds this import's books, the merge outputs are gone. The rerun reports the same.
+        let earlier = try writeImport("earlier", [("Dune", "Frank Herbert", "9780441172719")])
+        #expect(try merge(earlier, input: "parsed.ndjson.gz", importId: "run-0").status == 0)
+        let run = try writeImport("this", [("Dune", "Frank Herbert", "9780441172719"), ("Emma", "Jane Austen", nil),
+                                           ("Kindred", "Octavia E. Butler", "9780807083697")])
+        #expect(try dedupe(run).status == 0)
+        let first = try merge(run, importId: "run-1")
+        #expect(first.status == 0, "\(first)")
+        let expected = try outcomes(run)
+        #expect(expected["added"] == 2)
+        #expect(expected["updated"] == 1)
+        let ledger = try ledgerLines(run)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: library))
+        for name in ["merge-report.json", "ledger.ndjson.gz", "review.json", "failed-rows.csv"] {
+            try FileManager.default.removeItem(atPath: run + "/" + name)
+        }
+        let again = try merge(run, importId: "run-1")
+        #expect(again.status == 0, "\(again)")
+        #expect(try outcomes(run) == expected)
+        #expect(try ledgerLines(run) == ledger)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: library)) == bytes)
+    }
+
+    @Test func issue10_truncatedDedupedRebuiltKeepsAdded() throws {
+        let run = try writeImport("rebuilt", [("Emma", "Jane Austen", nil), ("Persuasion", "Jane Austen", nil)])
+        #expect(try dedupe(run).status == 0)
+        #expect(try merge(run, importId: "run-1").status == 0)
+        let expected = try outcomes(run)
+        #expect(expected["added"] == 2)
+        let deduped = try Data(contentsOf: URL(fileURLWithPath: run + "/deduped.ndjson.gz"))
+        try deduped.prefix(deduped.count / 2).write(to: URL(fileURLWithPath: run + "/deduped.ndjson.gz"))
+        #expect(try merge(run, importId: "run-1").status == 65)
+        #expect(try dedupe(run).status == 0)
+        let again = try merge(run, importId: "run-1")
+        #expect(again.status == 0, "\(again)")
+        #expect(try outcomes(run) == expected)
+    }
+
     @Test func issue3_truncatedIntermediateExits65AndLeavesTheLibrary() throws {
         let good = try writeImport("good", [("Dune", "Frank Herbert", nil)])
         #expect(try merge(good, input: "parsed.ndjson.gz").status == 0)

@@ -157,6 +157,7 @@ public struct LookupStage {
     private static func process(chunks: RecordChunks, engine: LookupEngine, writer: NDJSONWriter<BookRecord>,
                                 survey: InputSurvey, progress: ProgressReporter, report: LookupReport) async throws -> LookupReport {
         var report = report
+        var output = OutputLines()
         var firstAnswers: [Int: LookupOutcome] = [:]
         var counts: [String: Int] = [:]
         for try await chunk in chunks.stream {
@@ -166,7 +167,8 @@ public struct LookupStage {
             var queryOwner: [Int] = []
             var copies: [(Int, Int)] = []
             var indexOfLine: [Int: Int] = [:]
-            for (index, record) in chunk.enumerated() {
+            for (index, item) in chunk.enumerated() {
+                let record = item.record
                 if let mark = record.dedupe, mark.status == .duplicateInFile, let first = mark.firstLine {
                     if let answer = firstAnswers[first] {
                         outcomes[index] = answer
@@ -185,7 +187,7 @@ public struct LookupStage {
             let base = report.recordsWritten
             let finishedCount = FinishedCounter()
             let owners = queryOwner
-            let titles = chunk.map { ($0.title, $0.author) }
+            let titles = chunk.map { ($0.record.title, $0.record.author) }
             let countsSoFar = counts
             let resolved = try await engine.resolve(queries) { queryIndex in
                 let done = finishedCount.increment()
@@ -197,11 +199,10 @@ public struct LookupStage {
                 outcomes[index] = outcomes[earlier]
                 report.duplicatesReused += 1
             }
-            for (index, var record) in chunk.enumerated() {
+            for (index, item) in chunk.enumerated() {
+                let record = item.record
                 let outcome = outcomes[index]!
-                record.match = outcome.match
-                record.metadata = outcome.metadata
-                try writer.append(record)
+                try output.write(item, outcome, to: writer)
                 report.recordsRead += 1
                 report.recordsWritten += 1
                 report.counts.count(outcome.match.status)
@@ -211,7 +212,8 @@ public struct LookupStage {
                 }
                 if survey.referencedLines.contains(record.line) { firstAnswers[record.line] = outcome }
             }
-            progress.update(processed: report.recordsWritten, counts: counts, title: chunk.last?.title, author: chunk.last?.author)
+            progress.update(processed: report.recordsWritten, counts: counts, title: chunk.last?.record.title,
+                            author: chunk.last?.record.author)
             chunks.consumed()
         }
         return report
@@ -228,4 +230,38 @@ final class FinishedCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
     func increment() -> Int { lock.withLock { count += 1; return count } }
+}
+
+/// Writes enriched lines: the input line's bytes with `match` (and `metadata`) spliced in, their JSON
+/// from `JSONEncoder.shelfline` (the same answer twice in a row is encoded once).
+///
+/// The members go after the record's own ones, not in sorted-key position: the record's bytes are
+/// copied, never re-encoded (issue 12). A line that already carries an answer is decoded whole and
+/// re-encoded instead, so no member appears twice.
+struct OutputLines {
+    private var line: [UInt8] = []
+    private var lastMatch: (MatchResult, [UInt8])?
+    private var lastMetadata: (EditionMetadata, [UInt8])?
+
+    mutating func write(_ item: InputRecord, _ outcome: LookupOutcome, to writer: NDJSONWriter<BookRecord>) throws {
+        guard !item.annotated else {
+            var record = try JSONDecoder().decode(BookRecord.self, from: Data(item.bytes))
+            record.match = outcome.match
+            record.metadata = outcome.metadata
+            try writer.append(record)
+            return
+        }
+        var members: [(String, [UInt8])] = [("match", try Self.encoded(outcome.match, cache: &lastMatch))]
+        if let metadata = outcome.metadata { members.append(("metadata", try Self.encoded(metadata, cache: &lastMetadata))) }
+        line.removeAll(keepingCapacity: true)
+        item.bytes.withUnsafeBytes { BookRecordScan.splice($0, adding: members, into: &line) }
+        try line.withUnsafeBytes { try writer.appendRaw($0) }
+    }
+
+    private static func encoded<Value: Encodable & Equatable>(_ value: Value, cache: inout (Value, [UInt8])?) throws -> [UInt8] {
+        if let cache, cache.0 == value { return cache.1 }
+        let bytes = Array(try JSONEncoder.shelfline.encode(value))
+        cache = (value, bytes)
+        return bytes
+    }
 }

@@ -45,29 +45,42 @@ struct InputSurvey {
     }
 }
 
-/// Reads the input on its own thread and hands out chunks of records, at most two ahead of the
-/// consumer, so memory stays bounded by the chunk size whatever the input size.
+/// One input record: the fields lookup reads (`BookRecordScan`'s identity fields) and the line's
+/// own bytes, which the output copies with `match` and `metadata` spliced in.
+struct InputRecord: Sendable {
+    var record: BookRecord
+    var bytes: [UInt8]
+    /// The line already carries `match` or `metadata` (then it is re-encoded, not spliced).
+    var annotated: Bool
+}
+
+/// Reads (decompresses and scans) the input on its own thread and hands out chunks of records, at
+/// most two ahead of the consumer, so memory stays bounded by the chunk size whatever the input
+/// size, and decompression runs on one core while lookup works on the other.
 final class RecordChunks: @unchecked Sendable {
     // Created at 0 and signalled twice: libdispatch traps if a semaphore is freed below its initial value.
     private let permits = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var stopped = false
-    let stream: AsyncThrowingStream<[BookRecord], any Error>
+    let stream: AsyncThrowingStream<[InputRecord], any Error>
 
     private struct Stop: Error {}
 
     init(path: String, chunkSize: Int) {
-        var continuation: AsyncThrowingStream<[BookRecord], any Error>.Continuation!
+        var continuation: AsyncThrowingStream<[InputRecord], any Error>.Continuation!
         stream = AsyncThrowingStream { continuation = $0 }
         let output = continuation!
         permits.signal()
         permits.signal()
         let thread = Thread { [self] in
             do {
-                var chunk: [BookRecord] = []
+                var chunk: [InputRecord] = []
                 chunk.reserveCapacity(chunkSize)
-                try NDJSONReader<BookRecord>(path: path).forEach { record, _ in
-                    chunk.append(record)
+                try GzipReader(path: path).forEachLine { bytes, line in
+                    guard !bytes.isEmpty else { return }
+                    let scanned = try BookRecordScan.decode(bytes, fields: .identity, path: path, line: line)
+                    chunk.append(InputRecord(record: scanned.record, bytes: Array(bytes),
+                                             annotated: scanned.hasMatch || scanned.hasMetadata))
                     if chunk.count >= chunkSize {
                         try hand(chunk, to: output)
                         chunk.removeAll(keepingCapacity: true)
@@ -84,7 +97,7 @@ final class RecordChunks: @unchecked Sendable {
         thread.start()
     }
 
-    private func hand(_ chunk: [BookRecord], to output: AsyncThrowingStream<[BookRecord], any Error>.Continuation) throws {
+    private func hand(_ chunk: [InputRecord], to output: AsyncThrowingStream<[InputRecord], any Error>.Continuation) throws {
         permits.wait()
         if lock.withLock({ stopped }) { throw Stop() }
         output.yield(chunk)

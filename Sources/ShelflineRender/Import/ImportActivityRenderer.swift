@@ -178,7 +178,9 @@ public struct ImportActivityRenderer: Sendable {
         var fraction: Double
         if status.lookupFinished {
             step = "Saving to library…"
-            fraction = 0.95
+            // Merge's own progress moves the bar from 95 % to 99 %, so the activity keeps updating.
+            let saved = status.mergeProgress.map { Double($0.processed) / Double(max($0.total, 1)) } ?? 0
+            fraction = 0.95 + 0.04 * min(max(saved, 0), 1)
         } else if progressFile != nil || status.dedupeFinished {
             step = "Looking up books…"
             let done = lookupTotal > 0 ? Double(lookupProcessed) / Double(lookupTotal) : 0

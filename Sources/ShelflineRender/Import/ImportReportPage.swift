@@ -18,15 +18,20 @@ public enum ImportReportPage {
             return name.hasPrefix("/") ? name : directory + "/" + name
         }
         let review = try ReviewEntry.read(path: resolve(status.merge?.review, "review.json"))
-        let failed = try CSVTable.read(path: resolve(status.merge?.failedRows, "failed-rows.csv"))
-        let html = render(status: status, review: review, failedRows: failed, maximumRows: parameters.reportMaximumRows)
+        // Streamed and capped: the page shows the first rows, the file can hold a whole import.
+        let failed = try CSVTable.read(path: resolve(status.merge?.failedRows, "failed-rows.csv"),
+                                       maximumRows: parameters.reportMaximumRows)
+        let html = render(status: status, review: review, failedRows: failed.rows, maximumRows: parameters.reportMaximumRows,
+                          failedRowCount: failed.dataRows)
         let target = path(runDirectory: directory)
         try AtomicFile.write(html, to: target)
         return target
     }
 
-    /// The page's HTML.
-    public static func render(status: ImportRunStatus, review: [ReviewEntry], failedRows: [[String]], maximumRows: Int) -> String {
+    /// The page's HTML. `failedRows` is the failed-rows CSV's header and (at least its first
+    /// `maximumRows`) rows; `failedRowCount` is how many data rows the file holds in all.
+    public static func render(status: ImportRunStatus, review: [ReviewEntry], failedRows: [[String]], maximumRows: Int,
+                              failedRowCount: Int? = nil) -> String {
         let state = ImportActivityRenderer.contentState(for: status)
         let fileName = status.parse.map { ($0.input as NSString).lastPathComponent } ?? "import"
         var html = """
@@ -107,7 +112,8 @@ public enum ImportReportPage {
 
         let header = failedRows.first ?? []
         let rows = Array(failedRows.dropFirst())
-        html += "<h2>Failed rows (\(rows.count))</h2>\n"
+        let failedTotal = max(failedRowCount ?? rows.count, rows.count)
+        html += "<h2>Failed rows (\(failedTotal))</h2>\n"
         if rows.isEmpty {
             html += "<p class=\"muted\">No failed rows.</p>\n"
         } else {
@@ -118,8 +124,8 @@ public enum ImportReportPage {
                 html += "<tr>" + row.map { "<td>\(escape($0.truncated(toCharacters: 300)))</td>" }.joined() + "</tr>\n"
             }
             html += "</table></div>\n"
-            if rows.count > maximumRows {
-                html += "<p class=\"muted\">… and \(rows.count - maximumRows) more in failed-rows.csv.</p>\n"
+            if failedTotal > maximumRows {
+                html += "<p class=\"muted\">… and \(failedTotal - maximumRows) more in failed-rows.csv.</p>\n"
             }
         }
         html += "</body>\n</html>\n"

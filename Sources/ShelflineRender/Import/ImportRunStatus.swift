@@ -18,12 +18,15 @@ public struct ImportRunStatus: Sendable, Equatable {
     /// `notEnriched` from the lookup report, when it has one.
     public var lookupNotEnriched: Int?
     public var merge: MergeReport?
+    /// `merge-progress.json` while merge runs (records resolved, then folded into the library).
+    public var mergeProgress: StageProgress?
 
     public static let parseReportName = "parse-report.json"
     public static let dedupeReportName = "dedupe-report.json"
     public static let lookupProgressName = "lookup-progress.json"
     public static let lookupReportName = "lookup-report.json"
     public static let mergeReportName = "merge-report.json"
+    public static let mergeProgressName = "merge-progress.json"
 
     public init(runDirectory: String, parse: ParseReport? = nil, dedupeDuplicates: Int? = nil, dedupeFinished: Bool = false,
                 lookupProgress: StageProgress? = nil, lookupFinished: Bool = false, lookupNotEnriched: Int? = nil,
@@ -64,6 +67,9 @@ public struct ImportRunStatus: Sendable, Equatable {
             let report = try readJSONFile(JSONValue.self, from: path(lookupReportName))
             status.lookupFinished = true
             status.lookupNotEnriched = report.firstCount(named: "notEnriched")
+        }
+        if exists(mergeProgressName) {
+            status.mergeProgress = try? readJSONFile(StageProgress.self, from: path(mergeProgressName))
         }
         if exists(mergeReportName) {
             status.merge = try readJSONFile(MergeReport.self, from: path(mergeReportName))

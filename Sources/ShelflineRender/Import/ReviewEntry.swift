@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import ShelflineCore
 
@@ -106,66 +109,105 @@ extension JSONValue {
 }
 
 /// A small RFC 4180 reader for the failed-rows CSV (quoted fields, doubled quotes, embedded
-/// newlines, CRLF); the file is written by merge and small by construction.
+/// newlines, CRLF). The file can hold every row of a large import, so it is streamed: the report
+/// page keeps the header and its first rows and only counts the rest.
 enum CSVTable {
-    static func read(path: String) throws -> [[String]] {
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw FileError.missingInput(path: path, reason: "not readable")
+    /// The header and the first `maximumRows` data rows of the file at `path`, and how many data
+    /// rows it holds in all (a missing file has none).
+    static func read(path: String, maximumRows: Int) throws -> (rows: [[String]], dataRows: Int) {
+        guard FileManager.default.fileExists(atPath: path) else { return ([], 0) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError.missingInput(path: path, reason: "not readable") }
+        defer { close(fd) }
+        var rows: [[String]] = []
+        var count = 0
+        var stream = CSVRowStream()
+        func keep(_ row: [String]) {
+            if count <= maximumRows { rows.append(row) }
+            count += 1
         }
-        return parse(String(decoding: data, as: UTF8.self))
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw FileError.io(path: path, reason: "read: \(systemErrorMessage())")
+            }
+            if got == 0 { break }
+            buffer.withUnsafeBytes { stream.feed(UnsafeRawBufferPointer(rebasing: $0[..<got]), keep) }
+        }
+        stream.finish(keep)
+        return (rows, max(0, count - 1))
     }
 
+    /// Every row of `text` (header included).
     static func parse(_ text: String) -> [[String]] {
         var rows: [[String]] = []
-        var row: [String] = []
-        var field = ""
-        var quoted = false
-        var fieldStarted = false
-        var iterator = text.unicodeScalars.makeIterator()
-        var pending: Unicode.Scalar? = nil
-        func next() -> Unicode.Scalar? {
-            if let scalar = pending { pending = nil; return scalar }
-            return iterator.next()
-        }
-        while let scalar = next() {
-            if quoted {
-                if scalar == "\"" {
-                    if let following = next() {
-                        if following == "\"" { field.unicodeScalars.append("\"") } else { quoted = false; pending = following }
-                    } else {
-                        quoted = false
-                    }
-                } else {
-                    field.unicodeScalars.append(scalar)
-                }
-                continue
-            }
-            switch scalar {
-            case "\"" where field.isEmpty:
-                quoted = true
-                fieldStarted = true
-            case ",":
-                row.append(field)
-                field = ""
-                fieldStarted = true
-            case "\r":
-                continue
-            case "\n":
-                row.append(field)
-                rows.append(row)
-                row = []
-                field = ""
-                fieldStarted = false
-            default:
-                field.unicodeScalars.append(scalar)
-                fieldStarted = true
-            }
-        }
-        if fieldStarted || !field.isEmpty || !row.isEmpty {
-            row.append(field)
-            rows.append(row)
-        }
+        var stream = CSVRowStream()
+        var text = text
+        text.withUTF8 { stream.feed(UnsafeRawBufferPointer($0)) { rows.append($0) } }
+        stream.finish { rows.append($0) }
         return rows
+    }
+}
+
+/// The CSV state machine, fed bytes in pieces of any size; fields are decoded (repaired) as UTF-8.
+struct CSVRowStream {
+    private var row: [String] = []
+    private var field: [UInt8] = []
+    private var quoted = false
+    /// A `"` inside a quoted field, not yet known to be a doubled quote or the closing one.
+    private var quoteSeen = false
+    private var fieldStarted = false
+
+    mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: ([String]) -> Void) {
+        for byte in bytes { take(byte, emit) }
+    }
+
+    mutating func finish(_ emit: ([String]) -> Void) {
+        quoteSeen = false
+        quoted = false
+        if fieldStarted || !field.isEmpty || !row.isEmpty {
+            endField()
+            emit(row)
+            row = []
+        }
+    }
+
+    private mutating func endField() {
+        row.append(String(decoding: field, as: UTF8.self))
+        field.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func take(_ byte: UInt8, _ emit: ([String]) -> Void) {
+        if quoteSeen {
+            quoteSeen = false
+            if byte == UInt8(ascii: "\"") {
+                field.append(byte)
+                return
+            }
+            quoted = false
+        } else if quoted {
+            if byte == UInt8(ascii: "\"") { quoteSeen = true } else { field.append(byte) }
+            return
+        }
+        switch byte {
+        case UInt8(ascii: "\"") where field.isEmpty:
+            quoted = true
+            fieldStarted = true
+        case UInt8(ascii: ","):
+            endField()
+            fieldStarted = true
+        case UInt8(ascii: "\r"):
+            return
+        case UInt8(ascii: "\n"):
+            endField()
+            emit(row)
+            row = []
+            fieldStarted = false
+        default:
+            field.append(byte)
+            fieldStarted = true
+        }
     }
 }

@@ -1,0 +1,313 @@
+import Foundation
+
+/// The byte-level decoder of the record lines passed between stages: one pass over the line with
+/// `JSONScanner`, no intermediate JSON tree. With `.identity` it reads only what dedupe, lookup
+/// and merge's first pass decide on and skips the rest (still checking its syntax), so a stage
+/// that adds an annotation can copy the line's bytes and append the member (`splice`).
+///
+/// Why: each stage after parse decoded and re-encoded whole records with `JSONDecoder` and
+/// `JSONEncoder`, 4–20× slower than parse on the same rows (issue 12). A line this decoder does
+/// not accept (any doubt: a wrong type, a missing key, bad syntax) goes to `JSONDecoder`, which
+/// either decodes it or gives the precise error; both give the same `BookRecord` for valid lines.
+public enum BookRecordScan {
+    public enum Fields: Sendable { case identity, all }
+
+    /// What a line holds.
+    public struct Result {
+        public var record: BookRecord
+        /// The line carries `dedupe`, `match` or `metadata` (in `.identity` mode `metadata` is not read).
+        public var hasDedupe: Bool
+        public var hasMatch: Bool
+        public var hasMetadata: Bool
+    }
+
+    /// The record of `bytes`, or nil when the fast path cannot vouch for the line.
+    public static func scan(_ bytes: UnsafeRawBufferPointer, fields: Fields) -> Result? {
+        var scanner = JSONScanner(bytes)
+        var format: SourceFormat?
+        var line: Int?, byteOffset: Int?, byteLength: Int?
+        var title: String?
+        var record = BookRecord(format: .generic, line: 0, title: "")
+        var hasDedupe = false, hasMatch = false, hasMetadata = false
+        let all = fields == .all
+        scanner.skipWhitespace()
+        let wellFormed = scanner.members { s, key in
+            switch key {
+            case "dedupe": hasDedupe = true
+            case "match": hasMatch = true
+            case "metadata": hasMetadata = true
+            default: break
+            }
+            if s.null() { return true }  // JSONDecoder reads null as absent
+            switch key {
+            case "format":
+                guard let value = s.string(), let parsed = SourceFormat(rawValue: value) else { return false }
+                format = parsed
+            case "line": guard let value = s.int() else { return false }; line = value
+            case "byteOffset": guard let value = s.int() else { return false }; byteOffset = value
+            case "byteLength": guard let value = s.int() else { return false }; byteLength = value
+            case "title": guard let value = s.string() else { return false }; title = value
+            case "rowId": return s.string(into: &record.rowId)
+            case "titleBase": return s.string(into: &record.titleBase)
+            case "author": return s.string(into: &record.author)
+            case "additionalAuthors": return s.strings(into: &record.additionalAuthors)
+            case "isbn13": return s.string(into: &record.isbn13)
+            case "isbn10": return s.string(into: &record.isbn10)
+            case "publisher": return s.string(into: &record.publisher)
+            case "pages": return s.int(into: &record.pages)
+            case "year": return s.int(into: &record.year)
+            case "dedupe":
+                guard let mark = dedupeMark(&s) else { return false }
+                record.dedupe = mark
+            case "match":
+                guard let match = matchResult(&s) else { return false }
+                record.match = match
+            case "metadata":
+                guard all else { return s.skipValue(depth: 1) }
+                guard let metadata = editionMetadata(&s) else { return false }
+                record.metadata = metadata
+            default:
+                guard all else { return s.skipValue(depth: 1) }
+                return readerField(key, &s, &record)
+            }
+            return true
+        }
+        guard wellFormed, scanner.atEnd(), let format, let line, let byteOffset, let byteLength, let title else { return nil }
+        record.format = format
+        record.line = line
+        record.byteOffset = byteOffset
+        record.byteLength = byteLength
+        record.title = title
+        return Result(record: record, hasDedupe: hasDedupe, hasMatch: hasMatch, hasMetadata: hasMetadata)
+    }
+
+    /// The record of `bytes` (line `line` of `path`): the fast path, else `JSONDecoder`; a line
+    /// neither accepts is `FileError.corrupt` naming the file and line.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, fields: Fields, path: String, line: Int) throws -> Result {
+        if let result = scan(bytes, fields: fields) { return result }
+        do {
+            let record = try JSONDecoder().decode(BookRecord.self, from: Data(bytes))
+            // The fast path refused a line JSONDecoder accepts: say it carries every annotation
+            // (null or not), so a stage re-encodes it rather than splicing a second member in.
+            return Result(record: record, hasDedupe: true, hasMatch: true, hasMetadata: true)
+        } catch {
+            throw FileError.corrupt(path: path, line: line, reason: "invalid record: \(NDJSONReader<BookRecord>.describe(error))")
+        }
+    }
+
+    /// Appends `line` (a JSON object) with `members` added after its last member: the record's
+    /// own bytes are copied, not re-encoded. `members` are (name, JSON value bytes).
+    public static func splice(_ line: UnsafeRawBufferPointer, adding members: [(String, [UInt8])], into out: inout [UInt8]) {
+        var close = line.count
+        while close > 0, line[close - 1] != UInt8(ascii: "}") { close -= 1 }
+        guard close > 0 else { return }
+        close -= 1
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: line[..<close]))
+        var empty = true
+        var index = close - 1
+        while index >= 0, line[index] == 0x20 || line[index] == 0x0A || line[index] == 0x0D || line[index] == 0x09 { index -= 1 }
+        if index >= 0, line[index] != UInt8(ascii: "{") { empty = false }
+        for (name, value) in members {
+            if !empty { out.append(UInt8(ascii: ",")) }
+            empty = false
+            JSONString.append(name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            out.append(contentsOf: value)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    // MARK: - Parts
+
+    static func readerField(_ key: String, _ s: inout JSONScanner, _ record: inout BookRecord) -> Bool {
+        switch key {
+        case "series": return s.string(into: &record.series)
+        case "seriesPosition": return s.string(into: &record.seriesPosition)
+        case "isbnRaw": return s.string(into: &record.isbnRaw)
+        case "asin": return s.string(into: &record.asin)
+        case "binding": return s.string(into: &record.binding)
+        case "originalYear": return s.int(into: &record.originalYear)
+        case "rating": return s.double(into: &record.rating)
+        case "shelf": return s.string(into: &record.shelf)
+        case "shelves": return s.strings(into: &record.shelves)
+        case "dateAdded": return s.string(into: &record.dateAdded)
+        case "readCount": return s.int(into: &record.readCount)
+        case "review": return s.string(into: &record.review)
+        case "notes": return s.string(into: &record.notes)
+        case "owned":
+            guard let value = s.bool() else { return false }
+            record.owned = value
+            return true
+        case "reads":
+            var spans: [ReadSpan] = []
+            let ok = s.array { s in
+                var span = ReadSpan()
+                let ok = s.members { s, key in
+                    if s.null() { return true }
+                    switch key {
+                    case "start": return s.string(into: &span.start)
+                    case "end": return s.string(into: &span.end)
+                    default: return s.skipValue(depth: 3)
+                    }
+                }
+                spans.append(span)
+                return ok
+            }
+            record.reads = spans
+            return ok
+        default:
+            return s.skipValue(depth: 1)
+        }
+    }
+
+    static func dedupeMark(_ s: inout JSONScanner) -> DedupeMark? {
+        var status: DedupeStatus?, key: String?
+        var mark = DedupeMark(status: .new, key: "")
+        let ok = s.members { s, name in
+            if s.null() { return true }
+            switch name {
+            case "status":
+                guard let value = s.string(), let parsed = DedupeStatus(rawValue: value) else { return false }
+                status = parsed
+            case "key": guard let value = s.string() else { return false }; key = value
+            case "firstLine": return s.int(into: &mark.firstLine)
+            case "bookId": return s.string(into: &mark.bookId)
+            default: return s.skipValue(depth: 2)
+            }
+            return true
+        }
+        guard ok, let status, let key else { return nil }
+        mark.status = status
+        mark.key = key
+        return mark
+    }
+
+    static func matchResult(_ s: inout JSONScanner) -> MatchResult? {
+        var status: MatchStatus?
+        var match = MatchResult(status: .notEnriched)
+        let ok = s.members { s, name in
+            if s.null() { return true }
+            switch name {
+            case "status":
+                guard let value = s.string(), let parsed = MatchStatus(rawValue: value) else { return false }
+                status = parsed
+            case "editionKey": return s.string(into: &match.editionKey)
+            case "workKey": return s.string(into: &match.workKey)
+            case "reason": return s.string(into: &match.reason)
+            case "source": return s.string(into: &match.source)
+            case "candidates":
+                var candidates: [MatchCandidate] = []
+                let ok = s.array { s in
+                    guard let candidate = matchCandidate(&s) else { return false }
+                    candidates.append(candidate)
+                    return true
+                }
+                match.candidates = candidates
+                return ok
+            default: return s.skipValue(depth: 2)
+            }
+            return true
+        }
+        guard ok, let status else { return nil }
+        match.status = status
+        return match
+    }
+
+    static func matchCandidate(_ s: inout JSONScanner) -> MatchCandidate? {
+        var key: String?, title: String?, authors: [String]?, score: Double?
+        var workKey: String?
+        let ok = s.members { s, name in
+            if s.null() { return true }
+            switch name {
+            case "key": guard let value = s.string() else { return false }; key = value
+            case "workKey": return s.string(into: &workKey)
+            case "title": guard let value = s.string() else { return false }; title = value
+            case "authors": return s.strings(into: &authors)
+            case "score": return s.double(into: &score)
+            default: return s.skipValue(depth: 4)
+            }
+            return true
+        }
+        guard ok, let key, let title, let authors, let score else { return nil }
+        return MatchCandidate(key: key, workKey: workKey, title: title, authors: authors, score: score)
+    }
+
+    static func editionMetadata(_ s: inout JSONScanner) -> EditionMetadata? {
+        var source: String?
+        var metadata = EditionMetadata(source: "")
+        let ok = s.members { s, name in
+            if s.null() { return true }
+            switch name {
+            case "source": guard let value = s.string() else { return false }; source = value
+            case "editionKey": return s.string(into: &metadata.editionKey)
+            case "workKey": return s.string(into: &metadata.workKey)
+            case "title": return s.string(into: &metadata.title)
+            case "subtitle": return s.string(into: &metadata.subtitle)
+            case "authors": return s.strings(into: &metadata.authors)
+            case "publishers": return s.strings(into: &metadata.publishers)
+            case "isbn13": return s.string(into: &metadata.isbn13)
+            case "isbn10": return s.string(into: &metadata.isbn10)
+            case "pages": return s.int(into: &metadata.pages)
+            case "publishDate": return s.string(into: &metadata.publishDate)
+            case "year": return s.int(into: &metadata.year)
+            case "coverId": return s.int(into: &metadata.coverId)
+            case "description": return s.string(into: &metadata.description)
+            default: return s.skipValue(depth: 2)
+            }
+            return true
+        }
+        guard ok, let source else { return nil }
+        metadata.source = source
+        return metadata
+    }
+}
+
+extension JSONScanner {
+    /// Reads a string into `value`; false when the value is not one.
+    mutating func string(into value: inout String?) -> Bool {
+        guard let text = string() else { return false }
+        value = text
+        return true
+    }
+
+    mutating func strings(into value: inout [String]?) -> Bool {
+        guard let texts = stringArray() else { return false }
+        value = texts
+        return true
+    }
+
+    mutating func int(into value: inout Int?) -> Bool {
+        guard let number = int() else { return false }
+        value = number
+        return true
+    }
+
+    mutating func double(into value: inout Double?) -> Bool {
+        guard let range = rawValue(depth: 1), let first = bytes[range].first,
+              first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39),
+              let number = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+        else { return false }
+        value = number
+        return true
+    }
+
+    mutating func bool() -> Bool? {
+        if peek() == UInt8(ascii: "t") { return literal("true") ? true : nil }
+        if peek() == UInt8(ascii: "f") { return literal("false") ? false : nil }
+        return nil
+    }
+
+    /// Reads an array, calling `element` with the scanner at each element, which it consumes.
+    mutating func array(_ element: (inout JSONScanner) -> Bool) -> Bool {
+        guard take(UInt8(ascii: "[")) else { return false }
+        skipWhitespace()
+        if take(UInt8(ascii: "]")) { return true }
+        while true {
+            skipWhitespace()
+            guard element(&self) else { return false }
+            skipWhitespace()
+            if take(UInt8(ascii: "]")) { return true }
+            guard take(UInt8(ascii: ",")) else { return false }
+        }
+    }
+}

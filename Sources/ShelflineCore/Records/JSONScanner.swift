@@ -1,0 +1,278 @@
+/// A validating, allocation-light reader of one JSON text in memory, for the byte-level record
+/// and library codecs: it walks objects member by member, reads the values a caller asks for and
+/// skips the rest while still checking their syntax (strings, escapes, numbers, literals, nesting).
+/// On any doubt it answers nil/false, and callers fall back to `JSONDecoder` for a precise error.
+public struct JSONScanner {
+    public let bytes: UnsafeRawBufferPointer
+    /// The next byte to read.
+    public var index = 0
+
+    public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    /// Reads an object, calling `member` with each key and the scanner at its value, which
+    /// `member` consumes. False when the object is malformed or `member` says so.
+    public mutating func members(_ member: (inout JSONScanner, String) -> Bool) -> Bool {
+        guard take(UInt8(ascii: "{")) else { return false }
+        skipWhitespace()
+        if take(UInt8(ascii: "}")) { return true }
+        while true {
+            skipWhitespace()
+            guard let key = string() else { return false }
+            skipWhitespace()
+            guard take(UInt8(ascii: ":")) else { return false }
+            skipWhitespace()
+            guard member(&self, key) else { return false }
+            skipWhitespace()
+            if take(UInt8(ascii: "}")) { return true }
+            guard take(UInt8(ascii: ",")) else { return false }
+        }
+    }
+
+    /// An array of strings, or nil when the value is anything else.
+    public mutating func stringArray() -> [String]? {
+        guard take(UInt8(ascii: "[")) else { return nil }
+        var values: [String] = []
+        skipWhitespace()
+        if take(UInt8(ascii: "]")) { return values }
+        while true {
+            skipWhitespace()
+            guard let value = string() else { return nil }
+            values.append(value)
+            skipWhitespace()
+            if take(UInt8(ascii: "]")) { return values }
+            guard take(UInt8(ascii: ",")) else { return nil }
+        }
+    }
+
+    public mutating func atEnd() -> Bool {
+        skipWhitespace()
+        return index == bytes.count
+    }
+
+    public func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    public mutating func take(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    public mutating func skipWhitespace() {
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+            index += 1
+        }
+    }
+
+    public mutating func skipValue(depth: Int) -> Bool {
+        guard depth < 64, let byte = peek() else { return false }
+        switch byte {
+        case UInt8(ascii: "\""):
+            return skipString()
+        case UInt8(ascii: "{"):
+            index += 1
+            skipWhitespace()
+            if take(UInt8(ascii: "}")) { return true }
+            while true {
+                skipWhitespace()
+                guard skipString() else { return false }
+                skipWhitespace()
+                guard take(UInt8(ascii: ":")) else { return false }
+                skipWhitespace()
+                guard skipValue(depth: depth + 1) else { return false }
+                skipWhitespace()
+                if take(UInt8(ascii: "}")) { return true }
+                guard take(UInt8(ascii: ",")) else { return false }
+            }
+        case UInt8(ascii: "["):
+            index += 1
+            skipWhitespace()
+            if take(UInt8(ascii: "]")) { return true }
+            while true {
+                skipWhitespace()
+                guard skipValue(depth: depth + 1) else { return false }
+                skipWhitespace()
+                if take(UInt8(ascii: "]")) { return true }
+                guard take(UInt8(ascii: ",")) else { return false }
+            }
+        case UInt8(ascii: "t"): return literal("true")
+        case UInt8(ascii: "f"): return literal("false")
+        case UInt8(ascii: "n"): return literal("null")
+        default: return skipNumber()
+        }
+    }
+
+    mutating func literal(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { return false }
+        index += count
+        return true
+    }
+
+    mutating func skipNumber() -> Bool {
+        func digits() -> Int {
+            let start = index
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+            return index - start
+        }
+        _ = take(UInt8(ascii: "-"))
+        guard digits() > 0 else { return false }
+        if take(UInt8(ascii: ".")) { guard digits() > 0 else { return false } }
+        if take(UInt8(ascii: "e")) || take(UInt8(ascii: "E")) {
+            if !take(UInt8(ascii: "+")) { _ = take(UInt8(ascii: "-")) }
+            guard digits() > 0 else { return false }
+        }
+        return true
+    }
+
+    mutating func skipString() -> Bool {
+        guard take(UInt8(ascii: "\"")) else { return false }
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: "\"") { return true }
+            if byte < 0x20 { return false }
+            if byte == UInt8(ascii: "\\") {
+                guard index < bytes.count else { return false }
+                let escaped = bytes[index]
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    continue
+                case UInt8(ascii: "u"):
+                    guard hex4() != nil else { return false }
+                default:
+                    return false
+                }
+            }
+        }
+        return false
+    }
+
+    mutating func hex4() -> UInt32? {
+        guard index + 4 <= bytes.count else { return nil }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            index += 1
+            let digit: UInt32
+            switch byte {
+            case 0x30...0x39: digit = UInt32(byte - 0x30)
+            case 0x41...0x46: digit = UInt32(byte - 0x41 + 10)
+            case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
+            default: return nil
+            }
+            value = value << 4 | digit
+        }
+        return value
+    }
+
+    /// A string value (escapes decoded), or nil when the next value is not a valid string.
+    public mutating func string() -> String? {
+        guard take(UInt8(ascii: "\"")) else { return nil }
+        let start = index
+        while index < bytes.count {
+            // Plain runs (reviews) 8 bytes at a time, by the escaper's own word test.
+            while index + 8 <= bytes.count, !JSONString.needsEscape(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index += 8
+            }
+            guard index < bytes.count else { break }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                // A typed buffer takes the standard library's contiguous UTF-8 validation (a raw
+                // buffer went through its slow per-element path: ~9 % of merge, perf).
+                let utf8 = UnsafeRawBufferPointer(rebasing: bytes[start..<index]).assumingMemoryBound(to: UInt8.self)
+                let text = String(validating: utf8, as: UTF8.self)
+                index += 1
+                return text
+            }
+            if byte < 0x20 || byte == UInt8(ascii: "\\") { return escapedString(from: start) }
+            index += 1
+        }
+        return nil
+    }
+
+    mutating func escapedString(from start: Int) -> String? {
+        index = start
+        var scalars = String.UnicodeScalarView()
+        var pending: [UInt8] = []
+        func flush() -> Bool {
+            guard !pending.isEmpty else { return true }
+            guard let text = String(validating: pending, as: UTF8.self) else { return false }
+            scalars.append(contentsOf: text.unicodeScalars)
+            pending.removeAll()
+            return true
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: "\"") {
+                guard flush() else { return nil }
+                return String(scalars)
+            }
+            if byte < 0x20 { return nil }
+            guard byte == UInt8(ascii: "\\") else {
+                pending.append(byte)
+                continue
+            }
+            guard flush(), index < bytes.count else { return nil }
+            let escaped = bytes[index]
+            index += 1
+            switch escaped {
+            case UInt8(ascii: "\""): scalars.append("\"")
+            case UInt8(ascii: "\\"): scalars.append("\\")
+            case UInt8(ascii: "/"): scalars.append("/")
+            case UInt8(ascii: "b"): scalars.append("\u{8}")
+            case UInt8(ascii: "f"): scalars.append("\u{C}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u"):
+                guard var value = hex4() else { return nil }
+                if (0xD800..<0xDC00).contains(value) {
+                    guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let low = hex4(), (0xDC00..<0xE000).contains(low)
+                    else { return nil }
+                    value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let scalar = Unicode.Scalar(value) else { return nil }
+                scalars.append(scalar)
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// A whole number that fits `Int`, or nil (fractions, exponents and overflow included).
+    public mutating func int() -> Int? {
+        let start = index
+        guard skipNumber() else { return nil }
+        var value = 0
+        var position = start
+        let negative = bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        while position < index {
+            let byte = bytes[position]
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = shifted.addingReportingOverflow(Int(byte - 0x30))
+            guard !overflow, !overflow2 else { return nil }
+            value = sum
+            position += 1
+        }
+        return negative ? -value : value
+    }
+
+    /// The bytes of the next value (skipped, its syntax checked), or nil when it is not valid JSON.
+    public mutating func rawValue(depth: Int = 1) -> Range<Int>? {
+        let start = index
+        guard skipValue(depth: depth) else { return nil }
+        return start..<index
+    }
+
+    /// `null`, consumed; false (nothing consumed) for any other value.
+    public mutating func null() -> Bool {
+        peek() == UInt8(ascii: "n") && literal("null")
+    }
+}
