@@ -23,6 +23,9 @@ public struct ParseStage {
         /// `--no-header` (true), overriding `parameters.noHeader` when given.
         public var noHeader: Bool?
         public var parameters: ParseParameters
+        /// Rows longer than this are rejected as `row larger than N bytes` (documented: 8 MiB).
+        /// Only tests and the fuzz targets lower it, to reach that path with small inputs.
+        public var maxRowBytes = DelimitedReader.defaultMaxRowBytes
 
         public init(input: String, output: String, rejects: String? = nil, report: String? = nil,
                     format: FormatChoice? = nil, noHeader: Bool? = nil, parameters: ParseParameters = ParseParameters()) {
@@ -55,7 +58,8 @@ public struct ParseStage {
         try StageFiles.check(inputs: [path], outputs: [job.output, job.rejects, job.report])
         let descriptor = try Self.openInput(path)
         defer { close(descriptor) }
-        let reader = DelimitedReader(source: .descriptor(descriptor, path: path), blockSize: 1 << 18)
+        let reader = DelimitedReader(source: .descriptor(descriptor, path: path), blockSize: 1 << 18,
+                                     maxRowBytes: job.maxRowBytes)
 
         // Header: sniff binary data and the delimiter, then recognise the format by names.
         let sniff = try reader.peek(1 << 16)

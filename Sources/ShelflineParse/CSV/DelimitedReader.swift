@@ -67,6 +67,8 @@ public struct DelimitedRow {
 /// real extent, so the next row starts where it really does and line numbers stay right.
 public final class DelimitedReader {
     public static let utf8BOM: [UInt8] = [0xEF, 0xBB, 0xBF]
+    /// The documented row size limit: 8 MiB (8,388,608 bytes), far above any real export's row.
+    public static let defaultMaxRowBytes = 8 << 20
 
     public var delimiter: UInt8
     public let maxRowBytes: Int
@@ -86,7 +88,7 @@ public final class DelimitedReader {
     private var startChecked = false
 
     public init(source: DelimitedSource, delimiter: UInt8 = UInt8(ascii: ","), blockSize: Int = 1 << 20,
-                maxRowBytes: Int = 8 << 20) {
+                maxRowBytes: Int = defaultMaxRowBytes) {
         self.source = source
         self.delimiter = delimiter
         self.blockSize = blockSize
