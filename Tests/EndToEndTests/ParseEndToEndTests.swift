@@ -390,17 +390,18 @@ import Glibc
         directory.write("export.csv", lines.joined(separator: "\n") + "\n")
         directory.write("out.gz", "previous good output")
         let parse = ExecutableRunner.path("shelfline-parse")
-        func limited(_ trap: String) -> Int32 {
+        func limited(_ trap: String) -> (status: Int32, pid: Int32) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = ["-c", "\(trap) ulimit -f 16; exec \"$0\" export.csv -o out.gz --report r.json 2>err.txt", parse]
             process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
             try? process.run()
             process.waitUntilExit()
-            return process.terminationStatus
+            return (process.terminationStatus, process.processIdentifier)
         }
         // SIGXFSZ ignored: write(2) fails with EFBIG, the stage cleans up.
-        #expect(limited("trap '' XFSZ;") == 74)
+        let failed = limited("trap '' XFSZ;")
+        #expect(failed.status == 74)
         let stderr = String(decoding: Self.contents(directory.file("err.txt")) ?? Data(), as: UTF8.self)
         #expect(stderr.contains("out.gz") && stderr.contains("I/O error"), "\(stderr)")
         #expect(Self.temporaries(directory.path).isEmpty)
@@ -408,11 +409,7 @@ import Glibc
         // A process killed before it could clean up (SIGKILL, or SIGXFSZ when not ignored) leaves its
         // temporary files: those of a process that no longer exists are removed by the next run,
         // those of a live process are not.
-        let finished = Process()
-        finished.executableURL = URL(fileURLWithPath: "/bin/true")
-        try finished.run()
-        finished.waitUntilExit()
-        let dead = finished.processIdentifier
+        let dead = failed.pid  // that stage has exited
         directory.write(".out.gz.tmp-\(dead)-a1b2c3", "half a gzip")
         directory.write(".library.previous.tmp-\(dead)", "half a library")
         directory.write(".out.gz.tmp-\(getpid())-d4e5f6", "a live writer's file")
