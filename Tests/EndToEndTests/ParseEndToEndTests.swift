@@ -377,6 +377,34 @@ import Glibc
         #expect(records.map(\.line) == [2, 3] + Array(6...22))
     }
 
+    /// Through the whole import: the ledger keeps every line number right after the huge row, and
+    /// failed-rows.csv holds that row once, whole.
+    @Test func issue10_rowOver8MiBThroughTheImport() throws {
+        let directory = TemporaryDirectory("import-huge")
+        var lines = [ParseEndToEndTests.goodreads.split(separator: "\n")[0]].map(String.init)
+        let review = "\"" + String(repeating: "word ", count: (9 << 20) / 5) + "\nsecond line\""
+        for index in 1...20 {
+            lines.append("\(index),Book \(index),Author,\"Author\",,,,0,4.0,,Paperback,100,2020,,,2020/01/01,to-read,to-read (#1),to-read,\(index == 3 ? review : ""),,,0,0")
+        }
+        directory.write("export.csv", lines.joined(separator: "\n") + "\n")
+        let result = try ExecutableRunner.run(
+            "shelfline", ["run", "--csv", "export.csv", "--workspace", "ws", "--config", ExecutableRunner.repositoryRoot + "/pipeline.json",
+                          "--quiet"], in: directory.path)
+        #expect(result.status == 0, "\(result)")
+        let run = directory.file("ws/runs/latest/")
+        let ledger = try ParseEndToEndTests.lines(run + "ledger.ndjson.gz").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(ledger.count == 20)
+        #expect(ledger.compactMap { $0["line"] as? Int } == [2, 3, 4] + Array(6...22))
+        #expect(ledger.filter { $0["outcome"] as? String == "rejected" }.compactMap { $0["line"] as? Int } == [4])
+        let failed = try #require(FileManager.default.contents(atPath: run + "failed-rows.csv"))
+        let text = String(decoding: failed, as: UTF8.self)
+        #expect(text.hasPrefix(lines[0] + "\n"))
+        #expect(text.components(separatedBy: "second line").count == 2, "the huge row, once")
+        #expect(text.contains(lines[3]))
+    }
+
     // MARK: full disk
 
     /// A write that fails (file size limit, as on a full disk) removes the temporary files and
