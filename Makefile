@@ -48,6 +48,12 @@ test: check-deps
 bench: build
 	bash bench/run.sh
 
+# Coverage-guided fuzzing (libFuzzer): each target for FUZZ_SECONDS (fuzz/README.md).
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh
+
 beer-queue: build
 	$(BIN)/shelfline-render beer-queue --poll --config $(CONFIG) --workspace $(WORKSPACE) --quiet
 

@@ -34,6 +34,7 @@ public struct DedupeCommand: StageCommand {
     public func execute(context: StageContext) async throws {
         let parameters = try context.config.parameters(for: .dedupe, as: DedupeParameters.self, path: context.configPath)
         let workspace = common.resolveWorkspace(context.config)
+        try StageFiles.check(inputs: [input, workspace.libraryFile], outputs: [output, report])
         let result = try DedupeStage.run(input: input, output: output, workspace: workspace, parameters: parameters,
                                          cancellation: context.cancellation)
         if let report { try writeJSONFile(result, to: report) }

@@ -59,6 +59,8 @@ public struct MergeCommand: StageCommand {
         let parameters = try context.config.parameters(for: .merge, as: MergeParameters.self, path: context.configPath)
         try parameters.validate(configPath: context.configPath)
         let workspace = common.resolveWorkspace(context.config)
+        try StageFiles.check(inputs: [input, parseReport, rejects, workspace.libraryFile, workspace.libraryBackup],
+                             outputs: [report, ledger, review, failedRows])
         let request = MergeRequest(records: input, parseReport: parseReport, rejects: rejects, report: report,
                                    ledger: ledger, review: review, failedRows: failedRows, importId: importId,
                                    progress: progress)

@@ -10,6 +10,11 @@ public enum ParseError: ShelflineError, Equatable {
     case unrecognisedHeader(path: String, found: [String], expected: [String])
     /// The format was forced (`--format`) but the header lacks columns it needs.
     case headerMismatch(path: String, format: String, missing: [String])
+    /// The first row is a known export's data row: the header row was lost. `command` is the
+    /// `shelfline-parse` command that reads the file anyway.
+    case headerMissing(path: String, format: SourceFormat, fields: Int, command: String)
+    /// `--no-header` with a format that has no fixed column order, or a first row of the wrong width.
+    case headerlessMismatch(path: String, reason: String)
     /// More rows were rejected than `maxRejectedShare` allows (outputs are still written).
     case tooManyRejected(path: String, rejected: Int, read: Int, threshold: Double, rejects: String?)
 
@@ -36,6 +41,12 @@ public enum ParseError: ShelflineError, Equatable {
                 + " (or configure a generic column mapping in pipeline.json, see docs/parse.md)"
         case .headerMismatch(let path, let format, let missing):
             return "\(path):1: not a \(format) export: header lacks \(missing.joined(separator: ", "))"
+        case .headerMissing(let path, let format, let fields, let command):
+            return "\(path):1: no header row: the first line looks like a \(format.rawValue) export's data row "
+                + "(\(fields) fields); if the header was lost, read it with: \(command) "
+                + "(pipeline.json: parse parameters {\"noHeader\": true, \"format\": \"\(format.rawValue)\"})"
+        case .headerlessMismatch(let path, let reason):
+            return "\(path):1: --no-header: \(reason)"
         case .tooManyRejected(let path, let rejected, let read, let threshold, let rejects):
             let share = read == 0 ? 0 : Double(rejected) / Double(read)
             let percent = (share * 1000).rounded() / 10

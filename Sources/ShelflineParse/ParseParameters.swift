@@ -8,27 +8,38 @@ public enum FormatChoice: String, Codable, Sendable, CaseIterable {
 /// The parse stage's `parameters` object in `pipeline.json`. Every key is optional: `{}` works.
 ///
 /// ```json
-/// {"format": "auto", "maxRejectedShare": 0.1,
+/// {"format": "auto", "maxRejectedShare": 0.1, "minRejectedRows": 10, "noHeader": false,
 ///  "generic": {"columns": {"title": "title", "author": "author", "isbn": "ISBN13"}}}
 /// ```
 public struct ParseParameters: Decodable, Sendable, Equatable {
     /// `auto` detects the format from header names; the command line's `--format` overrides this.
     public var format: FormatChoice
-    /// Exit 65 when rejected rows / rows read is greater than this (0…1). Default 0.1.
+    /// Exit 65 when rejected rows / rows read is greater than this (0…1) and at least
+    /// `minRejectedRows` rows were rejected. Default 0.1.
     public var maxRejectedShare: Double
+    /// Fewer rejected rows than this never fail the stage, whatever their share: one odd row in a
+    /// 9-row file is not "probably the wrong file". Default 10; 0 or 1 makes the share alone decide.
+    public var minRejectedRows: Int
+    /// The file has no header row: its columns are those of `format` (goodreads, 24 or 31 columns
+    /// picked by the first row's field count; storygraph). The command line's `--no-header` sets it too.
+    public var noHeader: Bool
     /// The column mapping for the generic format; nil when not configured (then `auto` never picks
     /// generic, and `--format generic` uses `GenericMapping.defaultColumns`).
     public var generic: GenericMapping?
 
     public static let defaultMaxRejectedShare = 0.1
+    public static let defaultMinRejectedRows = 10
 
-    public init(format: FormatChoice = .auto, maxRejectedShare: Double = defaultMaxRejectedShare, generic: GenericMapping? = nil) {
+    public init(format: FormatChoice = .auto, maxRejectedShare: Double = defaultMaxRejectedShare,
+                minRejectedRows: Int = defaultMinRejectedRows, noHeader: Bool = false, generic: GenericMapping? = nil) {
         self.format = format
         self.maxRejectedShare = maxRejectedShare
+        self.minRejectedRows = minRejectedRows
+        self.noHeader = noHeader
         self.generic = generic
     }
 
-    enum CodingKeys: String, CodingKey { case format, maxRejectedShare, generic }
+    enum CodingKeys: String, CodingKey { case format, maxRejectedShare, minRejectedRows, noHeader, generic }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -38,7 +49,19 @@ public struct ParseParameters: Decodable, Sendable, Equatable {
             throw DecodingError.dataCorruptedError(forKey: .maxRejectedShare, in: container,
                                                    debugDescription: "expected a share between 0 and 1")
         }
+        minRejectedRows = try container.decodeIfPresent(Int.self, forKey: .minRejectedRows) ?? Self.defaultMinRejectedRows
+        guard minRejectedRows >= 0 else {
+            throw DecodingError.dataCorruptedError(forKey: .minRejectedRows, in: container,
+                                                   debugDescription: "expected a whole number of rows, 0 or more")
+        }
+        noHeader = try container.decodeIfPresent(Bool.self, forKey: .noHeader) ?? false
         generic = try container.decodeIfPresent(GenericMapping.self, forKey: .generic)
+    }
+
+    /// True when `rejected` of `read` rows means "probably the wrong file": a share above
+    /// `maxRejectedShare` and at least `minRejectedRows` rows.
+    public func tooManyRejected(_ rejected: Int, of read: Int) -> Bool {
+        read > 0 && rejected >= minRejectedRows && Double(rejected) / Double(read) > maxRejectedShare
     }
 }
 

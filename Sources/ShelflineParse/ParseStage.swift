@@ -20,15 +20,21 @@ public struct ParseStage {
         public var report: String?
         /// `--format`, overriding `parameters.format` when given.
         public var format: FormatChoice?
+        /// `--no-header` (true), overriding `parameters.noHeader` when given.
+        public var noHeader: Bool?
         public var parameters: ParseParameters
+        /// Rows longer than this are rejected as `row larger than N bytes` (documented: 8 MiB).
+        /// Only tests and the fuzz targets lower it, to reach that path with small inputs.
+        public var maxRowBytes = DelimitedReader.defaultMaxRowBytes
 
         public init(input: String, output: String, rejects: String? = nil, report: String? = nil,
-                    format: FormatChoice? = nil, parameters: ParseParameters = ParseParameters()) {
+                    format: FormatChoice? = nil, noHeader: Bool? = nil, parameters: ParseParameters = ParseParameters()) {
             self.input = input
             self.output = output
             self.rejects = rejects
             self.report = report
             self.format = format
+            self.noHeader = noHeader
             self.parameters = parameters
         }
     }
@@ -49,9 +55,11 @@ public struct ParseStage {
     @discardableResult
     public func run() throws -> ParseReport {
         let path = job.input
+        try StageFiles.check(inputs: [path], outputs: [job.output, job.rejects, job.report])
         let descriptor = try Self.openInput(path)
         defer { close(descriptor) }
-        let reader = DelimitedReader(source: .descriptor(descriptor, path: path), blockSize: 1 << 18)
+        let reader = DelimitedReader(source: .descriptor(descriptor, path: path), blockSize: 1 << 18,
+                                     maxRowBytes: job.maxRowBytes)
 
         // Header: sniff binary data and the delimiter, then recognise the format by names.
         let sniff = try reader.peek(1 << 16)
@@ -60,12 +68,13 @@ public struct ParseStage {
         reader.delimiter = Self.delimiter(forHeaderLine: firstLine)
         var row = DelimitedRow()
         guard try reader.next(into: &row) else { throw ParseError.emptyFile(path: path) }
-        if row.malformation != nil {
+        let noHeader = job.noHeader ?? job.parameters.noHeader
+        if row.malformation != nil && !noHeader {
             let found = [TextRepair.decode(firstLine).text]
             throw ParseError.unrecognisedHeader(path: path, found: found, expected: expectedHeaders())
         }
         var headerRepaired = 0
-        let header = (0..<row.count).map { index -> String in
+        let firstCells = (0..<row.count).map { index -> String in
             row.storage[row.range(index)].withUnsafeBufferPointer { bytes in
                 var repaired = false
                 let text = TextRepair.decode(bytes, repaired: &repaired)
@@ -73,8 +82,15 @@ public struct ParseStage {
                 return text
             }
         }
-        let headerOffset = row.byteOffset, headerLength = row.byteLength
-        let (map, listSeparator) = try recognise(header: header)
+        let header: [String], headerOffset: Int, headerLength: Int
+        if noHeader {
+            // The first row is data: it is read again below, its repaired fields counted then.
+            header = try headerlessColumns(fieldCount: row.count)
+            (headerOffset, headerLength, headerRepaired) = (0, 0, 0)
+        } else {
+            (header, headerOffset, headerLength) = (firstCells, row.byteOffset, row.byteLength)
+        }
+        let (map, listSeparator) = try recognise(header: header, firstRow: firstCells)
         let builder = RecordBuilder(map: map, listSeparator: listSeparator)
 
         // Outputs: all created before any row is read, all published at the end.
@@ -90,20 +106,27 @@ public struct ParseStage {
             }
         }
 
-        var rowsRead = 0, rowsWritten = 0, rowsRejected = 0, fieldsRepaired = headerRepaired
+        var rowsRead = 0, rowsWritten = 0, rowsRejected = 0, fieldsRepaired = headerRepaired, extraEmptyFields = 0
         var json = BookRecordJSON()
         var record = ParsedRecord(cells: [], format: map.format, line: 0, byteOffset: 0, byteLength: 0, title: .string(""))
-        while try reader.next(into: &row) {
+        var firstRowIsData = noHeader
+        while try firstRowIsData || reader.next(into: &row) {
+            firstRowIsData = false
             rowsRead += 1
             if rowsRead & 0xFFF == 0, cancellation?.isCancelled == true {
                 throw TryLaterError("\(path): parse interrupted after \(rowsRead) rows; nothing was written, run it again")
             }
-            if let rejection = builder.build(row, into: &record, repairedFields: &fieldsRepaired) {
+            if let rejection = builder.build(row, into: &record, repairedFields: &fieldsRepaired,
+                                             extraEmptyFields: &extraEmptyFields) {
                 rowsRejected += 1
                 if let rejects {
                     // The row's fields were counted in fieldsRepaired already; this only makes its text.
                     var alreadyCounted = false
-                    let raw = reader.lastRowBytes.withUnsafeBufferPointer { TextRepair.decode($0, repaired: &alreadyCounted) }
+                    var raw = reader.lastRowBytes.withUnsafeBufferPointer { TextRepair.decode($0, repaired: &alreadyCounted) }
+                    if raw.isEmpty && row.byteLength > 0 {
+                        // A row over the size limit is not kept in memory; the source has it whole.
+                        raw = "(\(row.byteLength) bytes at offset \(row.byteOffset) of \(path), not copied here)"
+                    }
                     try rejects.append(RejectedRow(line: row.line, reason: rejection.reason, byteOffset: row.byteOffset,
                                                    byteLength: row.byteLength, raw: raw))
                 }
@@ -119,7 +142,8 @@ public struct ParseStage {
         let report = ParseReport(
             input: path, format: map.format, delimiter: reader.delimiter == 0x09 ? "\t" : ",", header: header,
             headerByteOffset: headerOffset, headerByteLength: headerLength, rowsRead: rowsRead,
-            rowsWritten: rowsWritten, rowsRejected: rowsRejected, fieldsRepaired: fieldsRepaired)
+            rowsWritten: rowsWritten, rowsRejected: rowsRejected, fieldsRepaired: fieldsRepaired,
+            rowsWithEmptyExtraFields: extraEmptyFields > 0 ? extraEmptyFields : nil)
         try output.commit()
         try rejects?.commit()
         if let reportFile {
@@ -133,16 +157,59 @@ public struct ParseStage {
             "stage": "parse", "input": path, "format": map.format.rawValue, "rows_read": rowsRead,
             "rows_written": rowsWritten, "rows_rejected": rowsRejected, "fields_repaired": fieldsRepaired,
         ])
-        let threshold = job.parameters.maxRejectedShare
-        if rowsRead > 0 && Double(rowsRejected) / Double(rowsRead) > threshold {
-            throw ParseError.tooManyRejected(path: path, rejected: rowsRejected, read: rowsRead, threshold: threshold,
-                                             rejects: job.rejects)
+        if job.parameters.tooManyRejected(rowsRejected, of: rowsRead) {
+            throw ParseError.tooManyRejected(path: path, rejected: rowsRejected, read: rowsRead,
+                                             threshold: job.parameters.maxRejectedShare, rejects: job.rejects)
         }
         return report
     }
 
-    /// The column map for `header` under the chosen format, or the error a user can act on.
-    func recognise(header: [String]) throws -> (ColumnMap, Character) {
+    /// The column names of a header-less file (`--no-header`): the chosen format's column order
+    /// for rows of `fieldCount` fields.
+    func headerlessColumns(fieldCount: Int) throws -> [String] {
+        let choice = job.format ?? job.parameters.format
+        guard let format = SourceFormat(rawValue: choice.rawValue), HeaderlessExport.formats.contains(format) else {
+            throw UsageError("--no-header needs --format goodreads or --format storygraph (their column orders are known); "
+                             + "got '\(choice.rawValue)'")
+        }
+        guard let header = HeaderlessExport.header(for: format, fieldCount: fieldCount) else {
+            let widths = format == .goodreads ? "24 or 31" : "\(HeaderlessExport.storygraph.count)"
+            throw ParseError.headerlessMismatch(
+                path: job.input, reason: "the first row has \(fieldCount) fields; \(format.rawValue) exports have \(widths)")
+        }
+        return header
+    }
+
+    /// The `shelfline-parse` command that reads this job's input as a header-less `format` export.
+    func headerlessCommand(_ format: SourceFormat) -> String {
+        var words = ["shelfline-parse", "--no-header", "--format", format.rawValue, job.input, "-o", job.output]
+        if let rejects = job.rejects { words += ["--rejects", rejects] }
+        if let report = job.report { words += ["--report", report] }
+        return words.map(Self.shellQuoted).joined(separator: " ")
+    }
+
+    static func shellQuoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./=:@%+,".contains($0)) }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// The column map for `header` under the chosen format, or the error a user can act on. When
+    /// no format matches and `firstRow` looks like a known export's data row, the error suggests
+    /// reading the file with `--no-header`.
+    func recognise(header: [String], firstRow: [String] = []) throws -> (ColumnMap, Character) {
+        do {
+            return try recogniseHeader(header)
+        } catch let error as ParseError {
+            let noHeader = job.noHeader ?? job.parameters.noHeader
+            if !noHeader, let format = HeaderlessExport.format(ofDataRow: firstRow) {
+                throw ParseError.headerMissing(path: job.input, format: format, fields: firstRow.count,
+                                               command: headerlessCommand(format))
+            }
+            throw error
+        }
+    }
+
+    private func recogniseHeader(_ header: [String]) throws -> (ColumnMap, Character) {
         let keys = header.map(ExportSchema.key)
         let choice = job.format ?? job.parameters.format
         let separator = job.parameters.generic?.listSeparator.first ?? ","
@@ -191,8 +258,8 @@ public struct ParseStage {
         return tabs > commas ? 0x09 : 0x2C
     }
 
-    /// Opens the input for reading; a missing path, a directory or an unreadable file is exit 66,
-    /// an empty file exit 65.
+    /// Opens the input for reading; a missing path, a directory, a FIFO or device (reading one could
+    /// block forever) or an unreadable file is exit 66, an empty file exit 65.
     static func openInput(_ path: String) throws -> Int32 {
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -200,6 +267,9 @@ public struct ParseStage {
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw FileError.missingInput(path: path, reason: "is a directory, expected a CSV or TSV file")
+        }
+        if (info.st_mode & S_IFMT) != S_IFREG {
+            throw FileError.missingInput(path: path, reason: "not a regular file (a FIFO, device or socket), expected a CSV or TSV file")
         }
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {

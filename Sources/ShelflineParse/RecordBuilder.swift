@@ -52,14 +52,21 @@ public struct RecordBuilder {
     /// grows by the number of this row's fields (any column, used or not) that held bytes that
     /// were not UTF-8. (The record is filled in place: returning it in a `Result` cost ~5% of the
     /// stage's CPU time in copies of its ~30 fields, perf on the 200,000-row bench file.)
-    func build(_ row: DelimitedRow, into record: inout ParsedRecord, repairedFields: inout Int) -> Rejection? {
+    ///
+    /// A row with more fields than the header whose extra fields are all empty (blank or spaces: a
+    /// trailing comma a spreadsheet added) is read as if they were not there; `extraEmptyFields`
+    /// counts such rows.
+    func build(_ row: DelimitedRow, into record: inout ParsedRecord, repairedFields: inout Int,
+               extraEmptyFields: inout Int) -> Rejection? {
         if let malformation = row.malformation {
             return Rejection(reason: malformation)
         }
         // Known exports write every column on every row, so a short row there means damage. Hand-made
         // CSVs (generic) often leave trailing empty cells out: there missing cells read as empty.
         let shortAllowed = map.format == .generic && row.count < map.columnCount
-        guard row.count == map.columnCount || shortAllowed else {
+        if row.count > map.columnCount && Self.extraFieldsAreEmpty(row, after: map.columnCount) {
+            extraEmptyFields += 1
+        } else if row.count != map.columnCount && !shortAllowed {
             return Rejection(reason: "expected \(map.columnCount) fields as in the header, found \(row.count)")
         }
         var row = row
@@ -71,6 +78,12 @@ public struct RecordBuilder {
         return row.storage.withUnsafeBufferPointer { bytes in
             build(RowCells(bytes: bytes, ends: row.ends), row, into: &record)
         }
+    }
+
+    /// True when every field of `row` from index `count` on holds nothing but spaces or tabs.
+    static func extraFieldsAreEmpty(_ row: DelimitedRow, after count: Int) -> Bool {
+        let start = row.range(count).lowerBound
+        return row.storage[start...].allSatisfy { $0 == 0x20 || $0 == 0x09 }
     }
 
     /// `build` once every cell of `row` is valid UTF-8.

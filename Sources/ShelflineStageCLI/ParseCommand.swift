@@ -18,7 +18,9 @@ public struct ParseCommand: StageCommand {
             Writes OUTPUT (one BookRecord per line, gzip), REJECTS (rows that could not be parsed, with \
             line and reason) and REPORT (rowsRead = rowsWritten + rowsRejected). All are published \
             atomically at the end; on an error none is touched. Exit 65 when the rejected share exceeds \
-            maxRejectedShare (default 0.1); the outputs are still written then. See docs/parse.md.
+            maxRejectedShare (default 0.1) and at least minRejectedRows (default 10) rows were rejected; \
+            the outputs are still written then. An output that is the input or another output is exit 64; \
+            an output or input that is not a regular file (FIFO, device) is exit 73 / 66. See docs/parse.md.
             """),
         version: shelflineVersion)
 
@@ -39,12 +41,15 @@ public struct ParseCommand: StageCommand {
     @Option(help: "Export format: auto (detect from the header), goodreads, storygraph, librarything, generic.")
     public var format: FormatChoice?
 
+    @Flag(help: "The file has no header row (a spreadsheet re-save dropped it): read its columns in the order of --format goodreads (24 or 31 columns, from the first row's width) or storygraph.")
+    public var noHeader = false
+
     public init() {}
 
     public func execute(context: StageContext) async throws {
         let parameters = try context.config.parameters(for: .parse, as: ParseParameters.self, path: context.configPath)
         let job = ParseStage.Job(input: input, output: output, rejects: rejects, report: report, format: format,
-                                 parameters: parameters)
+                                 noHeader: noHeader ? true : nil, parameters: parameters)
         try ParseStage(job: job, log: context.log, cancellation: context.cancellation).run()
     }
 }

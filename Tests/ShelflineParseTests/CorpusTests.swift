@@ -162,3 +162,11 @@ struct CorpusTests {
         #expect(marelle.dateAdded == "2006-08-09")
     }
 }
+
+/// The corpus suite above is skipped without `../shared/corpus`; under CI that is a failure, not a skip.
+@Suite struct CorpusPresenceTests {
+    @Test func corpusIsPresentUnderCI() {
+        #expect(Corpus.available || ProcessInfo.processInfo.environment["CI"] != "true",
+                "CI=true but ../shared/corpus is missing (set SHELFLINE_CORPUS): the corpus tests did not run")
+    }
+}

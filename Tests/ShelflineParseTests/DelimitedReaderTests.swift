@@ -51,6 +51,11 @@ struct DelimitedReaderCase: CustomTestStringConvertible, Sendable {
 
     @Test(arguments: cases)
     func issue2_readsRFC4180(_ example: DelimitedReaderCase) throws {
+        try Self.expectReads(example)
+    }
+
+    /// `example` reads as its fields and lines at block sizes that split rows everywhere.
+    static func expectReads(_ example: DelimitedReaderCase) throws {
         for blockSize in [3, 7, 64, 1 << 16] {
             let rows = try readRows(Array(example.input.utf8), blockSize: blockSize)
             #expect(rows.map(\.fields) == example.fields, "block size \(blockSize)")
@@ -160,6 +165,79 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
             try encoder.encode(record)
             let reference = try JSONEncoder.shelfline.encode(record)
             #expect(String(decoding: encoder.bytes, as: UTF8.self) == String(decoding: reference, as: UTF8.self))
+        }
+    }
+}
+
+/// Issue 10: CR-only and mixed line ends, and rows larger than the size limit.
+@Suite struct DelimitedReaderIssue10Tests {
+    static let lineEndCases: [DelimitedReaderCase] = [
+        .init(name: "CR only", input: "a,b\r1,2\r3,4\r", fields: [["a", "b"], ["1", "2"], ["3", "4"]], lines: [1, 2, 3]),
+        .init(name: "CR only, no final line end", input: "a,b\r1,2", fields: [["a", "b"], ["1", "2"]], lines: [1, 2]),
+        .init(name: "mixed LF, CRLF, CR", input: "a,b\r\n1,2\r3,4\n5,6\r\n7,8",
+              fields: [["a", "b"], ["1", "2"], ["3", "4"], ["5", "6"], ["7", "8"]], lines: [1, 2, 3, 4, 5]),
+        .init(name: "CR inside quotes is data and counts a line", input: "a,b\r\"x\ry\",2\r3,4\r",
+              fields: [["a", "b"], ["x\ry", "2"], ["3", "4"]], lines: [1, 2, 4]),
+        .init(name: "CRLF inside quotes counts one line", input: "a,b\n\"x\r\ny\",2\n3,4\n",
+              fields: [["a", "b"], ["x\r\ny", "2"], ["3", "4"]], lines: [1, 2, 4]),
+        .init(name: "blank CR lines skipped", input: "a\r\r1\r\r\r2\r", fields: [["a"], ["1"], ["2"]], lines: [1, 3, 6]),
+        .init(name: "closing quote then CR", input: "a,b\r1,\"2\"\r3,4", fields: [["a", "b"], ["1", "2"], ["3", "4"]],
+              lines: [1, 2, 3]),
+        .init(name: "header with a line break outside quotes", input: "Owned Copies\r1\r",
+              fields: [["Owned Copies"], ["1"]], lines: [1, 2]),
+    ]
+
+    @Test(arguments: lineEndCases)
+    func issue10_crOnlyAndMixedLineEnds(_ example: DelimitedReaderCase) throws {
+        try DelimitedReaderTests.expectReads(example)
+    }
+
+    /// Byte offsets and lengths of CR-only rows point at exactly the row's bytes.
+    @Test func issue10_crOnlyByteOffsets() throws {
+        let input = Array("a,b\r\"x\ry\",2\r\n3,4".utf8)
+        let rows = try readRows(input, blockSize: 5)
+        let raw = rows.map { String(decoding: input[$0.row.byteOffset..<$0.row.byteOffset + $0.row.byteLength], as: UTF8.self) }
+        #expect(raw == ["a,b", "\"x\ry\",2", "3,4"])
+    }
+
+    /// A row above the limit (here 1,000 bytes, with quoted line breaks) is one malformed row
+    /// covering its real extent; the rows after it keep their true line numbers.
+    @Test(arguments: ["\n", "\r\n", "\r"])
+    func issue10_rowLargerThanLimitIsOneRow(lineEnd: String) throws {
+        let big = "\"" + Array(repeating: String(repeating: "y", count: 300), count: 8).joined(separator: lineEnd) + "\",z"
+        var lines = ["h1,h2"]
+        for index in 0..<20 { lines.append(index == 7 ? big : "r\(index),v") }
+        let input = Array((lines.joined(separator: lineEnd) + lineEnd).utf8)
+        for blockSize in [16, 64, 4096] {
+            let rows = try readRows(input, blockSize: blockSize, maxRowBytes: 1000)
+            #expect(rows.count == 21, "block size \(blockSize)")
+            let malformed = rows.filter { $0.row.malformation != nil }
+            #expect(malformed.count == 1)
+            #expect(malformed.first?.row.malformation == "row larger than 1000 bytes")
+            #expect(malformed.first?.row.line == 9)
+            if let row = malformed.first?.row {
+                #expect(Array(input[row.byteOffset..<row.byteOffset + row.byteLength]) == Array(big.utf8))
+            }
+            // Lines 2…8 before it, then 8 physical lines for the big row: the next row is line 17.
+            #expect(rows.map(\.row.line) == [1] + Array(2...9) + Array(17...28))
+            #expect(rows.last?.fields == ["r19", "v"])
+        }
+    }
+
+    /// An unquoted row above the limit, and one whose quote never closes: the first is one row;
+    /// the second falls back to "its first line is malformed" and reading resumes after that line.
+    @Test func issue10_oversizedUnterminatedQuoteCostsOneLine() throws {
+        let long = String(repeating: "q", count: 3000)
+        let input = Array("h\n\(long)\nok1\n\"open \(long)\n\(long)\nok2\n".utf8)
+        for blockSize in [16, 512] {
+            let rows = try readRows(input, blockSize: blockSize, maxRowBytes: 1000)
+            #expect(rows.map(\.row.line) == [1, 2, 3, 4, 5, 6], "block size \(blockSize)")
+            #expect(rows.map(\.row.malformation) == [
+                nil, "row larger than 1000 bytes", nil,
+                "unterminated quoted field (a quote opened on this line is never closed)", "row larger than 1000 bytes", nil,
+            ])
+            #expect(rows[2].fields == ["ok1"] && rows[5].fields == ["ok2"])
+            #expect(rows[3].row.byteLength == 3006)
         }
     }
 }

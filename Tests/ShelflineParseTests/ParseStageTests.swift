@@ -13,11 +13,12 @@ struct StageRun {
     var rejects: [RejectedRow] = []
     var error: (any Error)?
 
-    init(_ contents: [UInt8], name: String = "export.csv", format: FormatChoice? = nil,
+    init(_ contents: [UInt8], name: String = "export.csv", format: FormatChoice? = nil, noHeader: Bool? = nil,
          parameters: ParseParameters = ParseParameters()) {
         let input = directory.write(name, bytes: contents)
         let job = ParseStage.Job(input: input, output: directory.file("out.ndjson.gz"), rejects: directory.file("rej.ndjson.gz"),
-                                 report: directory.file("report.json"), format: format, parameters: parameters)
+                                 report: directory.file("report.json"), format: format, noHeader: noHeader,
+                                 parameters: parameters)
         do {
             report = try ParseStage(job: job).run()
         } catch {
@@ -30,9 +31,9 @@ struct StageRun {
         }
     }
 
-    init(_ text: String, name: String = "export.csv", format: FormatChoice? = nil,
+    init(_ text: String, name: String = "export.csv", format: FormatChoice? = nil, noHeader: Bool? = nil,
          parameters: ParseParameters = ParseParameters()) {
-        self.init(Array(text.utf8), name: name, format: format, parameters: parameters)
+        self.init(Array(text.utf8), name: name, format: format, noHeader: noHeader, parameters: parameters)
     }
 }
 
@@ -60,8 +61,8 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
 
     @Test func issue2_wrongFieldCountIsRejectedAndStageGoesOn() throws {
         let csv = "Title,Authors,ISBN/UID,Read Status\nA,B,,read\nonly,three,cells\n\"broken,x,y,z\nC,D,9780596101992,to-read\n"
-        // 2 of 4 rejected is above the default 10%: exit 65, outputs still written.
-        let strict = StageRun(csv)
+        // 2 of 4 rejected is above the default 10%: with minRejectedRows 1, exit 65, outputs still written.
+        let strict = StageRun(csv, parameters: ParseParameters(minRejectedRows: 1))
         #expect((strict.error as? ParseError)?.exitStatus == .dataError)
         #expect(strict.records.count == 2 && strict.rejects.count == 2)
         let lenient = StageRun(csv, parameters: ParseParameters(maxRejectedShare: 0.9))
@@ -76,7 +77,7 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
 
     @Test func issue2_rejectedShareAboveThresholdIsExit65WithOutputsWritten() throws {
         let csv = "Title,Authors,ISBN/UID,Read Status\nA,B,,read\nbad\nbad\n"
-        let run = StageRun(csv, parameters: ParseParameters(maxRejectedShare: 0.5))
+        let run = StageRun(csv, parameters: ParseParameters(maxRejectedShare: 0.5, minRejectedRows: 2))
         let error = try #require(run.error as? ParseError)
         #expect(error.exitStatus == .dataError)
         #expect("\(error)".contains("2 of 3 rows rejected"))

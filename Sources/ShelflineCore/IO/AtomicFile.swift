@@ -23,7 +23,12 @@ extension ByteSink {
 
 /// The only way Shelfline writes a file: a temporary file beside the target, checked writes, fsync,
 /// rename over the target, fsync of the directory. Until `commit()` the target is untouched; on any
-/// error, and if the value is dropped uncommitted, the temporary file is removed.
+/// error, and if the value is dropped uncommitted, the temporary file is removed. A target that
+/// exists and is not a regular file (a device node, a FIFO, a directory) is never replaced (73).
+///
+/// The temporary file is `.NAME.tmp-PID-XXXXXX`: a process killed before it could clean up (SIGKILL,
+/// `SIGXFSZ`, power loss) leaves one behind, and the next `AtomicFile` in that directory removes the
+/// temporaries of processes that no longer exist (`StaleTemporaryFiles`).
 public final class AtomicFile: ByteSink {
     public let path: String
     private let temporaryPath: String
@@ -33,12 +38,14 @@ public final class AtomicFile: ByteSink {
     private static let bufferLimit = 1 << 18
 
     /// Creates the temporary file. Throws `FileError.cannotCreate` if the directory is missing or
-    /// not writable.
+    /// not writable, or the target exists and is not a regular file.
     public init(path: String, permissions: mode_t = 0o644) throws {
         self.path = path
+        try StageFiles.refuseNonRegular(path)
         let directory = (path as NSString).deletingLastPathComponent
         let base = (path as NSString).lastPathComponent
-        var template = Array(((directory.isEmpty ? "." : directory) + "/.\(base).tmp-XXXXXX").utf8CString)
+        StaleTemporaryFiles.sweepOnce(directory: directory.isEmpty ? "." : directory)
+        var template = Array(((directory.isEmpty ? "." : directory) + "/.\(base).tmp-\(getpid())-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
             throw FileError.cannotCreate(path: path, reason: systemErrorMessage())

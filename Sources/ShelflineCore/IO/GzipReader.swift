@@ -26,6 +26,10 @@ public final class GzipReader {
         guard (info.st_mode & S_IFMT) != S_IFDIR else {
             throw FileError.missingInput(path: path, reason: "is a directory")
         }
+        // A FIFO or device would block `open`/`read` forever (and ignore SIGTERM while at it).
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw FileError.missingInput(path: path, reason: "\(StageFiles.describe(info.st_mode & S_IFMT)), not a regular file")
+        }
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else {
             throw FileError.missingInput(path: path, reason: systemErrorMessage())

@@ -13,9 +13,13 @@ public struct ParseReport: Codable, Sendable, Equatable {
     public var rowsRejected: Int
     /// Fields that held bytes that were not UTF-8 and were repaired from Latin-1/CP1252.
     public var fieldsRepaired: Int
+    /// Rows with more fields than the header, all the extra ones empty, read as if they were not
+    /// there (absent when there were none, so reports of ordinary files keep their bytes).
+    public var rowsWithEmptyExtraFields: Int?
 
     public init(input: String, format: SourceFormat, delimiter: String, header: [String], headerByteOffset: Int,
-                headerByteLength: Int, rowsRead: Int, rowsWritten: Int, rowsRejected: Int, fieldsRepaired: Int) {
+                headerByteLength: Int, rowsRead: Int, rowsWritten: Int, rowsRejected: Int, fieldsRepaired: Int,
+                rowsWithEmptyExtraFields: Int? = nil) {
         self.input = input
         self.format = format
         self.delimiter = delimiter
@@ -26,6 +30,7 @@ public struct ParseReport: Codable, Sendable, Equatable {
         self.rowsWritten = rowsWritten
         self.rowsRejected = rowsRejected
         self.fieldsRepaired = fieldsRepaired
+        self.rowsWithEmptyExtraFields = rowsWithEmptyExtraFields
     }
 }
 

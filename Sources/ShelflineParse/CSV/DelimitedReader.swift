@@ -53,16 +53,22 @@ public struct DelimitedRow {
 }
 
 /// A streaming RFC 4180 reader working on bytes: quoted fields with delimiters, doubled quotes and
-/// newlines; LF and CRLF line ends; a UTF-8 BOM skipped; any one-byte delimiter (`,` or tab).
+/// newlines; LF, CRLF and CR-only ("CSV (Macintosh)") line ends, mixed freely: outside quotes a lone
+/// CR ends a row like LF does; a UTF-8 BOM skipped; any one-byte delimiter (`,` or tab). Line numbers
+/// count LF, CRLF and lone CR as one line break each, inside quotes too.
 ///
 /// It reads the input in large blocks and never holds more than the current row plus one block, so
 /// memory stays flat whatever the file size. It is lenient where Python's `csv` is (a quote inside an
 /// unquoted field is literal; text after a closing quote is kept) so its row counts match that
-/// reference. A quoted field still open at the end of the file (or longer than `maxRowBytes`) makes
-/// the row malformed: the reader reports its first physical line as that row and resumes on the
-/// next line, so one stray quote costs one row, not the rest of the file.
+/// reference. A quoted field still open at the end of the file makes the row malformed: the reader
+/// reports its first physical line as that row and resumes on the next line, so one stray quote
+/// costs one row, not the rest of the file. A row longer than `maxRowBytes` is read past without
+/// being held in memory and reported as one malformed row (`row larger than N bytes`) covering its
+/// real extent, so the next row starts where it really does and line numbers stay right.
 public final class DelimitedReader {
     public static let utf8BOM: [UInt8] = [0xEF, 0xBB, 0xBF]
+    /// The documented row size limit: 8 MiB (8,388,608 bytes), far above any real export's row.
+    public static let defaultMaxRowBytes = 8 << 20
 
     public var delimiter: UInt8
     public let maxRowBytes: Int
@@ -82,7 +88,7 @@ public final class DelimitedReader {
     private var startChecked = false
 
     public init(source: DelimitedSource, delimiter: UInt8 = UInt8(ascii: ","), blockSize: Int = 1 << 20,
-                maxRowBytes: Int = 8 << 20) {
+                maxRowBytes: Int = defaultMaxRowBytes) {
         self.source = source
         self.delimiter = delimiter
         self.blockSize = blockSize
@@ -109,10 +115,8 @@ public final class DelimitedReader {
         try skipBOMIfPresent()
         while true {
             let available = UnsafeBufferPointer(start: buffer + position, count: filled - position)
-            if let newline = available.firstIndex(of: 0x0A) {
-                var end = newline
-                if end > 0 && available[end - 1] == 0x0D { end -= 1 }
-                return Array(available[..<end])
+            if let lineBreak = available.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
+                return Array(available[..<lineBreak])
             }
             if sourceEnded || available.count >= limit {
                 return Array(available.prefix(limit))
@@ -150,11 +154,10 @@ public final class DelimitedReader {
             }
             if first == 0x0D {
                 if position + 1 < filled {
-                    if buffer[position + 1] == 0x0A {
-                        position += 2
-                        nextLine += 1
-                        continue
-                    }
+                    // CRLF, or a lone CR (CR-only and mixed line ends): a blank line either way.
+                    position += buffer[position + 1] == 0x0A ? 2 : 1
+                    nextLine += 1
+                    continue
                 } else if !sourceEnded {
                     _ = try fill()
                     continue
@@ -171,11 +174,22 @@ public final class DelimitedReader {
                 row.byteLength = end - position
                 lastRowOffset = row.byteOffset
                 lastRowLength = row.byteLength
+                if row.byteLength > maxRowBytes {
+                    // It fitted in the buffer after all: the same outcome as a longer one.
+                    row.reset()
+                    row.ends.append(0)
+                    row.malformation = oversizedReason
+                    lastRowLength = 0
+                }
                 nextLine += newlines + (terminatorLength > 0 ? 1 : 0)
                 position = end + terminatorLength
                 return true
             case .needMore:
-                if sourceEnded || filled - position >= maxRowBytes {
+                if filled - position > maxRowBytes {
+                    try skipOversizedRow(into: &row)
+                    return true
+                }
+                if sourceEnded {
                     recoverFromOpenQuote(into: &row)
                     return true
                 }
@@ -214,14 +228,15 @@ public final class DelimitedReader {
                         // (perf, 200,000-row bench file).
                         while index + 8 <= limit {
                             let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                            if Self.hasQuoteOrLineFeed(word) { break }
+                            if Self.hasQuoteOrLineBreak(word) { break }
                             if word & 0x8080_8080_8080_8080 != 0 { highBits |= 0x80 }
                             index += 8
                         }
                         guard index < limit else { break }
                         let byte = base[index]
                         if byte == quote { break }
-                        if byte == 0x0A { newlines += 1 }
+                        // A line break is LF, CRLF or a lone CR: count CR, and LF unless after a CR.
+                        if byte == 0x0D || (byte == 0x0A && base[index - 1] != 0x0D) { newlines += 1 }
                         highBits |= byte
                         index += 1
                     }
@@ -250,19 +265,16 @@ public final class DelimitedReader {
             let runStart = index
             while index < limit {
                 let byte = base[index]
-                if byte == delimiter || byte == 0x0A { break }
+                if byte == delimiter || byte == 0x0A || byte == 0x0D { break }
                 highBits |= byte
                 index += 1
             }
             if index >= limit {
                 guard sourceEnded else { return .needMore }
-                var end = index
-                if end > runStart && base[end - 1] == 0x0D { end -= 1 }
-                appendBytes(&row.storage, base + runStart, end - runStart)
+                appendBytes(&row.storage, base + runStart, index - runStart)
                 row.ends.append(row.storage.count)
                 row.hasNonASCII = highBits & 0x80 != 0
-                let contentEnd = end == index ? index : end
-                return .complete(end: contentEnd, terminatorLength: index - contentEnd, newlines: newlines)
+                return .complete(end: index, terminatorLength: 0, newlines: newlines)
             }
             if base[index] == delimiter {
                 appendBytes(&row.storage, base + runStart, index - runStart)
@@ -270,22 +282,30 @@ public final class DelimitedReader {
                 index += 1
                 continue
             }
-            // Line feed: the row ends; a CR before it belongs to the terminator.
-            var end = index
-            if end > runStart && base[end - 1] == 0x0D { end -= 1 }
-            appendBytes(&row.storage, base + runStart, end - runStart)
+            // A line break ends the row: LF, CRLF, or a lone CR.
+            var terminatorLength = 1
+            if base[index] == 0x0D {
+                if index + 1 < limit {
+                    if base[index + 1] == 0x0A { terminatorLength = 2 }
+                } else if !sourceEnded {
+                    return .needMore
+                }
+            }
+            appendBytes(&row.storage, base + runStart, index - runStart)
             row.ends.append(row.storage.count)
             row.hasNonASCII = highBits & 0x80 != 0
-            return .complete(end: end, terminatorLength: index + 1 - end, newlines: newlines)
+            return .complete(end: index, terminatorLength: terminatorLength, newlines: newlines)
         }
     }
 
-    /// True when one of the 8 bytes of `word` is `"` or a line feed (SWAR zero-byte tests).
+    /// True when one of the 8 bytes of `word` is `"`, a line feed or a carriage return (SWAR
+    /// zero-byte tests).
     @inline(__always)
-    static func hasQuoteOrLineFeed(_ word: UInt64) -> Bool {
+    static func hasQuoteOrLineBreak(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let quote = word ^ (ones &* 0x22), lineFeed = word ^ (ones &* 0x0A)
-        return ((quote &- ones) & ~quote & highs) | ((lineFeed &- ones) & ~lineFeed & highs) != 0
+        let quote = word ^ (ones &* 0x22), lineFeed = word ^ (ones &* 0x0A), carriageReturn = word ^ (ones &* 0x0D)
+        return ((quote &- ones) & ~quote & highs) | ((lineFeed &- ones) & ~lineFeed & highs)
+            | ((carriageReturn &- ones) & ~carriageReturn & highs) != 0
     }
 
     @inline(__always)
@@ -299,9 +319,13 @@ public final class DelimitedReader {
     private func recoverFromOpenQuote(into row: inout DelimitedRow) {
         row.reset()
         let available = UnsafeBufferPointer(start: buffer + position, count: filled - position)
-        let newline = available.firstIndex(of: 0x0A)
-        var end = newline ?? available.count
-        if newline != nil && end > 0 && available[end - 1] == 0x0D { end -= 1 }
+        let lineBreak = available.firstIndex(where: { $0 == 0x0A || $0 == 0x0D })
+        let end = lineBreak ?? available.count
+        var terminatorLength = 0
+        if let lineBreak {
+            terminatorLength = available[lineBreak] == 0x0D && lineBreak + 1 < available.count
+                && available[lineBreak + 1] == 0x0A ? 2 : 1
+        }
         row.storage.append(contentsOf: available[..<end])
         row.ends.append(row.storage.count)
         row.hasNonASCII = available[..<end].contains { $0 & 0x80 != 0 }
@@ -312,7 +336,118 @@ public final class DelimitedReader {
         lastRowOffset = row.byteOffset
         lastRowLength = row.byteLength
         nextLine += 1
-        position += newline.map { $0 + 1 } ?? available.count
+        position += end + terminatorLength
+    }
+
+    /// The row starting at `position` is longer than `maxRowBytes`: scan to its real end (quotes
+    /// followed with the same rules as `scanRow`), discarding its bytes as it goes, and report it
+    /// as one malformed row covering all of it. When a quote it opens is never closed, the row's
+    /// real end is unknown: go back and report its first physical line as unterminated, as for a
+    /// short row.
+    private func skipOversizedRow(into row: inout DelimitedRow) throws {
+        enum State { case fieldStart, quoted, quoteInQuoted, unquoted }
+        row.reset()
+        let startOffset = bufferFileOffset + position
+        let startLine = nextLine
+        var firstBreak: Int?  // file offset of the row's first line-break byte
+        var newlines = 0, previousWasCR = false
+        var state = State.fieldStart
+        var contentEnd: Int?, terminatorLength = 0
+        var index = position
+        scan: while true {
+            if index >= filled {
+                if sourceEnded { break scan }
+                position = index
+                _ = try fill()
+                index = position
+                continue
+            }
+            let byte = buffer[index]
+            switch state {
+            case .fieldStart:
+                if byte == 0x22 {
+                    state = .quoted
+                    index += 1
+                } else {
+                    state = .unquoted
+                }
+                continue scan
+            case .quoted:
+                if byte == 0x22 {
+                    state = .quoteInQuoted
+                } else if byte == 0x0D || (byte == 0x0A && !previousWasCR) {
+                    newlines += 1
+                    if firstBreak == nil { firstBreak = bufferFileOffset + index }
+                }
+                previousWasCR = byte == 0x0D
+                index += 1
+            case .quoteInQuoted:
+                previousWasCR = false
+                if byte == 0x22 {
+                    state = .quoted
+                    index += 1
+                } else {
+                    state = .unquoted
+                }
+            case .unquoted:
+                if byte == delimiter {
+                    state = .fieldStart
+                    index += 1
+                } else if byte == 0x0A || byte == 0x0D {
+                    if byte == 0x0D && index + 1 >= filled && !sourceEnded {
+                        position = index
+                        _ = try fill()
+                        index = position
+                        continue scan
+                    }
+                    contentEnd = bufferFileOffset + index
+                    terminatorLength = byte == 0x0D && index + 1 < filled && buffer[index + 1] == 0x0A ? 2 : 1
+                    index += terminatorLength
+                    break scan
+                } else {
+                    index += 1
+                }
+            }
+        }
+        row.line = startLine
+        row.byteOffset = startOffset
+        if state == .quoted, let firstBreak {
+            // A quote never closed: the first physical line is the malformed row; resume after it
+            // (the blank-line skip in `next` consumes its line break and counts the line).
+            try rewind(to: firstBreak)
+            row.malformation = "unterminated quoted field (a quote opened on this line is never closed)"
+            row.byteLength = firstBreak - startOffset
+            nextLine = startLine
+        } else {
+            let end = contentEnd ?? (bufferFileOffset + index)
+            row.byteLength = end - startOffset
+            row.malformation = state == .quoted
+                ? "unterminated quoted field (a quote opened on this line is never closed)"
+                : oversizedReason
+            nextLine = startLine + newlines + (terminatorLength > 0 ? 1 : 0)
+            position = index
+        }
+        row.ends.append(0)
+        lastRowOffset = row.byteOffset
+        lastRowLength = 0  // not in the buffer any more
+    }
+
+    private var oversizedReason: String { "row larger than \(maxRowBytes) bytes" }
+
+    /// Moves the read position back to file offset `offset` (rows before it were already returned).
+    private func rewind(to offset: Int) throws {
+        switch source {
+        case .descriptor(let fd, let path):
+            guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else {
+                throw FileError.io(path: path, reason: "seek: \(systemErrorMessage())")
+            }
+        case .bytes:
+            memoryOffset = offset
+        }
+        position = 0
+        filled = 0
+        bufferFileOffset = offset
+        sourceEnded = false
     }
 
     private func skipBOMIfPresent() throws {

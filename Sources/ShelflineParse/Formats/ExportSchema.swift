@@ -1,3 +1,4 @@
+import Foundation
 import ShelflineCore
 
 /// What a column means to Shelfline, whatever the export calls it.
@@ -121,4 +122,67 @@ public struct ColumnMap: Sendable, Equatable {
 
     @inline(__always)
     private static func slot(_ role: ColumnRole) -> Int { slots[role]! }
+}
+
+/// The column orders of the known exports, for files whose header row was lost (a spreadsheet
+/// re-save): `--no-header --format goodreads|storygraph`.
+public enum HeaderlessExport {
+    /// Goodreads' current "Export Library" (24 columns).
+    public static let goodreads24 = [
+        "Book Id", "Title", "Author", "Author l-f", "Additional Authors", "ISBN", "ISBN13", "My Rating",
+        "Average Rating", "Publisher", "Binding", "Number of Pages", "Year Published", "Original Publication Year",
+        "Date Read", "Date Added", "Bookshelves", "Bookshelves with positions", "Exclusive Shelf", "My Review",
+        "Spoiler", "Private Notes", "Read Count", "Owned Copies",
+    ]
+    /// Goodreads' older export (31 columns: recommendations, purchase and condition columns too).
+    public static let goodreads31 = Array(goodreads24.prefix(23)) + [
+        "Recommended For", "Recommended By", "Owned Copies", "Original Purchase Date", "Original Purchase Location",
+        "Condition", "Condition Description", "BCID",
+    ]
+    /// StoryGraph's export (23 columns).
+    public static let storygraph = [
+        "Title", "Authors", "Contributors", "ISBN/UID", "Format", "Read Status", "Date Added", "Last Date Read",
+        "Dates Read", "Read Count", "Moods", "Pace", "Character- or Plot-Driven?", "Strong Character Development?",
+        "Loveable Characters?", "Diverse Characters?", "Flawed Characters?", "Star Rating", "Review",
+        "Content Warnings", "Content Warning Description", "Tags", "Owned?",
+    ]
+
+    /// The formats that have a fixed column order.
+    public static let formats: [SourceFormat] = [.goodreads, .storygraph]
+
+    /// The header of `format` for a file whose rows have `fieldCount` fields (Goodreads: 24 or 31),
+    /// or nil when that format has no export of that width.
+    public static func header(for format: SourceFormat, fieldCount: Int) -> [String]? {
+        switch format {
+        case .goodreads: [goodreads24, goodreads31].first { $0.count == fieldCount }
+        case .storygraph: storygraph.count == fieldCount ? storygraph : nil
+        default: nil
+        }
+    }
+
+    /// The known export whose data row `cells` looks like (right field count, numeric Book Id,
+    /// a title and author, ISBN-like or empty identifier cells, a rating or read status), else nil.
+    public static func format(ofDataRow cells: [String]) -> SourceFormat? {
+        func isbnLike(_ cell: String) -> Bool {
+            var text = Substring(cell)
+            if text.hasPrefix("=\"") && text.hasSuffix("\"") { text = text.dropFirst(2).dropLast() }
+            return text.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "X" || $0 == "x" || $0 == "-") }
+        }
+        func filled(_ cell: String) -> Bool { !cell.trimmingCharacters(in: .whitespaces).isEmpty }
+        if cells.count == 24 || cells.count == 31 {
+            let id = cells[0], rating = cells[7]
+            if !id.isEmpty && id.allSatisfy({ $0.isASCII && $0.isNumber }) && filled(cells[1]) && filled(cells[2])
+                && isbnLike(cells[5]) && isbnLike(cells[6]) && (rating.isEmpty || ["0", "1", "2", "3", "4", "5"].contains(rating)) {
+                return .goodreads
+            }
+        }
+        if cells.count == storygraph.count {
+            let status = ExportSchema.key(cells[5])
+            let statuses = ["read", "to-read", "currently-reading", "did-not-finish", "paused"]
+            if filled(cells[0]) && filled(cells[1]) && isbnLike(cells[3]) && statuses.contains(status) {
+                return .storygraph
+            }
+        }
+        return nil
+    }
 }

@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Removes temporary files left behind by processes that died before they could clean up.
+///
+/// A temporary file is named `.NAME.tmp-PID` or `.NAME.tmp-PID-SUFFIX` (`AtomicFile`, the library's
+/// previous generation). It is stale when no process with that PID exists (`kill(pid, 0)` fails
+/// with `ESRCH`); files of live processes, including this one, are left alone.
+public enum StaleTemporaryFiles {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var swept: Set<String> = []
+
+    /// Sweeps `directory` the first time this process writes there (later calls return at once).
+    public static func sweepOnce(directory: String) {
+        let first = lock.withLock { swept.insert(directory).inserted }
+        if first { sweep(directory: directory) }
+    }
+
+    /// Removes every stale temporary file in `directory`; returns the names removed.
+    @discardableResult
+    public static func sweep(directory: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var removed: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            guard let pid = owner(ofTemporary: name), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH && unlink(directory + "/" + name) == 0 {
+                removed.append(name)
+            }
+        }
+        return removed
+    }
+
+    /// The PID in a temporary file's name (`.NAME.tmp-PID` or `.NAME.tmp-PID-SUFFIX`), else nil.
+    static func owner(ofTemporary name: String) -> pid_t? {
+        guard name.hasPrefix("."), let marker = name.range(of: ".tmp-", options: .backwards) else { return nil }
+        let digits = name[marker.upperBound...].prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, digits.count <= 9 else { return nil }
+        let rest = name[marker.upperBound...].dropFirst(digits.count)
+        guard rest.isEmpty || rest.hasPrefix("-") else { return nil }
+        guard let pid = pid_t(digits), pid > 0 else { return nil }
+        return pid
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import ShelflineCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 10: the shared check on a stage's files, non-regular targets, stale temporary files.
+@Suite struct StageFilesTests {
+    @Test func issue10_sameFileIsFoundByInodeOrResolvedPath() throws {
+        let directory = TemporaryDirectory("stage-files")
+        let input = directory.write("in.csv", "x")
+        try FileManager.default.createDirectory(atPath: directory.file("sub"), withIntermediateDirectories: false)
+        symlink(input, directory.file("link"))
+        link(input, directory.file("hard"))
+        for output in [input, directory.file("link"), directory.file("hard"), directory.file("sub/../in.csv")] {
+            #expect(throws: UsageError.self, "\(output)") { try StageFiles.check(inputs: [input], outputs: [output]) }
+        }
+        // Two outputs that do not exist yet, spelt differently.
+        #expect(throws: UsageError.self) {
+            try StageFiles.check(inputs: [input], outputs: [directory.file("a.gz"), nil, directory.file("sub/../a.gz")])
+        }
+        // Inputs may repeat (merge reads the library twice), distinct outputs are fine.
+        try StageFiles.check(inputs: [input, input], outputs: [directory.file("a.gz"), directory.file("b.gz"), nil])
+    }
+
+    @Test func issue10_nonRegularFilesAreRefused() throws {
+        let directory = TemporaryDirectory("stage-files")
+        let fifo = directory.file("fifo")
+        try #require(mkfifo(fifo, 0o644) == 0)
+        #expect(throws: FileError.self) { try StageFiles.check(inputs: [fifo], outputs: []) }
+        #expect(throws: FileError.self) { try StageFiles.check(inputs: [], outputs: ["/dev/null"]) }
+        #expect(throws: FileError.self) { _ = try AtomicFile(path: fifo) }
+        #expect(throws: FileError.self) { _ = try AtomicFile(path: directory.path) }
+        #expect(throws: FileError.self) { _ = try GzipReader(path: fifo) }
+        do {
+            try AtomicFile.write("x", to: "/dev/null")
+            Issue.record("replaced /dev/null")
+        } catch let error as FileError {
+            #expect(error.exitStatus == .cannotCreate)
+        }
+    }
+
+    @Test(arguments: [
+        (".out.gz.tmp-123-abc123", Int32(123)), (".library.previous.tmp-45", 45), (".x.tmp-7-", 7),
+        ("out.gz.tmp-123-abc", nil), (".out.gz.tmp-abc", nil), (".out.gz.tmp-12x", nil), (".out.gz", nil),
+        (".out.gz.tmp-0", nil),
+    ] as [(String, Int32?)])
+    func issue10_temporaryFileOwner(_ name: String, _ pid: Int32?) {
+        #expect(StaleTemporaryFiles.owner(ofTemporary: name) == pid)
+    }
+
+    @Test func issue10_sweepRemovesOnlyDeadProcessesFiles() throws {
+        let directory = TemporaryDirectory("stage-files")
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        let dead = finished.processIdentifier
+        directory.write(".a.tmp-\(dead)-xyz", "stale")
+        directory.write(".a.tmp-\(getpid())-xyz", "mine")
+        directory.write(".a.tmp-1-xyz", "init's")
+        directory.write("a", "target")
+        #expect(StaleTemporaryFiles.sweep(directory: directory.path) == [".a.tmp-\(dead)-xyz"])
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(left == [".a.tmp-1-xyz", ".a.tmp-\(getpid())-xyz", "a"])
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import ShelflineCore
+@testable import ShelflineParse
+
+/// Fuzz target: the CSV reader with the record builder, through the whole parse stage.
+///
+/// The first byte picks the options (format, header-less reading, a small row size limit); the
+/// rest is the export. Invariants: no crash or trap; reading with tiny and large blocks gives the
+/// same rows; rowsRead = rowsWritten + rowsRejected, and the files hold exactly those rows; every
+/// record line is valid JSON that decodes as a `BookRecord`; errors are documented ones.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzCSV(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let input = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
+    let options = input.first ?? 0
+    let csv = Array(input.dropFirst())
+    let maxRowBytes = options & 0x80 != 0 ? 64 : DelimitedReader.defaultMaxRowBytes
+
+    // The reader does not depend on where its blocks end.
+    func rows(blockSize: Int) -> [String] {
+        let reader = DelimitedReader(source: .bytes(csv), blockSize: blockSize, maxRowBytes: maxRowBytes)
+        var row = DelimitedRow(), out: [String] = []
+        while (try? reader.next(into: &row)) == true {
+            let fields = (0..<row.count).map { row.bytes($0).map(String.init).joined(separator: ".") }
+            out.append("\(row.line)@\(row.byteOffset)+\(row.byteLength) \(row.malformation ?? "") \(fields)")
+        }
+        return out
+    }
+    let small = rows(blockSize: 61), large = rows(blockSize: 1 << 16)
+    if small != large { fuzzFail("block size changes the rows:\n\(small)\nvs\n\(large)", input) }
+
+    let formats: [FormatChoice] = [.auto, .goodreads, .storygraph, .librarything, .generic]
+    var job = ParseStage.Job(input: scratchFile("input.csv", csv), output: fuzzScratch + "/out.ndjson.gz",
+                             rejects: fuzzScratch + "/rejects.ndjson.gz", report: fuzzScratch + "/report.json",
+                             format: formats[Int(options & 0x07) % formats.count], noHeader: options & 0x08 != 0,
+                             parameters: ParseParameters(generic: options & 0x10 != 0 ? GenericMapping() : nil))
+    job.maxRowBytes = maxRowBytes
+    for path in [job.output, job.rejects!, job.report!] { unlink(path) }
+    var published = true
+    do {
+        try ParseStage(job: job).run()
+    } catch let error as ParseError {
+        if case .tooManyRejected = error {} else { published = false }
+        checkError(error, allowed: [.dataError], input)
+    } catch {
+        published = false
+        checkError(error, allowed: [.usage, .dataError], input)
+    }
+    let exists = FileManager.default.fileExists(atPath: job.output)
+    guard published else {
+        if exists { fuzzFail("a failed run published its records", input) }
+        return 0
+    }
+    guard exists, let report = try? readJSONFile(ParseReport.self, from: job.report!) else {
+        fuzzFail("outputs missing after a run", input)
+    }
+    if report.rowsRead != report.rowsWritten + report.rowsRejected {
+        fuzzFail("rows not conserved: \(report.rowsRead) != \(report.rowsWritten) + \(report.rowsRejected)", input)
+    }
+    var records = 0
+    do {
+        try GzipReader(path: job.output).forEachLine { line, _ in
+            if !isValidJSON(line) { fuzzFail("record line is not JSON: \(String(decoding: line, as: UTF8.self))", input) }
+            _ = try JSONDecoder().decode(BookRecord.self, from: Data(line))
+            records += 1
+        }
+        let rejects = try NDJSONReader<RejectedRow>(path: job.rejects!).readAll()
+        if records != report.rowsWritten || rejects.count != report.rowsRejected {
+            fuzzFail("files hold \(records) records, \(rejects.count) rejects; report says \(report)", input)
+        }
+    } catch {
+        fuzzFail("outputs do not read back: \(error)", input)
+    }
+    return 0
+}

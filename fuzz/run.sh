@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets and runs each for FUZZ_SECONDS seconds (default 60).
+#   fuzz/run.sh [csv|ndjson|config ...]        (make fuzz FUZZ_SECONDS=N)
+# The library modules are built with -sanitize=fuzzer (coverage-guided) in .build/fuzz; each target
+# is one file with LLVMFuzzerTestOneInput linked against them. Seeds are copied at run time from the
+# examples, the test inputs below and ../shared/corpus (never committed). A crash or broken invariant
+# stops the run with the input saved under .build/fuzz/artifacts/ and a non-zero exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-60}
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(csv ndjson config)
+scratch=.build/fuzz
+bin=$scratch/release
+
+swift build -c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer -Xswiftc -enable-testing \
+    --target ShelflineParse >&2
+# Every module's objects (C and Swift) and module maps, as SwiftPM would pass them.
+mapfile -t objects < <(find "$bin/" -path '*.build/*.o' -not -path '*/fuzz-*')
+module_maps=()
+while IFS= read -r map; do module_maps+=(-Xcc "-fmodule-map-file=$map"); done \
+    < <(find "$bin/" Sources -name module.modulemap -not -path '*/include/*' -not -path '*-tool.build/*')
+
+corpus_dir=${SHELFLINE_CORPUS:-../shared/corpus}
+[ -d "$corpus_dir" ] || corpus_dir=../../shared/corpus
+
+seed() {  # seed TARGET NAME [OPTION-BYTE-HEX] < contents
+    local dir=$scratch/seeds/$1
+    mkdir -p "$dir"
+    { [ -z "${3:-}" ] || printf "\\x$3"; cat; } > "$dir/$2"
+}
+
+make_seeds() {
+    set +o pipefail  # `head -c` closes the pipe early on purpose
+    rm -rf "$scratch/seeds/$1"
+    mkdir -p "$scratch/seeds/$1"
+    case $1 in
+    csv)
+        for file in examples/*.csv "$corpus_dir"/*.csv "$corpus_dir"/*.tsv "$corpus_dir"/small/*; do
+            [ -f "$file" ] || continue
+            name=$(basename "$file")
+            head -c 8000 "$file" | seed csv "$name" 00
+            head -c 8000 "$file" | tr '\n' '\r' | seed csv "cr-$name" 00
+            tail -n +2 "$file" | head -c 8000 | seed csv "headerless-$name" 09
+        done
+        # Shapes from the reader's tests: CR-only, mixed ends, quoted breaks, stray quotes, long rows.
+        printf 'a,b\r1,2\r3,4\r' | seed csv cr-only 04
+        printf 'Title,Authors,ISBN/UID,Read Status\r\n"x\ry",A,,read\r3,4\n"open,1\nz,w\n' | seed csv mixed 00
+        printf 'title,author\n"%0200d",B\n,C\nD,E,,\n' 0 | seed csv long-row 90
+        ;;
+    ndjson)
+        for file in examples/*.csv "$corpus_dir"/small/goodreads.csv "$corpus_dir"/small/storygraph.csv; do
+            [ -f "$file" ] || continue
+            for parse in .build/debug/shelfline-parse .build/release/shelfline-parse; do
+                [ -x "$parse" ] || continue
+                "$parse" "$file" -o "$scratch/seed.ndjson.gz" --quiet 2>/dev/null || break
+                seed ndjson "gz-$(basename "$file")" 00 < "$scratch/seed.ndjson.gz"
+                gzip -dc "$scratch/seed.ndjson.gz" | seed ndjson "text-$(basename "$file")" 01
+                break
+            done
+        done
+        printf '{"format":"goodreads","line":2,"byteOffset":10,"byteLength":20,"title":"Dune"}\n\n' | seed ndjson minimal 01
+        printf '{"format":"goodreads","line":2,"byteOffset":10,"byteLength":20,"title":"Dune"}\n' | gzip -n | seed ndjson gz 00
+        ;;
+    config)
+        for file in pipeline.json examples/beer-queue/pipeline.json; do
+            [ -f "$file" ] && seed config "$(echo "$file" | tr / -)" < "$file"
+        done
+        printf '{"stages":[{"name":"parse","inputs":[],"outputs":[],"parameters":{"format":"goodreads","noHeader":true,"minRejectedRows":3,"maxRejectedShare":0.5,"generic":{"columns":{"title":"T"},"listSeparator":";"}}}]}' \
+            | seed config parse-parameters
+        ;;
+    esac
+    set -o pipefail
+}
+
+mkdir -p "$scratch/artifacts"
+status=0
+for target in "${targets[@]}"; do
+    case $target in
+    csv) source=fuzz/CSVTarget.swift ;;
+    ndjson) source=fuzz/NDJSONTarget.swift ;;
+    config) source=fuzz/ConfigTarget.swift ;;
+    *) echo "unknown fuzz target '$target' (csv, ndjson, config)" >&2; exit 64 ;;
+    esac
+    binary=$bin/fuzz-$target
+    swiftc -O -sanitize=fuzzer -parse-as-library -I "$bin/Modules" "${module_maps[@]}" \
+        fuzz/FuzzSupport.swift "$source" "${objects[@]}" -lz -ldeflate -lstdc++ -o "$binary"
+    make_seeds "$target"
+    mkdir -p "$scratch/corpus/$target"
+    echo "fuzz $target: ${seconds}s" >&2
+    log=$scratch/fuzz-$target.log
+    if "$binary" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=16384 -print_final_stats=1 \
+        -artifact_prefix="$scratch/artifacts/$target-" "$scratch/corpus/$target" "$scratch/seeds/$target" > "$log" 2>&1; then
+        runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+        echo "fuzz $target: ok, $runs executions in ${seconds}s" >&2
+    else
+        echo "fuzz $target: FAILED (see $log and $scratch/artifacts/)" >&2
+        tail -30 "$log" >&2
+        status=1
+    fi
+done
+exit $status
