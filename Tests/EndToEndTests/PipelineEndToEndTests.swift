@@ -9,7 +9,8 @@ import TestSupport
 /// The whole import through the real stage executables, driven by `shelfline run`.
 @Suite(.serialized) struct PipelineEndToEndTests {
     static let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
-    static let shippedConfig = ExecutableRunner.repositoryRoot + "/pipeline.json"
+    /// The example's config (catalog only, so no test contacts the internet; issue 14 §5).
+    static let shippedConfig = ExecutableRunner.repositoryRoot + "/examples/pipeline.json"
 
     func run(_ arguments: [String], in dir: TemporaryDirectory) throws -> ProcessResult {
         try ExecutableRunner.run("shelfline", arguments, in: dir.path)

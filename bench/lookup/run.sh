@@ -18,7 +18,9 @@ cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$wor
 trap cleanup EXIT
 
 echo "== lookup (a): HTTP source against a rate-limited loopback server (latency 100 ms, 429 above $RATE req/s)"
-python3 bench/lookup/ol_server.py "$work/port" --latency 0.1 --rate $RATE &
+# The same Swift fake the tests use (Tests/TestSupport/FakeOpenLibraryServer.swift).
+"${SWIFT:-swift}" build -c release --product fake-openlibrary >/dev/null
+"$BIN/fake-openlibrary" "$work/port" --latency 0.1 --rate $RATE &
 server_pid=$!
 for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
 port=$(cat "$work/port")
