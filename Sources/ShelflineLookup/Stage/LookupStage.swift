@@ -144,8 +144,10 @@ public struct LookupStage {
             report.rateLimited += counters.rateLimited
             report.breakerTrips += counters.breakerTrips
             if let reason = counters.offline {
+                // Offline but every row found elsewhere (e.g. the catalog): nothing to tell.
+                guard let offline = report.notEnrichedReasons["offline"], offline > 0 else { continue }
                 context.log.error("shelfline-lookup: warning: source '\(source.name)' (\(parameters.openLibrary.baseURL)) is offline (\(reason)); "
-                    + "\(report.notEnrichedReasons["offline"] ?? 0) records marked notEnriched (offline) and not cached; "
+                    + "\(offline) records marked notEnriched (offline) and not cached; "
                     + "connect to the network and run the import again to enrich them, or set the lookup stage's \"sources\" "
                     + "to [\"catalog\"] in \(context.configPath) to work offline")
             } else if counters.breakerTrips > 0 {
