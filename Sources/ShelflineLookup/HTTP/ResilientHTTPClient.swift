@@ -173,24 +173,34 @@ public final class ResilientHTTPClient: Sendable {
         case refused(CircuitBreaker.Admission)
     }
 
-    /// One attempt. The breaker is asked before the pacing slot, so refused requests do not use up
-    /// slots (an offline run settles at once instead of at the request rate), and again just
-    /// before sending, so requests queued behind the pacing see a trip that happened while they waited.
+    /// One attempt. The breaker is asked before the pacing slot, so requests to an offline source
+    /// do not use up slots (an offline run settles at once instead of at the request rate), and
+    /// again just before sending, so requests queued behind the pacing see a trip that happened
+    /// while they waited. While the breaker is open for a failing (not unreachable) source, a
+    /// request takes its slot first, as it always has: refusals are spread over the cooldown, so
+    /// rows after a short outage are still answered once the probe succeeds.
     private func send(_ url: URL) async throws -> Attempt {
         await gate.acquire()
         defer { Task { await gate.release() } }
         var admission = try await breaker.admit()
-        guard case .send(var probe) = admission else { return .refused(admission) }
-        do {
+        let paced = admission == .unavailable
+        if paced {
             try await limiter.acquire()
-        } catch {
-            if probe { await breaker.abandonProbe() }
-            throw error
-        }
-        if !probe, await !breaker.stillAllowed() {
             admission = try await breaker.admit()
-            guard case .send(let isProbe) = admission else { return .refused(admission) }
-            probe = isProbe
+        }
+        guard case .send(var probe) = admission else { return .refused(admission) }
+        if !paced {
+            do {
+                try await limiter.acquire()
+            } catch {
+                if probe { await breaker.abandonProbe() }
+                throw error
+            }
+            if !probe, await !breaker.stillAllowed() {
+                admission = try await breaker.admit()
+                guard case .send(let isProbe) = admission else { return .refused(admission) }
+                probe = isProbe
+            }
         }
         let outcome = await attempt(url)
         if probe, case .cancelled = outcome { await breaker.abandonProbe() }
