@@ -1,6 +1,8 @@
 # Shelfline front door. `make import CSV=...` and `make test` are the README's two commands.
 SWIFT ?= swift
-CONFIG ?= pipeline.json
+# The shipped example is matched against its sample catalog alone (examples/pipeline.json), so it
+# runs without a network; any other export uses pipeline.json: the catalog, then Open Library.
+CONFIG ?= $(if $(filter %examples/goodreads_library_export.csv,$(CSV)),examples/pipeline.json,pipeline.json)
 WORKSPACE ?= ./var
 BIN := .build/release
 DEBUG_BIN := .build/debug

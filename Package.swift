@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // Property-based tests of the beer-queue parser (issue 10 fuzzing invariants), tests only.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         .systemLibrary(
@@ -78,9 +79,12 @@ let package = Package(
                     .product(name: "NIOCore", package: "swift-nio"),
                     .product(name: "NIOPosix", package: "swift-nio"),
                     .product(name: "NIOHTTP1", package: "swift-nio"),
+                    .product(name: "Clocks", package: "swift-clocks"),
                 ],
                 path: "Tests/TestSupport"
             ),
+            // The Open Library stand-in as a process, for bench/lookup.
+            .executableTarget(name: "fake-openlibrary", dependencies: ["TestSupport"], path: "Tests/FakeOpenLibrary"),
             .testTarget(name: "ShelflineCoreTests", dependencies: ["ShelflineCore", "TestSupport"]),
             .testTarget(name: "ShelflineParseTests", dependencies: ["ShelflineParse", "TestSupport"]),
             .testTarget(name: "ShelflineLibraryTests", dependencies: ["ShelflineLibrary", "TestSupport"]),

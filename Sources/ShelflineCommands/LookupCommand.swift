@@ -20,6 +20,10 @@ public struct LookupCommand: StageCommand {
             Writes: OUTPUT (every input record, with `match` and, when matched, `metadata`); --report JSON \
             (counts per status summing to the records read, requests, retries, 429s, cache hits, breaker trips); \
             --progress JSON (rewritten every second while running); the workspace cache.
+            Sources: the lookup stage's `sources` parameter or --source; by default the local catalog when one is \
+            configured, then the Open Library API (openLibrary.baseURL). When Open Library cannot be reached (name \
+            resolution fails, or connections are refused even after the circuit breaker's probe), the rows it was \
+            needed for end notEnriched with reason `offline` at once, are not cached, and one warning line says so.
             Match statuses: matchedByIsbn, matchedBySearch, needsReview (with candidates), notEnriched (with reason).
             A stop signal (SIGTERM/SIGINT) keeps every answer fetched so far in the cache and exits 75 (paused).
             """),
@@ -42,7 +46,7 @@ public struct LookupCommand: StageCommand {
     @Option(name: .long, help: "Catalog dump file (editions, works, authors; gzip or plain). Repeat per file; overrides the config.")
     public var catalog: [String] = []
 
-    @Option(name: .long, help: "Metadata source to ask, in order: catalog or openlibrary. Repeatable; overrides the config.")
+    @Option(name: .long, help: "Metadata source to ask, in order: catalog or openlibrary. Repeatable; overrides the config (default: catalog when configured, then openlibrary; --source catalog stays offline).")
     public var source: [String] = []
 
     public init() {}

@@ -43,11 +43,15 @@ public enum SourceFailure: Error, Equatable, Sendable {
     case unavailable(source: String)
     /// Retries or the wait budget ran out; `reason` says what the last attempt saw.
     case failed(source: String, reason: String)
+    /// The source cannot be reached in this run (name resolution failed, or connections are refused
+    /// even after the breaker's probe). Such answers are not cached: the next run asks again.
+    case offline(source: String)
 
     /// The `reason` written into `MatchResult` for records this failure leaves unmatched.
     public var recordReason: String {
         switch self {
         case .unavailable: "source unavailable"
+        case .offline: "offline"
         case .failed(_, let reason): "lookup failed: \(reason)"
         }
     }

@@ -9,7 +9,8 @@ import TestSupport
 /// The whole import through the real stage executables, driven by `shelfline run`.
 @Suite(.serialized) struct PipelineEndToEndTests {
     static let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
-    static let shippedConfig = ExecutableRunner.repositoryRoot + "/pipeline.json"
+    /// The example's config (catalog only, so no test contacts the internet; issue 14 §5).
+    static let shippedConfig = ExecutableRunner.repositoryRoot + "/examples/pipeline.json"
 
     func run(_ arguments: [String], in dir: TemporaryDirectory) throws -> ProcessResult {
         try ExecutableRunner.run("shelfline", arguments, in: dir.path)
@@ -74,16 +75,10 @@ import TestSupport
     }
 
     /// Open Library's batch endpoint, answering every ISBN with an edition derived from it.
-    static func openLibrary() async throws -> LoopbackHTTPServer {
-        try await LoopbackHTTPServer { request in
-            guard request.path == "/api/books" else { return .json(#"{"numFound": 0, "docs": []}"#) }
-            let keys = (request.query["bibkeys"] ?? "").split(separator: ",")
-            let entries = keys.map { key -> String in
-                let isbn = key.dropFirst("ISBN:".count)
-                return #""\#(key)": {"title": "Edition \#(isbn)", "authors": [{"name": "Writer \#(isbn.suffix(2))", "url": "/authors/OL\#(isbn.suffix(4))A"}], "identifiers": {"isbn_13": ["\#(isbn)"], "openlibrary": ["OL\#(isbn.suffix(6))M"]}, "key": "/books/OL\#(isbn.suffix(6))M", "number_of_pages": 321, "publishers": [{"name": "Loopback Press"}]}"#
-            }
-            return .json("{" + entries.joined(separator: ",") + "}", delay: .milliseconds(40))
-        }
+    static func openLibrary() async throws -> FakeOpenLibraryServer {
+        let server = try await FakeOpenLibraryServer(everyISBN: true)
+        server.latency = .milliseconds(40)
+        return server
     }
 
     @Test func issue5_sigkillDuringLookupThenResumeGivesTheSameLibraryAsAnUninterruptedRun() async throws {

@@ -49,9 +49,10 @@ import TestSupport
         let again = try CatalogIndex.open(dumps: [path], cacheDirectory: cache, log: quiet)
         #expect(!again.built)
         #expect(again.path == first.path)
-        // Same size, new content and time: the content hash decides.
-        Thread.sleep(forTimeInterval: 0.01)
+        // Same size, new content, a later modification time set explicitly (no sleep): the content hash decides.
+        let modified = try #require(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
         directory.write("dump.txt", LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "Other"}"#))
+        try FileManager.default.setAttributes([.modificationDate: modified.addingTimeInterval(10)], ofItemAtPath: path)
         let changed = try CatalogIndex.open(dumps: [path], cacheDirectory: cache, log: quiet)
         #expect(changed.built)
         #expect(changed.path != first.path)

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import ShelflineCore
 import Testing
@@ -6,21 +7,15 @@ import TestSupport
 
 /// Issue 4 §3, §4, §8: the HTTP source against a real server on loopback serving Open
 /// Library-shaped answers, with injected latency, 429, 500, malformed bodies, timeouts and drops.
-@Suite(.serialized) struct OpenLibrarySourceTests {
+/// Issue 9 §6: pacing, backoff and the breaker run on a test clock: no sleeps, no elapsed time.
+@Suite struct OpenLibrarySourceTests {
+    typealias Book = FakeOpenLibraryServer.Book
     static let dune = LookupFixtures.isbn13("978044117271")
 
     /// `count` books the fake knows, keyed by ISBN.
-    static func books(_ count: Int) -> [String: FakeOpenLibrary.Book] {
-        var books: [String: FakeOpenLibrary.Book] = [:]
-        for number in 0..<count {
-            let isbn = LookupFixtures.isbn13("9781000\(String(format: "%05d", number))")
-            books[isbn] = FakeOpenLibrary.Book(key: "/books/OL\(number)M", title: "Book Number \(number)", authors: ["Ann Author"],
-                                               work: "/works/OL\(number)W")
-        }
-        return books
-    }
+    static func books(_ count: Int) -> [String: Book] { FakeOpenLibraryServer.numberedBooks(count) }
 
-    static func isbnRecords(_ books: [String: FakeOpenLibrary.Book]) -> [BookRecord] {
+    static func isbnRecords(_ books: [String: Book]) -> [BookRecord] {
         books.keys.sorted().enumerated().map { index, isbn in
             LookupFixtures.record(line: index + 2, title: books[isbn]!.title, author: "Ann Author", isbn13: isbn)
         }
@@ -43,21 +38,22 @@ import TestSupport
         var records: [BookRecord]
     }
 
+    /// Runs the stage; pacing and backoff waits pass at once on the default `ImmediateClock`.
     static func run(_ records: [BookRecord], parameters: String, in directory: TemporaryDirectory,
-                    now: Date = Date(timeIntervalSince1970: 1_790_000_000)) async throws -> Run {
+                    now: Date = Date(timeIntervalSince1970: 1_790_000_000),
+                    clock: PacingClock = PacingClock(ImmediateClock())) async throws -> Run {
         try LookupFixtures.writeRecords(records, to: directory.file("in.ndjson.gz"))
         let stage = LookupStage(options: LookupStage.Options(
             input: directory.file("in.ndjson.gz"), output: directory.file("out.ndjson.gz"),
             report: directory.file("report.json"), progress: directory.file("progress.json"),
-            workspace: Workspace(root: directory.file("ws"))))
+            workspace: Workspace(root: directory.file("ws")), clock: clock))
         let report = try await stage.run(context: LookupFixtures.context(parameters, directory: directory.path, now: now))
         return Run(report: report, records: try LookupFixtures.readRecords(directory.file("out.ndjson.gz")))
     }
 
     @Test func issue4_batchesManyISBNsPerRequestWithAnIdentifyingUserAgent() async throws {
         let books = Self.books(120)
-        let fake = FakeOpenLibrary(books: books)
-        let server = try await LoopbackHTTPServer { fake.handle($0) }
+        let server = try await FakeOpenLibraryServer(books: books)
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-ol")
         let run = try await Self.run(Self.isbnRecords(books), parameters: Self.parameters(server.baseURL, #", "batchSize": 50"#),
@@ -83,7 +79,8 @@ import TestSupport
             case .serverError: .json(status: 500, "oops")
             case .malformedJSON: .json("{\"ISBN:97810000")
             case .droppedConnection: .drop
-            case .timeout: .json("{}", delay: .milliseconds(1500))
+            // Answered long after the client's 0.5 s timeout has cancelled the transfer.
+            case .timeout: .json("{}", delay: .seconds(60))
             case .latency: .json("{}", delay: .milliseconds(50))
             }
         }
@@ -93,21 +90,23 @@ import TestSupport
     @Test(arguments: Fault.allCases)
     func issue4_faultsAreRetriedAndEveryRowFinishes(_ fault: Fault) async throws {
         let books = Self.books(30)
-        let fake = FakeOpenLibrary(books: books)
+        let server = try await FakeOpenLibraryServer(books: books)
+        defer { Task { try? await server.shutdown() } }
         let seen = SeenURIs()
-        fake.fault = { _, request in
+        server.fault = { _, request in
             if fault == .latency { return nil }
             return seen.firstTime(request.uri) ? fault.response() : nil
         }
-        if fault == .latency { fake.latency = .milliseconds(100) }
-        let server = try await LoopbackHTTPServer { fake.handle($0) }
-        defer { Task { try? await server.shutdown() } }
+        if fault == .latency { server.latency = .milliseconds(100) }
         let directory = TemporaryDirectory("lookup-ol")
         var records = Self.isbnRecords(books)
         records.append(LookupFixtures.record(line: 100, title: "Book Number 7", author: "Ann Author"))
         records.append(LookupFixtures.record(line: 101, title: "Unknown To Everyone", author: "Nobody"))
+        // A generous timeout except where the timeout is the fault: a loaded machine must not turn latency into one.
+        let timeout = fault == .timeout ? 0.5 : 30
         let run = try await Self.run(records, parameters: Self.parameters(
-            server.baseURL, #", "batchSize": 10, "timeoutSeconds": 0.5, "maxRetries": 3, "breakerThreshold": 50"#), in: directory)
+            server.baseURL, #", "batchSize": 10, "timeoutSeconds": \#(timeout), "maxRetries": 3, "breakerThreshold": 50"#),
+            in: directory)
         #expect(run.records.count == records.count, "no row lost")
         #expect(run.records.map(\.line) == records.map(\.line), "input order kept")
         #expect(run.records.filter { $0.match?.status == .matchedByIsbn }.count == 30, "\(fault)")
@@ -124,15 +123,16 @@ import TestSupport
                 #expect(run.report.retries <= distinct)
             } else {
                 #expect(run.report.retries == distinct, "exactly one retry per request")
+                #expect(server.requests.count == 2 * distinct)
             }
-            #expect(server.requests.count == 2 * distinct)
         }
         if fault == .rateLimited { #expect(run.report.rateLimited == distinct) }
     }
 
     @Test func issue4_malformedAnswersEndAsNotEnrichedAfterBoundedRetries() async throws {
-        let server = try await LoopbackHTTPServer { _ in .html("<html>maintenance</html>") }
+        let server = try await FakeOpenLibraryServer()
         defer { Task { try? await server.shutdown() } }
+        server.fault = { _, _ in .html("<html>maintenance</html>") }
         let directory = TemporaryDirectory("lookup-ol")
         let records = [LookupFixtures.record(line: 2, title: "Dune", author: "Frank Herbert", isbn13: Self.dune)]
         let run = try await Self.run(records, parameters: Self.parameters(server.baseURL, #", "maxRetries": 2, "breakerThreshold": 50"#),
@@ -144,8 +144,9 @@ import TestSupport
     }
 
     @Test func issue4_waitBudgetStopsRetriesWhenUsedUp() async throws {
-        let server = try await LoopbackHTTPServer { _ in .json(status: 500, "down") }
+        let server = try await FakeOpenLibraryServer()
         defer { Task { try? await server.shutdown() } }
+        server.fault = { _, _ in .json(status: 500, "down") }
         var parameters = OpenLibraryParameters()
         parameters.baseURL = server.baseURL
         parameters.requestsPerSecond = 100
@@ -153,7 +154,8 @@ import TestSupport
         parameters.breakerThreshold = 100
         parameters.backoffBaseSeconds = 0.2
         parameters.waitBudgetSeconds = 0.5
-        let source = try OpenLibrarySource(parameters: parameters)
+        let clock = ImmediateClock()
+        let source = try OpenLibrarySource(parameters: parameters, clock: PacingClock(clock))
         do {
             _ = try await source.editions(isbns: [Self.dune])
             Issue.record("expected a failure")
@@ -163,38 +165,61 @@ import TestSupport
         }
         let counters = await source.client.snapshot()
         #expect(counters.backoffSeconds <= 0.5)
+        #expect(counters.backoffSeconds > 0.1, "at least one backoff was waited")
         #expect(counters.requests < 11, "gave up before maxRetries")
         #expect(counters.requests == counters.retries + 1)
+        // The backoff waits ran on the injected clock: it advanced by what the counters say was waited.
+        #expect(clock.elapsed >= .milliseconds(Int64(counters.backoffSeconds * 1000) - 1))
     }
 
-    @Test func issue4_serverSeesNoMoreRequestsPerSecondThanConfigured() async throws {
-        let fake = FakeOpenLibrary(books: [:])
-        fake.latency = .milliseconds(20)
-        let server = try await LoopbackHTTPServer { fake.handle($0) }
+    /// Issue 9 §6: pacing on a test clock. Slots are at least 1/rate apart, so no one-second window
+    /// holds more than `rate` request starts, however the requests are scheduled.
+    @Test(arguments: [1.0, 3.0, 8.0])
+    func issue9_pacingSpacesRequestStartsOnTheClock(_ rate: Double) async throws {
+        let clock = ImmediateClock()
+        let limiter = RateLimiter(requestsPerSecond: rate, clock: PacingClock(clock))
+        var starts: [Duration] = []
+        for _ in 0..<25 {
+            try await limiter.acquire()
+            starts.append(clock.elapsed)
+        }
+        let gaps = zip(starts.dropFirst(), starts).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 >= .nanoseconds(Int64(1e9 / rate)) }, "\(gaps)")
+        for (index, start) in starts.enumerated() {
+            let inWindow = starts[index...].prefix { $0 - start < .seconds(1) }.count
+            #expect(inWindow <= Int(rate), "\(inWindow) starts within 1 s of \(start)")
+        }
+    }
+
+    /// Issue 9 §6: the limiter paces the requests a stage really sends (asked before each attempt).
+    @Test func issue9_everyRequestWaitsForItsPacingSlot() async throws {
+        let server = try await FakeOpenLibraryServer()
         defer { Task { try? await server.shutdown() } }
+        let clock = ImmediateClock()
         let directory = TemporaryDirectory("lookup-ol")
         let records = (0..<24).map { LookupFixtures.record(line: $0 + 2, title: "Distinct Title \($0)", author: "Someone") }
         let run = try await Self.run(records, parameters: Self.parameters(
-            server.baseURL, #", "requestsPerSecond": 8, "concurrency": 5"#), in: directory)
+            server.baseURL, #", "requestsPerSecond": 8, "concurrency": 1"#), in: directory, clock: PacingClock(clock))
         #expect(server.requests.count == 24)
-        #expect(maxRequestsPerSecond(server.requests) <= 8)
         #expect(run.records.allSatisfy { $0.match?.status == .notEnriched && $0.match?.reason == "no candidate" })
+        // 24 starts at 8/s (with the 4 % safety margin): the last slot is 23 intervals after the first.
+        #expect(clock.elapsed >= .milliseconds(23 * 125))
     }
 
     @Test func issue4_circuitBreakerTripsThenRecoversAfterCooldown() async throws {
         let healthy = Toggle()
-        let fake = FakeOpenLibrary(books: Self.books(3))
-        fake.fault = { _, _ in healthy.isOn ? nil : .json(status: 503, "down") }
-        let server = try await LoopbackHTTPServer { fake.handle($0) }
+        let server = try await FakeOpenLibraryServer(books: Self.books(3))
         defer { Task { try? await server.shutdown() } }
+        server.fault = { _, _ in healthy.isOn ? nil : .json(status: 503, "down") }
         var parameters = OpenLibraryParameters()
         parameters.baseURL = server.baseURL
         parameters.requestsPerSecond = 100
         parameters.backoffBaseSeconds = 0.01
         parameters.maxRetries = 1
         parameters.breakerThreshold = 3
-        parameters.breakerCooldownSeconds = 0.3
-        let source = try OpenLibrarySource(parameters: parameters)
+        parameters.breakerCooldownSeconds = 30
+        let clock = ImmediateClock()
+        let source = try OpenLibrarySource(parameters: parameters, clock: PacingClock(clock))
         let isbns = Self.books(3).keys.sorted()
         // Failing: 2 attempts, then 1 more attempt trips the breaker (3 in a row).
         for isbn in isbns.prefix(2) {
@@ -205,38 +230,133 @@ import TestSupport
         await #expect(throws: SourceFailure.unavailable(source: "openlibrary")) { try await source.editions(isbns: [isbns[2]]) }
         #expect(server.requests.count == 3)
         #expect(await source.client.snapshot().breakerTrips == 1)
-        // Server back; after the cooldown one probe goes through and closes the breaker.
+        // Server back; still open until the cooldown has passed on the clock.
         healthy.isOn = true
-        try await Task.sleep(nanoseconds: 400_000_000)
+        await #expect(throws: SourceFailure.unavailable(source: "openlibrary")) { try await source.editions(isbns: [isbns[2]]) }
+        #expect(server.requests.count == 3)
+        // After the cooldown one probe goes through and closes the breaker.
+        try await clock.sleep(for: .seconds(31))
         let found = try await source.editions(isbns: [isbns[2]])
         #expect(found.count == 1)
         #expect(try await source.editions(isbns: [isbns[0]]).count == 1)
         #expect(await source.client.breaker.state == .closed)
+        #expect(await !source.client.isOffline)
     }
 
-    @Test func issue4_unreachableSourceMarksRowsSourceUnavailableWithoutHanging() async throws {
-        let server = try await LoopbackHTTPServer { _ in .json(status: 500, "down") }
-        let baseURL = server.baseURL
-        try await server.shutdown()  // nothing listens there now: connection refused
+    /// Issue 14 §5: refused connections trip the breaker, its probe is refused too: the source is
+    /// offline and the other requests are settled at once instead of one per pacing slot.
+    @Test func issue14_breakerProbeRefusedMeansOffline() async throws {
+        let clock = TestClock()
+        let breaker = CircuitBreaker(threshold: 2, cooldownSeconds: 30, clock: PacingClock(clock))
+        await breaker.recordFailure(.unreachable)
+        #expect(await breaker.state == .closed)
+        await breaker.recordFailure(.unreachable)
+        #expect(await breaker.state == .open(until: CircuitBreaker.unreachableProbeDelay, unreachable: true))
+        // A request waits for the probe instead of failing as "source unavailable"...
+        let probe = Task { try await breaker.admit() }
+        await clock.advance(by: CircuitBreaker.unreachableProbeDelay)
+        #expect(try await probe.value == .send(probe: true))
+        // ...and so does the next one while the probe is out; the probe is refused: all are offline.
+        let waiting = Task { try await breaker.admit() }
+        await breaker.recordFailure(.unreachable)
+        #expect(try await waiting.value == .offline)
+        #expect(await breaker.state == .offline)
+        #expect(try await breaker.admit() == .offline)
+        #expect(await breaker.trips == 1)
+    }
+
+    @Test func issue14_nameResolutionFailureIsOfflineAtOnce() async throws {
+        let breaker = CircuitBreaker(threshold: 5, cooldownSeconds: 30, clock: PacingClock(TestClock()))
+        await breaker.recordFailure(.nameResolution)
+        #expect(await breaker.state == .offline)
+        #expect(try await breaker.admit() == .offline)
+    }
+
+    @Test func issue14_serverErrorsStillFailFastWhileOpenAndCloseAfterAProbe() async throws {
+        let clock = TestClock()
+        let breaker = CircuitBreaker(threshold: 1, cooldownSeconds: 30, clock: PacingClock(clock))
+        await breaker.recordFailure(.other)
+        #expect(try await breaker.admit() == .unavailable)
+        await clock.advance(by: .seconds(30))
+        #expect(try await breaker.admit() == .send(probe: true))
+        #expect(try await breaker.admit() == .unavailable, "one probe at a time")
+        await breaker.recordSuccess()
+        #expect(try await breaker.admit() == .send(probe: false))
+    }
+
+    /// Issue 14 §5: an Open Library that refuses connections: every row ends `notEnriched` with
+    /// reason `offline`, within a few seconds of waiting (on the clock) rather than one row per slot.
+    @Test func issue14_unreachableSourceSettlesEveryRowAsOffline() async throws {
+        let closed = try RefusingLoopbackPort()
+        defer { withExtendedLifetime(closed) {} }  // the port stays bound (refusing) for the whole test
         let directory = TemporaryDirectory("lookup-ol")
-        let records = (0..<40).map {
-            LookupFixtures.record(line: $0 + 2, title: "Title \($0)", author: "A", isbn13: $0 % 2 == 0 ? Self.dune : nil)
+        let records = (0..<400).map {
+            LookupFixtures.record(line: $0 + 2, title: "Title \($0)", author: "A",
+                                  isbn13: $0 % 2 == 0 ? LookupFixtures.isbn13(String(978_100_000_000 + $0)) : nil)
         }
-        let started = Date()
+        let clock = ImmediateClock()
         let run = try await Self.run(records, parameters: Self.parameters(
-            baseURL, #", "breakerThreshold": 4, "breakerCooldownSeconds": 60, "maxRetries": 2"#), in: directory)
-        #expect(Date().timeIntervalSince(started) < 10)
-        #expect(run.records.count == 40)
-        #expect(run.records.allSatisfy { $0.match?.status == .notEnriched })
-        #expect(run.report.notEnrichedReasons["source unavailable", default: 0] >= 35)
-        #expect(run.report.breakerTrips == 1)
-        #expect(run.report.requests <= 4 + 5, "threshold plus what was already in flight (concurrency 5)")
+            closed.baseURL, #", "requestsPerSecond": 3, "breakerCooldownSeconds": 30, "batchSize": 50"#),
+            in: directory, clock: PacingClock(clock))
+        #expect(run.records.count == 400)
+        #expect(run.records.allSatisfy { $0.match?.status == .notEnriched && $0.match?.reason == "offline" })
+        #expect(run.report.notEnrichedReasons == ["offline": 400])
+        #expect(run.report.counts.total == run.report.recordsRead)
+        #expect(run.report.http["openlibrary"]?.offline?.contains("connection refused") == true, "\(run.report.http)")
+        // Threshold (5) plus what was in flight or retrying, plus the probe: not one request per row.
+        #expect(run.report.requests <= 5 + 5 + 5 + 1, "\(run.report.requests)")
+        // Waiting happened on the clock: pacing of those few attempts, backoff and the probe delay.
+        #expect(clock.elapsed < .seconds(30), "\(clock.now)")
+    }
+
+    /// Issue 14 §5: with no `sources` in the config, the local catalog (when one is configured in
+    /// pipeline.json or given with `--catalog`) is asked first, then the Open Library API.
+    @Test(arguments: [
+        (#"{}"#, [], ["openlibrary"]),
+        (#"{"catalog": ["dump.txt"]}"#, [], ["catalog", "openlibrary"]),
+        (#"{}"#, ["dump.txt"], ["catalog", "openlibrary"]),
+        (#"{"sources": ["catalog"], "catalog": ["dump.txt"]}"#, [], ["catalog"]),
+        (#"{"sources": ["openlibrary"], "catalog": ["dump.txt"]}"#, [], ["openlibrary"]),
+    ] as [(String, [String], [String])])
+    func issue14_defaultSourcesAreTheCatalogThenOpenLibrary(_ parameters: String, _ catalog: [String], _ expected: [String]) throws {
+        let directory = TemporaryDirectory("lookup-ol")
+        let stage = LookupStage(options: LookupStage.Options(input: "in", output: "out", catalog: catalog,
+                                                             workspace: Workspace(root: directory.path)))
+        let resolved = try stage.parameters(context: LookupFixtures.context(parameters, directory: directory.path))
+        #expect(resolved.sources == expected)
+    }
+
+    @Test func issue14_emptySourcesIsStillAConfigError() throws {
+        let directory = TemporaryDirectory("lookup-ol")
+        let stage = LookupStage(options: LookupStage.Options(input: "in", output: "out", workspace: Workspace(root: directory.path)))
+        #expect(throws: LookupError.self) {
+            try stage.parameters(context: LookupFixtures.context(#"{"sources": []}"#, directory: directory.path))
+        }
+    }
+
+    /// Issue 14 §5: `offline` answers are not cached: the next run asks for those rows again.
+    @Test func issue14_offlineAnswersAreNotCached() async throws {
+        let books = Self.books(4)
+        let closed = try RefusingLoopbackPort()
+        defer { withExtendedLifetime(closed) {} }  // the port stays bound (refusing) for the whole test
+        let directory = TemporaryDirectory("lookup-ol")
+        var records = Self.isbnRecords(books)
+        records.append(LookupFixtures.record(line: 40, title: "Book Number 2", author: "Ann Author"))
+        let offline = try await Self.run(records, parameters: Self.parameters(closed.baseURL), in: directory)
+        #expect(offline.report.notEnrichedReasons["offline"] == 5)
+        let again = try await Self.run(records, parameters: Self.parameters(closed.baseURL), in: directory)
+        #expect(again.report.cacheHits == 0)
+        #expect(again.report.requests > 0, "asked again")
+        let server = try await FakeOpenLibraryServer(books: books)
+        defer { Task { try? await server.shutdown() } }
+        let online = try await Self.run(records, parameters: Self.parameters(server.baseURL), in: directory)
+        #expect(online.report.cacheHits == 0)
+        #expect(online.records.map { $0.match?.status } == [.matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedBySearch])
     }
 
     @Test func issue4_repeatedRunRepeatsNoFinishedLookup() async throws {
         let books = Self.books(5)
-        let fake = FakeOpenLibrary(books: books)
-        let server = try await LoopbackHTTPServer { fake.handle($0) }
+        let server = try await FakeOpenLibraryServer(books: books)
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-ol")
         var records = Self.isbnRecords(books)
@@ -261,8 +381,7 @@ import TestSupport
     }
 
     @Test func issue4_duplicateRowsReuseTheFirstRowsAnswer() async throws {
-        let fake = FakeOpenLibrary(books: Self.books(1))
-        let server = try await LoopbackHTTPServer { fake.handle($0) }
+        let server = try await FakeOpenLibraryServer(books: Self.books(1))
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-ol")
         let records = [
@@ -281,9 +400,8 @@ import TestSupport
 
     @Test func issue4_sourcesAreChainedInOrder() async throws {
         let onlineOnly = LookupFixtures.isbn13("978100000000")
-        let fake = FakeOpenLibrary(books: [onlineOnly: FakeOpenLibrary.Book(key: "/books/OLX1M", title: "Online Only",
+        let server = try await FakeOpenLibraryServer(books: [onlineOnly: Book(key: "/books/OLX1M", title: "Online Only",
                                                                             authors: ["Web Writer"], work: "/works/OLX1W")])
-        let server = try await LoopbackHTTPServer { fake.handle($0) }
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-ol")
         let catalog = LookupFixtures.sampleCatalog.map { "\"\($0)\"" }.joined(separator: ",")
@@ -300,35 +418,38 @@ import TestSupport
         #expect(server.requests.first?.query["bibkeys"] == "ISBN:\(onlineOnly)")
     }
 
-    @Test func issue4_stopSignalPausesWithinFiveSecondsAndKeepsTheCache() async throws {
-        let fake = FakeOpenLibrary(books: Self.books(200))
-        fake.latency = .milliseconds(300)
-        let server = try await LoopbackHTTPServer { fake.handle($0) }
+    /// The stop signal arrives while requests are in flight (raised by the server on its 20th
+    /// request, not after a sleep): the stage pauses, writes no output, and keeps what it fetched.
+    @Test func issue4_stopSignalPausesAndKeepsTheCache() async throws {
+        let books = Self.books(200)
+        let server = try await FakeOpenLibraryServer(books: books)
         defer { Task { try? await server.shutdown() } }
-        let directory = TemporaryDirectory("lookup-ol")
-        try LookupFixtures.writeRecords(Self.isbnRecords(Self.books(200)), to: directory.file("in.ndjson.gz"))
         let flag = CancellationFlag()
+        server.latency = .milliseconds(50)
+        server.fault = { number, _ in
+            if number == 20 { flag.cancel() }
+            return nil
+        }
+        let directory = TemporaryDirectory("lookup-ol")
+        try LookupFixtures.writeRecords(Self.isbnRecords(books), to: directory.file("in.ndjson.gz"))
         let stage = LookupStage(options: LookupStage.Options(
             input: directory.file("in.ndjson.gz"), output: directory.file("out.ndjson.gz"),
-            progress: directory.file("progress.json"), workspace: Workspace(root: directory.file("ws"))))
+            progress: directory.file("progress.json"), workspace: Workspace(root: directory.file("ws")),
+            clock: PacingClock(ImmediateClock())))
         let context = try LookupFixtures.context(Self.parameters(
-            server.baseURL, #", "batchSize": 1, "requestsPerSecond": 20, "concurrency": 2"#, top: #""chunkSize": 50"#),
+            server.baseURL, #", "batchSize": 1, "concurrency": 2"#, top: #""chunkSize": 50"#),
             directory: directory.path, cancellation: flag)
-        Task {
-            try await Task.sleep(nanoseconds: 1_500_000_000)
-            flag.cancel()
-        }
-        let started = Date()
         await #expect(throws: TryLaterError.self) { try await stage.run(context: context) }
-        #expect(Date().timeIntervalSince(started) < 1.5 + 5)
+        #expect(server.requests.count < 200, "stopped before the end")
         #expect(!FileManager.default.fileExists(atPath: directory.file("out.ndjson.gz")), "no partial output")
         let progress = try readJSONFile(StageProgress.self, from: directory.file("progress.json"))
         #expect(!progress.finished)
         // Answers received before the stop are in the cache: a resumed run does not ask for them again.
-        fake.latency = nil
+        server.latency = nil
+        server.fault = { _, _ in nil }
         let before = server.requests.count
-        let resumed = try await Self.run(Self.isbnRecords(Self.books(200)), parameters: Self.parameters(
-            server.baseURL, #", "batchSize": 1, "requestsPerSecond": 200, "concurrency": 5"#), in: directory)
+        let resumed = try await Self.run(Self.isbnRecords(books), parameters: Self.parameters(
+            server.baseURL, #", "batchSize": 1, "concurrency": 5"#), in: directory)
         #expect(resumed.report.cacheHits > 0)
         #expect(server.requests.count - before + resumed.report.cacheHits == 200)
     }
@@ -347,4 +468,9 @@ final class Toggle: @unchecked Sendable {
         get { lock.withLock { value } }
         set { lock.withLock { value = newValue } }
     }
+}
+
+extension ImmediateClock<Duration> {
+    /// Time the clock has advanced since it was made (it starts at offset zero).
+    var elapsed: Duration { Instant().duration(to: now) }
 }

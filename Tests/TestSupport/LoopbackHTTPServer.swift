@@ -62,6 +62,9 @@ public struct LoopbackResponse: Sendable {
 /// the beer-queue site, which are out of reach here. Every request is recorded.
 public final class LoopbackHTTPServer: Sendable {
     public typealias Handler = @Sendable (LoopbackRequest) async -> LoopbackResponse
+    /// Answers on the server's own event loop thread, delays included, so the server keeps
+    /// answering while the test's cooperative threads are blocked (e.g. waiting for a process).
+    public typealias ImmediateHandler = @Sendable (LoopbackRequest) -> LoopbackResponse
 
     public let port: Int
     private let channel: any Channel
@@ -69,7 +72,16 @@ public final class LoopbackHTTPServer: Sendable {
     private let log: RequestLog
 
     /// Starts the server; it answers every request with `handler`.
-    public init(handler: @escaping Handler) async throws {
+    public convenience init(handler: @escaping Handler) async throws {
+        try await self.init(answer: .async(handler))
+    }
+
+    /// Starts the server; it answers every request with `handler`, on its event loop.
+    public convenience init(immediate handler: @escaping ImmediateHandler) async throws {
+        try await self.init(answer: .immediate(handler))
+    }
+
+    private init(answer handler: LoopbackHandler.Answer) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let log = RequestLog()
         let bootstrap = ServerBootstrap(group: group)
@@ -92,30 +104,96 @@ public final class LoopbackHTTPServer: Sendable {
     /// Every request received so far, in arrival order.
     public var requests: [LoopbackRequest] { log.all }
 
-    /// Stops listening and closes all connections.
+    /// Returns once `count` requests have arrived; throws (naming what it waited for) when they have
+    /// not after `timeout` of real time. The timeout is a safety net for a broken test, not a measure.
+    public func waitForRequests(_ count: Int, timeout: Duration = .seconds(120)) async throws {
+        try await log.wait(for: count, timeout: timeout)
+    }
+
+    /// Stops listening and closes all connections; answers still delayed are dropped.
     public func shutdown() async throws {
+        log.stop()
         try? await channel.close()
         try await group.shutdownGracefully()
     }
 }
 
+/// Thrown by `waitForRequests` when the requests did not come.
+public struct LoopbackWaitTimeout: Error, CustomStringConvertible {
+    public var description: String
+}
+
 private final class RequestLog: @unchecked Sendable {
+    private struct Waiter {
+        var id: UUID
+        var count: Int
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
     private let lock = NSLock()
     private var entries: [LoopbackRequest] = []
-    func append(_ request: LoopbackRequest) { lock.withLock { entries.append(request) } }
+    private var waiters: [Waiter] = []
+    private var stopped = false
+
+    func append(_ request: LoopbackRequest) {
+        let ready = lock.withLock { () -> [Waiter] in
+            entries.append(request)
+            let ready = waiters.filter { $0.count <= entries.count }
+            waiters.removeAll { $0.count <= entries.count }
+            return ready
+        }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
     var all: [LoopbackRequest] { lock.withLock { entries } }
+
+    var isStopped: Bool { lock.withLock { stopped } }
+
+    func stop() { lock.withLock { stopped = true } }
+
+    func wait(for count: Int, timeout: Duration) async throws {
+        let id = UUID()
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            self.expire(id)
+        }
+        defer { timer.cancel() }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let ready = lock.withLock { () -> Bool in
+                guard entries.count < count else { return true }
+                waiters.append(Waiter(id: id, count: count, continuation: continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private func expire(_ id: UUID) {
+        let expired = lock.withLock { () -> (Waiter, Int)? in
+            guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return (waiters.remove(at: index), entries.count)
+        }
+        if let (waiter, seen) = expired {
+            waiter.continuation.resume(throwing: LoopbackWaitTimeout(description: "waited for \(waiter.count) requests, \(seen) arrived"))
+        }
+    }
 }
 
 private final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let handler: LoopbackHTTPServer.Handler
+    enum Answer: Sendable {
+        case async(LoopbackHTTPServer.Handler)
+        case immediate(LoopbackHTTPServer.ImmediateHandler)
+    }
+
+    private let handler: Answer
     private let log: RequestLog
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
 
-    init(handler: @escaping LoopbackHTTPServer.Handler, log: RequestLog) {
+    init(handler: Answer, log: RequestLog) {
         self.handler = handler
         self.log = log
     }
@@ -134,11 +212,22 @@ private final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable 
             let keepAlive = head.isKeepAlive
             let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
-            let handler = handler
-            Task {
-                let response = await handler(request)
-                if let delay = response.delay { try? await Task.sleep(for: delay) }
-                eventLoop.execute { self.respond(bound.value, response, keepAlive: keepAlive) }
+            switch handler {
+            case .immediate(let handler):
+                let response = handler(request)
+                if let delay = response.delay {
+                    let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+                    eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) { self.respond(bound.value, response, keepAlive: keepAlive) }
+                } else {
+                    respond(context, response, keepAlive: keepAlive)
+                }
+            case .async(let handler):
+                Task {
+                    let response = await handler(request)
+                    if let delay = response.delay { try? await Task.sleep(for: delay) }
+                    guard !self.log.isStopped else { return }
+                    eventLoop.execute { self.respond(bound.value, response, keepAlive: keepAlive) }
+                }
             }
         }
     }

@@ -6,7 +6,8 @@
 #      index size, lookups/s, peak RSS.
 # Sizes: LOOKUP_BENCH_EDITIONS, LOOKUP_BENCH_ROWS, LOOKUP_BENCH_HTTP_ROWS.
 set -euo pipefail
-BIN=${BIN:-.build/release}
+CONFIGURATION=${CONFIGURATION:-release}
+BIN=${BIN:-.build/$CONFIGURATION}
 EDITIONS=${LOOKUP_BENCH_EDITIONS:-1000000}
 ROWS=${LOOKUP_BENCH_ROWS:-200000}
 HTTP_ROWS=${LOOKUP_BENCH_HTTP_ROWS:-3000}
@@ -18,7 +19,9 @@ cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$wor
 trap cleanup EXIT
 
 echo "== lookup (a): HTTP source against a rate-limited loopback server (latency 100 ms, 429 above $RATE req/s)"
-python3 bench/lookup/ol_server.py "$work/port" --latency 0.1 --rate $RATE &
+# The same Swift fake the tests use (Tests/TestSupport/FakeOpenLibraryServer.swift).
+"${SWIFT:-swift}" build -c "$CONFIGURATION" --product fake-openlibrary >/dev/null
+"$BIN/fake-openlibrary" "$work/port" --latency 0.1 --rate $RATE &
 server_pid=$!
 for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
 port=$(cat "$work/port")
@@ -63,7 +66,7 @@ t0=$(date +%s.%N)
 python3 bench/lookup/make_catalog.py "$work" "$EDITIONS" "$ROWS"
 t1=$(date +%s.%N)
 printf 'generated dumps + rows in %.1f s (%s)\n' "$(echo "$t1 - $t0" | bc)" "$(du -ch "$work"/editions.txt.gz "$work"/works.txt.gz "$work"/authors.txt.gz | tail -1 | cut -f1) of gzip dumps"
-catalog=(--catalog "$work/editions.txt.gz" --catalog "$work/works.txt.gz" --catalog "$work/authors.txt.gz")
+catalog=(--source catalog --catalog "$work/editions.txt.gz" --catalog "$work/works.txt.gz" --catalog "$work/authors.txt.gz")
 python3 -c "
 import gzip,sys
 src=gzip.open('$work/rows.ndjson.gz','rt'); out=gzip.open('$work/one.ndjson.gz','wt'); out.write(src.readline())"

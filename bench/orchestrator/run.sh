@@ -11,7 +11,7 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BIN="${SHELFLINE_BIN:-$ROOT/.build/release}"
 OUT="${BENCH_OUT:-$ROOT/bench/out/orchestrator}"
 ROWS="${BENCH_ORCH_ROWS:-200000}"
-CONFIG="$ROOT/pipeline.json"
+CONFIG="$ROOT/examples/pipeline.json"  # catalog only: the bench must not ask openlibrary.org
 mkdir -p "$OUT"
 [ -x "$BIN/shelfline" ] || { echo "bench/orchestrator: build first (swift build -c release)" >&2; exit 66; }
 

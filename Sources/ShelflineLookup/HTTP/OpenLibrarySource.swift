@@ -9,14 +9,15 @@ public struct OpenLibrarySource: MetadataSource {
     public var name: String { SourceKind.openlibrary.rawValue }
     public var isRemote: Bool { true }
 
-    public init(parameters: OpenLibraryParameters) throws {
+    /// `clock` drives pacing, backoff and the circuit breaker (a test clock in tests).
+    public init(parameters: OpenLibraryParameters, clock: PacingClock = .continuous) throws {
         guard let url = URL(string: parameters.baseURL.hasSuffix("/") ? String(parameters.baseURL.dropLast()) : parameters.baseURL),
               url.scheme == "http" || url.scheme == "https" else {
             throw LookupError.invalidBaseURL(source: SourceKind.openlibrary.rawValue, url: parameters.baseURL)
         }
         baseURL = url
         isbnBatchSize = parameters.batchSize
-        client = ResilientHTTPClient(source: SourceKind.openlibrary.rawValue, policy: HTTPPolicy(parameters))
+        client = ResilientHTTPClient(source: SourceKind.openlibrary.rawValue, policy: HTTPPolicy(parameters), clock: clock)
     }
 
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {

@@ -16,6 +16,9 @@ public struct HTTPCounters: Codable, Sendable, Equatable {
     public var breakerTrips = 0
     /// Seconds spent sleeping in backoff.
     public var backoffSeconds = 0.0
+    /// Why the source was found out of reach (name resolution failed, connection refused after the
+    /// breaker's probe); nil when it was reachable. Requests after that were not sent.
+    public var offline: String?
     public init() {}
 }
 
@@ -54,15 +57,18 @@ public struct HTTPPolicy: Sendable {
 public final class ResilientHTTPClient: Sendable {
     public let source: String
     let policy: HTTPPolicy
+    let clock: PacingClock
     private let session: URLSession
     private let limiter: RateLimiter
     private let gate: AsyncSemaphore
     let breaker: CircuitBreaker
     private let counters = Counters()
 
-    public init(source: String, policy: HTTPPolicy) {
+    /// `clock` drives pacing, backoff and the breaker (not the per-request timeout, which is real time).
+    public init(source: String, policy: HTTPPolicy, clock: PacingClock = .continuous) {
         self.source = source
         self.policy = policy
+        self.clock = clock
         let configuration = URLSessionConfiguration.ephemeral
         // FoundationNetworking on Linux mishandles sub-second timeouts; the per-request deadline is
         // enforced by `perform`, these whole-second values are only a backstop.
@@ -72,9 +78,9 @@ public final class ResilientHTTPClient: Sendable {
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         session = URLSession(configuration: configuration)
-        limiter = RateLimiter(requestsPerSecond: policy.requestsPerSecond)
+        limiter = RateLimiter(requestsPerSecond: policy.requestsPerSecond, clock: clock)
         gate = AsyncSemaphore(limit: policy.concurrency)
-        breaker = CircuitBreaker(threshold: policy.breakerThreshold, cooldownSeconds: policy.breakerCooldownSeconds)
+        breaker = CircuitBreaker(threshold: policy.breakerThreshold, cooldownSeconds: policy.breakerCooldownSeconds, clock: clock)
     }
 
     public func snapshot() async -> HTTPCounters {
@@ -83,13 +89,26 @@ public final class ResilientHTTPClient: Sendable {
         return value
     }
 
+    /// Whether the source was found out of reach; then every request fails at once as `offline`.
+    public var isOffline: Bool { get async { await breaker.state == .offline } }
+
     /// GETs `url` and hands a 200 body to `decode`; a decode error counts as a failed attempt.
     public func get<T: Sendable>(_ url: URL, decode: @Sendable (Data) throws -> T) async throws -> T {
         var lastReason = "no attempt made"
-        for attempt in 0...policy.maxRetries {
+        // Refused connections are retried past `maxRetries` until the breaker trips and its probe
+        // decides (offline or back), so that they end `offline` rather than each failing on its own.
+        let refusedAttempts = policy.maxRetries + policy.breakerThreshold + 1
+        var attempt = 0
+        while true {
+            defer { attempt += 1 }
             try Task.checkCancellation()
-            guard let outcome = await send(url) else { throw SourceFailure.unavailable(source: source) }
-            try Task.checkCancellation()
+            let outcome: Outcome
+            switch try await send(url) {
+            case .sent(let answer): outcome = answer
+            case .refused(.unavailable): throw SourceFailure.unavailable(source: source)
+            case .refused: throw SourceFailure.offline(source: source)
+            }
+            let failure: AttemptFailure
             switch outcome {
             case .success(let data):
                 do {
@@ -99,16 +118,28 @@ public final class ResilientHTTPClient: Sendable {
                 } catch {
                     counters.update { $0.malformedResponses += 1 }
                     lastReason = "malformed response from \(url.path)"
+                    failure = .other
                 }
-            case .failure(let reason, let retryable):
+            case .cancelled:
+                throw CancellationError()
+            case .failure(let reason, let retryable, let kind):
                 lastReason = reason
                 if !retryable {
                     await breaker.recordSuccess()  // the source answered; the request itself is wrong
                     throw SourceFailure.failed(source: source, reason: reason)
                 }
+                failure = kind
             }
-            await breaker.recordFailure()
-            guard attempt < policy.maxRetries else { break }
+            await breaker.recordFailure(failure)
+            try Task.checkCancellation()
+            if failure != .other, await breaker.state == .offline {
+                counters.update { if $0.offline == nil { $0.offline = lastReason } }
+                throw SourceFailure.offline(source: source)
+            }
+            if attempt >= policy.maxRetries {
+                guard failure == .unreachable, attempt < refusedAttempts else { break }
+                continue  // paced, and held by the open breaker until its probe decides
+            }
             let delay = backoff(attempt: attempt)
             let allowed = counters.update { counters -> Bool in
                 guard counters.backoffSeconds + delay <= policy.waitBudgetSeconds else { return false }
@@ -119,9 +150,9 @@ public final class ResilientHTTPClient: Sendable {
             guard allowed else {
                 throw SourceFailure.failed(source: source, reason: "\(lastReason); wait budget of \(Int(policy.waitBudgetSeconds)) s used up")
             }
-            try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            try await clock.sleep(for: .milliseconds(Int64(delay * 1000)))
         }
-        throw SourceFailure.failed(source: source, reason: "\(lastReason) after \(policy.maxRetries + 1) attempts")
+        throw SourceFailure.failed(source: source, reason: "\(lastReason) after \(attempt) attempts")
     }
 
     /// Exponential backoff with full jitter in its upper half: base·2ⁿ·[0.5, 1], capped.
@@ -130,19 +161,54 @@ public final class ResilientHTTPClient: Sendable {
         return ceiling * Double.random(in: 0.5...1.0)
     }
 
-    private enum Outcome { case success(Data), failure(reason: String, retryable: Bool) }
+    private enum Outcome {
+        case success(Data)
+        case failure(reason: String, retryable: Bool, kind: AttemptFailure)
+        case cancelled
+    }
 
-    /// One attempt; nil when the breaker is open. The breaker is asked last, just before sending,
-    /// so requests queued behind the gate or the pacing see a trip that happened while they waited.
-    private func send(_ url: URL) async -> Outcome? {
+    private enum Attempt {
+        case sent(Outcome)
+        /// Not sent: the breaker is open or the source is offline.
+        case refused(CircuitBreaker.Admission)
+    }
+
+    /// One attempt. The breaker is asked before the pacing slot, so requests to an offline source
+    /// do not use up slots (an offline run settles at once instead of at the request rate), and
+    /// again just before sending, so requests queued behind the pacing see a trip that happened
+    /// while they waited. While the breaker is open for a failing (not unreachable) source, a
+    /// request takes its slot first, as it always has: refusals are spread over the cooldown, so
+    /// rows after a short outage are still answered once the probe succeeds.
+    private func send(_ url: URL) async throws -> Attempt {
         await gate.acquire()
         defer { Task { await gate.release() } }
-        do {
+        var admission = try await breaker.admit()
+        let paced = admission == .unavailable
+        if paced {
             try await limiter.acquire()
-        } catch {
-            return .failure(reason: "cancelled", retryable: false)
+            admission = try await breaker.admit()
         }
-        guard await breaker.allow() else { return nil }
+        guard case .send(var probe) = admission else { return .refused(admission) }
+        if !paced {
+            do {
+                try await limiter.acquire()
+            } catch {
+                if probe { await breaker.abandonProbe() }
+                throw error
+            }
+            if !probe, await !breaker.stillAllowed() {
+                admission = try await breaker.admit()
+                guard case .send(let isProbe) = admission else { return .refused(admission) }
+                probe = isProbe
+            }
+        }
+        let outcome = await attempt(url)
+        if probe, case .cancelled = outcome { await breaker.abandonProbe() }
+        return .sent(outcome)
+    }
+
+    /// Sends one request and classifies what came back.
+    private func attempt(_ url: URL) async -> Outcome {
         var request = URLRequest(url: url, timeoutInterval: (policy.timeoutSeconds + 1).rounded(.up))
         request.setValue(policy.userAgent, forHTTPHeaderField: "User-Agent")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -154,23 +220,32 @@ public final class ResilientHTTPClient: Sendable {
             case 200: return .success(data)
             case 429:
                 counters.update { $0.rateLimited += 1 }
-                return .failure(reason: "HTTP 429 from \(url.host ?? "")", retryable: true)
+                return .failure(reason: "HTTP 429 from \(url.host ?? "")", retryable: true, kind: .other)
             case 500...599, 408:
                 counters.update { $0.serverErrors += 1 }
-                return .failure(reason: "HTTP \(status) from \(url.host ?? "")", retryable: true)
+                return .failure(reason: "HTTP \(status) from \(url.host ?? "")", retryable: true, kind: .other)
             default:
-                return .failure(reason: "HTTP \(status) from \(url.path)", retryable: false)
+                return .failure(reason: "HTTP \(status) from \(url.path)", retryable: false, kind: .other)
             }
         } catch let error as URLError where error.code == .timedOut {
             counters.update { $0.timeouts += 1 }
-            return .failure(reason: "timed out after \(policy.timeoutSeconds) s", retryable: true)
+            return .failure(reason: "timed out after \(policy.timeoutSeconds) s", retryable: true, kind: .other)
         } catch let error as URLError where error.code == .cancelled {
-            return .failure(reason: "cancelled", retryable: false)
+            return .cancelled
         } catch {
             counters.update { $0.connectionErrors += 1 }
-            let reason = (error as? URLError).map { "connection error (\($0.code.rawValue)): \($0.localizedDescription)" }
-                ?? "connection error: \(error.localizedDescription)"
-            return .failure(reason: reason, retryable: true)
+            let host = url.host ?? ""
+            switch (error as? URLError)?.code {
+            case .cannotFindHost?, .dnsLookupFailed?:
+                return .failure(reason: "name resolution failed for \(host)", retryable: true, kind: .nameResolution)
+            case .cannotConnectToHost?, .notConnectedToInternet?:
+                let port = url.port.map { ":\($0)" } ?? ""
+                return .failure(reason: "connection refused by \(host)\(port)", retryable: true, kind: .unreachable)
+            default:
+                let reason = (error as? URLError).map { "connection error (\($0.code.rawValue)): \($0.localizedDescription)" }
+                    ?? "connection error: \(error.localizedDescription)"
+                return .failure(reason: reason, retryable: true, kind: .other)
+            }
         }
     }
 

@@ -3,8 +3,14 @@ import ShelflineCore
 
 /// The lookup stage's `parameters` in `pipeline.json`; every field has a default, so `{}` works.
 public struct LookupParameters: Codable, Sendable, Equatable {
-    /// Sources in the order they are asked.
-    public var sources: [String] = ["catalog"]
+    /// Sources in the order they are asked. When the config names none: the local catalog when one
+    /// is configured (or given with `--catalog`), then the Open Library API.
+    public var sources: [String] {
+        get { configuredSources ?? Self.defaultSources(catalogConfigured: !catalog.isEmpty) }
+        set { configuredSources = newValue }
+    }
+    /// `sources` as pipeline.json names it; nil for the default.
+    private var configuredSources: [String]?
     /// Catalog dump files (editions, works, authors; gzip or plain), relative to pipeline.json.
     public var catalog: [String] = []
     public var openLibrary = OpenLibraryParameters()
@@ -19,9 +25,19 @@ public struct LookupParameters: Codable, Sendable, Equatable {
 
     public init() {}
 
+    /// The default `sources`: enrichment is on, the local catalog first when there is one.
+    public static func defaultSources(catalogConfigured: Bool) -> [String] {
+        (catalogConfigured ? [SourceKind.catalog] : []).map(\.rawValue) + [SourceKind.openlibrary.rawValue]
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case configuredSources = "sources"
+        case catalog, openLibrary, cacheDays, negativeCacheDays, searchLimit, chunkSize, match
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        sources = try container.decodeIfPresent([String].self, forKey: .sources) ?? sources
+        configuredSources = try container.decodeIfPresent([String].self, forKey: .configuredSources)
         catalog = try container.decodeIfPresent([String].self, forKey: .catalog) ?? catalog
         openLibrary = try container.decodeIfPresent(OpenLibraryParameters.self, forKey: .openLibrary) ?? openLibrary
         cacheDays = try container.decodeIfPresent(Double.self, forKey: .cacheDays) ?? cacheDays

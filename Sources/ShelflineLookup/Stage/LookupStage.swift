@@ -17,9 +17,12 @@ public struct LookupStage {
         public var workspace: Workspace
         /// stderr is a terminal: draw a progress bar instead of log lines.
         public var terminal: Bool
+        /// Drives request pacing, backoff and the circuit breaker of remote sources.
+        public var clock: PacingClock
 
         public init(input: String, output: String, report: String? = nil, progress: String? = nil, catalog: [String] = [],
-                    sources: [String] = [], workspace: Workspace, terminal: Bool = false) {
+                    sources: [String] = [], workspace: Workspace, terminal: Bool = false, clock: PacingClock = .continuous) {
+            self.clock = clock
             self.input = input
             self.output = output
             self.report = report
@@ -80,7 +83,7 @@ public struct LookupStage {
                                                 skippedLines: index.stats.skippedLines)
                 sources.append(CatalogSource(index: index))
             case .openlibrary:
-                let source = try OpenLibrarySource(parameters: parameters.openLibrary)
+                let source = try OpenLibrarySource(parameters: parameters.openLibrary, clock: options.clock)
                 remote.append(source)
                 sources.append(source)
             }
@@ -140,7 +143,14 @@ public struct LookupStage {
             report.retries += counters.retries
             report.rateLimited += counters.rateLimited
             report.breakerTrips += counters.breakerTrips
-            if counters.breakerTrips > 0 {
+            if let reason = counters.offline {
+                // Offline but every row found elsewhere (e.g. the catalog): nothing to tell.
+                guard let offline = report.notEnrichedReasons["offline"], offline > 0 else { continue }
+                context.log.error("shelfline-lookup: warning: source '\(source.name)' (\(parameters.openLibrary.baseURL)) is offline (\(reason)); "
+                    + "\(offline) records marked notEnriched (offline) and not cached; "
+                    + "connect to the network and run the import again to enrich them, or set the lookup stage's \"sources\" "
+                    + "to [\"catalog\"] in \(context.configPath) to work offline")
+            } else if counters.breakerTrips > 0 {
                 context.log.error("shelfline-lookup: warning: source '\(source.name)' (\(parameters.openLibrary.baseURL)) was unavailable; \(report.notEnrichedReasons["source unavailable"] ?? 0) records marked notEnriched (source unavailable)")
             }
         }

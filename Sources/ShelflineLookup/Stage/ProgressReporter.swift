@@ -13,6 +13,9 @@ final class ProgressReporter: @unchecked Sendable {
     private var ticker: Task<Void, Never>?
     private var lastLogLine = 0.0
     private var drewBar = false
+    /// Serialises writes, so a tick that took its snapshot before `finish` cannot overwrite the final state.
+    private let writeLock = NSLock()
+    private var finalWritten = false
 
     init(stage: String, total: Int, path: String?, terminal: Bool, log: Logfmt, now: @escaping @Sendable () -> Date) {
         let started = now().timeIntervalSince1970
@@ -50,6 +53,14 @@ final class ProgressReporter: @unchecked Sendable {
     }
 
     private func publish(force: Bool = false) {
+        writeLock.withLock {
+            guard !finalWritten else { return }
+            finalWritten = force && lock.withLock { progress.finished }
+            publishUnlocked(force: force)
+        }
+    }
+
+    private func publishUnlocked(force: Bool) {
         let snapshot: StageProgress = lock.withLock {
             progress.updatedAt = now().timeIntervalSince1970
             return progress
