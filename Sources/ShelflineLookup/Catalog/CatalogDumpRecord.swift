@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineCore
 
 /// One parsed line of an Open Library dump (`type key revision last_modified JSON`).
 enum CatalogDumpRecord {
