@@ -145,12 +145,19 @@ for path in inputs:
     with gzip.open(path, "rt", encoding="utf-8") as f:
         rows.extend(json.loads(line) for line in f)
 
-# Books: normalised base title + first author.
+def book_key(title, author):
+    """One book: the normalised main title (before any subtitle) and the author's surname, so the
+    same book exported twice (with and without its subtitle, initials spelled otherwise) is one."""
+    surname = (norm(author).split() or [""])[-1]
+    return norm(split_subtitle(title)[0]) + "|" + surname
+
+
+# Books: normalised main title + first author's surname.
 books = {}
 order = []
 for row in rows:
     title = row.get("titleBase") or strip_series(row.get("title") or "")
-    key = norm(title) + "|" + norm(row.get("author") or "")
+    key = book_key(title, row.get("author") or "")
     if key not in books:
         books[key] = {"title": title, "authors": [row.get("author") or ""] + (row.get("additionalAuthors") or []), "rows": [],
                       "isbns": set()}
@@ -235,12 +242,12 @@ for key in order:
     for kind in kinds:
         if kind == "other_author":
             other = r.choice(all_authors)
-            if norm(other) == norm(names[0]):
+            if book_key(title, other) == key:
                 continue
             add_work(title, [other], kind, [{"title": main, "subtitle": sub, "isbn": fresh_isbn()}])
         elif kind == "same_author_other":
             other = r.choice(all_titles)
-            if norm(other) == norm(title):
+            if book_key(other, names[0]) == key:
                 continue
             omain, osub = split_subtitle(other)
             add_work(other, names, kind, [{"title": omain, "subtitle": osub, "isbn": fresh_isbn()}])
@@ -255,7 +262,7 @@ for key in absent_with_isbn[: max(1, len(absent_with_isbn) // 10)]:
     r = random.Random(f"{seed}|conflict|{key}")
     other_title = r.choice(all_titles)
     other_author = r.choice(all_authors)
-    if norm(other_title) == norm(book["title"]) or norm(other_author) == norm(book["authors"][0]):
+    if book_key(other_title, other_author) == key or book_key(book["title"], other_author) == key:
         continue
     add_work(other_title, [other_author], "isbn_conflict", [{"title": other_title, "isbn": sorted(book["isbns"])[0]}])
     labels_by_book[key]["kinds"].append("isbn_conflict")
@@ -279,7 +286,7 @@ labels = []
 with gz("rows.ndjson.gz") as f:
     for index, row in enumerate(rows):
         title = row.get("titleBase") or strip_series(row.get("title") or "")
-        key = norm(title) + "|" + norm(row.get("author") or "")
+        key = book_key(title, row.get("author") or "")
         if index % 2 == 1:
             row.pop("isbn13", None)
             row.pop("isbn10", None)

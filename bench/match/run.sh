@@ -11,8 +11,13 @@ BIN=${BIN:-.build/release}
 CORPUS=${MATCH_CORPUS:-$ROOT/../shared/corpus}
 SYNTHETIC=${MATCH_SYNTHETIC_ROWS:-4000}
 SEED=${MATCH_SEED:-14}
-work=$(mktemp -d /tmp/shelfline-match-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# MATCH_WORK=DIR keeps the fixtures and the lookup output there for inspection.
+if [ -n "${MATCH_WORK:-}" ]; then
+    work=$MATCH_WORK; rm -rf "$work"; mkdir -p "$work"
+else
+    work=$(mktemp -d /tmp/shelfline-match-bench.XXXXXX)
+    trap 'rm -rf "$work"' EXIT
+fi
 
 parsed=()
 n=0

@@ -1,3 +1,4 @@
+import Foundation
 /// How a candidate's title relates to the user's, by meaning rather than by character count.
 ///
 /// Both titles are normalised (case, diacritics, punctuation, `&`/`and`, apostrophes, a leading
@@ -24,7 +25,7 @@ struct TitleParts: Sendable {
     /// `title` may carry its subtitle after a separator (`:`, `;`, ` - `, ` — `); `subtitle` is
     /// a catalog's separate subtitle field.
     init(title: String, subtitle: String? = nil) {
-        let stripped = TextNormalizer.strippingSeries(title)
+        let stripped = TitleParts.strippingSeries(title)
         var mainText = Substring(stripped)
         var rest: Substring = ""
         if let range = Self.separatorRange(in: stripped) {
@@ -41,6 +42,24 @@ struct TitleParts: Sendable {
         }
     }
 
+    /// The title without trailing `(…)`/`[…]` groups that are series parts (`(The Expanse, #2)`)
+    /// or edition notes (`(Penguin Classics)`); a group naming another book (`(SparkNotes)`,
+    /// `(Volume 2)`) stays, as a subtitle would.
+    static func strippingSeries(_ title: String) -> String {
+        var text = title.trimmingCharacters(in: .whitespaces)
+        while let last = text.last, last == ")" || last == "]" {
+            let open: Character = last == ")" ? "(" : "["
+            guard let start = text.lastIndex(of: open), start != text.startIndex else { break }
+            let group = text[start...]
+            if !group.contains("#"), words(String(group)).contains(where: DistinguishingTokens.contains) {
+                text = String(text[..<start]).trimmingCharacters(in: .whitespaces) + ": " + group.dropFirst().dropLast()
+                break
+            }
+            text = String(text[..<start]).trimmingCharacters(in: .whitespaces)
+        }
+        return text
+    }
+
     /// The first subtitle separator: `:`, `;`, or a dash between spaces.
     static func separatorRange(in text: String) -> Range<String.Index>? {
         var best: Range<String.Index>?
@@ -53,16 +72,26 @@ struct TitleParts: Sendable {
         return best
     }
 
-    /// Tokens with apostrophes removed first (`Man's` → `mans`, `l'Étranger` → `letranger`).
+    /// Tokens with apostrophes inside words removed first (`Man's` → `mans`); a one-letter
+    /// elision separates (`l'Étranger` → `l etranger`, `d'exercices` → `d exercices`).
     static func words(_ text: String) -> [String] {
-        let plain = text.contains("'") || text.contains("\u{2019}")
-            ? String(text.unicodeScalars.filter { $0 != "'" && $0 != "\u{2019}" }.map(Character.init)) : text
-        return TextNormalizer.tokens(plain)
+        guard text.contains("'") || text.contains("\u{2019}") else { return TextNormalizer.tokens(text) }
+        var plain = String.UnicodeScalarView()
+        var run = 0
+        for scalar in text.unicodeScalars {
+            if scalar == "'" || scalar == "\u{2019}" {
+                if run <= 1 { plain.append(" ") }
+                continue
+            }
+            run = scalar.properties.isAlphabetic ? run + 1 : 0
+            plain.append(scalar)
+        }
+        return TextNormalizer.tokens(String(plain))
     }
 
     /// Leading articles of the languages exports hold (English, French, Spanish, Italian, German, Dutch, Portuguese).
     static let leadingArticles: Set<String> = [
-        "a", "an", "the", "le", "la", "les", "el", "los", "las", "il", "lo", "gli", "der", "die", "das",
+        "a", "an", "the", "le", "la", "les", "l", "el", "los", "las", "il", "lo", "gli", "der", "die", "das",
         "ein", "eine", "het", "een", "um", "uma", "un", "une", "una", "uno",
     ]
 
@@ -94,9 +123,7 @@ extension TitleRelation {
         for (lhs, rhs) in [(userFull, candidateFull), (user.main, candidate.main)] where !lhs.isEmpty && !rhs.isEmpty {
             if let token = DistinguishingTokens.firstDifference(lhs, rhs) {
                 // Equal once the distinguishing tokens (and the little words around them) are set aside.
-                let left = lhs.filter { !DistinguishingTokens.contains($0) && !DistinguishingTokens.filler.contains($0) }
-                let right = rhs.filter { !DistinguishingTokens.contains($0) && !DistinguishingTokens.filler.contains($0) }
-                if !left.isEmpty && (sameText(left, right) || typoLevel(left, right)) { return .distinguishing(token: token) }
+                if DistinguishingTokens.sameApartFromDistinguishing(lhs, rhs) { return .distinguishing(token: token) }
             } else if typoLevel(lhs, rhs) {
                 return .equivalent(tier: 1)
             }
@@ -181,6 +208,16 @@ public enum DistinguishingTokens {
         "novela", "roman", "edition", "ausgabe",
     ]
 
+    /// The sequences are the same title once distinguishing tokens and the little words around
+    /// them (`a companion to`, `im Schuber`, `book 2 of the`) are set aside.
+    static func sameApartFromDistinguishing(_ lhs: [String], _ rhs: [String]) -> Bool {
+        func little(_ token: String) -> Bool { filler.contains(token) || token.count <= 2 }
+        let left = lhs.filter { !contains($0) && !little($0) }
+        let right = rhs.filter { !contains($0) && !little($0) }
+        guard !left.isEmpty else { return false }
+        return TitleRelation.sameText(left, right) || TitleRelation.typoLevel(left, right)
+    }
+
     /// True for numbers, roman numerals, ordinal and number words, volume words and kind-of-book words.
     public static func contains(_ token: String) -> Bool {
         if token.utf8.contains(where: { $0 >= 48 && $0 <= 57 }) { return true }
@@ -189,7 +226,8 @@ public enum DistinguishingTokens {
 
     /// `i`…`lxxxix` written with i, v, x, l in the standard form.
     static func isRomanNumeral(_ token: String) -> Bool {
-        guard !token.isEmpty, token.count <= 8, token.allSatisfy({ "ivxl".contains($0) }) else { return false }
+        // A lone `l` is the French elided article far more often than fifty.
+        guard !token.isEmpty, token.count <= 8, token != "l", token.allSatisfy({ "ivxl".contains($0) }) else { return false }
         let values: [Character: Int] = ["i": 1, "v": 5, "x": 10, "l": 50]
         var total = 0
         let digits = Array(token)
