@@ -19,14 +19,19 @@ public enum ImportReportPage {
         }
         let review = try ReviewEntry.read(path: resolve(status.merge?.review, "review.json"))
         let failed = try CSVTable.read(path: resolve(status.merge?.failedRows, "failed-rows.csv"))
-        let html = render(status: status, review: review, failedRows: failed, maximumRows: parameters.reportMaximumRows)
+        let notEnriched = try CSVTable.read(path: resolve(status.merge?.notEnrichedRows, "not-enriched.csv"))
+        let html = render(status: status, review: review, failedRows: failed, notEnrichedRows: notEnriched,
+                          maximumRows: parameters.reportMaximumRows)
         let target = path(runDirectory: directory)
         try AtomicFile.write(html, to: target)
         return target
     }
 
     /// The page's HTML.
-    public static func render(status: ImportRunStatus, review: [ReviewEntry], failedRows: [[String]], maximumRows: Int) -> String {
+    /// `failedRows` are the rejected rows (not in the library); `notEnrichedRows` the rows imported
+    /// without metadata (in the library): separate sections with their own counts.
+    public static func render(status: ImportRunStatus, review: [ReviewEntry], failedRows: [[String]],
+                              notEnrichedRows: [[String]] = [], maximumRows: Int) -> String {
         let state = ImportActivityRenderer.contentState(for: status)
         let fileName = status.parse.map { ($0.input as NSString).lastPathComponent } ?? "import"
         var html = """
@@ -48,6 +53,7 @@ public enum ImportReportPage {
         td.num { text-align: right; font-variant-numeric: tabular-nums; }
         ol.candidates { margin: 0; padding-left: 1.3em; }
         .muted { color: #777; }
+        .why { color: #8a5a00; }
         .scroll { overflow-x: auto; }
         svg text { font: 13px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; fill: #1d1d1f; }
         </style>
@@ -93,7 +99,9 @@ public enum ImportReportPage {
                         let score = candidate.score.map { String(format: " (score %.2f)", $0) } ?? ""
                         html += "<li>\(escape(candidate.title))"
                             + (candidate.authors.isEmpty ? "" : " — \(escape(candidate.authors.joined(separator: ", ")))")
-                            + " <code>\(escape(candidate.key))</code>\(escape(score))</li>"
+                            + " <code>\(escape(candidate.key))</code>\(escape(score))"
+                            + (candidate.reason.map { " <span class=\"why\">not accepted: \(escape(Self.readable($0)))</span>" } ?? "")
+                            + "</li>"
                     }
                     html += "</ol>"
                 }
@@ -105,25 +113,42 @@ public enum ImportReportPage {
             }
         }
 
-        let header = failedRows.first ?? []
-        let rows = Array(failedRows.dropFirst())
-        html += "<h2>Failed rows (\(rows.count))</h2>\n"
-        if rows.isEmpty {
-            html += "<p class=\"muted\">No failed rows.</p>\n"
-        } else {
-            html += "<p class=\"muted\">Rejected or not enriched, with the export's original cells: fix them in "
-                + "<code>failed-rows.csv</code> and import that file again.</p>\n"
-            html += "<div class=\"scroll\"><table id=\"failed\">\n<tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
-            for row in rows.prefix(maximumRows) {
-                html += "<tr>" + row.map { "<td>\(escape($0.truncated(toCharacters: 300)))</td>" }.joined() + "</tr>\n"
-            }
-            html += "</table></div>\n"
-            if rows.count > maximumRows {
-                html += "<p class=\"muted\">… and \(rows.count - maximumRows) more in failed-rows.csv.</p>\n"
-            }
-        }
+        html += rowsSection(
+            id: "failed", heading: "Rejected rows", table: failedRows, file: "failed-rows.csv", maximumRows: maximumRows,
+            empty: "No rejected rows.",
+            explanation: "Not in the library: these rows could not be read. Fix them in <code>failed-rows.csv</code> "
+                + "(the export's original cells) and import that file again.")
+        html += rowsSection(
+            id: "not-enriched", heading: "Imported without metadata", table: notEnrichedRows, file: "not-enriched.csv",
+            maximumRows: maximumRows, empty: "Every imported book has metadata.",
+            explanation: "In the library, from the export's own data; no source knew these books. "
+                + "They are listed in <code>not-enriched.csv</code>.")
         html += "</body>\n</html>\n"
         return html
+    }
+
+    /// One table of export rows (header first) under `heading (count)`.
+    static func rowsSection(id: String, heading: String, table: [[String]], file: String, maximumRows: Int, empty: String,
+                            explanation: String) -> String {
+        let header = table.first ?? []
+        let rows = Array(table.dropFirst())
+        var html = "<h2>\(escape(heading)) (\(rows.count))</h2>\n"
+        if rows.isEmpty { return html + "<p class=\"muted\">\(escape(empty))</p>\n" }
+        html += "<p class=\"muted\">\(explanation)</p>\n"
+        html += "<div class=\"scroll\"><table id=\"\(id)\">\n<tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+        for row in rows.prefix(maximumRows) {
+            html += "<tr>" + row.map { "<td>\(escape($0.truncated(toCharacters: 300)))</td>" }.joined() + "</tr>\n"
+        }
+        html += "</table></div>\n"
+        if rows.count > maximumRows {
+            html += "<p class=\"muted\">… and \(rows.count - maximumRows) more in \(escape(file)).</p>\n"
+        }
+        return html
+    }
+
+    /// A review reason in words (`isbnTitleConflict` is the machine-readable reason).
+    static func readable(_ reason: String) -> String {
+        reason == "isbnTitleConflict" ? "the ISBN's edition has another title and author (isbnTitleConflict)" : reason
     }
 
     /// A horizontal bar chart as inline SVG, bars scaled to the largest count.
