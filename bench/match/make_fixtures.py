@@ -145,27 +145,83 @@ for path in inputs:
     with gzip.open(path, "rt", encoding="utf-8") as f:
         rows.extend(json.loads(line) for line in f)
 
+SUFFIXES = {"jr", "sr", "ii", "iii", "iv", "phd", "md", "dr"}
+ARTICLES = {"the", "a", "an", "le", "la", "les", "l", "el", "los", "las", "der", "die", "das"}
+
+
+def title_key(title):
+    """The main title as people remember it: no series or edition notes, no subtitle, no leading
+    article, `&` read as `and`, apostrophes and punctuation gone."""
+    main = split_subtitle(strip_series(title))[0].replace("&", " and ").replace("'", "").replace("’", "")
+    words = norm(main).split()
+    if len(words) > 1 and words[0] in ARTICLES:
+        words = words[1:]
+    return " ".join(words)
+
+
+def surname(author):
+    words = [w for w in norm(author).split() if w not in SUFFIXES]
+    return words[-1] if words else ""
+
+
 def book_key(title, author):
-    """One book: the normalised main title (before any subtitle) and the author's surname, so the
-    same book exported twice (with and without its subtitle, initials spelled otherwise) is one."""
-    surname = (norm(author).split() or [""])[-1]
-    return norm(split_subtitle(title)[0]) + "|" + surname
+    return title_key(title) + "|" + surname(author)
 
 
-# Books: normalised main title + first author's surname.
+# Books. By the issue's definition a present book is one with the same title and author as the
+# row, so rows whose main titles agree and whose author sets share a surname are one book, and so
+# are rows sharing an ISBN (an export's translation or other edition of the same work).
+parent = {}
+
+
+def find(x):
+    while parent.setdefault(x, x) != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+def union(a, b):
+    a, b = find(a), find(b)
+    if a != b:
+        parent[max(a, b)] = min(a, b)
+
+
+row_keys = []
+by_title_surname = {}
+by_isbn = {}
+for index, row in enumerate(rows):
+    title = row.get("titleBase") or strip_series(row.get("title") or "")
+    find(index)
+    for name in [row.get("author") or ""] + (row.get("additionalAuthors") or []):
+        if surname(name):
+            slot = (title_key(title), surname(name))
+            if slot in by_title_surname:
+                union(index, by_title_surname[slot])
+            else:
+                by_title_surname[slot] = index
+    for field in ("isbn13", "isbn10"):
+        if row.get(field):
+            if row[field] in by_isbn:
+                union(index, by_isbn[row[field]])
+            else:
+                by_isbn[row[field]] = index
 books = {}
 order = []
-for row in rows:
+for index, row in enumerate(rows):
     title = row.get("titleBase") or strip_series(row.get("title") or "")
-    key = book_key(title, row.get("author") or "")
+    key = f"book{find(index)}"
+    row_keys.append(key)
     if key not in books:
         books[key] = {"title": title, "authors": [row.get("author") or ""] + (row.get("additionalAuthors") or []), "rows": [],
-                      "isbns": set()}
+                      "isbns": set(), "keys": set()}
         order.append(key)
     books[key]["rows"].append(row)
-    for field in ("isbn13",):
-        if row.get(field):
-            books[key]["isbns"].add(row[field])
+    books[key]["keys"].add(book_key(title, row.get("author") or ""))
+    for name in books[key]["authors"]:
+        books[key]["keys"].add(book_key(title, name))
+    if row.get("isbn13"):
+        books[key]["isbns"].add(row["isbn13"])
 
 authors = {}
 
@@ -242,12 +298,12 @@ for key in order:
     for kind in kinds:
         if kind == "other_author":
             other = r.choice(all_authors)
-            if book_key(title, other) == key:
+            if book_key(title, other) in book["keys"]:
                 continue
             add_work(title, [other], kind, [{"title": main, "subtitle": sub, "isbn": fresh_isbn()}])
         elif kind == "same_author_other":
             other = r.choice(all_titles)
-            if book_key(other, names[0]) == key:
+            if book_key(other, names[0]) in book["keys"]:
                 continue
             omain, osub = split_subtitle(other)
             add_work(other, names, kind, [{"title": omain, "subtitle": osub, "isbn": fresh_isbn()}])
@@ -262,7 +318,7 @@ for key in absent_with_isbn[: max(1, len(absent_with_isbn) // 10)]:
     r = random.Random(f"{seed}|conflict|{key}")
     other_title = r.choice(all_titles)
     other_author = r.choice(all_authors)
-    if book_key(other_title, other_author) == key or book_key(book["title"], other_author) == key:
+    if book_key(other_title, other_author) in book["keys"] or book_key(book["title"], other_author) in book["keys"]:
         continue
     add_work(other_title, [other_author], "isbn_conflict", [{"title": other_title, "isbn": sorted(book["isbns"])[0]}])
     labels_by_book[key]["kinds"].append("isbn_conflict")
@@ -285,8 +341,7 @@ with gz("editions.txt.gz") as f:
 labels = []
 with gz("rows.ndjson.gz") as f:
     for index, row in enumerate(rows):
-        title = row.get("titleBase") or strip_series(row.get("title") or "")
-        key = book_key(title, row.get("author") or "")
+        key = row_keys[index]
         if index % 2 == 1:
             row.pop("isbn13", None)
             row.pop("isbn10", None)
