@@ -84,6 +84,16 @@ final class FakeOpenLibrary: @unchecked Sendable {
             for bibkey in keys {
                 let isbn = bibkey.replacingOccurrences(of: "ISBN:", with: "")
                 guard let book = books[isbn] else { continue }
+                if request.query["jscmd"] == "details" {
+                    // The documented `details` shape: the edition record, which names its work.
+                    entries.append("""
+                        "\(bibkey)": {"bib_key": "\(bibkey)", "info_url": "https://openlibrary.org\(book.key)",
+                        "details": {"key": "\(book.key)", "title": "\(book.title)", "works": [{"key": "\(book.work)"}],
+                        "authors": [\(book.authors.map { "{\"key\": \"/authors/X\", \"name\": \"\($0)\"}" }.joined(separator: ","))],
+                        "isbn_13": ["\(isbn)"], "publishers": ["Ace"], "publish_date": "1990", "number_of_pages": 604, "covers": [123]}}
+                        """)
+                    continue
+                }
                 let authors = book.authors.map { "{\"name\": \"\($0)\", \"url\": \"https://openlibrary.org/authors/X\"}" }
                 entries.append("""
                     "\(bibkey)": {"url": "https://openlibrary.org\(book.key)", "key": "\(book.key)", "title": "\(book.title)",

@@ -217,7 +217,10 @@ for index, row in enumerate(rows):
                       "isbns": set(), "keys": set()}
         order.append(key)
     books[key]["rows"].append(row)
-    books[key]["keys"].add(book_key(title, row.get("author") or ""))
+    # The true work carries every author any of the book's rows names.
+    for name in [row.get("author") or ""] + (row.get("additionalAuthors") or []):
+        if name.strip() and surname(name) not in {surname(n) for n in books[key]["authors"]}:
+            books[key]["authors"].append(name)
     for name in books[key]["authors"]:
         books[key]["keys"].add(book_key(title, name))
     if row.get("isbn13"):
@@ -267,6 +270,7 @@ def add_work(title, author_names, kind, edition_specs):
     return key
 
 
+all_keys = set().union(*(b["keys"] for b in books.values()))
 all_authors = sorted({b["authors"][0] for b in books.values() if b["authors"][0].strip()})
 all_titles = [b["title"] for b in books.values()]
 labels_by_book = {}
@@ -298,17 +302,19 @@ for key in order:
     for kind in kinds:
         if kind == "other_author":
             other = r.choice(all_authors)
-            if book_key(title, other) in book["keys"]:
-                continue
+            if book_key(title, other) in all_keys:
+                continue  # another row's book: present by definition, not a near miss
             add_work(title, [other], kind, [{"title": main, "subtitle": sub, "isbn": fresh_isbn()}])
         elif kind == "same_author_other":
             other = r.choice(all_titles)
-            if book_key(other, names[0]) in book["keys"]:
-                continue
+            if any(book_key(other, n) in all_keys for n in names):
+                continue  # another row's book: present by definition, not a near miss
             omain, osub = split_subtitle(other)
             add_work(other, names, kind, [{"title": omain, "subtitle": osub, "isbn": fresh_isbn()}])
         else:
             dtitle, dsub = distractor_title(kind, main, sub, r)
+            if any(book_key(dtitle, n) in all_keys for n in names):
+                continue
             add_work(dtitle, names, kind, [{"title": dtitle, "subtitle": dsub, "isbn": fresh_isbn()}])
     labels_by_book[key] = {"present": present, "work": work, "kinds": kinds}
 

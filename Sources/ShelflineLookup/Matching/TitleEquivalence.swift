@@ -184,12 +184,11 @@ public enum DistinguishingTokens {
     ]
     static let kindWords: Set<String> = [
         // English
-        "companion", "companions", "summary", "summaries", "study", "guide", "guides", "guidebook", "workbook",
+        "companion", "companions", "summary", "summaries", "study", "guidebook", "workbook",
         "workbooks", "analysis", "notes", "cliffsnotes", "sparknotes", "readers", "boxed", "box", "boxset", "collection",
         "collected", "complete", "omnibus", "trilogy", "tetralogy", "quartet", "duology", "graphic", "manga", "comic",
-        "screenplay", "script", "screenplays", "sequel", "prequel", "journal", "coloring", "colouring", "activity",
-        "quiz", "trivia", "unofficial", "handbook", "anthology", "essays", "lessons", "teachers", "teacher", "cookbook",
-        "critique", "commentary", "discussion", "summarized",
+        "screenplay", "script", "screenplays", "sequel", "prequel", "coloring", "colouring", "quiz", "trivia",
+        "unofficial", "anthology", "summarized",
         // German
         "begleitbuch", "begleiter", "zusammenfassung", "lernhilfe", "studienfuhrer", "arbeitsbuch", "arbeitsheft",
         "analyse", "interpretation", "interpretationen", "notizen", "lekturehilfe", "schuber", "sammelband", "sammlung",
