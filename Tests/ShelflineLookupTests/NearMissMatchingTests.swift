@@ -230,6 +230,8 @@ import TestSupport
         Case(kind: "same surname, another given name", row: "Dune", author: "Frank Herbert", other: "Dune", otherAuthor: "Brian Herbert",
              reason: "author mismatch"),
         Case(kind: "same author's other book", row: "Dune", author: "Frank Herbert", other: "Dune Messiah", reason: "title differs"),
+        Case(kind: "typo and a kind word", row: "Dune Mesiah: The Return", author: "Frank Herbert", other: "Dune Messiah",
+             otherSubtitle: "A Sequel", reason: "\"sequel\""),
         Case(kind: "translated title", row: "The Trial", author: "Franz Kafka", other: "Der Process", reason: "title differs"),
     ]
 

@@ -120,13 +120,20 @@ extension TitleRelation {
             if let token = extra.first(where: DistinguishingTokens.contains) { return .distinguishing(token: token) }
             return .equivalent(tier: 2)
         }
-        for (lhs, rhs) in [(userFull, candidateFull), (user.main, candidate.main)] where !lhs.isEmpty && !rhs.isEmpty {
-            if let token = DistinguishingTokens.firstDifference(lhs, rhs) {
-                // Equal once the distinguishing tokens (and the little words around them) are set aside.
-                if DistinguishingTokens.sameApartFromDistinguishing(lhs, rhs) { return .distinguishing(token: token) }
-            } else if typoLevel(lhs, rhs) {
-                return .equivalent(tier: 1)
+        if let token = DistinguishingTokens.firstDifference(userFull, candidateFull) {
+            // Equal once the distinguishing tokens (and the little words around them) are set aside.
+            if DistinguishingTokens.sameApartFromDistinguishing(userFull, candidateFull)
+                || DistinguishingTokens.sameApartFromDistinguishing(user.main, candidate.main) {
+                return .distinguishing(token: token)
             }
+            return .different
+        }
+        if typoLevel(userFull, candidateFull) { return .equivalent(tier: 1) }
+        // A slip in the main title, and at most one side with a subtitle (checked above: no
+        // distinguishing token differs) or the same subtitle.
+        if typoLevel(user.main, candidate.main)
+            && (user.subtitle.isEmpty || candidate.subtitle.isEmpty || user.subtitle == candidate.subtitle) {
+            return .equivalent(tier: 1)
         }
         return .different
     }
