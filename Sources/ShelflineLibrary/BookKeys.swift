@@ -50,39 +50,14 @@ public enum BookKeys {
 
     // MARK: ISBN
 
+    /// The shared rule (`ShelflineCore.ISBN`): a valid 978/979 ISBN-13, hyphens and spaces allowed.
     static func canonicalISBN13(_ text: String) -> String? {
-        let digits = text.filter { $0.isASCII && $0.isNumber }
-        guard digits.count == 13, digits.count == text.filter({ !$0.isWhitespace && $0 != "-" }).count else { return nil }
-        let values = digits.compactMap { $0.wholeNumberValue }
-        var sum = 0
-        for (index, value) in values.enumerated() { sum += index % 2 == 0 ? value : value * 3 }
-        return sum % 10 == 0 ? digits : nil
+        ISBN.canonical13(text).flatMap { canonical in text.utf8.count - text.utf8.filter { $0 == 45 || $0 == 32 }.count == 13 ? canonical : nil }
     }
 
     /// Converts a valid ISBN-10 to its ISBN-13; nil when it is not a valid ISBN-10.
     public static func isbn13(fromISBN10 text: String) -> String? {
-        let cleaned = text.uppercased().filter { !$0.isWhitespace && $0 != "-" }
-        guard cleaned.count == 10 else { return nil }
-        var sum = 0
-        for (index, character) in cleaned.enumerated() {
-            let value: Int
-            if let digit = character.wholeNumberValue, character.isASCII {
-                value = digit
-            } else if character == "X" && index == 9 {
-                value = 10
-            } else {
-                return nil
-            }
-            sum += value * (10 - index)
-        }
-        guard sum % 11 == 0 else { return nil }
-        let body = "978" + cleaned.prefix(9)
-        var total = 0
-        for (index, character) in body.enumerated() {
-            let value = character.wholeNumberValue!
-            total += index % 2 == 0 ? value : value * 3
-        }
-        return body + String((10 - total % 10) % 10)
+        text.utf8.count - text.utf8.filter { $0 == 45 || $0 == 32 }.count == 10 ? ISBN.canonical13(text) : nil
     }
 
     // MARK: Title and author

@@ -15,8 +15,9 @@ public struct FailedRow: Sendable, Equatable {
     var bookId: UInt64?
 }
 
-/// `failed-rows.csv`: the source's own header line and each rejected or not-enriched row's
-/// original bytes, copied verbatim, so the user can fix them and import the file again.
+/// `failed-rows.csv` (rejected rows: not in the library) and `not-enriched.csv` (rows imported
+/// without metadata: in the library): the source's own header line and each row's original bytes,
+/// copied verbatim, so the user can fix them and import the file again.
 ///
 /// When the source file is gone or no longer matches the parse report, it writes what it still
 /// knows instead — `Source Line,Reason,Row` — and says so (`usedFallback`).
@@ -26,6 +27,14 @@ public enum FailedRowsExport {
         public var usedFallback: Bool
         public var fallbackReason: String?
     }
+
+    /// Where the not-enriched rows go: `not-enriched.csv` in the failed-rows file's directory.
+    public static func notEnrichedPath(besides failedRows: String) -> String {
+        let directory = (failedRows as NSString).deletingLastPathComponent
+        return directory.isEmpty ? notEnrichedFileName : directory + "/" + notEnrichedFileName
+    }
+
+    public static let notEnrichedFileName = "not-enriched.csv"
 
     public static func write(_ rows: [FailedRow], parse: ParseReport, to path: String) throws -> Result {
         do {

@@ -10,7 +10,8 @@ public struct MergeParameters: Codable, Sendable, Equatable {
     public var buckets = 256
     /// gzip level of the library file.
     public var libraryLevel = Int(GzipWriter.libraryLevel)
-    /// Also export rows lookup could not enrich (and whose book has no edition) to failed-rows.csv.
+    /// Also export rows lookup could not enrich (and whose book has no edition) to not-enriched.csv,
+    /// next to failed-rows.csv (which holds the rejected rows only).
     public var failedRowsIncludeNotEnriched = true
 
     public init() {}
@@ -219,15 +220,19 @@ public enum MergeStage {
             try ledger.commit()
             let flagged = reviewItems.filter { fold.flagged.contains($0.id) }.map(\.item)
             try writeJSONFile(ReviewList(importId: importId, items: flagged), to: request.review)
-            var failed = rejects.map {
+            let failed = rejects.map {
                 FailedRow(line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
                           fallbackText: $0.raw, bookId: nil)
             }
+            // Issue 14 §6: rejected rows (not in the library) and rows imported without metadata
+            // (in the library) are separate files with their own counts.
+            var exports = [try FailedRowsExport.write(failed.sorted { $0.line < $1.line }, parse: parse, to: request.failedRows)]
             if parameters.failedRowsIncludeNotEnriched {
-                failed += notEnriched.filter { fold.unenriched.contains($0.bookId!) }
+                let unenriched = notEnriched.filter { fold.unenriched.contains($0.bookId!) }
+                exports.append(try FailedRowsExport.write(unenriched.sorted { $0.line < $1.line }, parse: parse,
+                                                          to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))
             }
-            let export = try FailedRowsExport.write(failed.sorted { $0.line < $1.line }, parse: parse, to: request.failedRows)
-            if let log, export.usedFallback {
+            if let log, let export = exports.first(where: \.usedFallback) {
                 log.event(["stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
                            "reason": export.fallbackReason ?? ""])
             }
@@ -247,7 +252,9 @@ public enum MergeStage {
         let report = MergeReport(importId: importId, rowsRead: parse.rowsRead, outcomes: outcomes, enrichment: enrichment,
                                  libraryBooks: fold.books, ledger: relative(request.ledger, to: request.report),
                                  review: relative(request.review, to: request.report),
-                                 failedRows: relative(request.failedRows, to: request.report))
+                                 failedRows: relative(request.failedRows, to: request.report),
+                                 notEnrichedRows: parameters.failedRowsIncludeNotEnriched
+                                     ? relative(FailedRowsExport.notEnrichedPath(besides: request.failedRows), to: request.report) : nil)
         try writeJSONFile(report, to: request.report)
         progress.finish(finished: true, counts: outcomes.progressCounts)
         progressFinished = true

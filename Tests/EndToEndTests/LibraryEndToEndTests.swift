@@ -90,7 +90,8 @@ import TestSupport
         let again = try merge(run, importId: "second")
         #expect(again.status == 0, "\(again)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: library)) == bytes)
-        let csv = try String(contentsOfFile: run + "/failed-rows.csv", encoding: .utf8)
+        // Issue 14 §6: a row imported without metadata is not a failed row; it has its own file.
+        let csv = try String(contentsOfFile: run + "/not-enriched.csv", encoding: .utf8)
         #expect(csv.hasPrefix("Book Id,Title,Author,ISBN13\n1,Dune,Frank Herbert,9780441172719\n"))
     }
 

@@ -76,7 +76,13 @@ import TestSupport
 
     /// Open Library's batch endpoint, answering every ISBN with an edition derived from it.
     static func openLibrary() async throws -> FakeOpenLibraryServer {
-        let server = try await FakeOpenLibraryServer(everyISBN: true)
+        // The row's own author (see `syntheticExport`): an edition naming neither the row's title nor
+        // its author would be an ISBN conflict, which goes to review (issue 14).
+        let server = try await FakeOpenLibraryServer(derive: { isbn in
+            let row = ((Int(isbn.dropFirst(3).prefix(9)) ?? 100_000) - 100_000) / 7
+            return .init(key: "/books/OL\(isbn.suffix(6))M", title: "Edition \(isbn)", authors: ["Author \(row % 37)"],
+                         work: "/works/OL\(isbn.suffix(6))W")
+        })
         server.latency = .milliseconds(40)
         return server
     }

@@ -182,8 +182,11 @@ import TestSupport
         ]
         let fixture = try ImportFixture(directory: temp.file("failed"), rows: rows, lineEnding: "\r\n")
         _ = try merge(fixture)
+        // Issue 14 §6: rejected rows and rows imported without metadata are separate files.
         let csv = try String(contentsOfFile: fixture.directory + "/failed-rows.csv", encoding: .utf8)
-        #expect(csv == ImportFixture.header + "\r\n" + rejectedRaw + "\r\n" + notEnrichedRaw + "\r\n")
+        #expect(csv == ImportFixture.header + "\r\n" + rejectedRaw + "\r\n")
+        let notEnriched = try String(contentsOfFile: fixture.directory + "/not-enriched.csv", encoding: .utf8)
+        #expect(notEnriched == ImportFixture.header + "\r\n" + notEnrichedRaw + "\r\n")
     }
 
     @Test func issue3_failedRowsFallBackWhenTheSourceIsGone() throws {
@@ -197,7 +200,10 @@ import TestSupport
         let csv = try String(contentsOfFile: fixture.directory + "/failed-rows.csv", encoding: .utf8)
         #expect(csv.hasPrefix("Source Line,Reason,Row\n"))
         #expect(csv.contains("2,unterminated quote,\"1,\"\"broken\""))
-        #expect(csv.contains("3,not looked up,Dune | Frank Herbert | "))
+        // Issue 14 §6: the not-enriched row is in the library, so it is in its own file.
+        #expect(!csv.contains("Dune"))
+        let notEnriched = try String(contentsOfFile: fixture.directory + "/not-enriched.csv", encoding: .utf8)
+        #expect(notEnriched.contains("3,not looked up,Dune | Frank Herbert | "))
     }
 
     @Test func issue3_corruptRecordsLeaveTheLibraryUntouched() throws {

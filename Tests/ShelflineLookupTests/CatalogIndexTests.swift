@@ -24,7 +24,9 @@ import TestSupport
             LookupFixtures.dumpLine("edition", "/books/OL2M", #"{"title": "Broken JSON", "isbn_13": ["#),
             LookupFixtures.dumpLine("edition", "/books/OL3M", #"{"subtitle": "no title here"}"#),
             LookupFixtures.dumpLine("author", "/authors/OL2A", #"{"birth_date": "1900"}"#),
-            LookupFixtures.dumpLine("edition", "/books/OL4M", #"{"title": "Bad ISBN kept out", "isbn_13": ["9780000000000", "12-34"]}"#),
+            LookupFixtures.dumpLine("edition", "/books/OL4M", #"{"title": "Bad ISBN kept out", "isbn_13": ["9780000000000", "12-34"], "works": [{"key": "/works/OL4W"}]}"#),
+            // Issue 14: an edition with neither authors nor a work could never be accepted.
+            LookupFixtures.dumpLine("edition", "/books/OL5M", #"{"title": "Nobody's Book"}"#),
             LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ann Author"}"#),
             LookupFixtures.dumpLine("delete", "/books/OL9M", #"{}"#),
         ].joined()
@@ -32,7 +34,7 @@ import TestSupport
         let index = try CatalogIndex.open(dumps: [directory.file("editions.txt.gz")], cacheDirectory: directory.file("cache"), log: quiet)
         #expect(index.built)
         #expect(index.stats.editions == 2)
-        #expect(index.stats.skippedLines == 4)
+        #expect(index.stats.skippedLines == 5)
         let found = try index.editions(isbns: [isbn, "9780000000000"])
         #expect(found.keys.sorted() == [isbn])
         #expect(found[isbn]?.authors == ["Ann Author"])
@@ -42,7 +44,7 @@ import TestSupport
     @Test func issue4_indexIsRebuiltOnlyWhenDumpContentChanges() throws {
         let directory = TemporaryDirectory("lookup-catalog")
         let path = directory.file("dump.txt")
-        directory.write("dump.txt", LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "First"}"#))
+        directory.write("dump.txt", LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "First", "authors": [{"key": "/authors/OL1A"}]}"#))
         let cache = directory.file("cache")
         let first = try CatalogIndex.open(dumps: [path], cacheDirectory: cache, log: quiet)
         #expect(first.built)
@@ -51,7 +53,7 @@ import TestSupport
         #expect(again.path == first.path)
         // Same size, new content, a later modification time set explicitly (no sleep): the content hash decides.
         let modified = try #require(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
-        directory.write("dump.txt", LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "Other"}"#))
+        directory.write("dump.txt", LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "Other", "authors": [{"key": "/authors/OL1A"}]}"#))
         try FileManager.default.setAttributes([.modificationDate: modified.addingTimeInterval(10)], ofItemAtPath: path)
         let changed = try CatalogIndex.open(dumps: [path], cacheDirectory: cache, log: quiet)
         #expect(changed.built)
@@ -64,7 +66,7 @@ import TestSupport
     @Test func issue4_stopSignalDuringTheBuildLeavesNoIndex() throws {
         let directory = TemporaryDirectory("lookup-catalog")
         var dump = ""
-        for number in 0..<25_000 { dump += LookupFixtures.dumpLine("edition", "/books/OL\(number)M", #"{"title": "T"}"#) }
+        for number in 0..<25_000 { dump += LookupFixtures.dumpLine("edition", "/books/OL\(number)M", #"{"title": "T", "works": [{"key": "/works/OL1W"}]}"#) }
         directory.write("dump.txt", dump)
         #expect(throws: TryLaterError.self) {
             try CatalogIndex.open(dumps: [directory.file("dump.txt")], cacheDirectory: directory.file("cache"), log: quiet,

@@ -149,3 +149,214 @@ import TestSupport
         #expect(Matcher().decide(LookupQuery(title: "Dune", authors: ["Frank Herbert"]), candidates: candidates) == .none)
     }
 }
+
+/// Issue 14 §1: the decision rule by meaning. Each case is the user's row against the true book
+/// (when present) and one near miss; the near miss must never be accepted, and when its author
+/// matches it must be in review saying which token differs.
+@Suite struct DecisionRuleTests {
+    struct Case: CustomStringConvertible, Sendable {
+        var kind: String
+        var row: String
+        var author: String
+        /// The near miss (title, subtitle, authors).
+        var other: String
+        var otherSubtitle: String? = nil
+        var otherAuthor: String? = nil
+        /// Expected in the near miss's review reason; nil: the near miss is not shown.
+        var reason: String?
+        var description: String { "\(kind): \(row) vs \(other)" }
+    }
+
+    static let nearMisses: [Case] = [
+        Case(kind: "sequel digit", row: "Three Uses of the Knife: On the Nature and Purpose of Drama", author: "David Mamet",
+             other: "Three Uses of the Knife: On the Nature and Purpose of Drama 2", reason: "\"2\""),
+        Case(kind: "sequel roman", row: "Three Uses of the Knife: On the Nature and Purpose of Drama", author: "David Mamet",
+             other: "Three Uses of the Knife", otherSubtitle: "On the Nature and Purpose of Drama II", reason: "\"ii\""),
+        Case(kind: "sequel roman", row: "Hyperion", author: "Dan Simmons", other: "Hyperion IV", reason: "\"iv\""),
+        Case(kind: "sequel word", row: "Ready Player One", author: "Ernest Cline", other: "Ready Player Two", reason: "\"one\""),
+        Case(kind: "sequel word", row: "The Stand", author: "Stephen King", other: "The Stand: Book Two", reason: "\"book\""),
+        Case(kind: "sequel ordinal", row: "The Fellowship", author: "Jane Roe", other: "The Second Fellowship", reason: "\"second\""),
+        Case(kind: "number changed", row: "Fahrenheit 451", author: "Ray Bradbury", other: "Fahrenheit 452", reason: "\"451\""),
+        Case(kind: "volume", row: "Saga", author: "Brian K. Vaughan", other: "Saga, Volume 3", reason: "\"volume\""),
+        Case(kind: "vol", row: "Saga", author: "Brian K. Vaughan", other: "Saga Vol. 2", reason: "\"vol\""),
+        Case(kind: "part", row: "The Way of Kings", author: "Brandon Sanderson", other: "The Way of Kings, Part 1", reason: "\"part\""),
+        Case(kind: "band", row: "Der Schwarm", author: "Frank Schätzing", other: "Der Schwarm, Band 2", reason: "\"band\""),
+        Case(kind: "teil", row: "Die Säulen der Erde", author: "Ken Follett", other: "Die Säulen der Erde: Teil 1", reason: "\"teil\""),
+        Case(kind: "tome", row: "Les Misérables", author: "Victor Hugo", other: "Les Misérables, tome I", reason: "\"tome\""),
+        Case(kind: "tomo", row: "Don Quijote de la Mancha", author: "Miguel de Cervantes", other: "Don Quijote de la Mancha, Tomo 2",
+             reason: "\"tomo\""),
+        Case(kind: "libro", row: "Cien años de soledad", author: "Gabriel García Márquez", other: "Cien años de soledad: Libro primero",
+             reason: "\"libro\""),
+        Case(kind: "companion", row: "Talking to Strangers: What We Should Know about the People We Don't Know",
+             author: "Malcolm Gladwell", other: "Talking to Strangers", otherSubtitle: "A Companion", reason: "\"companion\""),
+        Case(kind: "companion", row: "Dune", author: "Frank Herbert", other: "The Dune Companion", reason: "\"companion\""),
+        Case(kind: "summary", row: "Atomic Habits", author: "James Clear", other: "Summary of Atomic Habits", reason: "\"summary\""),
+        Case(kind: "study guide", row: "Beloved", author: "Toni Morrison", other: "Beloved: Study Guide", reason: "\"study\""),
+        Case(kind: "workbook", row: "The Artist's Way", author: "Julia Cameron", other: "The Artist's Way Workbook", reason: "\"workbook\""),
+        Case(kind: "analysis", row: "Hamlet", author: "William Shakespeare", other: "Hamlet: Analysis", reason: "\"analysis\""),
+        Case(kind: "notes", row: "Macbeth", author: "William Shakespeare", other: "Macbeth (Notes)".replacingOccurrences(of: "(", with: "- ").replacingOccurrences(of: ")", with: ""),
+             reason: "\"notes\""),
+        Case(kind: "reader's guide", row: "Circe", author: "Madeline Miller", other: "Circe: A Reader's Guide", reason: "\"readers\""),
+        Case(kind: "boxed set", row: "The Hunger Games", author: "Suzanne Collins", other: "The Hunger Games Boxed Set", reason: "\"boxed\""),
+        Case(kind: "box set", row: "The Hunger Games", author: "Suzanne Collins", other: "The Hunger Games Box Set", reason: "\"box\""),
+        Case(kind: "collection", row: "Sherlock Holmes", author: "Arthur Conan Doyle", other: "Sherlock Holmes: The Complete Collection",
+             reason: "\"complete\""),
+        Case(kind: "omnibus", row: "Vorkosigan", author: "Lois McMaster Bujold", other: "Vorkosigan Omnibus", reason: "\"omnibus\""),
+        Case(kind: "trilogy", row: "The Broken Earth", author: "N. K. Jemisin", other: "The Broken Earth Trilogy", reason: "\"trilogy\""),
+        Case(kind: "graphic novel", row: "Kindred", author: "Octavia E. Butler", other: "Kindred", otherSubtitle: "A Graphic Novel Adaptation",
+             reason: "\"graphic\""),
+        Case(kind: "screenplay", row: "Arrival", author: "Eric Heisserer", other: "Arrival: The Screenplay", reason: "\"screenplay\""),
+        Case(kind: "German companion", row: "Der Process", author: "Franz Kafka", other: "Begleitbuch zu Der Process", reason: "\"begleitbuch\""),
+        Case(kind: "German summary", row: "Faust", author: "Goethe", other: "Faust: Zusammenfassung", reason: "\"zusammenfassung\""),
+        Case(kind: "German workbook", row: "Tschick", author: "Wolfgang Herrndorf", other: "Tschick: Arbeitsbuch", reason: "\"arbeitsbuch\""),
+        Case(kind: "German box set", row: "Die Tribute von Panem", author: "Suzanne Collins", other: "Die Tribute von Panem im Schuber",
+             reason: "\"schuber\""),
+        Case(kind: "German omnibus", row: "Der Herr der Ringe", author: "J.R.R. Tolkien", other: "Der Herr der Ringe: Gesamtausgabe",
+             reason: "\"gesamtausgabe\""),
+        Case(kind: "French companion", row: "L'Étranger", author: "Albert Camus", other: "L'Étranger : le compagnon", reason: "\"compagnon\""),
+        Case(kind: "French summary", row: "Le Petit Prince", author: "Antoine de Saint-Exupéry", other: "Le Petit Prince : Résumé",
+             reason: "\"resume\""),
+        Case(kind: "French box set", row: "Harry Potter", author: "J.K. Rowling", other: "Harry Potter : Coffret", reason: "\"coffret\""),
+        Case(kind: "French omnibus", row: "Fondation", author: "Isaac Asimov", other: "Fondation : L'intégrale", reason: "\"integrale\""),
+        Case(kind: "Spanish summary", row: "La sombra del viento", author: "Carlos Ruiz Zafón", other: "Resumen de La sombra del viento",
+             reason: "\"resumen\""),
+        Case(kind: "Spanish study guide", row: "Rayuela", author: "Julio Cortázar", other: "Rayuela: Guía de estudio", reason: "\"guia\""),
+        Case(kind: "Spanish workbook", row: "Marianela", author: "Benito Pérez Galdós", other: "Marianela: Cuaderno", reason: "\"cuaderno\""),
+        Case(kind: "Spanish box set", row: "Los juegos del hambre", author: "Suzanne Collins", other: "Los juegos del hambre: Estuche",
+             reason: "\"estuche\""),
+        Case(kind: "Spanish graphic novel", row: "Kindred", author: "Octavia E. Butler", other: "Kindred: Novela gráfica", reason: "\"grafica\""),
+        Case(kind: "same title, another author", row: "The Fifth Season", author: "N. K. Jemisin", other: "The Fifth Season",
+             otherAuthor: "Harold Brenner", reason: "author mismatch"),
+        Case(kind: "same surname, another given name", row: "Dune", author: "Frank Herbert", other: "Dune", otherAuthor: "Brian Herbert",
+             reason: "author mismatch"),
+        Case(kind: "same author's other book", row: "Dune", author: "Frank Herbert", other: "Dune Messiah", reason: "title differs"),
+        Case(kind: "typo and a kind word", row: "Dune Mesiah: The Return", author: "Frank Herbert", other: "Dune Messiah",
+             otherSubtitle: "A Sequel", reason: "\"sequel\""),
+        Case(kind: "translated title", row: "The Trial", author: "Franz Kafka", other: "Der Process", reason: "title differs"),
+    ]
+
+    func edition(_ key: String, title: String, subtitle: String? = nil, authors: [String], isbn: String? = nil,
+                 year: Int? = nil) -> EditionMetadata {
+        var edition = EditionMetadata(source: "test")
+        edition.editionKey = "/books/\(key)"
+        edition.workKey = "/works/\(key)"
+        edition.title = title
+        edition.subtitle = subtitle
+        edition.authors = authors
+        edition.isbn13 = isbn
+        edition.year = year
+        return edition
+    }
+
+    /// The true book absent: the near miss alone must not be accepted, and is shown with its reason.
+    @Test(arguments: nearMisses)
+    func issue14_nearMissAloneIsNeverAccepted(_ testCase: Case) {
+        let other = edition("N", title: testCase.other, subtitle: testCase.otherSubtitle, authors: [testCase.otherAuthor ?? testCase.author])
+        let decision = Matcher().decide(LookupQuery(title: testCase.row, authors: [testCase.author]), candidates: [other])
+        switch decision {
+        case .accept(let chosen, _):
+            Issue.record("\(testCase): accepted \(chosen.title ?? "")")
+        case .review(let shown):
+            let reason = shown.first?.reason ?? ""
+            #expect(reason.contains(testCase.reason ?? "-"), "\(testCase): reason \(reason)")
+        case .none:
+            #expect(testCase.reason == nil, "\(testCase): not shown")
+        }
+    }
+
+    /// The true book present next to the near miss: the true book is accepted.
+    @Test(arguments: nearMisses)
+    func issue14_trueBookBeatsItsNearMiss(_ testCase: Case) {
+        let truth = edition("T", title: testCase.row, authors: [testCase.author])
+        let other = edition("N", title: testCase.other, subtitle: testCase.otherSubtitle, authors: [testCase.otherAuthor ?? testCase.author])
+        let decision = Matcher().decide(LookupQuery(title: testCase.row, authors: [testCase.author]), candidates: [other, truth])
+        guard case .accept(let chosen, _) = decision else {
+            Issue.record("\(testCase): \(decision)")
+            return
+        }
+        #expect(chosen.workKey == "/works/T", "\(testCase)")
+    }
+
+    struct Equivalent: CustomStringConvertible, Sendable {
+        var why: String
+        var row: String
+        var authors: [String]
+        var title: String
+        var subtitle: String? = nil
+        var candidateAuthors: [String]
+        var description: String { "\(why): \(row) vs \(title)" }
+    }
+
+    static let equivalents: [Equivalent] = [
+        Equivalent(why: "case and punctuation", row: "The Wise Man's Fear", authors: ["Patrick Rothfuss"], title: "the wise mans fear",
+                   candidateAuthors: ["Patrick Rothfuss"]),
+        Equivalent(why: "diacritics", row: "Cien años de soledad", authors: ["Gabriel García Márquez"], title: "Cien Anos de Soledad",
+                   candidateAuthors: ["Gabriel Garcia Marquez"]),
+        Equivalent(why: "& and and", row: "Pride & Prejudice", authors: ["Jane Austen"], title: "Pride and Prejudice",
+                   candidateAuthors: ["Jane Austen"]),
+        Equivalent(why: "leading article", row: "The Left Hand of Darkness", authors: ["Ursula K. Le Guin"], title: "Left Hand of Darkness",
+                   candidateAuthors: ["Ursula K. Le Guin"]),
+        Equivalent(why: "foreign leading article", row: "La sombra del viento", authors: ["Carlos Ruiz Zafón"], title: "Sombra del viento",
+                   candidateAuthors: ["Carlos Ruiz Zafón"]),
+        Equivalent(why: "series suffix", row: "Leviathan Wakes (The Expanse, #1)", authors: ["James S.A. Corey"], title: "Leviathan Wakes",
+                   candidateAuthors: ["James S. A. Corey"]),
+        Equivalent(why: "row has the subtitle", row: "Station Eleven: A Novel", authors: ["Emily St. John Mandel"], title: "Station Eleven",
+                   candidateAuthors: ["Emily St. John Mandel"]),
+        Equivalent(why: "catalog has the subtitle", row: "Sapiens", authors: ["Yuval Noah Harari"], title: "Sapiens",
+                   subtitle: "A Brief History of Humankind", candidateAuthors: ["Yuval Noah Harari"]),
+        Equivalent(why: "subtitle field vs colon", row: "Sapiens: A Brief History of Humankind", authors: ["Yuval Noah Harari"],
+                   title: "Sapiens", subtitle: "a brief history of humankind", candidateAuthors: ["Yuval Harari"]),
+        Equivalent(why: "typo", row: "The Tombs of Atuam", authors: ["Ursula K. Le Guin"], title: "The Tombs of Atuan",
+                   candidateAuthors: ["Ursula K. Le Guin"]),
+        Equivalent(why: "initials", row: "The Hobbit", authors: ["J. R. R. Tolkien"], title: "The Hobbit",
+                   candidateAuthors: ["John Ronald Reuel Tolkien"]),
+        Equivalent(why: "Last, First", row: "The Hobbit", authors: ["Tolkien, J.R.R."], title: "The Hobbit", candidateAuthors: ["J.R.R. Tolkien"]),
+        Equivalent(why: "co-author is the match", row: "Good Omens", authors: ["Neil Gaiman", "Terry Pratchett"], title: "Good Omens",
+                   candidateAuthors: ["Terry Pratchett"]),
+        Equivalent(why: "number in both", row: "Fahrenheit 451", authors: ["Ray Bradbury"], title: "Fahrenheit 451",
+                   candidateAuthors: ["Ray Bradbury"]),
+        Equivalent(why: "surname only", row: "Kindred", authors: ["Butler"], title: "Kindred", candidateAuthors: ["Octavia E. Butler"]),
+    ]
+
+    @Test(arguments: equivalents)
+    func issue14_equivalentTitlesAreAccepted(_ testCase: Equivalent) {
+        let candidate = edition("T", title: testCase.title, subtitle: testCase.subtitle, authors: testCase.candidateAuthors)
+        let decision = Matcher().decide(LookupQuery(title: TextNormalizer.strippingSeries(testCase.row), authors: testCase.authors),
+                                        candidates: [candidate])
+        guard case .accept = decision else {
+            Issue.record("\(testCase): \(decision)")
+            return
+        }
+    }
+
+    @Test func issue14_rowWithoutAuthorIsNotAcceptedOnItsTitleAlone() {
+        let decision = Matcher().decide(LookupQuery(title: "Kindred", authors: []),
+                                        candidates: [edition("T", title: "Kindred", authors: ["Octavia E. Butler"])])
+        guard case .review(let shown) = decision else {
+            Issue.record("expected review, got \(decision)")
+            return
+        }
+        #expect(shown.first?.reason == "no author to compare")
+    }
+
+    @Test func issue14_editionsOfOneWorkPreferTheRowsISBN() {
+        var first = edition("A", title: "Dune", authors: ["Frank Herbert"], isbn: "9780441172719", year: 1990)
+        var second = edition("B", title: "Dune", authors: ["Frank Herbert"], isbn: "9780340960196", year: 1965)
+        first.workKey = "/works/W"
+        second.workKey = "/works/W"
+        let query = LookupQuery(title: "Dune", authors: ["Frank Herbert"], year: 1990, isbn: "9780340960196")
+        guard case .accept(let chosen, _) = Matcher().decide(query, candidates: [first, second]) else {
+            Issue.record("expected an accept")
+            return
+        }
+        #expect(chosen.editionKey == "/books/B", "ISBN agreement outranks year agreement")
+    }
+
+    @Test func issue14_isbnConflictNeedsTitleAndAuthorBothContradicted() {
+        let matcher = Matcher()
+        let row = LookupQuery(title: "Dune", authors: ["Frank Herbert"])
+        #expect(matcher.isbnConflict(row, edition("X", title: "The Joy of Cooking", authors: ["Irma S. Rombauer"])))
+        #expect(!matcher.isbnConflict(row, edition("X", title: "Der Wüstenplanet", authors: ["Frank Herbert"])), "translation")
+        #expect(!matcher.isbnConflict(row, edition("X", title: "Dune", authors: ["F. Herbert Estate"])), "author spelled otherwise")
+    }
+}

@@ -64,10 +64,30 @@ import TestSupport
         #expect(run.records.first?.metadata?.authors == ["Ann Author"])
         let requests = server.requests
         #expect(requests.count == 3, "120 ISBNs in batches of 50")
-        #expect(requests.allSatisfy { $0.path == "/api/books" && $0.query["jscmd"] == "data" && $0.query["format"] == "json" })
+        #expect(requests.allSatisfy { $0.path == "/api/books" && $0.query["jscmd"] == "details" && $0.query["format"] == "json" })
         #expect(requests.allSatisfy { $0.headers["user-agent"]?.hasPrefix("Shelfline/0.1 (") == true })
         #expect(run.report.requests == 3)
         #expect(run.report.counts.total == run.report.recordsRead)
+    }
+
+    /// Issue 14 §3: a batch answer carries the work key, so editions of one work are one book
+    /// whichever source found them.
+    @Test func issue14_isbnAnswerNamesItsWork() async throws {
+        let books = Self.books(3)
+        let server = try await FakeOpenLibraryServer(books: books)
+        defer { Task { try? await server.shutdown() } }
+        let run = try await Self.run(Self.isbnRecords(books), parameters: Self.parameters(server.baseURL),
+                                     in: TemporaryDirectory("lookup-ol-work"))
+        #expect(run.records.count == 3)
+        for record in run.records {
+            #expect(record.match?.status == .matchedByIsbn)
+            #expect(record.match?.workKey == books[record.isbn13 ?? ""]?.work, "\(record.title)")
+            #expect(record.metadata?.publishers == ["Ace"])
+        }
+        // The `data` shape (no work) still decodes.
+        let data = #"{"ISBN:1": {"key": "/books/OL1M", "title": "T", "authors": [{"name": "A"}], "publishers": [{"name": "P"}]}}"#
+        let decoded = try OpenLibrarySource.decodeBooks(Data(data.utf8))
+        #expect(decoded["ISBN:1"]?.title == "T" && decoded["ISBN:1"]?.workKey == nil && decoded["ISBN:1"]?.publishers == ["P"])
     }
 
     enum Fault: String, CaseIterable, Sendable {

@@ -1,3 +1,4 @@
+import ShelflineCore
 import Testing
 @testable import ShelflineLookup
 
@@ -42,6 +43,7 @@ import Testing
         ("0-441-17271-7", "9780441172719"),
         ("163557563X", "9781635575637"),
         ("163557563x", "9781635575637"),
+        ("9771234567898", nil),  // issue 14: one rule with parse, the 978/979 prefix is required
         ("9780441172718", nil),
         ("0441172718", nil),
         ("B00ABCDEFG", nil),

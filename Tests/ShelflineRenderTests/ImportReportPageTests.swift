@@ -55,8 +55,8 @@ import TestSupport
         #expect(html.contains("/books/OL1M"))
         #expect(html.contains("Dune Messiah"))
         #expect(html.contains(">17<") && html.contains(">42<"))
-        // Failed rows, escaped, with the source's header.
-        #expect(html.contains("Failed rows (3)"))
+        // Rejected rows, escaped, with the source's header (issue 14 §6: no longer called failed rows).
+        #expect(html.contains("Rejected rows (3)"))
         #expect(html.contains("<th>Book Id</th>"))
         #expect(html.contains("Broken, Book"))
         #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
@@ -74,6 +74,37 @@ import TestSupport
         try FileManager.default.removeItem(atPath: run + "/failed-rows.csv")
         let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run)), encoding: .utf8)
         #expect(html.contains("No rows need review."))
-        #expect(html.contains("No failed rows."))
+        #expect(html.contains("No rejected rows."))
+        #expect(html.contains("Every imported book has metadata."))
+    }
+
+    /// Issue 14 §6: rows imported without metadata are not failed rows: their own section, file
+    /// and count; and each review candidate says why it was not accepted.
+    @Test func issue14_notEnrichedIsNotFailedAndReviewSaysWhy() throws {
+        let temp = TemporaryDirectory("render-report-words")
+        let review = """
+            [{"line": 7, "title": "Three Uses of the Knife", "author": "David Mamet",
+              "candidates": [{"key": "/books/OL9M", "title": "Three Uses of the Knife II", "authors": ["David Mamet"], "score": 0.9,
+                              "reason": "title differs in \\"ii\\""},
+                             {"key": "/books/OL8M", "title": "Three Uses of the Knife", "authors": ["Ann Other"], "score": 0.7,
+                              "reason": "author mismatch"}]},
+             {"line": 8, "title": "Dune", "author": "Frank Herbert",
+              "candidates": [{"key": "/books/OL7M", "title": "Cooking", "authors": ["Irma Rombauer"], "score": 0.2,
+                              "reason": "isbnTitleConflict"}]}]
+            """
+        let run = try Self.finishedRun(temp, reviewJSON: review)
+        try FileManager.default.removeItem(atPath: run + "/failed-rows.csv")
+        let header = "Book Id,Title,Author,ISBN13"
+        let unenriched = (1...5).map { "\($0),Book \($0),Author \($0)," }
+        temp.write("run/not-enriched.csv", ([header] + unenriched).joined(separator: "\n") + "\n")
+        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run)), encoding: .utf8)
+        #expect(!html.contains("Failed rows"))
+        #expect(html.contains("Rejected rows (0)"))
+        #expect(html.contains("Imported without metadata (\(unenriched.count))"))
+        #expect(html.contains("<table id=\"not-enriched\">"))
+        #expect(html.contains("Book 5"))
+        #expect(html.contains("not accepted: title differs in &quot;ii&quot;"))
+        #expect(html.contains("not accepted: author mismatch"))
+        #expect(html.contains("isbnTitleConflict"))
     }
 }

@@ -39,10 +39,16 @@ public final class FakeOpenLibraryServer: Sendable {
     /// - Parameters:
     ///   - books: editions by ISBN-13.
     ///   - everyISBN: also answer ISBNs not in `books`, with an edition derived from the ISBN (bench).
+    ///   - derive: also answer ISBNs not in `books`, with the edition this returns (nil = a miss).
     ///   - rateLimit: answer 429 (like openlibrary.org, without Retry-After) to requests beyond this
     ///     many in the last second of real time (bench; tests inject 429s with `fault`).
-    public init(books: [String: Book] = [:], everyISBN: Bool = false, rateLimit: Int? = nil) async throws {
-        let state = State(books: books, everyISBN: everyISBN, rateLimit: rateLimit)
+    public init(books: [String: Book] = [:], everyISBN: Bool = false, derive: (@Sendable (String) -> Book?)? = nil,
+                rateLimit: Int? = nil) async throws {
+        let benchBook: @Sendable (String) -> Book? = { isbn in
+            let suffix = String(isbn.suffix(7))
+            return Book(key: "/books/OL\(suffix)M", title: "Bench Book \(isbn)", authors: ["Bench Author"], work: "/works/OL\(suffix)W")
+        }
+        let state = State(books: books, derive: derive ?? (everyISBN ? benchBook : nil), rateLimit: rateLimit)
         self.state = state
         server = try await LoopbackHTTPServer(immediate: { request in state.answer(request) })
     }
@@ -94,7 +100,7 @@ public final class FakeOpenLibraryServer: Sendable {
     private final class State: @unchecked Sendable {
         struct Fields {
             var books: [String: Book]
-            var everyISBN: Bool
+            var derive: (@Sendable (String) -> Book?)?
             var rateLimit: Int?
             var fault: Fault = { _, _ in nil }
             var latency: Duration?
@@ -106,8 +112,8 @@ public final class FakeOpenLibraryServer: Sendable {
         private let lock = NSLock()
         private var fields: Fields
 
-        init(books: [String: Book], everyISBN: Bool, rateLimit: Int?) {
-            fields = Fields(books: books, everyISBN: everyISBN, rateLimit: rateLimit)
+        init(books: [String: Book], derive: (@Sendable (String) -> Book?)?, rateLimit: Int?) {
+            fields = Fields(books: books, derive: derive, rateLimit: rateLimit)
         }
 
         func locked<T>(_ body: (inout Fields) -> T) -> T { lock.withLock { body(&fields) } }
@@ -136,12 +142,9 @@ public final class FakeOpenLibraryServer: Sendable {
                 var entries: [String] = []
                 for bibkey in keys {
                     let isbn = bibkey.replacingOccurrences(of: "ISBN:", with: "")
-                    let suffix = String(isbn.suffix(7))
-                    guard let book = snapshot.books[isbn]
-                        ?? (snapshot.everyISBN ? Book(key: "/books/OL\(suffix)M", title: "Bench Book \(isbn)", authors: ["Bench Author"],
-                                                      work: "/works/OL\(suffix)W") : nil)
-                    else { continue }
-                    entries.append(Self.edition(bibkey: bibkey, isbn: isbn, book: book))
+                    guard let book = snapshot.books[isbn] ?? snapshot.derive?(isbn) else { continue }
+                    entries.append(request.query["jscmd"] == "details"
+                        ? Self.details(bibkey: bibkey, isbn: isbn, book: book) : Self.edition(bibkey: bibkey, isbn: isbn, book: book))
                 }
                 return .json("{" + entries.joined(separator: ",") + "}", delay: latency)
             case "/search.json":
@@ -170,6 +173,17 @@ public final class FakeOpenLibraryServer: Sendable {
                 "authors": [\#(authors.joined(separator: ","))], "identifiers": {"isbn_13": [\#(json(isbn))], "openlibrary": ["X"]},
                 "publishers": [{"name": "Ace"}], "publish_date": "1990", "number_of_pages": 604,
                 "cover": {"small": "https://covers.openlibrary.org/b/id/123-S.jpg", "medium": "https://covers.openlibrary.org/b/id/123-M.jpg"}}
+                """#
+        }
+
+        /// One `jscmd=details` entry: the edition record, which names its work.
+        static func details(bibkey: String, isbn: String, book: Book) -> String {
+            let authors = book.authors.map { #"{"key": "/authors/OL1A", "name": \#(json($0))}"# }
+            return #"""
+                \#(json(bibkey)): {"bib_key": \#(json(bibkey)), "info_url": "https://openlibrary.org\#(book.key)",
+                "details": {"key": \#(json(book.key)), "title": \#(json(book.title)), "works": [{"key": \#(json(book.work))}],
+                "authors": [\#(authors.joined(separator: ","))], "isbn_13": [\#(json(isbn))], "publishers": ["Ace"],
+                "publish_date": "1990", "number_of_pages": 604, "covers": [123]}}
                 """#
         }
 

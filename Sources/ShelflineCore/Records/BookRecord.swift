@@ -117,13 +117,16 @@ public struct MatchCandidate: Codable, Sendable, Equatable {
     public var title: String
     public var authors: [String]
     public var score: Double
+    /// Why it was not accepted (`title differs in "ii"`, `author mismatch`, `isbnTitleConflict`).
+    public var reason: String?
 
-    public init(key: String, workKey: String? = nil, title: String, authors: [String], score: Double) {
+    public init(key: String, workKey: String? = nil, title: String, authors: [String], score: Double, reason: String? = nil) {
         self.key = key
         self.workKey = workKey
         self.title = title
         self.authors = authors
         self.score = score
+        self.reason = reason
     }
 }
 
@@ -133,7 +136,7 @@ public struct MatchResult: Codable, Sendable, Equatable {
     public var workKey: String?
     /// Top candidates, best first, when `needsReview`.
     public var candidates: [MatchCandidate]?
-    /// Why, when `notEnriched` (e.g. `no candidate`, `source unavailable`).
+    /// Why, when `notEnriched` (e.g. `no candidate`, `source unavailable`), or `isbnTitleConflict` in review.
     public var reason: String?
     /// Which source answered (`catalog`, `openlibrary`).
     public var source: String?

@@ -74,9 +74,12 @@ public struct MergeReport: Codable, Sendable, Equatable {
     public var ledger: String
     public var review: String
     public var failedRows: String
+    /// Rows imported without metadata (in the library), apart from the rejected rows in `failedRows`.
+    public var notEnrichedRows: String?
 
     public init(importId: String, rowsRead: Int, outcomes: ImportOutcomes, enrichment: EnrichmentCounts,
-                libraryBooks: Int, ledger: String, review: String, failedRows: String) {
+                libraryBooks: Int, ledger: String, review: String, failedRows: String, notEnrichedRows: String? = nil) {
+        self.notEnrichedRows = notEnrichedRows
         self.importId = importId
         self.rowsRead = rowsRead
         self.outcomes = outcomes

@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineCore
 
 /// One parsed line of an Open Library dump (`type key revision last_modified JSON`).
 enum CatalogDumpRecord {
@@ -137,6 +138,11 @@ enum CatalogDumpRecord {
                 var authorKeys: [String] = []
                 for ref in value.authors ?? [] {
                     if let key = ref.key, !authorKeys.contains(key) { authorKeys.append(key) }
+                }
+                // Without authors of its own or a work to take them from, no match could ever be
+                // accepted on it (authors decide): skipped and counted, like a line without a title.
+                guard !authorKeys.isEmpty || value.works?.first?.key != nil else {
+                    throw Malformed(reason: "edition without authors or work")
                 }
                 return .edition(Edition(
                     key: key, title: title, subtitle: value.subtitle, isbns: isbns, isbn13: isbn13, isbn10: isbn10,

@@ -26,7 +26,7 @@ public struct CatalogBuildStats: Codable, Sendable, Equatable {
 /// and the full-text table are built after the load, SQLite's page cache is capped.
 public final class CatalogIndex: @unchecked Sendable {
     /// Bumped when the schema or the parsing of dumps changes, so old indexes are rebuilt.
-    static let schemaVersion = 2
+    static let schemaVersion = 3  // 3: one ISBN rule (978/979 only), editions without authors or work skipped
     public let path: String
     public private(set) var stats: CatalogBuildStats
     /// True when this run built the index (false: reused).

@@ -25,7 +25,9 @@ public struct OpenLibrarySource: MetadataSource {
         var components = URLComponents(url: baseURL.appendingPathComponent("api/books"), resolvingAgainstBaseURL: false)!
         components.queryItems = [
             URLQueryItem(name: "bibkeys", value: isbns.map { "ISBN:\($0)" }.joined(separator: ",")),
-            URLQueryItem(name: "format", value: "json"), URLQueryItem(name: "jscmd", value: "data"),
+            // `details` (not `data`): only the edition record names its work, so that editions of one
+            // work are one book whichever source found them (issue 14 §3).
+            URLQueryItem(name: "format", value: "json"), URLQueryItem(name: "jscmd", value: "details"),
         ]
         let answer = try await client.get(components.url!) { data in try Self.decodeBooks(data) }
         var found: [String: EditionMetadata] = [:]
@@ -63,6 +65,24 @@ public struct OpenLibrarySource: MetadataSource {
         var cover: Cover?
         var works: [Ref]?
         struct Ref: Decodable { var key: String? }
+        /// `jscmd=details`: the edition record itself.
+        var details: Details?
+    }
+
+    /// The edition record `jscmd=details` answers with (publishers as strings, covers as ids).
+    private struct Details: Decodable {
+        struct Named: Decodable { var key: String?; var name: String? }
+        var key: String?
+        var title: String?
+        var subtitle: String?
+        var authors: [Named]?
+        var publishers: [String]?
+        var isbn_13: [String]?
+        var isbn_10: [String]?
+        var number_of_pages: Int?
+        var publish_date: String?
+        var covers: [Int]?
+        var works: [BooksEntry.Ref]?
     }
 
     /// `{"ISBN:…": {…}}`; anything else (HTML, an array, a truncated body) is malformed.
@@ -75,6 +95,10 @@ public struct OpenLibrarySource: MetadataSource {
         }
         var result: [String: EditionMetadata] = [:]
         for (bibkey, entry) in entries {
+            if let details = entry.details {
+                result[bibkey] = edition(details)
+                continue
+            }
             var edition = EditionMetadata(source: SourceKind.openlibrary.rawValue)
             edition.editionKey = entry.key
             edition.workKey = entry.works?.first?.key
@@ -93,6 +117,24 @@ public struct OpenLibrarySource: MetadataSource {
             result[bibkey] = edition
         }
         return result
+    }
+
+    private static func edition(_ details: Details) -> EditionMetadata {
+        var edition = EditionMetadata(source: SourceKind.openlibrary.rawValue)
+        edition.editionKey = details.key
+        edition.workKey = details.works?.first?.key
+        edition.title = details.title
+        edition.subtitle = details.subtitle
+        let authors = (details.authors ?? []).compactMap(\.name)
+        edition.authors = authors.isEmpty ? nil : authors
+        edition.publishers = details.publishers?.isEmpty == false ? details.publishers : nil
+        edition.isbn13 = details.isbn_13?.lazy.compactMap(ISBN.canonical13).first
+        edition.isbn10 = details.isbn_10?.first
+        edition.pages = details.number_of_pages
+        edition.publishDate = details.publish_date
+        edition.year = details.publish_date.flatMap(CatalogIndex.year)
+        edition.coverId = details.covers?.first { $0 > 0 }
+        return edition
     }
 
     /// `https://covers.openlibrary.org/b/id/8231856-M.jpg` → 8231856.

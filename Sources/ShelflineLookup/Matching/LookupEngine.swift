@@ -15,6 +15,7 @@ public struct RecordQuery: Sendable {
     public init(record: BookRecord) {
         isbn = record.isbn13 ?? record.isbn10.flatMap(ISBN.canonical13)
         query = LookupQuery(record: record)
+        query.isbn = isbn
     }
 }
 
@@ -45,6 +46,9 @@ public final class LookupEngine: Sendable {
 
     public var cacheHits: Int { cacheCounters.hits }
 
+    /// The review reason of an ISBN hit whose edition contradicts the row's title and authors.
+    public static let isbnTitleConflict = "isbnTitleConflict"
+
     /// Resolves `queries`; `finished` is called with each record index as soon as its outcome is known.
     public func resolve(_ queries: [RecordQuery], finished: @Sendable (Int) -> Void = { _ in }) async throws -> [LookupOutcome] {
         var outcomes = [LookupOutcome?](repeating: nil, count: queries.count)
@@ -58,7 +62,18 @@ public final class LookupEngine: Sendable {
             let (answers, failed) = try await isbnAnswers(source, isbns: unique(pending.map { queries[$0].isbn! }))
             for index in pending {
                 let isbn = queries[index].isbn!
-                if let edition = answers[isbn] {
+                if let edition = answers[isbn], matcher.isbnConflict(queries[index].query, edition) {
+                    // The edition is another book (spreadsheet damage, a reused ISBN): a person decides.
+                    let candidate = MatchCandidate(
+                        key: edition.editionKey ?? edition.workKey ?? "", workKey: edition.workKey, title: edition.title ?? "",
+                        authors: edition.authors ?? [], score: matcher.score(queries[index].query, edition).combined,
+                        reason: Self.isbnTitleConflict)
+                    outcomes[index] = LookupOutcome(
+                        match: MatchResult(status: .needsReview, candidates: [candidate], reason: Self.isbnTitleConflict,
+                                           source: source.name),
+                        metadata: nil)
+                    finished(index)
+                } else if let edition = answers[isbn] {
                     outcomes[index] = LookupOutcome(
                         match: MatchResult(status: .matchedByIsbn, editionKey: edition.editionKey, workKey: edition.workKey,
                                            source: source.name),

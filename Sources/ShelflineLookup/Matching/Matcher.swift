@@ -7,8 +7,12 @@ public struct LookupQuery: Sendable, Equatable {
     public var year: Int?
     public var publisher: String?
     public var pages: Int?
+    /// The row's canonical ISBN-13, to prefer the edition that carries it.
+    public var isbn: String?
 
-    public init(title: String, authors: [String], year: Int? = nil, publisher: String? = nil, pages: Int? = nil) {
+    public init(title: String, authors: [String], year: Int? = nil, publisher: String? = nil, pages: Int? = nil,
+                isbn: String? = nil) {
+        self.isbn = isbn
         self.title = title
         self.authors = authors
         self.year = year
@@ -29,25 +33,32 @@ public struct LookupQuery: Sendable, Equatable {
 
 /// The matcher's verdict on a set of candidates.
 public enum MatchDecision: Sendable, Equatable {
-    /// Title and author match closely and the best work clearly beats the runner-up.
+    /// One work's title is equivalent to the user's, its authors match, and no other work's does.
     case accept(EditionMetadata, score: Double)
-    /// Plausible candidates, but not certain enough: best first.
+    /// Plausible candidates, not certain enough: best first, each with why it was not accepted.
     case review([MatchCandidate])
     /// Nothing close enough to show.
     case none
 }
 
-/// Scores candidates against a query and decides whether one may be accepted without a person.
+/// Decides whether a candidate may be accepted without a person, by what titles mean.
 ///
-/// The rule that keeps wrong books out: accept only when the title score ≥ `titleThreshold`, the
-/// author score ≥ `authorThreshold`, and the combined score beats the best candidate of any *other
-/// work* by at least `margin`. Editions of one work are one book; the best edition is chosen by
-/// score, then by agreement with the user's year, publisher and pages.
+/// A candidate is acceptable when its title is *equivalent* to the user's (`TitleRelation`: equal
+/// after normalisation, the other plus a subtitle, or a typo-level edit touching no distinguishing
+/// token) and its authors share a person with the user's (as sets; initials, `Last, First` and
+/// diacritics tolerated). A candidate whose authors are disjoint from the row's, or a row without
+/// authors, is never accepted on its title alone. Editions of one work are one book; the work is
+/// accepted when it is the only acceptable work at the best equivalence tier. The chosen edition is
+/// the one agreeing on the ISBN, then year, publisher and pages. Everything else plausible goes to
+/// review with the reason it was not accepted: the token that differs, or the author mismatch.
 public struct Matcher: Sendable {
+    /// Not used to accept (titles are compared by meaning); kept so existing configurations load.
     public var titleThreshold = 0.9
+    /// Two names at least this similar (`nameSimilarity`) are one person.
     public var authorThreshold = 0.85
+    /// Not used to accept (a sequel is no longer told from a typo by a margin); kept so existing configurations load.
     public var margin = 0.1
-    /// Candidates below this combined score are not worth showing for review.
+    /// Candidates of another title below this combined score are not worth showing for review.
     public var reviewFloor = 0.45
     public var maxCandidates = 5
 
@@ -57,7 +68,20 @@ public struct Matcher: Sendable {
         public var edition: EditionMetadata
         public var title: Double
         public var author: Double
+        public var relation: TitleRelation = .different
+        public var authors: AuthorRelation = .unknown
         public var combined: Double { 0.6 * title + 0.4 * author }
+
+        /// Equivalence tier when the candidate may be accepted, else nil.
+        var acceptTier: Int? {
+            if case .equivalent(let tier) = relation, authors == .match { return tier }
+            return nil
+        }
+    }
+
+    /// Whether the candidate's authors share a person with the row's.
+    public enum AuthorRelation: Sendable, Equatable {
+        case match, disjoint, unknown
     }
 
     public func score(_ query: LookupQuery, _ candidate: EditionMetadata) -> Scored {
@@ -65,7 +89,15 @@ public struct Matcher: Sendable {
     }
 
     func score(_ prepared: PreparedQuery, _ candidate: EditionMetadata) -> Scored {
-        Scored(edition: candidate, title: titleScore(prepared, candidate), author: authorScore(prepared.names, candidate.authors ?? []))
+        let author = authorScore(prepared.names, candidate.authors ?? [])
+        var scored = Scored(edition: candidate, title: titleScore(prepared, candidate), author: author)
+        scored.relation = TitleRelation.between(prepared.parts, TitleParts(title: candidate.title ?? "", subtitle: candidate.subtitle))
+        if prepared.names.isEmpty || (candidate.authors ?? []).isEmpty {
+            scored.authors = .unknown
+        } else {
+            scored.authors = author >= authorThreshold ? .match : .disjoint
+        }
+        return scored
     }
 
     public func decide(_ query: LookupQuery, candidates: [EditionMetadata]) -> MatchDecision {
@@ -80,30 +112,74 @@ public struct Matcher: Sendable {
             bestPerWork[book] = scored
         }
         let ranked = bestPerWork.values.sorted { lhs, rhs in
+            let left = lhs.acceptTier ?? 0, right = rhs.acceptTier ?? 0
+            if left != right { return left > right }
             if lhs.combined != rhs.combined { return lhs.combined > rhs.combined }
             return (lhs.edition.editionKey ?? lhs.edition.workKey ?? "") < (rhs.edition.editionKey ?? rhs.edition.workKey ?? "")
         }
         let best = ranked[0]
-        let runnerUp = ranked.count > 1 ? ranked[1].combined : 0
-        if best.title >= titleThreshold && best.author >= authorThreshold && best.combined - runnerUp >= margin {
+        if let tier = best.acceptTier, !ranked.dropFirst().contains(where: { $0.acceptTier == tier }) {
             return .accept(best.edition, score: rounded(best.combined))
         }
-        let shown = ranked.filter { $0.combined >= reviewFloor }.prefix(maxCandidates)
+        let bestTier = best.acceptTier
+        let shown = ranked.compactMap { scored -> MatchCandidate? in
+            guard let reason = reviewReason(scored, competing: bestTier != nil && scored.acceptTier == bestTier) else { return nil }
+            return MatchCandidate(key: scored.edition.editionKey ?? scored.edition.workKey ?? "", workKey: scored.edition.workKey,
+                                  title: scored.edition.title ?? "", authors: scored.edition.authors ?? [],
+                                  score: rounded(scored.combined), reason: reason)
+        }.prefix(maxCandidates)
         guard !shown.isEmpty else { return .none }
-        return .review(shown.map { scored in
-            MatchCandidate(key: scored.edition.editionKey ?? scored.edition.workKey ?? "", workKey: scored.edition.workKey,
-                           title: scored.edition.title ?? "", authors: scored.edition.authors ?? [],
-                           score: rounded(scored.combined))
-        })
+        return .review(Array(shown))
+    }
+
+    /// Why a candidate was not accepted, or nil when it is not worth showing.
+    func reviewReason(_ scored: Scored, competing: Bool) -> String? {
+        if competing { return "another work matches as well" }
+        switch (scored.relation, scored.authors) {
+        case (.equivalent, .match):
+            return "a closer title matched another work"
+        case (.equivalent, .disjoint):
+            return "author mismatch"
+        case (.equivalent, .unknown):
+            return "no author to compare"
+        case (.distinguishing(let token), .match), (.distinguishing(let token), .unknown):
+            return "title differs in \"\(token)\""
+        case (.subtitleDiffers, .match), (.subtitleDiffers, .unknown):
+            return "subtitle differs"
+        case (.different, .match), (.different, .unknown):
+            return scored.combined >= reviewFloor ? "title differs" : nil
+        case (.distinguishing, .disjoint), (.subtitleDiffers, .disjoint), (.different, .disjoint):
+            return nil
+        }
+    }
+
+    /// True when an ISBN hit names another book: its title is not equivalent to the row's and its
+    /// authors are disjoint from the row's (spreadsheet damage, a reused ISBN). A translated or
+    /// retitled edition by the same author, or the same title with the author spelled otherwise,
+    /// is not a conflict.
+    public func isbnConflict(_ query: LookupQuery, _ edition: EditionMetadata) -> Bool {
+        guard !query.title.isEmpty, edition.title?.isEmpty == false else { return false }
+        let scored = score(query, edition)
+        if case .equivalent = scored.relation { return false }
+        return scored.authors == .disjoint
     }
 
     private func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 
     private func isBetterEdition(_ candidate: Scored, than existing: Scored, for query: LookupQuery) -> Bool {
+        let lhsTier = candidate.acceptTier ?? 0, rhsTier = existing.acceptTier ?? 0
+        if lhsTier != rhsTier { return lhsTier > rhsTier }
+        let lhsISBN = agreesOnISBN(candidate.edition, query), rhsISBN = agreesOnISBN(existing.edition, query)
+        if lhsISBN != rhsISBN { return lhsISBN }
         if candidate.combined != existing.combined { return candidate.combined > existing.combined }
         let lhs = agreement(candidate.edition, query), rhs = agreement(existing.edition, query)
         if lhs != rhs { return lhs > rhs }
         return (candidate.edition.editionKey ?? "") < (existing.edition.editionKey ?? "")
+    }
+
+    private func agreesOnISBN(_ edition: EditionMetadata, _ query: LookupQuery) -> Bool {
+        guard let isbn = query.isbn else { return false }
+        return edition.isbn13 == isbn || edition.isbn10.flatMap(ISBN.canonical13) == isbn
     }
 
     /// How many of the user's edition details (year, publisher, pages) the edition shares.
@@ -122,8 +198,10 @@ public struct Matcher: Sendable {
     struct PreparedQuery {
         var titleForms: [[String]]
         var names: [[String]]
+        var parts: TitleParts
 
         init(_ query: LookupQuery) {
+            parts = TitleParts(title: query.title)
             var forms = [TextNormalizer.tokens(TextNormalizer.strippingSeries(query.title))]
             if let colon = query.title.firstIndex(of: ":") { forms.append(TextNormalizer.tokens(String(query.title[..<colon]))) }
             // A leading article is not part of what people remember of a title.
@@ -191,19 +269,42 @@ public struct Matcher: Sendable {
         return max(dice, edit)
     }
 
-    /// Names: same tokens in any order → 1; same surname with compatible given names/initials → 0.9.
+    /// Name suffixes that are not part of the surname.
+    static let nameSuffixes: Set<String> = ["jr", "sr", "ii", "iii", "iv", "phd", "md", "dr"]
+
+    /// Names: same tokens in any order → 1; same surname with compatible given names or initials
+    /// (`J. R. R.` for `John Ronald Reuel`, `Chris` for `Christopher`) → 0.9; a surname alone → 0.85.
+    /// Another given name with the same surname (`Brian Herbert` for `Frank Herbert`) is another person.
     static func nameSimilarity(_ lhs: [String], _ rhs: [String]) -> Double {
+        var lhs = lhs, rhs = rhs
+        while lhs.count > 1, let last = lhs.last, nameSuffixes.contains(last) { lhs.removeLast() }
+        while rhs.count > 1, let last = rhs.last, nameSuffixes.contains(last) { rhs.removeLast() }
         guard !lhs.isEmpty, !rhs.isEmpty else { return 0 }
         if lhs.sorted() == rhs.sorted() { return 1 }
         if lhs.last == rhs.last {
-            let given = lhs.dropLast(), otherGiven = rhs.dropLast()
+            let given = Array(lhs.dropLast()), otherGiven = Array(rhs.dropLast())
             if given.isEmpty || otherGiven.isEmpty { return 0.85 }
-            if given.first?.first == otherGiven.first?.first { return 0.9 }
+            if compatibleGivenNames(given, otherGiven) { return 0.9 }
             // A surname alone, possibly of several words (`Le Guin` for `Ursula K. Le Guin`).
             let (short, long) = lhs.count < rhs.count ? (lhs, rhs) : (rhs, lhs)
             if long.suffix(short.count).elementsEqual(short) { return 0.85 }
+            return 0.5
         }
-        return similarity(lhs.sorted(), rhs.sorted()) * 0.9
+        return similarity(lhs.sorted(), rhs.sorted()) * 0.8
+    }
+
+    /// The first given names agree: equal, one a prefix of the other (3+ letters), a typo-level
+    /// slip, or a run of initials matching the other's first letters.
+    static func compatibleGivenNames(_ lhs: [String], _ rhs: [String]) -> Bool {
+        let a = lhs[0], b = rhs[0]
+        if a == b { return true }
+        func initials(_ run: String, of names: [String]) -> Bool {
+            run.count <= 3 && run.count <= names.count && zip(run, names).allSatisfy { $0 == $1.first }
+        }
+        if initials(a, of: rhs) || initials(b, of: lhs) { return true }
+        let (short, long) = a.count < b.count ? (a, b) : (b, a)
+        if short.count >= 3 && long.hasPrefix(short) { return true }
+        return short.count >= 5 && levenshtein(Array(a.unicodeScalars), Array(b.unicodeScalars)) <= 1
     }
 
     static func levenshtein(_ lhs: [Unicode.Scalar], _ rhs: [Unicode.Scalar]) -> Int {

@@ -18,20 +18,27 @@ public enum ImportReportPage {
             return name.hasPrefix("/") ? name : directory + "/" + name
         }
         let review = try ReviewEntry.read(path: resolve(status.merge?.review, "review.json"))
-        // Streamed and capped: the page shows the first rows, the file can hold a whole import.
+        // Streamed and capped: the page shows the first rows, the files can hold a whole import.
         let failed = try CSVTable.read(path: resolve(status.merge?.failedRows, "failed-rows.csv"),
                                        maximumRows: parameters.reportMaximumRows)
-        let html = render(status: status, review: review, failedRows: failed.rows, maximumRows: parameters.reportMaximumRows,
-                          failedRowCount: failed.dataRows)
+        let notEnriched = try CSVTable.read(path: resolve(status.merge?.notEnrichedRows, "not-enriched.csv"),
+                                            maximumRows: parameters.reportMaximumRows)
+        let html = render(status: status, review: review, failedRows: failed.rows, failedRowCount: failed.dataRows,
+                          notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
+                          maximumRows: parameters.reportMaximumRows)
         let target = path(runDirectory: directory)
         try AtomicFile.write(html, to: target)
         return target
     }
 
-    /// The page's HTML. `failedRows` is the failed-rows CSV's header and (at least its first
-    /// `maximumRows`) rows; `failedRowCount` is how many data rows the file holds in all.
-    public static func render(status: ImportRunStatus, review: [ReviewEntry], failedRows: [[String]], maximumRows: Int,
-                              failedRowCount: Int? = nil) -> String {
+    /// The page's HTML.
+    /// `failedRows` are the rejected rows (not in the library); `notEnrichedRows` the rows imported
+    /// without metadata (in the library): separate sections with their own counts. Each table is the
+    /// CSV's header and (at least its first `maximumRows`) rows; a `…RowCount` is how many data rows
+    /// its file holds in all, when only the first rows were read.
+    public static func render(status: ImportRunStatus, review: [ReviewEntry], failedRows: [[String]],
+                              failedRowCount: Int? = nil, notEnrichedRows: [[String]] = [],
+                              notEnrichedRowCount: Int? = nil, maximumRows: Int) -> String {
         let state = ImportActivityRenderer.contentState(for: status)
         let fileName = status.parse.map { ($0.input as NSString).lastPathComponent } ?? "import"
         var html = """
@@ -53,6 +60,7 @@ public enum ImportReportPage {
         td.num { text-align: right; font-variant-numeric: tabular-nums; }
         ol.candidates { margin: 0; padding-left: 1.3em; }
         .muted { color: #777; }
+        .why { color: #8a5a00; }
         .scroll { overflow-x: auto; }
         svg text { font: 13px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; fill: #1d1d1f; }
         </style>
@@ -98,7 +106,9 @@ public enum ImportReportPage {
                         let score = candidate.score.map { String(format: " (score %.2f)", $0) } ?? ""
                         html += "<li>\(escape(candidate.title))"
                             + (candidate.authors.isEmpty ? "" : " — \(escape(candidate.authors.joined(separator: ", ")))")
-                            + " <code>\(escape(candidate.key))</code>\(escape(score))</li>"
+                            + " <code>\(escape(candidate.key))</code>\(escape(score))"
+                            + (candidate.reason.map { " <span class=\"why\">not accepted: \(escape(Self.readable($0)))</span>" } ?? "")
+                            + "</li>"
                     }
                     html += "</ol>"
                 }
@@ -110,26 +120,43 @@ public enum ImportReportPage {
             }
         }
 
-        let header = failedRows.first ?? []
-        let rows = Array(failedRows.dropFirst())
-        let failedTotal = max(failedRowCount ?? rows.count, rows.count)
-        html += "<h2>Failed rows (\(failedTotal))</h2>\n"
-        if rows.isEmpty {
-            html += "<p class=\"muted\">No failed rows.</p>\n"
-        } else {
-            html += "<p class=\"muted\">Rejected or not enriched, with the export's original cells: fix them in "
-                + "<code>failed-rows.csv</code> and import that file again.</p>\n"
-            html += "<div class=\"scroll\"><table id=\"failed\">\n<tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
-            for row in rows.prefix(maximumRows) {
-                html += "<tr>" + row.map { "<td>\(escape($0.truncated(toCharacters: 300)))</td>" }.joined() + "</tr>\n"
-            }
-            html += "</table></div>\n"
-            if failedTotal > maximumRows {
-                html += "<p class=\"muted\">… and \(failedTotal - maximumRows) more in failed-rows.csv.</p>\n"
-            }
-        }
+        html += rowsSection(
+            id: "failed", heading: "Rejected rows", table: failedRows, total: failedRowCount, file: "failed-rows.csv", maximumRows: maximumRows,
+            empty: "No rejected rows.",
+            explanation: "Not in the library: these rows could not be read. Fix them in <code>failed-rows.csv</code> "
+                + "(the export's original cells) and import that file again.")
+        html += rowsSection(
+            id: "not-enriched", heading: "Imported without metadata", table: notEnrichedRows, total: notEnrichedRowCount, file: "not-enriched.csv",
+            maximumRows: maximumRows, empty: "Every imported book has metadata.",
+            explanation: "In the library, from the export's own data; no source knew these books. "
+                + "They are listed in <code>not-enriched.csv</code>.")
         html += "</body>\n</html>\n"
         return html
+    }
+
+    /// One table of export rows (header first) under `heading (count)`.
+    static func rowsSection(id: String, heading: String, table: [[String]], total: Int? = nil, file: String, maximumRows: Int,
+                            empty: String, explanation: String) -> String {
+        let header = table.first ?? []
+        let rows = Array(table.dropFirst())
+        let count = max(total ?? rows.count, rows.count)
+        var html = "<h2>\(escape(heading)) (\(count))</h2>\n"
+        if rows.isEmpty { return html + "<p class=\"muted\">\(escape(empty))</p>\n" }
+        html += "<p class=\"muted\">\(explanation)</p>\n"
+        html += "<div class=\"scroll\"><table id=\"\(id)\">\n<tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+        for row in rows.prefix(maximumRows) {
+            html += "<tr>" + row.map { "<td>\(escape($0.truncated(toCharacters: 300)))</td>" }.joined() + "</tr>\n"
+        }
+        html += "</table></div>\n"
+        if count > maximumRows {
+            html += "<p class=\"muted\">… and \(count - maximumRows) more in \(escape(file)).</p>\n"
+        }
+        return html
+    }
+
+    /// A review reason in words (`isbnTitleConflict` is the machine-readable reason).
+    static func readable(_ reason: String) -> String {
+        reason == "isbnTitleConflict" ? "the ISBN's edition has another title and author (isbnTitleConflict)" : reason
     }
 
     /// A horizontal bar chart as inline SVG, bars scaled to the largest count.

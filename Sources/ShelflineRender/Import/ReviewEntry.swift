@@ -7,13 +7,16 @@ import ShelflineCore
 /// One row needing review as `report.html` lists it, read tolerantly from merge's `review.json`:
 /// an array of entries, or an object holding them (under `rows`/`entries`/`items`/`review`, or
 /// keyed by row). An entry has a line (`line`/`sourceLine`/`row`), `title`, `author` (or
-/// `authors`), and `candidates` with `key`, `title`, `authors` (array or string) and `score`.
+/// `authors`), and `candidates` with `key`, `title`, `authors` (array or string), `score` and
+/// `reason` (why it was not accepted).
 public struct ReviewEntry: Sendable, Equatable {
     public struct Candidate: Sendable, Equatable {
         public var key: String
         public var title: String
         public var authors: [String]
         public var score: Double?
+        /// Why the matcher did not accept it (`title differs in "ii"`, `author mismatch`).
+        public var reason: String? = nil
     }
 
     public var line: Int?
@@ -65,7 +68,8 @@ public struct ReviewEntry: Sendable, Equatable {
                 guard case .object = item else { continue }
                 candidates.append(Candidate(
                     key: item["key"].map(\.text) ?? "", title: item["title"].map(\.text) ?? "",
-                    authors: item["authors"].map(\.textList) ?? [], score: item["score"]?.double))
+                    authors: item["authors"].map(\.textList) ?? [], score: item["score"]?.double,
+                    reason: item["reason"].map(\.text).flatMap { $0.isEmpty ? nil : $0 }))
             }
         }
         guard line != nil || !title.isEmpty || !candidates.isEmpty else { return nil }

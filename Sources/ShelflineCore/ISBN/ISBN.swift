@@ -11,7 +11,12 @@ public enum IdentifierCell: Equatable, Sendable {
     case invalid(String)
 }
 
-/// ISBN canonicalisation: unwrap export quirks, validate check digits, convert between forms.
+/// The one ISBN implementation, used by parse (export cells), the library's dedupe keys and lookup
+/// (catalog dumps, API answers): unwrap export quirks, validate check digits, convert between forms.
+///
+/// One rule everywhere: an ISBN-13 is 13 digits with the 978 or 979 prefix and a valid check digit;
+/// an ISBN-10 is 9 digits and a check character (`X` or `x` allowed last only) with a valid check
+/// digit; hyphens and spaces are separators. An ISBN-10 converts to its 978 ISBN-13.
 public enum ISBN {
     /// Classifies one cell: strips the Goodreads `="…"` wrapper, LibraryThing `[…]` brackets,
     /// hyphens and spaces; validates check digits; restores leading zeros only when the padded
@@ -23,7 +28,7 @@ public enum ISBN {
 
     /// `classify` on a cell's UTF-8 bytes. Works without intermediate arrays: with them, this was
     /// ~4% of the stage's CPU time (perf, 200,000-row bench file, two ISBN cells per row).
-    static func classify(bytes cell: UnsafeBufferPointer<UInt8>) -> IdentifierCell {
+    public static func classify(bytes cell: UnsafeBufferPointer<UInt8>) -> IdentifierCell {
         var bytes = cell[...]
         @inline(__always) func trim() {
             while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D { bytes = bytes.dropFirst() }
@@ -78,6 +83,29 @@ public enum ISBN {
             return isValid10(padded) ? .isbn10(padded) : .invalid(raw)
         default:
             return .invalid(raw)
+        }
+    }
+
+    /// The canonical ISBN-13 of an ISBN-10 or ISBN-13 written with hyphens or spaces, or nil if it
+    /// is not a valid ISBN by the rule above (no wrapper unwrapping, no zero padding: for values
+    /// that are already identifiers, such as catalog dumps, API answers and parsed records).
+    public static func canonical13(_ raw: String) -> String? {
+        var digits: [UInt8] = []
+        digits.reserveCapacity(13)
+        for byte in raw.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits.append(byte)
+            case UInt8(ascii: "X"), UInt8(ascii: "x"): digits.append(UInt8(ascii: "X"))
+            case UInt8(ascii: "-"), UInt8(ascii: " "): continue
+            default: return nil
+            }
+            if digits.count > 13 { return nil }
+        }
+        let text = String(decoding: digits, as: UTF8.self)
+        switch digits.count {
+        case 13: return isValid13(text) ? text : nil
+        case 10: return isValid10(text) ? thirteen(from: text) : nil
+        default: return nil
         }
     }
 
@@ -172,6 +200,13 @@ public enum ISBN {
         public var isbn10: String?
         public var raw: String?
         public var asin: String?
+
+        public init(isbn13: String? = nil, isbn10: String? = nil, raw: String? = nil, asin: String? = nil) {
+            self.isbn13 = isbn13
+            self.isbn10 = isbn10
+            self.raw = raw
+            self.asin = asin
+        }
     }
 
     /// Combines cells: the first valid ISBN wins (an ISBN-10 is converted); the ISBN-10 comes from
@@ -202,78 +237,3 @@ public enum ISBN {
     }
 }
 
-extension Character {
-    /// Spaces a cell may carry at its edges: space, tab, line ends, no-break space.
-    var isEdgeSpace: Bool {
-        self == " " || self == "\t" || self == "\n" || self == "\r" || self == "\r\n" || self == "\u{A0}"
-    }
-}
-
-extension StringProtocol {
-    /// Without leading and trailing spaces, tabs, line ends and no-break spaces (scanned as bytes).
-    var trimmingSpaces: Substring {
-        if let text = self as? Substring { return text.trimmedBytes }
-        if let text = self as? String { return text[...].trimmedBytes }
-        return String(self)[...].trimmedBytes
-    }
-}
-
-extension Substring {
-    /// `trimmingSpaces` on the concrete type, whose UTF-8 view can be walked from both ends.
-    var trimmedBytes: Substring {
-        let bytes = utf8
-        var start = bytes.startIndex
-        var end = bytes.endIndex
-        while start < end {
-            let byte = bytes[start]
-            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
-                start = bytes.index(after: start)
-            } else if byte == 0xC2, bytes.index(after: start) < end, bytes[bytes.index(after: start)] == 0xA0 {
-                start = bytes.index(start, offsetBy: 2)
-            } else {
-                break
-            }
-        }
-        while start < end {
-            let last = bytes.index(before: end)
-            let byte = bytes[last]
-            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
-                end = last
-            } else if byte == 0xA0, last > start, bytes[bytes.index(before: last)] == 0xC2 {
-                end = bytes.index(before: last)
-            } else {
-                break
-            }
-        }
-        return self[start..<end]
-    }
-}
-
-extension StringProtocol {
-    /// The text split at every `separator` byte (ASCII), pieces trimmed, empty pieces dropped.
-    func splitTrimmed(_ separator: UInt8) -> [Substring] {
-        var pieces: [Substring] = []
-        let bytes = utf8
-        var pieceStart = bytes.startIndex
-        var index = bytes.startIndex
-        while true {
-            if index == bytes.endIndex || bytes[index] == separator {
-                let piece = self[pieceStart..<index].trimmingSpaces
-                if !piece.isEmpty { pieces.append(piece) }
-                if index == bytes.endIndex { break }
-                pieceStart = bytes.index(after: index)
-            }
-            index = bytes.index(after: index)
-        }
-        return pieces
-    }
-}
-
-extension String {
-    var trimmingSpaces: String {
-        guard let first = utf8.first, let last = utf8.last else { return self }
-        @inline(__always) func plain(_ byte: UInt8) -> Bool { byte > 0x20 && byte != 0xC2 && byte != 0xA0 }
-        if plain(first) && plain(last) { return self }
-        return String(Substring(self).trimmingSpaces)
-    }
-}

@@ -1,0 +1,265 @@
+import Foundation
+/// How a candidate's title relates to the user's, by meaning rather than by character count.
+///
+/// Both titles are normalised (case, diacritics, punctuation, `&`/`and`, apostrophes, a leading
+/// article, a trailing series part) and compared as token sequences. Equivalent titles are the
+/// same, one plus a subtitle, or a typo-level edit that touches no *distinguishing token* (a
+/// number, a volume word, a word naming another kind of book: see `DistinguishingTokens`).
+public enum TitleRelation: Sendable, Equatable {
+    /// The same title: `tier` 3 equal, 2 one is the other plus a subtitle, 1 a typo-level edit.
+    case equivalent(tier: Int)
+    /// Otherwise the same title, but a distinguishing token was added, removed or changed.
+    case distinguishing(token: String)
+    /// Both have a subtitle and the subtitles differ.
+    case subtitleDiffers
+    /// Another title.
+    case different
+}
+
+/// A title split into normalised tokens: the main title and, when present, the subtitle.
+struct TitleParts: Sendable {
+    var main: [String]
+    var subtitle: [String]
+    var full: [String] { main + subtitle }
+
+    /// `title` may carry its subtitle after a separator (`:`, `;`, ` - `, ` — `); `subtitle` is
+    /// a catalog's separate subtitle field.
+    init(title: String, subtitle: String? = nil) {
+        let stripped = TitleParts.strippingSeries(title)
+        var mainText = Substring(stripped)
+        var rest: Substring = ""
+        if let range = Self.separatorRange(in: stripped) {
+            mainText = stripped[..<range.lowerBound]
+            rest = stripped[range.upperBound...]
+        }
+        main = TitleParts.droppingArticle(TitleParts.words(String(mainText)))
+        var sub = TitleParts.words(String(rest))
+        if let subtitle, !subtitle.isEmpty { sub += TitleParts.words(subtitle) }
+        self.subtitle = sub
+        if main.isEmpty {  // `: Subtitle` alone, or a title that is only an article
+            main = sub
+            self.subtitle = []
+        }
+    }
+
+    /// The title without trailing `(…)`/`[…]` groups that are series parts (`(The Expanse, #2)`)
+    /// or edition notes (`(Penguin Classics)`); a group naming another book (`(SparkNotes)`,
+    /// `(Volume 2)`) stays, as a subtitle would.
+    static func strippingSeries(_ title: String) -> String {
+        var text = title.trimmingCharacters(in: .whitespaces)
+        while let last = text.last, last == ")" || last == "]" {
+            let open: Character = last == ")" ? "(" : "["
+            guard let start = text.lastIndex(of: open), start != text.startIndex else { break }
+            let group = text[start...]
+            if !group.contains("#"), words(String(group)).contains(where: DistinguishingTokens.contains) {
+                text = String(text[..<start]).trimmingCharacters(in: .whitespaces) + ": " + group.dropFirst().dropLast()
+                break
+            }
+            text = String(text[..<start]).trimmingCharacters(in: .whitespaces)
+        }
+        return text
+    }
+
+    /// The first subtitle separator: `:`, `;`, or a dash between spaces.
+    static func separatorRange(in text: String) -> Range<String.Index>? {
+        var best: Range<String.Index>?
+        for separator in [":", ";", " - ", " – ", " — "] {
+            if let range = text.range(of: separator), range.lowerBound != text.startIndex,
+               best == nil || range.lowerBound < best!.lowerBound {
+                best = range
+            }
+        }
+        return best
+    }
+
+    /// Tokens with apostrophes inside words removed first (`Man's` → `mans`); a one-letter
+    /// elision separates (`l'Étranger` → `l etranger`, `d'exercices` → `d exercices`).
+    static func words(_ text: String) -> [String] {
+        guard text.contains("'") || text.contains("\u{2019}") else { return TextNormalizer.tokens(text) }
+        var plain = String.UnicodeScalarView()
+        var run = 0
+        for scalar in text.unicodeScalars {
+            if scalar == "'" || scalar == "\u{2019}" {
+                if run <= 1 { plain.append(" ") }
+                continue
+            }
+            run = scalar.properties.isAlphabetic ? run + 1 : 0
+            plain.append(scalar)
+        }
+        return TextNormalizer.tokens(String(plain))
+    }
+
+    /// Leading articles of the languages exports hold (English, French, Spanish, Italian, German, Dutch, Portuguese).
+    static let leadingArticles: Set<String> = [
+        "a", "an", "the", "le", "la", "les", "l", "el", "los", "las", "il", "lo", "gli", "der", "die", "das",
+        "ein", "eine", "het", "een", "um", "uma", "un", "une", "una", "uno",
+    ]
+
+    static func droppingArticle(_ tokens: [String]) -> [String] {
+        guard tokens.count > 1, leadingArticles.contains(tokens[0]) else { return tokens }
+        return Array(tokens.dropFirst())
+    }
+}
+
+extension TitleRelation {
+    /// Compares the user's title with a candidate's.
+    static func between(_ user: TitleParts, _ candidate: TitleParts) -> TitleRelation {
+        let userFull = user.full, candidateFull = candidate.full
+        if userFull.isEmpty || candidateFull.isEmpty { return .different }
+        if sameText(userFull, candidateFull) { return .equivalent(tier: 3) }
+        // Same main title; one side has a subtitle the other lacks, or both have different ones.
+        if user.main == candidate.main || user.main == candidateFull || userFull == candidate.main {
+            if user.main == candidate.main && !user.subtitle.isEmpty && !candidate.subtitle.isEmpty {
+                if let token = DistinguishingTokens.firstDifference(user.subtitle, candidate.subtitle) {
+                    return .distinguishing(token: token)
+                }
+                return typoLevel(user.subtitle, candidate.subtitle) ? .equivalent(tier: 1) : .subtitleDiffers
+            }
+            let extra = userFull.count > candidateFull.count
+                ? Array(userFull.dropFirst(candidateFull.count)) : Array(candidateFull.dropFirst(userFull.count))
+            if let token = extra.first(where: DistinguishingTokens.contains) { return .distinguishing(token: token) }
+            return .equivalent(tier: 2)
+        }
+        if let token = DistinguishingTokens.firstDifference(userFull, candidateFull) {
+            // Equal once the distinguishing tokens (and the little words around them) are set aside.
+            if DistinguishingTokens.sameApartFromDistinguishing(userFull, candidateFull)
+                || DistinguishingTokens.sameApartFromDistinguishing(user.main, candidate.main) {
+                return .distinguishing(token: token)
+            }
+            return .different
+        }
+        if typoLevel(userFull, candidateFull) { return .equivalent(tier: 1) }
+        // A slip in the main title, and at most one side with a subtitle (checked above: no
+        // distinguishing token differs) or the same subtitle.
+        if typoLevel(user.main, candidate.main)
+            && (user.subtitle.isEmpty || candidate.subtitle.isEmpty || user.subtitle == candidate.subtitle) {
+            return .equivalent(tier: 1)
+        }
+        return .different
+    }
+
+    /// Equal token sequences, also when a word was split or joined (`spider man` / `spiderman`).
+    static func sameText(_ lhs: [String], _ rhs: [String]) -> Bool {
+        if lhs == rhs { return true }
+        guard !lhs.isEmpty, !rhs.isEmpty, lhs.count != rhs.count else { return false }
+        return lhs.joined() == rhs.joined() && !lhs.contains(where: DistinguishingTokens.contains)
+            && !rhs.contains(where: DistinguishingTokens.contains)
+    }
+
+    /// Token sequences of one length that differ in few tokens, each a small spelling slip of a
+    /// plain word of five letters or more (never a number or another distinguishing token).
+    static func typoLevel(_ lhs: [String], _ rhs: [String]) -> Bool {
+        guard lhs.count == rhs.count, !lhs.isEmpty else { return false }
+        let allowed = lhs.count >= 6 ? 2 : 1
+        var changed = 0
+        for (left, right) in zip(lhs, rhs) where left != right {
+            changed += 1
+            guard changed <= allowed else { return false }
+            guard !DistinguishingTokens.contains(left), !DistinguishingTokens.contains(right) else { return false }
+            let a = Array(left.unicodeScalars), b = Array(right.unicodeScalars)
+            let shorter = min(a.count, b.count)
+            guard shorter >= 5, a.allSatisfy(\.properties.isAlphabetic), b.allSatisfy(\.properties.isAlphabetic) else { return false }
+            guard Matcher.levenshtein(a, b) <= (shorter >= 8 ? 2 : 1) else { return false }
+        }
+        return changed > 0
+    }
+}
+
+/// Tokens whose presence makes another book: numbers and volume words, and words naming another
+/// kind of book (companion, summary, box set, …), in English, German, French and Spanish.
+public enum DistinguishingTokens {
+    static let volumeWords: Set<String> = [
+        "volume", "volumes", "vol", "vols", "part", "parts", "book", "books", "band", "bande", "teil", "tome", "tomes",
+        "tomo", "tomos", "libro", "libros", "volumen", "volumenes", "buch", "livre", "partie", "parte", "episode",
+        "episodio", "chapter", "season", "staffel", "saison", "temporada", "nr", "num", "numero",
+    ]
+    static let numberWords: Set<String> = [
+        // English
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
+        "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty",
+        "hundred", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+        "eleventh", "twelfth", "twentieth", "last", "final", "1st", "2nd", "3rd",
+        // German (articles `ein`/`eine` excluded)
+        "eins", "zwei", "drei", "vier", "funf", "fuenf", "sechs", "sieben", "acht", "neun", "zehn", "erste", "erster",
+        "ersten", "zweite", "zweiter", "zweiten", "dritte", "dritter", "dritten", "vierte", "vierter", "funfte", "letzte",
+        // French (articles `un`/`une` excluded)
+        "deux", "trois", "quatre", "cinq", "sept", "huit", "neuf", "dix", "premier", "premiere", "deuxieme", "troisieme",
+        "quatrieme", "cinquieme", "seconde", "dernier", "derniere",
+        // Spanish (articles `un`/`una`/`uno` excluded)
+        "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve", "diez", "primero", "primera", "segundo",
+        "segunda", "tercero", "tercera", "cuarto", "cuarta", "quinto", "quinta", "ultimo", "ultima",
+    ]
+    static let kindWords: Set<String> = [
+        // English
+        "companion", "companions", "summary", "summaries", "study", "guidebook", "workbook",
+        "workbooks", "analysis", "notes", "cliffsnotes", "sparknotes", "readers", "boxed", "box", "boxset", "collection",
+        "collected", "complete", "omnibus", "trilogy", "tetralogy", "quartet", "duology", "graphic", "manga", "comic",
+        "screenplay", "script", "screenplays", "sequel", "prequel", "coloring", "colouring", "quiz", "trivia",
+        "unofficial", "anthology", "summarized",
+        // German
+        "begleitbuch", "begleiter", "zusammenfassung", "lernhilfe", "studienfuhrer", "arbeitsbuch", "arbeitsheft",
+        "analyse", "interpretation", "interpretationen", "notizen", "lekturehilfe", "schuber", "sammelband", "sammlung",
+        "gesamtausgabe", "trilogie", "comicroman", "drehbuch", "leitfaden",
+        // French
+        "compagnon", "resume", "etude", "etudes", "cahier", "fiche", "coffret", "integrale", "recueil", "graphique",
+        "bd", "scenario", "lecture",
+        // Spanish
+        "companero", "resumen", "guia", "estudio", "cuaderno", "analisis", "notas", "estuche", "coleccion",
+        "trilogia", "grafica", "guion", "antologia", "obras", "completas",
+    ]
+    /// Little words that travel with distinguishing tokens (`a companion to`, `book 2 of the`).
+    static let filler: Set<String> = [
+        "a", "an", "the", "to", "of", "and", "for", "on", "in", "s", "with", "de", "du", "des", "la", "le",
+        "les", "el", "los", "las", "del", "zu", "zum", "zur", "der", "die", "das", "und", "y", "et", "set", "novel",
+        "novela", "roman", "edition", "ausgabe",
+    ]
+
+    /// The sequences are the same title once distinguishing tokens and the little words around
+    /// them (`a companion to`, `im Schuber`, `book 2 of the`) are set aside.
+    static func sameApartFromDistinguishing(_ lhs: [String], _ rhs: [String]) -> Bool {
+        func little(_ token: String) -> Bool { filler.contains(token) || token.count <= 2 }
+        let left = lhs.filter { !contains($0) && !little($0) }
+        let right = rhs.filter { !contains($0) && !little($0) }
+        guard !left.isEmpty else { return false }
+        return TitleRelation.sameText(left, right) || TitleRelation.typoLevel(left, right)
+    }
+
+    /// True for numbers, roman numerals, ordinal and number words, volume words and kind-of-book words.
+    public static func contains(_ token: String) -> Bool {
+        if token.utf8.contains(where: { $0 >= 48 && $0 <= 57 }) { return true }
+        return volumeWords.contains(token) || numberWords.contains(token) || kindWords.contains(token) || isRomanNumeral(token)
+    }
+
+    /// `i`…`lxxxix` written with i, v, x, l in the standard form.
+    static func isRomanNumeral(_ token: String) -> Bool {
+        // A lone `l` is the French elided article far more often than fifty.
+        guard !token.isEmpty, token.count <= 8, token != "l", token.allSatisfy({ "ivxl".contains($0) }) else { return false }
+        let values: [Character: Int] = ["i": 1, "v": 5, "x": 10, "l": 50]
+        var total = 0
+        let digits = Array(token)
+        for (index, digit) in digits.enumerated() {
+            let value = values[digit]!
+            if index + 1 < digits.count, value < values[digits[index + 1]]! { total -= value } else { total += value }
+        }
+        guard total > 0, total < 90 else { return false }
+        return romanNumeral(total) == token
+    }
+
+    private static func romanNumeral(_ number: Int) -> String {
+        let table: [(Int, String)] = [(50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")]
+        var rest = number, text = ""
+        for (value, symbol) in table {
+            while rest >= value { text += symbol; rest -= value }
+        }
+        return text
+    }
+
+    /// The first distinguishing token in one sequence but not the other (as multisets), if any.
+    static func firstDifference(_ lhs: [String], _ rhs: [String]) -> String? {
+        var counts: [String: Int] = [:]
+        for token in lhs where contains(token) { counts[token, default: 0] += 1 }
+        for token in rhs where contains(token) { counts[token, default: 0] -= 1 }
+        if let token = lhs.first(where: { (counts[$0] ?? 0) > 0 }) { return token }
+        return rhs.first(where: { (counts[$0] ?? 0) < 0 })
+    }
+}
