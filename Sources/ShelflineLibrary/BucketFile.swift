@@ -18,6 +18,8 @@ final class BucketFile {
     init(path: String) throws {
         self.path = path
         descriptor = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
+        // Room for a flush's worth plus one record, so appends rarely double it (256 buckets).
+        buffer.reserveCapacity(Self.flushSize + (1 << 12))
         guard descriptor >= 0 else { throw FileError.cannotCreate(path: path, reason: systemErrorMessage()) }
     }
 

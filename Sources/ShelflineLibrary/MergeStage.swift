@@ -225,13 +225,16 @@ public enum MergeStage {
                           fallbackText: $0.raw, bookId: nil)
             }
             // Issue 14 §6: rejected rows (not in the library) and rows imported without metadata
-            // (in the library) are separate files with their own counts.
+            // (in the library) are separate files with their own counts. The not-enriched list is
+            // already in line order: filtered in place, not copied and sorted (at 200,000 rows each
+            // copy cost tens of MB of merge's peak RSS).
             var exports = [try FailedRowsExport.write(failed.sorted { $0.line < $1.line }, parse: parse, to: request.failedRows)]
             if parameters.failedRowsIncludeNotEnriched {
-                let unenriched = notEnriched.filter { fold.unenriched.contains($0.bookId!) }
-                exports.append(try FailedRowsExport.write(unenriched.sorted { $0.line < $1.line }, parse: parse,
+                notEnriched.removeAll { !fold.unenriched.contains($0.bookId!) }
+                exports.append(try FailedRowsExport.write(notEnriched, parse: parse,
                                                           to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))
             }
+            notEnriched = []
             if let log, let export = exports.first(where: \.usedFallback) {
                 log.event(["stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
                            "reason": export.fallbackReason ?? ""])
