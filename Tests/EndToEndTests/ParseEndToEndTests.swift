@@ -332,6 +332,10 @@ import Glibc
             #expect(result.status == 66, "\(stage): \(result)")
             #expect(result.stderr.contains("fifo") && result.stderr.contains("not a regular file"), "\(stage): \(result)")
         }
+        // The whole import too (it hashes and copies the export first).
+        let run = try ExecutableRunner.run("shelfline", ["run", "--csv", "fifo", "--workspace", "ws", "--config",
+                                                         ExecutableRunner.repositoryRoot + "/pipeline.json"], in: directory.path)
+        #expect(run.status == 66 && run.stderr.contains("not a regular file"), "\(run)")
     }
 
     // MARK: 10.2, 10.3

@@ -39,6 +39,10 @@ public enum ContentHash {
         guard (info.st_mode & S_IFMT) != S_IFDIR else {
             throw FileError.missingInput(path: path, reason: "is a directory")
         }
+        // A FIFO or device would block `open`/`read` forever (issue 10): refuse it (66).
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw FileError.missingInput(path: path, reason: "\(StageFiles.describe(info.st_mode & S_IFMT)), not a regular file")
+        }
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw FileError.missingInput(path: path, reason: systemErrorMessage()) }
         defer { close(fd) }
