@@ -61,7 +61,8 @@ struct OrchestratorSetup {
 
     static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") || path.hasPrefix("(") { return path }
-        return FileManager.default.currentDirectoryPath + "/" + path
+        // `./var` becomes `<cwd>/var`, not `<cwd>/./var`, in every path shown to the user.
+        return ((FileManager.default.currentDirectoryPath + "/" + path) as NSString).standardizingPath
     }
 
     static func expandTilde(_ path: String) -> String {
