@@ -23,6 +23,7 @@ bench: build
 
 beer-queue: build
 	$(BIN)/shelfline-render beer-queue --poll --config $(CONFIG) --workspace $(WORKSPACE) --quiet
+	$(BIN)/shelfline-push send --if-configured --config $(CONFIG) --workspace $(WORKSPACE) --quiet
 
 clean:
 	rm -rf .build

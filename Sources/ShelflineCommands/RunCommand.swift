@@ -47,6 +47,7 @@ public struct RunCommand: StageCommand {
         let lock = try WorkspaceLock(workspace: setup.workspace, now: context.now())
         defer { withExtendedLifetime(lock) {} }
         let notifier = setup.config.notify.map { Notifier(command: $0, log: context.log) }
+        if setup.config.apns == nil { context.log.event(["push": "skipped", "reason": "no apns section in \(setup.configPath)"]) }
         if let inbox {
             try importInbox(inbox, setup: setup, context: context, notifier: notifier)
         } else if let csv {
@@ -73,6 +74,7 @@ public struct RunCommand: StageCommand {
                 let prefix = outcome.stagesRun.isEmpty ? "already imported; nothing to do. Earlier summary: " : ""
                 print(prefix + outcome.summary)
             }
+            if setup.config.apns != nil { Self.push(setup: setup, context: context, quiet: common.quiet) }
             let needsReview = (outcome.report?.enrichment.needsReview ?? 0) > 0
             notifier?.send(ImportEvent(event: needsReview ? "needsReview" : "finished", runId: outcome.run.id, input: csv,
                                        workspace: setup.workspace.root, message: outcome.summary, exitStatus: 0,
@@ -128,6 +130,24 @@ final class LiveImportActivity {
         } catch {
             // A snapshot that cannot be written must never stop the import; the render stage retries.
             context.log.event(["activity": "import", "event": "error", "error": "\(error)"])
+        }
+    }
+}
+
+extension RunCommand {
+    /// Issue 11: after render, `shelfline-push send` delivers the import activity's snapshots. Its
+    /// failure is logged and never fails the import: the outbox keeps what is undelivered for the
+    /// next run, and the app's periodic poll is the fallback.
+    static func push(setup: OrchestratorSetup, context: StageContext, quiet: Bool) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: setup.binDirectory + "/shelfline-push")
+        process.arguments = ["send", "--workspace", setup.workspace.root, "--config", setup.configPath] + (quiet ? ["--quiet"] : [])
+        do {
+            try process.run()
+            process.waitUntilExit()
+            if process.terminationStatus != 0 { context.log.error("shelfline: push: shelfline-push exited \(process.terminationStatus); the next run retries") }
+        } catch {
+            context.log.error("shelfline: push: cannot start \(setup.binDirectory)/shelfline-push: \(error)")
         }
     }
 }
