@@ -143,6 +143,7 @@ private final class PushLog: @unchecked Sendable {
 /// Checks one request against what APNs and the app require.
 struct PushChecker: Sendable {
     var expectations: APNsTestServer.Expectations
+    let verified = VerifiedTokens()
 
     func check(head: HTTPRequestHead, body: [UInt8]) -> ReceivedPush {
         var problems: [String] = []
@@ -187,9 +188,15 @@ struct PushChecker: Sendable {
         if claims["iss"] as? String != expectations.teamId { problems.append("JWT iss \(claims["iss"] ?? "missing")") }
         let issuedAt = claims["iat"] as? Int
         if issuedAt == nil { problems.append("JWT iat missing") }
+        // A provider token is reused for many pushes: its signature is checked once.
+        if verified.contains(jwt) { return issuedAt }
         let signed = Data((parts[0] + "." + parts[1]).utf8)
         if let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData) {
-            if !expectations.publicKey.isValidSignature(signature, for: signed) { problems.append("JWT signature does not verify") }
+            if expectations.publicKey.isValidSignature(signature, for: signed) {
+                verified.insert(jwt)
+            } else {
+                problems.append("JWT signature does not verify")
+            }
         } else {
             problems.append("JWT signature is not a 64-byte ES256 signature")
         }
@@ -241,6 +248,14 @@ struct PushChecker: Sendable {
         while base64.count % 4 != 0 { base64 += "=" }
         return Data(base64Encoded: base64)
     }
+}
+
+/// Provider tokens whose signature verified.
+final class VerifiedTokens: @unchecked Sendable {
+    private let lock = NSLock()
+    private var tokens: Set<String> = []
+    func contains(_ jwt: String) -> Bool { lock.withLock { tokens.contains(jwt) } }
+    func insert(_ jwt: String) { lock.withLock { _ = tokens.insert(jwt) } }
 }
 
 /// One HTTP/2 stream: collects the request, checks it, asks the responder, answers.
