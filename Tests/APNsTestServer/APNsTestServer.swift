@@ -102,7 +102,8 @@ public final class APNsTestServer: Sendable {
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                log.connectionOpened()
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
                 }.flatMap {
                     channel.configureHTTP2Pipeline(mode: .server, inboundStreamInitializer: { stream in
@@ -127,6 +128,9 @@ public final class APNsTestServer: Sendable {
     /// Every push received so far, in arrival order.
     public var received: [ReceivedPush] { log.all }
 
+    /// TCP connections accepted so far (AsyncHTTPClient multiplexes pushes as HTTP/2 streams on one).
+    public var connections: Int { log.connections }
+
     public func shutdown() async throws {
         try? await channel.close()
         try await group.shutdownGracefully()
@@ -136,8 +140,11 @@ public final class APNsTestServer: Sendable {
 private final class PushLog: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [ReceivedPush] = []
+    private var opened = 0
     func append(_ push: ReceivedPush) { lock.withLock { entries.append(push) } }
     var all: [ReceivedPush] { lock.withLock { entries } }
+    func connectionOpened() { lock.withLock { opened += 1 } }
+    var connections: Int { lock.withLock { opened } }
 }
 
 /// Checks one request against what APNs and the app require.

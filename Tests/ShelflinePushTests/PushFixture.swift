@@ -65,7 +65,7 @@ struct PushFixture {
 
     func apnsConfig(host: String, waitBudget: Double = 60) -> APNsConfig {
         APNsConfig(environment: "sandbox", host: host, keyFile: keyFile, keyId: Self.keyId, teamId: Self.teamId,
-                   bundleId: Self.bundleId, caFile: caFile, waitBudgetSeconds: waitBudget, concurrency: 8, timeoutSeconds: 5)
+                   bundleId: Self.bundleId, caFile: caFile, waitBudgetSeconds: waitBudget, concurrency: 8, timeoutSeconds: 30)
     }
 
     /// `pipeline.json` for the executables: no stages, just `apns`.

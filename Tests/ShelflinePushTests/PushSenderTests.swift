@@ -89,6 +89,7 @@ import TestSupport
         #expect(error == nil)
         #expect(server.received.filter { $0.token == gone }.count == 1, "never retried")
         #expect(report.dropped == 1 && report.delivered == 1 && report.outcomesAddUp)
+        #expect(server.connections == 1, "concurrent pushes share one HTTP/2 connection")
         #expect(report.droppedTokens == ["…" + gone.suffix(6)])
         #expect(try fixture.store.readRegistry().tokens.map(\.token.hex) == [kept])
         #expect(try fixture.store.readOutbox().cursors[gone] == nil)

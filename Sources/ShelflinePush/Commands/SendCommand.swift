@@ -55,7 +55,10 @@ public struct SendCommand: PushSubcommand {
             if !common.quiet { print(report.summary) }
         } catch {
             await transport.shutdown()
-            if !common.quiet, let report = try? readJSONFile(PushReport.self, from: sender.store.reportPath) { print(report.summary) }
+            // These are thrown after the run's report was written; others stop before sending.
+            if !common.quiet, (error as? PushError)?.thrownAfterReport == true, let report = try? readJSONFile(PushReport.self, from: sender.store.reportPath) {
+                print(report.summary)
+            }
             throw error
         }
     }

@@ -26,6 +26,14 @@ public enum PushError: ShelflineError, Equatable {
         }
     }
 
+    /// True for the errors `PushSender.send` throws once it has written the run's report.
+    public var thrownAfterReport: Bool {
+        switch self {
+        case .deferred, .rejected, .providerTokenRejected: true
+        default: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .keyFileMode(let path, let mode):

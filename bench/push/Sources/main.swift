@@ -66,7 +66,7 @@ let received = server.received
 let bad = received.filter { !$0.problems.isEmpty }.count
 let report = try readJSONFile(PushReport.self, from: PushStore(workspace: workspace).reportPath)
 print("shelfline-push send: \(tokenCount) tokens, concurrency \(concurrency), exit \(process.terminationStatus)")
-print("  delivered \(report.delivered) of \(report.pushes) (\(received.count) received, \(bad) failing the server's checks)")
+print("  delivered \(report.delivered) of \(report.pushes) (\(received.count) received over \(server.connections) connection(s), \(bad) failing the server's checks)")
 print(String(format: "  %.2f s including process start: %.0f pushes/s (target ≥ 1,000)", seconds, Double(report.delivered) / seconds))
 print(String(format: "  sender peak RSS %.1f MiB", Double(usage.ru_maxrss) / 1024))
 try await server.shutdown()
