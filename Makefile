@@ -58,6 +58,7 @@ fuzz:
 
 beer-queue: build
 	$(BIN)/shelfline-render beer-queue --poll --config $(CONFIG) --workspace $(WORKSPACE) --quiet
+	$(BIN)/shelfline-push send --if-configured --config $(CONFIG) --workspace $(WORKSPACE) --quiet
 
 # The executables in $(PREFIX)/bin and their bash, zsh and fish completions (swift-argument-parser).
 # NO_BUILD=1 installs what $(BIN) already holds.

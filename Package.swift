@@ -9,7 +9,8 @@ let stageExecutables = [
 let package = Package(
     name: "Shelfline",
     platforms: [.macOS(.v13)],
-    products: stageExecutables.map { .executable(name: $0, targets: [$0]) },
+    products: stageExecutables.map { .executable(name: $0, targets: [$0]) }
+        + [.executable(name: "shelfline-push", targets: ["shelfline-push"])],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -18,6 +19,11 @@ let package = Package(
         // Property-based tests of the beer-queue parser (issue 10 fuzzing invariants), tests only.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         .systemLibrary(
@@ -72,6 +78,48 @@ let package = Package(
             .executableTarget(name: $0, dependencies: [$0 == "shelfline-parse" ? "ShelflineStageCLI" : "ShelflineCommands"])
         }
         + [
+            // APNs delivery (issue 11): logic in ShelflinePush, commands in ShelflinePushCommands. Only
+            // shelfline-push links AsyncHTTPClient; the stage executables do not.
+            .target(
+                name: "ShelflinePush",
+                dependencies: [
+                    "ShelflineCore", "ShelflineRender",
+                    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                    .product(name: "Crypto", package: "swift-crypto"),
+                    .product(name: "NIOCore", package: "swift-nio"),
+                    .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                ],
+                path: "Sources/ShelflinePush/Delivery"
+            ),
+            .target(
+                name: "ShelflinePushCommands",
+                dependencies: [
+                    "ShelflinePush", "ShelflineStageCLI", "ShelflineCore",
+                    .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                ],
+                path: "Sources/ShelflinePush/Commands"
+            ),
+            .executableTarget(name: "shelfline-push", dependencies: ["ShelflinePushCommands"]),
+            // A loopback APNs (HTTP/2 over TLS): for the push tests and bench/push only.
+            .target(
+                name: "APNsTestServer",
+                dependencies: [
+                    "ShelflineRender", "TestSupport",
+                    .product(name: "Crypto", package: "swift-crypto"),
+                    .product(name: "NIOCore", package: "swift-nio"),
+                    .product(name: "NIOPosix", package: "swift-nio"),
+                    .product(name: "NIOHTTP1", package: "swift-nio"),
+                    .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                    .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                    .product(name: "X509", package: "swift-certificates"),
+                    .product(name: "SwiftASN1", package: "swift-asn1"),
+                ],
+                path: "Tests/APNsTestServer"
+            ),
+            .executableTarget(
+                name: "shelfline-push-bench", dependencies: ["ShelflinePush", "APNsTestServer", "TestSupport"],
+                path: "bench/push/Sources"),
+            .testTarget(name: "ShelflinePushTests", dependencies: ["ShelflinePush", "APNsTestServer", "TestSupport"]),
             .target(
                 name: "TestSupport",
                 dependencies: [

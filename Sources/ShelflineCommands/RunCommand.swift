@@ -58,6 +58,7 @@ public struct RunCommand: StageCommand {
         let setup = OrchestratorSetup(common: common, context: context)
         try setup.validateStageParameters()
         try Workspace.makeDirectory(setup.workspace.runsDirectory)
+        if setup.config.apns == nil { context.log.event(["push": "skipped", "reason": "no apns section in \(setup.configPath)"]) }
         var events: [ImportEvent] = []
         var failure: (any Error)?
         do {
@@ -110,6 +111,7 @@ public struct RunCommand: StageCommand {
                 print(prefix + outcome.summary)
                 for line in outcome.nextSteps { print(line) }
             }
+            if setup.config.apns != nil { Self.push(setup: setup, context: context, quiet: common.quiet) }
             let needsReview = (outcome.report?.enrichment.needsReview ?? 0) > 0
             events.append(ImportEvent(event: needsReview ? "needsReview" : "finished", runId: outcome.run.id, input: csv,
                                       workspace: setup.workspace.root, message: outcome.summary, exitStatus: 0,
@@ -260,6 +262,24 @@ final class LiveImportActivity {
         } catch {
             // A snapshot that cannot be written must never stop the import; the render stage retries.
             context.log.event(["activity": "import", "event": "error", "error": "\(error)"])
+        }
+    }
+}
+
+extension RunCommand {
+    /// Issue 11: after render, `shelfline-push send` delivers the import activity's snapshots. Its
+    /// failure is logged and never fails the import: the outbox keeps what is undelivered for the
+    /// next run, and the app's periodic poll is the fallback.
+    static func push(setup: OrchestratorSetup, context: StageContext, quiet: Bool) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: setup.binDirectory + "/shelfline-push")
+        process.arguments = ["send", "--workspace", setup.workspace.root, "--config", setup.configPath] + (quiet ? ["--quiet"] : [])
+        do {
+            try process.run()
+            process.waitUntilExit()
+            if process.terminationStatus != 0 { context.log.error("shelfline: push: shelfline-push exited \(process.terminationStatus); the next run retries") }
+        } catch {
+            context.log.error("shelfline: push: cannot start \(setup.binDirectory)/shelfline-push: \(error)")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ShelflineRender
 import Testing
+import TestSupport
 
 /// Checks every snapshot against the phone's contract: `contentState` and `apns.aps.content-state`
 /// decode with the app's structs and a default `JSONDecoder`, and are exactly what a default

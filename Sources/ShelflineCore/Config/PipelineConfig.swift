@@ -35,6 +35,42 @@ public struct BeerQueueConfig: Codable, Sendable, Equatable {
     public var timeoutSeconds: Double?
 }
 
+/// APNs settings for `shelfline-push` (docs/push.md). Absent: nothing is pushed.
+public struct APNsConfig: Codable, Sendable, Equatable {
+    /// `sandbox` or `production`: picks Apple's host.
+    public var environment: String?
+    /// `https://host[:port]` overriding the environment's host (tests, a proxy).
+    public var host: String?
+    /// The .p8 signing key (PKCS#8 P-256), mode 0600.
+    public var keyFile: String?
+    public var keyId: String?
+    public var teamId: String?
+    /// The app's bundle id; the topic is `<bundleId>.push-type.liveactivity`.
+    public var bundleId: String?
+    /// Extra PEM certificate(s) to trust for `host` (a test server, a TLS-intercepting proxy).
+    public var caFile: String?
+    /// Longest total wait for 429/5xx retries in one run before leaving the rest for the next.
+    public var waitBudgetSeconds: Double?
+    /// Pushes in flight at once (concurrent HTTP/2 streams).
+    public var concurrency: Int?
+    public var timeoutSeconds: Double?
+
+    public init(environment: String? = nil, host: String? = nil, keyFile: String? = nil, keyId: String? = nil,
+                teamId: String? = nil, bundleId: String? = nil, caFile: String? = nil, waitBudgetSeconds: Double? = nil,
+                concurrency: Int? = nil, timeoutSeconds: Double? = nil) {
+        self.environment = environment
+        self.host = host
+        self.keyFile = keyFile
+        self.keyId = keyId
+        self.teamId = teamId
+        self.bundleId = bundleId
+        self.caFile = caFile
+        self.waitBudgetSeconds = waitBudgetSeconds
+        self.concurrency = concurrency
+        self.timeoutSeconds = timeoutSeconds
+    }
+}
+
 /// `pipeline.json`: the stages in order and the settings they share.
 public struct PipelineConfig: Codable, Sendable, Equatable {
     /// Default workspace when neither `--workspace` nor `SHELFLINE_WORKSPACE` is given.
@@ -46,6 +82,8 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     public var notify: [String]?
     /// Seconds `notify` may run before it is killed (default 30).
     public var notifyTimeoutSeconds: Double?
+    /// Live Activity delivery through APNs (`shelfline-push`); nil: no pushes are sent.
+    public var apns: APNsConfig?
 
     public init(workspace: String? = nil, stages: [StageDeclaration], beerQueue: BeerQueueConfig? = nil, notify: [String]? = nil) {
         self.workspace = workspace

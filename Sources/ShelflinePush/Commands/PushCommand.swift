@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import ShelflineCore
+import ShelflinePush
+import ShelflineStageCLI
+
+/// `shelfline-push`: delivers the Live Activity snapshots render emitted through APNs.
+public struct PushCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "shelfline-push",
+        abstract: "Send the Live Activity snapshots render emitted to the registered tokens through APNs (HTTP/2, token auth).",
+        discussion: helpDiscussion("""
+            Subcommands:
+              send        push every snapshot not yet delivered to every token that fits its event
+              register    add an update or push-to-start token for the import or beer-queue activity
+              unregister  remove a token
+              list        the registered tokens and their delivery state
+            Reads <workspace>/activity/*.history.ndjson and pipeline.json's `apns` section (keyFile mode 0600).
+            Writes <workspace>/push/registry.json, outbox.json (a cursor per token) and push-report.json,
+            each atomically; one logfmt line per APNs answer on stderr. See docs/push.md.
+            """),
+        version: shelflineVersion,
+        subcommands: [SendCommand.self, RegisterCommand.self, UnregisterCommand.self, ListCommand.self])
+
+    public init() {}
+}
+
+/// The shape of every subcommand: config and context, then one-line errors under the
+/// executable's name with their documented status (as `shelfline-render`'s subcommands).
+protocol PushSubcommand: AsyncParsableCommand {
+    var common: CommonOptions { get }
+    func execute(context: StageContext, workspace: Workspace) async throws
+}
+
+extension PushSubcommand {
+    public func run() async throws {
+        do {
+            let (config, path) = try common.loadConfig()
+            let context = StageContext(config: config, configPath: path, log: Logfmt(quiet: common.quiet))
+            try await execute(context: context, workspace: common.resolveWorkspace(config))
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as CleanExit {
+            throw error
+        } catch {
+            FileHandle.standardError.write(Data("shelfline-push: error: \(error)\n".utf8))
+            throw ExitCode(ExitStatus(for: error).rawValue)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOSSL
+import ShelflineCore
+
+/// One push as APNs receives it.
+public struct PushRequest: Sendable, Equatable {
+    public var token: DeviceToken
+    public var topic: String
+    public var priority: Int
+    /// Unix seconds.
+    public var expiration: Int
+    /// The UUID APNs echoes back; derived from token and snapshot, so a re-sent push keeps its id.
+    public var apnsId: String
+    public var body: Data
+
+    /// The headers besides `authorization`, in the order `--dry-run` prints them.
+    public var headers: [(String, String)] {
+        [("apns-push-type", "liveactivity"), ("apns-topic", topic), ("apns-priority", String(priority)),
+         ("apns-expiration", String(expiration)), ("apns-id", apnsId), ("content-type", "application/json")]
+    }
+
+    public static func == (lhs: PushRequest, rhs: PushRequest) -> Bool {
+        lhs.token == rhs.token && lhs.topic == rhs.topic && lhs.priority == rhs.priority && lhs.expiration == rhs.expiration
+            && lhs.apnsId == rhs.apnsId && lhs.body == rhs.body
+    }
+}
+
+/// APNs' answer: the status, its `reason` when not 200, and the `apns-id` it echoed.
+public struct PushAnswer: Sendable, Equatable {
+    public var status: Int
+    public var reason: String?
+    public var apnsId: String?
+
+    public init(status: Int, reason: String? = nil, apnsId: String? = nil) {
+        self.status = status
+        self.reason = reason
+        self.apnsId = apnsId
+    }
+}
+
+/// Posts a push. Throwing means no answer arrived (no network, connection lost, timeout).
+public protocol PushTransport: Sendable {
+    func send(_ request: PushRequest, providerToken: String) async throws -> PushAnswer
+    func shutdown() async
+}
+
+/// APNs over HTTP/2 (negotiated by ALPN on one TLS connection, concurrent streams) with
+/// AsyncHTTPClient.
+public final class APNsTransport: PushTransport {
+    private let client: HTTPClient
+    private let host: String
+    private let timeout: TimeAmount
+
+    public init(settings: PushSettings) throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile = settings.caFile {
+            do {
+                tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(caFile))]
+            } catch {
+                throw ConfigError(path: settings.configPath, key: "apns.caFile", expected: "a PEM certificate file: \(caFile): \(error)")
+            }
+        }
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(Int64(max(1, settings.timeout))), read: .milliseconds(Int64(settings.timeout * 1000))))
+        configuration.httpVersion = .automatic
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        host = settings.host
+        timeout = .milliseconds(Int64(settings.timeout * 1000))
+    }
+
+    public func send(_ push: PushRequest, providerToken: String) async throws -> PushAnswer {
+        var request = HTTPClientRequest(url: host + "/3/device/" + push.token.hex)
+        request.method = .POST
+        request.headers.add(name: "authorization", value: "bearer " + providerToken)
+        for (name, value) in push.headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(bytes: push.body))
+        let response = try await client.execute(request, timeout: timeout)
+        let body = try await response.body.collect(upTo: 64 * 1024)
+        struct Reason: Decodable { var reason: String? }
+        let reason = body.readableBytes > 0 ? (try? JSONDecoder().decode(Reason.self, from: Data(body.readableBytesView)))?.reason : nil
+        return PushAnswer(status: Int(response.status.code), reason: reason, apnsId: response.headers.first(name: "apns-id"))
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+}
+

@@ -1,0 +1,378 @@
+import Crypto
+import Foundation
+import ShelflineCore
+import ShelflineRender
+
+/// Time for a sender: the clock and the backoff wait, both injectable so tests never sleep.
+public struct PushClock: Sendable {
+    public var now: @Sendable () -> Date
+    public var sleep: @Sendable (Double) async throws -> Void
+
+    public init(now: @escaping @Sendable () -> Date = { Date() },
+                sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }) {
+        self.now = now
+        self.sleep = sleep
+    }
+}
+
+/// Sends every snapshot not yet delivered to every registered token that fits it, and records
+/// each delivery in the outbox before the token's next push, so a crash or rerun never skips a
+/// snapshot and re-sends at most the one push per token that was in flight.
+public struct PushSender: Sendable {
+    public var store: PushStore
+    public var workspace: Workspace
+    public var settings: PushSettings
+    public var clock: PushClock
+    public var log: Logfmt
+
+    /// APNs reasons that mean the token is gone for good.
+    static let goneReasons: Set<String> = ["BadDeviceToken", "DeviceTokenNotForTopic", "Unregistered", "ExpiredToken"]
+    static let backoffBase = 1.0
+    static let backoffCap = 30.0
+
+    public init(workspace: Workspace, settings: PushSettings, clock: PushClock = PushClock(), log: Logfmt = Logfmt()) {
+        self.store = PushStore(workspace: workspace)
+        self.workspace = workspace
+        self.settings = settings
+        self.clock = clock
+        self.log = log
+    }
+
+    /// One planned push chain: a token and the snapshots due to it, in order.
+    struct Plan: Sendable {
+        var registration: Registration
+        var entries: [FeedEntry]
+        /// Cursor to record once every entry is dealt with (covers snapshots not for this token).
+        var last: SnapshotID?
+        var current: Cursor?
+    }
+
+    /// Reads registry, outbox and histories (every error before anything is sent) and plans.
+    func plan() throws -> (Registry, Outbox, [Plan]) {
+        let registry = try store.readRegistry()
+        let outbox = try store.readOutbox()
+        var feeds: [PushActivity: SnapshotFeed] = [:]
+        for activity in PushActivity.allCases where registry.tokens.contains(where: { $0.activity == activity }) {
+            feeds[activity] = try SnapshotFeed(workspace: workspace, activity: activity)
+        }
+        let plans = registry.tokens.map { registration -> Plan in
+            let cursor = outbox.cursors[registration.token.hex]
+            let (entries, last) = feeds[registration.activity]!.pending(after: cursor)
+            return Plan(registration: registration, entries: entries.filter { $0.fits(registration.kind) }, last: last, current: cursor)
+        }
+        return (registry, outbox, plans)
+    }
+
+    /// `--dry-run`: the requests a send would make, tokens shortened; nothing is sent or recorded.
+    public func dryRun() throws -> (String, PushReport) {
+        let (registry, _, plans) = try plan()
+        var text = ""
+        var report = PushReport()
+        report.dryRun = true
+        report.tokens = registry.tokens.count
+        for plan in plans {
+            for entry in plan.entries {
+                let request = makeRequest(plan.registration.token, entry)
+                text += "POST \(settings.host)/3/device/\(plan.registration.token.shortened)\n"
+                text += "authorization: bearer <ES256 JWT kid=\(settings.keyId) iss=\(settings.teamId)>\n"
+                for (name, value) in request.headers { text += "\(name): \(value)\n" }
+                text += "\n" + String(decoding: request.body, as: UTF8.self) + "\n\n"
+                report.pushes += 1
+            }
+        }
+        return (text, report)
+    }
+
+    /// Sends, records, writes the report, and throws what decides the exit status: provider
+    /// token refused (78), pushes deferred (75), pushes rejected as malformed (65).
+    @discardableResult
+    public func send(transport: any PushTransport, providerToken: ProviderToken) async throws -> PushReport {
+        let (registry, outbox, plans) = try plan()
+        let run = SendRun(deadline: clock.now().addingTimeInterval(settings.waitBudget))
+        await run.setTokens(registry.tokens.count, pushes: plans.reduce(0) { $0 + $1.entries.count })
+        let recorder = OutboxRecorder(store: store, outbox: outbox)
+        await withTaskGroup(of: Void.self) { group in
+            var running = 0
+            for plan in plans where !plan.entries.isEmpty || plan.last != plan.current?.last {
+                if running == settings.concurrency {
+                    await group.next()
+                    running -= 1
+                }
+                group.addTask {
+                    await deliver(plan, transport: transport, providerToken: providerToken, run: run, recorder: recorder)
+                }
+                running += 1
+            }
+        }
+        let dropped = await run.droppedTokens
+        var report = await run.report
+        report.droppedTokens = dropped.sorted().map(\.shortened)
+        if !dropped.isEmpty {
+            var updated = registry
+            updated.tokens.removeAll { dropped.contains($0.token) }
+            try store.write(updated)
+        }
+        try await recorder.finish(removing: dropped)
+        try store.write(report)
+        if let error = await run.failure { throw error }
+        if let stop = await run.stop {
+            if case .providerToken(let status, let reason) = stop {
+                throw PushError.providerTokenRejected(keyId: settings.keyId, status: status, reason: reason)
+            }
+        }
+        if report.deferred > 0 { throw PushError.deferred(count: report.deferred, reason: report.stoppedBecause ?? "APNs busy") }
+        if report.rejected > 0 { throw PushError.rejected(count: report.rejected) }
+        return report
+    }
+
+    enum Outcome { case delivered, dropped, rejected, deferred }
+
+    func deliver(_ plan: Plan, transport: any PushTransport, providerToken: ProviderToken, run: SendRun,
+                 recorder: OutboxRecorder) async {
+        let token = plan.registration.token
+        let activity = plan.registration.activity
+        var recorded = plan.current?.last
+        var deliveredAt = plan.current?.deliveredAt
+        for (index, entry) in plan.entries.enumerated() {
+            if await run.stop != nil {
+                await run.count(.deferred, plan.entries.count - index)
+                return
+            }
+            let outcome = await attempt(makeRequest(token, entry), plan: plan, entry: entry, transport: transport,
+                                        providerToken: providerToken, run: run)
+            await run.count(outcome, 1)
+            switch outcome {
+            case .delivered, .rejected:
+                if outcome == .delivered { deliveredAt = Int(clock.now().timeIntervalSince1970) }
+                do {
+                    try await recorder.record(token, Cursor(activity: activity, last: entry.id, deliveredAt: deliveredAt))
+                    recorded = entry.id
+                } catch {
+                    // Not recorded: the next run re-sends this one push; nothing after it is sent now.
+                    await run.fail(error)
+                    await run.count(.deferred, plan.entries.count - index - 1)
+                    return
+                }
+            case .dropped:
+                await run.drop(token)
+                await run.count(.dropped, plan.entries.count - index - 1)
+                return
+            case .deferred:
+                await run.count(.deferred, plan.entries.count - index - 1)
+                return
+            }
+        }
+        if let last = plan.last, last != recorded {
+            do {
+                try await recorder.record(token, Cursor(activity: activity, last: last, deliveredAt: deliveredAt))
+            } catch {
+                await run.fail(error)
+            }
+        }
+    }
+
+    func attempt(_ request: PushRequest, plan: Plan, entry: FeedEntry, transport: any PushTransport,
+                 providerToken: ProviderToken, run: SendRun) async -> Outcome {
+        var renewed = false
+        var retries = 0
+        var jwt: String
+        do {
+            jwt = try providerToken.jwt()
+        } catch {
+            await run.halt(.providerToken(status: 0, reason: "cannot sign: \(error)"))
+            return .deferred
+        }
+        while true {
+            let answer: PushAnswer
+            do {
+                answer = try await transport.send(request, providerToken: jwt)
+            } catch {
+                logLine(plan, entry, status: "network", reason: "\(error)", apnsId: nil, outcome: "deferred", error: true)
+                await run.answer("network")
+                await run.halt(.network("no answer from \(settings.host): \(error)"))
+                return .deferred
+            }
+            await run.answer(String(answer.status))
+            let reason = answer.reason
+            switch answer.status {
+            case 200:
+                logLine(plan, entry, status: "200", reason: nil, apnsId: answer.apnsId, outcome: "delivered", error: false)
+                return .delivered
+            case 400 where reason.map(Self.goneReasons.contains) == true, 410:
+                logLine(plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "token-dropped", error: true)
+                return .dropped
+            case 403:
+                if !renewed {
+                    renewed = true
+                    logLine(plan, entry, status: "403", reason: reason, apnsId: answer.apnsId, outcome: "retry-new-provider-token", error: true)
+                    do {
+                        jwt = try providerToken.renew(replacing: jwt)
+                    } catch {
+                        await run.halt(.providerToken(status: 403, reason: "cannot sign: \(error)"))
+                        return .deferred
+                    }
+                    await run.renewed()
+                    continue
+                }
+                logLine(plan, entry, status: "403", reason: reason, apnsId: answer.apnsId, outcome: "deferred", error: true)
+                await run.halt(.providerToken(status: 403, reason: reason ?? "Forbidden"))
+                return .deferred
+            case 429, 500...599:
+                let delay = min(Self.backoffCap, Self.backoffBase * pow(2, Double(retries)))
+                if await run.mayWait(delay, now: clock.now()) {
+                    retries += 1
+                    logLine(plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId,
+                            outcome: "retry", error: true, retryIn: delay)
+                    await run.retried()
+                    do {
+                        try await clock.sleep(delay)
+                    } catch {
+                        return .deferred
+                    }
+                    continue
+                }
+                logLine(plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "deferred", error: true)
+                await run.busy("APNs answered \(answer.status)\(reason.map { " \($0)" } ?? "") beyond the wait budget of \(Int(settings.waitBudget)) s")
+                return .deferred
+            default:
+                // 413 and other 4xx: the request itself is wrong; retrying cannot help.
+                logLine(plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "rejected-bug", error: true)
+                return .rejected
+            }
+        }
+    }
+
+    func makeRequest(_ token: DeviceToken, _ entry: FeedEntry) -> PushRequest {
+        PushRequest(token: token, topic: settings.topic, priority: entry.priority, expiration: entry.expiration,
+                    apnsId: Self.apnsId(token: token, snapshot: entry.id), body: entry.body)
+    }
+
+    /// A UUID (version 4 layout) from token and snapshot: the same push always has the same id.
+    static func apnsId(token: DeviceToken, snapshot: SnapshotID) -> String {
+        var bytes = Array(SHA256.hash(data: Data((token.hex + "/" + snapshot.digest + "/\(snapshot.timestamp)").utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0f) | 0x40
+        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        let hex = bytes.map { String(format: "%02X", $0) }.joined()
+        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        return parts.joined(separator: "-")
+    }
+
+    func logLine(_ plan: Plan, _ entry: FeedEntry, status: String, reason: String?, apnsId: String?, outcome: String,
+                 error: Bool, retryIn: Double? = nil) {
+        let line = Logfmt.format([
+            "push": plan.registration.activity.rawValue, "token": plan.registration.token.shortened, "event": entry.event.rawValue,
+            "status": status, "reason": reason ?? "-", "apns_id": apnsId ?? "-", "priority": entry.priority,
+            "outcome": outcome, "retry_in": retryIn.map { String(format: "%.1f", $0) } ?? "-",
+        ])
+        if error || !log.quiet { log.error(line) }
+    }
+}
+
+/// Shared state of one send: counts, the wait deadline, and why it stopped.
+actor SendRun {
+    enum Stop: Equatable {
+        case network(String)
+        case providerToken(status: Int, reason: String)
+    }
+
+    private(set) var report = PushReport()
+    private(set) var stop: Stop?
+    private(set) var failure: (any Error)?
+    private(set) var droppedTokens: Set<DeviceToken> = []
+    let deadline: Date
+
+    init(deadline: Date) { self.deadline = deadline }
+
+    func setTokens(_ tokens: Int, pushes: Int) {
+        report.tokens = tokens
+        report.pushes = pushes
+    }
+
+    func count(_ outcome: PushSender.Outcome, _ n: Int) {
+        guard n > 0 else { return }
+        switch outcome {
+        case .delivered: report.delivered += n
+        case .dropped: report.dropped += n
+        case .rejected: report.rejected += n
+        case .deferred: report.deferred += n
+        }
+    }
+
+    func answer(_ status: String) { report.answers[status, default: 0] += 1 }
+    func retried() { report.retries += 1 }
+    func renewed() { report.providerTokenRenewals += 1 }
+    func drop(_ token: DeviceToken) { droppedTokens.insert(token) }
+
+    func mayWait(_ delay: Double, now: Date) -> Bool {
+        stop == nil && now.addingTimeInterval(delay) <= deadline
+    }
+
+    func busy(_ reason: String) {
+        if report.stoppedBecause == nil { report.stoppedBecause = reason }
+    }
+
+    /// Stops every chain before its next push (in-flight ones finish).
+    func halt(_ reason: Stop) {
+        guard stop == nil else { return }
+        stop = reason
+        switch reason {
+        case .network(let text): report.stoppedBecause = text
+        case .providerToken(let status, let reason): report.stoppedBecause = "provider token refused (\(status) \(reason))"
+        }
+    }
+
+    func fail(_ error: any Error) {
+        if failure == nil { failure = error }
+        if stop == nil { stop = .network("outbox not written: \(error)") }
+        report.stoppedBecause = "outbox not written: \(error)"
+    }
+}
+
+/// Writes the outbox after each delivery, grouping deliveries that complete together into one
+/// atomic write (group commit): `record` returns only once a write holding its cursor is on disk.
+actor OutboxRecorder {
+    private var outbox: Outbox
+    private let store: PushStore
+    private var waiters: [CheckedContinuation<Void, any Error>] = []
+    private var flushing = false
+    private var written: Outbox
+
+    init(store: PushStore, outbox: Outbox) {
+        self.store = store
+        self.outbox = outbox
+        self.written = outbox
+    }
+
+    func record(_ token: DeviceToken, _ cursor: Cursor) async throws {
+        outbox.cursors[token.hex] = cursor
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            waiters.append(continuation)
+            if !flushing {
+                flushing = true
+                Task { await self.flush() }
+            }
+        }
+    }
+
+    private func flush() async {
+        while !waiters.isEmpty {
+            let batch = waiters
+            waiters = []
+            let snapshot = outbox
+            let result = Result { try store.write(snapshot) }
+            if case .success = result { written = snapshot }
+            for waiter in batch { waiter.resume(with: result) }
+            await Task.yield()
+        }
+        flushing = false
+    }
+
+    /// Removes dropped tokens' cursors; writes only if anything changed since the last write.
+    func finish(removing dropped: Set<DeviceToken>) throws {
+        for token in dropped { outbox.cursors[token.hex] = nil }
+        if outbox != written {
+            try store.write(outbox)
+            written = outbox
+        }
+    }
+}

@@ -1,0 +1,161 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+
+/// Which Live Activity a token belongs to, and the history render keeps for it.
+public enum PushActivity: String, Codable, Sendable, CaseIterable {
+    case `import`
+    case beerQueue = "beer-queue"
+}
+
+/// An update token receives `update` and `end`; a push-to-start token receives `start`.
+public enum TokenKind: String, Codable, Sendable, CaseIterable {
+    case update, start
+}
+
+/// One registered token.
+public struct Registration: Codable, Sendable, Equatable {
+    public var token: DeviceToken
+    public var activity: PushActivity
+    public var kind: TokenKind
+    /// Unix seconds.
+    public var registeredAt: Int
+
+    public init(token: DeviceToken, activity: PushActivity, kind: TokenKind, registeredAt: Int) {
+        self.token = token
+        self.activity = activity
+        self.kind = kind
+        self.registeredAt = registeredAt
+    }
+}
+
+/// Identifies one snapshot of a history: its timestamp and a digest of its line.
+public struct SnapshotID: Codable, Sendable, Hashable {
+    public var timestamp: Int
+    public var digest: String
+
+    public init(timestamp: Int, digest: String) {
+        self.timestamp = timestamp
+        self.digest = digest
+    }
+}
+
+/// Where a token's delivery stands: the last snapshot of its activity it has been given (or that
+/// was not for it), so the next send starts after it.
+public struct Cursor: Codable, Sendable, Equatable {
+    public var activity: PushActivity
+    public var last: SnapshotID
+    /// Unix seconds of the last delivery (200), if any.
+    public var deliveredAt: Int?
+
+    public init(activity: PushActivity, last: SnapshotID, deliveredAt: Int? = nil) {
+        self.activity = activity
+        self.last = last
+        self.deliveredAt = deliveredAt
+    }
+}
+
+/// `<workspace>/push/registry.json`: the registered tokens, sorted by token.
+public struct Registry: Codable, Sendable, Equatable {
+    public var version: Int
+    public var tokens: [Registration]
+
+    public init(tokens: [Registration] = []) {
+        self.version = PushStore.formatVersion
+        self.tokens = tokens
+    }
+}
+
+/// `<workspace>/push/outbox.json`: one cursor per token.
+public struct Outbox: Codable, Sendable, Equatable {
+    public var version: Int
+    public var cursors: [String: Cursor]
+
+    public init(cursors: [String: Cursor] = [:]) {
+        self.version = PushStore.formatVersion
+        self.cursors = cursors
+    }
+}
+
+/// The push state files in `<workspace>/push/`. Each is rewritten whole and atomically
+/// (`AtomicFile`), so a crash leaves the previous or the next version, never half of one.
+/// Commands hold `withLock` around read-modify-write, so `register` never races a `send`.
+public struct PushStore: Sendable {
+    /// The version these files are written with; a newer one is refused, not misread.
+    public static let formatVersion = 1
+
+    public var directory: String
+
+    public init(workspace: Workspace) {
+        directory = workspace.root + "/push"
+    }
+
+    public var registryPath: String { directory + "/registry.json" }
+    public var outboxPath: String { directory + "/outbox.json" }
+    public var reportPath: String { directory + "/push-report.json" }
+    var lockPath: String { directory + "/.lock" }
+
+    /// Runs `body` holding an exclusive `flock` on the push directory (dropped by the kernel if
+    /// the process dies).
+    public func withLock<T>(_ body: () async throws -> T) async throws -> T {
+        try Workspace.makeDirectory(directory)
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileError.cannotCreate(path: lockPath, reason: systemErrorMessage()) }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw FileError.io(path: lockPath, reason: "flock: \(systemErrorMessage())") }
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try await body()
+    }
+
+    public func readRegistry() throws -> Registry {
+        try read(Registry.self, from: registryPath, what: "token registry") ?? Registry()
+    }
+
+    public func readOutbox() throws -> Outbox {
+        try read(Outbox.self, from: outboxPath, what: "push outbox") ?? Outbox()
+    }
+
+    public func write(_ registry: Registry) throws {
+        var registry = registry
+        registry.tokens.sort { $0.token < $1.token }
+        try publish(registry, to: registryPath)
+    }
+
+    public func write(_ outbox: Outbox) throws {
+        try publish(outbox, to: outboxPath)
+    }
+
+    public func write(_ report: PushReport) throws {
+        try publish(report, to: reportPath)
+    }
+
+    private func publish(_ value: some Encodable, to path: String) throws {
+        try Workspace.makeDirectory(directory)
+        try writeJSONFile(value, to: path)
+    }
+
+    /// Reads a state file: nil when absent; a version check before the full decode, so a newer
+    /// format is named as such rather than as corrupt.
+    private func read<T: Decodable>(_ type: T.Type, from path: String, what: String) throws -> T? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileError.missingInput(path: path, reason: "cannot read the \(what)")
+        }
+        guard let version = try? JSONDecoder().decode(Versioned.self, from: data).version else {
+            throw FileError.corrupt(path: path, line: nil, reason: "not a valid \(what) (no format version); it was not written by shelfline-push: restore it or move it away")
+        }
+        guard version <= Self.formatVersion else {
+            throw PushError.newerVersion(path: path, found: version, supported: Self.formatVersion)
+        }
+        return try readJSONFile(T.self, from: path)
+    }
+}
+
+/// The one field read before a state file is decoded in full.
+private struct Versioned: Decodable {
+    var version: Int
+}

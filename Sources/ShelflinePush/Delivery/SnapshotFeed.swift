@@ -1,0 +1,101 @@
+import Crypto
+import Foundation
+import ShelflineCore
+import ShelflineRender
+
+/// One snapshot render emitted, ready to post: its push body and the APNs headers it implies.
+public struct FeedEntry: Sendable, Equatable {
+    public var id: SnapshotID
+    public var event: ActivityEvent
+    /// The `apns` body exactly as render built it (compact, sorted keys).
+    public var body: Data
+    /// 10 for what the member should see at once (start, end, an alert, a changed beer list), else 5.
+    public var priority: Int
+    /// Unix seconds after which APNs may drop it: the stale date, else the dismissal date, else an hour.
+    public var expiration: Int
+
+    /// Whether a token of `kind` receives this event.
+    public func fits(_ kind: TokenKind) -> Bool {
+        switch kind {
+        case .start: event == .start
+        case .update: event == .update || event == .end
+        }
+    }
+}
+
+/// Reads `<workspace>/activity/<name>.history.ndjson`, the snapshots render emitted, oldest first.
+public struct SnapshotFeed: Sendable {
+    public var activity: PushActivity
+    public var path: String
+    public var entries: [FeedEntry]
+
+    /// Every line must decode as the activity's snapshot: a torn or edited line (render writes
+    /// the file atomically, so only another writer leaves one) is an error naming file and line,
+    /// and nothing is sent, so no token skips a state or gets them out of order.
+    public init(workspace: Workspace, activity: PushActivity) throws {
+        self.activity = activity
+        let store = ActivityStore(workspace: workspace, name: activity.rawValue)
+        path = store.historyPath
+        guard let data = FileManager.default.contents(atPath: path) else {
+            entries = []
+            return
+        }
+        switch activity {
+        case .import:
+            entries = try Self.decode(data, path: path, as: ActivitySnapshot<CSVImportActivityAttributes, CSVImportActivityAttributes.ContentState>.self) { _, _ in false }
+        case .beerQueue:
+            entries = try Self.decode(data, path: path, as: ActivitySnapshot<BeerQueueAttributes, BeerQueueAttributes.ContentState>.self) {
+                previous, current in
+                previous.queueCount != current.queueCount || previous.beers != current.beers
+            }
+        }
+    }
+
+    /// `changed(previous, current)`: a content change the member should see at once.
+    static func decode<A, S>(_ data: Data, path: String, as type: ActivitySnapshot<A, S>.Type,
+                             changed: (S, S) -> Bool) throws -> [FeedEntry] {
+        var result: [FeedEntry] = []
+        var previous: S?
+        let bytes = [UInt8](data)
+        var lineNumber = 0
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
+            lineNumber += 1
+            let line = bytes[start..<end]
+            let terminated = end < bytes.count
+            start = end + 1
+            if line.isEmpty { continue }
+            let snapshot: ActivitySnapshot<A, S>
+            do {
+                snapshot = try JSONDecoder().decode(type, from: Data(line))
+            } catch {
+                let torn = !terminated ? " (torn last line: the file was cut short)" : ""
+                throw FileError.corrupt(path: path, line: lineNumber, reason: "not a valid snapshot\(torn); nothing was sent")
+            }
+            let aps = snapshot.apns.aps
+            let urgent = aps.event != .update || aps.alert != nil || previous.map { changed($0, snapshot.contentState) } == true
+            let digest = SHA256.hash(data: Data(line)).prefix(12).map { String(format: "%02x", $0) }.joined()
+            result.append(FeedEntry(
+                id: SnapshotID(timestamp: snapshot.timestamp, digest: digest), event: aps.event,
+                body: try snapshot.apns.encoded(), priority: urgent ? 10 : 5,
+                expiration: aps.staleDate ?? aps.dismissalDate ?? snapshot.timestamp + 3600))
+            previous = snapshot.contentState
+        }
+        return result
+    }
+
+    /// The snapshots after `cursor` (a new token: the latest only), and the cursor to record once
+    /// they are all dealt with. When the cursor's snapshot was trimmed from the history, the
+    /// snapshots with a later timestamp.
+    public func pending(after cursor: Cursor?) -> (entries: ArraySlice<FeedEntry>, last: SnapshotID?) {
+        guard let lastEntry = entries.last else { return ([], cursor?.last) }
+        guard let cursor, cursor.activity == activity else { return (entries.suffix(1), lastEntry.id) }
+        if let index = entries.lastIndex(where: { $0.id == cursor.last }) {
+            return (entries[(index + 1)...], lastEntry.id)
+        }
+        let index = entries.firstIndex { $0.id.timestamp > cursor.last.timestamp } ?? entries.endIndex
+        return (entries[index...], index == entries.endIndex ? cursor.last : lastEntry.id)
+    }
+}

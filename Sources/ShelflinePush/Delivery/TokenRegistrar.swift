@@ -1,0 +1,66 @@
+import Foundation
+import ShelflineCore
+
+/// `register`, `unregister` and `list` over the registry and outbox, under the push lock.
+public struct TokenRegistrar: Sendable {
+    public var store: PushStore
+
+    public init(store: PushStore) { self.store = store }
+
+    /// Adds `token`, or replaces its activity/kind (its cursor is then reset: delivery restarts at
+    /// the latest snapshot). Returns false when it was already registered exactly so.
+    @discardableResult
+    public func register(_ token: DeviceToken, activity: PushActivity, kind: TokenKind, now: Date) async throws -> Bool {
+        try await store.withLock {
+            var registry = try store.readRegistry()
+            var outbox = try store.readOutbox()
+            if let existing = registry.tokens.first(where: { $0.token == token }), existing.activity == activity, existing.kind == kind {
+                return false
+            }
+            registry.tokens.removeAll { $0.token == token }
+            registry.tokens.append(Registration(token: token, activity: activity, kind: kind,
+                                                registeredAt: Int(now.timeIntervalSince1970)))
+            if outbox.cursors.removeValue(forKey: token.hex) != nil { try store.write(outbox) }
+            try store.write(registry)
+            return true
+        }
+    }
+
+    /// Removes `token` and its cursor; false when it was not registered.
+    @discardableResult
+    public func unregister(_ token: DeviceToken) async throws -> Bool {
+        try await store.withLock {
+            var registry = try store.readRegistry()
+            var outbox = try store.readOutbox()
+            let before = registry.tokens.count
+            registry.tokens.removeAll { $0.token == token }
+            guard registry.tokens.count != before else { return false }
+            try store.write(registry)
+            if outbox.cursors.removeValue(forKey: token.hex) != nil { try store.write(outbox) }
+            return true
+        }
+    }
+
+    /// One line per token: full token (to unregister it), activity, kind, registered, last delivery, pending.
+    public func list(workspace: Workspace) async throws -> [String] {
+        try await store.withLock {
+            let registry = try store.readRegistry()
+            let outbox = try store.readOutbox()
+            var feeds: [PushActivity: SnapshotFeed] = [:]
+            return try registry.tokens.map { registration in
+                if feeds[registration.activity] == nil {
+                    feeds[registration.activity] = try SnapshotFeed(workspace: workspace, activity: registration.activity)
+                }
+                let cursor = outbox.cursors[registration.token.hex]
+                let pending = feeds[registration.activity]!.pending(after: cursor).entries.filter { $0.fits(registration.kind) }.count
+                let delivered = cursor?.deliveredAt.map { Self.iso($0) } ?? "never"
+                return "\(registration.token.hex) \(registration.activity.rawValue) \(registration.kind.rawValue) "
+                    + "registered=\(Self.iso(registration.registeredAt)) delivered=\(delivered) pending=\(pending)"
+            }
+        }
+    }
+
+    static func iso(_ seconds: Int) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}

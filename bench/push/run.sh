@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# bench/push: pushes/s of `shelfline-push send` to a loopback HTTP/2 APNs, and its peak RSS (issue 11).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$ROOT"
+BIN="$ROOT/.build/release"
+[ -x "$BIN/shelfline-push-bench" ] && [ -x "$BIN/shelfline-push" ] || swift build -c release
+"$BIN/shelfline-push-bench" "$BIN" "${PUSH_BENCH_TOKENS:-5000}" "${PUSH_BENCH_CONCURRENCY:-100}"
