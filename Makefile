@@ -9,7 +9,7 @@ DEBUG_BIN := .build/debug
 PREFIX ?= /usr/local
 DESTDIR ?=
 # The installed executables: add one here when a new executable lands.
-EXECUTABLES := shelfline shelfline-parse shelfline-dedupe shelfline-lookup shelfline-merge shelfline-render
+EXECUTABLES := shelfline shelfline-parse shelfline-dedupe shelfline-lookup shelfline-merge shelfline-render shelfline-push
 # System headers the build needs, each with the Debian package that provides it.
 HEADERS := zlib.h:zlib1g-dev libdeflate.h:libdeflate-dev sqlite3.h:libsqlite3-dev curl/curl.h:libcurl4-openssl-dev
 INCLUDE_DIRS ?= /usr/include /usr/include/$(shell gcc -dumpmachine 2>/dev/null) /usr/local/include

@@ -1,3 +1,5 @@
+import ShelflineRender
+
 /// What one observation of the queue means for the beer-queue Live Activity, decided against the
 /// previous snapshot alone (a pure function, so the rules are one table).
 public enum BeerQueueLifecycle {

@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineRender
 
 /// What a beer-queue source said.
 public enum BeerQueueReading: Sendable, Equatable {

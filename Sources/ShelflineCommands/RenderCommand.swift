@@ -23,25 +23,11 @@ public struct RenderCommand: AsyncParsableCommand {
 }
 
 /// Subcommands report errors as `shelfline-render: error: …` (the executable's name, as every stage
-/// does), not under the subcommand's name; otherwise exactly `StageCommand.run()`.
+/// does), not under the subcommand's name.
 protocol RenderSubcommand: StageCommand {}
 
 extension RenderSubcommand {
-    public func run() async throws {
-        do {
-            let (config, path) = try common.loadConfig()
-            let context = StageContext(config: config, configPath: path, log: Logfmt(quiet: common.quiet),
-                                       cancellation: SignalCancellation.install())
-            try await execute(context: context)
-        } catch let error as ExitCode {
-            throw error
-        } catch let error as CleanExit {
-            throw error
-        } catch {
-            FileHandle.standardError.write(Data("shelfline-render: error: \(error)\n".utf8))
-            throw ExitCode(ExitStatus(for: error).rawValue)
-        }
-    }
+    public static var reportedName: String { "shelfline-render" }
 }
 
 /// `shelfline-render import --run RUN_DIR`: one refresh of the import activity.

@@ -43,7 +43,7 @@ public struct ReviewCommand: AsyncParsableCommand {
         @OptionGroup public var options: RunOptions
         public init() {}
         public func run() async throws {
-            try reportingErrors { print(try options.desk().listing(), terminator: "") }
+            try await reportingErrors { print(try options.desk().listing(), terminator: "") }
         }
     }
 
@@ -57,7 +57,7 @@ public struct ReviewCommand: AsyncParsableCommand {
         @Argument(help: "Candidate number (1 = best) or candidate key.") public var candidate: String
         public init() {}
         public func run() async throws {
-            try reportingErrors {
+            try await reportingErrors {
                 let decision = try options.desk().decide(row: row, accept: candidate)
                 if !options.common.quiet {
                     print("row \(row): accepted \(decision.candidate?.key ?? "") for book \(decision.bookId); the next merge applies it")
@@ -75,7 +75,7 @@ public struct ReviewCommand: AsyncParsableCommand {
         @Argument(help: "Source line of the row, as `review list` shows it.") public var row: Int
         public init() {}
         public func run() async throws {
-            try reportingErrors {
+            try await reportingErrors {
                 let decision = try options.desk().decide(row: row, accept: nil)
                 if !options.common.quiet {
                     print("row \(row): rejected the candidates for book \(decision.bookId); the next merge applies it")
@@ -85,14 +85,7 @@ public struct ReviewCommand: AsyncParsableCommand {
     }
 }
 
-/// Turns any error into `shelfline review: error: …` and its documented exit status.
-private func reportingErrors(_ body: () throws -> Void) throws {
-    do {
-        try body()
-    } catch let error as ExitCode {
-        throw error
-    } catch {
-        FileHandle.standardError.write(Data("shelfline review: error: \(error)\n".utf8))
-        throw ExitCode(ExitStatus(for: error).rawValue)
-    }
+/// Any error as `shelfline review: error: …` and its documented exit status.
+private func reportingErrors(_ body: () throws -> Void) async throws {
+    try await ShelflineStageCLI.reportingErrors(as: "shelfline review", body)
 }

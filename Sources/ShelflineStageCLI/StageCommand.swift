@@ -51,25 +51,32 @@ extension StageCommand {
         return name.hasPrefix("shelfline") ? name : "shelfline \(name)"
     }
 
+    /// The name errors are reported under; subcommands of one executable report under its name.
+    public static var reportedName: String { qualifiedName }
+
     public func run() async throws {
-        let name = Self.qualifiedName
-        ParentWatch.install()
-        do {
+        try await reportingErrors(as: Self.reportedName) {
+            ParentWatch.install()
             let (config, path) = try common.loadConfig()
             let context = StageContext(config: config, configPath: path, log: Logfmt(quiet: common.quiet),
                                        cancellation: SignalCancellation.install())
             try await execute(context: context)
-        } catch let error as any ShelflineError {
-            FileHandle.standardError.write(Data("\(name): error: \(error)\n".utf8))
-            throw ExitCode(error.exitCode)
-        } catch let error as ExitCode {
-            throw error
-        } catch let error as CleanExit {
-            throw error
-        } catch {
-            FileHandle.standardError.write(Data("\(name): error: \(error)\n".utf8))
-            throw ExitCode(ExitStatus(for: error).rawValue)
         }
+    }
+}
+
+/// The one error → exit-status path of every executable: a one-line `NAME: error: …` on stderr
+/// and the documented status (`ExitStatus(for:)`); argument-parser's own exits pass through.
+public func reportingErrors<T>(as name: String, _ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as ExitCode {
+        throw error
+    } catch let error as CleanExit {
+        throw error
+    } catch {
+        FileHandle.standardError.write(Data("\(name): error: \(error)\n".utf8))
+        throw ExitCode(ExitStatus(for: error).rawValue)
     }
 }
 

@@ -34,17 +34,10 @@ protocol PushSubcommand: AsyncParsableCommand {
 
 extension PushSubcommand {
     public func run() async throws {
-        do {
+        try await reportingErrors(as: "shelfline-push") {
             let (config, path) = try common.loadConfig()
             let context = StageContext(config: config, configPath: path, log: Logfmt(quiet: common.quiet))
             try await execute(context: context, workspace: common.resolveWorkspace(config))
-        } catch let error as ExitCode {
-            throw error
-        } catch let error as CleanExit {
-            throw error
-        } catch {
-            FileHandle.standardError.write(Data("shelfline-push: error: \(error)\n".utf8))
-            throw ExitCode(ExitStatus(for: error).rawValue)
         }
     }
 }
