@@ -58,7 +58,6 @@ public struct RunCommand: StageCommand {
         let setup = OrchestratorSetup(common: common, context: context)
         try setup.validateStageParameters()
         try Workspace.makeDirectory(setup.workspace.runsDirectory)
-        if setup.config.apns == nil { context.log.event(["push": "skipped", "reason": "no apns section in \(setup.configPath)"]) }
         var events: [ImportEvent] = []
         var failure: (any Error)?
         do {
@@ -111,7 +110,11 @@ public struct RunCommand: StageCommand {
                 print(prefix + outcome.summary)
                 for line in outcome.nextSteps { print(line) }
             }
-            if setup.config.apns != nil { Self.push(setup: setup, context: context, quiet: common.quiet) }
+            if setup.config.apns != nil {
+                Self.push(setup: setup, context: context, quiet: common.quiet)
+            } else if !outcome.stagesRun.isEmpty {
+                runner.log.event(["push": "skipped", "reason": "no apns section in \(setup.configPath)"])
+            }
             let needsReview = (outcome.report?.enrichment.needsReview ?? 0) > 0
             events.append(ImportEvent(event: needsReview ? "needsReview" : "finished", runId: outcome.run.id, input: csv,
                                       workspace: setup.workspace.root, message: outcome.summary, exitStatus: 0,

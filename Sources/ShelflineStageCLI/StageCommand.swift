@@ -41,6 +41,8 @@ public struct CommonOptions: ParsableArguments {
 /// error into its one-line message and documented exit status. A new stage only writes `execute`.
 public protocol StageCommand: AsyncParsableCommand {
     var common: CommonOptions { get }
+    /// The name errors are reported under (default: the executable's, or `shelfline SUBCOMMAND`).
+    static var reportedName: String { get }
     func execute(context: StageContext) async throws
 }
 
@@ -51,7 +53,6 @@ extension StageCommand {
         return name.hasPrefix("shelfline") ? name : "shelfline \(name)"
     }
 
-    /// The name errors are reported under; subcommands of one executable report under its name.
     public static var reportedName: String { qualifiedName }
 
     public func run() async throws {

@@ -190,7 +190,11 @@ import TestSupport
     /// Issue 4 §4: a crash (SIGKILL) loses at most the requests in flight; the rerun asks only for the rest.
     /// The server answers 12 requests and holds the next ones, so the kill lands part-way whatever the load.
     @Test func issue4_sigkillLosesAtMostTheRequestsInFlight() async throws {
-        let server = try await FakeOpenLibraryServer(everyISBN: true)
+        // Each ISBN's edition is the row's own book (an unrelated one would be an isbnTitleConflict).
+        let server = try await FakeOpenLibraryServer(derive: { isbn in
+            let number = Int(isbn.dropFirst(9).prefix(3)) ?? 0
+            return .init(key: "/books/OL\(number)M", title: "Book \(number)", authors: ["A"], work: "/works/OL\(number)W")
+        })
         server.fault = { number, _ in number > 12 ? .json("{}", delay: .seconds(600)) : nil }
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-e2e")

@@ -334,7 +334,7 @@ import Glibc
         }
         // The whole import too (it hashes and copies the export first).
         let run = try ExecutableRunner.run("shelfline", ["run", "--csv", "fifo", "--workspace", "ws", "--config",
-                                                         ExecutableRunner.repositoryRoot + "/pipeline.json"], in: directory.path)
+                                                         ExecutableRunner.repositoryRoot + "/examples/pipeline.json"], in: directory.path)
         #expect(run.status == 66 && run.stderr.contains("not a regular file"), "\(run)")
     }
 
@@ -392,7 +392,7 @@ import Glibc
         }
         directory.write("export.csv", lines.joined(separator: "\n") + "\n")
         let result = try ExecutableRunner.run(
-            "shelfline", ["run", "--csv", "export.csv", "--workspace", "ws", "--config", ExecutableRunner.repositoryRoot + "/pipeline.json",
+            "shelfline", ["run", "--csv", "export.csv", "--workspace", "ws", "--config", ExecutableRunner.repositoryRoot + "/examples/pipeline.json",
                           "--quiet"], in: directory.path)
         #expect(result.status == 0, "\(result)")
         let run = directory.file("ws/runs/latest/")

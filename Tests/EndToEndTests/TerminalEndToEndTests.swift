@@ -7,7 +7,7 @@ import Testing
 /// (util-linux `script`) and read back as the screen shows it.
 @Suite(.serialized) struct TerminalEndToEndTests {
     static let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
-    static let shippedConfig = ExecutableRunner.repositoryRoot + "/pipeline.json"
+    static let shippedConfig = ExecutableRunner.repositoryRoot + "/examples/pipeline.json"
 
     /// Runs `shelfline arguments` on a pseudo-terminal; returns the exit status and the raw bytes written to it.
     func runOnTerminal(_ arguments: [String], in dir: TemporaryDirectory) throws -> (status: Int32, output: String) {

@@ -44,7 +44,7 @@ import TestSupport
         parameters.reportMaximumRows = 25
         let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run),
                                                                          parameters: parameters), encoding: .utf8)
-        #expect(html.contains("<h2>Failed rows (2500)</h2>"))
+        #expect(html.contains("<h2>Rejected rows (2500)</h2>"))
         #expect(html.contains("… and 2475 more in failed-rows.csv."))
         let table = html.components(separatedBy: "<table id=\"failed\">")[1].components(separatedBy: "</table>")[0]
         #expect(table.components(separatedBy: "<tr>").count - 1 == 26, "header + 25 rows")
