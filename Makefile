@@ -45,7 +45,7 @@ import: build
 
 test: check-deps
 	$(SWIFT) build --build-tests
-	SHELFLINE_BIN=$(CURDIR)/$(DEBUG_BIN) $(SWIFT) test --skip-build --no-parallel
+	SHELFLINE_BIN=$(CURDIR)/$(DEBUG_BIN) $(SWIFT) test --skip-build
 
 bench: build
 	bash bench/run.sh
