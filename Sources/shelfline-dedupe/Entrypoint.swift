@@ -1,6 +1,4 @@
-import ShelflineCommands
-
-/// Thin entry point: all behaviour lives in `ShelflineCommands.DedupeCommand`.
+/// Thin entry point: the command is `DedupeCommand` beside this file; the stage's logic lives in its library.
 @main
 enum Entrypoint {
     static func main() async {

@@ -28,13 +28,8 @@ public struct ActivityStore: Sendable {
     /// read-decide-publish steps. The kernel drops the lock if the process dies.
     public func withLock<T>(_ body: () throws -> T) throws -> T {
         try Workspace.makeDirectory(directory)
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw FileError.cannotCreate(path: lockPath, reason: systemErrorMessage()) }
-        defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw FileError.io(path: lockPath, reason: "flock: \(systemErrorMessage())") }
-        }
-        defer { flock(fd, LOCK_UN) }
+        let fd = try FileLock.acquire(lockPath)
+        defer { FileLock.release(fd) }
         return try body()
     }
 
