@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS seconds (default 60).
-#   fuzz/run.sh [csv|ndjson|config ...]        (make fuzz FUZZ_SECONDS=N)
+#   fuzz/run.sh [csv|ndjson|config|html ...]        (make fuzz FUZZ_SECONDS=N)
 # The library modules are built with -sanitize=fuzzer (coverage-guided) in .build/fuzz; each target
 # is one file with LLVMFuzzerTestOneInput linked against them. Seeds are copied at run time from the
 # examples, the test inputs below and ../shared/corpus (never committed). A crash or broken invariant
@@ -9,12 +9,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(csv ndjson config)
+[ ${#targets[@]} -gt 0 ] || targets=(csv ndjson config html)
 scratch=.build/fuzz
 bin=$scratch/release
 
-swift build -c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer -Xswiftc -enable-testing \
-    --target ShelflineParse >&2
+for module in ShelflineParse ShelflineBeerQueue; do
+    swift build -c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer -Xswiftc -enable-testing \
+        --target "$module" >&2
+done
 # Every module's objects (C and Swift) and module maps, as SwiftPM would pass them.
 mapfile -t objects < <(find "$bin/" -path '*.build/*.o' -not -path '*/fuzz-*')
 module_maps=()
@@ -62,6 +64,11 @@ make_seeds() {
         printf '{"format":"goodreads","line":2,"byteOffset":10,"byteLength":20,"title":"Dune"}\n\n' | seed ndjson minimal 01
         printf '{"format":"goodreads","line":2,"byteOffset":10,"byteLength":20,"title":"Dune"}\n' | gzip -n | seed ndjson gz 00
         ;;
+    html)
+        for file in examples/beer-queue/*.html; do
+            seed html "$(basename "$file")" < "$file"
+        done
+        ;;
     config)
         for file in pipeline.json examples/beer-queue/pipeline.json; do
             [ -f "$file" ] && seed config "$(echo "$file" | tr / -)" < "$file"
@@ -80,11 +87,12 @@ for target in "${targets[@]}"; do
     csv) source=fuzz/CSVTarget.swift ;;
     ndjson) source=fuzz/NDJSONTarget.swift ;;
     config) source=fuzz/ConfigTarget.swift ;;
-    *) echo "unknown fuzz target '$target' (csv, ndjson, config)" >&2; exit 64 ;;
+    html) source=fuzz/HTMLTarget.swift ;;
+    *) echo "unknown fuzz target '$target' (csv, ndjson, config, html)" >&2; exit 64 ;;
     esac
     binary=$bin/fuzz-$target
     swiftc -O -sanitize=fuzzer -parse-as-library -I "$bin/Modules" "${module_maps[@]}" \
-        fuzz/FuzzSupport.swift "$source" "${objects[@]}" -lz -ldeflate -lstdc++ -o "$binary"
+        fuzz/FuzzSupport.swift "$source" "${objects[@]}" -lz -ldeflate -lcurl -lstdc++ -o "$binary"
     make_seeds "$target"
     mkdir -p "$scratch/corpus/$target"
     echo "fuzz $target: ${seconds}s" >&2
