@@ -76,7 +76,7 @@ public func reportingErrors<T>(as name: String, _ body: () async throws -> T) as
     } catch let error as CleanExit {
         throw error
     } catch {
-        FileHandle.standardError.write(Data("\(name): error: \(error)\n".utf8))
+        FileHandle.standardError.write(Data("\(name): error: \("\(error)".escapingControlCharacters)\n".utf8))
         throw ExitCode(ExitStatus(for: error).rawValue)
     }
 }

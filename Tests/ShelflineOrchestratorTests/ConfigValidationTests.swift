@@ -155,3 +155,18 @@ import Testing
         #expect(config.stages.map(\.name) == StageName.allCases)
     }
 }
+
+/// Found by the `config` fuzz target in CI: a key holding a line break was echoed raw, so the
+/// "one-line error" took two lines.
+@Test func issue10_configErrorNamingAKeyWithALineBreakStaysOneLine() throws {
+    let directory = TemporaryDirectory("config-newline-key")
+    let path = directory.write("pipeline.json", #"{"stages": [], "work\nspace": "./var"}"#)
+    do {
+        _ = try PipelineConfig.load(path: path)
+        Issue.record("an unknown key was accepted")
+    } catch let error as ConfigError {
+        let message = "\(error)"
+        #expect(!message.contains("\n") && message.contains(#"work\nspace"#), "\(message)")
+        #expect(ExitStatus(for: error) == .config)
+    }
+}

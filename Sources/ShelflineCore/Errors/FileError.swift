@@ -42,7 +42,28 @@ public struct ConfigError: ShelflineError, Equatable {
     }
 
     public var exitStatus: ExitStatus { .config }
-    public var description: String { "\(path): key '\(key)': \(expected)" }
+    /// One line whatever the file held: a key or value echoed from it shows its control characters
+    /// escaped (`\n`, `\u{1B}`), never raw.
+    public var description: String { "\(path): key '\(key.escapingControlCharacters)': \(expected.escapingControlCharacters)" }
+}
+
+extension String {
+    /// Control characters (C0, DEL, C1, line and paragraph separators) as Swift escapes, so text taken
+    /// from an input can go into a one-line message.
+    public var escapingControlCharacters: String {
+        guard unicodeScalars.contains(where: \.isMessageBreaking) else { return self }
+        var result = ""
+        for scalar in unicodeScalars {
+            result += scalar.isMessageBreaking ? scalar.escaped(asASCII: true) : String(scalar)
+        }
+        return result
+    }
+}
+
+extension Unicode.Scalar {
+    fileprivate var isMessageBreaking: Bool {
+        value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
+    }
 }
 
 /// A run that cannot go on now but may later: locked workspace, paused import.
