@@ -149,3 +149,11 @@ import TestSupport
         #expect(error?.key == "stages[0].parameters.rate")
     }
 }
+
+/// Found by the `ndjson` fuzz target in CI: a record whose bad value held a line break was quoted
+/// raw in the "one-line" error.
+@Test func issue10_corruptRecordErrorQuotingALineBreakStaysOneLine() {
+    let error = FileError.corrupt(path: "records.ndjson.gz", line: 1, reason: "invalid record: not JSON (value \"a\nb\")")
+    #expect(!"\(error)".contains("\n") && "\(error)".contains(#"a\nb"#), "\(error)")
+    #expect(!"\(DataError("x\ny"))".contains("\n") && !"\(TryLaterError("x\ry"))".contains("\r"))
+}

@@ -18,14 +18,17 @@ public enum FileError: ShelflineError, Equatable {
         }
     }
 
+    /// One line whatever the path or the quoted input holds (control characters escaped).
     public var description: String {
-        switch self {
-        case .missingInput(let path, let reason): "\(path): cannot read input: \(reason)"
-        case .cannotCreate(let path, let reason): "\(path): cannot create output: \(reason)"
-        case .io(let path, let reason): "\(path): I/O error: \(reason)"
-        case .corrupt(let path, let line?, let reason): "\(path):\(line): \(reason)"
-        case .corrupt(let path, nil, let reason): "\(path): \(reason)"
-        }
+        let text: String =
+            switch self {
+            case .missingInput(let path, let reason): "\(path): cannot read input: \(reason)"
+            case .cannotCreate(let path, let reason): "\(path): cannot create output: \(reason)"
+            case .io(let path, let reason): "\(path): I/O error: \(reason)"
+            case .corrupt(let path, let line?, let reason): "\(path):\(line): \(reason)"
+            case .corrupt(let path, nil, let reason): "\(path): \(reason)"
+            }
+        return text.escapingControlCharacters
     }
 }
 
@@ -71,7 +74,7 @@ public struct TryLaterError: ShelflineError, Equatable {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var exitStatus: ExitStatus { .tryLater }
-    public var description: String { message }
+    public var description: String { message.escapingControlCharacters }
 }
 
 /// Bad data that is not tied to one file line: e.g. the rejected share exceeded its threshold.
@@ -79,7 +82,7 @@ public struct DataError: ShelflineError, Equatable {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var exitStatus: ExitStatus { .dataError }
-    public var description: String { message }
+    public var description: String { message.escapingControlCharacters }
 }
 
 /// A command line that does not make sense.
