@@ -32,30 +32,9 @@ public enum ContentHash {
 
     /// Calls `body` with the file's bytes, chunk by chunk.
     static func stream(_ path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw FileError.missingInput(path: path, reason: systemErrorMessage())
-        }
-        guard (info.st_mode & S_IFMT) != S_IFDIR else {
-            throw FileError.missingInput(path: path, reason: "is a directory")
-        }
-        // A FIFO or device would block `open`/`read` forever (issue 10): refuse it (66).
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw FileError.missingInput(path: path, reason: "\(StageFiles.describe(info.st_mode & S_IFMT)), not a regular file")
-        }
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw FileError.missingInput(path: path, reason: systemErrorMessage()) }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 18)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FileError.io(path: path, reason: "read: \(systemErrorMessage())")
-            }
-            if count == 0 { return }
-            try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-        }
+        // Core's one plain reader: a FIFO or device would block `open`/`read` forever (issue 10),
+        // so it refuses anything but a regular file (66).
+        try PlainFileReader(path: path).forEachChunk(body)
     }
 
     /// Hex SHA-256 of bytes.

@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one line reader of the project (issue 9): the lines of a file, gzip (one or many members,
+/// detected by its magic bytes) or plain, in constant memory. Stage files, the library and the
+/// catalog dumps all go through it, so a line is split the same way whatever reads it.
+public enum LineReader {
+    /// How a file is compressed.
+    public enum Compression: Sendable {
+        /// gzip when the file starts with the gzip magic bytes `1f 8b`, plain otherwise.
+        case detect
+        /// gzip only: anything else is `FileError.corrupt` (stage files are always gzip).
+        case gzip
+    }
+
+    /// Calls `body` with each line (without its `\n`) and its 1-based number. A last line without a
+    /// newline is delivered too; an empty last line after a final newline is not.
+    public static func forEachLine(path: String, compression: Compression = .detect,
+                                   _ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+        let gzip: Bool
+        switch compression {
+        case .gzip: gzip = true
+        case .detect: gzip = try isGzip(path)
+        }
+        if gzip {
+            try GzipReader(path: path).forEachLine(body)
+            return
+        }
+        var splitter = LineSplitter()
+        try PlainFileReader(path: path).forEachChunk { try splitter.feed($0, body) }
+        try splitter.finish(body)
+    }
+
+    /// Whether the file starts with the gzip magic bytes.
+    public static func isGzip(_ path: String) throws -> Bool {
+        let file = try RegularFile(path: path)
+        var magic: [UInt8] = [0, 0]
+        var count = 0
+        while count < 2 {
+            let read = try magic.withUnsafeMutableBufferPointer { buffer in
+                try file.read(into: UnsafeMutableBufferPointer(rebasing: buffer[count...]))
+            }
+            if read == 0 { break }
+            count += read
+        }
+        return count == 2 && magic[0] == 0x1f && magic[1] == 0x8b
+    }
+}
+
+/// Splits a stream of byte chunks into lines; a line may span any number of chunks.
+public struct LineSplitter {
+    private var carry: [UInt8] = []
+    /// Lines delivered so far.
+    public private(set) var lineNumber = 0
+
+    public init() {}
+
+    /// Delivers every line `chunk` completes; keeps the unfinished tail for the next chunk.
+    public mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+        var start = 0
+        let count = chunk.count
+        while start < count {
+            guard let newline = chunk[start..<count].firstIndex(of: UInt8(ascii: "\n")) else {
+                carry.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[start..<count]))
+                return
+            }
+            lineNumber += 1
+            if carry.isEmpty {
+                try body(UnsafeRawBufferPointer(rebasing: chunk[start..<newline]), lineNumber)
+            } else {
+                carry.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[start..<newline]))
+                try carry.withUnsafeBytes { try body($0, lineNumber) }
+                carry.removeAll(keepingCapacity: true)
+            }
+            start = newline + 1
+        }
+    }
+
+    /// Delivers the last line when the stream did not end with a newline.
+    public mutating func finish(_ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+        guard !carry.isEmpty else { return }
+        lineNumber += 1
+        try carry.withUnsafeBytes { try body($0, lineNumber) }
+        carry.removeAll()
+    }
+}
+
+/// An open regular file (never a FIFO, device or directory, which would block or mislead a
+/// reader), closed when released.
+final class RegularFile {
+    let path: String
+    let descriptor: Int32
+
+    init(path: String) throws {
+        self.path = path
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw FileError.missingInput(path: path, reason: systemErrorMessage())
+        }
+        guard (info.st_mode & S_IFMT) != S_IFDIR else {
+            throw FileError.missingInput(path: path, reason: "is a directory")
+        }
+        // A FIFO or device would block `open`/`read` forever (and ignore SIGTERM while at it).
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw FileError.missingInput(path: path, reason: "\(StageFiles.describe(info.st_mode & S_IFMT)), not a regular file")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw FileError.missingInput(path: path, reason: systemErrorMessage())
+        }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// Reads up to `buffer.count` bytes; 0 at the end of the file.
+    func read(into buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
+        while true {
+            let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw FileError.io(path: path, reason: "read: \(systemErrorMessage())")
+        }
+    }
+}
+
+/// Streams a plain file in chunks.
+final class PlainFileReader {
+    private let file: RegularFile
+    private var buffer: [UInt8]
+
+    init(path: String, bufferSize: Int = 1 << 18) throws {
+        file = try RegularFile(path: path)
+        buffer = [UInt8](repeating: 0, count: bufferSize)
+    }
+
+    func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try buffer.withUnsafeMutableBufferPointer { buffer in
+            while true {
+                let count = try file.read(into: buffer)
+                if count == 0 { return }
+                try body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<count])))
+            }
+        }
+    }
+}
