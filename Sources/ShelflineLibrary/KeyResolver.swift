@@ -132,21 +132,25 @@ public struct KeyResolver {
 
     /// Resolves one record of the file being imported (records must come in file order).
     public mutating func resolve(_ keys: RecordKeys, line: Int) -> Resolution {
+        // Each key hashed once (SHA-256): resolving used to hash the same key up to three times.
+        let isbnHash = keys.isbn.map(BookKeys.keyHash)
+        let titleAuthorHash = keys.titleAuthor.map(BookKeys.keyHash)
+        let fallbackHash = keys.fallback.map(BookKeys.keyHash)
         var found: Int32?
         var decidedBy = keys.primary
-        if let isbn = keys.isbn {
-            if let owner = index[BookKeys.keyHash(isbn)] {
+        if let isbnHash {
+            if let owner = index[isbnHash] {
                 found = owner
-            } else if let titleAuthor = keys.titleAuthor, let owner = index[BookKeys.keyHash(titleAuthor)],
+            } else if let titleAuthor = keys.titleAuthor, let titleAuthorHash, let owner = index[titleAuthorHash],
                 !entities[Int(owner)].isbnRowInFile
             {
                 found = owner
                 decidedBy = titleAuthor
             }
-        } else if let titleAuthor = keys.titleAuthor {
-            found = index[BookKeys.keyHash(titleAuthor)]
-        } else if let fallback = keys.fallback {
-            found = index[BookKeys.keyHash(fallback)]
+        } else if let titleAuthorHash {
+            found = index[titleAuthorHash]
+        } else if let fallbackHash {
+            found = index[fallbackHash]
         }
         let created = found == nil
         let entity: Int32
@@ -154,12 +158,13 @@ public struct KeyResolver {
             entity = found
         } else {
             entity = Int32(entities.count)
-            let id = BookKeys.idBits(BookKeys.bookId(for: keys.primary))!
+            // A new book's id is the hash of its primary key (`BookKeys.bookId(for:)`).
+            let id = isbnHash ?? titleAuthorHash ?? fallbackHash!
             entities.append(Entity(id: id, isbnRowInFile: false, inLibrary: false, firstLine: 0))
         }
         var granted: [String] = []
-        for key in [keys.isbn, keys.titleAuthor, keys.fallback].compactMap({ $0 }) {
-            let hash = BookKeys.keyHash(key)
+        for (key, hash) in [(keys.isbn, isbnHash), (keys.titleAuthor, titleAuthorHash), (keys.fallback, fallbackHash)] {
+            guard let key, let hash else { continue }
             if index[hash] == nil {
                 index[hash] = entity
                 granted.append(key)

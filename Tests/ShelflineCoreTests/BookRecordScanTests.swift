@@ -157,3 +157,33 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// Issue 12: strings of ASCII bytes skip UTF-8 validation; any other byte is still validated, at
+/// every position of the 8-byte words the scanner reads.
+@Suite struct JSONScannerStringTests {
+    func string(_ bytes: [UInt8]) -> String? {
+        (bytes).withUnsafeBytes { buffer in
+            var scanner = JSONScanner(buffer)
+            return scanner.string()
+        }
+    }
+
+    func quoted(_ body: [UInt8]) -> [UInt8] { [UInt8(ascii: "\"")] + body + [UInt8(ascii: "\"")] }
+
+    @Test(arguments: 0..<20)
+    func issue12_asciiAndUTF8StringsOfEveryLength(length: Int) {
+        let ascii = String((0..<length).map { Character(Unicode.Scalar(UInt8(0x61 + $0 % 26))) })
+        #expect(string(quoted(Array(ascii.utf8))) == ascii)
+        let mixed = ascii + "é" + ascii
+        #expect(string(quoted(Array(mixed.utf8))) == mixed)
+    }
+
+    @Test(arguments: 0..<20)
+    func issue12_invalidUTF8IsRefusedWherever(position: Int) {
+        for bad: [UInt8] in [[0xC3, 0x28], [0xFF], [0xE2, 0x82], [0xED, 0xA0, 0x80]] {
+            var body = [UInt8](repeating: UInt8(ascii: "a"), count: 20)
+            body.insert(contentsOf: bad, at: position)
+            #expect(string(quoted(body)) == nil, "\(bad) at \(position)")
+        }
+    }
+}

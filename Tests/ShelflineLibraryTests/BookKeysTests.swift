@@ -80,3 +80,17 @@ import Testing
         #expect(id != BookKeys.bookId(for: "isbn:9780804429573"))
     }
 }
+
+/// Issue 12: hashing keys in place (no `Data` copy) and once per resolve keeps every id.
+@Suite struct BookIdHashTests {
+    @Test(arguments: [
+        // `b` + the first 16 hex digits of SHA-256 of the key's UTF-8 (Python hashlib).
+        ("isbn:9780441172719", "b5c6f031ee7806de3"),
+        ("ta:dune|herbert", "b2e4c6948e6131b42"),
+        ("ta:cent ans de solitude|garcía márquez", "b824edd6a0bc3bd9b"),
+    ])
+    func issue12_bookIdsAreTheFirstBytesOfSHA256(key: String, id: String) {
+        #expect(BookKeys.bookId(for: key) == id)
+        #expect(BookKeys.keyHash(key) == BookKeys.idBits(id))
+    }
+}

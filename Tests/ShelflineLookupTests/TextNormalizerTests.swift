@@ -32,6 +32,12 @@ import Testing
         ("Notes [Annotated] (Series, #2)", "Notes"),
         ("(Untitled)", "(Untitled)"),
         ("Piranesi", "Piranesi"),
+        // Issue 12: the ASCII fast path leaves these to the full rule.
+        (" Piranesi\t", "Piranesi"),
+        ("Dune (Dune, #1) ", "Dune"),
+        ("\u{00A0}Dune\u{2003}", "Dune"),
+        ("Dune]", "Dune]"),
+        ("Émile", "Émile"),
     ])
     func strippingSeries(_ title: String, _ expected: String) {
         #expect(TextNormalizer.strippingSeries(title) == expected)

@@ -46,6 +46,14 @@ public enum TextNormalizer {
 
     /// A title without a trailing `(Series, #n)` or `[…]` part, the form catalogs use.
     public static func strippingSeries(_ title: String) -> String {
+        // Most titles start and end with an ASCII character that is neither whitespace nor a
+        // closing bracket: then there is nothing to trim or strip, and Foundation's trimming
+        // (9 % of lookup's CPU time, perf, issue 12) is skipped.
+        if let first = title.unicodeScalars.first, let last = title.unicodeScalars.last, first.isASCII, last.isASCII,
+            first != " ", first != "\t", last != " ", last != "\t", last != ")", last != "]"
+        {
+            return title
+        }
         var text = title.trimmingCharacters(in: .whitespaces)
         while let last = text.last, last == ")" || last == "]" {
             let open: Character = last == ")" ? "(" : "["
