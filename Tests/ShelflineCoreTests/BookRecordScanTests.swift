@@ -186,4 +186,25 @@ struct SeededGenerator: RandomNumberGenerator {
             #expect(string(quoted(body)) == nil, "\(bad) at \(position)")
         }
     }
+
+    /// Escaped strings read as `JSONDecoder` reads them; a run of bad UTF-8 beside an escape is refused.
+    @Test(arguments: [
+        #""a\nb""#, #""\"quoted\" \\ \/ \b\f\r\t""#, #""caf\u00e9 \ud83e\udd8a é\n日本""#, #""\u0000x""#,
+        #""line one\nline two with a long plain run before the end""#,
+    ])
+    func issue12_escapedStringsReadAsJSONDecoderReadsThem(_ json: String) throws {
+        let expected = try JSONDecoder().decode(String.self, from: Data(json.utf8))
+        #expect(string(Array(json.utf8)) == expected)
+    }
+
+    @Test func issue12_escapedStringsRefuseWhatJSONRefuses() {
+        for body: [UInt8] in [
+            Array(#"a\n"#.utf8) + [0xC3] + Array(#"\n"#.utf8),  // a lead byte cut off by an escape
+            [0xC3] + Array(#"\u00a9"#.utf8),  // 0xC3 then the escape's own (whole) encoding
+            Array(#"\n"#.utf8) + [0xA9],  // a continuation byte after an escape
+            Array(#"\udc00"#.utf8), Array(#"\ud800x"#.utf8), Array(#"\q"#.utf8), Array(#"\u12"#.utf8),
+        ] {
+            #expect(string(quoted(body)) == nil, "\(body)")
+        }
+    }
 }
