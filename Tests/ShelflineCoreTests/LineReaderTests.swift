@@ -41,8 +41,10 @@ import TestSupport
         let dir = TemporaryDirectory()
         let plain = dir.write("dump.txt", text)
         let packed = try gzip(Array(text.utf8), in: dir, name: "dump.txt.gz", chunkSize: 4096)
-        let expected = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let expectedLines = text.hasSuffix("\n") ? Array(expected.dropLast()) : (text.isEmpty ? [] : expected)
+        // Split by bytes: as Characters, "\r\n" is one grapheme and never equals "\n".
+        let expected = Array(text.utf8).split(separator: 10, omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
+        let expectedLines = text.utf8.last == 10 ? Array(expected.dropLast()) : (text.isEmpty ? [] : expected)
         for path in [plain, packed] {
             let read = try lines(path)
             #expect(read.map(\.0) == expectedLines, "\(path)")
