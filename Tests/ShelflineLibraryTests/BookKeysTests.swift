@@ -94,3 +94,17 @@ import Testing
         #expect(BookKeys.keyHash(key) == BookKeys.idBits(id))
     }
 }
+
+/// Issue 12: ASCII text is split into words byte by byte, by the same rule as the Unicode path.
+@Suite struct AsciiWordsTests {
+    @Test(arguments: [
+        "", "dune", "the left hand of darkness", "don't stop", "l'etranger", "rock 'n' roll", "o'brien", "a'b'c",
+        "  two  spaces ", "x-men: days of future past", "catch-22", "it's 'quoted'", "''", "a'", "ab'", "tom's''",
+        "MiXeD CaSe 123abc", "tab\tand\nnewline", "!@#$%^&*()_+=[]{};:\",.<>/?\\|`~",
+    ])
+    func issue12_asciiWordsFollowTheUnicodeRule(_ text: String) {
+        // A trailing no-break space sends the same text through the Unicode path; it only separates.
+        #expect(BookKeys.asciiWords(of: text) == BookKeys.words(of: text + "\u{A0}"))
+        #expect(BookKeys.words(of: text) == BookKeys.asciiWords(of: text))
+    }
+}
