@@ -57,6 +57,40 @@ import TestSupport
         struct Catalog: Decodable { var built: Bool; var editions: Int }
     }
 
+    /// Issue 12: answers kept for later duplicates are dropped once their last duplicate is written
+    /// (memory bounded at 2,000,000 rows); every duplicate still reuses its first row's answer.
+    @Test func issue12_duplicatesFarApartReuseTheirFirstRowsAnswer() throws {
+        let directory = TemporaryDirectory("lookup-e2e-duplicates")
+        let firsts = (0..<3_000).map { index -> BookRecord in
+            var record = Self.exampleRecords[index % 11]
+            record.line = index + 2
+            record.dedupe = DedupeMark(status: .new, key: "k\(record.line)")
+            return record
+        }
+        // Later duplicates in reverse order: some answers are needed to the end, others only briefly.
+        let duplicates = firsts.reversed().enumerated().map { offset, first -> BookRecord in
+            var record = first
+            record.line = 3_002 + offset
+            record.dedupe = DedupeMark(status: .duplicateInFile, key: "k\(first.line)", firstLine: first.line)
+            return record
+        }
+        try Self.writeInput(firsts + duplicates, in: directory)
+        let arguments = ["deduped.ndjson.gz", "-o", "enriched.ndjson.gz", "--report", "lookup-report.json",
+                         "--workspace", directory.file("ws"), "--source", "catalog"] + Self.catalogArguments
+        let result = try ExecutableRunner.run("shelfline-lookup", arguments, in: directory.path)
+        #expect(result.status == 0, "\(result)")
+        let records = try NDJSONReader<BookRecord>(path: directory.file("enriched.ndjson.gz")).readAll()
+        #expect(records.count == 6_000)
+        let byLine = Dictionary(uniqueKeysWithValues: records.map { ($0.line, $0) })
+        for duplicate in duplicates {
+            let first = duplicate.dedupe!.firstLine!
+            #expect(byLine[duplicate.line]?.match == byLine[first]?.match, "line \(duplicate.line)")
+        }
+        let report = try readJSONFile(Report.self, from: directory.file("lookup-report.json"))
+        #expect(report.duplicatesReused == 3_000)
+        #expect(report.counts.total == 6_000)
+    }
+
     @Test func issue4_exampleExportIsEnrichedOfflineFromTheSampleCatalog() throws {
         let directory = TemporaryDirectory("lookup-e2e")
         try Self.writeInput(Self.exampleRecords, in: directory)

@@ -169,6 +169,8 @@ public struct LookupStage {
         var report = report
         var output = OutputLines()
         var firstAnswers: [Int: LookupOutcome] = [:]
+        // Answers no later duplicate needs are swept whenever the table has doubled (amortised O(1)).
+        var sweepAt = 1024
         var counts: [String: Int] = [:]
         for try await chunk in chunks.stream {
             try Task.checkCancellation()
@@ -220,7 +222,11 @@ public struct LookupStage {
                 if outcome.match.status == .notEnriched {
                     report.notEnrichedReasons[outcome.match.reason ?? "unknown", default: 0] += 1
                 }
-                if survey.referencedLines.contains(record.line) { firstAnswers[record.line] = outcome }
+                if survey.lastReference[record.line] != nil { firstAnswers[record.line] = outcome }
+            }
+            if firstAnswers.count >= sweepAt, let done = chunk.last?.fileLine {
+                firstAnswers = firstAnswers.filter { (survey.lastReference[$0.key] ?? 0) > done }
+                sweepAt = max(1024, 2 * firstAnswers.count)
             }
             progress.update(processed: report.recordsWritten, counts: counts, title: chunk.last?.record.title,
                             author: chunk.last?.record.author)
