@@ -470,8 +470,14 @@ public final class CatalogIndex: @unchecked Sendable {
             Unmanaged<Probe>.fromOpaque(context!).takeUnretainedValue().isCancelled() ? 1 : 0
         }, Unmanaged.passUnretained(probe).toOpaque())
         defer { sqlite3_progress_handler(database.handle, 0, nil, nil) }
+        // Also between phases: a signal during the last batch of the load stops the build at once.
+        func checkpoint(_ phase: String?) throws {
+            if let phase { finished(phase) }
+            if isCancelled() { throw TryLaterError(paused) }
+        }
         do {
             try withExtendedLifetime(probe) {
+                try checkpoint(nil)
                 try database.execute("""
                     CREATE TABLE isbns(isbn INTEGER NOT NULL, edition INTEGER NOT NULL, PRIMARY KEY(isbn, edition)) WITHOUT ROWID;
                     INSERT OR IGNORE INTO isbns SELECT isbn, edition FROM temp.isbn_stage ORDER BY isbn, edition;
@@ -480,7 +486,7 @@ public final class CatalogIndex: @unchecked Sendable {
                     INSERT OR IGNORE INTO title_keys SELECT hash, edition FROM temp.title_stage ORDER BY hash, edition;
                     DROP TABLE temp.title_stage;
                     """)
-                finished("keys")
+                try checkpoint("keys")
                 try database.execute("""
                     CREATE VIRTUAL TABLE search USING fts5(title, authors, content='', columnsize=0, detail=column,
                       tokenize='unicode61 remove_diacritics 2');
@@ -519,9 +525,9 @@ public final class CatalogIndex: @unchecked Sendable {
                 }
                 editions.reset()
                 try database.execute("COMMIT")
-                finished("search")
+                try checkpoint("search")
                 try database.execute("INSERT INTO search(search) VALUES ('optimize')")
-                finished("optimize")
+                try checkpoint("optimize")
             }
         } catch let error as LookupError where isCancelled() {
             _ = error  // SQLITE_INTERRUPT from the progress handler
