@@ -6,7 +6,8 @@ import ShelflineCore
 ///
 /// Records are identified by the number in their Open Library key (`/books/OL123M` → 123), which
 /// becomes the row id in the index: compact, and a second line with the same key is rejected by
-/// the primary key without holding any key in memory.
+/// the primary key without holding any key in memory. A key of any other shape gets a negative id
+/// from a 64-bit hash of it, and its text is kept beside (`oddKeys`) to be given back.
 enum CatalogDumpRecord {
     case edition(Edition)
     case work(Work)
@@ -19,6 +20,8 @@ enum CatalogDumpRecord {
     struct Edition {
         var id: Int
         var title: String
+        /// Keys of another shape than Open Library's (this edition's, its work's), with their ids.
+        var oddKeys: [OddKey]
         /// `CatalogIndex.titleHash` of the title's normalised key (computed on the parsing thread).
         var titleHash: Int
         var subtitle: String?
@@ -34,8 +37,14 @@ enum CatalogDumpRecord {
         var publishDate: String?
     }
 
+    struct OddKey {
+        var id: Int
+        var key: String
+    }
+
     struct Work {
         var id: Int
+        var oddKey: OddKey?
         var authors: [Int]
         var description: String?
     }
@@ -87,6 +96,20 @@ enum CatalogDumpRecord {
             var key = key
             return key.withUTF8 { number(UnsafeRawBufferPointer($0)) }
         }
+
+        /// The row id of a key: its number when it has Open Library's shape, else a negative id
+        /// hashed from the kind and the key (a collision, about 1 in 10^19 per pair, would make
+        /// the second key look like a duplicate of the first).
+        func id(_ key: UnsafeRawBufferPointer) -> Int {
+            if let number = number(key) { return number }
+            let hash = CatalogIndex.fnv1a([suffix] + Array(key))
+            return -Int(hash >> 1) - 1
+        }
+
+        func id(_ key: String) -> Int {
+            var key = key
+            return key.withUTF8 { id(UnsafeRawBufferPointer($0)) }
+        }
     }
 
     /// Parses one dump line; throws `Malformed` for a line to skip and count.
@@ -115,13 +138,15 @@ enum CatalogDumpRecord {
         scanner.skipWhitespace()
         switch MemberName(bytes: type) {
         case "/type/edition":
-            guard let id = KeyKind.edition.number(key) else { throw Malformed(reason: "edition key is not of the form /books/OL<number>M") }
-            return .edition(try edition(id: id, &scanner))
+            var edition = try edition(id: KeyKind.edition.id(key), &scanner)
+            if edition.id < 0 { edition.oddKeys.append(OddKey(id: edition.id, key: String(decoding: key, as: UTF8.self))) }
+            return .edition(edition)
         case "/type/work":
-            guard let id = KeyKind.work.number(key) else { throw Malformed(reason: "work key is not of the form /works/OL<number>W") }
-            return .work(try work(id: id, &scanner))
+            var work = try work(id: KeyKind.work.id(key), &scanner)
+            if work.id < 0 { work.oddKey = OddKey(id: work.id, key: String(decoding: key, as: UTF8.self)) }
+            return .work(work)
         case "/type/author":
-            guard let id = KeyKind.author.number(key) else { throw Malformed(reason: "author key is not of the form /authors/OL<number>A") }
+            let id = KeyKind.author.id(key)
             var name: String?
             try object(&scanner) { scanner, member in
                 if member == "name" { return scanner.readString(&name) }
@@ -136,9 +161,9 @@ enum CatalogDumpRecord {
                 return scanner.skipValue(depth: 1)
             }
             guard let location, !location.isEmpty else { throw Malformed(reason: "redirect without location") }
-            guard let id = KeyKind.author.number(key) else { return .ignored }
-            guard let target = KeyKind.author.number(location) else { return .ignored }
-            return .authorRedirect(id: id, target: target)
+            // Only authors' redirects are used (editions name their authors by key).
+            guard key.starts(with: "/authors/".utf8) else { return .ignored }
+            return .authorRedirect(id: KeyKind.author.id(key), target: KeyKind.author.id(location))
         default:
             return .ignored
         }
@@ -198,13 +223,16 @@ enum CatalogDumpRecord {
         }
         var authorIDs: [Int] = []
         for key in authors {
-            if let number = KeyKind.author.number(key), !authorIDs.contains(number) { authorIDs.append(number) }
+            let id = KeyKind.author.id(key)
+            if !authorIDs.contains(id) { authorIDs.append(id) }
         }
-        let work = works.first.flatMap { KeyKind.work.number($0) }
+        let work = works.first.map { KeyKind.work.id($0) }
+        var oddKeys: [OddKey] = []
+        if let work, work < 0, let key = works.first { oddKeys.append(OddKey(id: work, key: key)) }
         // Without authors of its own or a work to take them from, no match could ever be
         // accepted on it (authors decide): skipped and counted, like a line without a title.
         guard !authorIDs.isEmpty || work != nil else { throw Malformed(reason: "edition without authors or work") }
-        return Edition(id: id, title: title, titleHash: CatalogIndex.titleHash(TextNormalizer.titleKey(title)), subtitle: subtitle, isbns: isbns, isbn13: isbn13, isbn10: isbn10,
+        return Edition(id: id, title: title, oddKeys: oddKeys, titleHash: CatalogIndex.titleHash(TextNormalizer.titleKey(title)), subtitle: subtitle, isbns: isbns, isbn13: isbn13, isbn10: isbn10,
                        publishers: publishers, cover: covers.first(where: { $0 > 0 }), work: work, authors: authorIDs,
                        pages: pages, publishDate: publishDate)
     }
@@ -238,7 +266,10 @@ enum CatalogDumpRecord {
                         }
                         return true
                     }
-                    if let key, let number = KeyKind.author.number(key), !authors.contains(number) { authors.append(number) }
+                    if let key {
+                        let id = KeyKind.author.id(key)
+                        if !authors.contains(id) { authors.append(id) }
+                    }
                     return valid
                 }
             case "description":
@@ -253,7 +284,7 @@ enum CatalogDumpRecord {
             }
             return true
         }
-        return Work(id: id, authors: authors, description: description?.isEmpty == false ? description : nil)
+        return Work(id: id, oddKey: nil, authors: authors, description: description?.isEmpty == false ? description : nil)
     }
 
     /// Reads the line's JSON object to its end; any syntax error, or text after it, is "invalid JSON".

@@ -52,6 +52,7 @@ public final class CatalogIndex: @unchecked Sendable {
     private let editionStatement: SQLiteStatement
     private let workStatement: SQLiteStatement
     private let authorStatement: SQLiteStatement
+    private let oddKeyStatement: SQLiteStatement
     private let searchStatement: SQLiteStatement
     private let titleKeyStatement: SQLiteStatement
     private let authorSearchStatement: SQLiteStatement
@@ -99,6 +100,7 @@ public final class CatalogIndex: @unchecked Sendable {
             FROM editions WHERE id = ?
             """)
         workStatement = try database.prepare("SELECT authors, description FROM works WHERE id = ?")
+        oddKeyStatement = try database.prepare("SELECT key FROM odd_keys WHERE id = ?")
         // A redirected author key resolves through its redirect (one hop), like Open Library.
         authorStatement = try database.prepare(
             "SELECT name FROM authors WHERE id = coalesce((SELECT target FROM redirects WHERE id = ?1), ?1)")
@@ -190,11 +192,16 @@ public final class CatalogIndex: @unchecked Sendable {
     /// text: a quarter of the size; a collision (about 1 in 10^19 per pair) only adds a candidate
     /// the matcher then scores on its real title.
     static func titleHash(_ key: String) -> Int {
+        Int(bitPattern: UInt(fnv1a(key.utf8)))
+    }
+
+    /// 64-bit FNV-1a: stable across runs and machines (Swift's `Hasher` is seeded per process).
+    static func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key.utf8 {
+        for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
-        return Int(bitPattern: UInt(hash))
+        return hash
     }
 
     private func loadEdition(_ id: Int) throws -> EditionMetadata? {
@@ -205,8 +212,8 @@ public final class CatalogIndex: @unchecked Sendable {
         guard try statement.step() else { return nil }
         var edition = EditionMetadata(source: SourceKind.catalog.rawValue)
         let work = statement.int(0)
-        edition.editionKey = CatalogDumpRecord.KeyKind.edition.key(id)
-        edition.workKey = work.map(CatalogDumpRecord.KeyKind.work.key)
+        edition.editionKey = try key(id, .edition)
+        edition.workKey = try work.flatMap { try key($0, .work) }
         edition.title = statement.text(1)
         edition.subtitle = statement.text(2)
         var authorIDs = statement.text(3).map(Self.decodeIDs) ?? []
@@ -237,6 +244,14 @@ public final class CatalogIndex: @unchecked Sendable {
         if editionCache.count >= Self.editionCacheLimit { editionCache.removeAll(keepingCapacity: true) }
         editionCache[id] = edition
         return edition
+    }
+
+    /// The key of row `id`: rebuilt from its number, or, for a key of another shape, as stored.
+    private func key(_ id: Int, _ kind: CatalogDumpRecord.KeyKind) throws -> String? {
+        guard id < 0 else { return kind.key(id) }
+        oddKeyStatement.bind(1, id)
+        defer { oddKeyStatement.reset() }
+        return try oddKeyStatement.step() ? oddKeyStatement.text(0) : nil
     }
 
     /// Separates a list's values in one text column (publishers); a value never holds it (replaced by a space).
@@ -313,6 +328,7 @@ public final class CatalogIndex: @unchecked Sendable {
                 CREATE TABLE works(id INTEGER PRIMARY KEY, authors TEXT, description TEXT);
                 CREATE TABLE authors(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
                 CREATE TABLE redirects(id INTEGER PRIMARY KEY, target INTEGER NOT NULL);
+                CREATE TABLE odd_keys(id INTEGER PRIMARY KEY, key TEXT NOT NULL);
                 CREATE TEMP TABLE isbn_stage(isbn INTEGER NOT NULL, edition INTEGER NOT NULL);
                 CREATE TEMP TABLE title_stage(hash INTEGER NOT NULL, edition INTEGER NOT NULL);
                 """)
@@ -330,6 +346,12 @@ public final class CatalogIndex: @unchecked Sendable {
             let insertWork = try database.prepare("INSERT OR IGNORE INTO works(id, authors, description) VALUES (?,?,?)")
             let insertAuthor = try database.prepare("INSERT OR IGNORE INTO authors(id, name) VALUES (?,?)")
             let insertRedirect = try database.prepare("INSERT OR IGNORE INTO redirects(id, target) VALUES (?,?)")
+            let insertOddKey = try database.prepare("INSERT OR IGNORE INTO odd_keys(id, key) VALUES (?,?)")
+            func store(_ oddKey: CatalogDumpRecord.OddKey) throws {
+                insertOddKey.bind(1, oddKey.id)
+                insertOddKey.bind(2, oddKey.key)
+                try insertOddKey.run()
+            }
             let duplicate = "duplicate key (the first line with this key is kept)"
             var inBatch = 0
             try database.execute("BEGIN")
@@ -374,6 +396,7 @@ public final class CatalogIndex: @unchecked Sendable {
                             insertTitleKey.bind(1, edition.titleHash)
                             insertTitleKey.bind(2, edition.id)
                             try insertTitleKey.run()
+                            for oddKey in edition.oddKeys { try store(oddKey) }
                             for isbn in edition.isbns {
                                 insertISBN.bind(1, isbn)
                                 insertISBN.bind(2, edition.id)
@@ -390,6 +413,7 @@ public final class CatalogIndex: @unchecked Sendable {
                                 stats.duplicateKeys += 1
                                 skip(duplicate); continue
                             }
+                            if let oddKey = work.oddKey { try store(oddKey) }
                             stats.works += 1
                         case .author(let id, let name):
                             insertAuthor.bind(1, id)
