@@ -41,17 +41,7 @@ final class OutboxJournal {
             bytes += try encoder.encode(Entry(token: token, cursor: cursor))
             bytes.append(UInt8(ascii: "\n"))
         }
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw FileError.io(path: path, reason: "write: \(systemErrorMessage())")
-                }
-                offset += written
-            }
-        }
+        try bytes.withUnsafeBytes { try writeAll($0, to: descriptor, path: path) }
         guard fsync(descriptor) == 0 else { throw FileError.io(path: path, reason: "fsync: \(systemErrorMessage())") }
     }
 
