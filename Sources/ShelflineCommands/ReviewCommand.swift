@@ -30,8 +30,9 @@ public struct ReviewCommand: AsyncParsableCommand {
         public init() {}
 
         func desk() throws -> ReviewDesk {
-            let (config, _) = try common.loadConfig()
-            return ReviewDesk(workspace: common.resolveWorkspace(config), runDirectory: run)
+            let context = try common.context()
+            return ReviewDesk(workspace: context.workspace, runDirectory: run,
+                              mergeReport: RunFiles(config: context.config).output(.merge, .report) ?? "merge-report.json")
         }
     }
 

@@ -55,7 +55,7 @@ public struct RunCommand: StageCommand {
     }
 
     public func execute(context: StageContext) async throws {
-        let setup = OrchestratorSetup(common: common, context: context)
+        let setup = OrchestratorSetup(context: context)
         try setup.validateStageParameters()
         try Workspace.makeDirectory(setup.workspace.runsDirectory)
         var events: [ImportEvent] = []
@@ -205,8 +205,8 @@ final class LiveImportActivity {
     private var lastCall = Date.distantPast
 
     init(setup: OrchestratorSetup, context: StageContext, sourceFile: String?) throws {
-        let parameters = try setup.config.parameters(for: .render, as: RenderParameters.self, path: setup.configPath)
-        renderer = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters)
+        let parameters = try setup.config.parameters(RenderParameters.self, path: setup.configPath)
+        renderer = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters, files: setup.files)
         self.context = context
         self.sourceFile = sourceFile
     }

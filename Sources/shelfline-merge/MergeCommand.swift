@@ -54,11 +54,12 @@ public struct MergeCommand: StageCommand {
 
     public init() {}
 
+    public static var stage: StageName? { .merge }
+
     public func execute(context: StageContext) async throws {
-        let dedupe = try context.config.parameters(for: .dedupe, as: DedupeParameters.self, path: context.configPath)
-        let parameters = try context.config.parameters(for: .merge, as: MergeParameters.self, path: context.configPath)
-        try parameters.validate(configPath: context.configPath)
-        let workspace = common.resolveWorkspace(context.config)
+        let dedupe = try context.parameters(DedupeParameters.self)
+        let parameters = try context.parameters(MergeParameters.self)
+        let workspace = context.workspace
         try StageFiles.check(inputs: [input, parseReport, rejects, workspace.libraryFile, workspace.libraryBackup],
                              outputs: [report, ledger, review, failedRows])
         let request = MergeRequest(records: input, parseReport: parseReport, rejects: rejects, report: report,
