@@ -50,4 +50,36 @@ import TestSupport
         #expect(second.status == 0, "\(second)")
         #expect(second.stdout.contains("already imported"), "\(second)")
     }
+
+    /// One workspace resolver (issue 9): `~` and relative paths mean the same absolute directory
+    /// to the orchestrator, every stage it starts, a stage run by hand and `review`.
+    @Test func issue9_tildeWorkspaceIsOneAbsolutePathForEveryCommand() throws {
+        let dir = TemporaryDirectory("tilde-workspace")
+        let home = dir.file("home")
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let config = try ConfigFile.shippedExample().write(to: dir.file("pipeline.json"))
+        let environment = ["HOME": home]
+
+        let run = try ExecutableRunner.run("shelfline", ["run", "--csv", Self.example, "--config", config, "--workspace", "~/shelf"],
+                                           in: dir.path, environment: environment)
+        #expect(run.status == 0, "\(run)")
+        #expect(FileManager.default.fileExists(atPath: home + "/shelf/library/library.ndjson.gz"))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("~")), "a literal ~ directory was created")
+        #expect(run.stdout.contains("report: \(home)/shelf/runs/"), "\(run)")
+
+        // A stage by hand, its workspace from the environment as `~/…`: it reads that library.
+        let parsed = home + "/shelf/runs/latest/parsed.ndjson.gz"
+        let dedupe = try ExecutableRunner.run(
+            "shelfline-dedupe", [parsed, "-o", "again.ndjson.gz", "--report", "again.json", "--config", config, "--quiet"],
+            in: dir.path, environment: environment.merging(["SHELFLINE_WORKSPACE": "~/shelf"]) { $1 })
+        #expect(dedupe.status == 0, "\(dedupe)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.file("again.json"))))
+        #expect((report as? [String: Any])?["libraryBooks"] as? Int == 14, "\(report)")
+
+        // `review` and a relative `--workspace` (against the current directory) find the same run.
+        let relative = try ExecutableRunner.run("shelfline", ["review", "list", "--config", config, "--workspace", "home/shelf"],
+                                                in: dir.path, environment: environment)
+        #expect(relative.status == 0, "\(relative)")
+        #expect(relative.stdout.contains("No rows need review") || relative.stdout.contains("need review"), "\(relative)")
+    }
 }
