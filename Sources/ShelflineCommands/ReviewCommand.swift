@@ -32,7 +32,7 @@ public struct ReviewCommand: AsyncParsableCommand {
         func desk() throws -> ReviewDesk {
             let context = try common.context()
             return ReviewDesk(workspace: context.workspace, runDirectory: run,
-                              mergeReport: RunFiles(config: context.config).output(.merge, .report) ?? "merge-report.json")
+                              mergeReport: RunFiles(config: context.config).output(.merge, .report) ?? StageName.merge.stage.defaultOutput(.report))
         }
 
         /// Records a decision about source line `row` (`accept`: a candidate; nil: reject them)

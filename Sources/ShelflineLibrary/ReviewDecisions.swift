@@ -92,7 +92,7 @@ public struct ReviewDesk {
     /// The merge report's name in the run directory (`pipeline.json` may rename it).
     public let mergeReport: String
 
-    public init(workspace: Workspace, runDirectory: String?, mergeReport: String = "merge-report.json") {
+    public init(workspace: Workspace, runDirectory: String?, mergeReport: String = StageName.merge.stage.defaultOutput(.report)) {
         self.workspace = workspace
         self.runDirectory = runDirectory ?? workspace.runsDirectory + "/latest"
         self.mergeReport = mergeReport

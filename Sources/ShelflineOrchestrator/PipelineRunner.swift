@@ -153,7 +153,7 @@ public struct PipelineRunner {
         }
         try run.markLatest(in: workspace)
         let report = files.output(.merge, .report).flatMap { try? readJSONFile(MergeReport.self, from: run.file($0)) }
-        return RunOutcome(run: run, stagesRun: stagesRun, report: report, page: files.output(.render, .page) ?? "report.html")
+        return RunOutcome(run: run, stagesRun: stagesRun, report: report, page: files.output(.render, .page) ?? StageName.render.stage.defaultOutput(.page))
     }
 
     /// Starts the stage executable in the run directory and waits, forwarding SIGTERM/SIGINT.

@@ -120,6 +120,15 @@ public struct Stage: Sendable {
               parameterStages: [.render], algorithmVersion: 1, invocation: .runDirectory(subcommand: "import")),
     ]
 
+    /// The shipped name of this stage's output with `role`: what its executable writes when run by
+    /// hand without naming it. Asking for a role the stage does not produce is a programming error.
+    public func defaultOutput(_ role: StageFileRole) -> String {
+        guard let file = outputs.first(where: { $0.role == role }) else {
+            preconditionFailure("stage \(name.rawValue) has no \(role.rawValue) output")
+        }
+        return file.defaultName
+    }
+
     /// The description of `name`.
     public static func named(_ name: StageName) -> Stage {
         all.first { $0.name == name }!

@@ -5,8 +5,6 @@ import ShelflineCore
 /// fetched) with the outcome counts as a chart, the rows needing review with their candidates,
 /// and the failed rows. Its bytes depend only on the run directory's files.
 public enum ImportReportPage {
-    /// The page's name unless `pipeline.json` renames render's `page` output.
-    public static let fileName = "report.html"
 
     /// Renders and atomically writes the page for a finished run; returns its path.
     @discardableResult
@@ -25,7 +23,7 @@ public enum ImportReportPage {
         let html = render(status: status, review: review, failedRows: failed.rows, failedRowCount: failed.dataRows,
                           notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
                           maximumRows: parameters.reportMaximumRows)
-        let name = status.files.output(.render, .page) ?? fileName
+        let name = status.files.output(.render, .page) ?? StageName.render.stage.defaultOutput(.page)
         let target = name.hasPrefix("/") ? name : directory + "/" + name
         try AtomicFile.write(html, to: target)
         return target
