@@ -8,11 +8,7 @@ import TestSupport
     let quiet = Logfmt(quiet: true)
 
     func writeGzip(_ text: String, to path: String) throws {
-        let file = try AtomicFile(path: path)
-        let gzip = GzipWriter(sink: file, path: path)
-        try gzip.write(text)
-        try gzip.finish()
-        try file.commit()
+        try GzipFixture.write(text: text, to: path)
     }
 
     @Test func issue4_badDumpLinesAreSkippedAndCounted() throws {
