@@ -52,9 +52,10 @@ bench: build
 
 # Coverage-guided fuzzing (libFuzzer): each target for FUZZ_SECONDS (fuzz/README.md).
 FUZZ_SECONDS ?= 60
+FUZZ_SEED ?=
 .PHONY: fuzz
 fuzz:
-	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_SEED=$(FUZZ_SEED) bash fuzz/run.sh
 
 beer-queue: build
 	$(BIN)/shelfline-render beer-queue --poll --config $(CONFIG) --workspace $(WORKSPACE) --quiet

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS seconds (default 60).
-#   fuzz/run.sh [csv|ndjson|config|html ...]        (make fuzz FUZZ_SECONDS=N)
+#   fuzz/run.sh [csv|ndjson|config|html ...]        (make fuzz FUZZ_SECONDS=N [FUZZ_SEED=N])
+# Without FUZZ_SEED every run explores new inputs (libFuzzer picks a random seed): that is how bugs
+# are found. With FUZZ_SEED (CI) the run is reproducible: libFuzzer's seed is fixed and Swift's hashing
+# is made deterministic, so the same build and seeds replay the same inputs and a green check stays
+# green; a bug the exploration finds becomes a test and is fixed, not a red CI on someone else's change.
 # The library modules are built with -sanitize=fuzzer (coverage-guided) in .build/fuzz; each target
 # is one file with LLVMFuzzerTestOneInput linked against them. Seeds are copied at run time from the
 # examples, the test inputs below and ../shared/corpus (never committed). A crash or broken invariant
@@ -8,6 +12,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
+reproducible=()
+if [ -n "${FUZZ_SEED:-}" ]; then
+    reproducible=(-seed="$FUZZ_SEED")
+    export SWIFT_DETERMINISTIC_HASHING=1
+fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(csv ndjson config html)
 scratch=.build/fuzz
@@ -94,11 +103,14 @@ for target in "${targets[@]}"; do
     swiftc -O -sanitize=fuzzer -parse-as-library -I "$bin/Modules" "${module_maps[@]}" \
         fuzz/FuzzSupport.swift "$source" "${objects[@]}" -lz -ldeflate -lcurl -lstdc++ -o "$binary"
     make_seeds "$target"
-    mkdir -p "$scratch/corpus/$target"
-    echo "fuzz $target: ${seconds}s" >&2
+    corpus=$scratch/corpus/$target
+    # A reproducible run starts from the seeds alone, not from what earlier local runs found.
+    if [ -n "${FUZZ_SEED:-}" ]; then corpus=$scratch/corpus-seeded/$target; rm -rf "$corpus"; fi
+    mkdir -p "$corpus"
+    echo "fuzz $target: ${seconds}s${FUZZ_SEED:+, seed $FUZZ_SEED}" >&2
     log=$scratch/fuzz-$target.log
-    if "$binary" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=16384 -print_final_stats=1 \
-        -artifact_prefix="$scratch/artifacts/$target-" "$scratch/corpus/$target" "$scratch/seeds/$target" > "$log" 2>&1; then
+    if "$binary" "${reproducible[@]}" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=16384 -print_final_stats=1 \
+        -artifact_prefix="$scratch/artifacts/$target-" "$corpus" "$scratch/seeds/$target" > "$log" 2>&1; then
         runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
         echo "fuzz $target: ok, $runs executions in ${seconds}s" >&2
     else

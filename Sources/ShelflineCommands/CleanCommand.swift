@@ -26,15 +26,15 @@ public struct CleanCommand: StageCommand {
     public init() {}
 
     public func execute(context: StageContext) async throws {
-        let setup = OrchestratorSetup(common: common, context: context)
+        let setup = OrchestratorSetup(context: context)
         let lock = try WorkspaceLock(workspace: setup.workspace, now: context.now())
         defer { withExtendedLifetime(lock) {} }
         let fileManager = FileManager.default
         // Whatever is removed, `runs/latest` is left naming a run that exists, or gone.
         defer { try? RunDirectory.repairLatest(in: setup.workspace) }
         if stale {
-            let parameters = try setup.config.parameters(for: .render, as: RenderParameters.self, path: setup.configPath)
-            let activity = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters)
+            let parameters = try setup.config.parameters(RenderParameters.self, path: setup.configPath)
+            let activity = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters, files: setup.files)
             for run in StaleRuns(workspace: setup.workspace).find(now: context.now()) {
                 try? fileManager.removeItem(atPath: run.run.path)
                 // Its Live Activity, if still showing, must not spin forever.

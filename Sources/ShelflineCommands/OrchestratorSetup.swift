@@ -5,10 +5,6 @@ import Foundation
 import ShelflineCore
 import ShelflineStageCLI
 import ShelflineOrchestrator
-import ShelflineParse
-import ShelflineLibrary
-import ShelflineLookup
-import ShelflineRender
 
 /// What every orchestrator subcommand sets up: absolute config and workspace paths, the stage
 /// executables' directory, and a runner.
@@ -18,37 +14,32 @@ struct OrchestratorSetup {
     var workspace: Workspace
     var binDirectory: String
 
-    init(common: CommonOptions, context: StageContext) {
+    init(context: StageContext) {
         config = context.config
         configPath = Self.absolute(context.configPath)
-        let resolved = common.resolveWorkspace(context.config)
-        workspace = Workspace(root: Self.absolute(Self.expandTilde(resolved.root)))
+        workspace = context.workspace
         binDirectory = ProcessInfo.processInfo.environment["SHELFLINE_BIN"] ?? Self.ownDirectory
     }
 
     func runner(context: StageContext, quiet: Bool) -> PipelineRunner {
         PipelineRunner(config: config, configPath: configPath, workspace: workspace, binDirectory: binDirectory,
-                       log: context.log, quiet: quiet, now: context.now, cancellation: context.cancellation)
+                       log: context.log, quiet: quiet, now: context.now, cancellation: context.cancellation,
+                       reportType: StageTypes.report)
     }
 
     var planner: StagePlanner { StagePlanner(config: config, workspace: workspace) }
 
+    /// The names of a run's files, as the config declares them.
+    var files: RunFiles { RunFiles(config: config) }
+
     /// Everything a whole run will need from the config, checked before any stage starts: the
-    /// stages' wiring (a stage left out is 78, not a missing file later) and each stage's
-    /// parameters decoded strictly by the stage's own type (unknown keys, types, ranges).
+    /// stages' wiring (a stage left out is 78, not a missing file later) and every parameter
+    /// object each stage decodes, strictly, by the stage's own type (unknown keys, types, ranges).
     func validateStageParameters() throws {
         try config.validateWiring(path: configPath)
         for declaration in config.stages {
-            switch declaration.name {
-            case .parse: _ = try config.parameters(for: .parse, as: ParseParameters.self, path: configPath)
-            case .dedupe: _ = try config.parameters(for: .dedupe, as: DedupeParameters.self, path: configPath)
-            case .lookup:
-                let parameters = try config.parameters(for: .lookup, as: LookupParameters.self, path: configPath)
-                try parameters.validate(configPath: configPath)
-            case .merge:
-                let parameters = try config.parameters(for: .merge, as: MergeParameters.self, path: configPath)
-                try parameters.validate(configPath: configPath)
-            case .render: _ = try config.parameters(for: .render, as: RenderParameters.self, path: configPath)
+            for stage in declaration.name.stage.parameterStages {
+                _ = try config.parameters(StageTypes.parameters(stage), path: configPath)
             }
         }
     }
@@ -59,14 +50,10 @@ struct OrchestratorSetup {
         return (path as NSString).deletingLastPathComponent
     }
 
+    /// A path the user gave, absolute (`(built-in defaults)` stays as it is).
     static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") || path.hasPrefix("(") { return path }
-        // `./var` becomes `<cwd>/var`, not `<cwd>/./var`, in every path shown to the user.
-        return ((FileManager.default.currentDirectoryPath + "/" + path) as NSString).standardizingPath
-    }
-
-    static func expandTilde(_ path: String) -> String {
-        (path as NSString).expandingTildeInPath
+        if path.hasPrefix("(") { return path }
+        return Workspace.absolute(path, in: FileManager.default.currentDirectoryPath)
     }
 
     /// The run named by `--csv` (without copying anything), else the latest run.

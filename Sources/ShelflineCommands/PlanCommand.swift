@@ -17,7 +17,7 @@ public struct PlanCommand: StageCommand {
     public init() {}
 
     public func execute(context: StageContext) async throws {
-        let setup = OrchestratorSetup(common: common, context: context)
+        let setup = OrchestratorSetup(context: context)
         guard let run = try setup.existingRun(csv: csv) else {
             for stage in setup.config.stages.map(\.name) {
                 print("\(stage.rawValue): will run: no run yet for this input")

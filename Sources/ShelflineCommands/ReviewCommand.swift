@@ -30,8 +30,18 @@ public struct ReviewCommand: AsyncParsableCommand {
         public init() {}
 
         func desk() throws -> ReviewDesk {
-            let (config, _) = try common.loadConfig()
-            return ReviewDesk(workspace: common.resolveWorkspace(config), runDirectory: run)
+            let context = try common.context()
+            return ReviewDesk(workspace: context.workspace, runDirectory: run,
+                              mergeReport: RunFiles(config: context.config).output(.merge, .report) ?? StageName.merge.stage.defaultOutput(.report))
+        }
+
+        /// Records a decision about source line `row` (`accept`: a candidate; nil: reject them)
+        /// and says what was decided, unless quiet.
+        func decide(row: Int, accept: String?, _ said: (ReviewDecision) -> String) async throws {
+            try await reportingErrors {
+                let decision = try desk().decide(row: row, accept: accept)
+                if !common.quiet { print("row \(row): \(said(decision)); the next merge applies it") }
+            }
         }
     }
 
@@ -57,11 +67,8 @@ public struct ReviewCommand: AsyncParsableCommand {
         @Argument(help: "Candidate number (1 = best) or candidate key.") public var candidate: String
         public init() {}
         public func run() async throws {
-            try await reportingErrors {
-                let decision = try options.desk().decide(row: row, accept: candidate)
-                if !options.common.quiet {
-                    print("row \(row): accepted \(decision.candidate?.key ?? "") for book \(decision.bookId); the next merge applies it")
-                }
+            try await options.decide(row: row, accept: candidate) { decision in
+                "accepted \(decision.candidate?.key ?? "") for book \(decision.bookId)"
             }
         }
     }
@@ -75,12 +82,7 @@ public struct ReviewCommand: AsyncParsableCommand {
         @Argument(help: "Source line of the row, as `review list` shows it.") public var row: Int
         public init() {}
         public func run() async throws {
-            try await reportingErrors {
-                let decision = try options.desk().decide(row: row, accept: nil)
-                if !options.common.quiet {
-                    print("row \(row): rejected the candidates for book \(decision.bookId); the next merge applies it")
-                }
-            }
+            try await options.decide(row: row, accept: nil) { decision in "rejected the candidates for book \(decision.bookId)" }
         }
     }
 }

@@ -55,7 +55,7 @@ public struct RunCommand: StageCommand {
     }
 
     public func execute(context: StageContext) async throws {
-        let setup = OrchestratorSetup(common: common, context: context)
+        let setup = OrchestratorSetup(context: context)
         try setup.validateStageParameters()
         try Workspace.makeDirectory(setup.workspace.runsDirectory)
         var events: [ImportEvent] = []
@@ -205,8 +205,8 @@ final class LiveImportActivity {
     private var lastCall = Date.distantPast
 
     init(setup: OrchestratorSetup, context: StageContext, sourceFile: String?) throws {
-        let parameters = try setup.config.parameters(for: .render, as: RenderParameters.self, path: setup.configPath)
-        renderer = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters)
+        let parameters = try setup.config.parameters(RenderParameters.self, path: setup.configPath)
+        renderer = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters, files: setup.files)
         self.context = context
         self.sourceFile = sourceFile
     }
@@ -221,13 +221,14 @@ final class LiveImportActivity {
             interruption = .paused(stage: stage)
         case OrchestratorError.stageFailed(let failed, let status):
             stage = failed.rawValue
-            interruption = .failed(stage: stage, reason: Self.reason(status: status), advice: Self.advice(status: status))
+            let explanation = Self.explanation(status: status)
+            interruption = .failed(stage: stage, reason: explanation.reason, advice: explanation.advice)
         case OrchestratorError.stageKilled(let killed, _), OrchestratorError.stageMissing(let killed, _):
             stage = killed.rawValue
             interruption = .failed(stage: stage, reason: "the stage stopped unexpectedly", advice: "Run the import again")
         default:
-            interruption = .failed(stage: "start", reason: Self.reason(status: error.exitCode),
-                                   advice: Self.advice(status: error.exitCode))
+            let explanation = Self.explanation(status: error.exitCode)
+            interruption = .failed(stage: "start", reason: explanation.reason, advice: explanation.advice)
         }
         do {
             try renderer.interrupt(runDirectory: run.path, now: context.now(), sourceFile: sourceFile, interruption)
@@ -236,23 +237,14 @@ final class LiveImportActivity {
         }
     }
 
-    static func reason(status: Int32) -> String {
+    /// What a failed stage's exit status means to the person holding the phone, and what to do.
+    static func explanation(status: Int32) -> (reason: String, advice: String) {
         switch ExitStatus(rawValue: status) {
-        case .dataError: "the file is not a usable export"
-        case .noInput: "the file could not be read"
-        case .config: "the settings are invalid"
-        case .cannotCreate, .ioError: "the disk could not be written"
-        default: "exit status \(status)"
-        }
-    }
-
-    static func advice(status: Int32) -> String {
-        switch ExitStatus(rawValue: status) {
-        case .dataError: "Check the file is a library export and import it again"
-        case .noInput: "Check the file's permissions and import it again"
-        case .config: "Fix pipeline.json and import again"
-        case .cannotCreate, .ioError: "Free some disk space and import again"
-        default: "See the log and import again"
+        case .dataError: ("the file is not a usable export", "Check the file is a library export and import it again")
+        case .noInput: ("the file could not be read", "Check the file's permissions and import it again")
+        case .config: ("the settings are invalid", "Fix pipeline.json and import again")
+        case .cannotCreate, .ioError: ("the disk could not be written", "Free some disk space and import again")
+        default: ("exit status \(status)", "See the log and import again")
         }
     }
 

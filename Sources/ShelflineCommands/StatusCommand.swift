@@ -24,9 +24,7 @@ public struct StatusCommand: AsyncParsableCommand {
 
     public func run() async throws {
         do {
-            let (config, path) = try common.loadConfig()
-            let context = StageContext(config: config, configPath: path)
-            let setup = OrchestratorSetup(common: common, context: context)
+            let setup = OrchestratorSetup(context: try common.context())
             for stale in StaleRuns(workspace: setup.workspace).find(now: Date()) {
                 print("stale: run \(stale.id) incomplete since \(ISO8601DateFormatter().string(from: stale.lastActivity))")
             }

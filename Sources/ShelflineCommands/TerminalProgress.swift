@@ -71,12 +71,12 @@ final class TerminalProgress: @unchecked Sendable {
             lastDraw = time
             frame += 1
             var line = "\(stage.rawValue): running \(String(format: "%.1f", time.timeIntervalSince(started))) s"
-            if let progress = try? readJSONFile(StageProgress.self, from: run.file("\(stage.rawValue)-progress.json")),
+            if let name = stage.stage.progress?.defaultName, let progress = try? readJSONFile(StageProgress.self, from: run.file(name)),
                 progress.total > 0, !progress.finished || progress.processed > 0
             {
                 line = "\(stage.rawValue): " + ProgressLine.bar(progress)
             }
-            write("\r\u{1B}[2K" + Self.fitted(line))
+            write(ProgressLine.redraw(line))
             lineShown = true
         }
     }
@@ -119,12 +119,5 @@ final class TerminalProgress: @unchecked Sendable {
 
     private func write(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
-    }
-
-    /// A live line must fit the terminal's width, or `\r` would only clear its last row.
-    static func fitted(_ line: String) -> String {
-        var size = winsize()
-        let columns = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
-        return line.count < columns ? line : String(line.prefix(max(columns - 1, 1)))
     }
 }

@@ -89,16 +89,19 @@ public struct ReviewDesk {
     public let workspace: Workspace
     /// The run directory whose `review.json` is meant.
     public let runDirectory: String
+    /// The merge report's name in the run directory (`pipeline.json` may rename it).
+    public let mergeReport: String
 
-    public init(workspace: Workspace, runDirectory: String?) {
+    public init(workspace: Workspace, runDirectory: String?, mergeReport: String = StageName.merge.stage.defaultOutput(.report)) {
         self.workspace = workspace
         self.runDirectory = runDirectory ?? workspace.runsDirectory + "/latest"
+        self.mergeReport = mergeReport
     }
 
     /// The run's review list: `review.json`, or the file merge-report.json names.
     public func reviewList() throws -> ReviewList {
         var path = runDirectory + "/review.json"
-        if let report = try? readJSONFile(MergeReport.self, from: runDirectory + "/merge-report.json") {
+        if let report = try? readJSONFile(MergeReport.self, from: runDirectory + "/" + mergeReport) {
             path = report.review.hasPrefix("/") ? report.review : runDirectory + "/" + report.review
         }
         guard FileManager.default.fileExists(atPath: path) else { throw LibraryError.noReviewList(path: path) }

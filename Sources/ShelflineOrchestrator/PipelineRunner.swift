@@ -10,6 +10,8 @@ public struct RunOutcome: Sendable {
     /// Stages actually run this time (empty for a no-op rerun).
     public var stagesRun: [StageName]
     public var report: MergeReport?
+    /// The run's report page (render's `page` output).
+    public var page: String
 
     /// The one-paragraph summary printed at the end of a run.
     public var summary: String {
@@ -33,7 +35,7 @@ public struct RunOutcome: Sendable {
         if report.outcomes.rejected > 0 {
             lines.append("next: \(report.outcomes.rejected) row(s) rejected, listed with their reasons in \(run.file(report.failedRows))")
         }
-        lines.append("report: \(run.file("report.html"))")
+        lines.append("report: \(run.file(page))")
         return lines
     }
 }
@@ -64,9 +66,15 @@ public struct PipelineRunner {
         case done(rows: Int?, milliseconds: Int)
     }
 
+    /// The report type of each stage (bound by the commands layer, which links the stage
+    /// libraries); its `rowCount` is the stage's `rows=`.
+    public var reportType: (StageName) -> (any StageReport.Type)?
+
     public init(config: PipelineConfig, configPath: String, workspace: Workspace, binDirectory: String, log: Logfmt,
-                quiet: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag) {
+                quiet: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
+                reportType: @escaping (StageName) -> (any StageReport.Type)?) {
         planner = StagePlanner(config: config, workspace: workspace)
+        self.reportType = reportType
         self.configPath = configPath
         self.binDirectory = binDirectory
         self.log = log
@@ -76,6 +84,7 @@ public struct PipelineRunner {
     }
 
     var workspace: Workspace { planner.workspace }
+    var files: RunFiles { RunFiles(config: planner.config) }
 
     /// Copies `csv` into its content-keyed run directory (once) and returns the run.
     public func prepareRun(csv: String) throws -> RunDirectory {
@@ -127,7 +136,7 @@ public struct PipelineRunner {
                 }
                 outputs.append(stamp)
             }
-            let parametersHash = planner.parametersHash(declaration)
+            let parametersHash = planner.parametersHash(stage)
             let newManifest = StageManifest(
                 stage: stage, fingerprint: StageManifest.fingerprint(stage: stage, parametersHash: parametersHash, inputs: inputs),
                 algorithmVersion: stage.algorithmVersion, parametersHash: parametersHash, inputs: inputs, outputs: outputs,
@@ -135,7 +144,7 @@ public struct PipelineRunner {
             try writeJSONFile(newManifest, to: run.manifestPath(stage))
             stagesRun.append(stage)
             var fields: KeyValuePairs<String, Any> = ["stage": stage.rawValue, "event": "done", "ms": milliseconds]
-            let rows = Self.rowCount(declaration, run: run)
+            let rows = rowCount(stage, run: run)
             if let rows {
                 fields = ["stage": stage.rawValue, "event": "done", "rows": rows, "ms": milliseconds]
             }
@@ -143,8 +152,8 @@ public struct PipelineRunner {
             onStageEnd(stage, run, .done(rows: rows, milliseconds: milliseconds))
         }
         try run.markLatest(in: workspace)
-        let report = try? readJSONFile(MergeReport.self, from: run.file("merge-report.json"))
-        return RunOutcome(run: run, stagesRun: stagesRun, report: report)
+        let report = files.output(.merge, .report).flatMap { try? readJSONFile(MergeReport.self, from: run.file($0)) }
+        return RunOutcome(run: run, stagesRun: stagesRun, report: report, page: files.output(.render, .page) ?? StageName.render.stage.defaultOutput(.page))
     }
 
     /// Starts the stage executable in the run directory and waits, forwarding SIGTERM/SIGINT.
@@ -192,34 +201,37 @@ public struct PipelineRunner {
         if cancellation.isCancelled { throw OrchestratorError.paused(stage: stage) }
     }
 
-    /// The stage contract: each executable's arguments, from the declared inputs and outputs.
+    /// The stage contract: each executable's arguments, derived from its description (which
+    /// option takes which declared input and output, `Stage.inputs`/`outputs`, and its progress
+    /// file) and from the declaration's file names.
     func arguments(for stage: StageName, run: RunDirectory) throws -> [String] {
         let declaration = try planner.config.declaration(stage)
-        let input = declaration.inputs.map { planner.path(of: $0, in: run) ?? $0 }
-        let output = declaration.outputs
-        func at(_ list: [String], _ index: Int, _ key: String) throws -> String {
-            guard index < list.count else {
-                throw ConfigError(path: configPath, key: "stages[\(stage.rawValue)].\(key)", expected: "at least \(index + 1) entries")
+        let description = stage.stage
+        var arguments: [String] = []
+        var options: [String] = []
+        func pass(_ files: [StageFile], _ declared: [String], key: String, resolve: (String) -> String) throws {
+            for (index, file) in files.enumerated() where file.passing != .foundByRole {
+                guard index < declared.count else {
+                    throw ConfigError(path: configPath, key: "stages[\(stage.rawValue)].\(key)", expected: "at least \(index + 1) entries")
+                }
+                if case .option(let option) = file.passing {
+                    options += [option, resolve(declared[index])]
+                } else {
+                    arguments.append(resolve(declared[index]))
+                }
             }
-            return list[index]
         }
-        var arguments: [String]
-        switch stage {
-        case .parse:
-            arguments = [try at(input, 0, "inputs"), "-o", try at(output, 0, "outputs"), "--rejects", try at(output, 1, "outputs"),
-                         "--report", try at(output, 2, "outputs")]
-        case .dedupe:
-            arguments = [try at(input, 0, "inputs"), "-o", try at(output, 0, "outputs"), "--report", try at(output, 1, "outputs")]
-        case .lookup:
-            arguments = [try at(input, 0, "inputs"), "-o", try at(output, 0, "outputs"), "--report", try at(output, 1, "outputs"),
-                         "--progress", "lookup-progress.json"]
-        case .merge:
-            arguments = [try at(input, 0, "inputs"), "--parse-report", try at(input, 1, "inputs"), "--rejects", try at(input, 2, "inputs"),
-                         "--report", try at(output, 0, "outputs"), "--ledger", try at(output, 1, "outputs"),
-                         "--review", try at(output, 2, "outputs"), "--failed-rows", try at(output, 3, "outputs"),
-                         "--import-id", run.id, "--progress", "merge-progress.json"]
-        case .render:
-            arguments = ["import", "--run", run.path] + (sourceFile.map { ["--source", $0] } ?? [])
+        switch description.invocation {
+        case .files, .filesAndImportId:
+            try pass(description.inputs, declaration.inputs, key: "inputs") { planner.path(of: $0, in: run) ?? $0 }
+            try pass(description.outputs, declaration.outputs, key: "outputs") { $0 }
+            if let progress = description.progress, case .option(let option) = progress.passing {
+                options += [option, progress.defaultName]
+            }
+            arguments += options
+            if description.invocation == .filesAndImportId { arguments += ["--import-id", run.id] }
+        case .runDirectory(let subcommand):
+            arguments = [subcommand, "--run", run.path] + (sourceFile.map { ["--source", $0] } ?? [])
         }
         if FileManager.default.fileExists(atPath: configPath) { arguments += ["--config", configPath] }
         arguments += ["--workspace", workspace.root]
@@ -227,17 +239,16 @@ public struct PipelineRunner {
         return arguments
     }
 
-    /// Rows a stage handled, from its report (`rowsRead`, else `recordsRead`), for the log line.
-    static func rowCount(_ declaration: StageDeclaration, run: RunDirectory) -> Int? {
-        for name in declaration.outputs where name.hasSuffix(".json") {
-            guard let data = FileManager.default.contents(atPath: run.file(name)),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            else { continue }
-            for key in ["rowsRead", "recordsRead", "records"] {
-                if let value = object[key] as? Int { return value }
-            }
-        }
-        return nil
+    /// Rows a stage handled, as its report declares them (`StageReport.rowCount`), for the log line.
+    func rowCount(_ stage: StageName, run: RunDirectory) -> Int? {
+        guard let type = reportType(stage), let name = files.output(stage, .report),
+              let data = FileManager.default.contents(atPath: run.file(name))
+        else { return nil }
+        return Self.rowCount(type, from: data)
+    }
+
+    static func rowCount<Report: StageReport>(_ type: Report.Type, from data: Data) -> Int? {
+        (try? JSONDecoder().decode(Report.self, from: data))?.rowCount
     }
 }
 

@@ -42,8 +42,9 @@ public struct StagePlanner: Sendable {
     /// Inputs that may legitimately be absent (their absence is part of the fingerprint).
     static let optionalInputs: Set<String> = ["{decisions}", "{library}"]
 
-    public func parametersHash(_ declaration: StageDeclaration) -> String {
-        ContentHash.bytes(declaration.parameters.canonicalJSON)
+    /// The hash of every parameter object `stage` decodes (`PipelineConfig.fingerprintedParameters`).
+    public func parametersHash(_ stage: StageName) -> String {
+        ContentHash.bytes(config.fingerprintedParameters(stage))
     }
 
     /// Stamps a stage's inputs now. Returns the first missing required input instead, if any.
@@ -92,7 +93,7 @@ public struct StagePlanner: Sendable {
             return StageCheck(
                 decision: .run(reason: "algorithm version changed (\(manifest.algorithmVersion) → \(stage.algorithmVersion))"))
         }
-        if manifest.parametersHash != parametersHash(declaration) {
+        if manifest.parametersHash != parametersHash(stage) {
             return StageCheck(decision: .run(reason: "parameters changed"))
         }
         let inputs = try inputStamps(declaration, run: run, previous: manifest)

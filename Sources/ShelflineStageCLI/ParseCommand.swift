@@ -46,8 +46,10 @@ public struct ParseCommand: StageCommand {
 
     public init() {}
 
+    public static var stage: StageName? { .parse }
+
     public func execute(context: StageContext) async throws {
-        let parameters = try context.config.parameters(for: .parse, as: ParseParameters.self, path: context.configPath)
+        let parameters = try context.parameters(ParseParameters.self)
         let job = ParseStage.Job(input: input, output: output, rejects: rejects, report: report, format: format,
                                  noHeader: noHeader ? true : nil, parameters: parameters)
         try ParseStage(job: job, log: context.log, cancellation: context.cancellation).run()

@@ -32,8 +32,14 @@ public struct CommonOptions: ParsableArguments {
         return (PipelineConfig(stages: []), "(built-in defaults)")
     }
 
-    public func resolveWorkspace(_ config: PipelineConfig) -> Workspace {
-        Workspace.resolve(flag: workspace, environment: ProcessInfo.processInfo.environment, config: config)
+    /// What every command runs in: the config (`loadConfig`) and the workspace, resolved once
+    /// (`Workspace.resolve`: the flag, the environment, the config, `./var`; `~` expanded, absolute).
+    public func context(stage: StageName? = nil, cancellation: CancellationFlag = CancellationFlag()) throws -> StageContext {
+        let (config, path) = try loadConfig()
+        let workspace = Workspace.resolve(flag: self.workspace, environment: ProcessInfo.processInfo.environment, config: config,
+                                          currentDirectory: FileManager.default.currentDirectoryPath)
+        return StageContext(config: config, configPath: path, workspace: workspace, stage: stage, log: Logfmt(quiet: quiet),
+                            cancellation: cancellation)
     }
 }
 
@@ -43,6 +49,9 @@ public protocol StageCommand: AsyncParsableCommand {
     var common: CommonOptions { get }
     /// The name errors are reported under (default: the executable's, or `shelfline SUBCOMMAND`).
     static var reportedName: String { get }
+    /// The pipeline stage this command runs, if it is one: it may decode only the parameters
+    /// its fingerprint covers (`StageContext.parameters`). Default: none.
+    static var stage: StageName? { get }
     func execute(context: StageContext) async throws
 }
 
@@ -55,12 +64,12 @@ extension StageCommand {
 
     public static var reportedName: String { qualifiedName }
 
+    public static var stage: StageName? { nil }
+
     public func run() async throws {
         try await reportingErrors(as: Self.reportedName) {
             ParentWatch.install()
-            let (config, path) = try common.loadConfig()
-            let context = StageContext(config: config, configPath: path, log: Logfmt(quiet: common.quiet),
-                                       cancellation: SignalCancellation.install())
+            let context = try common.context(stage: Self.stage, cancellation: SignalCancellation.install())
             try await execute(context: context)
         }
     }

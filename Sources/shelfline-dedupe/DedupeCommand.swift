@@ -31,9 +31,11 @@ public struct DedupeCommand: StageCommand {
 
     public init() {}
 
+    public static var stage: StageName? { .dedupe }
+
     public func execute(context: StageContext) async throws {
-        let parameters = try context.config.parameters(for: .dedupe, as: DedupeParameters.self, path: context.configPath)
-        let workspace = common.resolveWorkspace(context.config)
+        let parameters = try context.parameters(DedupeParameters.self)
+        let workspace = context.workspace
         try StageFiles.check(inputs: [input, workspace.libraryFile], outputs: [output, report])
         let result = try DedupeStage.run(input: input, output: output, workspace: workspace, parameters: parameters,
                                          cancellation: context.cancellation)

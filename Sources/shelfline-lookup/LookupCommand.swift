@@ -51,11 +51,13 @@ public struct LookupCommand: StageCommand {
 
     public init() {}
 
+    public static var stage: StageName? { .lookup }
+
     public func execute(context: StageContext) async throws {
         try StageFiles.check(inputs: [input] + catalog, outputs: [output, report, progress])
         let stage = LookupStage(options: LookupStage.Options(
             input: input, output: output, report: report, progress: progress, catalog: catalog, sources: source,
-            workspace: common.resolveWorkspace(context.config), terminal: isatty(STDERR_FILENO) == 1))
+            workspace: context.workspace, terminal: isatty(STDERR_FILENO) == 1))
         try await stage.run(context: context)
     }
 }

@@ -35,16 +35,16 @@ public struct MergeCommand: StageCommand {
     public var rejects: String?
 
     @Option(name: .long, help: "Merge report JSON to write.")
-    public var report: String = "merge-report.json"
+    public var report: String = StageName.merge.stage.defaultOutput(.report)
 
     @Option(name: .long, help: "Per-row ledger to write (gzip NDJSON).")
-    public var ledger: String = "ledger.ndjson.gz"
+    public var ledger: String = StageName.merge.stage.defaultOutput(.ledger)
 
     @Option(name: .long, help: "Review list to write (JSON).")
-    public var review: String = "review.json"
+    public var review: String = StageName.merge.stage.defaultOutput(.review)
 
     @Option(name: .long, help: "Failed rows to write (CSV with the source's own header).")
-    public var failedRows: String = "failed-rows.csv"
+    public var failedRows: String = StageName.merge.stage.defaultOutput(.failedRows)
 
     @Option(name: .long, help: "Import id for provenance (default: content hash of the source export).")
     public var importId: String?
@@ -54,11 +54,12 @@ public struct MergeCommand: StageCommand {
 
     public init() {}
 
+    public static var stage: StageName? { .merge }
+
     public func execute(context: StageContext) async throws {
-        let dedupe = try context.config.parameters(for: .dedupe, as: DedupeParameters.self, path: context.configPath)
-        let parameters = try context.config.parameters(for: .merge, as: MergeParameters.self, path: context.configPath)
-        try parameters.validate(configPath: context.configPath)
-        let workspace = common.resolveWorkspace(context.config)
+        let dedupe = try context.parameters(DedupeParameters.self)
+        let parameters = try context.parameters(MergeParameters.self)
+        let workspace = context.workspace
         try StageFiles.check(inputs: [input, parseReport, rejects, workspace.libraryFile, workspace.libraryBackup],
                              outputs: [report, ledger, review, failedRows])
         let request = MergeRequest(records: input, parseReport: parseReport, rejects: rejects, report: report,

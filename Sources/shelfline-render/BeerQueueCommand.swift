@@ -49,9 +49,9 @@ public struct BeerQueueCommand: RenderSubcommand {
 
     public func execute(context: StageContext) async throws {
         let source: BeerQueueSource = if let htmlPage { .html(path: htmlPage) } else if let jsonFile { .json(path: jsonFile) } else { .poll }
-        let parameters = try context.config.parameters(for: .render, as: RenderParameters.self, path: context.configPath)
+        let parameters = try context.parameters(RenderParameters.self)
         let job = BeerQueueJob(config: context.config.beerQueue, configPath: context.configPath,
-                               workspace: common.resolveWorkspace(context.config), historyLimit: parameters.historyLimit)
+                               workspace: context.workspace, historyLimit: parameters.historyLimit)
         _ = try await job.run(source: source, now: context.now(), userTriggered: userTriggered, log: context.log)
     }
 }

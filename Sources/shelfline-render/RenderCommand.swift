@@ -58,9 +58,12 @@ public struct ImportActivityCommand: RenderSubcommand {
 
     public init() {}
 
+    public static var stage: StageName? { .render }
+
     public func execute(context: StageContext) async throws {
-        let parameters = try context.config.parameters(for: .render, as: RenderParameters.self, path: context.configPath)
-        let renderer = ImportActivityRenderer(workspace: common.resolveWorkspace(context.config), parameters: parameters)
+        let parameters = try context.parameters(RenderParameters.self)
+        let renderer = ImportActivityRenderer(workspace: context.workspace, parameters: parameters,
+                                              files: RunFiles(config: context.config))
         let result = try renderer.refresh(runDirectory: runDirectory, now: context.now(), sourceFile: source, force: force)
         context.log.event([
             "activity": "import", "events": result.emitted.isEmpty ? "none" : result.emitted.map(\.rawValue).joined(separator: ","),

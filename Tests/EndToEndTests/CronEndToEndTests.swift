@@ -158,9 +158,7 @@ import Testing
     @Test func issue15_hangingNotifyIsKilledAfterItsTimeoutAndNeverHoldsTheLock() throws {
         let cron = try Cron(extra: ["notifyTimeoutSeconds": 1])
         let pidFile = cron.dir.file("notify.pid")
-        var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: cron.config))) as! [String: Any]
-        object["notify"] = ["/bin/sh", "-c", "echo $$ > '\(pidFile)'; echo waiting; exec sleep 1000"]
-        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: cron.config))
+        try ConfigFile.edit(cron.config) { $0.object["notify"] = ["/bin/sh", "-c", "echo $$ > '\(pidFile)'; echo waiting; exec sleep 1000"] }
         _ = try cron.export("inbox/a.csv", rows: [1, 2])
         let result = try cron.runInbox()
         #expect(result.status == 0, "\(result)")
@@ -179,9 +177,9 @@ import Testing
     @Test func issue15_sigtermDuringNotifyStillStopsTheRun() throws {
         let cron = try Cron(extra: ["notifyTimeoutSeconds": 600])
         let pidFile = cron.dir.file("notify.pid")
-        var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: cron.config))) as! [String: Any]
-        object["notify"] = ["/bin/sh", "-c", "echo $$ > '\(pidFile)'.part; mv '\(pidFile)'.part '\(pidFile)'; exec sleep 1000"]
-        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: cron.config))
+        try ConfigFile.edit(cron.config) {
+            $0.object["notify"] = ["/bin/sh", "-c", "echo $$ > '\(pidFile)'.part; mv '\(pidFile)'.part '\(pidFile)'; exec sleep 1000"]
+        }
         let csv = try cron.export("export.csv", rows: [1])
         let process = ExecutableRunner.start(
             "shelfline",
@@ -199,8 +197,7 @@ import Testing
             pid_t((try String(contentsOfFile: pidFile, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(pid, 0) != 0, "the notify command outlived the run")
         // The lock is free for the next run (without the hanging notify, which it would run again).
-        object.removeValue(forKey: "notify")
-        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: cron.config))
+        try ConfigFile.edit(cron.config) { _ = $0.object.removeValue(forKey: "notify") }
         #expect(try cron.shelfline(["run", "--csv", csv, "--quiet"]).status == 0, "the lock must be free")
     }
 
@@ -263,13 +260,7 @@ import Testing
 
     @Test func issue15_fractionForAnIntegerKeyNamesTheKey() throws {
         let cron = try Cron()
-        var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: cron.config))) as! [String: Any]
-        var stages = object["stages"] as! [[String: Any]]
-        var parameters = stages[4]["parameters"] as! [String: Any]
-        parameters["historyLimit"] = 2.5
-        stages[4]["parameters"] = parameters
-        object["stages"] = stages
-        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: cron.config))
+        try ConfigFile.edit(cron.config) { $0.editParameters(of: "render") { $0["historyLimit"] = 2.5 } }
         let result = try cron.shelfline(["run", "--csv", try cron.export("export.csv", rows: [1]), "--quiet"])
         #expect(result.status == 78, "\(result)")
         #expect(

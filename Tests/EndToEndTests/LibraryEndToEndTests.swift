@@ -14,7 +14,7 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let header = "Book Id,Title,Author,ISBN13"
         var source = header + "\n"
-        let writer = try NDJSONWriter<BookRecord>(path: directory + "/parsed.ndjson.gz")
+        var records: [BookRecord] = []
         for (index, book) in books.enumerated() {
             let raw = "\(index + 1),\(book.title),\(book.author),\(book.isbn ?? "")"
             var record = BookRecord(format: .goodreads, line: index + 2, byteOffset: source.utf8.count,
@@ -23,12 +23,11 @@ import TestSupport
             record.isbn13 = book.isbn
             record.shelf = "read"
             source += raw + "\n"
-            try writer.append(record)
+            records.append(record)
         }
-        try writer.commit()
+        try GzipFixture.write(records, to: directory + "/parsed.ndjson.gz")
         try Data(source.utf8).write(to: URL(fileURLWithPath: directory + "/export.csv"))
-        let rejects = try NDJSONWriter<RejectedRow>(path: directory + "/rejects.ndjson.gz")
-        try rejects.commit()
+        try GzipFixture.write([RejectedRow](), to: directory + "/rejects.ndjson.gz")
         let report = ParseReport(input: directory + "/export.csv", format: .goodreads, delimiter: ",",
                                  header: header.components(separatedBy: ","), headerByteOffset: 0,
                                  headerByteLength: header.utf8.count, rowsRead: books.count, rowsWritten: books.count,

@@ -43,9 +43,7 @@ import TestSupport
     ]
 
     static func writeInput(_ records: [BookRecord], in directory: TemporaryDirectory) throws {
-        let writer = try NDJSONWriter<BookRecord>(path: directory.file("deduped.ndjson.gz"))
-        for record in records { try writer.append(record) }
-        try writer.commit()
+        try GzipFixture.write(records, to: directory.file("deduped.ndjson.gz"))
     }
 
     struct Report: Decodable {
@@ -143,9 +141,7 @@ import TestSupport
               "sources": ["catalog"], "catalog": ["data/editions.txt.gz", "data/works.txt.gz", "data/authors.txt"]}}]}
             """)
         try FileManager.default.createDirectory(atPath: directory.file("runs/r1"), withIntermediateDirectories: true)
-        let writer = try NDJSONWriter<BookRecord>(path: directory.file("runs/r1/deduped.ndjson.gz"))
-        try writer.append(Self.exampleRecords[5])
-        try writer.commit()
+        try GzipFixture.write([Self.exampleRecords[5]], to: directory.file("runs/r1/deduped.ndjson.gz"))
         let result = try ExecutableRunner.run(
             "shelfline-lookup", ["deduped.ndjson.gz", "-o", "enriched.ndjson.gz", "--config", "../../pipeline.json",
                                  "--workspace", directory.file("ws"), "--quiet"], in: directory.file("runs/r1"))

@@ -60,18 +60,13 @@ import TestSupport
 
     /// A config whose lookup asks only the (loopback) Open Library API, slowly enough to be killed.
     static func httpConfig(baseURL: String, in dir: TemporaryDirectory) throws -> String {
-        var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: shippedConfig))) as! [String: Any]
-        var stages = object["stages"] as! [[String: Any]]
-        let index = stages.firstIndex { $0["name"] as? String == "lookup" }!
-        stages[index]["parameters"] = [
+        var config = try ConfigFile(contentsOf: shippedConfig)
+        config[stage: "lookup"]?["parameters"] = [
             "sources": ["openlibrary"], "catalog": [] as [String],
             "openLibrary": ["baseURL": baseURL, "requestsPerSecond": 20, "batchSize": 4, "concurrency": 2,
                             "timeoutSeconds": 30, "maxRetries": 2],
         ] as [String: Any]
-        object["stages"] = stages
-        let path = dir.file("pipeline.json")
-        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
-        return path
+        return try config.write(to: dir.file("pipeline.json"))
     }
 
     /// Open Library's batch endpoint, answering every ISBN with an edition derived from it.

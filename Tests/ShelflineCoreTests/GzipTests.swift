@@ -6,13 +6,7 @@ import TestSupport
 @Suite struct GzipTests {
     /// Writes `text` through GzipWriter into an atomic file and returns its path.
     func gzip(_ text: String, in dir: TemporaryDirectory, name: String = "out.gz", chunkSize: Int = 1 << 20) throws -> String {
-        let path = dir.file(name)
-        let file = try AtomicFile(path: path)
-        let writer = GzipWriter(sink: file, path: path, chunkSize: chunkSize)
-        try writer.write(text)
-        try writer.finish()
-        try file.commit()
-        return path
+        try GzipFixture.write(text: text, to: dir.file(name), chunkSize: chunkSize)
     }
 
     func readText(_ path: String) throws -> String {

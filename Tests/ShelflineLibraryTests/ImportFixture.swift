@@ -46,12 +46,8 @@ struct ImportFixture {
             }
         }
         try Data(bytes).write(to: URL(fileURLWithPath: source))
-        let writer = try NDJSONWriter<BookRecord>(path: self.records)
-        for record in records { try writer.append(record) }
-        try writer.commit()
-        let rejectWriter = try NDJSONWriter<RejectedRow>(path: self.rejects)
-        for row in rejected { try rejectWriter.append(row) }
-        try rejectWriter.commit()
+        try GzipFixture.write(records, to: self.records)
+        try GzipFixture.write(rejected, to: self.rejects)
         let report = ParseReport(input: source, format: format, delimiter: ",", header: Self.header.components(separatedBy: ","),
                                  headerByteOffset: 0, headerByteLength: headerLength, rowsRead: rows.count,
                                  rowsWritten: records.count, rowsRejected: rejected.count, fieldsRepaired: 0)

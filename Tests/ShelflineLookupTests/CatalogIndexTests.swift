@@ -8,11 +8,7 @@ import TestSupport
     let quiet = Logfmt(quiet: true)
 
     func writeGzip(_ text: String, to path: String) throws {
-        let file = try AtomicFile(path: path)
-        let gzip = GzipWriter(sink: file, path: path)
-        try gzip.write(text)
-        try gzip.finish()
-        try file.commit()
+        try GzipFixture.write(text: text, to: path)
     }
 
     @Test func issue4_badDumpLinesAreSkippedAndCounted() throws {
@@ -35,6 +31,11 @@ import TestSupport
         #expect(index.built)
         #expect(index.stats.editions == 2)
         #expect(index.stats.skippedLines == 5)
+        #expect(index.stats.skippedReasons == [
+            "expected 5 tab-separated columns": 1, "invalid JSON": 1, "edition without title": 1,
+            "author without name": 1, "edition without authors or work": 1,
+        ])
+        #expect(index.stats.duplicateKeys == 0)
         let found = try index.editions(isbns: [isbn, "9780000000000"])
         #expect(found.keys.sorted() == [isbn])
         #expect(found[isbn]?.authors == ["Ann Author"])
@@ -76,6 +77,119 @@ import TestSupport
         #expect(left.isEmpty, "\(left)")
     }
 
+    @Test func issue14_duplicateKeysAreSkippedAndCountedTheFirstLineWins() throws {
+        let directory = TemporaryDirectory("lookup-catalog")
+        let first = LookupFixtures.isbn13("978000000011"), second = LookupFixtures.isbn13("978000000012")
+        let dump = [
+            LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "First Line", "isbn_13": ["\#(first)"], "authors": [{"key": "/authors/OL1A"}]}"#),
+            LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ann Author"}"#),
+            LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "Second Line", "isbn_13": ["\#(second)"], "authors": [{"key": "/authors/OL1A"}]}"#),
+            LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Other Name"}"#),
+            LookupFixtures.dumpLine("work", "/works/OL1W", #"{"title": "W"}"#),
+            LookupFixtures.dumpLine("work", "/works/OL1W", #"{"title": "W again"}"#),
+        ].joined()
+        try writeGzip(dump, to: directory.file("editions.txt.gz"))
+        let index = try CatalogIndex.open(dumps: [directory.file("editions.txt.gz")], cacheDirectory: directory.file("cache"), log: quiet)
+        #expect(index.stats.editions == 1)
+        #expect(index.stats.duplicateKeys == 3)
+        #expect(index.stats.skippedLines == 3)
+        #expect(index.stats.skippedReasons == ["duplicate key (the first line with this key is kept)": 3])
+        let found = try index.editions(isbns: [first, second])
+        #expect(found.keys.sorted() == [first], "the second line's ISBN is not indexed")
+        #expect(found[first]?.title == "First Line")
+        #expect(found[first]?.authors == ["Ann Author"])
+        #expect(try !index.candidates(title: "Second Line", author: "Ann Author", limit: 5).contains { $0.title == "Second Line" })
+        // The counts are kept in the index: a run that reuses it reports the same.
+        let reused = try CatalogIndex.open(dumps: [directory.file("editions.txt.gz")], cacheDirectory: directory.file("cache"), log: quiet)
+        #expect(!reused.built)
+        #expect(reused.stats.duplicateKeys == 3)
+        #expect(reused.stats.skippedReasons == index.stats.skippedReasons)
+    }
+
+    @Test func issue14_aKeyInTwoDumpsIsTakenFromTheFirstListed() throws {
+        let directory = TemporaryDirectory("lookup-catalog")
+        directory.write("a.txt", LookupFixtures.dumpLine("edition", "/books/OL7M", #"{"title": "From A", "authors": [{"key": "/authors/OL1A"}]}"#)
+            + LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ann Author"}"#))
+        directory.write("b.txt", LookupFixtures.dumpLine("edition", "/books/OL7M", #"{"title": "From B", "authors": [{"key": "/authors/OL1A"}]}"#))
+        let cache = directory.file("cache")
+        let ab = try CatalogIndex.open(dumps: [directory.file("a.txt"), directory.file("b.txt")], cacheDirectory: cache, log: quiet)
+        #expect(try ab.candidates(title: "From A", author: "Ann Author", limit: 5).map(\.editionKey) == ["/books/OL7M"])
+        #expect(try ab.candidates(title: "From B", author: nil, limit: 5).isEmpty)
+        let ba = try CatalogIndex.open(dumps: [directory.file("b.txt"), directory.file("a.txt")], cacheDirectory: cache, log: quiet)
+        #expect(ba.built, "another order is another catalog")
+        #expect(try ba.candidates(title: "From B", author: nil, limit: 5).map(\.title) == ["From B"])
+        #expect(ba.stats.duplicateKeys == 1)
+    }
+
+    @Test(arguments: [
+        ("/books/OL1M", 1), ("/books/OL0M", 0), ("/books/OL123456789M", 123456789), ("/books/OL01M", nil), ("/books/OLM", nil),
+        ("/books/OL1W", nil), ("/works/OL1M", nil), ("/books/OL1x2M", nil), ("books/OL1M", nil), ("/books/OL99999999999999999999M", nil),
+    ] as [(String, Int?)])
+    func issue14_onlyCanonicalEditionKeysAreNumbered(_ key: String, _ expected: Int?) {
+        let number = CatalogDumpRecord.KeyKind.edition.number(key)
+        #expect(number == expected)
+        if let number { #expect(CatalogDumpRecord.KeyKind.edition.key(number) == key) }
+        // Every key has an id: its number, or a negative hash, the same in every run.
+        let id = CatalogDumpRecord.KeyKind.edition.id(key)
+        #expect(id == number ?? id)
+        #expect((id < 0) == (number == nil))
+        #expect(id != CatalogDumpRecord.KeyKind.work.id(key) || number != nil)
+    }
+
+    @Test func issue14_hostileDumpValuesAreReadOrSkippedWithAReason() throws {
+        let directory = TemporaryDirectory("lookup-catalog")
+        let isbn = LookupFixtures.isbn13("978000000021")
+        let dump = [
+            // Wrong types are ignored, strings are unescaped, pages are read from text.
+            LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "Caf\u00e9 \"Noir\"", "subtitle": null, "isbn_13": ["\#(isbn)", 5], "publishers": "not a list", "number_of_pages": "320 p.", "covers": [1.5, -1, 42], "works": [{"key": "/works/OL1W"}], "authors": [{"key": "/authors/OL1A"}], "extra": {"deep": [1, {"x": null}]}}"#),
+            LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "  Ann Author  "}"#),
+            LookupFixtures.dumpLine("work", "/works/OL1W", #"{"description": {"type": "/type/text", "value": "About it"}, "authors": [{"author": "/authors/OL1A"}]}"#),
+            LookupFixtures.dumpLine("edition", "/books/OL2M", #"{"title": 12, "authors": [{"key": "/authors/OL1A"}]}"#),
+            LookupFixtures.dumpLine("edition", "/books/OL3M", #"{"title": "Trailing"} junk"#),
+            LookupFixtures.dumpLine("edition", "/books/OL4M", #"{"title": "Bad escape \x"}"#),
+            LookupFixtures.dumpLine("edition", "/books/OL5M", String(repeating: "[", count: 200) + String(repeating: "]", count: 200)),
+            LookupFixtures.dumpLine("edition", "/books/OL06M", #"{"title": "Leading zero", "authors": [{"key": "/authors/OL1A"}]}"#),
+            LookupFixtures.dumpLine("edition", "/books/ia:x", #"{"title": "Odd key", "authors": [{"key": "/authors/OL1A"}]}"#),
+            LookupFixtures.dumpLine("edition", "/books/OL7M", #"{"title": "Odd author key only", "authors": [{"key": "/a/OL1A"}]}"#),
+            LookupFixtures.dumpLine("edition", "/books/OL8M", "{\"title\": \"Raw \u{1}control\", \"authors\": [{\"key\": \"/authors/OL1A\"}]}"),
+        ].joined()
+        directory.write("dump.txt", dump)
+        let index = try CatalogIndex.open(dumps: [directory.file("dump.txt")], cacheDirectory: directory.file("cache"), log: quiet)
+        #expect(index.stats.editions == 4)
+        #expect(index.stats.skippedReasons == ["edition without title": 1, "invalid JSON": 4])
+        // Keys of another shape are kept and given back exactly.
+        #expect(try index.candidates(title: "Leading zero", author: nil, limit: 5).map(\.editionKey) == ["/books/OL06M"])
+        #expect(try index.candidates(title: "Odd key", author: nil, limit: 5).map(\.editionKey) == ["/books/ia:x"])
+        let edition = try #require(try index.editions(isbns: [isbn])[isbn])
+        #expect(edition.title == "Café \"Noir\"")
+        #expect(edition.subtitle == nil)
+        #expect(edition.publishers == nil)
+        #expect(edition.pages == 320)
+        #expect(edition.coverId == 42)
+        #expect(edition.authors == ["Ann Author"])
+        #expect(edition.description == "About it")
+        #expect(edition.workKey == "/works/OL1W")
+    }
+
+    @Test func issue12_stopSignalAfterTheLoadStopsTheIndexingAndLeavesNoIndex() throws {
+        // Fewer lines than one batch: the first poll comes from the phase after the load (key
+        // tables, full-text index), which used to ignore the signal.
+        let directory = TemporaryDirectory("lookup-catalog")
+        var dump = ""
+        for number in 1...200 {
+            dump += LookupFixtures.dumpLine("edition", "/books/OL\(number)M", #"{"title": "T \#(number)", "works": [{"key": "/works/OL1W"}]}"#)
+        }
+        directory.write("dump.txt", dump)
+        let polls = Counter()
+        #expect(throws: TryLaterError.self) {
+            try CatalogIndex.open(dumps: [directory.file("dump.txt")], cacheDirectory: directory.file("cache"), log: quiet,
+                                  isCancelled: { polls.increment(); return true })
+        }
+        #expect(polls.value >= 1)
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.file("cache")).filter { $0.contains(".sqlite") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
     @Test func sampleCatalogAnswersISBN10OnlyEditionsRedirectsAndWorkAuthors() throws {
         let directory = TemporaryDirectory("lookup-catalog")
         let index = try CatalogIndex.open(dumps: LookupFixtures.sampleCatalog, cacheDirectory: directory.path, log: quiet)
@@ -95,6 +209,12 @@ import TestSupport
     func publishYear(_ text: String, _ expected: Int?) {
         #expect(CatalogIndex.year(text) == expected)
     }
+}
+
+/// Counts calls from a non-escaping closure.
+final class Counter: @unchecked Sendable {
+    private(set) var value = 0
+    func increment() { value += 1 }
 }
 
 @Suite struct LookupCacheTests {

@@ -22,9 +22,7 @@ enum LookupFixtures {
     }
 
     static func writeRecords(_ records: [BookRecord], to path: String) throws {
-        let writer = try NDJSONWriter<BookRecord>(path: path)
-        for record in records { try writer.append(record) }
-        try writer.commit()
+        try GzipFixture.write(records, to: path)
     }
 
     static func readRecords(_ path: String) throws -> [BookRecord] {

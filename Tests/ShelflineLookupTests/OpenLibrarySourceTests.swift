@@ -90,6 +90,36 @@ import TestSupport
         #expect(decoded["ISBN:1"]?.title == "T" && decoded["ISBN:1"]?.workKey == nil && decoded["ISBN:1"]?.publishers == ["P"])
     }
 
+    /// Issue 9: one mapper reads both answer shapes; each field comes from wherever its shape keeps it.
+    @Test func issue9_bothAnswerShapesMapThroughOneMapper() throws {
+        let answer = #"""
+            {"ISBN:A": {"bib_key": "ISBN:A", "details": {"key": "/books/OL1M", "title": "Dune", "subtitle": "Book One",
+              "works": [{"key": "/works/OL1W"}], "authors": [{"key": "/authors/OL1A", "name": "Frank Herbert"}],
+              "publishers": ["Ace", "Chilton"], "isbn_13": ["not an isbn", "978-0-441-17271-9"], "isbn_10": ["0441172717"],
+              "number_of_pages": 604, "publish_date": "August 1990", "covers": [-1, 0, 123]}},
+             "ISBN:B": {"key": "/books/OL2M", "title": "Kindred", "authors": [{"name": "Octavia E. Butler"}, {"url": "x"}],
+              "publishers": [{"name": "Beacon"}], "identifiers": {"isbn_13": ["9780807083697"], "isbn_10": ["0807083690"]},
+              "publish_date": "2003", "cover": {"small": "https://covers.openlibrary.org/b/id/77-S.jpg",
+              "large": "https://covers.openlibrary.org/b/id/78-L.jpg"}}}
+            """#
+        let decoded = try OpenLibrarySource.decodeBooks(Data(answer.utf8))
+        let details = try #require(decoded["ISBN:A"])
+        #expect(details.editionKey == "/books/OL1M" && details.workKey == "/works/OL1W")
+        #expect(details.title == "Dune" && details.subtitle == "Book One" && details.authors == ["Frank Herbert"])
+        #expect(details.publishers == ["Ace", "Chilton"])
+        #expect(details.isbn13 == "9780441172719" && details.isbn10 == "0441172717")
+        #expect(details.pages == 604 && details.year == 1990 && details.coverId == 123)
+        let data = try #require(decoded["ISBN:B"])
+        #expect(data.editionKey == "/books/OL2M" && data.workKey == nil)
+        #expect(data.authors == ["Octavia E. Butler"] && data.publishers == ["Beacon"])
+        #expect(data.isbn13 == "9780807083697" && data.isbn10 == "0807083690")
+        #expect(data.year == 2003 && data.coverId == 77)
+        // A publisher that is neither a name nor an object is a malformed answer, not a guess.
+        #expect(throws: OpenLibrarySource.Malformed.self) {
+            try OpenLibrarySource.decodeBooks(Data(#"{"ISBN:C": {"details": {"publishers": [42]}}}"#.utf8))
+        }
+    }
+
     enum Fault: String, CaseIterable, Sendable {
         case rateLimited, serverError, malformedJSON, droppedConnection, timeout, latency
 

@@ -10,10 +10,7 @@ import Testing
 
     /// Edits the fixture's config as JSON.
     func edit(_ fixture: Fixture, _ change: (inout [String: Any]) -> Void) throws {
-        var object =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fixture.config))) as! [String: Any]
-        change(&object)
-        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: fixture.config))
+        try ConfigFile.edit(fixture.config) { change(&$0.object) }
     }
 
     func editParameters(_ fixture: Fixture, stage: Int, _ change: @escaping (inout [String: Any]) -> Void) throws {

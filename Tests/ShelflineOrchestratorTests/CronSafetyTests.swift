@@ -31,14 +31,7 @@ import Testing
         let incomplete = fixture.runDirectory(for: other)
         try age(incomplete, days: 2, fixture)
         // Today's config differs from the one the finished run used.
-        var object =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fixture.config))) as! [String: Any]
-        var stages = object["stages"] as! [[String: Any]]
-        var parameters = stages[4]["parameters"] as! [String: Any]
-        parameters["historyLimit"] = 50
-        stages[4]["parameters"] = parameters
-        object["stages"] = stages
-        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: fixture.config))
+        try ConfigFile.edit(fixture.config) { $0.editParameters(of: "render") { $0["historyLimit"] = 50 } }
 
         let status = try fixture.run(arguments: ["status"])
         #expect(status.stdout.contains("stale: run \((incomplete as NSString).lastPathComponent)"), "\(status)")

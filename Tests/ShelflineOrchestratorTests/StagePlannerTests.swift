@@ -41,7 +41,7 @@ import Testing
             let outputs = try declaration.outputs.map {
                 try #require(try FileStamp.make(name: $0, path: run.file($0), previous: nil))
             }
-            let hash = planner.parametersHash(declaration)
+            let hash = planner.parametersHash(stage)
             let manifest = StageManifest(
                 stage: stage, fingerprint: StageManifest.fingerprint(stage: stage, parametersHash: hash, inputs: inputs),
                 algorithmVersion: stage.algorithmVersion, parametersHash: hash, inputs: inputs,

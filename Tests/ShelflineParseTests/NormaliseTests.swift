@@ -119,6 +119,17 @@ struct ISBNCase: CustomTestStringConvertible, Sendable {
         #expect(ExportDate.normalise(cell) == nil)
     }
 
+    @Test(arguments: [
+        ("2006", 2006), ("c1999", 1999), ("1979-05", 1979), ("ISBN 12345 then 2001", 2001),
+        // Runs longer than four digits are not years, however long: 40 digits once overflowed an Int
+        // (found by the CI fuzz smoke, csv target).
+        (String(repeating: "7", count: 40), nil), ("2020" + String(repeating: "7", count: 30), nil),
+        (String(repeating: "9", count: 30) + " 1984", 1984),
+    ] as [(String, Int?)])
+    func issue10_yearIsTheFirstFourDigitRunAndLongRunsNeverOverflow(_ cell: String, _ expected: Int?) {
+        #expect(ExportDate.year(cell) == expected)
+    }
+
     @Test func issue2_readsSingleRangesAndLists() {
         #expect(ExportDate.reads("2022/08/06") == [ReadSpan(start: nil, end: "2022-08-06")])
         #expect(ExportDate.reads("2023/05/23-2023/06/07") == [ReadSpan(start: "2023-05-23", end: "2023-06-07")])

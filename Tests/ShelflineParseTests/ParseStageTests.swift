@@ -59,6 +59,19 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
         #expect(run.report?.rowsRead == 1 && run.report?.rowsWritten == 1 && run.report?.rowsRejected == 0)
     }
 
+    @Test func issue10_aYearCellOfManyDigitsIsKeptAsTextNotATrap() throws {
+        // A 40-digit year trapped the stage on integer overflow (CI fuzz smoke, csv target): the row
+        // is imported with no year, like any cell that is not a four-digit year.
+        let digits = String(repeating: "7", count: 40)
+        let csv = goodreadsHeader31 + "\n"
+            + "1,Dune,Frank Herbert,\"Herbert, Frank\",,=\"\",=\"\",0,4.2,Ace,Paperback,412,\(digits),2020\(digits),,2020/10/21,,,to-read,,,,0,,,0,,,,,\n"
+        let run = StageRun(csv)
+        #expect(run.error == nil)
+        let record = try #require(run.records.first)
+        #expect(record.title == "Dune" && record.year == nil && record.originalYear == nil && record.pages == 412)
+        #expect(run.report?.rowsRead == 1 && run.report?.rowsWritten == 1)
+    }
+
     @Test func issue2_wrongFieldCountIsRejectedAndStageGoesOn() throws {
         let csv = "Title,Authors,ISBN/UID,Read Status\nA,B,,read\nonly,three,cells\n\"broken,x,y,z\nC,D,9780596101992,to-read\n"
         // 2 of 4 rejected is above the default 10%: with minRejectedRows 1, exit 65, outputs still written.

@@ -162,9 +162,13 @@ import TestSupport
         }
         release.yield()
         #expect(process.terminationReason == .uncaughtSignal)
+        // The delivery before the held push was journaled, not yet compacted into outbox.json.
+        #expect(FileManager.default.fileExists(atPath: fixture.store.journalPath))
+        #expect(try fixture.store.readOutbox().cursors[token]?.last.timestamp == 1_760_000_100)
 
         result = try await push(fixture, ["send"], config: config)
         #expect(result.status == 0, "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.store.journalPath), "compacted into outbox.json")
         let timestamps = server.received.dropFirst().compactMap(\.timestamp)
         #expect(timestamps == [1_760_000_100, 1_760_000_101, 1_760_000_101, 1_760_000_102],
                 "every snapshot delivered, only the one in flight twice")

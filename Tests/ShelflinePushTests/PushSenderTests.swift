@@ -220,4 +220,39 @@ import TestSupport
         #expect(object["iat"] as? Int == Int(clock.now.timeIntervalSince1970))
         #expect(object["iss"] as? String == PushFixture.teamId)
     }
+    @Test func issue11_outboxJournalReplaysCompleteLinesIgnoresATornTailAndNamesACorruptLine() throws {
+        let fixture = PushFixture("push-journal")
+        let store = fixture.store
+        let cursor = { (timestamp: Int) in
+            Cursor(activity: .beerQueue, last: SnapshotID(timestamp: timestamp, digest: "d\(timestamp)"), deliveredAt: timestamp)
+        }
+        try store.write(Outbox(cursors: ["aa": cursor(1), "bb": cursor(2)]))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        func line(_ token: String, _ timestamp: Int) throws -> String {
+            let entry = try encoder.encode(["token": token])  // {"token":"…"}
+            let value = try encoder.encode(cursor(timestamp))
+            return String(decoding: entry.dropLast(), as: UTF8.self) + ",\"cursor\":" + String(decoding: value, as: UTF8.self) + "}\n"
+        }
+        // Two groups appended, then a third cut short by a crash (no newline: never acknowledged).
+        let journal = try line("aa", 10) + line("cc", 11) + line("aa", 12) + String(try line("bb", 13).dropLast(9))
+        FileManager.default.createFile(atPath: store.journalPath, contents: Data(journal.utf8))
+        let outbox = try store.readOutbox()
+        #expect(outbox.cursors.mapValues(\.last.timestamp) == ["aa": 12, "bb": 2, "cc": 11])
+
+        // Writing the outbox compacts: the journal is gone and nothing is lost.
+        try store.write(outbox)
+        #expect(!FileManager.default.fileExists(atPath: store.journalPath))
+        #expect(try store.readOutbox() == outbox)
+
+        // A complete line that is not an entry is named with its line, never skipped silently.
+        let corrupt = try line("aa", 20) + "{\"token\":\"bb\"}\n" + line("cc", 21)
+        FileManager.default.createFile(atPath: store.journalPath, contents: Data(corrupt.utf8))
+        #expect {
+            try store.readOutbox()
+        } throws: { error in
+            "\(error)".contains("outbox.journal:2:")
+        }
+    }
 }
+

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Synthetic Open Library dump for the lookup benchmark, and matching import rows.
 
-make_catalog.py OUT_DIR EDITIONS ROWS  writes OUT_DIR/editions.txt.gz, works.txt.gz, authors.txt.gz
-(Open Library's 5-column layout, edition JSON shaped like the real dump, ~0.5 KB per line) and
-OUT_DIR/rows.ndjson.gz: ROWS records as dedupe hands them to lookup — 70 % with an ISBN in the
-catalog, 10 % with an ISBN it lacks (falls back to search), 20 % without ISBN (title/author search).
+make_catalog.py OUT_DIR EDITIONS ROWS [ISBN_SHARE]  writes OUT_DIR/editions.txt.gz, works.txt.gz,
+authors.txt.gz (Open Library's 5-column layout, edition JSON shaped like the real dump, ~0.5 KB per
+line) and OUT_DIR/rows.ndjson.gz: ROWS records as dedupe hands them to lookup — ISBN_SHARE (default
+0.5, issue 12's mix) with an ISBN in the catalog, 10 % with an ISBN it lacks (falls back to search),
+the rest without ISBN (title/author search). ISBN_SHARE 0.7 gives the mix measured before issue 12.
 Deterministic (seeded).
 """
 import gzip
@@ -13,6 +14,7 @@ import random
 import sys
 
 out, editions_count, rows_count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+isbn_share = float(sys.argv[4]) if len(sys.argv) > 4 else 0.5
 rng = random.Random(4)
 words = ("shadow river glass winter garden night silver house crown empire storm letter island stone "
          "fire moon city forest song daughter king ocean mirror secret bridge tower season wind paper "
@@ -72,8 +74,8 @@ with gz("rows.ndjson.gz") as f:
         record = {"format": "goodreads", "line": i + 2, "byteOffset": 0, "byteLength": 0, "title": title_for(w),
                   "author": author_name(w % authors_count)}
         kind = rng.random()
-        if kind < 0.7:
+        if kind < isbn_share:
             record["isbn13"] = isbn13(e)
-        elif kind < 0.8:
+        elif kind < isbn_share + 0.1:
             record["isbn13"] = isbn13(editions_count + 10_000_000 + i)
         f.write(json.dumps(record) + "\n")

@@ -2,15 +2,21 @@
 # Lookup benchmark (run from the repository root after `swift build -c release`):
 #  (a) Open Library stand-in on loopback, 100 ms latency, 429 above 3 requests/s:
 #      books/min achieved vs the ceiling rate × batch size, and 429s provoked (target: ≥ 90 %, 0).
-#  (b) synthetic catalog (default 1,000,000 editions) and 200,000 import rows: index build rate,
-#      index size, lookups/s, peak RSS.
-# Sizes: LOOKUP_BENCH_EDITIONS, LOOKUP_BENCH_ROWS, LOOKUP_BENCH_HTTP_ROWS.
+#  (b) synthetic catalog (default 1,000,000 editions) and 200,000 import rows, half with an ISBN in
+#      the catalog, half needing title/author search: index build rate, index size, lookups/s, peak RSS.
+#  (c) index build alone on a synthetic 5,000,000-edition dump (issue 12: >= 100,000 editions/s,
+#      <= 150 MB per million editions, <= 256 MB RSS), extrapolated to the real dump (~50M editions).
+# Sizes: LOOKUP_BENCH_EDITIONS, LOOKUP_BENCH_ROWS, LOOKUP_BENCH_HTTP_ROWS, LOOKUP_BENCH_ISBN_SHARE
+# (default 0.5; 0.7 is the mix measured before issue 12), LOOKUP_BENCH_BUILD_EDITIONS (default
+# 5000000; 0 skips part c).
 set -euo pipefail
 CONFIGURATION=${CONFIGURATION:-release}
 BIN=${BIN:-.build/$CONFIGURATION}
 EDITIONS=${LOOKUP_BENCH_EDITIONS:-1000000}
 ROWS=${LOOKUP_BENCH_ROWS:-200000}
 HTTP_ROWS=${LOOKUP_BENCH_HTTP_ROWS:-3000}
+ISBN_SHARE=${LOOKUP_BENCH_ISBN_SHARE:-0.5}
+BUILD_EDITIONS=${LOOKUP_BENCH_BUILD_EDITIONS:-5000000}
 RATE=3
 BATCH=50
 work=$(mktemp -d /tmp/shelfline-lookup-bench.XXXXXX)
@@ -61,9 +67,9 @@ print(f"seed design (1 ISBN per request, 50 books/min): {achieved / 50:.0f}x")
 PY
 kill "$server_pid"; server_pid=
 
-echo "== lookup (b): synthetic catalog, $EDITIONS editions, $ROWS rows"
+echo "== lookup (b): synthetic catalog, $EDITIONS editions, $ROWS rows ($ISBN_SHARE with an ISBN in the catalog)"
 t0=$(date +%s.%N)
-python3 bench/lookup/make_catalog.py "$work" "$EDITIONS" "$ROWS"
+python3 bench/lookup/make_catalog.py "$work" "$EDITIONS" "$ROWS" "$ISBN_SHARE"
 t1=$(date +%s.%N)
 printf 'generated dumps + rows in %.1f s (%s)\n' "$(echo "$t1 - $t0" | bc)" "$(du -ch "$work"/editions.txt.gz "$work"/works.txt.gz "$work"/authors.txt.gz | tail -1 | cut -f1) of gzip dumps"
 catalog=(--source catalog --catalog "$work/editions.txt.gz" --catalog "$work/works.txt.gz" --catalog "$work/authors.txt.gz")
@@ -83,7 +89,30 @@ index = glob.glob(f"{work}/ws/cache/catalog-*.sqlite")[0]
 size = os.path.getsize(index)
 report = json.load(open(f"{work}/report.json"))
 print(f"index build: {float(build_s):.1f} s = {editions / float(build_s):,.0f} editions/s (incl. works+authors), peak RSS {int(build_rss)/1024:.1f} MB")
+catalog = json.load(open(f"{work}/build-report.json")).get("catalog", {})
+print(f"dump lines skipped: {catalog.get('skippedLines')} (duplicate keys: {catalog.get('duplicateKeys')})")
 print(f"index size: {size / 1e6:.0f} MB = {size / 1e6 / (editions / 1e6):.0f} MB per million editions")
 print(f"lookup: {rows} rows in {float(look_s):.1f} s = {rows / float(look_s):,.0f} lookups/s, peak RSS {int(look_rss)/1024:.1f} MB")
 print("statuses:", json.dumps(report["counts"], sort_keys=True), "sum", sum(report["counts"].values()), "of", report["recordsRead"])
+PY
+
+[ "$BUILD_EDITIONS" -gt 0 ] || exit 0
+echo "== lookup (c): index build alone, synthetic dump of $BUILD_EDITIONS editions"
+rm -rf "${work:?}"/*
+t0=$(date +%s.%N)
+python3 bench/lookup/make_catalog.py "$work" "$BUILD_EDITIONS" 1
+t1=$(date +%s.%N)
+printf 'generated dumps in %.1f s (%s of gzip dumps)\n' "$(echo "$t1 - $t0" | bc)" "$(du -ch "$work"/editions.txt.gz "$work"/works.txt.gz "$work"/authors.txt.gz | tail -1 | cut -f1)"
+/usr/bin/time -f "%e %M" -o "$work/build-time" "$BIN/shelfline-lookup" "$work/rows.ndjson.gz" -o "$work/one-out.ndjson.gz" \
+  "${catalog[@]}" --workspace "$work/ws" --report "$work/build-report.json" --quiet
+python3 - "$work" "$BUILD_EDITIONS" <<'PY'
+import glob, json, os, sys
+work, editions = sys.argv[1], int(sys.argv[2])
+build_s, build_rss = open(f"{work}/build-time").read().split()
+seconds, rss_mb = float(build_s), int(build_rss) / 1024
+size = os.path.getsize(glob.glob(f"{work}/ws/cache/catalog-*.sqlite")[0])
+rate, per_million = editions / seconds, size / 1e6 / (editions / 1e6)
+print(f"index build: {editions:,} editions (+ {editions // 2:,} works, {editions // 8:,} authors) in {seconds:.1f} s = {rate:,.0f} editions/s (target >= 100,000)")
+print(f"index size: {size / 1e6:.0f} MB = {per_million:.0f} MB per million editions (target <= 150); peak RSS {rss_mb:.1f} MB (target <= 256)")
+print(f"extrapolated to the real dump (~50M editions): {50e6 / rate / 60:.1f} min, {per_million * 50 / 1000:.1f} GB")
 PY

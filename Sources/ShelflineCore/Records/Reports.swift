@@ -1,5 +1,5 @@
 /// What parse read: the counts every later report starts from, and where the source is.
-public struct ParseReport: Codable, Sendable, Equatable {
+public struct ParseReport: Codable, Sendable, Equatable, StageReport {
     public var input: String
     public var format: SourceFormat
     public var delimiter: String
@@ -16,6 +16,9 @@ public struct ParseReport: Codable, Sendable, Equatable {
     /// Rows with more fields than the header, all the extra ones empty, read as if they were not
     /// there (absent when there were none, so reports of ordinary files keep their bytes).
     public var rowsWithEmptyExtraFields: Int?
+
+    /// Rows read (`StageReport`): written + rejected.
+    public var rowCount: Int { rowsRead }
 
     public init(input: String, format: SourceFormat, delimiter: String, header: [String], headerByteOffset: Int,
                 headerByteLength: Int, rowsRead: Int, rowsWritten: Int, rowsRejected: Int, fieldsRepaired: Int,
@@ -64,7 +67,7 @@ public struct EnrichmentCounts: Codable, Sendable, Equatable {
 }
 
 /// The merge report: the final word on one import.
-public struct MergeReport: Codable, Sendable, Equatable {
+public struct MergeReport: Codable, Sendable, Equatable, StageReport {
     public var importId: String
     public var rowsRead: Int
     public var outcomes: ImportOutcomes
@@ -76,6 +79,9 @@ public struct MergeReport: Codable, Sendable, Equatable {
     public var failedRows: String
     /// Rows imported without metadata (in the library), apart from the rejected rows in `failedRows`.
     public var notEnrichedRows: String?
+
+    /// Rows read (`StageReport`): the outcomes sum to it.
+    public var rowCount: Int { rowsRead }
 
     public init(importId: String, rowsRead: Int, outcomes: ImportOutcomes, enrichment: EnrichmentCounts,
                 libraryBooks: Int, ledger: String, review: String, failedRows: String, notEnrichedRows: String? = nil) {

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// What a stage may know about the world: the time, its settings and where to log.
+/// What a stage may know about the world: the time, its settings, its workspace and where to log.
 ///
 /// Stages never call `Date()` or read the environment themselves, so tests can pin both and the
 /// same inputs give byte-identical outputs.
@@ -12,17 +12,38 @@ public struct StageContext: Sendable {
     public var now: @Sendable () -> Date
     public var config: PipelineConfig
     public var configPath: String
+    /// The workspace, resolved once (`Workspace.resolve`: `~` expanded, absolute).
+    public var workspace: Workspace
+    /// The stage running, when the command is one; it may decode only the parameters its
+    /// fingerprint covers (`parameters(_:)`).
+    public var stage: StageName?
     public var log: Logfmt
     /// Set when SIGTERM/SIGINT/SIGHUP asked the stage to stop; long stages poll it between units of work.
     public var cancellation: CancellationFlag
 
+    /// `workspace` defaults to the config's (else `./var`) against the current directory.
     public init(now: @escaping @Sendable () -> Date = { Date() }, config: PipelineConfig, configPath: String = "pipeline.json",
-                log: Logfmt = Logfmt(), cancellation: CancellationFlag = CancellationFlag()) {
+                workspace: Workspace? = nil, stage: StageName? = nil, log: Logfmt = Logfmt(),
+                cancellation: CancellationFlag = CancellationFlag()) {
         self.now = now
         self.config = config
         self.configPath = configPath
+        self.workspace = workspace ?? Workspace.resolve(flag: nil, environment: [:], config: config,
+                                                        currentDirectory: FileManager.default.currentDirectoryPath)
+        self.stage = stage
         self.log = log
         self.cancellation = cancellation
+    }
+
+    /// Decodes `T`'s parameters from the config, strictly, and validates them. A stage may decode
+    /// only what the orchestrator fingerprints for it (`Stage.parameterStages`), so a change to
+    /// anything it reads reruns it; decoding anything else is a programming error.
+    public func parameters<T: StageParameters>(_ type: T.Type) throws -> T {
+        if let stage {
+            precondition(stage.stage.parameterStages.contains(T.stage),
+                         "stage \(stage.rawValue) decodes \(T.stage.rawValue)'s parameters, which its fingerprint does not cover; add it to Stage.parameterStages")
+        }
+        return try config.parameters(T.self, path: configPath)
     }
 }
 

@@ -9,9 +9,31 @@ public struct Workspace: Sendable, Equatable {
 
     public init(root: String) { self.root = root }
 
-    /// Resolves the workspace from an explicit flag, the environment, the config, then `./var`.
-    public static func resolve(flag: String?, environment: [String: String], config: PipelineConfig?) -> Workspace {
-        Workspace(root: flag ?? environment["SHELFLINE_WORKSPACE"] ?? config?.workspace ?? "./var")
+    /// The one workspace resolver: `--workspace`, else `SHELFLINE_WORKSPACE`, else the config's
+    /// `workspace`, else `./var`; `~` and `~/…` are the home directory (`HOME`), `~user/…` that
+    /// user's; a relative path is made absolute against `currentDirectory`. Every command, and
+    /// every stage a run starts, gets the same absolute path (`StageContext.workspace`).
+    public static func resolve(flag: String?, environment: [String: String], config: PipelineConfig?,
+                               currentDirectory: String) -> Workspace {
+        let given = flag ?? environment["SHELFLINE_WORKSPACE"] ?? config?.workspace ?? "./var"
+        return Workspace(root: absolute(expandingTilde(given, home: environment["HOME"]), in: currentDirectory))
+    }
+
+    /// `~` and `~/…` with `home` (the password database's entry when it is unset), `~user/…` by
+    /// the password database; any other path unchanged.
+    public static func expandingTilde(_ path: String, home: String?) -> String {
+        guard path.hasPrefix("~") else { return path }
+        if path == "~" || path.hasPrefix("~/"), let home, !home.isEmpty {
+            return (home.hasSuffix("/") && path != "~" ? String(home.dropLast()) : home) + path.dropFirst()
+        }
+        return (path as NSString).expandingTildeInPath
+    }
+
+    /// `path` unchanged when absolute, else joined to `directory` and standardised (`./var` is
+    /// `<directory>/var`, not `<directory>/./var`, in every path shown to the user).
+    public static func absolute(_ path: String, in directory: String) -> String {
+        if path.hasPrefix("/") { return path }
+        return ((directory + "/" + path) as NSString).standardizingPath
     }
 
     public var libraryDirectory: String { root + "/library" }

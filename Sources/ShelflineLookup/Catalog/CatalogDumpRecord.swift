@@ -1,180 +1,387 @@
 import Foundation
 import ShelflineCore
 
-/// One parsed line of an Open Library dump (`type key revision last_modified JSON`).
+/// One parsed line of an Open Library dump (`type key revision last_modified JSON`), read with the
+/// project's byte-level `JSONScanner` (JSONDecoder was most of the index build's time).
+///
+/// Records are identified by the number in their Open Library key (`/books/OL123M` → 123), which
+/// becomes the row id in the index: compact, and a second line with the same key is rejected by
+/// the primary key without holding any key in memory. A key of any other shape gets a negative id
+/// from a 64-bit hash of it, and its text is kept beside (`oddKeys`) to be given back.
 enum CatalogDumpRecord {
     case edition(Edition)
     case work(Work)
-    case author(key: String, name: String)
-    case redirect(key: String, location: String)
-    /// A type this index does not use (`/type/delete`, …): not an error.
+    case author(id: Int, name: String)
+    /// An author key that moved (`/authors/OL1A` → `/authors/OL2A`); other redirects are not used.
+    case authorRedirect(id: Int, target: Int)
+    /// A type this index does not use (`/type/delete`, a redirect of a work, …): not an error.
     case ignored
 
     struct Edition {
-        var key: String
+        var id: Int
         var title: String
+        /// Keys of another shape than Open Library's (this edition's, its work's), with their ids.
+        var oddKeys: [OddKey]
+        /// `CatalogIndex.titleHash` of the title's normalised key (computed on the parsing thread).
+        var titleHash: Int
         var subtitle: String?
-        var isbns: [String]
+        /// Every ISBN of the edition as a canonical ISBN-13 number, without repeats.
+        var isbns: [Int]
         var isbn13: String?
         var isbn10: String?
         var publishers: [String]
         var cover: Int?
-        var workKey: String?
-        var authorKeys: [String]
+        var work: Int?
+        var authors: [Int]
         var pages: Int?
         var publishDate: String?
     }
 
-    struct Work {
+    struct OddKey {
+        var id: Int
         var key: String
-        var title: String?
-        var authorKeys: [String]
+    }
+
+    struct Work {
+        var id: Int
+        var oddKey: OddKey?
+        var authors: [Int]
         var description: String?
     }
 
     /// Why a line was skipped.
     struct Malformed: Error { var reason: String }
 
-    private struct KeyRef: Decodable { var key: String? }
-    private struct WorkAuthor: Decodable {
-        var author: KeyRef?
-        var key: String?
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            // `author` is usually `{"key": …}`, in old records sometimes a bare string.
-            if let ref = try? container.decodeIfPresent(KeyRef.self, forKey: .author) {
-                author = ref
-            } else if let text = try? container.decodeIfPresent(String.self, forKey: .author) {
-                author = KeyRef(key: text)
-            }
-            key = try? container.decodeIfPresent(String.self, forKey: .key)
-        }
-        enum CodingKeys: String, CodingKey { case author, key }
-    }
-    private enum TextValue: Decodable {
-        case text(String)
-        init(from decoder: any Decoder) throws {
-            if let text = try? decoder.singleValueContainer().decode(String.self) {
-                self = .text(text)
-            } else {
-                struct Typed: Decodable { var value: String? }
-                self = .text(try Typed(from: decoder).value ?? "")
+    /// The kinds of key the index stores, with the shape of their Open Library key.
+    enum KeyKind {
+        case edition, work, author
+
+        var prefix: StaticString {
+            switch self {
+            case .edition: "/books/OL"
+            case .work: "/works/OL"
+            case .author: "/authors/OL"
             }
         }
-        var string: String { if case .text(let text) = self { return text }; return "" }
-    }
-    /// `number_of_pages` is a number, but some records hold a string.
-    private enum LooseInt: Decodable {
-        case value(Int?)
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let number = try? container.decode(Int.self) {
-                self = .value(number)
-            } else if let text = try? container.decode(String.self) {
-                self = .value(Int(text.filter(\.isNumber)))
-            } else {
-                self = .value(nil)
+
+        var suffix: UInt8 {
+            switch self {
+            case .edition: UInt8(ascii: "M")
+            case .work: UInt8(ascii: "W")
+            case .author: UInt8(ascii: "A")
             }
         }
-        var int: Int? { if case .value(let value) = self { return value }; return nil }
+
+        /// The key of record number `id`: the exact inverse of `number(_:)`.
+        func key(_ id: Int) -> String { "\(prefix)\(id)\(Character(Unicode.Scalar(suffix)))" }
+
+        /// The number in a canonical key (`/books/OL123M` → 123); nil for any other shape, leading
+        /// zeros included, so that `key(number(k)) == k` always holds.
+        func number(_ key: UnsafeRawBufferPointer) -> Int? {
+            let prefixCount = prefix.utf8CodeUnitCount
+            guard key.count > prefixCount + 1, key.count <= prefixCount + 16, key[key.count - 1] == suffix else { return nil }
+            for offset in 0..<prefixCount where key[offset] != prefix.utf8Start[offset] { return nil }
+            let digits = prefixCount..<(key.count - 1)
+            guard key[digits.lowerBound] != UInt8(ascii: "0") || digits.count == 1 else { return nil }
+            var value = 0
+            for position in digits {
+                let byte = key[position]
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+
+        func number(_ key: String) -> Int? {
+            var key = key
+            return key.withUTF8 { number(UnsafeRawBufferPointer($0)) }
+        }
+
+        /// The row id of a key: its number when it has Open Library's shape, else a negative id
+        /// hashed from the kind and the key (a collision, about 1 in 10^19 per pair, would make
+        /// the second key look like a duplicate of the first).
+        func id(_ key: UnsafeRawBufferPointer) -> Int {
+            if let number = number(key) { return number }
+            let hash = CatalogIndex.fnv1a([suffix] + Array(key))
+            return -Int(hash >> 1) - 1
+        }
+
+        func id(_ key: String) -> Int {
+            var key = key
+            return key.withUTF8 { id(UnsafeRawBufferPointer($0)) }
+        }
     }
-    private struct EditionJSON: Decodable {
-        var title: String?
-        var subtitle: String?
-        var isbn_10: [String]?
-        var isbn_13: [String]?
-        var publishers: [String]?
-        var covers: [Int]?
-        var works: [KeyRef]?
-        var authors: [KeyRef]?
-        var number_of_pages: LooseInt?
-        var publish_date: String?
-    }
-    private struct WorkJSON: Decodable {
-        var title: String?
-        var authors: [WorkAuthor]?
-        var description: TextValue?
-    }
-    private struct AuthorJSON: Decodable { var name: String? }
-    private struct RedirectJSON: Decodable { var location: String? }
 
     /// Parses one dump line; throws `Malformed` for a line to skip and count.
-    static func parse(_ line: UnsafeRawBufferPointer, decoder: JSONDecoder) throws -> CatalogDumpRecord {
+    static func parse(_ line: UnsafeRawBufferPointer) throws -> CatalogDumpRecord {
         // Five tab-separated columns; the JSON is the rest of the line after the fourth tab.
-        var tabs: [Int] = []
-        for index in line.indices where line[index] == 9 {
-            tabs.append(index)
-            if tabs.count == 4 { break }
-        }
-        guard tabs.count == 4 else { throw Malformed(reason: "expected 5 tab-separated columns") }
-        let type = String(decoding: UnsafeRawBufferPointer(rebasing: line[..<tabs[0]]), as: UTF8.self)
-        let key = String(decoding: UnsafeRawBufferPointer(rebasing: line[(tabs[0] + 1)..<tabs[1]]), as: UTF8.self)
-        guard !key.isEmpty else { throw Malformed(reason: "empty key") }
-        let json = Data(UnsafeRawBufferPointer(rebasing: line[(tabs[3] + 1)...]))
-        do {
-            switch type {
-            case "/type/edition":
-                let value = try decoder.decode(EditionJSON.self, from: json)
-                guard let title = value.title?.trimmingCharacters(in: .whitespaces), !title.isEmpty else {
-                    throw Malformed(reason: "edition without title")
+        var tabs = (0, 0, 0, 0)
+        var found = 0
+        var position = 0
+        while found < 4, position < line.count {
+            if line[position] == 9 {
+                switch found {
+                case 0: tabs.0 = position
+                case 1: tabs.1 = position
+                case 2: tabs.2 = position
+                default: tabs.3 = position
                 }
-                var isbns: [String] = []
-                var isbn13: String?, isbn10: String?
-                for raw in value.isbn_13 ?? [] {
-                    if let canonical = ISBN.canonical13(raw) {
-                        isbns.append(canonical)
-                        isbn13 = isbn13 ?? canonical
-                    }
-                }
-                for raw in value.isbn_10 ?? [] {
-                    if let canonical = ISBN.canonical13(raw) {
-                        isbns.append(canonical)
-                        isbn10 = isbn10 ?? raw.filter { $0.isNumber || $0 == "X" || $0 == "x" }.uppercased()
-                        isbn13 = isbn13 ?? canonical
-                    }
-                }
-                var seen = Set<String>()
-                isbns = isbns.filter { seen.insert($0).inserted }
-                var authorKeys: [String] = []
-                for ref in value.authors ?? [] {
-                    if let key = ref.key, !authorKeys.contains(key) { authorKeys.append(key) }
-                }
-                // Without authors of its own or a work to take them from, no match could ever be
-                // accepted on it (authors decide): skipped and counted, like a line without a title.
-                guard !authorKeys.isEmpty || value.works?.first?.key != nil else {
-                    throw Malformed(reason: "edition without authors or work")
-                }
-                return .edition(Edition(
-                    key: key, title: title, subtitle: value.subtitle, isbns: isbns, isbn13: isbn13, isbn10: isbn10,
-                    publishers: value.publishers ?? [], cover: value.covers?.first(where: { $0 > 0 }),
-                    workKey: value.works?.first?.key, authorKeys: authorKeys, pages: value.number_of_pages?.int,
-                    publishDate: value.publish_date))
-            case "/type/work":
-                let value = try decoder.decode(WorkJSON.self, from: json)
-                var authorKeys: [String] = []
-                for entry in value.authors ?? [] {
-                    if let key = entry.author?.key ?? entry.key, !authorKeys.contains(key) { authorKeys.append(key) }
-                }
-                let description = value.description?.string
-                return .work(Work(key: key, title: value.title, authorKeys: authorKeys,
-                                  description: description?.isEmpty == false ? description : nil))
-            case "/type/author":
-                let value = try decoder.decode(AuthorJSON.self, from: json)
-                guard let name = value.name?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
-                    throw Malformed(reason: "author without name")
-                }
-                return .author(key: key, name: name)
-            case "/type/redirect":
-                let value = try decoder.decode(RedirectJSON.self, from: json)
-                guard let location = value.location, !location.isEmpty else { throw Malformed(reason: "redirect without location") }
-                return .redirect(key: key, location: location)
-            default:
-                return .ignored
+                found += 1
             }
-        } catch let error as Malformed {
-            throw error
-        } catch {
-            throw Malformed(reason: "invalid JSON")
+            position += 1
         }
+        guard found == 4 else { throw Malformed(reason: "expected 5 tab-separated columns") }
+        let type = UnsafeRawBufferPointer(rebasing: line[..<tabs.0])
+        let key = UnsafeRawBufferPointer(rebasing: line[(tabs.0 + 1)..<tabs.1])
+        guard !key.isEmpty else { throw Malformed(reason: "empty key") }
+        var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: line[(tabs.3 + 1)...]))
+        scanner.skipWhitespace()
+        switch MemberName(bytes: type) {
+        case "/type/edition":
+            var edition = try edition(id: KeyKind.edition.id(key), &scanner)
+            if edition.id < 0 { edition.oddKeys.append(OddKey(id: edition.id, key: String(decoding: key, as: UTF8.self))) }
+            return .edition(edition)
+        case "/type/work":
+            var work = try work(id: KeyKind.work.id(key), &scanner)
+            if work.id < 0 { work.oddKey = OddKey(id: work.id, key: String(decoding: key, as: UTF8.self)) }
+            return .work(work)
+        case "/type/author":
+            let id = KeyKind.author.id(key)
+            var name: String?
+            try object(&scanner) { scanner, member in
+                if member == "name" { return scanner.readString(&name) }
+                return scanner.skipValue(depth: 1)
+            }
+            guard let name = name?.trimmedSpaces, !name.isEmpty else { throw Malformed(reason: "author without name") }
+            return .author(id: id, name: name)
+        case "/type/redirect":
+            var location: String?
+            try object(&scanner) { scanner, member in
+                if member == "location" { return scanner.readString(&location) }
+                return scanner.skipValue(depth: 1)
+            }
+            guard let location, !location.isEmpty else { throw Malformed(reason: "redirect without location") }
+            // Only authors' redirects are used (editions name their authors by key).
+            guard key.starts(with: "/authors/".utf8) else { return .ignored }
+            return .authorRedirect(id: KeyKind.author.id(key), target: KeyKind.author.id(location))
+        default:
+            return .ignored
+        }
+    }
+
+    private static func edition(id: Int, _ scanner: inout JSONScanner) throws -> Edition {
+        var title: String?, subtitle: String?, publishDate: String?
+        var isbn13s: [String] = [], isbn10s: [String] = [], publishers: [String] = []
+        var covers: [Int] = [], works: [String] = [], authors: [String] = []
+        var pages: Int?
+        try object(&scanner) { scanner, member in
+            switch member {
+            case "title": return scanner.readString(&title)
+            case "subtitle": return scanner.readString(&subtitle)
+            case "publish_date": return scanner.readString(&publishDate)
+            case "isbn_13": return scanner.strings { isbn13s.append($0) }
+            case "isbn_10": return scanner.strings { isbn10s.append($0) }
+            case "publishers": return scanner.strings { publishers.append($0) }
+            case "covers":
+                return scanner.elements { scanner in
+                    let start = scanner.index
+                    if let number = scanner.int() { covers.append(number); return true }
+                    return scanner.index != start || scanner.skipValue(depth: 2)  // a fraction, or another value
+                }
+            case "works": return scanner.keyReferences { works.append($0) }
+            case "authors": return scanner.keyReferences { authors.append($0) }
+            case "number_of_pages":
+                // A number, but some records hold a string ("320 p.").
+                if scanner.peek() == UInt8(ascii: "\"") {
+                    var text: String?
+                    guard scanner.readString(&text) else { return false }
+                    pages = text.flatMap { Int($0.filter { $0.isASCII && $0.isNumber }.prefix(18)) }
+                } else {
+                    let start = scanner.index
+                    pages = scanner.int()
+                    if pages == nil && scanner.index == start { return scanner.skipValue(depth: 1) }
+                }
+            default: return scanner.skipValue(depth: 1)
+            }
+            return true
+        }
+        guard let title = title?.trimmedSpaces, !title.isEmpty else { throw Malformed(reason: "edition without title") }
+        var isbns: [Int] = []
+        var isbn13: String?, isbn10: String?
+        for raw in isbn13s {
+            if let canonical = ISBN.canonical13(raw), let number = Int(canonical) {
+                if !isbns.contains(number) { isbns.append(number) }
+                isbn13 = isbn13 ?? canonical
+            }
+        }
+        for raw in isbn10s {
+            if let canonical = ISBN.canonical13(raw), let number = Int(canonical) {
+                if !isbns.contains(number) { isbns.append(number) }
+                isbn10 = isbn10 ?? raw.filter { $0.isNumber || $0 == "X" || $0 == "x" }.uppercased()
+                isbn13 = isbn13 ?? canonical
+            }
+        }
+        var authorIDs: [Int] = []
+        for key in authors {
+            let id = KeyKind.author.id(key)
+            if !authorIDs.contains(id) { authorIDs.append(id) }
+        }
+        let work = works.first.map { KeyKind.work.id($0) }
+        var oddKeys: [OddKey] = []
+        if let work, work < 0, let key = works.first { oddKeys.append(OddKey(id: work, key: key)) }
+        // Without authors of its own or a work to take them from, no match could ever be
+        // accepted on it (authors decide): skipped and counted, like a line without a title.
+        guard !authorIDs.isEmpty || work != nil else { throw Malformed(reason: "edition without authors or work") }
+        return Edition(id: id, title: title, oddKeys: oddKeys, titleHash: CatalogIndex.titleHash(TextNormalizer.titleKey(title)), subtitle: subtitle, isbns: isbns, isbn13: isbn13, isbn10: isbn10,
+                       publishers: publishers, cover: covers.first(where: { $0 > 0 }), work: work, authors: authorIDs,
+                       pages: pages, publishDate: publishDate)
+    }
+
+    private static func work(id: Int, _ scanner: inout JSONScanner) throws -> Work {
+        var authors: [Int] = []
+        var description: String?
+        try object(&scanner) { scanner, member in
+            switch member {
+            case "authors":
+                // `[{"author": {"key": …}, "type": …}]`; in old records `author` is a bare string,
+                // or the entry is itself `{"key": …}`.
+                return scanner.elements { scanner in
+                    guard scanner.peek() == UInt8(ascii: "{") else { return scanner.skipValue(depth: 2) }
+                    var key: String?
+                    let valid = scanner.rawMembers { scanner, member in
+                        switch member {
+                        case "author":
+                            guard scanner.peek() == UInt8(ascii: "{") else { return scanner.readString(&key) }
+                            return scanner.rawMembers { scanner, member in
+                                if member == "key" { return scanner.readString(&key) }
+                                return scanner.skipValue(depth: 3)
+                            }
+                        case "key":
+                            // The entry's own key counts only when `author` gave none.
+                            var own: String?
+                            guard scanner.readString(&own) else { return false }
+                            key = key ?? own
+                        default:
+                            return scanner.skipValue(depth: 2)
+                        }
+                        return true
+                    }
+                    if let key {
+                        let id = KeyKind.author.id(key)
+                        if !authors.contains(id) { authors.append(id) }
+                    }
+                    return valid
+                }
+            case "description":
+                // A string, or `{"type": "/type/text", "value": …}`.
+                guard scanner.peek() == UInt8(ascii: "{") else { return scanner.readString(&description) }
+                return scanner.rawMembers { scanner, member in
+                    if member == "value" { return scanner.readString(&description) }
+                    return scanner.skipValue(depth: 2)
+                }
+            default:
+                return scanner.skipValue(depth: 1)
+            }
+            return true
+        }
+        return Work(id: id, oddKey: nil, authors: authors, description: description?.isEmpty == false ? description : nil)
+    }
+
+    /// Reads the line's JSON object to its end; any syntax error, or text after it, is "invalid JSON".
+    private static func object(_ scanner: inout JSONScanner, _ member: (inout JSONScanner, MemberName) -> Bool) throws {
+        guard scanner.rawMembers(member), scanner.atEnd() else { throw Malformed(reason: "invalid JSON") }
+    }
+}
+
+/// An object member's name as it appears in the line (escapes not decoded: no name this index
+/// reads has any), compared without making a `String` (that was a fifth of the parsing time).
+struct MemberName {
+    let bytes: UnsafeRawBufferPointer
+
+    static func ~= (pattern: StaticString, name: MemberName) -> Bool {
+        pattern.utf8CodeUnitCount == name.bytes.count
+            && (name.bytes.isEmpty || memcmp(pattern.utf8Start, name.bytes.baseAddress!, name.bytes.count) == 0)
+    }
+
+    static func == (name: MemberName, pattern: StaticString) -> Bool { pattern ~= name }
+}
+
+extension JSONScanner {
+    /// Reads an object like `members`, naming each member by its raw bytes.
+    mutating func rawMembers(_ member: (inout JSONScanner, MemberName) -> Bool) -> Bool {
+        guard take(UInt8(ascii: "{")) else { return false }
+        skipWhitespace()
+        if take(UInt8(ascii: "}")) { return true }
+        while true {
+            skipWhitespace()
+            guard peek() == UInt8(ascii: "\""), let range = rawValue() else { return false }
+            let name = MemberName(bytes: UnsafeRawBufferPointer(rebasing: bytes[(range.lowerBound + 1)..<(range.upperBound - 1)]))
+            skipWhitespace()
+            guard take(UInt8(ascii: ":")) else { return false }
+            skipWhitespace()
+            guard member(&self, name) else { return false }
+            skipWhitespace()
+            if take(UInt8(ascii: "}")) { return true }
+            guard take(UInt8(ascii: ",")) else { return false }
+        }
+    }
+
+    /// Reads a string value into `value`; `null` and values of other types leave it as it was
+    /// (skipped, their syntax checked). False on a syntax error.
+    mutating func readString(_ value: inout String?) -> Bool {
+        if null() { return true }
+        guard peek() == UInt8(ascii: "\"") else { return skipValue(depth: 1) }
+        guard let text = string() else { return false }
+        value = text
+        return true
+    }
+
+    /// Calls `element` at each element of an array (which it consumes); `null` is an empty array,
+    /// any other value is skipped. False on a syntax error.
+    mutating func elements(_ element: (inout JSONScanner) -> Bool) -> Bool {
+        guard take(UInt8(ascii: "[")) else { return null() || skipValue(depth: 1) }
+        skipWhitespace()
+        if take(UInt8(ascii: "]")) { return true }
+        while true {
+            skipWhitespace()
+            guard element(&self) else { return false }
+            skipWhitespace()
+            if take(UInt8(ascii: "]")) { return true }
+            guard take(UInt8(ascii: ",")) else { return false }
+        }
+    }
+
+    /// The string elements of an array (other elements skipped).
+    mutating func strings(_ body: (String) -> Void) -> Bool {
+        elements { scanner in
+            var text: String?
+            guard scanner.readString(&text) else { return false }
+            if let text { body(text) }
+            return true
+        }
+    }
+
+    /// The `key` of each `{"key": …}` element of an array.
+    mutating func keyReferences(_ body: (String) -> Void) -> Bool {
+        elements { scanner in
+            guard scanner.peek() == UInt8(ascii: "{") else { return scanner.skipValue(depth: 2) }
+            return scanner.rawMembers { scanner, member in
+                guard member == "key" else { return scanner.skipValue(depth: 3) }
+                var key: String?
+                guard scanner.readString(&key) else { return false }
+                if let key { body(key) }
+                return true
+            }
+        }
+    }
+}
+
+extension String {
+    /// Without leading and trailing white space (what `trimmingCharacters(in: .whitespaces)` gives),
+    /// without Foundation's cost when there is nothing to trim.
+    var trimmedSpaces: String {
+        guard let first = utf8.first, let last = utf8.last else { return self }
+        let plain = { (byte: UInt8) in byte > 0x20 && byte < 0x80 }
+        return plain(first) && plain(last) ? self : trimmingCharacters(in: .whitespaces)
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSQLite
 import Foundation
 import ShelflineCore
 
@@ -11,22 +12,36 @@ public struct CatalogBuildStats: Codable, Sendable, Equatable {
     public var works = 0
     public var authors = 0
     public var redirects = 0
-    /// Lines that were not valid JSON or lacked required fields: skipped, never fatal.
+    /// Lines skipped: not valid JSON, required fields missing, or a key seen before. Never fatal.
     public var skippedLines = 0
+    /// Of `skippedLines`, lines whose edition, work or author key an earlier line already had
+    /// (the first one is kept).
+    public var duplicateKeys = 0
+    /// `skippedLines` by reason.
+    public var skippedReasons: [String: Int] = [:]
     public var seconds = 0.0
     public var indexBytes = 0
     public init() {}
+
+    mutating func skip(_ reason: String) {
+        skippedLines += 1
+        skippedReasons[reason, default: 0] += 1
+    }
 }
 
-/// The catalog's SQLite index: ISBN → edition, and an FTS5 table over titles and author names.
+/// The catalog's SQLite index, in the shape of the queries it serves: ISBN → edition and
+/// normalised title → edition as integer keys in `WITHOUT ROWID` tables, editions, works and
+/// authors keyed by the number in their Open Library key, and an FTS5 table over titles and
+/// author names for the searches.
 ///
 /// Built once per set of dump contents (the file name carries their combined content hash), in a
 /// temporary file renamed into place when complete, so an interrupted build is never used. Memory
-/// stays bounded whatever the dump size: rows stream in batched transactions, secondary indexes
-/// and the full-text table are built after the load, SQLite's page cache is capped.
+/// stays bounded whatever the dump size: rows stream in batched transactions, the key tables are
+/// staged in a temporary file and written sorted after the load, SQLite's page cache is capped.
 public final class CatalogIndex: @unchecked Sendable {
     /// Bumped when the schema or the parsing of dumps changes, so old indexes are rebuilt.
-    static let schemaVersion = 3  // 3: one ISBN rule (978/979 only), editions without authors or work skipped
+    /// 4: integer keys, title-key hashes, duplicate keys skipped (the first line wins).
+    static let schemaVersion = 4
     public let path: String
     public private(set) var stats: CatalogBuildStats
     /// True when this run built the index (false: reused).
@@ -35,9 +50,16 @@ public final class CatalogIndex: @unchecked Sendable {
     private let lock = NSLock()
     private let isbnStatement: SQLiteStatement
     private let editionStatement: SQLiteStatement
+    private let workStatement: SQLiteStatement
+    private let authorStatement: SQLiteStatement
+    private let oddKeyStatement: SQLiteStatement
     private let searchStatement: SQLiteStatement
     private let titleKeyStatement: SQLiteStatement
     private let authorSearchStatement: SQLiteStatement
+    /// Editions already loaded, by id (a search brings the same editions again and again): bounded,
+    /// emptied when full.
+    private var editionCache: [Int: EditionMetadata] = [:]
+    private static let editionCacheLimit = 20_000
 
     /// Opens the index for `dumps` in `cacheDirectory`, building it first if its content changed.
     /// `isCancelled` is polled while building; when it turns true the build stops (temporary file
@@ -56,7 +78,7 @@ public final class CatalogIndex: @unchecked Sendable {
         let index = try CatalogIndex(path: path, built: true)
         index.stats = stats
         log.event(["stage": "lookup", "event": "catalog-built", "editions": stats.editions, "works": stats.works,
-                   "authors": stats.authors, "skipped": stats.skippedLines,
+                   "authors": stats.authors, "skipped": stats.skippedLines, "duplicates": stats.duplicateKeys,
                    "seconds": String(format: "%.1f", stats.seconds), "bytes": stats.indexBytes])
         return index
     }
@@ -69,29 +91,40 @@ public final class CatalogIndex: @unchecked Sendable {
         // instead of taking and dropping it (fcntl + fstat) around every query, which was ~20 % of
         // lookup's CPU at 200,000 rows (perf, bench/orchestrator). Readers still share the file.
         try database.execute("PRAGMA locking_mode = EXCLUSIVE")
-        isbnStatement = try database.prepare("SELECT edition_id FROM isbns WHERE isbn = ? ORDER BY edition_id LIMIT 1")
+        // Pages read through a memory map instead of a read() copy each (pread and its copy were a
+        // quarter of a 200,000-row lookup's CPU); the mapped pages are the shared page cache.
+        try database.execute("PRAGMA mmap_size = 68719476736")
+        isbnStatement = try database.prepare("SELECT edition FROM isbns WHERE isbn = ? LIMIT 1")
         editionStatement = try database.prepare("""
-            SELECT e.key, e.work_key, e.title, e.subtitle, e.publishers, e.isbn13, e.isbn10, e.pages, e.publish_date, e.cover,
-              (SELECT json_group_array(a.name) FROM json_each(coalesce(e.author_keys,
-                  (SELECT w.author_keys FROM works w WHERE w.key = e.work_key LIMIT 1))) j
-                JOIN authors a ON a.key = coalesce((SELECT r.location FROM redirects r WHERE r.key = j.value), j.value)),
-              (SELECT w.description FROM works w WHERE w.key = e.work_key LIMIT 1)
-            FROM editions e WHERE e.id = ?
+            SELECT work, title, subtitle, authors, publishers, isbn13, isbn10, pages, publish_date, cover
+            FROM editions WHERE id = ?
             """)
+        workStatement = try database.prepare("SELECT authors, description FROM works WHERE id = ?")
+        oddKeyStatement = try database.prepare("SELECT key FROM odd_keys WHERE id = ?")
+        // A redirected author key resolves through its redirect (one hop), like Open Library.
+        authorStatement = try database.prepare(
+            "SELECT name FROM authors WHERE id = coalesce((SELECT target FROM redirects WHERE id = ?1), ?1)")
         searchStatement = try database.prepare("SELECT rowid FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?")
         // Unranked: an author's editions sharing a title word are few, and bm25 over the
         // contentless table costs more than the match itself.
         authorSearchStatement = try database.prepare("SELECT rowid FROM search WHERE search MATCH ? LIMIT ?")
-        titleKeyStatement = try database.prepare("SELECT edition_id FROM title_keys WHERE key = ? LIMIT ?")
+        titleKeyStatement = try database.prepare("SELECT edition FROM title_keys WHERE hash = ? LIMIT ?")
         stats = CatalogBuildStats()
         stats.editions = try database.scalarInt("SELECT value FROM meta WHERE name = 'editions'") ?? 0
         stats.skippedLines = try database.scalarInt("SELECT value FROM meta WHERE name = 'skipped'") ?? 0
+        stats.duplicateKeys = try database.scalarInt("SELECT value FROM meta WHERE name = 'duplicates'") ?? 0
+        let reasons = try database.prepare("SELECT value FROM meta WHERE name = 'skipped_reasons'")
+        if try reasons.step(), let json = reasons.text(0),
+           let decoded = try? JSONDecoder().decode([String: Int].self, from: Data(json.utf8)) {
+            stats.skippedReasons = decoded
+        }
         stats.indexBytes = Self.fileSize(path)
     }
 
     // MARK: Queries
 
-    /// The first edition carrying each ISBN-13 (any ISBN-10 in the dump was converted).
+    /// The edition carrying each ISBN-13 (any ISBN-10 in the dump was converted); when several
+    /// do, the one with the lowest Open Library number (the oldest record).
     public func editions(isbns: [String]) throws -> [String: EditionMetadata] {
         try lock.withLock {
             var found: [String: EditionMetadata] = [:]
@@ -136,7 +169,7 @@ public final class CatalogIndex: @unchecked Sendable {
                 }
             }
             for key in keys where !key.isEmpty {
-                titleKeyStatement.bind(1, key)
+                titleKeyStatement.bind(1, Self.titleHash(key))
                 titleKeyStatement.bind(2, limit * 3)
                 try collect(titleKeyStatement)
             }
@@ -155,32 +188,96 @@ public final class CatalogIndex: @unchecked Sendable {
         }
     }
 
+    /// The title-key table holds a 64-bit FNV-1a hash of `TextNormalizer.titleKey` instead of the
+    /// text: a quarter of the size; a collision (about 1 in 10^19 per pair) only adds a candidate
+    /// the matcher then scores on its real title.
+    static func titleHash(_ key: String) -> Int {
+        Int(bitPattern: UInt(fnv1a(key.utf8)))
+    }
+
+    /// 64-bit FNV-1a: stable across runs and machines (Swift's `Hasher` is seeded per process).
+    static func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
     private func loadEdition(_ id: Int) throws -> EditionMetadata? {
+        if let cached = editionCache[id] { return cached }
         let statement = editionStatement
         statement.bind(1, id)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         var edition = EditionMetadata(source: SourceKind.catalog.rawValue)
-        edition.editionKey = statement.text(0)
-        edition.workKey = statement.text(1)
-        edition.title = statement.text(2)
-        edition.subtitle = statement.text(3)
-        edition.publishers = statement.text(4).flatMap(Self.decodeStrings)
-        edition.isbn13 = statement.text(5)
+        let work = statement.int(0)
+        edition.editionKey = try key(id, .edition)
+        edition.workKey = try work.flatMap { try key($0, .work) }
+        edition.title = statement.text(1)
+        edition.subtitle = statement.text(2)
+        var authorIDs = statement.text(3).map(Self.decodeIDs) ?? []
+        let publishers = statement.text(4).map { $0.split(separator: Self.separator, omittingEmptySubsequences: false).map(String.init) }
+        edition.publishers = publishers?.isEmpty == false ? publishers : nil
+        edition.isbn13 = statement.int(5).map { String($0) }
         edition.isbn10 = statement.text(6)
         edition.pages = statement.int(7)
         edition.publishDate = statement.text(8)
         edition.year = edition.publishDate.flatMap(Self.year)
         edition.coverId = statement.int(9)
-        let authors = statement.text(10).flatMap(Self.decodeStrings) ?? []
+        if let work {
+            workStatement.bind(1, work)
+            defer { workStatement.reset() }
+            if try workStatement.step() {
+                // The edition's own authors, else its work's.
+                if authorIDs.isEmpty { authorIDs = workStatement.text(0).map(Self.decodeIDs) ?? [] }
+                edition.description = workStatement.text(1)
+            }
+        }
+        var authors: [String] = []
+        for author in authorIDs {
+            authorStatement.bind(1, author)
+            defer { authorStatement.reset() }
+            if try authorStatement.step(), let name = authorStatement.text(0) { authors.append(name) }
+        }
         edition.authors = authors.isEmpty ? nil : authors
-        edition.description = statement.text(11).map { String($0.prefix(2000)) }
+        if editionCache.count >= Self.editionCacheLimit { editionCache.removeAll(keepingCapacity: true) }
+        editionCache[id] = edition
         return edition
     }
 
-    static func decodeStrings(_ json: String) -> [String]? {
-        let values = try? JSONDecoder().decode([String].self, from: Data(json.utf8))
-        return values?.isEmpty == false ? values : nil
+    /// The key of row `id`: rebuilt from its number, or, for a key of another shape, as stored.
+    private func key(_ id: Int, _ kind: CatalogDumpRecord.KeyKind) throws -> String? {
+        guard id < 0 else { return kind.key(id) }
+        oddKeyStatement.bind(1, id)
+        defer { oddKeyStatement.reset() }
+        return try oddKeyStatement.step() ? oddKeyStatement.text(0) : nil
+    }
+
+    /// Separates a list's values in one text column (publishers); a value never holds it (replaced by a space).
+    static let separator: Character = "\u{1F}"
+
+    static func encodeList(_ values: [String]) -> String? {
+        guard let first = values.first else { return nil }
+        func clean(_ value: String) -> String {
+            value.utf8.contains(0x1F) ? String(value.map { $0 == separator ? " " : $0 }) : value
+        }
+        if values.count == 1 { return clean(first) }
+        return values.map(clean).joined(separator: String(separator))
+    }
+
+    static func encodeIDs(_ ids: [Int]) -> String? {
+        guard let first = ids.first else { return nil }
+        var text = String(first)
+        for id in ids.dropFirst() {
+            text += " "
+            text += String(id)
+        }
+        return text
+    }
+
+    static func decodeIDs(_ text: String) -> [Int] {
+        text.split(separator: " ").compactMap { Int($0) }
     }
 
     /// The first plausible 4-digit year in a free-text publish date (`March 1965`, `c1965`, `1965-03-01`).
@@ -218,6 +315,7 @@ public final class CatalogIndex: @unchecked Sendable {
         let temporary = path + ".building-\(getpid())"
         unlink(temporary)
         var stats = CatalogBuildStats()
+        let paused = "import paused: stopped by a signal while building the catalog index; run the import again to resume"
         do {
             let database = try SQLiteDatabase(path: temporary)
             try database.execute("""
@@ -225,128 +323,149 @@ public final class CatalogIndex: @unchecked Sendable {
                 PRAGMA soft_heap_limit=67108864; PRAGMA threads=0;
                 PRAGMA page_size=8192;
                 CREATE TABLE meta(name TEXT PRIMARY KEY, value);
-                CREATE TABLE editions(id INTEGER PRIMARY KEY, key TEXT NOT NULL, work_key TEXT, title TEXT NOT NULL,
-                  subtitle TEXT, author_keys TEXT, publishers TEXT, isbn13 TEXT, isbn10 TEXT, pages INTEGER,
-                  publish_date TEXT, cover INTEGER);
-                CREATE TABLE isbns(isbn INTEGER NOT NULL, edition_id INTEGER NOT NULL);
-                CREATE TABLE works(key TEXT NOT NULL, author_keys TEXT, description TEXT);
-                CREATE TABLE authors(key TEXT NOT NULL, name TEXT NOT NULL);
-                CREATE TABLE redirects(key TEXT NOT NULL, location TEXT NOT NULL);
-                CREATE TABLE title_keys(key TEXT NOT NULL, edition_id INTEGER NOT NULL);
+                CREATE TABLE editions(id INTEGER PRIMARY KEY, work INTEGER, title TEXT NOT NULL, subtitle TEXT,
+                  authors TEXT, publishers TEXT, isbn13 INTEGER, isbn10 TEXT, pages INTEGER, publish_date TEXT, cover INTEGER);
+                CREATE TABLE works(id INTEGER PRIMARY KEY, authors TEXT, description TEXT);
+                CREATE TABLE authors(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE redirects(id INTEGER PRIMARY KEY, target INTEGER NOT NULL);
+                CREATE TABLE odd_keys(id INTEGER PRIMARY KEY, key TEXT NOT NULL);
+                CREATE TEMP TABLE isbn_stage(isbn INTEGER NOT NULL, edition INTEGER NOT NULL);
+                CREATE TEMP TABLE title_stage(hash INTEGER NOT NULL, edition INTEGER NOT NULL);
                 """)
             guard database.hasFTS5() else {
                 throw LookupError.database(path: temporary, reason: "the system SQLite lacks FTS5, needed for title search")
             }
+            // Duplicate keys: the primary key ignores the second line (first one wins: its ISBN and
+            // title rows are already in, and no key is held in memory); `changes` tells.
             let insertEdition = try database.prepare("""
-                INSERT INTO editions(key, work_key, title, subtitle, author_keys, publishers, isbn13, isbn10, pages,
+                INSERT OR IGNORE INTO editions(id, work, title, subtitle, authors, publishers, isbn13, isbn10, pages,
                   publish_date, cover) VALUES (?,?,?,?,?,?,?,?,?,?,?)
                 """)
-            let insertISBN = try database.prepare("INSERT INTO isbns(isbn, edition_id) VALUES (?, ?)")
-            let insertTitleKey = try database.prepare("INSERT INTO title_keys(key, edition_id) VALUES (?, ?)")
-            let insertWork = try database.prepare("INSERT INTO works(key, author_keys, description) VALUES (?,?,?)")
-            let insertAuthor = try database.prepare("INSERT INTO authors(key, name) VALUES (?,?)")
-            let insertRedirect = try database.prepare("INSERT INTO redirects(key, location) VALUES (?,?)")
-            let decoder = JSONDecoder()
-            let encoder = JSONEncoder()
-            func json(_ values: [String]) -> String? {
-                values.isEmpty ? nil : String(decoding: (try? encoder.encode(values)) ?? Data(), as: UTF8.self)
+            let insertISBN = try database.prepare("INSERT INTO isbn_stage(isbn, edition) VALUES (?, ?)")
+            let insertTitleKey = try database.prepare("INSERT INTO title_stage(hash, edition) VALUES (?, ?)")
+            let insertWork = try database.prepare("INSERT OR IGNORE INTO works(id, authors, description) VALUES (?,?,?)")
+            let insertAuthor = try database.prepare("INSERT OR IGNORE INTO authors(id, name) VALUES (?,?)")
+            let insertRedirect = try database.prepare("INSERT OR IGNORE INTO redirects(id, target) VALUES (?,?)")
+            let insertOddKey = try database.prepare("INSERT OR IGNORE INTO odd_keys(id, key) VALUES (?,?)")
+            func store(_ oddKey: CatalogDumpRecord.OddKey) throws {
+                insertOddKey.bind(1, oddKey.id)
+                insertOddKey.bind(2, oddKey.key)
+                try insertOddKey.run()
             }
+            let duplicate = "duplicate key (the first line with this key is kept)"
             var inBatch = 0
             try database.execute("BEGIN")
             for dump in dumps {
                 var reportedBadLines = 0
-                try DumpLineReader.forEachLine(path: dump) { line, lineNumber in
-                    stats.lines += 1
-                    guard !line.isEmpty else { return }
-                    let record: CatalogDumpRecord
-                    do {
-                        record = try CatalogDumpRecord.parse(line, decoder: decoder)
-                    } catch let error as CatalogDumpRecord.Malformed {
-                        stats.skippedLines += 1
-                        if reportedBadLines < 5 {
-                            reportedBadLines += 1
-                            log.event(["stage": "lookup", "event": "catalog-skip", "file": dump, "line": lineNumber,
-                                       "reason": error.reason])
+                // Parsed on a second thread while this one writes the previous batch.
+                try ParsedDumpReader.forEachBatch(path: dump) { batch in
+                    for line in batch {
+                        stats.lines += 1
+                        guard let parsed = line.record else { continue }
+                        func skip(_ reason: String) {
+                            stats.skip(reason)
+                            if reportedBadLines < 5 {
+                                reportedBadLines += 1
+                                log.event(["stage": "lookup", "event": "catalog-skip", "file": dump, "line": line.number,
+                                           "reason": reason])
+                            }
                         }
-                        return
-                    }
-                    switch record {
-                    case .edition(let edition):
-                        insertEdition.bind(1, edition.key)
-                        insertEdition.bind(2, edition.workKey)
-                        insertEdition.bind(3, edition.title)
-                        insertEdition.bind(4, edition.subtitle)
-                        insertEdition.bind(5, json(edition.authorKeys))
-                        insertEdition.bind(6, json(edition.publishers))
-                        insertEdition.bind(7, edition.isbn13)
-                        insertEdition.bind(8, edition.isbn10)
-                        insertEdition.bind(9, edition.pages)
-                        insertEdition.bind(10, edition.publishDate)
-                        insertEdition.bind(11, edition.cover)
-                        try insertEdition.run()
-                        let editionID = database.lastInsertRowID
-                        insertTitleKey.bind(1, TextNormalizer.titleKey(edition.title))
-                        insertTitleKey.bind(2, editionID)
-                        try insertTitleKey.run()
-                        for isbn in edition.isbns {
-                            insertISBN.bind(1, Int(isbn))
-                            insertISBN.bind(2, editionID)
-                            try insertISBN.run()
+                        let record: CatalogDumpRecord
+                        switch parsed {
+                        case .success(let value): record = value
+                        case .failure(let error): skip(error.reason); continue
                         }
-                        stats.editions += 1
-                    case .work(let work):
-                        insertWork.bind(1, work.key)
-                        insertWork.bind(2, json(work.authorKeys))
-                        insertWork.bind(3, work.description)
-                        try insertWork.run()
-                        stats.works += 1
-                    case .author(let key, let name):
-                        insertAuthor.bind(1, key)
-                        insertAuthor.bind(2, name)
-                        try insertAuthor.run()
-                        stats.authors += 1
-                    case .redirect(let key, let location):
-                        insertRedirect.bind(1, key)
-                        insertRedirect.bind(2, location)
-                        try insertRedirect.run()
-                        stats.redirects += 1
-                    case .ignored:
-                        return
-                    }
-                    inBatch += 1
-                    if inBatch >= batchSize {
-                        try database.execute("COMMIT; BEGIN")
-                        inBatch = 0
-                        if isCancelled() {
-                            throw TryLaterError("import paused: stopped by a signal while building the catalog index; run the import again to resume")
+                        switch record {
+                        case .edition(let edition):
+                            insertEdition.bind(1, edition.id)
+                            insertEdition.bind(2, edition.work)
+                            insertEdition.bind(3, edition.title)
+                            insertEdition.bind(4, edition.subtitle)
+                            insertEdition.bind(5, encodeIDs(edition.authors))
+                            insertEdition.bind(6, encodeList(edition.publishers))
+                            insertEdition.bind(7, edition.isbn13.flatMap { Int($0) })
+                            insertEdition.bind(8, edition.isbn10)
+                            insertEdition.bind(9, edition.pages)
+                            insertEdition.bind(10, edition.publishDate)
+                            insertEdition.bind(11, edition.cover)
+                            try insertEdition.run()
+                            guard database.changes > 0 else {
+                                stats.duplicateKeys += 1
+                                skip(duplicate); continue
+                            }
+                            insertTitleKey.bind(1, edition.titleHash)
+                            insertTitleKey.bind(2, edition.id)
+                            try insertTitleKey.run()
+                            for oddKey in edition.oddKeys { try store(oddKey) }
+                            for isbn in edition.isbns {
+                                insertISBN.bind(1, isbn)
+                                insertISBN.bind(2, edition.id)
+                                try insertISBN.run()
+                            }
+                            stats.editions += 1
+                        case .work(let work):
+                            insertWork.bind(1, work.id)
+                            insertWork.bind(2, encodeIDs(work.authors))
+                            // Only what merge keeps (it cuts descriptions at 2,000 characters).
+                            insertWork.bind(3, work.description.map { $0.utf8.count <= 2000 ? $0 : String($0.prefix(2000)) })
+                            try insertWork.run()
+                            guard database.changes > 0 else {
+                                stats.duplicateKeys += 1
+                                skip(duplicate); continue
+                            }
+                            if let oddKey = work.oddKey { try store(oddKey) }
+                            stats.works += 1
+                        case .author(let id, let name):
+                            insertAuthor.bind(1, id)
+                            insertAuthor.bind(2, name)
+                            try insertAuthor.run()
+                            guard database.changes > 0 else {
+                                stats.duplicateKeys += 1
+                                skip(duplicate); continue
+                            }
+                            stats.authors += 1
+                        case .authorRedirect(let id, let target):
+                            insertRedirect.bind(1, id)
+                            insertRedirect.bind(2, target)
+                            try insertRedirect.run()
+                            guard database.changes > 0 else {
+                                stats.duplicateKeys += 1
+                                skip(duplicate); continue
+                            }
+                            stats.redirects += 1
+                        case .ignored:
+                            continue
+                        }
+                        inBatch += 1
+                        if inBatch >= batchSize {
+                            try database.execute("COMMIT; BEGIN")
+                            inBatch = 0
+                            if isCancelled() { throw TryLaterError(paused) }
                         }
                     }
                 }
             }
             try database.execute("COMMIT")
-            // Secondary indexes after the load: one sort each instead of random B-tree inserts.
-            try database.execute("""
-                CREATE INDEX isbns_isbn ON isbns(isbn);
-                CREATE INDEX title_keys_key ON title_keys(key);
-                CREATE INDEX works_key ON works(key);
-                CREATE INDEX authors_key ON authors(key);
-                CREATE INDEX redirects_key ON redirects(key);
-                CREATE VIRTUAL TABLE search USING fts5(title, authors, content='', columnsize=0, detail=column,
-                  tokenize='unicode61 remove_diacritics 2');
-                BEGIN;
-                INSERT INTO search(rowid, title, authors)
-                  SELECT e.id, e.title || coalesce(' ' || e.subtitle, ''),
-                    (SELECT group_concat(a.name, ' ') FROM json_each(coalesce(e.author_keys,
-                        (SELECT w.author_keys FROM works w WHERE w.key = e.work_key LIMIT 1))) j
-                      JOIN authors a ON a.key = coalesce((SELECT r.location FROM redirects r WHERE r.key = j.value), j.value))
-                  FROM editions e;
-                INSERT INTO search(search) VALUES ('optimize');
-                COMMIT;
-                """)
-            try database.execute("""
-                INSERT INTO meta VALUES ('schema', \(schemaVersion)), ('editions', \(stats.editions)),
-                  ('skipped', \(stats.skippedLines)), ('lines', \(stats.lines));
-                """)
+            log.event(["stage": "lookup", "event": "catalog-loaded", "lines": stats.lines,
+                       "seconds": String(format: "%.1f", Date().timeIntervalSince(started))])
+            try withoutActuallyEscaping(isCancelled) { isCancelled in
+                try finishIndex(database, isCancelled: isCancelled, paused: paused) { phase in
+                    log.event(["stage": "lookup", "event": "catalog-indexed", "phase": phase,
+                               "seconds": String(format: "%.1f", Date().timeIntervalSince(started))])
+                }
+            }
+            let reasons = String(decoding: try JSONEncoder.shelfline.encode(stats.skippedReasons), as: UTF8.self)
+            let insertMeta = try database.prepare("INSERT INTO meta VALUES (?, ?)")
+            for (name, value) in [("schema", "\(schemaVersion)"), ("editions", "\(stats.editions)"),
+                                  ("skipped", "\(stats.skippedLines)"), ("duplicates", "\(stats.duplicateKeys)"),
+                                  ("lines", "\(stats.lines)")] {
+                insertMeta.bind(1, name)
+                insertMeta.bind(2, Int(value))
+                try insertMeta.run()
+            }
+            insertMeta.bind(1, "skipped_reasons")
+            insertMeta.bind(2, reasons)
+            try insertMeta.run()
             database.close()
             guard rename(temporary, path) == 0 else {
                 throw FileError.cannotCreate(path: path, reason: "rename: \(systemErrorMessage())")
@@ -358,6 +477,86 @@ public final class CatalogIndex: @unchecked Sendable {
         stats.seconds = Date().timeIntervalSince(started)
         stats.indexBytes = fileSize(path)
         return stats
+    }
+
+    /// After the load: the key tables written in key order from their staging tables, and the
+    /// full-text table filled with each edition's title and resolved author names. SQLite's
+    /// progress handler polls `isCancelled` inside each long statement, so a signal stops the
+    /// build within a fraction of a second whatever phase it is in.
+    private static func finishIndex(_ database: SQLiteDatabase, isCancelled: @escaping () -> Bool, paused: String,
+                                    finished: (String) -> Void) throws {
+        final class Probe {
+            let isCancelled: () -> Bool
+            init(_ isCancelled: @escaping () -> Bool) { self.isCancelled = isCancelled }
+        }
+        let probe = Probe(isCancelled)
+        sqlite3_progress_handler(database.handle, 100_000, { context in
+            Unmanaged<Probe>.fromOpaque(context!).takeUnretainedValue().isCancelled() ? 1 : 0
+        }, Unmanaged.passUnretained(probe).toOpaque())
+        defer { sqlite3_progress_handler(database.handle, 0, nil, nil) }
+        // Also between phases: a signal during the last batch of the load stops the build at once.
+        func checkpoint(_ phase: String?) throws {
+            if let phase { finished(phase) }
+            if isCancelled() { throw TryLaterError(paused) }
+        }
+        do {
+            try withExtendedLifetime(probe) {
+                try checkpoint(nil)
+                try database.execute("""
+                    CREATE TABLE isbns(isbn INTEGER NOT NULL, edition INTEGER NOT NULL, PRIMARY KEY(isbn, edition)) WITHOUT ROWID;
+                    INSERT OR IGNORE INTO isbns SELECT isbn, edition FROM temp.isbn_stage ORDER BY isbn, edition;
+                    DROP TABLE temp.isbn_stage;
+                    CREATE TABLE title_keys(hash INTEGER NOT NULL, edition INTEGER NOT NULL, PRIMARY KEY(hash, edition)) WITHOUT ROWID;
+                    INSERT OR IGNORE INTO title_keys SELECT hash, edition FROM temp.title_stage ORDER BY hash, edition;
+                    DROP TABLE temp.title_stage;
+                    """)
+                try checkpoint("keys")
+                try database.execute("""
+                    CREATE VIRTUAL TABLE search USING fts5(title, authors, content='', columnsize=0, detail=column,
+                      tokenize='unicode61 remove_diacritics 2');
+                    BEGIN;
+                    """)
+                let editions = try database.prepare("SELECT id, work, title, subtitle, authors FROM editions")
+                let workAuthors = try database.prepare("SELECT authors FROM works WHERE id = ?")
+                let authorName = try database.prepare(
+                    "SELECT name FROM authors WHERE id = coalesce((SELECT target FROM redirects WHERE id = ?1), ?1)")
+                let insertSearch = try database.prepare("INSERT INTO search(rowid, title, authors) VALUES (?, ?, ?)")
+                var count = 0
+                var names = ""
+                while try editions.step() {
+                    guard let id = editions.int(0), let title = editions.text(2) else { continue }
+                    var authors = editions.text(4)
+                    if authors == nil, let work = editions.int(1) {
+                        workAuthors.bind(1, work)
+                        if try workAuthors.step() { authors = workAuthors.text(0) }
+                        workAuthors.reset()
+                    }
+                    names.removeAll(keepingCapacity: true)
+                    for author in authors.map(decodeIDs) ?? [] {
+                        authorName.bind(1, author)
+                        if try authorName.step(), let name = authorName.text(0) {
+                            if !names.isEmpty { names += " " }
+                            names += name
+                        }
+                        authorName.reset()
+                    }
+                    insertSearch.bind(1, id)
+                    insertSearch.bind(2, editions.text(3).map { title + " " + $0 } ?? title)
+                    insertSearch.bind(3, names.isEmpty ? nil : names)
+                    try insertSearch.run()
+                    count += 1
+                    if count % 10_000 == 0, isCancelled() { throw TryLaterError(paused) }
+                }
+                editions.reset()
+                try database.execute("COMMIT")
+                try checkpoint("search")
+                try database.execute("INSERT INTO search(search) VALUES ('optimize')")
+                try checkpoint("optimize")
+            }
+        } catch let error as LookupError where isCancelled() {
+            _ = error  // SQLITE_INTERRUPT from the progress handler
+            throw TryLaterError(paused)
+        }
     }
 }
 
@@ -393,7 +592,7 @@ struct DumpHashes {
             }
         }
         if changed { try? writeJSONFile(stamps, to: stampPath) }
-        // Order-independent: the same dumps given in another order are the same catalog.
-        return ContentHash.string("schema \(schemaVersion)\n" + hashes.sorted().joined(separator: "\n"))
+        // In the order given: when two dumps hold the same key, the first listed wins.
+        return ContentHash.string("schema \(schemaVersion)\n" + hashes.joined(separator: "\n"))
     }
 }

@@ -51,38 +51,54 @@ public struct OpenLibrarySource: MetadataSource {
 
     // MARK: Response shapes (documented Open Library JSON)
 
+    /// One `/api/books` answer entry: with `jscmd=details` the edition record under `details`,
+    /// with `jscmd=data` a summary of it at the top level. Both are read as one `EditionRecord`.
     private struct BooksEntry: Decodable {
-        struct Named: Decodable { var name: String? }
-        struct Cover: Decodable { var small: String?; var medium: String?; var large: String? }
-        var key: String?
-        var title: String?
-        var subtitle: String?
-        var authors: [Named]?
-        var publishers: [Named]?
-        var identifiers: [String: [String]]?
-        var number_of_pages: Int?
-        var publish_date: String?
-        var cover: Cover?
-        var works: [Ref]?
-        struct Ref: Decodable { var key: String? }
-        /// `jscmd=details`: the edition record itself.
-        var details: Details?
+        var edition: EditionRecord
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            edition = try container.decodeIfPresent(EditionRecord.self, forKey: .details) ?? EditionRecord(from: decoder)
+        }
+
+        enum Key: String, CodingKey { case details }
     }
 
-    /// The edition record `jscmd=details` answers with (publishers as strings, covers as ids).
-    private struct Details: Decodable {
-        struct Named: Decodable { var key: String?; var name: String? }
+    /// An edition as either shape writes it: `jscmd=details` (publishers as strings, ISBNs and
+    /// cover ids as lists) or `jscmd=data` (publishers as `{name}`, ISBNs under `identifiers`,
+    /// cover URLs).
+    private struct EditionRecord: Decodable {
         var key: String?
         var title: String?
         var subtitle: String?
-        var authors: [Named]?
-        var publishers: [String]?
+        var authors: [Name]?
+        var publishers: [Name]?
+        var identifiers: [String: [String]]?
         var isbn_13: [String]?
         var isbn_10: [String]?
         var number_of_pages: Int?
         var publish_date: String?
+        var cover: Cover?
         var covers: [Int]?
-        var works: [BooksEntry.Ref]?
+        var works: [Ref]?
+
+        struct Cover: Decodable { var small: String?; var medium: String?; var large: String? }
+        struct Ref: Decodable { var key: String? }
+    }
+
+    /// `"Ace"` or `{"name": "Ace", …}`.
+    private struct Name: Decodable {
+        var name: String?
+
+        init(from decoder: any Decoder) throws {
+            if let text = try? decoder.singleValueContainer().decode(String.self) {
+                name = text
+            } else {
+                name = try decoder.container(keyedBy: Key.self).decodeIfPresent(String.self, forKey: .name)
+            }
+        }
+
+        enum Key: String, CodingKey { case name }
     }
 
     /// `{"ISBN:…": {…}}`; anything else (HTML, an array, a truncated body) is malformed.
@@ -93,47 +109,28 @@ public struct OpenLibrarySource: MetadataSource {
         } catch {
             throw Malformed()
         }
-        var result: [String: EditionMetadata] = [:]
-        for (bibkey, entry) in entries {
-            if let details = entry.details {
-                result[bibkey] = edition(details)
-                continue
-            }
-            var edition = EditionMetadata(source: SourceKind.openlibrary.rawValue)
-            edition.editionKey = entry.key
-            edition.workKey = entry.works?.first?.key
-            edition.title = entry.title
-            edition.subtitle = entry.subtitle
-            let authors = (entry.authors ?? []).compactMap(\.name)
-            edition.authors = authors.isEmpty ? nil : authors
-            let publishers = (entry.publishers ?? []).compactMap(\.name)
-            edition.publishers = publishers.isEmpty ? nil : publishers
-            edition.isbn13 = entry.identifiers?["isbn_13"]?.first
-            edition.isbn10 = entry.identifiers?["isbn_10"]?.first
-            edition.pages = entry.number_of_pages
-            edition.publishDate = entry.publish_date
-            edition.year = entry.publish_date.flatMap(CatalogIndex.year)
-            edition.coverId = (entry.cover?.medium ?? entry.cover?.small ?? entry.cover?.large).flatMap(coverId)
-            result[bibkey] = edition
-        }
-        return result
+        return entries.mapValues { edition($0.edition) }
     }
 
-    private static func edition(_ details: Details) -> EditionMetadata {
+    /// The one mapping from an Open Library edition to `EditionMetadata`, whichever shape it came in.
+    private static func edition(_ record: EditionRecord) -> EditionMetadata {
         var edition = EditionMetadata(source: SourceKind.openlibrary.rawValue)
-        edition.editionKey = details.key
-        edition.workKey = details.works?.first?.key
-        edition.title = details.title
-        edition.subtitle = details.subtitle
-        let authors = (details.authors ?? []).compactMap(\.name)
+        edition.editionKey = record.key
+        edition.workKey = record.works?.first?.key
+        edition.title = record.title
+        edition.subtitle = record.subtitle
+        let authors = (record.authors ?? []).compactMap(\.name)
         edition.authors = authors.isEmpty ? nil : authors
-        edition.publishers = details.publishers?.isEmpty == false ? details.publishers : nil
-        edition.isbn13 = details.isbn_13?.lazy.compactMap(ISBN.canonical13).first
-        edition.isbn10 = details.isbn_10?.first
-        edition.pages = details.number_of_pages
-        edition.publishDate = details.publish_date
-        edition.year = details.publish_date.flatMap(CatalogIndex.year)
-        edition.coverId = details.covers?.first { $0 > 0 }
+        let publishers = (record.publishers ?? []).compactMap(\.name)
+        edition.publishers = publishers.isEmpty ? nil : publishers
+        // The edition record's own ISBN-13 list is checked; the summary's is taken as written.
+        edition.isbn13 = record.isbn_13.map { $0.lazy.compactMap(ISBN.canonical13).first } ?? record.identifiers?["isbn_13"]?.first
+        edition.isbn10 = (record.isbn_10 ?? record.identifiers?["isbn_10"])?.first
+        edition.pages = record.number_of_pages
+        edition.publishDate = record.publish_date
+        edition.year = record.publish_date.flatMap(CatalogIndex.year)
+        let coverURL = record.cover.flatMap { $0.medium ?? $0.small ?? $0.large }
+        edition.coverId = record.covers.map { $0.first { $0 > 0 } } ?? coverURL.flatMap(coverId)
         return edition
     }
 

@@ -35,6 +35,10 @@ public struct CatalogSummary: Codable, Sendable, Equatable {
     /// True when this run built the index (the dumps were new or changed).
     public var built: Bool
     public var editions: Int
-    /// Dump lines skipped as malformed.
+    /// Dump lines skipped: malformed, required fields missing, or a key an earlier line had.
     public var skippedLines: Int
+    /// Of `skippedLines`, lines repeating an edition, work or author key (the first line is kept).
+    public var duplicateKeys: Int?
+    /// `skippedLines` by reason.
+    public var skippedReasons: [String: Int]?
 }

@@ -80,7 +80,9 @@ public struct LookupStage {
                 let index = try CatalogIndex.open(dumps: parameters.catalog, cacheDirectory: options.workspace.cacheDirectory,
                                                   log: context.log, isCancelled: { context.cancellation.isCancelled })
                 report.catalog = CatalogSummary(index: index.path, built: index.built, editions: index.stats.editions,
-                                                skippedLines: index.stats.skippedLines)
+                                                skippedLines: index.stats.skippedLines,
+                                                duplicateKeys: index.stats.duplicateKeys,
+                                                skippedReasons: index.stats.skippedReasons)
                 sources.append(CatalogSource(index: index))
             case .openlibrary:
                 let source = try OpenLibrarySource(parameters: parameters.openLibrary, clock: options.clock)

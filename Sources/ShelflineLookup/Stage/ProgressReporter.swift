@@ -68,28 +68,12 @@ final class ProgressReporter: @unchecked Sendable {
         if let path { try? writeJSONFile(snapshot, to: path) }
         if terminal {
             drewBar = true
-            FileHandle.standardError.write(Data(("\r" + Self.bar(snapshot) + "\u{1B}[K").utf8))
+            FileHandle.standardError.write(Data(ProgressLine.redraw(ProgressLine.bar(snapshot)).utf8))
         } else if force || snapshot.updatedAt - lastLogLine >= 5 {
             lastLogLine = snapshot.updatedAt
             log.event(["stage": snapshot.stage, "event": "progress", "processed": snapshot.processed,
                        "total": snapshot.total, "rate": String(format: "%.1f", snapshot.rate ?? 0),
                        "title": snapshot.currentTitle ?? ""])
         }
-    }
-
-    static func bar(_ progress: StageProgress) -> String {
-        let fraction = progress.total > 0 ? Double(progress.processed) / Double(progress.total) : 1
-        let width = 24
-        let filled = Int((fraction * Double(width)).rounded(.down))
-        var line = "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] "
-        line += "\(progress.processed)/\(progress.total) \(Int(fraction * 100))%"
-        if let rate = progress.rate {
-            let remaining = Double(progress.total - progress.processed) / rate
-            line += String(format: " %.1f/s ETA %d:%02d", rate, Int(remaining) / 60, Int(remaining) % 60)
-        }
-        if let title = progress.currentTitle {
-            line += " " + String((title + (progress.currentAuthor.map { " / \($0)" } ?? "")).prefix(40))
-        }
-        return line
     }
 }

@@ -63,6 +63,9 @@ final class SQLiteDatabase {
 
     var lastInsertRowID: Int { Int(sqlite3_last_insert_rowid(handle)) }
 
+    /// Rows the last INSERT, UPDATE or DELETE changed (0 for an `INSERT OR IGNORE` that was ignored).
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
     var errorMessage: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
 
     /// One integer from a query such as `SELECT count(*) …`.

@@ -123,7 +123,9 @@ public enum ExportDate {
         for byte in bytes {
             if byte >= 48 && byte <= 57 {
                 run += 1
-                value = value * 10 + Int(byte - 48)
+                // Only a run of exactly four digits counts, so a longer one (a barcode, a stray ID)
+                // stops accumulating rather than overflowing.
+                if run <= 4 { value = value * 10 + Int(byte - 48) }
             } else {
                 if run == 4 && value >= 1000 && value < 3000 { return value }
                 run = 0

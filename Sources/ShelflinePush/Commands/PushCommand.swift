@@ -35,9 +35,8 @@ protocol PushSubcommand: AsyncParsableCommand {
 extension PushSubcommand {
     public func run() async throws {
         try await reportingErrors(as: "shelfline-push") {
-            let (config, path) = try common.loadConfig()
-            let context = StageContext(config: config, configPath: path, log: Logfmt(quiet: common.quiet))
-            try await execute(context: context, workspace: common.resolveWorkspace(config))
+            let context = try common.context()
+            try await execute(context: context, workspace: context.workspace)
         }
     }
 }

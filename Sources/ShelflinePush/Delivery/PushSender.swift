@@ -328,23 +328,29 @@ actor SendRun {
     }
 }
 
-/// Writes the outbox after each delivery, grouping deliveries that complete together into one
-/// atomic write (group commit): `record` returns only once a write holding its cursor is on disk.
+/// Records each delivery before the token's next push, grouping deliveries that complete together
+/// into one journal append and `fsync` (group commit): `record` returns only once its cursor is on
+/// disk. `finish` compacts the journal into `outbox.json`.
 actor OutboxRecorder {
     private var outbox: Outbox
     private let store: PushStore
+    private let journal: OutboxJournal
+    private var pending: [(token: String, cursor: Cursor)] = []
     private var waiters: [CheckedContinuation<Void, any Error>] = []
     private var flushing = false
-    private var written: Outbox
+    private var journaled = false
+    private let read: Outbox
 
     init(store: PushStore, outbox: Outbox) {
         self.store = store
         self.outbox = outbox
-        self.written = outbox
+        self.read = outbox
+        self.journal = OutboxJournal(path: store.journalPath)
     }
 
     func record(_ token: DeviceToken, _ cursor: Cursor) async throws {
         outbox.cursors[token.hex] = cursor
+        pending.append((token.hex, cursor))
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             waiters.append(continuation)
             if !flushing {
@@ -356,23 +362,24 @@ actor OutboxRecorder {
 
     private func flush() async {
         while !waiters.isEmpty {
-            let batch = waiters
+            let batch = waiters, entries = pending
             waiters = []
-            let snapshot = outbox
-            let result = Result { try store.write(snapshot) }
-            if case .success = result { written = snapshot }
+            pending = []
+            let result = Result { try journal.append(entries) }
+            if case .success = result { journaled = true }
             for waiter in batch { waiter.resume(with: result) }
             await Task.yield()
         }
         flushing = false
     }
 
-    /// Removes dropped tokens' cursors; writes only if anything changed since the last write.
+    /// Removes dropped tokens' cursors and writes `outbox.json` if anything changed (which also
+    /// drops the journal).
     func finish(removing dropped: Set<DeviceToken>) throws {
         for token in dropped { outbox.cursors[token.hex] = nil }
-        if outbox != written {
+        journal.close()
+        if journaled || outbox != read || FileManager.default.fileExists(atPath: store.journalPath) {
             try store.write(outbox)
-            written = outbox
         }
     }
 }

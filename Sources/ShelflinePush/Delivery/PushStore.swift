@@ -80,7 +80,8 @@ public struct Outbox: Codable, Sendable, Equatable {
 }
 
 /// The push state files in `<workspace>/push/`. Each is rewritten whole and atomically
-/// (`AtomicFile`), so a crash leaves the previous or the next version, never half of one.
+/// (`AtomicFile`), so a crash leaves the previous or the next version, never half of one; during a
+/// send, deliveries are appended to the outbox journal instead (`OutboxJournal`).
 /// Commands hold `withLock` around read-modify-write, so `register` never races a `send`.
 public struct PushStore: Sendable {
     /// The version these files are written with; a newer one is refused, not misread.
@@ -94,6 +95,8 @@ public struct PushStore: Sendable {
 
     public var registryPath: String { directory + "/registry.json" }
     public var outboxPath: String { directory + "/outbox.json" }
+    /// Cursors recorded since `outbox.json` was written (`OutboxJournal`).
+    public var journalPath: String { directory + "/outbox.journal" }
     public var reportPath: String { directory + "/push-report.json" }
     var lockPath: String { directory + "/.lock" }
 
@@ -110,8 +113,11 @@ public struct PushStore: Sendable {
         try read(Registry.self, from: registryPath, what: "token registry") ?? Registry()
     }
 
+    /// `outbox.json` with the journal a killed send left behind applied to it.
     public func readOutbox() throws -> Outbox {
-        try read(Outbox.self, from: outboxPath, what: "push outbox") ?? Outbox()
+        var outbox = try read(Outbox.self, from: outboxPath, what: "push outbox") ?? Outbox()
+        try OutboxJournal.replay(path: journalPath, into: &outbox)
+        return outbox
     }
 
     public func write(_ registry: Registry) throws {
@@ -120,8 +126,11 @@ public struct PushStore: Sendable {
         try publish(registry, to: registryPath)
     }
 
+    /// Writes the whole outbox, then drops the journal it now holds (a crash in between replays
+    /// the journal onto the same cursors: harmless).
     public func write(_ outbox: Outbox) throws {
         try publish(outbox, to: outboxPath)
+        try OutboxJournal.remove(path: journalPath)
     }
 
     public func write(_ report: PushReport) throws {

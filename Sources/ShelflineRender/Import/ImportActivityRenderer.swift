@@ -15,10 +15,13 @@ public struct ImportActivityRenderer: Sendable {
 
     public var workspace: Workspace
     public var parameters: RenderParameters
+    /// The names of a run's files (as `pipeline.json` declares them).
+    public var files: RunFiles
 
-    public init(workspace: Workspace, parameters: RenderParameters = RenderParameters()) {
+    public init(workspace: Workspace, parameters: RenderParameters = RenderParameters(), files: RunFiles = RunFiles(config: nil)) {
         self.workspace = workspace
         self.parameters = parameters
+        self.files = files
     }
 
     /// Where the import snapshot and its history live.
@@ -40,7 +43,7 @@ public struct ImportActivityRenderer: Sendable {
     /// imported file before `parse-report.json` exists (for the `start`'s `fileName`/`fileSize`).
     @discardableResult
     public func refresh(runDirectory: String, now: Date, sourceFile: String? = nil, force: Bool = false) throws -> Refresh {
-        let status = try ImportRunStatus.read(runDirectory: runDirectory)
+        let status = try ImportRunStatus.read(runDirectory: runDirectory, files: files)
         return try store.withLock {
             try refresh(status: status, runDirectory: runDirectory, now: now, sourceFile: sourceFile, force: force)
         }
@@ -115,7 +118,8 @@ public struct ImportActivityRenderer: Sendable {
     public func interrupt(runDirectory: String, now: Date, sourceFile: String? = nil, _ interruption: Interruption) throws
         -> State?
     {
-        let status = (try? ImportRunStatus.read(runDirectory: runDirectory)) ?? ImportRunStatus(runDirectory: runDirectory)
+        let status = (try? ImportRunStatus.read(runDirectory: runDirectory, files: files))
+            ?? ImportRunStatus(runDirectory: runDirectory, files: files)
         return try store.withLock {
             let session = Self.sessionId(runDirectory: runDirectory)
             var previous = try store.latest(Snapshot.self)

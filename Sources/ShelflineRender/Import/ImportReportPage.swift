@@ -5,9 +5,6 @@ import ShelflineCore
 /// fetched) with the outcome counts as a chart, the rows needing review with their candidates,
 /// and the failed rows. Its bytes depend only on the run directory's files.
 public enum ImportReportPage {
-    public static let fileName = "report.html"
-
-    public static func path(runDirectory: String) -> String { runDirectory + "/" + fileName }
 
     /// Renders and atomically writes the page for a finished run; returns its path.
     @discardableResult
@@ -26,7 +23,8 @@ public enum ImportReportPage {
         let html = render(status: status, review: review, failedRows: failed.rows, failedRowCount: failed.dataRows,
                           notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
                           maximumRows: parameters.reportMaximumRows)
-        let target = path(runDirectory: directory)
+        let name = status.files.output(.render, .page) ?? StageName.render.stage.defaultOutput(.page)
+        let target = name.hasPrefix("/") ? name : directory + "/" + name
         try AtomicFile.write(html, to: target)
         return target
     }

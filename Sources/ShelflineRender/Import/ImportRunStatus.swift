@@ -21,17 +21,14 @@ public struct ImportRunStatus: Sendable, Equatable {
     /// `merge-progress.json` while merge runs (records resolved, then folded into the library).
     public var mergeProgress: StageProgress?
 
-    public static let parseReportName = "parse-report.json"
-    public static let dedupeReportName = "dedupe-report.json"
-    public static let lookupProgressName = "lookup-progress.json"
-    public static let lookupReportName = "lookup-report.json"
-    public static let mergeReportName = "merge-report.json"
-    public static let mergeProgressName = "merge-progress.json"
+    /// The names of the run's files (renamed outputs included), from the stage descriptions.
+    public var files: RunFiles
 
     public init(runDirectory: String, parse: ParseReport? = nil, dedupeDuplicates: Int? = nil, dedupeFinished: Bool = false,
                 lookupProgress: StageProgress? = nil, lookupFinished: Bool = false, lookupNotEnriched: Int? = nil,
-                merge: MergeReport? = nil) {
+                merge: MergeReport? = nil, files: RunFiles = RunFiles(config: nil)) {
         self.runDirectory = runDirectory
+        self.files = files
         self.parse = parse
         self.dedupeDuplicates = dedupeDuplicates
         self.dedupeFinished = dedupeFinished
@@ -41,38 +38,43 @@ public struct ImportRunStatus: Sendable, Equatable {
         self.merge = merge
     }
 
-    /// Reads the run directory. A missing directory is `FileError.missingInput`; a report that
-    /// exists but does not decode is `FileError.corrupt` naming it.
-    public static func read(runDirectory: String) throws -> ImportRunStatus {
+    /// Reads the run directory, finding each stage's file by role under the name `files` gives it.
+    /// A missing directory is `FileError.missingInput`; a report that exists but does not decode
+    /// is `FileError.corrupt` naming it.
+    public static func read(runDirectory: String, files: RunFiles = RunFiles(config: nil)) throws -> ImportRunStatus {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: runDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw FileError.missingInput(path: runDirectory, reason: "not a run directory")
         }
-        func path(_ name: String) -> String { runDirectory + "/" + name }
-        func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
-
-        var status = ImportRunStatus(runDirectory: runDirectory)
-        if exists(parseReportName) {
-            status.parse = try readJSONFile(ParseReport.self, from: path(parseReportName))
+        /// The path of a file that exists, by its name (nil when the stage has no such file).
+        func existing(_ name: String?) -> String? {
+            guard let name else { return nil }
+            let path = name.hasPrefix("/") ? name : runDirectory + "/" + name
+            return FileManager.default.fileExists(atPath: path) ? path : nil
         }
-        if exists(dedupeReportName) {
-            let report = try readJSONFile(JSONValue.self, from: path(dedupeReportName))
+
+        var status = ImportRunStatus(runDirectory: runDirectory, files: files)
+        if let path = existing(files.output(.parse, .report)) {
+            status.parse = try readJSONFile(ParseReport.self, from: path)
+        }
+        if let path = existing(files.output(.dedupe, .report)) {
+            let report = try readJSONFile(JSONValue.self, from: path)
             status.dedupeFinished = true
             status.dedupeDuplicates = report.firstCount(named: "duplicateInFile")
         }
-        if exists(lookupProgressName) {
-            status.lookupProgress = try readJSONFile(StageProgress.self, from: path(lookupProgressName))
+        if let path = existing(files.progress(.lookup)) {
+            status.lookupProgress = try readJSONFile(StageProgress.self, from: path)
         }
-        if exists(lookupReportName) {
-            let report = try readJSONFile(JSONValue.self, from: path(lookupReportName))
+        if let path = existing(files.output(.lookup, .report)) {
+            let report = try readJSONFile(JSONValue.self, from: path)
             status.lookupFinished = true
             status.lookupNotEnriched = report.firstCount(named: "notEnriched")
         }
-        if exists(mergeProgressName) {
-            status.mergeProgress = try? readJSONFile(StageProgress.self, from: path(mergeProgressName))
+        if let path = existing(files.progress(.merge)) {
+            status.mergeProgress = try? readJSONFile(StageProgress.self, from: path)
         }
-        if exists(mergeReportName) {
-            status.merge = try readJSONFile(MergeReport.self, from: path(mergeReportName))
+        if let path = existing(files.output(.merge, .report)) {
+            status.merge = try readJSONFile(MergeReport.self, from: path)
         }
         return status
     }

@@ -1,0 +1,163 @@
+/// What a stage's declared input or output is for. The role decides which option of the stage's
+/// executable takes the file, and lets other commands (render, the orchestrator's summary) find
+/// a file by what it is rather than by its name, which `pipeline.json` may change.
+public enum StageFileRole: String, Sendable, CaseIterable {
+    /// The imported export (`{csv}`).
+    case export
+    /// gzip NDJSON records, one per row.
+    case records
+    /// Rows parse could not read (gzip NDJSON).
+    case rejects
+    /// The stage's own JSON report; it declares the stage's row count (`StageReport`).
+    case report
+    /// Parse's report, read by merge for the source's header and row count.
+    case parseReport
+    /// Review decisions (`{decisions}`, in the workspace).
+    case decisions
+    /// Per-row ledger (gzip NDJSON).
+    case ledger
+    /// Rows whose match needs a person (JSON).
+    case review
+    /// Rejected rows in the source's own layout (CSV).
+    case failedRows
+    /// The import's report page.
+    case page
+    /// Progress JSON rewritten while the stage runs (not declared in `pipeline.json`).
+    case progress
+}
+
+/// One input or output of a stage: its role, how its executable is given it, and the name the
+/// shipped `pipeline.json` gives it.
+public struct StageFile: Sendable, Equatable {
+    public var role: StageFileRole
+    public var passing: Passing
+    public var defaultName: String
+
+    /// How the orchestrator hands the file to the stage's executable.
+    public enum Passing: Sendable, Equatable {
+        /// The positional argument.
+        case positional
+        /// An option (`--report NAME`).
+        case option(String)
+        /// Not passed: the executable finds it by role (render reads the run directory through
+        /// `RunFiles`; merge reads `{decisions}` from the workspace).
+        case foundByRole
+    }
+
+    public init(_ role: StageFileRole, _ passing: Passing, defaultName: String) {
+        self.role = role
+        self.passing = passing
+        self.defaultName = defaultName
+    }
+}
+
+/// The stage contract: everything the orchestrator, the config decoder, the stage executables and
+/// the docs need to know about a stage, in one value. `Stage.all` is the one list of stages.
+public struct Stage: Sendable {
+    public var name: StageName
+    /// The executable that runs it (beside `shelfline`, or in `SHELFLINE_BIN`).
+    public var executable: String { "shelfline-\(name.rawValue)" }
+    /// What `pipeline.json`'s `inputs` list, in order.
+    public var inputs: [StageFile]
+    /// What `pipeline.json`'s `outputs` list, in order.
+    public var outputs: [StageFile]
+    /// Progress JSON the stage rewrites while it runs, named after the stage (not configurable).
+    public var progress: StageFile? = nil
+    /// The stages whose `parameters` this stage decodes, in the order they are fingerprinted:
+    /// a stage may decode only these (`StageContext.parameters`), and a change to any reruns it.
+    public var parameterStages: [StageName]
+    /// Bumped whenever the stage's output for the same input and parameters may change, so the
+    /// orchestrator reruns it (part of every stage fingerprint).
+    public var algorithmVersion: Int
+    /// What the executable is told about the run besides its files.
+    public var invocation: Invocation
+
+    /// How the orchestrator starts the executable.
+    public enum Invocation: Sendable, Equatable {
+        /// The files, as each `StageFile.passing` says.
+        case files
+        /// The files, and `--import-id RUN_ID` (merge records it as the books' provenance).
+        case filesAndImportId
+        /// `SUBCOMMAND --run RUN_DIR`: the stage finds its files in the run directory by role.
+        case runDirectory(subcommand: String)
+    }
+
+    /// The stages, in order.
+    public static let all: [Stage] = [
+        Stage(name: .parse,
+              inputs: [StageFile(.export, .positional, defaultName: "{csv}")],
+              outputs: [StageFile(.records, .option("-o"), defaultName: "parsed.ndjson.gz"),
+                        StageFile(.rejects, .option("--rejects"), defaultName: "rejects.ndjson.gz"),
+                        StageFile(.report, .option("--report"), defaultName: "parse-report.json")],
+              parameterStages: [.parse], algorithmVersion: 1, invocation: .files),
+        Stage(name: .dedupe,
+              inputs: [StageFile(.records, .positional, defaultName: "parsed.ndjson.gz")],
+              outputs: [StageFile(.records, .option("-o"), defaultName: "deduped.ndjson.gz"),
+                        StageFile(.report, .option("--report"), defaultName: "dedupe-report.json")],
+              parameterStages: [.dedupe], algorithmVersion: 1, invocation: .files),
+        Stage(name: .lookup,
+              inputs: [StageFile(.records, .positional, defaultName: "deduped.ndjson.gz")],
+              outputs: [StageFile(.records, .option("-o"), defaultName: "enriched.ndjson.gz"),
+                        StageFile(.report, .option("--report"), defaultName: "lookup-report.json")],
+              progress: StageFile(.progress, .option("--progress"), defaultName: "lookup-progress.json"),
+              parameterStages: [.lookup], algorithmVersion: 1, invocation: .files),
+        Stage(name: .merge,
+              inputs: [StageFile(.records, .positional, defaultName: "enriched.ndjson.gz"),
+                       StageFile(.parseReport, .option("--parse-report"), defaultName: "parse-report.json"),
+                       StageFile(.rejects, .option("--rejects"), defaultName: "rejects.ndjson.gz"),
+                       StageFile(.decisions, .foundByRole, defaultName: "{decisions}")],
+              outputs: [StageFile(.report, .option("--report"), defaultName: "merge-report.json"),
+                        StageFile(.ledger, .option("--ledger"), defaultName: "ledger.ndjson.gz"),
+                        StageFile(.review, .option("--review"), defaultName: "review.json"),
+                        StageFile(.failedRows, .option("--failed-rows"), defaultName: "failed-rows.csv")],
+              progress: StageFile(.progress, .option("--progress"), defaultName: "merge-progress.json"),
+              // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
+              parameterStages: [.dedupe, .merge], algorithmVersion: 1, invocation: .filesAndImportId),
+        Stage(name: .render,
+              inputs: [StageFile(.report, .foundByRole, defaultName: "merge-report.json"),
+                       StageFile(.review, .foundByRole, defaultName: "review.json")],
+              outputs: [StageFile(.page, .foundByRole, defaultName: "report.html")],
+              parameterStages: [.render], algorithmVersion: 1, invocation: .runDirectory(subcommand: "import")),
+    ]
+
+    /// The shipped name of this stage's output with `role`: what its executable writes when run by
+    /// hand without naming it. Asking for a role the stage does not produce is a programming error.
+    public func defaultOutput(_ role: StageFileRole) -> String {
+        guard let file = outputs.first(where: { $0.role == role }) else {
+            preconditionFailure("stage \(name.rawValue) has no \(role.rawValue) output")
+        }
+        return file.defaultName
+    }
+
+    /// The description of `name`.
+    public static func named(_ name: StageName) -> Stage {
+        all.first { $0.name == name }!
+    }
+}
+
+extension StageName {
+    /// This stage's contract.
+    public var stage: Stage { Stage.named(self) }
+    /// The executable that runs this stage.
+    public var executable: String { stage.executable }
+    /// See `Stage.algorithmVersion`.
+    public var algorithmVersion: Int { stage.algorithmVersion }
+}
+
+/// A stage's parameter type (`stages[].parameters` in `pipeline.json`), decoded strictly by
+/// `PipelineConfig.parameters(_:)` and checked by `validate` before any stage runs.
+public protocol StageParameters: Decodable, Sendable {
+    /// The stage whose `parameters` object this type decodes.
+    static var stage: StageName { get }
+    /// Range checks beyond what decoding enforces; a `ConfigError` (78) naming the key.
+    func validate(configPath: String) throws
+}
+
+extension StageParameters {
+    public func validate(configPath: String) throws {}
+}
+
+/// A stage's report: it says how many rows the stage handled (the orchestrator's `rows=`).
+public protocol StageReport: Decodable {
+    var rowCount: Int { get }
+}

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+
+/// `<workspace>/push/outbox.journal`: the cursors recorded since `outbox.json` was last written,
+/// one JSON line each, appended and made durable (one `fsync` per group of deliveries).
+///
+/// Rewriting the whole outbox after each group made a send quadratic in the number of tokens
+/// (bench/push: 1,165 pushes/s at 5,000 tokens, 360/s at 20,000); an append costs what the group
+/// holds. `send` compacts the journal into `outbox.json` when it finishes, and reading the outbox
+/// replays whatever a killed send left behind, so a delivery recorded here is never sent again.
+final class OutboxJournal {
+    let path: String
+    private var descriptor: Int32 = -1
+
+    init(path: String) {
+        self.path = path
+    }
+
+    deinit { close() }
+
+    /// One line: the token and its cursor.
+    private struct Entry: Codable {
+        var token: String
+        var cursor: Cursor
+    }
+
+    /// Appends the cursors and returns once they are on disk.
+    func append(_ cursors: [(token: String, cursor: Cursor)]) throws {
+        guard !cursors.isEmpty else { return }
+        if descriptor < 0 {
+            descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw FileError.io(path: path, reason: "open: \(systemErrorMessage())") }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var bytes: [UInt8] = []
+        for (token, cursor) in cursors {
+            bytes += try encoder.encode(Entry(token: token, cursor: cursor))
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        try bytes.withUnsafeBytes { try writeAll($0, to: descriptor, path: path) }
+        guard fsync(descriptor) == 0 else { throw FileError.io(path: path, reason: "fsync: \(systemErrorMessage())") }
+    }
+
+    func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
+    }
+
+    /// Applies the journal's cursors, in order, to `outbox`. A last line without its newline is a
+    /// group a crash cut short (never acknowledged) and is ignored; any other bad line is corrupt.
+    static func replay(path: String, into outbox: inout Outbox) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileError.missingInput(path: path, reason: "cannot read the push outbox journal")
+        }
+        let decoder = JSONDecoder()
+        var lineNumber = 0
+        var start = data.startIndex
+        while let newline = data[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            lineNumber += 1
+            let line = data[start..<newline]
+            start = newline + 1
+            guard let entry = try? decoder.decode(Entry.self, from: line) else {
+                throw FileError.corrupt(path: path, line: lineNumber, reason: "not a journal entry; move the file away to resend from outbox.json")
+            }
+            outbox.cursors[entry.token] = entry.cursor
+        }
+    }
+
+    /// Removes the journal once `outbox.json` holds everything it recorded.
+    static func remove(path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw FileError.io(path: path, reason: "unlink: \(systemErrorMessage())")
+        }
+    }
+}
