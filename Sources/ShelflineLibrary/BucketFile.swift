@@ -43,17 +43,7 @@ final class BucketFile {
     }
 
     func flush() throws {
-        var offset = 0
-        try buffer.withUnsafeBytes { bytes in
-            while offset < bytes.count {
-                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw FileError.io(path: path, reason: "write: \(systemErrorMessage())")
-                }
-                offset += written
-            }
-        }
+        try buffer.withUnsafeBytes { try writeAll($0, to: descriptor, path: path) }
         buffer.removeAll(keepingCapacity: true)
     }
 

@@ -37,30 +37,45 @@ public enum FailedRowsExport {
     public static let notEnrichedFileName = "not-enriched.csv"
 
     public static func write(_ rows: [FailedRow], parse: ParseReport, to path: String) throws -> Result {
+        try write(rows: { body in try rows.forEach(body) }, parse: parse, to: path)
+    }
+
+    /// Streams the rows `rows` hands out (it may be called twice: the fallback reads them again)
+    /// into the file, row by row: it can hold most of a large import.
+    static func write(rows: ((FailedRow) throws -> Void) throws -> Void, parse: ParseReport, to path: String) throws -> Result {
+        var count = 0
         do {
-            // Streamed into the file row by row: it can hold most of a large import.
             let file = try AtomicFile(path: path)
             do {
-                try verbatim(rows, parse: parse, into: file)
+                try verbatim(rows, parse: parse, into: file, count: &count)
                 try file.commit()
             } catch {
                 file.abandon()
                 throw error
             }
-            return Result(rows: rows.count, usedFallback: false, fallbackReason: nil)
+            return Result(rows: count, usedFallback: false, fallbackReason: nil)
         } catch let problem as SourceProblem {
-            var text = "Source Line,Reason,Row\n"
-            for row in rows {
-                text += "\(row.line),\(quote(row.reason)),\(quote(row.fallbackText))\n"
+            count = 0
+            let file = try AtomicFile(path: path)
+            do {
+                try file.write("Source Line,Reason,Row\n")
+                try rows { row in
+                    try file.write("\(row.line),\(quote(row.reason)),\(quote(row.fallbackText))\n")
+                    count += 1
+                }
+                try file.commit()
+            } catch {
+                file.abandon()
+                throw error
             }
-            try AtomicFile.write(text, to: path)
-            return Result(rows: rows.count, usedFallback: true, fallbackReason: problem.reason)
+            return Result(rows: count, usedFallback: true, fallbackReason: problem.reason)
         }
     }
 
     struct SourceProblem: Error { var reason: String }
 
-    static func verbatim(_ rows: [FailedRow], parse: ParseReport, into file: AtomicFile) throws {
+    static func verbatim(_ rows: ((FailedRow) throws -> Void) throws -> Void, parse: ParseReport, into file: AtomicFile,
+                         count: inout Int) throws {
         let fd = open(parse.input, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SourceProblem(reason: "\(parse.input): \(systemErrorMessage())") }
         defer { close(fd) }
@@ -97,7 +112,10 @@ public enum FailedRowsExport {
             throw SourceProblem(reason: "\(parse.input): header no longer matches the parse report (file changed since parse)")
         }
         try file.write(header)
-        for row in rows { try file.write(try line(offset: row.byteOffset, length: row.byteLength)) }
+        try rows { row in
+            try file.write(try line(offset: row.byteOffset, length: row.byteLength))
+            count += 1
+        }
     }
 
     static func quote(_ text: String) -> String {

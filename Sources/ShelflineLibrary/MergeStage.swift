@@ -151,7 +151,7 @@ public enum MergeStage {
         defer { if !progressFinished { progress.finish(finished: false, counts: outcomes.progressCounts) } }
         var enrichment = EnrichmentCounts()
         var reviewItems: [(id: UInt64, item: ReviewItem)] = []
-        var notEnriched: [FailedRow] = []
+        let notEnriched = try FailedRowSpool(path: workDirectory + "/not-enriched")
         var recordCount = 0
         var rejectIndex = 0
         var ledgerLine: [UInt8] = []
@@ -183,7 +183,7 @@ public enum MergeStage {
                 let status = record.match?.status ?? .notEnriched
                 enrichment.count(status)
                 if status == .notEnriched {
-                    notEnriched.append(FailedRow(line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
+                    try notEnriched.append(FailedRow(line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
                                                  reason: record.match?.reason ?? "not looked up",
                                                  fallbackText: [record.title, record.author ?? "", record.isbn13 ?? ""].joined(separator: " | "),
                                                  bookId: resolution.bookId))
@@ -225,16 +225,18 @@ public enum MergeStage {
                           fallbackText: $0.raw, bookId: nil)
             }
             // Issue 14 §6: rejected rows (not in the library) and rows imported without metadata
-            // (in the library) are separate files with their own counts. The not-enriched list is
-            // already in line order: filtered in place, not copied and sorted (at 200,000 rows each
-            // copy cost tens of MB of merge's peak RSS).
+            // (in the library) are separate files with their own counts. The not-enriched rows were
+            // spooled in line order and are streamed back, keeping those whose book is still
+            // without metadata after the fold.
             var exports = [try FailedRowsExport.write(failed.sorted { $0.line < $1.line }, parse: parse, to: request.failedRows)]
+            try notEnriched.close()
             if parameters.failedRowsIncludeNotEnriched {
-                notEnriched.removeAll { !fold.unenriched.contains($0.bookId!) }
-                exports.append(try FailedRowsExport.write(notEnriched, parse: parse,
-                                                          to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))
+                exports.append(try FailedRowsExport.write(rows: { body in
+                    try notEnriched.forEach { row in
+                        if fold.unenriched.contains(row.bookId!) { try body(row) }
+                    }
+                }, parse: parse, to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))
             }
-            notEnriched = []
             if let log, let export = exports.first(where: \.usedFallback) {
                 log.event(["stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
                            "reason": export.fallbackReason ?? ""])
