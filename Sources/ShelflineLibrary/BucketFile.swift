@@ -10,48 +10,32 @@ import ShelflineCore
 /// `records / buckets` of them: that, not the import size, bounds merge's memory.
 /// Line format: `<16 hex book id>\t<line in the records file>\t<granted keys as JSON array>\t<record JSON>`.
 final class BucketFile {
-    let path: String
-    private var descriptor: Int32
-    private var buffer: [UInt8] = []
-    private static let flushSize = 1 << 15
+    private let scratch: ScratchWriter
+    var path: String { scratch.path }
 
     init(path: String) throws {
-        self.path = path
-        descriptor = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
-        // Room for a flush's worth plus one record, so appends rarely double it (256 buckets).
-        buffer.reserveCapacity(Self.flushSize + (1 << 12))
-        guard descriptor >= 0 else { throw FileError.cannotCreate(path: path, reason: systemErrorMessage()) }
+        scratch = try ScratchWriter(path: path)
     }
-
-    deinit { if descriptor >= 0 { Glibc.close(descriptor) } }
 
     func append(id: UInt64, fileLine: Int, keys: [String], record: UnsafeRawBufferPointer) throws {
-        buffer.append(contentsOf: String(id, radix: 16).leftPadded(to: 16).utf8)
-        buffer.append(UInt8(ascii: "\t"))
-        buffer.append(contentsOf: String(fileLine).utf8)
-        buffer.append(UInt8(ascii: "\t"))
-        buffer.append(UInt8(ascii: "["))
-        for (index, key) in keys.enumerated() {
-            if index > 0 { buffer.append(UInt8(ascii: ",")) }
-            JSONString.append(key, to: &buffer)
+        try scratch.append { buffer in
+            buffer.append(contentsOf: String(id, radix: 16).leftPadded(to: 16).utf8)
+            buffer.append(UInt8(ascii: "\t"))
+            buffer.append(contentsOf: String(fileLine).utf8)
+            buffer.append(UInt8(ascii: "\t"))
+            buffer.append(UInt8(ascii: "["))
+            for (index, key) in keys.enumerated() {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                JSONString.append(key, to: &buffer)
+            }
+            buffer.append(UInt8(ascii: "]"))
+            buffer.append(UInt8(ascii: "\t"))
+            buffer.append(contentsOf: record)
+            buffer.append(UInt8(ascii: "\n"))
         }
-        buffer.append(UInt8(ascii: "]"))
-        buffer.append(UInt8(ascii: "\t"))
-        buffer.append(contentsOf: record)
-        buffer.append(UInt8(ascii: "\n"))
-        if buffer.count >= Self.flushSize { try flush() }
     }
 
-    func flush() throws {
-        try buffer.withUnsafeBytes { try writeAll($0, to: descriptor, path: path) }
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    func close() throws {
-        try flush()
-        Glibc.close(descriptor)
-        descriptor = -1
-    }
+    func close() throws { try scratch.close() }
 
     /// One bucket's entries.
     struct Entry {

@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ShelflineCore
+
+/// A private scratch file in merge's work directory, written through a buffer, read back later.
+final class ScratchWriter {
+    let path: String
+    private var descriptor: Int32
+    private var buffer: [UInt8] = []
+    private let flushSize: Int
+
+    init(path: String, flushSize: Int = 1 << 15) throws {
+        self.path = path
+        self.flushSize = flushSize
+        descriptor = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
+        // Room for a flush's worth plus one entry, so appends rarely grow it (256 buckets at once).
+        buffer.reserveCapacity(flushSize + (1 << 12))
+        guard descriptor >= 0 else { throw FileError.cannotCreate(path: path, reason: systemErrorMessage()) }
+    }
+
+    deinit { if descriptor >= 0 { Glibc.close(descriptor) } }
+
+    /// Appends what `entry` writes into the buffer; flushes when the buffer is full.
+    func append(_ entry: (inout [UInt8]) -> Void) throws {
+        entry(&buffer)
+        if buffer.count >= flushSize { try flush() }
+    }
+
+    func flush() throws {
+        try buffer.withUnsafeBytes { try writeAll($0, to: descriptor, path: path) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func close() throws {
+        try flush()
+        Glibc.close(descriptor)
+        descriptor = -1
+    }
+}
