@@ -41,16 +41,3 @@ public enum LibraryError: ShelflineError, Equatable {
         }
     }
 }
-
-/// A short, user-facing description of a JSON decoding error (which key, what was wrong).
-func describeDecoding(_ error: any Error) -> String {
-    switch error {
-    case DecodingError.keyNotFound(let key, _): "missing key '\(key.stringValue)'"
-    case DecodingError.typeMismatch(let type, let context):
-        "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is not \(type)"
-    case DecodingError.valueNotFound(_, let context):
-        "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is null"
-    case DecodingError.dataCorrupted(let context): "not JSON (\(context.debugDescription))"
-    default: "\(error)"
-    }
-}

@@ -68,17 +68,7 @@ public struct NDJSONReader<Value: Decodable> {
         return values
     }
 
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, _): "missing key '\(key.stringValue)'"
-        case DecodingError.typeMismatch(let type, let context):
-            "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is not \(type)"
-        case DecodingError.valueNotFound(_, let context):
-            "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is null"
-        case DecodingError.dataCorrupted(let context): "not JSON (\(context.debugDescription))"
-        default: "\(error)"
-        }
-    }
+    static func describe(_ error: any Error) -> String { describeDecoding(error) }
 }
 
 extension JSONEncoder {
@@ -113,5 +103,18 @@ public func readJSONFile<T: Decodable>(_ type: T.Type, from path: String) throws
         return try JSONDecoder().decode(T.self, from: data)
     } catch {
         throw FileError.corrupt(path: path, line: nil, reason: "invalid JSON: \(NDJSONReader<T>.describe(error))")
+    }
+}
+
+/// A short, user-facing description of a JSON decoding error (which key, what was wrong).
+public func describeDecoding(_ error: any Error) -> String {
+    switch error {
+    case DecodingError.keyNotFound(let key, _): "missing key '\(key.stringValue)'"
+    case DecodingError.typeMismatch(let type, let context):
+        "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is not \(type)"
+    case DecodingError.valueNotFound(_, let context):
+        "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is null"
+    case DecodingError.dataCorrupted(let context): "not JSON (\(context.debugDescription))"
+    default: "\(error)"
     }
 }
