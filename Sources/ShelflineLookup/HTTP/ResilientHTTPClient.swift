@@ -22,20 +22,19 @@ public struct HTTPCounters: Codable, Sendable, Equatable {
     public init() {}
 }
 
-/// Limits and retry policy of one HTTP source.
+/// Limits and retry policy of one HTTP source, taken from its parameters (whose defaults are the
+/// only ones: `OpenLibraryParameters`).
 public struct HTTPPolicy: Sendable {
-    public var concurrency = 5
-    public var requestsPerSecond = 3.0
-    public var timeoutSeconds = 10.0
-    public var maxRetries = 4
-    public var backoffBaseSeconds = 0.5
-    public var backoffMaxSeconds = 20.0
-    public var waitBudgetSeconds = 120.0
-    public var breakerThreshold = 5
-    public var breakerCooldownSeconds = 30.0
-    public var userAgent = "Shelfline/0.1"
-
-    public init() {}
+    public var concurrency: Int
+    public var requestsPerSecond: Double
+    public var timeoutSeconds: Double
+    public var maxRetries: Int
+    public var backoffBaseSeconds: Double
+    public var backoffMaxSeconds: Double
+    public var waitBudgetSeconds: Double
+    public var breakerThreshold: Int
+    public var breakerCooldownSeconds: Double
+    public var userAgent: String
 
     init(_ parameters: OpenLibraryParameters) {
         concurrency = parameters.concurrency
