@@ -61,7 +61,8 @@ public final class CatalogIndex: @unchecked Sendable {
     private let rowMatchStatement: SQLiteStatement
     /// Editions already loaded, by id (a search brings the same editions again and again): bounded,
     /// emptied when full.
-    private var editionCache: [Int: EditionMetadata] = [:]
+    /// Searches keep each edition's matcher-side normalisation with it (`prepared`).
+    private var editionCache: [Int: (edition: EditionMetadata, prepared: Matcher.PreparedEdition?)] = [:]
     private static let editionCacheLimit = 20_000
 
     /// Opens the index for `dumps` in `cacheDirectory`, building it first if its content changed.
@@ -153,6 +154,11 @@ public final class CatalogIndex: @unchecked Sendable {
     /// (1) and (2) bring every near miss that could compete — same title by others, other books by
     /// the same author — without scanning the long posting lists of common title words.
     public func candidates(title: String, author: String?, limit: Int) throws -> [EditionMetadata] {
+        try preparedCandidates(title: title, author: author, limit: limit).map(\.edition)
+    }
+
+    /// `candidates`, each with its normalisation for the matcher (kept with the cached edition).
+    public func preparedCandidates(title: String, author: String?, limit: Int) throws -> [Matcher.PreparedEdition] {
         let tokens = TextNormalizer.tokens(TextNormalizer.strippingSeries(title))
         guard !tokens.isEmpty else { return [] }
         let significant = tokens.filter { !TextNormalizer.stopwords.contains($0) }
@@ -191,7 +197,13 @@ public final class CatalogIndex: @unchecked Sendable {
                 searchStatement.bind(2, limit)
                 try collect(searchStatement)
             }
-            return try ids.compactMap { try loadEdition($0) }
+            return try ids.compactMap { id -> Matcher.PreparedEdition? in
+                guard let edition = try loadEdition(id) else { return nil }
+                if let prepared = editionCache[id]?.prepared { return prepared }
+                let prepared = Matcher.PreparedEdition(edition)
+                editionCache[id] = (edition, prepared)
+                return prepared
+            }
         }
     }
 
@@ -241,7 +253,7 @@ public final class CatalogIndex: @unchecked Sendable {
     /// Whether edition `id`'s indexed title text (title and subtitle) holds one of `words`.
     private func titleHolds(_ id: Int, anyOf words: Set<String>, titleQuery: String) throws -> Bool {
         let title: String?, subtitle: String?
-        if let cached = editionCache[id] {
+        if let cached = editionCache[id]?.edition {
             (title, subtitle) = (cached.title, cached.subtitle)
         } else {
             titleTextStatement.bind(1, id)
@@ -277,7 +289,7 @@ public final class CatalogIndex: @unchecked Sendable {
     }
 
     private func loadEdition(_ id: Int) throws -> EditionMetadata? {
-        if let cached = editionCache[id] { return cached }
+        if let cached = editionCache[id] { return cached.edition }
         let statement = editionStatement
         statement.bind(1, id)
         defer { statement.reset() }
@@ -314,7 +326,7 @@ public final class CatalogIndex: @unchecked Sendable {
         }
         edition.authors = authors.isEmpty ? nil : authors
         if editionCache.count >= Self.editionCacheLimit { editionCache.removeAll(keepingCapacity: true) }
-        editionCache[id] = edition
+        editionCache[id] = (edition, nil)
         return edition
     }
 

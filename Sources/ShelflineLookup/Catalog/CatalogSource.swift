@@ -18,8 +18,13 @@ public struct CatalogSource: MetadataSource {
     }
 
     public func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata] {
+        try await preparedCandidates(title: title, author: author, limit: limit).map(\.edition)
+    }
+
+    /// Candidates with their matcher-side normalisation, which the index keeps with cached editions.
+    public func preparedCandidates(title: String, author: String?, limit: Int) async throws -> [Matcher.PreparedEdition] {
         do {
-            return try index.candidates(title: title, author: author, limit: limit)
+            return try index.preparedCandidates(title: title, author: author, limit: limit)
         } catch {
             throw SourceFailure.failed(source: name, reason: "\(error)")
         }

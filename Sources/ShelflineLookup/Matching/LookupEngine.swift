@@ -103,7 +103,7 @@ public final class LookupEngine: Sendable {
                     case .failure(let failure):
                         failures[index].append(failure)
                     case .success(let candidates):
-                        switch matcher.decide(queries[index].query, candidates: candidates) {
+                        switch matcher.decide(queries[index].query, prepared: candidates) {
                         case .accept(let edition, _):
                             outcomes[index] = LookupOutcome(
                                 match: MatchResult(status: .matchedBySearch, editionKey: edition.editionKey,
@@ -214,7 +214,7 @@ public final class LookupEngine: Sendable {
 
     private func forEachSearch(
         _ source: any MetadataSource, keys: [String], representative: (String) -> LookupQuery,
-        _ body: (String, Result<[EditionMetadata], SourceFailure>) throws -> Void
+        _ body: (String, Result<[Matcher.PreparedEdition], SourceFailure>) throws -> Void
     ) async throws {
         let cache = source.isRemote ? self.cache : nil
         var misses: [(String, LookupQuery)] = []
@@ -222,7 +222,7 @@ public final class LookupEngine: Sendable {
             if let cache, let entry = try cache.lookup(source: source.name, key: "search:\(key)", now: now()) {
                 cacheCounters.hit()
                 let candidates = entry.payload.flatMap { try? JSONDecoder().decode([EditionMetadata].self, from: $0) } ?? []
-                try body(key, .success(candidates))
+                try body(key, .success(candidates.map(Matcher.PreparedEdition.init)))
             } else {
                 misses.append((key, representative(key)))
             }
@@ -234,7 +234,13 @@ public final class LookupEngine: Sendable {
             for (key, query) in misses {
                 try Task.checkCancellation()
                 do {
-                    try body(key, .success(try await source.candidates(title: query.title, author: query.authors.first, limit: limit)))
+                    let candidates = if let catalog = source as? CatalogSource {
+                        try await catalog.preparedCandidates(title: query.title, author: query.authors.first, limit: limit)
+                    } else {
+                        try await source.candidates(title: query.title, author: query.authors.first, limit: limit)
+                            .map(Matcher.PreparedEdition.init)
+                    }
+                    try body(key, .success(candidates))
                 } catch let failure as SourceFailure {
                     try body(key, .failure(failure))
                 }
@@ -257,7 +263,7 @@ public final class LookupEngine: Sendable {
                 }
             }
             for try await (key, result) in group {
-                try body(key, result)
+                try body(key, result.map { $0.map(Matcher.PreparedEdition.init) })
             }
         }
     }

@@ -89,10 +89,14 @@ public struct Matcher: Sendable {
     }
 
     func score(_ prepared: PreparedQuery, _ candidate: EditionMetadata) -> Scored {
-        let author = authorScore(prepared.names, candidate.authors ?? [])
-        var scored = Scored(edition: candidate, title: titleScore(prepared, candidate), author: author)
-        scored.relation = TitleRelation.between(prepared.parts, TitleParts(title: candidate.title ?? "", subtitle: candidate.subtitle))
-        if prepared.names.isEmpty || (candidate.authors ?? []).isEmpty {
+        score(prepared, PreparedEdition(candidate))
+    }
+
+    func score(_ prepared: PreparedQuery, _ candidate: PreparedEdition) -> Scored {
+        let author = authorScore(prepared.names, candidate.names)
+        var scored = Scored(edition: candidate.edition, title: titleScore(prepared, candidate), author: author)
+        scored.relation = TitleRelation.between(prepared.parts, candidate.parts)
+        if prepared.names.isEmpty || candidate.names.isEmpty {
             scored.authors = .unknown
         } else {
             scored.authors = author >= authorThreshold ? .match : .disjoint
@@ -101,12 +105,18 @@ public struct Matcher: Sendable {
     }
 
     public func decide(_ query: LookupQuery, candidates: [EditionMetadata]) -> MatchDecision {
+        decide(query, prepared: candidates.map(PreparedEdition.init))
+    }
+
+    /// `decide` over candidates normalised beforehand (a source that sees an edition again keeps them).
+    public func decide(_ query: LookupQuery, prepared candidates: [PreparedEdition]) -> MatchDecision {
         guard !candidates.isEmpty else { return .none }
         // Best edition per work (editions without a work are their own book).
         var bestPerWork: [String: Scored] = [:]
         let prepared = PreparedQuery(query)
-        for candidate in candidates {
-            let scored = score(prepared, candidate)
+        for preparedCandidate in candidates {
+            let scored = score(prepared, preparedCandidate)
+            let candidate = preparedCandidate.edition
             let book = candidate.workKey ?? candidate.editionKey ?? candidate.title ?? ""
             if let existing = bestPerWork[book], !isBetterEdition(scored, than: existing, for: query) { continue }
             bestPerWork[book] = scored
@@ -215,16 +225,14 @@ public struct Matcher: Sendable {
     }
 
     func titleScore(_ prepared: PreparedQuery, _ candidate: EditionMetadata) -> Double {
+        titleScore(prepared, PreparedEdition(candidate))
+    }
+
+    func titleScore(_ prepared: PreparedQuery, _ candidate: PreparedEdition) -> Double {
         let userForms = prepared.titleForms
-        let candidateTitle = candidate.title ?? ""
-        var candidateForms = [TextNormalizer.tokens(TextNormalizer.strippingSeries(candidateTitle))]
-        if let subtitle = candidate.subtitle, !subtitle.isEmpty {
-            candidateForms.append(TextNormalizer.tokens(candidateTitle + " " + subtitle))
-        }
-        candidateForms += candidateForms.map(Self.droppingArticle)
         var best = 0.0
         for user in userForms where !user.isEmpty {
-            for other in candidateForms where !other.isEmpty {
+            for other in candidate.titleForms where !other.isEmpty {
                 best = max(best, Self.similarity(user, other, exceeding: best))
             }
         }
@@ -232,14 +240,40 @@ public struct Matcher: Sendable {
     }
 
     func authorScore(_ names: [[String]], _ candidateAuthors: [String]) -> Double {
+        authorScore(names, candidateAuthors.map(TextNormalizer.nameTokens) as [[String]])
+    }
+
+    func authorScore(_ names: [[String]], _ others: [[String]]) -> Double {
         var best = 0.0
-        let others = candidateAuthors.map(TextNormalizer.nameTokens)
         for user in names {
             for other in others {
                 best = max(best, Self.nameSimilarity(user, other))
             }
         }
         return best
+    }
+
+    /// A candidate's side of the comparison: its title forms, title parts and author names,
+    /// normalised once per edition rather than once per query it is compared with (the catalog
+    /// keeps them with the editions it caches: a common title's editions come back for many rows).
+    public struct PreparedEdition: Sendable {
+        public let edition: EditionMetadata
+        let titleForms: [[String]]
+        let parts: TitleParts
+        /// Each author's name tokens (`TextNormalizer.nameTokens`), in the edition's order.
+        let names: [[String]]
+
+        public init(_ edition: EditionMetadata) {
+            self.edition = edition
+            let title = edition.title ?? ""
+            var forms = [TextNormalizer.tokens(TextNormalizer.strippingSeries(title))]
+            if let subtitle = edition.subtitle, !subtitle.isEmpty {
+                forms.append(TextNormalizer.tokens(title + " " + subtitle))
+            }
+            titleForms = forms + forms.map(Matcher.droppingArticle)
+            parts = TitleParts(title: title, subtitle: edition.subtitle)
+            names = (edition.authors ?? []).map(TextNormalizer.nameTokens)
+        }
     }
 
     static func droppingArticle(_ tokens: [String]) -> [String] {
