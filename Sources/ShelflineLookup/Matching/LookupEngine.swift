@@ -97,13 +97,17 @@ public final class LookupEngine: Sendable {
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(index)
             }
-            try await forEachSearch(source, keys: order, representative: { queries[groups[$0]![0]].query }) { key, result in
-                for index in groups[key]! {
+            let members = groups
+            let matcher = self.matcher
+            try await forEachSearch(source, keys: order, representative: { queries[groups[$0]![0]].query }, decide: { key, candidates in
+                members[key]!.map { matcher.decide(queries[$0].query, prepared: candidates) }
+            }) { key, result in
+                for (member, index) in groups[key]!.enumerated() {
                     switch result {
                     case .failure(let failure):
                         failures[index].append(failure)
-                    case .success(let candidates):
-                        switch matcher.decide(queries[index].query, prepared: candidates) {
+                    case .success(let decisions):
+                        switch decisions[member] {
                         case .accept(let edition, _):
                             outcomes[index] = LookupOutcome(
                                 match: MatchResult(status: .matchedBySearch, editionKey: edition.editionKey,
@@ -212,10 +216,17 @@ public final class LookupEngine: Sendable {
 
     // MARK: Searches (cache, then concurrent requests)
 
+    /// Runs each key's search and `decide` (the matcher's verdict for each row of the key), then
+    /// `body` with the verdicts, on this task, one key at a time. A local source's searches and
+    /// verdicts run on several tasks (`CatalogSource.searchConcurrency`, one connection each).
     private func forEachSearch(
         _ source: any MetadataSource, keys: [String], representative: (String) -> LookupQuery,
-        _ body: (String, Result<[Matcher.PreparedEdition], SourceFailure>) throws -> Void
+        decide: @escaping @Sendable (String, [Matcher.PreparedEdition]) -> [MatchDecision],
+        _ decided: (String, Result<[MatchDecision], SourceFailure>) throws -> Void
     ) async throws {
+        func body(_ key: String, _ result: Result<[Matcher.PreparedEdition], SourceFailure>) throws {
+            try decided(key, result.map { decide(key, $0) })
+        }
         let cache = source.isRemote ? self.cache : nil
         var misses: [(String, LookupQuery)] = []
         for key in keys {
@@ -231,7 +242,7 @@ public final class LookupEngine: Sendable {
         let limit = searchLimit
         let now = self.now
         if !source.isRemote {
-            for (key, query) in misses {
+            @Sendable func search(_ key: String, _ query: LookupQuery) async throws -> Result<[MatchDecision], SourceFailure> {
                 try Task.checkCancellation()
                 do {
                     let candidates = if let catalog = source as? CatalogSource {
@@ -240,9 +251,27 @@ public final class LookupEngine: Sendable {
                         try await source.candidates(title: query.title, author: query.authors.first, limit: limit)
                             .map(Matcher.PreparedEdition.init)
                     }
-                    try body(key, .success(candidates))
+                    return .success(decide(key, candidates))
                 } catch let failure as SourceFailure {
-                    try body(key, .failure(failure))
+                    return .failure(failure)
+                }
+            }
+            let width = (source as? CatalogSource)?.searchConcurrency ?? 1
+            guard width > 1, misses.count > 1 else {
+                for (key, query) in misses { try decided(key, try await search(key, query)) }
+                return
+            }
+            try await withThrowingTaskGroup(of: (String, Result<[MatchDecision], SourceFailure>).self) { group in
+                var next = 0
+                func start() {
+                    let (key, query) = misses[next]
+                    next += 1
+                    group.addTask { (key, try await search(key, query)) }
+                }
+                while next < min(width, misses.count) { start() }
+                for try await (key, result) in group {
+                    if next < misses.count { start() }
+                    try decided(key, result)
                 }
             }
             return
