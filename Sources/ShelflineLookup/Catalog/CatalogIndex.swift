@@ -217,16 +217,9 @@ public final class CatalogIndex: @unchecked Sendable {
     /// word the fast test cannot decide alike (not plain ASCII, or `and`, which `&` also gives
     /// here) or a prolific surname (more than `authorScanLimit` editions to test) runs the
     /// full-text query itself.
-    private func authorEditions(surname: String, words: [String], limit: Int) throws -> [Int] {
-        let titleQuery = "title : (\(words.map { "\"\($0)\"" }.joined(separator: " OR ")))"
-        func fullText() throws -> [Int] {
-            authorSearchStatement.bind(1, "authors : \"\(surname)\" AND \(titleQuery)")
-            authorSearchStatement.bind(2, limit)
-            defer { authorSearchStatement.reset() }
-            var ids: [Int] = []
-            while try authorSearchStatement.step() { if let id = authorSearchStatement.int(0) { ids.append(id) } }
-            return ids
-        }
+    func authorEditions(surname: String, words: [String], limit: Int) throws -> [Int] {
+        let titleQuery = Self.anyWordQuery(words)
+        func fullText() throws -> [Int] { try fullTextAuthorEditions(surname: surname, words: words, limit: limit) }
         let wanted = Set(words)
         guard !wanted.contains("and"), words.allSatisfy(Self.isPlainWord) else { return try fullText() }
         authorPostingsStatement.bind(1, "authors : \"\(surname)\"")
@@ -240,6 +233,20 @@ public final class CatalogIndex: @unchecked Sendable {
             if try titleHolds(id, anyOf: wanted, titleQuery: titleQuery) { found.append(id) }
         }
         return found
+    }
+
+    /// The full-text query `authorEditions` answers like (the tests compare them).
+    func fullTextAuthorEditions(surname: String, words: [String], limit: Int) throws -> [Int] {
+        authorSearchStatement.bind(1, "authors : \"\(surname)\" AND \(Self.anyWordQuery(words))")
+        authorSearchStatement.bind(2, limit)
+        defer { authorSearchStatement.reset() }
+        var ids: [Int] = []
+        while try authorSearchStatement.step() { if let id = authorSearchStatement.int(0) { ids.append(id) } }
+        return ids
+    }
+
+    static func anyWordQuery(_ words: [String]) -> String {
+        "title : (\(words.map { "\"\($0)\"" }.joined(separator: " OR ")))"
     }
 
     /// Editions of one surname tested one by one before the full-text query is cheaper.
