@@ -235,3 +235,50 @@ final class Counter: @unchecked Sendable {
         #expect(try reopened.lookup(source: "s", key: "isbn:1", now: start)?.payload == Data("{}".utf8))
     }
 }
+
+/// The author query's walk over the surname's editions answers exactly as the full-text query it
+/// replaces: ASCII titles, subtitles, non-ASCII titles (asked of FTS5 row by row), `&`, words
+/// that only prefix a title word, a prolific surname (past the scan limit), in rowid order and
+/// within the limit.
+@Suite struct CatalogAuthorQueryTests {
+    @Test func issue12_authorWalkEqualsTheFullTextQuery() throws {
+        let directory = TemporaryDirectory("lookup-catalog-author")
+        var lines = [
+            LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ann Zedd"}"#),
+            LookupFixtures.dumpLine("author", "/authors/OL2A", #"{"name": "Bo Many"}"#),
+            LookupFixtures.dumpLine("author", "/authors/OL3A", #"{"name": "Cy Zedd"}"#),
+        ]
+        let zedd = [
+            #""title": "Glass River""#, #""title": "Château de Glass""#, #""title": "Night", "subtitle": "A River Tale""#,
+            #""title": "Other Book""#, #""title": "Glasses""#, #""title": "Rivière & Nuit""#, #""title": "Salt & Glass""#,
+            #""title": "GLASS—river""#, #""title": "Ǵlass Ríver""#, #""title": "And Then""#, #""title": "Bread and Salt""#,
+        ]
+        for (number, fields) in zedd.enumerated() {
+            let author = number % 3 == 2 ? "OL3A" : "OL1A"
+            lines.append(LookupFixtures.dumpLine("edition", "/books/OL\(number + 1)M", #"{\#(fields), "authors": [{"key": "/authors/\#(author)"}]}"#))
+        }
+        // A prolific surname: more editions than the walk tests before running the full-text query.
+        for number in 0..<(CatalogIndex.authorScanLimit + 50) {
+            let title = number % 7 == 0 ? "Glass Volume \(number)" : "Volume \(number)"
+            lines.append(LookupFixtures.dumpLine("edition", "/books/OL\(1000 + number)M", #"{"title": "\#(title)", "authors": [{"key": "/authors/OL2A"}]}"#))
+        }
+        try GzipFixture.write(text: lines.joined(), to: directory.file("dump.txt.gz"))
+        let index = try CatalogIndex.open(dumps: [directory.file("dump.txt.gz")], cacheDirectory: directory.file("cache"),
+                                          log: Logfmt(quiet: true))
+        let queries: [(String, [String])] = [
+            ("zedd", ["glass"]), ("zedd", ["river"]), ("zedd", ["glass", "river", "night"]), ("zedd", ["riviere"]),
+            ("zedd", ["nuit"]), ("zedd", ["and"]), ("zedd", ["salt", "then"]), ("zedd", ["glas"]), ("zedd", ["chateau"]),
+            ("many", ["glass"]), ("many", ["volume"]), ("many", ["nothing"]), ("nobody", ["glass"]),
+        ]
+        for (surname, words) in queries {
+            for limit in [1, 2, 60] {
+                let walked = try index.authorEditions(surname: surname, words: words, limit: limit)
+                let fullText = try index.fullTextAuthorEditions(surname: surname, words: words, limit: limit)
+                #expect(walked == fullText, "\(surname) \(words) limit \(limit)")
+            }
+        }
+        // The cases above found something (the comparison is not between two empty answers).
+        #expect(try index.fullTextAuthorEditions(surname: "zedd", words: ["glass"], limit: 60).count >= 3)
+        #expect(try index.fullTextAuthorEditions(surname: "many", words: ["glass"], limit: 60).count == 60)
+    }
+}

@@ -1,13 +1,27 @@
+import Foundation
 import ShelflineCore
 
 /// The local Open Library catalog: dump files indexed into SQLite in the workspace.
+///
+/// Searches may run concurrently (the lookup engine runs one per core): the source holds one
+/// read-only connection to the index per core, each used by one search at a time.
 public struct CatalogSource: MetadataSource {
     public let index: CatalogIndex
+    private let readers: ReaderPool
     public var name: String { SourceKind.catalog.rawValue }
     public var isRemote: Bool { false }
     public var isbnBatchSize: Int { 500 }
+    /// How many searches the engine may run at once against this source.
+    public var searchConcurrency: Int { readers.count }
 
-    public init(index: CatalogIndex) { self.index = index }
+    public init(index: CatalogIndex) {
+        self.index = index
+        // More connections on the same file (shared locks, the mapped pages shared); a connection
+        // that cannot open only leaves fewer.
+        let cores = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+        let more = (1..<max(cores, 1)).compactMap { _ in try? CatalogIndex(path: index.path, built: false) }
+        readers = ReaderPool([index] + more)
+    }
 
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
         do {
@@ -18,10 +32,35 @@ public struct CatalogSource: MetadataSource {
     }
 
     public func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata] {
+        try await preparedCandidates(title: title, author: author, limit: limit).map(\.edition)
+    }
+
+    /// Candidates with their matcher-side normalisation, which the index keeps with cached editions.
+    public func preparedCandidates(title: String, author: String?, limit: Int) async throws -> [Matcher.PreparedEdition] {
         do {
-            return try index.candidates(title: title, author: author, limit: limit)
+            return try readers.with { try $0.preparedCandidates(title: title, author: author, limit: limit) }
         } catch {
             throw SourceFailure.failed(source: name, reason: "\(error)")
         }
+    }
+}
+
+/// Connections to one index, lent to one caller at a time; when all are lent, the first is shared
+/// (its own lock serialises its users).
+final class ReaderPool: @unchecked Sendable {
+    private let lock = NSLock()
+    private let all: [CatalogIndex]
+    private var free: [CatalogIndex]
+    var count: Int { all.count }
+
+    init(_ readers: [CatalogIndex]) {
+        all = readers
+        free = readers
+    }
+
+    func with<T>(_ body: (CatalogIndex) throws -> T) rethrows -> T {
+        let lent = lock.withLock { free.popLast() }
+        defer { if let lent { lock.withLock { free.append(lent) } } }
+        return try body(lent ?? all[0])
     }
 }

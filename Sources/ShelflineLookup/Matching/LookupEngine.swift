@@ -97,13 +97,17 @@ public final class LookupEngine: Sendable {
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(index)
             }
-            try await forEachSearch(source, keys: order, representative: { queries[groups[$0]![0]].query }) { key, result in
-                for index in groups[key]! {
+            let members = groups
+            let matcher = self.matcher
+            try await forEachSearch(source, keys: order, representative: { queries[groups[$0]![0]].query }, decide: { key, candidates in
+                members[key]!.map { matcher.decide(queries[$0].query, prepared: candidates) }
+            }) { key, result in
+                for (member, index) in groups[key]!.enumerated() {
                     switch result {
                     case .failure(let failure):
                         failures[index].append(failure)
-                    case .success(let candidates):
-                        switch matcher.decide(queries[index].query, candidates: candidates) {
+                    case .success(let decisions):
+                        switch decisions[member] {
                         case .accept(let edition, _):
                             outcomes[index] = LookupOutcome(
                                 match: MatchResult(status: .matchedBySearch, editionKey: edition.editionKey,
@@ -212,17 +216,24 @@ public final class LookupEngine: Sendable {
 
     // MARK: Searches (cache, then concurrent requests)
 
+    /// Runs each key's search and `decide` (the matcher's verdict for each row of the key), then
+    /// `body` with the verdicts, on this task, one key at a time. A local source's searches and
+    /// verdicts run on several tasks (`CatalogSource.searchConcurrency`, one connection each).
     private func forEachSearch(
         _ source: any MetadataSource, keys: [String], representative: (String) -> LookupQuery,
-        _ body: (String, Result<[EditionMetadata], SourceFailure>) throws -> Void
+        decide: @escaping @Sendable (String, [Matcher.PreparedEdition]) -> [MatchDecision],
+        _ decided: (String, Result<[MatchDecision], SourceFailure>) throws -> Void
     ) async throws {
+        func body(_ key: String, _ result: Result<[Matcher.PreparedEdition], SourceFailure>) throws {
+            try decided(key, result.map { decide(key, $0) })
+        }
         let cache = source.isRemote ? self.cache : nil
         var misses: [(String, LookupQuery)] = []
         for key in keys {
             if let cache, let entry = try cache.lookup(source: source.name, key: "search:\(key)", now: now()) {
                 cacheCounters.hit()
                 let candidates = entry.payload.flatMap { try? JSONDecoder().decode([EditionMetadata].self, from: $0) } ?? []
-                try body(key, .success(candidates))
+                try body(key, .success(candidates.map(Matcher.PreparedEdition.init)))
             } else {
                 misses.append((key, representative(key)))
             }
@@ -231,12 +242,36 @@ public final class LookupEngine: Sendable {
         let limit = searchLimit
         let now = self.now
         if !source.isRemote {
-            for (key, query) in misses {
+            @Sendable func search(_ key: String, _ query: LookupQuery) async throws -> Result<[MatchDecision], SourceFailure> {
                 try Task.checkCancellation()
                 do {
-                    try body(key, .success(try await source.candidates(title: query.title, author: query.authors.first, limit: limit)))
+                    let candidates = if let catalog = source as? CatalogSource {
+                        try await catalog.preparedCandidates(title: query.title, author: query.authors.first, limit: limit)
+                    } else {
+                        try await source.candidates(title: query.title, author: query.authors.first, limit: limit)
+                            .map(Matcher.PreparedEdition.init)
+                    }
+                    return .success(decide(key, candidates))
                 } catch let failure as SourceFailure {
-                    try body(key, .failure(failure))
+                    return .failure(failure)
+                }
+            }
+            let width = (source as? CatalogSource)?.searchConcurrency ?? 1
+            guard width > 1, misses.count > 1 else {
+                for (key, query) in misses { try decided(key, try await search(key, query)) }
+                return
+            }
+            try await withThrowingTaskGroup(of: (String, Result<[MatchDecision], SourceFailure>).self) { group in
+                var next = 0
+                func start() {
+                    let (key, query) = misses[next]
+                    next += 1
+                    group.addTask { (key, try await search(key, query)) }
+                }
+                while next < min(width, misses.count) { start() }
+                for try await (key, result) in group {
+                    if next < misses.count { start() }
+                    try decided(key, result)
                 }
             }
             return
@@ -257,7 +292,7 @@ public final class LookupEngine: Sendable {
                 }
             }
             for try await (key, result) in group {
-                try body(key, result)
+                try body(key, result.map { $0.map(Matcher.PreparedEdition.init) })
             }
         }
     }

@@ -89,10 +89,14 @@ public struct Matcher: Sendable {
     }
 
     func score(_ prepared: PreparedQuery, _ candidate: EditionMetadata) -> Scored {
-        let author = authorScore(prepared.names, candidate.authors ?? [])
-        var scored = Scored(edition: candidate, title: titleScore(prepared, candidate), author: author)
-        scored.relation = TitleRelation.between(prepared.parts, TitleParts(title: candidate.title ?? "", subtitle: candidate.subtitle))
-        if prepared.names.isEmpty || (candidate.authors ?? []).isEmpty {
+        score(prepared, PreparedEdition(candidate))
+    }
+
+    func score(_ prepared: PreparedQuery, _ candidate: PreparedEdition) -> Scored {
+        let author = authorScore(prepared.names, candidate.names)
+        var scored = Scored(edition: candidate.edition, title: titleScore(prepared, candidate), author: author)
+        scored.relation = TitleRelation.between(prepared.parts, candidate.parts)
+        if prepared.names.isEmpty || candidate.names.isEmpty {
             scored.authors = .unknown
         } else {
             scored.authors = author >= authorThreshold ? .match : .disjoint
@@ -101,12 +105,18 @@ public struct Matcher: Sendable {
     }
 
     public func decide(_ query: LookupQuery, candidates: [EditionMetadata]) -> MatchDecision {
+        decide(query, prepared: candidates.map(PreparedEdition.init))
+    }
+
+    /// `decide` over candidates normalised beforehand (a source that sees an edition again keeps them).
+    public func decide(_ query: LookupQuery, prepared candidates: [PreparedEdition]) -> MatchDecision {
         guard !candidates.isEmpty else { return .none }
         // Best edition per work (editions without a work are their own book).
         var bestPerWork: [String: Scored] = [:]
         let prepared = PreparedQuery(query)
-        for candidate in candidates {
-            let scored = score(prepared, candidate)
+        for preparedCandidate in candidates {
+            let scored = score(prepared, preparedCandidate)
+            let candidate = preparedCandidate.edition
             let book = candidate.workKey ?? candidate.editionKey ?? candidate.title ?? ""
             if let existing = bestPerWork[book], !isBetterEdition(scored, than: existing, for: query) { continue }
             bestPerWork[book] = scored
@@ -215,31 +225,55 @@ public struct Matcher: Sendable {
     }
 
     func titleScore(_ prepared: PreparedQuery, _ candidate: EditionMetadata) -> Double {
+        titleScore(prepared, PreparedEdition(candidate))
+    }
+
+    func titleScore(_ prepared: PreparedQuery, _ candidate: PreparedEdition) -> Double {
         let userForms = prepared.titleForms
-        let candidateTitle = candidate.title ?? ""
-        var candidateForms = [TextNormalizer.tokens(TextNormalizer.strippingSeries(candidateTitle))]
-        if let subtitle = candidate.subtitle, !subtitle.isEmpty {
-            candidateForms.append(TextNormalizer.tokens(candidateTitle + " " + subtitle))
-        }
-        candidateForms += candidateForms.map(Self.droppingArticle)
         var best = 0.0
         for user in userForms where !user.isEmpty {
-            for other in candidateForms where !other.isEmpty {
-                best = max(best, Self.similarity(user, other))
+            for other in candidate.titleForms where !other.isEmpty {
+                best = max(best, Self.similarity(user, other, exceeding: best))
             }
         }
         return best
     }
 
     func authorScore(_ names: [[String]], _ candidateAuthors: [String]) -> Double {
+        authorScore(names, candidateAuthors.map(TextNormalizer.nameTokens) as [[String]])
+    }
+
+    func authorScore(_ names: [[String]], _ others: [[String]]) -> Double {
         var best = 0.0
-        let others = candidateAuthors.map(TextNormalizer.nameTokens)
         for user in names {
             for other in others {
                 best = max(best, Self.nameSimilarity(user, other))
             }
         }
         return best
+    }
+
+    /// A candidate's side of the comparison: its title forms, title parts and author names,
+    /// normalised once per edition rather than once per query it is compared with (the catalog
+    /// keeps them with the editions it caches: a common title's editions come back for many rows).
+    public struct PreparedEdition: Sendable {
+        public let edition: EditionMetadata
+        let titleForms: [[String]]
+        let parts: TitleParts
+        /// Each author's name tokens (`TextNormalizer.nameTokens`), in the edition's order.
+        let names: [[String]]
+
+        public init(_ edition: EditionMetadata) {
+            self.edition = edition
+            let title = edition.title ?? ""
+            var forms = [TextNormalizer.tokens(TextNormalizer.strippingSeries(title))]
+            if let subtitle = edition.subtitle, !subtitle.isEmpty {
+                forms.append(TextNormalizer.tokens(title + " " + subtitle))
+            }
+            titleForms = forms + forms.map(Matcher.droppingArticle)
+            parts = TitleParts(title: title, subtitle: edition.subtitle)
+            names = (edition.authors ?? []).map(TextNormalizer.nameTokens)
+        }
     }
 
     static func droppingArticle(_ tokens: [String]) -> [String] {
@@ -249,7 +283,9 @@ public struct Matcher: Sendable {
 
     /// 1 for the same tokens; otherwise the larger of token overlap (Dice) and edit-distance
     /// similarity of the joined text (typos, `philosophers` vs `philosopher s`).
-    static func similarity(_ lhs: [String], _ rhs: [String]) -> Double {
+    /// `exceeding`: a score the caller already has; when this pair cannot beat it, the edit
+    /// distance is skipped and some value not above it returned (the caller keeps the maximum).
+    static func similarity(_ lhs: [String], _ rhs: [String], exceeding floor: Double = -1) -> Double {
         if lhs == rhs { return 1 }
         var remaining = rhs
         var common = 0
@@ -263,7 +299,7 @@ public struct Matcher: Sendable {
         let left = Array(lhs.joined(separator: " ").unicodeScalars), right = Array(rhs.joined(separator: " ").unicodeScalars)
         // The edit distance is at least the length difference: skip it when it cannot beat the overlap.
         let longest = Double(max(left.count, right.count))
-        if 1 - Double(abs(left.count - right.count)) / longest <= dice { return dice }
+        if 1 - Double(abs(left.count - right.count)) / longest <= max(dice, floor) { return dice }
         let distance = levenshtein(left, right)
         let edit = 1 - Double(distance) / Double(max(left.count, right.count))
         return max(dice, edit)
@@ -307,9 +343,55 @@ public struct Matcher: Sendable {
         return short.count >= 5 && levenshtein(Array(a.unicodeScalars), Array(b.unicodeScalars)) <= 1
     }
 
+    /// Edit distance (insertions, deletions, substitutions of one scalar each).
     static func levenshtein(_ lhs: [Unicode.Scalar], _ rhs: [Unicode.Scalar]) -> Int {
         if lhs.isEmpty { return rhs.count }
         if rhs.isEmpty { return lhs.count }
+        // The shorter side as the bit-vector pattern: nearly every title and name fits one word.
+        if lhs.count <= 64 && lhs.count <= rhs.count { return bitParallelDistance(pattern: lhs, text: rhs) }
+        if rhs.count <= 64 { return bitParallelDistance(pattern: rhs, text: lhs) }
+        return tableDistance(lhs, rhs)
+    }
+
+    /// Myers' bit-parallel edit distance (Hyyrö's formulation for whole strings): one column of
+    /// the dynamic-programming table per text scalar, as vertical-delta bit vectors; the same
+    /// result as `tableDistance` (tested against it) without its O(m·n) cells.
+    static func bitParallelDistance(pattern: [Unicode.Scalar], text: [Unicode.Scalar]) -> Int {
+        let m = pattern.count
+        let high: UInt64 = 1 << UInt64(m - 1)
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 128) { ascii in
+            ascii.initialize(repeating: 0)
+            var other: [(Unicode.Scalar, UInt64)] = []
+            for (position, scalar) in pattern.enumerated() {
+                let bit: UInt64 = 1 << UInt64(position)
+                if scalar.value < 128 {
+                    ascii[Int(scalar.value)] |= bit
+                } else if let index = other.firstIndex(where: { $0.0 == scalar }) {
+                    other[index].1 |= bit
+                } else {
+                    other.append((scalar, bit))
+                }
+            }
+            var positive: UInt64 = ~0, negative: UInt64 = 0
+            var score = m
+            for scalar in text {
+                let equal = scalar.value < 128 ? ascii[Int(scalar.value)] : (other.first { $0.0 == scalar }?.1 ?? 0)
+                let xv = equal | negative
+                let xh = (((equal & positive) &+ positive) ^ positive) | equal
+                var hp = negative | ~(xh | positive)
+                var hn = positive & xh
+                if hp & high != 0 { score += 1 } else if hn & high != 0 { score -= 1 }
+                hp = (hp << 1) | 1
+                hn <<= 1
+                positive = hn | ~(xv | hp)
+                negative = hp & xv
+            }
+            return score
+        }
+    }
+
+    /// The classic dynamic-programming edit distance, for strings longer than 64 scalars.
+    static func tableDistance(_ lhs: [Unicode.Scalar], _ rhs: [Unicode.Scalar]) -> Int {
         var previous = Array(0...rhs.count)
         var current = [Int](repeating: 0, count: rhs.count + 1)
         for i in 1...lhs.count {

@@ -84,7 +84,11 @@ struct TitleParts: Sendable {
     /// Tokens with apostrophes inside words removed first (`Man's` → `mans`); a one-letter
     /// elision separates (`l'Étranger` → `l etranger`, `d'exercices` → `d exercices`).
     static func words(_ text: String) -> [String] {
-        guard text.contains("'") || text.contains("\u{2019}") else { return TextNormalizer.tokens(text) }
+        // Neither byte sequence (`'`, or U+2019's E2 80 99): no apostrophe, without Foundation's
+        // search (a tenth of a search's time when every candidate's title went through it).
+        let bytes = text.utf8
+        guard bytes.contains(0x27) || bytes.contains(0x99),
+              text.contains("'") || text.contains("\u{2019}") else { return TextNormalizer.tokens(text) }
         var plain = String.UnicodeScalarView()
         var run = 0
         for scalar in text.unicodeScalars {
