@@ -298,7 +298,7 @@ extension JSONScanner {
     }
 
     /// Reads an array, calling `element` with the scanner at each element, which it consumes.
-    mutating func array(_ element: (inout JSONScanner) -> Bool) -> Bool {
+    public mutating func array(_ element: (inout JSONScanner) -> Bool) -> Bool {
         guard take(UInt8(ascii: "[")) else { return false }
         skipWhitespace()
         if take(UInt8(ascii: "]")) { return true }

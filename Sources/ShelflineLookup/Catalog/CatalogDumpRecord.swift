@@ -339,16 +339,8 @@ extension JSONScanner {
     /// Calls `element` at each element of an array (which it consumes); `null` is an empty array,
     /// any other value is skipped. False on a syntax error.
     mutating func elements(_ element: (inout JSONScanner) -> Bool) -> Bool {
-        guard take(UInt8(ascii: "[")) else { return null() || skipValue(depth: 1) }
-        skipWhitespace()
-        if take(UInt8(ascii: "]")) { return true }
-        while true {
-            skipWhitespace()
-            guard element(&self) else { return false }
-            skipWhitespace()
-            if take(UInt8(ascii: "]")) { return true }
-            guard take(UInt8(ascii: ",")) else { return false }
-        }
+        guard peek() == UInt8(ascii: "[") else { return null() || skipValue(depth: 1) }
+        return array(element)
     }
 
     /// The string elements of an array (other elements skipped).

@@ -46,11 +46,7 @@ struct TitleParts: Sendable {
     /// or edition notes (`(Penguin Classics)`); a group naming another book (`(SparkNotes)`,
     /// `(Volume 2)`) stays, as a subtitle would.
     static func strippingSeries(_ title: String) -> String {
-        // Nothing to trim and no trailing group (most titles): skip Foundation, slow on Linux.
-        if let first = title.utf8.first, let last = title.utf8.last, first > 0x20, first < 0x80, last > 0x20, last < 0x80,
-           last != UInt8(ascii: ")"), last != UInt8(ascii: "]") {
-            return title
-        }
+        if TextNormalizer.hasNoTrailingGroupOrSpace(title) { return title }
         var text = title.trimmingCharacters(in: .whitespaces)
         while let last = text.last, last == ")" || last == "]" {
             let open: Character = last == ")" ? "(" : "["
