@@ -461,6 +461,15 @@ public final class CatalogIndex: @unchecked Sendable {
                                            "reason": reason])
                             }
                         }
+                        /// Runs an insert keyed by the record's own key; false (counted, skipped) when
+                        /// an earlier line had that key: the primary key rejected it.
+                        func insertedFirst(_ statement: SQLiteStatement) throws -> Bool {
+                            try statement.run()
+                            guard database.changes == 0 else { return true }
+                            stats.duplicateKeys += 1
+                            skip(duplicate)
+                            return false
+                        }
                         let record: CatalogDumpRecord
                         switch parsed {
                         case .success(let value): record = value
@@ -479,11 +488,7 @@ public final class CatalogIndex: @unchecked Sendable {
                             insertEdition.bind(9, edition.pages)
                             insertEdition.bind(10, edition.publishDate)
                             insertEdition.bind(11, edition.cover)
-                            try insertEdition.run()
-                            guard database.changes > 0 else {
-                                stats.duplicateKeys += 1
-                                skip(duplicate); continue
-                            }
+                            guard try insertedFirst(insertEdition) else { continue }
                             insertTitleKey.bind(1, edition.titleHash)
                             insertTitleKey.bind(2, edition.id)
                             try insertTitleKey.run()
@@ -499,30 +504,18 @@ public final class CatalogIndex: @unchecked Sendable {
                             insertWork.bind(2, encodeIDs(work.authors))
                             // Only what merge keeps (it cuts descriptions at 2,000 characters).
                             insertWork.bind(3, work.description.map { $0.utf8.count <= 2000 ? $0 : String($0.prefix(2000)) })
-                            try insertWork.run()
-                            guard database.changes > 0 else {
-                                stats.duplicateKeys += 1
-                                skip(duplicate); continue
-                            }
+                            guard try insertedFirst(insertWork) else { continue }
                             if let oddKey = work.oddKey { try store(oddKey) }
                             stats.works += 1
                         case .author(let id, let name):
                             insertAuthor.bind(1, id)
                             insertAuthor.bind(2, name)
-                            try insertAuthor.run()
-                            guard database.changes > 0 else {
-                                stats.duplicateKeys += 1
-                                skip(duplicate); continue
-                            }
+                            guard try insertedFirst(insertAuthor) else { continue }
                             stats.authors += 1
                         case .authorRedirect(let id, let target):
                             insertRedirect.bind(1, id)
                             insertRedirect.bind(2, target)
-                            try insertRedirect.run()
-                            guard database.changes > 0 else {
-                                stats.duplicateKeys += 1
-                                skip(duplicate); continue
-                            }
+                            guard try insertedFirst(insertRedirect) else { continue }
                             stats.redirects += 1
                         case .ignored:
                             continue
