@@ -7,13 +7,7 @@ import TestSupport
 /// gzip is inflated on its own thread (`readAhead`) with the same lines and errors.
 @Suite struct LineReaderTests {
     func gzip(_ bytes: [UInt8], in dir: TemporaryDirectory, name: String, chunkSize: Int = 1 << 20) throws -> String {
-        let path = dir.file(name)
-        let file = try AtomicFile(path: path)
-        let writer = GzipWriter(sink: file, path: path, chunkSize: chunkSize)
-        try writer.write(bytes)
-        try writer.finish()
-        try file.commit()
-        return path
+        try GzipFixture.write(bytes: bytes, to: dir.file(name), chunkSize: chunkSize)
     }
 
     func lines(_ path: String) throws -> [(String, Int)] {

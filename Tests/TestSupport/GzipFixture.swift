@@ -15,9 +15,15 @@ public enum GzipFixture {
     /// bytes (small values give multi-member files).
     @discardableResult
     public static func write(text: String, to path: String, chunkSize: Int = 1 << 20) throws -> String {
+        try write(bytes: Array(text.utf8), to: path, chunkSize: chunkSize)
+    }
+
+    /// `write(text:)` for bytes that need not be UTF-8.
+    @discardableResult
+    public static func write(bytes: [UInt8], to path: String, chunkSize: Int = 1 << 20) throws -> String {
         let file = try AtomicFile(path: path)
         let writer = GzipWriter(sink: file, path: path, chunkSize: chunkSize)
-        try writer.write(text)
+        try writer.write(bytes)
         try writer.finish()
         try file.commit()
         return path
