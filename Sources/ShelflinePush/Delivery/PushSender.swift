@@ -338,7 +338,6 @@ actor OutboxRecorder {
     private var pending: [(token: String, cursor: Cursor)] = []
     private var waiters: [CheckedContinuation<Void, any Error>] = []
     private var flushing = false
-    private var journaled = false
     private let read: Outbox
 
     init(store: PushStore, outbox: Outbox) {
@@ -366,7 +365,6 @@ actor OutboxRecorder {
             waiters = []
             pending = []
             let result = Result { try journal.append(entries) }
-            if case .success = result { journaled = true }
             for waiter in batch { waiter.resume(with: result) }
             await Task.yield()
         }
@@ -378,7 +376,8 @@ actor OutboxRecorder {
     func finish(removing dropped: Set<DeviceToken>) throws {
         for token in dropped { outbox.cursors[token.hex] = nil }
         journal.close()
-        if journaled || outbox != read || FileManager.default.fileExists(atPath: store.journalPath) {
+        // A journal on disk (this send's appends, or a killed send's) is compacted away.
+        if outbox != read || FileManager.default.fileExists(atPath: store.journalPath) {
             try store.write(outbox)
         }
     }
