@@ -1,0 +1,290 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSQLite
+import Foundation
+import ShelflineCore
+
+// The build side of CatalogIndex: streaming dumps into a new index (see CatalogIndex for the schema's shape).
+extension CatalogIndex {
+    /// Streams the dumps into a new index at `path` (via a temporary file renamed when complete).
+    static func build(dumps: [String], into path: String, log: Logfmt, batchSize: Int = 20_000,
+                      isCancelled: () -> Bool = { false }) throws -> CatalogBuildStats {
+        let started = Date()  // build timing only; never part of any output record
+        let temporary = path + ".building-\(getpid())"
+        unlink(temporary)
+        var stats = CatalogBuildStats()
+        let paused = "import paused: stopped by a signal while building the catalog index; run the import again to resume"
+        do {
+            let database = try SQLiteDatabase(path: temporary)
+            try database.execute("""
+                PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-32768; PRAGMA temp_store=FILE;
+                PRAGMA soft_heap_limit=67108864; PRAGMA threads=0;
+                PRAGMA page_size=8192;
+                CREATE TABLE meta(name TEXT PRIMARY KEY, value);
+                CREATE TABLE editions(id INTEGER PRIMARY KEY, work INTEGER, title TEXT NOT NULL, subtitle TEXT,
+                  authors TEXT, publishers TEXT, isbn13 INTEGER, isbn10 TEXT, pages INTEGER, publish_date TEXT, cover INTEGER);
+                CREATE TABLE works(id INTEGER PRIMARY KEY, authors TEXT, description TEXT);
+                CREATE TABLE authors(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE redirects(id INTEGER PRIMARY KEY, target INTEGER NOT NULL);
+                CREATE TABLE odd_keys(id INTEGER PRIMARY KEY, key TEXT NOT NULL);
+                CREATE TEMP TABLE isbn_stage(isbn INTEGER NOT NULL, edition INTEGER NOT NULL);
+                CREATE TEMP TABLE title_stage(hash INTEGER NOT NULL, edition INTEGER NOT NULL);
+                """)
+            guard database.hasFTS5() else {
+                throw LookupError.database(path: temporary, reason: "the system SQLite lacks FTS5, needed for title search")
+            }
+            // Duplicate keys: the primary key ignores the second line (first one wins: its ISBN and
+            // title rows are already in, and no key is held in memory); `changes` tells.
+            let insertEdition = try database.prepare("""
+                INSERT OR IGNORE INTO editions(id, work, title, subtitle, authors, publishers, isbn13, isbn10, pages,
+                  publish_date, cover) VALUES (?,?,?,?,?,?,?,?,?,?,?)
+                """)
+            let insertISBN = try database.prepare("INSERT INTO isbn_stage(isbn, edition) VALUES (?, ?)")
+            let insertTitleKey = try database.prepare("INSERT INTO title_stage(hash, edition) VALUES (?, ?)")
+            let insertWork = try database.prepare("INSERT OR IGNORE INTO works(id, authors, description) VALUES (?,?,?)")
+            let insertAuthor = try database.prepare("INSERT OR IGNORE INTO authors(id, name) VALUES (?,?)")
+            let insertRedirect = try database.prepare("INSERT OR IGNORE INTO redirects(id, target) VALUES (?,?)")
+            let insertOddKey = try database.prepare("INSERT OR IGNORE INTO odd_keys(id, key) VALUES (?,?)")
+            func store(_ oddKey: CatalogDumpRecord.OddKey) throws {
+                insertOddKey.bind(1, oddKey.id)
+                insertOddKey.bind(2, oddKey.key)
+                try insertOddKey.run()
+            }
+            let duplicate = "duplicate key (the first line with this key is kept)"
+            var inBatch = 0
+            try database.execute("BEGIN")
+            for dump in dumps {
+                var reportedBadLines = 0
+                // Parsed on a second thread while this one writes the previous batch.
+                try ParsedDumpReader.forEachBatch(path: dump) { batch in
+                    for line in batch {
+                        stats.lines += 1
+                        guard let parsed = line.record else { continue }
+                        func skip(_ reason: String) {
+                            stats.skip(reason)
+                            if reportedBadLines < 5 {
+                                reportedBadLines += 1
+                                log.event(["stage": "lookup", "event": "catalog-skip", "file": dump, "line": line.number,
+                                           "reason": reason])
+                            }
+                        }
+                        /// Runs an insert keyed by the record's own key; false (counted, skipped) when
+                        /// an earlier line had that key: the primary key rejected it.
+                        func insertedFirst(_ statement: SQLiteStatement) throws -> Bool {
+                            try statement.run()
+                            guard database.changes == 0 else { return true }
+                            stats.duplicateKeys += 1
+                            skip(duplicate)
+                            return false
+                        }
+                        let record: CatalogDumpRecord
+                        switch parsed {
+                        case .success(let value): record = value
+                        case .failure(let error): skip(error.reason); continue
+                        }
+                        switch record {
+                        case .edition(let edition):
+                            insertEdition.bind(1, edition.id)
+                            insertEdition.bind(2, edition.work)
+                            insertEdition.bind(3, edition.title)
+                            insertEdition.bind(4, edition.subtitle)
+                            insertEdition.bind(5, encodeIDs(edition.authors))
+                            insertEdition.bind(6, encodeList(edition.publishers))
+                            insertEdition.bind(7, edition.isbn13.flatMap { Int($0) })
+                            insertEdition.bind(8, edition.isbn10)
+                            insertEdition.bind(9, edition.pages)
+                            insertEdition.bind(10, edition.publishDate)
+                            insertEdition.bind(11, edition.cover)
+                            guard try insertedFirst(insertEdition) else { continue }
+                            insertTitleKey.bind(1, edition.titleHash)
+                            insertTitleKey.bind(2, edition.id)
+                            try insertTitleKey.run()
+                            for oddKey in edition.oddKeys { try store(oddKey) }
+                            for isbn in edition.isbns {
+                                insertISBN.bind(1, isbn)
+                                insertISBN.bind(2, edition.id)
+                                try insertISBN.run()
+                            }
+                            stats.editions += 1
+                        case .work(let work):
+                            insertWork.bind(1, work.id)
+                            insertWork.bind(2, encodeIDs(work.authors))
+                            // Only what merge keeps (it cuts descriptions at 2,000 characters).
+                            insertWork.bind(3, work.description.map { $0.utf8.count <= 2000 ? $0 : String($0.prefix(2000)) })
+                            guard try insertedFirst(insertWork) else { continue }
+                            if let oddKey = work.oddKey { try store(oddKey) }
+                            stats.works += 1
+                        case .author(let id, let name):
+                            insertAuthor.bind(1, id)
+                            insertAuthor.bind(2, name)
+                            guard try insertedFirst(insertAuthor) else { continue }
+                            stats.authors += 1
+                        case .authorRedirect(let id, let target):
+                            insertRedirect.bind(1, id)
+                            insertRedirect.bind(2, target)
+                            guard try insertedFirst(insertRedirect) else { continue }
+                            stats.redirects += 1
+                        case .ignored:
+                            continue
+                        }
+                        inBatch += 1
+                        if inBatch >= batchSize {
+                            try database.execute("COMMIT; BEGIN")
+                            inBatch = 0
+                            if isCancelled() { throw TryLaterError(paused) }
+                        }
+                    }
+                }
+            }
+            try database.execute("COMMIT")
+            log.event(["stage": "lookup", "event": "catalog-loaded", "lines": stats.lines,
+                       "seconds": String(format: "%.1f", Date().timeIntervalSince(started))])
+            try withoutActuallyEscaping(isCancelled) { isCancelled in
+                try finishIndex(database, isCancelled: isCancelled, paused: paused) { phase in
+                    log.event(["stage": "lookup", "event": "catalog-indexed", "phase": phase,
+                               "seconds": String(format: "%.1f", Date().timeIntervalSince(started))])
+                }
+            }
+            let reasons = String(decoding: try JSONEncoder.shelfline.encode(stats.skippedReasons), as: UTF8.self)
+            let insertMeta = try database.prepare("INSERT INTO meta VALUES (?, ?)")
+            for (name, value) in [("schema", "\(schemaVersion)"), ("editions", "\(stats.editions)"),
+                                  ("skipped", "\(stats.skippedLines)"), ("duplicates", "\(stats.duplicateKeys)"),
+                                  ("lines", "\(stats.lines)")] {
+                insertMeta.bind(1, name)
+                insertMeta.bind(2, Int(value))
+                try insertMeta.run()
+            }
+            insertMeta.bind(1, "skipped_reasons")
+            insertMeta.bind(2, reasons)
+            try insertMeta.run()
+            database.close()
+            guard rename(temporary, path) == 0 else {
+                throw FileError.cannotCreate(path: path, reason: "rename: \(systemErrorMessage())")
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        stats.seconds = Date().timeIntervalSince(started)
+        stats.indexBytes = fileSize(path)
+        return stats
+    }
+
+    /// After the load: the key tables written in key order from their staging tables, and the
+    /// full-text table filled with each edition's title and resolved author names. SQLite's
+    /// progress handler polls `isCancelled` inside each long statement, so a signal stops the
+    /// build within a fraction of a second whatever phase it is in.
+    private static func finishIndex(_ database: SQLiteDatabase, isCancelled: @escaping () -> Bool, paused: String,
+                                    finished: (String) -> Void) throws {
+        final class Probe {
+            let isCancelled: () -> Bool
+            init(_ isCancelled: @escaping () -> Bool) { self.isCancelled = isCancelled }
+        }
+        let probe = Probe(isCancelled)
+        sqlite3_progress_handler(database.handle, 100_000, { context in
+            Unmanaged<Probe>.fromOpaque(context!).takeUnretainedValue().isCancelled() ? 1 : 0
+        }, Unmanaged.passUnretained(probe).toOpaque())
+        defer { sqlite3_progress_handler(database.handle, 0, nil, nil) }
+        // Also between phases: a signal during the last batch of the load stops the build at once.
+        func checkpoint(_ phase: String?) throws {
+            if let phase { finished(phase) }
+            if isCancelled() { throw TryLaterError(paused) }
+        }
+        do {
+            try withExtendedLifetime(probe) {
+                try checkpoint(nil)
+                try database.execute("""
+                    CREATE TABLE isbns(isbn INTEGER NOT NULL, edition INTEGER NOT NULL, PRIMARY KEY(isbn, edition)) WITHOUT ROWID;
+                    INSERT OR IGNORE INTO isbns SELECT isbn, edition FROM temp.isbn_stage ORDER BY isbn, edition;
+                    DROP TABLE temp.isbn_stage;
+                    CREATE TABLE title_keys(hash INTEGER NOT NULL, edition INTEGER NOT NULL, PRIMARY KEY(hash, edition)) WITHOUT ROWID;
+                    INSERT OR IGNORE INTO title_keys SELECT hash, edition FROM temp.title_stage ORDER BY hash, edition;
+                    DROP TABLE temp.title_stage;
+                    """)
+                try checkpoint("keys")
+                try database.execute("""
+                    CREATE VIRTUAL TABLE search USING fts5(title, authors, content='', columnsize=0, detail=column,
+                      tokenize='unicode61 remove_diacritics 2');
+                    BEGIN;
+                    """)
+                let editions = try database.prepare("SELECT id, work, title, subtitle, authors FROM editions")
+                let workAuthors = try database.prepare("SELECT authors FROM works WHERE id = ?")
+                let authorName = try database.prepare(
+                    "SELECT name FROM authors WHERE id = coalesce((SELECT target FROM redirects WHERE id = ?1), ?1)")
+                let insertSearch = try database.prepare("INSERT INTO search(rowid, title, authors) VALUES (?, ?, ?)")
+                var count = 0
+                var names = ""
+                while try editions.step() {
+                    guard let id = editions.int(0), let title = editions.text(2) else { continue }
+                    var authors = editions.text(4)
+                    if authors == nil, let work = editions.int(1) {
+                        workAuthors.bind(1, work)
+                        if try workAuthors.step() { authors = workAuthors.text(0) }
+                        workAuthors.reset()
+                    }
+                    names.removeAll(keepingCapacity: true)
+                    for author in authors.map(decodeIDs) ?? [] {
+                        authorName.bind(1, author)
+                        if try authorName.step(), let name = authorName.text(0) {
+                            if !names.isEmpty { names += " " }
+                            names += name
+                        }
+                        authorName.reset()
+                    }
+                    insertSearch.bind(1, id)
+                    insertSearch.bind(2, editions.text(3).map { title + " " + $0 } ?? title)
+                    insertSearch.bind(3, names.isEmpty ? nil : names)
+                    try insertSearch.run()
+                    count += 1
+                    if count % 10_000 == 0, isCancelled() { throw TryLaterError(paused) }
+                }
+                editions.reset()
+                try database.execute("COMMIT")
+                try checkpoint("search")
+                try database.execute("INSERT INTO search(search) VALUES ('optimize')")
+                try checkpoint("optimize")
+            }
+        } catch let error as LookupError where isCancelled() {
+            _ = error  // SQLITE_INTERRUPT from the progress handler
+            throw TryLaterError(paused)
+        }
+    }
+}
+
+/// Content hashes of dump files, remembered by path, size and modification time so a multi-GB
+/// dump is hashed once, not on every run.
+struct DumpHashes {
+    let cacheDirectory: String
+    private var stampPath: String { cacheDirectory + "/catalog-dump-hashes.json" }
+
+    struct Stamp: Codable { var size: Int; var modified: Double; var hash: String }
+
+    func combinedHash(of dumps: [String], schemaVersion: Int) throws -> String {
+        var stamps = (try? readJSONFile([String: Stamp].self, from: stampPath)) ?? [:]
+        var hashes: [String] = []
+        var changed = false
+        for dump in dumps {
+            let absolute = URL(fileURLWithPath: dump).standardizedFileURL.path
+            let attributes: [FileAttributeKey: Any]
+            do {
+                attributes = try FileManager.default.attributesOfItem(atPath: dump)
+            } catch {
+                throw FileError.missingInput(path: dump, reason: "catalog dump not found or not readable")
+            }
+            let size = (attributes[.size] as? Int) ?? -1
+            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            if let stamp = stamps[absolute], stamp.size == size, stamp.modified == modified {
+                hashes.append(stamp.hash)
+            } else {
+                let hash = try ContentHash.file(dump)
+                stamps[absolute] = Stamp(size: size, modified: modified, hash: hash)
+                hashes.append(hash)
+                changed = true
+            }
+        }
+        if changed { try? writeJSONFile(stamps, to: stampPath) }
+        // In the order given: when two dumps hold the same key, the first listed wins.
+        return ContentHash.string("schema \(schemaVersion)\n" + hashes.joined(separator: "\n"))
+    }
+}
