@@ -1,6 +1,7 @@
 import Foundation
 import ShelflineCore
 import Testing
+import TestSupport
 
 /// Issue 12: the byte-level record codec reads what `JSONDecoder` reads, and refuses what it cannot vouch for.
 @Suite struct BookRecordScanTests {
@@ -142,19 +143,6 @@ import Testing
         var empty: [UInt8] = []
         Array("{ }".utf8).withUnsafeBytes { BookRecordScan.splice($0, adding: [("a", Array("1".utf8))], into: &empty) }
         #expect(String(decoding: empty, as: UTF8.self) == #"{ "a":1}"#)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so the records are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E4B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

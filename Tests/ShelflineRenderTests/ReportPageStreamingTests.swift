@@ -50,4 +50,31 @@ import TestSupport
         #expect(table.components(separatedBy: "<tr>").count - 1 == 26, "header + 25 rows")
         #expect(table.contains("Tïtle 25 — ✓") && !table.contains("Tïtle 26 — ✓"))
     }
+    /// Rows past the cap are only counted (no fields built, quoted runs skipped with memchr): the
+    /// count and the kept rows must equal a whole parse for any bytes, split anywhere, whatever the cap.
+    @Test func issue12_countingPastTheCapAgreesWithAWholeParseOnRandomBytes() {
+        let alphabet: [String] = ["a", "b", ",", "\"", "\"", "\n", "\r", "é", " "]
+        var generator = SeededGenerator(seed: 12)
+        for _ in 0..<400 {
+            let length = Int(generator.next() % 60)
+            let text = (0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }.joined()
+            let whole = CSVTable.parse(text)
+            for cap in [0, 1, 2, 5, Int.max] {
+                for piece in [1, 3, 64] {
+                    var stream = CSVRowStream(keepingRows: cap)
+                    var kept: [[String]] = []
+                    let bytes = Array(text.utf8)
+                    var start = 0
+                    while start < bytes.count {
+                        let end = min(bytes.count, start + piece)
+                        bytes[start..<end].withUnsafeBytes { stream.feed($0) { kept.append($0) } }
+                        start = end
+                    }
+                    stream.finish { kept.append($0) }
+                    #expect(stream.rowCount == whole.count, "\(text.debugDescription) cap \(cap) piece \(piece)")
+                    #expect(kept == Array(whole.prefix(cap)), "\(text.debugDescription) cap \(cap) piece \(piece)")
+                }
+            }
+        }
+    }
 }
