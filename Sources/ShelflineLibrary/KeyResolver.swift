@@ -19,10 +19,13 @@ public struct DedupeParameters: Codable, Sendable, Equatable {
 
 /// The identity keys of one record.
 public struct RecordKeys: Sendable, Equatable {
-    public var isbn: String?
-    public var titleAuthor: String?
+    public private(set) var isbn: String?
+    public private(set) var titleAuthor: String?
     /// Used only when a row has neither an ISBN nor a usable title: `row:<format>:<row id or line>`.
-    public var fallback: String?
+    public private(set) var fallback: String?
+    /// `BookKeys.keyHash` of each key, made with the keys (on dedupe's and merge's decoding
+    /// thread, `KeyedRecords`): SHA-256 was most of resolving.
+    private(set) var isbnHash: UInt64?, titleAuthorHash: UInt64?, fallbackHash: UInt64?
 
     public init(_ record: BookRecord, parameters: DedupeParameters = DedupeParameters()) {
         self.init(RecordIdentity(record), parameters: parameters)
@@ -37,6 +40,9 @@ public struct RecordKeys: Sendable, Equatable {
         if isbn == nil && titleAuthor == nil {
             fallback = "row:\(record.format.rawValue):" + (record.rowId.map { "id:" + $0 } ?? "line:\(record.line)")
         }
+        isbnHash = isbn.map(BookKeys.keyHash)
+        titleAuthorHash = titleAuthor.map(BookKeys.keyHash)
+        fallbackHash = fallback.map(BookKeys.keyHash)
     }
 
     /// The key a new book made from this record is named after.
@@ -132,10 +138,7 @@ public struct KeyResolver {
 
     /// Resolves one record of the file being imported (records must come in file order).
     public mutating func resolve(_ keys: RecordKeys, line: Int) -> Resolution {
-        // Each key hashed once (SHA-256): resolving used to hash the same key up to three times.
-        let isbnHash = keys.isbn.map(BookKeys.keyHash)
-        let titleAuthorHash = keys.titleAuthor.map(BookKeys.keyHash)
-        let fallbackHash = keys.fallback.map(BookKeys.keyHash)
+        let isbnHash = keys.isbnHash, titleAuthorHash = keys.titleAuthorHash, fallbackHash = keys.fallbackHash
         var found: Int32?
         var decidedBy = keys.primary
         if let isbnHash {

@@ -161,19 +161,17 @@ public enum MergeStage {
             try ledgerLine.withUnsafeBytes { try ledger.appendRaw($0) }
         }
         do {
-            try GzipReader(path: request.records).forEachLine { bytes, fileLine in
-                guard !bytes.isEmpty else { return }
+            try KeyedRecords.forEach(path: request.records, parameters: dedupe) { keyed, bytes in
                 if let cancellation, cancellation.isCancelled {
                     throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
                 }
-                let record = RecordIdentity(try BookRecordScan.decode(bytes, fields: .identity, path: request.records,
-                                                                      line: fileLine).record)
+                let record = keyed.identity
                 while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
                     try appendLedger(LedgerEntry(line: rejects[rejectIndex].line, outcome: .rejected, reason: rejects[rejectIndex].reason))
                     rejectIndex += 1
                 }
                 recordCount += 1
-                let resolution = resolver.resolve(RecordKeys(record, parameters: dedupe), line: record.line)
+                let resolution = resolver.resolve(keyed.keys, line: record.line)
                 let outcome: LedgerEntry.Outcome
                 switch resolution.status {
                 case .new: outcome = .added; outcomes.added += 1
@@ -196,7 +194,7 @@ public enum MergeStage {
                 }
                 try appendLedger(LedgerEntry(line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
                                               key: resolution.key, match: record.match?.status))
-                try buckets[bucket(of: resolution.bookId)].append(id: resolution.bookId, fileLine: fileLine, keys: resolution.grantedKeys, record: bytes)
+                try buckets[bucket(of: resolution.bookId)].append(id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, record: bytes)
                 progress.advance(by: 1, counts: { outcomes.progressCounts }, title: record.title)
             }
             for reject in rejects[rejectIndex...] {
@@ -294,24 +292,22 @@ public enum MergeStage {
         var newIndex = 0
         let decoder = JSONDecoder()
 
-        func existsInLibrary(_ id: UInt64) -> Bool {
-            var low = 0, high = scan.ids.count
-            while low < high {
-                let mid = (low + high) / 2
-                if scan.ids[mid] < id { low = mid + 1 } else { high = mid }
-            }
-            return low < scan.ids.count && scan.ids[low] == id
+        // Buckets are read and decoded one ahead, on a thread of their own, while this one folds.
+        let ids = scan.ids
+        let paths = buckets.map(\.path)
+        let loader = Prefetcher<LoadedBucket>(depth: 1) { emit in
+            for path in paths { try emit(try LoadedBucket(path: path, recordsPath: recordsPath, libraryIds: ids)) }
         }
+        defer { loader.stop() }
 
-        func load(_ index: Int) throws {
+        func loadNext() throws {
             if let cancellation, cancellation.isCancelled {
                 throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
             }
-            pending = [:]
-            for entry in try BucketFile.read(path: buckets[index].path, recordsPath: recordsPath) {
-                pending[entry.id, default: []].append(entry)
-            }
-            pendingNew = pending.keys.filter { !existsInLibrary($0) }.sorted()
+            // The loader hands out one bucket per index, in order.
+            let bucket = try loader.next()!
+            pending = bucket.entries
+            pendingNew = bucket.newIds
             newIndex = 0
         }
 
@@ -343,7 +339,7 @@ public enum MergeStage {
             while current < target {
                 if current >= 0 { try emitNew(before: nil) }
                 current += 1
-                if current < buckets.count { try load(current) }
+                if current < buckets.count { try loadNext() }
             }
         }
 
@@ -395,6 +391,26 @@ public enum MergeStage {
             return FoldResult(writer: nil, books: books, flagged: flagged, unenriched: unenriched)
         }
         return FoldResult(writer: writer, books: books, flagged: flagged, unenriched: unenriched)
+    }
+
+    /// One scratch bucket read back: its entries by book, and the ids not in the library, ascending.
+    struct LoadedBucket {
+        var entries: [UInt64: [BucketFile.Entry]] = [:]
+        var newIds: [UInt64]
+
+        init(path: String, recordsPath: String, libraryIds: [UInt64]) throws {
+            for entry in try BucketFile.read(path: path, recordsPath: recordsPath) {
+                entries[entry.id, default: []].append(entry)
+            }
+            newIds = entries.keys.filter { id in
+                var low = 0, high = libraryIds.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if libraryIds[mid] < id { low = mid + 1 } else { high = mid }
+                }
+                return low == libraryIds.count || libraryIds[low] != id
+            }.sorted()
+        }
     }
 
     /// The content hash (16 hex digits) of the source export if it is still there, else of the records file.
