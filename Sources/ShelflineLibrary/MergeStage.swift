@@ -288,15 +288,17 @@ public enum MergeStage {
         var unenriched: Set<UInt64> = []
         var current = -1
         var pending: [UInt64: [BucketFile.Entry]] = [:]
-        var pendingNew: [UInt64] = []
+        var created: [CreatedBook] = []
         var newIndex = 0
         let decoder = JSONDecoder()
 
-        // Buckets are read and decoded one ahead, on a thread of their own, while this one folds.
+        // Buckets are read, decoded and their new books folded and encoded ahead, on two threads of
+        // their own, while this one streams the library and writes (issue 12: decoding and folding
+        // were two thirds of merge's second pass, and an import mostly creates books).
         let ids = scan.ids
         let paths = buckets.map(\.path)
-        let loader = Prefetcher<LoadedBucket>(depth: 1) { emit in
-            for path in paths { try emit(try LoadedBucket(path: path, recordsPath: recordsPath, libraryIds: ids)) }
+        let loader = OrderedPrefetcher<LoadedBucket>(count: paths.count, threads: 2) { index in
+            try LoadedBucket(path: paths[index], recordsPath: recordsPath, libraryIds: ids, decisions: decisions, importId: importId)
         }
         defer { loader.stop() }
 
@@ -306,8 +308,8 @@ public enum MergeStage {
             }
             // The loader hands out one bucket per index, in order.
             let bucket = try loader.next()!
-            pending = bucket.entries
-            pendingNew = bucket.newIds
+            pending = bucket.existing
+            created = bucket.created
             newIndex = 0
         }
 
@@ -316,20 +318,21 @@ public enum MergeStage {
             if book.editionKey == nil { unenriched.insert(id) }
         }
 
-        func fold(_ original: LibraryBook?, id: UInt64, entries: [BucketFile.Entry]) -> LibraryBook {
-            var book = BookMerger.fold(book: original, id: BookKeys.idString(id), records: entries.map(\.record),
-                                       grantedKeys: entries.flatMap(\.keys), importId: importId)
+        func fold(_ original: LibraryBook, id: UInt64, entries: [BucketFile.Entry]) -> LibraryBook {
+            let book = foldBook(original, id: id, entries: entries, decision: decisions[id], importId: importId)
             progress?.advance(by: entries.count, counts: { counts }, title: book.title)
-            if let decision = decisions[id] { BookMerger.apply(decision, to: &book) }
             note(book, id: id)
             return book
         }
 
         func emitNew(before limit: UInt64?) throws {
-            while newIndex < pendingNew.count, limit == nil || pendingNew[newIndex] < limit! {
-                let id = pendingNew[newIndex]
+            while newIndex < created.count, limit == nil || created[newIndex].id < limit! {
+                let book = created[newIndex]
                 newIndex += 1
-                try fold(nil, id: id, entries: pending.removeValue(forKey: id)!).jsonLine.withUnsafeBytes { try writer.appendRaw($0) }
+                progress?.advance(by: book.records, counts: { counts }, title: book.title)
+                if book.needsReview { flagged.insert(book.id) }
+                if book.unenriched { unenriched.insert(book.id) }
+                try book.line.withUnsafeBytes { try writer.appendRaw($0) }
                 books += 1
                 changed = true
             }
@@ -393,23 +396,53 @@ public enum MergeStage {
         return FoldResult(writer: writer, books: books, flagged: flagged, unenriched: unenriched)
     }
 
-    /// One scratch bucket read back: its entries by book, and the ids not in the library, ascending.
-    struct LoadedBucket {
-        var entries: [UInt64: [BucketFile.Entry]] = [:]
-        var newIds: [UInt64]
+    /// One import's records for book `id` folded into it (nil: a new book), its review decision applied.
+    static func foldBook(_ original: LibraryBook?, id: UInt64, entries: [BucketFile.Entry], decision: ReviewDecision?,
+                         importId: String) -> LibraryBook {
+        var book = BookMerger.fold(book: original, id: BookKeys.idString(id), records: entries.map(\.record),
+                                   grantedKeys: entries.flatMap(\.keys), importId: importId)
+        if let decision { BookMerger.apply(decision, to: &book) }
+        return book
+    }
 
-        init(path: String, recordsPath: String, libraryIds: [UInt64]) throws {
+    /// A book this import creates, folded and encoded by the loading thread.
+    struct CreatedBook {
+        var id: UInt64
+        var line: [UInt8]
+        /// How many of the import's rows it holds, and its title (for progress).
+        var records: Int
+        var title: String
+        var needsReview: Bool
+        var unenriched: Bool
+    }
+
+    /// One scratch bucket read back: the entries of books already in the library, by book, and the
+    /// books the import creates, ascending by id, ready to write.
+    struct LoadedBucket {
+        var existing: [UInt64: [BucketFile.Entry]] = [:]
+        var created: [CreatedBook] = []
+
+        init(path: String, recordsPath: String, libraryIds: [UInt64], decisions: [UInt64: ReviewDecision],
+             importId: String) throws {
+            var entries: [UInt64: [BucketFile.Entry]] = [:]
             for entry in try BucketFile.read(path: path, recordsPath: recordsPath) {
                 entries[entry.id, default: []].append(entry)
             }
-            newIds = entries.keys.filter { id in
+            for (id, bookEntries) in entries {
                 var low = 0, high = libraryIds.count
                 while low < high {
                     let mid = (low + high) / 2
                     if libraryIds[mid] < id { low = mid + 1 } else { high = mid }
                 }
-                return low == libraryIds.count || libraryIds[low] != id
-            }.sorted()
+                if low < libraryIds.count && libraryIds[low] == id {
+                    existing[id] = bookEntries
+                } else {
+                    let book = foldBook(nil, id: id, entries: bookEntries, decision: decisions[id], importId: importId)
+                    created.append(CreatedBook(id: id, line: book.jsonLine, records: bookEntries.count, title: book.title,
+                                               needsReview: book.needsReview == true, unenriched: book.editionKey == nil))
+                }
+            }
+            created.sort { $0.id < $1.id }
         }
     }
 
