@@ -105,17 +105,20 @@ public struct Resolution: Sendable, Equatable {
 /// A row without ISBN joins the owner of its title+author key. Each key is owned by one book: the
 /// first to claim it. Keys hash to 64 bits; ids are 64-bit too.
 public struct KeyResolver {
+    /// 16 bytes a book (it was 24 with an `Int` line): one of these per distinct book is most of
+    /// dedupe's and merge's memory with `KeyIndex` (issue 12).
     struct Entity {
         var id: UInt64
+        /// First line of the current file that resolved here (0: none yet). 32 bits, as the
+        /// entity numbers are: a file of more than two billion rows is beyond the index.
+        var firstLine: Int32
         /// A row of the current file with an ISBN went to this book.
         var isbnRowInFile: Bool
         var inLibrary: Bool
-        /// First line of the current file that resolved here (0: none yet).
-        var firstLine: Int
     }
 
     private var entities: [Entity] = []
-    private var index: [UInt64: Int32] = [:]
+    private var index = KeyIndex()
     public let parameters: DedupeParameters
 
     public init(parameters: DedupeParameters = DedupeParameters()) {
@@ -129,11 +132,8 @@ public struct KeyResolver {
     /// A book the current import itself created (`existedBeforeImport` false) resolves as `new`.
     public mutating func addLibraryBook(id: UInt64, keys: [String], existedBeforeImport: Bool = true) {
         let entity = Int32(entities.count)
-        entities.append(Entity(id: id, isbnRowInFile: false, inLibrary: existedBeforeImport, firstLine: 0))
-        for key in keys {
-            let hash = BookKeys.keyHash(key)
-            if index[hash] == nil { index[hash] = entity }
-        }
+        entities.append(Entity(id: id, firstLine: 0, isbnRowInFile: false, inLibrary: existedBeforeImport))
+        for key in keys { _ = index.claim(BookKeys.keyHash(key), for: entity) }
     }
 
     /// Resolves one record of the file being imported (records must come in file order).
@@ -142,18 +142,18 @@ public struct KeyResolver {
         var found: Int32?
         var decidedBy = keys.primary
         if let isbnHash {
-            if let owner = index[isbnHash] {
+            if let owner = index.owner(of: isbnHash) {
                 found = owner
-            } else if let titleAuthor = keys.titleAuthor, let titleAuthorHash, let owner = index[titleAuthorHash],
+            } else if let titleAuthor = keys.titleAuthor, let titleAuthorHash, let owner = index.owner(of: titleAuthorHash),
                 !entities[Int(owner)].isbnRowInFile
             {
                 found = owner
                 decidedBy = titleAuthor
             }
         } else if let titleAuthorHash {
-            found = index[titleAuthorHash]
+            found = index.owner(of: titleAuthorHash)
         } else if let fallbackHash {
-            found = index[fallbackHash]
+            found = index.owner(of: fallbackHash)
         }
         let created = found == nil
         let entity: Int32
@@ -163,24 +163,21 @@ public struct KeyResolver {
             entity = Int32(entities.count)
             // A new book's id is the hash of its primary key (`BookKeys.bookId(for:)`).
             let id = isbnHash ?? titleAuthorHash ?? fallbackHash!
-            entities.append(Entity(id: id, isbnRowInFile: false, inLibrary: false, firstLine: 0))
+            entities.append(Entity(id: id, firstLine: 0, isbnRowInFile: false, inLibrary: false))
         }
         var granted: [String] = []
         for (key, hash) in [(keys.isbn, isbnHash), (keys.titleAuthor, titleAuthorHash), (keys.fallback, fallbackHash)] {
             guard let key, let hash else { continue }
-            if index[hash] == nil {
-                index[hash] = entity
-                granted.append(key)
-            }
+            if index.claim(hash, for: entity) { granted.append(key) }
         }
         if keys.isbn != nil { entities[Int(entity)].isbnRowInFile = true }
         let record = entities[Int(entity)]
         if record.firstLine == 0 {
-            entities[Int(entity)].firstLine = line
+            entities[Int(entity)].firstLine = Int32(line)
             return Resolution(bookId: record.id, status: record.inLibrary ? .inLibrary : .new, key: decidedBy,
                               firstLine: nil, grantedKeys: granted, created: created)
         }
-        return Resolution(bookId: record.id, status: .duplicateInFile, key: decidedBy, firstLine: record.firstLine,
+        return Resolution(bookId: record.id, status: .duplicateInFile, key: decidedBy, firstLine: Int(record.firstLine),
                           grantedKeys: granted, created: created)
     }
 }

@@ -272,9 +272,9 @@ public enum MergeStage {
         var writer: NDJSONWriter<LibraryBook>?
         var books: Int
         /// Touched books left flagged for review.
-        var flagged: Set<UInt64>
+        var flagged: AscendingIds
         /// Touched books without an edition key after the merge.
-        var unenriched: Set<UInt64>
+        var unenriched: AscendingIds
     }
 
     static func foldLibrary(library: LibraryFile, scan: LibraryFile.Scan, buckets: [BucketFile], bucketOf: (UInt64) -> Int,
@@ -284,8 +284,8 @@ public enum MergeStage {
         let writer = try NDJSONWriter<LibraryBook>(path: library.path, level: level)
         var changed = false
         var books = 0
-        var flagged: Set<UInt64> = []
-        var unenriched: Set<UInt64> = []
+        var flagged = AscendingIds()
+        var unenriched = AscendingIds()
         var current = -1
         var pending: [UInt64: [BucketFile.Entry]] = [:]
         var created: [CreatedBook] = []
@@ -295,7 +295,7 @@ public enum MergeStage {
         // Buckets are read, decoded and their new books folded and encoded ahead, on two threads of
         // their own, while this one streams the library and writes (issue 12: decoding and folding
         // were two thirds of merge's second pass, and an import mostly creates books).
-        let ids = scan.ids
+        let ids = AscendingIds(sorted: scan.ids)
         let paths = buckets.map(\.path)
         let loader = OrderedPrefetcher<LoadedBucket>(count: paths.count, threads: 2) { index in
             try LoadedBucket(path: paths[index], recordsPath: recordsPath, libraryIds: ids, decisions: decisions, importId: importId)
@@ -314,8 +314,8 @@ public enum MergeStage {
         }
 
         func note(_ book: LibraryBook, id: UInt64) {
-            if book.needsReview == true { flagged.insert(id) }
-            if book.editionKey == nil { unenriched.insert(id) }
+            if book.needsReview == true { flagged.append(id) }
+            if book.editionKey == nil { unenriched.append(id) }
         }
 
         func fold(_ original: LibraryBook, id: UInt64, entries: [BucketFile.Entry]) -> LibraryBook {
@@ -330,8 +330,8 @@ public enum MergeStage {
                 let book = created[newIndex]
                 newIndex += 1
                 progress?.advance(by: book.records, counts: { counts }, title: book.title)
-                if book.needsReview { flagged.insert(book.id) }
-                if book.unenriched { unenriched.insert(book.id) }
+                if book.needsReview { flagged.append(book.id) }
+                if book.unenriched { unenriched.append(book.id) }
                 try book.line.withUnsafeBytes { try writer.appendRaw($0) }
                 books += 1
                 changed = true
@@ -422,19 +422,14 @@ public enum MergeStage {
         var existing: [UInt64: [BucketFile.Entry]] = [:]
         var created: [CreatedBook] = []
 
-        init(path: String, recordsPath: String, libraryIds: [UInt64], decisions: [UInt64: ReviewDecision],
+        init(path: String, recordsPath: String, libraryIds: AscendingIds, decisions: [UInt64: ReviewDecision],
              importId: String) throws {
             var entries: [UInt64: [BucketFile.Entry]] = [:]
             for entry in try BucketFile.read(path: path, recordsPath: recordsPath) {
                 entries[entry.id, default: []].append(entry)
             }
             for (id, bookEntries) in entries {
-                var low = 0, high = libraryIds.count
-                while low < high {
-                    let mid = (low + high) / 2
-                    if libraryIds[mid] < id { low = mid + 1 } else { high = mid }
-                }
-                if low < libraryIds.count && libraryIds[low] == id {
+                if libraryIds.contains(id) {
                     existing[id] = bookEntries
                 } else {
                     let book = foldBook(nil, id: id, entries: bookEntries, decision: decisions[id], importId: importId)
