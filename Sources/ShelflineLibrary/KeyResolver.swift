@@ -117,7 +117,7 @@ public struct KeyResolver {
         var inLibrary: Bool
     }
 
-    private var entities: [Entity] = []
+    private var entities = Entities()
     private var index = KeyIndex()
     public let parameters: DedupeParameters
 
@@ -126,7 +126,7 @@ public struct KeyResolver {
     }
 
     public var distinctKeys: Int { index.count }
-    public var libraryBooks: Int { entities.lazy.filter(\.inLibrary).count }
+    public var libraryBooks: Int { entities.libraryBooks }
 
     /// Registers a library book and the keys it owns (a key already owned stays with its owner).
     /// A book the current import itself created (`existedBeforeImport` false) resolves as `new`.
@@ -145,7 +145,7 @@ public struct KeyResolver {
             if let owner = index.owner(of: isbnHash) {
                 found = owner
             } else if let titleAuthor = keys.titleAuthor, let titleAuthorHash, let owner = index.owner(of: titleAuthorHash),
-                !entities[Int(owner)].isbnRowInFile
+                !entities[owner].isbnRowInFile
             {
                 found = owner
                 decidedBy = titleAuthor
@@ -170,14 +170,40 @@ public struct KeyResolver {
             guard let key, let hash else { continue }
             if index.claim(hash, for: entity) { granted.append(key) }
         }
-        if keys.isbn != nil { entities[Int(entity)].isbnRowInFile = true }
-        let record = entities[Int(entity)]
+        if keys.isbn != nil { entities[entity].isbnRowInFile = true }
+        let record = entities[entity]
         if record.firstLine == 0 {
-            entities[Int(entity)].firstLine = Int32(line)
+            entities[entity].firstLine = Int32(line)
             return Resolution(bookId: record.id, status: record.inLibrary ? .inLibrary : .new, key: decidedBy,
                               firstLine: nil, grantedKeys: granted, created: created)
         }
         return Resolution(bookId: record.id, status: .duplicateInFile, key: decidedBy, firstLine: Int(record.firstLine),
                           grantedKeys: granted, created: created)
+    }
+}
+
+extension KeyResolver {
+    /// The books, numbered from 0, in chunks of 64Ki: an array of millions of them grew by copying
+    /// itself into one twice its size, both held at once (issue 12: peak memory at 2,000,000 rows).
+    struct Entities {
+        private static let chunkBits = 16
+        private var chunks: [[Entity]] = []
+        private(set) var count = 0
+
+        mutating func append(_ entity: Entity) {
+            if count >> Self.chunkBits == chunks.count {
+                chunks.append([])
+                chunks[chunks.count - 1].reserveCapacity(1 << Self.chunkBits)
+            }
+            chunks[chunks.count - 1].append(entity)
+            count += 1
+        }
+
+        subscript(number: Int32) -> Entity {
+            get { chunks[Int(number) >> Self.chunkBits][Int(number) & ((1 << Self.chunkBits) - 1)] }
+            set { chunks[Int(number) >> Self.chunkBits][Int(number) & ((1 << Self.chunkBits) - 1)] = newValue }
+        }
+
+        var libraryBooks: Int { chunks.reduce(0) { $0 + $1.lazy.filter(\.inLibrary).count } }
     }
 }

@@ -115,6 +115,11 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
 /// library as it is now), writes the ledger and partitions the records into id-range buckets.
 /// Pass 2 streams the library in id order, folding each bucket into its range; untouched books
 /// are copied byte for byte. The new generation is published atomically, only if it differs.
+///
+/// Both passes use both cores: pass 1 decodes and keys records on other threads (`KeyedRecords`)
+/// while this one resolves and writes; pass 2 reads buckets and folds the books they create on two
+/// threads (`OrderedPrefetcher`) while this one streams the library, folds its touched books and
+/// writes; gzip compresses on all cores (`GzipWriter`).
 public enum MergeStage {
     public static func run(_ request: MergeRequest, workspace: Workspace, dedupe: DedupeParameters = DedupeParameters(),
                            parameters: MergeParameters = MergeParameters(),
@@ -424,16 +429,12 @@ public enum MergeStage {
 
         init(path: String, recordsPath: String, libraryIds: AscendingIds, decisions: [UInt64: ReviewDecision],
              importId: String) throws {
-            var entries: [UInt64: [BucketFile.Entry]] = [:]
-            for entry in try BucketFile.read(path: path, recordsPath: recordsPath) {
-                entries[entry.id, default: []].append(entry)
-            }
-            for (id, bookEntries) in entries {
+            try BucketFile.forEachBook(path: path, recordsPath: recordsPath) { id, entries in
                 if libraryIds.contains(id) {
-                    existing[id] = bookEntries
+                    existing[id] = entries
                 } else {
-                    let book = foldBook(nil, id: id, entries: bookEntries, decision: decisions[id], importId: importId)
-                    created.append(CreatedBook(id: id, line: book.jsonLine, records: bookEntries.count, title: book.title,
+                    let book = foldBook(nil, id: id, entries: entries, decision: decisions[id], importId: importId)
+                    created.append(CreatedBook(id: id, line: book.jsonLine, records: entries.count, title: book.title,
                                                needsReview: book.needsReview == true, unenriched: book.editionKey == nil))
                 }
             }
