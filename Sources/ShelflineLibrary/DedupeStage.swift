@@ -54,14 +54,11 @@ public enum DedupeStage {
         var line: [UInt8] = []
         var markBytes: [UInt8] = []
         do {
-            try GzipReader(path: input).forEachLine { bytes, fileLine in
-                guard !bytes.isEmpty else { return }
+            try KeyedRecords.forEach(path: input, parameters: parameters) { keyed, bytes in
                 if let cancellation, cancellation.isCancelled {
                     throw TryLaterError("shelfline-dedupe: interrupted; \(output) was not written")
                 }
-                let scanned = try BookRecordScan.decode(bytes, fields: .identity, path: input, line: fileLine)
-                let identity = RecordIdentity(scanned.record)
-                let resolution = resolver.resolve(RecordKeys(identity, parameters: parameters), line: identity.line)
+                let resolution = resolver.resolve(keyed.keys, line: keyed.identity.line)
                 let mark = DedupeMark(status: resolution.status, key: resolution.key, firstLine: resolution.firstLine,
                                       bookId: BookKeys.idString(resolution.bookId))
                 switch resolution.status {
@@ -70,7 +67,7 @@ public enum DedupeStage {
                 case .inLibrary: report.inLibrary += 1
                 }
                 report.rowsIn += 1
-                if !scanned.hasDedupe {
+                if !keyed.hasDedupe {
                     mark.appendJSON(to: &markBytes)
                     line.removeAll(keepingCapacity: true)
                     BookRecordScan.splice(bytes, adding: [("dedupe", markBytes)], into: &line)
@@ -81,7 +78,7 @@ public enum DedupeStage {
                     do {
                         record = try decoder.decode(BookRecord.self, from: Data(bytes))
                     } catch {
-                        throw FileError.corrupt(path: input, line: fileLine, reason: "invalid record: \(describeDecoding(error))")
+                        throw FileError.corrupt(path: input, line: keyed.fileLine, reason: "invalid record: \(describeDecoding(error))")
                     }
                     record.dedupe = mark
                     try writer.append(record)

@@ -31,8 +31,26 @@ final class FailedRowSpool {
     /// Flushes and closes; `forEach` reads the rows back in the order they were appended.
     func close() throws { try scratch.close() }
 
+    /// Calls `body` with each row, in order; the rows are read back and parsed a batch ahead on a
+    /// thread of their own (issue 12: reading back was half of merge's not-enriched export, which
+    /// nothing else overlaps).
     func forEach(_ body: (FailedRow) throws -> Void) throws {
-        try Self.readBack(path: path, body)
+        let path = path
+        let reader = Prefetcher<[FailedRow]>(depth: 2) { emit in
+            var batch: [FailedRow] = []
+            try Self.readBack(path: path) { row in
+                batch.append(row)
+                if batch.count == 1024 {
+                    try emit(batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            if !batch.isEmpty { try emit(batch) }
+        }
+        defer { reader.stop() }
+        while let batch = try reader.next() {
+            for row in batch { try body(row) }
+        }
     }
 
     static func readBack(path: String, _ body: (FailedRow) throws -> Void) throws {

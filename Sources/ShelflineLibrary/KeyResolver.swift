@@ -19,10 +19,13 @@ public struct DedupeParameters: Codable, Sendable, Equatable {
 
 /// The identity keys of one record.
 public struct RecordKeys: Sendable, Equatable {
-    public var isbn: String?
-    public var titleAuthor: String?
+    public private(set) var isbn: String?
+    public private(set) var titleAuthor: String?
     /// Used only when a row has neither an ISBN nor a usable title: `row:<format>:<row id or line>`.
-    public var fallback: String?
+    public private(set) var fallback: String?
+    /// `BookKeys.keyHash` of each key, made with the keys (on dedupe's and merge's decoding
+    /// thread, `KeyedRecords`): SHA-256 was most of resolving.
+    private(set) var isbnHash: UInt64?, titleAuthorHash: UInt64?, fallbackHash: UInt64?
 
     public init(_ record: BookRecord, parameters: DedupeParameters = DedupeParameters()) {
         self.init(RecordIdentity(record), parameters: parameters)
@@ -37,6 +40,9 @@ public struct RecordKeys: Sendable, Equatable {
         if isbn == nil && titleAuthor == nil {
             fallback = "row:\(record.format.rawValue):" + (record.rowId.map { "id:" + $0 } ?? "line:\(record.line)")
         }
+        isbnHash = isbn.map(BookKeys.keyHash)
+        titleAuthorHash = titleAuthor.map(BookKeys.keyHash)
+        fallbackHash = fallback.map(BookKeys.keyHash)
     }
 
     /// The key a new book made from this record is named after.
@@ -99,17 +105,20 @@ public struct Resolution: Sendable, Equatable {
 /// A row without ISBN joins the owner of its title+author key. Each key is owned by one book: the
 /// first to claim it. Keys hash to 64 bits; ids are 64-bit too.
 public struct KeyResolver {
+    /// 16 bytes a book (it was 24 with an `Int` line): one of these per distinct book is most of
+    /// dedupe's and merge's memory with `KeyIndex` (issue 12).
     struct Entity {
         var id: UInt64
+        /// First line of the current file that resolved here (0: none yet). 32 bits, as the
+        /// entity numbers are: a file of more than two billion rows is beyond the index.
+        var firstLine: Int32
         /// A row of the current file with an ISBN went to this book.
         var isbnRowInFile: Bool
         var inLibrary: Bool
-        /// First line of the current file that resolved here (0: none yet).
-        var firstLine: Int
     }
 
-    private var entities: [Entity] = []
-    private var index: [UInt64: Int32] = [:]
+    private var entities = Entities()
+    private var index = KeyIndex()
     public let parameters: DedupeParameters
 
     public init(parameters: DedupeParameters = DedupeParameters()) {
@@ -117,40 +126,34 @@ public struct KeyResolver {
     }
 
     public var distinctKeys: Int { index.count }
-    public var libraryBooks: Int { entities.lazy.filter(\.inLibrary).count }
+    public var libraryBooks: Int { entities.libraryBooks }
 
     /// Registers a library book and the keys it owns (a key already owned stays with its owner).
     /// A book the current import itself created (`existedBeforeImport` false) resolves as `new`.
     public mutating func addLibraryBook(id: UInt64, keys: [String], existedBeforeImport: Bool = true) {
         let entity = Int32(entities.count)
-        entities.append(Entity(id: id, isbnRowInFile: false, inLibrary: existedBeforeImport, firstLine: 0))
-        for key in keys {
-            let hash = BookKeys.keyHash(key)
-            if index[hash] == nil { index[hash] = entity }
-        }
+        entities.append(Entity(id: id, firstLine: 0, isbnRowInFile: false, inLibrary: existedBeforeImport))
+        for key in keys { _ = index.claim(BookKeys.keyHash(key), for: entity) }
     }
 
     /// Resolves one record of the file being imported (records must come in file order).
     public mutating func resolve(_ keys: RecordKeys, line: Int) -> Resolution {
-        // Each key hashed once (SHA-256): resolving used to hash the same key up to three times.
-        let isbnHash = keys.isbn.map(BookKeys.keyHash)
-        let titleAuthorHash = keys.titleAuthor.map(BookKeys.keyHash)
-        let fallbackHash = keys.fallback.map(BookKeys.keyHash)
+        let isbnHash = keys.isbnHash, titleAuthorHash = keys.titleAuthorHash, fallbackHash = keys.fallbackHash
         var found: Int32?
         var decidedBy = keys.primary
         if let isbnHash {
-            if let owner = index[isbnHash] {
+            if let owner = index.owner(of: isbnHash) {
                 found = owner
-            } else if let titleAuthor = keys.titleAuthor, let titleAuthorHash, let owner = index[titleAuthorHash],
-                !entities[Int(owner)].isbnRowInFile
+            } else if let titleAuthor = keys.titleAuthor, let titleAuthorHash, let owner = index.owner(of: titleAuthorHash),
+                !entities[owner].isbnRowInFile
             {
                 found = owner
                 decidedBy = titleAuthor
             }
         } else if let titleAuthorHash {
-            found = index[titleAuthorHash]
+            found = index.owner(of: titleAuthorHash)
         } else if let fallbackHash {
-            found = index[fallbackHash]
+            found = index.owner(of: fallbackHash)
         }
         let created = found == nil
         let entity: Int32
@@ -160,24 +163,47 @@ public struct KeyResolver {
             entity = Int32(entities.count)
             // A new book's id is the hash of its primary key (`BookKeys.bookId(for:)`).
             let id = isbnHash ?? titleAuthorHash ?? fallbackHash!
-            entities.append(Entity(id: id, isbnRowInFile: false, inLibrary: false, firstLine: 0))
+            entities.append(Entity(id: id, firstLine: 0, isbnRowInFile: false, inLibrary: false))
         }
         var granted: [String] = []
         for (key, hash) in [(keys.isbn, isbnHash), (keys.titleAuthor, titleAuthorHash), (keys.fallback, fallbackHash)] {
             guard let key, let hash else { continue }
-            if index[hash] == nil {
-                index[hash] = entity
-                granted.append(key)
-            }
+            if index.claim(hash, for: entity) { granted.append(key) }
         }
-        if keys.isbn != nil { entities[Int(entity)].isbnRowInFile = true }
-        let record = entities[Int(entity)]
+        if keys.isbn != nil { entities[entity].isbnRowInFile = true }
+        let record = entities[entity]
         if record.firstLine == 0 {
-            entities[Int(entity)].firstLine = line
+            entities[entity].firstLine = Int32(line)
             return Resolution(bookId: record.id, status: record.inLibrary ? .inLibrary : .new, key: decidedBy,
                               firstLine: nil, grantedKeys: granted, created: created)
         }
-        return Resolution(bookId: record.id, status: .duplicateInFile, key: decidedBy, firstLine: record.firstLine,
+        return Resolution(bookId: record.id, status: .duplicateInFile, key: decidedBy, firstLine: Int(record.firstLine),
                           grantedKeys: granted, created: created)
+    }
+}
+
+extension KeyResolver {
+    /// The books, numbered from 0, in chunks of 64Ki: an array of millions of them grew by copying
+    /// itself into one twice its size, both held at once (issue 12: peak memory at 2,000,000 rows).
+    struct Entities {
+        private static let chunkBits = 16
+        private var chunks: [[Entity]] = []
+        private(set) var count = 0
+
+        mutating func append(_ entity: Entity) {
+            if count >> Self.chunkBits == chunks.count {
+                chunks.append([])
+                chunks[chunks.count - 1].reserveCapacity(1 << Self.chunkBits)
+            }
+            chunks[chunks.count - 1].append(entity)
+            count += 1
+        }
+
+        subscript(number: Int32) -> Entity {
+            get { chunks[Int(number) >> Self.chunkBits][Int(number) & ((1 << Self.chunkBits) - 1)] }
+            set { chunks[Int(number) >> Self.chunkBits][Int(number) & ((1 << Self.chunkBits) - 1)] = newValue }
+        }
+
+        var libraryBooks: Int { chunks.reduce(0) { $0 + $1.lazy.filter(\.inLibrary).count } }
     }
 }

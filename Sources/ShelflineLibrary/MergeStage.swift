@@ -115,6 +115,11 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
 /// library as it is now), writes the ledger and partitions the records into id-range buckets.
 /// Pass 2 streams the library in id order, folding each bucket into its range; untouched books
 /// are copied byte for byte. The new generation is published atomically, only if it differs.
+///
+/// Both passes use both cores: pass 1 decodes and keys records on other threads (`KeyedRecords`)
+/// while this one resolves and writes; pass 2 reads buckets and folds the books they create on two
+/// threads (`OrderedPrefetcher`) while this one streams the library, folds its touched books and
+/// writes; gzip compresses on all cores (`GzipWriter`).
 public enum MergeStage {
     public static func run(_ request: MergeRequest, workspace: Workspace, dedupe: DedupeParameters = DedupeParameters(),
                            parameters: MergeParameters = MergeParameters(),
@@ -161,19 +166,17 @@ public enum MergeStage {
             try ledgerLine.withUnsafeBytes { try ledger.appendRaw($0) }
         }
         do {
-            try GzipReader(path: request.records).forEachLine { bytes, fileLine in
-                guard !bytes.isEmpty else { return }
+            try KeyedRecords.forEach(path: request.records, parameters: dedupe) { keyed, bytes in
                 if let cancellation, cancellation.isCancelled {
                     throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
                 }
-                let record = RecordIdentity(try BookRecordScan.decode(bytes, fields: .identity, path: request.records,
-                                                                      line: fileLine).record)
+                let record = keyed.identity
                 while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
                     try appendLedger(LedgerEntry(line: rejects[rejectIndex].line, outcome: .rejected, reason: rejects[rejectIndex].reason))
                     rejectIndex += 1
                 }
                 recordCount += 1
-                let resolution = resolver.resolve(RecordKeys(record, parameters: dedupe), line: record.line)
+                let resolution = resolver.resolve(keyed.keys, line: record.line)
                 let outcome: LedgerEntry.Outcome
                 switch resolution.status {
                 case .new: outcome = .added; outcomes.added += 1
@@ -196,7 +199,7 @@ public enum MergeStage {
                 }
                 try appendLedger(LedgerEntry(line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
                                               key: resolution.key, match: record.match?.status))
-                try buckets[bucket(of: resolution.bookId)].append(id: resolution.bookId, fileLine: fileLine, keys: resolution.grantedKeys, record: bytes)
+                try buckets[bucket(of: resolution.bookId)].append(id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, record: bytes)
                 progress.advance(by: 1, counts: { outcomes.progressCounts }, title: record.title)
             }
             for reject in rejects[rejectIndex...] {
@@ -274,9 +277,9 @@ public enum MergeStage {
         var writer: NDJSONWriter<LibraryBook>?
         var books: Int
         /// Touched books left flagged for review.
-        var flagged: Set<UInt64>
+        var flagged: AscendingIds
         /// Touched books without an edition key after the merge.
-        var unenriched: Set<UInt64>
+        var unenriched: AscendingIds
     }
 
     static func foldLibrary(library: LibraryFile, scan: LibraryFile.Scan, buckets: [BucketFile], bucketOf: (UInt64) -> Int,
@@ -286,54 +289,55 @@ public enum MergeStage {
         let writer = try NDJSONWriter<LibraryBook>(path: library.path, level: level)
         var changed = false
         var books = 0
-        var flagged: Set<UInt64> = []
-        var unenriched: Set<UInt64> = []
+        var flagged = AscendingIds()
+        var unenriched = AscendingIds()
         var current = -1
         var pending: [UInt64: [BucketFile.Entry]] = [:]
-        var pendingNew: [UInt64] = []
+        var created: [CreatedBook] = []
         var newIndex = 0
         let decoder = JSONDecoder()
 
-        func existsInLibrary(_ id: UInt64) -> Bool {
-            var low = 0, high = scan.ids.count
-            while low < high {
-                let mid = (low + high) / 2
-                if scan.ids[mid] < id { low = mid + 1 } else { high = mid }
-            }
-            return low < scan.ids.count && scan.ids[low] == id
+        // Buckets are read, decoded and their new books folded and encoded ahead, on two threads of
+        // their own, while this one streams the library and writes (issue 12: decoding and folding
+        // were two thirds of merge's second pass, and an import mostly creates books).
+        let ids = AscendingIds(sorted: scan.ids)
+        let paths = buckets.map(\.path)
+        let loader = OrderedPrefetcher<LoadedBucket>(count: paths.count, threads: 2) { index in
+            try LoadedBucket(path: paths[index], recordsPath: recordsPath, libraryIds: ids, decisions: decisions, importId: importId)
         }
+        defer { loader.stop() }
 
-        func load(_ index: Int) throws {
+        func loadNext() throws {
             if let cancellation, cancellation.isCancelled {
                 throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
             }
-            pending = [:]
-            for entry in try BucketFile.read(path: buckets[index].path, recordsPath: recordsPath) {
-                pending[entry.id, default: []].append(entry)
-            }
-            pendingNew = pending.keys.filter { !existsInLibrary($0) }.sorted()
+            // The loader hands out one bucket per index, in order.
+            let bucket = try loader.next()!
+            pending = bucket.existing
+            created = bucket.created
             newIndex = 0
         }
 
         func note(_ book: LibraryBook, id: UInt64) {
-            if book.needsReview == true { flagged.insert(id) }
-            if book.editionKey == nil { unenriched.insert(id) }
+            if book.needsReview == true { flagged.append(id) }
+            if book.editionKey == nil { unenriched.append(id) }
         }
 
-        func fold(_ original: LibraryBook?, id: UInt64, entries: [BucketFile.Entry]) -> LibraryBook {
-            var book = BookMerger.fold(book: original, id: BookKeys.idString(id), records: entries.map(\.record),
-                                       grantedKeys: entries.flatMap(\.keys), importId: importId)
+        func fold(_ original: LibraryBook, id: UInt64, entries: [BucketFile.Entry]) -> LibraryBook {
+            let book = foldBook(original, id: id, entries: entries, decision: decisions[id], importId: importId)
             progress?.advance(by: entries.count, counts: { counts }, title: book.title)
-            if let decision = decisions[id] { BookMerger.apply(decision, to: &book) }
             note(book, id: id)
             return book
         }
 
         func emitNew(before limit: UInt64?) throws {
-            while newIndex < pendingNew.count, limit == nil || pendingNew[newIndex] < limit! {
-                let id = pendingNew[newIndex]
+            while newIndex < created.count, limit == nil || created[newIndex].id < limit! {
+                let book = created[newIndex]
                 newIndex += 1
-                try fold(nil, id: id, entries: pending.removeValue(forKey: id)!).jsonLine.withUnsafeBytes { try writer.appendRaw($0) }
+                progress?.advance(by: book.records, counts: { counts }, title: book.title)
+                if book.needsReview { flagged.append(book.id) }
+                if book.unenriched { unenriched.append(book.id) }
+                try book.line.withUnsafeBytes { try writer.appendRaw($0) }
                 books += 1
                 changed = true
             }
@@ -343,7 +347,7 @@ public enum MergeStage {
             while current < target {
                 if current >= 0 { try emitNew(before: nil) }
                 current += 1
-                if current < buckets.count { try load(current) }
+                if current < buckets.count { try loadNext() }
             }
         }
 
@@ -395,6 +399,47 @@ public enum MergeStage {
             return FoldResult(writer: nil, books: books, flagged: flagged, unenriched: unenriched)
         }
         return FoldResult(writer: writer, books: books, flagged: flagged, unenriched: unenriched)
+    }
+
+    /// One import's records for book `id` folded into it (nil: a new book), its review decision applied.
+    static func foldBook(_ original: LibraryBook?, id: UInt64, entries: [BucketFile.Entry], decision: ReviewDecision?,
+                         importId: String) -> LibraryBook {
+        var book = BookMerger.fold(book: original, id: BookKeys.idString(id), records: entries.map(\.record),
+                                   grantedKeys: entries.flatMap(\.keys), importId: importId)
+        if let decision { BookMerger.apply(decision, to: &book) }
+        return book
+    }
+
+    /// A book this import creates, folded and encoded by the loading thread.
+    struct CreatedBook {
+        var id: UInt64
+        var line: [UInt8]
+        /// How many of the import's rows it holds, and its title (for progress).
+        var records: Int
+        var title: String
+        var needsReview: Bool
+        var unenriched: Bool
+    }
+
+    /// One scratch bucket read back: the entries of books already in the library, by book, and the
+    /// books the import creates, ascending by id, ready to write.
+    struct LoadedBucket {
+        var existing: [UInt64: [BucketFile.Entry]] = [:]
+        var created: [CreatedBook] = []
+
+        init(path: String, recordsPath: String, libraryIds: AscendingIds, decisions: [UInt64: ReviewDecision],
+             importId: String) throws {
+            try BucketFile.forEachBook(path: path, recordsPath: recordsPath) { id, entries in
+                if libraryIds.contains(id) {
+                    existing[id] = entries
+                } else {
+                    let book = foldBook(nil, id: id, entries: entries, decision: decisions[id], importId: importId)
+                    created.append(CreatedBook(id: id, line: book.jsonLine, records: entries.count, title: book.title,
+                                               needsReview: book.needsReview == true, unenriched: book.editionKey == nil))
+                }
+            }
+            created.sort { $0.id < $1.id }
+        }
     }
 
     /// The content hash (16 hex digits) of the source export if it is still there, else of the records file.

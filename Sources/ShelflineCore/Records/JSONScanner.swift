@@ -128,6 +128,12 @@ public struct JSONScanner {
     mutating func skipString() -> Bool {
         guard take(UInt8(ascii: "\"")) else { return false }
         while index < bytes.count {
+            // Plain runs 8 bytes at a time, as `string()` reads them: the reviews an `.identity`
+            // decode skips are most of a record's bytes (issue 12).
+            while index + 8 <= bytes.count, !JSONString.needsEscape(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index += 8
+            }
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             index += 1
             if byte == UInt8(ascii: "\"") { return true }

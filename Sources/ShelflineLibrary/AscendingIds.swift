@@ -1,0 +1,26 @@
+/// Book ids in ascending order, looked up by binary search: 8 bytes an id where a `Set<UInt64>` of
+/// every book merge touched took about 4× that and doubled while growing (issue 12: merge's peak
+/// memory at 2,000,000 rows). The library's ids come sorted, and the fold emits books in id order.
+struct AscendingIds: Sendable {
+    private var ids: [UInt64] = []
+
+    init() {}
+
+    /// `ids`, which must be ascending (the library scan checks its order).
+    init(sorted ids: [UInt64]) { self.ids = ids }
+
+    /// Appends an id greater than every id so far.
+    mutating func append(_ id: UInt64) {
+        precondition(ids.last.map { $0 < id } ?? true, "book ids must be appended in ascending order")
+        ids.append(id)
+    }
+
+    func contains(_ id: UInt64) -> Bool {
+        var low = 0, high = ids.count
+        while low < high {
+            let mid = (low + high) / 2
+            if ids[mid] < id { low = mid + 1 } else { high = mid }
+        }
+        return low < ids.count && ids[low] == id
+    }
+}

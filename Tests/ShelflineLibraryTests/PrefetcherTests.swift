@@ -1,0 +1,118 @@
+import Foundation
+import ShelflineCore
+import Testing
+import TestSupport
+
+@testable import ShelflineLibrary
+
+/// Dedupe and merge decode on a second thread (issue 12): values arrive in order, errors after
+/// everything made before them, and stopping early ends the threads.
+@Suite struct PrefetcherTests {
+    struct Failure: Error, Equatable { var at: Int }
+
+    @Test func issue12_prefetcherHandsOutValuesInOrderThenTheError() throws {
+        let prefetcher = Prefetcher<Int>(depth: 2) { emit in
+            for value in 0..<100 { try emit(value) }
+            throw Failure(at: 100)
+        }
+        defer { prefetcher.stop() }
+        var seen: [Int] = []
+        #expect(throws: Failure(at: 100)) {
+            while let value = try prefetcher.next() { seen.append(value) }
+        }
+        #expect(seen == Array(0..<100))
+    }
+
+    @Test func issue12_stoppingEarlyEndsTheProducer() throws {
+        let prefetcher = Prefetcher<Int>(depth: 1) { emit in
+            var value = 0
+            while true {
+                try emit(value)
+                value += 1
+            }
+        }
+        #expect(try prefetcher.next() == 0)
+        prefetcher.stop()
+        prefetcher.stop()
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func issue12_orderedPrefetcherKeepsIndexOrderOnSeveralThreads(threads: Int) throws {
+        let prefetcher = OrderedPrefetcher<[Int]>(count: 50, threads: threads) { index in
+            Array(repeating: index, count: (index * 7919) % 1000)
+        }
+        defer { prefetcher.stop() }
+        var seen: [Int] = []
+        while let value = try prefetcher.next() {
+            seen.append(seen.count)
+            #expect(value.allSatisfy { $0 == seen.count - 1 })
+        }
+        #expect(seen.count == 50)
+    }
+
+    @Test func issue12_orderedPrefetcherThrowsAtTheFailingIndex() throws {
+        let prefetcher = OrderedPrefetcher<Int>(count: 20, threads: 2) { index in
+            if index == 7 { throw Failure(at: index) }
+            return index
+        }
+        defer { prefetcher.stop() }
+        var seen: [Int] = []
+        #expect(throws: Failure(at: 7)) {
+            while let value = try prefetcher.next() { seen.append(value) }
+        }
+        #expect(seen == Array(0..<7))
+    }
+
+    @Test func issue12_keyedRecordsReportABadLineAfterTheLinesBeforeIt() throws {
+        let directory = TemporaryDirectory("keyed-records")
+        var lines: [String] = []
+        for line in 2..<2_002 {
+            lines.append(#"{"byteLength":10,"byteOffset":0,"format":"goodreads","line":\#(line),"title":"Book \#(line)","isbn13":"9780441172719"}"#)
+        }
+        lines.append(#"{"byteLength":10,"byteOffset":0,"format":"goodreads","line":"#)
+        let path = try GzipFixture.write(text: lines.joined(separator: "\n") + "\n", to: directory.file("records.ndjson.gz"))
+        var seen: [Int] = []
+        #expect {
+            try KeyedRecords.forEach(path: path, parameters: DedupeParameters()) { record, bytes in
+                #expect(record.keys.isbn == "isbn:9780441172719")
+                #expect(bytes.count == lines[record.fileLine - 1].utf8.count)
+                seen.append(record.identity.line)
+            }
+        } throws: { error in
+            guard case FileError.corrupt(_, let line, _) = error else { return false }
+            return line == 2_001
+        }
+        #expect(seen == Array(2..<2_002))
+    }
+
+    @Test func issue12_changedFieldsAreDeclaredInSortedOrder() {
+        let names = ChangedFields.fieldNames
+        #expect(names == names.sorted())
+        var changed: ChangedFields = [.title]
+        changed.insert(.additionalAuthors)
+        changed.insert(.readCount)
+        changed.insert(.reads)
+        #expect(changed.names == ["additionalAuthors", "readCount", "reads", "title"])
+    }
+}
+
+/// The key index's own table (issue 12: 12 bytes a key, no second hashing).
+@Suite struct KeyIndexTests {
+    @Test func issue12_theFirstClaimOwnsAKeyAcrossGrowth() {
+        var index = KeyIndex()
+        // Hashes sharing their low bits probe the same run of slots; the second half repeats some.
+        let clustered: [UInt64] = (0..<20_000).map { (UInt64($0) << 40) | 7 }
+        let repeated: [UInt64] = (0..<20_000).map { (UInt64($0 % 5_000) << 40) | 7 }
+        let spread: [UInt64] = (0..<20_000).map { UInt64($0) &* 0x9E37_79B9_7F4A_7C15 }
+        let hashes = clustered + repeated + spread
+        var first: [UInt64: Int32] = [:]
+        for (number, hash) in hashes.enumerated() {
+            let isFirst = first[hash] == nil
+            if isFirst { first[hash] = Int32(number) }
+            #expect(index.claim(hash, for: Int32(number)) == isFirst)
+        }
+        #expect(index.count == first.count)
+        for (hash, owner) in first { #expect(index.owner(of: hash) == owner) }
+        #expect(index.owner(of: (12_345 << 40) | 8) == nil)
+    }
+}
