@@ -103,12 +103,16 @@ t0=$(date +%s.%N)
 python3 bench/lookup/make_catalog.py "$work" "$BUILD_EDITIONS" 1
 t1=$(date +%s.%N)
 printf 'generated dumps in %.1f s (%s of gzip dumps)\n' "$(echo "$t1 - $t0" | bc)" "$(du -ch "$work"/editions.txt.gz "$work"/works.txt.gz "$work"/authors.txt.gz | tail -1 | cut -f1)"
-/usr/bin/time -f "%e %M" -o "$work/build-time" "$BIN/shelfline-lookup" "$work/rows.ndjson.gz" -o "$work/one-out.ndjson.gz" \
-  "${catalog[@]}" --workspace "$work/ws" --report "$work/build-report.json" --quiet
+/usr/bin/time -f "%e %M %U %S" -o "$work/build-time" "$BIN/shelfline-lookup" "$work/rows.ndjson.gz" -o "$work/one-out.ndjson.gz" \
+  "${catalog[@]}" --workspace "$work/ws" --report "$work/build-report.json" > "$work/build-log" 2>&1
 python3 - "$work" "$BUILD_EDITIONS" <<'PY'
-import glob, json, os, sys
+import glob, json, os, re, sys
 work, editions = sys.argv[1], int(sys.argv[2])
-build_s, build_rss = open(f"{work}/build-time").read().split()
+build_s, build_rss, user_s, sys_s = open(f"{work}/build-time").read().split()
+# Where the time goes: the load (parse thread + inserts), then finishIndex's phases.
+phases = re.findall(r"event=catalog-(?:loaded|indexed)(?: lines=\d+)?(?: phase=(\w+))? seconds=([\d.]+)", open(f"{work}/build-log").read())
+print("phases (s since start): " + ", ".join(f"{name or 'load'} {seconds}" for name, seconds in phases)
+      + f"; CPU {float(user_s) + float(sys_s):.1f} s (user {user_s} + sys {sys_s})")
 seconds, rss_mb = float(build_s), int(build_rss) / 1024
 size = os.path.getsize(glob.glob(f"{work}/ws/cache/catalog-*.sqlite")[0])
 rate, per_million = editions / seconds, size / 1e6 / (editions / 1e6)

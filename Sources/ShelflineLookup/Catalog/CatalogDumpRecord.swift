@@ -46,7 +46,7 @@ enum CatalogDumpRecord {
         var id: Int
         var oddKey: OddKey?
         var authors: [Int]
-        var description: String?
+        var description: StoredDescription?
     }
 
     /// Why a line was skipped.
@@ -112,8 +112,9 @@ enum CatalogDumpRecord {
         }
     }
 
-    /// Parses one dump line; throws `Malformed` for a line to skip and count.
-    static func parse(_ line: UnsafeRawBufferPointer) throws -> CatalogDumpRecord {
+    /// Parses one dump line; throws `Malformed` for a line to skip and count. `descriptions`
+    /// gives works' descriptions their stored form (the calling thread's own compressor).
+    static func parse(_ line: UnsafeRawBufferPointer, descriptions: StoredDescription.Compressor) throws -> CatalogDumpRecord {
         // Five tab-separated columns; the JSON is the rest of the line after the fourth tab.
         var tabs = (0, 0, 0, 0)
         var found = 0
@@ -142,7 +143,7 @@ enum CatalogDumpRecord {
             if edition.id < 0 { edition.oddKeys.append(OddKey(id: edition.id, key: String(decoding: key, as: UTF8.self))) }
             return .edition(edition)
         case "/type/work":
-            var work = try work(id: KeyKind.work.id(key), &scanner)
+            var work = try work(id: KeyKind.work.id(key), &scanner, descriptions: descriptions)
             if work.id < 0 { work.oddKey = OddKey(id: work.id, key: String(decoding: key, as: UTF8.self)) }
             return .work(work)
         case "/type/author":
@@ -237,7 +238,7 @@ enum CatalogDumpRecord {
                        pages: pages, publishDate: publishDate)
     }
 
-    private static func work(id: Int, _ scanner: inout JSONScanner) throws -> Work {
+    private static func work(id: Int, _ scanner: inout JSONScanner, descriptions: StoredDescription.Compressor) throws -> Work {
         var authors: [Int] = []
         var description: String?
         try object(&scanner) { scanner, member in
@@ -284,7 +285,8 @@ enum CatalogDumpRecord {
             }
             return true
         }
-        return Work(id: id, oddKey: nil, authors: authors, description: description?.isEmpty == false ? description : nil)
+        return Work(id: id, oddKey: nil, authors: authors,
+                    description: description.flatMap { $0.isEmpty ? nil : descriptions.store($0) })
     }
 
     /// Reads the line's JSON object to its end; any syntax error, or text after it, is "invalid JSON".

@@ -41,7 +41,9 @@ public struct CatalogBuildStats: Codable, Sendable, Equatable {
 public final class CatalogIndex: @unchecked Sendable {
     /// Bumped when the schema or the parsing of dumps changes, so old indexes are rebuilt.
     /// 4: integer keys, title-key hashes, duplicate keys skipped (the first line wins).
-    static let schemaVersion = 4
+    /// 5: long descriptions deflated (`StoredDescription`), publisher lists by id (`PublisherNames`),
+    /// single author ids and numeric publish dates as integers.
+    static let schemaVersion = 5
     public let path: String
     public private(set) var stats: CatalogBuildStats
     /// True when this run built the index (false: reused).
@@ -53,6 +55,7 @@ public final class CatalogIndex: @unchecked Sendable {
     private let workStatement: SQLiteStatement
     private let authorStatement: SQLiteStatement
     private let oddKeyStatement: SQLiteStatement
+    private let publisherStatement: SQLiteStatement
     private let searchStatement: SQLiteStatement
     private let titleKeyStatement: SQLiteStatement
     private let authorSearchStatement: SQLiteStatement
@@ -105,6 +108,7 @@ public final class CatalogIndex: @unchecked Sendable {
             """)
         workStatement = try database.prepare("SELECT authors, description FROM works WHERE id = ?")
         oddKeyStatement = try database.prepare("SELECT key FROM odd_keys WHERE id = ?")
+        publisherStatement = try database.prepare("SELECT name FROM publishers WHERE id = ?")
         // A redirected author key resolves through its redirect (one hop), like Open Library.
         authorStatement = try database.prepare(
             "SELECT name FROM authors WHERE id = coalesce((SELECT target FROM redirects WHERE id = ?1), ?1)")
@@ -308,7 +312,9 @@ public final class CatalogIndex: @unchecked Sendable {
         edition.title = statement.text(1)
         edition.subtitle = statement.text(2)
         var authorIDs = statement.text(3).map(Self.decodeIDs) ?? []
-        let publishers = statement.text(4).map { $0.split(separator: Self.separator, omittingEmptySubsequences: false).map(String.init) }
+        let publishers = try storedPublishers(statement, 4).map {
+            $0.split(separator: Self.separator, omittingEmptySubsequences: false).map(String.init)
+        }
         edition.publishers = publishers?.isEmpty == false ? publishers : nil
         edition.isbn13 = statement.int(5).map { String($0) }
         edition.isbn10 = statement.text(6)
@@ -322,7 +328,8 @@ public final class CatalogIndex: @unchecked Sendable {
             if try workStatement.step() {
                 // The edition's own authors, else its work's.
                 if authorIDs.isEmpty { authorIDs = workStatement.text(0).map(Self.decodeIDs) ?? [] }
-                edition.description = workStatement.text(1)
+                edition.description = workStatement.isBlob(1)
+                    ? workStatement.withBlob(1, StoredDescription.inflate) : workStatement.text(1)
             }
         }
         var authors: [String] = []
@@ -335,6 +342,14 @@ public final class CatalogIndex: @unchecked Sendable {
         if editionCache.count >= Self.editionCacheLimit { editionCache.removeAll(keepingCapacity: true) }
         editionCache[id] = (edition, nil)
         return edition
+    }
+
+    /// An edition's publisher list: the text in its row, or, for an id, the text in `publishers` (`PublisherNames`).
+    private func storedPublishers(_ statement: SQLiteStatement, _ column: Int32) throws -> String? {
+        guard statement.isInteger(column) else { return statement.text(column) }
+        publisherStatement.bind(1, statement.int(column))
+        defer { publisherStatement.reset() }
+        return try publisherStatement.step() ? publisherStatement.text(0) : nil
     }
 
     /// The key of row `id`: rebuilt from its number, or, for a key of another shape, as stored.
@@ -357,14 +372,28 @@ public final class CatalogIndex: @unchecked Sendable {
         return values.map(clean).joined(separator: String(separator))
     }
 
-    static func encodeIDs(_ ids: [Int]) -> String? {
-        guard let first = ids.first else { return nil }
+    /// Binds a list of ids: one as an INTEGER (most editions and works have one author; 3 bytes
+    /// instead of a 6-byte text), several as their text joined by spaces, none as NULL. Read back
+    /// as text either way (`sqlite3_column_text` gives an INTEGER's decimal form) for `decodeIDs`.
+    static func bindIDs(_ statement: SQLiteStatement, _ index: Int32, _ ids: [Int]) {
+        guard let first = ids.first else { return statement.bind(index, nil as Int?) }
+        guard ids.count > 1 else { return statement.bind(index, first) }
         var text = String(first)
         for id in ids.dropFirst() {
             text += " "
             text += String(id)
         }
-        return text
+        statement.bind(index, text)
+    }
+
+    /// Binds `text` as an INTEGER when it is exactly one's decimal form (a publish date such as
+    /// `1965`: 2 bytes instead of 5), else as TEXT; `sqlite3_column_text` gives the same text back.
+    static func bindCompact(_ statement: SQLiteStatement, _ index: Int32, _ text: String?) {
+        if let text, text.utf8.count <= 18, let number = Int(text), String(number) == text {
+            statement.bind(index, number)
+        } else {
+            statement.bind(index, text)
+        }
     }
 
     static func decodeIDs(_ text: String) -> [Int] {

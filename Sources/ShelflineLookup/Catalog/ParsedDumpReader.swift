@@ -49,13 +49,14 @@ final class ParsedDumpReader: @unchecked Sendable {
     private func read() {
         var batch: [Line] = []
         batch.reserveCapacity(batchSize)
+        let descriptions = StoredDescription.Compressor()
         do {
             try DumpLineReader.forEachLine(path: path) { line, number in
                 if line.isEmpty {
                     batch.append(Line(number: number, record: nil))
                 } else {
                     do {
-                        batch.append(Line(number: number, record: .success(try CatalogDumpRecord.parse(line))))
+                        batch.append(Line(number: number, record: .success(try CatalogDumpRecord.parse(line, descriptions: descriptions))))
                     } catch let malformed as CatalogDumpRecord.Malformed {
                         batch.append(Line(number: number, record: .failure(malformed)))
                     }

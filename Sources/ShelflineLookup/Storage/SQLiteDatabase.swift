@@ -149,6 +149,16 @@ final class SQLiteStatement {
         isNull(column) ? nil : sqlite3_column_double(statement, column)
     }
 
+    func isBlob(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_BLOB }
+
+    func isInteger(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_INTEGER }
+
+    /// `body` over a BLOB column's bytes, valid only during the call (no copy).
+    func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return body(UnsafeRawBufferPointer(start: sqlite3_column_blob(statement, column), count: count))
+    }
+
     func blob(_ column: Int32) -> Data? {
         guard let pointer = sqlite3_column_blob(statement, column) else { return isNull(column) ? nil : Data() }
         return Data(bytes: pointer, count: Int(sqlite3_column_bytes(statement, column)))
