@@ -1,3 +1,4 @@
+import Foundation
 import ShelflineCore
 import Testing
 @testable import ShelflineLookup
@@ -41,6 +42,13 @@ import Testing
     ])
     func strippingSeries(_ title: String, _ expected: String) {
         #expect(TextNormalizer.strippingSeries(title) == expected)
+    }
+
+    /// Issue 12: the fast path answers as Foundation's trimming does.
+    @Test(arguments: ["Frank Herbert", " Frank Herbert", "Frank Herbert\t", "\u{00A0}Émile Zola\u{2003}", "Émile", "Zola é",
+                      "", "  ", "\nName\n", "Name\u{7F}", "O'Brien, Tim"])
+    func trimmingWhitespace(_ text: String) {
+        #expect(TextNormalizer.trimmingWhitespace(text) == text.trimmingCharacters(in: .whitespaces))
     }
 
     @Test(arguments: [

@@ -42,7 +42,7 @@ public final class CatalogIndex: @unchecked Sendable {
     /// Bumped when the schema or the parsing of dumps changes, so old indexes are rebuilt.
     /// 4: integer keys, title-key hashes, duplicate keys skipped (the first line wins).
     /// 5: long descriptions deflated (`StoredDescription`), publisher lists by id (`PublisherNames`),
-    /// single author ids and numeric publish dates as integers.
+    /// single author ids and numeric publish dates as integers, and the search filter (`CatalogSearchFilter`).
     static let schemaVersion = 5
     public let path: String
     public private(set) var stats: CatalogBuildStats
@@ -62,6 +62,8 @@ public final class CatalogIndex: @unchecked Sendable {
     private let authorPostingsStatement: SQLiteStatement
     private let titleTextStatement: SQLiteStatement
     private let rowMatchStatement: SQLiteStatement
+    /// Rules out searches that cannot find anything before they reach SQLite.
+    let searchFilter: CatalogSearchFilter
     /// Editions already loaded, by id (a search brings the same editions again and again): bounded,
     /// emptied when full.
     /// Searches keep each edition's matcher-side normalisation with it (`prepared`).
@@ -90,7 +92,8 @@ public final class CatalogIndex: @unchecked Sendable {
         return index
     }
 
-    init(path: String, built: Bool) throws {
+    /// `sharing`: another connection to the same index, whose search filter this one uses too.
+    init(path: String, built: Bool, sharing other: CatalogIndex? = nil) throws {
         self.path = path
         self.built = built
         database = try SQLiteDatabase(path: path, readOnly: true)
@@ -120,6 +123,7 @@ public final class CatalogIndex: @unchecked Sendable {
         authorPostingsStatement = try database.prepare("SELECT rowid FROM search WHERE search MATCH ?")
         titleTextStatement = try database.prepare("SELECT title, subtitle FROM editions WHERE id = ?")
         rowMatchStatement = try database.prepare("SELECT 1 FROM search WHERE search MATCH ? AND rowid = ?")
+        searchFilter = try other?.searchFilter ?? CatalogSearchFilter.load(from: database)
         stats = CatalogBuildStats()
         stats.editions = try database.scalarInt("SELECT value FROM meta WHERE name = 'editions'") ?? 0
         stats.skippedLines = try database.scalarInt("SELECT value FROM meta WHERE name = 'skipped'") ?? 0
@@ -162,19 +166,26 @@ public final class CatalogIndex: @unchecked Sendable {
     }
 
     /// `candidates`, each with its normalisation for the matcher (kept with the cached edition).
+    /// A query the search filter rules out (no exact title key, and neither the author nor the
+    /// title words in the index) is answered without SQLite.
     public func preparedCandidates(title: String, author: String?, limit: Int) throws -> [Matcher.PreparedEdition] {
         let tokens = TextNormalizer.tokens(TextNormalizer.strippingSeries(title))
         guard !tokens.isEmpty else { return [] }
         let significant = tokens.filter { !TextNormalizer.stopwords.contains($0) }
-        let words = (significant.isEmpty ? tokens : significant).map { "\"\($0)\"" }
-        var keys = [TextNormalizer.titleKey(title)]
+        let searched = significant.isEmpty ? tokens : significant
+        // `titleKey(title)`, from the tokens at hand.
+        var keys = [Matcher.droppingArticle(tokens).joined(separator: " ")]
         if let colon = title.firstIndex(of: ":") { keys.append(TextNormalizer.titleKey(String(title[..<colon]))) }
+        let hashes = keys.filter { !$0.isEmpty }.map(Self.titleHash).filter(searchFilter.mayContain(titleHash:))
         // The surname: last word of the name in `First Last` order (`Le Guin, Ursula K.` → `guin`),
         // as a token the FTS index holds (not a joined run of initials).
         let surname = author.flatMap { name -> String? in
             let plain = Set(TextNormalizer.tokens(name))
             return TextNormalizer.nameTokens(name).last { $0.count > 1 && plain.contains($0) }
-        }
+        }.flatMap { mayHold($0, .authors) && searched.contains { mayHold($0, .title) } ? $0 : nil }
+        let titleSearch = searched.allSatisfy { mayHold($0, .title) }
+        guard !hashes.isEmpty || surname != nil || titleSearch else { return [] }
+        let words = searched.map { "\"\($0)\"" }
         return try lock.withLock {
             var ids: [Int] = []
             var seen = Set<Int>()
@@ -184,19 +195,19 @@ public final class CatalogIndex: @unchecked Sendable {
                     if let id = statement.int(0), seen.insert(id).inserted { ids.append(id) }
                 }
             }
-            for key in keys where !key.isEmpty {
-                titleKeyStatement.bind(1, Self.titleHash(key))
+            for hash in hashes {
+                titleKeyStatement.bind(1, hash)
                 titleKeyStatement.bind(2, limit * 3)
                 try collect(titleKeyStatement)
             }
             let exactFound = !ids.isEmpty
             if let surname {
-                for id in try authorEditions(surname: surname, words: significant.isEmpty ? tokens : significant, limit: limit * 3)
+                for id in try authorEditions(surname: surname, words: searched, limit: limit * 3)
                 where seen.insert(id).inserted {
                     ids.append(id)
                 }
             }
-            if !exactFound {
+            if !exactFound && titleSearch {
                 searchStatement.bind(1, "title : (\(words.joined(separator: " AND ")))")
                 searchStatement.bind(2, limit)
                 try collect(searchStatement)
@@ -251,6 +262,12 @@ public final class CatalogIndex: @unchecked Sendable {
 
     static func anyWordQuery(_ words: [String]) -> String {
         "title : (\(words.map { "\"\($0)\"" }.joined(separator: " OR ")))"
+    }
+
+    /// Whether `column` of the full-text table may hold `word` (a `TextNormalizer` token): the
+    /// filter decides for a plain word, which FTS5 tokenizes as itself; any other may be there.
+    private func mayHold(_ word: String, _ column: CatalogSearchFilter.Column) -> Bool {
+        !Self.isPlainWord(word) || searchFilter.mayContain(term: word, column: column)
     }
 
     /// Editions of one surname tested one by one before the full-text query is cheaper.

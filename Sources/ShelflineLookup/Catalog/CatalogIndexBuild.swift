@@ -177,8 +177,9 @@ extension CatalogIndex {
         return stats
     }
 
-    /// After the load: the key tables written in key order from their staging tables, and the
-    /// full-text table filled with each edition's title and resolved author names. SQLite's
+    /// After the load: the key tables written in key order from their staging tables, the
+    /// full-text table filled with each edition's title and resolved author names, and the
+    /// search filter over both (`CatalogSearchFilter`). SQLite's
     /// progress handler polls `isCancelled` inside each long statement, so a signal stops the
     /// build within a fraction of a second whatever phase it is in.
     private static func finishIndex(_ database: SQLiteDatabase, isCancelled: @escaping () -> Bool, paused: String,
@@ -254,6 +255,8 @@ extension CatalogIndex {
                 try checkpoint("search")
                 try database.execute("INSERT INTO search(search) VALUES ('optimize')")
                 try checkpoint("optimize")
+                try CatalogSearchFilter.store(in: database)
+                try checkpoint("filter")
             }
         } catch let error as LookupError where isCancelled() {
             _ = error  // SQLITE_INTERRUPT from the progress handler

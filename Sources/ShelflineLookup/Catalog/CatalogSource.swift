@@ -26,7 +26,7 @@ public struct CatalogSource: MetadataSource {
         // a 1,000,000-edition catalog 55.8 s with one and 34.6 s with two).
         let cores = index.stats.editions >= Self.editionsForParallelSearch
             ? max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)) : 1
-        let more = (1..<cores).compactMap { _ in try? CatalogIndex(path: index.path, built: false) }
+        let more = (1..<cores).compactMap { _ in try? CatalogIndex(path: index.path, built: false, sharing: index) }
         readers = ReaderPool([index] + more)
     }
 

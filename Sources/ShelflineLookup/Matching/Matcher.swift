@@ -23,8 +23,8 @@ public struct LookupQuery: Sendable, Equatable {
     /// The query for a record: the title without its series suffix, primary author first.
     public init(record: BookRecord) {
         title = record.titleBase ?? TextNormalizer.strippingSeries(record.title)
-        authors = ([record.author] + (record.additionalAuthors ?? []).map { Optional($0) })
-            .compactMap { $0?.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        authors = ((record.author.map { [$0] } ?? []) + (record.additionalAuthors ?? []))
+            .map(TextNormalizer.trimmingWhitespace).filter { !$0.isEmpty }
         year = record.year
         publisher = record.publisher
         pages = record.pages

@@ -51,6 +51,15 @@ public enum TextNormalizer {
         return first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80 && last != UInt8(ascii: ")") && last != UInt8(ascii: "]")
     }
 
+    /// `text` without leading and trailing `.whitespaces`. Foundation's trimming only when an end
+    /// is a space, a tab or not ASCII: it was most of building a row's query (`LookupQuery`, 4 %
+    /// of lookup's CPU at 200,000 rows, perf), and nearly every name has nothing to trim.
+    static func trimmingWhitespace(_ text: String) -> String {
+        guard let first = text.utf8.first, let last = text.utf8.last,
+              first <= 0x20 || first >= 0x80 || last <= 0x20 || last >= 0x80 else { return text }
+        return text.trimmingCharacters(in: .whitespaces)
+    }
+
     /// A title without a trailing `(Series, #n)` or `[…]` part, the form catalogs use.
     public static func strippingSeries(_ title: String) -> String {
         if hasNoTrailingGroupOrSpace(title) { return title }

@@ -170,7 +170,8 @@ public struct LookupStage {
                                 survey: InputSurvey, progress: ProgressReporter, report: LookupReport) async throws -> LookupReport {
         var report = report
         var output = OutputLines()
-        var firstAnswers: [Int: LookupOutcome] = [:]
+        var firstAnswers: [Int: KeptAnswer] = [:]
+        var lastKept: KeptAnswer?
         // Answers no later duplicate needs are swept whenever the table has doubled (amortised O(1)).
         var sweepAt = 1024
         var counts: [String: Int] = [:]
@@ -185,7 +186,7 @@ public struct LookupStage {
                 let record = item.record
                 if let mark = record.dedupe, mark.status == .duplicateInFile, let first = mark.firstLine {
                     if let answer = firstAnswers[first] {
-                        outcomes[index] = answer
+                        outcomes[index] = answer.outcome
                         report.duplicatesReused += 1
                         continue
                     }
@@ -224,7 +225,10 @@ public struct LookupStage {
                 if outcome.match.status == .notEnriched {
                     report.notEnrichedReasons[outcome.match.reason ?? "unknown", default: 0] += 1
                 }
-                if survey.lastReference[record.line] != nil { firstAnswers[record.line] = outcome }
+                if survey.lastReference[record.line] != nil {
+                    if lastKept?.outcome != outcome { lastKept = KeptAnswer(outcome) }
+                    firstAnswers[record.line] = lastKept
+                }
             }
             if firstAnswers.count >= sweepAt, let done = chunk.last?.fileLine {
                 firstAnswers = firstAnswers.filter { (survey.lastReference[$0.key] ?? 0) > done }
@@ -236,6 +240,14 @@ public struct LookupStage {
         }
         return report
     }
+}
+
+/// An answer kept for later duplicates of its row. Boxed: a `LookupOutcome` is a few hundred bytes
+/// of mostly empty optionals, and the table held one inline per first row; consecutive equal
+/// answers (most often "no candidate") share one box.
+final class KeptAnswer: Sendable {
+    let outcome: LookupOutcome
+    init(_ outcome: LookupOutcome) { self.outcome = outcome }
 }
 
 /// Hands a value to one task that is its only user until the handing code awaits it.

@@ -14,21 +14,15 @@ struct InputSurvey {
     var lastReference: [Int: Int] = [:]
 
     init(path: String) throws {
-        struct Probe: Decodable { var dedupe: DedupeMark? }
         let marker = Array("duplicateInFile".utf8)
-        let decoder = JSONDecoder()
         try GzipReader(path: path).forEachLine { bytes, line in
             guard !bytes.isEmpty else { return }
             records += 1
-            let found = Self.contains(bytes, marker)
-            if found {
-                guard let probe = try? decoder.decode(Probe.self, from: Data(bytes)) else {
-                    throw FileError.corrupt(path: path, line: line, reason: "invalid record")
-                }
-                if let first = probe.dedupe?.firstLine, probe.dedupe?.status == .duplicateInFile {
-                    lastReference[first] = max(lastReference[first] ?? 0, line)
-                }
-            }
+            // The record decoder the chunks use, not JSONDecoder (3 % of lookup's CPU, perf at 200,000 rows).
+            guard Self.contains(bytes, marker),
+                  let mark = try BookRecordScan.decode(bytes, fields: .identity, path: path, line: line).record.dedupe,
+                  let first = mark.firstLine, mark.status == .duplicateInFile else { return }
+            lastReference[first] = max(lastReference[first] ?? 0, line)
         }
     }
 
