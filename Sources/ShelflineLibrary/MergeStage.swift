@@ -214,6 +214,8 @@ public enum MergeStage {
             ledger.abandon()
             throw error
         }
+        // The fold needs no key index: its memory goes before pass 2 takes its own (issue 12).
+        resolver = KeyResolver(parameters: dedupe)
 
         // Pass 2: fold buckets into the library in id order.
         let fold = try foldLibrary(library: library, scan: scan, buckets: buckets, bucketOf: bucket(of:), decisions: decisions,
