@@ -42,6 +42,9 @@ final class BucketFile {
         var id: UInt64
         var keys: [String]
         var record: BookRecord
+
+        /// Lookup did not enrich the row (merge spools it for not-enriched.csv).
+        var notEnriched: Bool { (record.match?.status ?? .notEnriched) == .notEnriched }
     }
 
     /// Reads a bucket back: `body` gets each book's entries (in file order, the import's record

@@ -214,6 +214,8 @@ public enum MergeStage {
             ledger.abandon()
             throw error
         }
+        // The fold needs no key index: its memory goes before pass 2 takes its own (issue 12).
+        resolver = KeyResolver(parameters: dedupe)
 
         // Pass 2: fold buckets into the library in id order.
         let fold = try foldLibrary(library: library, scan: scan, buckets: buckets, bucketOf: bucket(of:), decisions: decisions,
@@ -236,7 +238,7 @@ public enum MergeStage {
             if parameters.failedRowsIncludeNotEnriched {
                 exports.append(try FailedRowsExport.write(rows: { body in
                     try notEnriched.forEach { row in
-                        if fold.unenriched.contains(row.bookId!) { try body(row) }
+                        if !fold.enrichedAnyway.contains(row.bookId!) { try body(row) }
                     }
                 }, parse: parse, to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))
             }
@@ -278,8 +280,12 @@ public enum MergeStage {
         var books: Int
         /// Touched books left flagged for review.
         var flagged: AscendingIds
-        /// Touched books without an edition key after the merge.
-        var unenriched: AscendingIds
+        /// Touched books with an edition key after the merge although some of the import's rows for
+        /// them were not enriched: those rows stay out of not-enriched.csv, the rest go in. Every
+        /// spooled row's book is touched, so this is the same as listing the books left without an
+        /// edition key, but it stays small when most rows are not enriched (issue 12: the list of
+        /// every book was the last thing merge's memory grew by at 2,000,000 rows).
+        var enrichedAnyway: AscendingIds
     }
 
     static func foldLibrary(library: LibraryFile, scan: LibraryFile.Scan, buckets: [BucketFile], bucketOf: (UInt64) -> Int,
@@ -290,7 +296,7 @@ public enum MergeStage {
         var changed = false
         var books = 0
         var flagged = AscendingIds()
-        var unenriched = AscendingIds()
+        var enrichedAnyway = AscendingIds()
         var current = -1
         var pending: [UInt64: [BucketFile.Entry]] = [:]
         var created: [CreatedBook] = []
@@ -318,15 +324,15 @@ public enum MergeStage {
             newIndex = 0
         }
 
-        func note(_ book: LibraryBook, id: UInt64) {
+        func note(_ book: LibraryBook, id: UInt64, entries: [BucketFile.Entry]) {
             if book.needsReview == true { flagged.append(id) }
-            if book.editionKey == nil { unenriched.append(id) }
+            if book.editionKey != nil && entries.contains(where: \.notEnriched) { enrichedAnyway.append(id) }
         }
 
         func fold(_ original: LibraryBook, id: UInt64, entries: [BucketFile.Entry]) -> LibraryBook {
             let book = foldBook(original, id: id, entries: entries, decision: decisions[id], importId: importId)
             progress?.advance(by: entries.count, counts: { counts }, title: book.title)
-            note(book, id: id)
+            note(book, id: id, entries: entries)
             return book
         }
 
@@ -336,7 +342,7 @@ public enum MergeStage {
                 newIndex += 1
                 progress?.advance(by: book.records, counts: { counts }, title: book.title)
                 if book.needsReview { flagged.append(book.id) }
-                if book.unenriched { unenriched.append(book.id) }
+                if book.enrichedAnyway { enrichedAnyway.append(book.id) }
                 try book.line.withUnsafeBytes { try writer.appendRaw($0) }
                 books += 1
                 changed = true
@@ -396,9 +402,9 @@ public enum MergeStage {
         }
         if !changed {
             writer.abandon()
-            return FoldResult(writer: nil, books: books, flagged: flagged, unenriched: unenriched)
+            return FoldResult(writer: nil, books: books, flagged: flagged, enrichedAnyway: enrichedAnyway)
         }
-        return FoldResult(writer: writer, books: books, flagged: flagged, unenriched: unenriched)
+        return FoldResult(writer: writer, books: books, flagged: flagged, enrichedAnyway: enrichedAnyway)
     }
 
     /// One import's records for book `id` folded into it (nil: a new book), its review decision applied.
@@ -418,7 +424,8 @@ public enum MergeStage {
         var records: Int
         var title: String
         var needsReview: Bool
-        var unenriched: Bool
+        /// See `FoldResult.enrichedAnyway`.
+        var enrichedAnyway: Bool
     }
 
     /// One scratch bucket read back: the entries of books already in the library, by book, and the
@@ -435,7 +442,8 @@ public enum MergeStage {
                 } else {
                     let book = foldBook(nil, id: id, entries: entries, decision: decisions[id], importId: importId)
                     created.append(CreatedBook(id: id, line: book.jsonLine, records: entries.count, title: book.title,
-                                               needsReview: book.needsReview == true, unenriched: book.editionKey == nil))
+                                               needsReview: book.needsReview == true,
+                                               enrichedAnyway: book.editionKey != nil && entries.contains(where: \.notEnriched)))
                 }
             }
             created.sort { $0.id < $1.id }

@@ -81,12 +81,6 @@ final class Prefetcher<Value>: @unchecked Sendable {
     }
 }
 
-/// Hands a value to the producer thread, which is the only one using it until `Prefetcher.stop()`.
-struct ProducerOwned<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
-}
-
 /// Makes `count` values on `threads` threads of their own, at most `ahead` beyond the one the
 /// caller takes next, and hands them out in index order with `next()`: merge reads, decodes and
 /// folds its buckets on both cores while it writes the library in id order.

@@ -189,6 +189,23 @@ import TestSupport
         #expect(notEnriched == ImportFixture.header + "\r\n" + notEnrichedRaw + "\r\n")
     }
 
+    @Test func issue12_notEnrichedRowsOfABookAnotherRowEnrichedStayOut() throws {
+        // Two rows of Dune (one matched, one not) make one enriched book: its unmatched row is not
+        // "imported without metadata". Emma's rows are all unmatched: both are listed.
+        let unmatched = MatchResult(status: .notEnriched, reason: "no candidate")
+        let rows = [
+            row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", match: unmatched), id: 1),
+            row(rec("Emma", by: "Jane Austen", match: unmatched), id: 2),
+            row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719",
+                    match: MatchResult(status: .matchedByIsbn, editionKey: "/books/OL1M")), id: 3),
+            row(rec("Emma", by: "Jane Austen"), id: 4),
+        ]
+        let fixture = try ImportFixture(directory: temp.file("enriched-anyway"), rows: rows)
+        _ = try merge(fixture)
+        let notEnriched = try String(contentsOfFile: fixture.directory + "/not-enriched.csv", encoding: .utf8)
+        #expect(notEnriched == ImportFixture.header + "\n" + rows[1].raw + "\n" + rows[3].raw + "\n")
+    }
+
     @Test func issue3_failedRowsFallBackWhenTheSourceIsGone() throws {
         let rows = [
             ImportFixture.Row(raw: "1,\"broken", record: nil, reason: "unterminated quote"),
