@@ -20,7 +20,7 @@ import TestSupport
             #expect(text == expected)
         case .deflated(let bytes):
             #expect(bytes.count < expected.utf8.count)
-            #expect(bytes.withUnsafeBytes(StoredDescription.inflate) == expected)
+            #expect(bytes.withUnsafeBytes(StoredDescription.Decompressor().inflate) == expected)
         }
     }
 
@@ -31,8 +31,8 @@ import TestSupport
             return
         }
         bytes.removeLast(bytes.count / 2)
-        #expect(bytes.withUnsafeBytes(StoredDescription.inflate) == nil)
-        #expect([UInt8]().withUnsafeBytes(StoredDescription.inflate) == nil)
+        #expect(bytes.withUnsafeBytes(StoredDescription.Decompressor().inflate) == nil)
+        #expect([UInt8]().withUnsafeBytes(StoredDescription.Decompressor().inflate) == nil)
     }
 
     @Test func issue12_compactColumnsGiveBackTheDumpsText() throws {

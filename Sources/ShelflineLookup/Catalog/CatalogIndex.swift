@@ -56,6 +56,7 @@ public final class CatalogIndex: @unchecked Sendable {
     private let authorStatement: SQLiteStatement
     private let oddKeyStatement: SQLiteStatement
     private let publisherStatement: SQLiteStatement
+    private let descriptions = StoredDescription.Decompressor()
     private let searchStatement: SQLiteStatement
     private let titleKeyStatement: SQLiteStatement
     private let authorSearchStatement: SQLiteStatement
@@ -346,7 +347,7 @@ public final class CatalogIndex: @unchecked Sendable {
                 // The edition's own authors, else its work's.
                 if authorIDs.isEmpty { authorIDs = workStatement.text(0).map(Self.decodeIDs) ?? [] }
                 edition.description = workStatement.isBlob(1)
-                    ? workStatement.withBlob(1, StoredDescription.inflate) : workStatement.text(1)
+                    ? workStatement.withBlob(1, descriptions.inflate) : workStatement.text(1)
             }
         }
         var authors: [String] = []

@@ -213,10 +213,6 @@ extension CatalogIndex {
                 try database.execute("""
                     CREATE VIRTUAL TABLE search USING fts5(title, authors, content='', columnsize=0, detail=column,
                       tokenize='unicode61 remove_diacritics 2');
-                    -- Pending terms flushed every 32 MB instead of 1 MB: one segment per 1M editions
-                    -- instead of dozens merged again and again (and no pages freed by 'optimize':
-                    -- 157 → 151 MB at 1M editions); +8 MB peak RSS.
-                    INSERT INTO search(search, rank) VALUES ('hashsize', 33554432);
                     BEGIN;
                     """)
                 let editions = try database.prepare("SELECT id, work, title, subtitle, authors FROM editions")
