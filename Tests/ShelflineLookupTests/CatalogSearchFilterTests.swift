@@ -54,7 +54,7 @@ import TestSupport
         #expect(copy?.mayContain(term: "glass", column: .title) == true)
         #expect(copy?.mayContain(titleHash: 42) == true)
         #expect(copy?.bytes == filter.bytes)
-        for length in [0, 7, 24] { #expect(CatalogSearchFilter(bytes: [UInt8](repeating: 0, count: length)) == nil, "\(length)") }
+        for length in [0, 7, 25] { #expect(CatalogSearchFilter(bytes: [UInt8](repeating: 0, count: length)) == nil, "\(length)") }
     }
 
     @Test func issue12_aDamagedFilterIsAClearError() throws {

@@ -22,6 +22,11 @@ import Testing
         ("Le Guin, Ursula K.", ["ursula", "k", "le", "guin"]),
         ("N.K. Jemisin", ["nk", "jemisin"]),
         ("Antoine de Saint-Exupéry", ["antoine", "de", "saint", "exupery"]),
+        // Issue 12: the byte search for the comma (ASCII names) and the Character one agree.
+        ("Saint-Exupéry, Antoine de", ["antoine", "de", "saint", "exupery"]),
+        ("Smith, John, Jr.", ["smith", "john", "jr"]),
+        ("Émile, Zola, X", ["emile", "zola", "x"]),
+        (",Tolkien", ["tolkien"]),
     ])
     func nameTokens(_ name: String, _ expected: [String]) {
         #expect(TextNormalizer.nameTokens(name) == expected)
@@ -42,6 +47,12 @@ import Testing
     ])
     func strippingSeries(_ title: String, _ expected: String) {
         #expect(TextNormalizer.strippingSeries(title) == expected)
+    }
+
+    /// Issue 12: the byte search answers as the `Character` search does.
+    @Test(arguments: ["Title: Sub", "No colon", "Été: x", "a\u{301}:b", ":", "", "x:\u{301}y: z"])
+    func firstColon(_ text: String) {
+        #expect(TextNormalizer.firstIndex(of: ":", in: text) == text.firstIndex(of: ":"))
     }
 
     /// Issue 12: the fast path answers as Foundation's trimming does.

@@ -176,13 +176,14 @@ public final class CatalogIndex: @unchecked Sendable {
         let searched = significant.isEmpty ? tokens : significant
         // `titleKey(title)`, from the tokens at hand.
         var keys = [Matcher.droppingArticle(tokens).joined(separator: " ")]
-        if let colon = title.firstIndex(of: ":") { keys.append(TextNormalizer.titleKey(String(title[..<colon]))) }
+        if let colon = TextNormalizer.firstIndex(of: ":", in: title) { keys.append(TextNormalizer.titleKey(String(title[..<colon]))) }
         let hashes = keys.filter { !$0.isEmpty }.map(Self.titleHash).filter(searchFilter.mayContain(titleHash:))
         // The surname: last word of the name in `First Last` order (`Le Guin, Ursula K.` → `guin`),
         // as a token the FTS index holds (not a joined run of initials).
         let surname = author.flatMap { name -> String? in
-            let plain = Set(TextNormalizer.tokens(name))
-            return TextNormalizer.nameTokens(name).last { $0.count > 1 && plain.contains($0) }
+            let words = TextNormalizer.nameWords(name)
+            let plain = Set(words)
+            return TextNormalizer.joiningInitials(words).last { $0.count > 1 && plain.contains($0) }
         }.flatMap { mayHold($0, .authors) && searched.contains { mayHold($0, .title) } ? $0 : nil }
         let titleSearch = searched.allSatisfy { mayHold($0, .title) }
         guard !hashes.isEmpty || surname != nil || titleSearch else { return [] }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A Bloom filter over what a catalog search can find: the index's title-key hashes and the
 /// full-text table's terms, per column (title, authors). A search whose exact title key, surname
 /// or title words the filter rules out cannot return an edition, so it is answered without
@@ -8,9 +10,9 @@
 /// 1 %) only run the queries as before. Built with the index (`CatalogIndex.finishIndex`), stored
 /// in its `search_filter` table.
 struct CatalogSearchFilter: Sendable {
-    /// The bits, 64 to a word; the count of bits is a power of two.
+    /// The bits, 64 to a word.
     private var words: [UInt64]
-    private var mask: UInt64 { UInt64(words.count * 64 - 1) }
+    private var bitCount: UInt64 { UInt64(words.count * 64) }
 
     /// Probes per key: with 10 bits per key, ~1 % false positives.
     private static let probes = 7
@@ -18,19 +20,17 @@ struct CatalogSearchFilter: Sendable {
 
     /// Room for `capacity` keys.
     init(capacity: Int) {
-        var bits = 64
-        while bits < capacity * Self.bitsPerKey { bits *= 2 }
-        words = [UInt64](repeating: 0, count: bits / 64)
+        words = [UInt64](repeating: 0, count: max(1, (capacity * Self.bitsPerKey + 63) / 64))
     }
 
-    /// The filter as stored (`bytes`); nil when they cannot be one (length not a power of two
-    /// multiple of 8 bytes).
-    init?(bytes: [UInt8]) {
-        let count = bytes.count / 8
-        guard count > 0, bytes.count % 8 == 0, count & (count - 1) == 0 else { return nil }
-        words = bytes.withUnsafeBytes { raw in
-            (0..<count).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
-        }
+    /// The filter as stored (`bytes`); nil when they cannot be one (not a whole number of 8-byte words).
+    init?(bytes: some ContiguousBytes) {
+        guard let words = bytes.withUnsafeBytes({ raw -> [UInt64]? in
+            let count = raw.count / 8
+            guard count > 0, raw.count % 8 == 0 else { return nil }
+            return (0..<count).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+        }) else { return nil }
+        self.words = words
     }
 
     /// Little-endian words.
@@ -56,22 +56,25 @@ struct CatalogSearchFilter: Sendable {
     /// False when no edition has this title-key hash (`CatalogIndex.titleHash`).
     func mayContain(titleHash: Int) -> Bool { mayContain(Self.key(titleHash: titleHash)) }
 
-    // Double hashing: probe i at h1 + i·h2 (h2 odd, so the probes differ in a power-of-two table).
+    // Double hashing: probe i at h1 + i·h2, each mapped onto the bits by a multiply-high (any
+    // number of words, not only powers of two: half the size on average).
     private mutating func insert(_ key: UInt64) {
-        let mask = self.mask, step = Self.mix(key) | 1
-        var bit = key
+        let count = bitCount, step = Self.mix(key) | 1
+        var hash = key
         for _ in 0..<Self.probes {
-            words[Int((bit & mask) >> 6)] |= 1 << (bit & 63)
-            bit &+= step
+            let bit = hash.multipliedFullWidth(by: count).high
+            words[Int(bit >> 6)] |= 1 << (bit & 63)
+            hash &+= step
         }
     }
 
     private func mayContain(_ key: UInt64) -> Bool {
-        let mask = self.mask, step = Self.mix(key) | 1
-        var bit = key
+        let count = bitCount, step = Self.mix(key) | 1
+        var hash = key
         for _ in 0..<Self.probes {
-            guard words[Int((bit & mask) >> 6)] & (1 << (bit & 63)) != 0 else { return false }
-            bit &+= step
+            let bit = hash.multipliedFullWidth(by: count).high
+            guard words[Int(bit >> 6)] & (1 << (bit & 63)) != 0 else { return false }
+            hash &+= step
         }
         return true
     }
@@ -98,7 +101,8 @@ extension CatalogSearchFilter {
     static func store(in database: SQLiteDatabase) throws {
         try database.execute("CREATE VIRTUAL TABLE temp.search_terms USING fts5vocab(main, search, col)")
         let terms = try database.scalarInt("SELECT count(*) FROM temp.search_terms") ?? 0
-        let keys = try database.scalarInt("SELECT count(*) FROM title_keys") ?? 0
+        // Distinct: the editions of one work mostly share their title key.
+        let keys = try database.scalarInt("SELECT count(DISTINCT hash) FROM title_keys") ?? 0
         var filter = CatalogSearchFilter(capacity: terms + keys)
         let termRows = try database.prepare("SELECT term, col FROM temp.search_terms")
         while try termRows.step() {
@@ -120,7 +124,7 @@ extension CatalogSearchFilter {
     /// The filter stored in an index.
     static func load(from database: SQLiteDatabase) throws -> CatalogSearchFilter {
         let row = try database.prepare("SELECT bits FROM search_filter")
-        guard try row.step(), let bytes = row.blob(0), let filter = CatalogSearchFilter(bytes: [UInt8](bytes)) else {
+        guard try row.step(), let bytes = row.blob(0), let filter = CatalogSearchFilter(bytes: bytes) else {
             throw LookupError.database(path: database.path, reason: "the search filter is missing or damaged (delete the file to rebuild the index)")
         }
         return filter

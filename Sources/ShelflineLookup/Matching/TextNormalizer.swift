@@ -11,6 +11,10 @@ public enum TextNormalizer {
         "a", "an", "the", "and", "of", "in", "on", "to", "for", "s", "la", "le", "les", "el", "der", "die", "das", "de",
     ]
 
+    /// Fetched once: `CharacterSet.alphanumerics` builds the set on every access (with a dynamic
+    /// cast), 3 % of lookup's CPU at 200,000 rows when read per character (perf).
+    private static let alphanumerics = CharacterSet.alphanumerics
+
     /// Lower-case, diacritic-free tokens; `&` reads as `and`.
     public static func tokens(_ text: String) -> [String] {
         // Fast path for ASCII (most titles and names): Foundation's folding is slow on Linux.
@@ -33,7 +37,7 @@ public enum TextNormalizer {
         var tokens: [String] = []
         var current = ""
         for scalar in folded.unicodeScalars {
-            if CharacterSet.alphanumerics.contains(scalar) {
+            if alphanumerics.contains(scalar) {
                 current.unicodeScalars.append(scalar)
             } else {
                 if !current.isEmpty { tokens.append(current); current = "" }
@@ -75,15 +79,23 @@ public enum TextNormalizer {
     /// Tokens of a person's name, order-independent of `Last, First`, with runs of initials joined
     /// (`J. R. R. Tolkien`, `J.R.R. Tolkien` and `Tolkien, J.R.R.` all give `jrr tolkien`).
     public static func nameTokens(_ name: String) -> [String] {
-        var text = name
-        if let comma = text.firstIndex(of: ","), text.filter({ $0 == "," }).count == 1 {
-            let last = text[..<comma]
-            let first = text[text.index(after: comma)...]
-            text = "\(first) \(last)"
-        }
+        joiningInitials(nameWords(name))
+    }
+
+    /// The tokens of a name in `First Last` order (one comma: `Last, First` turned around), initials
+    /// not yet joined: the same tokens as `tokens(name)`, in reading order.
+    static func nameWords(_ name: String) -> [String] {
+        guard let comma = firstIndex(of: ",", in: name) else { return tokens(name) }
+        let first = String(name[name.index(after: comma)...])
+        guard firstIndex(of: ",", in: first) == nil else { return tokens(name) }
+        return tokens(first) + tokens(String(name[..<comma]))
+    }
+
+    /// Runs of one-letter tokens joined into one (`j r r tolkien` → `jrr tolkien`).
+    static func joiningInitials(_ words: [String]) -> [String] {
         var result: [String] = []
         var initials = ""
-        for token in tokens(text) {
+        for token in words {
             if token.count == 1 {
                 initials += token
             } else {
@@ -93,6 +105,14 @@ public enum TextNormalizer {
         }
         if !initials.isEmpty { result.append(initials) }
         return result
+    }
+
+    /// The first `character` (ASCII) of `text`: a byte search when `text` is ASCII, where each byte
+    /// is a `Character`; the `Character` search (grapheme breaking) was 4 % of lookup's CPU at
+    /// 200,000 rows (perf).
+    static func firstIndex(of character: Unicode.Scalar, in text: String) -> String.Index? {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.firstIndex(of: Character(character)) }
+        return text.utf8.firstIndex(of: UInt8(character.value))
     }
 
     /// The exact-title key the catalog indexes: tokens without a leading article, series stripped.
