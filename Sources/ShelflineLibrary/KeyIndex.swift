@@ -2,9 +2,9 @@
 ///
 /// Open addressing with linear probing on the hash's own low bits (SHA-256: uniform already), in
 /// two flat arrays (12 bytes a slot), filled to 80 %. It replaces a `[UInt64: Int32]`, which
-/// hashed every key again (SipHash) and grows at 75 %: at 2,000,000 rows (3.19M keys) it doubled to
-/// 2^23 slots, 100 MB plus the 50 MB it was copied from, most of merge's and dedupe's peak memory
-/// (issue 12, bench/orchestrator scaling run).
+/// hashed every key again (SipHash and probing: about 2 % of merge, perf, issue 12) and doubles at
+/// 75 %: 12 bytes a slot either way, but at 80 % up to 3.36M keys fit 2^22 slots (50 MB), where
+/// the dictionary moves to 2^23 (100 MB, copied from the 50 MB) above 3.15M.
 struct KeyIndex {
     private var hashes: [UInt64]
     /// The owner of each slot; -1: the slot is empty.
