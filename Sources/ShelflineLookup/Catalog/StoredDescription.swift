@@ -6,7 +6,7 @@ import CZlib
 ///
 /// Descriptions were 30 % of the index (62 MB of 209 MB for 1M synthetic editions, dbstat);
 /// raw DEFLATE takes the synthetic 108-byte description to 40 bytes (its text repeats, so that is
-/// more than real prose gives: about half for a few hundred bytes of English). Compression runs on
+/// more than real prose gives: 1,512 bytes of this project's README became 1,003). Compression runs on
 /// the dump-parsing thread, off the thread that writes SQLite, and a lookup inflates only the
 /// descriptions of the editions it loads (libdeflate: one call, no stream state).
 enum StoredDescription {
@@ -20,9 +20,10 @@ enum StoredDescription {
     static let maximumCharacters = 2000
 
     /// One compressor per thread that parses a dump, reset for each description. zlib rather
-    /// than libdeflate: libdeflate prepares its match finder's tables on every call, which cost
-    /// 10 µs a description here against zlib's 3 µs with a 256-entry hash (memLevel 1; C loop over
-    /// the bench's description, same 40-byte output) — 6 s of the parsing thread at 5M editions.
+    /// than libdeflate: libdeflate prepares its match finder's tables on every call, 6.2–7.1 µs of
+    /// CPU a description against zlib's 2.0–2.3 µs with a 256-entry hash (memLevel 1; a C loop
+    /// over the bench's description, same 40-byte output; level 1 or Z_FIXED saved nothing
+    /// measurable): still about 6 s of the parsing thread at 5M editions (2.5M works).
     final class Compressor {
         private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         private var output = [UInt8](repeating: 0, count: 256)
