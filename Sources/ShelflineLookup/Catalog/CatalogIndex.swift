@@ -176,7 +176,9 @@ public final class CatalogIndex: @unchecked Sendable {
         let searched = significant.isEmpty ? tokens : significant
         // `titleKey(title)`, from the tokens at hand.
         var keys = [Matcher.droppingArticle(tokens).joined(separator: " ")]
-        if let colon = TextNormalizer.firstIndex(of: ":", in: title) { keys.append(TextNormalizer.titleKey(String(title[..<colon]))) }
+        if let colon = TextNormalizer.firstIndex(of: ":", in: title) {
+            keys.append(TextNormalizer.titleKey(String(title[..<colon])))
+        }
         let hashes = keys.filter { !$0.isEmpty }.map(Self.titleHash).filter(searchFilter.mayContain(titleHash:))
         // The surname: last word of the name in `First Last` order (`Le Guin, Ursula K.` → `guin`),
         // as a token the FTS index holds (not a joined run of initials).

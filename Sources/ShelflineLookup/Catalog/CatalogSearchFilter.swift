@@ -125,7 +125,8 @@ extension CatalogSearchFilter {
     static func load(from database: SQLiteDatabase) throws -> CatalogSearchFilter {
         let row = try database.prepare("SELECT bits FROM search_filter")
         guard try row.step(), let bytes = row.blob(0), let filter = CatalogSearchFilter(bytes: bytes) else {
-            throw LookupError.database(path: database.path, reason: "the search filter is missing or damaged (delete the file to rebuild the index)")
+            throw LookupError.database(
+                path: database.path, reason: "the search filter is missing or damaged (delete the file to rebuild the index)")
         }
         return filter
     }

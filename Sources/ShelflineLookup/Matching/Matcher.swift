@@ -213,7 +213,9 @@ public struct Matcher: Sendable {
         init(_ query: LookupQuery) {
             parts = TitleParts(title: query.title)
             var forms = [TextNormalizer.tokens(TextNormalizer.strippingSeries(query.title))]
-            if let colon = TextNormalizer.firstIndex(of: ":", in: query.title) { forms.append(TextNormalizer.tokens(String(query.title[..<colon]))) }
+            if let colon = TextNormalizer.firstIndex(of: ":", in: query.title) {
+                forms.append(TextNormalizer.tokens(String(query.title[..<colon])))
+            }
             // A leading article is not part of what people remember of a title.
             titleForms = forms + forms.map(Matcher.droppingArticle)
             names = query.authors.map(TextNormalizer.nameTokens).filter { !$0.isEmpty }

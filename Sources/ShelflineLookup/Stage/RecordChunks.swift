@@ -26,17 +26,15 @@ struct InputSurvey {
         }
     }
 
+    /// Whether `needle` occurs in `haystack`: `memchr` finds each place its first byte is (the
+    /// byte-by-byte loop this replaced was 2.7 % of lookup's CPU at 200,000 rows, perf).
     static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, haystack.count >= needle.count else { return false }
-        var index = 0
+        guard let first = needle.first, let base = haystack.baseAddress, haystack.count >= needle.count else { return false }
         let last = haystack.count - needle.count
-        while index <= last {
-            if haystack[index] == first {
-                var offset = 1
-                while offset < needle.count && haystack[index + offset] == needle[offset] { offset += 1 }
-                if offset == needle.count { return true }
-            }
-            index += 1
+        var start = 0
+        while start <= last, let found = memchr(base + start, Int32(first), last - start + 1) {
+            if memcmp(found, needle, needle.count) == 0 { return true }
+            start = base.distance(to: UnsafeRawPointer(found)) + 1
         }
         return false
     }

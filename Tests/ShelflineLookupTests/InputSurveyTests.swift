@@ -1,0 +1,16 @@
+import Testing
+@testable import ShelflineLookup
+
+/// Issue 12: the survey's byte search finds the marker wherever a plain search does.
+@Suite struct InputSurveyTests {
+    @Test(arguments: [
+        "duplicateInFile", "{\"dedupe\":{\"status\":\"duplicateInFile\"}}", "xduplicateInFil", "duplicateInFil",
+        "dduplicateInFile", "duplicateinfile", "", "d", "ddddduplicateInFileddd", "{\"title\":\"duplicate\"}duplicateInFile",
+    ])
+    func findsTheMarkerWhereAPlainSearchDoes(_ text: String) {
+        let marker = Array("duplicateInFile".utf8), bytes = Array(text.utf8)
+        let expected = bytes.count >= marker.count
+            && (0...(bytes.count - marker.count)).contains { Array(bytes[$0..<($0 + marker.count)]) == marker }
+        #expect(bytes.withUnsafeBytes { InputSurvey.contains($0, marker) } == expected)
+    }
+}
