@@ -68,4 +68,23 @@ import Glibc
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         #expect(left == [".a.tmp-1-xyz", ".a.tmp-\(getpid())-xyz", "a"])
     }
+    /// Names of every length up to NAME_MAX are read in place from readdir's records (copying the whole
+    /// `dirent` could read past readdir's buffer): each stale one is found by its full name.
+    @Test func sweepReadsNamesOfEveryLengthAmongManyEntries() throws {
+        let directory = TemporaryDirectory("stage-files-many")
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        let suffix = ".tmp-\(finished.processIdentifier)"
+        var stale: [String] = []
+        for length in 1...(255 - suffix.count - 1) {
+            let name = "." + String(repeating: "n", count: length) + suffix
+            directory.write(name, "")
+            directory.write(String(repeating: "k", count: length), "")
+            stale.append(name)
+        }
+        #expect(StaleTemporaryFiles.sweep(directory: directory.path).sorted() == stale.sorted())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == stale.count)
+    }
 }

@@ -27,9 +27,11 @@ public enum StaleTemporaryFiles {
         defer { closedir(handle) }
         var removed: [String] = []
         while let entry = readdir(handle) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
+            // The name is read in place: a record from readdir is only `d_reclen` bytes long, so
+            // copying the whole `dirent` (its 256-byte `d_name`) could read past the end of
+            // readdir's buffer — it crashed a sweep of a /tmp holding ~3,000 entries.
+            let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             guard let pid = owner(ofTemporary: name), pid != getpid() else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH && unlink(directory + "/" + name) == 0 {
                 removed.append(name)
