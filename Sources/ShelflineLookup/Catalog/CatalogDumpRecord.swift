@@ -283,7 +283,6 @@ enum CatalogDumpRecord {
             default:
                 return scanner.skipValue(depth: 1)
             }
-            return true
         }
         return Work(id: id, oddKey: nil, authors: authors,
                     description: description.flatMap { $0.isEmpty ? nil : descriptions.store($0) })
