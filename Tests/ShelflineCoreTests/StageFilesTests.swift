@@ -55,11 +55,7 @@ import Glibc
 
     @Test func issue10_sweepRemovesOnlyDeadProcessesFiles() throws {
         let directory = TemporaryDirectory("stage-files")
-        let finished = Process()
-        finished.executableURL = URL(fileURLWithPath: "/bin/true")
-        try finished.run()
-        finished.waitUntilExit()
-        let dead = finished.processIdentifier
+        let dead = try Self.deadProcessID()
         directory.write(".a.tmp-\(dead)-xyz", "stale")
         directory.write(".a.tmp-\(getpid())-xyz", "mine")
         directory.write(".a.tmp-1-xyz", "init's")
@@ -68,15 +64,21 @@ import Glibc
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         #expect(left == [".a.tmp-1-xyz", ".a.tmp-\(getpid())-xyz", "a"])
     }
-    /// Names of every length up to NAME_MAX are read in place from readdir's records (copying the whole
-    /// `dirent` could read past readdir's buffer): each stale one is found by its full name.
-    @Test func sweepReadsNamesOfEveryLengthAmongManyEntries() throws {
-        let directory = TemporaryDirectory("stage-files-many")
+
+    /// The PID of a process that has ended (`/bin/true`, run and waited for).
+    static func deadProcessID() throws -> Int32 {
         let finished = Process()
         finished.executableURL = URL(fileURLWithPath: "/bin/true")
         try finished.run()
         finished.waitUntilExit()
-        let suffix = ".tmp-\(finished.processIdentifier)"
+        return finished.processIdentifier
+    }
+
+    /// Names of every length up to NAME_MAX are read in place from readdir's records (copying the whole
+    /// `dirent` could read past readdir's buffer): each stale one is found by its full name.
+    @Test func sweepReadsNamesOfEveryLengthAmongManyEntries() throws {
+        let directory = TemporaryDirectory("stage-files-many")
+        let suffix = ".tmp-\(try Self.deadProcessID())"
         var stale: [String] = []
         for length in 1...(255 - suffix.count - 1) {
             let name = "." + String(repeating: "n", count: length) + suffix
