@@ -240,14 +240,20 @@ extension CatalogIndex {
                 try checkpoint("optimize")
                 // After the full-text table: the pages its merges freed are reused here, not left
                 // empty in the file (a free list of 737 pages, 6 MB, at 1M editions when built before it).
-                try database.execute("""
-                    CREATE TABLE isbns(isbn INTEGER NOT NULL, edition INTEGER NOT NULL, PRIMARY KEY(isbn, edition)) WITHOUT ROWID;
-                    INSERT OR IGNORE INTO isbns SELECT isbn, edition FROM temp.isbn_stage ORDER BY isbn, edition;
-                    DROP TABLE temp.isbn_stage;
-                    CREATE TABLE title_keys(hash INTEGER NOT NULL, edition INTEGER NOT NULL, PRIMARY KEY(hash, edition)) WITHOUT ROWID;
-                    INSERT OR IGNORE INTO title_keys SELECT hash, edition FROM temp.title_stage ORDER BY hash, edition;
-                    DROP TABLE temp.title_stage;
-                    """)
+                // Sorted into a temporary copy first, then copied whole: SQLite's transfer of a table into
+                // an empty one of the same shape packs its pages full, where the sorted INSERT leaves them
+                // 87 % full (isbns and title_keys 36.6 -> 32.0 MB at 1M editions).
+                for (table, key, stage) in [("isbns", "isbn", "isbn_stage"), ("title_keys", "hash", "title_stage")] {
+                    let shape = "(\(key) INTEGER NOT NULL, edition INTEGER NOT NULL, PRIMARY KEY(\(key), edition)) WITHOUT ROWID"
+                    try database.execute("""
+                        CREATE TABLE temp.\(table)_sorted\(shape);
+                        INSERT OR IGNORE INTO temp.\(table)_sorted SELECT \(key), edition FROM temp.\(stage) ORDER BY \(key), edition;
+                        DROP TABLE temp.\(stage);
+                        CREATE TABLE main.\(table)\(shape);
+                        INSERT INTO main.\(table) SELECT * FROM temp.\(table)_sorted;
+                        DROP TABLE temp.\(table)_sorted;
+                        """)
+                }
                 try checkpoint("keys")
                 try CatalogSearchFilter.store(in: database)
                 try checkpoint("filter")
