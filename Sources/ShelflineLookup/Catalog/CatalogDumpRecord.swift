@@ -112,9 +112,9 @@ enum CatalogDumpRecord {
         }
     }
 
-    /// Parses one dump line; throws `Malformed` for a line to skip and count. `descriptions`
+    /// Parses one dump line; throws `Malformed` (only) for a line to skip and count. `descriptions`
     /// gives works' descriptions their stored form (the calling thread's own compressor).
-    static func parse(_ line: UnsafeRawBufferPointer, descriptions: StoredDescription.Compressor) throws -> CatalogDumpRecord {
+    static func parse(_ line: UnsafeRawBufferPointer, descriptions: StoredDescription.Compressor) throws(Malformed) -> CatalogDumpRecord {
         // Five tab-separated columns; the JSON is the rest of the line after the fourth tab.
         var tabs = (0, 0, 0, 0)
         var found = 0
@@ -170,7 +170,7 @@ enum CatalogDumpRecord {
         }
     }
 
-    private static func edition(id: Int, _ scanner: inout JSONScanner) throws -> Edition {
+    private static func edition(id: Int, _ scanner: inout JSONScanner) throws(Malformed) -> Edition {
         var title: String?, subtitle: String?, publishDate: String?
         var isbn13s: [String] = [], isbn10s: [String] = [], publishers: [String] = []
         var covers: [Int] = [], works: [String] = [], authors: [String] = []
@@ -238,7 +238,7 @@ enum CatalogDumpRecord {
                        pages: pages, publishDate: publishDate)
     }
 
-    private static func work(id: Int, _ scanner: inout JSONScanner, descriptions: StoredDescription.Compressor) throws -> Work {
+    private static func work(id: Int, _ scanner: inout JSONScanner, descriptions: StoredDescription.Compressor) throws(Malformed) -> Work {
         var authors: [Int] = []
         var description: String?
         try object(&scanner) { scanner, member in
@@ -289,7 +289,7 @@ enum CatalogDumpRecord {
     }
 
     /// Reads the line's JSON object to its end; any syntax error, or text after it, is "invalid JSON".
-    private static func object(_ scanner: inout JSONScanner, _ member: (inout JSONScanner, MemberName) -> Bool) throws {
+    private static func object(_ scanner: inout JSONScanner, _ member: (inout JSONScanner, MemberName) -> Bool) throws(Malformed) {
         guard scanner.rawMembers(member), scanner.atEnd() else { throw Malformed(reason: "invalid JSON") }
     }
 }

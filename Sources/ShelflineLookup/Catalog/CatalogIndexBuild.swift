@@ -210,8 +210,8 @@ extension CatalogIndex {
                 try database.execute("""
                     CREATE VIRTUAL TABLE search USING fts5(title, authors, content='', columnsize=0, detail=column,
                       tokenize='unicode61 remove_diacritics 2');
-                    INSERT INTO search(search, rank) VALUES ('hashsize', 67108864);
-                    PRAGMA soft_heap_limit=134217728;
+                    INSERT INTO search(search, rank) VALUES ('hashsize', 33554432);
+                    PRAGMA soft_heap_limit=100663296;
                     """)
                 // Each edition's title (and subtitle) and its authors' names, resolved through redirects,
                 // from the edition's author ids or else its work's (as `loadEdition` does): one id is an

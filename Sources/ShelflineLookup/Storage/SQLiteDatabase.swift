@@ -95,7 +95,9 @@ final class SQLiteStatement {
 
     func bind(_ index: Int32, _ value: String?) {
         if let value {
-            sqlite3_bind_text(statement, index, value, -1, Self.transient)
+            // The String's own bytes with their count: passing the String itself made a C-string
+            // copy for every bind (`String.utf8CString`, 0.5 % of a 1M-edition index build, perf).
+            _ = value.withCString { sqlite3_bind_text(statement, index, $0, Int32(value.utf8.count), Self.transient) }
         } else {
             sqlite3_bind_null(statement, index)
         }
