@@ -43,3 +43,53 @@ import TestSupport
         #expect(try index.candidates(title: "Glass Nobody", author: nil, limit: 5).map(\.title) == ["Glass Nobody"])
     }
 }
+
+/// Dump lines are parsed on two threads and must still reach the writer in line order, every one
+/// once, with its number, whatever batch it fell in.
+@Suite struct ParsedDumpReaderTests {
+    @Test func issue12_linesComeBackInOrderWithTheirNumbersAcrossManySmallBatches() throws {
+        let directory = TemporaryDirectory("lookup-dump-reader")
+        var lines: [String] = []
+        for number in 1...1_000 {
+            switch number % 10 {
+            case 3: lines.append("\n")
+            case 7: lines.append("not a dump line\n")
+            default: lines.append(LookupFixtures.dumpLine("author", "/authors/OL\(number)A", #"{"name": "Author \#(number)"}"#))
+            }
+        }
+        try GzipFixture.write(text: lines.joined(), to: directory.file("dump.txt.gz"))
+        var seen: [Int] = []
+        var batches = 0
+        try ParsedDumpReader.forEachBatch(path: directory.file("dump.txt.gz"), batchSize: 7, queueLimit: 3) { batch in
+            batches += 1
+            for line in batch {
+                seen.append(line.number)
+                switch (line.number % 10, line.record) {
+                case (3, nil): break
+                case (7, .failure(let malformed)?): #expect(malformed.reason == "expected 5 tab-separated columns")
+                case (_, .success(.author(let id, let name))?):
+                    #expect(id == line.number && name == "Author \(line.number)", "line \(line.number)")
+                default: Issue.record("line \(line.number): \(String(describing: line.record))")
+                }
+            }
+        }
+        #expect(seen == Array(1...1_000))
+        #expect(batches == 143)
+    }
+
+    @Test func issue12_anErrorFromTheWriterStopsEveryThread() throws {
+        let directory = TemporaryDirectory("lookup-dump-reader")
+        var text = ""
+        for number in 1...500 { text += LookupFixtures.dumpLine("author", "/authors/OL\(number)A", #"{"name": "A"}"#) }
+        try GzipFixture.write(text: text, to: directory.file("dump.txt.gz"))
+        struct WriterFailed: Error {}
+        var batches = 0
+        #expect(throws: WriterFailed.self) {
+            try ParsedDumpReader.forEachBatch(path: directory.file("dump.txt.gz"), batchSize: 5, queueLimit: 2) { _ in
+                batches += 1
+                if batches == 3 { throw WriterFailed() }
+            }
+        }
+        #expect(batches == 3)
+    }
+}
