@@ -243,9 +243,6 @@ extension CatalogIndex {
                 // Sorted into a temporary copy first, then copied whole: SQLite's transfer of a table into
                 // an empty one of the same shape packs its pages full, where the sorted INSERT leaves them
                 // 87 % full (isbns and title_keys 36.6 -> 32.0 MB at 1M editions).
-                // The sorter may use two helper threads here (the only phase where it sorts): keys phase
-                // 2.6 -> 1.9 s wall at 1M editions, two builds run side by side at load ~7.
-                try database.execute("PRAGMA threads=2")
                 for (table, key, stage) in [("isbns", "isbn", "isbn_stage"), ("title_keys", "hash", "title_stage")] {
                     let shape = "(\(key) INTEGER NOT NULL, edition INTEGER NOT NULL, PRIMARY KEY(\(key), edition)) WITHOUT ROWID"
                     try database.execute("""
