@@ -63,7 +63,7 @@ extension CatalogIndex {
             try database.execute("BEGIN")
             for dump in dumps {
                 var reportedBadLines = 0
-                // Parsed on a second thread while this one writes the previous batch.
+                // Parsed on two other threads while this one writes the previous batches.
                 try ParsedDumpReader.forEachBatch(path: dump) { batch in
                     for line in batch {
                         stats.lines += 1
@@ -202,11 +202,13 @@ extension CatalogIndex {
             try withExtendedLifetime(probe) {
                 try checkpoint(nil)
                 // FTS5 flushes its pending terms as a new segment whenever they pass `hashsize` (1 MB by
-                // default), and merges segments as they pile up: with 64 MB a million editions are one
-                // segment, and the full-text build took 1.1 CPU s instead of 2.5 at 1M in the sqlite3
-                // CLI (no free pages left by merges). The setting is kept in `search_config`; readers ignore it.
-                // The hash's memory counts against the soft heap limit, which is raised with it, or
-                // SQLite would evict the page cache the scan below reads through.
+                // default), and merges segments as they pile up: in the sqlite3 CLI at 1M editions, 64 MB
+                // took the table's build from 2.5 to 1.1 CPU s and left no free pages. 32 MB here: with
+                // 64 MB (and a 128 MB limit) the 5M build peaked at 251 MB RSS, with 32 MB at 195 MB.
+                // The setting is kept in `search_config`; readers ignore it. The hash's memory counts
+                // against the soft heap limit, which is raised with it, or SQLite would evict the page
+                // cache the scan below reads through (a 32 MB hash under the 64 MB limit tripled this
+                // phase at 5M in stop 18).
                 try database.execute("""
                     CREATE VIRTUAL TABLE search USING fts5(title, authors, content='', columnsize=0, detail=column,
                       tokenize='unicode61 remove_diacritics 2');
