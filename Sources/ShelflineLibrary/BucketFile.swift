@@ -19,7 +19,7 @@ final class BucketFile {
 
     func append(id: UInt64, fileLine: Int, keys: [String], record: UnsafeRawBufferPointer) throws {
         try scratch.append { buffer in
-            buffer.append(contentsOf: String(id, radix: 16).leftPadded(to: 16).utf8)
+            BookKeys.appendHex(id, to: &buffer)
             buffer.append(UInt8(ascii: "\t"))
             buffer.append(contentsOf: String(fileLine).utf8)
             buffer.append(UInt8(ascii: "\t"))
@@ -62,7 +62,9 @@ final class BucketFile {
                 let end = all[start...].firstIndex(of: UInt8(ascii: "\n")) ?? all.count
                 defer { start = end + 1 }
                 guard end - start > 18 else { continue }
-                let id = UInt64(String(decoding: UnsafeRawBufferPointer(rebasing: all[start..<(start + 16)]), as: UTF8.self), radix: 16)!
+                guard let id = BookKeys.hexBits(UnsafeRawBufferPointer(rebasing: all[start..<(start + 16)])) else {
+                    throw FileError.io(path: path, reason: "scratch bucket line for \(recordsPath) is damaged")
+                }
                 books[id, default: []].append(start..<end)
             }
             for (id, lines) in books {

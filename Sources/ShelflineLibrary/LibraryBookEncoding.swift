@@ -131,7 +131,10 @@ private struct ObjectWriter {
     mutating func ints(_ name: String, _ values: [Int]) {
         key(name)
         out.append(UInt8(ascii: "["))
-        out.append(contentsOf: values.map(String.init).joined(separator: ",").utf8)
+        for (index, value) in values.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: String(value).utf8)
+        }
         out.append(UInt8(ascii: "]"))
     }
 
