@@ -16,12 +16,13 @@ public enum BookKeys {
 
     /// `ta:<title>|<author>`, or nil when the title normalises to nothing.
     public static func titleAuthorKey(title: String, author: String?, stripSubtitle: Bool = true) -> String? {
-        if let key = PrintableASCII.titleAuthorKey(title: title, author: author ?? "", stripSubtitle: stripSubtitle) {
-            return key.isEmpty ? nil : key
-        }
-        let normalisedTitle = normaliseTitle(title, stripSubtitle: stripSubtitle)
-        guard !normalisedTitle.isEmpty else { return nil }
-        return "ta:" + normalisedTitle + "|" + normaliseAuthor(author ?? "")
+        var key = Array("ta:".utf8)
+        key.reserveCapacity(title.utf8.count + 24)
+        appendNormalisedTitle(title, stripSubtitle: stripSubtitle, to: &key)
+        guard key.count > 3 else { return nil }
+        key.append(UInt8(ascii: "|"))
+        appendNormalisedAuthor(author ?? "", to: &key)
+        return String(decoding: key, as: UTF8.self)
     }
 
     /// The stable id of a book created from `key`: `b` + 16 hex digits of SHA-256(key).
@@ -106,12 +107,18 @@ public enum BookKeys {
     /// Lowercased, diacritics folded, series suffix `(…)`, a trailing `, The` and a subtitle after `:` removed,
     /// `&` read as `and`, punctuation as spaces, leading article dropped, whitespace runs collapsed.
     public static func normaliseTitle(_ title: String, stripSubtitle: Bool = true) -> String {
+        var out: [UInt8] = []
+        appendNormalisedTitle(title, stripSubtitle: stripSubtitle, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `normaliseTitle(title)`: printable ASCII on bytes (`PrintableASCII`), other text by the general rule.
+    static func appendNormalisedTitle(_ title: String, stripSubtitle: Bool, to out: inout [UInt8]) {
         if PrintableASCII.holds(title) {
-            var out: [UInt8] = []
             PrintableASCII.appendTitle(title, stripSubtitle: stripSubtitle, to: &out)
-            return String(decoding: out, as: UTF8.self)
+        } else {
+            out.append(contentsOf: generalNormaliseTitle(title, stripSubtitle: stripSubtitle).utf8)
         }
-        return generalNormaliseTitle(title, stripSubtitle: stripSubtitle)
     }
 
     /// `normaliseTitle` for any text: the definition `PrintableASCII.appendTitle` follows.
@@ -143,12 +150,18 @@ public enum BookKeys {
     /// The author's surname's last word: `Le Guin, Ursula K.` and `Ursula K. Le Guin` both give
     /// `guin`; suffixes (`Jr.`) are skipped. Exports spell given names and initials differently.
     public static func normaliseAuthor(_ author: String) -> String {
+        var out: [UInt8] = []
+        appendNormalisedAuthor(author, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `normaliseAuthor(author)`: printable ASCII on bytes (`PrintableASCII`), other text by the general rule.
+    static func appendNormalisedAuthor(_ author: String, to out: inout [UInt8]) {
         if PrintableASCII.holds(author) {
-            var out: [UInt8] = []
             PrintableASCII.appendAuthor(author, to: &out)
-            return String(decoding: out, as: UTF8.self)
+        } else {
+            out.append(contentsOf: generalNormaliseAuthor(author).utf8)
         }
-        return generalNormaliseAuthor(author)
     }
 
     /// `normaliseAuthor` for any text: the definition `PrintableASCII.appendAuthor` follows.
@@ -274,18 +287,6 @@ struct ASCIIWords {
 enum PrintableASCII {
     static func holds(_ text: String) -> Bool {
         text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
-    }
-
-    /// `ta:<title>|<author>`, "" when the title normalises to nothing; nil unless both are printable ASCII.
-    static func titleAuthorKey(title: String, author: String, stripSubtitle: Bool) -> String? {
-        guard holds(title), holds(author) else { return nil }
-        var out: [UInt8] = Array("ta:".utf8)
-        out.reserveCapacity(title.utf8.count + 24)
-        appendTitle(title, stripSubtitle: stripSubtitle, to: &out)
-        guard out.count > 3 else { return "" }
-        out.append(UInt8(ascii: "|"))
-        appendAuthor(author, to: &out)
-        return String(decoding: out, as: UTF8.self)
     }
 
     static func lowercased(_ text: String) -> [UInt8] {
