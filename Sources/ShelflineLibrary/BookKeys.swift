@@ -349,9 +349,3 @@ enum PrintableASCII {
         }
     }
 }
-
-extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-}

@@ -5,10 +5,10 @@ import Foundation
 /// of byte buffers, each copied into a buffer the consumer handed back, so a file of any size costs
 /// the same few allocations.
 ///
-/// At most `depth` chunks are in flight: memory is bounded by `depth × chunk size` whatever the file
-/// size. The producer's error reaches the consumer after every chunk it produced before it; an error
-/// thrown by the consumer stops the producer. Either way the producer thread has ended when
-/// `forEachChunk` returns, so the file it reads is closed.
+/// At most `depth` chunks (at least 3) are in flight: memory is bounded by `depth × chunk size`
+/// whatever the file size. The producer's error reaches the consumer after every chunk it produced
+/// before it; an error thrown by the consumer stops the producer. Either way the producer thread has
+/// ended when `forEachChunk` returns, so the file it reads is closed.
 enum ReadAhead {
     /// Buffers the consumer is done with, for the producer to fill again.
     private final class Recycled: @unchecked Sendable {
