@@ -465,7 +465,6 @@ public enum MergeStage {
                                                enrichedAnyway: book.editionKey != nil && entries.contains(where: \.notEnriched)))
                 }
             }
-            created.sort { $0.id < $1.id }
         }
     }
 
