@@ -100,7 +100,7 @@ public enum BookMerger {
         }
 
         // Keys
-        let keys = Set(book.keys).union(grantedKeys).sorted()
+        let keys = book.keys.isEmpty && isSortedSet(grantedKeys) ? grantedKeys : Set(book.keys).union(grantedKeys).sorted()
         if keys != book.keys { book.keys = keys; changed.insert(.keys) }
 
         // Bibliographic from the export: fill gaps (or replace what only metadata supplied).
@@ -234,6 +234,11 @@ public enum BookMerger {
     }
 
     static func union(_ a: [String]?, _ b: [String]?) -> [String]? {
+        // One side empty and the other already sorted, distinct and without "" (a new book, or an
+        // export's own shelves): the union is that side. Building a Set and sorting it for every
+        // book was 2 % of merge (perf, issue 12, 200,000-row import).
+        if a?.isEmpty ?? true, let b, isSortedSet(b), b.first != "" { return b.isEmpty ? nil : b }
+        if b?.isEmpty ?? true, let a, isSortedSet(a), a.first != "" { return a.isEmpty ? nil : a }
         let all = Set((a ?? []) + (b ?? [])).filter { !$0.isEmpty }
         return all.isEmpty ? nil : all.sorted()
     }
@@ -241,6 +246,12 @@ public enum BookMerger {
     /// Every distinct reading, sorted; a span that only repeats part of another (`{end: d}` beside
     /// `{start: s, end: d}`) is the same reading and is dropped.
     static func mergeReads(_ a: [ReadSpan]?, _ b: [ReadSpan]?) -> [ReadSpan]? {
+        // One span in all (most books): it is kept if it has a date (the Set, filter and sort
+        // below give the same for it).
+        if (a?.count ?? 0) + (b?.count ?? 0) <= 1 {
+            guard let span = a?.first ?? b?.first, span.start != nil || span.end != nil else { return nil }
+            return [span]
+        }
         let all = Set((a ?? []) + (b ?? [])).filter { $0.start != nil || $0.end != nil }
         let kept = all.filter { span in
             !all.contains { other in
@@ -249,6 +260,11 @@ public enum BookMerger {
         }
         guard !kept.isEmpty else { return nil }
         return kept.sorted { ($0.end ?? $0.start ?? "", $0.start ?? "") < ($1.end ?? $1.start ?? "", $1.start ?? "") }
+    }
+
+    /// Strictly ascending: sorted, no repeats (what sorting a `Set` of it gives back unchanged).
+    static func isSortedSet(_ values: [String]) -> Bool {
+        zip(values, values.dropFirst()).allSatisfy { $0 < $1 }
     }
 
     static func mergeOwned(_ current: Bool?, _ incoming: Bool?) -> Bool? {

@@ -19,7 +19,10 @@ final class FailedRowSpool {
                 buffer.append(contentsOf: String(number).utf8)
                 buffer.append(UInt8(ascii: ","))
             }
-            JSONString.append(row.bookId.map { String($0, radix: 16).leftPadded(to: 16) } ?? "", to: &buffer)
+            // The id as a JSON string of hex digits (nothing to escape), without a String per row.
+            buffer.append(UInt8(ascii: "\""))
+            if let id = row.bookId { BookKeys.appendHex(id, to: &buffer) }
+            buffer.append(UInt8(ascii: "\""))
             buffer.append(UInt8(ascii: ","))
             JSONString.append(row.reason, to: &buffer)
             buffer.append(UInt8(ascii: ","))
