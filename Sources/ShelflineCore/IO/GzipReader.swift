@@ -1,15 +1,24 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLibdeflate
 import CZlib
 import Foundation
 
 /// Streams a gzip file (one or many members) and hands out its lines, in constant memory.
 ///
-/// zlib checks each member's CRC-32 and length trailer; a file that ends before its last member's
-/// trailer, or holds anything but gzip members, is `FileError.corrupt` naming the file, never a
-/// short read.
+/// Members of at most `GzipWriter`'s chunk size (every file the stages write) are inflated whole by
+/// libdeflate; the first member it cannot take whole (larger, damaged or cut short) and everything
+/// after it go through zlib's streaming inflate. Both check each member's CRC-32 and length
+/// trailer; a file that ends before its last member's trailer, or holds anything but gzip members,
+/// is `FileError.corrupt` naming the file (zlib's message), never a short read.
 public final class GzipReader {
+    /// The largest member inflated whole: `GzipWriter`'s default chunk.
+    static let wholeMemberLimit = 1 << 20
+    /// Compressed bytes read at a time by the whole-member path. A member cut by the buffer's end
+    /// is inflated again once more is read: at 2 MiB that repeats a few per cent of the work.
+    static let wholeMemberReadSize = 2 << 20
+
     public let path: String
     private let file: RegularFile
     private var stream = z_stream()
@@ -30,14 +39,67 @@ public final class GzipReader {
 
     /// Calls `body` with each decompressed chunk, in order, until the end of the last member.
     public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var rest = try inflateWholeMembers(body)
+        try rest.withUnsafeMutableBufferPointer { try inflateStream(after: $0, body) }
+    }
+
+    /// Inflates whole members with libdeflate (about 3× zlib's speed: zlib's inflate was 9 % of
+    /// dedupe's CPU, issue 12) while they fit `wholeMemberLimit`. Returns the compressed bytes read
+    /// but not inflated: the rest of the file, from the first member it could not take whole, is
+    /// zlib's.
+    private func inflateWholeMembers(_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> [UInt8] {
+        guard let decompressor = libdeflate_alloc_decompressor() else { return [] }
+        defer { libdeflate_free_decompressor(decompressor) }
+        var pending = [UInt8](repeating: 0, count: Self.wholeMemberReadSize)
+        var start = 0, end = 0
+        var output = [UInt8](repeating: 0, count: Self.wholeMemberLimit)
+        var fileEnded = false
+        /// Moves the unread bytes to the front and reads up to a full buffer; false at the end of the file.
+        func readMore() throws -> Bool {
+            if start > 0 {
+                pending.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+                end -= start
+                start = 0
+            }
+            if end == pending.count { pending.append(contentsOf: repeatElement(0, count: Self.wholeMemberReadSize)) }
+            let count = try pending.withUnsafeMutableBufferPointer { try file.read(into: .init(rebasing: $0[end...])) }
+            end += count
+            return count > 0
+        }
+        while true {
+            if !fileEnded && end - start < Self.wholeMemberReadSize / 2 { fileEnded = try !readMore() }
+            if start == end { return [] }
+            var consumed = 0, produced = 0
+            let result = pending.withUnsafeBytes { input in
+                output.withUnsafeMutableBytes { out in
+                    libdeflate_gzip_decompress_ex(decompressor, input.baseAddress! + start, end - start,
+                                                  out.baseAddress, out.count, &consumed, &produced)
+                }
+            }
+            if result == LIBDEFLATE_SUCCESS {
+                try output.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<produced])) }
+                start += consumed
+            } else if result == LIBDEFLATE_BAD_DATA && !fileEnded && end - start < 4 * Self.wholeMemberReadSize {
+                // Most likely the member runs past what is read so far.
+                fileEnded = try !readMore()
+            } else {
+                return Array(pending[start..<end])
+            }
+        }
+    }
+
+    /// zlib's streaming inflate of `first` (bytes already read) and then the rest of the file.
+    private func inflateStream(after first: UnsafeMutableBufferPointer<UInt8>, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         // 15 + 16: gzip only, so a plain or zlib-wrapped file is rejected rather than guessed at.
         guard inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw FileError.io(path: path, reason: "zlib inflateInit failed")
         }
         streamOpen = true
-        var sawAnyInput = false
+        var sawAnyInput = !first.isEmpty
         var inMember = false
         var fileEnded = false
+        stream.next_in = first.baseAddress
+        stream.avail_in = uInt(first.count)
         try inputBuffer.withUnsafeMutableBufferPointer { inBuf in
             try outputBuffer.withUnsafeMutableBufferPointer { outBuf in
                 while true {
