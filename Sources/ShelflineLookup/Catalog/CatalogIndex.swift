@@ -74,6 +74,9 @@ public final class CatalogIndex: @unchecked Sendable {
     /// for an author, through `redirects`), and the same few thousand names come back again and again.
     private var authorNames = RecentCache<Int, String>(generationLimit: 20_000)
     private var publisherLists = RecentCache<Int, [String]>(generationLimit: 1_000)
+    /// Matcher-side normalisations by title, subtitle and authors: a work's editions share one,
+    /// made once, and the matcher scores it once per query.
+    private var normalisations = RecentCache<Matcher.Normalisation.Key, Matcher.Normalisation>(generationLimit: 10_000)
 
     /// Opens the index for `dumps` in `cacheDirectory`, building it first if its content changed.
     /// `isCancelled` is polled while building; when it turns true the build stops (temporary file
@@ -226,7 +229,13 @@ public final class CatalogIndex: @unchecked Sendable {
             return try ids.compactMap { id -> Matcher.PreparedEdition? in
                 guard let edition = try loadEdition(id) else { return nil }
                 if let prepared = editionCache[id]?.prepared { return prepared }
-                let prepared = Matcher.PreparedEdition(edition)
+                let key = Matcher.Normalisation.Key(edition)
+                let normalised = normalisations[key] ?? {
+                    let made = Matcher.Normalisation(edition)
+                    normalisations.insert(made, for: key)
+                    return made
+                }()
+                let prepared = Matcher.PreparedEdition(edition, normalised: normalised)
                 editionCache.insert((edition, prepared), for: id)
                 return prepared
             }

@@ -114,8 +114,18 @@ public struct Matcher: Sendable {
         // Best edition per work (editions without a work are their own book).
         var bestPerWork: [String: Scored] = [:]
         let prepared = PreparedQuery(query)
+        // Editions sharing one normalisation (a work's editions, as the catalog gives them) score alike: scored once.
+        var scores: [ObjectIdentifier: Scored] = [:]
         for preparedCandidate in candidates {
-            let scored = score(prepared, preparedCandidate)
+            let shared = ObjectIdentifier(preparedCandidate.normalised)
+            var scored: Scored
+            if let known = scores[shared] {
+                scored = known
+                scored.edition = preparedCandidate.edition
+            } else {
+                scored = score(prepared, preparedCandidate)
+                scores[shared] = scored
+            }
             let candidate = preparedCandidate.edition
             let book = candidate.workKey ?? candidate.editionKey ?? candidate.title ?? ""
             if let existing = bestPerWork[book], !isBetterEdition(scored, than: existing, for: query) { continue }
@@ -260,13 +270,43 @@ public struct Matcher: Sendable {
     /// keeps them with the editions it caches: a common title's editions come back for many rows).
     public struct PreparedEdition: Sendable {
         public let edition: EditionMetadata
+        /// May be shared by editions with the same title, subtitle and authors (`Normalisation.Key`).
+        let normalised: Normalisation
+        var titleForms: [[String]] { normalised.titleForms }
+        var parts: TitleParts { normalised.parts }
+        var names: [[String]] { normalised.names }
+
+        public init(_ edition: EditionMetadata) {
+            self.init(edition, normalised: Normalisation(edition))
+        }
+
+        /// `normalised` must be `Normalisation(edition)` or one made from an edition of the same `Normalisation.Key`.
+        init(_ edition: EditionMetadata, normalised: Normalisation) {
+            self.edition = edition
+            self.normalised = normalised
+        }
+    }
+
+    /// An edition's title forms, title parts and author names, which are all the matcher's score
+    /// of it depends on. A class, so that editions sharing one are recognised and scored once.
+    final class Normalisation: Sendable {
         let titleForms: [[String]]
         let parts: TitleParts
         /// Each author's name tokens (`TextNormalizer.nameTokens`), in the edition's order.
         let names: [[String]]
 
-        public init(_ edition: EditionMetadata) {
-            self.edition = edition
+        /// What a normalisation is made from.
+        struct Key: Hashable {
+            var title: String?
+            var subtitle: String?
+            var authors: [String]?
+
+            init(_ edition: EditionMetadata) {
+                (title, subtitle, authors) = (edition.title, edition.subtitle, edition.authors)
+            }
+        }
+
+        init(_ edition: EditionMetadata) {
             let title = edition.title ?? ""
             var forms = [TextNormalizer.tokens(TextNormalizer.strippingSeries(title))]
             if let subtitle = edition.subtitle, !subtitle.isEmpty {
