@@ -358,7 +358,7 @@ public struct Matcher: Sendable {
         while lhs.count > 1, let last = lhs.last, nameSuffixes.contains(last) { lhs.removeLast() }
         while rhs.count > 1, let last = rhs.last, nameSuffixes.contains(last) { rhs.removeLast() }
         guard !lhs.isEmpty, !rhs.isEmpty else { return 0 }
-        if lhs.sorted() == rhs.sorted() { return 1 }
+        if lhs.count == rhs.count && lhs.sorted() == rhs.sorted() { return 1 }
         if lhs.last == rhs.last {
             let given = Array(lhs.dropLast()), otherGiven = Array(rhs.dropLast())
             if given.isEmpty || otherGiven.isEmpty { return 0.85 }
