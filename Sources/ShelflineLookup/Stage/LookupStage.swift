@@ -264,13 +264,14 @@ final class FinishedCounter: @unchecked Sendable {
 }
 
 /// Writes enriched lines: the input line's bytes with `match` (and `metadata`) spliced in, their JSON
-/// from `AnswerJSON` (the bytes `JSONEncoder.shelfline` gives).
+/// from `AnswerJSON` (the bytes `JSONEncoder.shelfline` gives; the same match twice in a row is written once).
 ///
 /// The members go after the record's own ones, not in sorted-key position: the record's bytes are
 /// copied, never re-encoded (issue 12). A line that already carries an answer is decoded whole and
 /// re-encoded instead, so no member appears twice.
 struct OutputLines {
     private var line: [UInt8] = []
+    private var lastMatch: (MatchResult, [UInt8])?
 
     mutating func write(_ item: InputRecord, _ outcome: LookupOutcome, to writer: NDJSONWriter<BookRecord>) throws {
         guard !item.annotated else {
@@ -280,7 +281,8 @@ struct OutputLines {
             try writer.append(record)
             return
         }
-        var members: [(String, [UInt8])] = [("match", try AnswerJSON.match(outcome.match))]
+        if lastMatch?.0 != outcome.match { lastMatch = (outcome.match, try AnswerJSON.match(outcome.match)) }
+        var members: [(String, [UInt8])] = [("match", lastMatch!.1)]
         if let metadata = outcome.metadata { members.append(("metadata", AnswerJSON.metadata(metadata))) }
         line.removeAll(keepingCapacity: true)
         item.bytes.withUnsafeBytes { BookRecordScan.splice($0, adding: members, into: &line) }
