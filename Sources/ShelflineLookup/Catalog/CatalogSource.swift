@@ -30,9 +30,37 @@ public struct CatalogSource: MetadataSource {
         readers = ReaderPool([index] + more)
     }
 
+    /// Split over the connections, one part each at once: on one connection the ISBN half of a
+    /// chunk left the other core idle.
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
+        let parts = min(readers.count, max(1, isbns.count / Self.isbnsPerPart))
+        let size = (isbns.count + parts - 1) / max(1, parts)
         do {
-            return try index.editions(isbns: isbns)
+            guard parts > 1 else { return try index.editions(isbns: isbns) }
+            return try await withThrowingTaskGroup(of: [String: EditionMetadata].self) { group in
+                for start in stride(from: 0, to: isbns.count, by: size) {
+                    let part = Array(isbns[start..<min(start + size, isbns.count)])
+                    group.addTask { [readers] in try readers.with { try $0.editions(isbns: part) } }
+                }
+                var found: [String: EditionMetadata] = [:]
+                for try await part in group { found.merge(part) { first, _ in first } }
+                return found
+            }
+        } catch {
+            throw SourceFailure.failed(source: name, reason: "\(error)")
+        }
+    }
+
+    /// ISBNs not worth a task of their own.
+    static let isbnsPerPart = 50
+
+    /// `decisions` with the accepted editions' descriptions, which candidates are loaded without.
+    func described(_ decisions: [MatchDecision]) async throws -> [MatchDecision] {
+        do {
+            return try decisions.map { decision in
+                guard case .accept(let edition, let score) = decision else { return decision }
+                return .accept(try readers.with { try $0.described(edition) }, score: score)
+            }
         } catch {
             throw SourceFailure.failed(source: name, reason: "\(error)")
         }

@@ -245,13 +245,12 @@ public final class LookupEngine: Sendable {
             @Sendable func search(_ key: String, _ query: LookupQuery) async throws -> Result<[MatchDecision], SourceFailure> {
                 try Task.checkCancellation()
                 do {
-                    let candidates = if let catalog = source as? CatalogSource {
-                        try await catalog.preparedCandidates(title: query.title, author: query.authors.first, limit: limit)
-                    } else {
-                        try await source.candidates(title: query.title, author: query.authors.first, limit: limit)
-                            .map(Matcher.PreparedEdition.init)
+                    guard let catalog = source as? CatalogSource else {
+                        let candidates = try await source.candidates(title: query.title, author: query.authors.first, limit: limit)
+                        return .success(decide(key, candidates.map(Matcher.PreparedEdition.init)))
                     }
-                    return .success(decide(key, candidates))
+                    let candidates = try await catalog.preparedCandidates(title: query.title, author: query.authors.first, limit: limit)
+                    return .success(try await catalog.described(decide(key, candidates)))
                 } catch let failure as SourceFailure {
                     return .failure(failure)
                 }

@@ -264,7 +264,7 @@ final class FinishedCounter: @unchecked Sendable {
 }
 
 /// Writes enriched lines: the input line's bytes with `match` (and `metadata`) spliced in, their JSON
-/// from `JSONEncoder.shelfline` (the same answer twice in a row is encoded once).
+/// from `AnswerJSON` (the bytes `JSONEncoder.shelfline` gives; the same match twice in a row is written once).
 ///
 /// The members go after the record's own ones, not in sorted-key position: the record's bytes are
 /// copied, never re-encoded (issue 12). A line that already carries an answer is decoded whole and
@@ -272,7 +272,6 @@ final class FinishedCounter: @unchecked Sendable {
 struct OutputLines {
     private var line: [UInt8] = []
     private var lastMatch: (MatchResult, [UInt8])?
-    private var lastMetadata: (EditionMetadata, [UInt8])?
 
     mutating func write(_ item: InputRecord, _ outcome: LookupOutcome, to writer: NDJSONWriter<BookRecord>) throws {
         guard !item.annotated else {
@@ -282,17 +281,11 @@ struct OutputLines {
             try writer.append(record)
             return
         }
-        var members: [(String, [UInt8])] = [("match", try Self.encoded(outcome.match, cache: &lastMatch))]
-        if let metadata = outcome.metadata { members.append(("metadata", try Self.encoded(metadata, cache: &lastMetadata))) }
+        if lastMatch?.0 != outcome.match { lastMatch = (outcome.match, try AnswerJSON.match(outcome.match)) }
+        var members: [(String, [UInt8])] = [("match", lastMatch!.1)]
+        if let metadata = outcome.metadata { members.append(("metadata", AnswerJSON.metadata(metadata))) }
         line.removeAll(keepingCapacity: true)
         item.bytes.withUnsafeBytes { BookRecordScan.splice($0, adding: members, into: &line) }
         try line.withUnsafeBytes { try writer.appendRaw($0) }
-    }
-
-    private static func encoded<Value: Encodable & Equatable>(_ value: Value, cache: inout (Value, [UInt8])?) throws -> [UInt8] {
-        if let cache, cache.0 == value { return cache.1 }
-        let bytes = Array(try JSONEncoder.shelfline.encode(value))
-        cache = (value, bytes)
-        return bytes
     }
 }
