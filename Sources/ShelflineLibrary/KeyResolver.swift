@@ -105,12 +105,12 @@ public struct Resolution: Sendable, Equatable {
 /// A row without ISBN joins the owner of its title+author key. Each key is owned by one book: the
 /// first to claim it. Keys hash to 64 bits; ids are 64-bit too.
 public struct KeyResolver {
-    /// 16 bytes a book (it was 24 with an `Int` line): one of these per distinct book is most of
-    /// dedupe's and merge's memory with `KeyIndex` (issue 12).
-    struct Entity {
+    /// One book: stored in 12 bytes (`Entities`); with `KeyIndex` most of dedupe's and merge's
+    /// memory at 2,000,000 rows (issue 12).
+    struct Entity: Equatable {
         var id: UInt64
-        /// First line of the current file that resolved here (0: none yet). 32 bits, as the
-        /// entity numbers are: a file of more than two billion rows is beyond the index.
+        /// First line of the current file that resolved here (0: none yet). 30 bits, so the flags
+        /// share its word: a file of more than a billion lines is beyond the index.
         var firstLine: Int32
         /// A row of the current file with an ISBN went to this book.
         var isbnRowInFile: Bool
@@ -185,25 +185,48 @@ public struct KeyResolver {
 extension KeyResolver {
     /// The books, numbered from 0, in chunks of 64Ki: an array of millions of them grew by copying
     /// itself into one twice its size, both held at once (issue 12: peak memory at 2,000,000 rows).
+    /// 12 bytes a book (it was 16, an `Entity` padded): the id, and a word of the first line and the
+    /// two flags.
     struct Entities {
         private static let chunkBits = 16
-        private var chunks: [[Entity]] = []
+        private static let lineMask: UInt32 = (1 << 30) - 1
+        private static let isbnRowInFileBit: UInt32 = 1 << 30
+        private static let inLibraryBit: UInt32 = 1 << 31
+        private var ids: [[UInt64]] = []
+        private var states: [[UInt32]] = []
         private(set) var count = 0
 
         mutating func append(_ entity: Entity) {
-            if count >> Self.chunkBits == chunks.count {
-                chunks.append([])
-                chunks[chunks.count - 1].reserveCapacity(1 << Self.chunkBits)
+            if count >> Self.chunkBits == ids.count {
+                ids.append([])
+                ids[ids.count - 1].reserveCapacity(1 << Self.chunkBits)
+                states.append([])
+                states[states.count - 1].reserveCapacity(1 << Self.chunkBits)
             }
-            chunks[chunks.count - 1].append(entity)
+            ids[ids.count - 1].append(entity.id)
+            states[states.count - 1].append(Self.state(of: entity))
             count += 1
         }
 
-        subscript(number: Int32) -> Entity {
-            get { chunks[Int(number) >> Self.chunkBits][Int(number) & ((1 << Self.chunkBits) - 1)] }
-            set { chunks[Int(number) >> Self.chunkBits][Int(number) & ((1 << Self.chunkBits) - 1)] = newValue }
+        private static func state(of entity: Entity) -> UInt32 {
+            precondition(UInt32(entity.firstLine) <= lineMask, "key index: line \(entity.firstLine) is beyond the index (2^30 lines)")
+            return UInt32(entity.firstLine) | (entity.isbnRowInFile ? isbnRowInFileBit : 0) | (entity.inLibrary ? inLibraryBit : 0)
         }
 
-        var libraryBooks: Int { chunks.reduce(0) { $0 + $1.lazy.filter(\.inLibrary).count } }
+        subscript(number: Int32) -> Entity {
+            get {
+                let chunk = Int(number) >> Self.chunkBits, index = Int(number) & ((1 << Self.chunkBits) - 1)
+                let state = states[chunk][index]
+                return Entity(id: ids[chunk][index], firstLine: Int32(state & Self.lineMask),
+                              isbnRowInFile: state & Self.isbnRowInFileBit != 0, inLibrary: state & Self.inLibraryBit != 0)
+            }
+            set {
+                let chunk = Int(number) >> Self.chunkBits, index = Int(number) & ((1 << Self.chunkBits) - 1)
+                ids[chunk][index] = newValue.id
+                states[chunk][index] = Self.state(of: newValue)
+            }
+        }
+
+        var libraryBooks: Int { states.reduce(0) { $0 + $1.lazy.filter { $0 & Self.inLibraryBit != 0 }.count } }
     }
 }
