@@ -18,7 +18,7 @@
 /// Dedupe's peak RSS at 2M rows went from 132 to 102 MB with these and 12-byte books (issue 12).
 struct KeyIndex {
     private static let shardBits = 8
-    private var shards = Array(repeating: Shard(), count: 1 << KeyIndex.shardBits)
+    private var shards = (0..<1 << KeyIndex.shardBits).map { _ in Shard() }
     private(set) var count = 0
     /// Owner + 1 fits in the low `ownerBits` bits of a slot.
     private var ownerBits = 8
@@ -63,10 +63,10 @@ struct KeyIndex {
 extension KeyIndex {
     /// One shard's slots: 8 bytes each, 0 when empty.
     struct Shard {
-        private var slots = [UInt64](repeating: 0, count: 16)
+        private var slots = MappedBuffer<UInt64>(count: 16)
         private var count = 0
 
-        private var mask: Int { slots.count - 1 }
+        private var mask: Int { slots.elements.count - 1 }
 
         /// A key's first slot to probe: the hash's bits 24 ..< 56, which every tag keeps (owners
         /// take at most 32 bits, and a word holds the hash shifted up by the 8 shard bits), so a
@@ -80,14 +80,12 @@ extension KeyIndex {
         /// The slot word whose tag is `tag`, or 0.
         @inline(__always)
         func find(hash: UInt64, tag: UInt64, ownerMask: UInt64) -> UInt64 {
-            let mask = self.mask
+            let slots = self.slots.elements, mask = self.mask
             var slot = Self.home(ofHash: hash) & mask
-            return slots.withUnsafeBufferPointer { slots in
-                while true {
-                    let word = slots[slot]
-                    if word == 0 || word & ~ownerMask == tag { return word }
-                    slot = (slot + 1) & mask
-                }
+            while true {
+                let word = slots[slot]
+                if word == 0 || word & ~ownerMask == tag { return word }
+                slot = (slot + 1) & mask
             }
         }
 
@@ -96,35 +94,39 @@ extension KeyIndex {
             let tag = word & ~ownerMask
             let mask = self.mask
             var slot = Self.home(ofHash: hash) & mask
-            let stored: Bool = slots.withUnsafeMutableBufferPointer { slots in
-                while slots[slot] != 0 {
-                    if slots[slot] & ~ownerMask == tag { return false }
-                    slot = (slot + 1) & mask
-                }
-                slots[slot] = word
-                return true
+            while true {
+                let found = slots.elements[slot]
+                if found == 0 { break }
+                if found & ~ownerMask == tag { return false }
+                slot = (slot + 1) & mask
             }
-            guard stored else { return false }
+            makeUnique()
+            slots.elements[slot] = word
             count += 1
-            if count * 5 > slots.count * 4 { grow(ownerMask: ownerMask) }
+            if count * 5 > slots.elements.count * 4 { grow() }
             return true
         }
 
         /// Doubles the shard, placing each word again from the hash bits its tag kept.
-        private mutating func grow(ownerMask: UInt64) {
+        private mutating func grow() {
             let old = slots
-            slots = [UInt64](repeating: 0, count: old.count * 2)
-            let mask = self.mask
-            slots.withUnsafeMutableBufferPointer { slots in
-                for word in old where word != 0 {
-                    var slot = Self.home(ofWord: word) & mask
-                    while slots[slot] != 0 { slot = (slot + 1) & mask }
-                    slots[slot] = word
-                }
+            slots = MappedBuffer(count: old.elements.count * 2)
+            let new = slots.elements, mask = self.mask
+            for word in old.elements where word != 0 {
+                var slot = Self.home(ofWord: word) & mask
+                while new[slot] != 0 { slot = (slot + 1) & mask }
+                new[slot] = word
             }
         }
 
+        /// Copies the slots first when another index shares them (a copied `KeyIndex`).
+        private mutating func makeUnique() {
+            if !isKnownUniquelyReferenced(&slots) { slots = slots.copy() }
+        }
+
         mutating func retag(oldOwnerMask: UInt64, newOwnerMask: UInt64) {
+            makeUnique()
+            let slots = self.slots.elements
             for index in slots.indices where slots[index] != 0 {
                 slots[index] = (slots[index] & ~newOwnerMask) | (slots[index] & oldOwnerMask)
             }

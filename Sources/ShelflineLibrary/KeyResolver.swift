@@ -183,29 +183,26 @@ public struct KeyResolver {
 }
 
 extension KeyResolver {
-    /// The books, numbered from 0, in chunks of 64Ki: an array of millions of them grew by copying
-    /// itself into one twice its size, both held at once (issue 12: peak memory at 2,000,000 rows).
-    /// 12 bytes a book (it was 16, an `Entity` padded): the id, and a word of the first line and the
-    /// two flags.
+    /// The books, numbered from 0, in chunks of 64Ki (`MappedBuffer`s): an array of millions of
+    /// them grew by copying itself into one twice its size, both held at once (issue 12: peak
+    /// memory at 2,000,000 rows). 12 bytes a book (it was 16, an `Entity` padded): the id, and a
+    /// word of the first line and the two flags.
     struct Entities {
         private static let chunkBits = 16
         private static let lineMask: UInt32 = (1 << 30) - 1
         private static let isbnRowInFileBit: UInt32 = 1 << 30
         private static let inLibraryBit: UInt32 = 1 << 31
-        private var ids: [[UInt64]] = []
-        private var states: [[UInt32]] = []
+        private var ids: [MappedBuffer<UInt64>] = []
+        private var states: [MappedBuffer<UInt32>] = []
         private(set) var count = 0
 
         mutating func append(_ entity: Entity) {
             if count >> Self.chunkBits == ids.count {
-                ids.append([])
-                ids[ids.count - 1].reserveCapacity(1 << Self.chunkBits)
-                states.append([])
-                states[states.count - 1].reserveCapacity(1 << Self.chunkBits)
+                ids.append(MappedBuffer(count: 1 << Self.chunkBits))
+                states.append(MappedBuffer(count: 1 << Self.chunkBits))
             }
-            ids[ids.count - 1].append(entity.id)
-            states[states.count - 1].append(Self.state(of: entity))
             count += 1
+            self[Int32(count - 1)] = entity
         }
 
         private static func state(of entity: Entity) -> UInt32 {
@@ -216,17 +213,20 @@ extension KeyResolver {
         subscript(number: Int32) -> Entity {
             get {
                 let chunk = Int(number) >> Self.chunkBits, index = Int(number) & ((1 << Self.chunkBits) - 1)
-                let state = states[chunk][index]
-                return Entity(id: ids[chunk][index], firstLine: Int32(state & Self.lineMask),
+                let state = states[chunk].elements[index]
+                return Entity(id: ids[chunk].elements[index], firstLine: Int32(state & Self.lineMask),
                               isbnRowInFile: state & Self.isbnRowInFileBit != 0, inLibrary: state & Self.inLibraryBit != 0)
             }
             set {
+                precondition(number < count, "key index: book \(number) of \(count)")
                 let chunk = Int(number) >> Self.chunkBits, index = Int(number) & ((1 << Self.chunkBits) - 1)
-                ids[chunk][index] = newValue.id
-                states[chunk][index] = Self.state(of: newValue)
+                if !isKnownUniquelyReferenced(&ids[chunk]) { ids[chunk] = ids[chunk].copy() }
+                if !isKnownUniquelyReferenced(&states[chunk]) { states[chunk] = states[chunk].copy() }
+                ids[chunk].elements[index] = newValue.id
+                states[chunk].elements[index] = Self.state(of: newValue)
             }
         }
 
-        var libraryBooks: Int { states.reduce(0) { $0 + $1.lazy.filter { $0 & Self.inLibraryBit != 0 }.count } }
+        var libraryBooks: Int { (0..<count).count(where: { self[Int32($0)].inLibrary }) }
     }
 }
