@@ -6,7 +6,7 @@ import TestSupport
 
 /// The key index in 8-byte slots and the books in 12 bytes (issue 12: memory at 2,000,000 rows)
 /// answer as the plain structures they replaced, on seeded random inputs.
-@Suite struct KeyIndexTests {
+@Suite struct KeyIndexMemoryTests {
     @Test func issue12_keyIndexAnswersAsADictionaryThroughGrowingAndWideningOwners() {
         var generator = SeededGenerator(seed: 12)
         var index = KeyIndex()
