@@ -31,17 +31,29 @@ struct KeyIndex {
     @inline(__always)
     private func tag(_ hash: UInt64) -> UInt64 { (hash << UInt64(Self.shardBits)) & ~ownerMask }
 
+    /// `hash` mixed (SplitMix64's finaliser, a bijection) before its bits are split into shard,
+    /// place and tag: key hashes are uniform already, but hashes that differ only in the bits a
+    /// tag drops (ones built by hand, `(n << 40) | 7`) would all be one key without it.
+    @inline(__always)
+    private static func mix(_ hash: UInt64) -> UInt64 {
+        var z = (hash ^ (hash >> 30)) &* 0xBF58_476D_1CE5_E4B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
     @inline(__always)
     private static func shard(of hash: UInt64) -> Int { Int(truncatingIfNeeded: hash >> UInt64(64 - shardBits)) }
 
-    /// The owner of `hash`, or nil.
-    func owner(of hash: UInt64) -> Int32? {
+    /// The owner of the key hashing to `key`, or nil.
+    func owner(of key: UInt64) -> Int32? {
+        let hash = Self.mix(key)
         let word = shards[Self.shard(of: hash)].find(hash: hash, tag: tag(hash), ownerMask: ownerMask)
         return word == 0 ? nil : Int32(truncatingIfNeeded: (word & ownerMask) - 1)
     }
 
-    /// Makes `owner` the owner of `hash` unless the hash has one already; true when it did.
-    mutating func claim(_ hash: UInt64, for owner: Int32) -> Bool {
+    /// Makes `owner` the owner of `key` (a key hash) unless it has one already; true when it did.
+    mutating func claim(_ key: UInt64, for owner: Int32) -> Bool {
+        let hash = Self.mix(key)
         precondition(owner >= 0, "key index: a negative owner")
         let stored = UInt64(owner) + 1
         if stored > ownerMask { widenOwners(toFit: stored) }
