@@ -105,12 +105,12 @@ public struct Resolution: Sendable, Equatable {
 /// A row without ISBN joins the owner of its title+author key. Each key is owned by one book: the
 /// first to claim it. Keys hash to 64 bits; ids are 64-bit too.
 public struct KeyResolver {
-    /// 16 bytes a book (it was 24 with an `Int` line): one of these per distinct book is most of
-    /// dedupe's and merge's memory with `KeyIndex` (issue 12).
-    struct Entity {
+    /// One book: stored in 12 bytes (`Entities`); with `KeyIndex` most of dedupe's and merge's
+    /// memory at 2,000,000 rows (issue 12).
+    struct Entity: Equatable {
         var id: UInt64
-        /// First line of the current file that resolved here (0: none yet). 32 bits, as the
-        /// entity numbers are: a file of more than two billion rows is beyond the index.
+        /// First line of the current file that resolved here (0: none yet). 30 bits, so the flags
+        /// share its word: a file of more than a billion lines is beyond the index.
         var firstLine: Int32
         /// A row of the current file with an ISBN went to this book.
         var isbnRowInFile: Bool
@@ -183,27 +183,50 @@ public struct KeyResolver {
 }
 
 extension KeyResolver {
-    /// The books, numbered from 0, in chunks of 64Ki: an array of millions of them grew by copying
-    /// itself into one twice its size, both held at once (issue 12: peak memory at 2,000,000 rows).
+    /// The books, numbered from 0, in chunks of 64Ki (`MappedBuffer`s): an array of millions of
+    /// them grew by copying itself into one twice its size, both held at once (issue 12: peak
+    /// memory at 2,000,000 rows). 12 bytes a book (it was 16, an `Entity` padded): the id, and a
+    /// word of the first line and the two flags.
     struct Entities {
         private static let chunkBits = 16
-        private var chunks: [[Entity]] = []
+        private static let lineMask: UInt32 = (1 << 30) - 1
+        private static let isbnRowInFileBit: UInt32 = 1 << 30
+        private static let inLibraryBit: UInt32 = 1 << 31
+        private var ids: [MappedBuffer<UInt64>] = []
+        private var states: [MappedBuffer<UInt32>] = []
         private(set) var count = 0
 
         mutating func append(_ entity: Entity) {
-            if count >> Self.chunkBits == chunks.count {
-                chunks.append([])
-                chunks[chunks.count - 1].reserveCapacity(1 << Self.chunkBits)
+            if count >> Self.chunkBits == ids.count {
+                ids.append(MappedBuffer(count: 1 << Self.chunkBits))
+                states.append(MappedBuffer(count: 1 << Self.chunkBits))
             }
-            chunks[chunks.count - 1].append(entity)
             count += 1
+            self[Int32(count - 1)] = entity
+        }
+
+        private static func state(of entity: Entity) -> UInt32 {
+            precondition(UInt32(entity.firstLine) <= lineMask, "key index: line \(entity.firstLine) is beyond the index (2^30 lines)")
+            return UInt32(entity.firstLine) | (entity.isbnRowInFile ? isbnRowInFileBit : 0) | (entity.inLibrary ? inLibraryBit : 0)
         }
 
         subscript(number: Int32) -> Entity {
-            get { chunks[Int(number) >> Self.chunkBits][Int(number) & ((1 << Self.chunkBits) - 1)] }
-            set { chunks[Int(number) >> Self.chunkBits][Int(number) & ((1 << Self.chunkBits) - 1)] = newValue }
+            get {
+                let chunk = Int(number) >> Self.chunkBits, index = Int(number) & ((1 << Self.chunkBits) - 1)
+                let state = states[chunk].elements[index]
+                return Entity(id: ids[chunk].elements[index], firstLine: Int32(state & Self.lineMask),
+                              isbnRowInFile: state & Self.isbnRowInFileBit != 0, inLibrary: state & Self.inLibraryBit != 0)
+            }
+            set {
+                precondition(number < count, "key index: book \(number) of \(count)")
+                let chunk = Int(number) >> Self.chunkBits, index = Int(number) & ((1 << Self.chunkBits) - 1)
+                if !isKnownUniquelyReferenced(&ids[chunk]) { ids[chunk] = ids[chunk].copy() }
+                if !isKnownUniquelyReferenced(&states[chunk]) { states[chunk] = states[chunk].copy() }
+                ids[chunk].elements[index] = newValue.id
+                states[chunk].elements[index] = Self.state(of: newValue)
+            }
         }
 
-        var libraryBooks: Int { chunks.reduce(0) { $0 + $1.lazy.filter(\.inLibrary).count } }
+        var libraryBooks: Int { (0..<count).count(where: { self[Int32($0)].inLibrary }) }
     }
 }

@@ -1,0 +1,144 @@
+import ShelflineCore
+import Testing
+import TestSupport
+
+@testable import ShelflineLibrary
+
+/// The key index in 8-byte slots and the books in 12 bytes (issue 12: memory at 2,000,000 rows)
+/// answer as the plain structures they replaced, on seeded random inputs.
+@Suite struct KeyIndexMemoryTests {
+    @Test func issue12_keyIndexAnswersAsADictionaryThroughGrowingAndWideningOwners() {
+        var generator = SeededGenerator(seed: 12)
+        var index = KeyIndex()
+        var reference: [UInt64: Int32] = [:]
+        var hashes: [UInt64] = []
+        // 300,000 owners: the owner bits widen from 8 to 19 and every shard doubles several times.
+        for owner in Int32(0)..<300_000 {
+            let hash = hashes.isEmpty || generator.next() % 4 != 0 ? generator.next() : hashes[Int(generator.next() % UInt64(hashes.count))]
+            hashes.append(hash)
+            #expect(index.owner(of: hash) == reference[hash])
+            let claimed = index.claim(hash, for: owner)
+            #expect(claimed == (reference[hash] == nil))
+            if claimed { reference[hash] = owner }
+        }
+        #expect(index.count == reference.count)
+        for (hash, owner) in reference where index.owner(of: hash) != owner {
+            Issue.record("hash \(hash): owner \(String(describing: index.owner(of: hash))), expected \(owner)")
+        }
+        #expect(index.owner(of: generator.next()) == nil)
+    }
+
+    @Test func issue12_aCopiedIndexAndBooksChangeAlone() {
+        var index = KeyIndex()
+        _ = index.claim(1 << 40, for: 0)
+        var copy = index
+        let claimedInCopy = copy.claim(2 << 40, for: 1)
+        #expect(claimedInCopy)
+        _ = copy.claim(UInt64.max, for: 70_000)  // widens the copy's owners
+        #expect(index.owner(of: 2 << 40) == nil && index.owner(of: 1 << 40) == 0)
+        #expect(copy.owner(of: 2 << 40) == 1 && copy.owner(of: 1 << 40) == 0 && copy.owner(of: UInt64.max) == 70_000)
+
+        var books = KeyResolver.Entities()
+        books.append(KeyResolver.Entity(id: 9, firstLine: 0, isbnRowInFile: false, inLibrary: true))
+        var copiedBooks = books
+        copiedBooks[0].firstLine = 3
+        #expect(books[0].firstLine == 0 && copiedBooks[0].firstLine == 3)
+    }
+
+    @Test func issue12_booksKeepTheirIdLineAndFlags() {
+        var generator = SeededGenerator(seed: 7)
+        var entities = KeyResolver.Entities()
+        var reference: [KeyResolver.Entity] = []
+        for _ in 0..<150_000 {
+            let entity = KeyResolver.Entity(id: generator.next(), firstLine: Int32(generator.next() % (1 << 30)),
+                                            isbnRowInFile: generator.next() % 2 == 0, inLibrary: generator.next() % 2 == 0)
+            entities.append(entity)
+            reference.append(entity)
+        }
+        for _ in 0..<50_000 {
+            let number = Int32(generator.next() % UInt64(reference.count))
+            var entity = reference[Int(number)]
+            entity.firstLine = (1 << 30) - 1
+            entity.isbnRowInFile.toggle()
+            entities[number] = entity
+            reference[Int(number)] = entity
+        }
+        #expect(entities.count == reference.count)
+        #expect(reference.indices.allSatisfy { entities[Int32($0)] == reference[$0] })
+        #expect(entities.libraryBooks == reference.filter(\.inLibrary).count)
+    }
+
+    @Test func issue12_resolverFollowsTheRulesOnRandomRecords() {
+        var generator = SeededGenerator(seed: 2026)
+        var resolver = KeyResolver()
+        var model = ResolverModel()
+        // Library books, some created by this very import (they resolve as new).
+        for number in 0..<200 {
+            let keys = ["isbn:" + isbn13(UInt64(number)), "ta:library \(number)|author"]
+            let id = BookKeys.keyHash(keys[0])
+            let existed = number % 5 != 0
+            resolver.addLibraryBook(id: id, keys: keys, existedBeforeImport: existed)
+            model.addLibraryBook(id: id, keys: keys, existed: existed)
+        }
+        // Small pools, so ISBNs, titles and authors meet in every combination.
+        for line in 1...20_000 {
+            var record = BookRecord(format: .goodreads, line: line, title: generator.next() % 20 == 0 ? "" : "title \(generator.next() % 3_000)")
+            record.author = "author \(generator.next() % 3)"
+            if generator.next() % 3 != 0 { record.isbn13 = isbn13(generator.next() % 6_000) }
+            if generator.next() % 4 == 0 { record.rowId = "\(line)" }
+            let keys = RecordKeys(record)
+            let resolution = resolver.resolve(keys, line: line)
+            let expected = model.resolve(keys, line: line)
+            if resolution != expected {
+                Issue.record("line \(line): \(resolution), expected \(expected)")
+                return
+            }
+        }
+        #expect(resolver.distinctKeys == model.owners.count)
+    }
+
+    /// A valid ISBN-13 numbered `number`.
+    private func isbn13(_ number: UInt64) -> String {
+        let body = "978" + String(1_000_000_000 + number).dropFirst()
+        let sum = body.enumerated().reduce(0) { $0 + Int(String($1.element))! * ($1.offset % 2 == 0 ? 1 : 3) }
+        return body + String((10 - sum % 10) % 10)
+    }
+}
+
+/// The rules of `KeyResolver` (docs/library.md) over plain dictionaries and whole keys.
+private struct ResolverModel {
+    struct Book { var id: UInt64; var firstLine: Int?; var isbnRowInFile = false; var inLibrary: Bool }
+    var books: [Book] = []
+    var owners: [String: Int] = [:]
+
+    mutating func addLibraryBook(id: UInt64, keys: [String], existed: Bool) {
+        books.append(Book(id: id, inLibrary: existed))
+        for key in keys where owners[key] == nil { owners[key] = books.count - 1 }
+    }
+
+    mutating func resolve(_ keys: RecordKeys, line: Int) -> Resolution {
+        var found: Int?
+        var decidedBy = keys.primary
+        if let isbn = keys.isbn {
+            if let owner = owners[isbn] {
+                found = owner
+            } else if let titleAuthor = keys.titleAuthor, let owner = owners[titleAuthor], !books[owner].isbnRowInFile {
+                found = owner
+                decidedBy = titleAuthor
+            }
+        } else if let titleAuthor = keys.titleAuthor {
+            found = owners[titleAuthor]
+        } else if let fallback = keys.fallback {
+            found = owners[fallback]
+        }
+        let book = found ?? books.count
+        if found == nil { books.append(Book(id: BookKeys.keyHash(keys.primary), inLibrary: false)) }
+        let granted = [keys.isbn, keys.titleAuthor, keys.fallback].compactMap { $0 }.filter { owners[$0] == nil }
+        for key in granted { owners[key] = book }
+        if keys.isbn != nil { books[book].isbnRowInFile = true }
+        let firstLine = books[book].firstLine
+        if firstLine == nil { books[book].firstLine = line }
+        return Resolution(bookId: books[book].id, status: firstLine != nil ? .duplicateInFile : books[book].inLibrary ? .inLibrary : .new,
+                          key: decidedBy, firstLine: firstLine, grantedKeys: granted, created: found == nil)
+    }
+}
