@@ -39,21 +39,21 @@ public final class GzipReader {
 
     /// Calls `body` with each decompressed chunk, in order, until the end of the last member.
     public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        var rest = try inflateWholeMembers(body)
+        guard var rest = try inflateWholeMembers(body) else { return }
         try rest.withUnsafeMutableBufferPointer { try inflateStream(after: $0, body) }
     }
 
     /// Inflates whole members with libdeflate (about 3× zlib's speed: zlib's inflate was 9 % of
-    /// dedupe's CPU, issue 12) while they fit `wholeMemberLimit`. Returns the compressed bytes read
-    /// but not inflated: the rest of the file, from the first member it could not take whole, is
-    /// zlib's.
-    private func inflateWholeMembers(_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> [UInt8] {
+    /// dedupe's CPU, issue 12) while they fit `wholeMemberLimit`. Returns nil when it inflated the
+    /// whole file, else the compressed bytes read but not inflated: the rest of the file, from the
+    /// first member it could not take whole (or an empty file), is zlib's.
+    private func inflateWholeMembers(_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> [UInt8]? {
         guard let decompressor = libdeflate_alloc_decompressor() else { return [] }
         defer { libdeflate_free_decompressor(decompressor) }
         var pending = [UInt8](repeating: 0, count: Self.wholeMemberReadSize)
         var start = 0, end = 0
         var output = [UInt8](repeating: 0, count: Self.wholeMemberLimit)
-        var fileEnded = false
+        var fileEnded = false, inflatedAny = false
         /// Moves the unread bytes to the front and reads up to a full buffer; false at the end of the file.
         func readMore() throws -> Bool {
             if start > 0 {
@@ -68,7 +68,7 @@ public final class GzipReader {
         }
         while true {
             if !fileEnded && end - start < Self.wholeMemberReadSize / 2 { fileEnded = try !readMore() }
-            if start == end { return [] }
+            if start == end { return inflatedAny ? nil : [] }
             var consumed = 0, produced = 0
             let result = pending.withUnsafeBytes { input in
                 output.withUnsafeMutableBytes { out in
@@ -79,6 +79,7 @@ public final class GzipReader {
             if result == LIBDEFLATE_SUCCESS {
                 try output.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<produced])) }
                 start += consumed
+                inflatedAny = true
             } else if result == LIBDEFLATE_BAD_DATA && !fileEnded && end - start < 4 * Self.wholeMemberReadSize {
                 // Most likely the member runs past what is read so far.
                 fileEnded = try !readMore()
