@@ -294,39 +294,7 @@ enum CatalogDumpRecord {
     }
 }
 
-/// An object member's name as it appears in the line (escapes not decoded: no name this index
-/// reads has any), compared without making a `String` (that was a fifth of the parsing time).
-struct MemberName {
-    let bytes: UnsafeRawBufferPointer
-
-    static func ~= (pattern: StaticString, name: MemberName) -> Bool {
-        pattern.utf8CodeUnitCount == name.bytes.count
-            && (name.bytes.isEmpty || memcmp(pattern.utf8Start, name.bytes.baseAddress!, name.bytes.count) == 0)
-    }
-
-    static func == (name: MemberName, pattern: StaticString) -> Bool { pattern ~= name }
-}
-
 extension JSONScanner {
-    /// Reads an object like `members`, naming each member by its raw bytes.
-    mutating func rawMembers(_ member: (inout JSONScanner, MemberName) -> Bool) -> Bool {
-        guard take(UInt8(ascii: "{")) else { return false }
-        skipWhitespace()
-        if take(UInt8(ascii: "}")) { return true }
-        while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\""), let range = rawValue() else { return false }
-            let name = MemberName(bytes: UnsafeRawBufferPointer(rebasing: bytes[(range.lowerBound + 1)..<(range.upperBound - 1)]))
-            skipWhitespace()
-            guard take(UInt8(ascii: ":")) else { return false }
-            skipWhitespace()
-            guard member(&self, name) else { return false }
-            skipWhitespace()
-            if take(UInt8(ascii: "}")) { return true }
-            guard take(UInt8(ascii: ",")) else { return false }
-        }
-    }
-
     /// Reads a string value into `value`; `null` and values of other types leave it as it was
     /// (skipped, their syntax checked). False on a syntax error.
     mutating func readString(_ value: inout String?) -> Bool {
