@@ -5,7 +5,7 @@ import ShelflineCore
 extension LibraryBook {
     /// Appends the book as one compact JSON object (no newline).
     public func appendJSON(to out: inout [UInt8]) {
-        var writer = ObjectWriter(out: take(&out))
+        var writer = JSONObjectWriter(out: take(&out))
         writer.strings("additionalAuthors", additionalAuthors)
         writer.string("asin", asin)
         writer.string("author", author)
@@ -29,7 +29,7 @@ extension LibraryBook {
         writer.out.append(UInt8(ascii: "["))
         for (index, contribution) in provenance.enumerated() {
             if index > 0 { writer.out.append(UInt8(ascii: ",")) }
-            var inner = ObjectWriter(out: take(&writer.out))
+            var inner = JSONObjectWriter(out: take(&writer.out))
             inner.strings("fields", contribution.fields)
             inner.string("format", contribution.format.rawValue)
             inner.string("importId", contribution.importId)
@@ -46,7 +46,7 @@ extension LibraryBook {
             writer.out.append(UInt8(ascii: "["))
             for (index, span) in reads.enumerated() {
                 if index > 0 { writer.out.append(UInt8(ascii: ",")) }
-                var inner = ObjectWriter(out: take(&writer.out))
+                var inner = JSONObjectWriter(out: take(&writer.out))
                 inner.string("end", span.end)
                 inner.string("start", span.start)
                 writer.out = inner.finish()
@@ -80,80 +80,4 @@ private func take(_ array: inout [UInt8]) -> [UInt8] {
     var taken: [UInt8] = []
     swap(&taken, &array)
     return taken
-}
-
-/// Writes one JSON object's members in the order they are given.
-private struct ObjectWriter {
-    var out: [UInt8]
-    private var first = true
-
-    init(out: [UInt8]) {
-        self.out = out
-        self.out.append(UInt8(ascii: "{"))
-    }
-
-    mutating func finish() -> [UInt8] {
-        out.append(UInt8(ascii: "}"))
-        return out
-    }
-
-    /// Names are static strings, copied as bytes (appending a String's UTF-8 view went element by
-    /// element: 1 % of merge, perf, issue 12).
-    mutating func key(_ name: StaticString) {
-        if !first { out.append(UInt8(ascii: ",")) }
-        first = false
-        out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        out.append(UInt8(ascii: "\""))
-        out.append(UInt8(ascii: ":"))
-    }
-
-    mutating func string(_ name: StaticString, _ value: String?) {
-        guard let value else { return }
-        key(name)
-        appendJSONString(value, to: &out)
-    }
-
-    mutating func strings(_ name: StaticString, _ values: [String]?) {
-        guard let values else { return }
-        key(name)
-        out.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            appendJSONString(value, to: &out)
-        }
-        out.append(UInt8(ascii: "]"))
-    }
-
-    mutating func int(_ name: StaticString, _ value: Int?) {
-        guard let value else { return }
-        key(name)
-        out.append(contentsOf: String(value).utf8)
-    }
-
-    mutating func ints(_ name: StaticString, _ values: [Int]) {
-        key(name)
-        out.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: String(value).utf8)
-        }
-        out.append(UInt8(ascii: "]"))
-    }
-
-    mutating func bool(_ name: StaticString, _ value: Bool?) {
-        guard let value else { return }
-        key(name)
-        out.append(contentsOf: (value ? "true" : "false").utf8)
-    }
-
-    mutating func double(_ name: StaticString, _ value: Double?) {
-        guard let value, value.isFinite else { return }
-        key(name)
-        if value == value.rounded(), abs(value) < 1e15 {
-            out.append(contentsOf: String(Int(value)).utf8)
-        } else {
-            out.append(contentsOf: String(value).utf8)
-        }
-    }
 }

@@ -31,7 +31,7 @@ public struct JSONScanner {
     }
 
     /// The object loop of `members` and `rawMembers`, with the name read by `readName`.
-    @inlinable @inline(__always) @usableFromInline
+    @inlinable @inline(__always)
     mutating func objectMembers<Name>(name readName: (inout JSONScanner) -> Name?,
                                       _ member: (inout JSONScanner, Name) -> Bool) -> Bool {
         guard take(UInt8(ascii: "{")) else { return false }
