@@ -62,6 +62,7 @@ public final class CatalogIndex: @unchecked Sendable {
     private let authorSearchStatement: SQLiteStatement
     private let authorPostingsStatement: SQLiteStatement
     private let titleTextStatement: SQLiteStatement
+    private let hitStatement: SQLiteStatement
     private let rowMatchStatement: SQLiteStatement
     /// Rules out searches that cannot find anything before they reach SQLite.
     let searchFilter: CatalogSearchFilter
@@ -71,9 +72,13 @@ public final class CatalogIndex: @unchecked Sendable {
     /// (two generations of 5,000): 20,000 gave the same CPU time and 70 MB more peak RSS (1M editions).
     private var editionCache = RecentCache<Int, (edition: EditionMetadata, prepared: Matcher.PreparedEdition?)>(
         generationLimit: 5_000)
-    /// Author names and publisher lists by id: a few per edition loaded, each a b-tree seek (two
-    /// for an author, through `redirects`), and the same few thousand names come back again and again.
-    private var authorNames = RecentCache<Int, String>(generationLimit: 20_000)
+    /// Author names, with their matcher form, by id: one or two per search hit, each two b-tree
+    /// seeks (through `redirects`) and a normalisation, and the same names come back again and
+    /// again. Shared by the connections to the index. Against a 1,000,000-edition catalog
+    /// (125,000 authors), two generations of 20,000 per connection missed 58 % of the time and
+    /// the misses were 16 % of lookup's CPU (perf, bench/lookup part b).
+    private let authorNames: SharedRecentCache<Int, (name: String, compared: Matcher.ComparedName)>
+    /// Publisher lists by id: one per edition loaded; a few hundred lists cover most editions.
     private var publisherLists = RecentCache<Int, [String]>(generationLimit: 1_000)
 
     /// Opens the index for `dumps` in `cacheDirectory`, building it first if its content changed.
@@ -98,7 +103,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return index
     }
 
-    /// `sharing`: another connection to the same index, whose search filter this one uses too.
+    /// `sharing`: another connection to the same index, whose search filter and author names this one uses too.
     init(path: String, built: Bool, sharing other: CatalogIndex? = nil) throws {
         self.path = path
         self.built = built
@@ -128,8 +133,10 @@ public final class CatalogIndex: @unchecked Sendable {
         titleKeyStatement = try database.prepare("SELECT edition FROM title_keys WHERE hash = ? LIMIT ?")
         authorPostingsStatement = try database.prepare("SELECT rowid FROM search WHERE search MATCH ?")
         titleTextStatement = try database.prepare("SELECT title, subtitle FROM editions WHERE id = ?")
+        hitStatement = try database.prepare("SELECT work, authors FROM editions WHERE id = ?")
         rowMatchStatement = try database.prepare("SELECT 1 FROM search WHERE search MATCH ? AND rowid = ?")
         searchFilter = try other?.searchFilter ?? CatalogSearchFilter.load(from: database)
+        authorNames = other?.authorNames ?? SharedRecentCache(generationLimit: Self.authorsPerGeneration)
         stats = CatalogBuildStats()
         stats.editions = try database.scalarInt("SELECT value FROM meta WHERE name = 'editions'") ?? 0
         stats.skippedLines = try database.scalarInt("SELECT value FROM meta WHERE name = 'skipped'") ?? 0
@@ -175,9 +182,35 @@ public final class CatalogIndex: @unchecked Sendable {
     /// without its work's description: the matcher does not read it, and only the edition a row
     /// is matched to needs it (`described(_:)`). Inflating every candidate's description was
     /// a tenth of lookup's CPU against a 1,000,000-edition catalog (perf, bench/lookup part b).
-    /// A query the search filter rules out (no exact title key, and neither the author nor the
-    /// title words in the index) is answered without SQLite.
     public func preparedCandidates(title: String, author: String?, limit: Int) throws -> [Matcher.PreparedEdition] {
+        try lock.withLock { try preparing(findingHits(title: title, author: author, limit: limit)) }
+    }
+
+    /// A search's candidate before its edition is loaded: the row, and its authors as the matcher
+    /// compares them, which is all it needs to tell whether the candidate could be accepted
+    /// (`Matcher.decide(_:hits:load:)`).
+    public struct SearchHit: Sendable {
+        let id: Int
+        let names: [Matcher.ComparedName]
+    }
+
+    /// What `candidates` finds, before the editions are loaded. Against a 1,000,000-edition catalog
+    /// a search found 19 editions on average, most of them the same title by other authors; loading
+    /// and normalising each was most of lookup's CPU (perf, bench/lookup part b), though a row is
+    /// accepted on the few whose authors match.
+    public func searchHits(title: String, author: String?, limit: Int) throws -> [SearchHit] {
+        try lock.withLock { try findingHits(title: title, author: author, limit: limit) }
+    }
+
+    /// The hits' editions, prepared for the matcher, in the hits' order (a hit whose row is gone is left out).
+    public func prepared(_ hits: [SearchHit]) throws -> [Matcher.PreparedEdition] {
+        try lock.withLock { try preparing(hits) }
+    }
+
+    /// Candidate editions from three queries (see `candidates`). A query the search filter rules
+    /// out (no exact title key, and neither the author nor the title words in the index) is
+    /// answered without SQLite.
+    private func findingHits(title: String, author: String?, limit: Int) throws -> [SearchHit] {
         let tokens = TextNormalizer.tokens(TextNormalizer.strippingSeries(title))
         guard !tokens.isEmpty else { return [] }
         let significant = tokens.filter { !TextNormalizer.stopwords.contains($0) }
@@ -198,46 +231,67 @@ public final class CatalogIndex: @unchecked Sendable {
         let titleSearch = searched.allSatisfy { mayHold($0, .title) }
         guard !hashes.isEmpty || surname != nil || titleSearch else { return [] }
         let words = searched.map { "\"\($0)\"" }
-        return try lock.withLock {
-            var ids: [Int] = []
-            var seen = Set<Int>()
-            func collect(_ statement: SQLiteStatement) throws {
-                defer { statement.reset() }
-                while try statement.step() {
-                    if let id = statement.int(0), seen.insert(id).inserted { ids.append(id) }
-                }
+        var ids: [Int] = []
+        var seen = Set<Int>()
+        func collect(_ statement: SQLiteStatement) throws {
+            defer { statement.reset() }
+            while try statement.step() {
+                if let id = statement.int(0), seen.insert(id).inserted { ids.append(id) }
             }
-            for hash in hashes {
-                titleKeyStatement.bind(1, hash)
-                titleKeyStatement.bind(2, limit * 3)
-                try collect(titleKeyStatement)
+        }
+        for hash in hashes {
+            titleKeyStatement.bind(1, hash)
+            titleKeyStatement.bind(2, limit * 3)
+            try collect(titleKeyStatement)
+        }
+        let exactFound = !ids.isEmpty
+        if let surname {
+            for id in try authorEditions(surname: surname, words: searched, limit: limit * 3)
+            where seen.insert(id).inserted {
+                ids.append(id)
             }
-            let exactFound = !ids.isEmpty
-            if let surname {
-                for id in try authorEditions(surname: surname, words: searched, limit: limit * 3)
-                where seen.insert(id).inserted {
-                    ids.append(id)
-                }
-            }
-            if !exactFound && titleSearch {
-                searchStatement.bind(1, "title : (\(words.joined(separator: " AND ")))")
-                searchStatement.bind(2, limit)
-                try collect(searchStatement)
-            }
-            // A work's editions (same title and authors) come together: they share one normalisation,
-            // which the matcher then scores once. Kept for this search only: across searches, so few
-            // came back that holding them cost more (malloc) than it saved, against 1M editions.
-            var normalisations: [Matcher.Normalisation.Key: Matcher.Normalisation] = [:]
-            return try ids.compactMap { id -> Matcher.PreparedEdition? in
-                if let prepared = editionCache[id]?.prepared { return prepared }
-                guard let edition = try loadEdition(id) else { return nil }
-                let key = Matcher.Normalisation.Key(edition)
-                let normalised = normalisations[key] ?? Matcher.Normalisation(edition)
-                normalisations[key] = normalised
-                let prepared = Matcher.PreparedEdition(edition, normalised: normalised)
-                editionCache.insert((edition, prepared), for: id)
-                return prepared
-            }
+        }
+        if !exactFound && titleSearch {
+            searchStatement.bind(1, "title : (\(words.joined(separator: " AND ")))")
+            searchStatement.bind(2, limit)
+            try collect(searchStatement)
+        }
+        return try ids.compactMap(hit)
+    }
+
+    /// Edition `id` as a search hit: its authors' names, from the cached edition or from its row
+    /// (or its work's, when it has none, as `loadEdition` takes them), without loading the rest.
+    private func hit(_ id: Int) throws -> SearchHit? {
+        if let cached = editionCache[id] {
+            let names = cached.prepared?.names ?? (cached.edition.authors ?? []).map(Matcher.ComparedName.init(name:))
+            return SearchHit(id: id, names: names)
+        }
+        hitStatement.bind(1, id)
+        defer { hitStatement.reset() }
+        guard try hitStatement.step() else { return nil }
+        var authorIDs = Self.authorIDs(hitStatement, 1)
+        if authorIDs.isEmpty, let work = hitStatement.int(0) {
+            workStatement.bind(1, work)
+            defer { workStatement.reset() }
+            if try workStatement.step() { authorIDs = workStatement.text(0).map(Self.decodeIDs) ?? [] }
+        }
+        return SearchHit(id: id, names: try authorIDs.compactMap { try author($0)?.compared })
+    }
+
+    /// A work's editions (same title and authors) come together: they share one normalisation,
+    /// which the matcher then scores once. Kept for this search only: across searches, so few
+    /// came back that holding them cost more (malloc) than it saved, against 1M editions.
+    private func preparing(_ hits: [SearchHit]) throws -> [Matcher.PreparedEdition] {
+        var normalisations: [Matcher.Normalisation.Key: Matcher.Normalisation] = [:]
+        return try hits.compactMap { hit -> Matcher.PreparedEdition? in
+            if let prepared = editionCache[hit.id]?.prepared { return prepared }
+            guard let edition = try loadEdition(hit.id) else { return nil }
+            let key = Matcher.Normalisation.Key(edition)
+            let normalised = normalisations[key] ?? Matcher.Normalisation(edition, names: hit.names)
+            normalisations[key] = normalised
+            let prepared = Matcher.PreparedEdition(edition, normalised: normalised)
+            editionCache.insert((edition, prepared), for: hit.id)
+            return prepared
         }
     }
 
@@ -288,6 +342,9 @@ public final class CatalogIndex: @unchecked Sendable {
     private func mayHold(_ word: String, _ column: CatalogSearchFilter.Column) -> Bool {
         !Self.isPlainWord(word) || searchFilter.mayContain(term: word, column: column)
     }
+
+    /// Author names held: at most twice this many (about 200 bytes each with their matcher form).
+    static let authorsPerGeneration = 100_000
 
     /// Editions of one surname tested one by one before the full-text query is cheaper.
     static let authorScanLimit = 400
@@ -369,8 +426,7 @@ public final class CatalogIndex: @unchecked Sendable {
         edition.workKey = try work.flatMap { try key($0, .work) }
         edition.title = statement.text(1)
         edition.subtitle = statement.text(2)
-        // One author is stored as an INTEGER (`bindIDs`): read as one, not through its text.
-        var authorIDs = statement.isInteger(3) ? [statement.int(3)!] : statement.text(3).map(Self.decodeIDs) ?? []
+        var authorIDs = Self.authorIDs(statement, 3)
         edition.publishers = try storedPublishers(statement, 4)
         edition.isbn13 = statement.int(5).map { String($0) }
         edition.isbn10 = statement.text(6)
@@ -387,22 +443,27 @@ public final class CatalogIndex: @unchecked Sendable {
                 if work < 0 { edition.description = description(workStatement) }
             }
         }
-        var authors: [String] = []
-        for author in authorIDs {
-            if let name = try authorName(author) { authors.append(name) }
-        }
+        let authors = try authorIDs.compactMap { try author($0)?.name }
         edition.authors = authors.isEmpty ? nil : authors
         editionCache.insert((edition, prepared: nil), for: id)
         return edition
     }
 
-    private func authorName(_ id: Int) throws -> String? {
-        if let name = authorNames[id] { return name }
+    /// Author `id`'s name, and the name as the matcher compares it.
+    private func author(_ id: Int) throws -> (name: String, compared: Matcher.ComparedName)? {
+        if let author = authorNames[id] { return author }
         authorStatement.bind(1, id)
         defer { authorStatement.reset() }
         guard try authorStatement.step(), let name = authorStatement.text(0) else { return nil }
-        authorNames.insert(name, for: id)
-        return name
+        let author = (name, Matcher.ComparedName(name: name))
+        authorNames.insert(author, for: id)
+        return author
+    }
+
+    /// An edition's author ids in `column` as `bindIDs` stores them: one as an INTEGER (read as one,
+    /// not through its text), several as text.
+    private static func authorIDs(_ statement: SQLiteStatement, _ column: Int32) -> [Int] {
+        statement.isInteger(column) ? [statement.int(column)!] : statement.text(column).map(decodeIDs) ?? []
     }
 
     /// An edition's publishers: the list in its row, or, for an id, the list in `publishers` (`PublisherNames`).

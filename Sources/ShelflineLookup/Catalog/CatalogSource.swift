@@ -70,6 +70,24 @@ public struct CatalogSource: MetadataSource {
         try await preparedCandidates(title: title, author: author, limit: limit).map(\.edition)
     }
 
+    /// What a title/author search finds, before the editions are loaded (`prepared(_:)`).
+    func searchHits(title: String, author: String?, limit: Int) async throws -> [CatalogIndex.SearchHit] {
+        do {
+            return try readers.with { try $0.searchHits(title: title, author: author, limit: limit) }
+        } catch {
+            throw SourceFailure.failed(source: name, reason: "\(error)")
+        }
+    }
+
+    /// The hits' editions, prepared for the matcher.
+    func prepared(_ hits: [CatalogIndex.SearchHit]) throws -> [Matcher.PreparedEdition] {
+        do {
+            return try readers.with { try $0.prepared(hits) }
+        } catch {
+            throw SourceFailure.failed(source: name, reason: "\(error)")
+        }
+    }
+
     /// Candidates with their matcher-side normalisation, which the index keeps with cached editions.
     public func preparedCandidates(title: String, author: String?, limit: Int) async throws -> [Matcher.PreparedEdition] {
         do {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A bounded map keeping what was used recently, in two generations: when the current one is
 /// full it becomes the previous one (the older is dropped), and a value found in the previous
 /// generation moves back into the current one. Emptying one table when it filled (the edition
@@ -31,4 +33,24 @@ struct RecentCache<Key: Hashable, Value> {
     }
 
     var count: Int { current.count + previous.count }
+}
+
+/// A `RecentCache` the connections to one index share (each used by its own thread), behind a lock.
+final class SharedRecentCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cache: RecentCache<Key, Value>
+
+    init(generationLimit: Int) {
+        cache = RecentCache(generationLimit: generationLimit)
+    }
+
+    subscript(key: Key) -> Value? {
+        lock.withLock { cache[key] }
+    }
+
+    func insert(_ value: Value, for key: Key) {
+        lock.withLock { cache.insert(value, for: key) }
+    }
+
+    var count: Int { lock.withLock { cache.count } }
 }

@@ -99,8 +99,8 @@ public final class LookupEngine: Sendable {
             }
             let members = groups
             let matcher = self.matcher
-            try await forEachSearch(source, keys: order, representative: { queries[groups[$0]![0]].query }, decide: { key, candidates in
-                members[key]!.map { matcher.decide(queries[$0].query, prepared: candidates) }
+            try await forEachSearch(source, keys: order, representative: { queries[groups[$0]![0]].query }, decide: { key, found in
+                try members[key]!.map { try found.decision(queries[$0].query, by: matcher) }
             }) { key, result in
                 for (member, index) in groups[key]!.enumerated() {
                     switch result {
@@ -221,11 +221,14 @@ public final class LookupEngine: Sendable {
     /// verdicts run on several tasks (`CatalogSource.searchConcurrency`, one connection each).
     private func forEachSearch(
         _ source: any MetadataSource, keys: [String], representative: (String) -> LookupQuery,
-        decide: @escaping @Sendable (String, [Matcher.PreparedEdition]) -> [MatchDecision],
+        decide: @escaping @Sendable (String, SearchCandidates) throws -> [MatchDecision],
         _ decided: (String, Result<[MatchDecision], SourceFailure>) throws -> Void
     ) async throws {
         func body(_ key: String, _ result: Result<[Matcher.PreparedEdition], SourceFailure>) throws {
-            try decided(key, result.map { decide(key, $0) })
+            switch result {
+            case .success(let candidates): try decided(key, .success(try decide(key, .prepared(candidates))))
+            case .failure(let failure): try decided(key, .failure(failure))
+            }
         }
         let cache = source.isRemote ? self.cache : nil
         var misses: [(String, LookupQuery)] = []
@@ -247,10 +250,10 @@ public final class LookupEngine: Sendable {
                 do {
                     guard let catalog = source as? CatalogSource else {
                         let candidates = try await source.candidates(title: query.title, author: query.authors.first, limit: limit)
-                        return .success(decide(key, candidates.map(Matcher.PreparedEdition.init)))
+                        return .success(try decide(key, .prepared(candidates.map(Matcher.PreparedEdition.init))))
                     }
-                    let candidates = try await catalog.preparedCandidates(title: query.title, author: query.authors.first, limit: limit)
-                    return .success(try await catalog.described(decide(key, candidates)))
+                    let hits = try await catalog.searchHits(title: query.title, author: query.authors.first, limit: limit)
+                    return .success(try await catalog.described(decide(key, .catalog(hits, catalog))))
                 } catch let failure as SourceFailure {
                     return .failure(failure)
                 }
@@ -293,6 +296,23 @@ public final class LookupEngine: Sendable {
             for try await (key, result) in group {
                 try body(key, result.map { $0.map(Matcher.PreparedEdition.init) })
             }
+        }
+    }
+}
+
+/// What one search found, as the matcher is given it.
+enum SearchCandidates: Sendable {
+    /// Editions prepared already (a remote source's answer, or the cache's).
+    case prepared([Matcher.PreparedEdition])
+    /// The catalog's hits, whose editions are loaded as the matcher needs them.
+    case catalog([CatalogIndex.SearchHit], CatalogSource)
+
+    func decision(_ query: LookupQuery, by matcher: Matcher) throws -> MatchDecision {
+        switch self {
+        case .prepared(let candidates):
+            return matcher.decide(query, prepared: candidates)
+        case .catalog(let hits, let catalog):
+            return try matcher.decide(query, hits: hits, names: \.names, load: catalog.prepared)
         }
     }
 }

@@ -93,15 +93,18 @@ public struct Matcher: Sendable {
     }
 
     func score(_ prepared: PreparedQuery, _ candidate: PreparedEdition) -> Scored {
-        let author = authorScore(prepared.names, candidate.names)
+        let (author, authors) = authorRelation(prepared.names, candidate.names)
         var scored = Scored(edition: candidate.edition, title: titleScore(prepared, candidate), author: author)
         scored.relation = TitleRelation.between(prepared.parts, candidate.parts)
-        if prepared.names.isEmpty || candidate.names.isEmpty {
-            scored.authors = .unknown
-        } else {
-            scored.authors = author >= authorThreshold ? .match : .disjoint
-        }
+        scored.authors = authors
         return scored
+    }
+
+    /// The author score of a candidate and whether its authors match the row's.
+    func authorRelation(_ names: [ComparedName], _ others: [ComparedName]) -> (score: Double, relation: AuthorRelation) {
+        let author = authorScore(names, others)
+        guard !names.isEmpty, !others.isEmpty else { return (author, .unknown) }
+        return (author, author >= authorThreshold ? .match : .disjoint)
     }
 
     public func decide(_ query: LookupQuery, candidates: [EditionMetadata]) -> MatchDecision {
@@ -110,10 +113,29 @@ public struct Matcher: Sendable {
 
     /// `decide` over candidates normalised beforehand (a source that sees an edition again keeps them).
     public func decide(_ query: LookupQuery, prepared candidates: [PreparedEdition]) -> MatchDecision {
+        decide(query, PreparedQuery(query), candidates)
+    }
+
+    /// `decide(query, prepared: load(hits))`, loading only the hits it needs when it can. Whether
+    /// a row is accepted, and with which edition, depends only on the candidates whose authors
+    /// match the row's: any other has no accept tier, so it ranks below every candidate that has
+    /// one and is never a work's best edition over one. So those are loaded and judged first;
+    /// when they give an acceptance it is the verdict over all the hits. Otherwise (review, or
+    /// nothing) every hit is loaded and judged, as before.
+    func decide<Hit>(_ query: LookupQuery, hits: [Hit], names: (Hit) -> [ComparedName],
+                     load: ([Hit]) throws -> [PreparedEdition]) rethrows -> MatchDecision {
+        let prepared = PreparedQuery(query)
+        let authored = hits.filter { authorRelation(prepared.names, names($0)).relation == .match }
+        guard !authored.isEmpty else { return decide(query, prepared, try load(hits)) }
+        let decision = decide(query, prepared, try load(authored))
+        if case .accept = decision { return decision }
+        return authored.count == hits.count ? decision : decide(query, prepared, try load(hits))
+    }
+
+    private func decide(_ query: LookupQuery, _ prepared: PreparedQuery, _ candidates: [PreparedEdition]) -> MatchDecision {
         guard !candidates.isEmpty else { return .none }
         // Best edition per work (editions without a work are their own book).
         var bestPerWork: [String: Scored] = [:]
-        let prepared = PreparedQuery(query)
         // Editions sharing one normalisation (a work's editions, as the catalog gives them) score alike: scored once.
         var scores: [ObjectIdentifier: Scored] = [:]
         for preparedCandidate in candidates {
@@ -302,7 +324,13 @@ public struct Matcher: Sendable {
             }
         }
 
-        init(_ edition: EditionMetadata) {
+        convenience init(_ edition: EditionMetadata) {
+            self.init(edition, names: (edition.authors ?? []).map(ComparedName.init(name:)))
+        }
+
+        /// `names`: the edition's authors as `ComparedName(name:)` makes them, in order (a source
+        /// that keeps them by author gives them).
+        init(_ edition: EditionMetadata, names: [ComparedName]) {
             let title = edition.title ?? ""
             var forms = [TextNormalizer.tokens(TextNormalizer.strippingSeries(title))]
             if let subtitle = edition.subtitle, !subtitle.isEmpty {
@@ -310,7 +338,7 @@ public struct Matcher: Sendable {
             }
             titleForms = forms + forms.map(Matcher.droppingArticle)
             parts = TitleParts(title: title, subtitle: edition.subtitle)
-            names = (edition.authors ?? []).map { ComparedName(TextNormalizer.nameTokens($0)) }
+            self.names = names
         }
     }
 
@@ -359,6 +387,11 @@ public struct Matcher: Sendable {
     struct ComparedName: Sendable {
         let tokens: [String]
         let sorted: [String]
+
+        /// An author's name as an edition or a row gives it.
+        init(name: String) {
+            self.init(TextNormalizer.nameTokens(name))
+        }
 
         init(_ tokens: [String]) {
             var tokens = tokens
