@@ -72,6 +72,28 @@ import TestSupport
         #expect(judgedAll > 200)
     }
 
+    @Test(arguments: [0.85, 0.95, 0.8, 0.5])
+    func issue12_theQuickAuthorTestAgreesWithTheScore(threshold: Double) {
+        var matcher = Matcher()
+        matcher.authorThreshold = threshold
+        var generator = SeededGenerator(seed: 21)
+        let people = Self.authors + ["Ursula K. Le Guin", "Le Guin", "U. K. LeGuin", "Ann Zedd Jr.", "Zedd", "", "?", "Anne Zedd",
+                                     "Jean-Paul Sartre", "Ann Ze", "Zed Ann"]
+        var matches = 0, trials = 0
+        for _ in 0..<3_000 {
+            func names() -> [Matcher.ComparedName] {
+                (0..<Int.random(in: 0...3, using: &generator)).map { _ in Matcher.ComparedName(name: people.randomElement(using: &generator)!) }
+            }
+            let query = names().filter { !$0.tokens.isEmpty }, candidate = names()
+            let expected = matcher.authorRelation(query, candidate).relation == .match
+            #expect(matcher.authorsMatch(query, candidate) == expected, "\(query.map(\.tokens)) vs \(candidate.map(\.tokens))")
+            matches += expected ? 1 : 0
+            trials += 1
+        }
+        #expect(matches > 100)
+        #expect(trials - matches > 100)
+    }
+
     @Test func issue12_aRowWithoutAuthorsIsJudgedOnEveryCandidateAtOnce() {
         let candidates = (1...3).map { number in
             var edition = EditionMetadata(source: SourceKind.catalog.rawValue)

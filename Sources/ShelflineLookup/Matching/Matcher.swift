@@ -100,6 +100,22 @@ public struct Matcher: Sendable {
         return scored
     }
 
+    /// `authorRelation(names, others).relation == .match`, without scoring pairs that cannot reach
+    /// the threshold: two names with different surnames and tokens score at most 0.8
+    /// (`nameSimilarity`), and most of a search's candidates are by other people.
+    func authorsMatch(_ names: [ComparedName], _ others: [ComparedName]) -> Bool {
+        guard authorThreshold > Self.otherSurnameCeiling else { return authorRelation(names, others).relation == .match }
+        for user in names where !user.tokens.isEmpty {
+            for other in others where !other.tokens.isEmpty && (user.tokens.last == other.tokens.last || user.sorted == other.sorted) {
+                if Self.nameSimilarity(user, other) >= authorThreshold { return true }
+            }
+        }
+        return false
+    }
+
+    /// The most `nameSimilarity` gives two names whose surnames and tokens differ.
+    static let otherSurnameCeiling = 0.8
+
     /// The author score of a candidate and whether its authors match the row's.
     func authorRelation(_ names: [ComparedName], _ others: [ComparedName]) -> (score: Double, relation: AuthorRelation) {
         let author = authorScore(names, others)
@@ -125,7 +141,7 @@ public struct Matcher: Sendable {
     func decide<Hit>(_ query: LookupQuery, hits: [Hit], names: (Hit) -> [ComparedName],
                      load: ([Hit]) throws -> [PreparedEdition]) rethrows -> MatchDecision {
         let prepared = PreparedQuery(query)
-        let authored = hits.filter { authorRelation(prepared.names, names($0)).relation == .match }
+        let authored = hits.filter { authorsMatch(prepared.names, names($0)) }
         guard !authored.isEmpty else { return decide(query, prepared, try load(hits)) }
         let decision = decide(query, prepared, try load(authored))
         if case .accept = decision { return decision }
@@ -414,7 +430,7 @@ public struct Matcher: Sendable {
             if long.suffix(short.count).elementsEqual(short) { return 0.85 }
             return 0.5
         }
-        return similarity(left.sorted, right.sorted) * 0.8
+        return similarity(left.sorted, right.sorted) * otherSurnameCeiling
     }
 
     /// The first given names agree: equal, one a prefix of the other (3+ letters), a typo-level
