@@ -80,6 +80,25 @@ import TestSupport
         #expect(cache[999] == "w999")
     }
 
+    @Test func issue12_theSharedCacheAnswersInOnePassAndAcrossThreads() {
+        let cache = SharedRecentCache<Int, String>(generationLimit: 1_000)
+        cache.insert([(1, "one"), (3, "three")])
+        #expect(cache.values(for: [3, 2, 1, 3]) == ["three", nil, "one", "three"])
+        #expect(cache.values(for: []).isEmpty)
+        // Several connections' threads read and fill it at once: every value found is the one stored.
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for round in 0..<2_000 {
+                let keys = (0..<8).map { 10 + (round * 8 + $0 + thread * 997) % 5_000 }
+                for (key, value) in zip(keys, cache.values(for: keys)) {
+                    if let value { #expect(value == "v\(key)") }
+                }
+                cache.insert(keys.map { ($0, "v\($0)") })
+            }
+        }
+        #expect(cache.count <= 2_000)
+        #expect(cache.count > 0)
+    }
+
     /// The byte scan of an ASCII date and the Character scan of any other agree.
     @Test(arguments: [("1965", 1965), ("19651", nil), ("x2100y", 2100), ("1399", nil), ("May 1999", 1999), ("Mai 1999 é", 1999),
                       ("é 1965", 1965), ("1965\u{301}", nil), ("", nil)] as [(String, Int?)])

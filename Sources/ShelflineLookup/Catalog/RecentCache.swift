@@ -52,5 +52,18 @@ final class SharedRecentCache<Key: Hashable & Sendable, Value: Sendable>: @unche
         lock.withLock { cache.insert(value, for: key) }
     }
 
+    /// Each key's value, or nil, in one locked pass.
+    func values(for keys: [Key]) -> [Value?] {
+        lock.withLock { keys.map { cache[$0] } }
+    }
+
+    /// Inserts them all in one locked pass.
+    func insert(_ entries: [(Key, Value)]) {
+        guard !entries.isEmpty else { return }
+        lock.withLock {
+            for (key, value) in entries { cache.insert(value, for: key) }
+        }
+    }
+
     var count: Int { lock.withLock { cache.count } }
 }
