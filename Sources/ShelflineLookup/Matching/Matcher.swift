@@ -140,6 +140,7 @@ public struct Matcher: Sendable {
     /// nothing) every hit is loaded and judged, as before.
     func decide<Hit>(_ query: LookupQuery, hits: [Hit], names: (Hit) -> [ComparedName],
                      load: ([Hit]) throws -> [PreparedEdition]) rethrows -> MatchDecision {
+        guard !hits.isEmpty else { return .none }
         let prepared = PreparedQuery(query)
         let authored = hits.filter { authorsMatch(prepared.names, names($0)) }
         guard !authored.isEmpty else { return decide(query, prepared, try load(hits)) }
