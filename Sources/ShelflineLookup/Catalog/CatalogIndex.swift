@@ -188,7 +188,7 @@ public final class CatalogIndex: @unchecked Sendable {
 
     /// A search's candidate before its edition is loaded: the row, and its authors as the matcher
     /// compares them, which is all it needs to tell whether the candidate could be accepted
-    /// (`Matcher.decide(_:hits:load:)`).
+    /// (`Matcher.decide(_:hits:names:load:)`).
     public struct SearchHit: Sendable {
         let id: Int
         let names: [Matcher.ComparedName]
