@@ -42,10 +42,16 @@ func appendJSONString(_ text: String, to line: inout [UInt8]) {
 /// Only the identity fields are decoded (`BookRecordScan`); the mark is spliced into the record's
 /// JSON line, so the rest of the record passes through byte for byte.
 public enum DedupeStage {
+    /// The directory `output` will be written in, for the stage's scratch file.
+    static func directory(of output: String) -> String {
+        let directory = (output as NSString).deletingLastPathComponent
+        return directory.isEmpty ? "." : directory
+    }
+
     public static func run(input: String, output: String, workspace: Workspace,
                            parameters: DedupeParameters = DedupeParameters(),
                            cancellation: CancellationFlag? = nil) throws -> DedupeReport {
-        var resolver = KeyResolver(parameters: parameters)
+        var resolver = try KeyResolver(parameters: parameters, scratchDirectory: Self.directory(of: output))
         _ = try LibraryFile(workspace: workspace).scan(into: &resolver)
         var report = DedupeReport(input: input, output: output)
         report.libraryBooks = resolver.libraryBooks
@@ -58,7 +64,7 @@ public enum DedupeStage {
                 if let cancellation, cancellation.isCancelled {
                     throw TryLaterError("shelfline-dedupe: interrupted; \(output) was not written")
                 }
-                let resolution = resolver.resolve(keyed.keys, line: keyed.identity.line)
+                let resolution = try resolver.resolve(keyed.keys, line: keyed.identity.line)
                 let mark = DedupeMark(status: resolution.status, key: resolution.key, firstLine: resolution.firstLine,
                                       bookId: BookKeys.idString(resolution.bookId))
                 switch resolution.status {

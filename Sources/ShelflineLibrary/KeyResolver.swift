@@ -105,10 +105,9 @@ public struct Resolution: Sendable, Equatable {
 /// A row without ISBN joins the owner of its title+author key. Each key is owned by one book: the
 /// first to claim it. Keys hash to 64 bits; ids are 64-bit too.
 public struct KeyResolver {
-    /// One book: stored in 12 bytes (`Entities`); with `KeyIndex` most of dedupe's and merge's
-    /// memory at 2,000,000 rows (issue 12).
+    /// What the resolver keeps of a book in memory: 4 bytes (`Entities`); its id is in a
+    /// `BookIdFile`. With `KeyIndex`, most of dedupe's and merge's memory at 2,000,000 rows (issue 12).
     struct Entity: Equatable {
-        var id: UInt64
         /// First line of the current file that resolved here (0: none yet). 30 bits, so the flags
         /// share its word: a file of more than a billion lines is beyond the index.
         var firstLine: Int32
@@ -118,11 +117,21 @@ public struct KeyResolver {
     }
 
     private var entities = Entities()
+    private let ids: BookIdFile
     private var index = KeyIndex()
     public let parameters: DedupeParameters
 
-    public init(parameters: DedupeParameters = DedupeParameters()) {
+    /// `scratchDirectory`: where the books' ids are spooled (a file unlinked once open; the stage's
+    /// output or work directory).
+    public init(parameters: DedupeParameters = DedupeParameters(), scratchDirectory: String) throws {
         self.parameters = parameters
+        ids = try BookIdFile(directory: scratchDirectory)
+    }
+
+    /// Frees the key index and the books (merge's fold needs neither, and takes memory of its own).
+    public mutating func release() {
+        index = KeyIndex()
+        entities = Entities()
     }
 
     public var distinctKeys: Int { index.count }
@@ -130,14 +139,15 @@ public struct KeyResolver {
 
     /// Registers a library book and the keys it owns (a key already owned stays with its owner).
     /// A book the current import itself created (`existedBeforeImport` false) resolves as `new`.
-    public mutating func addLibraryBook(id: UInt64, keys: [String], existedBeforeImport: Bool = true) {
+    public mutating func addLibraryBook(id: UInt64, keys: [String], existedBeforeImport: Bool = true) throws {
         let entity = Int32(entities.count)
-        entities.append(Entity(id: id, firstLine: 0, isbnRowInFile: false, inLibrary: existedBeforeImport))
+        try ids.append(id)
+        entities.append(Entity(firstLine: 0, isbnRowInFile: false, inLibrary: existedBeforeImport))
         for key in keys { _ = index.claim(BookKeys.keyHash(key), for: entity) }
     }
 
     /// Resolves one record of the file being imported (records must come in file order).
-    public mutating func resolve(_ keys: RecordKeys, line: Int) -> Resolution {
+    public mutating func resolve(_ keys: RecordKeys, line: Int) throws -> Resolution {
         let isbnHash = keys.isbnHash, titleAuthorHash = keys.titleAuthorHash, fallbackHash = keys.fallbackHash
         var found: Int32?
         var decidedBy = keys.primary
@@ -157,13 +167,16 @@ public struct KeyResolver {
         }
         let created = found == nil
         let entity: Int32
+        let id: UInt64
         if let found {
             entity = found
+            id = try ids.id(Int(found))
         } else {
             entity = Int32(entities.count)
             // A new book's id is the hash of its primary key (`BookKeys.bookId(for:)`).
-            let id = isbnHash ?? titleAuthorHash ?? fallbackHash!
-            entities.append(Entity(id: id, firstLine: 0, isbnRowInFile: false, inLibrary: false))
+            id = isbnHash ?? titleAuthorHash ?? fallbackHash!
+            try ids.append(id)
+            entities.append(Entity(firstLine: 0, isbnRowInFile: false, inLibrary: false))
         }
         var granted: [String] = []
         for (key, hash) in [(keys.isbn, isbnHash), (keys.titleAuthor, titleAuthorHash), (keys.fallback, fallbackHash)] {
@@ -174,31 +187,29 @@ public struct KeyResolver {
         let record = entities[entity]
         if record.firstLine == 0 {
             entities[entity].firstLine = Int32(line)
-            return Resolution(bookId: record.id, status: record.inLibrary ? .inLibrary : .new, key: decidedBy,
+            return Resolution(bookId: id, status: record.inLibrary ? .inLibrary : .new, key: decidedBy,
                               firstLine: nil, grantedKeys: granted, created: created)
         }
-        return Resolution(bookId: record.id, status: .duplicateInFile, key: decidedBy, firstLine: Int(record.firstLine),
+        return Resolution(bookId: id, status: .duplicateInFile, key: decidedBy, firstLine: Int(record.firstLine),
                           grantedKeys: granted, created: created)
     }
 }
 
 extension KeyResolver {
-    /// The books, numbered from 0, in chunks of 64Ki (`MappedBuffer`s): an array of millions of
-    /// them grew by copying itself into one twice its size, both held at once (issue 12: peak
-    /// memory at 2,000,000 rows). 12 bytes a book (it was 16, an `Entity` padded): the id, and a
-    /// word of the first line and the two flags.
+    /// The books' states, numbered from 0, in chunks of 64Ki (`MappedBuffer`s): an array of
+    /// millions of them grew by copying itself into one twice its size, both held at once (issue
+    /// 12: peak memory at 2,000,000 rows). 4 bytes a book: the first line and the two flags (the
+    /// id, 8 more, is in the `BookIdFile`).
     struct Entities {
         private static let chunkBits = 16
         private static let lineMask: UInt32 = (1 << 30) - 1
         private static let isbnRowInFileBit: UInt32 = 1 << 30
         private static let inLibraryBit: UInt32 = 1 << 31
-        private var ids: [MappedBuffer<UInt64>] = []
         private var states: [MappedBuffer<UInt32>] = []
         private(set) var count = 0
 
         mutating func append(_ entity: Entity) {
-            if count >> Self.chunkBits == ids.count {
-                ids.append(MappedBuffer(count: 1 << Self.chunkBits))
+            if count >> Self.chunkBits == states.count {
                 states.append(MappedBuffer(count: 1 << Self.chunkBits))
             }
             count += 1
@@ -214,15 +225,13 @@ extension KeyResolver {
             get {
                 let chunk = Int(number) >> Self.chunkBits, index = Int(number) & ((1 << Self.chunkBits) - 1)
                 let state = states[chunk].elements[index]
-                return Entity(id: ids[chunk].elements[index], firstLine: Int32(state & Self.lineMask),
+                return Entity(firstLine: Int32(state & Self.lineMask),
                               isbnRowInFile: state & Self.isbnRowInFileBit != 0, inLibrary: state & Self.inLibraryBit != 0)
             }
             set {
                 precondition(number < count, "key index: book \(number) of \(count)")
                 let chunk = Int(number) >> Self.chunkBits, index = Int(number) & ((1 << Self.chunkBits) - 1)
-                if !isKnownUniquelyReferenced(&ids[chunk]) { ids[chunk] = ids[chunk].copy() }
                 if !isKnownUniquelyReferenced(&states[chunk]) { states[chunk] = states[chunk].copy() }
-                ids[chunk].elements[index] = newValue.id
                 states[chunk].elements[index] = Self.state(of: newValue)
             }
         }

@@ -13,12 +13,15 @@ public enum LibraryError: ShelflineError, Equatable {
     case unknownReviewRow(path: String, row: Int, rows: [Int])
     /// `review accept ROW CANDIDATE`: CANDIDATE is neither a listed number nor a listed key.
     case unknownCandidate(row: Int, candidate: String, count: Int)
+    /// A scratch file of the stage's own (`BookIdFile`) could not be written or read back.
+    case scratchIO(path: String, reason: String)
 
     public var exitStatus: ExitStatus {
         switch self {
         case .corruptLibrary, .countMismatch: .dataError
         case .noReviewList: .noInput
         case .unknownReviewRow, .unknownCandidate: .usage
+        case .scratchIO: .ioError
         }
     }
 
@@ -38,6 +41,8 @@ public enum LibraryError: ShelflineError, Equatable {
             return "\(path): row \(row) is not in the review list (rows needing review: \(listed))"
         case .unknownCandidate(let row, let candidate, let count):
             return "row \(row): no candidate '\(candidate)' (give 1…\(count) or a candidate key from `review list`)"
+        case .scratchIO(let path, let reason):
+            return "\(path): I/O error on a scratch file: \(reason); nothing was written"
         }
     }
 }

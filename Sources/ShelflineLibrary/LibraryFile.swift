@@ -76,7 +76,7 @@ public struct LibraryFile {
                 previous = id
                 scan.ids.append(id)
                 if entry.reviewDecision != nil { scan.decided.insert(id) }
-                resolver.addLibraryBook(id: id, keys: entry.keys,
+                try resolver.addLibraryBook(id: id, keys: entry.keys,
                                         existedBeforeImport: importId == nil || entry.createdBy != importId)
             }
         } catch let error as FileError {

@@ -154,16 +154,16 @@ public enum MergeStage {
         let lock = try MergeLock(workspace: workspace)
         defer { withExtendedLifetime(lock) {} }
 
-        var resolver = KeyResolver(parameters: dedupe)
+        let workDirectory = workspace.libraryDirectory + "/.merge-work-\(getpid())"
+        try Workspace.makeDirectory(workDirectory)
+        defer { try? FileManager.default.removeItem(atPath: workDirectory) }
+        var resolver = try KeyResolver(parameters: dedupe, scratchDirectory: workDirectory)
         let library = LibraryFile(workspace: workspace)
         let scan = try library.scan(into: &resolver, importId: importId)
         let decisions = try ReviewDecisions.load(workspace: workspace).byBook
 
         let bucketBits = parameters.buckets.trailingZeroBitCount
         func bucket(of id: UInt64) -> Int { bucketBits == 0 ? 0 : Int(id >> UInt64(64 - bucketBits)) }
-        let workDirectory = workspace.libraryDirectory + "/.merge-work-\(getpid())"
-        try Workspace.makeDirectory(workDirectory)
-        defer { try? FileManager.default.removeItem(atPath: workDirectory) }
         let buckets = try (0..<parameters.buckets).map { try BucketFile(path: workDirectory + "/bucket-\($0)") }
 
         // Pass 1: resolve, ledger, partition.
@@ -195,7 +195,7 @@ public enum MergeStage {
                     rejectIndex += 1
                 }
                 recordCount += 1
-                let resolution = resolver.resolve(keyed.keys, line: record.line)
+                let resolution = try resolver.resolve(keyed.keys, line: record.line)
                 let outcome: LedgerEntry.Outcome
                 switch resolution.status {
                 case .new: outcome = .added; outcomes.added += 1
@@ -234,10 +234,11 @@ public enum MergeStage {
             throw error
         }
         // The fold needs no key index: its memory goes before pass 2 takes its own (issue 12).
-        resolver = KeyResolver(parameters: dedupe)
+        resolver.release()
 
-        // Pass 2: fold buckets into the library in id order.
-        let fold = try foldLibrary(library: library, scan: scan, buckets: buckets, bucketOf: bucket(of:), decisions: decisions,
+        // Pass 2: fold buckets into the library in id order (large ones in parts).
+        let plan = try BucketFile.plan(buckets, bucketBits: bucketBits, recordsPath: request.records)
+        let fold = try foldLibrary(library: library, scan: scan, buckets: plan.paths, bucketOf: plan.bucket(of:), decisions: decisions,
                                    importId: importId, level: Int32(parameters.libraryLevel), recordsPath: request.records,
                                    cancellation: cancellation, progress: progress, counts: outcomes.progressCounts)
         do {
@@ -307,7 +308,7 @@ public enum MergeStage {
         var enrichedAnyway: AscendingIds
     }
 
-    static func foldLibrary(library: LibraryFile, scan: LibraryFile.Scan, buckets: [BucketFile], bucketOf: (UInt64) -> Int,
+    static func foldLibrary(library: LibraryFile, scan: LibraryFile.Scan, buckets paths: [String], bucketOf: (UInt64) -> Int,
                             decisions: [UInt64: ReviewDecision], importId: String, level: Int32, recordsPath: String,
                             cancellation: CancellationFlag?, progress: MergeProgress? = nil,
                             counts: [String: Int] = [:]) throws -> FoldResult {
@@ -326,7 +327,6 @@ public enum MergeStage {
         // their own, while this one streams the library and writes (issue 12: decoding and folding
         // were two thirds of merge's second pass, and an import mostly creates books).
         let ids = AscendingIds(sorted: scan.ids)
-        let paths = buckets.map(\.path)
         let loader = OrderedPrefetcher<LoadedBucket>(count: paths.count, threads: 2) { index in
             try LoadedBucket(path: paths[index], recordsPath: recordsPath, libraryIds: ids, decisions: decisions, importId: importId)
         }
@@ -372,7 +372,7 @@ public enum MergeStage {
             while current < target {
                 if current >= 0 { try emitNew(before: nil) }
                 current += 1
-                if current < buckets.count { try loadNext() }
+                if current < paths.count { try loadNext() }
             }
         }
 
@@ -414,7 +414,7 @@ public enum MergeStage {
                 }
                 guard count == scan.ids.count else { throw library.corrupt("changed while merging (fewer lines than scanned)") }
             }
-            try advance(to: buckets.count)
+            try advance(to: paths.count)
         } catch {
             writer.abandon()
             throw error

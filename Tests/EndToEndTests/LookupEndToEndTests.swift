@@ -232,9 +232,12 @@ import TestSupport
             Self.record(number + 2, "Book \(number)", "A", isbn13: FakeOpenLibraryServer.isbn13(body: "978100000\(String(format: "%03d", number))"))
         }
         try Self.writeInput(records, in: directory)
+        // The held requests must stay held until the kill however loaded the machine: with the
+        // default 10 s timeout, a slow run saw them time out and retried (18 requests, not 14).
         directory.write("pipeline.json", """
             {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["openlibrary"],
-              "openLibrary": {"baseURL": "\(server.baseURL)", "batchSize": 1, "concurrency": 2, "requestsPerSecond": 50}}}]}
+              "openLibrary": {"baseURL": "\(server.baseURL)", "batchSize": 1, "concurrency": 2, "requestsPerSecond": 50,
+                              "timeoutSeconds": 900}}}]}
             """)
         let arguments = ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"]
         let process = ExecutableRunner.start("shelfline-lookup", arguments, in: directory.path)

@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+
+/// The key resolver's book ids (8 bytes a book), numbered from 0: the newest 64Ki in memory, the
+/// rest written to a scratch file and read back one at a time when a later row finds its book.
+///
+/// Why (issue 12): ids are uniform hashes, so nothing packs them, and held in memory they were
+/// 15 MB of dedupe's and merge's 2,000,000-row peaks, which grew with every distinct book. A
+/// book's id is read again only when a later row resolves to it (a duplicate, a book already in
+/// the library), one `pread` each. The file is unlinked as soon as it is open: nothing is left
+/// behind whatever ends the process, and its pages are the kernel's cache, not the stage's memory.
+final class BookIdFile {
+    private static let chunkBits = 16
+    private let descriptor: Int32
+    /// Where the file was made, for error messages (it has no name once unlinked).
+    let path: String
+    private var tail: [UInt64] = []
+    /// Ids written to the file (a multiple of the chunk size).
+    private var written = 0
+
+    /// A new, empty file in `directory`.
+    init(directory: String) throws {
+        path = directory + "/.book-ids-\(getpid())-\(Self.nextNumber())"
+        descriptor = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw FileError.cannotCreate(path: path, reason: systemErrorMessage()) }
+        unlink(path)
+        tail.reserveCapacity(1 << Self.chunkBits)
+    }
+
+    deinit { close(descriptor) }
+
+    var count: Int { written + tail.count }
+
+    func append(_ id: UInt64) throws {
+        tail.append(id)
+        guard tail.count == 1 << Self.chunkBits else { return }
+        try tail.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let done = pwrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset, off_t(written * 8 + offset))
+                if done < 0 && errno == EINTR { continue }
+                guard done > 0 else {
+                    throw LibraryError.scratchIO(path: path, reason: done < 0 ? "write: \(systemErrorMessage())" : "write: nothing written")
+                }
+                offset += done
+            }
+        }
+        written += tail.count
+        tail.removeAll(keepingCapacity: true)
+    }
+
+    /// Book `number`'s id.
+    func id(_ number: Int) throws -> UInt64 {
+        precondition(number >= 0 && number < count, "book ids: book \(number) of \(count)")
+        if number >= written { return tail[number - written] }
+        var id: UInt64 = 0
+        while true {
+            let done = withUnsafeMutableBytes(of: &id) { pread(descriptor, $0.baseAddress, 8, off_t(number * 8)) }
+            if done < 0 && errno == EINTR { continue }
+            guard done == 8 else {
+                throw LibraryError.scratchIO(path: path, reason: done < 0 ? "read: \(systemErrorMessage())" : "read: short read")
+            }
+            return id
+        }
+    }
+
+    private static let counter = LockedCounter()
+    private static func nextNumber() -> Int { counter.next() }
+}
+
+/// Numbers the files one process makes (several resolvers may live at once: tests run in parallel).
+private final class LockedCounter: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+
+    func next() -> Int {
+        lock.withLock {
+            value += 1
+            return value
+        }
+    }
+}
