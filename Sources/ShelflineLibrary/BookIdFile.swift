@@ -21,12 +21,14 @@ final class BookIdFile {
     /// Ids written to the file (a multiple of the chunk size).
     private var written = 0
 
-    /// A new, empty file in `directory`.
+    /// A new, empty file in `directory` (a unique name, `mkstemp`'s).
     init(directory: String) throws {
-        path = directory + "/.book-ids-\(getpid())-\(Self.nextNumber())"
-        descriptor = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
+        var template = Array((directory + "/.book-ids-XXXXXX").utf8CString)
+        descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        path = String(cString: template)
         guard descriptor >= 0 else { throw FileError.cannotCreate(path: path, reason: systemErrorMessage()) }
         unlink(path)
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         tail.reserveCapacity(1 << Self.chunkBits)
     }
 
@@ -64,22 +66,6 @@ final class BookIdFile {
                 throw LibraryError.scratchIO(path: path, reason: done < 0 ? "read: \(systemErrorMessage())" : "read: short read")
             }
             return id
-        }
-    }
-
-    private static let counter = LockedCounter()
-    private static func nextNumber() -> Int { counter.next() }
-}
-
-/// Numbers the files one process makes (several resolvers may live at once: tests run in parallel).
-private final class LockedCounter: @unchecked Sendable {
-    private var value = 0
-    private let lock = NSLock()
-
-    func next() -> Int {
-        lock.withLock {
-            value += 1
-            return value
         }
     }
 }

@@ -41,6 +41,7 @@ import TestSupport
         } catch let error as FileError {
             #expect(error.exitStatus == .cannotCreate)
             #expect(error.description.hasPrefix(missing + "/.book-ids-"))
+            #expect(error.description.hasSuffix(": cannot create output: No such file or directory"))
             #expect(!error.description.contains("\n"))
         }
     }
