@@ -51,7 +51,13 @@ public enum DedupeStage {
     public static func run(input: String, output: String, workspace: Workspace,
                            parameters: DedupeParameters = DedupeParameters(),
                            cancellation: CancellationFlag? = nil) throws -> DedupeReport {
-        var resolver = try KeyResolver(parameters: parameters, scratchDirectory: Self.directory(of: output))
+        var resolver: KeyResolver
+        do {
+            resolver = try KeyResolver(parameters: parameters, scratchDirectory: Self.directory(of: output))
+        } catch FileError.cannotCreate(_, let reason) {
+            // The scratch file goes where the output will: its failure is the output's.
+            throw FileError.cannotCreate(path: output, reason: reason)
+        }
         _ = try LibraryFile(workspace: workspace).scan(into: &resolver)
         var report = DedupeReport(input: input, output: output)
         report.libraryBooks = resolver.libraryBooks

@@ -104,6 +104,8 @@ public struct Resolution: Sendable, Equatable {
 /// picked different editions of the same title and author merge, the book owning both ISBNs).
 /// A row without ISBN joins the owner of its title+author key. Each key is owned by one book: the
 /// first to claim it. Keys hash to 64 bits; ids are 64-bit too.
+///
+/// A resolver is not copied once in use: its copies would share the file of its books' ids.
 public struct KeyResolver {
     /// What the resolver keeps of a book in memory: 4 bytes (`Entities`); its id is in a
     /// `BookIdFile`. With `KeyIndex`, most of dedupe's and merge's memory at 2,000,000 rows (issue 12).

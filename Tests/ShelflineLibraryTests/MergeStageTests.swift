@@ -323,5 +323,19 @@ import TestSupport
         #expect(marks[2].firstLine == 3)
         #expect(marks[3].firstLine == 2)
         #expect(marks[3].bookId == marks[0].bookId)
+        // Its scratch file (the books' ids) was unlinked once open: only the output is left.
+        #expect(!(try FileManager.default.contentsOfDirectory(atPath: temp.file("d2"))).contains { $0.hasPrefix(".book-ids") })
+    }
+
+    @Test func issue12_dedupeIntoAMissingDirectoryNamesTheOutput() throws {
+        let fixture = try ImportFixture(directory: temp.file("d3"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
+        let output = temp.file("d3/no-such-directory/deduped.ndjson.gz")
+        do {
+            _ = try DedupeStage.run(input: fixture.records, output: output, workspace: workspace)
+            Issue.record("dedupe wrote into a directory that does not exist")
+        } catch let error as FileError {
+            #expect(error == .cannotCreate(path: output, reason: "No such file or directory"))
+            #expect(error.exitStatus == .cannotCreate)
+        }
     }
 }
