@@ -106,11 +106,14 @@ public struct PipelineRunner {
     /// caller), so a failed import never hides the last good one.
     public func run(_ run: RunDirectory) throws -> RunOutcome {
         var stagesRun: [StageName] = []
+        // The stamps of the outputs this run has checked or written, for the later stages' inputs.
+        var produced: [String: FileStamp] = [:]
         for declaration in planner.config.stages {
             let stage = declaration.name
             let check = try planner.check(stage, run: run)
             let decision = check.decision
             if decision.isUpToDate {
+                for stamp in run.manifest(stage)?.outputs ?? [] { produced[stamp.name] = stamp }
                 log.event(["stage": stage.rawValue, "event": "skip", "reason": "up to date"])
                 onStageEnd(stage, run, .skipped)
                 continue
@@ -118,7 +121,7 @@ public struct PipelineRunner {
             guard case .run(let reason) = decision else { continue }
             log.event(["stage": stage.rawValue, "event": "start", "reason": reason])
             let inputs: [FileStamp]
-            switch try check.inputs ?? planner.inputStamps(declaration, run: run, previous: run.manifest(stage)) {
+            switch try check.inputs ?? planner.inputStamps(declaration, run: run, previous: run.manifest(stage), known: produced) {
             case .success(let stamps): inputs = stamps
             case .failure(let missing):
                 throw FileError.missingInput(path: planner.path(of: missing.name, in: run) ?? missing.name,
@@ -135,6 +138,7 @@ public struct PipelineRunner {
                     throw FileError.missingInput(path: run.file(name), reason: "stage \(stage.rawValue) did not write it")
                 }
                 outputs.append(stamp)
+                produced[name] = stamp
             }
             let parametersHash = planner.parametersHash(stage)
             let newManifest = StageManifest(

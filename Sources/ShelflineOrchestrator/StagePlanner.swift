@@ -48,12 +48,15 @@ public struct StagePlanner: Sendable {
     }
 
     /// Stamps a stage's inputs now. Returns the first missing required input instead, if any.
-    public func inputStamps(_ declaration: StageDeclaration, run: RunDirectory, previous: StageManifest?) throws
-        -> Result<[FileStamp], MissingInput>
+    /// `known`: stamps this run has already taken, by name (an earlier stage's outputs): an input
+    /// whose stat facts still match one is not hashed again (`FileStamp.make`). Each intermediate
+    /// file was hashed twice otherwise, as one stage's output and the next one's input.
+    public func inputStamps(_ declaration: StageDeclaration, run: RunDirectory, previous: StageManifest?,
+                            known: [String: FileStamp] = [:]) throws -> Result<[FileStamp], MissingInput>
     {
         var stamps: [FileStamp] = []
         for name in declaration.inputs {
-            let old = previous?.inputs.first { $0.name == name }
+            let old = known[name] ?? previous?.inputs.first { $0.name == name }
             guard let path = path(of: name, in: run), let stamp = try FileStamp.make(name: name, path: path, previous: old) else {
                 if Self.optionalInputs.contains(name) {
                     stamps.append(.absent(name))

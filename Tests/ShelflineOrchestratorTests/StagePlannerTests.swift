@@ -120,4 +120,29 @@ import Testing
         #expect(stamps == .failure(StagePlanner.MissingInput(name: "parsed.ndjson.gz")))
         #expect(try fixture.planner.decide(.dedupe, run: fixture.run) == .run(reason: "input missing: parsed.ndjson.gz"))
     }
+
+    /// Issue 12: a stage's input stamp reuses the stamp this run took of it as an earlier stage's
+    /// output while its stat facts match, and hashes it again once they do not.
+    @Test func issue12_anInputStampedAsAnOutputIsNotHashedAgain() throws {
+        let fixture = try Fixture()
+        let declaration = try fixture.config.declaration(.dedupe)
+        let path = fixture.run.file("parsed.ndjson.gz")
+        var known = try #require(try FileStamp.make(name: "parsed.ndjson.gz", path: path, previous: nil))
+        let real = known.sha256
+        known.sha256 = String(repeating: "0", count: 64)  // only a reused stamp can carry this hash
+        guard case .success(let reused) = try fixture.planner.inputStamps(declaration, run: fixture.run, previous: nil,
+                                                                          known: ["parsed.ndjson.gz": known]) else {
+            Issue.record("inputs missing")
+            return
+        }
+        #expect(reused.first { $0.name == "parsed.ndjson.gz" }?.sha256 == known.sha256)
+        // Touched: the facts differ, so the file is hashed again and gets its real hash.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: path)
+        guard case .success(let rehashed) = try fixture.planner.inputStamps(declaration, run: fixture.run, previous: nil,
+                                                                            known: ["parsed.ndjson.gz": known]) else {
+            Issue.record("inputs missing")
+            return
+        }
+        #expect(rehashed.first { $0.name == "parsed.ndjson.gz" }?.sha256 == real)
+    }
 }
