@@ -25,7 +25,7 @@ final class BookIdFile {
     init(directory: String) throws {
         var template = Array((directory + "/.book-ids-XXXXXX").utf8CString)
         descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        path = String(cString: template)
+        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard descriptor >= 0 else { throw FileError.cannotCreate(path: path, reason: systemErrorMessage()) }
         unlink(path)
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
@@ -39,16 +39,12 @@ final class BookIdFile {
     func append(_ id: UInt64) throws {
         tail.append(id)
         guard tail.count == 1 << Self.chunkBits else { return }
-        try tail.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let done = pwrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset, off_t(written * 8 + offset))
-                if done < 0 && errno == EINTR { continue }
-                guard done > 0 else {
-                    throw LibraryError.scratchIO(path: path, reason: done < 0 ? "write: \(systemErrorMessage())" : "write: nothing written")
-                }
-                offset += done
-            }
+        // Appended in order, so the file's position is where the chunk goes (`pread` does not move it).
+        do {
+            try tail.withUnsafeBytes { try writeAll($0, to: descriptor, path: path) }
+        } catch FileError.io(_, let reason) {
+            // Not `FileError.io`: the library scan reads that as a damaged library.
+            throw LibraryError.scratchIO(path: path, reason: reason)
         }
         written += tail.count
         tail.removeAll(keepingCapacity: true)

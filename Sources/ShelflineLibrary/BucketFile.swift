@@ -82,10 +82,7 @@ final class BucketFile {
             let shift = UInt64(64 - bucketBits - partBits)
             let parts = try (0..<(1 << partBits)).map { try BucketFile(path: file.path + "-\($0)") }
             try LineReader.forEachLine(path: file.path) { line, _ in
-                guard line.count > 18 else { return }
-                guard let id = BookKeys.hexBits(UnsafeRawBufferPointer(rebasing: line[0..<16])) else {
-                    throw FileError.io(path: file.path, reason: "scratch bucket line for \(recordsPath) is damaged")
-                }
+                guard let id = try bookId(of: line, path: file.path, recordsPath: recordsPath) else { return }
                 try parts[Int((id >> shift) & ((1 << UInt64(partBits)) - 1))].scratch.append { buffer in
                     buffer.append(contentsOf: line)
                     buffer.append(UInt8(ascii: "\n"))
@@ -99,6 +96,15 @@ final class BucketFile {
             try? FileManager.default.removeItem(atPath: file.path)
         }
         return plan
+    }
+
+    /// The book id a bucket line starts with; nil for a line too short to be an entry (skipped).
+    private static func bookId(of line: UnsafeRawBufferPointer, path: String, recordsPath: String) throws -> UInt64? {
+        guard line.count > 18 else { return nil }
+        guard let id = BookKeys.hexBits(UnsafeRawBufferPointer(rebasing: line[0..<16])) else {
+            throw FileError.io(path: path, reason: "scratch bucket line for \(recordsPath) is damaged")
+        }
+        return id
     }
 
     /// One bucket's entries.
@@ -127,10 +133,8 @@ final class BucketFile {
             while start < all.count {
                 let end = all[start...].firstIndex(of: UInt8(ascii: "\n")) ?? all.count
                 defer { start = end + 1 }
-                guard end - start > 18 else { continue }
-                guard let id = BookKeys.hexBits(UnsafeRawBufferPointer(rebasing: all[start..<(start + 16)])) else {
-                    throw FileError.io(path: path, reason: "scratch bucket line for \(recordsPath) is damaged")
-                }
+                guard let id = try bookId(of: UnsafeRawBufferPointer(rebasing: all[start..<end]), path: path,
+                                          recordsPath: recordsPath) else { continue }
                 lines.append((id, start..<end))
             }
             lines.sort { ($0.id, $0.range.lowerBound) < ($1.id, $1.range.lowerBound) }

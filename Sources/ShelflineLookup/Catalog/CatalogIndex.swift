@@ -268,21 +268,15 @@ public final class CatalogIndex: @unchecked Sendable {
         var authorIDs: [Int] = []
         for id in ids {
             if let cached = editionCache[id] {
-                let names = cached.prepared?.names ?? (cached.edition.authors ?? []).map(Matcher.ComparedName.init(name:))
-                rows.append((id, names, 0..<0))
+                rows.append((id, cached.prepared?.names ?? Matcher.Normalisation.names(of: cached.edition), 0..<0))
                 continue
             }
             hitStatement.bind(1, id)
             defer { hitStatement.reset() }
             guard try hitStatement.step() else { continue }
-            var own = Self.authorIDs(hitStatement, 1)
-            if own.isEmpty, let work = hitStatement.int(0) {
-                workStatement.bind(1, work)
-                defer { workStatement.reset() }
-                if try workStatement.step() { own = workStatement.text(0).map(Self.decodeIDs) ?? [] }
-            }
-            rows.append((id, nil, authorIDs.count..<authorIDs.count + own.count))
-            authorIDs += own
+            let ids = try editionAuthorIDs(own: Self.authorIDs(hitStatement, 1), work: hitStatement.int(0))
+            rows.append((id, nil, authorIDs.count..<authorIDs.count + ids.count))
+            authorIDs += ids
         }
         var authors = authorNames.values(for: authorIDs)
         var found: [(Int, (name: String, compared: Matcher.ComparedName))] = []
@@ -442,7 +436,7 @@ public final class CatalogIndex: @unchecked Sendable {
         edition.workKey = try work.flatMap { try key($0, .work) }
         edition.title = statement.text(1)
         edition.subtitle = statement.text(2)
-        var authorIDs = Self.authorIDs(statement, 3)
+        let authorIDs = try editionAuthorIDs(own: Self.authorIDs(statement, 3), work: work)
         edition.publishers = try storedPublishers(statement, 4)
         edition.isbn13 = statement.int(5).map { String($0) }
         edition.isbn10 = statement.text(6)
@@ -450,14 +444,11 @@ public final class CatalogIndex: @unchecked Sendable {
         edition.publishDate = statement.text(8)
         edition.year = edition.publishDate.flatMap(Self.year)
         edition.coverId = statement.int(9)
-        // The work's row: for its authors when the edition has none, for its description when its key has no number.
-        if let work, authorIDs.isEmpty || work < 0 {
+        // The work's description, when its key has no number (`described(_:)` cannot find it then).
+        if let work, work < 0 {
             workStatement.bind(1, work)
             defer { workStatement.reset() }
-            if try workStatement.step() {
-                if authorIDs.isEmpty { authorIDs = workStatement.text(0).map(Self.decodeIDs) ?? [] }
-                if work < 0 { edition.description = description(workStatement) }
-            }
+            if try workStatement.step() { edition.description = description(workStatement) }
         }
         let authors = try authorIDs.compactMap { try author($0)?.name }
         edition.authors = authors.isEmpty ? nil : authors
@@ -479,6 +470,16 @@ public final class CatalogIndex: @unchecked Sendable {
         defer { authorStatement.reset() }
         guard try authorStatement.step(), let name = authorStatement.text(0) else { return nil }
         return (name, Matcher.ComparedName(name: name))
+    }
+
+    /// An edition's author ids: its own, or its work's when it has none. The one rule for
+    /// `loadEdition` and search hits: the authors-first verdict needs a hit's authors to be its
+    /// loaded edition's.
+    private func editionAuthorIDs(own: [Int], work: Int?) throws -> [Int] {
+        guard own.isEmpty, let work else { return own }
+        workStatement.bind(1, work)
+        defer { workStatement.reset() }
+        return try workStatement.step() ? workStatement.text(0).map(Self.decodeIDs) ?? [] : []
     }
 
     /// An edition's author ids in `column` as `bindIDs` stores them: one as an INTEGER (read as one,

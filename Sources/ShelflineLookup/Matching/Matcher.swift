@@ -342,11 +342,15 @@ public struct Matcher: Sendable {
         }
 
         convenience init(_ edition: EditionMetadata) {
-            self.init(edition, names: (edition.authors ?? []).map(ComparedName.init(name:)))
+            self.init(edition, names: Self.names(of: edition))
         }
 
-        /// `names`: the edition's authors as `ComparedName(name:)` makes them, in order (a source
-        /// that keeps them by author gives them).
+        /// The edition's authors as the matcher compares them, in order.
+        static func names(of edition: EditionMetadata) -> [ComparedName] {
+            (edition.authors ?? []).map(ComparedName.init(name:))
+        }
+
+        /// `names`: `names(of: edition)` (a source that keeps them by author gives them).
         init(_ edition: EditionMetadata, names: [ComparedName]) {
             let title = edition.title ?? ""
             var forms = [TextNormalizer.tokens(TextNormalizer.strippingSeries(title))]
