@@ -1,4 +1,5 @@
 import Testing
+import ShelflineCore
 @testable import ShelflineLookup
 
 /// The matcher's fast paths must give exactly what the plain definitions give: the bit-parallel
@@ -30,9 +31,9 @@ import Testing
             // Lengths around the 64-scalar word: below, at and past it (the table then serves).
             let maxLength = [8, 40, 63, 64, 65, 90][round % 6]
             let lhs = Self.text(&generator, maxLength: maxLength), rhs = Self.text(&generator, maxLength: maxLength)
-            let expected = lhs.isEmpty || rhs.isEmpty ? max(lhs.count, rhs.count) : Matcher.tableDistance(lhs, rhs)
-            #expect(Matcher.levenshtein(lhs, rhs) == expected, "\(String(String.UnicodeScalarView(lhs))) / \(String(String.UnicodeScalarView(rhs)))")
-            #expect(Matcher.levenshtein(rhs, lhs) == expected)
+            let expected = lhs.isEmpty || rhs.isEmpty ? max(lhs.count, rhs.count) : EditDistance.tableDistance(lhs, rhs)
+            #expect(EditDistance.levenshtein(lhs, rhs) == expected, "\(String(String.UnicodeScalarView(lhs))) / \(String(String.UnicodeScalarView(rhs)))")
+            #expect(EditDistance.levenshtein(rhs, lhs) == expected)
         }
     }
 
@@ -41,7 +42,7 @@ import Testing
         ("Saint-Exupéry", "Saint Exupery", 2), (String(repeating: "a", count: 64), String(repeating: "a", count: 63) + "b", 1),
     ])
     func knownDistances(_ lhs: String, _ rhs: String, _ distance: Int) {
-        #expect(Matcher.levenshtein(Array(lhs.unicodeScalars), Array(rhs.unicodeScalars)) == distance)
+        #expect(EditDistance.levenshtein(Array(lhs.unicodeScalars), Array(rhs.unicodeScalars)) == distance)
     }
 
     @Test func boundedSimilarityKeepsTheMaximum() {

@@ -1,7 +1,6 @@
 import Foundation
 import ShelflineCore
 import Testing
-@testable import ShelflineLookup
 
 @Suite struct TextNormalizerTests {
     @Test(arguments: [

@@ -17,14 +17,14 @@ public enum TitleRelation: Sendable, Equatable {
 }
 
 /// A title split into normalised tokens: the main title and, when present, the subtitle.
-struct TitleParts: Sendable {
-    var main: [String]
-    var subtitle: [String]
-    var full: [String] { main + subtitle }
+package struct TitleParts: Sendable {
+    package var main: [String]
+    package var subtitle: [String]
+    package var full: [String] { main + subtitle }
 
     /// `title` may carry its subtitle after a separator (`:`, `;`, ` - `, ` — `); `subtitle` is
     /// a catalog's separate subtitle field.
-    init(title: String, subtitle: String? = nil) {
+    package init(title: String, subtitle: String? = nil) {
         let stripped = TitleParts.strippingSeries(title)
         var mainText = Substring(stripped)
         var rest: Substring = ""
@@ -45,7 +45,7 @@ struct TitleParts: Sendable {
     /// The title without trailing `(…)`/`[…]` groups that are series parts (`(The Expanse, #2)`)
     /// or edition notes (`(Penguin Classics)`); a group naming another book (`(SparkNotes)`,
     /// `(Volume 2)`) stays, as a subtitle would.
-    static func strippingSeries(_ title: String) -> String {
+    package static func strippingSeries(_ title: String) -> String {
         if TextNormalizer.hasNoTrailingGroupOrSpace(title) { return title }
         var text = title.trimmingCharacters(in: .whitespaces)
         while let last = text.last, last == ")" || last == "]" {
@@ -62,7 +62,7 @@ struct TitleParts: Sendable {
     }
 
     /// The first subtitle separator: `:`, `;`, or a dash between spaces.
-    static func separatorRange(in text: String) -> Range<String.Index>? {
+    package static func separatorRange(in text: String) -> Range<String.Index>? {
         // No byte any separator starts with (`:`, `;`, a space, or 0xE2 of the dashes): none
         // (a title without a space has no spaced dash either). Saves Foundation's search per candidate.
         guard text.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "-") || $0 == 0xE2 })
@@ -79,7 +79,7 @@ struct TitleParts: Sendable {
 
     /// Tokens with apostrophes inside words removed first (`Man's` → `mans`); a one-letter
     /// elision separates (`l'Étranger` → `l etranger`, `d'exercices` → `d exercices`).
-    static func words(_ text: String) -> [String] {
+    package static func words(_ text: String) -> [String] {
         // Neither byte sequence (`'`, or U+2019's E2 80 99): no apostrophe, without Foundation's
         // search (a tenth of a search's time when every candidate's title went through it).
         let bytes = text.utf8
@@ -99,12 +99,12 @@ struct TitleParts: Sendable {
     }
 
     /// Leading articles of the languages exports hold (English, French, Spanish, Italian, German, Dutch, Portuguese).
-    static let leadingArticles: Set<String> = [
+    package static let leadingArticles: Set<String> = [
         "a", "an", "the", "le", "la", "les", "l", "el", "los", "las", "il", "lo", "gli", "der", "die", "das",
         "ein", "eine", "het", "een", "um", "uma", "un", "une", "una", "uno",
     ]
 
-    static func droppingArticle(_ tokens: [String]) -> [String] {
+    package static func droppingArticle(_ tokens: [String]) -> [String] {
         guard tokens.count > 1, leadingArticles.contains(tokens[0]) else { return tokens }
         return Array(tokens.dropFirst())
     }
@@ -112,7 +112,7 @@ struct TitleParts: Sendable {
 
 extension TitleRelation {
     /// Compares the user's title with a candidate's.
-    static func between(_ user: TitleParts, _ candidate: TitleParts) -> TitleRelation {
+    package static func between(_ user: TitleParts, _ candidate: TitleParts) -> TitleRelation {
         let userFull = user.full, candidateFull = candidate.full
         if userFull.isEmpty || candidateFull.isEmpty { return .different }
         if sameText(userFull, candidateFull) { return .equivalent(tier: 3) }
@@ -148,7 +148,7 @@ extension TitleRelation {
     }
 
     /// Equal token sequences, also when a word was split or joined (`spider man` / `spiderman`).
-    static func sameText(_ lhs: [String], _ rhs: [String]) -> Bool {
+    package static func sameText(_ lhs: [String], _ rhs: [String]) -> Bool {
         if lhs == rhs { return true }
         guard !lhs.isEmpty, !rhs.isEmpty, lhs.count != rhs.count else { return false }
         return lhs.joined() == rhs.joined() && !lhs.contains(where: DistinguishingTokens.contains)
@@ -157,7 +157,7 @@ extension TitleRelation {
 
     /// Token sequences of one length that differ in few tokens, each a small spelling slip of a
     /// plain word of five letters or more (never a number or another distinguishing token).
-    static func typoLevel(_ lhs: [String], _ rhs: [String]) -> Bool {
+    package static func typoLevel(_ lhs: [String], _ rhs: [String]) -> Bool {
         guard lhs.count == rhs.count, !lhs.isEmpty else { return false }
         let allowed = lhs.count >= 6 ? 2 : 1
         var changed = 0
@@ -168,7 +168,7 @@ extension TitleRelation {
             let a = Array(left.unicodeScalars), b = Array(right.unicodeScalars)
             let shorter = min(a.count, b.count)
             guard shorter >= 5, a.allSatisfy(\.properties.isAlphabetic), b.allSatisfy(\.properties.isAlphabetic) else { return false }
-            guard Matcher.levenshtein(a, b) <= (shorter >= 8 ? 2 : 1) else { return false }
+            guard EditDistance.levenshtein(a, b) <= (shorter >= 8 ? 2 : 1) else { return false }
         }
         return changed > 0
     }
@@ -177,12 +177,12 @@ extension TitleRelation {
 /// Tokens whose presence makes another book: numbers and volume words, and words naming another
 /// kind of book (companion, summary, box set, …), in English, German, French and Spanish.
 public enum DistinguishingTokens {
-    static let volumeWords: Set<String> = [
+    package static let volumeWords: Set<String> = [
         "volume", "volumes", "vol", "vols", "part", "parts", "book", "books", "band", "bande", "teil", "tome", "tomes",
         "tomo", "tomos", "libro", "libros", "volumen", "volumenes", "buch", "livre", "partie", "parte", "episode",
         "episodio", "chapter", "season", "staffel", "saison", "temporada", "nr", "num", "numero",
     ]
-    static let numberWords: Set<String> = [
+    package static let numberWords: Set<String> = [
         // English
         "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
         "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty",
@@ -198,7 +198,7 @@ public enum DistinguishingTokens {
         "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve", "diez", "primero", "primera", "segundo",
         "segunda", "tercero", "tercera", "cuarto", "cuarta", "quinto", "quinta", "ultimo", "ultima",
     ]
-    static let kindWords: Set<String> = [
+    package static let kindWords: Set<String> = [
         // English
         "companion", "companions", "summary", "summaries", "study", "guidebook", "workbook",
         "workbooks", "analysis", "notes", "cliffsnotes", "sparknotes", "readers", "boxed", "box", "boxset", "collection",
@@ -217,7 +217,7 @@ public enum DistinguishingTokens {
         "trilogia", "grafica", "guion", "antologia", "obras", "completas",
     ]
     /// Little words that travel with distinguishing tokens (`a companion to`, `book 2 of the`).
-    static let filler: Set<String> = [
+    package static let filler: Set<String> = [
         "a", "an", "the", "to", "of", "and", "for", "on", "in", "s", "with", "de", "du", "des", "la", "le",
         "les", "el", "los", "las", "del", "zu", "zum", "zur", "der", "die", "das", "und", "y", "et", "set", "novel",
         "novela", "roman", "edition", "ausgabe",
@@ -225,7 +225,7 @@ public enum DistinguishingTokens {
 
     /// The sequences are the same title once distinguishing tokens and the little words around
     /// them (`a companion to`, `im Schuber`, `book 2 of the`) are set aside.
-    static func sameApartFromDistinguishing(_ lhs: [String], _ rhs: [String]) -> Bool {
+    package static func sameApartFromDistinguishing(_ lhs: [String], _ rhs: [String]) -> Bool {
         func little(_ token: String) -> Bool { filler.contains(token) || token.count <= 2 }
         let left = lhs.filter { !contains($0) && !little($0) }
         let right = rhs.filter { !contains($0) && !little($0) }
@@ -240,7 +240,7 @@ public enum DistinguishingTokens {
     }
 
     /// `i`…`lxxxix` written with i, v, x, l in the standard form.
-    static func isRomanNumeral(_ token: String) -> Bool {
+    package static func isRomanNumeral(_ token: String) -> Bool {
         // A lone `l` is the French elided article far more often than fifty.
         guard !token.isEmpty, token.count <= 8, token != "l", token.allSatisfy({ "ivxl".contains($0) }) else { return false }
         let values: [Character: Int] = ["i": 1, "v": 5, "x": 10, "l": 50]
@@ -264,7 +264,7 @@ public enum DistinguishingTokens {
     }
 
     /// The first distinguishing token in one sequence but not the other (as multisets), if any.
-    static func firstDifference(_ lhs: [String], _ rhs: [String]) -> String? {
+    package static func firstDifference(_ lhs: [String], _ rhs: [String]) -> String? {
         var counts: [String: Int] = [:]
         for token in lhs where contains(token) { counts[token, default: 0] += 1 }
         for token in rhs where contains(token) { counts[token, default: 0] -= 1 }

@@ -7,7 +7,7 @@ import Foundation
 /// looked up in the catalog's FTS5 index.
 public enum TextNormalizer {
     /// Words too common to make a title query selective (still used for scoring).
-    static let stopwords: Set<String> = [
+    package static let stopwords: Set<String> = [
         "a", "an", "the", "and", "of", "in", "on", "to", "for", "s", "la", "le", "les", "el", "der", "die", "das", "de",
     ]
 
@@ -50,7 +50,7 @@ public enum TextNormalizer {
 
     /// True for most titles: nothing to trim and no trailing `(…)`/`[…]` group, so the callers can
     /// skip Foundation's trimming, slow on Linux (a tenth of the catalog index build).
-    static func hasNoTrailingGroupOrSpace(_ title: String) -> Bool {
+    package static func hasNoTrailingGroupOrSpace(_ title: String) -> Bool {
         guard let first = title.utf8.first, let last = title.utf8.last else { return false }
         return first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80 && last != UInt8(ascii: ")") && last != UInt8(ascii: "]")
     }
@@ -58,7 +58,7 @@ public enum TextNormalizer {
     /// `text` without leading and trailing `.whitespaces`. Foundation's trimming only when an end
     /// is a space, a tab or not ASCII: it was most of building a row's query (`LookupQuery`, 4 %
     /// of lookup's CPU at 200,000 rows, perf), and nearly every name has nothing to trim.
-    static func trimmingWhitespace(_ text: String) -> String {
+    package static func trimmingWhitespace(_ text: String) -> String {
         guard let first = text.utf8.first, let last = text.utf8.last,
               first <= 0x20 || first >= 0x80 || last <= 0x20 || last >= 0x80 else { return text }
         return text.trimmingCharacters(in: .whitespaces)
@@ -84,7 +84,7 @@ public enum TextNormalizer {
 
     /// The tokens of a name in `First Last` order (one comma: `Last, First` turned around), initials
     /// not yet joined: the same tokens as `tokens(name)`, in reading order.
-    static func nameWords(_ name: String) -> [String] {
+    package static func nameWords(_ name: String) -> [String] {
         guard let comma = firstIndex(of: ",", in: name) else { return tokens(name) }
         let first = String(name[name.index(after: comma)...])
         guard firstIndex(of: ",", in: first) == nil else { return tokens(name) }
@@ -92,7 +92,7 @@ public enum TextNormalizer {
     }
 
     /// Runs of one-letter tokens joined into one (`j r r tolkien` → `jrr tolkien`).
-    static func joiningInitials(_ words: [String]) -> [String] {
+    package static func joiningInitials(_ words: [String]) -> [String] {
         var result: [String] = []
         var initials = ""
         for token in words {
@@ -110,7 +110,7 @@ public enum TextNormalizer {
     /// The first `character` (ASCII) of `text`: a byte search when `text` is ASCII, where each byte
     /// is a `Character`; the `Character` search (grapheme breaking) was 4 % of lookup's CPU at
     /// 200,000 rows (perf).
-    static func firstIndex(of character: Unicode.Scalar, in text: String) -> String.Index? {
+    package static func firstIndex(of character: Unicode.Scalar, in text: String) -> String.Index? {
         guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.firstIndex(of: Character(character)) }
         return text.utf8.firstIndex(of: UInt8(character.value))
     }
