@@ -11,6 +11,9 @@ public struct DedupeReport: Codable, Sendable, Equatable {
     public var inLibrary = 0
     public var libraryBooks = 0
     public var distinctKeys = 0
+    /// Rows several books could be by title (one main title and author, other subtitles): each
+    /// became a book of its own rather than a guess (docs/library.md).
+    public var ambiguousTitle = 0
 
     public init(input: String, output: String) {
         self.input = input
@@ -79,6 +82,7 @@ public enum DedupeStage {
                 case .inLibrary: report.inLibrary += 1
                 }
                 report.rowsIn += 1
+                if resolution.ambiguous { report.ambiguousTitle += 1 }
                 if !keyed.hasDedupe {
                     mark.appendJSON(to: &markBytes)
                     line.removeAll(keepingCapacity: true)

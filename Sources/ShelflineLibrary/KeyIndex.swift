@@ -62,6 +62,15 @@ struct KeyIndex {
         return claimed
     }
 
+    /// Makes `owner` the owner of `key`, replacing any owner it had (the head of a title chain).
+    mutating func assign(_ key: UInt64, to owner: Int32) {
+        let hash = Self.mix(key)
+        precondition(owner >= 0, "key index: a negative owner")
+        let stored = UInt64(owner) + 1
+        if stored > ownerMask { widenOwners(toFit: stored) }
+        if shards[Self.shard(of: hash)].assign(hash: hash, word: tag(hash) | stored, ownerMask: ownerMask) { count += 1 }
+    }
+
     /// Moves the owner/tag boundary up so `stored` fits: every slot drops its tag's lowest bits, in
     /// place (no second table). Owners grow by one at a time, so this runs once per bit, ≤ 32 times.
     private mutating func widenOwners(toFit stored: UInt64) {
@@ -117,6 +126,25 @@ extension KeyIndex {
             count += 1
             if count * 5 > slots.elements.count * 4 { grow() }
             return true
+        }
+
+        /// Stores `word` at `hash`'s place, over the slot with its tag if there is one; true when
+        /// the key is new.
+        mutating func assign(hash: UInt64, word: UInt64, ownerMask: UInt64) -> Bool {
+            let tag = word & ~ownerMask
+            let mask = self.mask
+            var slot = Self.home(ofHash: hash) & mask
+            while true {
+                let found = slots.elements[slot]
+                if found == 0 { break }
+                if found & ~ownerMask == tag {
+                    makeUnique()
+                    slots.elements[slot] = word
+                    return false
+                }
+                slot = (slot + 1) & mask
+            }
+            return claim(hash: hash, word: word, ownerMask: ownerMask)
         }
 
         /// Doubles the shard, placing each word again from the hash bits its tag kept.

@@ -3,9 +3,10 @@ import ShelflineCore
 /// How records are keyed: the `dedupe` stage's parameters, which merge reads too so both stages
 /// resolve rows to books the same way.
 public struct DedupeParameters: Codable, Sendable, Equatable {
-    /// Match rows by normalised title + author surname when ISBNs do not decide.
+    /// Match rows by title and author (`TitleIdentity`) when ISBNs do not decide.
     public var titleAuthorKeys = true
-    /// Drop a subtitle after `:` from titles before keying (`Dune: Deluxe Edition` = `Dune`).
+    /// Compare subtitles by the title rule (`Dune` joins `Dune: Deluxe Edition`; two different
+    /// subtitles are two books). False: the whole title must be equal.
     public var stripSubtitle = true
 
     public init() {}
@@ -20,12 +21,15 @@ public struct DedupeParameters: Codable, Sendable, Equatable {
 /// The identity keys of one record.
 public struct RecordKeys: Sendable, Equatable {
     public private(set) var isbn: String?
-    public private(set) var titleAuthor: String?
+    /// The title identity (`TitleIdentity`): its `key` is what a book stores, its `mainKey` what
+    /// the books that may be this one are found under.
+    public private(set) var title: TitleIdentity?
     /// Used only when a row has neither an ISBN nor a usable title: `row:<format>:<row id or line>`.
     public private(set) var fallback: String?
     /// `BookKeys.keyHash` of each key, made with the keys (on dedupe's and merge's decoding
     /// thread, `KeyedRecords`): SHA-256 was most of resolving.
-    private(set) var isbnHash: UInt64?, titleAuthorHash: UInt64?, fallbackHash: UInt64?
+    private(set) var isbnHash: UInt64?, titleHash: UInt64?, mainHash: UInt64?, fallbackHash: UInt64?
+    private(set) var descriptor = TitleDescriptor(rawValue: 0)
 
     public init(_ record: BookRecord, parameters: DedupeParameters = DedupeParameters()) {
         self.init(RecordIdentity(record), parameters: parameters)
@@ -33,20 +37,24 @@ public struct RecordKeys: Sendable, Equatable {
 
     public init(_ record: RecordIdentity, parameters: DedupeParameters = DedupeParameters()) {
         isbn = BookKeys.isbnKey(isbn13: record.isbn13, isbn10: record.isbn10)
-        titleAuthor = parameters.titleAuthorKeys
-            ? BookKeys.titleAuthorKey(title: record.titleBase ?? record.title, author: record.author,
-                                      stripSubtitle: parameters.stripSubtitle)
+        title = parameters.titleAuthorKeys
+            ? TitleIdentity(title: record.title, seriesPosition: record.seriesPosition, author: record.author,
+                            splitSubtitle: parameters.stripSubtitle)
             : nil
-        if isbn == nil && titleAuthor == nil {
+        if isbn == nil && title == nil {
             fallback = "row:\(record.format.rawValue):" + (record.rowId.map { "id:" + $0 } ?? "line:\(record.line)")
         }
         isbnHash = isbn.map(BookKeys.keyHash)
-        titleAuthorHash = titleAuthor.map(BookKeys.keyHash)
+        if let title {
+            titleHash = BookKeys.keyHash(title.key)
+            mainHash = BookKeys.keyHash(title.mainKey)
+            descriptor = title.descriptor
+        }
         fallbackHash = fallback.map(BookKeys.keyHash)
     }
 
     /// The key a new book made from this record is named after.
-    public var primary: String { isbn ?? titleAuthor ?? fallback! }
+    public var primary: String { isbn ?? title?.key ?? fallback! }
 }
 
 /// The fields of a record that decide its identity, and what merge's first pass needs: decoding
@@ -59,6 +67,7 @@ public struct RecordIdentity: Decodable, Sendable {
     public var byteLength: Int
     public var title: String
     public var titleBase: String?
+    public var seriesPosition: String?
     public var author: String?
     public var isbn13: String?
     public var isbn10: String?
@@ -74,6 +83,7 @@ public struct RecordIdentity: Decodable, Sendable {
         byteLength = record.byteLength
         title = record.title
         titleBase = record.titleBase
+        seriesPosition = record.seriesPosition
         author = record.author
         isbn13 = record.isbn13
         isbn10 = record.isbn10
@@ -94,21 +104,31 @@ public struct Resolution: Sendable, Equatable {
     public var grantedKeys: [String]
     /// The book did not exist before this import.
     public var created: Bool
+    /// Several books could be this row by title (one main title and author, several books with
+    /// other subtitles, a row with none): the row did not guess and became a book of its own.
+    public var ambiguous = false
 }
 
 /// The key index dedupe and merge share: key → book, in memory bounded by distinct keys.
 ///
 /// Rules (docs/library.md): a row with an ISBN joins the book owning that ISBN key; failing that,
-/// the book owning its title+author key, unless a row *of this same file* with another ISBN already
+/// the book its title identity finds, unless a row *of this same file* with another ISBN already
 /// went to that book (one export listing two editions keeps them as two books; two exports that
 /// picked different editions of the same title and author merge, the book owning both ISBNs).
-/// A row without ISBN joins the owner of its title+author key. Each key is owned by one book: the
-/// first to claim it. Keys hash to 64 bits; ids are 64-bit too.
+/// A row without ISBN joins the book its title identity finds.
 ///
-/// A resolver is not copied once in use: its copies would share the file of its books' ids.
+/// Finding a book by title (`TitleIdentity`, Core's one rule): the books under the row's main key
+/// (main title + surname) form a chain of title nodes (book, `TitleDescriptor`), newest first. A
+/// node whose descriptor equals the row's decides (the oldest such); otherwise the row joins the
+/// one book whose node is compatible, and none when several are (it does not guess: a book of its
+/// own, counted `ambiguous`). A row that joins a book fills in what its node lacked (a subtitle,
+/// a series number), so a later row with another subtitle is another book.
+///
+/// ISBN and `row:` keys are owned by one book each, the first to claim them. Keys hash to 64 bits;
+/// ids are 64-bit too. A resolver is not copied once in use: its copies would share its files.
 public struct KeyResolver {
     /// What the resolver keeps of a book in memory: 4 bytes (`Entities`); its id is in a
-    /// `BookIdFile`. With `KeyIndex`, most of dedupe's and merge's memory at 2,000,000 rows (issue 12).
+    /// `SpooledArray`. With `KeyIndex`, most of dedupe's and merge's memory at 2,000,000 rows (issue 12).
     struct Entity: Equatable {
         /// First line of the current file that resolved here (0: none yet). 30 bits, so the flags
         /// share its word: a file of more than a billion lines is beyond the index.
@@ -118,16 +138,27 @@ public struct KeyResolver {
         var inLibrary: Bool
     }
 
+    /// One book under one main key: a link of that key's chain (spooled with the ids).
+    struct TitleNode {
+        var entity: Int32
+        var descriptor: UInt32
+        /// The next (older) node of the chain, -1 at its end.
+        var next: Int32
+    }
+
     private var entities = Entities()
-    private let ids: BookIdFile
+    private let ids: SpooledArray<UInt64>
+    private let nodes: SpooledArray<TitleNode>
+    /// ISBN and `row:` key → book; main key → the newest node of its chain.
     private var index = KeyIndex()
     public let parameters: DedupeParameters
 
-    /// `scratchDirectory`: where the books' ids are spooled (a file unlinked once open; the stage's
-    /// output or work directory).
+    /// `scratchDirectory`: where the books' ids and title nodes are spooled (files unlinked once
+    /// open; the stage's output or work directory).
     public init(parameters: DedupeParameters = DedupeParameters(), scratchDirectory: String) throws {
         self.parameters = parameters
-        ids = try BookIdFile(directory: scratchDirectory)
+        ids = try SpooledArray(directory: scratchDirectory)
+        nodes = try SpooledArray(directory: scratchDirectory)
     }
 
     /// Frees the key index and the books (merge's fold needs neither, and takes memory of its own).
@@ -139,31 +170,105 @@ public struct KeyResolver {
     public var distinctKeys: Int { index.count }
     public var libraryBooks: Int { entities.libraryBooks }
 
-    /// Registers a library book and the keys it owns (a key already owned stays with its owner).
-    /// A book the current import itself created (`existedBeforeImport` false) resolves as `new`.
+    /// Registers a library book and the keys it owns (an ISBN key already owned stays with its
+    /// owner). A book the current import itself created (`existedBeforeImport` false) resolves as
+    /// `new`. Its title keys under one main key are read as one node: what they say together.
     public mutating func addLibraryBook(id: UInt64, keys: [String], existedBeforeImport: Bool = true) throws {
         let entity = Int32(entities.count)
         try ids.append(id)
         entities.append(Entity(firstLine: 0, isbnRowInFile: false, inLibrary: existedBeforeImport))
-        for key in keys { _ = index.claim(BookKeys.keyHash(key), for: entity) }
+        var titles: [(main: String, descriptor: TitleDescriptor)] = []
+        for key in keys {
+            guard let title = TitleIdentity(key: key) else {
+                _ = index.claim(BookKeys.keyHash(key), for: entity)
+                continue
+            }
+            let main = title.mainKey, descriptor = title.descriptor
+            if let same = titles.firstIndex(where: { $0.main == main && $0.descriptor.isCompatible(with: descriptor) }) {
+                titles[same].descriptor = titles[same].descriptor.filled(from: descriptor)
+            } else {
+                titles.append((main, descriptor))
+            }
+        }
+        for title in titles { try addNode(mainHash: BookKeys.keyHash(title.main), entity: entity, descriptor: title.descriptor) }
+    }
+
+    private mutating func addNode(mainHash: UInt64, entity: Int32, descriptor: TitleDescriptor) throws {
+        let next = index.owner(of: mainHash) ?? -1
+        let number = Int32(nodes.count)
+        try nodes.append(TitleNode(entity: entity, descriptor: descriptor.rawValue, next: next))
+        index.assign(mainHash, to: number)
+    }
+
+    /// The nodes under `mainHash`, newest first.
+    private func chain(_ mainHash: UInt64) throws -> [(number: Int32, node: TitleNode)] {
+        var result: [(Int32, TitleNode)] = []
+        var number = index.owner(of: mainHash) ?? -1
+        while number >= 0 {
+            let node = try nodes.value(Int(number))
+            result.append((number, node))
+            number = node.next
+        }
+        return result
+    }
+
+    /// The book the row's title identity finds (see the type's rules); `ambiguous` when several
+    /// could be it. Books a row of this file with another ISBN went to are passed over when
+    /// `skippingISBNBooks`.
+    private func titleMatch(_ keys: RecordKeys, in chain: [(number: Int32, node: TitleNode)],
+                            skippingISBNBooks: Bool) -> (entity: Int32?, ambiguous: Bool) {
+        let row = keys.descriptor
+        var compatible: [Int32] = []
+        var exact: Int32?
+        for (_, node) in chain {
+            if skippingISBNBooks && entities[node.entity].isbnRowInFile { continue }
+            let descriptor = TitleDescriptor(rawValue: node.descriptor)
+            if descriptor == row { exact = node.entity }  // the last found is the oldest
+            if descriptor.isCompatible(with: row), !compatible.contains(node.entity) { compatible.append(node.entity) }
+        }
+        if let exact { return (exact, false) }
+        if compatible.count == 1 { return (compatible[0], false) }
+        return (nil, compatible.count > 1)
+    }
+
+    /// Gives `entity` the row's title identity: fills in its node under the row's main key, or
+    /// adds one when it has none there and no book's node says exactly the same. The row's title
+    /// key when that told the book something new (the book stores it), else nil.
+    private mutating func grantTitle(_ keys: RecordKeys, to entity: Int32,
+                                     chain: [(number: Int32, node: TitleNode)]) throws -> String? {
+        guard let title = keys.title, let mainHash = keys.mainHash else { return nil }
+        let row = keys.descriptor
+        if let own = chain.first(where: { $0.node.entity == entity }) {
+            let descriptor = TitleDescriptor(rawValue: own.node.descriptor)
+            guard descriptor.isCompatible(with: row) else { return nil }
+            let filled = descriptor.filled(from: row)
+            guard filled != descriptor else { return nil }
+            var node = own.node
+            node.descriptor = filled.rawValue
+            try nodes.set(Int(own.number), node)
+            return title.key
+        }
+        if chain.contains(where: { TitleDescriptor(rawValue: $0.node.descriptor) == row }) { return nil }
+        try addNode(mainHash: mainHash, entity: entity, descriptor: row)
+        return title.key
     }
 
     /// Resolves one record of the file being imported (records must come in file order).
     public mutating func resolve(_ keys: RecordKeys, line: Int) throws -> Resolution {
-        let isbnHash = keys.isbnHash, titleAuthorHash = keys.titleAuthorHash, fallbackHash = keys.fallbackHash
+        let isbnHash = keys.isbnHash, fallbackHash = keys.fallbackHash
+        let chain = try keys.mainHash.map(self.chain) ?? []
         var found: Int32?
+        var ambiguous = false
         var decidedBy = keys.primary
         if let isbnHash {
             if let owner = index.owner(of: isbnHash) {
                 found = owner
-            } else if let titleAuthor = keys.titleAuthor, let titleAuthorHash, let owner = index.owner(of: titleAuthorHash),
-                !entities[owner].isbnRowInFile
-            {
-                found = owner
-                decidedBy = titleAuthor
+            } else if let title = keys.title {
+                (found, ambiguous) = titleMatch(keys, in: chain, skippingISBNBooks: true)
+                if found != nil { decidedBy = title.key }
             }
-        } else if let titleAuthorHash {
-            found = index.owner(of: titleAuthorHash)
+        } else if keys.title != nil {
+            (found, ambiguous) = titleMatch(keys, in: chain, skippingISBNBooks: false)
         } else if let fallbackHash {
             found = index.owner(of: fallbackHash)
         }
@@ -172,28 +277,27 @@ public struct KeyResolver {
         let id: UInt64
         if let found {
             entity = found
-            id = try ids.id(Int(found))
+            id = try ids.value(Int(found))
         } else {
             entity = Int32(entities.count)
             // A new book's id is the hash of its primary key (`BookKeys.bookId(for:)`).
-            id = isbnHash ?? titleAuthorHash ?? fallbackHash!
+            id = isbnHash ?? keys.titleHash ?? fallbackHash!
             try ids.append(id)
             entities.append(Entity(firstLine: 0, isbnRowInFile: false, inLibrary: false))
         }
         var granted: [String] = []
-        for (key, hash) in [(keys.isbn, isbnHash), (keys.titleAuthor, titleAuthorHash), (keys.fallback, fallbackHash)] {
-            guard let key, let hash else { continue }
-            if index.claim(hash, for: entity) { granted.append(key) }
-        }
+        if let isbn = keys.isbn, let isbnHash, index.claim(isbnHash, for: entity) { granted.append(isbn) }
+        if let title = try grantTitle(keys, to: entity, chain: chain) { granted.append(title) }
+        if let fallback = keys.fallback, let fallbackHash, index.claim(fallbackHash, for: entity) { granted.append(fallback) }
         if keys.isbn != nil { entities[entity].isbnRowInFile = true }
         let record = entities[entity]
         if record.firstLine == 0 {
             entities[entity].firstLine = Int32(line)
             return Resolution(bookId: id, status: record.inLibrary ? .inLibrary : .new, key: decidedBy,
-                              firstLine: nil, grantedKeys: granted, created: created)
+                              firstLine: nil, grantedKeys: granted, created: created, ambiguous: ambiguous)
         }
         return Resolution(bookId: id, status: .duplicateInFile, key: decidedBy, firstLine: Int(record.firstLine),
-                          grantedKeys: granted, created: created)
+                          grantedKeys: granted, created: created, ambiguous: ambiguous)
     }
 }
 
@@ -201,7 +305,7 @@ extension KeyResolver {
     /// The books' states, numbered from 0, in chunks of 64Ki (`MappedBuffer`s): an array of
     /// millions of them grew by copying itself into one twice its size, both held at once (issue
     /// 12: peak memory at 2,000,000 rows). 4 bytes a book: the first line and the two flags (the
-    /// id, 8 more, is in the `BookIdFile`).
+    /// id, 8 more, is in a `SpooledArray`).
     struct Entities {
         private static let chunkBits = 16
         private static let lineMask: UInt32 = (1 << 30) - 1

@@ -140,6 +140,11 @@ public struct PipelineRunner {
                 outputs.append(stamp)
                 produced[name] = stamp
             }
+            for name in StagePlanner.workspaceOutputs(of: stage) {
+                if let path = planner.path(of: name, in: run), let stamp = try FileStamp.make(name: name, path: path, previous: nil) {
+                    outputs.append(stamp)
+                }
+            }
             let parametersHash = planner.parametersHash(stage)
             let newManifest = StageManifest(
                 stage: stage, fingerprint: StageManifest.fingerprint(stage: stage, parametersHash: parametersHash, inputs: inputs),

@@ -42,6 +42,15 @@ public struct StagePlanner: Sendable {
     /// Inputs that may legitimately be absent (their absence is part of the fingerprint).
     static let optionalInputs: Set<String> = ["{decisions}", "{library}"]
 
+    /// Workspace files a stage writes besides its declared outputs, recorded with them in its
+    /// manifest: merge's library. A library restored from `library.previous`, damaged or removed
+    /// since is then an output modified or missing, and merge runs again (issue 21: "already
+    /// imported" while the file held other books). Merge is idempotent, so a library another
+    /// import changed since costs a merge that writes nothing.
+    public static func workspaceOutputs(of stage: StageName) -> [String] {
+        stage == .merge ? ["{library}"] : []
+    }
+
     /// The hash of every parameter object `stage` decodes (`PipelineConfig.fingerprintedParameters`).
     public func parametersHash(_ stage: StageName) -> String {
         ContentHash.bytes(config.fingerprintedParameters(stage))

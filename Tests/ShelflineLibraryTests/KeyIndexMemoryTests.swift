@@ -77,16 +77,19 @@ import TestSupport
         // Library books, some created by this very import (they resolve as new); more than the
         // 64Ki ids `BookIdFile` keeps in memory, so rows finding them read their ids from the file.
         for number in 0..<70_000 {
-            let keys = ["isbn:" + isbn13(UInt64(number)), "ta:library \(number)|author"]
+            let keys = ["isbn:" + isbn13(UInt64(number)), number % 2 == 0 ? "tk:library \(number)|author|||" : "ta:library \(number)|author"]
             let id = BookKeys.keyHash(keys[0])
             let existed = number % 5 != 0
             try resolver.addLibraryBook(id: id, keys: keys, existedBeforeImport: existed)
             model.addLibraryBook(id: id, keys: keys, existed: existed)
         }
-        // Small pools, so ISBNs, titles and authors meet in every combination.
+        // Small pools, so ISBNs, titles, subtitles, series numbers and authors meet in every combination.
+        let subtitles = ["", "", ": a guide", ": more", ": book two", ": volume 3"]
         for line in 1...20_000 {
-            var record = BookRecord(format: .goodreads, line: line, title: generator.next() % 20 == 0 ? "" : "title \(generator.next() % 3_000)")
-            record.author = "author \(generator.next() % 3)"
+            var record = BookRecord(format: .goodreads, line: line, title: generator.next() % 20 == 0
+                ? "" : "title \(generator.next() % 3_000)" + subtitles[Int(generator.next() % 6)])
+            if generator.next() % 3 == 0 { record.seriesPosition = "\(generator.next() % 3 + 1)" }
+            record.author = ["", "a. ", "b. "][Int(generator.next() % 3)] + "author \(generator.next() % 3)"
             if generator.next() % 3 != 0 { record.isbn13 = isbn13(generator.next() % 6_000) }
             if generator.next() % 4 == 0 { record.rowId = "\(line)" }
             let keys = RecordKeys(record)
@@ -97,7 +100,7 @@ import TestSupport
                 return
             }
         }
-        #expect(resolver.distinctKeys == model.owners.count)
+        #expect(resolver.distinctKeys == model.owners.count + model.chains.count)
         // The ids' file was unlinked as soon as it was open.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
@@ -110,40 +113,105 @@ import TestSupport
     }
 }
 
-/// The rules of `KeyResolver` (docs/library.md) over plain dictionaries and whole keys.
+/// The rules of `KeyResolver` (docs/library.md) over plain arrays, dictionaries and whole title
+/// identities compared as text (the resolver compares packed descriptors).
 private struct ResolverModel {
     struct Book { var id: UInt64; var firstLine: Int?; var isbnRowInFile = false; var inLibrary: Bool }
+    struct Node { var main: String; var book: Int; var title: TitleIdentity }
     var books: [Book] = []
     var owners: [String: Int] = [:]
+    /// Oldest first.
+    var nodes: [Node] = []
+    /// Main key → its nodes' numbers, oldest first.
+    var chains: [String: [Int]] = [:]
+
+    func chain(_ main: String) -> [Node] { (chains[main] ?? []).map { nodes[$0] } }
+
+    mutating func addNode(_ node: Node) {
+        chains[node.main, default: []].append(nodes.count)
+        nodes.append(node)
+    }
+
+    static func compatible(_ a: TitleIdentity, _ b: TitleIdentity) -> Bool {
+        func agree(_ x: String, _ y: String) -> Bool { x.isEmpty || y.isEmpty || x == y }
+        func names(_ subtitle: String) -> Bool { subtitle.split(separator: " ").contains { DistinguishingTokens.contains(String($0)) } }
+        if !a.subtitle.isEmpty && !b.subtitle.isEmpty {
+            guard a.subtitle == b.subtitle else { return false }
+        } else if names(a.subtitle) || names(b.subtitle) {
+            return false
+        }
+        return agree(a.seriesNumber, b.seriesNumber) && agree(a.initial, b.initial)
+    }
+
+    static func same(_ a: TitleIdentity, _ b: TitleIdentity) -> Bool {
+        a.subtitle == b.subtitle && a.seriesNumber == b.seriesNumber && a.initial == b.initial
+    }
+
+    static func filled(_ a: TitleIdentity, _ b: TitleIdentity) -> TitleIdentity {
+        var result = a
+        if result.subtitle.isEmpty { result.subtitle = b.subtitle }
+        if result.seriesNumber.isEmpty { result.seriesNumber = b.seriesNumber }
+        if result.initial.isEmpty { result.initial = b.initial }
+        return result
+    }
 
     mutating func addLibraryBook(id: UInt64, keys: [String], existed: Bool) {
         books.append(Book(id: id, inLibrary: existed))
-        for key in keys where owners[key] == nil { owners[key] = books.count - 1 }
+        for key in keys {
+            if let title = TitleIdentity(key: key) {
+                addNode(Node(main: title.mainKey, book: books.count - 1, title: title))
+            } else if owners[key] == nil {
+                owners[key] = books.count - 1
+            }
+        }
+    }
+
+    func titleMatch(_ title: TitleIdentity, skippingISBNBooks: Bool) -> Int? {
+        let chain = chain(title.mainKey).filter { !(skippingISBNBooks && books[$0.book].isbnRowInFile) }
+        if let exact = chain.first(where: { Self.same($0.title, title) }) { return exact.book }
+        let compatible = Set(chain.filter { Self.compatible($0.title, title) }.map(\.book))
+        return compatible.count == 1 ? compatible.first : nil
     }
 
     mutating func resolve(_ keys: RecordKeys, line: Int) -> Resolution {
         var found: Int?
         var decidedBy = keys.primary
+        var ambiguous = false
         if let isbn = keys.isbn {
             if let owner = owners[isbn] {
                 found = owner
-            } else if let titleAuthor = keys.titleAuthor, let owner = owners[titleAuthor], !books[owner].isbnRowInFile {
-                found = owner
-                decidedBy = titleAuthor
+            } else if let title = keys.title {
+                found = titleMatch(title, skippingISBNBooks: true)
+                if found != nil { decidedBy = title.key }
+                ambiguous = found == nil && Set(chain(title.mainKey).filter { !books[$0.book].isbnRowInFile
+                    && Self.compatible($0.title, title) }.map(\.book)).count > 1
             }
-        } else if let titleAuthor = keys.titleAuthor {
-            found = owners[titleAuthor]
+        } else if let title = keys.title {
+            found = titleMatch(title, skippingISBNBooks: false)
+            ambiguous = found == nil && Set(chain(title.mainKey).filter { Self.compatible($0.title, title) }.map(\.book)).count > 1
         } else if let fallback = keys.fallback {
             found = owners[fallback]
         }
         let book = found ?? books.count
         if found == nil { books.append(Book(id: BookKeys.keyHash(keys.primary), inLibrary: false)) }
-        let granted = [keys.isbn, keys.titleAuthor, keys.fallback].compactMap { $0 }.filter { owners[$0] == nil }
-        for key in granted { owners[key] = book }
+        var granted: [String] = []
+        if let isbn = keys.isbn, owners[isbn] == nil { owners[isbn] = book; granted.append(isbn) }
+        if let title = keys.title {
+            if let own = chains[title.mainKey]?.first(where: { nodes[$0].book == book }) {
+                if Self.compatible(nodes[own].title, title) {
+                    let filled = Self.filled(nodes[own].title, title)
+                    if !Self.same(filled, nodes[own].title) { nodes[own].title = filled; granted.append(title.key) }
+                }
+            } else if !chain(title.mainKey).contains(where: { Self.same($0.title, title) }) {
+                addNode(Node(main: title.mainKey, book: book, title: title))
+                granted.append(title.key)
+            }
+        }
+        if let fallback = keys.fallback, owners[fallback] == nil { owners[fallback] = book; granted.append(fallback) }
         if keys.isbn != nil { books[book].isbnRowInFile = true }
         let firstLine = books[book].firstLine
         if firstLine == nil { books[book].firstLine = line }
         return Resolution(bookId: books[book].id, status: firstLine != nil ? .duplicateInFile : books[book].inLibrary ? .inLibrary : .new,
-                          key: decidedBy, firstLine: firstLine, grantedKeys: granted, created: found == nil)
+                          key: decidedBy, firstLine: firstLine, grantedKeys: granted, created: found == nil, ambiguous: ambiguous)
     }
 }

@@ -90,7 +90,7 @@ import TestSupport
         // that claimed the title+author key.
         let first = try #require(books.first { $0.isbn13 == "9780441172719" })
         #expect(first.shelf == "read")
-        #expect(first.keys.contains { $0.hasPrefix("ta:") })
+        #expect(first.keys.contains { $0.hasPrefix("tk:") })
         // …and re-importing changes nothing.
         let bytes = fileBytes(workspace.libraryFile)
         _ = try merge(try ImportFixture(directory: temp.file("eds2"), rows: rows), importId: "again")

@@ -33,7 +33,7 @@ public enum TextNormalizer {
             if !current.isEmpty { tokens.append(String(decoding: current, as: UTF8.self)) }
             return tokens
         }
-        let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        let folded = fold(text)
         var tokens: [String] = []
         var current = ""
         for scalar in folded.unicodeScalars {
@@ -46,6 +46,32 @@ public enum TextNormalizer {
         }
         if !current.isEmpty { tokens.append(current) }
         return tokens
+    }
+
+    /// Case folded in every script; diacritics and width folded on Latin letters only (`É` → `e`,
+    /// `Ｆ` → `f`). A mark on a letter of another script often makes another letter (Cyrillic `й`
+    /// is not `и`): two titles differing in it are two books. SQLite's `unicode61` tokenizer, which
+    /// the catalog index searches with, folds diacritics of Latin letters only too.
+    package static func fold(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        var previousLatin = false
+        for scalar in text.precomposedStringWithCanonicalMapping.unicodeScalars {
+            let value = scalar.value
+            if value < 0x80 {
+                out.append(contentsOf: String(scalar).lowercased().unicodeScalars)
+                previousLatin = true
+            } else if (0xC0...0x24F).contains(value) || (0x1E00...0x1EFF).contains(value) || (0xFF10...0xFF5A).contains(value) {
+                out.append(contentsOf: String(scalar).folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive],
+                                                              locale: nil).unicodeScalars)
+                previousLatin = true
+            } else if (0x300...0x36F).contains(value) {
+                if !previousLatin { out.append(scalar) }  // a mark left on a Latin letter is folded away
+            } else {
+                out.append(contentsOf: String(scalar).lowercased().unicodeScalars)
+                previousLatin = false
+            }
+        }
+        return String(out)
     }
 
     /// True for most titles: nothing to trim and no trailing `(…)`/`[…]` group, so the callers can

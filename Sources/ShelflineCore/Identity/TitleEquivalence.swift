@@ -32,7 +32,14 @@ package struct TitleParts: Sendable {
             mainText = stripped[..<range.lowerBound]
             rest = stripped[range.upperBound...]
         }
-        main = TitleParts.droppingArticle(TitleParts.words(String(mainText)))
+        var mainWords = TitleParts.words(String(mainText))
+        // Library catalogues move the article to the end: `Left Hand of Darkness, The`.
+        if mainWords.count > 1, let last = mainWords.last, Self.leadingArticles.contains(last),
+           let comma = mainText.utf8.lastIndex(of: UInt8(ascii: ",")),
+           TitleParts.words(String(mainText[mainText.index(after: comma)...])) == [last] {
+            mainWords.removeLast()
+        }
+        main = TitleParts.droppingArticle(mainWords)
         var sub = TitleParts.words(String(rest))
         if let subtitle, !subtitle.isEmpty { sub += TitleParts.words(subtitle) }
         self.subtitle = sub

@@ -90,7 +90,7 @@ public enum DedupeStatus: String, Codable, Sendable {
 
 public struct DedupeMark: Codable, Sendable, Equatable {
     public var status: DedupeStatus
-    /// The key the decision was made on: `isbn:978…` or `ta:<normalised title>|<normalised author>`.
+    /// The key the decision was made on: `isbn:978…` or `tk:<main title>|<surname>|<subtitle>|<series number>|<initial>` (`TitleIdentity`).
     public var key: String
     /// Source line of the first row with this key, for `duplicateInFile`.
     public var firstLine: Int?

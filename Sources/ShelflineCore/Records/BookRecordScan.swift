@@ -49,6 +49,7 @@ public enum BookRecordScan {
             case "title": guard let value = s.string() else { return false }; title = value
             case "rowId": return s.string(into: &record.rowId)
             case "titleBase": return s.string(into: &record.titleBase)
+            case "seriesPosition": return s.string(into: &record.seriesPosition)  // identity (issue 21)
             case "author": return s.string(into: &record.author)
             case "additionalAuthors": return s.strings(into: &record.additionalAuthors)
             case "isbn13": return s.string(into: &record.isbn13)

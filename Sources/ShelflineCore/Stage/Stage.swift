@@ -94,7 +94,7 @@ public struct Stage: Sendable {
               inputs: [StageFile(.records, .positional, defaultName: "parsed.ndjson.gz")],
               outputs: [StageFile(.records, .option("-o"), defaultName: "deduped.ndjson.gz"),
                         StageFile(.report, .option("--report"), defaultName: "dedupe-report.json")],
-              parameterStages: [.dedupe], algorithmVersion: 1, invocation: .files),
+              parameterStages: [.dedupe], algorithmVersion: 2, invocation: .files),
         Stage(name: .lookup,
               inputs: [StageFile(.records, .positional, defaultName: "deduped.ndjson.gz")],
               outputs: [StageFile(.records, .option("-o"), defaultName: "enriched.ndjson.gz"),
@@ -112,7 +112,7 @@ public struct Stage: Sendable {
                         StageFile(.failedRows, .option("--failed-rows"), defaultName: "failed-rows.csv")],
               progress: StageFile(.progress, .option("--progress"), defaultName: "merge-progress.json"),
               // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
-              parameterStages: [.dedupe, .merge], algorithmVersion: 1, invocation: .filesAndImportId),
+              parameterStages: [.dedupe, .merge], algorithmVersion: 2, invocation: .filesAndImportId),
         Stage(name: .render,
               inputs: [StageFile(.report, .foundByRole, defaultName: "merge-report.json"),
                        StageFile(.review, .foundByRole, defaultName: "review.json")],

@@ -5,10 +5,10 @@ import TestSupport
 @testable import ShelflineLibrary
 
 /// Issue 12, dedupe's and merge's memory: the books' ids spooled to an unlinked scratch file.
-@Suite struct BookIdFileTests {
+@Suite struct SpooledArrayTests {
     @Test func issue12_idsComeBackFromMemoryAndFromTheFile() throws {
         let directory = TemporaryDirectory("book-id-file")
-        let ids = try BookIdFile(directory: directory.path)
+        let ids = try SpooledArray<UInt64>(directory: directory.path)
         var generator = SeededGenerator(seed: 12)
         var reference: [UInt64] = []
         // Several chunks written to the file, and a partial one still in memory; read back as they go.
@@ -18,16 +18,16 @@ import TestSupport
             reference.append(id)
             if number % 997 == 0 {
                 let earlier = Int(generator.next() % UInt64(reference.count))
-                #expect(try ids.id(earlier) == reference[earlier])
+                #expect(try ids.value(earlier) == reference[earlier])
             }
         }
         #expect(ids.count == reference.count)
         for _ in 0..<20_000 {
             let number = Int(generator.next() % UInt64(reference.count))
-            #expect(try ids.id(number) == reference[number])
+            #expect(try ids.value(number) == reference[number])
         }
-        #expect(try ids.id(0) == reference[0])
-        #expect(try ids.id(reference.count - 1) == reference.last)
+        #expect(try ids.value(0) == reference[0])
+        #expect(try ids.value(reference.count - 1) == reference.last)
         // Nothing is left in the directory, whatever ends the process.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
@@ -36,7 +36,7 @@ import TestSupport
         let directory = TemporaryDirectory("book-id-file-missing")
         let missing = directory.file("no-such-directory")
         do {
-            _ = try BookIdFile(directory: missing)
+            _ = try SpooledArray<UInt64>(directory: missing)
             Issue.record("a file was made in a directory that does not exist")
         } catch let error as FileError {
             #expect(error.exitStatus == .cannotCreate)

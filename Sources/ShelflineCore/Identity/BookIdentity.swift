@@ -1,0 +1,171 @@
+/// What identifies a book that no ISBN decides: its main title and author, and the parts that tell
+/// two books under one main title apart (subtitle, series number, the author's given-name initial).
+///
+/// This is the title rule of `TitleRelation` (the matcher's) in a form an index can hold. Two
+/// rows, or a row and a library book, are the same book by title when their main titles and
+/// author surnames are equal and their `TitleDescriptor`s are compatible:
+/// - subtitles: both present and equal, or one absent — unless the present one holds a
+///   distinguishing token (`Dune` / `Dune: Book Two`, `Data Stories` / `Data Stories: Workbook`);
+/// - series numbers (`(Series, #3)`): both present and equal, or one absent;
+/// - the first given name's initial: both present and equal, or one absent (initials, `Last,
+///   First` and misspelt given names keep it; `Tabitha King` is not `Stephen King`).
+/// Both subtitles present and different, both numbers present and different, or a distinguishing
+/// token only one side has (in the main title already: other main titles) are different books.
+/// Compatibility implies `TitleRelation.between` is `.equivalent` (tested); the converse misses
+/// only typo-level slips, which the index cannot express (it then keeps two books, never folds).
+public struct TitleIdentity: Sendable, Equatable {
+    /// The main title's tokens (`TitleParts.main`), joined by spaces. Never empty.
+    public var main: String
+    /// The last word of the author's surname ("" without an author).
+    public var surname: String
+    /// The subtitle's tokens joined by spaces ("" = none).
+    public var subtitle: String
+    /// The series number, normalised (`01`, `1.0` → `1`; "" = none).
+    public var seriesNumber: String
+    /// The first given name's first letter ("" = unknown).
+    public var initial: String
+
+    /// A row's identity: `title` as the export has it (a trailing `(Series, #n)` group is dropped
+    /// by `TitleParts`; a group naming another book, `(Volume 2)`, becomes subtitle), nil when the
+    /// title has no words. `splitSubtitle` false keeps the whole title as the main title.
+    public init?(title: String, seriesPosition: String?, author: String?, splitSubtitle: Bool = true) {
+        let parts = TitleParts(title: title)
+        let main = splitSubtitle ? parts.main : parts.full
+        guard !main.isEmpty else { return nil }
+        self.main = main.joined(separator: " ")
+        subtitle = splitSubtitle ? parts.subtitle.joined(separator: " ") : ""
+        seriesNumber = Self.normalisedNumber(seriesPosition)
+        (surname, initial) = Self.authorParts(author)
+    }
+
+    /// The identity a key (`key`) spells, or nil for another kind of key. A library written by the
+    /// earlier rule holds `ta:<title>|<surname>` keys (subtitle already dropped): read as a main
+    /// title with nothing else known, so it joins a row only when no other book can.
+    public init?(key: String) {
+        if key.hasPrefix("tk:") {
+            let fields = key.dropFirst(3).split(separator: "|", omittingEmptySubsequences: false)
+            guard fields.count == 5, !fields[0].isEmpty else { return nil }
+            main = String(fields[0]); surname = String(fields[1]); subtitle = String(fields[2])
+            seriesNumber = String(fields[3]); initial = String(fields[4])
+        } else if key.hasPrefix("ta:") {
+            let fields = key.dropFirst(3).split(separator: "|", omittingEmptySubsequences: false)
+            guard fields.count == 2, !fields[0].isEmpty else { return nil }
+            main = String(fields[0]); surname = String(fields[1]); subtitle = ""; seriesNumber = ""; initial = ""
+        } else {
+            return nil
+        }
+    }
+
+    /// `tk:<main>|<surname>|<subtitle>|<series number>|<initial>`: what a library book stores.
+    public var key: String { "tk:\(main)|\(surname)|\(subtitle)|\(seriesNumber)|\(initial)" }
+    /// `tk:<main>|<surname>`: the books that may be this one are found under it.
+    public var mainKey: String { "tk:\(main)|\(surname)" }
+
+    public var descriptor: TitleDescriptor {
+        TitleDescriptor(subtitle: subtitle, seriesNumber: seriesNumber, initial: initial)
+    }
+
+    /// Same main title and surname, compatible parts: the title rule for identity.
+    public func isSameBook(as other: TitleIdentity) -> Bool {
+        main == other.main && surname == other.surname && descriptor.isCompatible(with: other.descriptor)
+    }
+
+    /// `01` → `1`, `1.0` → `1`, `2.5` stays; words lowercased; "" for none.
+    static func normalisedNumber(_ text: String?) -> String {
+        guard let text else { return "" }
+        let tokens = TextNormalizer.tokens(text)
+        guard !tokens.isEmpty else { return "" }
+        var joined = tokens.joined(separator: ".")
+        if joined.hasSuffix(".0") { joined.removeLast(2) }
+        if let value = Int(joined) { return String(value) }
+        return joined
+    }
+
+    /// The surname's last word and the first given name's initial: `Le Guin, Ursula K.` and
+    /// `Ursula K. Le Guin` give (`guin`, `u`); `King, Jr., Martin Luther` gives (`king`, `m`);
+    /// suffixes (`Jr.`, `PhD`) are skipped.
+    static func authorParts(_ author: String?) -> (surname: String, initial: String) {
+        guard let author else { return ("", "") }
+        func names(_ text: some StringProtocol) -> [String] {
+            TextNormalizer.tokens(String(text)).filter { !nameSuffixes.contains($0) }
+        }
+        var surnameWords: [String], givenWords: [String]
+        if let comma = TextNormalizer.firstIndex(of: ",", in: author), !names(author[..<comma]).isEmpty {
+            surnameWords = names(author[..<comma])
+            givenWords = names(author[author.index(after: comma)...])
+        } else {
+            let words = names(author)
+            surnameWords = Array(words.suffix(1))
+            givenWords = words.count > 1 ? [words[0]] : []
+        }
+        let initial = givenWords.first?.first.map(String.init) ?? ""
+        return (surnameWords.last ?? "", initial)
+    }
+
+    /// Name suffixes that are not a surname.
+    static let nameSuffixes: Set<String> = ["jr", "sr", "ii", "iii", "iv", "phd", "md", "dr"]
+}
+
+/// The parts of a `TitleIdentity` beside its main key, packed in 32 bits for the key index:
+/// bits 0-15 a tag of the subtitle (0: none), bit 16 the subtitle holds a distinguishing token,
+/// bits 17-24 a tag of the series number (0: none), bits 25-30 the initial (0: unknown).
+///
+/// Tags are hashes: two different subtitles of one main title and author sharing a 16-bit tag (or
+/// numbers an 8-bit tag) would read as equal, about 1 in 65,000 such pairs; the same main title
+/// and surname under several books is itself rare.
+public struct TitleDescriptor: Sendable, Hashable {
+    public var rawValue: UInt32
+
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    init(subtitle: String, seriesNumber: String, initial: String) {
+        var raw: UInt32 = 0
+        if !subtitle.isEmpty {
+            raw |= Self.tag(subtitle, bits: 16)
+            if subtitle.split(separator: " ").contains(where: { DistinguishingTokens.contains(String($0)) }) {
+                raw |= Self.distinguishingBit
+            }
+        }
+        if !seriesNumber.isEmpty { raw |= Self.tag(seriesNumber, bits: 8) << 17 }
+        if let scalar = initial.unicodeScalars.first { raw |= (scalar.value % 63 + 1) << 25 }
+        rawValue = raw
+    }
+
+    private static let subtitleMask: UInt32 = 0xFFFF
+    private static let distinguishingBit: UInt32 = 1 << 16
+    private static let seriesMask: UInt32 = 0xFF << 17
+    private static let initialMask: UInt32 = 0x3F << 25
+
+    public var hasSubtitle: Bool { rawValue & Self.subtitleMask != 0 }
+
+    /// The rule's comparison of everything but the main title and surname (see `TitleIdentity`).
+    public func isCompatible(with other: TitleDescriptor) -> Bool {
+        let mine = rawValue & Self.subtitleMask, theirs = other.rawValue & Self.subtitleMask
+        if mine != 0 && theirs != 0 {
+            guard mine == theirs else { return false }
+        } else if rawValue & Self.distinguishingBit != 0 || other.rawValue & Self.distinguishingBit != 0 {
+            return false  // one side's subtitle names another book
+        }
+        return Self.agree(rawValue & Self.seriesMask, other.rawValue & Self.seriesMask)
+            && Self.agree(rawValue & Self.initialMask, other.rawValue & Self.initialMask)
+    }
+
+    /// What both say: each part this one lacks taken from `other` (which must be compatible).
+    public func filled(from other: TitleDescriptor) -> TitleDescriptor {
+        var raw = rawValue
+        if raw & Self.subtitleMask == 0 { raw |= other.rawValue & (Self.subtitleMask | Self.distinguishingBit) }
+        if raw & Self.seriesMask == 0 { raw |= other.rawValue & Self.seriesMask }
+        if raw & Self.initialMask == 0 { raw |= other.rawValue & Self.initialMask }
+        return TitleDescriptor(rawValue: raw)
+    }
+
+    private static func agree(_ lhs: UInt32, _ rhs: UInt32) -> Bool { lhs == 0 || rhs == 0 || lhs == rhs }
+
+    /// FNV-1a of `text` folded to `bits` bits, never 0.
+    private static func tag(_ text: String, bits: UInt32) -> UInt32 {
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in text.utf8 { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+        let folded = (hash ^ (hash >> bits)) & ((1 << bits) - 1)
+        return folded == 0 ? 1 : folded
+    }
+}
