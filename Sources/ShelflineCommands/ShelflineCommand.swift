@@ -12,7 +12,7 @@ public struct ShelflineCommand: AsyncParsableCommand {
             Configured by pipeline.json (--config). Workspace: --workspace, $SHELFLINE_WORKSPACE, or ./var.
             """),
         version: shelflineVersion,
-        subcommands: [RunCommand.self, PlanCommand.self, StatusCommand.self, CleanCommand.self, ReviewCommand.self])
+        subcommands: [RunCommand.self, PlanCommand.self, StatusCommand.self, CleanCommand.self, ReviewCommand.self, RebuildCommand.self])
 
     public init() {}
 
@@ -31,6 +31,6 @@ public struct ShelflineCommand: AsyncParsableCommand {
         Then import your own export:
           shelfline run --csv FILE [--workspace DIR]
 
-        Commands: run, plan, status, clean, review. See `shelfline --help` and `shelfline help run`.
+        Commands: run, plan, status, clean, review, rebuild. See `shelfline --help` and `shelfline help run`.
         """
 }

@@ -13,7 +13,7 @@ public enum LibraryError: ShelflineError, Equatable {
     case unknownReviewRow(path: String, row: Int, rows: [Int])
     /// `review accept ROW CANDIDATE`: CANDIDATE is neither a listed number nor a listed key.
     case unknownCandidate(row: Int, candidate: String, count: Int)
-    /// A scratch file of the stage's own (`BookIdFile`) could not be written or read back.
+    /// A scratch file of the stage's own (`SpooledArray`) could not be written or read back.
     case scratchIO(path: String, reason: String)
 
     public var exitStatus: ExitStatus {
@@ -29,8 +29,8 @@ public enum LibraryError: ShelflineError, Equatable {
         switch self {
         case .corruptLibrary(let path, let reason, let backup, let backupExists):
             let recovery = backupExists
-                ? "restore the previous generation with `cp \(backup) \(path)` and re-run the imports made since"
-                : "no previous generation exists at \(backup); move the file aside and re-import your exports"
+                ? "run `shelfline rebuild` (it rebuilds the library from the imports stored under runs/), or restore the previous generation with `cp \(backup) \(path)` and re-run the imports made since"
+                : "run `shelfline rebuild` (it rebuilds the library from the imports stored under runs/), or move the file aside and re-import your exports (no previous generation exists at \(backup))"
             return "\(path): library is corrupt (\(reason)); it was left untouched. To recover, \(recovery)"
         case .countMismatch(let path, let rowsRead, let records, let rejected):
             return "\(path): parse report says rowsRead \(rowsRead), but the run holds \(records) records + \(rejected) rejected rows; re-run parse"

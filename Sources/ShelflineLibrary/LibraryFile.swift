@@ -97,6 +97,19 @@ public struct LibraryFile {
                         backupExists: FileManager.default.fileExists(atPath: workspace.libraryBackup))
     }
 
+    /// Publishes `file` (on the library's file system) as the library's new generation, the
+    /// current one kept as the previous generation (unless `keepingPrevious` is false: a damaged
+    /// current library must not replace a good previous one); the directory is synced.
+    public func publish(_ file: String, keepingPrevious: Bool = true) throws {
+        if keepingPrevious { try keepPreviousGeneration() }
+        guard rename(file, path) == 0 else { throw FileError.cannotCreate(path: path, reason: "rename: \(systemErrorMessage())") }
+        let directory = open(workspace.libraryDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
+        }
+    }
+
     /// Makes the current library the previous generation (a hard link, else a copy), atomically.
     func keepPreviousGeneration() throws {
         guard exists else { return }

@@ -144,6 +144,30 @@ import TestSupport
         #expect(Matcher().decide(LookupQuery(title: "X", authors: ["Y"]), candidates: []) == .none)
     }
 
+    /// Review asks only real questions: a row whose every candidate the title rule rules out is
+    /// not enriched, the candidates kept with their reasons.
+    @Test(.bug("issue 21")) func candidatesAllRuledOutAreKeptButNotAskedAbout() {
+        let candidates = [
+            edition("/books/A", work: "/works/W1", title: "Dune: Book Two", authors: ["Frank Herbert"]),
+            edition("/books/B", work: "/works/W2", title: "Dune Companion", authors: ["Frank Herbert"]),
+            edition("/books/C", work: "/works/W3", title: "Dune", authors: ["Someone Else"]),
+        ]
+        let decision = Matcher().decide(LookupQuery(title: "Dune", authors: ["Frank Herbert"]), candidates: candidates)
+        guard case .ruledOut(let shown) = decision else {
+            Issue.record("expected ruled out, got \(decision)")
+            return
+        }
+        #expect(Set(shown.map(\.key)) == ["/books/A", "/books/B", "/books/C"])
+        #expect(shown.allSatisfy { $0.reason != nil })
+        // The same title by an author sharing a name with the row's is a real question.
+        let shared = Matcher().decide(LookupQuery(title: "Dune", authors: ["Frank Herbert"]),
+                                      candidates: [edition("/books/D", work: "/works/W4", title: "Dune", authors: ["Brian Herbert"])])
+        guard case .review = shared else {
+            Issue.record("expected review, got \(shared)")
+            return
+        }
+    }
+
     @Test func weakCandidatesAreNotShown() {
         let candidates = [edition("/books/A", work: "/works/W", title: "Something Else Entirely", authors: ["Nobody"])]
         #expect(Matcher().decide(LookupQuery(title: "Dune", authors: ["Frank Herbert"]), candidates: candidates) == .none)
@@ -257,6 +281,11 @@ import TestSupport
         case .accept(let chosen, _):
             Issue.record("\(testCase): accepted \(chosen.title ?? "")")
         case .review(let shown):
+            // A real question: only what the title rule cannot rule out (an author sharing a name).
+            let reason = shown.first?.reason ?? ""
+            #expect(reason.contains(testCase.reason ?? "-"), "\(testCase): reason \(reason)")
+            #expect(reason == "author mismatch", "\(testCase): the rule rules out \(reason); review asks only real questions")
+        case .ruledOut(let shown):
             let reason = shown.first?.reason ?? ""
             #expect(reason.contains(testCase.reason ?? "-"), "\(testCase): reason \(reason)")
         case .none:

@@ -120,6 +120,12 @@ public struct Stage: Sendable {
               parameterStages: [.render], algorithmVersion: 1, invocation: .runDirectory(subcommand: "import")),
     ]
 
+    /// The shipped name of this stage's input with `role` (a programming error when it has none).
+    public func defaultInput(_ role: StageFileRole) -> String {
+        guard let file = inputs.first(where: { $0.role == role }) else { preconditionFailure("stage \(name.rawValue) reads no \(role.rawValue)") }
+        return file.defaultName
+    }
+
     /// The shipped name of this stage's output with `role`: what its executable writes when run by
     /// hand without naming it. Asking for a role the stage does not produce is a programming error.
     public func defaultOutput(_ role: StageFileRole) -> String {

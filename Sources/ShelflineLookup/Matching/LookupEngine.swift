@@ -54,6 +54,7 @@ public final class LookupEngine: Sendable {
         var outcomes = [LookupOutcome?](repeating: nil, count: queries.count)
         var failures = [[SourceFailure]](repeating: [], count: queries.count)
         var reviews = [[MatchCandidate]](repeating: [], count: queries.count)
+        var ruledOut = [[MatchCandidate]](repeating: [], count: queries.count)
 
         // ISBN in every source first: an identifier match anywhere beats a search match.
         for source in sources {
@@ -115,13 +116,16 @@ public final class LookupEngine: Sendable {
                                 metadata: edition)
                         case .review(let candidates):
                             reviews[index].append(contentsOf: candidates)
+                        case .ruledOut(let candidates):
+                            ruledOut[index].append(contentsOf: candidates)
                         case .none:
                             break
                         }
                     }
                     if isLast || outcomes[index] != nil {
                         if outcomes[index] == nil {
-                            outcomes[index] = verdict(queries[index], reviews: reviews[index], failures: failures[index])
+                            outcomes[index] = verdict(queries[index], reviews: reviews[index], ruledOut: ruledOut[index],
+                                                      failures: failures[index])
                         }
                         finished(index)
                     }
@@ -131,19 +135,27 @@ public final class LookupEngine: Sendable {
 
         return queries.indices.map { index in
             if let outcome = outcomes[index] { return outcome }
-            let outcome = verdict(queries[index], reviews: reviews[index], failures: failures[index])
+            let outcome = verdict(queries[index], reviews: reviews[index], ruledOut: ruledOut[index], failures: failures[index])
             finished(index)
             return outcome
         }
     }
 
     /// The outcome of a record no source matched.
-    private func verdict(_ query: RecordQuery, reviews: [MatchCandidate], failures: [SourceFailure]) -> LookupOutcome {
-        if !reviews.isEmpty {
+    /// Candidates ruled out by the title rule (`MatchDecision.ruledOut`) make the row not enriched,
+    /// kept with it and their reasons, unless some source left a real question (review).
+    private func verdict(_ query: RecordQuery, reviews: [MatchCandidate], ruledOut: [MatchCandidate],
+                         failures: [SourceFailure]) -> LookupOutcome {
+        func best(_ candidates: [MatchCandidate]) -> [MatchCandidate] {
             var seen = Set<String>()
-            let candidates = reviews.sorted { $0.score > $1.score }.filter { seen.insert($0.key).inserted }
-                .prefix(matcher.maxCandidates)
-            return LookupOutcome(match: MatchResult(status: .needsReview, candidates: Array(candidates)), metadata: nil)
+            return Array(candidates.sorted { $0.score > $1.score }.filter { seen.insert($0.key).inserted }.prefix(matcher.maxCandidates))
+        }
+        if !reviews.isEmpty {
+            return LookupOutcome(match: MatchResult(status: .needsReview, candidates: best(reviews)), metadata: nil)
+        }
+        if !ruledOut.isEmpty, failures.isEmpty {
+            return LookupOutcome(match: MatchResult(status: .notEnriched, candidates: best(ruledOut),
+                                                    reason: "every candidate is another book"), metadata: nil)
         }
         let reason: String
         if let failure = failures.first(where: { if case .unavailable = $0 { true } else { false } }) ?? failures.first {

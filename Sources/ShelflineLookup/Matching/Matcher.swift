@@ -37,6 +37,10 @@ public enum MatchDecision: Sendable, Equatable {
     case accept(EditionMetadata, score: Double)
     /// Plausible candidates, not certain enough: best first, each with why it was not accepted.
     case review([MatchCandidate])
+    /// Candidates the title rule rules out, each for its reason (another volume, another subtitle,
+    /// another title, an author sharing no name): the row is not enriched, and they are kept with
+    /// it so nothing is hidden. Review is for candidates the rule cannot rule out.
+    case ruledOut([MatchCandidate])
     /// Nothing close enough to show.
     case none
 }
@@ -181,14 +185,32 @@ public struct Matcher: Sendable {
             return .accept(best.edition, score: rounded(best.combined))
         }
         let bestTier = best.acceptTier
+        var open = false
         let shown = ranked.compactMap { scored -> MatchCandidate? in
-            guard let reason = reviewReason(scored, competing: bestTier != nil && scored.acceptTier == bestTier) else { return nil }
+            let competing = bestTier != nil && scored.acceptTier == bestTier
+            guard let reason = reviewReason(scored, competing: competing) else { return nil }
+            if !isRuledOut(scored, competing: competing, names: prepared.names) { open = true }
             return MatchCandidate(key: scored.edition.editionKey ?? scored.edition.workKey ?? "", workKey: scored.edition.workKey,
                                   title: scored.edition.title ?? "", authors: scored.edition.authors ?? [],
                                   score: rounded(scored.combined), reason: reason)
         }.prefix(maxCandidates)
         guard !shown.isEmpty else { return .none }
-        return .review(Array(shown))
+        return open ? .review(Array(shown)) : .ruledOut(Array(shown))
+    }
+
+    /// Whether the title rule says the candidate is another book: a distinguishing token, another
+    /// subtitle or another title (`TitleRelation`), or an equivalent title whose authors share no
+    /// name token with the row's. A person asked about it would answer "no" every time.
+    func isRuledOut(_ scored: Scored, competing: Bool, names: [ComparedName]) -> Bool {
+        if competing { return false }
+        switch scored.relation {
+        case .distinguishing, .subtitleDiffers, .different:
+            return true
+        case .equivalent:
+            guard scored.authors == .disjoint else { return false }
+            let mine = Set(names.flatMap(\.tokens))
+            return !Normalisation.names(of: scored.edition).contains { $0.tokens.contains(where: mine.contains) }
+        }
     }
 
     /// Why a candidate was not accepted, or nil when it is not worth showing.

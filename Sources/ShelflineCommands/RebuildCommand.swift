@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import ShelflineCore
+import ShelflineLibrary
+import ShelflineOrchestrator
+import ShelflineStageCLI
+
+/// `shelfline rebuild`: the library again from the imports stored under `runs/` (`LibraryRebuild`).
+public struct RebuildCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "rebuild",
+        abstract: "Rebuild the library from the stored imports, in order, with review decisions re-applied.",
+        discussion: helpDiscussion("""
+            Merges the records of every finished run under <workspace>/runs again, in the order the \
+            exports were first imported, into an empty library, re-applying \
+            <workspace>/library/decisions.json; then publishes it as the new library, keeping the \
+            current one as library.previous.ndjson.gz. Use it after an upgrade that changes how \
+            books are identified (books an earlier version folded together come apart), or to \
+            recover a damaged or deleted library. A library this version built from the same runs \
+            comes back byte-identical, and then nothing is written. Holds the workspace lock \
+            (exit 75 while an import runs). The runs' own files are not changed; the next `run` \
+            of an import re-merges it (a no-op for the library).
+            """))
+
+    @OptionGroup public var common: CommonOptions
+
+    public init() {}
+
+    public func run() async throws {
+        try await reportingErrors(as: "shelfline") {
+            let context = try common.context()
+            let lock = try WorkspaceLock(workspace: context.workspace, now: Date())
+            defer { withExtendedLifetime(lock) {} }
+            let rebuild = LibraryRebuild(workspace: context.workspace, config: context.config,
+                                         dedupe: try context.parameters(DedupeParameters.self),
+                                         merge: try context.parameters(MergeParameters.self))
+            let outcome = try rebuild.run { line in if !common.quiet { print(line) } }
+            if !common.quiet {
+                let what = outcome.changed ? "library rebuilt" : "library unchanged (already as the runs build it)"
+                print("\(what): \(outcome.books) books from \(outcome.runs.count) import(s); \(context.workspace.libraryFile)")
+            }
+        }
+    }
+}
