@@ -100,7 +100,9 @@ public struct BeerQueueRenderer: Sendable {
         let decision = BeerQueueLifecycle.decide(
             previous: previous, observation: observation, budgetLeft: budget.count < maxUpdatesPerHour, userTriggered: userTriggered)
 
-        let timestamp = unixSeconds(now)
+        // An activity's timestamps never go backwards, whatever the clock did (a new activity
+        // after an `end` starts afresh).
+        let timestamp = activityTimestamp(now, notBefore: previousSnapshot.flatMap { $0.event == .end ? nil : $0.timestamp })
         let lastUpdated = Self.lastUpdatedText(now)
         let snapshot: Snapshot?
         switch (decision, observation) {

@@ -8,30 +8,36 @@ import ShelflineRender
 /// `shelfline clean`: remove run state so stages rerun, or stale runs.
 public struct CleanCommand: StageCommand {
     public static let configuration = CommandConfiguration(
-        commandName: "clean", abstract: "Remove the latest run (or one stage onwards of it, or stale runs).",
+        commandName: "clean", abstract: "Remove the latest run (or one stage onwards of it, stale runs, or failed-import entries).",
         discussion: helpDiscussion("""
             --stage S removes the manifests and outputs of S and every later stage of the latest run, \
             so the next `run` starts at S. --stale removes runs left incomplete for more than 24 hours \
-            (judged by each run's own manifests: a finished import is never stale). --all removes every \
-            run. Without options, removes the latest run. runs/latest then names the newest finished \
-            run left, or is removed. The library is never touched.
+            (judged by each run's own manifests: a finished import is never stale). --failed forgets \
+            the failed imports `status` lists (failed-inputs.json). --all removes every run and forgets \
+            the failed imports. Without options, removes the latest run. runs/latest then names the \
+            newest finished run left, or is removed. The library is never touched.
             """),
         version: shelflineVersion)
 
     @OptionGroup public var common: CommonOptions
     @Option(name: .long, help: "Rerun from this stage next time.") var stage: StageName?
     @Flag(name: .long, help: "Remove runs incomplete for more than 24 hours.") var stale = false
-    @Flag(name: .long, help: "Remove every run.") var all = false
+    @Flag(name: .long, help: "Remove every run and forget the failed imports.") var all = false
+    @Flag(name: .long, help: "Forget the failed imports `status` lists.") var failed = false
 
     public init() {}
 
     public func execute(context: StageContext) async throws {
-        let setup = OrchestratorSetup(context: context)
+        let setup = try OrchestratorSetup(context: context)
         let lock = try WorkspaceLock(workspace: setup.workspace, now: context.now())
         defer { withExtendedLifetime(lock) {} }
         let fileManager = FileManager.default
         // Whatever is removed, `runs/latest` is left naming a run that exists, or gone.
         defer { try? RunDirectory.repairLatest(in: setup.workspace) }
+        if failed || all {
+            let forgotten = try FailedInputs(workspace: setup.workspace).removeAll()
+            if !common.quiet && forgotten > 0 { print("forgot \(forgotten) failed import(s)") }
+        }
         if stale {
             let parameters = try setup.config.parameters(RenderParameters.self, path: setup.configPath)
             let activity = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters, files: setup.files)
@@ -48,6 +54,7 @@ public struct CleanCommand: StageCommand {
             try? fileManager.removeItem(atPath: setup.workspace.runsDirectory + "/latest")
             return
         }
+        if failed { return }
         guard let run = RunDirectory.latest(in: setup.workspace) else { return }
         guard let stage else {
             try? fileManager.removeItem(atPath: run.path)

@@ -14,9 +14,9 @@ struct OrchestratorSetup {
     var workspace: Workspace
     var binDirectory: String
 
-    init(context: StageContext) {
+    init(context: StageContext) throws {
         config = context.config
-        configPath = Self.absolute(context.configPath)
+        configPath = try Self.absolute(context.configPath)
         workspace = context.workspace
         binDirectory = ProcessInfo.processInfo.environment["SHELFLINE_BIN"] ?? Self.ownDirectory
     }
@@ -50,10 +50,11 @@ struct OrchestratorSetup {
         return (path as NSString).deletingLastPathComponent
     }
 
-    /// A path the user gave, absolute (`(built-in defaults)` stays as it is).
-    static func absolute(_ path: String) -> String {
+    /// An input path the user gave, absolute (`(built-in defaults)` stays as it is); relative
+    /// while the working directory is gone: 66 naming the cause (`Workspace.absolute`).
+    static func absolute(_ path: String) throws -> String {
         if path.hasPrefix("(") { return path }
-        return Workspace.absolute(path, in: FileManager.default.currentDirectoryPath)
+        return try Workspace.absolute(path, role: .input)
     }
 
     /// The run named by `--csv` (without copying anything), else the latest run.

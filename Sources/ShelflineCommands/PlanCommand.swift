@@ -8,7 +8,7 @@ import ShelflineOrchestrator
 public struct PlanCommand: StageCommand {
     public static let configuration = CommandConfiguration(
         commandName: "plan", abstract: "Print what `run` would do and why, one line per stage.",
-        discussion: helpDiscussion("Reads the run for --csv FILE (default: the latest run) and its stage manifests; writes nothing."),
+        discussion: helpDiscussion("Reads the run for --csv FILE (default: the latest run) and its stage manifests; writes nothing. The config is validated exactly as `run` validates it (78 naming the key)."),
         version: shelflineVersion)
 
     @OptionGroup public var common: CommonOptions
@@ -17,7 +17,9 @@ public struct PlanCommand: StageCommand {
     public init() {}
 
     public func execute(context: StageContext) async throws {
-        let setup = OrchestratorSetup(context: context)
+        let setup = try OrchestratorSetup(context: context)
+        // Exactly what `run` checks first: a config run would refuse is refused here too (78).
+        try setup.validateStageParameters()
         guard let run = try setup.existingRun(csv: csv) else {
             for stage in setup.config.stages.map(\.name) {
                 print("\(stage.rawValue): will run: no run yet for this input")

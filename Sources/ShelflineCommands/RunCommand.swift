@@ -55,7 +55,7 @@ public struct RunCommand: StageCommand {
     }
 
     public func execute(context: StageContext) async throws {
-        let setup = OrchestratorSetup(context: context)
+        let setup = try OrchestratorSetup(context: context)
         try setup.validateStageParameters()
         try Workspace.makeDirectory(setup.workspace.runsDirectory)
         var events: [ImportEvent] = []
@@ -64,6 +64,10 @@ public struct RunCommand: StageCommand {
             // The lock is held only while importing: notify runs after it is released.
             let lock = try WorkspaceLock(workspace: setup.workspace, now: context.now())
             defer { withExtendedLifetime(lock) {} }
+            try RunDirectory.refuseUnlinkedLatest(in: setup.workspace)
+            for gone in (try? FailedInputs(workspace: setup.workspace).dropMissing()) ?? [] where !common.quiet {
+                context.log.error("shelfline: " + FailedInputs.droppedLine(gone))
+            }
             if let inbox {
                 try importInbox(inbox, setup: setup, context: context, events: &events)
             } else if let csv {
@@ -87,7 +91,7 @@ public struct RunCommand: StageCommand {
 
     func importFile(_ csv: String, setup: OrchestratorSetup, context: StageContext, events: inout [ImportEvent]) throws {
         var runner = setup.runner(context: context, quiet: common.quiet)
-        runner.sourceFile = OrchestratorSetup.absolute(csv)
+        runner.sourceFile = try OrchestratorSetup.absolute(csv)
         let progress = TerminalProgress(enabled: !common.quiet, logfmt: logFormat == .logfmt, now: context.now)
         runner.log = progress.log(context.log)
         if progress.terminal { runner.stageOutput = progress.stageOutput }
@@ -115,7 +119,7 @@ public struct RunCommand: StageCommand {
             } else if !outcome.stagesRun.isEmpty {
                 runner.log.event(["push": "skipped", "reason": "no apns section in \(setup.configPath)"])
             }
-            let needsReview = (outcome.report?.enrichment.needsReview ?? 0) > 0
+            let needsReview = (outcome.report?.rowsToReview ?? 0) > 0
             events.append(ImportEvent(event: needsReview ? "needsReview" : "finished", runId: outcome.run.id, input: csv,
                                       workspace: setup.workspace.root, message: outcome.summary, exitStatus: 0,
                                       report: outcome.report))
@@ -140,6 +144,7 @@ public struct RunCommand: StageCommand {
     /// Imports each new file as its own import: a file that cannot be read or fails is reported
     /// and the others go on; the exit status is the first failure's, decided after all of them.
     func importInbox(_ directory: String, setup: OrchestratorSetup, context: StageContext, events: inout [ImportEvent]) throws {
+        _ = try OrchestratorSetup.absolute(directory)  // a relative inbox needs a working directory
         let inbox = Inbox(directory: directory, workspace: setup.workspace, settleSeconds: settle)
         let scan = try inbox.scan(now: context.now(), log: context.log)
         var failures: [(path: String, error: any ShelflineError)] = []

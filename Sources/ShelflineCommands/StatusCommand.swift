@@ -13,7 +13,9 @@ public struct StatusCommand: AsyncParsableCommand {
             incomplete for more than 24 hours are listed as stale (`clean --stale` removes them), \
             and imports that failed are listed on their own.
 
-            Exit status: 0 up to date, 1 work pending (or no run yet), 2 error (bad config, unreadable workspace).
+            A failed import whose file is gone is dropped from the list, said once. \
+            Exit status: 0 up to date, 1 work pending (or no run yet), 2 error (bad config, unreadable \
+            workspace: a regular file, a symlink loop).
             """,
         version: shelflineVersion)
 
@@ -24,11 +26,20 @@ public struct StatusCommand: AsyncParsableCommand {
 
     public func run() async throws {
         do {
-            let setup = OrchestratorSetup(context: try common.context())
+            let setup = try OrchestratorSetup(context: try common.context())
+            try setup.workspace.checkReadable()
             for stale in StaleRuns(workspace: setup.workspace).find(now: Date()) {
                 print("stale: run \(stale.id) incomplete since \(ISO8601DateFormatter().string(from: stale.lastActivity))")
             }
-            for failed in FailedInputs(workspace: setup.workspace).entries() {
+            let failedInputs = FailedInputs(workspace: setup.workspace)
+            // A failed file that is gone is no longer pending: dropped and said once, by whoever
+            // holds the lock first (this, or the next run).
+            if FileManager.default.fileExists(atPath: failedInputs.path),
+               let lock = try? WorkspaceLock(workspace: setup.workspace, now: Date()) {
+                for gone in (try? failedInputs.dropMissing()) ?? [] { print(FailedInputs.droppedLine(gone)) }
+                withExtendedLifetime(lock) {}
+            }
+            for failed in failedInputs.entries() where !failed.isGone {
                 print("failed: \(failed.input) (exit \(failed.exitStatus)): \(failed.message)")
             }
             guard let run = try setup.existingRun(csv: csv) else {

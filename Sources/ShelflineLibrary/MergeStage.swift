@@ -241,9 +241,11 @@ public enum MergeStage {
         let fold = try foldLibrary(library: library, scan: scan, buckets: plan.paths, bucketOf: plan.bucket(of:), decisions: decisions,
                                    importId: importId, level: Int32(parameters.libraryLevel), recordsPath: request.records,
                                    cancellation: cancellation, progress: progress, counts: outcomes.progressCounts)
+        var reviewOpen = 0
         do {
             try ledger.commit()
             let flagged = reviewItems.filter { fold.flagged.contains($0.id) }.map(\.item)
+            reviewOpen = flagged.count
             try writeJSONFile(ReviewList(importId: importId, items: flagged), to: request.review)
             let failed = rejects.map {
                 FailedRow(line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
@@ -284,7 +286,8 @@ public enum MergeStage {
                                  review: relative(request.review, to: request.report),
                                  failedRows: relative(request.failedRows, to: request.report),
                                  notEnrichedRows: parameters.failedRowsIncludeNotEnriched
-                                     ? relative(FailedRowsExport.notEnrichedPath(besides: request.failedRows), to: request.report) : nil)
+                                     ? relative(FailedRowsExport.notEnrichedPath(besides: request.failedRows), to: request.report) : nil,
+                                 reviewOpen: reviewOpen)
         try writeJSONFile(report, to: request.report)
         progress.finish(finished: true, counts: outcomes.progressCounts)
         progressFinished = true

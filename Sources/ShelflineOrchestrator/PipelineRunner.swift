@@ -17,10 +17,12 @@ public struct RunOutcome: Sendable {
     public var summary: String {
         guard let report else { return "run \(run.id): no merge report" }
         let o = report.outcomes, e = report.enrichment
+        // Rows settled by review decisions are counted apart from those still to review.
+        let reviewed = report.rowsReviewed > 0 ? "\(report.rowsReviewed) reviewed, " : ""
         return """
             run \(run.id): \(report.rowsRead) rows read: \(o.added) added, \(o.updated) updated, \
             \(o.duplicateInFile) duplicate in file, \(o.rejected) rejected; enrichment: \(e.matchedByIsbn) by ISBN, \
-            \(e.matchedBySearch) by search, \(e.needsReview) need review, \(e.notEnriched) not enriched; \
+            \(e.matchedBySearch) by search, \(reviewed)\(report.rowsToReview) need review, \(e.notEnriched) not enriched; \
             library: \(report.libraryBooks) books
             """
     }
@@ -29,8 +31,8 @@ public struct RunOutcome: Sendable {
     public var nextSteps: [String] {
         guard let report else { return [] }
         var lines: [String] = []
-        if report.enrichment.needsReview > 0 {
-            lines.append("next: \(report.enrichment.needsReview) row(s) need review: shelfline review list")
+        if report.rowsToReview > 0 {
+            lines.append("next: \(report.rowsToReview) row(s) need review: shelfline review list")
         }
         if report.outcomes.rejected > 0 {
             lines.append("next: \(report.outcomes.rejected) row(s) rejected, listed with their reasons in \(run.file(report.failedRows))")

@@ -42,14 +42,30 @@ public struct RunDirectory: Sendable, Equatable {
         return FileManager.default.fileExists(atPath: run.path) ? run : nil
     }
 
-    /// Points `<workspace>/runs/latest` at this run (atomically: new link, then rename).
+    /// Points `<workspace>/runs/latest` at this run (atomically: new link, then rename). The
+    /// temporary link never outlives a failure.
     public func markLatest(in workspace: Workspace) throws {
         let link = workspace.runsDirectory + "/latest"
         let temporary = workspace.runsDirectory + "/.latest-\(getpid())"
         unlink(temporary)
-        guard symlink(id, temporary) == 0, rename(temporary, link) == 0 else {
-            throw FileError.cannotCreate(path: link, reason: systemErrorMessage())
+        guard symlink(id, temporary) == 0 else { throw FileError.cannotCreate(path: link, reason: systemErrorMessage()) }
+        guard rename(temporary, link) == 0 else {
+            let reason = systemErrorMessage()
+            unlink(temporary)
+            throw FileError.cannotCreate(path: link, reason: reason)
         }
+    }
+
+    /// Refuses, before an import starts, a `runs/latest` that is not a symbolic link (a directory
+    /// or file put there by hand): `markLatest` could not replace it once the import finished.
+    /// `FileError.cannotCreate` (73) naming it; nothing is removed, since it may hold someone's files.
+    public static func refuseUnlinkedLatest(in workspace: Workspace) throws {
+        let link = workspace.runsDirectory + "/latest"
+        var info = stat()
+        guard lstat(link, &info) == 0, (info.st_mode & S_IFMT) != S_IFLNK else { return }
+        let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a symbolic link"
+        throw FileError.cannotCreate(path: link, reason: "is \(what), not the link to the latest run; "
+            + "move it away (nothing was imported)")
     }
 
     /// True once the import completed at some point: the last stage's manifest exists.

@@ -21,9 +21,11 @@ public struct CommonOptions: ParsableArguments {
     public init() {}
 
     /// Loads the config named by `--config`, `SHELFLINE_CONFIG`, or `./pipeline.json`; else defaults.
+    /// A relative path when the working directory is gone is 66 naming the cause (`Workspace.absolute`).
     public func loadConfig() throws -> (PipelineConfig, String) {
         let environment = ProcessInfo.processInfo.environment
         if let path = config ?? environment["SHELFLINE_CONFIG"] {
+            _ = try Workspace.absolute(path, role: .input)
             return (try PipelineConfig.load(path: path), path)
         }
         if FileManager.default.fileExists(atPath: "pipeline.json") {
@@ -34,10 +36,11 @@ public struct CommonOptions: ParsableArguments {
 
     /// What every command runs in: the config (`loadConfig`) and the workspace, resolved once
     /// (`Workspace.resolve`: the flag, the environment, the config, `./var`; `~` expanded, absolute).
+    /// A relative workspace when the working directory is gone is 73 naming the cause, never `/var`.
     public func context(stage: StageName? = nil, cancellation: CancellationFlag = CancellationFlag()) throws -> StageContext {
         let (config, path) = try loadConfig()
-        let workspace = Workspace.resolve(flag: self.workspace, environment: ProcessInfo.processInfo.environment, config: config,
-                                          currentDirectory: FileManager.default.currentDirectoryPath)
+        let workspace = try Workspace.resolve(flag: self.workspace, environment: ProcessInfo.processInfo.environment, config: config,
+                                              currentDirectory: Workspace.currentDirectory())
         return StageContext(config: config, configPath: path, workspace: workspace, stage: stage, log: Logfmt(quiet: quiet),
                             cancellation: cancellation)
     }

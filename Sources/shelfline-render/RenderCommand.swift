@@ -64,6 +64,8 @@ public struct ImportActivityCommand: RenderSubcommand {
         let parameters = try context.parameters(RenderParameters.self)
         let renderer = ImportActivityRenderer(workspace: context.workspace, parameters: parameters,
                                               files: RunFiles(config: context.config))
+        // Absolute before anything is read: a relative one needs a working directory that exists.
+        let runDirectory = try Workspace.absolute(self.runDirectory, role: .output)
         let result = try renderer.refresh(runDirectory: runDirectory, now: context.now(), sourceFile: source, force: force)
         context.log.event([
             "activity": "import", "events": result.emitted.isEmpty ? "none" : result.emitted.map(\.rawValue).joined(separator: ","),

@@ -28,16 +28,16 @@ import Testing
         Case(flag: "/abs/ws", environment: ["HOME": "/home/reader"], config: nil, expected: "/abs/ws"),
     ]
 
-    @Test(arguments: cases) func issue9_workspaceIsResolvedOnce(_ test: Case) {
+    @Test(arguments: cases) func issue9_workspaceIsResolvedOnce(_ test: Case) throws {
         let config = PipelineConfig(workspace: test.config, stages: [])
-        let workspace = Workspace.resolve(flag: test.flag, environment: test.environment, config: config,
+        let workspace = try Workspace.resolve(flag: test.flag, environment: test.environment, config: config,
                                           currentDirectory: "/work/dir")
         #expect(workspace.root == test.expected)
         #expect(workspace.libraryFile == test.expected + "/library/library.ndjson.gz")
     }
 
-    @Test func issue9_tildeWithoutHomeUsesThePasswordDatabase() {
-        let resolved = Workspace.resolve(flag: "~/ws", environment: [:], config: nil, currentDirectory: "/work/dir")
+    @Test func issue9_tildeWithoutHomeUsesThePasswordDatabase() throws {
+        let resolved = try Workspace.resolve(flag: "~/ws", environment: [:], config: nil, currentDirectory: "/work/dir")
         #expect(resolved.root.hasPrefix("/"))
         #expect(!resolved.root.contains("~"))
         #expect(resolved.root.hasSuffix("/ws"))
@@ -46,5 +46,31 @@ import Testing
     @Test func issue9_contextCarriesTheResolvedWorkspace() {
         let context = StageContext(config: PipelineConfig(workspace: "relative-ws", stages: []))
         #expect(context.workspace.root == FileManager.default.currentDirectoryPath + "/relative-ws")
+    }
+
+    /// Without a working directory (deleted under the process), a relative workspace is an error
+    /// naming the cause, never a path under `/`; an absolute one, or `~`, needs none.
+    @Test(.bug("issue 23")) func relativeWorkspaceWithoutAWorkingDirectoryIsRefused() throws {
+        for given in ["./var", "rel/ws", "var"] {
+            let error = #expect(throws: FileError.self) {
+                try Workspace.resolve(flag: given, environment: [:], config: nil, currentDirectory: nil)
+            }
+            guard case .cannotCreate(let path, let reason)? = error else {
+                Issue.record("expected cannotCreate, got \(String(describing: error))")
+                continue
+            }
+            #expect(path == given)
+            #expect(reason.contains("the working directory no longer exists"))
+        }
+        #expect(try Workspace.resolve(flag: "/abs/ws", environment: [:], config: nil, currentDirectory: nil).root == "/abs/ws")
+        #expect(try Workspace.resolve(flag: "~/ws", environment: ["HOME": "/home/reader"], config: nil, currentDirectory: nil).root
+            == "/home/reader/ws")
+        do {
+            _ = try Workspace.absolute("export.csv", in: nil, role: .input)
+            Issue.record("a relative input without a working directory was resolved")
+        } catch {
+            #expect(ExitStatus(for: error) == .noInput)
+            #expect("\(error)".hasPrefix("export.csv: cannot read input: a relative path"))
+        }
     }
 }

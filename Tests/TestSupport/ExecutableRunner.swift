@@ -36,7 +36,8 @@ public enum ExecutableRunner {
         return url.path
     }
 
-    /// Runs `name` with `arguments` in `directory`, waits, and collects output.
+    /// Runs `name` (a built executable, or an absolute path) with `arguments` in `directory`, waits,
+    /// and collects output.
     public static func run(_ name: String, _ arguments: [String], in directory: String? = nil,
                            environment: [String: String] = [:], stdin: String? = nil) throws -> ProcessResult {
         let process = start(name, arguments, in: directory, environment: environment)
@@ -67,7 +68,8 @@ public enum ExecutableRunner {
     public static func start(_ name: String, _ arguments: [String], in directory: String? = nil,
                              environment: [String: String] = [:]) -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path(name))
+        // An absolute name is a program outside the build (e.g. `/bin/sh` wrapping one of ours).
+        process.executableURL = URL(fileURLWithPath: name.hasPrefix("/") ? name : path(name))
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var env = ProcessInfo.processInfo.environment

@@ -18,8 +18,12 @@ public enum StageFiles {
     /// symlink is followed), `FileError.missingInput` (66) for an input that is not a regular file
     /// or a directory (a missing input or a directory is left to the stage, which says more).
     /// `nil` entries (options not given) are skipped.
+    /// A relative path while the working directory is gone is 66 (input) or 73 (output) naming
+    /// the cause (`Workspace.absolute(_:role:)`).
     public static func check(inputs: [String?], outputs: [String?]) throws {
         let inputs = inputs.compactMap { $0 }, outputs = outputs.compactMap { $0 }
+        for input in inputs { _ = try Workspace.absolute(input, role: .input) }
+        for output in outputs { _ = try Workspace.absolute(output, role: .output) }
         for input in inputs {
             var info = stat()
             guard stat(input, &info) == 0 else { continue }
@@ -81,7 +85,8 @@ public enum StageFiles {
         /// The directory through `realpath` (symlinks and `..` resolved) plus the last component;
         /// when the directory does not exist either, the path standardised as text.
         static func resolved(_ path: String) -> String {
-            let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            // `check` refused a relative path when the working directory is gone.
+            let absolute = path.hasPrefix("/") ? path : (Workspace.currentDirectory() ?? ".") + "/" + path
             let directory = (absolute as NSString).deletingLastPathComponent
             let name = (absolute as NSString).lastPathComponent
             guard let real = realpath(directory, nil) else { return (absolute as NSString).standardizingPath }

@@ -79,13 +79,25 @@ public struct MergeReport: Codable, Sendable, Equatable, StageReport {
     public var failedRows: String
     /// Rows imported without metadata (in the library), apart from the rejected rows in `failedRows`.
     public var notEnrichedRows: String?
+    /// Rows still needing a review decision after the decisions file was applied: the rows of
+    /// `review`. Absent in reports written before it existed (`rowsToReview` falls back).
+    public var reviewOpen: Int?
+
+    /// The one count of rows still to review, after decisions: what the run summary, the import
+    /// Live Activity, the report page and notify's `needsReview` event all show. Lookup's
+    /// `enrichment.needsReview` counts the rows it could not decide, decided or not.
+    public var rowsToReview: Int { reviewOpen ?? enrichment.needsReview }
+    /// Rows lookup could not decide that a review decision has settled.
+    public var rowsReviewed: Int { max(0, enrichment.needsReview - rowsToReview) }
 
     /// Rows read (`StageReport`): the outcomes sum to it.
     public var rowCount: Int { rowsRead }
 
     public init(importId: String, rowsRead: Int, outcomes: ImportOutcomes, enrichment: EnrichmentCounts,
-                libraryBooks: Int, ledger: String, review: String, failedRows: String, notEnrichedRows: String? = nil) {
+                libraryBooks: Int, ledger: String, review: String, failedRows: String, notEnrichedRows: String? = nil,
+                reviewOpen: Int? = nil) {
         self.notEnrichedRows = notEnrichedRows
+        self.reviewOpen = reviewOpen
         self.importId = importId
         self.rowsRead = rowsRead
         self.outcomes = outcomes

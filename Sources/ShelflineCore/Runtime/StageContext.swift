@@ -21,15 +21,17 @@ public struct StageContext: Sendable {
     /// Set when SIGTERM/SIGINT/SIGHUP asked the stage to stop; long stages poll it between units of work.
     public var cancellation: CancellationFlag
 
-    /// `workspace` defaults to the config's (else `./var`) against the current directory.
+    /// `workspace` defaults to the config's (else `./var`) against the current directory (kept
+    /// relative when the working directory is gone: opening it then fails, it never means `/`).
     public init(now: @escaping @Sendable () -> Date = { Date() }, config: PipelineConfig, configPath: String = "pipeline.json",
                 workspace: Workspace? = nil, stage: StageName? = nil, log: Logfmt = Logfmt(),
                 cancellation: CancellationFlag = CancellationFlag()) {
         self.now = now
         self.config = config
         self.configPath = configPath
-        self.workspace = workspace ?? Workspace.resolve(flag: nil, environment: [:], config: config,
-                                                        currentDirectory: FileManager.default.currentDirectoryPath)
+        self.workspace = workspace
+            ?? (try? Workspace.resolve(flag: nil, environment: [:], config: config, currentDirectory: Workspace.currentDirectory()))
+            ?? Workspace(root: config.workspace ?? "var")
         self.stage = stage
         self.log = log
         self.cancellation = cancellation

@@ -13,10 +13,12 @@ public struct Workspace: Sendable, Equatable {
     /// `workspace`, else `./var`; `~` and `~/…` are the home directory (`HOME`), `~user/…` that
     /// user's; a relative path is made absolute against `currentDirectory`. Every command, and
     /// every stage a run starts, gets the same absolute path (`StageContext.workspace`).
+    /// `currentDirectory` nil (the working directory is gone, `currentDirectory()`): a relative
+    /// workspace is `FileError.cannotCreate` (73) naming the cause, never a path under `/`.
     public static func resolve(flag: String?, environment: [String: String], config: PipelineConfig?,
-                               currentDirectory: String) -> Workspace {
+                               currentDirectory: String?) throws -> Workspace {
         let given = flag ?? environment["SHELFLINE_WORKSPACE"] ?? config?.workspace ?? "./var"
-        return Workspace(root: absolute(expandingTilde(given, home: environment["HOME"]), in: currentDirectory))
+        return Workspace(root: try absolute(expandingTilde(given, home: environment["HOME"]), in: currentDirectory, role: .output))
     }
 
     /// `~` and `~/…` with `home` (the password database's entry when it is unset), `~user/…` by
@@ -34,6 +36,62 @@ public struct Workspace: Sendable, Equatable {
     public static func absolute(_ path: String, in directory: String) -> String {
         if path.hasPrefix("/") { return path }
         return ((directory + "/" + path) as NSString).standardizingPath
+    }
+
+    /// What a path given by the user is for, which decides the status of a path that cannot be
+    /// resolved: an input is 66 (`FileError.missingInput`), an output or workspace 73.
+    public enum PathRole: Sendable { case input, output }
+
+    /// `path` made absolute against the process's working directory (`currentDirectory()`). An
+    /// absolute path never needs one. A relative path when the working directory is gone (deleted
+    /// while this process, or its parent, was in it) is an error naming the cause, never a path
+    /// under `/`.
+    public static func absolute(_ path: String, role: PathRole) throws -> String {
+        try absolute(path, in: path.hasPrefix("/") ? nil : currentDirectory(), role: role)
+    }
+
+    /// `path` made absolute against `directory`; nil `directory` (the working directory is gone)
+    /// is an error for a relative path (see `absolute(_:role:)`).
+    public static func absolute(_ path: String, in directory: String?, role: PathRole) throws -> String {
+        if path.hasPrefix("/") { return path }
+        guard let directory else {
+            let reason = "a relative path, and the working directory no longer exists (\(currentDirectoryFailure)); "
+                + "cd to an existing directory or give an absolute path"
+            switch role {
+            case .input: throw FileError.missingInput(path: path, reason: reason)
+            case .output: throw FileError.cannotCreate(path: path, reason: reason)
+            }
+        }
+        return absolute(path, in: directory)
+    }
+
+    /// The process's working directory, or nil when `getcwd` fails (the directory was removed:
+    /// Foundation's `currentDirectoryPath` then answers "", which would put `./var` at `/var`).
+    public static func currentDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil, buffer[0] == CChar(UInt8(ascii: "/")) else { return nil }
+        return String(cString: buffer)
+    }
+
+    /// Why `currentDirectory()` is nil, for messages.
+    static var currentDirectoryFailure: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        return getcwd(&buffer, buffer.count) == nil ? "getcwd: \(systemErrorMessage())" : "getcwd: not an absolute path"
+    }
+
+    /// Throws `FileError.missingInput` (66) when the root exists but is not a directory (a regular
+    /// file, a symlink loop, one that cannot be looked at): a command that only reads the workspace
+    /// must say so, not take it for an empty one. A root that does not exist yet passes.
+    public func checkReadable() throws {
+        var info = stat()
+        if stat(root, &info) != 0 {
+            guard errno != ENOENT else { return }
+            throw FileError.missingInput(path: root, reason: "cannot read the workspace: \(systemErrorMessage())")
+        }
+        if (info.st_mode & S_IFMT) != S_IFDIR {
+            let what = (info.st_mode & S_IFMT) == S_IFREG ? "a regular file" : "not a directory"
+            throw FileError.missingInput(path: root, reason: "the workspace is \(what); choose another --workspace")
+        }
     }
 
     public var libraryDirectory: String { root + "/library" }

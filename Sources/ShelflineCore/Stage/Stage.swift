@@ -112,7 +112,9 @@ public struct Stage: Sendable {
                         StageFile(.failedRows, .option("--failed-rows"), defaultName: "failed-rows.csv")],
               progress: StageFile(.progress, .option("--progress"), defaultName: "merge-progress.json"),
               // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
-              parameterStages: [.dedupe, .merge], algorithmVersion: 2, invocation: .filesAndImportId),
+              // 3: the report's `reviewOpen` (rows still to review after the decisions); 2 is the
+              // title identity of issue 21, merged beside it.
+              parameterStages: [.dedupe, .merge], algorithmVersion: 3, invocation: .filesAndImportId),
         Stage(name: .render,
               inputs: [StageFile(.report, .foundByRole, defaultName: "merge-report.json"),
                        StageFile(.review, .foundByRole, defaultName: "review.json")],

@@ -114,6 +114,13 @@ public struct ActivitySnapshot<Attributes: Codable & Hashable & Sendable, State:
     }
 }
 
+/// The timestamp of an activity's next snapshot: `now`, but never before `previous` (the
+/// activity's latest snapshot's). ActivityKit ignores an update or end older than what it shows,
+/// so after the clock moves back the activity's timestamps stay where they were until it catches up.
+package func activityTimestamp(_ now: Date, notBefore previous: Int?) -> Int {
+    max(unixSeconds(now), previous ?? .min)
+}
+
 /// Unix seconds (whole) of a date, the unit of every timestamp in a push body.
 package func unixSeconds(_ date: Date) -> Int {
     Int(date.timeIntervalSince1970.rounded(.down))

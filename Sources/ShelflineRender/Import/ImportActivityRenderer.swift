@@ -66,7 +66,7 @@ public struct ImportActivityRenderer: Sendable {
                 state.currentBookTitle = nil
                 state.currentBookAuthor = nil
                 try store.publish(makeSnapshot(.end, attributes: previous.attributes, state: state, now: now,
-                                               startedAt: previous.startedAt ?? previous.timestamp, failed: true))
+                                               startedAt: previous.startedAt ?? previous.timestamp, after: previous, failed: true))
             }
             let started = unixSeconds(now)
             let attributes = Self.attributes(session: session, status: status, sourceFile: sourceFile,
@@ -82,19 +82,27 @@ public struct ImportActivityRenderer: Sendable {
             ?? active.attributes.estimatedDuration
 
         if active.event == .end {
-            // Already ended: nothing to emit, but the page is rewritten (same bytes for the same
-            // files) so a merge rerun after review decisions is reflected and the render stage's
-            // declared output always exists.
+            // Already ended: the page is rewritten (same bytes for the same files) so a merge rerun
+            // after review decisions is reflected and the render stage's declared output always
+            // exists; when that rerun changed the final tallies (rows to review answered), the
+            // ended activity's last word is corrected too, so no place shows the old count.
             if status.merge != nil {
+                if state != active.contentState {
+                    try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now,
+                                                   startedAt: startedAt, after: active))
+                    emitted.append(.end)
+                }
                 reportPath = try ImportReportPage.write(status: status, parameters: parameters)
             }
         } else if status.merge != nil {
-            try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now, startedAt: startedAt))
+            try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
+                                           after: active))
             emitted.append(.end)
             reportPath = try ImportReportPage.write(status: status, parameters: parameters)
         } else if emitted.isEmpty, state != active.contentState,
                   force || now.timeIntervalSince1970 - Double(active.timestamp) >= parameters.minimumUpdateIntervalSeconds {
-            try store.publish(makeSnapshot(.update, attributes: active.attributes, state: state, now: now, startedAt: startedAt))
+            try store.publish(makeSnapshot(.update, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
+                                           after: active))
             emitted.append(.update)
         }
         return Refresh(emitted: emitted, contentState: state, reportPath: reportPath)
@@ -136,15 +144,15 @@ public struct ImportActivityRenderer: Sendable {
             case .failed(let stage, let reason, let advice):
                 state.currentStep = "Import failed at \(stage): \(reason). \(advice)"
                 try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now,
-                                               startedAt: startedAt, failed: true))
+                                               startedAt: startedAt, after: active, failed: true))
             case .abandoned:
                 state.currentStep = "Import abandoned: it stopped without finishing. Import the file again"
                 try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now,
-                                               startedAt: startedAt, failed: true))
+                                               startedAt: startedAt, after: active, failed: true))
             case .paused(let stage):
                 state.currentStep = "Paused during \(stage) · resumes on the next run"
                 try store.publish(makeSnapshot(.update, attributes: active.attributes, state: state, now: now,
-                                               startedAt: startedAt))
+                                               startedAt: startedAt, after: active))
             }
             return state
         }
@@ -159,7 +167,7 @@ public struct ImportActivityRenderer: Sendable {
     public static func contentState(for status: ImportRunStatus) -> State {
         let rejected = status.parse?.rowsRejected ?? 0
         if let merge = status.merge {
-            let reviews = merge.enrichment.needsReview
+            let reviews = merge.rowsToReview
             return State(
                 progress: 1, currentStep: reviews > 0 ? "Import complete · \(reviews) to review" : "Import complete",
                 booksProcessed: merge.rowsRead, totalBooks: merge.rowsRead,
@@ -259,9 +267,10 @@ public struct ImportActivityRenderer: Sendable {
 
     // MARK: - Snapshots
 
+    /// `previous`: the activity's latest snapshot, whose timestamp this one's never goes below.
     func makeSnapshot(_ event: ActivityEvent, attributes: CSVImportActivityAttributes, state: State, now: Date,
-                      startedAt: Int, failed: Bool = false) -> Snapshot {
-        let timestamp = unixSeconds(now)
+                      startedAt: Int, after previous: Snapshot? = nil, failed: Bool = false) -> Snapshot {
+        let timestamp = activityTimestamp(now, notBefore: previous?.timestamp)
         func build(_ limit: Int) -> Snapshot {
             var attributes = attributes
             attributes.fileName = attributes.fileName.truncated(toCharacters: limit)

@@ -76,12 +76,15 @@ public enum ImportReportPage {
                 ("Duplicate in file", merge.outcomes.duplicateInFile, "#9aa0a6"), ("Rejected", merge.outcomes.rejected, "#ea4335"),
             ])
             html += "<h2>Metadata</h2>\n"
-            html += chart(id: "enrichment", bars: [
+            // Rows settled by a review decision are no longer "needs review" (the same count as the
+            // list below, the summary and the activity: `MergeReport.rowsToReview`).
+            var bars: [(label: String, count: Int, color: String)] = [
                 ("Matched by ISBN", merge.enrichment.matchedByIsbn, "#34a853"),
                 ("Matched by search", merge.enrichment.matchedBySearch, "#7cb342"),
-                ("Needs review", merge.enrichment.needsReview, "#fbbc04"),
-                ("Not enriched", merge.enrichment.notEnriched, "#ea4335"),
-            ])
+            ]
+            if merge.rowsReviewed > 0 { bars.append(("Reviewed", merge.rowsReviewed, "#00897b")) }
+            bars += [("Needs review", merge.rowsToReview, "#fbbc04"), ("Not enriched", merge.enrichment.notEnriched, "#ea4335")]
+            html += chart(id: "enrichment", bars: bars)
         } else {
             html += "<p class=\"summary\">\(escape(state.currentStep)) \(state.booksProcessed) of \(state.totalBooks) rows so far.</p>\n"
         }
