@@ -175,6 +175,7 @@ public enum MergeStage {
         defer { if !progressFinished { progress.finish(finished: false, counts: outcomes.progressCounts) } }
         var enrichment = EnrichmentCounts()
         var reviewItems: [(id: UInt64, item: ReviewItem)] = []
+        var ruledOut: [ReviewItem] = []
         let notEnriched = try FailedRowSpool(path: workDirectory + "/not-enriched")
         var recordCount = 0
         var rejectIndex = 0
@@ -215,6 +216,9 @@ public enum MergeStage {
                     reviewItems.append((resolution.bookId, ReviewItem(line: record.line, bookId: bookId, title: record.title,
                                                                       author: record.author, isbn13: record.isbn13,
                                                                       candidates: record.match?.candidates ?? [])))
+                } else if status == .notEnriched, let candidates = record.match?.candidates, !candidates.isEmpty {
+                    ruledOut.append(ReviewItem(line: record.line, bookId: bookId, title: record.title, author: record.author,
+                                               isbn13: record.isbn13, candidates: candidates))
                 }
                 try appendLedger(LedgerEntry(line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
                                               key: resolution.key, match: record.match?.status))
@@ -246,7 +250,7 @@ public enum MergeStage {
             try ledger.commit()
             let flagged = reviewItems.filter { fold.flagged.contains($0.id) }.map(\.item)
             reviewOpen = flagged.count
-            try writeJSONFile(ReviewList(importId: importId, items: flagged), to: request.review)
+            try writeJSONFile(ReviewList(importId: importId, items: flagged, ruledOut: ruledOut), to: request.review)
             let failed = rejects.map {
                 FailedRow(line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
                           fallbackText: $0.raw, bookId: nil)

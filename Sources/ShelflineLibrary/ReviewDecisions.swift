@@ -27,10 +27,15 @@ public struct ReviewItem: Codable, Sendable, Equatable {
 public struct ReviewList: Codable, Sendable, Equatable {
     public var importId: String
     public var items: [ReviewItem]
+    /// Rows imported without metadata because the title rule ruled out every candidate (another
+    /// volume, another subtitle, an author sharing no name): nothing to decide, listed so nothing
+    /// is hidden (the report page shows them with each candidate's reason). Absent when none.
+    public var ruledOut: [ReviewItem]?
 
-    public init(importId: String, items: [ReviewItem]) {
+    public init(importId: String, items: [ReviewItem], ruledOut: [ReviewItem] = []) {
         self.importId = importId
         self.items = items
+        self.ruledOut = ruledOut.isEmpty ? nil : ruledOut
     }
 }
 

@@ -107,4 +107,23 @@ import TestSupport
         #expect(html.contains("not accepted: author mismatch"))
         #expect(html.contains("isbnTitleConflict"))
     }
+
+    /// Rows whose every candidate the title rule ruled out are not asked about, but shown: their
+    /// own section, each candidate with its reason (merge's `review.json` `ruledOut`).
+    @Test(.bug("issue 21")) func candidatesRuledOutAreShownWithTheirReasons() throws {
+        let temp = TemporaryDirectory("render-report-ruled-out")
+        let review = """
+            {"importId": "abc", "items": [],
+             "ruledOut": [{"line": 9, "bookId": "b0000000000000001", "title": "Dune", "author": "Frank Herbert",
+                           "candidates": [{"key": "/books/OL2M", "title": "Dune: Book Two", "authors": ["Frank Herbert"], "score": 0.8,
+                                           "reason": "title differs in \\"two\\""}]}]}
+            """
+        let run = try Self.finishedRun(temp, reviewJSON: review)
+        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run)), encoding: .utf8)
+        #expect(html.contains("Needs review (0)"))
+        #expect(html.contains("every candidate was another book (1)"))
+        #expect(html.contains("<table id=\"ruled-out\">"))
+        #expect(html.contains("Dune: Book Two"))
+        #expect(html.contains("ruled out: title differs in &quot;two&quot;"))
+    }
 }

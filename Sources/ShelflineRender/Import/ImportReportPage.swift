@@ -15,6 +15,7 @@ public enum ImportReportPage {
             return name.hasPrefix("/") ? name : directory + "/" + name
         }
         let review = try ReviewEntry.read(path: resolve(status.merge?.review, "review.json"))
+        let ruledOut = try ReviewEntry.readRuledOut(path: resolve(status.merge?.review, "review.json"))
         // Streamed and capped: the page shows the first rows, the files can hold a whole import.
         let failed = try CSVTable.read(path: resolve(status.merge?.failedRows, "failed-rows.csv"),
                                        maximumRows: parameters.reportMaximumRows)
@@ -22,7 +23,7 @@ public enum ImportReportPage {
                                             maximumRows: parameters.reportMaximumRows)
         let html = render(status: status, review: review, failedRows: failed.rows, failedRowCount: failed.dataRows,
                           notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
-                          maximumRows: parameters.reportMaximumRows)
+                          ruledOut: ruledOut, maximumRows: parameters.reportMaximumRows)
         let name = status.files.output(.render, .page) ?? StageName.render.stage.defaultOutput(.page)
         let target = name.hasPrefix("/") ? name : directory + "/" + name
         try AtomicFile.write(html, to: target)
@@ -36,7 +37,7 @@ public enum ImportReportPage {
     /// its file holds in all, when only the first rows were read.
     public static func render(status: ImportRunStatus, review: [ReviewEntry], failedRows: [[String]],
                               failedRowCount: Int? = nil, notEnrichedRows: [[String]] = [],
-                              notEnrichedRowCount: Int? = nil, maximumRows: Int) -> String {
+                              notEnrichedRowCount: Int? = nil, ruledOut: [ReviewEntry] = [], maximumRows: Int) -> String {
         let state = ImportActivityRenderer.contentState(for: status)
         let fileName = status.parse.map { ($0.input as NSString).lastPathComponent } ?? "import"
         var html = """
@@ -99,21 +100,7 @@ public enum ImportReportPage {
             for entry in review.prefix(maximumRows) {
                 html += "<tr><td class=\"num\">\(entry.line.map(String.init) ?? "")</td><td>\(escape(entry.title))</td>"
                     + "<td>\(escape(entry.author))</td><td>"
-                if entry.candidates.isEmpty {
-                    html += "<span class=\"muted\">none</span>"
-                } else {
-                    html += "<ol class=\"candidates\">"
-                    for candidate in entry.candidates {
-                        let score = candidate.score.map { String(format: " (score %.2f)", $0) } ?? ""
-                        html += "<li>\(escape(candidate.title))"
-                            + (candidate.authors.isEmpty ? "" : " — \(escape(candidate.authors.joined(separator: ", ")))")
-                            + " <code>\(escape(candidate.key))</code>\(escape(score))"
-                            + (candidate.reason.map { " <span class=\"why\">not accepted: \(escape(Self.readable($0)))</span>" } ?? "")
-                            + "</li>"
-                    }
-                    html += "</ol>"
-                }
-                html += "</td></tr>\n"
+                html += candidateList(entry.candidates, verdict: "not accepted") + "</td></tr>\n"
             }
             html += "</table></div>\n"
             if review.count > maximumRows {
@@ -131,6 +118,20 @@ public enum ImportReportPage {
             maximumRows: maximumRows, empty: "Every imported book has metadata.",
             explanation: "In the library, from the export's own data; no source knew these books. "
                 + "They are listed in <code>not-enriched.csv</code>.")
+        if !ruledOut.isEmpty {
+            html += "<h2>Imported without metadata: every candidate was another book (\(ruledOut.count))</h2>\n"
+            html += "<p class=\"muted\">Nothing to decide: the title rule ruled out each candidate for the reason shown "
+                + "(another volume or subtitle, an author sharing no name). Listed so nothing is hidden.</p>\n"
+            html += "<div class=\"scroll\"><table id=\"ruled-out\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
+            for entry in ruledOut.prefix(maximumRows) {
+                html += "<tr><td class=\"num\">\(entry.line.map(String.init) ?? "")</td><td>\(escape(entry.title))</td>"
+                    + "<td>\(escape(entry.author))</td><td>" + candidateList(entry.candidates, verdict: "ruled out") + "</td></tr>\n"
+            }
+            html += "</table></div>\n"
+            if ruledOut.count > maximumRows {
+                html += "<p class=\"muted\">… and \(ruledOut.count - maximumRows) more in review.json (<code>ruledOut</code>).</p>\n"
+            }
+        }
         html += "</body>\n</html>\n"
         return html
     }
@@ -153,6 +154,21 @@ public enum ImportReportPage {
             html += "<p class=\"muted\">… and \(count - maximumRows) more in \(escape(file)).</p>\n"
         }
         return html
+    }
+
+    /// A numbered list of candidates, each with why it was `verdict` (not accepted, ruled out).
+    static func candidateList(_ candidates: [ReviewEntry.Candidate], verdict: String) -> String {
+        guard !candidates.isEmpty else { return "<span class=\"muted\">none</span>" }
+        var html = "<ol class=\"candidates\">"
+        for candidate in candidates {
+            let score = candidate.score.map { String(format: " (score %.2f)", $0) } ?? ""
+            html += "<li>\(escape(candidate.title))"
+                + (candidate.authors.isEmpty ? "" : " — \(escape(candidate.authors.joined(separator: ", ")))")
+                + " <code>\(escape(candidate.key))</code>\(escape(score))"
+                + (candidate.reason.map { " <span class=\"why\">\(verdict): \(escape(Self.readable($0)))</span>" } ?? "")
+                + "</li>"
+        }
+        return html + "</ol>"
     }
 
     /// A review reason in words (`isbnTitleConflict` is the machine-readable reason).

@@ -30,6 +30,14 @@ public struct ReviewEntry: Sendable, Equatable {
         return entries(in: try readJSONFile(JSONValue.self, from: path))
     }
 
+    /// The rows merge listed under `ruledOut` in `review.json`: imported without metadata, every
+    /// candidate ruled out by the title rule (each with its reason).
+    public static func readRuledOut(path: String) throws -> [ReviewEntry] {
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        guard case .object(let object) = try readJSONFile(JSONValue.self, from: path), let list = object["ruledOut"] else { return [] }
+        return entries(in: list)
+    }
+
     static func entries(in value: JSONValue) -> [ReviewEntry] {
         switch value {
         case .array(let array):
