@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Scores dedupe and merge runs against the fixtures' labels.
+
+score.py [--check] LABELS.json MODES.json
+
+MODES.json: [{"name", "files": [{"csv", "ledger", "deduped"?, "report"?}]}], each mode's exports
+in import order (report: merge-report.json, for the enrichment counts). A row's book is the ledger's `bookId` for its line (merge's answer); dedupe's `dedupe.bookId`
+is compared with it when the deduped records are given.
+
+Per mode:
+- different-book folds: pairs of different true books whose rows share one book id (target 0),
+  listed with their titles;
+- same-book rows folded: rows of books with >= 2 (unambiguous) rows, folded when all of them share
+  one book id (target >= 95 %);
+- ambiguous rows (they dropped what told their book from another): with their own book, alone, or
+  with another book (counted in the folds above);
+- against the library (modes of two exports): rows of the second whose book the first had, joined
+  to it; rows of the second whose book is new, on a book of the first (a different-book fold).
+Then, per near-miss kind, the pairs folded; per same-book variant, the rows with their book.
+--check: exit 1 when a mode misses a target.
+"""
+import gzip
+import json
+import sys
+from collections import Counter, defaultdict
+from itertools import combinations
+
+args = [a for a in sys.argv[1:] if a != "--check"]
+check = "--check" in sys.argv[1:]
+labels = json.load(open(args[0], encoding="utf-8"))
+modes = json.load(open(args[1], encoding="utf-8"))
+books = labels["books"]
+SHOWN_PAIRS = 12
+FOLD_TARGET, SHARE_TARGET = 0, 0.95
+
+
+def read_lines(path):
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def share(part, whole):
+    return f"{part / whole:6.1%}" if whole else "     -"
+
+
+def score(mode):
+    rows = []  # (file index, label row, book id or None, dedupe book id or None)
+    for index, spec in enumerate(mode["files"]):
+        ledger = {entry["line"]: entry for entry in read_lines(spec["ledger"])}
+        deduped = {}
+        if spec.get("deduped"):
+            deduped = {r["line"]: (r.get("dedupe") or {}).get("bookId") for r in read_lines(spec["deduped"])}
+        file_labels = labels["files"][spec["csv"]]
+        assert len(ledger) == len(file_labels), f"{spec['ledger']}: {len(ledger)} lines for {len(file_labels)} rows"
+        for label in file_labels:
+            entry = ledger[label["line"]]
+            rows.append((index, label, entry.get("bookId"), deduped.get(label["line"])))
+
+    result = {"name": mode["name"], "rows": len(rows), "enrichment": Counter()}
+    for spec in mode["files"]:
+        if spec.get("report"):
+            result["enrichment"].update(json.load(open(spec["report"], encoding="utf-8")).get("enrichment") or {})
+    result["rejected"] = sum(1 for _, _, book_id, _ in rows if book_id is None)
+    result["dedupeDisagrees"] = sum(1 for _, _, book_id, dedupe_id in rows if dedupe_id and dedupe_id != book_id)
+    labels_on = defaultdict(set)
+    ids_of = defaultdict(list)
+    for _, label, book_id, _ in rows:
+        if book_id:
+            labels_on[book_id].add(label["book"])
+        ids_of[label["book"]].append((label, book_id))
+    pairs = set()
+    for book_id, on in labels_on.items():
+        pairs.update(combinations(sorted(on), 2))
+    result["pairs"] = sorted(pairs)
+    result["books"] = len(ids_of)
+
+    same_rows = same_folded = 0
+    ambiguous = Counter()
+    variant = defaultdict(Counter)
+    for book, entries in ids_of.items():
+        plain = [(label, book_id) for label, book_id in entries if not label["ambiguous"]]
+        if len(plain) >= 2:
+            same_rows += len(plain)
+            if len({book_id for _, book_id in plain}) == 1 and plain[0][1]:
+                same_folded += len(plain)
+        home = plain[0][1] if plain else None
+        for position, (label, book_id) in enumerate(entries):
+            if label["ambiguous"]:
+                others = labels_on.get(book_id, set()) - {book}
+                ambiguous["wrong" if others else "own" if book_id == home and home else "alone"] += 1
+            elif position > 0 or label["variant"] != "exact":
+                variant[label["variant"]]["rows"] += 1
+                variant[label["variant"]]["with"] += book_id == home and book_id is not None
+    result.update(sameRows=same_rows, sameFolded=same_folded, ambiguous=ambiguous, variant=variant)
+
+    if len(mode["files"]) > 1:
+        first_books = {label["book"]: book_id for index, label, book_id, _ in rows if index == 0}
+        first_ids = set(first_books.values())
+        joined = Counter()
+        for index, label, book_id, _ in rows:
+            if index == 0 or label["ambiguous"]:
+                continue
+            if label["book"] in first_books:
+                joined["known"] += 1
+                joined["knownJoined"] += book_id == first_books[label["book"]]
+            else:
+                joined["new"] += 1
+                joined["newOnOld"] += book_id in first_ids and book_id not in (first_books.get(label["book"]),)
+        result["library"] = joined
+    return result
+
+
+def kind_of(pair):
+    a, b = books[pair[0]], books[pair[1]]
+    return a["kind"] if a["family"] == b["family"] else "unrelated"
+
+
+results = [score(mode) for mode in modes]
+print(f"{'mode':<18} {'rows':>6} {'books':>6} {'diff-book folds':>15} {'same-book rows':>14} {'folded':>7} "
+      f"{'ambig→other':>11} {'dedupe≠merge':>12} {'rejected':>8}")
+for r in results:
+    print(f"{r['name']:<18} {r['rows']:6d} {r['books']:6d} {len(r['pairs']):15d} {r['sameRows']:14d} "
+          f"{share(r['sameFolded'], r['sameRows']):>7} {r['ambiguous']['wrong']:11d} {r['dedupeDisagrees']:12d} "
+          f"{r['rejected']:8d}")
+print(f"targets: 0 different-book folds; >= {SHARE_TARGET:.0%} of same-book rows folded")
+
+for r in results:
+    print()
+    print(f"== {r['name']}")
+    amb = r["ambiguous"]
+    print(f"ambiguous rows {sum(amb.values())}: with their own book {amb['own']}, a book of their own {amb['alone']}, "
+          f"with another book {amb['wrong']}")
+    if r["enrichment"]:
+        print("enrichment: " + ", ".join(f"{k} {v}" for k, v in sorted(r["enrichment"].items())))
+    if "library" in r:
+        lib = r["library"]
+        print(f"second export: {lib['known']} rows of books the first had, {share(lib['knownJoined'], lib['known']).strip()} "
+              f"joined them; {lib['new']} rows of new books, {lib['newOnOld']} on a book of the first")
+    by_kind = Counter(kind_of(pair) for pair in r["pairs"])
+    print("different-book folds by near-miss kind: " + (", ".join(f"{k} {v}" for k, v in sorted(by_kind.items())) or "none"))
+    print("same-book variants with their book: " + ", ".join(
+        f"{k} {share(c['with'], c['rows']).strip()} of {c['rows']}" for k, c in sorted(r["variant"].items())))
+    for a, b in r["pairs"][:SHOWN_PAIRS]:
+        print(f"  fold [{kind_of((a, b))}] {books[a]['title']!r} ({books[a]['author']}) + "
+              f"{books[b]['title']!r} ({books[b]['author']})")
+    if len(r["pairs"]) > SHOWN_PAIRS:
+        print(f"  … and {len(r['pairs']) - SHOWN_PAIRS} more pairs")
+
+missed = [r["name"] for r in results
+          if len(r["pairs"]) > FOLD_TARGET or (r["sameRows"] and r["sameFolded"] / r["sameRows"] < SHARE_TARGET)]
+if missed:
+    print(f"\ntargets missed by: {', '.join(missed)}")
+sys.exit(1 if check and missed else 0)
