@@ -16,9 +16,11 @@ Writes, in OUT_DIR:
 - infile.csv: every row, shuffled, one export (the in-file mode);
 - a.csv, b.csv: the same rows split in two exports (the library mode: import A, then B): B holds
   other rows of A's books and siblings A never had;
+- works.txt.gz, editions.txt.gz, authors.txt.gz: a catalog in Open Library dump format holding
+  about 70 % of the books, siblings included (for the modes enriched by lookup);
 - labels.json: {"files": {"infile.csv": [row], "a.csv": [...], "b.csv": [...]}, "books": {id: book}}
   where row = {"line", "book", "variant", "ambiguous"} in file order (line = the CSV line) and
-  book = {"title", "author", "family", "kind", "source"}.
+  book = {"title", "author", "family", "kind", "source", "work"} (work: its catalog work, or null).
 A row is *ambiguous* when what it shows (it dropped its subtitle or series number) fits another
 book of the file as well as its own: it may stay a book of its own, but must not join another.
 Deterministic for a seed; nothing is tuned to the code under test.
@@ -292,8 +294,8 @@ for key, members in by_main.items():
 groups = {}
 for index in range(len(real_rows)):
     groups.setdefault(find(index), []).append(index)
-# Groups whose truth is not plain (a shared ISBN under another main title, or a main title and
-# author that several books share without a subtitle to tell them apart) are left out.
+# Groups whose truth is not plain (a shared ISBN under another main title, a main title and author
+# that several books share without a subtitle to tell them apart, two subtitles) are left out.
 left_out = 0
 seed_groups = []
 for root, members in groups.items():
@@ -303,7 +305,10 @@ for root, members in groups.items():
             ambiguous = True
     other_isbn = [i for i in members if real_rows[i]["isbn"] and by_isbn.get(real_rows[i]["isbn"]) is not None
                   and find(by_isbn[real_rows[i]["isbn"]]) != root]
-    if ambiguous or other_isbn:
+    # Two subtitles for one book (`Awareness: Conversations with the Masters` / `…: The Perils and
+    # Opportunities of Reality` under one ISBN): different books by their titles, one by the ISBN.
+    subtitles = {norm(real_rows[i]["sub"]) for i in members if real_rows[i]["sub"]}
+    if ambiguous or other_isbn or len(subtitles) > 1:
         left_out += len(members)
         continue
     seed_groups.append(members)
@@ -435,7 +440,7 @@ def applicable(book, variant):
     if variant in ("no_subtitle",):
         return book["sub"] is not None
     if variant == "subtitle_added":
-        return False  # written by the base row being without subtitle; see below
+        return False  # only after a first row without the subtitle
     if variant == "no_series":
         return book["series"] is not None
     if variant == "series_added":
@@ -450,21 +455,19 @@ def applicable(book, variant):
 rows = []
 for book_id in book_order:
     book = books[book_id]
-    r = random.Random(f"{seed}|rows|{book_id}")
+    r = random.Random(f"{seed}|rows|{book['main']}|{book['sub']}|{book['number']}|{book['author']}")
     count = r.choices([1, 2, 3, 4], [2, 4, 3, 1])[0]
     extra = real_extra.get(book_id, [])
     first_variant = "exact"
     # Some books are first met without their subtitle, then with it (the subtitle added later).
     if book["sub"] and not book["distinct"] and r.random() < 0.15:
         first_variant = "no_subtitle"
-    shown = [first_variant]
+    shown = [first_variant] + (["subtitle_added"] if first_variant == "no_subtitle" and count > 1 else [])
     options = [v for v in VARIANTS if applicable(book, v)]
-    for _ in range(count - 1):
+    while len(shown) < count:
         shown.append(r.choice(options))
     for index, variant in enumerate(shown):
         title, author, dropped_sub, dropped_number = variant_row(book, variant, r)
-        if index > 0 and shown[0] == "no_subtitle" and variant == "exact":
-            variant = "subtitle_added"
         rows.append({"book": book_id, "variant": variant, "title": title, "author": author, "dropped_sub": dropped_sub,
                      "dropped_number": dropped_number})
     if book.get("raw") and shown[0] == "exact":
@@ -506,9 +509,9 @@ for row in rows:
 
 # ISBNs: a book's rows carry its one ISBN or none; about half the rows none. -----------------------
 for index, row in enumerate(rows):
-    r = random.Random(f"{seed}|isbn|{index}")
+    r = random.Random(f"{seed}|isbn|{row['title']}|{row['author']}|{index}")
     isbn = books[row["book"]]["isbn"]
-    row["isbn"] = isbn if isbn and r.random() < 0.62 else None
+    row["isbn"] = isbn if isbn and r.random() < 0.55 else None
 
 
 def isbn10(isbn):
@@ -574,8 +577,36 @@ for number, row in order:
 files["a.csv"] = write("a.csv", in_a)
 files["b.csv"] = write("b.csv", in_b)
 
+# A catalog in Open Library dump format holding about 70 % of the books, siblings included, each
+# one work and one edition (its ISBN when it has one), for the modes enriched by lookup.
+STAMP = "2026-10-01T00:00:00.000000"
+author_keys = {}
+with gzip.open(f"{out}/works.txt.gz", "wt", encoding="utf-8") as works, \
+        gzip.open(f"{out}/editions.txt.gz", "wt", encoding="utf-8") as editions:
+    for number, book_id in enumerate(book_order):
+        book = books[book_id]
+        if random.Random(f"{seed}|catalog|{book['main']}|{book['sub']}|{book['author']}").random() >= 0.7:
+            continue
+        name = first_author(book["author"])
+        author = author_keys.setdefault(name, f"/authors/OLD{len(author_keys)}A")
+        work = {"key": f"/works/OLD{number}W", "title": book["main"], "authors": [{"author": {"key": author}}]}
+        book["work"] = work["key"]
+        edition = {"key": f"/books/OLD{number}M", "title": book["main"], "works": [{"key": work["key"]}],
+                   "type": {"key": "/type/edition"}, "authors": [{"key": author}], "publishers": ["Some Press"]}
+        if book["sub"]:
+            edition["subtitle"] = book["sub"]
+        if book["isbn"]:
+            edition["isbn_13"] = [book["isbn"]]
+        works.write(f"/type/work\t{work['key']}\t1\t{STAMP}\t{json.dumps(work, ensure_ascii=False)}\n")
+        editions.write(f"/type/edition\t{edition['key']}\t1\t{STAMP}\t{json.dumps(edition, ensure_ascii=False)}\n")
+with gzip.open(f"{out}/authors.txt.gz", "wt", encoding="utf-8") as authors:
+    for name, key in author_keys.items():
+        record = {"key": key, "name": name}
+        authors.write(f"/type/author\t{key}\t1\t{STAMP}\t{json.dumps(record, ensure_ascii=False)}\n")
+
 book_labels = {b["id"]: {"title": full_title(b["main"], b["sub"], b["series"], b["number"] if b["series"] else None),
-                         "author": b["author"], "family": b["family"], "kind": b["kind"], "source": b["source"]}
+                         "author": b["author"], "family": b["family"], "kind": b["kind"], "source": b["source"],
+                         "work": b.get("work")}
                for b in books.values()}
 with open(f"{out}/labels.json", "w", encoding="utf-8") as f:
     json.dump({"files": files, "books": book_labels}, f, ensure_ascii=False)

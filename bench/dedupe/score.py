@@ -3,8 +3,9 @@
 
 score.py [--check] LABELS.json MODES.json
 
-MODES.json: [{"name", "files": [{"csv", "ledger", "deduped"?, "report"?}]}], each mode's exports
-in import order (report: merge-report.json, for the enrichment counts). A row's book is the ledger's `bookId` for its line (merge's answer); dedupe's `dedupe.bookId`
+MODES.json: [{"name", "files": [{"csv", "ledger", "deduped"?, "report"?}], "library"?}], each mode's
+exports in import order (report: merge-report.json, for the enrichment counts; library: the library
+file after the last, for the work each book was enriched as). A row's book is the ledger's `bookId` for its line (merge's answer); dedupe's `dedupe.bookId`
 is compared with it when the deduped records are given.
 
 Per mode:
@@ -14,6 +15,7 @@ Per mode:
   one book id (target >= 95 %);
 - ambiguous rows (they dropped what told their book from another): with their own book, alone, or
   with another book (counted in the folds above);
+- with a library: rows whose book was enriched as another book's work;
 - against the library (modes of two exports): rows of the second whose book the first had, joined
   to it; rows of the second whose book is new, on a book of the first (a different-book fold).
 Then, per near-miss kind, the pairs folded; per same-book variant, the rows with their book.
@@ -93,6 +95,12 @@ def score(mode):
                 variant[label["variant"]]["with"] += book_id == home and book_id is not None
     result.update(sameRows=same_rows, sameFolded=same_folded, ambiguous=ambiguous, variant=variant)
 
+    # Enriched as another book: the row's library book carries a work that is not its own book's.
+    if mode.get("library"):
+        work_of = {b["id"]: b.get("workKey") for b in read_lines(mode["library"])}
+        result["otherWork"] = sum(1 for _, label, book_id, _ in rows
+                                  if work_of.get(book_id) and work_of[book_id] != books[label["book"]].get("work"))
+
     if len(mode["files"]) > 1:
         first_books = {label["book"]: book_id for index, label, book_id, _ in rows if index == 0}
         first_ids = set(first_books.values())
@@ -124,22 +132,34 @@ for r in results:
           f"{r['rejected']:8d}")
 print(f"targets: 0 different-book folds; >= {SHARE_TARGET:.0%} of same-book rows folded")
 
+width = max(len(r["name"]) for r in results) + 1
+print()
+print("different-book folds by near-miss kind (pairs)")
+kinds = sorted({kind_of(pair) for r in results for pair in r["pairs"]})
+print(f"{'':<23}" + "".join(f"{r['name']:>{width}}" for r in results))
+for kind in kinds:
+    print(f"{kind:<23}" + "".join(f"{sum(1 for p in r['pairs'] if kind_of(p) == kind):>{width}d}" for r in results))
+print()
+print("same-book variants with their book")
+print(f"{'':<18}{'rows':>5}" + "".join(f"{r['name']:>{width}}" for r in results))
+for name in sorted({v for r in results for v in r["variant"]}):
+    c0 = results[0]["variant"][name]
+    print(f"{name:<18}{c0['rows']:>5d}", end="")
+    print("".join(f"{share(r['variant'][name]['with'], r['variant'][name]['rows']):>{width}}" for r in results))
+
 for r in results:
     print()
     print(f"== {r['name']}")
     amb = r["ambiguous"]
     print(f"ambiguous rows {sum(amb.values())}: with their own book {amb['own']}, a book of their own {amb['alone']}, "
           f"with another book {amb['wrong']}")
-    if r["enrichment"]:
-        print("enrichment: " + ", ".join(f"{k} {v}" for k, v in sorted(r["enrichment"].items())))
+    if r["enrichment"]["matchedByIsbn"] + r["enrichment"]["matchedBySearch"] + r["enrichment"]["needsReview"]:
+        print("enrichment: " + ", ".join(f"{k} {v}" for k, v in sorted(r["enrichment"].items()))
+              + (f"; rows on a book enriched as another book: {r['otherWork']}" if "otherWork" in r else ""))
     if "library" in r:
         lib = r["library"]
         print(f"second export: {lib['known']} rows of books the first had, {share(lib['knownJoined'], lib['known']).strip()} "
               f"joined them; {lib['new']} rows of new books, {lib['newOnOld']} on a book of the first")
-    by_kind = Counter(kind_of(pair) for pair in r["pairs"])
-    print("different-book folds by near-miss kind: " + (", ".join(f"{k} {v}" for k, v in sorted(by_kind.items())) or "none"))
-    print("same-book variants with their book: " + ", ".join(
-        f"{k} {share(c['with'], c['rows']).strip()} of {c['rows']}" for k, c in sorted(r["variant"].items())))
     for a, b in r["pairs"][:SHOWN_PAIRS]:
         print(f"  fold [{kind_of((a, b))}] {books[a]['title']!r} ({books[a]['author']}) + "
               f"{books[b]['title']!r} ({books[b]['author']})")
