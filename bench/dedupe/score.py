@@ -160,7 +160,10 @@ for r in results:
         lib = r["library"]
         print(f"second export: {lib['known']} rows of books the first had, {share(lib['knownJoined'], lib['known']).strip()} "
               f"joined them; {lib['new']} rows of new books, {lib['newOnOld']} on a book of the first")
-    for a, b in r["pairs"][:SHOWN_PAIRS]:
+    # One pair of each kind first, then the rest in book order.
+    firsts = list({kind_of(pair): pair for pair in reversed(r["pairs"])}.values())
+    shown = (firsts + [pair for pair in r["pairs"] if pair not in firsts])[:SHOWN_PAIRS]
+    for a, b in shown:
         print(f"  fold [{kind_of((a, b))}] {books[a]['title']!r} ({books[a]['author']}) + "
               f"{books[b]['title']!r} ({books[b]['author']})")
     if len(r["pairs"]) > SHOWN_PAIRS:
