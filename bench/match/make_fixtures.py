@@ -10,20 +10,28 @@ field, series suffix dropped, author names `First Last`, sometimes without the r
 `&`, leading article or punctuation) or *absent* (at least 20% of the books, so at least ~20% of the
 rows). Every book gets near-miss distractors of one or more kinds (see KINDS), each its own work;
 a few absent books' ISBNs are reused by an unrelated edition (`isbn_conflict`). ISBNs are removed
-from half the rows.
+from half the rows. Unless MATCH_NEAR_MISS_SIBLINGS=0 (the earlier fixtures), every absent book
+also gets one or two siblings of the kinds a person would be asked about (issue 21): a companion, a
+`II`, the same main title with another subtitle (`other_subtitle`), the same title by an author of
+the same surname and another given name (`same_surname`); about a third of present books get one.
 
 Writes OUT_DIR/editions.txt.gz, works.txt.gz, authors.txt.gz, rows.ndjson.gz (the rows in input
-order) and labels.json ({"rows": [{"book", "present", "work", "kinds"}], "works": {key: kind}}).
+order) and labels.json ({"rows": [{"book", "present", "work", "kinds", "siblings"}], "works": {key: kind}};
+`siblings`: how many near-miss works the book has in the catalog).
 Deterministic for a seed; nothing is tuned to the matcher.
 """
 import gzip
 import json
+import os
 import random
 import re
 import sys
-import unicodedata
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from labelled_books import FreshISBNs, UnionFind, fold, split_subtitle, strip_series  # noqa: E402
 
 out, seed, inputs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+NEAR_MISS_SIBLINGS = os.environ.get("MATCH_NEAR_MISS_SIBLINGS", "1") != "0"
 rng = random.Random(seed)
 STAMP = "2026-10-01T00:00:00.000000"
 
@@ -33,41 +41,16 @@ KINDS = [
 ]
 
 
-def fold(text):
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
-def strip_series(title):
-    title = title.strip()
-    while title.endswith(")") or title.endswith("]"):
-        opener = "(" if title.endswith(")") else "["
-        start = title.rfind(opener)
-        if start <= 0:
-            break
-        title = title[:start].strip()
-    return title
-
-
 def norm(text):
     return " ".join(re.findall(r"\w+", fold(text).lower()))
 
 
-def split_subtitle(title):
-    if ":" in title:
-        main, sub = title.split(":", 1)
-        if main.strip() and sub.strip():
-            return main.strip(), sub.strip()
-    return title, None
-
-
-def isbn13(n):
-    body = "979" + str(n).zfill(9)
-    total = sum(int(d) * (1 if i % 2 == 0 else 3) for i, d in enumerate(body))
-    return body + str((10 - total % 10) % 10)
-
-
 ROMAN = ["II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XII"]
 WORDS = {2: ["Two", "Second"], 3: ["Three", "Third"], 4: ["Four", "Fourth"], 5: ["Five", "Fifth"]}
+OTHER_SUBTITLES = ["A Reader", "The Later Years", "Further Essays", "A Second Look", "New Stories", "Collected Letters"]
+GIVEN = ["Anna", "Benedikt", "Carla", "Dmitri", "Elena", "Farid", "Greta", "Hiroshi", "Ingrid", "Jonathan", "Katarina",
+         "Leonard", "Marisol", "Nikolai", "Oksana", "Patrick", "Quentin", "Rosalind", "Sebastian", "Theresa", "Ulrich",
+         "Valentina", "Walter", "Yolanda", "Zachary"]
 GERMAN = {"the": "Der", "of": "der", "and": "und", "night": "Nacht", "house": "Haus", "war": "Krieg", "world": "Welt",
           "king": "König", "life": "Leben", "time": "Zeit", "city": "Stadt", "dark": "dunkle", "book": "Buch",
           "last": "letzte", "year": "Jahr", "stars": "Sterne", "game": "Spiel", "man": "Mann", "blood": "Blut"}
@@ -171,20 +154,8 @@ def book_key(title, author):
 # Books. By the issue's definition a present book is one with the same title and author as the
 # row, so rows whose main titles agree and whose author sets share a surname are one book, and so
 # are rows sharing an ISBN (an export's translation or other edition of the same work).
-parent = {}
-
-
-def find(x):
-    while parent.setdefault(x, x) != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
-
-
-def union(a, b):
-    a, b = find(a), find(b)
-    if a != b:
-        parent[max(a, b)] = min(a, b)
+groups_of = UnionFind()
+find, union = groups_of.find, groups_of.union
 
 
 row_keys = []
@@ -237,17 +208,9 @@ def author_key(name):
 
 works, editions, work_kind = [], [], {}
 edition_counter = [0]
-isbn_counter = [0]
 used_isbns = {i for b in books.values() for i in b["isbns"]}
 
-
-def fresh_isbn():
-    while True:
-        isbn_counter[0] += 1
-        candidate = isbn13(100_000 + isbn_counter[0])
-        if candidate not in used_isbns:
-            used_isbns.add(candidate)
-            return candidate
+fresh_isbn = FreshISBNs(100_000, used_isbns)
 
 
 def add_work(title, author_names, kind, edition_specs):
@@ -273,6 +236,7 @@ def add_work(title, author_names, kind, edition_specs):
 all_keys = set().union(*(b["keys"] for b in books.values()))
 all_authors = sorted({b["authors"][0] for b in books.values() if b["authors"][0].strip()})
 all_titles = [b["title"] for b in books.values()]
+row_authors = {(title_key(b["title"]), norm(n)) for b in books.values() for n in b["authors"]}
 labels_by_book = {}
 absent_with_isbn = []
 for key in order:
@@ -280,6 +244,7 @@ for key in order:
     r = random.Random(f"{seed}|{key}")
     title, names = book["title"], book["authors"]
     present = bool(title.strip()) and r.random() >= 0.25
+    works_before = len(works)
     main, sub = split_subtitle(title)
     work = None
     if present:
@@ -316,7 +281,37 @@ for key in order:
             if any(book_key(dtitle, n) in all_keys for n in names):
                 continue
             add_work(dtitle, names, kind, [{"title": dtitle, "subtitle": dsub, "isbn": fresh_isbn()}])
-    labels_by_book[key] = {"present": present, "work": work, "kinds": kinds}
+    siblings = len(works) - works_before - (1 if present else 0)
+    if NEAR_MISS_SIBLINGS and title.strip():
+        # Issue 21: the near misses a person would otherwise be asked about, for every absent book.
+        r2 = random.Random(f"{seed}|sibling|{key}")
+        author = next((n for n in names if n.strip()), "")
+        given = author.split()[:-1]
+        # Another subtitle only where every row shows the book's own: a row without one would fit both.
+        subtitled = sub and all(split_subtitle(row.get("titleBase") or strip_series(row.get("title") or ""))[1]
+                                for row in book["rows"])
+        choices = ["companion", "sequel_roman"] + (["other_subtitle"] if subtitled else []) + (["same_surname"] if given else [])
+        extra = r2.sample(choices, r2.randint(1, 2)) if not present else [r2.choice(choices)] if r2.random() < 0.33 else []
+        for kind in extra:
+            if kind == "other_subtitle":
+                osub = r2.choice([s for s in OTHER_SUBTITLES if norm(s) != norm(sub)])
+                dtitle, dsub, dnames = main, osub, names
+            elif kind == "same_surname":
+                initial = norm(given[0])[:1]
+                other = f"{r2.choice([g for g in GIVEN if g[0].lower() != initial])} {author.split()[-1]}"
+                if (title_key(title), norm(other)) in row_authors:
+                    continue  # another row's book: present by definition, not a near miss
+                dtitle, dsub, dnames = main, sub, [other]
+            else:
+                dtitle, dsub = distractor_title(kind, main, sub, r2)
+                dnames = names
+                if any(book_key(dtitle, n) in all_keys for n in names):
+                    continue
+            add_work(dtitle, dnames, kind, [{"title": dtitle, "subtitle": dsub, "isbn": fresh_isbn()}])
+            siblings += 1
+            if kind not in kinds:
+                kinds.append(kind)
+    labels_by_book[key] = {"present": present, "work": work, "kinds": kinds, "siblings": siblings}
 
 # Reused ISBNs: an unrelated book by another author carries an absent book's ISBN.
 for key in absent_with_isbn[: max(1, len(absent_with_isbn) // 10)]:
@@ -356,5 +351,8 @@ with gz("rows.ndjson.gz") as f:
 with open(f"{out}/labels.json", "w") as f:
     json.dump({"rows": labels, "works": work_kind}, f)
 present = sum(1 for label in labels if label["present"])
+absent_books = [b for b in labels_by_book.values() if not b["present"]]
+with_siblings = sum(1 for b in absent_books if b["siblings"])
 print(f"fixtures: {len(rows)} rows, {len(books)} books, {present} rows present ({present / len(rows):.1%}), "
-      f"{len(works)} works, {len(editions)} editions", file=sys.stderr)
+      f"{len(works)} works, {len(editions)} editions; {len(absent_books)} books absent "
+      f"({len(absent_books) / len(books):.1%}), {with_siblings} of them with near-miss siblings", file=sys.stderr)

@@ -4,7 +4,11 @@
 # shelfline-lookup against a catalog in Open Library dump format; prints precision (wrong
 # auto-accepts), recall (present books auto-accepted) and the review and not-enriched shares, per
 # distractor kind. Targets on >= 5,000 rows: 0 wrong, >= 95 % present accepted, < 5 % present in review.
-# Sizes: MATCH_SYNTHETIC_ROWS (default 4000), MATCH_SEED (default 14).
+# Issue 21: every absent book (a quarter) also has near-miss siblings in the catalog (companion,
+# II, another subtitle, an author of the same surname), and the score ends with the share of all
+# rows sent to review (target <= 5 %) and the share of books absent with siblings (>= 20 %).
+# Sizes: MATCH_SYNTHETIC_ROWS (default 4000), MATCH_SEED (default 14). MATCH_NEAR_MISS_SIBLINGS=0:
+# the fixtures as before issue 21.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BIN=${BIN:-.build/release}
@@ -12,22 +16,9 @@ CORPUS=${MATCH_CORPUS:-$ROOT/../shared/corpus}
 SYNTHETIC=${MATCH_SYNTHETIC_ROWS:-4000}
 SEED=${MATCH_SEED:-14}
 # MATCH_WORK=DIR keeps the fixtures and the lookup output there for inspection.
-if [ -n "${MATCH_WORK:-}" ]; then
-    work=$MATCH_WORK; rm -rf "$work"; mkdir -p "$work"
-else
-    work=$(mktemp -d /tmp/shelfline-match-bench.XXXXXX)
-    trap 'rm -rf "$work"' EXIT
-fi
-
-parsed=()
-n=0
-for export in "$CORPUS"/*.csv "$CORPUS"/*.tsv; do
-    [ -f "$export" ] || continue
-    n=$((n + 1))
-    "$BIN/shelfline-parse" "$export" -o "$work/p$n.ndjson.gz" --workspace "$work/ws" --quiet
-    parsed+=("$work/p$n.ndjson.gz")
-done
-if [ "$n" -eq 0 ]; then echo "bench/match: no exports in $CORPUS" >&2; exit 66; fi
+source "$ROOT/bench/labelled.sh"
+labelled_workdir "${MATCH_WORK:-}" match
+labelled_parse_corpus "$CORPUS" match
 python3 "$ROOT/bench/parse/generate.py" "$SYNTHETIC" "$work/synthetic.csv" "$SEED"
 "$BIN/shelfline-parse" "$work/synthetic.csv" -o "$work/synthetic.ndjson.gz" --workspace "$work/ws" --quiet
 parsed+=("$work/synthetic.ndjson.gz")

@@ -6,7 +6,9 @@ score.py LABELS.json ENRICHED.ndjson.gz
 A row is *present* when its true book is in the catalog. An accept (matchedByIsbn or
 matchedBySearch) is right when its work is the true book's work, else wrong. Prints the totals
 against the issue's targets, then one line per distractor kind (rows whose book has a distractor
-of that kind, and wrong accepts of a distractor of that kind).
+of that kind, and wrong accepts of a distractor of that kind), then the share of all rows sent to
+review (issue 21: target <= 5 %) and the share of books absent from the catalog with near-miss
+siblings in it (the set's premise: >= 20 %).
 """
 import gzip
 import json
@@ -71,3 +73,15 @@ for kind in sorted(per_kind):
 other = {k: v for k, v in totals.items() if k.startswith("wrongKind:")}
 if other:
     print("wrong accepts by the accepted work's kind: " + ", ".join(f"{k[10:]} {v}" for k, v in sorted(other.items())))
+# Issue 21: the review queue over all rows, and how much of the set is absent with near misses.
+reviewed = totals["present:needsReview"] + totals["absent:needsReview"]
+books = {}
+for label in rows:
+    books.setdefault(label["book"], label)
+absent_books = [b for b in books.values() if not b["present"]]
+with_siblings = sum(1 for b in absent_books if b.get("siblings", len(b["kinds"])))
+print()
+print(f"rows in review          {reviewed:5d}  {share(reviewed, rows_total)}   target <= 5%")
+print(f"books absent            {len(absent_books):5d}  {share(len(absent_books), len(books))}   of {len(books)} books "
+      f"({share(totals['absent'], rows_total).strip()} of rows); {with_siblings} with near-miss siblings "
+      f"({share(with_siblings, len(books)).strip()} of books)   target >= 20%")
