@@ -280,8 +280,20 @@ public struct KeyResolver {
             id = try ids.value(Int(found))
         } else {
             entity = Int32(entities.count)
-            // A new book's id is the hash of its primary key (`BookKeys.bookId(for:)`).
-            id = isbnHash ?? keys.titleHash ?? fallbackHash!
+            // A new book's id is the hash of its primary key (`BookKeys.bookId(for:)`)…
+            var newId = isbnHash ?? keys.titleHash ?? fallbackHash!
+            if isbnHash == nil, let title = keys.title, !chain.isEmpty {
+                // …unless a book under this main key was made from the same title key and has
+                // learnt more since (a subtitle): this row, not it, is then `<key>#2` (`#3`, …).
+                // ISBN and `row:` keys are owned, so only title keys can meet a book's id again.
+                let taken = Set(try chain.map { try ids.value(Int($0.node.entity)) })
+                var suffix = 2
+                while taken.contains(newId) {
+                    newId = BookKeys.keyHash(title.key + "#\(suffix)")
+                    suffix += 1
+                }
+            }
+            id = newId
             try ids.append(id)
             entities.append(Entity(firstLine: 0, isbnRowInFile: false, inLibrary: false))
         }

@@ -101,6 +101,9 @@ import TestSupport
             }
         }
         #expect(resolver.distinctKeys == model.owners.count + model.chains.count)
+        // Every book has its own id, also a book made from a title key another book was made
+        // from before that one learnt its subtitle (they would be one library book).
+        #expect(Set(model.books.map(\.id)).count == model.books.count)
         // The ids' file was unlinked as soon as it was open.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
@@ -193,7 +196,15 @@ private struct ResolverModel {
             found = owners[fallback]
         }
         let book = found ?? books.count
-        if found == nil { books.append(Book(id: BookKeys.keyHash(keys.primary), inLibrary: false)) }
+        if found == nil {
+            var id = BookKeys.keyHash(keys.primary)
+            if keys.isbn == nil, let title = keys.title {
+                let taken = Set(chain(title.mainKey).map { books[$0.book].id })
+                var suffix = 2
+                while taken.contains(id) { id = BookKeys.keyHash(title.key + "#\(suffix)"); suffix += 1 }
+            }
+            books.append(Book(id: id, inLibrary: false))
+        }
         var granted: [String] = []
         if let isbn = keys.isbn, owners[isbn] == nil { owners[isbn] = book; granted.append(isbn) }
         if let title = keys.title {
@@ -213,5 +224,31 @@ private struct ResolverModel {
         if firstLine == nil { books[book].firstLine = line }
         return Resolution(bookId: books[book].id, status: firstLine != nil ? .duplicateInFile : books[book].inLibrary ? .inLibrary : .new,
                           key: decidedBy, firstLine: firstLine, grantedKeys: granted, created: found == nil, ambiguous: ambiguous)
+    }
+}
+
+/// The title identity's resolver on sequences that refine a book's title (issue 21).
+@Suite struct TitleResolutionTests {
+    @Test func aBookMadeLaterFromTheSameTitleKeyGetsItsOwnId() throws {
+        let directory = TemporaryDirectory("title-resolution")
+        var resolver = try KeyResolver(scratchDirectory: directory.path)
+        func resolve(_ title: String, line: Int, isbn: String? = nil, series: String? = nil) throws -> Resolution {
+            var record = BookRecord(format: .goodreads, line: line, title: title)
+            record.author = "Christopher Ryan"
+            record.isbn13 = isbn
+            record.seriesPosition = series
+            return try resolver.resolve(RecordKeys(record), line: line)
+        }
+        let first = try resolve("Sex at Dawn", line: 2)
+        // Joins the only book by title and teaches it its subtitle and number.
+        let second = try resolve("Sex at Dawn: Further Essays (Sex at Dawn, #2)", line: 3, isbn: "9780061707803", series: "2")
+        #expect(second.bookId == first.bookId)
+        let third = try resolve("Sex at Dawn: The Prehistoric Origins of Modern Sexuality", line: 4)
+        #expect(third.bookId != first.bookId)
+        // Two books could be this row now: it does not guess, and its new book is not the first one.
+        let fourth = try resolve("Sex at Dawn", line: 5)
+        #expect(fourth.ambiguous && fourth.created)
+        #expect(fourth.bookId != first.bookId && fourth.bookId != third.bookId)
+        #expect(fourth.bookId == BookKeys.keyHash("tk:sex at dawn|ryan|||c#2"))
     }
 }
