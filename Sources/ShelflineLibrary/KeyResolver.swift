@@ -122,7 +122,8 @@ public struct Resolution: Sendable, Equatable {
 /// node whose descriptor equals the row's decides (the oldest such); otherwise the row joins the
 /// one book whose node is compatible, and none when several are (it does not guess: a book of its
 /// own, counted `ambiguous`). A row that joins a book fills in what its node lacked (a subtitle,
-/// a series number), so a later row with another subtitle is another book.
+/// a series number), so a later row with another subtitle is another book. A book joined by ISBN
+/// under a title the rule calls another book is closed to title joins (`TitleDescriptor.closed`).
 ///
 /// ISBN and `row:` keys are owned by one book each, the first to claim them. Keys hash to 64 bits;
 /// ids are 64-bit too. A resolver is not copied once in use: its copies would share its files.
@@ -184,8 +185,11 @@ public struct KeyResolver {
                 continue
             }
             let main = title.mainKey, descriptor = title.descriptor
-            if let same = titles.firstIndex(where: { $0.main == main && $0.descriptor.isCompatible(with: descriptor) }) {
-                titles[same].descriptor = titles[same].descriptor.filled(from: descriptor)
+            if let same = titles.firstIndex(where: { $0.main == main }) {
+                // Keys under one main title that the rule calls different books: the book was
+                // joined by ISBN under another title (`grantTitle`), so it is closed to title joins.
+                let known = titles[same].descriptor
+                titles[same].descriptor = known.isCompatible(with: descriptor) ? known.filled(from: descriptor) : known.closed
             } else {
                 titles.append((main, descriptor))
             }
@@ -240,7 +244,16 @@ public struct KeyResolver {
         let row = keys.descriptor
         if let own = chain.first(where: { $0.node.entity == entity }) {
             let descriptor = TitleDescriptor(rawValue: own.node.descriptor)
-            guard descriptor.isCompatible(with: row) else { return nil }
+            guard !descriptor.isClosed else { return nil }
+            guard descriptor.isCompatible(with: row) else {
+                // Joined (by ISBN) under a title the rule calls another book: which book a row of
+                // that main title means is no longer sure, so none joins this one by title. The
+                // book keeps the row's key, so the library remembers (`addLibraryBook`).
+                var node = own.node
+                node.descriptor = descriptor.closed.rawValue
+                try nodes.set(Int(own.number), node)
+                return title.key
+            }
             let filled = descriptor.filled(from: row)
             guard filled != descriptor else { return nil }
             var node = own.node

@@ -120,7 +120,7 @@ import TestSupport
 /// identities compared as text (the resolver compares packed descriptors).
 private struct ResolverModel {
     struct Book { var id: UInt64; var firstLine: Int?; var isbnRowInFile = false; var inLibrary: Bool }
-    struct Node { var main: String; var book: Int; var title: TitleIdentity }
+    struct Node { var main: String; var book: Int; var title: TitleIdentity; var closed = false }
     var books: [Book] = []
     var owners: [String: Int] = [:]
     /// Oldest first.
@@ -171,8 +171,8 @@ private struct ResolverModel {
 
     func titleMatch(_ title: TitleIdentity, skippingISBNBooks: Bool) -> Int? {
         let chain = chain(title.mainKey).filter { !(skippingISBNBooks && books[$0.book].isbnRowInFile) }
-        if let exact = chain.first(where: { Self.same($0.title, title) }) { return exact.book }
-        let compatible = Set(chain.filter { Self.compatible($0.title, title) }.map(\.book))
+        if let exact = chain.first(where: { !$0.closed && Self.same($0.title, title) }) { return exact.book }
+        let compatible = Set(chain.filter { !$0.closed && Self.compatible($0.title, title) }.map(\.book))
         return compatible.count == 1 ? compatible.first : nil
     }
 
@@ -186,12 +186,12 @@ private struct ResolverModel {
             } else if let title = keys.title {
                 found = titleMatch(title, skippingISBNBooks: true)
                 if found != nil { decidedBy = title.key }
-                ambiguous = found == nil && Set(chain(title.mainKey).filter { !books[$0.book].isbnRowInFile
+                ambiguous = found == nil && Set(chain(title.mainKey).filter { !$0.closed && !books[$0.book].isbnRowInFile
                     && Self.compatible($0.title, title) }.map(\.book)).count > 1
             }
         } else if let title = keys.title {
             found = titleMatch(title, skippingISBNBooks: false)
-            ambiguous = found == nil && Set(chain(title.mainKey).filter { Self.compatible($0.title, title) }.map(\.book)).count > 1
+            ambiguous = found == nil && Set(chain(title.mainKey).filter { !$0.closed && Self.compatible($0.title, title) }.map(\.book)).count > 1
         } else if let fallback = keys.fallback {
             found = owners[fallback]
         }
@@ -209,11 +209,15 @@ private struct ResolverModel {
         if let isbn = keys.isbn, owners[isbn] == nil { owners[isbn] = book; granted.append(isbn) }
         if let title = keys.title {
             if let own = chains[title.mainKey]?.first(where: { nodes[$0].book == book }) {
-                if Self.compatible(nodes[own].title, title) {
+                if nodes[own].closed {
+                } else if Self.compatible(nodes[own].title, title) {
                     let filled = Self.filled(nodes[own].title, title)
                     if !Self.same(filled, nodes[own].title) { nodes[own].title = filled; granted.append(title.key) }
+                } else {
+                    nodes[own].closed = true
+                    granted.append(title.key)
                 }
-            } else if !chain(title.mainKey).contains(where: { Self.same($0.title, title) }) {
+            } else if !chain(title.mainKey).contains(where: { !$0.closed && Self.same($0.title, title) }) {
                 addNode(Node(main: title.mainKey, book: book, title: title))
                 granted.append(title.key)
             }
@@ -250,5 +254,30 @@ private struct ResolverModel {
         #expect(fourth.ambiguous && fourth.created)
         #expect(fourth.bookId != first.bookId && fourth.bookId != third.bookId)
         #expect(fourth.bookId == BookKeys.keyHash("tk:sex at dawn|ryan|||c#2"))
+    }
+
+    /// A book joined by ISBN under a title the rule calls another book (`Bestiario` and
+    /// `Bestiario: Books 1-3` sharing an ISBN) takes no row by title alone, in this import and,
+    /// through its keys, in the next.
+    @Test func aBookSeenUnderTwoDifferentTitlesTakesNoTitleOnlyRow() throws {
+        let directory = TemporaryDirectory("title-resolution-closed")
+        var resolver = try KeyResolver(scratchDirectory: directory.path)
+        func resolve(_ title: String, line: Int, isbn: String? = nil) throws -> Resolution {
+            var record = BookRecord(format: .goodreads, line: line, title: title)
+            record.author = "Julio Cortázar"
+            record.isbn13 = isbn
+            return try resolver.resolve(RecordKeys(record), line: line)
+        }
+        let first = try resolve("Bestiario", line: 2, isbn: "9780306406157")
+        let omnibus = try resolve("Bestiario: Books 1-3", line: 3, isbn: "9780306406157")
+        #expect(omnibus.bookId == first.bookId && omnibus.grantedKeys == ["tk:bestiario|cortazar|books 1 3||j"])
+        let plain = try resolve("Bestiario", line: 4)
+        #expect(plain.created && plain.bookId != first.bookId)
+
+        var next = try KeyResolver(scratchDirectory: directory.path)
+        try next.addLibraryBook(id: first.bookId, keys: ["isbn:9780306406157", "tk:bestiario|cortazar|||j", "tk:bestiario|cortazar|books 1 3||j"])
+        var record = BookRecord(format: .goodreads, line: 2, title: "Bestiario")
+        record.author = "Julio Cortázar"
+        #expect(try next.resolve(RecordKeys(record), line: 2).created)
     }
 }

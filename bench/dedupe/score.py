@@ -14,7 +14,9 @@ Per mode:
 - same-book rows folded: rows of books with >= 2 (unambiguous) rows, folded when all of them share
   one book id (target >= 95 %);
 - ambiguous rows (they dropped what told their book from another): with their own book, alone, or
-  with another book (counted in the folds above);
+  with another book. Reported on their own, not in the folds above: such a row (`Bunny` written for
+  `Bunny: Volume 2`) is by the title rule not the book its label names, and the rule sends it to
+  the one book it can be, or to a book of its own when several could be it;
 - with a library: rows whose book was enriched as another book's work;
 - against the library (modes of two exports): rows of the second whose book the first had, joined
   to it; rows of the second whose book is new, on a book of the first (a different-book fold).
@@ -65,13 +67,16 @@ def score(mode):
     result["rejected"] = sum(1 for _, _, book_id, _ in rows if book_id is None)
     result["dedupeDisagrees"] = sum(1 for _, _, book_id, dedupe_id in rows if dedupe_id and dedupe_id != book_id)
     labels_on = defaultdict(set)
+    plain_labels_on = defaultdict(set)
     ids_of = defaultdict(list)
     for _, label, book_id, _ in rows:
         if book_id:
             labels_on[book_id].add(label["book"])
+            if not label["ambiguous"]:
+                plain_labels_on[book_id].add(label["book"])
         ids_of[label["book"]].append((label, book_id))
     pairs = set()
-    for book_id, on in labels_on.items():
+    for book_id, on in plain_labels_on.items():
         pairs.update(combinations(sorted(on), 2))
     result["pairs"] = sorted(pairs)
     result["books"] = len(ids_of)

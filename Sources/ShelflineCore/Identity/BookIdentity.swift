@@ -108,7 +108,9 @@ public struct TitleIdentity: Sendable, Equatable {
 
 /// The parts of a `TitleIdentity` beside its main key, packed in 32 bits for the key index:
 /// bits 0-15 a tag of the subtitle (0: none), bit 16 the subtitle holds a distinguishing token,
-/// bits 17-24 a tag of the series number (0: none), bits 25-30 the initial (0: unknown).
+/// bits 17-24 a tag of the series number (0: none), bits 25-30 the initial (0: unknown), bit 31
+/// `closed`: the book was seen under titles the rule calls different books (a row joined it by
+/// ISBN with another subtitle), so no row joins it by title alone.
 ///
 /// Tags are hashes: two different subtitles of one main title and author sharing a 16-bit tag (or
 /// numbers an 8-bit tag) would read as equal, about 1 in 65,000 such pairs; the same main title
@@ -135,11 +137,18 @@ public struct TitleDescriptor: Sendable, Hashable {
     private static let distinguishingBit: UInt32 = 1 << 16
     private static let seriesMask: UInt32 = 0xFF << 17
     private static let initialMask: UInt32 = 0x3F << 25
+    private static let closedBit: UInt32 = 1 << 31
 
     public var hasSubtitle: Bool { rawValue & Self.subtitleMask != 0 }
 
+    /// A book whose titles disagree by the rule: never joined by title alone.
+    public var isClosed: Bool { rawValue & Self.closedBit != 0 }
+
+    public var closed: TitleDescriptor { TitleDescriptor(rawValue: rawValue | Self.closedBit) }
+
     /// The rule's comparison of everything but the main title and surname (see `TitleIdentity`).
     public func isCompatible(with other: TitleDescriptor) -> Bool {
+        if isClosed || other.isClosed { return false }
         let mine = rawValue & Self.subtitleMask, theirs = other.rawValue & Self.subtitleMask
         if mine != 0 && theirs != 0 {
             guard mine == theirs else { return false }
