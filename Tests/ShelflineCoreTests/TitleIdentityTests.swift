@@ -35,6 +35,8 @@ import Testing
         (("Dune", nil), ("Dune: Book Two", nil)),
         (("Dune", nil), ("Dune Messiah", nil)),
         (("Harry Potter (Volume 2)", nil), ("Harry Potter", nil)),
+        (("Queenie (Queenie, #1-3)", "1-3"), ("Queenie", nil)),
+        (("Queenie (Queenie, #1-3)", "1-3"), ("Queenie (Queenie, #1)", "1")),
     ] as [((String, String?), (String, String?))])
     func titlesTheRuleSeparatesAreTwoBooks(a: (String, String?), b: (String, String?)) {
         let left = identity(a.0, "Ann Writer", series: a.1), right = identity(b.0, "Ann Writer", series: b.1)

@@ -88,7 +88,7 @@ import TestSupport
         for line in 1...20_000 {
             var record = BookRecord(format: .goodreads, line: line, title: generator.next() % 20 == 0
                 ? "" : "title \(generator.next() % 3_000)" + subtitles[Int(generator.next() % 6)])
-            if generator.next() % 3 == 0 { record.seriesPosition = "\(generator.next() % 3 + 1)" }
+            if generator.next() % 3 == 0 { record.seriesPosition = ["1", "2", "1-3"][Int(generator.next() % 3)] }
             record.author = ["", "a. ", "b. "][Int(generator.next() % 3)] + "author \(generator.next() % 3)"
             if generator.next() % 3 != 0 { record.isbn13 = isbn13(generator.next() % 6_000) }
             if generator.next() % 4 == 0 { record.rowId = "\(line)" }
@@ -143,6 +143,7 @@ private struct ResolverModel {
         } else if names(a.subtitle) || names(b.subtitle) {
             return false
         }
+        if a.seriesNumber.isEmpty != b.seriesNumber.isEmpty, (a.seriesNumber + b.seriesNumber).contains("-") { return false }
         return agree(a.seriesNumber, b.seriesNumber) && agree(a.initial, b.initial)
     }
 

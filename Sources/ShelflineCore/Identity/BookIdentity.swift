@@ -6,7 +6,8 @@
 /// author surnames are equal and their `TitleDescriptor`s are compatible:
 /// - subtitles: both present and equal, or one absent — unless the present one holds a
 ///   distinguishing token (`Dune` / `Dune: Book Two`, `Data Stories` / `Data Stories: Workbook`);
-/// - series numbers (`(Series, #3)`): both present and equal, or one absent;
+/// - series numbers (`(Series, #3)`): both present and equal, or one absent — unless the present
+///   one is a range (`#1-3`: an omnibus);
 /// - the first given name's initial: both present and equal, or one absent (initials, `Last,
 ///   First` and misspelt given names keep it; `Tabitha King` is not `Stephen King`).
 /// Both subtitles present and different, both numbers present and different, or a distinguishing
@@ -70,15 +71,21 @@ public struct TitleIdentity: Sendable, Equatable {
         main == other.main && surname == other.surname && descriptor.isCompatible(with: other.descriptor)
     }
 
-    /// `01` → `1`, `1.0` → `1`, `2.5` stays; words lowercased; "" for none.
+    /// `01` → `1`, `1.0` → `1`, `2.5` stays; a range or list (`1-3`, `1, 2`, `1 & 2`: an omnibus)
+    /// joins its numbers with `-`; words lowercased; "" for none.
     static func normalisedNumber(_ text: String?) -> String {
         guard let text else { return "" }
-        let tokens = TextNormalizer.tokens(text)
+        let tokens = TextNormalizer.tokens(text).map { Int($0).map(String.init) ?? $0 }
         guard !tokens.isEmpty else { return "" }
+        if isRange(text) { return tokens.joined(separator: "-") }
         var joined = tokens.joined(separator: ".")
         if joined.hasSuffix(".0") { joined.removeLast(2) }
-        if let value = Int(joined) { return String(value) }
         return joined
+    }
+
+    /// A series position naming several books (`1-3`, `1–3`, `1, 2`, `1 & 2`).
+    static func isRange(_ text: String) -> Bool {
+        text.contains(where: { "-–—,&+/".contains($0) }) || TextNormalizer.tokens(text).contains("and")
     }
 
     /// The surname's last word and the first given name's initial: `Le Guin, Ursula K.` and
@@ -108,7 +115,8 @@ public struct TitleIdentity: Sendable, Equatable {
 
 /// The parts of a `TitleIdentity` beside its main key, packed in 32 bits for the key index:
 /// bits 0-15 a tag of the subtitle (0: none), bit 16 the subtitle holds a distinguishing token,
-/// bits 17-24 a tag of the series number (0: none), bits 25-30 the initial (0: unknown), bit 31
+/// bits 17-24 a tag of the series number (0: none), bits 25-29 the initial (0: unknown), bit 30 the
+/// series number is a range (`#1-3`: an omnibus, never joined to a title without a number), bit 31
 /// `closed`: the book was seen under titles the rule calls different books (a row joined it by
 /// ISBN with another subtitle), so no row joins it by title alone.
 ///
@@ -128,15 +136,19 @@ public struct TitleDescriptor: Sendable, Hashable {
                 raw |= Self.distinguishingBit
             }
         }
-        if !seriesNumber.isEmpty { raw |= Self.tag(seriesNumber, bits: 8) << 17 }
-        if let scalar = initial.unicodeScalars.first { raw |= (scalar.value % 63 + 1) << 25 }
+        if !seriesNumber.isEmpty {
+            raw |= Self.tag(seriesNumber, bits: 8) << 17
+            if seriesNumber.contains("-") { raw |= Self.rangeBit }
+        }
+        if let scalar = initial.unicodeScalars.first { raw |= (scalar.value % 31 + 1) << 25 }
         rawValue = raw
     }
 
     private static let subtitleMask: UInt32 = 0xFFFF
     private static let distinguishingBit: UInt32 = 1 << 16
     private static let seriesMask: UInt32 = 0xFF << 17
-    private static let initialMask: UInt32 = 0x3F << 25
+    private static let initialMask: UInt32 = 0x1F << 25
+    private static let rangeBit: UInt32 = 1 << 30
     private static let closedBit: UInt32 = 1 << 31
 
     public var hasSubtitle: Bool { rawValue & Self.subtitleMask != 0 }
@@ -155,15 +167,18 @@ public struct TitleDescriptor: Sendable, Hashable {
         } else if rawValue & Self.distinguishingBit != 0 || other.rawValue & Self.distinguishingBit != 0 {
             return false  // one side's subtitle names another book
         }
-        return Self.agree(rawValue & Self.seriesMask, other.rawValue & Self.seriesMask)
-            && Self.agree(rawValue & Self.initialMask, other.rawValue & Self.initialMask)
+        let mySeries = rawValue & Self.seriesMask, theirSeries = other.rawValue & Self.seriesMask
+        if (mySeries == 0) != (theirSeries == 0), (rawValue | other.rawValue) & Self.rangeBit != 0 {
+            return false  // one side is an omnibus (`#1-3`), the other names no number
+        }
+        return Self.agree(mySeries, theirSeries) && Self.agree(rawValue & Self.initialMask, other.rawValue & Self.initialMask)
     }
 
     /// What both say: each part this one lacks taken from `other` (which must be compatible).
     public func filled(from other: TitleDescriptor) -> TitleDescriptor {
         var raw = rawValue
         if raw & Self.subtitleMask == 0 { raw |= other.rawValue & (Self.subtitleMask | Self.distinguishingBit) }
-        if raw & Self.seriesMask == 0 { raw |= other.rawValue & Self.seriesMask }
+        if raw & Self.seriesMask == 0 { raw |= other.rawValue & (Self.seriesMask | Self.rangeBit) }
         if raw & Self.initialMask == 0 { raw |= other.rawValue & Self.initialMask }
         return TitleDescriptor(rawValue: raw)
     }
