@@ -143,7 +143,8 @@ private struct ResolverModel {
         } else if names(a.subtitle) || names(b.subtitle) {
             return false
         }
-        if a.seriesNumber.isEmpty != b.seriesNumber.isEmpty, (a.seriesNumber + b.seriesNumber).contains("-") { return false }
+        if !(a.subtitle == b.subtitle && !a.subtitle.isEmpty), a.seriesNumber.isEmpty != b.seriesNumber.isEmpty,
+           (a.seriesNumber + b.seriesNumber).contains("-") { return false }
         return agree(a.seriesNumber, b.seriesNumber) && agree(a.initial, b.initial)
     }
 

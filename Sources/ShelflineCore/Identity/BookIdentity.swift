@@ -7,7 +7,7 @@
 /// - subtitles: both present and equal, or one absent — unless the present one holds a
 ///   distinguishing token (`Dune` / `Dune: Book Two`, `Data Stories` / `Data Stories: Workbook`);
 /// - series numbers (`(Series, #3)`): both present and equal, or one absent — unless the present
-///   one is a range (`#1-3`: an omnibus);
+///   one is a range (`#1-3`: an omnibus) and the subtitles do not agree;
 /// - the first given name's initial: both present and equal, or one absent (initials, `Last,
 ///   First` and misspelt given names keep it; `Tabitha King` is not `Stephen King`).
 /// Both subtitles present and different, both numbers present and different, or a distinguishing
@@ -162,14 +162,15 @@ public struct TitleDescriptor: Sendable, Hashable {
     public func isCompatible(with other: TitleDescriptor) -> Bool {
         if isClosed || other.isClosed { return false }
         let mine = rawValue & Self.subtitleMask, theirs = other.rawValue & Self.subtitleMask
+        let sameSubtitle = mine != 0 && mine == theirs
         if mine != 0 && theirs != 0 {
-            guard mine == theirs else { return false }
+            guard sameSubtitle else { return false }
         } else if rawValue & Self.distinguishingBit != 0 || other.rawValue & Self.distinguishingBit != 0 {
             return false  // one side's subtitle names another book
         }
         let mySeries = rawValue & Self.seriesMask, theirSeries = other.rawValue & Self.seriesMask
-        if (mySeries == 0) != (theirSeries == 0), (rawValue | other.rawValue) & Self.rangeBit != 0 {
-            return false  // one side is an omnibus (`#1-3`), the other names no number
+        if !sameSubtitle, (mySeries == 0) != (theirSeries == 0), (rawValue | other.rawValue) & Self.rangeBit != 0 {
+            return false  // one side is an omnibus (`#1-3`), the other names neither a number nor its subtitle
         }
         return Self.agree(mySeries, theirSeries) && Self.agree(rawValue & Self.initialMask, other.rawValue & Self.initialMask)
     }
