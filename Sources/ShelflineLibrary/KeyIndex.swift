@@ -112,25 +112,18 @@ extension KeyIndex {
 
         /// Stores `word` at `hash`'s place unless a slot has its tag already; true when it did.
         mutating func claim(hash: UInt64, word: UInt64, ownerMask: UInt64) -> Bool {
-            let tag = word & ~ownerMask
-            let mask = self.mask
-            var slot = Self.home(ofHash: hash) & mask
-            while true {
-                let found = slots.elements[slot]
-                if found == 0 { break }
-                if found & ~ownerMask == tag { return false }
-                slot = (slot + 1) & mask
-            }
-            makeUnique()
-            slots.elements[slot] = word
-            count += 1
-            if count * 5 > slots.elements.count * 4 { grow() }
-            return true
+            store(hash: hash, word: word, ownerMask: ownerMask, replacing: false)
         }
 
         /// Stores `word` at `hash`'s place, over the slot with its tag if there is one; true when
         /// the key is new.
         mutating func assign(hash: UInt64, word: UInt64, ownerMask: UInt64) -> Bool {
+            store(hash: hash, word: word, ownerMask: ownerMask, replacing: true)
+        }
+
+        /// Finds the slot with `word`'s tag, or the empty slot where it goes: a found slot is
+        /// overwritten when `replacing`, an empty one filled; true when the key is new.
+        private mutating func store(hash: UInt64, word: UInt64, ownerMask: UInt64, replacing: Bool) -> Bool {
             let tag = word & ~ownerMask
             let mask = self.mask
             var slot = Self.home(ofHash: hash) & mask
@@ -138,13 +131,19 @@ extension KeyIndex {
                 let found = slots.elements[slot]
                 if found == 0 { break }
                 if found & ~ownerMask == tag {
-                    makeUnique()
-                    slots.elements[slot] = word
+                    if replacing {
+                        makeUnique()
+                        slots.elements[slot] = word
+                    }
                     return false
                 }
                 slot = (slot + 1) & mask
             }
-            return claim(hash: hash, word: word, ownerMask: ownerMask)
+            makeUnique()
+            slots.elements[slot] = word
+            count += 1
+            if count * 5 > slots.elements.count * 4 { grow() }
+            return true
         }
 
         /// Doubles the shard, placing each word again from the hash bits its tag kept.
