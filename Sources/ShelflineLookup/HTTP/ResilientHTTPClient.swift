@@ -13,9 +13,15 @@ public struct HTTPCounters: Codable, Sendable, Equatable {
     public var timeouts = 0
     public var connectionErrors = 0
     public var malformedResponses = 0
+    /// Answers cut off at `maxResponseBytes` (each also failed its attempt, like a malformed one).
+    public var oversizedResponses = 0
     public var breakerTrips = 0
     /// Seconds spent sleeping in backoff.
     public var backoffSeconds = 0.0
+    /// Requests not sent because the breaker was open or the source offline when their turn came.
+    /// Once a source is known offline the engine stops asking it (`standingFailure`), so this stays
+    /// at the few requests already queued when that became known.
+    public var notSent = 0
     /// Why the source was found out of reach (name resolution failed, connection refused after the
     /// breaker's probe); nil when it was reachable. Requests after that were not sent.
     public var offline: String?
@@ -35,6 +41,8 @@ public struct HTTPPolicy: Sendable {
     public var breakerThreshold: Int
     public var breakerCooldownSeconds: Double
     public var userAgent: String
+    /// The largest answer read; a longer one is cut off while it streams in.
+    public var maxResponseBytes: Int
 
     init(_ parameters: OpenLibraryParameters) {
         concurrency = parameters.concurrency
@@ -47,17 +55,20 @@ public struct HTTPPolicy: Sendable {
         breakerThreshold = parameters.breakerThreshold
         breakerCooldownSeconds = parameters.breakerCooldownSeconds
         userAgent = parameters.userAgent
+        maxResponseBytes = parameters.maxResponseBytes
     }
 }
 
 /// A GET client that is polite and never hangs: bounded concurrency, evenly paced requests,
-/// per-request timeouts, exponential backoff with jitter on 429/5xx/timeouts/connection errors and
-/// malformed bodies, bounded retries, a per-run wait budget, and a circuit breaker.
+/// per-request timeouts, answers read against a size limit while they stream in, exponential
+/// backoff with jitter on 429/5xx/timeouts/connection errors and malformed or oversized bodies,
+/// bounded retries, a per-run wait budget, and a circuit breaker.
 public final class ResilientHTTPClient: Sendable {
     public let source: String
     let policy: HTTPPolicy
     let clock: PacingClock
     private let session: URLSession
+    private let transfers: TransferTable
     private let limiter: RateLimiter
     private let gate: AsyncSemaphore
     let breaker: CircuitBreaker
@@ -76,7 +87,8 @@ public final class ResilientHTTPClient: Sendable {
         configuration.httpMaximumConnectionsPerHost = policy.concurrency
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
-        session = URLSession(configuration: configuration)
+        transfers = TransferTable(limit: policy.maxResponseBytes)
+        session = URLSession(configuration: configuration, delegate: transfers, delegateQueue: nil)
         limiter = RateLimiter(requestsPerSecond: policy.requestsPerSecond, clock: clock)
         gate = AsyncSemaphore(limit: policy.concurrency)
         breaker = CircuitBreaker(threshold: policy.breakerThreshold, cooldownSeconds: policy.breakerCooldownSeconds, clock: clock)
@@ -104,8 +116,9 @@ public final class ResilientHTTPClient: Sendable {
             let outcome: Outcome
             switch try await send(url) {
             case .sent(let answer): outcome = answer
-            case .refused(.unavailable): throw SourceFailure.unavailable(source: source)
-            case .refused: throw SourceFailure.offline(source: source)
+            case .refused(let admission):
+                counters.update { $0.notSent += 1 }
+                throw admission == .unavailable ? SourceFailure.unavailable(source: source) : SourceFailure.offline(source: source)
             }
             let failure: AttemptFailure
             switch outcome {
@@ -226,6 +239,10 @@ public final class ResilientHTTPClient: Sendable {
             default:
                 return .failure(reason: "HTTP \(status) from \(url.path)", retryable: false, kind: .other)
             }
+        } catch is ResponseTooLarge {
+            counters.update { $0.oversizedResponses += 1 }
+            return .failure(reason: "answer from \(url.path) longer than \(policy.maxResponseBytes) bytes (maxResponseBytes)",
+                            retryable: true, kind: .other)
         } catch let error as URLError where error.code == .timedOut {
             counters.update { $0.timeouts += 1 }
             return .failure(reason: "timed out after \(policy.timeoutSeconds) s", retryable: true, kind: .other)
@@ -251,21 +268,16 @@ public final class ResilientHTTPClient: Sendable {
     public func shutdown() { session.invalidateAndCancel() }
 
     /// Runs one request with our own deadline (cancels the transfer when it passes) and with task
-    /// cancellation cancelling the transfer, so a stop signal never waits for a slow server.
+    /// cancellation cancelling the transfer, so a stop signal never waits for a slow server. The
+    /// body is collected by `TransferTable`, which cuts it off past `maxResponseBytes`.
     private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
         let transfer = Transfer()
         let timeout = policy.timeoutSeconds
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task = session.dataTask(with: request) { data, response, error in
-                    if let error {
-                        continuation.resume(throwing: transfer.timedOut ? URLError(.timedOut) : error)
-                    } else if let response {
-                        continuation.resume(returning: (data ?? Data(), response))
-                    } else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
-                    }
-                }
+                transfer.continuation = continuation
+                let task = session.dataTask(with: request)
+                transfers.register(transfer, for: task)
                 transfer.start(task)
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { transfer.expire() }
             }
@@ -275,12 +287,65 @@ public final class ResilientHTTPClient: Sendable {
     }
 }
 
-/// The one URLSession task of an attempt, cancellable from a timer or task cancellation.
+/// An answer cut off at the size limit.
+struct ResponseTooLarge: Error {}
+
+/// The transfers in flight, by URLSession task: the session's delegate, which collects each body
+/// as it streams in and cancels a transfer as soon as it passes `limit` bytes (or its
+/// `Content-Length` says it will), so memory stays bounded by concurrency × limit.
+private final class TransferTable: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var transfers: [Int: Transfer] = [:]
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    func register(_ transfer: Transfer, for task: URLSessionTask) {
+        lock.withLock { transfers[task.taskIdentifier] = transfer }
+    }
+
+    private func transfer(_ task: URLSessionTask) -> Transfer? { lock.withLock { transfers[task.taskIdentifier] } }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        let transfer = transfer(dataTask)
+        transfer?.response = response
+        if response.expectedContentLength > Int64(limit) {
+            transfer?.tooLarge = true
+            completionHandler(.cancel)
+        } else {
+            completionHandler(.allow)
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let transfer = transfer(dataTask), !transfer.tooLarge else { return }
+        if transfer.body.count + data.count > limit {
+            transfer.tooLarge = true
+            transfer.body = Data()
+            dataTask.cancel()
+        } else {
+            transfer.body.append(data)
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+        transfer.complete(error)
+    }
+}
+
+/// The one URLSession task of an attempt, cancellable from a timer or task cancellation; its body
+/// and response as the delegate (one serial queue) collects them.
 private final class Transfer: @unchecked Sendable {
     private let lock = NSLock()
     private var task: URLSessionDataTask?
     private var expired = false
     private var cancelled = false
+    var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
+    var response: URLResponse?
+    var body = Data()
+    var tooLarge = false
 
     var timedOut: Bool { lock.withLock { expired } }
 
@@ -291,6 +356,22 @@ private final class Transfer: @unchecked Sendable {
         }
         task.resume()
         if cancelNow { task.cancel() }
+    }
+
+    func complete(_ error: (any Error)?) {
+        guard let continuation = lock.withLock({ () -> CheckedContinuation<(Data, URLResponse), any Error>? in
+            defer { self.continuation = nil }
+            return self.continuation
+        }) else { return }
+        if tooLarge {
+            continuation.resume(throwing: ResponseTooLarge())
+        } else if let error {
+            continuation.resume(throwing: timedOut ? URLError(.timedOut) : error)
+        } else if let response {
+            continuation.resume(returning: (body, response))
+        } else {
+            continuation.resume(throwing: URLError(.badServerResponse))
+        }
     }
 
     func expire() {

@@ -85,7 +85,9 @@ public final class LookupEngine: Sendable {
             }
         }
 
-        // Then title/author search, source by source, until one accepts.
+        // Then title/author search, source by source, until one accepts. A row's search key is
+        // normalised once, for whichever sources it reaches.
+        var searchKeys = [String?](repeating: nil, count: queries.count)
         for (position, source) in sources.enumerated() {
             let isLast = position == sources.count - 1
             let pending = queries.indices.filter { outcomes[$0] == nil && !queries[$0].query.title.isEmpty }
@@ -93,7 +95,9 @@ public final class LookupEngine: Sendable {
             var groups: [String: [Int]] = [:]
             var order: [String] = []
             for index in pending {
-                let key = TextNormalizer.queryKey(title: queries[index].query.title, author: queries[index].query.authors.first)
+                let key = searchKeys[index] ?? TextNormalizer.queryKey(title: queries[index].query.title,
+                                                                       author: queries[index].query.authors.first)
+                searchKeys[index] = key
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(index)
             }
@@ -182,6 +186,10 @@ public final class LookupEngine: Sendable {
             misses = isbns
         }
         var failed: [String: SourceFailure] = [:]
+        if !misses.isEmpty, let failure = await source.standingFailure() {
+            for isbn in misses { failed[isbn] = failure }
+            return (answers, failed)
+        }
         let batches = stride(from: 0, to: misses.count, by: max(1, source.isbnBatchSize)).map {
             Array(misses[$0..<min($0 + source.isbnBatchSize, misses.count)])
         }
@@ -242,6 +250,10 @@ public final class LookupEngine: Sendable {
             }
         }
         guard !misses.isEmpty else { return }
+        if let failure = await source.standingFailure() {
+            for (key, _) in misses { try decided(key, .failure(failure)) }
+            return
+        }
         let limit = searchLimit
         let now = self.now
         if !source.isRemote {

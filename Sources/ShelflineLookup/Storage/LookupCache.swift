@@ -30,6 +30,11 @@ public final class LookupCache: @unchecked Sendable {
             CREATE TABLE IF NOT EXISTS answers(source TEXT NOT NULL, key TEXT NOT NULL, payload BLOB,
               fetched_at REAL NOT NULL, PRIMARY KEY(source, key)) WITHOUT ROWID;
             """)
+        // A damaged file is found here, not by the first query halfway through the run.
+        let check = try database.prepare("PRAGMA quick_check(1)")
+        if try check.step(), let verdict = check.text(0), verdict != "ok" {
+            throw LookupError.database(path: path, reason: "integrity check: \(verdict)")
+        }
         select = try database.prepare("SELECT payload, fetched_at FROM answers WHERE source = ? AND key = ?")
         upsert = try database.prepare("INSERT OR REPLACE INTO answers(source, key, payload, fetched_at) VALUES (?,?,?,?)")
     }
