@@ -20,8 +20,8 @@ public struct OpenLibrarySource: MetadataSource {
         client = ResilientHTTPClient(source: SourceKind.openlibrary.rawValue, policy: HTTPPolicy(parameters), clock: clock)
     }
 
-    public func standingFailure() async -> SourceFailure? {
-        await client.isOffline ? .offline(source: name) : nil
+    public var standingFailure: SourceFailure? {
+        client.knownOffline ? .offline(source: name) : nil
     }
 
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {

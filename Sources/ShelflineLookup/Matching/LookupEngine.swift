@@ -172,8 +172,9 @@ public final class LookupEngine: Sendable {
         var answers: [String: EditionMetadata] = [:]
         var misses: [String] = []
         if source.isRemote, let cache {
+            let cached = try cache.lookup(source: source.name, keys: isbns.map { "isbn:\($0)" }, now: now())
             for isbn in isbns {
-                if let entry = try cache.lookup(source: source.name, key: "isbn:\(isbn)", now: now()) {
+                if let entry = cached["isbn:\(isbn)"] {
                     cacheCounters.hit()
                     if let payload = entry.payload, let edition = try? JSONDecoder().decode(EditionMetadata.self, from: payload) {
                         answers[isbn] = edition
@@ -186,7 +187,7 @@ public final class LookupEngine: Sendable {
             misses = isbns
         }
         var failed: [String: SourceFailure] = [:]
-        if !misses.isEmpty, let failure = await source.standingFailure() {
+        if !misses.isEmpty, let failure = source.standingFailure {
             for isbn in misses { failed[isbn] = failure }
             return (answers, failed)
         }
@@ -240,8 +241,9 @@ public final class LookupEngine: Sendable {
         }
         let cache = source.isRemote ? self.cache : nil
         var misses: [(String, LookupQuery)] = []
+        let cached = try cache?.lookup(source: source.name, keys: keys.map { "search:\($0)" }, now: now()) ?? [:]
         for key in keys {
-            if let cache, let entry = try cache.lookup(source: source.name, key: "search:\(key)", now: now()) {
+            if let entry = cached["search:\(key)"] {
                 cacheCounters.hit()
                 let candidates = entry.payload.flatMap { try? JSONDecoder().decode([EditionMetadata].self, from: $0) } ?? []
                 try body(key, .success(candidates.map(Matcher.PreparedEdition.init)))
@@ -250,7 +252,7 @@ public final class LookupEngine: Sendable {
             }
         }
         guard !misses.isEmpty else { return }
-        if let failure = await source.standingFailure() {
+        if let failure = source.standingFailure {
             for (key, _) in misses { try decided(key, .failure(failure)) }
             return
         }
