@@ -10,7 +10,7 @@ enum Entrypoint {
     static func main() async {
         #if canImport(Glibc)
         // glibc gives each thread that contends for malloc an arena of its own (up to 8 per core);
-        // lookup's threads (dump parsers, catalog searches, URLSession's and curl's) left a few MB of
+        // lookup's threads (dump parsers, catalog searches, libcurl transfers) left a few MB of
         // partly used arenas each: 200,000 rows with the API configured peaked at 68 MB, 63 MB
         // with two arenas (catalog only: 62 → 57 MB), at the same CPU time (bench/offline).
         _ = mallopt(M_ARENA_MAX, 2)

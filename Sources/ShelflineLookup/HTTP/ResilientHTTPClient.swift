@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// What happened on the wire, for the report.
 public struct HTTPCounters: Codable, Sendable, Equatable {
@@ -67,8 +64,6 @@ public final class ResilientHTTPClient: Sendable {
     public let source: String
     let policy: HTTPPolicy
     let clock: PacingClock
-    private let session: URLSession
-    private let transfers: TransferTable
     private let limiter: RateLimiter
     private let gate: AsyncSemaphore
     let breaker: CircuitBreaker
@@ -80,16 +75,6 @@ public final class ResilientHTTPClient: Sendable {
         self.source = source
         self.policy = policy
         self.clock = clock
-        let configuration = URLSessionConfiguration.ephemeral
-        // FoundationNetworking on Linux mishandles sub-second timeouts; the per-request deadline is
-        // enforced by `perform`, these whole-second values are only a backstop.
-        configuration.timeoutIntervalForRequest = (policy.timeoutSeconds + 1).rounded(.up)
-        configuration.timeoutIntervalForResource = (policy.timeoutSeconds * 2 + 1).rounded(.up)
-        configuration.httpMaximumConnectionsPerHost = policy.concurrency
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        transfers = TransferTable(limit: policy.maxResponseBytes)
-        session = URLSession(configuration: configuration, delegate: transfers, delegateQueue: nil)
         limiter = RateLimiter(requestsPerSecond: policy.requestsPerSecond, clock: clock)
         gate = AsyncSemaphore(limit: policy.concurrency)
         breaker = CircuitBreaker(threshold: policy.breakerThreshold, cooldownSeconds: policy.breakerCooldownSeconds, clock: clock)
@@ -243,174 +228,55 @@ public final class ResilientHTTPClient: Sendable {
 
     /// Sends one request and classifies what came back.
     private func attempt(_ url: URL) async -> Outcome {
-        var request = URLRequest(url: url, timeoutInterval: (policy.timeoutSeconds + 1).rounded(.up))
-        request.setValue(policy.userAgent, forHTTPHeaderField: "User-Agent")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
         counters.update { $0.requests += 1 }
-        do {
-            let (data, response) = try await perform(request)
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            switch status {
-            case 200: return .success(data)
+        let get = CurlGet(url: url.absoluteString, headers: ["User-Agent: \(policy.userAgent)", "Accept: application/json"],
+                          timeoutSeconds: policy.timeoutSeconds, limit: policy.maxResponseBytes)
+        // libcurl blocks its thread; a cancelled task stops it at the next progress tick.
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(returning: get.run()) }
+            }
+        } onCancel: {
+            get.cancel()
+        }
+        let host = url.host ?? ""
+        switch result {
+        case .success(let answer):
+            switch answer.status {
+            case 200: return .success(answer.body)
             case 429:
                 counters.update { $0.rateLimited += 1 }
-                return .failure(reason: "HTTP 429 from \(url.host ?? "")", retryable: true, kind: .other)
+                return .failure(reason: "HTTP 429 from \(host)", retryable: true, kind: .other)
             case 500...599, 408:
                 counters.update { $0.serverErrors += 1 }
-                return .failure(reason: "HTTP \(status) from \(url.host ?? "")", retryable: true, kind: .other)
+                return .failure(reason: "HTTP \(answer.status) from \(host)", retryable: true, kind: .other)
             default:
-                return .failure(reason: "HTTP \(status) from \(url.path)", retryable: false, kind: .other)
+                return .failure(reason: "HTTP \(answer.status) from \(url.path)", retryable: false, kind: .other)
             }
-        } catch is ResponseTooLarge {
+        case .failure(.tooLarge):
             counters.update { $0.oversizedResponses += 1 }
             return .failure(reason: "answer from \(url.path) longer than \(policy.maxResponseBytes) bytes (maxResponseBytes)",
                             retryable: true, kind: .other)
-        } catch let error as URLError where error.code == .timedOut {
+        case .failure(.cancelled):
+            return .cancelled
+        case .failure(.timedOut):
             counters.update { $0.timeouts += 1 }
             return .failure(reason: "timed out after \(policy.timeoutSeconds) s", retryable: true, kind: .other)
-        } catch let error as URLError where error.code == .cancelled {
-            return .cancelled
-        } catch {
+        case .failure(.nameResolution):
             counters.update { $0.connectionErrors += 1 }
-            let host = url.host ?? ""
-            switch (error as? URLError)?.code {
-            case .cannotFindHost?, .dnsLookupFailed?:
-                return .failure(reason: "name resolution failed for \(host)", retryable: true, kind: .nameResolution)
-            case .cannotConnectToHost?, .notConnectedToInternet?:
-                let port = url.port.map { ":\($0)" } ?? ""
-                return .failure(reason: "connection refused by \(host)\(port)", retryable: true, kind: .unreachable)
-            default:
-                let reason = (error as? URLError).map { "connection error (\($0.code.rawValue)): \($0.localizedDescription)" }
-                    ?? "connection error: \(error.localizedDescription)"
-                return .failure(reason: reason, retryable: true, kind: .other)
-            }
+            return .failure(reason: "name resolution failed for \(host)", retryable: true, kind: .nameResolution)
+        case .failure(.refused):
+            counters.update { $0.connectionErrors += 1 }
+            let port = url.port.map { ":\($0)" } ?? ""
+            return .failure(reason: "connection refused by \(host)\(port)", retryable: true, kind: .unreachable)
+        case .failure(.other(let reason)):
+            counters.update { $0.connectionErrors += 1 }
+            return .failure(reason: "connection error: \(reason)", retryable: true, kind: .other)
         }
     }
 
-    public func shutdown() { session.invalidateAndCancel() }
-
-    /// Runs one request with our own deadline (cancels the transfer when it passes) and with task
-    /// cancellation cancelling the transfer, so a stop signal never waits for a slow server. The
-    /// body is collected by `TransferTable`, which cuts it off past `maxResponseBytes`.
-    private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
-        let transfer = Transfer()
-        let timeout = policy.timeoutSeconds
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                transfer.continuation = continuation
-                let task = session.dataTask(with: request)
-                transfers.register(transfer, for: task)
-                transfer.start(task)
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { transfer.expire() }
-            }
-        } onCancel: {
-            transfer.cancel()
-        }
-    }
-}
-
-/// An answer cut off at the size limit.
-struct ResponseTooLarge: Error {}
-
-/// The transfers in flight, by URLSession task: the session's delegate, which collects each body
-/// as it streams in and cancels a transfer as soon as it passes `limit` bytes (or its
-/// `Content-Length` says it will), so memory stays bounded by concurrency × limit.
-private final class TransferTable: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let lock = NSLock()
-    private var transfers: [Int: Transfer] = [:]
-    let limit: Int
-
-    init(limit: Int) { self.limit = limit }
-
-    func register(_ transfer: Transfer, for task: URLSessionTask) {
-        lock.withLock { transfers[task.taskIdentifier] = transfer }
-    }
-
-    private func transfer(_ task: URLSessionTask) -> Transfer? { lock.withLock { transfers[task.taskIdentifier] } }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        let transfer = transfer(dataTask)
-        transfer?.response = response
-        if response.expectedContentLength > Int64(limit) {
-            transfer?.tooLarge = true
-            completionHandler(.cancel)
-        } else {
-            completionHandler(.allow)
-        }
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let transfer = transfer(dataTask), !transfer.tooLarge else { return }
-        if transfer.body.count + data.count > limit {
-            transfer.tooLarge = true
-            transfer.body = Data()
-            dataTask.cancel()
-        } else {
-            transfer.body.append(data)
-        }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
-        transfer.complete(error)
-    }
-}
-
-/// The one URLSession task of an attempt, cancellable from a timer or task cancellation; its body
-/// and response as the delegate (one serial queue) collects them.
-private final class Transfer: @unchecked Sendable {
-    private let lock = NSLock()
-    private var task: URLSessionDataTask?
-    private var expired = false
-    private var cancelled = false
-    var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
-    var response: URLResponse?
-    var body = Data()
-    var tooLarge = false
-
-    var timedOut: Bool { lock.withLock { expired } }
-
-    func start(_ task: URLSessionDataTask) {
-        let cancelNow = lock.withLock {
-            self.task = task
-            return cancelled
-        }
-        task.resume()
-        if cancelNow { task.cancel() }
-    }
-
-    func complete(_ error: (any Error)?) {
-        guard let continuation = lock.withLock({ () -> CheckedContinuation<(Data, URLResponse), any Error>? in
-            defer { self.continuation = nil }
-            return self.continuation
-        }) else { return }
-        if tooLarge {
-            continuation.resume(throwing: ResponseTooLarge())
-        } else if let error {
-            continuation.resume(throwing: timedOut ? URLError(.timedOut) : error)
-        } else if let response {
-            continuation.resume(returning: (body, response))
-        } else {
-            continuation.resume(throwing: URLError(.badServerResponse))
-        }
-    }
-
-    func expire() {
-        let task = lock.withLock {
-            expired = true
-            return self.task
-        }
-        task?.cancel()
-    }
-
-    func cancel() {
-        let task = lock.withLock {
-            cancelled = true
-            return self.task
-        }
-        task?.cancel()
-    }
+    /// Nothing to release: each attempt's libcurl handle ends with it.
+    public func shutdown() {}
 }
 
 /// Requests waiting for their pacing slot, to be woken when the source is found offline.
