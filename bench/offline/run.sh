@@ -87,13 +87,13 @@ import json, sys
 out = sys.argv[1]
 results = [line.split() for line in open(f"{out}/results")]
 base = float(results[0][1])
-print(f"{'configuration':16} {'wall_s':>7} {'peak_MB':>8} {'x_catalog':>9} {'requests':>8} {'offline':>8}  not enriched reasons")
+print(f"{'configuration':16} {'wall_s':>7} {'peak_MiB':>8} {'x_catalog':>9} {'requests':>8} {'offline':>8}  not enriched reasons")
 for name, wall, kb in results:
     report = json.load(open(f"{out}/{name}-report.json"))
     print(f"{name:16} {float(wall):7.2f} {int(kb) / 1024:8.1f} {float(wall) / base:9.3f} {report['requests']:8} "
           f"{report['notEnrichedReasons'].get('offline', 0):8}  {json.dumps(report['notEnrichedReasons'], sort_keys=True)}")
 PY
-echo "targets: offline within 1.10x of catalog-only wall time; peak RSS <= 64 MB"
+echo "targets: offline within 1.10x of catalog-only wall time; peak RSS <= 64 MB (MiB shown)"
 
 # The whole import, default pipeline.json as shipped (the API at https://openlibrary.org), fresh workspace.
 rm -rf "$OUT/import-ws"
@@ -101,7 +101,7 @@ start=$(date +%s.%N)
 /usr/bin/time -f "%e %M" -o "$OUT/time-import" "$BIN/shelfline" run --csv "$csv" --config "$OUT/default.json" \
     --workspace "$OUT/import-ws" --quiet 2> "$OUT/import-stderr" || { cat "$OUT/import-stderr" >&2; exit 1; }
 read -r wall kb < "$OUT/time-import"
-echo "shelfline run, default pipeline.json, $ROWS rows, fresh workspace (index built in the run): ${wall} s, peak RSS $((kb / 1024)) MB"
+echo "shelfline run, default pipeline.json, $ROWS rows, fresh workspace (index built in the run): ${wall} s, peak RSS $((kb / 1024)) MiB"
 python3 - "$OUT/import-ws" <<'PY'
 import json, os, sys
 run = os.path.join(sys.argv[1], "runs", "latest", ".manifests")
