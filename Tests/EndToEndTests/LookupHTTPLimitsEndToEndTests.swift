@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import ShelflineCore
 import Testing
@@ -73,6 +76,27 @@ import TestSupport
         #expect(try readJSONFile(Report.self, from: directory.file("report.json")).counts.matchedByIsbn == 1)
     }
 
+    /// An answer with no `Content-Length`, whose body goes on until the connection closes (a
+    /// server streaming without end), is cut off at the limit as it arrives: the attempt fails like
+    /// an oversized one, and the stage ends instead of reading on.
+    @Test(.bug("issue 23 §2")) func endlessAnswerWithoutALengthIsCutOffAtTheLimit() throws {
+        let server = try EndlessAnswerServer()
+        let directory = TemporaryDirectory("lookup-e2e-endless")
+        try LookupEndToEndTests.writeInput([LookupEndToEndTests.record(2, "Long Book", "Ann Author")], in: directory)
+        directory.write("pipeline.json", """
+            {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["openlibrary"],
+              "openLibrary": {"baseURL": "http://127.0.0.1:\(server.port)", "maxResponseBytes": 65536, "maxRetries": 0,
+                              "requestsPerSecond": 100, "timeoutSeconds": 600}}}]}
+            """)
+        let result = try ExecutableRunner.run(
+            "shelfline-lookup", ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"],
+            in: directory.path)
+        #expect(result.status == 0, "\(result)")
+        let report = try readJSONFile(Report.self, from: directory.file("report.json"))
+        #expect(report.http["openlibrary"]?.oversizedResponses == 1, "\(report.http)")
+        #expect(report.notEnrichedReasons.keys.contains { $0.contains("longer than 65536 bytes") }, "\(report.notEnrichedReasons)")
+    }
+
     /// Plain `http://` would send every title and ISBN in clear text: only a loopback address may
     /// use it (as `beerQueue.host`); anything else is a configuration error naming the key.
     @Test(.bug("issue 23 §2"), arguments: ["http://openlibrary.org", "http://10.0.0.7:8080", "HTTP://example.com/"])
@@ -90,5 +114,41 @@ import TestSupport
         #expect(lines.count == 1, "\(result)")
         #expect(result.stderr.contains("openLibrary.baseURL") && result.stderr.contains("loopback"), "\(result)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("out.ndjson.gz")))
+    }
+}
+
+/// A loopback HTTP server that answers every connection with a 200 and no `Content-Length`, then
+/// writes body bytes until the client goes away. Its thread ends with the process.
+final class EndlessAnswerServer: @unchecked Sendable {
+    let port: Int
+
+    init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        guard listener >= 0, bound, listen(listener, 16) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread {
+            let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 65_536)
+            while true {
+                let connection = accept(listener, nil, nil)
+                guard connection >= 0 else { return }
+                Thread {
+                    var request = [UInt8](repeating: 0, count: 65_536)
+                    _ = recv(connection, &request, request.count, 0)
+                    let head = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"docs\": [], \"x\": \"".utf8)
+                    var open = send(connection, head, head.count, Int32(MSG_NOSIGNAL)) > 0
+                    while open { open = send(connection, chunk, chunk.count, Int32(MSG_NOSIGNAL)) > 0 }
+                    close(connection)
+                }.start()
+            }
+        }
+        thread.start()
     }
 }
