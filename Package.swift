@@ -52,7 +52,7 @@ let package = Package(
         ),
         .target(name: "ShelflineParse", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore"]),
-        .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "CSQLite", "CZlib", "CLibdeflate"]),
+        .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "CSQLite", "CZlib", "CLibdeflate", "CCurl"]),
         .target(name: "ShelflineRender", dependencies: ["ShelflineCore"]),
         // The beer-queue activity and its cookie-carrying poll (libcurl): only render links it.
         .target(name: "ShelflineBeerQueue", dependencies: ["ShelflineCore", "ShelflineRender", "CCurl"]),

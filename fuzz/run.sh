@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS seconds (default 60).
-#   fuzz/run.sh [csv|ndjson|config|html ...]        (make fuzz FUZZ_SECONDS=N [FUZZ_SEED=N])
+#   fuzz/run.sh [csv|ndjson|config|html|dump ...]        (make fuzz FUZZ_SECONDS=N [FUZZ_SEED=N])
 # Without FUZZ_SEED every run explores new inputs (libFuzzer picks a random seed): that is how bugs
 # are found. With FUZZ_SEED (CI) the run is reproducible: libFuzzer's seed is fixed and Swift's hashing
 # is made deterministic, so the same build and seeds replay the same inputs and a green check stays
@@ -18,11 +18,11 @@ if [ -n "${FUZZ_SEED:-}" ]; then
     export SWIFT_DETERMINISTIC_HASHING=1
 fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(csv ndjson config html)
+[ ${#targets[@]} -gt 0 ] || targets=(csv ndjson config html dump)
 scratch=.build/fuzz
 bin=$scratch/release
 
-for module in ShelflineParse ShelflineBeerQueue; do
+for module in ShelflineParse ShelflineBeerQueue ShelflineLookup; do
     swift build -c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer -Xswiftc -enable-testing \
         --target "$module" >&2
 done
@@ -85,6 +85,17 @@ make_seeds() {
         printf '{"stages":[{"name":"parse","inputs":[],"outputs":[],"parameters":{"format":"goodreads","noHeader":true,"minRejectedRows":3,"maxRejectedShare":0.5,"generic":{"columns":{"title":"T"},"listSeparator":";"}}}]}' \
             | seed config parse-parameters
         ;;
+    dump)
+        # The sample catalog's lines, one file per kind and all together, and shapes the tests pin.
+        for file in examples/catalog/*.txt examples/catalog/*.txt.gz; do
+            name=$(basename "$file" .gz)
+            if [[ $file == *.gz ]]; then gzip -dc "$file"; else cat "$file"; fi | head -c 12000 | seed dump "$name"
+        done
+        { gzip -dc examples/catalog/editions.txt.gz | head -n 5; gzip -dc examples/catalog/works.txt.gz | head -n 3
+          head -n 3 examples/catalog/authors.txt; } | seed dump mixed
+        printf '/type/edition\t/books/OL1M\t1\t2020-01-01\t{"title": "A", "isbn_13": ["9780441478125"]}\n/type/edition\t/books/OL1M\t2\t2020-01-01\t{"title": "B"}\n/type/edition\t/books/X\t1\tx\t{"title": "C", "isbn_10": ["044147812X"]}\nbad line\n\n/type/redirect\t/authors/OL1A\t1\tx\t{"location": "/authors/OL2A"}\n' \
+            | seed dump duplicates-and-odd-keys
+        ;;
     esac
     set -o pipefail
 }
@@ -97,11 +108,12 @@ for target in "${targets[@]}"; do
     ndjson) source=fuzz/NDJSONTarget.swift ;;
     config) source=fuzz/ConfigTarget.swift ;;
     html) source=fuzz/HTMLTarget.swift ;;
-    *) echo "unknown fuzz target '$target' (csv, ndjson, config, html)" >&2; exit 64 ;;
+    dump) source=fuzz/DumpTarget.swift ;;
+    *) echo "unknown fuzz target '$target' (csv, ndjson, config, html, dump)" >&2; exit 64 ;;
     esac
     binary=$bin/fuzz-$target
     swiftc -O -sanitize=fuzzer -parse-as-library -I "$bin/Modules" "${module_maps[@]}" \
-        fuzz/FuzzSupport.swift "$source" "${objects[@]}" -lz -ldeflate -lcurl -lstdc++ -o "$binary"
+        fuzz/FuzzSupport.swift "$source" "${objects[@]}" -lz -ldeflate -lcurl -lsqlite3 -lstdc++ -o "$binary"
     make_seeds "$target"
     corpus=$scratch/corpus/$target
     # A reproducible run starts from the seeds alone, not from what earlier local runs found.

@@ -30,3 +30,11 @@ static inline CURLcode shelfline_curl_get_long(CURL *handle, CURLINFO info, long
 static inline CURLcode shelfline_curl_get_string(CURL *handle, CURLINFO info, char **value) {
     return curl_easy_getinfo(handle, info, value);
 }
+
+// Progress callback (lookup's Open Library client): returning non-zero aborts the transfer.
+typedef int (*shelfline_curl_xferinfo_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow,
+                                                curl_off_t ultotal, curl_off_t ulnow);
+
+static inline CURLcode shelfline_curl_set_xferinfo_callback(CURL *handle, shelfline_curl_xferinfo_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}

@@ -156,12 +156,7 @@ public struct BeerQueueJob: Sendable {
     }
 
     /// `localhost`, `127.0.0.0/8` and `::1`.
-    static func isLoopback(_ host: String) -> Bool {
-        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
-        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
-    }
+    static func isLoopback(_ host: String) -> Bool { Loopback.isLoopback(host) }
 
     /// `BeerQueueConfig` with every setting absent (core gives it no public memberwise init).
     static var emptyConfig: BeerQueueConfig {

@@ -133,23 +133,9 @@ public struct BeerQueueRenderer: Sendable {
         return Outcome(decision: decision, snapshot: snapshot, setAside: setAside)
     }
 
-    /// Renames `path` to `<path>.corrupt-<UTC time>` (with `-2`, `-3`, … if taken).
+    /// Renames `path` to `<path>.corrupt-<UTC time>` (`CorruptFile.setAside`).
     static func setAside(_ path: String, now: Date, reason: String) throws -> SetAside {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        let base = path + ".corrupt-" + formatter.string(from: now)
-        var target = base
-        var suffix = 2
-        while FileManager.default.fileExists(atPath: target) {
-            target = base + "-\(suffix)"
-            suffix += 1
-        }
-        guard rename(path, target) == 0 else {
-            throw FileError.cannotCreate(path: target, reason: "cannot set aside the corrupt \(path): \(systemErrorMessage())")
-        }
-        return SetAside(original: path, movedTo: target, reason: reason)
+        SetAside(original: path, movedTo: try CorruptFile.setAside(path, now: now), reason: reason)
     }
 
     /// `lastUpdated`: the poll time in ISO 8601 UTC, which the app can parse and format locally.

@@ -212,8 +212,11 @@ public enum BookMerger {
         switch decision.action {
         case .accept:
             if let candidate = decision.candidate {
-                book.editionKey = candidate.key
-                if let workKey = candidate.workKey { book.workKey = workKey }
+                // A search candidate that names no edition carries its work's key as `key`: each
+                // key goes in its own field, and no edition is claimed.
+                let isWork = candidate.key.hasPrefix("/works/")
+                book.editionKey = isWork ? nil : candidate.key
+                if let workKey = candidate.workKey ?? (isWork ? candidate.key : nil) { book.workKey = workKey }
                 if book.author == nil, let author = candidate.authors.first { book.author = author }
             }
             book.enrichment = "review"

@@ -21,4 +21,13 @@ public protocol MetadataSource: Sendable {
     func editions(isbns: [String]) async throws -> [String: EditionMetadata]
     /// Candidate editions (or works) for a title and optional author, best-effort ordered.
     func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata]
+    /// The failure every request would meet for the rest of this run, once the source knows it
+    /// (e.g. found out of reach); nil while it may still answer. Rows are then settled with it at
+    /// once: no request, no task, no cache write. Read once per chunk and phase, so it must be
+    /// cheap and must not suspend (an actor hop per chunk cost seconds on a loaded machine).
+    var standingFailure: SourceFailure? { get }
+}
+
+extension MetadataSource {
+    public var standingFailure: SourceFailure? { nil }
 }

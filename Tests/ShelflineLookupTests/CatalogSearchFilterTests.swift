@@ -5,7 +5,7 @@ import TestSupport
 @testable import ShelflineLookup
 
 /// The search filter never rules out what the index holds (every full-text term and title key
-/// tests positive), rules out most of what it lacks, and a damaged one is a clear error.
+/// tests positive), rules out most of what it lacks, and a damaged one gets its index rebuilt.
 @Suite struct CatalogSearchFilterTests {
     func sampleIndex(_ directory: TemporaryDirectory) throws -> CatalogIndex {
         try CatalogIndex.open(dumps: LookupFixtures.sampleCatalog, cacheDirectory: directory.file("cache"),
@@ -59,16 +59,18 @@ import TestSupport
         for length in [0, 7, 25] { #expect(CatalogSearchFilter(bytes: [UInt8](repeating: 0, count: length)) == nil, "\(length)") }
     }
 
-    @Test func issue12_aDamagedFilterIsAClearError() throws {
+    /// A damaged filter makes the index unusable; the index is rebuildable, so it is set aside
+    /// (`.corrupt-<time>`) and rebuilt, not a stop (issue 23 §4; before, a clear error).
+    @Test func issue12_aDamagedFilterSetsTheIndexAsideAndRebuildsIt() throws {
         let directory = TemporaryDirectory("lookup-filter")
         let path = try sampleIndex(directory).path
         let database = try SQLiteDatabase(path: path)
         try database.execute("UPDATE search_filter SET bits = x'0102'")
         database.close()
-        #expect {
-            try sampleIndex(directory)
-        } throws: { error in
-            "\(error)".contains("search filter is missing or damaged")
-        }
+        let rebuilt = try sampleIndex(directory)
+        #expect(rebuilt.built && rebuilt.path == path)
+        #expect(try rebuilt.editions(isbns: ["9780441478125"])["9780441478125"]?.title == "The Left Hand of Darkness")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.file("cache"))
+        #expect(names.filter { $0.contains(".corrupt-") }.count == 1, "\(names)")
     }
 }

@@ -54,6 +54,7 @@ public enum ConfigLimits {
             "openLibrary.backoffBaseSeconds": .atLeast(0), "openLibrary.backoffMaxSeconds": .atLeast(0),
             "openLibrary.waitBudgetSeconds": .atLeast(0), "openLibrary.breakerThreshold": .atLeast(1),
             "openLibrary.breakerCooldownSeconds": .atLeast(0),
+            "openLibrary.maxResponseBytes": .atLeast(1024),
             "match.titleThreshold": .within(0, 1), "match.authorThreshold": .within(0, 1), "match.margin": .within(0, 1),
         ],
         .merge: ["buckets": .within(1, 4096), "libraryLevel": .within(1, 9)],

@@ -83,14 +83,19 @@ public final class CatalogIndex: @unchecked Sendable {
 
     /// Opens the index for `dumps` in `cacheDirectory`, building it first if its content changed.
     /// `isCancelled` is polled while building; when it turns true the build stops (temporary file
-    /// removed) with `TryLaterError`.
-    public static func open(dumps: [String], cacheDirectory: String, log: Logfmt,
+    /// removed) with `TryLaterError`. Scratch files of builds whose process died are removed first;
+    /// a damaged index is set aside (`CacheFiles.opening`, named with `now`) and rebuilt.
+    public static func open(dumps: [String], cacheDirectory: String, log: Logfmt, now: Date = Date(timeIntervalSince1970: 0),
                             isCancelled: () -> Bool = { false }) throws -> CatalogIndex {
         try Workspace.makeDirectory(cacheDirectory)
+        CacheFiles.removeAbandonedBuilds(in: cacheDirectory)
         let hash = try DumpHashes(cacheDirectory: cacheDirectory).combinedHash(of: dumps, schemaVersion: schemaVersion)
         let path = cacheDirectory + "/catalog-\(hash.prefix(16)).sqlite"
         if FileManager.default.fileExists(atPath: path) {
-            return try CatalogIndex(path: path, built: false)
+            let reused = try CacheFiles.opening(path, what: "catalog index", now: now, log: log) { () -> CatalogIndex? in
+                FileManager.default.fileExists(atPath: path) ? try CatalogIndex(path: path, built: false) : nil
+            }
+            if let reused { return reused }
         }
         log.event(["stage": "lookup", "event": "catalog-build", "dumps": dumps.count, "index": path])
         let stats = try build(dumps: dumps, into: path, log: log, isCancelled: isCancelled)

@@ -12,12 +12,16 @@ public struct OpenLibrarySource: MetadataSource {
     /// `clock` drives pacing, backoff and the circuit breaker (a test clock in tests).
     public init(parameters: OpenLibraryParameters, clock: PacingClock = .continuous) throws {
         guard let url = URL(string: parameters.baseURL.hasSuffix("/") ? String(parameters.baseURL.dropLast()) : parameters.baseURL),
-              url.scheme == "http" || url.scheme == "https" else {
+              ["http", "https"].contains(url.scheme?.lowercased()) else {
             throw LookupError.invalidBaseURL(source: SourceKind.openlibrary.rawValue, url: parameters.baseURL)
         }
         baseURL = url
         isbnBatchSize = parameters.batchSize
         client = ResilientHTTPClient(source: SourceKind.openlibrary.rawValue, policy: HTTPPolicy(parameters), clock: clock)
+    }
+
+    public var standingFailure: SourceFailure? {
+        client.knownOffline ? .offline(source: name) : nil
     }
 
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {

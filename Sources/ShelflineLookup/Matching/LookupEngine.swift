@@ -86,7 +86,9 @@ public final class LookupEngine: Sendable {
             }
         }
 
-        // Then title/author search, source by source, until one accepts.
+        // Then title/author search, source by source, until one accepts. A row's search key is
+        // normalised once, for whichever sources it reaches.
+        var searchKeys = [String?](repeating: nil, count: queries.count)
         for (position, source) in sources.enumerated() {
             let isLast = position == sources.count - 1
             let pending = queries.indices.filter { outcomes[$0] == nil && !queries[$0].query.title.isEmpty }
@@ -94,7 +96,9 @@ public final class LookupEngine: Sendable {
             var groups: [String: [Int]] = [:]
             var order: [String] = []
             for index in pending {
-                let key = TextNormalizer.queryKey(title: queries[index].query.title, author: queries[index].query.authors.first)
+                let key = searchKeys[index] ?? TextNormalizer.queryKey(title: queries[index].query.title,
+                                                                       author: queries[index].query.authors.first)
+                searchKeys[index] = key
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(index)
             }
@@ -180,8 +184,9 @@ public final class LookupEngine: Sendable {
         var answers: [String: EditionMetadata] = [:]
         var misses: [String] = []
         if source.isRemote, let cache {
+            let cached = try cache.lookup(source: source.name, keys: isbns.map { "isbn:\($0)" }, now: now())
             for isbn in isbns {
-                if let entry = try cache.lookup(source: source.name, key: "isbn:\(isbn)", now: now()) {
+                if let entry = cached["isbn:\(isbn)"] {
                     cacheCounters.hit()
                     if let payload = entry.payload, let edition = try? JSONDecoder().decode(EditionMetadata.self, from: payload) {
                         answers[isbn] = edition
@@ -194,6 +199,10 @@ public final class LookupEngine: Sendable {
             misses = isbns
         }
         var failed: [String: SourceFailure] = [:]
+        if !misses.isEmpty, let failure = source.standingFailure {
+            for isbn in misses { failed[isbn] = failure }
+            return (answers, failed)
+        }
         let batches = stride(from: 0, to: misses.count, by: max(1, source.isbnBatchSize)).map {
             Array(misses[$0..<min($0 + source.isbnBatchSize, misses.count)])
         }
@@ -244,8 +253,9 @@ public final class LookupEngine: Sendable {
         }
         let cache = source.isRemote ? self.cache : nil
         var misses: [(String, LookupQuery)] = []
+        let cached = try cache?.lookup(source: source.name, keys: keys.map { "search:\($0)" }, now: now()) ?? [:]
         for key in keys {
-            if let cache, let entry = try cache.lookup(source: source.name, key: "search:\(key)", now: now()) {
+            if let entry = cached["search:\(key)"] {
                 cacheCounters.hit()
                 let candidates = entry.payload.flatMap { try? JSONDecoder().decode([EditionMetadata].self, from: $0) } ?? []
                 try body(key, .success(candidates.map(Matcher.PreparedEdition.init)))
@@ -254,6 +264,10 @@ public final class LookupEngine: Sendable {
             }
         }
         guard !misses.isEmpty else { return }
+        if let failure = source.standingFailure {
+            for (key, _) in misses { try decided(key, .failure(failure)) }
+            return
+        }
         let limit = searchLimit
         let now = self.now
         if !source.isRemote {

@@ -83,6 +83,9 @@ public struct OpenLibraryParameters: Codable, Sendable, Equatable {
     /// Consecutive failed attempts that open the circuit breaker, and how long it stays open.
     public var breakerThreshold = 5
     public var breakerCooldownSeconds = 30.0
+    /// The largest answer read, in bytes; a longer one is cut off while it streams in and the
+    /// attempt fails like a malformed answer (retried, then the rows are `notEnriched`).
+    public var maxResponseBytes = 4_194_304
 
     public init() {}
 
@@ -100,6 +103,7 @@ public struct OpenLibraryParameters: Codable, Sendable, Equatable {
         waitBudgetSeconds = try container.decodeIfPresent(Double.self, forKey: .waitBudgetSeconds) ?? waitBudgetSeconds
         breakerThreshold = try container.decodeIfPresent(Int.self, forKey: .breakerThreshold) ?? breakerThreshold
         breakerCooldownSeconds = try container.decodeIfPresent(Double.self, forKey: .breakerCooldownSeconds) ?? breakerCooldownSeconds
+        maxResponseBytes = try container.decodeIfPresent(Int.self, forKey: .maxResponseBytes) ?? maxResponseBytes
     }
 
     func validate(configPath: String) throws {
@@ -116,9 +120,13 @@ public struct OpenLibraryParameters: Codable, Sendable, Equatable {
         try check(waitBudgetSeconds >= 0, "waitBudgetSeconds", "a number ≥ 0")
         try check(breakerThreshold >= 1, "breakerThreshold", "a number ≥ 1")
         try check(breakerCooldownSeconds >= 0, "breakerCooldownSeconds", "a number ≥ 0")
-        guard let url = URL(string: baseURL), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+        try check(maxResponseBytes >= 1024, "maxResponseBytes", "a number ≥ 1024")
+        guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              url.host != nil else {
             throw LookupError.invalidBaseURL(source: SourceKind.openlibrary.rawValue, url: baseURL)
         }
+        try check(scheme == "https" || Loopback.isLoopback(url.host ?? ""), "baseURL",
+                  "https:// (plain http:// is allowed only for a loopback address), found '\(baseURL)'")
     }
 }
 

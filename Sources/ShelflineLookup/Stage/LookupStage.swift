@@ -78,7 +78,8 @@ public struct LookupStage {
                 guard !parameters.catalog.isEmpty else { throw LookupError.catalogNotConfigured(configPath: context.configPath) }
                 progress.update(processed: 0, counts: [:], title: "(opening the catalog index)", author: nil)
                 let index = try CatalogIndex.open(dumps: parameters.catalog, cacheDirectory: options.workspace.cacheDirectory,
-                                                  log: context.log, isCancelled: { context.cancellation.isCancelled })
+                                                  log: context.log, now: context.now(),
+                                                  isCancelled: { context.cancellation.isCancelled })
                 report.catalog = CatalogSummary(index: index.path, built: index.built, editions: index.stats.editions,
                                                 skippedLines: index.stats.skippedLines,
                                                 duplicateKeys: index.stats.duplicateKeys,
@@ -94,9 +95,11 @@ public struct LookupStage {
         var cache: LookupCache?
         if !remote.isEmpty {
             try Workspace.makeDirectory(options.workspace.cacheDirectory)
-            cache = try LookupCache(path: options.workspace.cacheDirectory + "/lookup-cache.sqlite",
-                                    positiveLifetime: parameters.cacheDays * 86_400,
-                                    negativeLifetime: parameters.negativeCacheDays * 86_400)
+            let path = options.workspace.cacheDirectory + "/lookup-cache.sqlite"
+            cache = try CacheFiles.opening(path, what: "lookup cache", now: context.now(), log: context.log) {
+                try LookupCache(path: path, positiveLifetime: parameters.cacheDays * 86_400,
+                                negativeLifetime: parameters.negativeCacheDays * 86_400)
+            }
         }
         let engine = LookupEngine(sources: sources, cache: cache, matcher: parameters.match.matcher,
                                   searchLimit: parameters.searchLimit, now: context.now)
@@ -132,6 +135,14 @@ public struct LookupStage {
                 throw TryLaterError(
                     "import paused: lookup stopped by a signal before finishing its \(survey.records) records; "
                         + "answers fetched so far are cached and will not be asked again; run the import again to resume")
+            }
+            // Damage a query met deep inside the index or cache (opening found none): set the
+            // file aside, so that the next run rebuilds it instead of failing the same way.
+            if case LookupError.database(let path, let reason) = error, path == report.catalog?.index || path == cache?.path,
+               reason.contains("malformed") || reason.contains("not a database"),
+               let aside = try? CorruptFile.setAside(path, now: context.now()) {
+                context.log.error("shelfline-lookup: warning: \(path) is damaged (\(reason)); set aside as \(aside): "
+                    + "the next run rebuilds it")
             }
             throw error
         }

@@ -14,6 +14,9 @@ public final class LookupCache: @unchecked Sendable {
     private let upsert: SQLiteStatement
     private let positiveLifetime: Double
     private let negativeLifetime: Double
+    /// Sources with at least one answer stored: a source with none (a new workspace, a source not
+    /// yet reached) is answered "not cached" without a query.
+    private var sourcesStored: Set<String> = []
 
     /// A cached answer: `payload` is nil for a negative one.
     public struct Entry: Sendable {
@@ -30,21 +33,44 @@ public final class LookupCache: @unchecked Sendable {
             CREATE TABLE IF NOT EXISTS answers(source TEXT NOT NULL, key TEXT NOT NULL, payload BLOB,
               fetched_at REAL NOT NULL, PRIMARY KEY(source, key)) WITHOUT ROWID;
             """)
+        // A damaged file is found here, not by the first query halfway through the run.
+        let check = try database.prepare("PRAGMA quick_check(1)")
+        if try check.step(), let verdict = check.text(0), verdict != "ok" {
+            throw LookupError.database(path: path, reason: "integrity check: \(verdict)")
+        }
         select = try database.prepare("SELECT payload, fetched_at FROM answers WHERE source = ? AND key = ?")
         upsert = try database.prepare("INSERT OR REPLACE INTO answers(source, key, payload, fetched_at) VALUES (?,?,?,?)")
+        let sources = try database.prepare("SELECT DISTINCT source FROM answers")
+        while try sources.step() {
+            if let source = sources.text(0) { sourcesStored.insert(source) }
+        }
     }
 
     /// The answer for `key` if present and not expired at `now`.
     public func lookup(source: String, key: String, now: Date) throws -> Entry? {
-        try lock.withLock {
-            select.bind(1, source)
-            select.bind(2, key)
-            defer { select.reset() }
-            guard try select.step(), let fetchedAt = select.double(1) else { return nil }
-            let payload = select.blob(0)
-            let lifetime = payload == nil ? negativeLifetime : positiveLifetime
-            guard now.timeIntervalSince1970 - fetchedAt < lifetime else { return nil }
-            return Entry(payload: payload)
+        try lookup(source: source, keys: [key], now: now)[key]
+    }
+
+    /// The answers present and not expired at `now` for each of `keys`, in one read transaction:
+    /// a statement on its own is a transaction of its own, whose WAL locking (fcntl calls and a
+    /// check of the WAL index) cost more than the lookup; a chunk's keys share one.
+    public func lookup(source: String, keys: [String], now: Date) throws -> [String: Entry] {
+        guard !keys.isEmpty else { return [:] }
+        return try lock.withLock {
+            guard sourcesStored.contains(source) else { return [:] }
+            try database.execute("BEGIN")
+            defer { try? database.execute("COMMIT") }
+            var found: [String: Entry] = [:]
+            for key in keys {
+                select.bind(1, source)
+                select.bind(2, key)
+                defer { select.reset() }
+                guard try select.step(), let fetchedAt = select.double(1) else { continue }
+                let payload = select.blob(0)
+                let lifetime = payload == nil ? negativeLifetime : positiveLifetime
+                if now.timeIntervalSince1970 - fetchedAt < lifetime { found[key] = Entry(payload: payload) }
+            }
+            return found
         }
     }
 
@@ -52,6 +78,7 @@ public final class LookupCache: @unchecked Sendable {
     public func store(source: String, _ answers: [(key: String, payload: Data?)], now: Date) throws {
         guard !answers.isEmpty else { return }
         try lock.withLock {
+            sourcesStored.insert(source)
             try database.transaction {
                 for answer in answers {
                     upsert.bind(1, source)

@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Sets aside a state or cache file that cannot be read, so it can be rebuilt and still inspected.
+public enum CorruptFile {
+    /// Renames `path` to `<path>.corrupt-<UTC time>` (with `-2`, `-3`, … if taken); returns the new path.
+    public static func setAside(_ path: String, now: Date) throws -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let base = path + ".corrupt-" + formatter.string(from: now)
+        var target = base
+        var suffix = 2
+        while FileManager.default.fileExists(atPath: target) {
+            target = base + "-\(suffix)"
+            suffix += 1
+        }
+        guard rename(path, target) == 0 else {
+            throw FileError.cannotCreate(path: target, reason: "cannot set aside the corrupt \(path): \(systemErrorMessage())")
+        }
+        return target
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import ShelflineCore
+import Testing
+import TestSupport
+
+/// What `shelfline review accept` writes into the library.
+@Suite struct ReviewAcceptEndToEndTests {
+    /// An Open Library search answers with works; one without `cover_edition_key` names no edition.
+    /// Accepting it records its work key as the work, and claims no edition.
+    @Test(.bug("issue 23, minor")) func acceptingASearchCandidateThatNamesNoEditionKeepsItsKeyOutOfEditionKey() async throws {
+        let server = try await FakeOpenLibraryServer(books: [
+            "9780000000001": .init(key: "/books/OL1M", title: "Kindred", authors: ["Octavia E. Butler"], work: "/works/OL11W"),
+            "9780000000002": .init(key: "/books/OL2M", title: "Kindred", authors: ["Sarah Reinhardt"], work: "/works/OL22W"),
+        ])
+        defer { Task { try? await server.shutdown() } }
+        let dir = TemporaryDirectory("review-accept-work")
+        var config = try ConfigFile.shippedExample()
+        config.editParameters(of: "lookup") { parameters in
+            parameters["sources"] = ["openlibrary"]
+            parameters["openLibrary"] = ["baseURL": server.baseURL, "requestsPerSecond": 50]
+        }
+        let configPath = try config.write(to: dir.file("pipeline.json"))
+        let header = try String(contentsOfFile: PipelineEndToEndTests.example, encoding: .utf8).split(separator: "\n")[0]
+        // No ISBN and no author: the two works called "Kindred" cannot be told apart automatically.
+        let csv = dir.write("export.csv", header + "\n1,Kindred,,,,=\"\",=\"\",4,4.0,,,,,,,2024/01/01,,,read,,,,1,0\n")
+        let common = ["--config", configPath, "--workspace", dir.file("ws")]
+        let first = try ExecutableRunner.run("shelfline", ["run", "--csv", csv] + common, in: dir.path)
+        #expect(first.status == 0, "\(first)")
+        let list = try ExecutableRunner.run("shelfline", ["review", "list"] + common, in: dir.path)
+        #expect(list.stdout.contains("/works/OL11W") && list.stdout.contains("/works/OL22W"), "\(list)")
+        let butler = list.stdout.contains("1. /works/OL11W") ? "1" : "2"
+        let accept = try ExecutableRunner.run("shelfline", ["review", "accept", "2", butler] + common, in: dir.path)
+        #expect(accept.status == 0, "\(accept)")
+        let rerun = try ExecutableRunner.run("shelfline", ["run", "--csv", csv] + common, in: dir.path)
+        #expect(rerun.status == 0, "\(rerun)")
+
+        struct Book: Decodable { var title: String?; var editionKey: String?; var workKey: String?; var reviewDecision: String? }
+        let books = try NDJSONReader<Book>(path: dir.file("ws/library/library.ndjson.gz")).readAll()
+        #expect(books.count == 1)
+        #expect(books.first?.reviewDecision == "accepted")
+        #expect(books.first?.workKey == "/works/OL11W", "\(books)")
+        #expect(books.first?.editionKey == nil, "a work key is not an edition key: \(books)")
+    }
+}
