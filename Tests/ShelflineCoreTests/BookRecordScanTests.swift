@@ -82,6 +82,7 @@ import TestSupport
                                       byteLength: record.byteLength, title: record.title)
             expected.rowId = record.rowId
             expected.titleBase = record.titleBase
+            expected.seriesPosition = record.seriesPosition  // the title identity's series number
             expected.author = record.author
             expected.additionalAuthors = record.additionalAuthors
             expected.isbn13 = record.isbn13

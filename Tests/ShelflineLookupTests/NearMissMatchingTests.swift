@@ -159,9 +159,15 @@ import TestSupport
         }
         #expect(Set(shown.map(\.key)) == ["/books/A", "/books/B", "/books/C"])
         #expect(shown.allSatisfy { $0.reason != nil })
-        // The same title by an author sharing a name with the row's is a real question.
+        // The surname under another given name is another person; a shared given name with its initial is a real question.
+        let other = Matcher().decide(LookupQuery(title: "Dune", authors: ["Frank Herbert"]),
+                                     candidates: [edition("/books/D", work: "/works/W4", title: "Dune", authors: ["Brian Herbert"])])
+        guard case .ruledOut = other else {
+            Issue.record("expected ruled out, got \(other)")
+            return
+        }
         let shared = Matcher().decide(LookupQuery(title: "Dune", authors: ["Frank Herbert"]),
-                                      candidates: [edition("/books/D", work: "/works/W4", title: "Dune", authors: ["Brian Herbert"])])
+                                      candidates: [edition("/books/D", work: "/works/W4", title: "Dune", authors: ["Frank Miller"])])
         guard case .review = shared else {
             Issue.record("expected review, got \(shared)")
             return

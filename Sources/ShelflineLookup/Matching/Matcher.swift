@@ -199,8 +199,10 @@ public struct Matcher: Sendable {
     }
 
     /// Whether the title rule says the candidate is another book: a distinguishing token, another
-    /// subtitle or another title (`TitleRelation`), or an equivalent title whose authors share no
-    /// name token with the row's. A person asked about it would answer "no" every time.
+    /// subtitle or another title (`TitleRelation`), or an equivalent title whose authors are other
+    /// people: no name token shared with the row's, or only a surname under another given name
+    /// (`Anna Adichie` is not `Chimamanda Ngozi Adichie`; the identity rule's initial, `TitleIdentity`).
+    /// A person asked about it would answer "no" every time.
     func isRuledOut(_ scored: Scored, competing: Bool, names: [ComparedName]) -> Bool {
         if competing { return false }
         switch scored.relation {
@@ -208,8 +210,14 @@ public struct Matcher: Sendable {
             return true
         case .equivalent:
             guard scored.authors == .disjoint else { return false }
-            let mine = Set(names.flatMap(\.tokens))
-            return !Normalisation.names(of: scored.edition).contains { $0.tokens.contains(where: mine.contains) }
+            // The same person may be: a shared name token and, where both give one, the same first initial.
+            func maySamePerson(_ a: ComparedName, _ b: ComparedName) -> Bool {
+                guard a.tokens.contains(where: b.tokens.contains) else { return false }
+                guard a.tokens.count > 1, b.tokens.count > 1 else { return true }
+                return a.tokens[0].first == b.tokens[0].first
+            }
+            let theirs = Normalisation.names(of: scored.edition)
+            return !names.contains { mine in theirs.contains { maySamePerson(mine, $0) } }
         }
     }
 
