@@ -89,7 +89,7 @@ public struct Stage: Sendable {
               outputs: [StageFile(.records, .option("-o"), defaultName: "parsed.ndjson.gz"),
                         StageFile(.rejects, .option("--rejects"), defaultName: "rejects.ndjson.gz"),
                         StageFile(.report, .option("--report"), defaultName: "parse-report.json")],
-              parameterStages: [.parse], algorithmVersion: 1, invocation: .files),
+              parameterStages: [.parse], algorithmVersion: 2, invocation: .files),
         Stage(name: .dedupe,
               inputs: [StageFile(.records, .positional, defaultName: "parsed.ndjson.gz")],
               outputs: [StageFile(.records, .option("-o"), defaultName: "deduped.ndjson.gz"),
@@ -112,7 +112,7 @@ public struct Stage: Sendable {
                         StageFile(.failedRows, .option("--failed-rows"), defaultName: "failed-rows.csv")],
               progress: StageFile(.progress, .option("--progress"), defaultName: "merge-progress.json"),
               // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
-              parameterStages: [.dedupe, .merge], algorithmVersion: 1, invocation: .filesAndImportId),
+              parameterStages: [.dedupe, .merge], algorithmVersion: 2, invocation: .filesAndImportId),
         Stage(name: .render,
               inputs: [StageFile(.report, .foundByRole, defaultName: "merge-report.json"),
                        StageFile(.review, .foundByRole, defaultName: "review.json")],
