@@ -200,8 +200,8 @@ public struct RecordBuilder {
         } else if format == .librarything, reads.contains(where: { $0.start != nil }) {
             record.shelf = .string(ShelfName.currentlyReading)
         }
-        record.review = cells[review]
-        record.notes = cells[notes]
+        record.review = cells.verbatim(review)
+        record.notes = cells.verbatim(notes)
         if let range = cells.range(owned) {
             let cell = cells.bytes(range)
             if cell[0] >= 48 && cell[0] <= 57 {
@@ -280,6 +280,13 @@ struct RowCells {
         while start < end, Self.isEdgeSpace(bytes[start]) { start += 1 }
         while start < end, Self.isEdgeSpace(bytes[end - 1]) { end -= 1 }
         return start < end ? start..<end : nil
+    }
+
+    /// `column`'s whole cell, edge spaces and line breaks included, when it holds anything else:
+    /// for the cells a person wrote (a review, notes), kept as they were.
+    func verbatim(_ column: Int?) -> FieldText? {
+        guard let column, column < ends.count, range(column) != nil else { return nil }
+        return .cell((column == 0 ? 0 : ends[column - 1])..<ends[column])
     }
 
     /// `column`'s cell as it will be written.

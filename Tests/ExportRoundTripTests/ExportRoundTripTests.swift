@@ -50,7 +50,7 @@ import TestSupport
         let shelves = ["fav", "sci-fi", "z-series", "kindle"].filter { _ in numbers[2] % 3 != 0 }.prefix(numbers[2] % 4)
         book.shelves = shelves.isEmpty ? nil : Array(shelves)
         book.dateAdded = isoDate(numbers[3])
-        book.review = cell(cells[5])
+        book.review = cell(cells[5]) == nil ? nil : cells[5]  // kept as written, edge spaces and all
         book.readCount = numbers[4] % 3 == 0 ? nil : numbers[4] % 5
         switch format {
         case .goodreads:
@@ -60,7 +60,7 @@ import TestSupport
             book.originalYear = 1800 + numbers[7] % 200
             book.rating = numbers[8] % 6 == 0 ? nil : Double(numbers[8] % 5 + 1)
             book.reads = numbers[9] % 2 == 0 ? nil : [ReadSpan(end: isoDate(numbers[9]))]
-            book.notes = cell(cells[6])
+            book.notes = cell(cells[6]) == nil ? nil : cells[6]
             book.spoiler = book.review != nil && numbers[10] % 2 == 0 ? true : nil
             book.ownedCopies = numbers[11] % 3
             book.owned = book.ownedCopies! > 0 ? true : nil

@@ -35,7 +35,8 @@ enum GoodreadsExport {
         line.cell(ExportCells.slashDate(book.dateAdded))
         let shelves = shelfList(book)
         line.cell(shelves.isEmpty ? nil : shelves.map(\.shelf).joined(separator: ", "))
-        line.cell(shelves.isEmpty ? nil : shelves.map(positioned).joined(separator: ", "))
+        let positioned = shelves.filter { $0.position != nil }
+        line.cell(positioned.isEmpty ? nil : positioned.map { "\($0.shelf) (#\($0.position!))" }.joined(separator: ", "))
         line.cell(book.shelf)
         line.cell(book.review)
         line.cell(book.spoiler == true ? "true" : nil)
@@ -45,18 +46,16 @@ enum GoodreadsExport {
         line.end(terminator)
     }
 
-    /// The book's shelves in the order its export listed them (with their positions), then any
-    /// others the library gathered, sorted; exclusive shelves the book has left are dropped.
+    /// The book's shelves in the order its Goodreads export listed them, with their positions, then
+    /// the others other imports added (sorted, without a position: only those shelves go in
+    /// `Bookshelves` alone). An exclusive shelf (`to-read`, …) the book has since left is dropped
+    /// unless the newest Goodreads row itself listed it.
     static func shelfList(_ book: LibraryBook) -> [ShelfPosition] {
         var list = book.shelfPositions ?? []
         let listed = Set(list.map(\.shelf))
-        for shelf in book.shelves ?? [] where !listed.contains(shelf) {
+        for shelf in book.shelves ?? [] where !listed.contains(shelf) && (!exclusive.contains(shelf) || shelf == book.shelf) {
             list.append(ShelfPosition(shelf: shelf))
         }
-        return list.filter { !exclusive.contains($0.shelf) || $0.shelf == book.shelf }
-    }
-
-    static func positioned(_ item: ShelfPosition) -> String {
-        item.position.map { "\(item.shelf) (#\($0))" } ?? item.shelf
+        return list
     }
 }
