@@ -58,6 +58,7 @@ public enum LibraryPage {
         .shelves button { font: inherit; border: 1px solid #ccd; background: #f6f6f9; border-radius: 1em; padding: .15em .8em; cursor: pointer; }
         .shelves button.on { background: #1d1d1f; color: #fff; }
         .shelves .count { color: #888; margin-left: .3em; }
+        .shelves .label { color: #666; min-width: 7.5em; padding-top: .2em; }
         .shelves button.on .count { color: #ccc; }
         .controls { display: flex; gap: .6em; margin: .8em 0; }
         .controls input { flex: 1; font: inherit; padding: .3em .5em; }
@@ -81,15 +82,13 @@ public enum LibraryPage {
         <h1>Library</h1>
         <p class="summary" id="summary">\(stats.books) books · \(finished) readings finished · \(pagesRead) pages read</p>
         <h2>Shelves</h2>
-        <ul class="shelves" id="shelves">
+
         """
-        let shelves = stats.exclusiveShelves.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-            + stats.shelves.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-        for (shelf, count) in shelves {
-            html += "<li><button type=\"button\" data-shelf=\"\(escape(shelf))\" data-count=\"\(count)\">\(escape(shelf))"
-                + "<span class=\"count\">\(count)</span></button></li>\n"
-        }
-        html += "</ul>\n<h2>Finished per year</h2>\n"
+        html += shelfList(id: "exclusive-shelves", label: "Reading state",
+                          stats.exclusiveShelves.sorted { ($0.value, $1.key) > ($1.value, $0.key) })
+        html += shelfList(id: "shelves", label: "Shelves",
+                          stats.shelves.sorted { ($0.value, $1.key) > ($1.value, $0.key) })
+        html += "<h2>Finished per year</h2>\n"
         html += chart(id: "per-year", counts: stats.finishedPerYear, pages: stats.pagesPerYear)
         html += "<h2>Finished per month</h2>\n"
         html += chart(id: "per-month", counts: stats.finishedPerMonth, pages: stats.pagesPerMonth)
@@ -109,6 +108,17 @@ public enum LibraryPage {
 
         """
         return html
+    }
+
+    /// A row of shelf buttons with their book counts; a button filters the table to its shelf.
+    static func shelfList(id: String, label: String, _ shelves: [(key: String, value: Int)]) -> String {
+        guard !shelves.isEmpty else { return "" }
+        var html = "<ul class=\"shelves\" id=\"\(id)\"><li class=\"label\">\(label)</li>\n"
+        for (shelf, count) in shelves {
+            html += "<li><button type=\"button\" data-shelf=\"\(escape(shelf))\" data-count=\"\(count)\">\(escape(shelf))"
+                + "<span class=\"count\">\(count)</span></button></li>\n"
+        }
+        return html + "</ul>\n"
     }
 
     /// One `<tr>`: its `data-*` attributes carry what the script sorts and searches on.
@@ -157,7 +167,9 @@ public enum LibraryPage {
     static func chart(id: String, counts: [String: Int], pages: [String: Int]) -> String {
         let periods = counts.keys.sorted()
         guard !periods.isEmpty else { return "<p class=\"muted\" id=\"\(id)\">No finished readings yet.</p>\n" }
-        let barWidth = periods.count > 40 ? 12 : 28, gap = 4, height = 140, top = 18
+        // Month labels (`2024-05`) need ~46 px; past 18 bars a month is labelled by its number alone.
+        let monthly = periods.first?.count == 7
+        let barWidth = monthly ? (periods.count <= 18 ? 46 : 18) : 34, gap = 4, height = 140, top = 18
         let width = max(200, periods.count * (barWidth + gap) + 10)
         let largest = max(1, counts.values.max() ?? 1)
         var svg = "<div class=\"scroll\"><svg id=\"\(id)\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" "
@@ -166,7 +178,7 @@ public enum LibraryPage {
             let count = counts[period] ?? 0
             let length = max(2, count * height / largest)
             let x = 5 + index * (barWidth + gap)
-            let label = period.count == 7 && periods.count > 12 ? String(period.suffix(2)) : period
+            let label = monthly && barWidth < 46 ? String(period.suffix(2)) : period
             svg += "<g class=\"bar\" data-period=\"\(period)\" data-books=\"\(count)\" data-pages=\"\(pages[period] ?? 0)\">"
                 + "<title>\(period): \(count) finished, \(pages[period] ?? 0) pages</title>"
                 + "<rect x=\"\(x)\" y=\"\(top + height - length)\" width=\"\(barWidth)\" height=\"\(length)\" rx=\"2\" fill=\"#4285f4\"/>"
@@ -206,10 +218,10 @@ public enum LibraryPage {
       }
       search.addEventListener('input', apply);
       sort.addEventListener('change', order);
-      document.querySelectorAll('#shelves button').forEach(function (button) {
+      document.querySelectorAll('.shelves button').forEach(function (button) {
         button.addEventListener('click', function () {
           var on = shelf !== button.dataset.shelf;
-          document.querySelectorAll('#shelves button').forEach(function (b) { b.classList.remove('on'); });
+          document.querySelectorAll('.shelves button').forEach(function (b) { b.classList.remove('on'); });
           shelf = on ? button.dataset.shelf : null;
           if (on) button.classList.add('on');
           apply();
