@@ -193,6 +193,28 @@ import TestSupport
         try SchemaFile.validate(temp.file("book.ndjson"))
     }
 
+    @Test func libraryLineScanDecodesWhatJSONDecoderDecodes() async throws {
+        let full = try JSONDecoder().decode(LibraryBook.self, from: JSONSerialization.data(withJSONObject: Self.filled(
+            LibraryBook(id: "b0123456789abcdef", title: "T \"quoted\" é"))))
+        for book in [full, LibraryBook(id: "b0000000000000001", title: "Bare")] {
+            let line = book.jsonLine
+            let scanned = line.withUnsafeBytes { LibraryBookScan.scan($0) }
+            #expect(scanned == book)
+        }
+        await propertyCheck(count: 100, input: Self.texts, Self.numbers) { cells, numbers in
+            for format in [ExportFormat.goodreads, .storygraph] {
+                let book = Self.book(cells, numbers, format: format)
+                let line = book.jsonLine
+                let decoded = try JSONDecoder().decode(LibraryBook.self, from: Data(line))
+                #expect(line.withUnsafeBytes { LibraryBookScan.scan($0) } == decoded)
+            }
+        }
+        // A key it does not know is left to JSONDecoder (nil), not dropped.
+        #expect(#"{"id":"b1","keys":[],"provenance":[],"title":"T","someday":1}"#.utf8.withContiguousStorageIfAvailable {
+            LibraryBookScan.scan(UnsafeRawBufferPointer($0))
+        }! == nil)
+    }
+
     /// A JSON object with a plausible value for every `LibraryBook` field.
     static func filled(_ book: LibraryBook) throws -> [String: Any] {
         let strings = ["subtitle", "series", "seriesPosition", "author", "asin", "publisher", "binding", "editionKey", "workKey",

@@ -10,13 +10,7 @@ public enum LibraryBooks {
         let decoder = JSONDecoder()
         try LineReader.forEachLine(path: path) { bytes, number in
             guard !bytes.isEmpty else { return }
-            let book: LibraryBook
-            do {
-                book = try decoder.decode(LibraryBook.self, from: Data(bytes))
-            } catch {
-                throw FileError.corrupt(path: path, line: number, reason: "invalid book: \(describeDecoding(error))")
-            }
-            try body(book, bytes)
+            try body(try LibraryBookScan.decode(bytes, decoder: decoder, path: path, line: number), bytes)
         }
     }
 
