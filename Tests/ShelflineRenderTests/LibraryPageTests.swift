@@ -34,6 +34,9 @@ import TestSupport
         return workspace
     }
 
+    /// `dateAdded` of the fixture's books that have one.
+    static let added = ["b0000000000000001": "2023-01-02"]
+
     @Test(.enabled(if: ReportScreenshotTests.runnable))
     func libraryPageInChromiumShowsTheLibrarysCounts() throws {
         let temp = TemporaryDirectory("library-dom")
@@ -67,12 +70,17 @@ import TestSupport
         // One row per book, in the script's default order (newest added first), covers lazy.
         let rows = DOMText.elements("tr", in: DOMText.section("table", id: "books", in: dom)).dropFirst()
         #expect(rows.count == stats.books)
-        // Covers by cover id, else ISBN, lazy; offline (as here) each failed image removes itself and
-        // the row keeps its placeholder.
+        // Covers by cover id, else ISBN, fetched by the script as rows near the viewport; offline (as
+        // here) each failed image removes itself and the row keeps its placeholder.
         let html = try String(contentsOfFile: page, encoding: .utf8)
-        #expect(html.contains("covers.openlibrary.org/b/id/12345-M.jpg") && html.contains("/b/isbn/9780141439587-M.jpg?default=false"))
-        #expect(DOMText.matches("<img([^>]*)>", in: html).allSatisfy { $0.contains("loading=\"lazy\"") })
+        #expect(DOMText.matches("data-cover=\"([^\"]*)\"", in: html)
+                    .sorted() == ["https://covers.openlibrary.org/b/id/12345-M.jpg", "https://covers.openlibrary.org/b/isbn/9780141439587-M.jpg?default=false"])
+        #expect(!html.contains("<img"), "no image is in the page itself")
         #expect(DOMText.matches("<div class=\"ph\">([^<]*)</div>", in: dom).count == stats.books)
+        // The default order is newest added first (books without a date last).
+        let ids = DOMText.matches("<tr data-id=\"([^\"]+)\"", in: dom)
+        #expect(ids == ["b0000000000000001", "b0000000000000002", "b0000000000000003", "b0000000000000004"]
+                    .sorted { (Self.added[$0] ?? "", $1) > (Self.added[$1] ?? "", $0) }, "\(ids)")
         // Markup in a title is text.
         #expect(!dom.contains("<script>alert(1)</script>") && dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
         #expect(dom.contains("id=\"search\"") && dom.contains("id=\"sort\""))
