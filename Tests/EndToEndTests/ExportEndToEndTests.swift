@@ -241,6 +241,52 @@ import TestSupport
         #expect(try Data(contentsOf: URL(fileURLWithPath: workspace + "/library/library.ndjson.gz")) == before)
     }
 
+    @Test func libraryCommandsShowWhatTheLibraryHolds() throws {
+        let workspace = temp.file("ws")
+        try importFile(ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv", into: workspace)
+        func library(_ arguments: [String]) throws -> ProcessResult {
+            try ExecutableRunner.run("shelfline", ["library"] + arguments + ["--workspace", workspace, "--config", try config()])
+        }
+        let books = try Self.library(workspace)
+
+        // stats --json: counts the library's books per exclusive shelf and its readings per year.
+        let stats = try library(["stats", "--json"])
+        #expect(stats.status == 0, "\(stats)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+        #expect(object["books"] as? Int == books.count)
+        var shelves: [String: Int] = [:], years: [String: Int] = [:]
+        for book in books.values {
+            shelves[book["shelf"] as? String ?? "none", default: 0] += 1
+            for read in book["reads"] as? [[String: String]] ?? [] { if let end = read["end"] { years[String(end.prefix(4)), default: 0] += 1 } }
+        }
+        #expect(object["exclusiveShelves"] as? [String: Int] == shelves)
+        #expect(object["finishedPerYear"] as? [String: Int] == years)
+
+        // list --shelf read: one line per book on the shelf; --json gives objects.
+        let list = try library(["list", "--shelf", "read", "--json"])
+        let listed = list.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(Set(listed.compactMap { $0["id"] as? String }) == Set(books.values.filter { $0["shelf"] as? String == "read" }.map { $0["id"] as! String }))
+
+        // show: by id the whole line (--json) and, as text, which import created the book.
+        let dune = try #require(books.values.first { $0["title"] as? String == "Dune" })
+        let id = dune["id"] as! String
+        let shown = try library(["show", id, "--json"])
+        #expect(NSDictionary(dictionary: try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as! [String: Any])
+                    == NSDictionary(dictionary: dune))
+        let text = try library(["show", "dune"])
+        #expect(text.status == 0 && text.stdout.contains("created the book") && text.stdout.contains("shelfPositions"), "\(text)")
+        let ambiguous = try library(["show", "the"])
+        #expect(ambiguous.status == 64 && ambiguous.stderr.split(separator: "\n").count == 1, "\(ambiguous)")
+
+        // The import wrote the page, and its report links to it.
+        #expect(FileManager.default.fileExists(atPath: workspace + "/library.html"))
+        let report = try String(contentsOfFile: workspace + "/runs/latest/report.html", encoding: .utf8)
+        #expect(report.contains("href=\"../../library.html\""))
+        try FileManager.default.removeItem(atPath: workspace + "/library.html")
+        let html = try library(["html"])
+        #expect(html.status == 0 && FileManager.default.fileExists(atPath: workspace + "/library.html"), "\(html)")
+    }
+
     @Test func helpListsEveryFormatAndWhatItCannotCarry() throws {
         let help = try ExecutableRunner.run("shelfline", ["export", "--help"])
         #expect(help.status == 0)
