@@ -106,6 +106,16 @@ import TestSupport
         #expect(ImportActivityRenderer.relativePath(of: "/w/library.html", from: "/elsewhere/run") == "/w/library.html")
     }
 
+    @Test func pageListsTheMostRecentlyAddedBooksUpToItsCapAndCountsThemAll() throws {
+        let temp = TemporaryDirectory("library-cap")
+        let workspace = try Self.workspace(temp)
+        let html = try String(contentsOfFile: try LibraryPage.write(workspace: workspace, maximumRows: 2), encoding: .utf8)
+        let ids = DOMText.matches("<tr data-id=\"([^\"]+)\"", in: html)
+        // Only book 1 has a date added; among the undated, the larger id sorts later in the key.
+        #expect(ids.sorted() == ["b0000000000000001", "b0000000000000004"], "\(ids)")
+        #expect(html.contains("4 books · 3 readings finished") && html.contains("The 2 most recently added of 4 books"))
+    }
+
     @Test func pageWithoutLibraryIsAnEmptyPage() throws {
         let temp = TemporaryDirectory("library-empty")
         try FileManager.default.createDirectory(atPath: temp.file("ws-empty"), withIntermediateDirectories: true)

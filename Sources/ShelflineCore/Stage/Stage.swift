@@ -117,7 +117,7 @@ public struct Stage: Sendable {
               inputs: [StageFile(.report, .foundByRole, defaultName: "merge-report.json"),
                        StageFile(.review, .foundByRole, defaultName: "review.json")],
               outputs: [StageFile(.page, .foundByRole, defaultName: "report.html")],
-              parameterStages: [.render], algorithmVersion: 1, invocation: .runDirectory(subcommand: "import")),
+              parameterStages: [.render], algorithmVersion: 2, invocation: .runDirectory(subcommand: "import")),
     ]
 
     /// The shipped name of this stage's output with `role`: what its executable writes when run by

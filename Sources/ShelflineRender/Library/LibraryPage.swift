@@ -13,19 +13,35 @@ public enum LibraryPage {
     /// The page's path in `workspace`.
     public static func path(in workspace: Workspace) -> String { workspace.root + "/library.html" }
 
+    /// The most books the page lists (the most recently added; the counts and charts cover the whole
+    /// library). A 187,000-book page was 87 MB and took 5.6 s to write: more than a browser shows
+    /// usefully, and render runs after every import. `shelfline library list` prints them all.
+    public static let maximumRows = 20_000
+
     /// Renders and atomically writes the page of `workspace`'s library (an empty page when there is
     /// no library yet); returns its path.
     @discardableResult
-    public static func write(workspace: Workspace) throws -> String {
+    public static func write(workspace: Workspace, maximumRows: Int = maximumRows) throws -> String {
         let target = path(in: workspace)
         let library = workspace.libraryFile
         let exists = FileManager.default.fileExists(atPath: library)
-        let stats = exists ? try LibraryStats.read(path: library) : LibraryStats()
+        var stats = LibraryStats()
+        var keys: [String] = []
+        if exists {
+            try LibraryBooks.forEach(path: library) { book, _ in
+                stats.add(book)
+                keys.append(listingKey(book))
+            }
+        }
+        // The listing key of the last book listed, when not every book is.
+        let threshold = keys.count > maximumRows ? keys.sorted(by: >)[maximumRows - 1] : nil
+        keys = []
         let file = try AtomicFile(path: target)
-        try file.write(head(stats))
+        try file.write(head(stats, listed: min(stats.books, maximumRows)))
         var rows = ""
         if exists {
             try LibraryBooks.forEach(path: library) { book, _ in
+                if let threshold, listingKey(book) < threshold { return }
                 rows += row(book)
                 if rows.utf8.count > 1 << 16 {
                     try file.write(rows)
@@ -38,7 +54,10 @@ public enum LibraryPage {
         return target
     }
 
-    static func head(_ stats: LibraryStats) -> String {
+    /// Orders books for the cap: date added, then id (unique).
+    static func listingKey(_ book: LibraryBook) -> String { (book.dateAdded ?? "") + " " + book.id }
+
+    static func head(_ stats: LibraryStats, listed: Int) -> String {
         let finished = stats.finishedPerYear.values.reduce(0, +)
         let pagesRead = stats.pagesPerYear.values.reduce(0, +)
         var html = """
@@ -93,7 +112,8 @@ public enum LibraryPage {
         html += "<h2>Finished per month</h2>\n"
         html += chart(id: "per-month", counts: stats.finishedPerMonth, pages: stats.pagesPerMonth)
         html += """
-        <h2>Books (<span id="shown">\(stats.books)</span>)</h2>
+        <h2>Books (<span id="shown">\(listed)</span>)</h2>
+        \(listed < stats.books ? "<p class=\"muted\" id=\"capped\">The \(listed) most recently added of \(stats.books) books; <code>shelfline library list</code> prints them all.</p>" : "")
         <div class="controls">
         <input id="search" type="search" placeholder="Search title, author, series, shelf" aria-label="Search">
         <select id="sort" aria-label="Sort">
