@@ -33,15 +33,19 @@ public enum LibraryPage {
                 keys.append(listingKey(book))
             }
         }
-        // The listing key of the last book listed, when not every book is.
-        let threshold = keys.count > maximumRows ? keys.sorted(by: >)[maximumRows - 1] : nil
+        // Which books are listed (by index in the file), when not every book is: the second pass
+        // decodes only those.
+        var listed: [Bool]?
+        if keys.count > maximumRows {
+            let threshold = keys.sorted(by: >)[maximumRows - 1]
+            listed = keys.map { $0 >= threshold }
+        }
         keys = []
         let file = try AtomicFile(path: target)
         try file.write(head(stats, listed: min(stats.books, maximumRows)))
         var rows = ""
         if exists {
-            try LibraryBooks.forEach(path: library) { book, _ in
-                if let threshold, listingKey(book) < threshold { return }
+            try LibraryBooks.forEach(path: library, only: listed.map { listed in { listed[$0] } }) { book, _ in
                 rows += row(book)
                 if rows.utf8.count > 1 << 16 {
                     try file.write(rows)
