@@ -53,7 +53,8 @@ let package = Package(
         .target(name: "ShelflineParse", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "CSQLite", "CZlib", "CLibdeflate", "CCurl"]),
-        .target(name: "ShelflineRender", dependencies: ["ShelflineCore"]),
+        // The library page reads the library (ShelflineLibrary's `LibraryBook`).
+        .target(name: "ShelflineRender", dependencies: ["ShelflineCore", "ShelflineLibrary"]),
         // The beer-queue activity and its cookie-carrying poll (libcurl): only render links it.
         .target(name: "ShelflineBeerQueue", dependencies: ["ShelflineCore", "ShelflineRender", "CCurl"]),
         .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore", "CSystemShims"]),
@@ -156,6 +157,10 @@ let package = Package(
                 name: "ShelflineOrchestratorTests", dependencies: ["ShelflineOrchestrator", "TestSupport"],
                 exclude: ["Fixtures"]),
             .testTarget(name: "EndToEndTests", dependencies: ["ShelflineCore", "TestSupport"]),
+            .testTarget(
+                name: "ExportRoundTripTests",
+                dependencies: ["ShelflineParse", "ShelflineLibrary", "TestSupport",
+                               .product(name: "PropertyBased", package: "swift-property-based")]),
         ],
     swiftLanguageModes: [.v6]
 )

@@ -12,7 +12,8 @@ public struct ShelflineCommand: AsyncParsableCommand {
             Configured by pipeline.json (--config). Workspace: --workspace, $SHELFLINE_WORKSPACE, or ./var.
             """),
         version: shelflineVersion,
-        subcommands: [RunCommand.self, PlanCommand.self, StatusCommand.self, CleanCommand.self, ReviewCommand.self, RebuildCommand.self])
+        subcommands: [RunCommand.self, PlanCommand.self, StatusCommand.self, CleanCommand.self, ReviewCommand.self,
+                      RebuildCommand.self, ExportCommand.self, LibraryCommand.self])
 
     public init() {}
 
@@ -31,6 +32,6 @@ public struct ShelflineCommand: AsyncParsableCommand {
         Then import your own export:
           shelfline run --csv FILE [--workspace DIR]
 
-        Commands: run, plan, status, clean, review, rebuild. See `shelfline --help` and `shelfline help run`.
+        Commands: run, plan, status, clean, review, rebuild, export, library. See `shelfline --help` and `shelfline help run`.
         """
 }

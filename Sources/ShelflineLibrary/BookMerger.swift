@@ -56,6 +56,7 @@ public enum BookMerger {
             if let review = nonEmpty(next.review) { combined.review = review }
             if let notes = nonEmpty(next.notes) { combined.notes = notes }
             combined.owned = mergeOwned(combined.owned, next.owned)
+            combineOwnCells(&combined, next)
         }
         var best: BookRecord?
         for record in sorted where record.match != nil {
@@ -133,6 +134,7 @@ public enum BookMerger {
         replace(&book.notes, .notes, nonEmpty(incoming.notes))
         let owned = mergeOwned(book.owned, incoming.owned)
         if owned != book.owned { book.owned = owned; changed.insert(.owned) }
+        applyOwnCells(incoming, to: &book, changed: &changed)
 
         // Lookup: metadata fills gaps; never touches reader fields.
         if let match = combined.match {
@@ -171,6 +173,57 @@ public enum BookMerger {
             }
         }
         return book
+    }
+
+    /// The exports' own reader cells (Goodreads' positions, spoiler flag, copy count and older
+    /// columns; StoryGraph's moods, pace, character answers, warnings, contributors), each with
+    /// the textual path to the book's field of the same name.
+    /// (`nonisolated(unsafe)`: a constant; key paths are immutable but not `Sendable`.)
+    nonisolated(unsafe) static let ownTexts: [(WritableKeyPath<BookRecord, String?>, WritableKeyPath<LibraryBook, String?>, ChangedFields.Field)] = [
+        (\.recommendedFor, \.recommendedFor, .recommendedFor), (\.recommendedBy, \.recommendedBy, .recommendedBy),
+        (\.purchaseDate, \.purchaseDate, .purchaseDate), (\.purchaseLocation, \.purchaseLocation, .purchaseLocation),
+        (\.condition, \.condition, .condition), (\.conditionDescription, \.conditionDescription, .conditionDescription),
+        (\.bcid, \.bcid, .bcid), (\.contributors, \.contributors, .contributors), (\.pace, \.pace, .pace),
+        (\.characterOrPlotDriven, \.characterOrPlotDriven, .characterOrPlotDriven),
+        (\.strongCharacterDevelopment, \.strongCharacterDevelopment, .strongCharacterDevelopment),
+        (\.loveableCharacters, \.loveableCharacters, .loveableCharacters),
+        (\.diverseCharacters, \.diverseCharacters, .diverseCharacters),
+        (\.flawedCharacters, \.flawedCharacters, .flawedCharacters),
+        (\.contentWarnings, \.contentWarnings, .contentWarnings),
+        (\.contentWarningDescription, \.contentWarningDescription, .contentWarningDescription),
+    ]
+
+    /// Rows of one import: a later row's own cells replace an earlier row's, as its review does.
+    static func combineOwnCells(_ combined: inout BookRecord, _ next: BookRecord) {
+        for (path, _, _) in ownTexts {
+            if let value = nonEmpty(next[keyPath: path]) { combined[keyPath: path] = value }
+        }
+        if let moods = next.moods, !moods.isEmpty { combined.moods = moods }
+        if let positions = next.shelfPositions, !positions.isEmpty { combined.shelfPositions = positions }
+        if let copies = next.ownedCopies { combined.ownedCopies = copies }
+        if nonEmpty(next.review) != nil { combined.spoiler = next.spoiler }
+    }
+
+    /// Across imports, the same rule: what an export says (a non-empty cell) replaces what an
+    /// older import said; an empty cell never erases. The spoiler flag travels with its review: a
+    /// Goodreads row with a review sets it (or clears it); other formats have no such column.
+    static func applyOwnCells(_ incoming: BookRecord, to book: inout LibraryBook, changed: inout ChangedFields) {
+        for (source, target, field) in ownTexts {
+            if let value = nonEmpty(incoming[keyPath: source]), book[keyPath: target] != value {
+                book[keyPath: target] = value
+                changed.insert(field)
+            }
+        }
+        if let moods = incoming.moods, !moods.isEmpty, book.moods != moods { book.moods = moods; changed.insert(.moods) }
+        if let positions = incoming.shelfPositions, !positions.isEmpty, book.shelfPositions != positions {
+            book.shelfPositions = positions
+            changed.insert(.shelfPositions)
+        }
+        if let copies = incoming.ownedCopies, book.ownedCopies != copies { book.ownedCopies = copies; changed.insert(.ownedCopies) }
+        if incoming.format == .goodreads, nonEmpty(incoming.review) != nil, book.spoiler != incoming.spoiler {
+            book.spoiler = incoming.spoiler
+            changed.insert(.spoiler)
+        }
     }
 
     /// Lookup metadata fills empty bibliographic fields (and refreshes fields it filled before).
@@ -305,9 +358,13 @@ public enum BookMerger {
 struct ChangedFields: OptionSet {
     /// Every field a fold can change, named as in the library's JSON; declared in sorted order (a test checks).
     enum Field: Int, CaseIterable {
-        case additionalAuthors, asin, author, binding, coverId, dateAdded, editionKey, enrichment, enrichmentSource
-        case isbn10, isbn13, keys, metadataFields, needsReview, notes, originalYear, owned, pages, publisher, rating
-        case readCount, reads, review, series, seriesPosition, shelf, shelves, subtitle, title, workKey, year
+        case additionalAuthors, asin, author, bcid, binding, characterOrPlotDriven, condition, conditionDescription
+        case contentWarningDescription, contentWarnings, contributors, coverId, dateAdded, diverseCharacters
+        case editionKey, enrichment, enrichmentSource, flawedCharacters, isbn10, isbn13, keys, loveableCharacters
+        case metadataFields, moods, needsReview, notes, originalYear, owned, ownedCopies, pace, pages, publisher
+        case purchaseDate, purchaseLocation, rating, readCount, reads, recommendedBy, recommendedFor, review
+        case series, seriesPosition, shelf, shelfPositions, shelves, spoiler, strongCharacterDevelopment, subtitle
+        case title, workKey, year
 
         var name: String { ChangedFields.fieldNames[rawValue] }
     }

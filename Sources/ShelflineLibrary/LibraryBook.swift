@@ -43,6 +43,28 @@ public struct LibraryBook: Codable, Sendable, Equatable {
     public var review: String?
     public var notes: String?
     public var owned: Bool?
+    /// The exports' own reader cells (see `BookRecord`): kept so that an export in the source's
+    /// format gives them back.
+    public var ownedCopies: Int?
+    public var shelfPositions: [ShelfPosition]?
+    public var spoiler: Bool?
+    public var recommendedFor: String?
+    public var recommendedBy: String?
+    public var purchaseDate: String?
+    public var purchaseLocation: String?
+    public var condition: String?
+    public var conditionDescription: String?
+    public var bcid: String?
+    public var contributors: String?
+    public var moods: [String]?
+    public var pace: String?
+    public var characterOrPlotDriven: String?
+    public var strongCharacterDevelopment: String?
+    public var loveableCharacters: String?
+    public var diverseCharacters: String?
+    public var flawedCharacters: String?
+    public var contentWarnings: String?
+    public var contentWarningDescription: String?
 
     // MARK: Enrichment and review
     /// How the metadata was found: a `MatchStatus` raw value, or `review` after an accepted decision.

@@ -42,20 +42,35 @@ public struct BookRecordJSON {
             if let value = record.additionalAuthors { key("additionalAuthors", &first); texts(value, cells) }
             if let value = record.asin { key("asin", &first); string(value) }
             if let value = record.author { key("author", &first); text(value, cells) }
+            if let value = record.bcid { key("bcid", &first); text(value, cells) }
             if let value = record.binding { key("binding", &first); text(value, cells) }
             key("byteLength", &first); integer(record.byteLength)
             key("byteOffset", &first); integer(record.byteOffset)
+            if let value = record.characterOrPlotDriven { key("characterOrPlotDriven", &first); text(value, cells) }
+            if let value = record.condition { key("condition", &first); text(value, cells) }
+            if let value = record.conditionDescription { key("conditionDescription", &first); text(value, cells) }
+            if let value = record.contentWarningDescription { key("contentWarningDescription", &first); text(value, cells) }
+            if let value = record.contentWarnings { key("contentWarnings", &first); text(value, cells) }
+            if let value = record.contributors { key("contributors", &first); text(value, cells) }
             if let value = record.dateAdded { key("dateAdded", &first); string(value) }
+            if let value = record.diverseCharacters { key("diverseCharacters", &first); text(value, cells) }
+            if let value = record.flawedCharacters { key("flawedCharacters", &first); text(value, cells) }
             key("format", &first); string(record.format.rawValue)
             if let value = record.isbn10 { key("isbn10", &first); string(value) }
             if let value = record.isbn13 { key("isbn13", &first); string(value) }
             if let value = record.isbnRaw { key("isbnRaw", &first); string(value) }
             key("line", &first); integer(record.line)
+            if let value = record.loveableCharacters { key("loveableCharacters", &first); text(value, cells) }
+            if let value = record.moods { key("moods", &first); texts(value, cells) }
             if let value = record.notes { key("notes", &first); text(value, cells) }
             if let value = record.originalYear { key("originalYear", &first); integer(value) }
             if let value = record.owned { key("owned", &first); literal(value ? "true" : "false") }
+            if let value = record.ownedCopies { key("ownedCopies", &first); integer(value) }
+            if let value = record.pace { key("pace", &first); text(value, cells) }
             if let value = record.pages { key("pages", &first); integer(value) }
             if let value = record.publisher { key("publisher", &first); text(value, cells) }
+            if let value = record.purchaseDate { key("purchaseDate", &first); text(value, cells) }
+            if let value = record.purchaseLocation { key("purchaseLocation", &first); text(value, cells) }
             if let value = record.rating { key("rating", &first); double(value) }
             if let value = record.readCount { key("readCount", &first); integer(value) }
             if let value = record.reads {
@@ -71,12 +86,28 @@ public struct BookRecordJSON {
                 }
                 line.append(UInt8(ascii: "]"))
             }
+            if let value = record.recommendedBy { key("recommendedBy", &first); text(value, cells) }
+            if let value = record.recommendedFor { key("recommendedFor", &first); text(value, cells) }
             if let value = record.review { key("review", &first); text(value, cells) }
             if let value = record.rowId { key("rowId", &first); text(value, cells) }
             if let value = record.series { key("series", &first); text(value, cells) }
             if let value = record.seriesPosition { key("seriesPosition", &first); text(value, cells) }
             if let value = record.shelf { key("shelf", &first); text(value, cells) }
+            if let value = record.shelfPositions {
+                key("shelfPositions", &first)
+                line.append(UInt8(ascii: "["))
+                for (index, item) in value.enumerated() {
+                    if index > 0 { line.append(UInt8(ascii: ",")) }
+                    var inner = true
+                    if let position = item.position { key("position", &inner); integer(position) }
+                    key("shelf", &inner); string(item.shelf)
+                    line.append(UInt8(ascii: "}"))
+                }
+                line.append(UInt8(ascii: "]"))
+            }
             if let value = record.shelves { key("shelves", &first); texts(value, cells) }
+            if let value = record.spoiler { key("spoiler", &first); literal(value ? "true" : "false") }
+            if let value = record.strongCharacterDevelopment { key("strongCharacterDevelopment", &first); text(value, cells) }
             key("title", &first); text(record.title, cells)
             if let value = record.titleBase { key("titleBase", &first); text(value, cells) }
             if let value = record.year { key("year", &first); integer(value) }

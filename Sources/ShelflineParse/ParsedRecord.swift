@@ -47,6 +47,26 @@ struct ParsedRecord {
     var review: FieldText?
     var notes: FieldText?
     var owned: Bool?
+    var ownedCopies: Int?
+    var shelfPositions: [ShelfPosition]?
+    var spoiler: Bool?
+    var recommendedFor: FieldText?
+    var recommendedBy: FieldText?
+    var purchaseDate: FieldText?
+    var purchaseLocation: FieldText?
+    var condition: FieldText?
+    var conditionDescription: FieldText?
+    var bcid: FieldText?
+    var contributors: FieldText?
+    var moods: [FieldText]?
+    var pace: FieldText?
+    var characterOrPlotDriven: FieldText?
+    var strongCharacterDevelopment: FieldText?
+    var loveableCharacters: FieldText?
+    var diverseCharacters: FieldText?
+    var flawedCharacters: FieldText?
+    var contentWarnings: FieldText?
+    var contentWarningDescription: FieldText?
 
     init(cells: [UInt8], format: SourceFormat, line: Int, byteOffset: Int, byteLength: Int, title: FieldText) {
         self.cells = cells
@@ -85,5 +105,25 @@ struct ParsedRecord {
         review = record.review.map(FieldText.string)
         notes = record.notes.map(FieldText.string)
         owned = record.owned
+        ownedCopies = record.ownedCopies
+        shelfPositions = record.shelfPositions
+        spoiler = record.spoiler
+        recommendedFor = record.recommendedFor.map(FieldText.string)
+        recommendedBy = record.recommendedBy.map(FieldText.string)
+        purchaseDate = record.purchaseDate.map(FieldText.string)
+        purchaseLocation = record.purchaseLocation.map(FieldText.string)
+        condition = record.condition.map(FieldText.string)
+        conditionDescription = record.conditionDescription.map(FieldText.string)
+        bcid = record.bcid.map(FieldText.string)
+        contributors = record.contributors.map(FieldText.string)
+        moods = record.moods.map { $0.map(FieldText.string) }
+        pace = record.pace.map(FieldText.string)
+        characterOrPlotDriven = record.characterOrPlotDriven.map(FieldText.string)
+        strongCharacterDevelopment = record.strongCharacterDevelopment.map(FieldText.string)
+        loveableCharacters = record.loveableCharacters.map(FieldText.string)
+        diverseCharacters = record.diverseCharacters.map(FieldText.string)
+        flawedCharacters = record.flawedCharacters.map(FieldText.string)
+        contentWarnings = record.contentWarnings.map(FieldText.string)
+        contentWarningDescription = record.contentWarningDescription.map(FieldText.string)
     }
 }

@@ -12,6 +12,9 @@ public struct RecordBuilder {
     private let id, title, author, additionalAuthors, isbn, isbn13, isbnList, asin, publisher, publication: Int?
     private let binding, pages, year, originalYear, rating, shelf, shelves, dateAdded, dateStarted, dateRead: Int?
     private let lastDateRead, readCount, review, notes, owned: Int?
+    /// The columns copied verbatim into a record field of the same name (see `verbatim`).
+    private let verbatimColumns: [(WritableKeyPath<ParsedRecord, FieldText?>, Int)]
+    private let shelfPositions, spoiler, moods: Int?
 
     public init(map: ColumnMap, listSeparator: Character = ",") {
         self.map = map
@@ -41,7 +44,23 @@ public struct RecordBuilder {
         review = map[.review]
         notes = map[.notes]
         owned = map[.owned]
+        shelfPositions = map[.shelfPositions]
+        spoiler = map[.spoiler]
+        moods = map[.moods]
+        verbatimColumns = Self.verbatim.compactMap { role, path in map[role].map { (path, $0) } }
     }
+
+    /// Cells kept as they are (trimmed), each in the record field of the same name.
+    /// (`nonisolated(unsafe)`: a constant; key paths are immutable but not `Sendable`.)
+    nonisolated(unsafe) static let verbatim: [(ColumnRole, WritableKeyPath<ParsedRecord, FieldText?>)] = [
+        (.recommendedFor, \.recommendedFor), (.recommendedBy, \.recommendedBy), (.purchaseDate, \.purchaseDate),
+        (.purchaseLocation, \.purchaseLocation), (.condition, \.condition),
+        (.conditionDescription, \.conditionDescription), (.bcid, \.bcid), (.contributors, \.contributors),
+        (.pace, \.pace), (.characterOrPlotDriven, \.characterOrPlotDriven),
+        (.strongCharacterDevelopment, \.strongCharacterDevelopment), (.loveableCharacters, \.loveableCharacters),
+        (.diverseCharacters, \.diverseCharacters), (.flawedCharacters, \.flawedCharacters),
+        (.contentWarnings, \.contentWarnings), (.contentWarningDescription, \.contentWarningDescription),
+    ]
 
     /// Why a row could not become a record.
     public struct Rejection: Error, Equatable {
@@ -181,9 +200,34 @@ public struct RecordBuilder {
         } else if format == .librarything, reads.contains(where: { $0.start != nil }) {
             record.shelf = .string(ShelfName.currentlyReading)
         }
-        record.review = cells[review]
-        record.notes = cells[notes]
-        if let text = cells.string(owned), CellValue.owned(text) { record.owned = true }
+        record.review = cells.verbatim(review)
+        record.notes = cells.verbatim(notes)
+        if let range = cells.range(owned) {
+            let cell = cells.bytes(range)
+            if cell[0] >= 48 && cell[0] <= 57 {
+                // A copy count (Goodreads, LibraryThing): kept as a count, and owned when above zero.
+                record.ownedCopies = CellValue.count(bytes: cell)
+                if (record.ownedCopies ?? 0) > 0 { record.owned = true }
+            } else if CellValue.owned(cells.string(range)) {
+                record.owned = true
+            }
+        }
+
+        // The formats' own reader cells.
+        if let range = cells.range(shelfPositions) {
+            let positions = CellBytes.splitTrimmed(cells.bytes, range, UInt8(ascii: ",")).map {
+                ShelfPosition.parse(cells.string($0))
+            }
+            if !positions.isEmpty { record.shelfPositions = positions }
+        }
+        if let text = cells.string(spoiler), CellValue.owned(text) { record.spoiler = true }
+        if let range = cells.range(moods) {
+            let pieces = CellBytes.splitTrimmed(cells.bytes, range, UInt8(ascii: ","))
+            if !pieces.isEmpty { record.moods = pieces.map(FieldText.cell) }
+        }
+        for (path, column) in verbatimColumns {
+            record[keyPath: path] = cells[column]
+        }
         return nil
     }
 
@@ -236,6 +280,13 @@ struct RowCells {
         while start < end, Self.isEdgeSpace(bytes[start]) { start += 1 }
         while start < end, Self.isEdgeSpace(bytes[end - 1]) { end -= 1 }
         return start < end ? start..<end : nil
+    }
+
+    /// `column`'s whole cell, edge spaces and line breaks included, when it holds anything else:
+    /// for the cells a person wrote (a review, notes), kept as they were.
+    func verbatim(_ column: Int?) -> FieldText? {
+        guard let column, column < ends.count, range(column) != nil else { return nil }
+        return .cell((column == 0 ? 0 : ends[column - 1])..<ends[column])
     }
 
     /// `column`'s cell as it will be written.

@@ -13,6 +13,16 @@ public struct ReadSpan: Codable, Sendable, Hashable {
     }
 }
 
+/// A shelf with the book's position on it (Goodreads `to-read (#339)`); nil when the export gave none.
+public struct ShelfPosition: Codable, Sendable, Hashable {
+    public var shelf: String
+    public var position: Int?
+    public init(shelf: String, position: Int? = nil) {
+        self.shelf = shelf
+        self.position = position
+    }
+}
+
 /// One data row of an export, as every stage after parse sees it.
 ///
 /// Parse fills the provenance, bibliographic and reader fields; dedupe adds `dedupe`; lookup adds
@@ -63,6 +73,33 @@ public struct BookRecord: Codable, Sendable, Equatable {
     public var review: String?
     public var notes: String?
     public var owned: Bool?
+    /// How many copies the export says are owned (Goodreads `Owned Copies`, LibraryThing `Copies`);
+    /// `owned` says whether any are.
+    public var ownedCopies: Int?
+    /// Goodreads `Bookshelves with positions`: each shelf with the book's place on it, in the export's order.
+    public var shelfPositions: [ShelfPosition]?
+    /// Goodreads `Spoiler`: the review hides spoilers (`true`; absent otherwise).
+    public var spoiler: Bool?
+    /// Goodreads' older 31-column export: its recommendation, purchase and condition cells, verbatim.
+    public var recommendedFor: String?
+    public var recommendedBy: String?
+    public var purchaseDate: String?
+    public var purchaseLocation: String?
+    public var condition: String?
+    public var conditionDescription: String?
+    public var bcid: String?
+    /// StoryGraph's own columns, verbatim (trimmed): `Contributors`, `Moods` (as a list), `Pace`,
+    /// `Character- or Plot-Driven?`, the four `… Characters?`/`… Development?` answers, the content warnings.
+    public var contributors: String?
+    public var moods: [String]?
+    public var pace: String?
+    public var characterOrPlotDriven: String?
+    public var strongCharacterDevelopment: String?
+    public var loveableCharacters: String?
+    public var diverseCharacters: String?
+    public var flawedCharacters: String?
+    public var contentWarnings: String?
+    public var contentWarningDescription: String?
 
     // MARK: Stage annotations
     public var dedupe: DedupeMark?

@@ -139,6 +139,46 @@ public enum BookRecordScan {
             guard let value = s.bool() else { return false }
             record.owned = value
             return true
+        case "ownedCopies": return s.int(into: &record.ownedCopies)
+        case "spoiler":
+            guard let value = s.bool() else { return false }
+            record.spoiler = value
+            return true
+        case "shelfPositions":
+            var positions: [ShelfPosition] = []
+            let ok = s.array { s in
+                var shelf: String?, position: Int?
+                let ok = s.members { s, key in
+                    if s.null() { return true }
+                    switch key {
+                    case "shelf": return s.string(into: &shelf)
+                    case "position": return s.int(into: &position)
+                    default: return s.skipValue(depth: 3)
+                    }
+                }
+                guard ok, let shelf else { return false }
+                positions.append(ShelfPosition(shelf: shelf, position: position))
+                return true
+            }
+            record.shelfPositions = positions
+            return ok
+        case "recommendedFor": return s.string(into: &record.recommendedFor)
+        case "recommendedBy": return s.string(into: &record.recommendedBy)
+        case "purchaseDate": return s.string(into: &record.purchaseDate)
+        case "purchaseLocation": return s.string(into: &record.purchaseLocation)
+        case "condition": return s.string(into: &record.condition)
+        case "conditionDescription": return s.string(into: &record.conditionDescription)
+        case "bcid": return s.string(into: &record.bcid)
+        case "contributors": return s.string(into: &record.contributors)
+        case "moods": return s.strings(into: &record.moods)
+        case "pace": return s.string(into: &record.pace)
+        case "characterOrPlotDriven": return s.string(into: &record.characterOrPlotDriven)
+        case "strongCharacterDevelopment": return s.string(into: &record.strongCharacterDevelopment)
+        case "loveableCharacters": return s.string(into: &record.loveableCharacters)
+        case "diverseCharacters": return s.string(into: &record.diverseCharacters)
+        case "flawedCharacters": return s.string(into: &record.flawedCharacters)
+        case "contentWarnings": return s.string(into: &record.contentWarnings)
+        case "contentWarningDescription": return s.string(into: &record.contentWarningDescription)
         case "reads":
             var spans: [ReadSpan] = []
             let ok = s.array { s in

@@ -89,7 +89,7 @@ public struct Stage: Sendable {
               outputs: [StageFile(.records, .option("-o"), defaultName: "parsed.ndjson.gz"),
                         StageFile(.rejects, .option("--rejects"), defaultName: "rejects.ndjson.gz"),
                         StageFile(.report, .option("--report"), defaultName: "parse-report.json")],
-              parameterStages: [.parse], algorithmVersion: 1, invocation: .files),
+              parameterStages: [.parse], algorithmVersion: 2, invocation: .files),
         Stage(name: .dedupe,
               inputs: [StageFile(.records, .positional, defaultName: "parsed.ndjson.gz")],
               outputs: [StageFile(.records, .option("-o"), defaultName: "deduped.ndjson.gz"),
@@ -112,14 +112,14 @@ public struct Stage: Sendable {
                         StageFile(.failedRows, .option("--failed-rows"), defaultName: "failed-rows.csv")],
               progress: StageFile(.progress, .option("--progress"), defaultName: "merge-progress.json"),
               // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
-              // 3: the report's `reviewOpen` (rows still to review after the decisions); 2 is the
-              // title identity of issue 21, merged beside it.
-              parameterStages: [.dedupe, .merge], algorithmVersion: 3, invocation: .filesAndImportId),
+              // 4: the library keeps every user-authored cell (export, issue 22); 3: the report's
+              // `reviewOpen` (rows still to review after the decisions); 2: the title identity (issue 21).
+              parameterStages: [.dedupe, .merge], algorithmVersion: 4, invocation: .filesAndImportId),
         Stage(name: .render,
               inputs: [StageFile(.report, .foundByRole, defaultName: "merge-report.json"),
                        StageFile(.review, .foundByRole, defaultName: "review.json")],
               outputs: [StageFile(.page, .foundByRole, defaultName: "report.html")],
-              parameterStages: [.render], algorithmVersion: 1, invocation: .runDirectory(subcommand: "import")),
+              parameterStages: [.render], algorithmVersion: 2, invocation: .runDirectory(subcommand: "import")),
     ]
 
     /// The shipped name of this stage's input with `role` (a programming error when it has none).

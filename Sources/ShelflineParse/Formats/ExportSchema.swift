@@ -14,6 +14,13 @@ public enum ColumnRole: String, CaseIterable, Sendable, Codable {
     /// StoryGraph's `Last Date Read`: used when `Dates Read` is empty.
     case lastDateRead
     case readCount, review, notes, owned
+    /// Goodreads' own reader columns: `Bookshelves with positions`, `Spoiler`, and the older
+    /// export's recommendation, purchase and condition columns (also LibraryThing's `BCID`).
+    case shelfPositions, spoiler, recommendedFor, recommendedBy, purchaseDate, purchaseLocation, condition
+    case conditionDescription, bcid
+    /// StoryGraph's own columns.
+    case contributors, moods, pace, characterOrPlotDriven, strongCharacterDevelopment, loveableCharacters
+    case diverseCharacters, flawedCharacters, contentWarnings, contentWarningDescription
 }
 
 /// How one export format names its columns, and which of them identify it.
@@ -39,6 +46,10 @@ public struct ExportSchema: Sendable {
             .originalYear: ["original publication year"], .dateRead: ["date read"], .dateAdded: ["date added"],
             .shelves: ["bookshelves"], .shelf: ["exclusive shelf"], .review: ["my review"],
             .notes: ["private notes"], .readCount: ["read count"], .owned: ["owned copies"],
+            .shelfPositions: ["bookshelves with positions"], .spoiler: ["spoiler"],
+            .recommendedFor: ["recommended for"], .recommendedBy: ["recommended by"],
+            .purchaseDate: ["original purchase date"], .purchaseLocation: ["original purchase location"],
+            .condition: ["condition"], .conditionDescription: ["condition description"], .bcid: ["bcid"],
         ])
 
     public static let storygraph = ExportSchema(
@@ -49,6 +60,12 @@ public struct ExportSchema: Sendable {
             .shelf: ["read status"], .dateAdded: ["date added"], .dateRead: ["dates read"],
             .lastDateRead: ["last date read"], .readCount: ["read count"], .rating: ["star rating"],
             .review: ["review"], .shelves: ["tags"], .owned: ["owned?"],
+            .contributors: ["contributors"], .moods: ["moods"], .pace: ["pace"],
+            .characterOrPlotDriven: ["character- or plot-driven?"],
+            .strongCharacterDevelopment: ["strong character development?"],
+            .loveableCharacters: ["loveable characters?"], .diverseCharacters: ["diverse characters?"],
+            .flawedCharacters: ["flawed characters?"], .contentWarnings: ["content warnings"],
+            .contentWarningDescription: ["content warning description"],
         ])
 
     public static let librarything = ExportSchema(
@@ -62,7 +79,7 @@ public struct ExportSchema: Sendable {
             .year: ["date", "publication date"], .rating: ["rating"], .review: ["review"],
             .notes: ["private comment", "comment", "comments"], .dateStarted: ["date started"],
             .dateRead: ["date read"], .dateAdded: ["entry date"], .shelves: ["tags"],
-            .isbn: ["isbn"], .isbnList: ["isbns"], .owned: ["copies"],
+            .isbn: ["isbn"], .isbnList: ["isbns"], .owned: ["copies"], .bcid: ["bcid"],
         ])
 
     /// The built-in formats in detection order (most specific signature first).

@@ -1,3 +1,5 @@
+import ShelflineCore
+
 /// Exclusive shelves (reading states) across exports.
 public enum ShelfName {
     public static let read = "read"
@@ -31,5 +33,21 @@ public enum ShelfName {
     /// A comma-separated tag or shelf list, trimmed, empties dropped, order kept.
     public static func list(_ cell: some StringProtocol, separator: Character = ",") -> [String] {
         cell.splitTrimmed(separator.asciiValue ?? UInt8(ascii: ",")).map { String($0) }
+    }
+}
+
+extension ShelfPosition {
+    /// One item of Goodreads' `Bookshelves with positions`: `to-read (#339)` → `to-read` at 339;
+    /// an item without a `(#n)` suffix is the shelf alone.
+    static func parse(_ item: String) -> ShelfPosition {
+        let text = item.trimmingSpaces
+        guard text.hasSuffix(")"), let hash = text.lastIndex(of: "#") else { return ShelfPosition(shelf: String(text)) }
+        let digits = text[text.index(after: hash)..<text.index(before: text.endIndex)]
+        let head = text[..<hash]
+        guard head.hasSuffix(" ("), !digits.isEmpty, digits.count <= 9,
+              digits.allSatisfy({ $0.isASCII && $0.isNumber }), let position = Int(digits) else {
+            return ShelfPosition(shelf: String(text))
+        }
+        return ShelfPosition(shelf: String(head.dropLast(2).trimmingSpaces), position: position)
     }
 }

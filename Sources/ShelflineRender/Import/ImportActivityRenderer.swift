@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ShelflineCore
+import ShelflineLibrary
 
 /// The import Live Activity: the snapshot `<workspace>/activity/import.json` (and its history)
 /// derived from what a run directory holds, plus the run's `report.html` when it ends.
@@ -92,13 +93,13 @@ public struct ImportActivityRenderer: Sendable {
                                                    startedAt: startedAt, after: active))
                     emitted.append(.end)
                 }
-                reportPath = try ImportReportPage.write(status: status, parameters: parameters)
+                reportPath = try writePages(status)
             }
         } else if status.merge != nil {
             try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
                                            after: active))
             emitted.append(.end)
-            reportPath = try ImportReportPage.write(status: status, parameters: parameters)
+            reportPath = try writePages(status)
         } else if emitted.isEmpty, state != active.contentState,
                   force || now.timeIntervalSince1970 - Double(active.timestamp) >= parameters.minimumUpdateIntervalSeconds {
             try store.publish(makeSnapshot(.update, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
@@ -106,6 +107,24 @@ public struct ImportActivityRenderer: Sendable {
             emitted.append(.update)
         }
         return Refresh(emitted: emitted, contentState: state, reportPath: reportPath)
+    }
+
+    /// The finished import's report page and the workspace's library page, which it links to.
+    func writePages(_ status: ImportRunStatus) throws -> String {
+        let library = try LibraryPage.write(workspace: workspace)
+        return try ImportReportPage.write(status: status, parameters: parameters,
+                                          libraryPage: Self.relativePath(of: library, from: status.runDirectory))
+    }
+
+    /// `path` as seen from `directory` (`../../library.html` from `<workspace>/runs/<id>`), or the
+    /// absolute path when they share nothing but the root.
+    static func relativePath(of path: String, from directory: String) -> String {
+        let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
+        let base = URL(fileURLWithPath: directory).standardizedFileURL.pathComponents
+        var common = 0
+        while common < base.count, common < target.count - 1, target[common] == base[common] { common += 1 }
+        guard common > 1 else { return path }
+        return (Array(repeating: "..", count: base.count - common) + target[common...]).joined(separator: "/")
     }
 
     /// How a run stopped short of its end.

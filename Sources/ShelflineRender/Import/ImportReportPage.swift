@@ -8,7 +8,9 @@ public enum ImportReportPage {
 
     /// Renders and atomically writes the page for a finished run; returns its path.
     @discardableResult
-    public static func write(status: ImportRunStatus, parameters: RenderParameters = RenderParameters()) throws -> String {
+    /// `libraryPage`: the library page's path relative to the run directory, linked from the summary.
+    public static func write(status: ImportRunStatus, parameters: RenderParameters = RenderParameters(),
+                             libraryPage: String? = nil) throws -> String {
         let directory = status.runDirectory
         func resolve(_ name: String?, _ fallback: String) -> String {
             let name = (name?.isEmpty == false ? name! : fallback)
@@ -23,7 +25,7 @@ public enum ImportReportPage {
                                             maximumRows: parameters.reportMaximumRows)
         let html = render(status: status, review: review, failedRows: failed.rows, failedRowCount: failed.dataRows,
                           notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
-                          ruledOut: ruledOut, maximumRows: parameters.reportMaximumRows)
+                          ruledOut: ruledOut, maximumRows: parameters.reportMaximumRows, libraryPage: libraryPage)
         let name = status.files.output(.render, .page) ?? StageName.render.stage.defaultOutput(.page)
         let target = name.hasPrefix("/") ? name : directory + "/" + name
         try AtomicFile.write(html, to: target)
@@ -37,7 +39,8 @@ public enum ImportReportPage {
     /// its file holds in all, when only the first rows were read.
     public static func render(status: ImportRunStatus, review: [ReviewEntry], failedRows: [[String]],
                               failedRowCount: Int? = nil, notEnrichedRows: [[String]] = [],
-                              notEnrichedRowCount: Int? = nil, ruledOut: [ReviewEntry] = [], maximumRows: Int) -> String {
+                              notEnrichedRowCount: Int? = nil, ruledOut: [ReviewEntry] = [], maximumRows: Int,
+                              libraryPage: String? = nil) -> String {
         let state = ImportActivityRenderer.contentState(for: status)
         let fileName = status.parse.map { ($0.input as NSString).lastPathComponent } ?? "import"
         var html = """
@@ -70,7 +73,8 @@ public enum ImportReportPage {
         """
         if let merge = status.merge {
             html += "<p class=\"summary\">Import <code>\(escape(merge.importId))</code>: \(merge.rowsRead) rows read; "
-                + "the library now holds \(merge.libraryBooks) books.</p>\n"
+                + "the library now holds \(merge.libraryBooks) books"
+                + (libraryPage.map { " (<a id=\"library-link\" href=\"\(escape($0))\">see the library</a>)" } ?? "") + ".</p>\n"
             html += "<h2>Where every row went</h2>\n"
             html += chart(id: "outcomes", bars: [
                 ("Added", merge.outcomes.added, "#34a853"), ("Updated", merge.outcomes.updated, "#4285f4"),

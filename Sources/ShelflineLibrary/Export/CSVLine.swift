@@ -1,0 +1,37 @@
+/// One CSV row as Goodreads and StoryGraph write it: a cell is quoted only when it holds a comma,
+/// a quote or a line break, and a quote inside is doubled. Cells are written as they are: a
+/// leading `=`, `+`, `-` or `@` is not escaped (see docs/export.md, "Cells a spreadsheet would
+/// run"), since any prefix would change the cell for every service that imports the file.
+struct CSVLine {
+    var bytes: [UInt8] = []
+    private var first = true
+
+    init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
+
+    /// Starts a new row (the previous row's bytes are dropped).
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        first = true
+    }
+
+    mutating func cell(_ text: String?) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        first = false
+        guard var text, !text.isEmpty else { return }
+        text.withUTF8 { utf8 in
+            let needsQuotes = utf8.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
+            guard needsQuotes else { bytes.append(contentsOf: utf8); return }
+            bytes.append(0x22)
+            for byte in utf8 {
+                if byte == 0x22 { bytes.append(0x22) }
+                bytes.append(byte)
+            }
+            bytes.append(0x22)
+        }
+    }
+
+    mutating func cell(_ value: Int?) { cell(value.map(String.init)) }
+
+    /// Ends the row with `terminator`.
+    mutating func end(_ terminator: String) { bytes.append(contentsOf: terminator.utf8) }
+}

@@ -1,0 +1,50 @@
+import ShelflineCore
+
+/// The files `shelfline export` writes, and what each cannot carry of what the library holds.
+public enum ExportFormat: String, CaseIterable, Sendable {
+    /// Goodreads' current "Export Library" CSV (24 columns): what every reading service imports.
+    case goodreads
+    /// StoryGraph's export CSV (23 columns).
+    case storygraph
+    /// The library itself, one book (a JSON object) a line: `docs/library-book.schema.json`.
+    case ndjson
+
+    /// Library fields this format has no column for (by their names in the library's JSON): a
+    /// round trip through the format keeps every other field.
+    public var notCarried: [String] {
+        switch self {
+        case .goodreads:
+            ["bcid", "characterOrPlotDriven", "condition", "conditionDescription", "contentWarningDescription",
+             "contentWarnings", "contributors", "diverseCharacters", "flawedCharacters", "loveableCharacters", "moods",
+             "pace", "purchaseDate", "purchaseLocation", "recommendedBy", "recommendedFor", "strongCharacterDevelopment",
+             "subtitle"] + Self.libraryOwn
+        case .storygraph:
+            ["bcid", "condition", "conditionDescription", "notes", "originalYear", "ownedCopies", "pages", "publisher",
+             "purchaseDate", "purchaseLocation", "recommendedBy", "recommendedFor", "shelfPositions", "spoiler",
+             "subtitle", "year"] + Self.libraryOwn
+        case .ndjson:
+            []
+        }
+    }
+
+    /// What only the library knows: found again by lookup on the next import, not by the file.
+    static let libraryOwn = ["coverId", "editionKey", "enrichment", "enrichmentSource", "metadataFields", "needsReview",
+                             "provenance", "reviewDecision", "workKey"]
+
+    /// Where a format keeps less than the library, in words (for `--help` and the docs).
+    public var limits: String {
+        switch self {
+        case .goodreads:
+            "one read (the last `Date Read`; `Read Count` says how many) and no start dates; whole-star `My Rating` " +
+                "(a fraction rounded half up: 3.5 → 4, 3.25 → 3; a rated book never below 1); no StoryGraph " +
+                "columns (moods, pace, characters, content warnings, contributors), an ASIN only in place of an ISBN-10, no older-export " +
+                "columns (purchase, condition, recommendations); `Average Rating` left empty (it is Goodreads', " +
+                "not yours); `Book Id` only for books a Goodreads export brought"
+        case .storygraph:
+            "no publisher, pages, publication years, private notes, spoiler flag, shelf positions or copy count " +
+                "(`Owned?` is Yes/No); ratings kept to the quarter star as StoryGraph does"
+        case .ndjson:
+            "nothing: every field of every book, with enrichment keys, cover id, provenance and review decisions"
+        }
+    }
+}

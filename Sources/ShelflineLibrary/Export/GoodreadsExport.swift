@@ -1,0 +1,61 @@
+import ShelflineCore
+
+/// Goodreads' current "Export Library" file: its 24-column header, order, quoting and cell forms.
+enum GoodreadsExport {
+    static let header = [
+        "Book Id", "Title", "Author", "Author l-f", "Additional Authors", "ISBN", "ISBN13", "My Rating",
+        "Average Rating", "Publisher", "Binding", "Number of Pages", "Year Published", "Original Publication Year",
+        "Date Read", "Date Added", "Bookshelves", "Bookshelves with positions", "Exclusive Shelf", "My Review",
+        "Spoiler", "Private Notes", "Read Count", "Owned Copies",
+    ]
+
+    /// Goodreads ends every line with LF, the last one too.
+    static let terminator = "\n"
+
+    /// The exclusive shelves Goodreads knows: one of them in `Bookshelves` that is not the book's
+    /// exclusive shelf is a state the book has left (a library merges shelves across imports).
+    static let exclusive: Set<String> = ["read", "currently-reading", "to-read", "did-not-finish"]
+
+    static func write(_ book: LibraryBook, to line: inout CSVLine) {
+        line.cell(ExportCells.rowId(book, format: .goodreads))
+        line.cell(ExportCells.title(book))
+        line.cell(book.author)
+        line.cell(ExportCells.lastFirst(book.author))
+        line.cell(ExportCells.joined(book.additionalAuthors))
+        line.cell("=\"\(book.isbn10 ?? book.asin ?? "")\"")  // Goodreads writes a Kindle edition's ASIN there
+        line.cell("=\"\(book.isbn13 ?? "")\"")
+        line.cell(ExportCells.wholeStars(book.rating))
+        line.cell(nil as String?)  // Average Rating: Goodreads' readers', not the user's
+        line.cell(book.publisher)
+        line.cell(book.binding)
+        line.cell(book.pages)
+        line.cell(book.year)
+        line.cell(book.originalYear)
+        line.cell(ExportCells.slashDate(ExportCells.lastFinished(book)))
+        line.cell(ExportCells.slashDate(book.dateAdded))
+        let shelves = shelfList(book)
+        line.cell(shelves.isEmpty ? nil : shelves.map(\.shelf).joined(separator: ", "))
+        let positioned = shelves.filter { $0.position != nil }
+        line.cell(positioned.isEmpty ? nil : positioned.map { "\($0.shelf) (#\($0.position!))" }.joined(separator: ", "))
+        line.cell(book.shelf)
+        line.cell(book.review)
+        line.cell(book.spoiler == true ? "true" : nil)
+        line.cell(book.notes)
+        line.cell(book.readCount)
+        line.cell(book.ownedCopies ?? (book.owned == true ? 1 : 0))
+        line.end(terminator)
+    }
+
+    /// The book's shelves in the order its Goodreads export listed them, with their positions, then
+    /// the others other imports added (sorted, without a position: only those shelves go in
+    /// `Bookshelves` alone). An exclusive shelf (`to-read`, …) the book has since left is dropped
+    /// unless the newest Goodreads row itself listed it.
+    static func shelfList(_ book: LibraryBook) -> [ShelfPosition] {
+        var list = book.shelfPositions ?? []
+        let listed = Set(list.map(\.shelf))
+        for shelf in book.shelves ?? [] where !listed.contains(shelf) && (!exclusive.contains(shelf) || shelf == book.shelf) {
+            list.append(ShelfPosition(shelf: shelf))
+        }
+        return list
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import ShelflineCore
+
+/// Reading the library file one book at a time, for the export, the page and `shelfline library`.
+public enum LibraryBooks {
+    /// Calls `body` with each book of the library at `path`, in file order. A missing library is
+    /// `FileError.missingInput` (66); a line that is not a book is `FileError.corrupt` naming it (65).
+    /// `only`, when given, is asked for each book's index (0-based, in file order) first: a book it
+    /// declines is skipped without being decoded.
+    public static func forEach(path: String, only: ((Int) -> Bool)? = nil,
+                               _ body: (LibraryBook, UnsafeRawBufferPointer) throws -> Void) throws {
+        try requireLibrary(path)
+        let decoder = JSONDecoder()
+        var index = 0
+        try LineReader.forEachLine(path: path) { bytes, number in
+            guard !bytes.isEmpty else { return }
+            defer { index += 1 }
+            if let only, !only(index) { return }
+            try body(try LibraryBookScan.decode(bytes, decoder: decoder, path: path, line: number), bytes)
+        }
+    }
+
+    /// Throws `FileError.missingInput` (66) when there is no library at `path` yet.
+    public static func requireLibrary(_ path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw FileError.missingInput(path: path, reason: "no library yet; import an export first (shelfline run --csv FILE)")
+        }
+    }
+}

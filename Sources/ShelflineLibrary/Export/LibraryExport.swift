@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+
+/// Writes the library in an export format, streaming: one book read, one row written, so memory
+/// stays flat whatever the library's size. Rows come in the library's order (by book id).
+public struct LibraryExport {
+    public var format: ExportFormat
+    /// Only books on one of these shelves (exclusive or not); empty: every book.
+    public var shelves: Set<String>
+
+    public init(format: ExportFormat, shelves: [String] = []) {
+        self.format = format
+        self.shelves = Set(shelves)
+    }
+
+    /// What an export wrote.
+    public struct Summary: Equatable, Sendable {
+        public var books = 0
+        public var skipped = 0
+    }
+
+    /// Exports the library at `path` (a missing library is `FileError.missingInput`) to `sink`.
+    @discardableResult
+    public func write(library path: String, to sink: any ByteSink) throws -> Summary {
+        var summary = Summary()
+        var out: [UInt8] = []
+        out.reserveCapacity(1 << 17)
+        var line = CSVLine()
+        switch format {
+        case .goodreads: out.append(contentsOf: headerLine(GoodreadsExport.header, GoodreadsExport.terminator))
+        case .storygraph: out.append(contentsOf: headerLine(StoryGraphExport.header, StoryGraphExport.terminator))
+        case .ndjson: break
+        }
+        func flush() throws {
+            if out.count >= 1 << 16 {
+                try sink.write(out)
+                out.removeAll(keepingCapacity: true)
+            }
+        }
+        if format == .ndjson && shelves.isEmpty {
+            // The library's own lines, copied: nothing to decode.
+            try LibraryBooks.requireLibrary(path)
+            try LineReader.forEachLine(path: path) { bytes, _ in
+                guard !bytes.isEmpty else { return }
+                out.append(contentsOf: bytes)
+                out.append(0x0A)
+                summary.books += 1
+                try flush()
+            }
+        } else {
+            try LibraryBooks.forEach(path: path) { book, bytes in
+                guard isSelected(book) else { summary.skipped += 1; return }
+                summary.books += 1
+                line.reset()
+                switch format {
+                case .goodreads: GoodreadsExport.write(book, to: &line)
+                case .storygraph: StoryGraphExport.write(book, to: &line)
+                case .ndjson:
+                    line.bytes.append(contentsOf: bytes)
+                    line.bytes.append(0x0A)
+                }
+                out.append(contentsOf: line.bytes)
+                try flush()
+            }
+        }
+        if !out.isEmpty { try sink.write(out) }
+        return summary
+    }
+
+    /// Whether `book` is on one of the chosen shelves (every book when none was chosen).
+    public func isSelected(_ book: LibraryBook) -> Bool {
+        guard !shelves.isEmpty else { return true }
+        if let shelf = book.shelf, shelves.contains(shelf) { return true }
+        return book.shelves?.contains(where: shelves.contains) ?? false
+    }
+
+    func headerLine(_ header: [String], _ terminator: String) -> [UInt8] {
+        var line = CSVLine()
+        for name in header { line.cell(name) }
+        line.end(terminator)
+        return line.bytes
+    }
+}
+
+/// Standard output as a `ByteSink`: every byte written, retried on EINTR; a closed pipe is
+/// `StandardOutput.Closed` (the reader went away: nothing more to do).
+public final class StandardOutput: ByteSink {
+    public struct Closed: Error {}
+
+    public init() {}
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EPIPE { throw Closed() }
+                throw FileError.io(path: "<stdout>", reason: systemErrorMessage())
+            }
+            offset += written
+        }
+    }
+}

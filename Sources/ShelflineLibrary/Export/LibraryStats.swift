@@ -1,0 +1,56 @@
+import ShelflineCore
+
+/// What `shelfline library stats` and the library page count, in one pass over the library.
+public struct LibraryStats: Codable, Equatable, Sendable {
+    public var books = 0
+    /// Books per exclusive shelf (`read`, `to-read`, …; `none` for a book without one).
+    public var exclusiveShelves: [String: Int] = [:]
+    /// Books per other shelf (tags).
+    public var shelves: [String: Int] = [:]
+    /// Readings finished per year (`2024`) and per month (`2024-05`): a book read twice counts twice.
+    public var finishedPerYear: [String: Int] = [:]
+    public var finishedPerMonth: [String: Int] = [:]
+    /// Pages of those readings, where the book's page count is known.
+    public var pagesPerYear: [String: Int] = [:]
+    public var pagesPerMonth: [String: Int] = [:]
+    /// Rated books per whole star, `1`…`5` (a fraction rounded half up, as the Goodreads export does).
+    public var ratings: [String: Int] = [:]
+    /// Books with a page count, and their pages.
+    public var booksWithPages = 0
+    public var pages = 0
+
+    public init() {}
+
+    public mutating func add(_ book: LibraryBook) {
+        books += 1
+        exclusiveShelves[book.shelf ?? "none", default: 0] += 1
+        for shelf in book.shelves ?? [] where shelf != book.shelf { shelves[shelf, default: 0] += 1 }
+        if let pages = book.pages {
+            booksWithPages += 1
+            self.pages += pages
+        }
+        for end in Self.finishes(book) {
+            let year = String(end.prefix(4)), month = String(end.prefix(7))
+            finishedPerYear[year, default: 0] += 1
+            finishedPerMonth[month, default: 0] += 1
+            if let pages = book.pages {
+                pagesPerYear[year, default: 0] += pages
+                pagesPerMonth[month, default: 0] += pages
+            }
+        }
+        let stars = ExportCells.wholeStars(book.rating)
+        if stars > 0 { ratings[String(stars), default: 0] += 1 }
+    }
+
+    /// The dates a book was finished: each reading's end (ISO dates).
+    public static func finishes(_ book: LibraryBook) -> [String] {
+        (book.reads ?? []).compactMap(\.end).filter { $0.count >= 7 }
+    }
+
+    /// The stats of the library at `path`.
+    public static func read(path: String) throws -> LibraryStats {
+        var stats = LibraryStats()
+        try LibraryBooks.forEach(path: path) { book, _ in stats.add(book) }
+        return stats
+    }
+}

@@ -1,0 +1,41 @@
+import ShelflineCore
+
+/// StoryGraph's export file: its 23-column header and cell forms.
+enum StoryGraphExport {
+    static let header = [
+        "Title", "Authors", "Contributors", "ISBN/UID", "Format", "Read Status", "Date Added", "Last Date Read",
+        "Dates Read", "Read Count", "Moods", "Pace", "Character- or Plot-Driven?", "Strong Character Development?",
+        "Loveable Characters?", "Diverse Characters?", "Flawed Characters?", "Star Rating", "Review",
+        "Content Warnings", "Content Warning Description", "Tags", "Owned?",
+    ]
+
+    /// StoryGraph ends its lines with CRLF.
+    static let terminator = "\r\n"
+
+    static func write(_ book: LibraryBook, to line: inout CSVLine) {
+        line.cell(ExportCells.title(book))
+        line.cell(ExportCells.joined([book.author].compactMap { $0 } + (book.additionalAuthors ?? [])))
+        line.cell(book.contributors)
+        line.cell(book.isbn13 ?? book.isbn10 ?? book.asin)
+        line.cell(book.binding)
+        line.cell(book.shelf)
+        line.cell(ExportCells.slashDate(book.dateAdded))
+        line.cell(ExportCells.slashDate(ExportCells.lastFinished(book)))
+        line.cell(ExportCells.datesRead(book))
+        line.cell(book.readCount)
+        line.cell(ExportCells.joined(book.moods))
+        line.cell(book.pace)
+        line.cell(book.characterOrPlotDriven)
+        line.cell(book.strongCharacterDevelopment)
+        line.cell(book.loveableCharacters)
+        line.cell(book.diverseCharacters)
+        line.cell(book.flawedCharacters)
+        line.cell(ExportCells.stars(book.rating))
+        line.cell(book.review)
+        line.cell(book.contentWarnings)
+        line.cell(book.contentWarningDescription)
+        line.cell(ExportCells.joined(book.shelves))
+        line.cell(book.owned == true || (book.ownedCopies ?? 0) > 0 ? "Yes" : "No")
+        line.end(terminator)
+    }
+}

@@ -1,0 +1,287 @@
+import Foundation
+import ShelflineCore
+import ShelflineLibrary
+
+/// `<workspace>/library.html`: the whole library on one self-contained page (inline CSS, SVG and a
+/// small inline script; nothing fetched but Open Library covers, lazily, over a placeholder that
+/// stays when offline). Shelves with counts, books finished per year and per month (with pages),
+/// and every book with its cover, rating, dates and series, sortable and searchable.
+///
+/// Written in two streaming passes over the library (the counts, then the rows), so memory does not
+/// grow with the library; its bytes depend only on the library file.
+public enum LibraryPage {
+    /// The page's path in `workspace`.
+    public static func path(in workspace: Workspace) -> String { workspace.root + "/library.html" }
+
+    /// The most books the page lists (the most recently added; the counts and charts cover the whole
+    /// library). A 187,000-book page was 87 MB and took 5.6 s to write: more than a browser shows
+    /// usefully, and render runs after every import. `shelfline library list` prints them all.
+    public static let maximumRows = 20_000
+
+    /// Renders and atomically writes the page of `workspace`'s library (an empty page when there is
+    /// no library yet); returns its path.
+    @discardableResult
+    public static func write(workspace: Workspace, maximumRows: Int = maximumRows) throws -> String {
+        let target = path(in: workspace)
+        let library = workspace.libraryFile
+        let exists = FileManager.default.fileExists(atPath: library)
+        var stats = LibraryStats()
+        var keys: [String] = []
+        if exists {
+            try LibraryBooks.forEach(path: library) { book, _ in
+                stats.add(book)
+                keys.append(listingKey(book))
+            }
+        }
+        // Which books are listed (by index in the file), when not every book is: the second pass
+        // decodes only those.
+        var listed: [Bool]?
+        if keys.count > maximumRows {
+            let threshold = keys.sorted(by: >)[maximumRows - 1]
+            listed = keys.map { $0 >= threshold }
+        }
+        keys = []
+        let file = try AtomicFile(path: target)
+        try file.write(head(stats, listed: min(stats.books, maximumRows)))
+        var rows = ""
+        if exists {
+            try LibraryBooks.forEach(path: library, only: listed.map { listed in { listed[$0] } }) { book, _ in
+                rows += row(book)
+                if rows.utf8.count > 1 << 16 {
+                    try file.write(rows)
+                    rows = ""
+                }
+            }
+        }
+        try file.write(rows + tail)
+        try file.commit()
+        return target
+    }
+
+    /// Orders books for the cap: date added, then id (unique).
+    static func listingKey(_ book: LibraryBook) -> String { (book.dateAdded ?? "") + " " + book.id }
+
+    static func head(_ stats: LibraryStats, listed: Int) -> String {
+        let finished = stats.finishedPerYear.values.reduce(0, +)
+        let pagesRead = stats.pagesPerYear.values.reduce(0, +)
+        var html = """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Library: \(stats.books) books</title>
+        <style>
+        body { font: 15px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 72em;
+               padding: 0 1em; color: #1d1d1f; background: #fff; }
+        h1 { font-size: 1.6em; margin-bottom: .2em; }
+        h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: .2em; }
+        .summary { color: #555; }
+        .shelves { display: flex; flex-wrap: wrap; gap: .4em; padding: 0; list-style: none; }
+        .shelves button { font: inherit; border: 1px solid #ccd; background: #f6f6f9; border-radius: 1em; padding: .15em .8em; cursor: pointer; }
+        .shelves button.on { background: #1d1d1f; color: #fff; }
+        .shelves .count { color: #888; margin-left: .3em; }
+        .shelves .label { color: #666; min-width: 7.5em; padding-top: .2em; }
+        .shelves button.on .count { color: #ccc; }
+        .controls { display: flex; gap: .6em; margin: .8em 0; }
+        .controls input { flex: 1; font: inherit; padding: .3em .5em; }
+        .controls select { font: inherit; }
+        table { border-collapse: collapse; width: 100%; }
+        th, td { border-bottom: 1px solid #eee; padding: .35em .5em; text-align: left; vertical-align: top; }
+        th { background: #f3f3f5; }
+        td.num { text-align: right; font-variant-numeric: tabular-nums; }
+        .cover { position: relative; width: 42px; height: 62px; padding: 0; }
+        .cover .ph { position: absolute; inset: 3px; border-radius: 3px; background: linear-gradient(135deg, #dfe3ea, #c3cad6);
+                     color: #556; font: 600 13px/56px sans-serif; text-align: center; overflow: hidden; }
+        .cover img { position: absolute; inset: 3px; width: 36px; height: 56px; object-fit: cover; border-radius: 3px; }
+        .title { font-weight: 600; }
+        .series, .author, .muted { color: #666; }
+        .stars { color: #d08a00; letter-spacing: 1px; white-space: nowrap; }
+        .scroll { overflow-x: auto; }
+        svg text { font: 12px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; fill: #1d1d1f; }
+        </style>
+        </head>
+        <body>
+        <h1>Library</h1>
+        <p class="summary" id="summary">\(stats.books) books · \(finished) readings finished · \(pagesRead) pages read</p>
+        <h2>Shelves</h2>
+
+        """
+        html += shelfList(id: "exclusive-shelves", label: "Reading state",
+                          stats.exclusiveShelves.sorted { ($0.value, $1.key) > ($1.value, $0.key) })
+        html += shelfList(id: "shelves", label: "Shelves",
+                          stats.shelves.sorted { ($0.value, $1.key) > ($1.value, $0.key) })
+        html += "<h2>Finished per year</h2>\n"
+        html += chart(id: "per-year", counts: stats.finishedPerYear, pages: stats.pagesPerYear)
+        html += "<h2>Finished per month</h2>\n"
+        html += chart(id: "per-month", counts: stats.finishedPerMonth, pages: stats.pagesPerMonth)
+        html += """
+        <h2>Books (<span id="shown">\(listed)</span>)</h2>
+        \(listed < stats.books ? "<p class=\"muted\" id=\"capped\">The \(listed) most recently added of \(stats.books) books; <code>shelfline library list</code> prints them all.</p>" : "")
+        <div class="controls">
+        <input id="search" type="search" placeholder="Search title, author, series, shelf" aria-label="Search">
+        <select id="sort" aria-label="Sort">
+        <option value="added-desc">Newest added</option><option value="added-asc">Oldest added</option>
+        <option value="finished-desc">Last finished</option><option value="title-asc">Title</option>
+        <option value="author-asc">Author</option><option value="rating-desc">Rating</option>
+        </select>
+        </div>
+        <div class="scroll"><table id="books">
+        <thead><tr><th></th><th>Book</th><th>Shelf</th><th>Rating</th><th>Added</th><th>Finished</th><th>Pages</th></tr></thead>
+        <tbody>
+
+        """
+        return html
+    }
+
+    /// A row of shelf buttons with their book counts; a button filters the table to its shelf.
+    static func shelfList(id: String, label: String, _ shelves: [(key: String, value: Int)]) -> String {
+        guard !shelves.isEmpty else { return "" }
+        var html = "<ul class=\"shelves\" id=\"\(id)\"><li class=\"label\">\(label)</li>\n"
+        for (shelf, count) in shelves {
+            html += "<li><button type=\"button\" data-shelf=\"\(escape(shelf))\" data-count=\"\(count)\">\(escape(shelf))"
+                + "<span class=\"count\">\(count)</span></button></li>\n"
+        }
+        return html + "</ul>\n"
+    }
+
+    /// One `<tr>`: its `data-*` attributes carry what the script sorts and searches on.
+    static func row(_ book: LibraryBook) -> String {
+        let finishes = LibraryStats.finishes(book)
+        let last = finishes.max()
+        let series = book.series.map { series in book.seriesPosition.map { "\(series) #\($0)" } ?? series }
+        let shelves = ([book.shelf].compactMap { $0 } + (book.shelves ?? [])).joined(separator: " ")
+        // Title, author and series are searched and sorted from the cells' own text (the script reads
+        // them once): attributes repeating them made a 20,000-book page 12 MB.
+        var html = "<tr data-id=\"\(book.id)\" data-added=\"\(book.dateAdded ?? "")\" data-finished=\"\(last ?? "")\" "
+            + "data-rating=\"\(book.rating.map { String($0) } ?? "0")\" data-shelves=\"\(escape(shelves))\">"
+        // The cover is fetched by the script once its row nears the viewport (IntersectionObserver):
+        // 20,000 <img> elements, even lazy ones, were half the page's parse time.
+        html += "<td class=\"cover\"\(coverURL(book).map { " data-cover=\"\($0)\"" } ?? "")><div class=\"ph\">\(escape(initials(book.title)))</div>"
+        html += "</td><td><span class=\"title\">\(escape(book.title))</span>"
+        if let series { html += " <span class=\"series\">(\(escape(series)))</span>" }
+        if let author = book.author { html += "<br><span class=\"author\">\(escape(author))</span>" }
+        html += "</td><td>\(escape(book.shelf ?? ""))</td><td>"
+        if let rating = book.rating {
+            let whole = Int(rating.rounded(.down))
+            html += "<span class=\"stars\" title=\"\(rating)\">\(String(repeating: "★", count: whole))"
+                + "\(String(repeating: "☆", count: max(0, 5 - whole)))</span> \(ExportCells.stars(rating) ?? "")"
+        }
+        html += "</td><td>\(book.dateAdded ?? "")</td><td>\(last ?? "")"
+        if finishes.count > 1 { html += " <span class=\"muted\">(×\(finishes.count))</span>" }
+        html += "</td><td class=\"num\">\(book.pages.map(String.init) ?? "")</td></tr>\n"
+        return html
+    }
+
+    /// Open Library's cover by the cover id lookup found, else by ISBN (`default=false`: a 404,
+    /// not a blank image, when it has none, so the placeholder stays).
+    static func coverURL(_ book: LibraryBook) -> String? {
+        if let id = book.coverId { return "https://covers.openlibrary.org/b/id/\(id)-M.jpg" }
+        if let isbn = book.isbn13 ?? book.isbn10 { return "https://covers.openlibrary.org/b/isbn/\(isbn)-M.jpg?default=false" }
+        return nil
+    }
+
+    static func initials(_ title: String) -> String {
+        String(title.split(separator: " ").prefix(2).compactMap(\.first).map { Character($0.uppercased()) })
+    }
+
+    /// A bar per period (oldest first), its height the readings finished; `data-*` carry the counts.
+    static func chart(id: String, counts: [String: Int], pages: [String: Int]) -> String {
+        let periods = counts.keys.sorted()
+        guard !periods.isEmpty else { return "<p class=\"muted\" id=\"\(id)\">No finished readings yet.</p>\n" }
+        // Month labels (`2024-05`) need ~46 px; past 18 bars a month is labelled by its number alone.
+        let monthly = periods.first?.count == 7
+        let barWidth = monthly ? (periods.count <= 18 ? 46 : 18) : 34, gap = 4, height = 140, top = 18
+        let width = max(200, periods.count * (barWidth + gap) + 10)
+        let largest = max(1, counts.values.max() ?? 1)
+        var svg = "<div class=\"scroll\"><svg id=\"\(id)\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" "
+            + "height=\"\(height + top + 40)\" role=\"img\" aria-label=\"Readings finished per period\">\n"
+        for (index, period) in periods.enumerated() {
+            let count = counts[period] ?? 0
+            let length = max(2, count * height / largest)
+            let x = 5 + index * (barWidth + gap)
+            let label = monthly && barWidth < 46 ? String(period.suffix(2)) : period
+            svg += "<g class=\"bar\" data-period=\"\(period)\" data-books=\"\(count)\" data-pages=\"\(pages[period] ?? 0)\">"
+                + "<title>\(period): \(count) finished, \(pages[period] ?? 0) pages</title>"
+                + "<rect x=\"\(x)\" y=\"\(top + height - length)\" width=\"\(barWidth)\" height=\"\(length)\" rx=\"2\" fill=\"#4285f4\"/>"
+                + "<text x=\"\(x + barWidth / 2)\" y=\"\(top + height - length - 4)\" text-anchor=\"middle\">\(count)</text>"
+                + "<text x=\"\(x + barWidth / 2)\" y=\"\(top + height + 14)\" text-anchor=\"middle\">\(escape(label))</text></g>\n"
+        }
+        return svg + "</svg></div>\n"
+    }
+
+    static let tail = """
+    </tbody></table></div>
+    <script>
+    (function () {
+      var body = document.querySelector('#books tbody'), rows = Array.prototype.slice.call(body.rows);
+      var search = document.getElementById('search'), sort = document.getElementById('sort');
+      var shown = document.getElementById('shown'), shelf = null, texts = null;
+      function text(row) { return row.cells[1].textContent.toLowerCase(); }
+      function apply() {
+        if (!texts) texts = rows.map(function (row) { return text(row) + ' ' + row.dataset.shelves.toLowerCase(); });
+        var words = search.value.toLowerCase().split(/\\s+/).filter(Boolean), count = 0;
+        rows.forEach(function (row, i) {
+          var ok = words.every(function (w) { return texts[i].indexOf(w) >= 0; });
+          if (ok && shelf) ok = (' ' + row.dataset.shelves + ' ').indexOf(' ' + shelf + ' ') >= 0;
+          row.hidden = !ok;
+          if (ok) count++;
+        });
+        shown.textContent = count;
+      }
+      function key(row, name) {
+        if (name === 'rating') return +row.dataset.rating;
+        if (name === 'title') return row.querySelector('.title').textContent.toLowerCase();
+        if (name === 'author') { var a = row.querySelector('.author'); return a ? a.textContent.toLowerCase() : ''; }
+        return row.dataset[name];
+      }
+      function order() {
+        var parts = sort.value.split('-'), name = parts[0], sign = parts[1] === 'desc' ? -1 : 1;
+        var keyed = rows.map(function (row, i) { return [key(row, name), i, row]; });
+        keyed.sort(function (a, b) { return (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]) * (a[0] === b[0] ? 1 : sign); });
+        rows = keyed.map(function (k) { return k[2]; });
+        texts = null;
+        var fragment = document.createDocumentFragment();
+        rows.forEach(function (row) { fragment.appendChild(row); });
+        body.appendChild(fragment);
+      }
+      search.addEventListener('input', apply);
+      sort.addEventListener('change', function () { order(); apply(); });
+      document.querySelectorAll('.shelves button').forEach(function (button) {
+        button.addEventListener('click', function () {
+          var on = shelf !== button.dataset.shelf;
+          document.querySelectorAll('.shelves button').forEach(function (b) { b.classList.remove('on'); });
+          shelf = on ? button.dataset.shelf : null;
+          if (on) button.classList.add('on');
+          apply();
+        });
+      });
+      order();
+      // Covers: fetched as their rows near the viewport; a failed one leaves the placeholder.
+      function cover(cell) {
+        var img = new Image();
+        img.alt = '';
+        img.onerror = function () { img.remove(); };
+        img.src = cell.dataset.cover;
+        cell.appendChild(img);
+      }
+      var cells = document.querySelectorAll('td.cover[data-cover]');
+      if ('IntersectionObserver' in window) {
+        var observer = new IntersectionObserver(function (entries) {
+          entries.forEach(function (entry) {
+            if (entry.isIntersecting) { observer.unobserve(entry.target); cover(entry.target); }
+          });
+        }, { rootMargin: '800px' });
+        cells.forEach(function (cell) { observer.observe(cell); });
+      } else {
+        cells.forEach(cover);
+      }
+    })();
+    </script>
+    </body>
+    </html>
+
+    """
+
+    static func escape(_ text: String) -> String { ImportReportPage.escape(text) }
+}

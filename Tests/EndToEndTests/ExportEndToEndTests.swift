@@ -1,0 +1,358 @@
+import Foundation
+import ShelflineCore
+import Testing
+import TestSupport
+
+/// `shelfline export` through the built executables: every real export in `../shared/corpus` and
+/// `examples/` imported, exported in its own format, imported again into an empty workspace, and
+/// the two libraries compared field by field (the fields a format cannot carry are named below).
+@Suite struct ExportEndToEndTests {
+    /// `$SHELFLINE_CORPUS`, else `../shared/corpus` beside the repository (or two levels up from a worktree).
+    static let corpus: String? = {
+        var candidates = [ExecutableRunner.repositoryRoot + "/../shared/corpus", ExecutableRunner.repositoryRoot + "/../../shared/corpus"]
+        if let explicit = ProcessInfo.processInfo.environment["SHELFLINE_CORPUS"] { candidates.insert(explicit, at: 0) }
+        let found = candidates.first { FileManager.default.fileExists(atPath: $0 + "/README.md") }
+        if found == nil { print("SKIP corpus round trips: no ../shared/corpus beside \(ExecutableRunner.repositoryRoot)") }
+        return found.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+    }()
+
+    static let underCI = JSONSchemaCheck.underCI
+
+    /// What the library keeps that only the library knows (lookup finds it again), in every format.
+    static let libraryOwn: Set<String> = ["provenance", "metadataFields", "enrichment", "enrichmentSource", "editionKey",
+                                          "workKey", "coverId", "needsReview", "reviewDecision", "subtitle"]
+
+    /// Fields each export format has no column for (ExportFormat.notCarried says the same).
+    static let notCarried: [String: Set<String>] = [
+        "goodreads": libraryOwn.union([
+            "bcid", "characterOrPlotDriven", "condition", "conditionDescription", "contentWarningDescription",
+            "contentWarnings", "contributors", "diverseCharacters", "flawedCharacters", "loveableCharacters", "moods",
+            "pace", "purchaseDate", "purchaseLocation", "recommendedBy", "recommendedFor", "strongCharacterDevelopment",
+        ]),
+        "storygraph": libraryOwn.union([
+            "bcid", "condition", "conditionDescription", "notes", "originalYear", "ownedCopies", "pages", "publisher",
+            "purchaseDate", "purchaseLocation", "recommendedBy", "recommendedFor", "shelfPositions", "spoiler", "year",
+        ]),
+    ]
+
+    struct Source: CustomTestStringConvertible, Sendable {
+        var path: String
+        /// The format written back: the source's own, or Goodreads' for a format Shelfline does not write.
+        var exportFormat: String
+        /// Further fields this source's round trip cannot keep, and why (beyond `notCarried`).
+        var alsoLost: Set<String> = []
+        var testDescription: String { (path as NSString).lastPathComponent }
+    }
+
+    static var sources: [Source] {
+        var sources = [Source(path: ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv", exportFormat: "goodreads")]
+        guard let corpus else { return sources }
+        sources += [
+            Source(path: corpus + "/gr_24col_2025_bsanser.csv", exportFormat: "goodreads"),
+            Source(path: corpus + "/gr_31col_html-reviews_genekaufman.csv", exportFormat: "goodreads"),
+            Source(path: corpus + "/sg_crlf_quarter-stars_bsanser.csv", exportFormat: "storygraph"),
+            Source(path: corpus + "/small/goodreads.csv", exportFormat: "goodreads"),
+            Source(path: corpus + "/small/storygraph.csv", exportFormat: "storygraph"),
+            // LibraryThing has no export Shelfline writes: its books go out as Goodreads rows, which
+            // keep one date per reading (the finish; a start date is lost) and a copy count.
+            Source(path: corpus + "/lt_tsv_mixed-encoding_turtleengr.tsv", exportFormat: "goodreads", alsoLost: ["reads"]),
+            Source(path: corpus + "/small/librarything.tsv", exportFormat: "goodreads", alsoLost: ["reads"]),
+        ]
+        return sources
+    }
+
+    let temp = TemporaryDirectory("export-e2e")
+
+    func config() throws -> String {
+        try ConfigFile.shippedExample().write(to: temp.file("pipeline.json"))
+    }
+
+    /// Imports `csv` into `workspace`; the import must succeed.
+    func importFile(_ csv: String, into workspace: String) throws {
+        let result = try ExecutableRunner.run("shelfline", ["run", "--csv", csv, "--workspace", workspace, "--config", try config(), "--quiet"])
+        try #require(result.status == 0, "import of \(csv): \(result)")
+    }
+
+    func export(_ workspace: String, format: String, to output: String, extra: [String] = []) throws -> ProcessResult {
+        try ExecutableRunner.run("shelfline", ["export", "--format", format, "-o", output, "--workspace", workspace,
+                                               "--config", try config(), "--quiet"] + extra)
+    }
+
+    /// The library of `workspace`, book id → book (as JSON objects).
+    static func library(_ workspace: String) throws -> [String: [String: Any]] {
+        var books: [String: [String: Any]] = [:]
+        try LineReader.forEachLine(path: workspace + "/library/library.ndjson.gz") { bytes, _ in
+            let book = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            books[book["id"] as! String] = book
+        }
+        return books
+    }
+
+    /// What a Goodreads file keeps of two fields it carries only in part: a whole-star rating
+    /// (half up), and the last finish date of the readings.
+    static func asGoodreadsKeepsIt(_ book: [String: Any]) -> [String: Any] {
+        var book = book
+        if let rating = book["rating"] as? Double { book["rating"] = Double(max(1, min(5, Int(rating.rounded(.toNearestOrAwayFromZero))))) }
+        if let reads = book["reads"] as? [[String: String]] {
+            let last = reads.compactMap { $0["end"] }.max()
+            book["reads"] = last.map { [["end": $0]] }
+        }
+        return book
+    }
+
+    /// Every difference between two libraries in the fields not `ignored`, one line each. Books are
+    /// paired by id, else by a shared identity key: the id and keys are derived from the carried
+    /// fields (an ISBN lookup found becomes the identity of the re-imported book, and which edition
+    /// owns a shared title-author key depends on the order rows arrive), so they are not compared.
+    static func differences(_ first: [String: [String: Any]], _ second: [String: [String: Any]], ignoring ignored: Set<String>,
+                            normalise: ([String: Any]) -> [String: Any] = { $0 }) -> [String] {
+        var found: [String] = []
+        var unpaired = second
+        var pairs: [([String: Any], [String: Any])] = []
+        var leftover: [[String: Any]] = []
+        for (id, book) in first.sorted(by: { $0.key < $1.key }) {
+            if let other = unpaired.removeValue(forKey: id) { pairs.append((book, other)) } else { leftover.append(book) }
+        }
+        for book in leftover {
+            let keys = Set(book["keys"] as? [String] ?? [])
+            if let match = unpaired.first(where: { !keys.isDisjoint(with: $0.value["keys"] as? [String] ?? []) }) {
+                unpaired.removeValue(forKey: match.key)
+                pairs.append((book, match.value))
+            } else {
+                found.append("\(book["id"] ?? "") \(book["title"] ?? ""): only in the first library")
+            }
+        }
+        found += unpaired.values.map { "\($0["id"] ?? "") \($0["title"] ?? ""): only in the second library" }
+        for (a, b) in pairs {
+            // An ISBN-10 is a function of a 978 ISBN-13: the parser derives it from the ISBN13 cell,
+            // where lookup, filling an ISBN-13 from metadata, left it out. Compared through the ISBN-13.
+            func withoutDerived(_ book: [String: Any]) -> [String: Any] {
+                var book = normalise(book)
+                if (book["isbn13"] as? String)?.hasPrefix("978") == true { book["isbn10"] = nil }
+                return book
+            }
+            let a = withoutDerived(a), b = withoutDerived(b)
+            for key in Set(a.keys).union(b.keys).sorted() where !ignored.union(["id", "keys"]).contains(key) {
+                let left = a[key].map { NSArray(object: $0) }, right = b[key].map { NSArray(object: $0) }
+                if left != right {
+                    found.append("\(a["id"] ?? "") \(a["title"] ?? ""): \(key): \(a[key].map { "\($0)" } ?? "absent") → \(b[key].map { "\($0)" } ?? "absent")")
+                }
+            }
+        }
+        return found
+    }
+
+    @Test(.enabled(if: corpus != nil || !underCI, "needs ../shared/corpus under CI"), arguments: sources)
+    func importExportImportKeepsEveryFieldTheFormatCarries(source: Source) throws {
+        let first = temp.file("first"), second = temp.file("second"), exported = temp.file("exported.csv")
+        try importFile(source.path, into: first)
+        let result = try export(first, format: source.exportFormat, to: exported)
+        try #require(result.status == 0, "\(result)")
+        try importFile(exported, into: second)
+        let a = try Self.library(first), b = try Self.library(second)
+        #expect(a.count == b.count, "books: \(a.count) → \(b.count)")
+        let ignored = Self.notCarried[source.exportFormat]!.union(source.alsoLost)
+        let differences = Self.differences(a, b, ignoring: ignored,
+                                           normalise: source.exportFormat == "goodreads" ? Self.asGoodreadsKeepsIt : { $0 })
+        #expect(differences.isEmpty, "\(differences.count) differences, the first: \(differences.prefix(10).joined(separator: "\n"))")
+    }
+
+    /// The cells a Goodreads user wrote (or Goodreads wrote for them about their copy): the
+    /// Goodreads export of a library imported from a Goodreads file gives each back as it was.
+    static let userAuthored = ["Book Id", "My Rating", "Date Read", "Date Added", "Bookshelves", "Bookshelves with positions",
+                               "Exclusive Shelf", "My Review", "Spoiler", "Private Notes", "Read Count", "Owned Copies"]
+
+    @Test(.enabled(if: corpus != nil, "needs ../shared/corpus"),
+          arguments: ["gr_24col_2025_bsanser.csv", "gr_31col_html-reviews_genekaufman.csv", "small/goodreads.csv"])
+    func goodreadsExportGivesBackEveryUserAuthoredCellRowForRow(name: String) throws {
+        let original = Self.corpus! + "/" + name
+        let workspace = temp.file("ws"), exported = temp.file("goodreads.csv")
+        try importFile(original, into: workspace)
+        let result = try export(workspace, format: "goodreads", to: exported)
+        try #require(result.status == 0, "\(result)")
+
+        let source = try CSVTable(path: original), output = try CSVTable(path: exported)
+        // The header, its order and its quoting are Goodreads' own, byte for byte.
+        let reference = try CSVTable.firstLine(Self.corpus! + "/gr_24col_2025_bsanser.csv")
+        #expect(try CSVTable.firstLine(exported) == reference)
+        #expect(output.rows.count == source.rows.count, "one row per book")
+
+        let exportedById = Dictionary(output.rows.map { (output.cell($0, "Book Id"), $0) }, uniquingKeysWith: { a, _ in a })
+        var mismatches: [String] = []
+        for row in source.rows {
+            let id = source.cell(row, "Book Id")
+            guard let back = exportedById[id] else { mismatches.append("Book Id \(id): no row"); continue }
+            for column in Self.userAuthored where source.cell(row, column) != output.cell(back, column) {
+                mismatches.append("Book Id \(id) \(column): \(source.cell(row, column).debugDescription) → \(output.cell(back, column).debugDescription)")
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) cells differ: \(mismatches.prefix(10).joined(separator: "\n"))")
+    }
+
+    @Test(.enabled(if: corpus != nil, "needs ../shared/corpus"))
+    func storyGraphThroughGoodreadsKeepsEverySharedField() throws {
+        let first = temp.file("first"), second = temp.file("second"), exported = temp.file("goodreads.csv")
+        try importFile(Self.corpus! + "/sg_crlf_quarter-stars_bsanser.csv", into: first)
+        let result = try export(first, format: "goodreads", to: exported)
+        try #require(result.status == 0, "\(result)")
+        try importFile(exported, into: second)
+        let a = try Self.library(first), b = try Self.library(second)
+        // Goodreads rounds StoryGraph's quarter stars to whole ones, keeps one finish date per
+        // book, and has no column for StoryGraph's own fields; a copy count is Goodreads' own
+        // (StoryGraph has a yes/no, which `owned` keeps).
+        let lost = Self.notCarried["goodreads"]!.union(["rating", "reads", "ownedCopies"])
+        let differences = Self.differences(a, b, ignoring: lost)
+        #expect(differences.isEmpty, "\(differences.count) differences: \(differences.prefix(10).joined(separator: "\n"))")
+        for (id, book) in a {
+            let rating = book["rating"] as? Double
+            #expect((b[id]?["rating"] as? Double) == rating.map { Double(max(1, min(5, Int($0.rounded(.toNearestOrAwayFromZero))))) },
+                    "\(id): rating \(rating ?? 0) rounds half up")
+            let lastEnd = (book["reads"] as? [[String: String]])?.compactMap { $0["end"] }.max()
+            let backEnd = (b[id]?["reads"] as? [[String: String]])?.compactMap { $0["end"] }.max()
+            #expect(lastEnd == backEnd, "\(id): last finish date kept")
+        }
+    }
+
+    @Test func exportWithoutLibraryExits66AndToStdoutWritesTheFile() throws {
+        let workspace = temp.file("ws")
+        let missing = try ExecutableRunner.run("shelfline", ["export", "--format", "goodreads", "--workspace", workspace])
+        #expect(missing.status == 66, "\(missing)")
+        #expect(missing.stderr.contains("no library yet") && missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+
+        try importFile(ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv", into: workspace)
+        let stdout = try ExecutableRunner.run("shelfline", ["export", "--format", "goodreads", "--workspace", workspace,
+                                                            "--config", try config()])
+        #expect(stdout.status == 0, "\(stdout)")
+        let file = temp.file("out.csv")
+        #expect(try export(workspace, format: "goodreads", to: file).status == 0)
+        #expect(stdout.stdout == (try String(contentsOfFile: file, encoding: .utf8)))
+
+        // --shelf keeps the books on that shelf only; ndjson copies library lines whole.
+        let toRead = try ExecutableRunner.run("shelfline", ["export", "--format", "ndjson", "--shelf", "to-read", "--workspace",
+                                                            workspace, "--config", try config()])
+        let books = try Self.library(workspace).values
+        let expected = books.filter { $0["shelf"] as? String == "to-read" || ($0["shelves"] as? [String] ?? []).contains("to-read") }
+        #expect(toRead.stdout.split(separator: "\n").count == expected.count && !expected.isEmpty, "\(toRead)")
+
+        // An output that is the library itself is refused (64), and the library is untouched.
+        let before = try Data(contentsOf: URL(fileURLWithPath: workspace + "/library/library.ndjson.gz"))
+        let clash = try export(workspace, format: "ndjson", to: workspace + "/library/library.ndjson.gz")
+        #expect(clash.status == 64, "\(clash)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: workspace + "/library/library.ndjson.gz")) == before)
+    }
+
+    @Test func libraryCommandsShowWhatTheLibraryHolds() throws {
+        let workspace = temp.file("ws")
+        try importFile(ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv", into: workspace)
+        func library(_ arguments: [String]) throws -> ProcessResult {
+            try ExecutableRunner.run("shelfline", ["library"] + arguments + ["--workspace", workspace, "--config", try config()])
+        }
+        let books = try Self.library(workspace)
+
+        // stats --json: counts the library's books per exclusive shelf and its readings per year.
+        let stats = try library(["stats", "--json"])
+        #expect(stats.status == 0, "\(stats)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+        #expect(object["books"] as? Int == books.count)
+        var shelves: [String: Int] = [:], years: [String: Int] = [:]
+        for book in books.values {
+            shelves[book["shelf"] as? String ?? "none", default: 0] += 1
+            for read in book["reads"] as? [[String: String]] ?? [] { if let end = read["end"] { years[String(end.prefix(4)), default: 0] += 1 } }
+        }
+        #expect(object["exclusiveShelves"] as? [String: Int] == shelves)
+        #expect(object["finishedPerYear"] as? [String: Int] == years)
+
+        // list --shelf read: one line per book on the shelf; --json gives objects.
+        let list = try library(["list", "--shelf", "read", "--json"])
+        let listed = list.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(Set(listed.compactMap { $0["id"] as? String }) == Set(books.values.filter { $0["shelf"] as? String == "read" }.map { $0["id"] as! String }))
+
+        // show: by id the whole line (--json) and, as text, which import created the book.
+        let dune = try #require(books.values.first { $0["title"] as? String == "Dune" })
+        let id = dune["id"] as! String
+        let shown = try library(["show", id, "--json"])
+        #expect(NSDictionary(dictionary: try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as! [String: Any])
+                    == NSDictionary(dictionary: dune))
+        let text = try library(["show", "dune"])
+        #expect(text.status == 0 && text.stdout.contains("created the book") && text.stdout.contains("shelfPositions"), "\(text)")
+        let ambiguous = try library(["show", "the"])
+        #expect(ambiguous.status == 64 && ambiguous.stderr.split(separator: "\n").count == 1, "\(ambiguous)")
+
+        // The import wrote the page, and its report links to it.
+        #expect(FileManager.default.fileExists(atPath: workspace + "/library.html"))
+        let report = try String(contentsOfFile: workspace + "/runs/latest/report.html", encoding: .utf8)
+        #expect(report.contains("href=\"../../library.html\""))
+        try FileManager.default.removeItem(atPath: workspace + "/library.html")
+        let html = try library(["html"])
+        #expect(html.status == 0 && FileManager.default.fileExists(atPath: workspace + "/library.html"), "\(html)")
+    }
+
+    @Test func helpListsEveryFormatAndWhatItCannotCarry() throws {
+        let help = try ExecutableRunner.run("shelfline", ["export", "--help"])
+        #expect(help.status == 0)
+        for format in ["goodreads:", "storygraph:", "ndjson:"] { #expect(help.stdout.contains(format), "\(help.stdout)") }
+        #expect(help.stdout.contains("rounded half up") && help.stdout.contains("Average Rating"))
+    }
+
+    @Test func ndjsonExportValidatesAgainstTheLibraryBookSchema() throws {
+        let workspace = temp.file("ws"), exported = temp.file("library.ndjson")
+        try importFile(ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv", into: workspace)
+        #expect(try export(workspace, format: "ndjson", to: exported).status == 0)
+        let schema = ExecutableRunner.repositoryRoot + "/docs/library-book.schema.json"
+        guard let violations = try JSONSchemaCheck.violations(ndjson: exported, schema: schema) else {
+            #expect(!JSONSchemaCheck.underCI, "python3 has no jsonschema module: needed under CI")
+            return
+        }
+        #expect(violations.isEmpty, "\(violations.prefix(20).joined(separator: "\n"))")
+    }
+}
+
+/// A CSV file read by RFC 4180 rules, for comparing cells.
+struct CSVTable {
+    var header: [String]
+    var rows: [[String]]
+
+    init(path: String) throws {
+        let scalars = Array(try String(contentsOfFile: path, encoding: .utf8).unicodeScalars)
+        var records: [[String]] = [], record: [String] = [], cell = String.UnicodeScalarView(), quoted = false
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            index += 1
+            if quoted {
+                if scalar != "\"" {
+                    cell.append(scalar)
+                } else if index < scalars.count && scalars[index] == "\"" {
+                    cell.append("\"")
+                    index += 1
+                } else {
+                    quoted = false
+                }
+                continue
+            }
+            switch scalar {
+            case "\"": quoted = true
+            case ",": record.append(String(cell)); cell = String.UnicodeScalarView()
+            case "\r": break
+            case "\n":
+                record.append(String(cell)); cell = String.UnicodeScalarView()
+                records.append(record); record = []
+            default: cell.append(scalar)
+            }
+        }
+        if !cell.isEmpty || !record.isEmpty { record.append(String(cell)); records.append(record) }
+        header = records.first ?? []
+        rows = Array(records.dropFirst())
+    }
+
+    func cell(_ row: [String], _ column: String) -> String {
+        guard let index = header.firstIndex(of: column), index < row.count else { return "" }
+        return row[index]
+    }
+
+    static func firstLine(_ path: String) throws -> String {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let end = data.firstIndex(of: 0x0A) ?? data.endIndex
+        return String(decoding: data[..<end], as: UTF8.self)
+    }
+}

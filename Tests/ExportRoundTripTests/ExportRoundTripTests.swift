@@ -1,0 +1,252 @@
+import Foundation
+import PropertyBased
+import ShelflineCore
+import Testing
+import TestSupport
+
+@testable import ShelflineLibrary
+@testable import ShelflineParse
+
+/// The export writers against the real parser: a library written as Goodreads or StoryGraph CSV and
+/// parsed back gives the same books (every field the format carries), whatever the cells hold.
+@Suite struct ExportRoundTripTests {
+    /// Cells that break naive CSV writers and readers, spreadsheets, and text handling.
+    static let hostile: [String] = [
+        ",", "\"", "\"\"", "\n", "\r\n", "a,b", "say \"hi\"", "<b>bold</b>", "<br/>", "<spoiler>x</spoiler>", "&amp;",
+        "=1+2", "+SUM(A1:A2)", "-2", "@cmd", "=HYPERLINK(\"http://x\")", "\u{202E}", "שלום", "مرحبا", "😀", "👩‍👩‍👧‍👦",
+        "é", "e\u{301}", "'", ";", "\t", "x", "Title", " ", "  ", "#", "(", ")",
+    ]
+
+    static let text = Gen<String?>.element(of: hostile).map { $0! }.array(of: 0...6).map { $0.joined() }
+    static let texts = text.array(of: 14)
+    static let numbers = Gen.int(in: 0...10_000).array(of: 12)
+
+    /// What the parser makes of a cell: edges trimmed (spaces, tabs, line breaks); empty is absent.
+    static func cell(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n"))
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// A name as the parser keeps it: one line, single spaces, no commas (a list separator in both formats).
+    static func name(_ text: String) -> String? {
+        let words = text.replacingOccurrences(of: ",", with: " ").split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        let joined = words.joined(separator: " ")
+        return joined.isEmpty ? nil : joined
+    }
+
+    static func isoDate(_ number: Int) -> String {
+        String(format: "%04d-%02d-%02d", 1990 + number % 35, 1 + number % 12, 1 + number % 28)
+    }
+
+    /// A book with every field `format` carries set from the generated cells.
+    static func book(_ cells: [String], _ numbers: [Int], format: ExportFormat) -> LibraryBook {
+        var book = LibraryBook(id: "b0123456789abcdef", title: cell(cells[0]).map { $0.replacingOccurrences(of: "#", with: "") }.flatMap(cell) ?? "T")
+        book.author = name(cells[1])
+        book.additionalAuthors = book.author == nil ? nil : name(cells[2]).map { [$0] }
+        book.isbn13 = numbers[0] % 2 == 0 ? "9780441172719" : nil
+        book.isbn10 = book.isbn13 == nil ? nil : "0441172717"  // the parser derives it, as import does
+        book.binding = cell(cells[4])
+        book.shelf = ["read", "to-read", "currently-reading", "did-not-finish"][numbers[1] % 4]
+        let shelves = ["fav", "sci-fi", "z-series", "kindle"].filter { _ in numbers[2] % 3 != 0 }.prefix(numbers[2] % 4)
+        book.shelves = shelves.isEmpty ? nil : Array(shelves)
+        book.dateAdded = isoDate(numbers[3])
+        book.review = cell(cells[5]) == nil ? nil : cells[5]  // kept as written, edge spaces and all
+        book.readCount = numbers[4] % 3 == 0 ? nil : numbers[4] % 5
+        switch format {
+        case .goodreads:
+            book.publisher = cell(cells[3])
+            book.pages = numbers[5] % 900 + 1
+            book.year = 1900 + numbers[6] % 125
+            book.originalYear = 1800 + numbers[7] % 200
+            book.rating = numbers[8] % 6 == 0 ? nil : Double(numbers[8] % 5 + 1)
+            book.reads = numbers[9] % 2 == 0 ? nil : [ReadSpan(end: isoDate(numbers[9]))]
+            book.notes = cell(cells[6]) == nil ? nil : cells[6]
+            book.spoiler = book.review != nil && numbers[10] % 2 == 0 ? true : nil
+            book.ownedCopies = numbers[11] % 3
+            book.owned = book.ownedCopies! > 0 ? true : nil
+            book.shelfPositions = book.shelves?.reversed().enumerated().map { ShelfPosition(shelf: $1, position: $0 * 7 + 1) }
+        case .storygraph:
+            book.rating = numbers[8] % 6 == 0 ? nil : Double(numbers[8] % 20 + 1) / 4
+            book.reads = numbers[9] % 3 == 0 ? nil : [ReadSpan(start: isoDate(numbers[9]), end: isoDate(numbers[9] + 40)), ReadSpan(end: isoDate(numbers[9] + 400))]
+                .sorted { ($0.end ?? "") < ($1.end ?? "") }
+            book.owned = numbers[11] % 2 == 0 ? true : nil
+            book.contributors = cell(cells[6])
+            book.moods = [cells[7], cells[8]].compactMap(name)
+            if book.moods!.isEmpty { book.moods = nil }
+            book.pace = cell(cells[9])
+            book.characterOrPlotDriven = cell(cells[10])
+            book.strongCharacterDevelopment = cell(cells[11])
+            book.loveableCharacters = cell(cells[12])
+            book.diverseCharacters = ["Yes", "No", "It's complicated"][numbers[10] % 3]
+            book.flawedCharacters = cell(cells[3])
+            book.contentWarnings = cell(cells[13])
+            book.contentWarningDescription = cell(cells[13] + cells[12])
+        case .ndjson:
+            break
+        }
+        return book
+    }
+
+    /// Exports `book` as `format`, parses the file with the parse stage, folds the record into a new
+    /// book as merge does; returns the book and the file.
+    static func roundTrip(_ book: LibraryBook, format: ExportFormat) throws -> (LibraryBook, String) {
+        let temp = TemporaryDirectory("export-roundtrip")
+        let library = temp.file("library.ndjson")
+        try Data(book.jsonLine + [0x0A]).write(to: URL(fileURLWithPath: library))
+        let csv = temp.file("export.csv")
+        let file = try AtomicFile(path: csv)
+        try LibraryExport(format: format).write(library: library, to: file)
+        try file.commit()
+        let parsed = temp.file("parsed.ndjson.gz")
+        let report = try ParseStage(job: .init(input: csv, output: parsed, rejects: temp.file("rejects.ndjson.gz"))).run()
+        let text = try String(contentsOfFile: csv, encoding: .utf8)
+        try #require(report.rowsWritten == 1, "row rejected: \(text)")
+        var records: [BookRecord] = []
+        try LineReader.forEachLine(path: parsed) { bytes, line in
+            records.append(try BookRecordScan.decode(bytes, fields: .all, path: parsed, line: line).record)
+        }
+        let back = BookMerger.fold(book: nil, id: book.id, records: records, grantedKeys: book.keys, importId: "again")
+        return (back, text)
+    }
+
+    /// The two books with the fields `format` cannot carry (and provenance) cleared.
+    static func carried(_ book: LibraryBook, _ format: ExportFormat) throws -> [String: String] {
+        let object = try JSONSerialization.jsonObject(with: Data(book.jsonLine)) as! [String: Any]
+        var fields: [String: String] = [:]
+        for (key, value) in object where !format.notCarried.contains(key) && key != "provenance" {
+            fields[key] = String(decoding: try JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys]), as: UTF8.self)
+        }
+        return fields
+    }
+
+    func check(_ cells: [String], _ numbers: [Int], _ format: ExportFormat) throws {
+        let book = Self.book(cells, numbers, format: format)
+        let (back, text) = try Self.roundTrip(book, format: format)
+        let before = try Self.carried(book, format), after = try Self.carried(back, format)
+        let differing = Set(before.keys).union(after.keys).sorted().filter { before[$0] != after[$0] }
+            .map { "\($0): \(before[$0] ?? "absent") → \(after[$0] ?? "absent")" }
+        #expect(differing.isEmpty, "\(differing.joined(separator: "\n"))\nfile:\n\(text)")
+    }
+
+    @Test func hostileCellsSurviveAGoodreadsRoundTrip() async {
+        await propertyCheck(count: 150, input: Self.texts, Self.numbers) { cells, numbers in
+            try check(cells, numbers, .goodreads)
+        }
+    }
+
+    @Test func hostileCellsSurviveAStoryGraphRoundTrip() async {
+        await propertyCheck(count: 150, input: Self.texts, Self.numbers) { cells, numbers in
+            try check(cells, numbers, .storygraph)
+        }
+    }
+
+    @Test(arguments: [(3.5, 4), (3.25, 3), (3.75, 4), (0.25, 1), (4.5, 5), (5.0, 5), (1.0, 1)])
+    func fractionalRatingsRoundHalfUpToAWholeStar(rating: Double, stars: Int) {
+        #expect(ExportCells.wholeStars(rating) == stars)
+    }
+
+    @Test func unratedIsZeroInGoodreadsAndEmptyInStoryGraph() {
+        #expect(ExportCells.wholeStars(nil) == 0)
+        #expect(ExportCells.stars(nil) == nil)
+        #expect(ExportCells.stars(3.75) == "3.75" && ExportCells.stars(4) == "4")
+    }
+
+    @Test(arguments: [("Frank Herbert", "Herbert, Frank"), ("Donald A. Norman", "Norman, Donald A."), ("Plato", "Plato"),
+                      ("Martin Luther King Jr.", "King Jr., Martin Luther")])
+    func authorLastFirstPutsTheSurnameFirst(name: String, lastFirst: String) {
+        #expect(ExportCells.lastFirst(name) == lastFirst)
+    }
+
+    @Test func goodreadsRowQuotesOnlyWhatNeedsIt() {
+        var book = LibraryBook(id: "b0000000000000001", title: "Ninth House")
+        book.series = "Alex Stern"
+        book.seriesPosition = "1"
+        book.author = "Leigh Bardugo"
+        book.isbn10 = "1250313074"
+        book.isbn13 = "9781250313072"
+        book.shelf = "to-read"
+        book.shelves = ["to-read"]
+        book.shelfPositions = [ShelfPosition(shelf: "to-read", position: 336)]
+        book.dateAdded = "2025-06-27"
+        book.ownedCopies = 0
+        book.provenance = [Contribution(importId: "i", format: .goodreads, lines: [5], rowIds: ["43263680"], fields: ["created"])]
+        var line = CSVLine()
+        GoodreadsExport.write(book, to: &line)
+        let expected = #"43263680,"Ninth House (Alex Stern, #1)",Leigh Bardugo,"Bardugo, Leigh",,"=""1250313074""","=""9781250313072""",0,,,,,,,,2025/06/27,to-read,to-read (#336),to-read,,,,,0"#
+        #expect(String(decoding: line.bytes, as: UTF8.self) == expected + "\n")
+    }
+
+    @Test func everyLibraryFieldIsDescribedByTheSchema() throws {
+        var book = LibraryBook(id: "b0123456789abcdef", title: "T")
+        // Every optional field set: a field the schema does not list fails `additionalProperties`.
+        let mirror = Mirror(reflecting: book)
+        var filled = try Self.filled(book)
+        filled["keys"] = ["isbn:9780441172719"]
+        let data = try JSONSerialization.data(withJSONObject: filled)
+        let temp = TemporaryDirectory("schema")
+        try data.write(to: URL(fileURLWithPath: temp.file("book.ndjson")))
+        book = try JSONDecoder().decode(LibraryBook.self, from: data)
+        #expect(Mirror(reflecting: book).children.allSatisfy { child in
+            guard let optional = child.value as? any OptionalProtocol else { return true }
+            return optional.isSome
+        }, "every field filled: \(mirror.children.count)")
+        try SchemaFile.validate(temp.file("book.ndjson"))
+    }
+
+    @Test func libraryLineScanDecodesWhatJSONDecoderDecodes() async throws {
+        let full = try JSONDecoder().decode(LibraryBook.self, from: JSONSerialization.data(withJSONObject: Self.filled(
+            LibraryBook(id: "b0123456789abcdef", title: "T \"quoted\" é"))))
+        for book in [full, LibraryBook(id: "b0000000000000001", title: "Bare")] {
+            let line = book.jsonLine
+            let scanned = line.withUnsafeBytes { LibraryBookScan.scan($0) }
+            #expect(scanned == book)
+        }
+        await propertyCheck(count: 100, input: Self.texts, Self.numbers) { cells, numbers in
+            for format in [ExportFormat.goodreads, .storygraph] {
+                let book = Self.book(cells, numbers, format: format)
+                let line = book.jsonLine
+                let decoded = try JSONDecoder().decode(LibraryBook.self, from: Data(line))
+                #expect(line.withUnsafeBytes { LibraryBookScan.scan($0) } == decoded)
+            }
+        }
+        // A key it does not know is left to JSONDecoder (nil), not dropped.
+        #expect(#"{"id":"b1","keys":[],"provenance":[],"title":"T","someday":1}"#.utf8.withContiguousStorageIfAvailable {
+            LibraryBookScan.scan(UnsafeRawBufferPointer($0))
+        }! == nil)
+    }
+
+    /// A JSON object with a plausible value for every `LibraryBook` field.
+    static func filled(_ book: LibraryBook) throws -> [String: Any] {
+        let strings = ["subtitle", "series", "seriesPosition", "author", "asin", "publisher", "binding", "editionKey", "workKey",
+                       "shelf", "review", "notes", "enrichmentSource", "recommendedFor", "recommendedBy", "purchaseDate",
+                       "purchaseLocation", "condition", "conditionDescription", "bcid", "contributors", "pace",
+                       "characterOrPlotDriven", "strongCharacterDevelopment", "loveableCharacters", "diverseCharacters",
+                       "flawedCharacters", "contentWarnings", "contentWarningDescription"]
+        var object: [String: Any] = ["id": book.id, "title": book.title, "keys": [String](), "isbn13": "9780441172719",
+                                     "isbn10": "0441172717", "pages": 10, "year": 2000, "originalYear": 1965, "coverId": 12,
+                                     "metadataFields": ["coverId"], "shelves": ["fav"], "rating": 3.75, "dateAdded": "2024-01-02",
+                                     "reads": [["start": "2024-01-01", "end": "2024-01-09"]], "readCount": 1, "owned": true,
+                                     "ownedCopies": 2, "shelfPositions": [["shelf": "fav", "position": 3]], "spoiler": true,
+                                     "moods": ["dark"], "additionalAuthors": ["A B"], "enrichment": "matchedByIsbn",
+                                     "needsReview": true, "reviewDecision": "accepted",
+                                     "provenance": [["importId": "i", "format": "goodreads", "lines": [2], "rowIds": ["1"],
+                                                     "fields": ["created"]]]]
+        for key in strings { object[key] = "x" }
+        return object
+    }
+}
+
+protocol OptionalProtocol { var isSome: Bool { get } }
+extension Optional: OptionalProtocol { var isSome: Bool { self != nil } }
+
+/// `docs/library-book.schema.json` checked on the lines of `ndjson`.
+enum SchemaFile {
+    static func validate(_ ndjson: String) throws {
+        let schema = ExecutableRunner.repositoryRoot + "/docs/library-book.schema.json"
+        guard let violations = try JSONSchemaCheck.violations(ndjson: ndjson, schema: schema) else {
+            #expect(!JSONSchemaCheck.underCI, "python3 has no jsonschema module: needed under CI")
+            return
+        }
+        #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
+    }
+}
