@@ -73,7 +73,10 @@ public final class APNsTestServer: Sendable {
         }
     }
 
-    public init(expecting expectations: Expectations, threads: Int = 1, responder: @escaping Responder) async throws {
+    /// - Parameter http1Only: be a TLS server that is not APNs: ALPN offers only `http/1.1`, and
+    ///   every request gets `responder`'s answer (checks are recorded, not enforced).
+    public init(expecting expectations: Expectations, threads: Int = 1, http1Only: Bool = false,
+                responder: @escaping Responder) async throws {
         let serverKey = P256.Signing.PrivateKey()
         let name = try DistinguishedName { CommonName("shelfline loopback APNs") }
         let now = Date()
@@ -93,7 +96,7 @@ public final class APNsTestServer: Sendable {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der))],
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(serverKey.derRepresentation), format: .der)))
-        tls.applicationProtocols = ["h2"]
+        tls.applicationProtocols = http1Only ? ["http/1.1"] : ["h2"]
         let context = try NIOSSLContext(configuration: tls)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let log = PushLog()
@@ -106,7 +109,13 @@ public final class APNsTestServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
                 }.flatMap {
-                    channel.configureHTTP2Pipeline(mode: .server, inboundStreamInitializer: { stream in
+                    if http1Only {
+                        return channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
+                            try channel.pipeline.syncOperations.addHandler(
+                                PushStreamHandler(checker: checker, log: log, responder: responder, enforcing: false))
+                        }
+                    }
+                    return channel.configureHTTP2Pipeline(mode: .server, inboundStreamInitializer: { stream in
                         stream.eventLoop.makeCompletedFuture {
                             try stream.pipeline.syncOperations.addHandlers([
                                 HTTP2FramePayloadToHTTP1ServerCodec(),
@@ -273,13 +282,15 @@ private final class PushStreamHandler: ChannelInboundHandler, @unchecked Sendabl
     private let checker: PushChecker
     private let log: PushLog
     private let responder: APNsTestServer.Responder
+    private let enforcing: Bool
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
 
-    init(checker: PushChecker, log: PushLog, responder: @escaping APNsTestServer.Responder) {
+    init(checker: PushChecker, log: PushLog, responder: @escaping APNsTestServer.Responder, enforcing: Bool = true) {
         self.checker = checker
         self.log = log
         self.responder = responder
+        self.enforcing = enforcing
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -295,14 +306,18 @@ private final class PushStreamHandler: ChannelInboundHandler, @unchecked Sendabl
             let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
             let responder = responder
+            let enforcing = enforcing
+            let version = head.version
             Task {
-                let answer = push.problems.isEmpty ? await responder(push) : APNsAnswer(status: 400, reason: "TestServerCheckFailed")
-                eventLoop.execute { self.respond(bound.value, answer, apnsId: push.headers["apns-id"]) }
+                let answer = push.problems.isEmpty || !enforcing ? await responder(push) : APNsAnswer(status: 400, reason: "TestServerCheckFailed")
+                eventLoop.execute { self.respond(bound.value, answer, apnsId: push.headers["apns-id"], version: version) }
             }
+            self.head = nil
+            body = []
         }
     }
 
-    private func respond(_ context: ChannelHandlerContext, _ answer: APNsAnswer, apnsId: String?) {
+    private func respond(_ context: ChannelHandlerContext, _ answer: APNsAnswer, apnsId: String?, version: HTTPVersion) {
         guard context.channel.isActive else { return }
         var headers = HTTPHeaders()
         if let apnsId { headers.add(name: "apns-id", value: apnsId) }
@@ -312,7 +327,7 @@ private final class PushStreamHandler: ChannelInboundHandler, @unchecked Sendabl
             buffer.writeString(#"{"reason":"\#(reason)"}"#)
         }
         headers.add(name: "content-length", value: "\(buffer.readableBytes)")
-        let head = HTTPResponseHead(version: .http2, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
+        let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         if buffer.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil) }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)

@@ -57,7 +57,12 @@ public struct PushSender: Sendable {
         }
         let plans = registry.tokens.map { registration -> Plan in
             let cursor = outbox.cursors[registration.token.hex]
-            let (entries, last) = feeds[registration.activity]!.pending(after: cursor)
+            let feed = feeds[registration.activity]!
+            let (entries, last) = feed.pending(after: cursor)
+            if registration.kind == .start, cursor?.activity != registration.activity, let start = feed.runningStart {
+                // A push-to-start token registered while the activity runs joins it: it gets the start.
+                return Plan(registration: registration, entries: [start], last: last, current: cursor)
+            }
             return Plan(registration: registration, entries: entries.filter { $0.fits(registration.kind) }, last: last, current: cursor)
         }
         return (registry, outbox, plans)
@@ -115,11 +120,7 @@ public struct PushSender: Sendable {
         try await recorder.finish(removing: dropped)
         try store.write(report)
         if let error = await run.failure { throw error }
-        if let stop = await run.stop {
-            if case .providerToken(let status, let reason) = stop {
-                throw PushError.providerTokenRejected(keyId: settings.keyId, status: status, reason: reason)
-            }
-        }
+        if let stop = await run.stop, let error = stop.error(keyId: settings.keyId) { throw error }
         if report.deferred > 0 { throw PushError.deferred(count: report.deferred, reason: report.stoppedBecause ?? "APNs busy") }
         if report.rejected > 0 { throw PushError.rejected(count: report.rejected) }
         return report
@@ -186,6 +187,12 @@ public struct PushSender: Sendable {
             let answer: PushAnswer
             do {
                 answer = try await transport.send(request, providerToken: jwt)
+            } catch let error as PushError {
+                // Not APNs, or not one we trust: a configuration error, whatever it answered.
+                logLine(plan, entry, status: "refused", reason: "\(error)", apnsId: nil, outcome: "deferred", error: true)
+                await run.answer("network")
+                await run.halt(.config(error))
+                return .deferred
             } catch {
                 logLine(plan, entry, status: "network", reason: "\(error)", apnsId: nil, outcome: "deferred", error: true)
                 await run.answer("network")
@@ -273,6 +280,17 @@ actor SendRun {
     enum Stop: Equatable {
         case network(String)
         case providerToken(status: Int, reason: String)
+        /// The host is not APNs or not trusted.
+        case config(PushError)
+
+        /// What stops the run with a configuration error (78); nil for a network stop (75, deferred).
+        func error(keyId: String) -> PushError? {
+            switch self {
+            case .network: nil
+            case .providerToken(let status, let reason): .providerTokenRejected(keyId: keyId, status: status, reason: reason)
+            case .config(let error): error
+            }
+        }
     }
 
     private(set) var report = PushReport()
@@ -318,6 +336,7 @@ actor SendRun {
         switch reason {
         case .network(let text): report.stoppedBecause = text
         case .providerToken(let status, let reason): report.stoppedBecause = "provider token refused (\(status) \(reason))"
+        case .config(let error): report.stoppedBecause = error.description
         }
     }
 
