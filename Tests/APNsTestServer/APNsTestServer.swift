@@ -73,29 +73,29 @@ public final class APNsTestServer: Sendable {
         }
     }
 
-    /// - Parameter http1Only: be a TLS server that is not APNs: ALPN offers only `http/1.1`, and
-    ///   every request gets `responder`'s answer (checks are recorded, not enforced).
-    public init(expecting expectations: Expectations, threads: Int = 1, http1Only: Bool = false,
-                responder: @escaping Responder) async throws {
-        let serverKey = P256.Signing.PrivateKey()
-        let name = try DistinguishedName { CommonName("shelfline loopback APNs") }
-        let now = Date()
-        let certificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(serverKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86400),
-            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
-            },
-            issuerPrivateKey: .init(serverKey))
-        var serializer = DER.Serializer()
-        try serializer.serialize(certificate)
-        certificatePEM = try certificate.serializeAsPEM().pemString
+    /// The server's key and certificate, so that a server stopped mid-test can come back as the
+    /// same host (`init(…, port:, identity:)`), trusted by the same `caFile`.
+    public struct Identity: Sendable {
+        var keyDER: [UInt8]
+        var certificateDER: [UInt8]
+        var certificatePEM: String
+    }
+
+    public let identity: Identity
+
+    /// - Parameters:
+    ///   - http1Only: be a TLS server that is not APNs: ALPN offers only `http/1.1`, and every
+    ///     request gets `responder`'s answer (checks are recorded, not enforced).
+    ///   - port, identity: come back where a stopped server was, with its certificate.
+    public init(expecting expectations: Expectations, threads: Int = 1, http1Only: Bool = false, port: Int = 0,
+                identity: Identity? = nil, responder: @escaping Responder) async throws {
+        let identity = try identity ?? Self.makeIdentity()
+        self.identity = identity
+        certificatePEM = identity.certificatePEM
 
         var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der))],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(serverKey.derRepresentation), format: .der)))
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: identity.certificateDER, format: .der))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: identity.keyDER, format: .der)))
         tls.applicationProtocols = http1Only ? ["http/1.1"] : ["h2"]
         let context = try NIOSSLContext(configuration: tls)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
@@ -125,10 +125,30 @@ public final class APNsTestServer: Sendable {
                     }).map { _ in }
                 }
             }
-        channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
-        port = channel.localAddress?.port ?? 0
+        channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
+        self.port = channel.localAddress?.port ?? 0
         self.group = group
         self.log = log
+    }
+
+    /// A self-signed certificate for 127.0.0.1 and localhost, and its key.
+    static func makeIdentity() throws -> Identity {
+        let serverKey = P256.Signing.PrivateKey()
+        let name = try DistinguishedName { CommonName("shelfline loopback APNs") }
+        let now = Date()
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(serverKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86400),
+            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+            },
+            issuerPrivateKey: .init(serverKey))
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return Identity(keyDER: Array(serverKey.derRepresentation), certificateDER: serializer.serializedBytes,
+                        certificatePEM: try certificate.serializeAsPEM().pemString)
     }
 
     /// `https://127.0.0.1:PORT`, for `apns.host`.

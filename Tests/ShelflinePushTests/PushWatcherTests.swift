@@ -153,6 +153,28 @@ import TestSupport
     }
 }
 
+extension PushWatcherTests {
+    /// The beer queue's user-triggered refresh (a beer added) goes out at once during an import:
+    /// render's hourly budget bounds those snapshots, not the import's progress interval.
+    @Test(.bug(id: 26)) func aBeerQueueRefreshDuringAnImportGoesOutAtOnce() async throws {
+        let fixture = PushFixture("watch-beer")
+        let beer = PushFixture.token(8)
+        try await fixture.register(beer, .beerQueue, kind: .update)
+        let server = try await fixture.server()
+        defer { Task { try? await server.shutdown() } }
+        let clock = ManualClock(Date(timeIntervalSince1970: TimeInterval(Self.t0)))
+        let (watcher, transport, providerToken) = try watcher(fixture, server, clock: clock)
+        var state = PushWatcher.State()
+        try fixture.emitBeerQueue(.update, beers: ["A"], at: Self.t0)
+        await watcher.pass(transport: transport, providerToken: providerToken, state: &state, final: false)
+        clock.advance(1)
+        try fixture.emitBeerQueue(.update, beers: ["A", "B"], at: Self.t0 + 1)
+        await watcher.pass(transport: transport, providerToken: providerToken, state: &state, final: false)
+        await transport.shutdown()
+        #expect(pushes(server, to: beer) == ["update@0/5", "update@1/10"], "the added beer a second later, at 10")
+    }
+}
+
 /// Whether the loopback APNs is "down" (answers 503).
 final class OutageSwitch: @unchecked Sendable {
     private let lock = NSLock()

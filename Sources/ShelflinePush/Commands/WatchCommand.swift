@@ -37,7 +37,9 @@ public struct WatchCommand: PushSubcommand {
         guard let apns = context.config.apns else {
             throw ConfigError(path: context.configPath, key: "apns", expected: "required to push: keyFile, keyId, teamId, bundleId (docs/push.md)")
         }
-        let settings = try PushSettings(apns, configPath: context.configPath)
+        var settings = try PushSettings(apns, configPath: context.configPath)
+        // A pass waits for one answer at most this long: a newer state may be due meanwhile.
+        settings.timeout = min(settings.timeout, PushWatcher.requestTimeoutLimit)
         let key = try settings.loadSigningKey()
         let stop = WatchStop()
         let sender = PushSender(workspace: workspace, settings: settings, clock: PushClock(now: context.now), log: context.log)

@@ -22,6 +22,8 @@ public struct PushWatcher: Sendable {
     /// Seconds between passes.
     public var pollInterval: Double
     static let backoffCap = 5.0
+    /// The longest a pass waits for an answer (`apns.timeoutSeconds` when shorter).
+    public static let requestTimeoutLimit = 5.0
 
     public init(sender: PushSender, pollInterval: Double = 0.25) {
         self.sender = sender
