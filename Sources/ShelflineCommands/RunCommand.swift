@@ -24,7 +24,10 @@ public struct RunCommand: StageCommand {
             (75); the next run resumes it. A failing stage's exit status is passed on. On a terminal: \
             a live line per stage, then a one-line result; otherwise (or --log-format logfmt) logfmt \
             events on stderr. The config's notify command runs after the lock is released, killed \
-            after notifyTimeoutSeconds (default 30); its output goes to <workspace>/notify.log.
+            after notifyTimeoutSeconds (default 30); its output goes to <workspace>/notify.log. \
+            With an `apns` section, a push worker (shelfline-push watch, its own process) sends the \
+            import's Live Activity to the registered tokens while the stages run, and shelfline-push \
+            send delivers what is still due once the import has ended (docs/push.md).
             """),
         version: shelflineVersion)
 

@@ -83,6 +83,19 @@ import TestSupport
         #expect(try tokens(fixture, clock: clock).jwt() == jwt)
     }
 
+    /// APNs' table: only `ExpiredProviderToken` and `InvalidProviderToken` are cured by a new token.
+    @Test(.bug(id: 23)) func aRefusalANewTokenCannotCureStopsWithoutRenewing() async throws {
+        let fixture = PushFixture("provider-token-topic")
+        try await fixture.register(PushFixture.token(9))
+        try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
+        let server = try await fixture.server { _ in APNsAnswer(status: 403, reason: "TopicDisallowed") }
+        defer { Task { try? await server.shutdown() } }
+        let (report, error) = try await fixture.send(server)
+        let pushError = try #require(error as? PushError)
+        #expect(pushError.exitStatus == .config && pushError.description.contains("TopicDisallowed"), "\(pushError)")
+        #expect(report.providerTokenRenewals == 0 && server.received.count == 1, "\(report)")
+    }
+
     /// Three `shelfline-push send` processes a cron interval apart (seconds here) against an APNs
     /// that, like Apple's, answers 429 `TooManyProviderTokenUpdates` to a key's token renewed within
     /// 20 minutes: all three deliver with the one token.

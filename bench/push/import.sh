@@ -3,7 +3,8 @@
 # pushes on (an `apns` section, a push-to-start and an update token registered, a loopback HTTP/2
 # APNs served by `shelfline-push-bench serve`) against the same import with pushes off, each in a
 # fresh workspace, alternating, BENCH_PUSH_RUNS times each (default 2). Prints each wall time and
-# the ratio of the medians. Target: pushes on within 3 % of off.
+# the ratio of the medians, of wall time and of CPU time (the push worker's included: on a shared
+# machine CPU is the steadier figure). Target: pushes on within 3 % of off.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BIN="${SHELFLINE_BIN:-$ROOT/.build/release}"
@@ -38,8 +39,7 @@ config["apns"] = json.load(open(apns_path))
 json.dump(config, open(os.path.join(out, "on.json"), "w"))
 PY
 
-seconds() { python3 -c 'import time; print(f"{time.time():.3f}")'; }
-run() {  # run on|off N
+run() {  # run on|off N: prints "WALL CPU" (CPU = user + system of shelfline run and every child, the worker included)
     local ws="$OUT/ws-$1-$2"
     rm -rf "$ws"
     if [ "$1" = on ]; then
@@ -48,23 +48,25 @@ run() {  # run on|off N
                 --workspace "$ws" --config "$OUT/on.json" --quiet
         done
     fi
-    local start end
-    start=$(seconds)
-    "$BIN/shelfline" run --csv "$csv" --config "$OUT/$1.json" --workspace "$ws" --quiet 2> "$OUT/run-$1-$2.err"
-    end=$(seconds)
-    python3 -c "print(f'{$end - $start:.2f}')"
+    /usr/bin/time -f "%e %U %S" -o "$OUT/time-$1-$2.txt" \
+        "$BIN/shelfline" run --csv "$csv" --config "$OUT/$1.json" --workspace "$ws" --quiet 2> "$OUT/run-$1-$2.err"
+    awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$OUT/time-$1-$2.txt"
 }
 on=(); off=()
 for n in $(seq "$RUNS"); do
-    t=$(run off "$n"); off+=("$t"); echo "pushes off, run $n: $t s"
-    t=$(run on "$n"); on+=("$t"); echo "pushes on,  run $n: $t s ($(grep -c . "$OUT/ws-on-$n/push/watch.log" 2>/dev/null || echo 0) worker log lines)"
+    t=$(run off "$n"); off+=("$t"); echo "pushes off, run $n: wall, CPU s: $t"
+    t=$(run on "$n"); on+=("$t"); echo "pushes on,  run $n: wall, CPU s: $t"
 done
 exec 3>&-
 wait "$server"
-cat "$OUT/apns.out" | grep -v ready
+grep -v ready "$OUT/apns.out"
 python3 - "${off[*]}" "${on[*]}" <<'PY'
 import statistics, sys
-off = [float(x) for x in sys.argv[1].split()]; on = [float(x) for x in sys.argv[2].split()]
-m_off, m_on = statistics.median(off), statistics.median(on)
-print(f"median off {m_off:.2f} s, on {m_on:.2f} s: on/off = {m_on / m_off:.3f} ({(m_on / m_off - 1) * 100:+.1f} %; target within 3 %)")
+def pairs(text):
+    v = [float(x) for x in text.split()]
+    return v[0::2], v[1::2]
+(off_wall, off_cpu), (on_wall, on_cpu) = pairs(sys.argv[1]), pairs(sys.argv[2])
+for name, a, b in (("wall", off_wall, on_wall), ("CPU", off_cpu, on_cpu)):
+    m_off, m_on = statistics.median(a), statistics.median(b)
+    print(f"median {name}: off {m_off:.2f} s, on {m_on:.2f} s: on/off = {m_on / m_off:.3f} ({(m_on / m_off - 1) * 100:+.1f} %; target within 3 %)")
 PY

@@ -27,6 +27,8 @@ public struct PushSender: Sendable {
 
     /// APNs reasons that mean the token is gone for good.
     static let goneReasons: Set<String> = ["BadDeviceToken", "DeviceTokenNotForTopic", "Unregistered", "ExpiredToken"]
+    /// 403 reasons after which the provider token is renewed and the push retried once.
+    static let renewableReasons: Set<String> = ["ExpiredProviderToken", "InvalidProviderToken"]
     static let backoffBase = 1.0
     static let backoffCap = 30.0
 
@@ -209,7 +211,9 @@ public struct PushSender: Sendable {
                 logLine(plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "token-dropped", error: true)
                 return .dropped
             case 403:
-                if !renewed {
+                // Only these two are cured by a new token (APNs' table); BadCertificate, Forbidden,
+                // TopicDisallowed… are not, so they stop the run at once.
+                if !renewed, reason.map(Self.renewableReasons.contains) ?? true {
                     renewed = true
                     logLine(plan, entry, status: "403", reason: reason, apnsId: answer.apnsId, outcome: "retry-new-provider-token", error: true)
                     do {

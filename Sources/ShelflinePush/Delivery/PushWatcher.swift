@@ -1,5 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import ShelflineCore
+import ShelflineRender
 
 /// The push worker beside a running import (`shelfline-push watch`, started by `shelfline run`):
 /// one APNs connection for the whole import, a pass every `pollInterval` over the snapshots render
@@ -34,6 +38,9 @@ public struct PushWatcher: Sendable {
     public struct State: Sendable {
         /// When each token was last pushed (this process), for the throttle.
         var lastPushed: [DeviceToken: Date] = [:]
+        /// The state files as the last pass that left nothing waiting saw them: while they are
+        /// unchanged, a pass reads nothing (a stat per file instead of decoding the history).
+        var settled: [FileStamp]?
         /// Priority-10 pushes per token this import.
         var urgent: [DeviceToken: Int] = [:]
         /// No push before this (after a failure).
@@ -76,9 +83,13 @@ public struct PushWatcher: Sendable {
     public func pass(transport: any PushTransport, providerToken: ProviderToken, state: inout State, final: Bool) async {
         let now = sender.clock.now()
         if let retryAt = state.retryAt, now < retryAt { return }
+        let stamps = watchedFiles.map(FileStamp.init(path:))
+        if !final, stamps == state.settled { return }
+        state.settled = nil
         do {
             state = try await sender.store.withLock { [state] in
-                try await locked(transport: transport, providerToken: providerToken, state: state, final: final, now: now)
+                try await locked(transport: transport, providerToken: providerToken, state: state, final: final, now: now,
+                                 stamps: stamps)
             }
         } catch {
             state.failed += 1
@@ -86,12 +97,20 @@ public struct PushWatcher: Sendable {
         }
     }
 
+    /// What a pass reads: registry, outbox (and its journal), the activities' histories.
+    var watchedFiles: [String] {
+        let store = sender.store
+        return [store.registryPath, store.outboxPath, store.journalPath]
+            + PushActivity.allCases.map { ActivityStore(workspace: sender.workspace, name: $0.rawValue).historyPath }
+    }
+
     private func locked(transport: any PushTransport, providerToken: ProviderToken, state: State, final: Bool,
-                        now: Date) async throws -> State {
+                        now: Date, stamps: [FileStamp]) async throws -> State {
         var state = state
         let (registry, outbox, plans) = try sender.plan()
         var cursors = outbox.cursors
         var choices: [Choice] = []
+        var waiting = false
         for plan in plans {
             guard let entry = plan.entries.last else {
                 // Nothing for this token (snapshots of the other kind): its cursor moves on.
@@ -108,7 +127,10 @@ public struct PushWatcher: Sendable {
                 if priority == 5, !final {
                     let last = state.lastPushed[token]
                         ?? plan.current?.deliveredAt.map { Date(timeIntervalSince1970: TimeInterval($0)) }
-                    if let last, now.timeIntervalSince(last) < sender.settings.minimumUpdateInterval { continue }
+                    if let last, now.timeIntervalSince(last) < sender.settings.minimumUpdateInterval {
+                        waiting = true
+                        continue
+                    }
                 }
             }
             choices.append(Choice(plan: plan, entry: entry, priority: priority))
@@ -170,6 +192,9 @@ public struct PushWatcher: Sendable {
             state.failures = 0
             state.retryAt = nil
         }
+        // Nothing held back: until a file changes, the next passes have nothing to do. (Stamped
+        // before this pass's own writes, so they count as a change and are read once more.)
+        if !anyFailed && !waiting && dropped.isEmpty { state.settled = stamps }
         for token in dropped { cursors[token.hex] = nil }
         if !dropped.isEmpty {
             var updated = registry
@@ -182,5 +207,23 @@ public struct PushWatcher: Sendable {
             try sender.store.write(updated)
         }
         return state
+    }
+}
+
+/// A file's identity and version as `stat` gives it (absent: all zero). Files are replaced by
+/// rename, so a new inode or mtime means new content.
+struct FileStamp: Equatable, Sendable {
+    var inode: UInt64 = 0
+    var size: Int64 = 0
+    var seconds: Int = 0
+    var nanoseconds: Int = 0
+
+    init(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        seconds = info.st_mtim.tv_sec
+        nanoseconds = info.st_mtim.tv_nsec
     }
 }
