@@ -126,8 +126,8 @@ import TestSupport
         }
 
         // APNs stops mid-import; the import goes on (two more snapshots), the worker finds no one there.
-        let deliveredBeforeOutage = log.delivered(to: updateToken).count
         try await apns.shutdown()
+        let deliveredBeforeOutage = log.delivered(to: updateToken).count
         let atOutage = try Self.timestamps(fixture.workspace).last ?? 0
         for missed in 1...2 {
             gate.release(Self.rows / 6)
@@ -245,5 +245,12 @@ final class DeliveryLog: @unchecked Sendable {
         lock.withLock { entries.append(Entry(push: push, status: status, releasedWhenSent: released)) }
     }
 
-    func delivered(to token: String) -> [Entry] { lock.withLock { entries.filter { $0.push.token == token && $0.status == 200 } } }
+    /// What `token` was given, each push once: a push whose answer was lost (APNs shut down after
+    /// answering) is sent again with the same `apns-id`, which the phone ignores as not newer.
+    func delivered(to token: String) -> [Entry] {
+        lock.withLock {
+            var seen = Set<String>()
+            return entries.filter { $0.push.token == token && $0.status == 200 && seen.insert($0.push.headers["apns-id"] ?? "").inserted }
+        }
+    }
 }
