@@ -54,9 +54,9 @@ final class PushWorker {
     }
 
     /// Closes the worker's stdin: it makes one last pass (the final state, at once) and exits. A
-    /// worker still running after `grace` seconds (APNs not answering) is killed: the run's
-    /// `shelfline-push send` delivers what it left.
-    func finish(grace: Double = 3) {
+    /// worker still running after `grace` seconds (APNs not answering: a pass waits at most 5 s
+    /// for an answer) is killed: the run's `shelfline-push send` delivers what it left.
+    func finish(grace: Double = 6) {
         guard let process else { return }
         try? input?.fileHandleForWriting.close()
         let deadline = DispatchTime.now() + grace

@@ -91,7 +91,6 @@ import TestSupport
 
         var apnsConfig = fixture.apnsConfig(host: apns.host)
         apnsConfig.minimumUpdateIntervalSeconds = 1
-        apnsConfig.timeoutSeconds = 5
         let config = try config(fixture, name: "pipeline.json", openLibrary: heldLibrary.baseURL, apns: apnsConfig)
         let updateToken = PushFixture.token(0xa1), startToken = PushFixture.token(0xb2)
         for (token, kind) in [(updateToken, "update"), (startToken, "start")] {
@@ -158,7 +157,8 @@ import TestSupport
         #expect(missedAndSent.count <= 1, "a backlog was replayed: \(missedAndSent.map(\.push.timestamp))")
         let received = apns.received + (restarted.server?.received ?? [])
         #expect(received.allSatisfy { $0.problems.isEmpty }, "\(received.map(\.problems))")
-        #expect(delivered.last?.push.event == "end", "\(delivered.map(\.push.event))")
+        let watched = (try? String(contentsOfFile: watchLog, encoding: .utf8)) ?? ""
+        #expect(delivered.last?.push.event == "end", "\(delivered.map(\.push.event)) \(runOutput().suffix(1500)) \(watched)")
         #expect(delivered.dropLast().allSatisfy { $0.push.event == "update" }, "\(delivered.map(\.push.event))")
         #expect(delivered.filter { $0.releasedWhenSent < Self.rows }.count >= 3, "updates while lookup ran")
         let timestamps = delivered.compactMap(\.push.timestamp)
