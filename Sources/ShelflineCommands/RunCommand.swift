@@ -24,7 +24,10 @@ public struct RunCommand: StageCommand {
             (75); the next run resumes it. A failing stage's exit status is passed on. On a terminal: \
             a live line per stage, then a one-line result; otherwise (or --log-format logfmt) logfmt \
             events on stderr. The config's notify command runs after the lock is released, killed \
-            after notifyTimeoutSeconds (default 30); its output goes to <workspace>/notify.log.
+            after notifyTimeoutSeconds (default 30); its output goes to <workspace>/notify.log. \
+            With an `apns` section, a push worker (shelfline-push watch, its own process) sends the \
+            import's Live Activity to the registered tokens while the stages run, and shelfline-push \
+            send delivers what is still due once the import has ended (docs/push.md).
             """),
         version: shelflineVersion)
 
@@ -96,10 +99,15 @@ public struct RunCommand: StageCommand {
         runner.log = progress.log(context.log)
         if progress.terminal { runner.stageOutput = progress.stageOutput }
         let activity = try LiveImportActivity(setup: setup, context: context, sourceFile: runner.sourceFile)
+        // With `apns`: pushes go out while the stages run (issue 26).
+        let pushWorker = PushWorker(setup: setup, context: context)
         runner.onTick = { stage, run in
             progress.tick(stage: stage, run: run)
             // Render emits the final `end` itself; refreshing beside it would only compete for the lock.
-            if stage < .render { activity.tick(run: run) }
+            if stage < .render {
+                activity.tick(run: run)
+                pushWorker?.startOnce()
+            }
         }
         runner.onStageEnd = { stage, run, result in progress.stageEnded(stage: stage, run: run, result: result) }
         let failed = FailedInputs(workspace: setup.workspace)
@@ -107,6 +115,7 @@ public struct RunCommand: StageCommand {
         do {
             run = try runner.prepareRun(csv: csv)
             let outcome = try runner.run(run!)
+            pushWorker?.finish()
             progress.finish()
             try? failed.clear(input: runner.sourceFile ?? csv, runId: outcome.run.id)
             if !common.quiet {
@@ -130,6 +139,9 @@ public struct RunCommand: StageCommand {
                 if paused { try? run.markLatest(in: setup.workspace) }
                 activity.interrupt(run: run, error: error)
             }
+            // The worker's last pass pushes the paused or failed state; a paused run exits at once.
+            pushWorker?.finish()
+            if !paused, setup.config.apns != nil { Self.push(setup: setup, context: context, quiet: common.quiet) }
             if !paused {
                 try? failed.record(.init(input: runner.sourceFile ?? csv, runId: run?.id, exitStatus: error.exitCode,
                                          message: error.description, failedAt: context.now().timeIntervalSince1970))
@@ -267,9 +279,9 @@ final class LiveImportActivity {
 }
 
 extension RunCommand {
-    /// Issue 11: after render, `shelfline-push send` delivers the import activity's snapshots. Its
-    /// failure is logged and never fails the import: the outbox keeps what is undelivered for the
-    /// next run, and the app's periodic poll is the fallback.
+    /// Issue 11: after render (and after the push worker's last pass, issue 26), `shelfline-push
+    /// send` delivers what is still due. Its failure is logged and never fails the import: the
+    /// outbox keeps what is undelivered for the next run, and the app's periodic poll is the fallback.
     static func push(setup: OrchestratorSetup, context: StageContext, quiet: Bool) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: setup.binDirectory + "/shelfline-push")

@@ -73,7 +73,66 @@ public final class APNsTestServer: Sendable {
         }
     }
 
-    public init(expecting expectations: Expectations, threads: Int = 1, responder: @escaping Responder) async throws {
+    /// The server's key and certificate, so that a server stopped mid-test can come back as the
+    /// same host (`init(…, port:, identity:)`), trusted by the same `caFile`.
+    public struct Identity: Sendable {
+        var keyDER: [UInt8]
+        var certificateDER: [UInt8]
+        var certificatePEM: String
+    }
+
+    public let identity: Identity
+
+    /// - Parameters:
+    ///   - http1Only: be a TLS server that is not APNs: ALPN offers only `http/1.1`, and every
+    ///     request gets `responder`'s answer (checks are recorded, not enforced).
+    ///   - port, identity: come back where a stopped server was, with its certificate.
+    public init(expecting expectations: Expectations, threads: Int = 1, http1Only: Bool = false, port: Int = 0,
+                identity: Identity? = nil, responder: @escaping Responder) async throws {
+        let identity = try identity ?? Self.makeIdentity()
+        self.identity = identity
+        certificatePEM = identity.certificatePEM
+
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: identity.certificateDER, format: .der))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: identity.keyDER, format: .der)))
+        tls.applicationProtocols = http1Only ? ["http/1.1"] : ["h2"]
+        let context = try NIOSSLContext(configuration: tls)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        let log = PushLog()
+        let checker = PushChecker(expectations: expectations)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                log.connectionOpened()
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                }.flatMap {
+                    if http1Only {
+                        return channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
+                            try channel.pipeline.syncOperations.addHandler(
+                                PushStreamHandler(checker: checker, log: log, responder: responder, enforcing: false))
+                        }
+                    }
+                    return channel.configureHTTP2Pipeline(mode: .server, inboundStreamInitializer: { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandlers([
+                                HTTP2FramePayloadToHTTP1ServerCodec(),
+                                PushStreamHandler(checker: checker, log: log, responder: responder),
+                            ])
+                        }
+                    }).map { _ in }
+                }
+            }
+        channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
+        self.port = channel.localAddress?.port ?? 0
+        self.group = group
+        self.log = log
+    }
+
+    /// A self-signed certificate for 127.0.0.1 and localhost, and its key.
+    static func makeIdentity() throws -> Identity {
         let serverKey = P256.Signing.PrivateKey()
         let name = try DistinguishedName { CommonName("shelfline loopback APNs") }
         let now = Date()
@@ -88,38 +147,8 @@ public final class APNsTestServer: Sendable {
             issuerPrivateKey: .init(serverKey))
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)
-        certificatePEM = try certificate.serializeAsPEM().pemString
-
-        var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der))],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(serverKey.derRepresentation), format: .der)))
-        tls.applicationProtocols = ["h2"]
-        let context = try NIOSSLContext(configuration: tls)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-        let log = PushLog()
-        let checker = PushChecker(expectations: expectations)
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(ChannelOptions.backlog, value: 256)
-            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                log.connectionOpened()
-                return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-                }.flatMap {
-                    channel.configureHTTP2Pipeline(mode: .server, inboundStreamInitializer: { stream in
-                        stream.eventLoop.makeCompletedFuture {
-                            try stream.pipeline.syncOperations.addHandlers([
-                                HTTP2FramePayloadToHTTP1ServerCodec(),
-                                PushStreamHandler(checker: checker, log: log, responder: responder),
-                            ])
-                        }
-                    }).map { _ in }
-                }
-            }
-        channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
-        port = channel.localAddress?.port ?? 0
-        self.group = group
-        self.log = log
+        return Identity(keyDER: Array(serverKey.derRepresentation), certificateDER: serializer.serializedBytes,
+                        certificatePEM: try certificate.serializeAsPEM().pemString)
     }
 
     /// `https://127.0.0.1:PORT`, for `apns.host`.
@@ -273,13 +302,15 @@ private final class PushStreamHandler: ChannelInboundHandler, @unchecked Sendabl
     private let checker: PushChecker
     private let log: PushLog
     private let responder: APNsTestServer.Responder
+    private let enforcing: Bool
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
 
-    init(checker: PushChecker, log: PushLog, responder: @escaping APNsTestServer.Responder) {
+    init(checker: PushChecker, log: PushLog, responder: @escaping APNsTestServer.Responder, enforcing: Bool = true) {
         self.checker = checker
         self.log = log
         self.responder = responder
+        self.enforcing = enforcing
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -295,14 +326,18 @@ private final class PushStreamHandler: ChannelInboundHandler, @unchecked Sendabl
             let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
             let responder = responder
+            let enforcing = enforcing
+            let version = head.version
             Task {
-                let answer = push.problems.isEmpty ? await responder(push) : APNsAnswer(status: 400, reason: "TestServerCheckFailed")
-                eventLoop.execute { self.respond(bound.value, answer, apnsId: push.headers["apns-id"]) }
+                let answer = push.problems.isEmpty || !enforcing ? await responder(push) : APNsAnswer(status: 400, reason: "TestServerCheckFailed")
+                eventLoop.execute { self.respond(bound.value, answer, apnsId: push.headers["apns-id"], version: version) }
             }
+            self.head = nil
+            body = []
         }
     }
 
-    private func respond(_ context: ChannelHandlerContext, _ answer: APNsAnswer, apnsId: String?) {
+    private func respond(_ context: ChannelHandlerContext, _ answer: APNsAnswer, apnsId: String?, version: HTTPVersion) {
         guard context.channel.isActive else { return }
         var headers = HTTPHeaders()
         if let apnsId { headers.add(name: "apns-id", value: apnsId) }
@@ -312,7 +347,7 @@ private final class PushStreamHandler: ChannelInboundHandler, @unchecked Sendabl
             buffer.writeString(#"{"reason":"\#(reason)"}"#)
         }
         headers.add(name: "content-length", value: "\(buffer.readableBytes)")
-        let head = HTTPResponseHead(version: .http2, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
+        let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         if buffer.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil) }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)

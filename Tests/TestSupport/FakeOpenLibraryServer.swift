@@ -55,6 +55,10 @@ public final class FakeOpenLibraryServer: Sendable {
 
     /// `http://127.0.0.1:PORT`
     public var baseURL: String { server.baseURL }
+
+    /// The answer this fake gives `request` (also logged), for a server of a test's own that
+    /// decides when to give it (e.g. holding lookup's answers until the test releases them).
+    public func answer(_ request: LoopbackRequest) -> LoopbackResponse { state.answer(request) }
     public var port: Int { server.port }
 
     /// Every request received so far, in arrival order (`/stats` excluded).

@@ -6,3 +6,5 @@ cd "$ROOT"
 BIN="$ROOT/.build/release"
 [ -x "$BIN/shelfline-push-bench" ] && [ -x "$BIN/shelfline-push" ] || swift build -c release
 "$BIN/shelfline-push-bench" "$BIN" "${PUSH_BENCH_TOKENS:-5000}" "${PUSH_BENCH_CONCURRENCY:-100}"
+# Issue 26: a 200,000-row import with pushes on vs off (BENCH_PUSH_IMPORT=0 skips it).
+[ "${BENCH_PUSH_IMPORT:-1}" = 0 ] || bash "$ROOT/bench/push/import.sh"

@@ -54,10 +54,17 @@ public struct APNsConfig: Codable, Sendable, Equatable {
     /// Pushes in flight at once (concurrent HTTP/2 streams).
     public var concurrency: Int?
     public var timeoutSeconds: Double?
+    /// While an import runs: the least time between two progress updates (priority 5) to one token.
+    public var minimumUpdateIntervalSeconds: Double?
+    /// While an import runs: the most priority-10 pushes one token gets per import; beyond it, 5.
+    public var maxUrgentPushesPerImport: Int?
 
     public init(environment: String? = nil, host: String? = nil, keyFile: String? = nil, keyId: String? = nil,
                 teamId: String? = nil, bundleId: String? = nil, caFile: String? = nil, waitBudgetSeconds: Double? = nil,
-                concurrency: Int? = nil, timeoutSeconds: Double? = nil) {
+                concurrency: Int? = nil, timeoutSeconds: Double? = nil, minimumUpdateIntervalSeconds: Double? = nil,
+                maxUrgentPushesPerImport: Int? = nil) {
+        self.minimumUpdateIntervalSeconds = minimumUpdateIntervalSeconds
+        self.maxUrgentPushesPerImport = maxUrgentPushesPerImport
         self.environment = environment
         self.host = host
         self.keyFile = keyFile

@@ -12,6 +12,7 @@ public struct PushCommand: AsyncParsableCommand {
         discussion: helpDiscussion("""
             Subcommands:
               send        push every snapshot not yet delivered to every token that fits its event
+              watch       push the newest state as snapshots are written, until stdin closes (shelfline run's worker)
               register    add an update or push-to-start token for the import or beer-queue activity
               unregister  remove a token
               list        the registered tokens and their delivery state
@@ -20,7 +21,7 @@ public struct PushCommand: AsyncParsableCommand {
             each atomically; one logfmt line per APNs answer on stderr. See docs/push.md.
             """),
         version: shelflineVersion,
-        subcommands: [SendCommand.self, RegisterCommand.self, UnregisterCommand.self, ListCommand.self])
+        subcommands: [SendCommand.self, WatchCommand.self, RegisterCommand.self, UnregisterCommand.self, ListCommand.self])
 
     public init() {}
 }

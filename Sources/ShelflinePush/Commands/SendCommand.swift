@@ -46,7 +46,8 @@ public struct SendCommand: PushSubcommand {
             return
         }
         let transport = try APNsTransport(settings: settings)
-        let providerToken = ProviderToken(key: key, keyId: settings.keyId, teamId: settings.teamId, now: context.now)
+        let providerToken = ProviderToken(key: key, keyId: settings.keyId, teamId: settings.teamId, now: context.now,
+                                          storePath: sender.store.providerTokenPath)
         do {
             let report = try await sender.store.withLock {
                 try await sender.send(transport: transport, providerToken: providerToken)

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -56,11 +59,7 @@ public final class APNsTransport: PushTransport {
     public init(settings: PushSettings) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile = settings.caFile {
-            do {
-                tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(caFile))]
-            } catch {
-                throw ConfigError(path: settings.configPath, key: "apns.caFile", expected: "a PEM certificate file: \(caFile): \(error)")
-            }
+            tls.additionalTrustRoots = [.certificates(try Self.certificates(caFile, settings: settings))]
         }
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls, redirectConfiguration: .disallow,
@@ -78,11 +77,51 @@ public final class APNsTransport: PushTransport {
         request.headers.add(name: "authorization", value: "bearer " + providerToken)
         for (name, value) in push.headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(bytes: push.body))
-        let response = try await client.execute(request, timeout: timeout)
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: timeout)
+        } catch {
+            if let reason = Self.untrustedCertificate(error) { throw PushError.untrustedCertificate(host: host, reason: reason) }
+            throw error
+        }
+        guard response.version.major == 2 else {
+            throw PushError.notHTTP2(host: host, version: "HTTP/\(response.version.major).\(response.version.minor)")
+        }
         let body = try await response.body.collect(upTo: 64 * 1024)
         struct Reason: Decodable { var reason: String? }
         let reason = body.readableBytes > 0 ? (try? JSONDecoder().decode(Reason.self, from: Data(body.readableBytesView)))?.reason : nil
         return PushAnswer(status: Int(response.status.code), reason: reason, apnsId: response.headers.first(name: "apns-id"))
+    }
+
+    /// The certificates in `caFile`, or a config error naming the file and what is wrong with it.
+    static func certificates(_ caFile: String, settings: PushSettings) throws -> [NIOSSLCertificate] {
+        func refuse(_ what: String) -> ConfigError {
+            ConfigError(path: settings.configPath, key: "apns.caFile", expected: "a PEM certificate file: \(caFile): \(what)")
+        }
+        var info = stat()
+        guard stat(caFile, &info) == 0 else { throw refuse(systemErrorMessage()) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw refuse("not a regular file") }
+        guard info.st_size <= 1 << 20 else { throw refuse("larger than 1 MiB") }
+        guard let data = FileManager.default.contents(atPath: caFile) else { throw refuse("cannot be read: \(systemErrorMessage())") }
+        guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+            throw refuse("holds no '-----BEGIN CERTIFICATE-----' block")
+        }
+        do {
+            return try NIOSSLCertificate.fromPEMBytes(Array(data))
+        } catch {
+            throw refuse("a certificate in it does not decode (cut short or not base64?)")
+        }
+    }
+
+    /// The reason, when `error` is a TLS handshake refused because the server's certificate did not verify.
+    static func untrustedCertificate(_ error: any Error) -> String? {
+        let text = String(describing: error)
+        for marker in ["CERTIFICATE_VERIFY_FAILED", "certificate verify failed", "unable to get local issuer certificate",
+                       "self signed certificate", "self-signed certificate", "certificate has expired",
+                       "Hostname/IP does not match", "hostname mismatch"] where text.localizedCaseInsensitiveContains(marker) {
+            return marker
+        }
+        return nil
     }
 
     public func shutdown() async {

@@ -1,9 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Crypto
 import Foundation
+import ShelflineCore
 
 /// The APNs provider token: a JWT (ES256, header `kid`, claims `iss` = team id and `iat`) signed
-/// with the team's .p8 key. Apple refuses a token older than an hour and one renewed more often
-/// than every 20 minutes, so one is reused for `lifetime` (50 minutes) and then renewed.
+/// with the team's .p8 key. Apple refuses a token older than an hour and answers 429
+/// `TooManyProviderTokenUpdates` to one renewed more often than every 20 minutes, so one is reused
+/// for `lifetime` (50 minutes) and then renewed.
+///
+/// With a `storePath` (`<workspace>/push/provider-token.json`, mode 0600) the token is kept across
+/// processes: every `shelfline-push send` from cron and the push worker of each `shelfline run`
+/// reuse it until it is 50 minutes old. A stored token signed for another key id, team or key is
+/// never reused; a stored file that does not decode is replaced (it is only a cache).
 public final class ProviderToken: @unchecked Sendable {
     /// Reused for at least 20 minutes and renewed before 60.
     public static let lifetime: TimeInterval = 50 * 60
@@ -11,35 +21,80 @@ public final class ProviderToken: @unchecked Sendable {
     private let key: P256.Signing.PrivateKey
     private let keyId: String
     private let teamId: String
+    /// Identifies the signing key without revealing it: a digest of its public half.
+    private let keyDigest: String
     private let now: @Sendable () -> Date
+    private let storePath: String?
     private let lock = NSLock()
-    private var current: (jwt: String, issuedAt: Int)?
+    private var current: Stored?
 
-    public init(key: P256.Signing.PrivateKey, keyId: String, teamId: String, now: @escaping @Sendable () -> Date) {
+    /// What `provider-token.json` holds.
+    struct Stored: Codable, Equatable {
+        var version: Int
+        var keyId: String
+        var teamId: String
+        var keyDigest: String
+        var issuedAt: Int
+        var jwt: String
+    }
+
+    public init(key: P256.Signing.PrivateKey, keyId: String, teamId: String, now: @escaping @Sendable () -> Date,
+                storePath: String? = nil) {
         self.key = key
         self.keyId = keyId
         self.teamId = teamId
+        self.keyDigest = SHA256.hash(data: key.publicKey.x963Representation).prefix(16).map { String(format: "%02x", $0) }.joined()
         self.now = now
+        self.storePath = storePath
     }
 
-    /// The token to send now: the current one while younger than `lifetime`, else a new one.
+    /// The token to send now: the current one (in memory, else the stored one) while younger than
+    /// `lifetime` and signed by this key for this key id and team, else a new one.
     public func jwt() throws -> String {
         try lock.withLock {
             let time = Int(now().timeIntervalSince1970)
-            if let current, TimeInterval(time - current.issuedAt) < Self.lifetime, time >= current.issuedAt {
-                return current.jwt
+            if let current, usable(current, at: time) { return current.jwt }
+            return try withStore { stored in
+                if let stored, usable(stored, at: time) {
+                    current = stored
+                    return stored.jwt
+                }
+                return try issue(at: time)
             }
-            return try issue(at: time)
         }
     }
 
     /// After APNs rejected `rejected` (403 Expired/InvalidProviderToken): a new token, unless
-    /// another request already renewed it.
+    /// another request or process already replaced it.
     public func renew(replacing rejected: String) throws -> String {
         try lock.withLock {
-            if let current, current.jwt != rejected { return current.jwt }
-            return try issue(at: Int(now().timeIntervalSince1970))
+            let time = Int(now().timeIntervalSince1970)
+            if let current, current.jwt != rejected, usable(current, at: time) { return current.jwt }
+            return try withStore { stored in
+                if let stored, stored.jwt != rejected, usable(stored, at: time) {
+                    current = stored
+                    return stored.jwt
+                }
+                return try issue(at: time)
+            }
         }
+    }
+
+    private func usable(_ token: Stored, at time: Int) -> Bool {
+        token.keyId == keyId && token.teamId == teamId && token.keyDigest == keyDigest && time >= token.issuedAt
+            && TimeInterval(time - token.issuedAt) < Self.lifetime
+    }
+
+    /// Runs `body` with the stored token (nil when there is none or it does not decode) under an
+    /// exclusive lock, so two processes never both renew it.
+    private func withStore(_ body: (Stored?) throws -> String) throws -> String {
+        guard let storePath else { return try body(nil) }
+        let directory = (storePath as NSString).deletingLastPathComponent
+        try Workspace.makeDirectory(directory)
+        let fd = try FileLock.acquire(directory + "/.provider-token.lock")
+        defer { FileLock.release(fd) }
+        let stored = FileManager.default.contents(atPath: storePath).flatMap { try? JSONDecoder().decode(Stored.self, from: $0) }
+        return try body(stored)
     }
 
     private func issue(at time: Int) throws -> String {
@@ -48,7 +103,12 @@ public final class ProviderToken: @unchecked Sendable {
         let signingInput = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
         let signature = try key.signature(for: Data(signingInput.utf8))
         let jwt = signingInput + "." + Base64URL.encode(signature.rawRepresentation)
-        current = (jwt, time)
+        let token = Stored(version: 1, keyId: keyId, teamId: teamId, keyDigest: keyDigest, issuedAt: time, jwt: jwt)
+        if let storePath {
+            // A bearer credential for up to an hour: readable by its owner only.
+            try writeJSONFile(token, to: storePath, permissions: 0o600)
+        }
+        current = token
         return jwt
     }
 }

@@ -16,10 +16,15 @@ public enum PushError: ShelflineError, Equatable {
     case deferred(count: Int, reason: String)
     /// APNs refused pushes as malformed (413, other 400s): a bug, logged, never retried.
     case rejected(count: Int)
+    /// The host's TLS certificate is not trusted (not Apple's, and not in `apns.caFile`).
+    case untrustedCertificate(host: String, reason: String)
+    /// The host answered without negotiating HTTP/2: it is not APNs (or a proxy in between
+    /// downgraded the connection); nothing it answers counts as delivered.
+    case notHTTP2(host: String, version: String)
 
     public var exitStatus: ExitStatus {
         switch self {
-        case .keyFileMode, .keyNotP256, .providerTokenRejected: .config
+        case .keyFileMode, .keyNotP256, .providerTokenRejected, .untrustedCertificate, .notHTTP2: .config
         case .malformedToken: .usage
         case .newerVersion, .rejected: .dataError
         case .deferred: .tryLater
@@ -29,7 +34,7 @@ public enum PushError: ShelflineError, Equatable {
     /// True for the errors `PushSender.send` throws once it has written the run's report.
     public var thrownAfterReport: Bool {
         switch self {
-        case .deferred, .rejected, .providerTokenRejected: true
+        case .deferred, .rejected, .providerTokenRejected, .untrustedCertificate, .notHTTP2: true
         default: false
         }
     }
@@ -48,6 +53,10 @@ public enum PushError: ShelflineError, Equatable {
             "\(path): written by a newer shelfline-push (format version \(found), this one reads up to \(supported)); upgrade, or move the file away"
         case .deferred(let count, let reason):
             "\(count) push\(count == 1 ? "" : "es") left for the next run: \(reason)"
+        case .untrustedCertificate(let host, let reason):
+            "\(host): the TLS certificate is not trusted (\(reason)): check apns.host, or add the certificate to apns.caFile"
+        case .notHTTP2(let host, let version):
+            "\(host) answered over \(version), not HTTP/2: APNs speaks HTTP/2 only, so it is not APNs (check apns.host and any proxy); nothing was recorded as delivered"
         case .rejected(let count):
             "APNs refused \(count) push\(count == 1 ? "" : "es") as malformed (a bug; see the log lines with status=413 or 400); they are not retried"
         }

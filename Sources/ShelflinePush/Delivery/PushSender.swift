@@ -27,6 +27,8 @@ public struct PushSender: Sendable {
 
     /// APNs reasons that mean the token is gone for good.
     static let goneReasons: Set<String> = ["BadDeviceToken", "DeviceTokenNotForTopic", "Unregistered", "ExpiredToken"]
+    /// 403 reasons after which the provider token is renewed and the push retried once.
+    static let renewableReasons: Set<String> = ["ExpiredProviderToken", "InvalidProviderToken"]
     static let backoffBase = 1.0
     static let backoffCap = 30.0
 
@@ -57,7 +59,12 @@ public struct PushSender: Sendable {
         }
         let plans = registry.tokens.map { registration -> Plan in
             let cursor = outbox.cursors[registration.token.hex]
-            let (entries, last) = feeds[registration.activity]!.pending(after: cursor)
+            let feed = feeds[registration.activity]!
+            let (entries, last) = feed.pending(after: cursor)
+            if registration.kind == .start, cursor?.activity != registration.activity, let start = feed.runningStart {
+                // A push-to-start token registered while the activity runs joins it: it gets the start.
+                return Plan(registration: registration, entries: [start], last: last, current: cursor)
+            }
             return Plan(registration: registration, entries: entries.filter { $0.fits(registration.kind) }, last: last, current: cursor)
         }
         return (registry, outbox, plans)
@@ -115,11 +122,7 @@ public struct PushSender: Sendable {
         try await recorder.finish(removing: dropped)
         try store.write(report)
         if let error = await run.failure { throw error }
-        if let stop = await run.stop {
-            if case .providerToken(let status, let reason) = stop {
-                throw PushError.providerTokenRejected(keyId: settings.keyId, status: status, reason: reason)
-            }
-        }
+        if let stop = await run.stop, let error = stop.error(keyId: settings.keyId) { throw error }
         if report.deferred > 0 { throw PushError.deferred(count: report.deferred, reason: report.stoppedBecause ?? "APNs busy") }
         if report.rejected > 0 { throw PushError.rejected(count: report.rejected) }
         return report
@@ -186,6 +189,12 @@ public struct PushSender: Sendable {
             let answer: PushAnswer
             do {
                 answer = try await transport.send(request, providerToken: jwt)
+            } catch let error as PushError {
+                // Not APNs, or not one we trust: a configuration error, whatever it answered.
+                logLine(plan, entry, status: "refused", reason: "\(error)", apnsId: nil, outcome: "deferred", error: true)
+                await run.answer("network")
+                await run.halt(.config(error))
+                return .deferred
             } catch {
                 logLine(plan, entry, status: "network", reason: "\(error)", apnsId: nil, outcome: "deferred", error: true)
                 await run.answer("network")
@@ -202,7 +211,9 @@ public struct PushSender: Sendable {
                 logLine(plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "token-dropped", error: true)
                 return .dropped
             case 403:
-                if !renewed {
+                // Only these two are cured by a new token (APNs' table); BadCertificate, Forbidden,
+                // TopicDisallowed… are not, so they stop the run at once.
+                if !renewed, reason.map(Self.renewableReasons.contains) ?? true {
                     renewed = true
                     logLine(plan, entry, status: "403", reason: reason, apnsId: answer.apnsId, outcome: "retry-new-provider-token", error: true)
                     do {
@@ -273,6 +284,17 @@ actor SendRun {
     enum Stop: Equatable {
         case network(String)
         case providerToken(status: Int, reason: String)
+        /// The host is not APNs or not trusted.
+        case config(PushError)
+
+        /// What stops the run with a configuration error (78); nil for a network stop (75, deferred).
+        func error(keyId: String) -> PushError? {
+            switch self {
+            case .network: nil
+            case .providerToken(let status, let reason): .providerTokenRejected(keyId: keyId, status: status, reason: reason)
+            case .config(let error): error
+            }
+        }
     }
 
     private(set) var report = PushReport()
@@ -318,6 +340,7 @@ actor SendRun {
         switch reason {
         case .network(let text): report.stoppedBecause = text
         case .providerToken(let status, let reason): report.stoppedBecause = "provider token refused (\(status) \(reason))"
+        case .config(let error): report.stoppedBecause = error.description
         }
     }
 

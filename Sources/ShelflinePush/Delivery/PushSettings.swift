@@ -20,6 +20,10 @@ public struct PushSettings: Sendable {
     public var waitBudget: Double
     public var concurrency: Int
     public var timeout: Double
+    /// `shelfline-push watch`: least seconds between two priority-5 updates to one token.
+    public var minimumUpdateInterval: Double
+    /// `shelfline-push watch`: most priority-10 pushes per token per import.
+    public var maxUrgentPushesPerImport: Int
     /// The config file these came from, for error messages.
     public var configPath: String
 
@@ -51,46 +55,98 @@ public struct PushSettings: Sendable {
         case "production": host = Self.productionHost
         default: throw ConfigError(path: configPath, key: "apns.environment", expected: "sandbox or production")
         }
-        if let override = config.host {
-            guard override.hasPrefix("https://"), override.count > "https://".count else {
-                throw ConfigError(path: configPath, key: "apns.host", expected: "an https://host[:port] URL")
-            }
-            host = override.hasSuffix("/") ? String(override.dropLast()) : override
-        }
+        if let override = config.host { host = try Self.checkedHost(override, configPath: configPath) }
         caFile = config.caFile?.expandingTilde
         waitBudget = config.waitBudgetSeconds ?? 60
         concurrency = config.concurrency ?? 100
         timeout = config.timeoutSeconds ?? 10
         guard waitBudget >= 0 else { throw ConfigError(path: configPath, key: "apns.waitBudgetSeconds", expected: "a number ≥ 0") }
         guard (1...1000).contains(concurrency) else { throw ConfigError(path: configPath, key: "apns.concurrency", expected: "1 to 1000") }
+        minimumUpdateInterval = config.minimumUpdateIntervalSeconds ?? 5
+        maxUrgentPushesPerImport = config.maxUrgentPushesPerImport ?? 8
+        guard minimumUpdateInterval >= 0 else {
+            throw ConfigError(path: configPath, key: "apns.minimumUpdateIntervalSeconds", expected: "a number ≥ 0")
+        }
+        guard (1...100).contains(maxUrgentPushesPerImport) else {
+            throw ConfigError(path: configPath, key: "apns.maxUrgentPushesPerImport", expected: "1 to 100")
+        }
         guard timeout > 0 else { throw ConfigError(path: configPath, key: "apns.timeoutSeconds", expected: "a number > 0") }
     }
 
-    /// Reads the signing key: mode 0600 (else exit 78 with the chmod remedy), PKCS#8 P-256.
-    /// The key's bytes never appear in an error.
+    /// `https://host[:port]`: no path, query, fragment or `user:password@` (a credential in a
+    /// URL ends up in logs; a path would be silently replaced by `/3/device/…`).
+    static func checkedHost(_ text: String, configPath: String) throws -> String {
+        func refuse(_ why: String) -> ConfigError {
+            ConfigError(path: configPath, key: "apns.host", expected: "an https://host[:port] URL (\(why))")
+        }
+        let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
+        guard trimmed.hasPrefix("https://"), let url = URLComponents(string: trimmed), url.scheme == "https",
+              let host = url.host, !host.isEmpty
+        else { throw refuse("found '\(text.prefix(80))'") }
+        guard url.user == nil, url.password == nil, !trimmed.dropFirst("https://".count).contains("@") else {
+            throw refuse("no user:password@; APNs authenticates with the signing key")
+        }
+        guard url.path.isEmpty else { throw refuse("no path: found '\(url.path.prefix(80))'") }
+        guard url.query == nil, !trimmed.contains("?") else { throw refuse("no query") }
+        guard url.fragment == nil, !trimmed.contains("#") else { throw refuse("no fragment") }
+        return trimmed
+    }
+
+    /// The most a key file is read: a .p8 is about 250 bytes.
+    static let keyFileLimit = 8 * 1024
+
+    /// Reads the signing key: a regular file of at most 8 KiB, mode 0600 (else exit 78 with the
+    /// chmod remedy), PKCS#8 P-256. The key's bytes never appear in an error.
     public func loadSigningKey() throws -> P256.Signing.PrivateKey {
         var info = stat()
         guard stat(keyFile, &info) == 0 else {
             throw FileError.missingInput(path: keyFile, reason: "\(systemErrorMessage()) (apns.keyFile)")
         }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw FileError.missingInput(path: keyFile, reason: "not a regular file (apns.keyFile)")
+        }
         let mode = UInt16(info.st_mode & 0o777)
         guard mode & 0o077 == 0 else { throw PushError.keyFileMode(path: keyFile, mode: mode) }
-        guard let data = FileManager.default.contents(atPath: keyFile) else {
+        guard info.st_size <= Self.keyFileLimit else {
+            throw PushError.keyNotP256(path: keyFile, reason: "\(info.st_size) bytes; a .p8 key is about 250 (at most \(Self.keyFileLimit / 1024) KiB is read)")
+        }
+        guard let handle = FileHandle(forReadingAtPath: keyFile) else {
             throw FileError.missingInput(path: keyFile, reason: "cannot read (apns.keyFile)")
         }
-        return try Self.signingKey(pem: String(decoding: data, as: UTF8.self), path: keyFile)
+        defer { try? handle.close() }
+        // Bounded even if the file grew since `stat`.
+        let data = (try? handle.read(upToCount: Self.keyFileLimit + 1)) ?? Data()
+        guard data.count <= Self.keyFileLimit else {
+            throw PushError.keyNotP256(path: keyFile, reason: "more than \(Self.keyFileLimit / 1024) KiB; a .p8 key is about 250 bytes")
+        }
+        return try Self.signingKey(pem: data, path: keyFile)
     }
 
-    /// Parses a PKCS#8 P-256 private key in PEM. SEC1 (`BEGIN EC PRIVATE KEY`) is refused too:
-    /// Apple issues PKCS#8, and a different file is more likely the wrong file.
-    static func signingKey(pem: String, path: String) throws -> P256.Signing.PrivateKey {
-        guard pem.contains("-----BEGIN PRIVATE KEY-----") else {
-            throw PushError.keyNotP256(path: path, reason: "no '-----BEGIN PRIVATE KEY-----' block")
+    /// Parses a PKCS#8 P-256 private key in PEM, saying what is wrong when it is not one: a byte
+    /// order mark, a block cut short, base64 that does not decode, another kind of key. SEC1
+    /// (`BEGIN EC PRIVATE KEY`) is refused too: Apple issues PKCS#8, and a different file is more
+    /// likely the wrong file.
+    static func signingKey(pem data: Data, path: String) throws -> P256.Signing.PrivateKey {
+        func refuse(_ reason: String) -> PushError { .keyNotP256(path: path, reason: reason) }
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) || data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
+            throw refuse("it starts with a byte order mark (an editor saved it as 'UTF-8 with BOM'); save it without one")
         }
+        guard let pem = String(data: data, encoding: .utf8) else { throw refuse("it is not text (a PEM file is ASCII)") }
+        let begin = "-----BEGIN PRIVATE KEY-----", end = "-----END PRIVATE KEY-----"
+        guard let start = pem.range(of: begin) else {
+            throw refuse(pem.contains("-----BEGIN EC PRIVATE KEY-----")
+                ? "a SEC1 'EC PRIVATE KEY' block; Apple's .p8 is PKCS#8 ('-----BEGIN PRIVATE KEY-----')"
+                : "no '\(begin)' block")
+        }
+        guard let stop = pem.range(of: end, range: start.upperBound..<pem.endIndex) else {
+            throw refuse("no '\(end)' line: the file was cut short")
+        }
+        let base64 = pem[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
+        guard let der = Data(base64Encoded: String(base64)) else { throw refuse("the block is not valid base64") }
         do {
-            return try P256.Signing.PrivateKey(pemRepresentation: pem)
+            return try P256.Signing.PrivateKey(derRepresentation: der)
         } catch {
-            throw PushError.keyNotP256(path: path, reason: "the PKCS#8 block does not hold a P-256 key")
+            throw refuse("the PKCS#8 block does not hold a P-256 key (\(der.count) bytes of DER)")
         }
     }
 }

@@ -98,6 +98,8 @@ public struct PushStore: Sendable {
     /// Cursors recorded since `outbox.json` was written (`OutboxJournal`).
     public var journalPath: String { directory + "/outbox.journal" }
     public var reportPath: String { directory + "/push-report.json" }
+    /// The provider token (JWT) shared by every process until it is 50 minutes old (`ProviderToken`).
+    public var providerTokenPath: String { directory + "/provider-token.json" }
     var lockPath: String { directory + "/.lock" }
 
     /// Runs `body` holding an exclusive `flock` on the push directory (dropped by the kernel if
@@ -109,14 +111,36 @@ public struct PushStore: Sendable {
         return try await body()
     }
 
+    /// The registry, one registration per token: tokens are read in lower case (`DeviceToken`), so
+    /// two entries differing only in hex case (a registry written by hand or by an older version)
+    /// are one token, the later registration kept.
     public func readRegistry() throws -> Registry {
-        try read(Registry.self, from: registryPath, what: "token registry") ?? Registry()
+        var registry = try read(Registry.self, from: registryPath, what: "token registry") ?? Registry()
+        var latest: [DeviceToken: Registration] = [:]
+        for registration in registry.tokens where (latest[registration.token]?.registeredAt ?? .min) <= registration.registeredAt {
+            latest[registration.token] = registration
+        }
+        if latest.count != registry.tokens.count {
+            var kept = Set<DeviceToken>()
+            registry.tokens = registry.tokens.filter { latest[$0.token] == $0 && kept.insert($0.token).inserted }
+        }
+        return registry
     }
 
-    /// `outbox.json` with the journal a killed send left behind applied to it.
+    /// `outbox.json` with the journal a killed send left behind applied to it; cursors keyed by
+    /// the token in lower case (of two differing only in case, the one further on is kept).
     public func readOutbox() throws -> Outbox {
         var outbox = try read(Outbox.self, from: outboxPath, what: "push outbox") ?? Outbox()
         try OutboxJournal.replay(path: journalPath, into: &outbox)
+        if outbox.cursors.keys.contains(where: { $0 != $0.lowercased() }) {
+            var cursors: [String: Cursor] = [:]
+            for (token, cursor) in outbox.cursors.sorted(by: { $0.key < $1.key }) {
+                let key = token.lowercased()
+                if let kept = cursors[key], kept.last.timestamp >= cursor.last.timestamp { continue }
+                cursors[key] = cursor
+            }
+            outbox.cursors = cursors
+        }
         return outbox
     }
 

@@ -86,6 +86,12 @@ public struct SnapshotFeed: Sendable {
         return result
     }
 
+    /// The `start` of the activity running now (its last start with no end after it), if any.
+    public var runningStart: FeedEntry? {
+        guard let last = entries.last(where: { $0.event != .update }), last.event == .start else { return nil }
+        return last
+    }
+
     /// The snapshots after `cursor` (a new token: the latest only), and the cursor to record once
     /// they are all dealt with. When the cursor's snapshot was trimmed from the history, the
     /// snapshots with a later timestamp.

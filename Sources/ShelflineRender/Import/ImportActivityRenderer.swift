@@ -67,7 +67,8 @@ public struct ImportActivityRenderer: Sendable {
                 state.currentBookTitle = nil
                 state.currentBookAuthor = nil
                 try store.publish(makeSnapshot(.end, attributes: previous.attributes, state: state, now: now,
-                                               startedAt: previous.startedAt ?? previous.timestamp, after: previous, failed: true))
+                                               startedAt: previous.startedAt ?? previous.timestamp, failed: true,
+                                               after: previous.timestamp))
             }
             let started = unixSeconds(now)
             let attributes = Self.attributes(session: session, status: status, sourceFile: sourceFile,
@@ -90,20 +91,20 @@ public struct ImportActivityRenderer: Sendable {
             if status.merge != nil {
                 if state != active.contentState {
                     try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now,
-                                                   startedAt: startedAt, after: active))
+                                                   startedAt: startedAt, after: active.timestamp))
                     emitted.append(.end)
                 }
                 reportPath = try writePages(status)
             }
         } else if status.merge != nil {
             try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
-                                           after: active))
+                                           after: active.timestamp))
             emitted.append(.end)
             reportPath = try writePages(status)
         } else if emitted.isEmpty, state != active.contentState,
                   force || now.timeIntervalSince1970 - Double(active.timestamp) >= parameters.minimumUpdateIntervalSeconds {
             try store.publish(makeSnapshot(.update, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
-                                           after: active))
+                                           after: active.timestamp))
             emitted.append(.update)
         }
         return Refresh(emitted: emitted, contentState: state, reportPath: reportPath)
@@ -163,15 +164,15 @@ public struct ImportActivityRenderer: Sendable {
             case .failed(let stage, let reason, let advice):
                 state.currentStep = "Import failed at \(stage): \(reason). \(advice)"
                 try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now,
-                                               startedAt: startedAt, after: active, failed: true))
+                                               startedAt: startedAt, failed: true, after: active.timestamp))
             case .abandoned:
                 state.currentStep = "Import abandoned: it stopped without finishing. Import the file again"
                 try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now,
-                                               startedAt: startedAt, after: active, failed: true))
+                                               startedAt: startedAt, failed: true, after: active.timestamp))
             case .paused(let stage):
                 state.currentStep = "Paused during \(stage) · resumes on the next run"
                 try store.publish(makeSnapshot(.update, attributes: active.attributes, state: state, now: now,
-                                               startedAt: startedAt, after: active))
+                                               startedAt: startedAt, paused: true, after: active.timestamp))
             }
             return state
         }
@@ -288,8 +289,11 @@ public struct ImportActivityRenderer: Sendable {
 
     /// `previous`: the activity's latest snapshot, whose timestamp this one's never goes below.
     func makeSnapshot(_ event: ActivityEvent, attributes: CSVImportActivityAttributes, state: State, now: Date,
-                      startedAt: Int, after previous: Snapshot? = nil, failed: Bool = false) -> Snapshot {
-        let timestamp = activityTimestamp(now, notBefore: previous?.timestamp)
+                      startedAt: Int, failed: Bool = false, paused: Bool = false, after previous: Int? = nil) -> Snapshot {
+        // ActivityKit ignores a push whose timestamp is not newer than the one it shows: a snapshot
+        // written in the same second as the previous one (an end right after an update), or after
+        // the clock moved back, is dated one second after it.
+        let timestamp = max(unixSeconds(now), previous.map { $0 + 1 } ?? Int.min)
         func build(_ limit: Int) -> Snapshot {
             var attributes = attributes
             attributes.fileName = attributes.fileName.truncated(toCharacters: limit)
@@ -302,6 +306,9 @@ public struct ImportActivityRenderer: Sendable {
             case .start:
                 alert = PushAlert(title: "Importing \(attributes.fileName)",
                                   body: state.totalBooks > 0 ? "\(state.totalBooks) books" : "Starting import")
+            case .update where paused:
+                // A person must see this one (it goes at priority 10): the import waits for them.
+                alert = PushAlert(title: "Import paused: \(attributes.fileName)", body: state.currentStep)
             case .update:
                 alert = nil
             case .end where failed:

@@ -15,6 +15,32 @@ import TestSupport
 // Usage: shelfline-push-bench BIN_DIR [TOKENS] [CONCURRENCY]
 
 let arguments = CommandLine.arguments
+
+// `shelfline-push-bench serve DIR`: a loopback APNs for bench/push/import.sh (issue 26). Writes the
+// signing key (DIR/AuthKey.p8), the server's certificate (DIR/ca.pem) and the `apns` section
+// (DIR/apns.json), prints `ready`, serves until stdin closes, then prints what it received.
+if arguments.count == 3 && arguments[1] == "serve" {
+    let directory = arguments[2]
+    let key = P256.Signing.PrivateKey()
+    let keyFile = directory + "/AuthKey.p8"
+    try AtomicFile.write(key.pemRepresentation, to: keyFile, permissions: 0o600)
+    let expectations = APNsTestServer.Expectations(publicKey: key.publicKey, keyId: "ABC123DEFG", teamId: "TEAM123456",
+                                                    bundleId: "com.example.shelfline")
+    let server = try await APNsTestServer(expecting: expectations, threads: 1) { _ in .ok }
+    try AtomicFile.write(server.certificatePEM, to: directory + "/ca.pem")
+    let apns = APNsConfig(environment: "sandbox", host: server.host, keyFile: keyFile, keyId: expectations.keyId,
+                          teamId: expectations.teamId, bundleId: expectations.bundleId, caFile: directory + "/ca.pem")
+    try writeJSONFile(apns, to: directory + "/apns.json")
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    let received = server.received
+    let events = Dictionary(grouping: received, by: { $0.event ?? "?" }).mapValues(\.count).sorted { $0.key < $1.key }
+    print("received \(received.count) pushes (\(events.map { "\($0.key) \($0.value)" }.joined(separator: ", "))), "
+        + "\(received.filter { !$0.problems.isEmpty }.count) failing the checks, over \(server.connections) connection(s)")
+    try await server.shutdown()
+    exit(0)
+}
+
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: shelfline-push-bench BIN_DIR [TOKENS] [CONCURRENCY]\n".utf8))
     exit(64)

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import Foundation
+import ShelflineCore
+import ShelflinePush
+import ShelflineStageCLI
+
+/// `shelfline-push watch`: the push worker `shelfline run` starts beside the stages.
+public struct WatchCommand: PushSubcommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Push the Live Activity snapshots as they are written, over one APNs connection, until stdin closes.",
+        discussion: helpDiscussion("""
+            Started by `shelfline run` for the length of an import (its stdin is a pipe the run closes when the
+            import ends; SIGTERM also ends it). Every pass (--poll-interval) gives each token the newest snapshot
+            due to it: progress at apns-priority 5 at most once per apns.minimumUpdateIntervalSeconds, start,
+            paused, failed and finished at priority 10 at once (at most apns.maxUrgentPushesPerImport per token),
+            beer-queue snapshots at once. 429, 5xx and no answer are retried on a later pass with the newest state,
+            never a backlog. Deliveries are recorded in <workspace>/push/outbox.json. SIGINT and SIGHUP are
+            ignored: the run that started it decides when it ends. Exit 78 when APNs refuses the provider token.
+            """))
+
+    @OptionGroup public var common: CommonOptions
+
+    @Option(name: .long, help: "Seconds between passes over the snapshots.")
+    public var pollInterval: Double = 0.25
+
+    public init() {}
+
+    public func validate() throws {
+        guard pollInterval > 0, pollInterval <= 60 else { throw ValidationError("--poll-interval must be > 0 and ≤ 60") }
+    }
+
+    func execute(context: StageContext, workspace: Workspace) async throws {
+        guard let apns = context.config.apns else {
+            throw ConfigError(path: context.configPath, key: "apns", expected: "required to push: keyFile, keyId, teamId, bundleId (docs/push.md)")
+        }
+        var settings = try PushSettings(apns, configPath: context.configPath)
+        // A pass waits for one answer at most this long: a newer state may be due meanwhile.
+        settings.timeout = min(settings.timeout, PushWatcher.requestTimeoutLimit)
+        let key = try settings.loadSigningKey()
+        let stop = WatchStop()
+        let sender = PushSender(workspace: workspace, settings: settings, clock: PushClock(now: context.now), log: context.log)
+        let transport = try APNsTransport(settings: settings)
+        let providerToken = ProviderToken(key: key, keyId: settings.keyId, teamId: settings.teamId, now: context.now,
+                                          storePath: sender.store.providerTokenPath)
+        let state = await PushWatcher(sender: sender, pollInterval: pollInterval).run(
+            transport: transport, providerToken: providerToken, stop: { stop.isSet })
+        await transport.shutdown()
+        if !common.quiet { print("push watch: \(state.delivered) delivered, \(state.failed) not (left for the next pass or send)") }
+        if let error = state.stoppedBecause { throw error }
+    }
+}
+
+/// Set when stdin reaches its end (the run closed the pipe, or died) or on SIGTERM.
+final class WatchStop: @unchecked Sendable {
+    private let lock = NSLock()
+    private var set = false
+    private var signalSource: (any DispatchSourceSignal)?
+
+    init() {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGHUP, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+        source.setEventHandler { [weak self] in self?.raise() }
+        source.resume()
+        signalSource = source
+        let thread = Thread { [weak self] in
+            var buffer = [UInt8](repeating: 0, count: 512)
+            while true {
+                let count = read(0, &buffer, buffer.count)
+                if count == 0 || (count < 0 && errno != EINTR) { break }
+            }
+            self?.raise()
+        }
+        thread.start()
+    }
+
+    func raise() { lock.withLock { set = true } }
+    var isSet: Bool { lock.withLock { set } }
+}

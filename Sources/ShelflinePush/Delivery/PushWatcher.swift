@@ -1,0 +1,229 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+import ShelflineRender
+
+/// The push worker beside a running import (`shelfline-push watch`, started by `shelfline run`):
+/// one APNs connection for the whole import, a pass every `pollInterval` over the snapshots render
+/// and the orchestrator write, and only the newest state per token.
+///
+/// - Coalesced: a token gets the newest snapshot due to it; the ones before it count as given, so
+///   a stall (APNs down, slow, 429) never replays a backlog.
+/// - Throttled: import progress (priority 5) goes to a token at most once per
+///   `minimumUpdateInterval`; what a person must see (start, paused, failed, finished, an alert)
+///   goes at once at priority 10, at most `maxUrgentPushesPerImport` times per token per import
+///   (beyond it at 5). Beer-queue snapshots (a user-triggered refresh) go at once: render's hourly
+///   budget already bounds them.
+/// - Never waits: a 429, 5xx or no answer leaves the token's cursor where it was and the watcher
+///   tries again after a backoff (1, 2, 4 s, at most 5 s); the import never waits on it.
+///
+/// Every delivery is recorded in the outbox, so the run's final `shelfline-push send` delivers
+/// only what is still due. Time comes from `PushClock`.
+public struct PushWatcher: Sendable {
+    public var sender: PushSender
+    /// Seconds between passes.
+    public var pollInterval: Double
+    static let backoffCap = 5.0
+    /// The longest a pass waits for an answer (`apns.timeoutSeconds` when shorter).
+    public static let requestTimeoutLimit = 5.0
+
+    public init(sender: PushSender, pollInterval: Double = 0.25) {
+        self.sender = sender
+        self.pollInterval = pollInterval
+    }
+
+    /// What the watcher remembers between passes (one import).
+    public struct State: Sendable {
+        /// When each token was last pushed (this process), for the throttle.
+        var lastPushed: [DeviceToken: Date] = [:]
+        /// The state files as the last pass that left nothing waiting saw them: while they are
+        /// unchanged, a pass reads nothing (a stat per file instead of decoding the history).
+        var settled: [FileStamp]?
+        /// Priority-10 pushes per token this import.
+        var urgent: [DeviceToken: Int] = [:]
+        /// No push before this (after a failure).
+        var retryAt: Date?
+        var failures = 0
+        /// Counts over the watch, for its summary line.
+        public var delivered = 0
+        public var failed = 0
+        /// Set when APNs refused the provider token even after a renewal, or the host is not APNs
+        /// or not trusted: the watcher stops.
+        public var stoppedBecause: PushError?
+
+        public init() {}
+    }
+
+    /// Passes until `stop()` says so, then one last pass that ignores the throttle (so the final
+    /// state goes out at once). Returns the state for the summary.
+    public func run(transport: any PushTransport, providerToken: ProviderToken, stop: @Sendable () -> Bool) async -> State {
+        var state = State()
+        while !stop() && state.stoppedBecause == nil {
+            await pass(transport: transport, providerToken: providerToken, state: &state, final: false)
+            try? await sender.clock.sleep(pollInterval)
+        }
+        if state.stoppedBecause == nil {
+            state.retryAt = nil
+            await pass(transport: transport, providerToken: providerToken, state: &state, final: true)
+        }
+        return state
+    }
+
+    /// One push chosen for a token.
+    struct Choice: Sendable {
+        var plan: PushSender.Plan
+        var entry: FeedEntry
+        var priority: Int
+    }
+
+    /// One pass: under the push lock, choose the newest due snapshot per token, send them together,
+    /// record what was delivered. An error reading the state is logged; the next pass tries again.
+    public func pass(transport: any PushTransport, providerToken: ProviderToken, state: inout State, final: Bool) async {
+        let now = sender.clock.now()
+        if let retryAt = state.retryAt, now < retryAt { return }
+        let stamps = watchedFiles.map(FileStamp.init(path:))
+        if !final, stamps == state.settled { return }
+        state.settled = nil
+        do {
+            state = try await sender.store.withLock { [state] in
+                try await locked(transport: transport, providerToken: providerToken, state: state, final: final, now: now,
+                                 stamps: stamps)
+            }
+        } catch {
+            state.failed += 1
+            sender.log.error(Logfmt.format(["push": "watch", "event": "error", "error": "\(error)"]))
+        }
+    }
+
+    /// What a pass reads: registry, outbox (and its journal), the activities' histories.
+    var watchedFiles: [String] {
+        let store = sender.store
+        return [store.registryPath, store.outboxPath, store.journalPath]
+            + PushActivity.allCases.map { ActivityStore(workspace: sender.workspace, name: $0.rawValue).historyPath }
+    }
+
+    private func locked(transport: any PushTransport, providerToken: ProviderToken, state: State, final: Bool,
+                        now: Date, stamps: [FileStamp]) async throws -> State {
+        var state = state
+        let (registry, outbox, plans) = try sender.plan()
+        var cursors = outbox.cursors
+        var choices: [Choice] = []
+        var waiting = false
+        for plan in plans {
+            guard let entry = plan.entries.last else {
+                // Nothing for this token (snapshots of the other kind): its cursor moves on.
+                if let last = plan.last, last != plan.current?.last {
+                    cursors[plan.registration.token.hex] = Cursor(activity: plan.registration.activity, last: last,
+                                                                 deliveredAt: plan.current?.deliveredAt)
+                }
+                continue
+            }
+            let token = plan.registration.token
+            var priority = entry.priority
+            if plan.registration.activity == .import {
+                if priority == 10, state.urgent[token, default: 0] >= sender.settings.maxUrgentPushesPerImport { priority = 5 }
+                if priority == 5, !final {
+                    let last = state.lastPushed[token]
+                        ?? plan.current?.deliveredAt.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+                    if let last, now.timeIntervalSince(last) < sender.settings.minimumUpdateInterval {
+                        waiting = true
+                        continue
+                    }
+                }
+            }
+            choices.append(Choice(plan: plan, entry: entry, priority: priority))
+        }
+        let run = SendRun(deadline: now)
+        let results = await withTaskGroup(of: (Choice, PushSender.Outcome).self) { group in
+            var results: [(Choice, PushSender.Outcome)] = []
+            var running = 0
+            for choice in choices {
+                if running == sender.settings.concurrency, let result = await group.next() {
+                    results.append(result)
+                    running -= 1
+                }
+                group.addTask {
+                    var request = sender.makeRequest(choice.plan.registration.token, choice.entry)
+                    request.priority = choice.priority
+                    let outcome = await sender.attempt(request, plan: choice.plan, entry: choice.entry, transport: transport,
+                                                       providerToken: providerToken, run: run)
+                    return (choice, outcome)
+                }
+                running += 1
+            }
+            for await result in group { results.append(result) }
+            return results
+        }
+        var dropped: Set<DeviceToken> = []
+        var anyFailed = false
+        let pushedAt = sender.clock.now()
+        for (choice, outcome) in results {
+            let token = choice.plan.registration.token
+            switch outcome {
+            case .delivered, .rejected:
+                // The chosen snapshot stands for every one before it: the cursor moves to the newest.
+                let deliveredAt = outcome == .delivered ? Int(pushedAt.timeIntervalSince1970) : choice.plan.current?.deliveredAt
+                if let last = choice.plan.last {
+                    cursors[token.hex] = Cursor(activity: choice.plan.registration.activity, last: last, deliveredAt: deliveredAt)
+                }
+                if outcome == .delivered {
+                    state.delivered += 1
+                    state.lastPushed[token] = pushedAt
+                    if choice.priority == 10 { state.urgent[token, default: 0] += 1 }
+                }
+            case .dropped:
+                dropped.insert(token)
+            case .deferred:
+                anyFailed = true
+                state.failed += 1
+            }
+        }
+        if let error = await run.stop?.error(keyId: sender.settings.keyId) {
+            state.stoppedBecause = error
+            sender.log.error(Logfmt.format(["push": "watch", "event": "stopped", "reason": error.description]))
+        }
+        if anyFailed {
+            state.failures += 1
+            let delay = min(Self.backoffCap, PushSender.backoffBase * pow(2, Double(state.failures - 1)))
+            state.retryAt = sender.clock.now().addingTimeInterval(delay)
+        } else if !results.isEmpty {
+            state.failures = 0
+            state.retryAt = nil
+        }
+        // Nothing held back: until a file changes, the next passes have nothing to do. (Stamped
+        // before this pass's own writes, so they count as a change and are read once more.)
+        if !anyFailed && !waiting && dropped.isEmpty { state.settled = stamps }
+        for token in dropped { cursors[token.hex] = nil }
+        if !dropped.isEmpty {
+            var updated = registry
+            updated.tokens.removeAll { dropped.contains($0.token) }
+            try sender.store.write(updated)
+        }
+        if cursors != outbox.cursors || FileManager.default.fileExists(atPath: sender.store.journalPath) {
+            var updated = outbox
+            updated.cursors = cursors
+            try sender.store.write(updated)
+        }
+        return state
+    }
+}
+
+/// A file's identity and version as `stat` gives it (absent: all zero). Files are replaced by
+/// rename, so a new inode or mtime means new content.
+struct FileStamp: Equatable, Sendable {
+    var inode: UInt64 = 0
+    var size: Int64 = 0
+    var seconds: Int = 0
+    var nanoseconds: Int = 0
+
+    init(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        seconds = info.st_mtim.tv_sec
+        nanoseconds = info.st_mtim.tv_nsec
+    }
+}

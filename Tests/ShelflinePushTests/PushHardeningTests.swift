@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import APNsTestServer
+import Crypto
+import Foundation
+import ShelflineCore
+import ShelflinePush
+import Testing
+import TestSupport
+
+/// Hostile inputs to `shelfline-push` (the third hostile pass's push items), through the executable.
+@Suite struct PushHardeningTests {
+    func push(_ fixture: PushFixture, _ arguments: [String], config: String) async throws -> ProcessResult {
+        try await PushCommandTests.run("shelfline-push", arguments + ["--workspace", fixture.workspace.root, "--config", config],
+                                       in: fixture.temp.path)
+    }
+
+    /// `pipeline.json` with `apns` as `change` makes it.
+    func config(_ fixture: PushFixture, host: String, _ change: (inout APNsConfig) -> Void = { _ in }) throws -> String {
+        var config = PipelineConfig(stages: [])
+        var apns = fixture.apnsConfig(host: host, waitBudget: 0)
+        change(&apns)
+        config.apns = apns
+        return fixture.temp.write("pipeline.json", String(decoding: try JSONEncoder.shelflinePretty.encode(config), as: UTF8.self))
+    }
+
+    @Test(.bug(id: 23)) func tokensDifferingOnlyInHexCaseAreOneToken() async throws {
+        let fixture = PushFixture("push-token-case")
+        let token = PushFixture.token(0xab)
+        try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
+        // A registry edited by hand (or written by an older version): the same token twice.
+        try Workspace.makeDirectory(fixture.store.directory)
+        try AtomicFile.write(#"""
+            {"version": 1, "tokens": [
+              {"token": "\#(token.uppercased())", "activity": "beer-queue", "kind": "update", "registeredAt": 1},
+              {"token": "\#(token)", "activity": "beer-queue", "kind": "update", "registeredAt": 2}]}
+            """#, to: fixture.store.registryPath)
+        let server = try await fixture.server()
+        defer { Task { try? await server.shutdown() } }
+        let config = try config(fixture, host: server.host)
+        let list = try await push(fixture, ["list"], config: config)
+        #expect(list.stdout.split(separator: "\n").count == 1, "\(list)")
+        let send = try await push(fixture, ["send"], config: config)
+        #expect(send.status == 0, "\(send)")
+        #expect(server.received.count == 1, "one push, not one per spelling")
+        let unregister = try await push(fixture, ["unregister", "--token", token.uppercased()], config: config)
+        #expect(unregister.status == 0, "\(unregister)")
+        #expect(try fixture.store.readRegistry().tokens.isEmpty)
+    }
+
+    @Test(.bug(id: 23), arguments: ["bom", "base64", "cut", "huge"])
+    func aDamagedKeyFileIsNamedWithWhatIsWrong(damage: String) async throws {
+        let fixture = PushFixture("push-key-damage")
+        let pem = fixture.key.pemRepresentation
+        let (bytes, expected): (Data, String) = switch damage {
+        case "bom": (Data([0xEF, 0xBB, 0xBF]) + Data(pem.utf8), "byte order mark")
+        case "base64": (Data(pem.replacingOccurrences(of: "\n", with: "\n*", options: [], range: pem.range(of: "KEY-----\n")).utf8), "not valid base64")
+        case "cut": (Data(pem.utf8.prefix(pem.utf8.count / 2)), "cut short")
+        default: (Data(pem.utf8) + Data(repeating: 0x0a, count: 64 * 1024), "at most 8 KiB is read")
+        }
+        try bytes.write(to: URL(fileURLWithPath: fixture.keyFile))
+        chmod(fixture.keyFile, 0o600)
+        let result = try await push(fixture, ["send", "--dry-run"], config: try config(fixture, host: "https://127.0.0.1:9"))
+        #expect(result.status == 78, "\(result)")
+        #expect(result.stderr.contains(fixture.keyFile) && result.stderr.contains(expected), "\(result)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "one line")
+    }
+
+    @Test(.bug(id: 23)) func aMissingCaFileIsAConfigErrorNamingIt() async throws {
+        let fixture = PushFixture("push-ca-missing")
+        try await fixture.register(PushFixture.token(1))
+        try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
+        let missing = fixture.temp.file("no-such-ca.pem")
+        let result = try await push(fixture, ["send"], config: try config(fixture, host: "https://127.0.0.1:9") { $0.caFile = missing })
+        #expect(result.status == 78, "\(result)")
+        #expect(result.stderr.contains("apns.caFile") && result.stderr.contains(missing) && result.stderr.contains("No such file"), "\(result)")
+    }
+
+    @Test(.bug(id: 23)) func anUntrustedCertificateIsAConfigErrorNotANetworkOne() async throws {
+        let fixture = PushFixture("push-untrusted")
+        try await fixture.register(PushFixture.token(2))
+        try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
+        let server = try await fixture.server()
+        defer { Task { try? await server.shutdown() } }
+        // Trust another server's certificate, not this one's.
+        let other = try await APNsTestServer(expecting: fixture.expectations) { _ in .ok }
+        let otherCA = fixture.temp.write("other-ca.pem", other.certificatePEM)
+        try await other.shutdown()
+        let result = try await push(fixture, ["send"], config: try config(fixture, host: server.host) { $0.caFile = otherCA })
+        #expect(result.status == 78, "\(result)")
+        #expect(result.stderr.contains("not trusted"), "\(result)")
+        #expect(try fixture.store.readOutbox().cursors.isEmpty, "nothing marked as sent")
+    }
+
+    @Test(.bug(id: 23), arguments: ["https://127.0.0.1:9/3/device", "https://127.0.0.1:9?x=1", "https://user:secret@127.0.0.1:9",
+                                        "https://127.0.0.1:9#frag", "http://127.0.0.1:9"])
+    func anAPNsHostWithAPathQueryOrCredentialsIsRefused(host: String) async throws {
+        let fixture = PushFixture("push-host")
+        let result = try await push(fixture, ["send", "--dry-run"], config: try config(fixture, host: host))
+        #expect(result.status == 78, "\(result)")
+        #expect(result.stderr.contains("apns.host"), "\(result)")
+        #expect(!result.stderr.contains("secret"), "a credential is never echoed")
+    }
+
+    @Test(.bug(id: 23)) func anAnswerNotOverHTTP2IsNeverRecordedAsDelivered() async throws {
+        let fixture = PushFixture("push-http1")
+        try await fixture.register(PushFixture.token(3))
+        try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
+        let server = try await APNsTestServer(expecting: fixture.expectations, http1Only: true) { _ in .ok }
+        defer { Task { try? await server.shutdown() } }
+        _ = fixture.temp.write("ca.pem", server.certificatePEM)
+        let result = try await push(fixture, ["send"], config: try config(fixture, host: server.host))
+        #expect(server.received.count == 1, "it did answer 200")
+        #expect(result.status == 78, "\(result)")
+        #expect(result.stderr.contains("not HTTP/2"), "\(result)")
+        #expect(try fixture.store.readOutbox().cursors.isEmpty, "not recorded as delivered")
+    }
+}
