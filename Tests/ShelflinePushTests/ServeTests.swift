@@ -227,6 +227,51 @@ struct ServeFixture {
         }
     }
 
+    /// `send` holds the push lock for its whole run: PUTs wait for it, and the rest of the server
+    /// keeps answering meanwhile (the waits are off the cooperative pool).
+    @Test func putsWaitingForThePushLockDoNotStallOtherRequests() async throws {
+        try await ServeFixture.with("serve-lock") { serve in
+            let secret = try await serve.addDevice("phone")
+            try Workspace.makeDirectory(serve.push.store.directory)
+            let lockPath = serve.push.store.directory + "/.lock"
+            let held = try FileLock.acquire(lockPath)
+            var released = false
+            defer { if !released { FileLock.release(held) } }
+            let waiting = 6 // more than the cooperative pool's threads, fewer than the client's 8 connections
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                let client = serve.client, port = serve.server.port
+                for n in 0..<waiting {
+                    group.addTask {
+                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/tokens/\(PushFixture.token(0x10 + n))")
+                        request.method = .PUT
+                        request.headers.add(name: "authorization", value: "Bearer \(secret)")
+                        request.body = .bytes(ByteBuffer(string: #"{"activity":"import"}"#))
+                        return Int(try await client.execute(request, timeout: .seconds(120)).status.code)
+                    }
+                }
+                // Every PUT is blocked in flock (the kernel lists each waiter in /proc/locks)...
+                try #require(waitUntil { Self.flockWaiters(lockPath) >= waiting }, "the PUTs never reached the lock")
+                // ...and the server still answers.
+                #expect(try await serve.send(.GET, "/healthz", secret: nil).status == 200)
+                #expect(try await serve.send(.GET, "/v1/activities/import", secret: secret).status == 404)
+                #expect(try serve.registered.isEmpty)
+                FileLock.release(held)
+                released = true
+                var statuses: [Int] = []
+                for try await status in group { statuses.append(status) }
+                #expect(statuses == Array(repeating: 201, count: waiting))
+            }
+            #expect(try serve.registered.count == waiting)
+        }
+    }
+
+    /// Processes waiting for a `flock` on `path`: the `->` lines of /proc/locks naming its inode.
+    static func flockWaiters(_ path: String) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0, let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return 0 }
+        return locks.split(separator: "\n").filter { $0.contains("->") && $0.contains(":\(info.st_ino) ") }.count
+    }
+
     @Test func devicesFileHoldsOnlyDigestsAndIsPrivate() async throws {
         let push = PushFixture("serve-devices")
         let devices = DeviceStore(store: push.store)

@@ -156,10 +156,14 @@ public struct ServeRouter: Sendable {
                 guard let body = try? JSONDecoder().decode(TokenBody.self, from: request.body) else {
                     return ServeResponse(400, error: #"expected {\"activity\": \"import\"|\"beer-queue\", \"kind\": \"start\"|\"update\"}"#)
                 }
-                let changed = try await registrar.register(token, activity: body.activity, kind: body.kind ?? .update, now: now(), device: device)
+                let changed = try await withTaskExecutorPreference(BlockingExecutor.shared) {
+                    try await registrar.register(token, activity: body.activity, kind: body.kind ?? .update, now: now(), device: device)
+                }
                 return ServeResponse(changed ? 201 : 200, json: #"{"status":"\#(changed ? "registered" : "already registered")"}"#)
             }
-            let removed = try await registrar.unregister(token, device: device)
+            let removed = try await withTaskExecutorPreference(BlockingExecutor.shared) {
+                try await registrar.unregister(token, device: device)
+            }
             return removed ? ServeResponse(200, json: #"{"status":"unregistered"}"#) : ServeResponse(404, error: "not registered")
         } catch DeviceError.notOwner {
             return ServeResponse(403, error: "this token was registered by another device")
@@ -193,5 +197,20 @@ public struct ServeRouter: Sendable {
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard !segments.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else { return nil }
         return segments
+    }
+}
+
+/// Runs the registry's read-modify-write off Swift's cooperative pool: it waits in `flock` for the
+/// push lock, which a `shelfline-push send` holds for its whole run (up to apns.waitBudgetSeconds).
+/// On the pool (one thread per core) a few such waits would stall every other request, `/healthz`
+/// included; on Dispatch threads they wait alone.
+final class BlockingExecutor: TaskExecutor {
+    static let shared = BlockingExecutor()
+    private let queue = DispatchQueue(label: "shelfline-push.serve.registry", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
     }
 }
