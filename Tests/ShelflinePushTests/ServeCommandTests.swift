@@ -70,6 +70,16 @@ import TestSupport
         #expect(status == 201)
         #expect(refused == 401)
 
+        // SIGTERM: a graceful stop, exit 0.
+        server.terminate()
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                server.waitUntilExit()
+                continuation.resume()
+            }
+        }
+        #expect(server.terminationReason == .exit && server.terminationStatus == 0)
+
         result = try await push(fixture, ["list"])
         #expect(result.stdout.contains("\(token) beer-queue start"), "\(result)")
         #expect(result.stdout.contains("device=alice-iphone"), "\(result)")

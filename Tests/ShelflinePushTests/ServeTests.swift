@@ -250,7 +250,7 @@ struct ServeFixture {
                     }
                 }
                 // Every PUT is blocked in flock (the kernel lists each waiter in /proc/locks)...
-                try #require(waitUntil { Self.flockWaiters(lockPath) >= waiting }, "the PUTs never reached the lock")
+                try #require(await Self.waitOffPool { Self.flockWaiters(lockPath) >= waiting }, "the PUTs never reached the lock")
                 // ...and the server still answers.
                 #expect(try await serve.send(.GET, "/healthz", secret: nil).status == 200)
                 #expect(try await serve.send(.GET, "/v1/activities/import", secret: secret).status == 404)
@@ -262,6 +262,60 @@ struct ServeFixture {
                 #expect(statuses == Array(repeating: 201, count: waiting))
             }
             #expect(try serve.registered.count == waiting)
+        }
+    }
+
+    @Test func shutdownFinishesTheRequestInFlightAndClosesIdleConnections() async throws {
+        try await ServeFixture.with("serve-shutdown") { serve in
+            let secret = try await serve.addDevice("phone")
+            // An idle keep-alive connection in the client's pool: shutdown must not wait for it.
+            #expect(try await serve.send(.GET, "/healthz", secret: nil).status == 200)
+            try Workspace.makeDirectory(serve.push.store.directory)
+            let lockPath = serve.push.store.directory + "/.lock"
+            let held = try FileLock.acquire(lockPath)
+            var released = false
+            defer { if !released { FileLock.release(held) } }
+            let client = serve.client, port = serve.server.port, server = serve.server
+            let token = PushFixture.token(0x77)
+            let put = Task {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/tokens/\(token)")
+                request.method = .PUT
+                request.headers.add(name: "authorization", value: "Bearer \(secret)")
+                request.body = .bytes(ByteBuffer(string: #"{"activity":"import"}"#))
+                let response = try await client.execute(request, timeout: .seconds(120))
+                return (Int(response.status.code), response.headers.first(name: "connection"))
+            }
+            try #require(await Self.waitOffPool { Self.flockWaiters(lockPath) >= 1 }, "the PUT never reached the lock")
+            let stopping = Task { await server.shutdown() }
+            try #require(await Self.waitOffPool { !Self.accepts(port) }, "the server still accepts connections")
+            FileLock.release(held)
+            released = true
+            let (status, connection) = try await put.value
+            #expect(status == 201)
+            #expect(connection == "close")
+            await stopping.value
+            #expect(try serve.registered.map(\.token.hex) == [token])
+        }
+    }
+
+    /// `waitUntil` on a Dispatch thread: polling on one of the cooperative pool's few threads
+    /// would starve the server's own request tasks (two such tests at once took the whole pool).
+    static func waitOffPool(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: waitUntil(condition)) }
+        }
+    }
+
+    /// Whether a TCP connection to 127.0.0.1:`port` is accepted.
+    static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
     }
 

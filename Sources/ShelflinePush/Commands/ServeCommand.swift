@@ -36,8 +36,19 @@ public struct ServeCommand: PushSubcommand {
         let host = String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let router = ServeRouter(workspace: workspace, now: context.now, log: context.log)
         let server = try await ServeHTTPServer.start(host: host, port: port, router: router)
+        // SIGTERM/SIGINT: stop accepting, finish the requests in flight, exit 0.
+        var sources: [any DispatchSourceSignal] = []
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { Task { await server.shutdown() } }
+            source.resume()
+            sources.append(source)
+        }
         print("serving on http://\(listen[..<colon]):\(server.port)")
         fflush(nil)
         await server.wait()
+        sources.forEach { $0.cancel() }
+        context.log.event(["event": "stopped"])
     }
 }

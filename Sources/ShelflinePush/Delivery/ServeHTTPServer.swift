@@ -10,6 +10,9 @@ import NIOPosix
 /// Connections are kept alive and served one request at a time. A body over `maxBodyBytes` is
 /// read and discarded up to `drainLimit` (so the client sees the answer, not a reset), answered 413,
 /// and the connection closed; a `content-length` beyond `drainLimit` is answered at once.
+///
+/// `shutdown` (SIGTERM in `serve`) stops accepting, closes idle connections, lets each request
+/// in flight finish and answers it with `connection: close`, then returns.
 public final class ServeHTTPServer: Sendable {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
@@ -17,12 +20,14 @@ public final class ServeHTTPServer: Sendable {
     public let port: Int
     private let channel: any Channel
     private let accepting: Task<Void, Never>
+    private let connections: Connections
     static let drainLimit = 1 << 20
 
-    private init(port: Int, channel: any Channel, accepting: Task<Void, Never>) {
+    private init(port: Int, channel: any Channel, accepting: Task<Void, Never>, connections: Connections) {
         self.port = port
         self.channel = channel
         self.accepting = accepting
+        self.connections = connections
     }
 
     /// Binds `host:port` and starts accepting.
@@ -39,16 +44,17 @@ public final class ServeHTTPServer: Sendable {
             }
         let listening = server.channel
         let bound = listening.localAddress?.port ?? port
+        let connections = Connections()
         let accepting = Task<Void, Never> {
             try? await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { inbound in
                     for try await connection in inbound {
-                        group.addTask { await ServeHTTPServer.serve(connection, router: router) }
+                        group.addTask { await ServeHTTPServer.serve(connection, router: router, connections: connections) }
                     }
                 }
             }
         }
-        return ServeHTTPServer(port: bound, channel: listening, accepting: accepting)
+        return ServeHTTPServer(port: bound, channel: listening, accepting: accepting, connections: connections)
     }
 
     /// Runs until the listening socket is closed (`shutdown`).
@@ -56,14 +62,17 @@ public final class ServeHTTPServer: Sendable {
         await accepting.value
     }
 
-    /// Stops accepting and waits for the open connections to end (clients close idle ones).
+    /// Stops accepting, closes the idle connections, and returns once the requests in flight are answered.
     public func shutdown() async {
         try? await channel.close()
+        connections.drain()
         await accepting.value
     }
 
-    static func serve(_ connection: Connection, router: ServeRouter) async {
+    static func serve(_ connection: Connection, router: ServeRouter, connections: Connections) async {
         let limit = router.limits.maxBodyBytes
+        let id = connections.open(connection.channel)
+        defer { connections.closed(id) }
         try? await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
             var body = ByteBuffer()
@@ -71,6 +80,7 @@ public final class ServeHTTPServer: Sendable {
             for try await part in inbound {
                 switch part {
                 case .head(let requestHead):
+                    guard connections.busy(id) else { return }
                     head = requestHead
                     body.clear()
                     received = 0
@@ -98,8 +108,9 @@ public final class ServeHTTPServer: Sendable {
                         authorization: requestHead.headers.first(name: "authorization"),
                         body: Data(body.readableBytesView))
                     let response = await router.handle(request)
-                    try await write(response, keepAlive: requestHead.isKeepAlive, to: outbound)
-                    if !requestHead.isKeepAlive { return }
+                    let keepAlive = requestHead.isKeepAlive && connections.idle(id)
+                    try await write(response, keepAlive: keepAlive, to: outbound)
+                    if !keepAlive { return }
                 }
             }
         }
@@ -112,5 +123,50 @@ public final class ServeHTTPServer: Sendable {
         try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)))
         try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body))))
         try await outbound.write(.end(nil))
+    }
+}
+
+/// The open connections and whether each is in a request, for `shutdown`.
+final class Connections: @unchecked Sendable {
+    private let lock = NSLock()
+    private var channels: [Int: (channel: any Channel, busy: Bool)] = [:]
+    private var next = 0
+    private var draining = false
+
+    func open(_ channel: any Channel) -> Int {
+        lock.withLock {
+            next += 1
+            channels[next] = (channel, false)
+            if draining { channel.close(promise: nil) }
+            return next
+        }
+    }
+
+    /// A request began: false when draining (the connection is to close instead).
+    func busy(_ id: Int) -> Bool {
+        lock.withLock {
+            channels[id]?.busy = true
+            return !draining
+        }
+    }
+
+    /// A request was answered: false when draining (answer with `connection: close`).
+    func idle(_ id: Int) -> Bool {
+        lock.withLock {
+            channels[id]?.busy = false
+            return !draining
+        }
+    }
+
+    func closed(_ id: Int) {
+        lock.withLock { _ = channels.removeValue(forKey: id) }
+    }
+
+    /// From now on no connection is kept alive; the idle ones close now.
+    func drain() {
+        lock.withLock {
+            draining = true
+            for (_, entry) in channels where !entry.busy { entry.channel.close(promise: nil) }
+        }
     }
 }
