@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -13,8 +16,8 @@ import TestSupport
     }
 
     /// Starts `serve --listen 127.0.0.1:0` and returns it with the URL it printed.
-    func startServe(_ fixture: PushFixture) async throws -> (Process, String) {
-        let process = ExecutableRunner.start("shelfline-push", ["serve", "--listen", "127.0.0.1:0", "--workspace", fixture.workspace.root],
+    func startServe(_ fixture: PushFixture, extra: [String] = []) async throws -> (Process, String) {
+        let process = ExecutableRunner.start("shelfline-push", ["serve", "--listen", "127.0.0.1:0", "--workspace", fixture.workspace.root] + extra,
                                              in: fixture.temp.path)
         let out = Pipe()
         process.standardOutput = out
@@ -90,6 +93,52 @@ import TestSupport
         #expect(result.status == 0, "\(result)")
         result = try await push(fixture, ["devices", "list"])
         #expect(result.stdout == "no devices\n", "\(result)")
+    }
+}
+
+extension ServeCommandTests {
+    /// SIGKILL while PUTs stream in: the registry is the previous or the next whole file, and the
+    /// next `serve` carries on from it.
+    @Test func killedMidRequestLeavesTheRegistryWhole() async throws {
+        let fixture = PushFixture("serve-kill")
+        let secret = try await push(fixture, ["devices", "add", "phone"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let (server, url) = try await startServe(fixture, extra: ["--rate-burst", "100000", "--rate-per-second", "100000"])
+        defer { server.terminate() }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let load = Task {
+            var sent = 0
+            while true {
+                var request = HTTPClientRequest(url: "\(url)/v1/tokens/\(PushFixture.token(sent % 256, bytes: 32 + sent / 256))")
+                request.method = .PUT
+                request.headers.add(name: "authorization", value: "Bearer \(secret)")
+                request.body = .bytes(ByteBuffer(string: #"{"activity":"import"}"#))
+                guard (try? await client.execute(request, timeout: .seconds(120))) != nil else { return sent }
+                sent += 1
+            }
+        }
+        let registryPath = fixture.store.registryPath
+        let filled = await ServeTests.waitOffPool {
+            ((try? readJSONFile(Registry.self, from: registryPath))?.tokens.count ?? 0) >= 20
+        }
+        kill(server.processIdentifier, SIGKILL)
+        let sent = await load.value
+        try await client.shutdown()
+        try #require(filled, "the registry never reached 20 tokens")
+        let registry = try fixture.store.readRegistry()
+        #expect(registry.tokens.count >= 20 && registry.tokens.count <= sent + 1, "\(registry.tokens.count) of \(sent)")
+        #expect(registry.tokens.allSatisfy { $0.device == "phone" && $0.activity == .import })
+
+        let (again, againURL) = try await startServe(fixture)
+        defer { again.terminate() }
+        let second = HTTPClient(eventLoopGroupProvider: .singleton)
+        var request = HTTPClientRequest(url: "\(againURL)/v1/tokens/\(PushFixture.token(0xfe, bytes: 64))")
+        request.method = .PUT
+        request.headers.add(name: "authorization", value: "Bearer \(secret)")
+        request.body = .bytes(ByteBuffer(string: #"{"activity":"import"}"#))
+        let status = await Result { try await second.execute(request, timeout: .seconds(120)).status.code }
+        try await second.shutdown()
+        #expect(try status.get() == 201)
+        #expect(try fixture.store.readRegistry().tokens.count == registry.tokens.count + 1)
     }
 }
 
