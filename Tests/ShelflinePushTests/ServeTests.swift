@@ -241,7 +241,8 @@ struct ServeFixture {
             try await withThrowingTaskGroup(of: Int.self) { group in
                 let client = serve.client, port = serve.server.port
                 for n in 0..<waiting {
-                    group.addTask {
+                    // Off the cooperative pool, which other suites' process waits may be holding.
+                    group.addTask(executorPreference: BlockingExecutor.shared) {
                         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/tokens/\(PushFixture.token(0x10 + n))")
                         request.method = .PUT
                         request.headers.add(name: "authorization", value: "Bearer \(secret)")
@@ -277,7 +278,7 @@ struct ServeFixture {
             defer { if !released { FileLock.release(held) } }
             let client = serve.client, port = serve.server.port, server = serve.server
             let token = PushFixture.token(0x77)
-            let put = Task {
+            let put = Task(executorPreference: BlockingExecutor.shared) {
                 var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/tokens/\(token)")
                 request.method = .PUT
                 request.headers.add(name: "authorization", value: "Bearer \(secret)")

@@ -49,7 +49,9 @@ public final class ServeHTTPServer: Sendable {
             try? await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { inbound in
                     for try await connection in inbound {
-                        group.addTask { await ServeHTTPServer.serve(connection, router: router, connections: connections) }
+                        group.addTask(executorPreference: BlockingExecutor.shared) {
+                            await ServeHTTPServer.serve(connection, router: router, connections: connections)
+                        }
                     }
                 }
             }

@@ -200,15 +200,16 @@ public struct ServeRouter: Sendable {
     }
 }
 
-/// Runs the registry's read-modify-write off Swift's cooperative pool: it waits in `flock` for the
-/// push lock, which a `shelfline-push send` holds for its whole run (up to apns.waitBudgetSeconds).
-/// On the pool (one thread per core) a few such waits would stall every other request, `/healthz`
-/// included; on Dispatch threads they wait alone.
-final class BlockingExecutor: TaskExecutor {
-    static let shared = BlockingExecutor()
+/// Runs tasks on Dispatch threads instead of Swift's cooperative pool (one thread per core). The
+/// registry's read-modify-write waits in `flock` for the push lock, which a `shelfline-push send`
+/// holds for its whole run (up to apns.waitBudgetSeconds): on the pool a few such waits would stall
+/// every other request, `/healthz` included. `ServeHTTPServer` runs each connection here too, so a
+/// process whose pool is busy elsewhere (the test suite) still answers.
+public final class BlockingExecutor: TaskExecutor {
+    public static let shared = BlockingExecutor()
     private let queue = DispatchQueue(label: "shelfline-push.serve.registry", attributes: .concurrent)
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
         queue.async { job.runSynchronously(on: executor) }
