@@ -98,6 +98,9 @@ let package = Package(
                     .product(name: "Crypto", package: "swift-crypto"),
                     .product(name: "NIOCore", package: "swift-nio"),
                     .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                    // `serve` (issue 27): HTTP/1.1 on NIO directly, no web framework (ServeHTTPServer.swift).
+                    .product(name: "NIOPosix", package: "swift-nio"),
+                    .product(name: "NIOHTTP1", package: "swift-nio"),
                 ],
                 path: "Sources/ShelflinePush/Delivery"
             ),
@@ -129,7 +132,12 @@ let package = Package(
             .executableTarget(
                 name: "shelfline-push-bench", dependencies: ["ShelflinePush", "APNsTestServer", "TestSupport"],
                 path: "bench/push/Sources"),
-            .testTarget(name: "ShelflinePushTests", dependencies: ["ShelflinePush", "APNsTestServer", "TestSupport"]),
+            .testTarget(
+                name: "ShelflinePushTests",
+                dependencies: [
+                    "ShelflinePush", "APNsTestServer", "TestSupport",
+                    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                ]),
             .target(
                 name: "TestSupport",
                 dependencies: [

@@ -16,12 +16,15 @@ public struct PushCommand: AsyncParsableCommand {
               register    add an update or push-to-start token for the import or beer-queue activity
               unregister  remove a token
               list        the registered tokens and their delivery state
+              serve       the app's HTTP API (tokens in, snapshots out), per-device secrets
+              devices     add, list, remove the devices allowed to call serve
             Reads <workspace>/activity/*.history.ndjson and pipeline.json's `apns` section (keyFile mode 0600).
             Writes <workspace>/push/registry.json, outbox.json (a cursor per token) and push-report.json,
             each atomically; one logfmt line per APNs answer on stderr. See docs/push.md.
             """),
         version: shelflineVersion,
-        subcommands: [SendCommand.self, WatchCommand.self, RegisterCommand.self, UnregisterCommand.self, ListCommand.self])
+        subcommands: [SendCommand.self, WatchCommand.self, RegisterCommand.self, UnregisterCommand.self, ListCommand.self,
+                      ServeCommand.self, DevicesCommand.self])
 
     public init() {}
 }

@@ -22,12 +22,16 @@ public struct Registration: Codable, Sendable, Equatable {
     public var kind: TokenKind
     /// Unix seconds.
     public var registeredAt: Int
+    /// The device (`shelfline-push devices`) that registered it through `serve`; nil when typed on
+    /// the server (`register`). Only that device may change or remove it over HTTP.
+    public var device: String?
 
-    public init(token: DeviceToken, activity: PushActivity, kind: TokenKind, registeredAt: Int) {
+    public init(token: DeviceToken, activity: PushActivity, kind: TokenKind, registeredAt: Int, device: String? = nil) {
         self.token = token
         self.activity = activity
         self.kind = kind
         self.registeredAt = registeredAt
+        self.device = device
     }
 }
 

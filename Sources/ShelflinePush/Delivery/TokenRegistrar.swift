@@ -9,29 +9,35 @@ public struct TokenRegistrar: Sendable {
 
     /// Adds `token`, or replaces its activity/kind (its cursor is then reset: delivery restarts at
     /// the latest snapshot). Returns false when it was already registered exactly so.
+    /// `device`: the `serve` caller; a token another device registered is refused (`DeviceError.notOwner`).
     @discardableResult
-    public func register(_ token: DeviceToken, activity: PushActivity, kind: TokenKind, now: Date) async throws -> Bool {
+    public func register(_ token: DeviceToken, activity: PushActivity, kind: TokenKind, now: Date, device: String? = nil) async throws -> Bool {
         try await store.withLock {
             var registry = try store.readRegistry()
             var outbox = try store.readOutbox()
-            if let existing = registry.tokens.first(where: { $0.token == token }), existing.activity == activity, existing.kind == kind {
+            let existing = registry.tokens.first(where: { $0.token == token })
+            if let device, let existing { try DeviceError.checkOwner(existing, device: device) }
+            if let existing, existing.activity == activity, existing.kind == kind, existing.device == device {
                 return false
             }
             registry.tokens.removeAll { $0.token == token }
             registry.tokens.append(Registration(token: token, activity: activity, kind: kind,
-                                                registeredAt: Int(now.timeIntervalSince1970)))
+                                                registeredAt: Int(now.timeIntervalSince1970), device: device))
             if outbox.cursors.removeValue(forKey: token.hex) != nil { try store.write(outbox) }
             try store.write(registry)
             return true
         }
     }
 
-    /// Removes `token` and its cursor; false when it was not registered.
+    /// Removes `token` and its cursor; false when it was not registered. `device` as for `register`.
     @discardableResult
-    public func unregister(_ token: DeviceToken) async throws -> Bool {
+    public func unregister(_ token: DeviceToken, device: String? = nil) async throws -> Bool {
         try await store.withLock {
             var registry = try store.readRegistry()
             var outbox = try store.readOutbox()
+            if let device, let existing = registry.tokens.first(where: { $0.token == token }) {
+                try DeviceError.checkOwner(existing, device: device)
+            }
             let before = registry.tokens.count
             registry.tokens.removeAll { $0.token == token }
             guard registry.tokens.count != before else { return false }
@@ -56,6 +62,7 @@ public struct TokenRegistrar: Sendable {
                 let delivered = cursor?.deliveredAt.map { Self.iso($0) } ?? "never"
                 return "\(registration.token.hex) \(registration.activity.rawValue) \(registration.kind.rawValue) "
                     + "registered=\(Self.iso(registration.registeredAt)) delivered=\(delivered) pending=\(pending)"
+                    + (registration.device.map { " device=\($0)" } ?? "")
             }
         }
     }

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import ShelflineCore
+import ShelflinePush
+import ShelflineStageCLI
+
+/// `shelfline-push devices`: who may call `serve`.
+public struct DevicesCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "Manage the devices allowed to call `shelfline-push serve`.",
+        discussion: helpDiscussion("""
+            <workspace>/push/devices.json (mode 0600) holds each device's name and the SHA-256 of its secret;
+            the secret is printed once by `add` and stored nowhere.
+            """),
+        subcommands: [DevicesAddCommand.self, DevicesListCommand.self, DevicesRemoveCommand.self])
+
+    public init() {}
+}
+
+/// `devices add NAME`.
+public struct DevicesAddCommand: PushSubcommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a device and print its new secret (once: it is stored hashed).",
+        discussion: helpDiscussion("The name: 1 to 64 of A-Z a-z 0-9 . _ - (else 64); an existing name exits 64."))
+
+    @OptionGroup public var common: CommonOptions
+
+    @Argument(help: "The device's name, e.g. alice-iphone.")
+    public var name: String
+
+    public init() {}
+
+    func execute(context: StageContext, workspace: Workspace) async throws {
+        let secret = try await DeviceStore(store: PushStore(workspace: workspace)).add(name, now: context.now())
+        // The secret alone on stdout (for scripts); the note on stderr.
+        print(secret)
+        if !common.quiet {
+            FileHandle.standardError.write(Data("shelfline-push: device '\(name)' added; its secret above is shown only now\n".utf8))
+        }
+    }
+}
+
+/// `devices list`.
+public struct DevicesListCommand: PushSubcommand {
+    public static let configuration = CommandConfiguration(commandName: "list", abstract: "List the devices (names and when added).")
+
+    @OptionGroup public var common: CommonOptions
+
+    public init() {}
+
+    func execute(context: StageContext, workspace: Workspace) async throws {
+        let devices = try DeviceStore(store: PushStore(workspace: workspace)).read().devices
+        print(devices.isEmpty ? "no devices" : devices.map { "\($0.name) added=\(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval($0.addedAt))))" }.joined(separator: "\n"))
+    }
+}
+
+/// `devices remove NAME`.
+public struct DevicesRemoveCommand: PushSubcommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove a device: its secret stops working at once; the tokens it registered stay (see `unregister`).",
+        discussion: helpDiscussion("An unknown name exits 64."))
+
+    @OptionGroup public var common: CommonOptions
+
+    @Argument(help: "The device's name.")
+    public var name: String
+
+    public init() {}
+
+    func execute(context: StageContext, workspace: Workspace) async throws {
+        try await DeviceStore(store: PushStore(workspace: workspace)).remove(name)
+        if !common.quiet { print("removed: \(name)") }
+    }
+}

@@ -1,0 +1,121 @@
+import Crypto
+import Foundation
+import ShelflineCore
+
+/// One device allowed to call `shelfline-push serve`: its name and the SHA-256 of its secret
+/// (the secret itself is printed once by `devices add` and never stored).
+public struct Device: Codable, Sendable, Equatable {
+    public var name: String
+    /// Lower-case hex SHA-256 of the secret's UTF-8 bytes.
+    public var secretSHA256: String
+    /// Unix seconds.
+    public var addedAt: Int
+}
+
+/// `<workspace>/push/devices.json` (mode 0600).
+public struct DeviceList: Codable, Sendable, Equatable {
+    public var version: Int
+    public var devices: [Device]
+
+    public init(devices: [Device] = []) {
+        version = PushStore.formatVersion
+        self.devices = devices
+    }
+}
+
+/// What `devices` and the server's auth refuse; one line each, no secret in any of them.
+public enum DeviceError: ShelflineError, Equatable {
+    case badName(String)
+    case exists(String)
+    case unknown(String)
+    /// A `serve` caller touching a token another device (or the server's own `register`) owns.
+    case notOwner
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .badName, .exists, .unknown, .notOwner: .usage
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .badName(let name): "device name '\(name.prefix(70))': use 1 to 64 of A-Z a-z 0-9 . _ -"
+        case .exists(let name): "device '\(name)' exists; remove it first (shelfline-push devices remove \(name))"
+        case .unknown(let name): "no device named '\(name)' (shelfline-push devices list)"
+        case .notOwner: "the token belongs to another device"
+        }
+    }
+
+    /// Throws `notOwner` unless `device` registered `registration`.
+    static func checkOwner(_ registration: Registration, device: String) throws {
+        guard registration.device == device else { throw DeviceError.notOwner }
+    }
+}
+
+/// `devices add|list|remove` and the server's secret check, over `devices.json` beside the registry.
+/// Changes hold the push lock; the server reads the file per request (it is replaced atomically), so
+/// a device added or removed takes effect without a restart.
+public struct DeviceStore: Sendable {
+    public var store: PushStore
+
+    public init(store: PushStore) { self.store = store }
+
+    public var path: String { store.directory + "/devices.json" }
+
+    public func read() throws -> DeviceList {
+        guard FileManager.default.fileExists(atPath: path) else { return DeviceList() }
+        let list = try readJSONFile(DeviceList.self, from: path)
+        guard list.version <= PushStore.formatVersion else {
+            throw PushError.newerVersion(path: path, found: list.version, supported: PushStore.formatVersion)
+        }
+        return list
+    }
+
+    /// Adds `name` with a new random secret (256 bits, hex) and returns the secret: the only time it exists in clear.
+    public func add(_ name: String, now: Date) async throws -> String {
+        guard (1...64).contains(name.utf8.count), name.utf8.allSatisfy(Self.isNameByte) else { throw DeviceError.badName(name) }
+        let secret = SymmetricKey(size: .bits256).withUnsafeBytes { Self.hex($0) }
+        try await store.withLock {
+            var list = try read()
+            guard !list.devices.contains(where: { $0.name == name }) else { throw DeviceError.exists(name) }
+            list.devices.append(Device(name: name, secretSHA256: Self.digest(secret), addedAt: Int(now.timeIntervalSince1970)))
+            list.devices.sort { $0.name < $1.name }
+            try write(list)
+        }
+        return secret
+    }
+
+    /// Removes `name`; the tokens it registered stay (remove them with `unregister`).
+    public func remove(_ name: String) async throws {
+        try await store.withLock {
+            var list = try read()
+            guard list.devices.contains(where: { $0.name == name }) else { throw DeviceError.unknown(name) }
+            list.devices.removeAll { $0.name == name }
+            try write(list)
+        }
+    }
+
+    /// The device whose secret is `secret`, if any. Compares digests, so the time taken says
+    /// nothing about the secret.
+    public func device(secret: String) throws -> Device? {
+        let digest = Self.digest(secret)
+        return try read().devices.first { $0.secretSHA256 == digest }
+    }
+
+    private func write(_ list: DeviceList) throws {
+        try Workspace.makeDirectory(store.directory)
+        try writeJSONFile(list, to: path, permissions: 0o600)
+    }
+
+    static func digest(_ secret: String) -> String {
+        SHA256.hash(data: Data(secret.utf8)).withUnsafeBytes { hex($0) }
+    }
+
+    static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte == 46 || byte == 95 || byte == 45
+    }
+}

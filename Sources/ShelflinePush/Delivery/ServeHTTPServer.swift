@@ -1,0 +1,174 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// HTTP/1.1 for `ServeRouter`, on SwiftNIO directly. NIOCore/NIOPosix/NIOHTTP1 are already in the
+/// build (the loopback APNs and AsyncHTTPClient use them); Hummingbird would add its own packages
+/// and minutes to every clean CI build for four routes. TLS is left to a reverse proxy (docs/push.md).
+///
+/// Connections are kept alive and served one request at a time. A body over `maxBodyBytes` is
+/// read and discarded up to `drainLimit` (so the client sees the answer, not a reset), answered 413,
+/// and the connection closed; a `content-length` beyond `drainLimit` is answered at once.
+///
+/// `shutdown` (SIGTERM in `serve`) stops accepting, closes idle connections, lets each request
+/// in flight finish and answers it with `connection: close`, then returns.
+public final class ServeHTTPServer: Sendable {
+    typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+
+    /// The port bound (the one asked for, or the kernel's pick for 0).
+    public let port: Int
+    private let channel: any Channel
+    private let accepting: Task<Void, Never>
+    private let connections: Connections
+    static let drainLimit = 1 << 20
+
+    private init(port: Int, channel: any Channel, accepting: Task<Void, Never>, connections: Connections) {
+        self.port = port
+        self.channel = channel
+        self.accepting = accepting
+        self.connections = connections
+    }
+
+    /// Binds `host:port` and starts accepting.
+    public static func start(host: String, port: Int, router: ServeRouter,
+                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> ServeHTTPServer {
+        let server = try await ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: host, port: port) { child in
+                child.eventLoop.makeCompletedFuture {
+                    try child.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    return try Connection(wrappingChannelSynchronously: child)
+                }
+            }
+        let listening = server.channel
+        let bound = listening.localAddress?.port ?? port
+        let connections = Connections()
+        let accepting = Task<Void, Never> {
+            try? await withThrowingDiscardingTaskGroup { group in
+                try await server.executeThenClose { inbound in
+                    for try await connection in inbound {
+                        group.addTask(executorPreference: BlockingExecutor.shared) {
+                            await ServeHTTPServer.serve(connection, router: router, connections: connections)
+                        }
+                    }
+                }
+            }
+        }
+        return ServeHTTPServer(port: bound, channel: listening, accepting: accepting, connections: connections)
+    }
+
+    /// Runs until the listening socket is closed (`shutdown`).
+    public func wait() async {
+        await accepting.value
+    }
+
+    /// Stops accepting, closes the idle connections, and returns once the requests in flight are answered.
+    public func shutdown() async {
+        try? await channel.close()
+        connections.drain()
+        await accepting.value
+    }
+
+    static func serve(_ connection: Connection, router: ServeRouter, connections: Connections) async {
+        let limit = router.limits.maxBodyBytes
+        let id = connections.open(connection.channel)
+        defer { connections.closed(id) }
+        try? await connection.executeThenClose { inbound, outbound in
+            var head: HTTPRequestHead?
+            var body = ByteBuffer()
+            var received = 0
+            for try await part in inbound {
+                switch part {
+                case .head(let requestHead):
+                    guard connections.busy(id) else { return }
+                    head = requestHead
+                    body.clear()
+                    received = 0
+                    if let length = requestHead.headers.first(name: "content-length").flatMap(Int.init), length > drainLimit {
+                        try await write(ServeResponse(413, error: "request body too large"), keepAlive: false, to: outbound)
+                        return
+                    }
+                case .body(var chunk):
+                    received += chunk.readableBytes
+                    if received > drainLimit {
+                        try await write(ServeResponse(413, error: "request body too large"), keepAlive: false, to: outbound)
+                        return
+                    }
+                    if received <= limit { body.writeBuffer(&chunk) }
+                case .end:
+                    guard let requestHead = head else { continue }
+                    head = nil
+                    if received > limit {
+                        router.log.event(["event": "request", "method": requestHead.method.rawValue, "route": "(body too large)", "status": 413])
+                        try await write(ServeResponse(413, error: "request body too large"), keepAlive: false, to: outbound)
+                        return
+                    }
+                    let request = ServeRequest(
+                        method: requestHead.method.rawValue, target: requestHead.uri,
+                        authorization: requestHead.headers.first(name: "authorization"),
+                        body: Data(body.readableBytesView))
+                    let response = await router.handle(request)
+                    let keepAlive = requestHead.isKeepAlive && connections.idle(id)
+                    try await write(response, keepAlive: keepAlive, to: outbound)
+                    if !keepAlive { return }
+                }
+            }
+        }
+    }
+
+    static func write(_ response: ServeResponse, keepAlive: Bool, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws {
+        var headers = HTTPHeaders(response.headers)
+        headers.add(name: "content-length", value: "\(response.body.count)")
+        if !keepAlive { headers.add(name: "connection", value: "close") }
+        try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)))
+        try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body))))
+        try await outbound.write(.end(nil))
+    }
+}
+
+/// The open connections and whether each is in a request, for `shutdown`.
+final class Connections: @unchecked Sendable {
+    private let lock = NSLock()
+    private var channels: [Int: (channel: any Channel, busy: Bool)] = [:]
+    private var next = 0
+    private var draining = false
+
+    func open(_ channel: any Channel) -> Int {
+        lock.withLock {
+            next += 1
+            channels[next] = (channel, false)
+            if draining { channel.close(promise: nil) }
+            return next
+        }
+    }
+
+    /// A request began: false when draining (the connection is to close instead).
+    func busy(_ id: Int) -> Bool {
+        lock.withLock {
+            channels[id]?.busy = true
+            return !draining
+        }
+    }
+
+    /// A request was answered: false when draining (answer with `connection: close`).
+    func idle(_ id: Int) -> Bool {
+        lock.withLock {
+            channels[id]?.busy = false
+            return !draining
+        }
+    }
+
+    func closed(_ id: Int) {
+        lock.withLock { _ = channels.removeValue(forKey: id) }
+    }
+
+    /// From now on no connection is kept alive; the idle ones close now.
+    func drain() {
+        lock.withLock {
+            draining = true
+            for (_, entry) in channels where !entry.busy { entry.channel.close(promise: nil) }
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import ShelflineCore
+import ShelflineRender
+
+/// Limits `serve` applies to every caller.
+public struct ServeLimits: Sendable {
+    /// Request bodies larger than this are answered 413 (a token body is under 100 bytes).
+    public var maxBodyBytes: Int
+    /// Per-device token bucket: this many requests at once, refilled at `requestsPerSecond`.
+    public var burst: Double
+    public var requestsPerSecond: Double
+
+    public init(maxBodyBytes: Int = 4096, burst: Double = 30, requestsPerSecond: Double = 1) {
+        precondition(requestsPerSecond > 0 && burst >= 1)
+        self.maxBodyBytes = maxBodyBytes
+        self.burst = burst
+        self.requestsPerSecond = requestsPerSecond
+    }
+}
+
+/// One token bucket per device on an injected clock.
+public final class RateLimiter: @unchecked Sendable {
+    private let limits: ServeLimits
+    private let lock = NSLock()
+    private var buckets: [String: (tokens: Double, at: Date)] = [:]
+
+    public init(limits: ServeLimits) { self.limits = limits }
+
+    /// Takes one request from `key`'s bucket: nil when allowed, else the whole seconds until one is.
+    public func take(_ key: String, now: Date) -> Int? {
+        lock.withLock {
+            var bucket = buckets[key] ?? (limits.burst, now)
+            bucket.tokens = min(limits.burst, bucket.tokens + max(0, now.timeIntervalSince(bucket.at)) * limits.requestsPerSecond)
+            bucket.at = now
+            defer { buckets[key] = bucket }
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+                return nil
+            }
+            return max(1, Int(((1 - bucket.tokens) / limits.requestsPerSecond).rounded(.up)))
+        }
+    }
+}
+
+/// A request as the transport read it (body already capped).
+public struct ServeRequest: Sendable {
+    public var method: String
+    /// The request target as sent (`/v1/tokens/ab…?x=1`).
+    public var target: String
+    public var authorization: String?
+    public var body: Data
+
+    public init(method: String, target: String, authorization: String?, body: Data) {
+        self.method = method
+        self.target = target
+        self.authorization = authorization
+        self.body = body
+    }
+}
+
+public struct ServeResponse: Sendable, Equatable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: Data
+
+    init(_ status: Int, json: String, headers: [(String, String)] = []) {
+        self.status = status
+        self.headers = [("content-type", "application/json")] + headers
+        body = Data((json + "\n").utf8)
+    }
+
+    init(_ status: Int, error: String, headers: [(String, String)] = []) {
+        self.init(status, json: #"{"error":"\#(error)"}"#, headers: headers)
+    }
+
+    public static func == (lhs: ServeResponse, rhs: ServeResponse) -> Bool {
+        lhs.status == rhs.status && lhs.body == rhs.body && lhs.headers.map { "\($0.0):\($0.1)" } == rhs.headers.map { "\($0.0):\($0.1)" }
+    }
+}
+
+/// The routes of `shelfline-push serve`, independent of the HTTP transport (`ServeHTTPServer`).
+///
+/// Every route but `/healthz` needs `Authorization: Bearer <device secret>`; a wrong or missing one
+/// is 401 with no detail. One logfmt line per request names the route pattern, the status and the
+/// device, never a token or a secret.
+public struct ServeRouter: Sendable {
+    public var workspace: Workspace
+    public var limits: ServeLimits
+    public var now: @Sendable () -> Date
+    public var log: Logfmt
+    let limiter: RateLimiter
+
+    public init(workspace: Workspace, limits: ServeLimits = ServeLimits(), now: @escaping @Sendable () -> Date = { Date() },
+                log: Logfmt = Logfmt()) {
+        self.workspace = workspace
+        self.limits = limits
+        self.now = now
+        self.log = log
+        limiter = RateLimiter(limits: limits)
+    }
+
+    var store: PushStore { PushStore(workspace: workspace) }
+
+    /// The body of `PUT /v1/tokens/{token}`.
+    struct TokenBody: Decodable {
+        var activity: PushActivity
+        var kind: TokenKind?
+    }
+
+    public func handle(_ request: ServeRequest) async -> ServeResponse {
+        let (route, response, device) = await route(request)
+        log.event(["event": "request", "method": request.method, "route": route, "status": response.status, "device": device ?? "-"])
+        return response
+    }
+
+    /// The route pattern (for the log), the answer, and the caller.
+    private func route(_ request: ServeRequest) async -> (String, ServeResponse, String?) {
+        guard let segments = Self.segments(request.target) else {
+            return ("(bad path)", ServeResponse(400, error: "bad path"), nil)
+        }
+        if segments == ["healthz"] {
+            return ("/healthz", request.method == "GET" ? ServeResponse(200, json: #"{"status":"ok"}"#) : Self.methodNotAllowed("GET"), nil)
+        }
+        let device: Device
+        do {
+            guard let header = request.authorization, header.hasPrefix("Bearer "),
+                  let found = try DeviceStore(store: store).device(secret: String(header.dropFirst("Bearer ".count))) else {
+                return ("(unauthorized)", ServeResponse(401, error: "unauthorized", headers: [("www-authenticate", "Bearer")]), nil)
+            }
+            device = found
+        } catch {
+            log.error("shelfline-push serve: \(error)")
+            return ("(unauthorized)", ServeResponse(500, error: "internal error"), nil)
+        }
+        if let wait = limiter.take(device.name, now: now()) {
+            return ("(rate limited)", ServeResponse(429, error: "too many requests", headers: [("retry-after", "\(wait)")]), device.name)
+        }
+        if segments.count == 3, segments[0] == "v1" {
+            switch segments[1] {
+            case "tokens": return ("/v1/tokens/{token}", await tokens(request, token: segments[2], device: device.name), device.name)
+            case "activities": return ("/v1/activities/{name}", activity(request, name: segments[2]), device.name)
+            default: break
+            }
+        }
+        return ("(not found)", ServeResponse(404, error: "not found"), device.name)
+    }
+
+    private func tokens(_ request: ServeRequest, token text: String, device: String) async -> ServeResponse {
+        guard request.method == "PUT" || request.method == "DELETE" else { return Self.methodNotAllowed("PUT, DELETE") }
+        guard let token = try? DeviceToken(text) else {
+            return ServeResponse(400, error: "the token must be 64 to 510 hex digits")
+        }
+        let registrar = TokenRegistrar(store: store)
+        do {
+            if request.method == "PUT" {
+                guard let body = try? JSONDecoder().decode(TokenBody.self, from: request.body) else {
+                    return ServeResponse(400, error: #"expected {\"activity\": \"import\"|\"beer-queue\", \"kind\": \"start\"|\"update\"}"#)
+                }
+                let changed = try await withTaskExecutorPreference(BlockingExecutor.shared) {
+                    try await registrar.register(token, activity: body.activity, kind: body.kind ?? .update, now: now(), device: device)
+                }
+                return ServeResponse(changed ? 201 : 200, json: #"{"status":"\#(changed ? "registered" : "already registered")"}"#)
+            }
+            let removed = try await withTaskExecutorPreference(BlockingExecutor.shared) {
+                try await registrar.unregister(token, device: device)
+            }
+            return removed ? ServeResponse(200, json: #"{"status":"unregistered"}"#) : ServeResponse(404, error: "not registered")
+        } catch DeviceError.notOwner {
+            return ServeResponse(403, error: "this token was registered by another device")
+        } catch {
+            log.error("shelfline-push serve: \(error)")
+            return ServeResponse(500, error: "internal error")
+        }
+    }
+
+    private func activity(_ request: ServeRequest, name: String) -> ServeResponse {
+        guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+        guard let activity = PushActivity(rawValue: name) else { return ServeResponse(404, error: "no such activity") }
+        let path = ActivityStore(workspace: workspace, name: activity.rawValue).snapshotPath
+        guard let data = FileManager.default.contents(atPath: path) else { return ServeResponse(404, error: "no snapshot yet") }
+        var response = ServeResponse(200, json: "")
+        response.body = data
+        return response
+    }
+
+    static func methodNotAllowed(_ allowed: String) -> ServeResponse {
+        ServeResponse(405, error: "method not allowed", headers: [("allow", allowed)])
+    }
+
+    /// The path's segments, the query dropped; nil for anything a path trick could hide in:
+    /// not absolute, percent-escapes, empty, `.` or `..` segments, bytes outside printable ASCII.
+    static func segments(_ target: String) -> [String]? {
+        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        guard path.hasPrefix("/"), path.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "\\") }) else {
+            return nil
+        }
+        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard !segments.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else { return nil }
+        return segments
+    }
+}
+
+/// Runs tasks on Dispatch threads instead of Swift's cooperative pool (one thread per core). The
+/// registry's read-modify-write waits in `flock` for the push lock, which a `shelfline-push send`
+/// holds for its whole run (up to apns.waitBudgetSeconds): on the pool a few such waits would stall
+/// every other request, `/healthz` included. `ServeHTTPServer` runs each connection here too, so a
+/// process whose pool is busy elsewhere (the test suite) still answers.
+public final class BlockingExecutor: TaskExecutor {
+    public static let shared = BlockingExecutor()
+    private let queue = DispatchQueue(label: "shelfline-push.serve.registry", attributes: .concurrent)
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
+}
