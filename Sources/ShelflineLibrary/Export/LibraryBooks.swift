@@ -7,7 +7,8 @@ public enum LibraryBooks {
     /// `FileError.missingInput` (66); a line that is not a book is `FileError.corrupt` naming it (65).
     /// `only`, when given, is asked for each book's index (0-based, in file order) first: a book it
     /// declines is skipped without being decoded.
-    public static func forEach(path: String, only: ((Int) -> Bool)? = nil,
+    /// `fields`: decode only these members of each book (besides `id` and `title`; nil: all).
+    public static func forEach(path: String, only: ((Int) -> Bool)? = nil, fields: Set<String>? = nil,
                                _ body: (LibraryBook, UnsafeRawBufferPointer) throws -> Void) throws {
         try requireLibrary(path)
         let decoder = JSONDecoder()
@@ -16,7 +17,7 @@ public enum LibraryBooks {
             guard !bytes.isEmpty else { return }
             defer { index += 1 }
             if let only, !only(index) { return }
-            try body(try LibraryBookScan.decode(bytes, decoder: decoder, path: path, line: number), bytes)
+            try body(try LibraryBookScan.decode(bytes, decoder: decoder, path: path, line: number, only: fields), bytes)
         }
     }
 

@@ -21,6 +21,9 @@ public struct LibraryStats: Codable, Equatable, Sendable {
 
     public init() {}
 
+    /// The members of a library line `add` reads.
+    public static let fields: Set<String> = ["shelf", "shelves", "pages", "reads", "rating"]
+
     public mutating func add(_ book: LibraryBook) {
         books += 1
         exclusiveShelves[book.shelf ?? "none", default: 0] += 1

@@ -28,7 +28,9 @@ public enum LibraryPage {
         var stats = LibraryStats()
         var keys: [String] = []
         if exists {
-            try LibraryBooks.forEach(path: library) { book, _ in
+            // The counts and the listing order need a few fields of each book; decoding whole
+            // books here was most of the page's time at 200,000 books (1.2 s, release).
+            try LibraryBooks.forEach(path: library, fields: LibraryStats.fields.union(["dateAdded"])) { book, _ in
                 stats.add(book)
                 keys.append(listingKey(book))
             }
