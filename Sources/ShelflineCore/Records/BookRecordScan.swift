@@ -145,23 +145,9 @@ public enum BookRecordScan {
             record.spoiler = value
             return true
         case "shelfPositions":
-            var positions: [ShelfPosition] = []
-            let ok = s.array { s in
-                var shelf: String?, position: Int?
-                let ok = s.members { s, key in
-                    if s.null() { return true }
-                    switch key {
-                    case "shelf": return s.string(into: &shelf)
-                    case "position": return s.int(into: &position)
-                    default: return s.skipValue(depth: 3)
-                    }
-                }
-                guard ok, let shelf else { return false }
-                positions.append(ShelfPosition(shelf: shelf, position: position))
-                return true
-            }
+            guard let positions = shelfPositions(&s) else { return false }
             record.shelfPositions = positions
-            return ok
+            return true
         case "recommendedFor": return s.string(into: &record.recommendedFor)
         case "recommendedBy": return s.string(into: &record.recommendedBy)
         case "purchaseDate": return s.string(into: &record.purchaseDate)
@@ -180,25 +166,51 @@ public enum BookRecordScan {
         case "contentWarnings": return s.string(into: &record.contentWarnings)
         case "contentWarningDescription": return s.string(into: &record.contentWarningDescription)
         case "reads":
-            var spans: [ReadSpan] = []
-            let ok = s.array { s in
-                var span = ReadSpan()
-                let ok = s.members { s, key in
-                    if s.null() { return true }
-                    switch key {
-                    case "start": return s.string(into: &span.start)
-                    case "end": return s.string(into: &span.end)
-                    default: return s.skipValue(depth: 3)
-                    }
-                }
-                spans.append(span)
-                return ok
-            }
+            guard let spans = readSpans(&s) else { return false }
             record.reads = spans
-            return ok
+            return true
         default:
             return s.skipValue(depth: 1)
         }
+    }
+
+    /// A `reads` array of a record or library book (`{start?, end?}` objects, other members skipped).
+    public static func readSpans(_ s: inout JSONScanner) -> [ReadSpan]? {
+        var spans: [ReadSpan] = []
+        let ok = s.array { s in
+            var span = ReadSpan()
+            let ok = s.members { s, key in
+                if s.null() { return true }
+                switch key {
+                case "start": return s.string(into: &span.start)
+                case "end": return s.string(into: &span.end)
+                default: return s.skipValue(depth: 3)
+                }
+            }
+            spans.append(span)
+            return ok
+        }
+        return ok ? spans : nil
+    }
+
+    /// A `shelfPositions` array of a record or library book (`{shelf, position?}`, other members skipped).
+    public static func shelfPositions(_ s: inout JSONScanner) -> [ShelfPosition]? {
+        var positions: [ShelfPosition] = []
+        let ok = s.array { s in
+            var shelf: String?, position: Int?
+            let ok = s.members { s, key in
+                if s.null() { return true }
+                switch key {
+                case "shelf": return s.string(into: &shelf)
+                case "position": return s.int(into: &position)
+                default: return s.skipValue(depth: 3)
+                }
+            }
+            guard ok, let shelf else { return false }
+            positions.append(ShelfPosition(shelf: shelf, position: position))
+            return true
+        }
+        return ok ? positions : nil
     }
 
     static func dedupeMark(_ s: inout JSONScanner) -> DedupeMark? {

@@ -52,39 +52,10 @@ enum LibraryBookScan {
                 else { return false }
                 book.rating = value
             case "reads":
-                var reads: [ReadSpan] = []
-                let ok = s.array { s in
-                    var span = ReadSpan()
-                    let ok = s.members { s, key in
-                        if s.null() { return true }
-                        switch key {
-                        case "start": span.start = s.string(); return span.start != nil
-                        case "end": span.end = s.string(); return span.end != nil
-                        default: return false
-                        }
-                    }
-                    reads.append(span)
-                    return ok
-                }
-                guard ok else { return false }
+                guard let reads = BookRecordScan.readSpans(&s) else { return false }
                 book.reads = reads
             case "shelfPositions":
-                var positions: [ShelfPosition] = []
-                let ok = s.array { s in
-                    var shelf: String?, position: Int?
-                    let ok = s.members { s, key in
-                        if s.null() { return true }
-                        switch key {
-                        case "shelf": shelf = s.string(); return shelf != nil
-                        case "position": position = s.int(); return position != nil
-                        default: return false
-                        }
-                    }
-                    guard ok, let shelf else { return false }
-                    positions.append(ShelfPosition(shelf: shelf, position: position))
-                    return true
-                }
-                guard ok else { return false }
+                guard let positions = BookRecordScan.shelfPositions(&s) else { return false }
                 book.shelfPositions = positions
             case "provenance":
                 var contributions: [Contribution] = []
