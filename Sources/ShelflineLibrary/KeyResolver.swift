@@ -28,7 +28,8 @@ public struct RecordKeys: Sendable, Equatable {
     public private(set) var fallback: String?
     /// `BookKeys.keyHash` of each key, made with the keys (on dedupe's and merge's decoding
     /// thread, `KeyedRecords`): SHA-256 was most of resolving.
-    private(set) var isbnHash: UInt64?, titleHash: UInt64?, mainHash: UInt64?, fallbackHash: UInt64?
+    /// The title key's own hash is taken only when a book is made from it (`KeyResolver.resolve`).
+    private(set) var isbnHash: UInt64?, mainHash: UInt64?, fallbackHash: UInt64?
     private(set) var descriptor = TitleDescriptor(rawValue: 0)
 
     public init(_ record: BookRecord, parameters: DedupeParameters = DedupeParameters()) {
@@ -46,7 +47,6 @@ public struct RecordKeys: Sendable, Equatable {
         }
         isbnHash = isbn.map(BookKeys.keyHash)
         if let title {
-            titleHash = BookKeys.keyHash(title.key)
             mainHash = BookKeys.keyHash(title.mainKey)
             descriptor = title.descriptor
         }
@@ -294,7 +294,7 @@ public struct KeyResolver {
         } else {
             entity = Int32(entities.count)
             // A new book's id is the hash of its primary key (`BookKeys.bookId(for:)`)…
-            var newId = isbnHash ?? keys.titleHash ?? fallbackHash!
+            var newId = isbnHash ?? keys.title.map { BookKeys.keyHash($0.key) } ?? fallbackHash!
             if isbnHash == nil, let title = keys.title, !chain.isEmpty {
                 // …unless a book under this main key was made from the same title key and has
                 // learnt more since (a subtitle): this row, not it, is then `<key>#2` (`#3`, …).
