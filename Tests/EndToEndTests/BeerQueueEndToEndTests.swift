@@ -30,7 +30,7 @@ import TestSupport
 
     /// 10.5: a redirect to another origin is never followed with the cookie: the other host gets no
     /// request at all, the last queue is kept (marked offline) and the run exits 75.
-    @Test func issue10_pollNeverFollowsRedirectElsewhereWithCookie() async throws {
+    @Test(.bug(id: 10)) func pollNeverFollowsRedirectElsewhereWithCookie() async throws {
         let queuePage = try String(contentsOfFile: E2E.examples + "/queue.html", encoding: .utf8)
         let elsewhere = try await LoopbackHTTPServer { _ in .html(queuePage) }
         defer { Task { try? await elsewhere.shutdown() } }
@@ -65,8 +65,8 @@ import TestSupport
     }
 
     /// 15 minor: plain http:// to a non-loopback host is refused before anything is sent (78).
-    @Test(arguments: ["http://www.beerknurd.com", "http://10.0.0.1:8080", "ftp://127.0.0.1", "not a url"])
-    func issue15_plainHttpHostRefusedUnlessLoopback(_ host: String) async throws {
+    @Test(.bug(id: 15), arguments: ["http://www.beerknurd.com", "http://10.0.0.1:8080", "ftp://127.0.0.1", "not a url"])
+    func plainHttpHostRefusedUnlessLoopback(_ host: String) async throws {
         let temp = try E2E.setUp(host: host)
         let result = try await Self.run(temp, ["--poll"])
         #expect(result.status == 78, "\(result)")
@@ -77,7 +77,7 @@ import TestSupport
 
     /// 10 "Also": a server that echoes the cookie into its page never gets it into a message, the
     /// report or a snapshot — neither in an error page (65) nor in a beer's name.
-    @Test func issue10_cookieEchoedByServerIsRedactedEverywhere() async throws {
+    @Test(.bug(id: 10)) func cookieEchoedByServerIsRedactedEverywhere() async throws {
         let mode = ModeBox()
         let site = try await LoopbackHTTPServer { request in
             let cookie = request.headers["cookie"] ?? ""
@@ -104,7 +104,7 @@ import TestSupport
     }
 
     /// A saved page holding the cookie (saved from a logged-in browser) never puts it in an output either.
-    @Test func issue10_cookieInSavedPageIsRedacted() async throws {
+    @Test(.bug(id: 10)) func cookieInSavedPageIsRedacted() async throws {
         let temp = try E2E.setUp()
         let page = temp.write("saved.html", """
             <html><body><h3 class="brewName">Hi \(E2E.cookie) IPA<div class="brew_added_date">\(Self.secret)</div></h3>
@@ -117,7 +117,7 @@ import TestSupport
     }
 
     /// 15.5: an answer over 8 MiB is cut off while it streams in (exit 75, queue kept offline).
-    @Test func issue15_pollAnswerOverLimitRefused() async throws {
+    @Test(.bug(id: 15)) func pollAnswerOverLimitRefused() async throws {
         let queuePage = try String(contentsOfFile: E2E.examples + "/queue.html", encoding: .utf8)
         let mode = ModeBox()
         let huge = "<html><body>" + String(repeating: "<p>filler</p>", count: 700_000) + "</body></html>"
@@ -134,7 +134,7 @@ import TestSupport
     }
 
     /// 15.5: a 512 MiB saved page is refused from its size (65), the snapshot untouched.
-    @Test func issue15_savedPageOverLimitRefused() async throws {
+    @Test(.bug(id: 15)) func savedPageOverLimitRefused() async throws {
         let temp = try E2E.setUp()
         let path = temp.file("big.html")
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
@@ -147,7 +147,7 @@ import TestSupport
     }
 
     /// 15.9: one malformed row is skipped and counted (log line and report); the valid beers show.
-    @Test func issue15_malformedRowSkippedNotWholePage() async throws {
+    @Test(.bug(id: 15)) func malformedRowSkippedNotWholePage() async throws {
         let temp = try E2E.setUp()
         var result = try await E2E.beerQueueDetached(temp, ["--html", E2E.examples + "/missing-id.html"])
         #expect(result.status == 0, "\(result)")
@@ -166,7 +166,7 @@ import TestSupport
 
     /// 10 "Also" (docs/render.md): a page that is not a queue page while a queue is active keeps the
     /// last beers, marks them offline (stale now) and exits 65 — the same for a saved page and a poll.
-    @Test func issue10_garbagePageWhileQueueActive() async throws {
+    @Test(.bug(id: 10)) func garbagePageWhileQueueActiveMarksItOfflineAndExits65() async throws {
         let temp = try E2E.setUp()
         var result = try await Self.run(temp, ["--html", E2E.examples + "/queue.html"])
         #expect(result.status == 0, "\(result)")
@@ -189,7 +189,7 @@ import TestSupport
 
     /// 15.6: garbage in any state file: the next cron run (and a user-triggered one, and an end)
     /// works; the bad file is set aside once as `*.corrupt-<time>` and named in one line.
-    @Test func issue15_corruptStateFilesHealThemselves() async throws {
+    @Test(.bug(id: 15)) func corruptStateFilesHealThemselves() async throws {
         let temp = try E2E.setUp()
         var result = try await Self.run(temp, ["--html", E2E.examples + "/queue.html"])
         #expect(result.status == 0, "\(result)")
@@ -210,7 +210,7 @@ import TestSupport
     }
 
     /// 10 "Also": NUL (raw or `&#0;`) and other controls in a page never reach the snapshot files.
-    @Test func issue10_controlCharactersStrippedFromSnapshots() async throws {
+    @Test(.bug(id: 10)) func controlCharactersStrippedFromSnapshots() async throws {
         let temp = try E2E.setUp()
         let page = temp.write("nul.html", "<html><body><h3 class=\"brewName\">Nul\u{0}Beer&#0; &#x1b;[2J&#x9b;Ale<div class=\"brew_added_date\">Apr&#1; 08</div></h3>"
                                   + "<a href=\"deleteQueuedBrew.php?cid=5\">x</a></body></html>")

@@ -58,7 +58,7 @@ import TestSupport
         return ids
     }
 
-    @Test(.bug("issue 21")) func nearMissesStayApartAndSpellingVariantsFoldAndDedupeAgreesWithMerge() throws {
+    @Test(.bug(id: 21)) func nearMissesStayApartAndSpellingVariantsFoldAndDedupeAgreesWithMerge() throws {
         let dir = TemporaryDirectory("identity")
         let csv = dir.file("export.csv"), workspace = dir.file("ws")
         try export(Self.rows).write(toFile: csv, atomically: true, encoding: .utf8)
@@ -87,7 +87,7 @@ import TestSupport
         }
     }
 
-    @Test(.bug("issue 21")) func aLaterExportJoinsOnlyTheSameBooks() throws {
+    @Test(.bug(id: 21)) func aLaterExportJoinsOnlyTheSameBooks() throws {
         let dir = TemporaryDirectory("identity-library")
         let first = dir.file("a.csv"), second = dir.file("b.csv"), workspace = dir.file("ws")
         try export(Array(Self.rows.prefix(11))).write(toFile: first, atomically: true, encoding: .utf8)
@@ -109,7 +109,7 @@ import TestSupport
 
     /// The recovery advice of a damaged library, followed word for word, gives every book back;
     /// a restored or deleted library makes merge run again instead of "already imported".
-    @Test(.bug("issue 21")) func aDamagedLibraryComesBackByItsAdvice() throws {
+    @Test(.bug(id: 21)) func aDamagedLibraryComesBackByItsAdvice() throws {
         let dir = TemporaryDirectory("identity-recovery")
         let first = dir.file("a.csv"), second = dir.file("b.csv"), workspace = dir.file("ws")
         try export(Array(Self.rows.prefix(6))).write(toFile: first, atomically: true, encoding: .utf8)

@@ -100,7 +100,7 @@ import Testing
         )
     }
 
-    @Test func issue15_unreadableInboxFileBlocksOthers() throws {
+    @Test(.bug(id: 15)) func unreadableInboxFileBlocksOthers() throws {
         let cron = try Cron()
         _ = try cron.export("inbox/a.csv", rows: [1, 2, 3])
         let unreadable = try cron.export("inbox/b.csv", rows: [4, 5])
@@ -120,7 +120,7 @@ import Testing
         #expect(second.stderr.contains("b.csv") && !second.stderr.contains("a.csv"), "\(second)")
     }
 
-    @Test func issue15_junkInboxFileDoesNotHideTheRealImport() throws {
+    @Test(.bug(id: 15)) func junkInboxFileDoesNotHideTheRealImport() throws {
         let cron = try Cron()
         let header = try String(contentsOfFile: Self.example, encoding: .utf8).split(separator: "\n")[0]
         // No ISBN and no author: one row to review.
@@ -140,7 +140,7 @@ import Testing
         #expect(!status.stdout.contains("export.csv"), "\(status)")
     }
 
-    @Test func issue15_failedImportEndsItsLiveActivity() throws {
+    @Test(.bug(id: 15)) func failedImportEndsItsLiveActivity() throws {
         let cron = try Cron()
         let junk = cron.dir.write("notes.txt", "this is not an export\n")
         let result = try cron.shelfline(["run", "--csv", junk, "--quiet"])
@@ -155,7 +155,7 @@ import Testing
         #expect(alert.contains("Import failed"), "\(snapshot)")
     }
 
-    @Test func issue15_hangingNotifyIsKilledAfterItsTimeoutAndNeverHoldsTheLock() throws {
+    @Test(.bug(id: 15)) func hangingNotifyIsKilledAfterItsTimeoutAndNeverHoldsTheLock() throws {
         let cron = try Cron(extra: ["notifyTimeoutSeconds": 1])
         let pidFile = cron.dir.file("notify.pid")
         try ConfigFile.edit(cron.config) { $0.object["notify"] = ["/bin/sh", "-c", "echo $$ > '\(pidFile)'; echo waiting; exec sleep 1000"] }
@@ -174,7 +174,7 @@ import Testing
         #expect(try cron.runInbox().status == 0)
     }
 
-    @Test func issue15_sigtermDuringNotifyStillStopsTheRun() throws {
+    @Test(.bug(id: 15)) func sigtermDuringNotifyStillStopsTheRun() throws {
         let cron = try Cron(extra: ["notifyTimeoutSeconds": 600])
         let pidFile = cron.dir.file("notify.pid")
         try ConfigFile.edit(cron.config) {
@@ -201,7 +201,7 @@ import Testing
         #expect(try cron.shelfline(["run", "--csv", csv, "--quiet"]).status == 0, "the lock must be free")
     }
 
-    @Test func issue15_notifyOutputGoesToACappedLogNotStdout() throws {
+    @Test(.bug(id: 15)) func notifyOutputGoesToACappedLogNotStdout() throws {
         let cron = try Cron(extra: ["notify": ["/bin/sh", "-c", "head -c 10000000 /dev/zero | tr '\\0' x; echo; echo done >&2"]])
         _ = try cron.export("inbox/a.csv", rows: [1])
         let result = try cron.runInbox()
@@ -214,7 +214,7 @@ import Testing
         #expect(log.contains("more bytes of output dropped") && log.contains("exit 0"), "\(log.suffix(300))")
     }
 
-    @Test func issue15_failingNotifyIsReportedInOneLine() throws {
+    @Test(.bug(id: 15)) func failingNotifyIsReportedInOneLine() throws {
         let cron = try Cron(extra: ["notify": ["/bin/sh", "-c", "echo oops; exit 3"]])
         _ = try cron.export("inbox/a.csv", rows: [1])
         let result = try cron.runInbox()
@@ -223,7 +223,7 @@ import Testing
         #expect(!result.stderr.contains("oops") && result.stdout.isEmpty, "\(result)")
     }
 
-    @Test func issue15_futureMtimeIsReported() throws {
+    @Test(.bug(id: 15)) func futureMtimeIsReported() throws {
         let cron = try Cron()
         let file = try cron.export("inbox/a.csv", rows: [1])
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 86_400)], ofItemAtPath: file)
@@ -234,7 +234,7 @@ import Testing
         #expect(loud.stdout.contains("1 dated in the future"), "\(loud)")
     }
 
-    @Test func issue15_corruptInboxLedgerIsSetAsideAndRebuilt() throws {
+    @Test(.bug(id: 15)) func corruptInboxLedgerIsSetAsideAndRebuilt() throws {
         let cron = try Cron()
         _ = try cron.export("inbox/a.csv", rows: [1, 2])
         #expect(try cron.runInbox().status == 0)
@@ -247,7 +247,7 @@ import Testing
         #expect(cron.imported.count == 1)
     }
 
-    @Test func issue15_workspaceThatIsARegularFileIsNamed() throws {
+    @Test(.bug(id: 15)) func workspaceThatIsARegularFileIsNamed() throws {
         let cron = try Cron()
         cron.dir.write("ws", "not a directory")
         let csv = try cron.export("export.csv", rows: [1])
@@ -258,7 +258,7 @@ import Testing
         #expect(!result.stderr.contains("NSCocoaErrorDomain"), "\(result)")
     }
 
-    @Test func issue15_fractionForAnIntegerKeyNamesTheKey() throws {
+    @Test(.bug(id: 15)) func fractionForAnIntegerKeyNamesTheKey() throws {
         let cron = try Cron()
         try ConfigFile.edit(cron.config) { $0.editParameters(of: "render") { $0["historyLimit"] = 2.5 } }
         let result = try cron.shelfline(["run", "--csv", try cron.export("export.csv", rows: [1]), "--quiet"])
@@ -268,7 +268,7 @@ import Testing
                 && result.stderr.contains("expected an integer, found 2.5"), "\(result)")
     }
 
-    @Test func issue13_inboxWithNothingNewSaysSoInOneLine() throws {
+    @Test(.bug(id: 13)) func inboxWithNothingNewSaysSoInOneLine() throws {
         let cron = try Cron()
         let old = try cron.export("inbox/a.csv", rows: [1])
         #expect(try cron.runInbox().status == 0)
@@ -282,7 +282,7 @@ import Testing
         #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet)")
     }
 
-    @Test func issue13_failureCountCountsOnlyRejectedRows() throws {
+    @Test(.bug(id: 13)) func failureCountCountsOnlyRejectedRows() throws {
         let cron = try Cron()
         let result = try cron.shelfline(["run", "--csv", Self.example, "--quiet"])
         #expect(result.status == 0, "\(result)")

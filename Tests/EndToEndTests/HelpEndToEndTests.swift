@@ -7,8 +7,8 @@ import TestSupport
 @Suite struct HelpEndToEndTests {
     static let executables = ["shelfline"] + StageName.allCases.map(\.executable)
 
-    @Test(arguments: executables)
-    func issue2_helpListsExitStatusesAndVersionAnswers(executable: String) throws {
+    @Test(.bug(id: 2), arguments: executables)
+    func helpListsExitStatusesAndVersionAnswers(executable: String) throws {
         let help = try ExecutableRunner.run(executable, ["--help"])
         #expect(help.status == 0, "\(help)")
         for status in ExitStatus.allCases {
@@ -19,8 +19,8 @@ import TestSupport
         #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0")
     }
 
-    @Test(arguments: executables)
-    func issue2_unknownOptionIsUsageError(executable: String) throws {
+    @Test(.bug(id: 2), arguments: executables)
+    func unknownOptionIsUsageError(executable: String) throws {
         let result = try ExecutableRunner.run(executable, ["--no-such-option"])
         #expect(result.status == 64, "\(result)")
         #expect(result.stderr.contains("Error:"), "\(result)")

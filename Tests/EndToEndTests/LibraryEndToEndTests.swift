@@ -69,7 +69,7 @@ import TestSupport
         return books
     }
 
-    @Test func issue3_dedupeThenMergeTwiceIsByteIdentical() throws {
+    @Test(.bug(id: 3)) func dedupeThenMergeTwiceIsByteIdentical() throws {
         let run = try writeImport("r1", [("Dune", "Frank Herbert", "9780441172719"), ("Emma", "Jane Austen", nil),
                                          ("Dune", "Herbert, Frank", nil)])
         let deduped = try dedupe(run)
@@ -105,7 +105,7 @@ import TestSupport
         return lines
     }
 
-    @Test func issue10_rerunMergeAfterPublishKeepsAdded() throws {
+    @Test(.bug(id: 10)) func rerunMergeAfterPublishKeepsAdded() throws {
         // The state a SIGKILL right after the library's publish leaves, or `clean --stage merge`:
         // the library holds this import's books, the merge outputs are gone. The rerun reports the same.
         let earlier = try writeImport("earlier", [("Dune", "Frank Herbert", "9780441172719")])
@@ -130,7 +130,7 @@ import TestSupport
         #expect(try Data(contentsOf: URL(fileURLWithPath: library)) == bytes)
     }
 
-    @Test func issue10_truncatedDedupedRebuiltKeepsAdded() throws {
+    @Test(.bug(id: 10)) func truncatedDedupedRebuiltKeepsAdded() throws {
         let run = try writeImport("rebuilt", [("Emma", "Jane Austen", nil), ("Persuasion", "Jane Austen", nil)])
         #expect(try dedupe(run).status == 0)
         #expect(try merge(run, importId: "run-1").status == 0)
@@ -145,7 +145,7 @@ import TestSupport
         #expect(try outcomes(run) == expected)
     }
 
-    @Test func issue3_truncatedIntermediateExits65AndLeavesTheLibrary() throws {
+    @Test(.bug(id: 3)) func truncatedIntermediateExits65AndLeavesTheLibrary() throws {
         let good = try writeImport("good", [("Dune", "Frank Herbert", nil)])
         #expect(try merge(good, input: "parsed.ndjson.gz").status == 0)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: library))
@@ -165,7 +165,7 @@ import TestSupport
         #expect(missing.status == 66, "\(missing)")
     }
 
-    @Test func issue3_corruptLibraryIsRefusedWithRecoveryAdvice() throws {
+    @Test(.bug(id: 3)) func corruptLibraryIsRefusedWithRecoveryAdvice() throws {
         let first = try writeImport("one", [("Dune", "Frank Herbert", nil)])
         #expect(try merge(first, input: "parsed.ndjson.gz").status == 0)
         let second = try writeImport("two", [("Emma", "Jane Austen", nil)])
@@ -181,7 +181,7 @@ import TestSupport
         #expect(try dedupe(first).status == 65)
     }
 
-    @Test func issue3_concurrentMergesLoseNoBooks() throws {
+    @Test(.bug(id: 3)) func concurrentMergesLoseNoBooks() throws {
         let runs = try (0..<3).map { index in
             try writeImport("c\(index)", (0..<200).map { ("Book \(index)-\($0)", "Author \(index)", nil) })
         }
@@ -192,7 +192,7 @@ import TestSupport
         #expect(try books().count == 600)
     }
 
-    @Test func issue3_helpSaysWhatItReadsWritesAndExitStatuses() throws {
+    @Test(.bug(id: 3)) func helpSaysWhatItReadsWritesAndExitStatuses() throws {
         for name in ["shelfline-dedupe", "shelfline-merge"] {
             let help = try ExecutableRunner.run(name, ["--help"])
             #expect(help.status == 0)
@@ -217,7 +217,7 @@ import TestSupport
         return present
     }()
 
-    @Test(.enabled(if: present)) func issue3_realGoodreadsAndStoryGraphExportsMerge() throws {
+    @Test(.bug(id: 3), .enabled(if: present)) func realGoodreadsAndStoryGraphExportsMerge() throws {
         let temp = TemporaryDirectory("library-corpus")
         let workspace = temp.file("ws")
         var reports: [[String: Any]] = []

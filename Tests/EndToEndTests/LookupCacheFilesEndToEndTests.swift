@@ -28,7 +28,7 @@ import TestSupport
     static let catalogRun = ["deduped.ndjson.gz", "-o", "enriched.ndjson.gz", "--report", "lookup-report.json",
                              "--workspace", "ws", "--source", "catalog"] + LookupEndToEndTests.catalogArguments
 
-    @Test(.bug("issue 23 §4"), arguments: Damage.allCases)
+    @Test(.bug(id: 23, "§4"), arguments: Damage.allCases)
     func damagedCatalogIndexIsSetAsideAndRebuilt(_ damage: Damage) throws {
         let directory = TemporaryDirectory("lookup-e2e-index-damage")
         try LookupEndToEndTests.writeInput(LookupEndToEndTests.exampleRecords, in: directory)
@@ -53,7 +53,7 @@ import TestSupport
         #expect(third.status == 0 && !third.stderr.contains("warning"), "\(third)")
     }
 
-    @Test(.bug("issue 23 §4"), arguments: Damage.allCases)
+    @Test(.bug(id: 23, "§4"), arguments: Damage.allCases)
     func damagedLookupCacheIsSetAsideAndRebuilt(_ damage: Damage) async throws {
         let books = FakeOpenLibraryServer.numberedBooks(40)
         let server = try await FakeOpenLibraryServer(books: books)
@@ -93,7 +93,7 @@ import TestSupport
 
     /// A build killed with SIGKILL leaves `catalog-<hash>.sqlite.building-<pid>`: the next start
     /// removes the scratch of every process that no longer exists, and leaves a live one's.
-    @Test(.bug("issue 23 §5")) func scratchFilesOfDeadIndexBuildsAreRemovedAtTheNextStart() throws {
+    @Test(.bug(id: 23, "§5")) func scratchFilesOfDeadIndexBuildsAreRemovedAtTheNextStart() throws {
         let directory = TemporaryDirectory("lookup-e2e-scratch")
         try LookupEndToEndTests.writeInput(LookupEndToEndTests.exampleRecords, in: directory)
         try FileManager.default.createDirectory(atPath: directory.file("ws/cache"), withIntermediateDirectories: true)

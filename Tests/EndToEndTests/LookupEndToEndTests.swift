@@ -57,7 +57,7 @@ import TestSupport
 
     /// Issue 12: answers kept for later duplicates are dropped once their last duplicate is written
     /// (memory bounded at 2,000,000 rows); every duplicate still reuses its first row's answer.
-    @Test func issue12_duplicatesFarApartReuseTheirFirstRowsAnswer() throws {
+    @Test(.bug(id: 12)) func duplicatesFarApartReuseTheirFirstRowsAnswer() throws {
         let directory = TemporaryDirectory("lookup-e2e-duplicates")
         let firsts = (0..<3_000).map { index -> BookRecord in
             var record = Self.exampleRecords[index % 11]
@@ -89,7 +89,7 @@ import TestSupport
         #expect(report.counts.total == 6_000)
     }
 
-    @Test func issue4_exampleExportIsEnrichedOfflineFromTheSampleCatalog() throws {
+    @Test(.bug(id: 4)) func exampleExportIsEnrichedOfflineFromTheSampleCatalog() throws {
         let directory = TemporaryDirectory("lookup-e2e")
         try Self.writeInput(Self.exampleRecords, in: directory)
         // `--source catalog`: the default would ask Open Library for the row the sample catalog lacks.
@@ -130,7 +130,7 @@ import TestSupport
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("enriched.ndjson.gz"))).count > 0)
     }
 
-    @Test func issue4_catalogPathsInPipelineJSONAreRelativeToTheConfigFile() throws {
+    @Test(.bug(id: 4)) func catalogPathsInPipelineJSONAreRelativeToTheConfigFile() throws {
         let directory = TemporaryDirectory("lookup-e2e")
         for name in ["editions.txt.gz", "works.txt.gz", "authors.txt"] {
             try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: true)
@@ -151,7 +151,7 @@ import TestSupport
         #expect(records.first?.match?.status == .matchedBySearch)
     }
 
-    @Test(arguments: [
+    @Test(.bug(id: 4), arguments: [
         (["missing.ndjson.gz", "-o", "out.ndjson.gz", "--catalog", "x"], 66, "missing.ndjson.gz"),
         (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--source", "googlebooks"], 64, "googlebooks"),
         (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--source", "catalog"], 78, "catalog"),
@@ -159,7 +159,7 @@ import TestSupport
         (["deduped.ndjson.gz", "-o", "no-such-dir/out.ndjson.gz", "--catalog", "dump.txt", "--source", "catalog"], 73,
          "no-such-dir/out.ndjson.gz"),
     ] as [([String], Int32, String)])
-    func issue4_badInvocationsFailWithOneLineNamingTheProblem(_ arguments: [String], _ status: Int32, _ named: String) throws {
+    func badInvocationsFailWithOneLineNamingTheProblem(_ arguments: [String], _ status: Int32, _ named: String) throws {
         let directory = TemporaryDirectory("lookup-e2e")
         try Self.writeInput(Array(Self.exampleRecords.prefix(2)), in: directory)
         directory.write("dump.txt", "")
@@ -170,7 +170,7 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: directory.file("out.ndjson.gz")))
     }
 
-    @Test func issue4_invalidParameterIsAConfigError() throws {
+    @Test(.bug(id: 4)) func invalidParameterIsAConfigError() throws {
         let directory = TemporaryDirectory("lookup-e2e")
         try Self.writeInput(Array(Self.exampleRecords.prefix(1)), in: directory)
         directory.write("pipeline.json", """
@@ -185,7 +185,7 @@ import TestSupport
 
     /// The server never answers while the test runs (and the request timeout is 60 s): a `paused`
     /// exit proves the stop did not wait for the request in flight, without timing anything.
-    @Test func issue4_sigtermPausesWithExit75WithoutWaitingForTheServer() async throws {
+    @Test(.bug(id: 4)) func sigtermPausesWithExit75WithoutWaitingForTheServer() async throws {
         let server = try await FakeOpenLibraryServer()
         server.latency = .seconds(600)
         defer { Task { try? await server.shutdown() } }
@@ -219,7 +219,7 @@ import TestSupport
 
     /// Issue 4 §4: a crash (SIGKILL) loses at most the requests in flight; the rerun asks only for the rest.
     /// The server answers 12 requests and holds the next ones, so the kill lands part-way whatever the load.
-    @Test func issue4_sigkillLosesAtMostTheRequestsInFlight() async throws {
+    @Test(.bug(id: 4)) func sigkillLosesAtMostTheRequestsInFlight() async throws {
         // Each ISBN's edition is the row's own book (an unrelated one would be an isbnTitleConflict).
         let server = try await FakeOpenLibraryServer(derive: { isbn in
             let number = Int(isbn.dropFirst(9).prefix(3)) ?? 0
@@ -265,7 +265,7 @@ import TestSupport
     /// Issue 14 §5: by default the catalog is asked first, then Open Library; when Open Library
     /// cannot be reached the rows the catalog lacks end `offline`, and stderr says so in one line
     /// with the remedy. Open Library is a loopback port that refuses connections.
-    @Test func issue14_offlineImportSettlesMissingRowsAsOfflineWithOneSummaryLine() throws {
+    @Test(.bug(id: 14)) func offlineImportSettlesMissingRowsAsOfflineWithOneSummaryLine() throws {
         let closed = try RefusingLoopbackPort()
         defer { withExtendedLifetime(closed) {} }  // the port stays bound (refusing) for the whole test
         let directory = TemporaryDirectory("lookup-e2e")

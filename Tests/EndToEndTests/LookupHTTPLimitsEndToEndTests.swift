@@ -30,7 +30,7 @@ import TestSupport
     /// An answer longer than `maxResponseBytes` fails its attempt like a malformed one: retried,
     /// then the rows are `notEnriched` with a reason naming the limit. The body here is a valid
     /// answer for the row, so only the limit keeps it out.
-    @Test(.bug("issue 23 §2")) func answerOverTheSizeLimitFailsItsAttemptsAndLeavesRowsNotEnriched() async throws {
+    @Test(.bug(id: 23, "§2")) func answerOverTheSizeLimitFailsItsAttemptsAndLeavesRowsNotEnriched() async throws {
         let isbn = FakeOpenLibraryServer.isbn13(body: "978100000001")
         let padding = String(repeating: "x", count: 200_000)
         let server = try await LoopbackHTTPServer(immediate: { request in
@@ -79,7 +79,7 @@ import TestSupport
     /// An answer with no `Content-Length`, whose body goes on until the connection closes (a
     /// server streaming without end), is cut off at the limit as it arrives: the attempt fails like
     /// an oversized one, and the stage ends instead of reading on.
-    @Test(.bug("issue 23 §2")) func endlessAnswerWithoutALengthIsCutOffAtTheLimit() throws {
+    @Test(.bug(id: 23, "§2")) func endlessAnswerWithoutALengthIsCutOffAtTheLimit() throws {
         let server = try EndlessAnswerServer()
         let directory = TemporaryDirectory("lookup-e2e-endless")
         try LookupEndToEndTests.writeInput([LookupEndToEndTests.record(2, "Long Book", "Ann Author")], in: directory)
@@ -99,7 +99,7 @@ import TestSupport
 
     /// Plain `http://` would send every title and ISBN in clear text: only a loopback address may
     /// use it (as `beerQueue.host`); anything else is a configuration error naming the key.
-    @Test(.bug("issue 23 §2"), arguments: ["http://openlibrary.org", "http://10.0.0.7:8080", "HTTP://example.com/"])
+    @Test(.bug(id: 23, "§2"), arguments: ["http://openlibrary.org", "http://10.0.0.7:8080", "HTTP://example.com/"])
     func plainHTTPBaseURLOffLoopbackIsAConfigError(_ baseURL: String) throws {
         let directory = TemporaryDirectory("lookup-e2e-plain-http")
         try LookupEndToEndTests.writeInput(LookupEndToEndTests.exampleRecords, in: directory)

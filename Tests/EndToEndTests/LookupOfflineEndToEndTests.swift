@@ -8,7 +8,7 @@ import TestSupport
 @Suite struct LookupOfflineEndToEndTests {
     typealias Report = LookupHTTPLimitsEndToEndTests.Report
 
-    @Test(.bug("issue 25")) func sourceFoundOfflineIsNotAskedForTheRowsOfLaterChunks() throws {
+    @Test(.bug(id: 25)) func sourceFoundOfflineIsNotAskedForTheRowsOfLaterChunks() throws {
         let directory = TemporaryDirectory("lookup-e2e-offline-chunks")
         // 600 books the sample catalog lacks, half with an ISBN, in 30 chunks of 20.
         let records = (0..<600).map { number in

@@ -23,14 +23,14 @@ import Testing
         )
     }
 
-    @Test func issue13_makeWithoutTargetPrintsWhatToRunFirst() throws {
+    @Test(.bug(id: 13)) func makeWithoutTargetPrintsWhatToRunFirst() throws {
         let result = try make([])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("make import CSV=examples/goodreads_library_export.csv"), "\(result)")
         #expect(result.stdout.contains("make test"), "\(result)")
     }
 
-    @Test func issue13_missingHeadersNameThePackageAndTheInstallCommand() throws {
+    @Test(.bug(id: 13)) func missingHeadersNameThePackageAndTheInstallCommand() throws {
         let empty = TemporaryDirectory("no-headers")
         let result = try make(["check-deps", "INCLUDE_DIRS=\(empty.path)"])
         #expect(result.status != 0, "\(result)")
@@ -43,7 +43,7 @@ import Testing
         #expect(present.status == 0 && present.stderr.isEmpty, "\(present)")
     }
 
-    @Test func issue13_installAndUninstallExecutablesAndCompletions() throws {
+    @Test(.bug(id: 13)) func installAndUninstallExecutablesAndCompletions() throws {
         let prefix = TemporaryDirectory("prefix")
         let common = ["NO_BUILD=1", "BIN=\(ExecutableRunner.productsDirectory)", "PREFIX=\(prefix.path)"]
         let install = try make(["install"] + common)

@@ -31,7 +31,7 @@ import Glibc
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
     }
 
-    @Test func issue2_parsesAndWritesRecordsRejectsAndReport() throws {
+    @Test(.bug(id: 2)) func parsesAndWritesRecordsRejectsAndReport() throws {
         let directory = TemporaryDirectory("parse-e2e")
         directory.write("export.csv", Self.goodreads)
         let result = try Self.run(["export.csv", "-o", "parsed.ndjson.gz", "--rejects", "rejects.ndjson.gz",
@@ -57,7 +57,7 @@ import Glibc
             == FileManager.default.contents(atPath: directory.file("parsed.ndjson.gz")))
     }
 
-    @Test func issue2_examplesFileParses() throws {
+    @Test(.bug(id: 2)) func exampleExportParses() throws {
         let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
         try #require(FileManager.default.fileExists(atPath: example), "examples/goodreads_library_export.csv is missing")
         let directory = TemporaryDirectory("parse-e2e")
@@ -69,7 +69,7 @@ import Glibc
         #expect(try Self.lines(directory.file("parsed.ndjson.gz")).count == report.rowsWritten)
     }
 
-    @Test func issue2_headerOnlyIsZeroRowsWithEmptyValidGzip() throws {
+    @Test(.bug(id: 2)) func headerOnlyIsZeroRowsWithEmptyValidGzip() throws {
         let directory = TemporaryDirectory("parse-e2e")
         directory.write("export.csv", String(Self.goodreads.prefix { $0 != "\n" }) + "\r\n")
         let result = try Self.run(["export.csv", "-o", "parsed.ndjson.gz", "--report", "report.json"], in: directory)
@@ -95,8 +95,8 @@ import Glibc
         .init(name: "missing path", contents: nil, status: 66, message: "cannot read input"),
     ]
 
-    @Test(arguments: badInputs)
-    func issue2_badInputIsOneLineErrorAndNoOutput(_ example: BadInput) throws {
+    @Test(.bug(id: 2), arguments: badInputs)
+    func badInputIsOneLineErrorAndNoOutput(_ example: BadInput) throws {
         let directory = TemporaryDirectory("parse-e2e")
         if let contents = example.contents { directory.write("input.csv", bytes: contents) }
         directory.write("parsed.ndjson.gz", "previous good output")
@@ -113,7 +113,7 @@ import Glibc
         #expect(Self.files(directory) == (example.contents == nil ? ["parsed.ndjson.gz"] : ["input.csv", "parsed.ndjson.gz"]))
     }
 
-    @Test func issue2_directoryInputIsExit66() throws {
+    @Test(.bug(id: 2)) func directoryInputIsExit66() throws {
         let directory = TemporaryDirectory("parse-e2e")
         try FileManager.default.createDirectory(atPath: directory.file("input.csv"), withIntermediateDirectories: false)
         let result = try Self.run(["input.csv", "-o", "parsed.ndjson.gz"], in: directory)
@@ -122,8 +122,8 @@ import Glibc
         #expect(Self.files(directory) == ["input.csv"])
     }
 
-    @Test(.enabled(if: getuid() != 0, "root reads files whatever their mode; unreadable input cannot be staged"))
-    func issue2_unreadableInputIsExit66() throws {
+    @Test(.bug(id: 2), .enabled(if: getuid() != 0, "root reads files whatever their mode; unreadable input cannot be staged"))
+    func unreadableInputIsExit66() throws {
         let directory = TemporaryDirectory("parse-e2e")
         let input = directory.write("input.csv", Self.goodreads)
         chmod(input, 0)
@@ -132,7 +132,7 @@ import Glibc
         #expect(result.stderr.contains("input.csv"), "\(result)")
     }
 
-    @Test func issue2_missingOutputDirectoryIsExit73() throws {
+    @Test(.bug(id: 2)) func missingOutputDirectoryIsExit73() throws {
         let directory = TemporaryDirectory("parse-e2e")
         directory.write("export.csv", Self.goodreads)
         for output in ["missing/parsed.ndjson.gz"] {
@@ -148,7 +148,7 @@ import Glibc
         #expect(Self.files(directory) == ["export.csv"])
     }
 
-    @Test func issue2_readOnlyOutputDirectoryIsExit73() throws {
+    @Test(.bug(id: 2)) func readOnlyOutputDirectoryIsExit73() throws {
         let directory = TemporaryDirectory("parse-e2e")
         directory.write("export.csv", Self.goodreads)
         // root ignores directory modes, but not a read-only mount: use /sys then.
@@ -166,7 +166,7 @@ import Glibc
         #expect(result.stderr.contains(target), "\(result)")
     }
 
-    @Test func issue2_tooManyRejectedIsExit65AfterWritingRejects() throws {
+    @Test(.bug(id: 2)) func tooManyRejectedIsExit65AfterWritingRejects() throws {
         let directory = TemporaryDirectory("parse-e2e")
         directory.write("export.csv", "Title,Authors,ISBN/UID,Read Status\nA,B,,read\nshort,row\n")
         directory.write("strict.json", #"{"stages":[{"name":"parse","inputs":[],"outputs":[],"parameters":{"minRejectedRows":1}}]}"#)
@@ -184,7 +184,7 @@ import Glibc
         #expect(lenient.status == 0, "\(lenient)")
     }
 
-    @Test func issue2_badParametersAreExit78AndBadFormatExit64() throws {
+    @Test(.bug(id: 2)) func badParametersAreExit78AndBadFormatExit64() throws {
         let directory = TemporaryDirectory("parse-e2e")
         directory.write("export.csv", Self.goodreads)
         directory.write("pipeline.json", #"{"stages":[{"name":"parse","inputs":[],"outputs":[],"parameters":{"format":"csvish"}}]}"#)
@@ -198,7 +198,7 @@ import Glibc
         #expect(forced.status == 65 && forced.stderr.contains("not a storygraph export"), "\(forced)")
     }
 
-    @Test func issue2_helpSaysWhatItReadsWritesAndExitStatuses() throws {
+    @Test(.bug(id: 2)) func helpSaysWhatItReadsWritesAndExitStatuses() throws {
         let directory = TemporaryDirectory("parse-e2e")
         let result = try Self.run(["--help"], in: directory)
         #expect(result.status == 0)
@@ -210,7 +210,7 @@ import Glibc
 
 /// Issue 10 through the built executables: outputs that would destroy inputs, non-regular files,
 /// CR-only exports, oversized rows, full disks. Issue 13: small files with odd rows, header-less exports.
-@Suite struct ParseIssueEndToEndTests {
+@Suite struct ParseHostileInputEndToEndTests {
     static func parse(_ arguments: [String], in directory: TemporaryDirectory) throws -> ProcessResult {
         try ExecutableRunner.run("shelfline-parse", arguments, in: directory.path)
     }
@@ -249,8 +249,8 @@ import Glibc
         .init(name: "-o is a hard link to the input", arguments: ["same.csv", "-o", "hard.csv"], named: ["same.csv", "hard.csv"]),
     ]
 
-    @Test(arguments: parseCollisions)
-    func issue10_outputEqualsInput(_ example: Collision) throws {
+    @Test(.bug(id: 10), arguments: parseCollisions)
+    func outputThatIsTheInputIsRefused(_ example: Collision) throws {
         let directory = TemporaryDirectory("parse-collide")
         let input = directory.write("same.csv", ParseEndToEndTests.goodreads)
         try FileManager.default.createDirectory(atPath: directory.file("sub"), withIntermediateDirectories: false)
@@ -273,7 +273,7 @@ import Glibc
     }
 
     /// Every stage refuses an output that is its input (or the library), before writing anything.
-    @Test func issue10_everyStageRefusesOutputEqualsInput() throws {
+    @Test(.bug(id: 10)) func everyStageRefusesOutputEqualsInput() throws {
         let directory = TemporaryDirectory("stage-collide")
         directory.write("export.csv", ParseEndToEndTests.goodreads)
         let parsed = try Self.parse(["export.csv", "-o", "parsed.ndjson.gz", "--rejects", "rejects.ndjson.gz",
@@ -312,7 +312,7 @@ import Glibc
 
     /// An output that is a device node or a FIFO is never replaced (73); an input that is a FIFO
     /// is refused (66) instead of blocking forever.
-    @Test func issue10_nonRegularOutputsAndInputsAreRefused() throws {
+    @Test(.bug(id: 10)) func nonRegularOutputsAndInputsAreRefused() throws {
         let directory = TemporaryDirectory("parse-special")
         directory.write("export.csv", ParseEndToEndTests.goodreads)
         try #require(mkfifo(directory.file("fifo"), 0o644) == 0)
@@ -341,7 +341,7 @@ import Glibc
     // MARK: 10.2, 10.3
 
     /// The example export saved with CR-only line ends reads every row (it printed "0 rows read").
-    @Test func issue10_crOnlyLineEndsReadEveryRow() throws {
+    @Test(.bug(id: 10)) func crOnlyLineEndsReadEveryRow() throws {
         let directory = TemporaryDirectory("parse-cr")
         let example = try String(contentsOfFile: ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv",
                                  encoding: .utf8)
@@ -358,7 +358,7 @@ import Glibc
 
     /// A 20-row file with one row over 8 MiB: 20 rows read, 1 rejected as too large, every later
     /// line number right.
-    @Test func issue10_rowOver8MiBIsOneRow() throws {
+    @Test(.bug(id: 10)) func rowOver8MiBIsOneRow() throws {
         let directory = TemporaryDirectory("parse-huge")
         var lines = [ParseEndToEndTests.goodreads.split(separator: "\n")[0]].map(String.init)
         let review = "\"" + String(repeating: "word ", count: (9 << 20) / 5) + "\nsecond line\""
@@ -383,7 +383,7 @@ import Glibc
 
     /// Through the whole import: the ledger keeps every line number right after the huge row, and
     /// failed-rows.csv holds that row once, whole.
-    @Test func issue10_rowOver8MiBThroughTheImport() throws {
+    @Test(.bug(id: 10)) func rowOver8MiBThroughTheImport() throws {
         let directory = TemporaryDirectory("import-huge")
         var lines = [ParseEndToEndTests.goodreads.split(separator: "\n")[0]].map(String.init)
         let review = "\"" + String(repeating: "word ", count: (9 << 20) / 5) + "\nsecond line\""
@@ -413,7 +413,7 @@ import Glibc
 
     /// A write that fails (file size limit, as on a full disk) removes the temporary files and
     /// exits 74; stale temporary files of dead processes are swept by the next run.
-    @Test func issue10_fullDiskLeavesNoTemporaryFiles() throws {
+    @Test(.bug(id: 10)) func fullDiskLeavesNoTemporaryFiles() throws {
         let directory = TemporaryDirectory("parse-full")
         var lines = [String(ParseEndToEndTests.goodreads.split(separator: "\n")[0])]
         for index in 1...6000 {
@@ -455,7 +455,7 @@ import Glibc
 
     /// A 9-row StoryGraph export with one extra empty trailing field imports every row; with one
     /// broken row it imports the other 8 and lists the broken one, exit 0.
-    @Test func issue13_smallFileWithOddRowImports() throws {
+    @Test(.bug(id: 13)) func smallFileWithOddRowImports() throws {
         let directory = TemporaryDirectory("parse-small")
         let header = "Title,Authors,Contributors,ISBN/UID,Format,Read Status,Date Added,Last Date Read,Dates Read,Read Count,Moods,Pace,Character- or Plot-Driven?,Strong Character Development?,Loveable Characters?,Diverse Characters?,Flawed Characters?,Star Rating,Review,Content Warnings,Content Warning Description,Tags,Owned?"
         var rows = (1...9).map { "Book \($0),Author,,,hardcover,to-read,2021/07/17,,,0,,,,,,,,,,,,,No" }
@@ -477,7 +477,7 @@ import Glibc
 
     /// A Goodreads export re-saved without its header: refused with the command that reads it,
     /// and that command (and the same setting in pipeline.json) reads it.
-    @Test func issue13_headerlessExportAndTheSuggestedCommand() throws {
+    @Test(.bug(id: 13)) func headerlessExportAndTheSuggestedCommand() throws {
         let directory = TemporaryDirectory("parse-headerless")
         let example = try String(contentsOfFile: ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv",
                                  encoding: .utf8)

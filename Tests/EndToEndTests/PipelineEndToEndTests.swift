@@ -18,7 +18,7 @@ import TestSupport
 
     func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
-    @Test func issue5_exampleImportsOfflineAndRerunIsANoOpWithIdenticalLibrary() throws {
+    @Test(.bug(id: 5)) func exampleImportsOfflineAndRerunIsANoOpWithIdenticalLibrary() throws {
         let dir = TemporaryDirectory("pipeline")
         let workspace = dir.file("ws")
         let arguments = ["run", "--csv", Self.example, "--config", Self.shippedConfig, "--workspace", workspace]
@@ -82,7 +82,7 @@ import TestSupport
         return server
     }
 
-    @Test func issue5_sigkillDuringLookupThenResumeGivesTheSameLibraryAsAnUninterruptedRun() async throws {
+    @Test(.bug(id: 5)) func sigkillDuringLookupThenResumeGivesTheSameLibraryAsAnUninterruptedRun() async throws {
         let server = try await Self.openLibrary()
         defer { Task { try? await server.shutdown() } }
         let dir = TemporaryDirectory("pipeline-kill")
@@ -125,7 +125,7 @@ import TestSupport
         #expect(report.enrichment.matchedByIsbn == 240)
     }
 
-    @Test func issue3_reviewAcceptRerunsOnlyMergeAndRender() throws {
+    @Test(.bug(id: 3)) func reviewAcceptRerunsOnlyMergeAndRender() throws {
         let dir = TemporaryDirectory("pipeline-review")
         let header = try String(contentsOfFile: Self.example, encoding: .utf8).split(separator: "\n")[0]
         // No ISBN and no author: the catalog's two "Kindred"s cannot be told apart automatically.

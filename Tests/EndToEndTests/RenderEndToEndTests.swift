@@ -61,7 +61,7 @@ import TestSupport
 
     // MARK: - Import
 
-    @Test func issue6_importCommandEmitsStartEndAndReport() throws {
+    @Test(.bug(id: 6)) func importCommandEmitsStartEndAndReport() throws {
         let temp = TemporaryDirectory("render-e2e-import")
         let run = temp.file("ws/runs/0123abcd")
         try Workspace.makeDirectory(run)
@@ -91,14 +91,14 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: run + "/report.html"))
     }
 
-    @Test func issue6_importCommandMissingRunDirectory() throws {
+    @Test(.bug(id: 6)) func importCommandWithMissingRunDirectoryIsExit66() throws {
         let temp = TemporaryDirectory("render-e2e-import")
         let result = try ExecutableRunner.run("shelfline-render", ["import", "--run", temp.file("nope"), "--workspace", temp.file("ws")])
         #expect(result.status == 66, "\(result)")
         #expect(result.stderr.hasPrefix("shelfline-render: error: ") && result.stderr.contains("nope"), "\(result)")
     }
 
-    @Test func issue6_helpSaysWhatItReadsWritesAndExitStatuses() throws {
+    @Test(.bug(id: 6)) func helpSaysWhatItReadsWritesAndExitStatuses() throws {
         for arguments in [["--help"], ["import", "--help"], ["beer-queue", "--help"]] {
             let result = try ExecutableRunner.run("shelfline-render", arguments)
             #expect(result.status == 0)
@@ -110,7 +110,7 @@ import TestSupport
 
     // MARK: - Beer queue from files
 
-    @Test func issue6_beerQueueFromSavedPages() async throws {
+    @Test(.bug(id: 6)) func beerQueueRendersSavedPages() async throws {
         let temp = try Self.setUp()
         var result = try await Self.beerQueueDetached(temp, ["--html", Self.examples + "/queue.html"])
         #expect(result.status == 0, "\(result)")
@@ -160,7 +160,7 @@ import TestSupport
         #expect(Self.historyCount(temp) == 5)
     }
 
-    @Test func issue6_beerQueueUsage() async throws {
+    @Test(.bug(id: 6)) func beerQueueUsageErrorsAreExit64AndMissingPageExit66() async throws {
         let temp = try Self.setUp()
         let none = try await Self.beerQueueDetached(temp, [])
         #expect(none.status == 64, "\(none)")
@@ -170,7 +170,7 @@ import TestSupport
         #expect(missing.status == 66, "\(missing)")
     }
 
-    @Test func issue6_visitorModeWritesNothing() async throws {
+    @Test(.bug(id: 6)) func visitorModeWritesNothing() async throws {
         let temp = try Self.setUp(visitor: true)
         let result = try await Self.beerQueueDetached(temp, ["--html", Self.examples + "/queue.html"])
         #expect(result.status == 0, "\(result)")
@@ -179,7 +179,7 @@ import TestSupport
 
     // MARK: - Polling
 
-    @Test func issue6_pollRefusesCredentialsOthersCanRead() async throws {
+    @Test(.bug(id: 6)) func pollRefusesCredentialsOthersCanRead() async throws {
         let temp = try Self.setUp(mode: 0o644)
         let result = try await Self.beerQueueDetached(temp, ["--poll"])
         #expect(result.status == 78, "\(result)")
@@ -191,7 +191,7 @@ import TestSupport
     /// Against a real server: the cookie goes in the request and nowhere else; a login page ends
     /// the activity; an unreachable site marks it offline (exit 75) and never ends it; the next
     /// good poll clears the mark.
-    @Test func issue6_pollAgainstLoopbackServer() async throws {
+    @Test(.bug(id: 6)) func pollReadsTheQueueFromALoopbackServer() async throws {
         let queuePage = try String(contentsOfFile: Self.examples + "/queue.html", encoding: .utf8)
         let loginPage = try String(contentsOfFile: Self.examples + "/login.html", encoding: .utf8)
         let mode = ModeBox()
@@ -258,7 +258,7 @@ import TestSupport
     }
 
     /// Nothing listening at the host: with a running activity, an offline update and exit 75.
-    @Test func issue6_unreachableHostIsOfflineNeverEnd() async throws {
+    @Test(.bug(id: 6)) func unreachableHostIsOfflineNeverEnd() async throws {
         let temp = try Self.setUp(host: "http://127.0.0.1:1")
         var result = try await Self.beerQueueDetached(temp, ["--json", Self.examples + "/queue.json"])
         #expect(result.status == 0, "\(result)")

@@ -7,7 +7,7 @@ import TestSupport
 @Suite struct ReviewAcceptEndToEndTests {
     /// An Open Library search answers with works; one without `cover_edition_key` names no edition.
     /// Accepting it records its work key as the work, and claims no edition.
-    @Test(.bug("issue 23, minor")) func acceptingASearchCandidateThatNamesNoEditionKeepsItsKeyOutOfEditionKey() async throws {
+    @Test(.bug(id: 23, "minor")) func acceptingASearchCandidateThatNamesNoEditionKeepsItsKeyOutOfEditionKey() async throws {
         let server = try await FakeOpenLibraryServer(books: [
             "9780000000001": .init(key: "/books/OL1M", title: "Kindred", authors: ["Octavia E. Butler"], work: "/works/OL11W"),
             "9780000000002": .init(key: "/books/OL2M", title: "Kindred", authors: ["Sarah Reinhardt"], work: "/works/OL22W"),

@@ -6,7 +6,7 @@ import Testing
 /// One count of rows still to review, after the decisions, feeds every place that shows it: the
 /// run summary's `next:` line, the import Live Activity, `report.html` and notify's event — on
 /// the rerun that follows a decision and on later imports of the same books.
-@Suite(.serialized, .bug("issue 23")) struct ReviewCountEndToEndTests {
+@Suite(.serialized, .bug(id: 23)) struct ReviewCountEndToEndTests {
     typealias Cron = CronEndToEndTests.Cron
 
     /// An import whose `Kindred` row (no ISBN, no author) needs review, plus `others` rows of the example.

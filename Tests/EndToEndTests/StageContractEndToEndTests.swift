@@ -8,7 +8,7 @@ import TestSupport
 @Suite struct StageContractEndToEndTests {
     static let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
 
-    @Test func issue9_renamedOutputsWorkEndToEnd() throws {
+    @Test(.bug(id: 9)) func renamedOutputsWorkEndToEnd() throws {
         let dir = TemporaryDirectory("renamed-outputs")
         let renamed = [
             "parse-report.json": "parsed-summary.json", "dedupe-report.json": "dedupe-summary.json",
@@ -53,7 +53,7 @@ import TestSupport
 
     /// One workspace resolver (issue 9): `~` and relative paths mean the same absolute directory
     /// to the orchestrator, every stage it starts, a stage run by hand and `review`.
-    @Test func issue9_tildeWorkspaceIsOneAbsolutePathForEveryCommand() throws {
+    @Test(.bug(id: 9)) func tildeWorkspaceIsOneAbsolutePathForEveryCommand() throws {
         let dir = TemporaryDirectory("tilde-workspace")
         let home = dir.file("home")
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)

@@ -66,7 +66,7 @@ import Testing
         return lines.map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    @Test func issue13_terminalShowsOneResultLinePerStageAndNoLogfmt() throws {
+    @Test(.bug(id: 13)) func terminalShowsOneResultLinePerStageAndNoLogfmt() throws {
         let dir = TemporaryDirectory("terminal")
         let workspace = dir.file("ws")
         let run = try runOnTerminal(
@@ -84,7 +84,7 @@ import Testing
         #expect(screen.last?.hasPrefix("report: ") == true, "what to do next comes last: \(screen)")
     }
 
-    @Test func issue13_logfmtOnATerminalWhenAskedForAndNeverABar() throws {
+    @Test(.bug(id: 13)) func logfmtOnATerminalWhenAskedForAndNeverABar() throws {
         let dir = TemporaryDirectory("terminal-logfmt")
         let run = try runOnTerminal(
             [

@@ -7,7 +7,7 @@ import Testing
 /// removed folder, cron's `cd` into one): a relative workspace, config or input is an error naming
 /// the cause (73 for the workspace and outputs, 66 for inputs), never a path under `/`; absolute
 /// paths work as anywhere else.
-@Suite(.bug("issue 23")) struct WorkingDirectoryEndToEndTests {
+@Suite(.bug(id: 23)) struct WorkingDirectoryEndToEndTests {
     static let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
 
     /// Runs `name` from a directory removed just before it starts: the shell enters it, removes

@@ -9,7 +9,7 @@ import Testing
 /// The workspace's own state as `run`, `status`, `plan` and `clean` see it: failed imports that can
 /// no longer be retried, a workspace that is not a directory, `runs/latest` replaced by hand, and
 /// a config `plan` must judge exactly as `run` does.
-@Suite(.serialized, .bug("issue 23")) struct WorkspaceStateEndToEndTests {
+@Suite(.serialized, .bug(id: 23)) struct WorkspaceStateEndToEndTests {
     typealias Cron = CronEndToEndTests.Cron
 
     func failedLines(_ result: ProcessResult) -> [Substring] {

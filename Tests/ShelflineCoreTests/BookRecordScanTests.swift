@@ -68,7 +68,7 @@ import TestSupport
         line.withUnsafeBytes { BookRecordScan.scan($0, fields: fields) }
     }
 
-    @Test func issue12_scanReadsWhatJSONDecoderReads() throws {
+    @Test(.bug(id: 12)) func scanReadsWhatJSONDecoderReads() throws {
         for record in Self.records() {
             let line = Array(try JSONEncoder.shelfline.encode(record))
             let all = try #require(scan(line, .all), "\(String(decoding: line, as: UTF8.self))")
@@ -96,17 +96,17 @@ import TestSupport
         }
     }
 
-    @Test(arguments: [
+    @Test(.bug(id: 12), arguments: [
         #"  { "format" : "goodreads" , "line":2,"byteOffset":0,"byteLength":1,"title":"T","author":null,"extra":{"a":[1,2.5e3,true,null]} } "#,
         #"{"format":"storygraph","line":3,"byteOffset":0,"byteLength":1,"title":"\u00e9\ud83e\udd8a\/x","rating":4.0}"#,
     ])
-    func issue12_scanAcceptsAnyValidLayout(_ text: String) throws {
+    func scanAcceptsAnyValidLayout(_ text: String) throws {
         let line = Array(text.utf8)
         let decoded = try JSONDecoder().decode(BookRecord.self, from: Data(line))
         #expect(scan(line, .all)?.record == decoded)
     }
 
-    @Test(arguments: [
+    @Test(.bug(id: 12), arguments: [
         #"{"format":"goodreads","line":"2","byteOffset":0,"byteLength":1,"title":"T"}"#,  // wrong type
         #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1}"#,  // no title
         #"{"format":"kindle","line":2,"byteOffset":0,"byteLength":1,"title":"T"}"#,  // unknown format
@@ -115,7 +115,7 @@ import TestSupport
         #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","match":{"status":"maybe"}}"#,
         #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","pages":1.5}"#,
     ])
-    func issue12_badLinesAreRefusedNamingFileAndLine(_ text: String) throws {
+    func badLinesAreRefusedNamingFileAndLine(_ text: String) throws {
         let line = Array(text.utf8)
         #expect(scan(line, .all) == nil)
         #expect(scan(line, .identity) == nil || text.contains("pages"))
@@ -130,7 +130,7 @@ import TestSupport
         }
     }
 
-    @Test func issue12_spliceAppendsMembersAndKeepsTheRecordBytes() throws {
+    @Test(.bug(id: 12)) func spliceAppendsMembersAndKeepsTheRecordBytes() throws {
         var record = BookRecord(format: .goodreads, line: 2, title: "Dune")
         record.review = "Long \"review\"\n"
         let line = Array(try JSONEncoder.shelfline.encode(record))
@@ -159,16 +159,16 @@ import TestSupport
 
     func quoted(_ body: [UInt8]) -> [UInt8] { [UInt8(ascii: "\"")] + body + [UInt8(ascii: "\"")] }
 
-    @Test(arguments: 0..<20)
-    func issue12_asciiAndUTF8StringsOfEveryLength(length: Int) {
+    @Test(.bug(id: 12), arguments: 0..<20)
+    func asciiAndUTF8StringsOfEveryLength(length: Int) {
         let ascii = String((0..<length).map { Character(Unicode.Scalar(UInt8(0x61 + $0 % 26))) })
         #expect(string(quoted(Array(ascii.utf8))) == ascii)
         let mixed = ascii + "é" + ascii
         #expect(string(quoted(Array(mixed.utf8))) == mixed)
     }
 
-    @Test(arguments: 0..<20)
-    func issue12_invalidUTF8IsRefusedWherever(position: Int) {
+    @Test(.bug(id: 12), arguments: 0..<20)
+    func invalidUTF8IsRefusedWherever(position: Int) {
         for bad: [UInt8] in [[0xC3, 0x28], [0xFF], [0xE2, 0x82], [0xED, 0xA0, 0x80]] {
             var body = [UInt8](repeating: UInt8(ascii: "a"), count: 20)
             body.insert(contentsOf: bad, at: position)
@@ -177,16 +177,16 @@ import TestSupport
     }
 
     /// Escaped strings read as `JSONDecoder` reads them; a run of bad UTF-8 beside an escape is refused.
-    @Test(arguments: [
+    @Test(.bug(id: 12), arguments: [
         #""a\nb""#, #""\"quoted\" \\ \/ \b\f\r\t""#, #""caf\u00e9 \ud83e\udd8a é\n日本""#, #""\u0000x""#,
         #""line one\nline two with a long plain run before the end""#,
     ])
-    func issue12_escapedStringsReadAsJSONDecoderReadsThem(_ json: String) throws {
+    func escapedStringsReadAsJSONDecoderReadsThem(_ json: String) throws {
         let expected = try JSONDecoder().decode(String.self, from: Data(json.utf8))
         #expect(string(Array(json.utf8)) == expected)
     }
 
-    @Test func issue12_escapedStringsRefuseWhatJSONRefuses() {
+    @Test(.bug(id: 12)) func escapedStringsRefuseWhatJSONRefuses() {
         for body: [UInt8] in [
             Array(#"a\n"#.utf8) + [0xC3] + Array(#"\n"#.utf8),  // a lead byte cut off by an escape
             [0xC3] + Array(#"\u00a9"#.utf8),  // 0xC3 then the escape's own (whole) encoding

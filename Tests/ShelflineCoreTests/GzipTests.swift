@@ -146,7 +146,7 @@ import TestSupport
 
 /// Found by the `ndjson` fuzz target in CI: a record whose bad value held a line break was quoted
 /// raw in the "one-line" error.
-@Test func issue10_corruptRecordErrorQuotingALineBreakStaysOneLine() {
+@Test(.bug(id: 10)) func corruptRecordErrorQuotingALineBreakStaysOneLine() {
     let error = FileError.corrupt(path: "records.ndjson.gz", line: 1, reason: "invalid record: not JSON (value \"a\nb\")")
     #expect(!"\(error)".contains("\n") && "\(error)".contains(#"a\nb"#), "\(error)")
     #expect(!"\(DataError("x\ny"))".contains("\n") && !"\(TryLaterError("x\ry"))".contains("\r"))

@@ -3,7 +3,7 @@ import Testing
 
 /// Issue 14 §2: one ISBN rule for parse, the dedupe keys and lookup.
 @Suite struct ISBNTests {
-    @Test(arguments: [
+    @Test(.bug(id: 14), arguments: [
         ("9780441172719", "9780441172719"),
         ("978-0-441-17271-9", "9780441172719"),
         ("979 10 323 0569 0", "9791032305690"),
@@ -20,7 +20,7 @@ import Testing
         ("9.78044E+12", nil),
         ("", nil),
     ] as [(String, String?)])
-    func issue14_oneISBNRule(_ raw: String, _ expected: String?) {
+    func oneRuleCanonicalisesEveryISBNForm(_ raw: String, _ expected: String?) {
         #expect(ISBN.canonical13(raw) == expected, "\(raw)")
         // Export cells follow the same rule (plus their wrappers and zero padding).
         switch ISBN.classify(raw) {

@@ -11,8 +11,8 @@ import Testing
         "12345678\n12345678\\12345678\u{1}x",
     ]
 
-    @Test(arguments: samples)
-    func issue12_oneEscaperMatchesJSONEncoder(_ text: String) throws {
+    @Test(.bug(id: 12), arguments: samples)
+    func oneEscaperMatchesJSONEncoder(_ text: String) throws {
         var out: [UInt8] = []
         JSONString.append(text, to: &out)
         let expected = Array(try JSONEncoder.shelfline.encode([text]).dropFirst().dropLast())
@@ -20,7 +20,7 @@ import Testing
         #expect(try JSONDecoder().decode(String.self, from: Data(out)) == text)
     }
 
-    @Test func issue12_everyByteAtEveryOffsetOfTheWordScan() throws {
+    @Test(.bug(id: 12)) func everyByteAtEveryOffsetOfTheWordScan() throws {
         // Each ASCII byte at each position of an 8-byte word, so the word-at-a-time scan cannot skip one.
         for byte in UInt8(0)..<0x80 {
             for offset in 0..<9 {

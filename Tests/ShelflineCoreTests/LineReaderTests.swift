@@ -29,8 +29,8 @@ import TestSupport
         String(repeating: "x", count: 700_000) + "\nshort\n" + String(repeating: "y", count: 300_000),
     ]
 
-    @Test(arguments: texts.indices)
-    func issue9_plainAndGzipGiveTheSameLines(index: Int) throws {
+    @Test(.bug(id: 9), arguments: texts.indices)
+    func plainAndGzipGiveTheSameLines(index: Int) throws {
         let text = Self.texts[index]
         let dir = TemporaryDirectory()
         let plain = dir.write("dump.txt", text)
@@ -51,7 +51,7 @@ import TestSupport
         #expect(withoutReadAhead == expectedLines)
     }
 
-    @Test func issue9_gzipIsDetectedByItsMagicBytesNotItsName() throws {
+    @Test(.bug(id: 9)) func gzipIsDetectedByItsMagicBytesNotItsName() throws {
         let dir = TemporaryDirectory()
         let packed = try gzip(Array("a\nb\n".utf8), in: dir, name: "looks-plain.txt")
         let plain = dir.write("looks-packed.gz", "\u{1f}x\n")
@@ -64,7 +64,7 @@ import TestSupport
         #expect(error?.exitStatus == .dataError)
     }
 
-    @Test func issue9_missingDirectoryAndFifoInputsAreNoInput() throws {
+    @Test(.bug(id: 9)) func missingDirectoryAndFifoInputsAreNoInput() throws {
         let dir = TemporaryDirectory()
         let fifo = dir.file("fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -75,7 +75,7 @@ import TestSupport
     }
 
     /// The lines before a corrupt or truncated member are delivered, then the error names the file.
-    @Test func issue12_readAheadDeliversEveryGoodLineThenTheError() throws {
+    @Test(.bug(id: 12)) func readAheadDeliversEveryGoodLineThenTheError() throws {
         let dir = TemporaryDirectory()
         let text = (0..<20_000).map { "line \($0)\n" }.joined()
         let path = try gzip(Array(text.utf8), in: dir, name: "t.gz", chunkSize: 8192)
@@ -92,7 +92,7 @@ import TestSupport
     }
 
     /// An error thrown while reading stops the reader thread and is the one the caller gets.
-    @Test func issue12_readAheadStopsWhenTheReaderThrows() throws {
+    @Test(.bug(id: 12)) func readAheadStopsWhenTheReaderThrows() throws {
         struct Enough: Error {}
         let dir = TemporaryDirectory()
         let text = (0..<200_000).map { "line \($0)\n" }.joined()

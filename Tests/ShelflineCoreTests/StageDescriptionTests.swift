@@ -8,8 +8,8 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    @Test(arguments: ["pipeline.json", "examples/pipeline.json"])
-    func issue9_shippedConfigsDeclareWhatTheDescriptionsSay(_ name: String) throws {
+    @Test(.bug(id: 9), arguments: ["pipeline.json", "examples/pipeline.json"])
+    func shippedConfigsDeclareWhatTheDescriptionsSay(_ name: String) throws {
         let config = try PipelineConfig.load(path: Self.root + "/" + name)
         #expect(config.stages.map(\.name) == Stage.all.map(\.name))
         for declaration in config.stages {
@@ -21,7 +21,7 @@ import Testing
         }
     }
 
-    @Test func issue9_everyStageHasOneReportAndDistinctDefaultNames() {
+    @Test(.bug(id: 9)) func everyStageHasOneReportAndDistinctDefaultNames() {
         var names: Set<String> = []
         for stage in Stage.all {
             #expect(stage.executable == "shelfline-\(stage.name.rawValue)")
@@ -32,7 +32,7 @@ import Testing
         }
     }
 
-    @Test func issue9_filesAreFoundByRoleUnderTheirDeclaredNames() {
+    @Test(.bug(id: 9)) func filesAreFoundByRoleUnderTheirDeclaredNames() {
         let config = PipelineConfig(stages: [
             StageDeclaration(name: .dedupe, inputs: ["p.gz"], outputs: ["d.gz", "dedupe-summary.json"]),
             StageDeclaration(name: .merge, inputs: ["d.gz", "ps.json", "r.gz"], outputs: ["import.json", "l.gz"]),
@@ -52,7 +52,7 @@ import Testing
         #expect(RunFiles(config: nil).output(.merge, .report) == "merge-report.json")
     }
 
-    @Test func issue9_fingerprintCoversEveryParameterObjectAStageDecodes() {
+    @Test(.bug(id: 9)) func fingerprintCoversEveryParameterObjectAStageDecodes() {
         func config(dedupe: JSONValue, merge: JSONValue) -> PipelineConfig {
             PipelineConfig(stages: [
                 StageDeclaration(name: .dedupe, inputs: [], outputs: [], parameters: dedupe),

@@ -10,7 +10,7 @@ import Glibc
 
 /// Issue 10: the shared check on a stage's files, non-regular targets, stale temporary files.
 @Suite struct StageFilesTests {
-    @Test func issue10_sameFileIsFoundByInodeOrResolvedPath() throws {
+    @Test(.bug(id: 10)) func sameFileIsFoundByInodeOrResolvedPath() throws {
         let directory = TemporaryDirectory("stage-files")
         let input = directory.write("in.csv", "x")
         try FileManager.default.createDirectory(atPath: directory.file("sub"), withIntermediateDirectories: false)
@@ -27,7 +27,7 @@ import Glibc
         try StageFiles.check(inputs: [input, input], outputs: [directory.file("a.gz"), directory.file("b.gz"), nil])
     }
 
-    @Test func issue10_nonRegularFilesAreRefused() throws {
+    @Test(.bug(id: 10)) func nonRegularFilesAreRefused() throws {
         let directory = TemporaryDirectory("stage-files")
         let fifo = directory.file("fifo")
         try #require(mkfifo(fifo, 0o644) == 0)
@@ -44,16 +44,16 @@ import Glibc
         }
     }
 
-    @Test(arguments: [
+    @Test(.bug(id: 10), arguments: [
         (".out.gz.tmp-123-abc123", Int32(123)), (".library.previous.tmp-45", 45), (".x.tmp-7-", 7),
         ("out.gz.tmp-123-abc", nil), (".out.gz.tmp-abc", nil), (".out.gz.tmp-12x", nil), (".out.gz", nil),
         (".out.gz.tmp-0", nil),
     ] as [(String, Int32?)])
-    func issue10_temporaryFileOwner(_ name: String, _ pid: Int32?) {
+    func temporaryFileNameGivesItsOwnerProcess(_ name: String, _ pid: Int32?) {
         #expect(StaleTemporaryFiles.owner(ofTemporary: name) == pid)
     }
 
-    @Test func issue10_sweepRemovesOnlyDeadProcessesFiles() throws {
+    @Test(.bug(id: 10)) func sweepRemovesOnlyDeadProcessesFiles() throws {
         let directory = TemporaryDirectory("stage-files")
         let dead = try Self.deadProcessID()
         directory.write(".a.tmp-\(dead)-xyz", "stale")

@@ -25,7 +25,7 @@ import Testing
     }
 
     /// The near misses of issue 21: different books that share a main title and an author.
-    @Test(.bug("issue 21"), arguments: [
+    @Test(.bug(id: 21), arguments: [
         (("The Grammar Book: A Guide (The Grammar Book, #1)", "1"), ("The Grammar Book: Even More (The Grammar Book, #3)", "3")),
         (("The Grammar Book (The Grammar Book, #1)", "1"), ("The Grammar Book (The Grammar Book, #2)", "2")),
         (("Data Stories: A Guide for Professionals", nil), ("Data Stories: Let's Practice!", nil)),

@@ -28,7 +28,7 @@ import Testing
         Case(flag: "/abs/ws", environment: ["HOME": "/home/reader"], config: nil, expected: "/abs/ws"),
     ]
 
-    @Test(arguments: cases) func issue9_workspaceIsResolvedOnce(_ test: Case) throws {
+    @Test(.bug(id: 9), arguments: cases) func workspaceIsResolvedOnce(_ test: Case) throws {
         let config = PipelineConfig(workspace: test.config, stages: [])
         let workspace = try Workspace.resolve(flag: test.flag, environment: test.environment, config: config,
                                           currentDirectory: "/work/dir")
@@ -36,21 +36,21 @@ import Testing
         #expect(workspace.libraryFile == test.expected + "/library/library.ndjson.gz")
     }
 
-    @Test func issue9_tildeWithoutHomeUsesThePasswordDatabase() throws {
+    @Test(.bug(id: 9)) func tildeWithoutHomeUsesThePasswordDatabase() throws {
         let resolved = try Workspace.resolve(flag: "~/ws", environment: [:], config: nil, currentDirectory: "/work/dir")
         #expect(resolved.root.hasPrefix("/"))
         #expect(!resolved.root.contains("~"))
         #expect(resolved.root.hasSuffix("/ws"))
     }
 
-    @Test func issue9_contextCarriesTheResolvedWorkspace() {
+    @Test(.bug(id: 9)) func contextCarriesTheResolvedWorkspace() {
         let context = StageContext(config: PipelineConfig(workspace: "relative-ws", stages: []))
         #expect(context.workspace.root == FileManager.default.currentDirectoryPath + "/relative-ws")
     }
 
     /// Without a working directory (deleted under the process), a relative workspace is an error
     /// naming the cause, never a path under `/`; an absolute one, or `~`, needs none.
-    @Test(.bug("issue 23")) func relativeWorkspaceWithoutAWorkingDirectoryIsRefused() throws {
+    @Test(.bug(id: 23)) func relativeWorkspaceWithoutAWorkingDirectoryIsRefused() throws {
         for given in ["./var", "rel/ws", "var"] {
             let error = #expect(throws: FileError.self) {
                 try Workspace.resolve(flag: given, environment: [:], config: nil, currentDirectory: nil)

@@ -17,8 +17,8 @@ import TestSupport
         return books
     }
 
-    @Test(arguments: [0, 2])
-    func issue12_partsGiveTheSameBooksInTheSameOrder(bucketBits: Int) throws {
+    @Test(.bug(id: 12), arguments: [0, 2])
+    func partsGiveTheSameBooksInTheSameOrder(bucketBits: Int) throws {
         let directory = TemporaryDirectory("bucket-parts-\(bucketBits)")
         var generator = SeededGenerator(seed: UInt64(40 + bucketBits))
         let files = try (0..<(1 << bucketBits)).map { try BucketFile(path: directory.file("bucket-\($0)")) }
@@ -60,7 +60,7 @@ import TestSupport
         }
     }
 
-    @Test func issue12_smallBucketsAreFoldedAsTheyAre() throws {
+    @Test(.bug(id: 12)) func smallBucketsAreFoldedAsTheyAre() throws {
         let directory = TemporaryDirectory("bucket-parts-small")
         let files = try (0..<4).map { try BucketFile(path: directory.file("bucket-\($0)")) }
         for file in files { try file.close() }
@@ -72,7 +72,7 @@ import TestSupport
         #expect(plan.bucket(of: .max) == 3)
     }
 
-    @Test func issue12_aDamagedBucketLineIsAClearError() throws {
+    @Test(.bug(id: 12)) func aDamagedBucketLineIsAClearError() throws {
         let directory = TemporaryDirectory("bucket-parts-damaged")
         let file = try BucketFile(path: directory.file("bucket-0"))
         try file.close()

@@ -7,7 +7,7 @@ import TestSupport
 
 /// Merge spools not-enriched rows to a scratch file instead of holding them (issue 12: bounded memory).
 @Suite struct FailedRowSpoolTests {
-    @Test func issue12_spooledRowsReadBackExactlyInOrder() throws {
+    @Test(.bug(id: 12)) func spooledRowsReadBackExactlyInOrder() throws {
         let directory = TemporaryDirectory("failed-row-spool")
         let spool = try FailedRowSpool(path: directory.file("spool"))
         let hostile = ["tab\there", "line\nbreak\r\n", "quote \" and \\ backslash", "emoji 📚 and é", "", "]\"],[", "\u{0}\u{1F}"]
@@ -24,7 +24,7 @@ import TestSupport
         #expect(back == rows)
     }
 
-    @Test func issue12_aDamagedSpoolLineIsAnErrorNamingIt() throws {
+    @Test(.bug(id: 12)) func aDamagedSpoolLineIsAnErrorNamingIt() throws {
         let directory = TemporaryDirectory("failed-row-spool-damaged")
         let path = directory.write("spool", "[2,0,10,\"\",\"r\",\"t\"]\n[3,0,\n")
         let spool = try FailedRowSpool(path: directory.file("other"))

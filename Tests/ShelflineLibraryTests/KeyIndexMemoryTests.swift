@@ -8,7 +8,7 @@ import TestSupport
 /// The key index in 8-byte slots and the books in 12 bytes (issue 12: memory at 2,000,000 rows)
 /// answer as the plain structures they replaced, on seeded random inputs.
 @Suite struct KeyIndexMemoryTests {
-    @Test func issue12_keyIndexAnswersAsADictionaryThroughGrowingAndWideningOwners() {
+    @Test(.bug(id: 12)) func keyIndexAnswersAsADictionaryThroughGrowingAndWideningOwners() {
         var generator = SeededGenerator(seed: 12)
         var index = KeyIndex()
         var reference: [UInt64: Int32] = [:]
@@ -29,7 +29,7 @@ import TestSupport
         #expect(index.owner(of: generator.next()) == nil)
     }
 
-    @Test func issue12_aCopiedIndexAndBooksChangeAlone() {
+    @Test(.bug(id: 12)) func aCopiedIndexAndBooksChangeAlone() {
         var index = KeyIndex()
         _ = index.claim(1 << 40, for: 0)
         var copy = index
@@ -46,7 +46,7 @@ import TestSupport
         #expect(books[0].firstLine == 0 && copiedBooks[0].firstLine == 3)
     }
 
-    @Test func issue12_booksKeepTheirLineAndFlags() {
+    @Test(.bug(id: 12)) func booksKeepTheirLineAndFlags() {
         var generator = SeededGenerator(seed: 7)
         var entities = KeyResolver.Entities()
         var reference: [KeyResolver.Entity] = []
@@ -69,7 +69,7 @@ import TestSupport
         #expect(entities.libraryBooks == reference.filter(\.inLibrary).count)
     }
 
-    @Test func issue12_resolverFollowsTheRulesOnRandomRecords() throws {
+    @Test(.bug(id: 12)) func resolverFollowsTheRulesOnRandomRecords() throws {
         var generator = SeededGenerator(seed: 2026)
         let directory = TemporaryDirectory("key-resolver")
         var resolver = try KeyResolver(scratchDirectory: directory.path)

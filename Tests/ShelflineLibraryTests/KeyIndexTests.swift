@@ -7,7 +7,7 @@ import TestSupport
 
 /// The key index's own table (issue 12: no second hashing; the 8-byte slots are tested in KeyIndexMemoryTests).
 @Suite struct KeyIndexTests {
-    @Test func issue12_theFirstClaimOwnsAKeyAcrossGrowth() {
+    @Test(.bug(id: 12)) func theFirstClaimOwnsAKeyAcrossGrowth() {
         var index = KeyIndex()
         // Hashes sharing their low bits probe the same run of slots; the second half repeats some.
         let clustered: [UInt64] = (0..<20_000).map { (UInt64($0) << 40) | 7 }

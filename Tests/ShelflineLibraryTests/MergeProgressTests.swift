@@ -27,7 +27,7 @@ import TestSupport
         }
     }
 
-    @Test func issue13_mergeWritesProgressThroughBothPasses() throws {
+    @Test(.bug(id: 13)) func mergeWritesProgressThroughBothPasses() throws {
         let rows = (0..<2000).map { row(rec("Book \($0)", by: "Author \($0 % 37)", shelf: "read"), id: $0 + 1) }
             + [row(rec("Book 5", by: "Author 5"), id: 9999)]
         let fixture = try ImportFixture(directory: temp.file("run"), rows: rows)
@@ -51,7 +51,7 @@ import TestSupport
         #expect(clock.seen.dropLast().allSatisfy { !$0.finished })
     }
 
-    @Test func issue13_failedMergeLeavesUnfinishedProgress() throws {
+    @Test(.bug(id: 13)) func failedMergeLeavesUnfinishedProgress() throws {
         let fixture = try ImportFixture(directory: temp.file("bad"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
         // The parse report promises a row the records do not hold: merge stops with a count mismatch.
         var parse = try readJSONFile(ParseReport.self, from: fixture.parseReport)

@@ -35,7 +35,7 @@ import TestSupport
         return bytes
     }
 
-    @Test func issue10_rerunMergeRelabelsAdded() throws {
+    @Test(.bug(id: 10)) func rerunMergeRelabelsAdded() throws {
         let fixture = try prepare()
         let first = try MergeStage.run(fixture.request(importId: "run-1"), workspace: workspace)
         #expect(first.outcomes.added == 2)
@@ -57,7 +57,7 @@ import TestSupport
         #expect(entries.map(\.outcome) == [.updated, .added, .duplicateInFile, .added, .rejected])
     }
 
-    @Test func issue10_anotherImportOfTheSameRowsIsUpdated() throws {
+    @Test(.bug(id: 10)) func anotherImportOfTheSameRowsIsUpdated() throws {
         // The rule keys on the import, not on the rows: a different import of the same file updates.
         let fixture = try prepare()
         _ = try MergeStage.run(fixture.request(importId: "run-1"), workspace: workspace)
@@ -67,7 +67,7 @@ import TestSupport
         #expect(other.outcomes.duplicateInFile == 1)
     }
 
-    @Test func issue10_bookCreatedByThisImportAndUpdatedLaterStaysAdded() throws {
+    @Test(.bug(id: 10)) func bookCreatedByThisImportAndUpdatedLaterStaysAdded() throws {
         // run-1 creates Emma; run-2 changes it; run-1's merge rerun still counts Emma as added by run-1.
         let fixture = try prepare()
         let first = try MergeStage.run(fixture.request(importId: "run-1"), workspace: workspace)
@@ -80,7 +80,7 @@ import TestSupport
         #expect(again.outcomes == first.outcomes)
     }
 
-    @Test func issue10_createdByIsReadByTheFastScannerAndTheDecoder() throws {
+    @Test(.bug(id: 10)) func createdByIsReadByTheFastScannerAndTheDecoder() throws {
         // The scanner's reading of provenance, against the JSONDecoder fallback on the same lines.
         let fixture = try prepare()
         _ = try MergeStage.run(fixture.request(importId: "run-1"), workspace: workspace)

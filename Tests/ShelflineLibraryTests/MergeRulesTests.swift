@@ -18,7 +18,7 @@ import Testing
 
     func start(_ record: BookRecord) -> LibraryBook { fold(nil, [record], importId: "i1") }
 
-    @Test(arguments: [
+    @Test(.bug(id: 3), arguments: [
         ("read", "to-read", "read"),
         ("read", "currently-reading", "read"),
         ("currently-reading", "to-read", "currently-reading"),
@@ -29,18 +29,18 @@ import Testing
         ("read", "did-not-finish", "read"),
         ("to-read", "on-hold", "on-hold"),
     ])
-    func issue3_neverDowngradeShelf(existing: String, incoming: String, expected: String) {
+    func shelfIsNeverDowngraded(existing: String, incoming: String, expected: String) {
         let book = start(rec("Dune", by: "Frank Herbert", shelf: existing))
         #expect(fold(book, [rec("Dune", by: "Frank Herbert", shelf: incoming)]).shelf == expected)
     }
 
-    @Test func issue3_didNotFinishIsNeverInferred() {
+    @Test(.bug(id: 3)) func didNotFinishIsNeverInferred() {
         let book = start(rec("Dune", by: "Frank Herbert", shelf: "currently-reading"))
         let merged = fold(book, [rec("Dune", by: "Frank Herbert", shelf: nil, shelves: ["abandoned"])])
         #expect(merged.shelf == "currently-reading")
     }
 
-    @Test func issue3_keepEveryDistinctReadDate() {
+    @Test(.bug(id: 3)) func everyDistinctReadDateIsKept() {
         let existing = start(rec("Dune", by: "Frank Herbert", reads: [ReadSpan(end: "2019-05-01")]))
         let merged = fold(existing, [rec("Dune", by: "Frank Herbert",
                                           reads: [ReadSpan(start: "2019-04-20", end: "2019-05-01"), ReadSpan(end: "2023-01-02")])])
@@ -48,20 +48,20 @@ import Testing
         #expect(merged.reads == [ReadSpan(start: "2019-04-20", end: "2019-05-01"), ReadSpan(end: "2023-01-02")])
     }
 
-    @Test func issue3_unionShelves() {
+    @Test(.bug(id: 3)) func shelvesAreMergedAsAUnion() {
         let existing = start(rec("Dune", by: "Frank Herbert", shelves: ["sci-fi", "favorites"]))
         let merged = fold(existing, [rec("Dune", by: "Frank Herbert", shelves: ["book-club", "sci-fi"])])
         #expect(merged.shelves == ["book-club", "favorites", "sci-fi"])
     }
 
-    @Test func issue3_newerExportWinsRatingAndReview() {
+    @Test(.bug(id: 3)) func newerExportWinsRatingAndReview() {
         let existing = start(rec("Dune", by: "Frank Herbert", rating: 3, review: "ok"))
         let merged = fold(existing, [rec("Dune", by: "Frank Herbert", rating: 4.75, review: "better on re-read")])
         #expect(merged.rating == 4.75)
         #expect(merged.review == "better on re-read")
     }
 
-    @Test func issue3_emptyNeverErases() {
+    @Test(.bug(id: 3)) func emptyCellNeverErasesAValue() {
         let existing = start(rec("Dune", by: "Frank Herbert", shelf: "read", rating: 4, shelves: ["x"], review: "great"))
         let merged = fold(existing, [rec("Dune", by: nil, shelf: nil, rating: nil, review: "  ")])
         #expect(merged.rating == 4)
@@ -71,7 +71,7 @@ import Testing
         #expect(merged == existing)
     }
 
-    @Test func issue3_metadataFillsGapsNeverOverwritesReaderFields() {
+    @Test(.bug(id: 3)) func metadataFillsGapsNeverOverwritesReaderFields() {
         let existing = start(rec("Dune", by: "Frank Herbert", shelf: "read", rating: 5))
         var metadata = EditionMetadata(source: "openlibrary")
         metadata.authors = ["Someone Else"]
@@ -94,7 +94,7 @@ import Testing
         #expect(again.metadataFields == ["coverId"])
     }
 
-    @Test func issue3_sameImportTwiceChangesNothing() {
+    @Test(.bug(id: 3)) func sameImportTwiceChangesNothing() {
         let record = rec("Dune", by: "Frank Herbert", shelf: "read", rating: 4, reads: [ReadSpan(end: "2020-01-01")],
                           shelves: ["sci-fi"], review: "r", dateAdded: "2019-01-01")
         let first = fold(nil, [record, rec("Dune", by: "Frank Herbert", shelf: "to-read", rating: 5)], importId: "i1")
@@ -106,7 +106,7 @@ import Testing
         #expect(first.provenance[0].lines == [2, 3])
     }
 
-    @Test func issue3_provenanceNamesWhatChanged() {
+    @Test(.bug(id: 3)) func provenanceNamesWhatChanged() {
         let existing = start(rec("Dune", by: "Frank Herbert", rating: 3))
         let merged = fold(existing, [rec("Dune", by: "Frank Herbert", rating: 4)], importId: "i2")
         #expect(merged.provenance.count == 2)
@@ -114,7 +114,7 @@ import Testing
         #expect(merged.provenance[1].fields == ["rating"])
     }
 
-    @Test func issue3_decisionsApplyIdempotently() {
+    @Test(.bug(id: 3)) func decisionsApplyIdempotently() {
         var existing = start(rec("Dune", by: "Frank Herbert",
                                   match: MatchResult(status: .needsReview, candidates: [])))
         #expect(existing.needsReview == true)

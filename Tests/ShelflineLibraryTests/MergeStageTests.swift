@@ -13,7 +13,7 @@ import TestSupport
         try MergeStage.run(fixture.request(importId: importId), workspace: workspace)
     }
 
-    @Test func issue3_sameFileTwiceIsByteIdentical() throws {
+    @Test(.bug(id: 3)) func sameFileTwiceIsByteIdentical() throws {
         let rows = [
             row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", shelf: "read", rating: 5,
                     reads: [ReadSpan(end: "2020-01-01")]), id: 1),
@@ -39,7 +39,7 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: workspace.libraryBackup))
     }
 
-    @Test func issue3_goodreadsAndStoryGraphMergeIntoOneBookEach() throws {
+    @Test(.bug(id: 3)) func goodreadsAndStoryGraphMergeIntoOneBookEach() throws {
         // Goodreads: ISBN-13s, `First Last`, series in the title, whole-star ratings.
         let goodreads = [
             row(rec("The Left Hand of Darkness (Hainish Cycle, #4)", by: "Ursula K. Le Guin", isbn13: "9780441478125",
@@ -75,7 +75,7 @@ import TestSupport
         #expect(books.map(\.id) == books.map(\.id).sorted())
     }
 
-    @Test func issue3_differentIsbnsAreDifferentEditions() throws {
+    @Test(.bug(id: 3)) func differentIsbnsAreDifferentEditions() throws {
         let rows = [
             row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", shelf: "read"), id: 1),
             row(rec("Dune", by: "Frank Herbert", isbn13: "9780593099322", shelf: "to-read"), id: 2),
@@ -97,7 +97,7 @@ import TestSupport
         #expect(fileBytes(workspace.libraryFile) == bytes)
     }
 
-    @Test func issue3_anotherExportsEditionJoinsTheBook() throws {
+    @Test(.bug(id: 3)) func anotherExportsEditionJoinsTheBook() throws {
         // Goodreads and StoryGraph often record different editions of the same book.
         _ = try merge(try ImportFixture(directory: temp.file("gr"), rows: [
             row(rec("Flow: The Psychology of Optimal Experience", by: "Mihály Csíkszentmihályi", isbn13: "9780061876721",
@@ -121,7 +121,7 @@ import TestSupport
         #expect(fileBytes(workspace.libraryFile) == bytes)
     }
 
-    @Test func issue3_isbnLessBookGainsTheIsbnOfALaterRow() throws {
+    @Test(.bug(id: 3)) func isbnLessBookGainsTheIsbnOfALaterRow() throws {
         _ = try merge(try ImportFixture(directory: temp.file("a"), rows: [row(rec("Emma", by: "Jane Austen", shelf: "to-read"), id: 1)]))
         let report = try merge(try ImportFixture(directory: temp.file("b"),
                                                  rows: [row(rec("Emma", by: "Austen, Jane", isbn13: "9780141439587", shelf: "read"), id: 9)]),
@@ -134,7 +134,7 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: workspace.libraryBackup))
     }
 
-    @Test func issue3_reportLedgerAndSums() throws {
+    @Test(.bug(id: 3)) func reportAndLedgerAccountForEveryRow() throws {
         let rows = [
             row(rec("A", by: "X Y", isbn13: "9780441172719", match: MatchResult(status: .matchedByIsbn, editionKey: "/books/OL1M")), id: 1),
             ImportFixture.Row(raw: "2,,,", record: nil, reason: "missing title"),
@@ -170,7 +170,7 @@ import TestSupport
         #expect(review.items.map(\.line) == [7])
     }
 
-    @Test func issue3_failedRowsCopyTheSourceVerbatim() throws {
+    @Test(.bug(id: 3)) func failedRowsCopyTheSourceVerbatim() throws {
         let rejectedRaw = "2,\"Unterminated, \"\"quoted"
         let notEnrichedRaw = "3,\"Café, \"\"Noir\"\"\",Ana Lima,,to-read,0"
         var noMatch = rec("Café, \"Noir\"", by: "Ana Lima", match: MatchResult(status: .notEnriched, reason: "no candidate"))
@@ -189,7 +189,7 @@ import TestSupport
         #expect(notEnriched == ImportFixture.header + "\r\n" + notEnrichedRaw + "\r\n")
     }
 
-    @Test func issue12_notEnrichedRowsOfABookAnotherRowEnrichedStayOut() throws {
+    @Test(.bug(id: 12)) func notEnrichedRowsOfABookAnotherRowEnrichedStayOut() throws {
         // Two rows of Dune (one matched, one not) make one enriched book: its unmatched row is not
         // "imported without metadata". Emma's rows are all unmatched: both are listed.
         let unmatched = MatchResult(status: .notEnriched, reason: "no candidate")
@@ -206,7 +206,7 @@ import TestSupport
         #expect(notEnriched == ImportFixture.header + "\n" + rows[1].raw + "\n" + rows[3].raw + "\n")
     }
 
-    @Test func issue3_failedRowsFallBackWhenTheSourceIsGone() throws {
+    @Test(.bug(id: 3)) func failedRowsFallBackWhenTheSourceIsGone() throws {
         let rows = [
             ImportFixture.Row(raw: "1,\"broken", record: nil, reason: "unterminated quote"),
             row(rec("Dune", by: "Frank Herbert"), id: 2),
@@ -223,7 +223,7 @@ import TestSupport
         #expect(notEnriched.contains("3,not looked up,Dune | Frank Herbert | "))
     }
 
-    @Test func issue3_corruptRecordsLeaveTheLibraryUntouched() throws {
+    @Test(.bug(id: 3)) func corruptRecordsLeaveTheLibraryUntouched() throws {
         let fixture = try ImportFixture(directory: temp.file("ok"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
         _ = try merge(fixture)
         let bytes = fileBytes(workspace.libraryFile)
@@ -235,7 +235,7 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: bad.directory + "/merge-report.json"))
     }
 
-    @Test func issue3_corruptLibraryIsRefused() throws {
+    @Test(.bug(id: 3)) func corruptLibraryIsRefused() throws {
         let fixture = try ImportFixture(directory: temp.file("ok"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
         _ = try merge(fixture)
         _ = try merge(try ImportFixture(directory: temp.file("ok2"), rows: [row(rec("Emma", by: "Jane Austen"), id: 1)]), importId: "2")
@@ -252,7 +252,7 @@ import TestSupport
         #expect(fileBytes(workspace.libraryFile) == truncated)
     }
 
-    @Test func issue3_rowCountsMustAddUp() throws {
+    @Test(.bug(id: 3)) func rowCountsMustAddUp() throws {
         let fixture = try ImportFixture(directory: temp.file("count"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
         var parse = try readJSONFile(ParseReport.self, from: fixture.parseReport)
         parse.rowsRead = 5
@@ -261,7 +261,7 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: workspace.libraryFile))
     }
 
-    @Test func issue3_reviewDecisionsAppliedByNextMerge() throws {
+    @Test(.bug(id: 3)) func reviewDecisionsAppliedByNextMerge() throws {
         let candidates = [
             MatchCandidate(key: "/books/OL1M", workKey: "/works/OL1W", title: "Dune", authors: ["Frank Herbert"], score: 0.7),
             MatchCandidate(key: "/books/OL2M", title: "Dune (Abridged)", authors: ["Frank Herbert"], score: 0.69),
@@ -327,7 +327,7 @@ import TestSupport
         #expect(!(try FileManager.default.contentsOfDirectory(atPath: temp.file("d2"))).contains { $0.hasPrefix(".book-ids") })
     }
 
-    @Test func issue12_dedupeIntoAMissingDirectoryNamesTheOutput() throws {
+    @Test(.bug(id: 12)) func dedupeIntoAMissingDirectoryNamesTheOutput() throws {
         let fixture = try ImportFixture(directory: temp.file("d3"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
         let output = temp.file("d3/no-such-directory/deduped.ndjson.gz")
         do {

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Issue 12, dedupe's and merge's memory: the books' ids spooled to an unlinked scratch file.
 @Suite struct SpooledArrayTests {
-    @Test func issue12_idsComeBackFromMemoryAndFromTheFile() throws {
+    @Test(.bug(id: 12)) func idsComeBackFromMemoryAndFromTheFile() throws {
         let directory = TemporaryDirectory("book-id-file")
         let ids = try SpooledArray<UInt64>(directory: directory.path)
         var generator = SeededGenerator(seed: 12)
@@ -32,7 +32,7 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
-    @Test func issue12_aDirectoryThatCannotTakeTheFileIsAClearError() throws {
+    @Test(.bug(id: 12)) func aDirectoryThatCannotTakeTheFileIsAClearError() throws {
         let directory = TemporaryDirectory("book-id-file-missing")
         let missing = directory.file("no-such-directory")
         do {
@@ -46,7 +46,7 @@ import TestSupport
         }
     }
 
-    @Test func issue12_aScratchErrorSaysWhatFailedInOneLine() {
+    @Test(.bug(id: 12)) func aScratchErrorSaysWhatFailedInOneLine() {
         let error = LibraryError.scratchIO(path: "/work/library/.merge-work-1/.book-ids-1-1", reason: "read: short read")
         #expect(error.exitStatus == .ioError)
         #expect(error.description == "/work/library/.merge-work-1/.book-ids-1-1: I/O error on a scratch file: read: short read; nothing was written")

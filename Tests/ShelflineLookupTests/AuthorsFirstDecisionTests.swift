@@ -40,7 +40,7 @@ import TestSupport
         return query
     }
 
-    @Test func issue12_judgingMatchingAuthorsFirstGivesTheVerdictOfJudgingAll() {
+    @Test(.bug(id: 12)) func judgingMatchingAuthorsFirstGivesTheVerdictOfJudgingAll() {
         var generator = SeededGenerator(seed: 12)
         let matcher = Matcher()
         var accepted = 0, judgedAll = 0, acceptedOnAFew = 0
@@ -72,8 +72,8 @@ import TestSupport
         #expect(judgedAll > 200)
     }
 
-    @Test(arguments: [0.85, 0.95, 0.8, 0.5])
-    func issue12_theQuickAuthorTestAgreesWithTheScore(threshold: Double) {
+    @Test(.bug(id: 12), arguments: [0.85, 0.95, 0.8, 0.5])
+    func theQuickAuthorTestAgreesWithTheScore(threshold: Double) {
         var matcher = Matcher()
         matcher.authorThreshold = threshold
         var generator = SeededGenerator(seed: 21)
@@ -94,7 +94,7 @@ import TestSupport
         #expect(trials - matches > 100)
     }
 
-    @Test func issue12_aRowWithoutAuthorsIsJudgedOnEveryCandidateAtOnce() {
+    @Test(.bug(id: 12)) func aRowWithoutAuthorsIsJudgedOnEveryCandidateAtOnce() {
         let candidates = (1...3).map { number in
             var edition = EditionMetadata(source: SourceKind.catalog.rawValue)
             (edition.editionKey, edition.workKey, edition.title, edition.authors) = ("/books/OL\(number)M", "/works/OL\(number)W", "Glass River", ["Ann Zedd"])
@@ -109,7 +109,7 @@ import TestSupport
         #expect(verdict == Matcher().decide(LookupQuery(title: "Glass River", authors: []), prepared: candidates))
     }
 
-    @Test func issue12_aHitCarriesTheAuthorNamesItsEditionIsJudgedBy() throws {
+    @Test(.bug(id: 12)) func aHitCarriesTheAuthorNamesItsEditionIsJudgedBy() throws {
         let directory = TemporaryDirectory("lookup-hit-names")
         let lines = [
             LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ursula K. Le Guin"}"#),

@@ -28,7 +28,7 @@ import TestSupport
                                      log: Logfmt(quiet: true))
     }
 
-    @Test func issue12_anAcceptedCandidateIsDescribedLikeAnISBNAnswer() throws {
+    @Test(.bug(id: 12)) func anAcceptedCandidateIsDescribedLikeAnISBNAnswer() throws {
         let directory = TemporaryDirectory("lookup-described")
         let index = try describedCatalog(directory)
         let isbns = ["9780000000002", "9780000000019", "9780000000026"]
@@ -50,7 +50,7 @@ import TestSupport
         #expect(Set(try index.candidates(title: "Glass River", author: nil, limit: 20).map(\.description)) == Set(byISBN.values.map(\.description)))
     }
 
-    @Test func issue12_theEngineGivesAMatchedRowItsDescription() async throws {
+    @Test(.bug(id: 12)) func theEngineGivesAMatchedRowItsDescription() async throws {
         let directory = TemporaryDirectory("lookup-described-engine")
         let index = try describedCatalog(directory)
         let engine = LookupEngine(sources: [CatalogSource(index: index)], cache: nil, matcher: Matcher(), searchLimit: 20,
@@ -63,7 +63,7 @@ import TestSupport
         #expect(outcomes[0].metadata == answer)
     }
 
-    @Test func issue12_recentCacheKeepsWhatWasUsedAndStaysBounded() {
+    @Test(.bug(id: 12)) func recentCacheKeepsWhatWasUsedAndStaysBounded() {
         var cache = RecentCache<Int, String>(generationLimit: 3)
         for key in 0..<3 { cache.insert("v\(key)", for: key) }
         #expect(cache[0] == "v0")
@@ -80,7 +80,7 @@ import TestSupport
         #expect(cache[999] == "w999")
     }
 
-    @Test func issue12_theSharedCacheAnswersInOnePassAndAcrossThreads() {
+    @Test(.bug(id: 12)) func theSharedCacheAnswersInOnePassAndAcrossThreads() {
         let cache = SharedRecentCache<Int, String>(generationLimit: 1_000)
         cache.insert([(1, "one"), (3, "three")])
         #expect(cache.values(for: [3, 2, 1, 3]) == ["three", nil, "one", "three"])
@@ -100,9 +100,9 @@ import TestSupport
     }
 
     /// The byte scan of an ASCII date and the Character scan of any other agree.
-    @Test(arguments: [("1965", 1965), ("19651", nil), ("x2100y", 2100), ("1399", nil), ("May 1999", 1999), ("Mai 1999 é", 1999),
+    @Test(.bug(id: 12), arguments: [("1965", 1965), ("19651", nil), ("x2100y", 2100), ("1399", nil), ("May 1999", 1999), ("Mai 1999 é", 1999),
                       ("é 1965", 1965), ("1965\u{301}", nil), ("", nil)] as [(String, Int?)])
-    func issue12_publishYearOverBytes(_ text: String, _ expected: Int?) {
+    func publishYearByteScanAgreesWithCharacterScan(_ text: String, _ expected: Int?) {
         #expect(CatalogIndex.year(text) == expected)
     }
 
@@ -126,8 +126,8 @@ import TestSupport
         return [full, sparse, EditionMetadata(source: "")]
     }()
 
-    @Test(arguments: editions)
-    func issue12_metadataJSONIsTheEncodersBytes(_ edition: EditionMetadata) throws {
+    @Test(.bug(id: 12), arguments: editions)
+    func metadataJSONIsTheEncodersBytes(_ edition: EditionMetadata) throws {
         #expect(AnswerJSON.metadata(edition) == Array(try JSONEncoder.shelfline.encode(edition)))
     }
 
@@ -139,8 +139,8 @@ import TestSupport
         MatchResult(status: .matchedBySearch),
     ]
 
-    @Test(arguments: matches)
-    func issue12_matchJSONIsTheEncodersBytes(_ match: MatchResult) throws {
+    @Test(.bug(id: 12), arguments: matches)
+    func matchJSONIsTheEncodersBytes(_ match: MatchResult) throws {
         #expect(try AnswerJSON.match(match) == Array(try JSONEncoder.shelfline.encode(match)))
     }
 }

@@ -8,7 +8,7 @@ import TestSupport
 /// its own ids or else its work's, one id or several, each followed through a redirect, and an
 /// author id with no author line adds nothing.
 @Suite struct CatalogSearchBuildTests {
-    @Test func issue12_fullTextTableHoldsEveryAuthorOfEachEditionResolvedLikeLoadEdition() throws {
+    @Test(.bug(id: 12)) func fullTextTableHoldsEveryAuthorOfEachEditionResolvedLikeLoadEdition() throws {
         let directory = TemporaryDirectory("lookup-catalog-search")
         let lines = [
             LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ann Zedd"}"#),
@@ -47,7 +47,7 @@ import TestSupport
 /// Dump lines are parsed on two threads and must still reach the writer in line order, every one
 /// once, with its number, whatever batch it fell in.
 @Suite struct ParsedDumpReaderTests {
-    @Test func issue12_linesComeBackInOrderWithTheirNumbersAcrossManySmallBatches() throws {
+    @Test(.bug(id: 12)) func linesComeBackInOrderWithTheirNumbersAcrossManySmallBatches() throws {
         let directory = TemporaryDirectory("lookup-dump-reader")
         var lines: [String] = []
         for number in 1...1_000 {
@@ -77,7 +77,7 @@ import TestSupport
         #expect(batches == 143)
     }
 
-    @Test func issue12_anErrorFromTheWriterStopsEveryThread() throws {
+    @Test(.bug(id: 12)) func anErrorFromTheWriterStopsEveryThread() throws {
         let directory = TemporaryDirectory("lookup-dump-reader")
         var text = ""
         for number in 1...500 { text += LookupFixtures.dumpLine("author", "/authors/OL\(number)A", #"{"name": "A"}"#) }

@@ -11,7 +11,7 @@ import TestSupport
         try GzipFixture.write(text: text, to: path)
     }
 
-    @Test func issue4_badDumpLinesAreSkippedAndCounted() throws {
+    @Test(.bug(id: 4)) func badDumpLinesAreSkippedAndCounted() throws {
         let directory = TemporaryDirectory("lookup-catalog")
         let isbn = LookupFixtures.isbn13("978000000001")
         let dump = [
@@ -42,7 +42,7 @@ import TestSupport
         #expect(found[isbn]?.editionKey == "/books/OL1M")
     }
 
-    @Test func issue4_indexIsRebuiltOnlyWhenDumpContentChanges() throws {
+    @Test(.bug(id: 4)) func indexIsRebuiltOnlyWhenDumpContentChanges() throws {
         let directory = TemporaryDirectory("lookup-catalog")
         let path = directory.file("dump.txt")
         directory.write("dump.txt", LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "First", "authors": [{"key": "/authors/OL1A"}]}"#))
@@ -64,7 +64,7 @@ import TestSupport
         #expect(indexes.count == 1, "the stale index is removed")
     }
 
-    @Test func issue4_stopSignalDuringTheBuildLeavesNoIndex() throws {
+    @Test(.bug(id: 4)) func stopSignalDuringTheBuildLeavesNoIndex() throws {
         let directory = TemporaryDirectory("lookup-catalog")
         var dump = ""
         for number in 0..<25_000 { dump += LookupFixtures.dumpLine("edition", "/books/OL\(number)M", #"{"title": "T", "works": [{"key": "/works/OL1W"}]}"#) }
@@ -77,7 +77,7 @@ import TestSupport
         #expect(left.isEmpty, "\(left)")
     }
 
-    @Test func issue14_duplicateKeysAreSkippedAndCountedTheFirstLineWins() throws {
+    @Test(.bug(id: 14)) func duplicateKeysAreSkippedAndCountedTheFirstLineWins() throws {
         let directory = TemporaryDirectory("lookup-catalog")
         let first = LookupFixtures.isbn13("978000000011"), second = LookupFixtures.isbn13("978000000012")
         let dump = [
@@ -106,7 +106,7 @@ import TestSupport
         #expect(reused.stats.skippedReasons == index.stats.skippedReasons)
     }
 
-    @Test func issue14_aKeyInTwoDumpsIsTakenFromTheFirstListed() throws {
+    @Test(.bug(id: 14)) func aKeyInTwoDumpsIsTakenFromTheFirstListed() throws {
         let directory = TemporaryDirectory("lookup-catalog")
         directory.write("a.txt", LookupFixtures.dumpLine("edition", "/books/OL7M", #"{"title": "From A", "authors": [{"key": "/authors/OL1A"}]}"#)
             + LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ann Author"}"#))
@@ -121,11 +121,11 @@ import TestSupport
         #expect(ba.stats.duplicateKeys == 1)
     }
 
-    @Test(arguments: [
+    @Test(.bug(id: 14), arguments: [
         ("/books/OL1M", 1), ("/books/OL0M", 0), ("/books/OL123456789M", 123456789), ("/books/OL01M", nil), ("/books/OLM", nil),
         ("/books/OL1W", nil), ("/works/OL1M", nil), ("/books/OL1x2M", nil), ("books/OL1M", nil), ("/books/OL99999999999999999999M", nil),
     ] as [(String, Int?)])
-    func issue14_onlyCanonicalEditionKeysAreNumbered(_ key: String, _ expected: Int?) {
+    func onlyCanonicalEditionKeysAreNumbered(_ key: String, _ expected: Int?) {
         let number = CatalogDumpRecord.KeyKind.edition.number(key)
         #expect(number == expected)
         if let number { #expect(CatalogDumpRecord.KeyKind.edition.key(number) == key) }
@@ -136,7 +136,7 @@ import TestSupport
         #expect(id != CatalogDumpRecord.KeyKind.work.id(key) || number != nil)
     }
 
-    @Test func issue14_hostileDumpValuesAreReadOrSkippedWithAReason() throws {
+    @Test(.bug(id: 14)) func hostileDumpValuesAreReadOrSkippedWithAReason() throws {
         let directory = TemporaryDirectory("lookup-catalog")
         let isbn = LookupFixtures.isbn13("978000000021")
         let dump = [
@@ -171,7 +171,7 @@ import TestSupport
         #expect(edition.workKey == "/works/OL1W")
     }
 
-    @Test func issue12_stopSignalAfterTheLoadStopsTheIndexingAndLeavesNoIndex() throws {
+    @Test(.bug(id: 12)) func stopSignalAfterTheLoadStopsTheIndexingAndLeavesNoIndex() throws {
         // Fewer lines than one batch: the first poll comes from the phase after the load (key
         // tables, full-text index), which used to ignore the signal.
         let directory = TemporaryDirectory("lookup-catalog")
@@ -218,7 +218,7 @@ final class Counter: @unchecked Sendable {
 }
 
 @Suite struct LookupCacheTests {
-    @Test func issue4_negativeAnswersExpireSoonerThanPositiveOnes() throws {
+    @Test(.bug(id: 4)) func negativeAnswersExpireSoonerThanPositiveOnes() throws {
         let directory = TemporaryDirectory("lookup-cache")
         let cache = try LookupCache(path: directory.file("c.sqlite"), positiveLifetime: 100, negativeLifetime: 10)
         let start = Date(timeIntervalSince1970: 1_000_000)
@@ -241,7 +241,7 @@ final class Counter: @unchecked Sendable {
 /// that only prefix a title word, a prolific surname (past the scan limit), in rowid order and
 /// within the limit.
 @Suite struct CatalogAuthorQueryTests {
-    @Test func issue12_authorWalkEqualsTheFullTextQuery() throws {
+    @Test(.bug(id: 12)) func authorWalkEqualsTheFullTextQuery() throws {
         let directory = TemporaryDirectory("lookup-catalog-author")
         var lines = [
             LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ann Zedd"}"#),

@@ -12,7 +12,7 @@ import TestSupport
                               log: Logfmt(quiet: true))
     }
 
-    @Test func issue12_everyTermAndTitleKeyOfTheIndexTestsPositive() throws {
+    @Test(.bug(id: 12)) func everyTermAndTitleKeyOfTheIndexTestsPositive() throws {
         let directory = TemporaryDirectory("lookup-filter")
         let index = try sampleIndex(directory)
         let database = try SQLiteDatabase(path: index.path, readOnly: true)
@@ -36,7 +36,7 @@ import TestSupport
         #expect(!index.searchFilter.mayContain(titleHash: CatalogIndex.titleHash("no such book at all")))
     }
 
-    @Test func issue12_searchesTheFilterRulesOutFindNothingAndOthersStillFind() throws {
+    @Test(.bug(id: 12)) func searchesTheFilterRulesOutFindNothingAndOthersStillFind() throws {
         let directory = TemporaryDirectory("lookup-filter")
         let index = try sampleIndex(directory)
         #expect(try index.candidates(title: "Zzyzx Quuxly", author: "Nobody Atall", limit: 5).isEmpty)
@@ -48,7 +48,7 @@ import TestSupport
         #expect(try index.candidates(title: "Der Wüstenplanet", author: nil, limit: 5).map(\.title) == ["Der Wüstenplanet"])
     }
 
-    @Test func issue12_storedBytesRoundTripAndBadLengthsAreRejected() {
+    @Test(.bug(id: 12)) func storedBytesRoundTripAndBadLengthsAreRejected() {
         var filter = CatalogSearchFilter(capacity: 100)
         filter.insert(term: "glass".utf8, column: .title)
         filter.insert(titleHash: 42)
@@ -61,7 +61,7 @@ import TestSupport
 
     /// A damaged filter makes the index unusable; the index is rebuildable, so it is set aside
     /// (`.corrupt-<time>`) and rebuilt, not a stop (issue 23 §4; before, a clear error).
-    @Test func issue12_aDamagedFilterSetsTheIndexAsideAndRebuildsIt() throws {
+    @Test(.bug(id: 12)) func aDamagedFilterSetsTheIndexAsideAndRebuildsIt() throws {
         let directory = TemporaryDirectory("lookup-filter")
         let path = try sampleIndex(directory).path
         let database = try SQLiteDatabase(path: path)

@@ -8,11 +8,11 @@ import TestSupport
 @Suite struct CatalogStoredFormatTests {
     let quiet = Logfmt(quiet: true)
 
-    @Test(arguments: [
+    @Test(.bug(id: 12), arguments: [
         "", "Short.", String(repeating: "A long description that repeats. ", count: 20),
         String(repeating: "Über die Brücke — 橋を渡る 🌉 ", count: 40), String(repeating: "x", count: 5000),
     ])
-    func issue12_descriptionsComeBackAsStoredUpToTheCut(_ description: String) throws {
+    func descriptionsComeBackAsStoredUpToTheCut(_ description: String) throws {
         let stored = StoredDescription.Compressor().store(description)
         let expected = String(description.prefix(StoredDescription.maximumCharacters))
         switch stored {
@@ -24,7 +24,7 @@ import TestSupport
         }
     }
 
-    @Test func issue12_aDamagedDeflatedDescriptionIsNil() {
+    @Test(.bug(id: 12)) func aDamagedDeflatedDescriptionIsNil() {
         let stored = StoredDescription.Compressor().store(String(repeating: "A description. ", count: 20))
         guard case .deflated(var bytes) = stored else {
             Issue.record("expected a deflated description")
@@ -35,7 +35,7 @@ import TestSupport
         #expect([UInt8]().withUnsafeBytes(StoredDescription.Decompressor().inflate) == nil)
     }
 
-    @Test func issue12_compactColumnsGiveBackTheDumpsText() throws {
+    @Test(.bug(id: 12)) func compactColumnsGiveBackTheDumpsText() throws {
         let directory = TemporaryDirectory("lookup-catalog")
         let long = String(repeating: "The story of a bridge and a river. ", count: 10)
         var isbns: [String] = []

@@ -63,8 +63,8 @@ import TestSupport
                             now: { Date() })
     }()
 
-    @Test(arguments: cases)
-    func issue4_nearMiss(_ testCase: Case) async throws {
+    @Test(.bug(id: 4), arguments: cases)
+    func nearMissCasesMatchOnlyTheirOwnWork(_ testCase: Case) async throws {
         let outcome = try await Self.engine.resolve([RecordQuery(
             isbn: nil, query: LookupQuery(title: testCase.title, authors: testCase.author.map { [$0] } ?? []))])[0]
         if let work = testCase.work {
@@ -77,7 +77,7 @@ import TestSupport
     }
 
     /// The whole table at once: the count the issue asks for.
-    @Test func issue4_zeroWrongAutoAccepts() async throws {
+    @Test(.bug(id: 4)) func noNearMissIsAutoAccepted() async throws {
         let outcomes = try await Self.engine.resolve(Self.cases.map {
             RecordQuery(isbn: nil, query: LookupQuery(title: $0.title, authors: $0.author.map { [$0] } ?? []))
         })
@@ -146,7 +146,7 @@ import TestSupport
 
     /// Review asks only real questions: a row whose every candidate the title rule rules out is
     /// not enriched, the candidates kept with their reasons.
-    @Test(.bug("issue 21")) func candidatesAllRuledOutAreKeptButNotAskedAbout() {
+    @Test(.bug(id: 21)) func candidatesAllRuledOutAreKeptButNotAskedAbout() {
         let candidates = [
             edition("/books/A", work: "/works/W1", title: "Dune: Book Two", authors: ["Frank Herbert"]),
             edition("/books/B", work: "/works/W2", title: "Dune Companion", authors: ["Frank Herbert"]),
@@ -279,8 +279,8 @@ import TestSupport
     }
 
     /// The true book absent: the near miss alone must not be accepted, and is shown with its reason.
-    @Test(arguments: nearMisses)
-    func issue14_nearMissAloneIsNeverAccepted(_ testCase: Case) {
+    @Test(.bug(id: 14), arguments: nearMisses)
+    func nearMissAloneIsNeverAccepted(_ testCase: Case) {
         let other = edition("N", title: testCase.other, subtitle: testCase.otherSubtitle, authors: [testCase.otherAuthor ?? testCase.author])
         let decision = Matcher().decide(LookupQuery(title: testCase.row, authors: [testCase.author]), candidates: [other])
         switch decision {
@@ -300,8 +300,8 @@ import TestSupport
     }
 
     /// The true book present next to the near miss: the true book is accepted.
-    @Test(arguments: nearMisses)
-    func issue14_trueBookBeatsItsNearMiss(_ testCase: Case) {
+    @Test(.bug(id: 14), arguments: nearMisses)
+    func trueBookBeatsItsNearMiss(_ testCase: Case) {
         let truth = edition("T", title: testCase.row, authors: [testCase.author])
         let other = edition("N", title: testCase.other, subtitle: testCase.otherSubtitle, authors: [testCase.otherAuthor ?? testCase.author])
         let decision = Matcher().decide(LookupQuery(title: testCase.row, authors: [testCase.author]), candidates: [other, truth])
@@ -353,8 +353,8 @@ import TestSupport
         Equivalent(why: "surname only", row: "Kindred", authors: ["Butler"], title: "Kindred", candidateAuthors: ["Octavia E. Butler"]),
     ]
 
-    @Test(arguments: equivalents)
-    func issue14_equivalentTitlesAreAccepted(_ testCase: Equivalent) {
+    @Test(.bug(id: 14), arguments: equivalents)
+    func equivalentTitlesAreAccepted(_ testCase: Equivalent) {
         let candidate = edition("T", title: testCase.title, subtitle: testCase.subtitle, authors: testCase.candidateAuthors)
         let decision = Matcher().decide(LookupQuery(title: TextNormalizer.strippingSeries(testCase.row), authors: testCase.authors),
                                         candidates: [candidate])
@@ -364,7 +364,7 @@ import TestSupport
         }
     }
 
-    @Test func issue14_rowWithoutAuthorIsNotAcceptedOnItsTitleAlone() {
+    @Test(.bug(id: 14)) func rowWithoutAuthorIsNotAcceptedOnItsTitleAlone() {
         let decision = Matcher().decide(LookupQuery(title: "Kindred", authors: []),
                                         candidates: [edition("T", title: "Kindred", authors: ["Octavia E. Butler"])])
         guard case .review(let shown) = decision else {
@@ -374,7 +374,7 @@ import TestSupport
         #expect(shown.first?.reason == "no author to compare")
     }
 
-    @Test func issue14_editionsOfOneWorkPreferTheRowsISBN() {
+    @Test(.bug(id: 14)) func editionsOfOneWorkPreferTheRowsISBN() {
         var first = edition("A", title: "Dune", authors: ["Frank Herbert"], isbn: "9780441172719", year: 1990)
         var second = edition("B", title: "Dune", authors: ["Frank Herbert"], isbn: "9780340960196", year: 1965)
         first.workKey = "/works/W"
@@ -387,7 +387,7 @@ import TestSupport
         #expect(chosen.editionKey == "/books/B", "ISBN agreement outranks year agreement")
     }
 
-    @Test func issue14_isbnConflictNeedsTitleAndAuthorBothContradicted() {
+    @Test(.bug(id: 14)) func isbnConflictNeedsTitleAndAuthorBothContradicted() {
         let matcher = Matcher()
         let row = LookupQuery(title: "Dune", authors: ["Frank Herbert"])
         #expect(matcher.isbnConflict(row, edition("X", title: "The Joy of Cooking", authors: ["Irma S. Rombauer"])))

@@ -51,7 +51,7 @@ import TestSupport
         return Run(report: report, records: try LookupFixtures.readRecords(directory.file("out.ndjson.gz")))
     }
 
-    @Test func issue4_batchesManyISBNsPerRequestWithAnIdentifyingUserAgent() async throws {
+    @Test(.bug(id: 4)) func batchesManyISBNsPerRequestWithAnIdentifyingUserAgent() async throws {
         let books = Self.books(120)
         let server = try await FakeOpenLibraryServer(books: books)
         defer { Task { try? await server.shutdown() } }
@@ -72,7 +72,7 @@ import TestSupport
 
     /// Issue 14 §3: a batch answer carries the work key, so editions of one work are one book
     /// whichever source found them.
-    @Test func issue14_isbnAnswerNamesItsWork() async throws {
+    @Test(.bug(id: 14)) func isbnAnswerNamesItsWork() async throws {
         let books = Self.books(3)
         let server = try await FakeOpenLibraryServer(books: books)
         defer { Task { try? await server.shutdown() } }
@@ -91,7 +91,7 @@ import TestSupport
     }
 
     /// Issue 9: one mapper reads both answer shapes; each field comes from wherever its shape keeps it.
-    @Test func issue9_bothAnswerShapesMapThroughOneMapper() throws {
+    @Test(.bug(id: 9)) func bothAnswerShapesMapThroughOneMapper() throws {
         let answer = #"""
             {"ISBN:A": {"bib_key": "ISBN:A", "details": {"key": "/books/OL1M", "title": "Dune", "subtitle": "Book One",
               "works": [{"key": "/works/OL1W"}], "authors": [{"key": "/authors/OL1A", "name": "Frank Herbert"}],
@@ -137,8 +137,8 @@ import TestSupport
     }
 
     /// Every request's first attempt fails; the retry succeeds. Nothing is lost, retries are bounded.
-    @Test(arguments: Fault.allCases)
-    func issue4_faultsAreRetriedAndEveryRowFinishes(_ fault: Fault) async throws {
+    @Test(.bug(id: 4), arguments: Fault.allCases)
+    func faultsAreRetriedAndEveryRowFinishes(_ fault: Fault) async throws {
         let books = Self.books(30)
         let server = try await FakeOpenLibraryServer(books: books)
         defer { Task { try? await server.shutdown() } }
@@ -179,7 +179,7 @@ import TestSupport
         if fault == .rateLimited { #expect(run.report.rateLimited == distinct) }
     }
 
-    @Test func issue4_malformedAnswersEndAsNotEnrichedAfterBoundedRetries() async throws {
+    @Test(.bug(id: 4)) func malformedAnswersEndAsNotEnrichedAfterBoundedRetries() async throws {
         let server = try await FakeOpenLibraryServer()
         defer { Task { try? await server.shutdown() } }
         server.fault = { _, _ in .html("<html>maintenance</html>") }
@@ -193,7 +193,7 @@ import TestSupport
         #expect(run.report.retries == 4)
     }
 
-    @Test func issue4_waitBudgetStopsRetriesWhenUsedUp() async throws {
+    @Test(.bug(id: 4)) func waitBudgetStopsRetriesWhenUsedUp() async throws {
         let server = try await FakeOpenLibraryServer()
         defer { Task { try? await server.shutdown() } }
         server.fault = { _, _ in .json(status: 500, "down") }
@@ -224,8 +224,8 @@ import TestSupport
 
     /// Issue 9 §6: pacing on a test clock. Slots are at least 1/rate apart, so no one-second window
     /// holds more than `rate` request starts, however the requests are scheduled.
-    @Test(arguments: [1.0, 3.0, 8.0])
-    func issue9_pacingSpacesRequestStartsOnTheClock(_ rate: Double) async throws {
+    @Test(.bug(id: 9), arguments: [1.0, 3.0, 8.0])
+    func pacingSpacesRequestStartsOnTheClock(_ rate: Double) async throws {
         let clock = ImmediateClock()
         let limiter = RateLimiter(requestsPerSecond: rate, clock: PacingClock(clock))
         var starts: [Duration] = []
@@ -242,7 +242,7 @@ import TestSupport
     }
 
     /// Issue 9 §6: the limiter paces the requests a stage really sends (asked before each attempt).
-    @Test func issue9_everyRequestWaitsForItsPacingSlot() async throws {
+    @Test(.bug(id: 9)) func everyRequestWaitsForItsPacingSlot() async throws {
         let server = try await FakeOpenLibraryServer()
         defer { Task { try? await server.shutdown() } }
         let clock = ImmediateClock()
@@ -256,7 +256,7 @@ import TestSupport
         #expect(clock.elapsed >= .milliseconds(23 * 125))
     }
 
-    @Test func issue4_circuitBreakerTripsThenRecoversAfterCooldown() async throws {
+    @Test(.bug(id: 4)) func circuitBreakerTripsThenRecoversAfterCooldown() async throws {
         let healthy = Toggle()
         let server = try await FakeOpenLibraryServer(books: Self.books(3))
         defer { Task { try? await server.shutdown() } }
@@ -295,7 +295,7 @@ import TestSupport
 
     /// Issue 14 §5: refused connections trip the breaker, its probe is refused too: the source is
     /// offline and the other requests are settled at once instead of one per pacing slot.
-    @Test func issue14_breakerProbeRefusedMeansOffline() async throws {
+    @Test(.bug(id: 14)) func breakerProbeRefusedMeansOffline() async throws {
         let clock = TestClock()
         let breaker = CircuitBreaker(threshold: 2, cooldownSeconds: 30, clock: PacingClock(clock))
         await breaker.recordFailure(.unreachable)
@@ -315,14 +315,14 @@ import TestSupport
         #expect(await breaker.trips == 1)
     }
 
-    @Test func issue14_nameResolutionFailureIsOfflineAtOnce() async throws {
+    @Test(.bug(id: 14)) func nameResolutionFailureIsOfflineAtOnce() async throws {
         let breaker = CircuitBreaker(threshold: 5, cooldownSeconds: 30, clock: PacingClock(TestClock()))
         await breaker.recordFailure(.nameResolution)
         #expect(await breaker.state == .offline)
         #expect(try await breaker.admit() == .offline)
     }
 
-    @Test func issue14_serverErrorsStillFailFastWhileOpenAndCloseAfterAProbe() async throws {
+    @Test(.bug(id: 14)) func serverErrorsStillFailFastWhileOpenAndCloseAfterAProbe() async throws {
         let clock = TestClock()
         let breaker = CircuitBreaker(threshold: 1, cooldownSeconds: 30, clock: PacingClock(clock))
         await breaker.recordFailure(.other)
@@ -336,7 +336,7 @@ import TestSupport
 
     /// Issue 14 §5: an Open Library that refuses connections: every row ends `notEnriched` with
     /// reason `offline`, within a few seconds of waiting (on the clock) rather than one row per slot.
-    @Test func issue14_unreachableSourceSettlesEveryRowAsOffline() async throws {
+    @Test(.bug(id: 14)) func unreachableSourceSettlesEveryRowAsOffline() async throws {
         let closed = try RefusingLoopbackPort()
         defer { withExtendedLifetime(closed) {} }  // the port stays bound (refusing) for the whole test
         let directory = TemporaryDirectory("lookup-ol")
@@ -361,14 +361,14 @@ import TestSupport
 
     /// Issue 14 §5: with no `sources` in the config, the local catalog (when one is configured in
     /// pipeline.json or given with `--catalog`) is asked first, then the Open Library API.
-    @Test(arguments: [
+    @Test(.bug(id: 14), arguments: [
         (#"{}"#, [], ["openlibrary"]),
         (#"{"catalog": ["dump.txt"]}"#, [], ["catalog", "openlibrary"]),
         (#"{}"#, ["dump.txt"], ["catalog", "openlibrary"]),
         (#"{"sources": ["catalog"], "catalog": ["dump.txt"]}"#, [], ["catalog"]),
         (#"{"sources": ["openlibrary"], "catalog": ["dump.txt"]}"#, [], ["openlibrary"]),
     ] as [(String, [String], [String])])
-    func issue14_defaultSourcesAreTheCatalogThenOpenLibrary(_ parameters: String, _ catalog: [String], _ expected: [String]) throws {
+    func defaultSourcesAreTheCatalogThenOpenLibrary(_ parameters: String, _ catalog: [String], _ expected: [String]) throws {
         let directory = TemporaryDirectory("lookup-ol")
         let stage = LookupStage(options: LookupStage.Options(input: "in", output: "out", catalog: catalog,
                                                              workspace: Workspace(root: directory.path)))
@@ -376,7 +376,7 @@ import TestSupport
         #expect(resolved.sources == expected)
     }
 
-    @Test func issue14_emptySourcesIsStillAConfigError() throws {
+    @Test(.bug(id: 14)) func emptySourcesIsStillAConfigError() throws {
         let directory = TemporaryDirectory("lookup-ol")
         let stage = LookupStage(options: LookupStage.Options(input: "in", output: "out", workspace: Workspace(root: directory.path)))
         #expect(throws: LookupError.self) {
@@ -385,7 +385,7 @@ import TestSupport
     }
 
     /// Issue 14 §5: `offline` answers are not cached: the next run asks for those rows again.
-    @Test func issue14_offlineAnswersAreNotCached() async throws {
+    @Test(.bug(id: 14)) func offlineAnswersAreNotCached() async throws {
         let books = Self.books(4)
         let closed = try RefusingLoopbackPort()
         defer { withExtendedLifetime(closed) {} }  // the port stays bound (refusing) for the whole test
@@ -404,7 +404,7 @@ import TestSupport
         #expect(online.records.map { $0.match?.status } == [.matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedBySearch])
     }
 
-    @Test func issue4_repeatedRunRepeatsNoFinishedLookup() async throws {
+    @Test(.bug(id: 4)) func repeatedRunRepeatsNoFinishedLookup() async throws {
         let books = Self.books(5)
         let server = try await FakeOpenLibraryServer(books: books)
         defer { Task { try? await server.shutdown() } }
@@ -430,7 +430,7 @@ import TestSupport
         #expect(asked.contains { $0.path == "/search.json" && $0.query["title"] == "Not Known" })
     }
 
-    @Test func issue4_duplicateRowsReuseTheFirstRowsAnswer() async throws {
+    @Test(.bug(id: 4)) func duplicateRowsReuseTheFirstRowsAnswer() async throws {
         let server = try await FakeOpenLibraryServer(books: Self.books(1))
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-ol")
@@ -448,7 +448,7 @@ import TestSupport
         #expect(Set(run.records.map { $0.match?.workKey }) == ["/works/OL0W"])
     }
 
-    @Test func issue4_sourcesAreChainedInOrder() async throws {
+    @Test(.bug(id: 4)) func sourcesAreChainedInOrder() async throws {
         let onlineOnly = LookupFixtures.isbn13("978100000000")
         let server = try await FakeOpenLibraryServer(books: [onlineOnly: Book(key: "/books/OLX1M", title: "Online Only",
                                                                             authors: ["Web Writer"], work: "/works/OLX1W")])
@@ -470,7 +470,7 @@ import TestSupport
 
     /// The stop signal arrives while requests are in flight (raised by the server on its 20th
     /// request, not after a sleep): the stage pauses, writes no output, and keeps what it fetched.
-    @Test func issue4_stopSignalPausesAndKeepsTheCache() async throws {
+    @Test(.bug(id: 4)) func stopSignalPausesAndKeepsTheCache() async throws {
         let books = Self.books(200)
         let server = try await FakeOpenLibraryServer(books: books)
         defer { Task { try? await server.shutdown() } }

@@ -33,7 +33,7 @@ import Testing
         #expect(fixture.stagesRun.isEmpty, "a stage ran before the config was checked", sourceLocation: sourceLocation)
     }
 
-    @Test func issue10_mistypedKeyNamesTheNearestKnownOne() throws {
+    @Test(.bug(id: 10)) func mistypedKeyNamesTheNearestKnownOne() throws {
         let fixture = try Fixture()
         try editParameters(fixture, stage: 2) { parameters in
             var openLibrary = parameters["openLibrary"] as! [String: Any]
@@ -43,7 +43,7 @@ import Testing
         try expectConfigError(fixture, ["stages[2].parameters.openLibrary.requestPerSecond", "did you mean 'requestsPerSecond'"])
     }
 
-    @Test func issue10_unknownTopLevelAndStageKeys() throws {
+    @Test(.bug(id: 10)) func unknownTopLevelAndStageKeysAreRefused() throws {
         let fixture = try Fixture()
         try edit(fixture) { $0["workspce"] = "./var" }
         try expectConfigError(fixture, ["key 'workspce'", "did you mean 'workspace'"])
@@ -56,7 +56,7 @@ import Testing
         try expectConfigError(other, ["stages[1].output", "did you mean 'outputs'"])
     }
 
-    @Test func issue10_removedStageIsAConfigError() throws {
+    @Test(.bug(id: 10)) func removedStageIsAConfigError() throws {
         let fixture = try Fixture()
         try edit(fixture) { object in
             var stages = object["stages"] as! [[String: Any]]
@@ -74,19 +74,19 @@ import Testing
         var testDescription: String { "\(key) = \(value)" }
     }
 
-    @Test(arguments: [
+    @Test(.bug(id: 10), arguments: [
         OutOfRange(stage: 4, key: "historyLimit", value: -1, message: "expected a number ≥ 1, found -1"),
         OutOfRange(stage: 0, key: "maxRejectedShare", value: 1.5, message: "expected a number from 0 to 1, found 1.5"),
         OutOfRange(stage: 0, key: "maxRejectedShare", value: -0.1, message: "expected a number from 0 to 1, found -0.1"),
         OutOfRange(stage: 2, key: "cacheDays", value: -3, message: "expected a number > 0, found -3"),
     ])
-    func issue10_outOfRangeValues(_ case: OutOfRange) throws {
+    func outOfRangeValuesAreRefused(_ case: OutOfRange) throws {
         let fixture = try Fixture()
         try editParameters(fixture, stage: `case`.stage) { $0[`case`.key] = `case`.value }
         try expectConfigError(fixture, ["stages[\(`case`.stage)].parameters.\(`case`.key)", `case`.message])
     }
 
-    @Test func issue10_negativeRateIsAConfigError() throws {
+    @Test(.bug(id: 10)) func negativeRateIsAConfigError() throws {
         let fixture = try Fixture()
         try editParameters(fixture, stage: 2) { parameters in
             var openLibrary = parameters["openLibrary"] as! [String: Any]
@@ -96,7 +96,7 @@ import Testing
         try expectConfigError(fixture, ["stages[2].parameters.openLibrary.requestsPerSecond", "expected a number > 0, found -2"])
     }
 
-    @Test func issue10_enumErrorListsTheAllowedValues() throws {
+    @Test(.bug(id: 10)) func enumErrorListsTheAllowedValues() throws {
         let fixture = try Fixture()
         try editParameters(fixture, stage: 0) { $0["format"] = "csvish" }
         try expectConfigError(
@@ -106,7 +106,7 @@ import Testing
 
     /// Every bound the loader enforces is stated in the schema, and every object there refuses
     /// unknown keys.
-    @Test func issue10_schemaAgreesWithTheLoader() throws {
+    @Test(.bug(id: 10)) func schemaAgreesWithTheLoader() throws {
         let path = ExecutableRunner.repositoryRoot + "/docs/pipeline.schema.json"
         let schema = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
@@ -146,7 +146,7 @@ import Testing
     }
 
     /// The shipped pipeline.json and the defaults validate.
-    @Test func issue10_shippedConfigLoads() throws {
+    @Test(.bug(id: 10)) func shippedConfigsLoad() throws {
         let config = try PipelineConfig.load(path: ExecutableRunner.repositoryRoot + "/pipeline.json")
         try config.validateWiring(path: "pipeline.json")
         #expect(config.stages.map(\.name) == StageName.allCases)
@@ -155,7 +155,7 @@ import Testing
 
 /// Found by the `config` fuzz target in CI: a key holding a line break was echoed raw, so the
 /// "one-line error" took two lines.
-@Test func issue10_configErrorNamingAKeyWithALineBreakStaysOneLine() throws {
+@Test(.bug(id: 10)) func configErrorNamingAKeyWithALineBreakStaysOneLine() throws {
     let directory = TemporaryDirectory("config-newline-key")
     let path = directory.write("pipeline.json", #"{"stages": [], "work\nspace": "./var"}"#)
     do {

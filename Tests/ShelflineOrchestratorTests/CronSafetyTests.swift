@@ -20,7 +20,7 @@ import Testing
         }
     }
 
-    @Test func issue15_cleanStaleKeepsFinishedRunsWhenTheConfigChanged() throws {
+    @Test(.bug(id: 15)) func cleanStaleKeepsFinishedRunsWhenTheConfigChanged() throws {
         let fixture = try Fixture()
         #expect(try fixture.run().status == 0)
         let finished = fixture.runDirectory
@@ -43,7 +43,7 @@ import Testing
         #expect(fixture.latest == finished)
     }
 
-    @Test func issue15_cleanNeverLeavesLatestDangling() throws {
+    @Test(.bug(id: 15)) func cleanNeverLeavesLatestDangling() throws {
         let fixture = try Fixture()
         #expect(try fixture.run().status == 0)
         let older = fixture.runDirectory
@@ -58,7 +58,7 @@ import Testing
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == nil, "no run left: no link")
     }
 
-    @Test func issue15_pausedRunShowsPausedAndIsNotEnded() throws {
+    @Test(.bug(id: 15)) func pausedRunShowsPausedAndIsNotEnded() throws {
         let fixture = try Fixture()
         let first = fixture.start(["STANDIN_SLEEP_lookup": "600"])
         first.standardError = FileHandle.nullDevice
@@ -75,7 +75,7 @@ import Testing
         #expect(fixture.latest == fixture.runDirectory, "a paused import is the latest")
     }
 
-    @Test func issue15_abandonedRunEndsItsActivityWhenCleaned() throws {
+    @Test(.bug(id: 15)) func abandonedRunEndsItsActivityWhenCleaned() throws {
         let fixture = try Fixture()
         let first = fixture.start(["STANDIN_SLEEP_dedupe": "30"])
         first.standardError = FileHandle.nullDevice
@@ -96,7 +96,7 @@ import Testing
         #expect(step.contains("abandoned") && step.contains("Import the file again"), "\(snapshot)")
     }
 
-    @Test func issue15_sighupPausesLikeSigterm() throws {
+    @Test(.bug(id: 15)) func sighupPausesLikeSigterm() throws {
         let fixture = try Fixture()
         let first = fixture.start(["STANDIN_SLEEP_dedupe": "600"])
         let errors = Pipe()
@@ -112,7 +112,7 @@ import Testing
         #expect(fixture.stagesRun == ["dedupe", "lookup", "merge", "render"])
     }
 
-    @Test func issue13_noArgumentsPrintsWhatToRunFirst() throws {
+    @Test(.bug(id: 13)) func noArgumentsPrintsWhatToRunFirst() throws {
         let result = try ExecutableRunner.run("shelfline", [])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("make import CSV=examples/goodreads_library_export.csv"), "\(result)")

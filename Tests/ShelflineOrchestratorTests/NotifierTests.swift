@@ -29,7 +29,7 @@ import TestSupport
     static let event = ImportEvent(event: "finished", runId: "r1", input: "a.csv", workspace: "/ws", message: "done",
                                    exitStatus: 0, report: nil)
 
-    @Test func issue15_notifyIsKilledWhenTheInjectedClockPassesItsTimeout() throws {
+    @Test(.bug(id: 15)) func notifyIsKilledWhenTheInjectedClockPassesItsTimeout() throws {
         let dir = TemporaryDirectory("notifier")
         let clock = SteppingClock(step: 10)
         let errors = LockedLines()
@@ -41,7 +41,7 @@ import TestSupport
         #expect(log.contains("event=finished run=r1") && log.contains("--- killed after 30 s timeout"), "\(log)")
     }
 
-    @Test func issue15_notifyStopsWhenTheRunIsCancelled() throws {
+    @Test(.bug(id: 15)) func notifyStopsWhenTheRunIsCancelled() throws {
         let dir = TemporaryDirectory("notifier-cancel")
         let cancellation = CancellationFlag()
         // The run is asked to stop while notify runs (the third clock read is inside its wait loop).
@@ -51,7 +51,7 @@ import TestSupport
         #expect(notifier.send(Self.event) == .interrupted)
     }
 
-    @Test func issue15_notifyInputIsTheEventAndItsFailureIsOneLine() throws {
+    @Test(.bug(id: 15)) func notifyInputIsTheEventAndItsFailureIsOneLine() throws {
         let dir = TemporaryDirectory("notifier-input")
         let errors = LockedLines()
         let notifier = Notifier(command: ["/bin/sh", "-c", "cat; exit 4"], workspace: Workspace(root: dir.path),

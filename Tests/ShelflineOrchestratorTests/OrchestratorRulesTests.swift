@@ -77,7 +77,7 @@ import TestSupport
 
     static let allStages = StageName.allCases.map(\.rawValue)
 
-    @Test func issue5_firstRunRunsEveryStageAndRerunIsANoOp() throws {
+    @Test(.bug(id: 5)) func firstRunRunsEveryStageAndRerunIsANoOp() throws {
         let fixture = try Fixture()
         let first = try fixture.run()
         #expect(first.status == 0, "\(first)")
@@ -91,7 +91,7 @@ import TestSupport
         #expect(fixture.runDirectory == library)
     }
 
-    @Test func issue5_crashMidWriteRerunsTheStage() throws {
+    @Test(.bug(id: 5)) func crashMidWriteRerunsTheStage() throws {
         let fixture = try Fixture()
         let crashed = try fixture.run(["STANDIN_HALF_lookup": "1"])
         #expect(crashed.status != 0, "\(crashed)")
@@ -103,7 +103,7 @@ import TestSupport
         #expect(resumed.stderr.contains("stage=lookup event=start reason=\"never completed in this run\""), "\(resumed)")
     }
 
-    @Test func issue5_crashAfterPublishingBeforeManifestRerunsOnlyThatStage() throws {
+    @Test(.bug(id: 5)) func crashAfterPublishingBeforeManifestRerunsOnlyThatStage() throws {
         let fixture = try Fixture()
         #expect(try fixture.run().status == 0)
         // The state a crash between publishing dedupe's outputs and writing its manifest leaves.
@@ -114,7 +114,7 @@ import TestSupport
         #expect(fixture.stagesRun == ["dedupe"])
     }
 
-    @Test func issue5_changedIntermediateWithOlderMtimeIsDetected() throws {
+    @Test(.bug(id: 5)) func changedIntermediateWithOlderMtimeIsDetected() throws {
         let fixture = try Fixture()
         #expect(try fixture.run().status == 0)
         let intermediate = fixture.runDirectory + "/deduped.ndjson.gz"
@@ -126,7 +126,7 @@ import TestSupport
         #expect(resumed.stderr.contains("output modified: deduped.ndjson.gz"), "\(resumed)")
     }
 
-    @Test func issue5_changedParameterRerunsThatStage() throws {
+    @Test(.bug(id: 5)) func changedParameterRerunsThatStage() throws {
         let fixture = try Fixture()
         #expect(try fixture.run().status == 0)
         try fixture.setDedupeParameters(#"{"titleAuthorKeys": false}"#)
@@ -140,7 +140,7 @@ import TestSupport
         #expect(rerun.stderr.contains("stage=merge event=start reason=\"parameters changed\""), "\(rerun)")
     }
 
-    @Test func issue5_touchWithoutChangeRerunsNothing() throws {
+    @Test(.bug(id: 5)) func touchWithoutChangeRerunsNothing() throws {
         let fixture = try Fixture()
         #expect(try fixture.run().status == 0)
         for name in try FileManager.default.contentsOfDirectory(atPath: fixture.runDirectory) where !name.hasPrefix(".") {
@@ -154,7 +154,7 @@ import TestSupport
         #expect(status.status == 0, "\(status)")
     }
 
-    @Test func issue5_truncatedIntermediateIsDetected() throws {
+    @Test(.bug(id: 5)) func truncatedIntermediateIsDetected() throws {
         let fixture = try Fixture()
         #expect(try fixture.run().status == 0)
         let intermediate = fixture.runDirectory + "/parsed.ndjson.gz"
@@ -168,7 +168,7 @@ import TestSupport
         #expect(fixture.stagesRun == ["parse"])
     }
 
-    @Test func issue5_failedStageStopsWithItsStatusAndKeepsEarlierOutputs() throws {
+    @Test(.bug(id: 5)) func failedStageStopsWithItsStatusAndKeepsEarlierOutputs() throws {
         let fixture = try Fixture()
         let failed = try fixture.run(["STANDIN_FAIL_lookup": "65"])
         #expect(failed.status == 65, "\(failed)")
@@ -178,7 +178,7 @@ import TestSupport
         #expect(fixture.stagesRun == ["lookup", "merge", "render"])
     }
 
-    @Test func issue5_missingStageExecutableNamesTheStage() throws {
+    @Test(.bug(id: 5)) func missingStageExecutableNamesTheStage() throws {
         let fixture = try Fixture()
         try FileManager.default.removeItem(atPath: fixture.bin + "/shelfline-merge")
         let result = try fixture.run()
@@ -186,7 +186,7 @@ import TestSupport
         #expect(result.stderr.contains("stage merge: executable not found"), "\(result)")
     }
 
-    @Test func issue5_twoConcurrentRunsSecondExits75NamingTheHolder() throws {
+    @Test(.bug(id: 5)) func twoConcurrentRunsSecondExits75NamingTheHolder() throws {
         let fixture = try Fixture()
         let first = fixture.start(["STANDIN_SLEEP_parse": "3"])
         first.standardError = FileHandle.nullDevice
@@ -203,7 +203,7 @@ import TestSupport
         #expect(first.terminationStatus == 0)
     }
 
-    @Test func issue5_lockOfAKilledRunDoesNotBlock() throws {
+    @Test(.bug(id: 5)) func lockOfAKilledRunDoesNotBlock() throws {
         let fixture = try Fixture()
         let first = fixture.start(["STANDIN_SLEEP_dedupe": "30"])
         first.standardError = FileHandle.nullDevice
@@ -216,7 +216,7 @@ import TestSupport
         #expect(fixture.stagesRun == ["dedupe", "lookup", "merge", "render"])
     }
 
-    @Test func issue5_sigtermPausesWith75ThenResumes() throws {
+    @Test(.bug(id: 5)) func sigtermPausesWith75ThenResumes() throws {
         let fixture = try Fixture()
         let first = fixture.start(["STANDIN_SLEEP_lookup": "30"])
         let errors = Pipe()
@@ -233,14 +233,14 @@ import TestSupport
         #expect(fixture.stagesRun == ["lookup", "merge", "render"])
     }
 
-    @Test func issue5_quietPrintsNothingOnSuccess() throws {
+    @Test(.bug(id: 5)) func quietPrintsNothingOnSuccess() throws {
         let fixture = try Fixture()
         let result = try fixture.run(arguments: ["run", "--csv", fixture.csv, "--quiet"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.isEmpty && result.stderr.isEmpty, "\(result)")
     }
 
-    @Test func issue5_missingCsvIs66AndBadConfigIs78() throws {
+    @Test(.bug(id: 5)) func missingCsvIs66AndBadConfigIs78() throws {
         let fixture = try Fixture()
         let missing = try fixture.run(arguments: ["run", "--csv", fixture.dir.file("nope.csv")])
         #expect(missing.status == 66, "\(missing)")
@@ -252,7 +252,7 @@ import TestSupport
         #expect(bad.stderr.contains("stages[1].name"), "\(bad)")
     }
 
-    @Test func issue5_inboxImportsEachContentOnce() throws {
+    @Test(.bug(id: 5)) func inboxImportsEachContentOnce() throws {
         let fixture = try Fixture()
         let inbox = fixture.dir.file("inbox")
         try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
@@ -269,7 +269,7 @@ import TestSupport
         #expect(fixture.stagesRun == Self.allStages)
     }
 
-    @Test func issue5_notifyCommandGetsTheEventOnStdin() throws {
+    @Test(.bug(id: 5)) func notifyCommandGetsTheEventOnStdin() throws {
         let fixture = try Fixture()
         let events = fixture.dir.file("events.json")
         try ConfigFile.edit(fixture.config) { $0.object["notify"] = ["/bin/sh", "-c", "cat >> '\(events)'"] }
@@ -282,7 +282,7 @@ import TestSupport
 
     struct ImportEventProbe: Decodable { var event: String }
 
-    @Test func issue5_staleRunsAreListedAndCleaned() throws {
+    @Test(.bug(id: 5)) func staleRunsAreListedAndCleaned() throws {
         let fixture = try Fixture()
         _ = try fixture.run(["STANDIN_FAIL_lookup": "65"])
         let run = fixture.runDirectory

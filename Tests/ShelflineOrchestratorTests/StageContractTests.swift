@@ -41,7 +41,7 @@ import Testing
         arguments.firstIndex(of: option).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     }
 
-    @Test func issue9_argumentsComeFromTheDescriptionAndTheDeclaredNames() throws {
+    @Test(.bug(id: 9)) func argumentsComeFromTheDescriptionAndTheDeclaredNames() throws {
         let fixture = try Fixture()
         let renamed = ["merge-report.json": "import.json", "review.json": "to-review.json", "parse-report.json": "parsed.json",
                        "deduped.ndjson.gz": "marked.ndjson.gz"]
@@ -72,7 +72,7 @@ import Testing
         }
     }
 
-    @Test func issue9_aDeclarationTooShortIsAConfigErrorNamingTheKey() throws {
+    @Test(.bug(id: 9)) func aDeclarationTooShortIsAConfigErrorNamingTheKey() throws {
         let fixture = try Fixture()
         var config = Self.config()
         config.stages[3].outputs.removeLast()
@@ -87,7 +87,7 @@ import Testing
         var rowCount: Int { handled }
     }
 
-    @Test func issue9_rowCountIsWhatTheStagesReportDeclares() throws {
+    @Test(.bug(id: 9)) func rowCountIsWhatTheStagesReportDeclares() throws {
         let fixture = try Fixture()
         let config = Self.config(renaming: ["dedupe-report.json": "marks.json"])
         fixture.dir.write("ws/runs/0123456789abcdef/marks.json", #"{"rowsRead": 1, "records": 2, "handled": 42}"#)
@@ -101,7 +101,7 @@ import Testing
         #expect(runner.rowCount(.dedupe, run: fixture.run) == nil)
     }
 
-    @Test func issue9_mergeRerunsWhenDedupesParametersChange() throws {
+    @Test(.bug(id: 9)) func mergeRerunsWhenDedupesParametersChange() throws {
         let fixture = try Fixture()
         var config = Self.config()
         let before = StagePlanner(config: config, workspace: fixture.workspace)

@@ -103,7 +103,7 @@ import Testing
             }, parse: .upToDate, dedupe: .upToDate),
     ]
 
-    @Test(arguments: rules) func issue9_stagePlannerRule(_ rule: Rule) throws {
+    @Test(.bug(id: 9), arguments: rules) func eachPlannerRuleRerunsTheStagesItNames(_ rule: Rule) throws {
         let fixture = try Fixture()
         try rule.change(fixture)
         let plan = try fixture.planner.plan(run: fixture.run)
@@ -112,7 +112,7 @@ import Testing
         #expect(plan.last?.1 == rule.dedupe, "\(plan)")
     }
 
-    @Test func issue9_missingRequiredInputIsReportedByName() throws {
+    @Test(.bug(id: 9)) func missingRequiredInputIsReportedByName() throws {
         let fixture = try Fixture()
         try FileManager.default.removeItem(atPath: fixture.run.file("parsed.ndjson.gz"))
         let declaration = try fixture.config.declaration(.dedupe)
@@ -123,7 +123,7 @@ import Testing
 
     /// Issue 12: a stage's input stamp reuses the stamp this run took of it as an earlier stage's
     /// output while its stat facts match, and hashes it again once they do not.
-    @Test func issue12_anInputStampedAsAnOutputIsNotHashedAgain() throws {
+    @Test(.bug(id: 12)) func anInputStampedAsAnOutputIsNotHashedAgain() throws {
         let fixture = try Fixture()
         let declaration = try fixture.config.declaration(.dedupe)
         let path = fixture.run.file("parsed.ndjson.gz")

@@ -9,7 +9,7 @@ import TestSupport
 
 /// The orchestrator's own state files: failed imports whose file is gone, `runs/latest` that is
 /// not a link, and the one count of rows still to review.
-@Suite(.bug("issue 23")) struct WorkspaceStateTests {
+@Suite(.bug(id: 23)) struct WorkspaceStateTests {
     func entry(_ input: String, run: String? = nil) -> FailedInputs.Entry {
         .init(input: input, runId: run, exitStatus: 65, message: "not an export", failedAt: 1)
     }

@@ -64,8 +64,8 @@ struct CorpusTests {
         return count
     }
 
-    @Test(arguments: files)
-    func issue2_corpusParsesWithZeroLostRows(_ file: CorpusFile) throws {
+    @Test(.bug(id: 2), arguments: files)
+    func corpusParsesWithZeroLostRows(_ file: CorpusFile) throws {
         let (run, lines) = Self.run(file.name, parameters: file.generic ? Self.genericParameters : ParseParameters())
         #expect(run.error == nil, "\(String(describing: run.error))")
         let report = try #require(run.report)
@@ -85,15 +85,15 @@ struct CorpusTests {
         }
     }
 
-    @Test(arguments: ["small/bookwyrm.csv", "small/calibre.csv", "small/openlibrary.csv", "small/openreads-csv-example.csv"])
-    func issue2_unsupportedExportsGetAClearError(_ name: String) throws {
+    @Test(.bug(id: 2), arguments: ["small/bookwyrm.csv", "small/calibre.csv", "small/openlibrary.csv", "small/openreads-csv-example.csv"])
+    func unsupportedExportsGetAClearError(_ name: String) throws {
         let (run, _) = Self.run(name)
         let error = try #require(run.error as? ParseError)
         #expect(error.exitStatus == .dataError)
         #expect("\(error)".contains("unrecognised header"))
     }
 
-    @Test func issue2_goodreadsSpotChecks() throws {
+    @Test(.bug(id: 2)) func goodreadsCorpusRowsReadAsExpected() throws {
         let (run, _) = Self.run("gr_31col_html-reviews_genekaufman.csv")
         let records = run.records
         // ISBN-10 ending in X converts to ISBN-13.
@@ -112,7 +112,7 @@ struct CorpusTests {
         #expect(records.filter { $0.rating == nil }.count == 644)
     }
 
-    @Test func issue2_storygraphSpotChecks() throws {
+    @Test(.bug(id: 2)) func storygraphCorpusRowsReadAsExpected() throws {
         let (run, _) = Self.run("sg_crlf_quarter-stars_bsanser.csv")
         let records = run.records
         #expect(records.contains { $0.rating == 3.75 } && records.contains { $0.rating == 4.25 })
@@ -131,7 +131,7 @@ struct CorpusTests {
         #expect(records.filter { $0.shelf == "did-not-finish" }.count == 1)
     }
 
-    @Test func issue2_libraryThingSpotChecks() throws {
+    @Test(.bug(id: 2)) func libraryThingCorpusRowsReadAsExpected() throws {
         let (run, _) = Self.run("lt_tsv_mixed-encoding_turtleengr.tsv")
         #expect(run.report?.fieldsRepaired == 5)
         let flanagan = try #require(run.records.first { $0.rowId == "203703707" })
@@ -154,7 +154,7 @@ struct CorpusTests {
         #expect(subjects.allSatisfy { !$0.contains("\u{FFFD}") })
     }
 
-    @Test func issue2_smallLibraryThingKeepsUTF8AndBrackets() throws {
+    @Test(.bug(id: 2)) func smallLibraryThingKeepsUTF8AndBrackets() throws {
         let (run, _) = Self.run("small/librarything.tsv")
         let marelle = try #require(run.records.first { $0.title == "Marelle" })
         #expect(marelle.author == "Julio Cortazar" && marelle.rating == 4.5 && marelle.isbn13 == "9782070291342")

@@ -1,5 +1,6 @@
 import Foundation
 import ShelflineCore
+import TestSupport
 import Testing
 
 @testable import ShelflineParse
@@ -49,8 +50,8 @@ struct DelimitedReaderCase: CustomTestStringConvertible, Sendable {
         .init(name: "quoted field then CRLF", input: "a,b\r\n1,\"2\"\r\n", fields: [["a", "b"], ["1", "2"]], lines: [1, 2]),
     ]
 
-    @Test(arguments: cases)
-    func issue2_readsRFC4180(_ example: DelimitedReaderCase) throws {
+    @Test(.bug(id: 2), arguments: cases)
+    func readsRFC4180(_ example: DelimitedReaderCase) throws {
         try Self.expectReads(example)
     }
 
@@ -64,7 +65,7 @@ struct DelimitedReaderCase: CustomTestStringConvertible, Sendable {
         }
     }
 
-    @Test func issue2_byteOffsetsPointAtRawRows() throws {
+    @Test(.bug(id: 2)) func byteOffsetsPointAtRawRows() throws {
         let text = "\u{FEFF}a,b\r\n\"x\ny\",2\r\nlast,row"
         let bytes = Array(text.utf8)
         let rows = try readRows(bytes)
@@ -74,12 +75,12 @@ struct DelimitedReaderCase: CustomTestStringConvertible, Sendable {
         #expect(rows[0].row.byteOffset == 3)
     }
 
-    @Test func issue2_tabDelimited() throws {
+    @Test(.bug(id: 2)) func readsTabDelimitedRows() throws {
         let rows = try readRows(Array("a\tb\n1, 2\t\"q\"\n".utf8), delimiter: 0x09)
         #expect(rows.map(\.fields) == [["a", "b"], ["1, 2", "q"]])
     }
 
-    @Test func issue2_unterminatedQuoteCostsOneLine() throws {
+    @Test(.bug(id: 2)) func unterminatedQuoteCostsOneLine() throws {
         let rows = try readRows(Array("a,b\n\"broken,1\nx,y\nz,w\n".utf8))
         #expect(rows.map(\.row.line) == [1, 2, 3, 4])
         #expect(rows[1].row.malformation != nil)
@@ -88,7 +89,7 @@ struct DelimitedReaderCase: CustomTestStringConvertible, Sendable {
         #expect(rows[3].fields == ["z", "w"])
     }
 
-    @Test func issue2_overlongQuotedRowIsMalformedNotUnbounded() throws {
+    @Test(.bug(id: 2)) func overlongQuotedRowIsMalformedNotUnbounded() throws {
         let body = String(repeating: "x", count: 5000)
         let rows = try readRows(Array("a\n\"\(body)\n\(body)\nok\n".utf8), blockSize: 512, maxRowBytes: 2048)
         #expect(rows.first?.fields == ["a"])
@@ -96,7 +97,7 @@ struct DelimitedReaderCase: CustomTestStringConvertible, Sendable {
         #expect(rows.last?.fields == ["ok"])
     }
 
-    @Test func issue2_flagsNonASCIIRows() throws {
+    @Test(.bug(id: 2)) func flagsNonASCIIRows() throws {
         let rows = try readRows(Array("a\nplain\ncafé\n".utf8))
         #expect(rows.map { $0.row.hasNonASCII } == [false, false, true])
     }
@@ -123,8 +124,8 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
         .init(name: "undefined CP1252 byte", bytes: [0x81], text: "\u{81}", repaired: true),
     ]
 
-    @Test(arguments: cases)
-    func issue2_repairsPerByteNeverDrops(_ example: RepairCase) {
+    @Test(.bug(id: 2), arguments: cases)
+    func repairsPerByteNeverDrops(_ example: RepairCase) {
         let (text, repaired) = TextRepair.decode(example.bytes)
         #expect(text == example.text)
         #expect(repaired == example.repaired)
@@ -137,8 +138,8 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
 @Suite struct WordScanTests {
     static let offsets = Array(0..<20)
 
-    @Test(arguments: offsets)
-    func issue2_quotedFieldSpecialBytesAtEveryOffset(offset: Int) throws {
+    @Test(.bug(id: 2), arguments: offsets)
+    func quotedFieldSpecialBytesAtEveryOffset(offset: Int) throws {
         let before = String(repeating: "a", count: offset), after = String(repeating: "b", count: 19 - offset)
         let input = "h1,h2\n\"\(before)\"\"\(after)\",x\n\"\(before)\n\(after)é\",y\nlast,z\n"
         // A block size larger than the input, so the whole-word path runs over the entire row.
@@ -148,16 +149,16 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
         #expect(rows.map { $0.row.hasNonASCII } == [false, false, true, false])
     }
 
-    @Test(arguments: offsets)
-    func issue2_invalidUTF8FoundAtEveryOffset(offset: Int) {
+    @Test(.bug(id: 2), arguments: offsets)
+    func invalidUTF8FoundAtEveryOffset(offset: Int) {
         let before = Array(repeating: UInt8(ascii: "a"), count: offset), after = Array(repeating: UInt8(ascii: "b"), count: 19 - offset)
         #expect(TextRepair.decode(before + [0xE9] + after).repaired)
         #expect(TextRepair.decode(before + [0xFF] + after).repaired)
         #expect(!TextRepair.decode(before + Array("é東😀".utf8) + after).repaired)
     }
 
-    @Test(arguments: offsets)
-    func issue2_jsonEscapesAtEveryOffset(offset: Int) throws {
+    @Test(.bug(id: 2), arguments: offsets)
+    func jsonEscapesAtEveryOffset(offset: Int) throws {
         var encoder = BookRecordJSON()
         for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}", "é", "/"] {
             let record = BookRecord(format: .goodreads, line: 2, title: String(repeating: "a", count: offset) + special
@@ -169,8 +170,8 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
     }
 }
 
-/// Issue 10: CR-only and mixed line ends, and rows larger than the size limit.
-@Suite struct DelimitedReaderIssue10Tests {
+/// CR-only and mixed line ends, and rows larger than the size limit.
+@Suite struct DelimitedReaderLineEndAndRowLimitTests {
     static let lineEndCases: [DelimitedReaderCase] = [
         .init(name: "CR only", input: "a,b\r1,2\r3,4\r", fields: [["a", "b"], ["1", "2"], ["3", "4"]], lines: [1, 2, 3]),
         .init(name: "CR only, no final line end", input: "a,b\r1,2", fields: [["a", "b"], ["1", "2"]], lines: [1, 2]),
@@ -187,13 +188,13 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
               fields: [["Owned Copies"], ["1"]], lines: [1, 2]),
     ]
 
-    @Test(arguments: lineEndCases)
-    func issue10_crOnlyAndMixedLineEnds(_ example: DelimitedReaderCase) throws {
+    @Test(.bug(id: 10), arguments: lineEndCases)
+    func readsCROnlyAndMixedLineEnds(_ example: DelimitedReaderCase) throws {
         try DelimitedReaderTests.expectReads(example)
     }
 
     /// Byte offsets and lengths of CR-only rows point at exactly the row's bytes.
-    @Test func issue10_crOnlyByteOffsets() throws {
+    @Test(.bug(id: 10)) func crOnlyByteOffsetsPointAtRawRows() throws {
         let input = Array("a,b\r\"x\ry\",2\r\n3,4".utf8)
         let rows = try readRows(input, blockSize: 5)
         let raw = rows.map { String(decoding: input[$0.row.byteOffset..<$0.row.byteOffset + $0.row.byteLength], as: UTF8.self) }
@@ -202,8 +203,8 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
 
     /// A row above the limit (here 1,000 bytes, with quoted line breaks) is one malformed row
     /// covering its real extent; the rows after it keep their true line numbers.
-    @Test(arguments: ["\n", "\r\n", "\r"])
-    func issue10_rowLargerThanLimitIsOneRow(lineEnd: String) throws {
+    @Test(.bug(id: 10), arguments: ["\n", "\r\n", "\r"])
+    func rowLargerThanLimitIsOneRow(lineEnd: String) throws {
         let big = "\"" + Array(repeating: String(repeating: "y", count: 300), count: 8).joined(separator: lineEnd) + "\",z"
         var lines = ["h1,h2"]
         for index in 0..<20 { lines.append(index == 7 ? big : "r\(index),v") }
@@ -226,7 +227,7 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
 
     /// An unquoted row above the limit, and one whose quote never closes: the first is one row;
     /// the second falls back to "its first line is malformed" and reading resumes after that line.
-    @Test func issue10_oversizedUnterminatedQuoteCostsOneLine() throws {
+    @Test(.bug(id: 10)) func oversizedUnterminatedQuoteCostsOneLine() throws {
         let long = String(repeating: "q", count: 3000)
         let input = Array("h\n\(long)\nok1\n\"open \(long)\n\(long)\nok2\n".utf8)
         for blockSize in [16, 512] {
@@ -239,5 +240,33 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
             #expect(rows[2].fields == ["ok1"] && rows[5].fields == ["ok2"])
             #expect(rows[3].row.byteLength == 3006)
         }
+    }
+}
+
+/// The same line ends through the parse stage: a whole export, and a header broken by a bare CR.
+extension DelimitedReaderLineEndAndRowLimitTests {
+    /// The example export re-saved as "CSV (Macintosh)" (CR line ends) gives the same records.
+    @Test(.bug(id: 10), arguments: ["\r", "\r\n"])
+    func crOnlyExportReadsLikeLF(lineEnd: String) throws {
+        let path = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
+        let original = try String(contentsOfFile: path, encoding: .utf8)
+        let lf = StageRun(original)
+        let converted = StageRun(original.replacingOccurrences(of: "\n", with: lineEnd))
+        #expect(lf.error == nil && converted.error == nil)
+        #expect(converted.report?.rowsRead == lf.report?.rowsRead)
+        #expect(converted.report?.header == lf.report?.header)
+        #expect(converted.records.count == lf.records.count && !lf.records.isEmpty)
+        #expect(converted.records.map(\.title) == lf.records.map(\.title))
+        #expect(converted.records.map(\.line) == lf.records.map(\.line))
+        #expect(converted.records.map(\.isbn13) == lf.records.map(\.isbn13))
+    }
+
+    /// A header whose cells hold an unquoted line break is never "0 rows, exit 0".
+    @Test(.bug(id: 10)) func headerWithBareCRIsNeverZeroRows() throws {
+        let run = StageRun("Title,Authors,ISBN/UID,Read Status\rA,B,,read\rC,D,,to-read\r")
+        #expect(run.error == nil)
+        #expect(run.report?.rowsRead == 2 && run.records.map(\.title) == ["A", "C"])
+        let broken = StageRun("Book Id,Title,Author,My Rating,Exclusive\rShelf\n1,T,A,0,read\n")
+        #expect(broken.error is ParseError)
     }
 }

@@ -40,7 +40,7 @@ struct StageRun {
 let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Recommended For,Recommended By,Owned Copies,Original Purchase Date,Original Purchase Location,Condition,Condition Description,BCID"
 
 @Suite struct ParseStageTests {
-    @Test func issue2_goodreadsRowBecomesCompactRecord() throws {
+    @Test(.bug(id: 2)) func goodreadsRowBecomesCompactRecord() throws {
         let csv = goodreadsHeader31 + "\n"
             + "42036538,Gideon the Ninth (The Locked Tomb #1),Tamsyn   Muir,\"Muir, Tamsyn\",\"A  B, C D\",\"=\"\"1250313198\"\"\",\"=\"\"9781250313195\"\"\",3,4.20,Tor,Hardcover,448,2019,2019,2020/10/25,2020/10/21,\"read, favourites\",,read,\"<b>Great</b>, \"\"really\"\"\nsecond line\",,secret,1,,,1,,,,,\n"
         let run = StageRun(csv)
@@ -59,7 +59,7 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
         #expect(run.report?.rowsRead == 1 && run.report?.rowsWritten == 1 && run.report?.rowsRejected == 0)
     }
 
-    @Test func issue10_aYearCellOfManyDigitsIsKeptAsTextNotATrap() throws {
+    @Test(.bug(id: 10)) func aYearCellOfManyDigitsIsKeptAsTextNotATrap() throws {
         // A 40-digit year trapped the stage on integer overflow (CI fuzz smoke, csv target): the row
         // is imported with no year, like any cell that is not a four-digit year.
         let digits = String(repeating: "7", count: 40)
@@ -72,7 +72,7 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
         #expect(run.report?.rowsRead == 1 && run.report?.rowsWritten == 1)
     }
 
-    @Test func issue2_wrongFieldCountIsRejectedAndStageGoesOn() throws {
+    @Test(.bug(id: 2)) func wrongFieldCountIsRejectedAndStageGoesOn() throws {
         let csv = "Title,Authors,ISBN/UID,Read Status\nA,B,,read\nonly,three,cells\n\"broken,x,y,z\nC,D,9780596101992,to-read\n"
         // 2 of 4 rejected is above the default 10%: with minRejectedRows 1, exit 65, outputs still written.
         let strict = StageRun(csv, parameters: ParseParameters(minRejectedRows: 1))
@@ -88,7 +88,7 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
         #expect(lenient.report.map { $0.rowsRead == 4 && $0.rowsWritten == 2 && $0.rowsRejected == 2 } == true)
     }
 
-    @Test func issue2_rejectedShareAboveThresholdIsExit65WithOutputsWritten() throws {
+    @Test(.bug(id: 2)) func rejectedShareAboveThresholdIsExit65WithOutputsWritten() throws {
         let csv = "Title,Authors,ISBN/UID,Read Status\nA,B,,read\nbad\nbad\n"
         let run = StageRun(csv, parameters: ParseParameters(maxRejectedShare: 0.5, minRejectedRows: 2))
         let error = try #require(run.error as? ParseError)
@@ -97,7 +97,7 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
         #expect(run.rejects.count == 2 && run.records.count == 1)
     }
 
-    @Test func issue2_headerOnlyIsZeroRowsAndValidEmptyGzip() throws {
+    @Test(.bug(id: 2)) func headerOnlyIsZeroRowsAndValidEmptyGzip() throws {
         let run = StageRun(goodreadsHeader31 + "\n")
         #expect(run.error == nil)
         #expect(run.records.isEmpty)
@@ -105,7 +105,7 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
         #expect(FileManager.default.fileExists(atPath: run.directory.file("out.ndjson.gz")))
     }
 
-    @Test func issue2_unrecognisedHeaderNamesExpectedHeaders() throws {
+    @Test(.bug(id: 2)) func unrecognisedHeaderNamesExpectedHeaders() throws {
         let run = StageRun("Gideon the Ninth,Tamsyn Muir,2019\n")
         let error = try #require(run.error as? ParseError)
         #expect(error.exitStatus == .dataError)
@@ -114,7 +114,7 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
         #expect(!FileManager.default.fileExists(atPath: run.directory.file("out.ndjson.gz")))
     }
 
-    @Test func issue2_genericMappingFromParameters() throws {
+    @Test(.bug(id: 2)) func genericFormatMapsColumnsFromParameters() throws {
         let json = #"{"generic":{"columns":{"isbn":"ISBN13","dateAdded":"added","dateRead":"finished"}}}"#
         let parameters = try JSONDecoder().decode(ParseParameters.self, from: Data(json.utf8))
         let csv = "id,title,author,ISBN13,rating,shelf,review,added,finished\n38,Gideon the Ninth,Tamsyn Muir,\"9781250313195\",,read,,2021-11-10,2021-11-11\n"
@@ -134,7 +134,7 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
         #expect("\(missing.error.map { "\($0)" } ?? "")".contains("isbn13"))
     }
 
-    @Test func issue2_parametersDefaultsAndErrors() throws {
+    @Test(.bug(id: 2)) func parametersDecodeDefaultsAndRefuseBadValues() throws {
         let empty = try JSONDecoder().decode(ParseParameters.self, from: Data("{}".utf8))
         #expect(empty == ParseParameters())
         #expect(empty.maxRejectedShare == 0.1 && empty.format == .auto && empty.generic == nil)
@@ -146,7 +146,7 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
         }
     }
 
-    @Test func issue2_tsvDetectedAndLatin1Repaired() throws {
+    @Test(.bug(id: 2)) func tsvDetectedAndLatin1Repaired() throws {
         var bytes = Array("Book Id\tTitle\tPrimary Author\tISBNs\tDate Read\tRating\n1\tCaf".utf8)
         bytes += [0xE9] + Array("\tCortazar, Julio\t9780596101992, 0596101996\t[2007-05-08]\t4.5\n".utf8)
         let run = StageRun(bytes, name: "lt.tsv")
@@ -195,7 +195,7 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
         return [full, whole, half, BookRecord(format: .generic, line: 2, title: "minimal")]
     }
 
-    @Test func issue2_fastEncoderMatchesJSONEncoderByteForByte() throws {
+    @Test(.bug(id: 2)) func fastEncoderMatchesJSONEncoderByteForByte() throws {
         var encoder = BookRecordJSON()
         for record in Self.sample() {
             try encoder.encode(record)

@@ -28,8 +28,8 @@ import TestSupport
         }
     }
 
-    @Test(arguments: ["xyz123", "ab", String(repeating: "a", count: 63), String(repeating: "0", count: 512), "<" + String(repeating: "ab", count: 32) + ">"])
-    func issue11_malformedTokenExits64(token: String) async throws {
+    @Test(.bug(id: 11), arguments: ["xyz123", "ab", String(repeating: "a", count: 63), String(repeating: "0", count: 512), "<" + String(repeating: "ab", count: 32) + ">"])
+    func malformedTokenExits64(token: String) async throws {
         let fixture = PushFixture("push-bad-token")
         let result = try await push(fixture, ["register", "--activity", "beer-queue", "--token", token])
         #expect(result.status == 64, "\(result)")
@@ -37,7 +37,7 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: fixture.store.registryPath))
     }
 
-    @Test func issue11_registerListUnregister() async throws {
+    @Test(.bug(id: 11)) func registerListAndUnregisterAToken() async throws {
         let fixture = PushFixture("push-register")
         let token = PushFixture.token(0xab, bytes: 40).uppercased()
         var result = try await push(fixture, ["register", "--activity", "import", "--token", token, "--kind", "start"])
@@ -50,7 +50,7 @@ import TestSupport
         #expect(try fixture.store.readRegistry().tokens.isEmpty)
     }
 
-    @Test func issue11_keyFileWrongModeExits78WithChmodRemedy() async throws {
+    @Test(.bug(id: 11)) func keyFileWrongModeExits78WithChmodRemedy() async throws {
         let fixture = PushFixture("push-key-mode")
         try await fixture.register(PushFixture.token(1))
         try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
@@ -65,8 +65,8 @@ import TestSupport
         #expect(server.received.isEmpty)
     }
 
-    @Test(arguments: ["p384", "sec1", "garbage"])
-    func issue11_keyNotP256PKCS8Exits78(kind: String) async throws {
+    @Test(.bug(id: 11), arguments: ["p384", "sec1", "garbage"])
+    func keyNotP256PKCS8Exits78(kind: String) async throws {
         let fixture = PushFixture("push-key-kind")
         let pem = switch kind {
         case "p384": P384.Signing.PrivateKey().pemRepresentation
@@ -82,8 +82,8 @@ import TestSupport
         #expect(!result.stderr.contains("bm90IGEga2V5"), "key content is never logged")
     }
 
-    @Test(arguments: ["corrupt", "newer", "torn-history"])
-    func issue11_badStateFileExits65AndSendsNothing(kind: String) async throws {
+    @Test(.bug(id: 11), arguments: ["corrupt", "newer", "torn-history"])
+    func badStateFileExits65AndSendsNothing(kind: String) async throws {
         let fixture = PushFixture("push-bad-state")
         try await fixture.register(PushFixture.token(2))
         try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
@@ -122,7 +122,7 @@ import TestSupport
         }
     }
 
-    @Test func issue11_killedBetweenSendAndRecordResendsOnlyTheInFlightPush() async throws {
+    @Test(.bug(id: 11)) func killedBetweenSendAndRecordResendsOnlyTheInFlightPush() async throws {
         let fixture = PushFixture("push-kill")
         let token = PushFixture.token(4)
         try await fixture.register(token)
@@ -175,7 +175,7 @@ import TestSupport
         #expect(Set(server.received.dropFirst().map { $0.headers["apns-id"] }).count == 3, "a re-sent push keeps its apns-id")
     }
 
-    @Test func issue11_noNetworkExits75() async throws {
+    @Test(.bug(id: 11)) func noNetworkExits75() async throws {
         let fixture = PushFixture("push-no-network")
         try await fixture.register(PushFixture.token(5))
         try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
@@ -188,7 +188,7 @@ import TestSupport
         #expect(try fixture.store.readOutbox().cursors.isEmpty, "nothing marked as sent")
     }
 
-    @Test func issue11_dryRunPrintsRequestsSendsNothing() async throws {
+    @Test(.bug(id: 11)) func dryRunPrintsRequestsSendsNothing() async throws {
         let fixture = PushFixture("push-dry")
         let token = PushFixture.token(6)
         try await fixture.register(token)
@@ -226,7 +226,7 @@ import TestSupport
         return fixture.temp.write(name, String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
     }
 
-    @Test func issue11_shelflineRunPushesAfterRenderOnlyWhenConfigured() async throws {
+    @Test(.bug(id: 11)) func shelflineRunPushesAfterRenderOnlyWhenConfigured() async throws {
         let fixture = PushFixture("push-run")
         let token = PushFixture.token(7)
         try await fixture.register(token, .import, kind: .update)

@@ -8,7 +8,7 @@ import TestSupport
 
 /// `PushSender` in process against the loopback APNs (HTTP/2, TLS): every answer in issue 11's table.
 @Suite struct PushSenderTests {
-    @Test func issue11_deliversEachSnapshotInOrderAndRecordsCursor() async throws {
+    @Test(.bug(id: 11)) func deliversEachSnapshotInOrderAndRecordsCursor() async throws {
         let fixture = PushFixture("push-200")
         let token = PushFixture.token(1)
         try fixture.emitBeerQueue(.start, beers: ["Pliny"], at: 1_760_000_000)
@@ -48,7 +48,7 @@ import TestSupport
         #expect(outbox.cursors[token]?.last.timestamp == 1_760_000_180)
     }
 
-    @Test func issue11_startTokensGetStartUpdateTokensGetUpdateAndEnd() async throws {
+    @Test(.bug(id: 11)) func startTokensGetStartUpdateTokensGetUpdateAndEnd() async throws {
         let fixture = PushFixture("push-kinds")
         try fixture.emitImport(.update, processed: 1, at: 1_760_000_000)
         let start = PushFixture.token(2, bytes: 80), update = PushFixture.token(3)
@@ -74,8 +74,8 @@ import TestSupport
         #expect(report.delivered == 3 && report.outcomesAddUp)
     }
 
-    @Test(arguments: [(400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"), (410, "Unregistered")])
-    func issue11_goneTokenIsDroppedAndLogged(status: Int, reason: String) async throws {
+    @Test(.bug(id: 11), arguments: [(400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"), (410, "Unregistered")])
+    func goneTokenIsDroppedAndLogged(status: Int, reason: String) async throws {
         let fixture = PushFixture("push-gone")
         let gone = PushFixture.token(4), kept = PushFixture.token(5)
         try await fixture.register(gone)
@@ -96,8 +96,8 @@ import TestSupport
         #expect(lines.all.contains { $0.contains("token=…\(gone.suffix(6))") && $0.contains("status=\(status)") && $0.contains("reason=\(reason)") })
     }
 
-    @Test(arguments: ["ExpiredProviderToken", "InvalidProviderToken"])
-    func issue11_providerTokenRefusedOnceIsRenewedAndRetried(reason: String) async throws {
+    @Test(.bug(id: 11), arguments: ["ExpiredProviderToken", "InvalidProviderToken"])
+    func providerTokenRefusedOnceIsRenewedAndRetried(reason: String) async throws {
         let fixture = PushFixture("push-403-once")
         try await fixture.register(PushFixture.token(6))
         try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
@@ -115,7 +115,7 @@ import TestSupport
         #expect(report.delivered == 1 && report.providerTokenRenewals == 1 && report.outcomesAddUp)
     }
 
-    @Test func issue11_providerTokenRefusedTwiceExits78NamingKeyId() async throws {
+    @Test(.bug(id: 11)) func providerTokenRefusedTwiceExits78NamingKeyId() async throws {
         let fixture = PushFixture("push-403")
         try await fixture.register(PushFixture.token(7))
         try await fixture.register(PushFixture.token(8))
@@ -131,7 +131,7 @@ import TestSupport
         #expect(try fixture.store.readOutbox().cursors.isEmpty, "nothing marked as sent")
     }
 
-    @Test func issue11_payloadTooLargeIsLoggedAsBugNeverRetried() async throws {
+    @Test(.bug(id: 11)) func payloadTooLargeIsLoggedAsBugNeverRetried() async throws {
         let fixture = PushFixture("push-413")
         try await fixture.register(PushFixture.token(9))
         try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
@@ -147,8 +147,8 @@ import TestSupport
         #expect(server.received.count == 1, "never retried, not even by the next run")
     }
 
-    @Test(arguments: [429, 500, 503])
-    func issue11_busyIsRetriedWithBackoffWithinBudget(status: Int) async throws {
+    @Test(.bug(id: 11), arguments: [429, 500, 503])
+    func busyIsRetriedWithBackoffWithinBudget(status: Int) async throws {
         let fixture = PushFixture("push-busy")
         try await fixture.register(PushFixture.token(10))
         try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
@@ -166,8 +166,8 @@ import TestSupport
         #expect(report.delivered == 1 && report.retries == 2 && report.outcomesAddUp)
     }
 
-    @Test(arguments: [429, 503])
-    func issue11_busyBeyondBudgetIsLeftForNextRun(status: Int) async throws {
+    @Test(.bug(id: 11), arguments: [429, 503])
+    func busyBeyondBudgetIsLeftForNextRun(status: Int) async throws {
         let fixture = PushFixture("push-busy-budget")
         let token = PushFixture.token(11)
         try await fixture.register(token)
@@ -184,7 +184,7 @@ import TestSupport
         #expect(try fixture.store.readOutbox().cursors[token] == nil, "nothing marked as sent")
     }
 
-    @Test func issue11_noNetworkExits75NothingMarkedSent() async throws {
+    @Test(.bug(id: 11)) func noNetworkExits75NothingMarkedSent() async throws {
         let fixture = PushFixture("push-offline")
         let token = PushFixture.token(12)
         try await fixture.register(token)
@@ -204,7 +204,7 @@ import TestSupport
         #expect(try fixture.store.readOutbox().cursors[token] == nil)
     }
 
-    @Test func issue11_providerTokenReusedTwentyMinutesRenewedBeforeSixty() throws {
+    @Test(.bug(id: 11)) func providerTokenReusedTwentyMinutesRenewedBeforeSixty() throws {
         let clock = ManualClock()
         let provider = ProviderToken(key: .init(), keyId: PushFixture.keyId, teamId: PushFixture.teamId, now: { clock.now })
         let first = try provider.jwt()
@@ -220,7 +220,7 @@ import TestSupport
         #expect(object["iat"] as? Int == Int(clock.now.timeIntervalSince1970))
         #expect(object["iss"] as? String == PushFixture.teamId)
     }
-    @Test func issue11_outboxJournalReplaysCompleteLinesIgnoresATornTailAndNamesACorruptLine() throws {
+    @Test(.bug(id: 11)) func outboxJournalReplaysCompleteLinesIgnoresATornTailAndNamesACorruptLine() throws {
         let fixture = PushFixture("push-journal")
         let store = fixture.store
         let cursor = { (timestamp: Int) in

@@ -7,7 +7,7 @@ import TestSupport
 
 /// An activity's timestamps never go backwards when the clock does (ActivityKit ignores an update
 /// or end older than what it shows); a new activity after an `end` starts from the clock again.
-@Suite(.bug("issue 23")) struct ActivityTimestampTests {
+@Suite(.bug(id: 23)) struct ActivityTimestampTests {
     let t0 = Date(timeIntervalSince1970: 1_760_000_000)
 
     @Test func beerQueueSnapshotsAfterTheClockMovesBackKeepTheActivitysTime() throws {

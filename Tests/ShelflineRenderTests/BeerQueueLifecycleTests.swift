@@ -14,7 +14,7 @@ let shownAB = Lifecycle.Display(queue: [beerA, beerB])
 
 @Suite struct BeerQueueLifecycleTests {
     /// (previous state, poll result, budget left, user-triggered) → decision: the issue's lifecycle.
-    @Test(arguments: [
+    @Test(.bug(id: 6), arguments: [
         (Lifecycle.Previous.none, Lifecycle.Observation.queue([]), true, false, Lifecycle.Decision.nothing),
         (.none, .queue([beerA]), true, false, .start),
         (.ended, .queue([beerA]), true, false, .start),
@@ -43,14 +43,14 @@ let shownAB = Lifecycle.Display(queue: [beerA, beerB])
         (.unknown, .sessionExpired, true, false, .endSessionExpired),
         (.unknown, .fetchFailed, true, false, .nothing),
     ])
-    func issue6_lifecycleTable(_ previous: Lifecycle.Previous, _ observation: Lifecycle.Observation, _ budgetLeft: Bool,
+    func lifecycleDecisionFollowsTheTable(_ previous: Lifecycle.Previous, _ observation: Lifecycle.Observation, _ budgetLeft: Bool,
                                _ userTriggered: Bool, _ expected: Lifecycle.Decision) {
         #expect(Lifecycle.decide(previous: previous, observation: observation, budgetLeft: budgetLeft,
                                  userTriggered: userTriggered) == expected)
     }
 
     /// Changes beyond the fifth beer that leave the count alone change nothing the phone shows.
-    @Test func issue6_onlyTheDisplayedPartCounts() {
+    @Test(.bug(id: 6)) func onlyTheDisplayedPartCounts() {
         let queue = (1...8).map { QueuedBeer(id: "\($0)", name: "Beer \($0)", date: "") }
         var swapped = queue
         swapped.swapAt(6, 7)
@@ -68,7 +68,7 @@ let shownAB = Lifecycle.Display(queue: [beerA, beerB])
     }
 
     /// start → update → offline → recovered → session expired, each snapshot against the phone structs.
-    @Test func issue6_snapshotsThroughALifecycle() throws {
+    @Test(.bug(id: 6)) func snapshotsFollowStartUpdateOfflineRecoveredAndExpired() throws {
         let temp = TemporaryDirectory("render-beer")
         let renderer = renderer(temp)
         var outcome = try renderer.render(.queue([beerA]), now: t0, userTriggered: false)
@@ -107,7 +107,7 @@ let shownAB = Lifecycle.Display(queue: [beerA, beerB])
     }
 
     /// At most `maxUpdatesPerHour` periodic updates per rolling hour; user-triggered ones are free.
-    @Test func issue6_hourlyBudgetKeptInWorkspace() throws {
+    @Test(.bug(id: 6)) func hourlyBudgetLimitsOnlyPeriodicUpdates() throws {
         let temp = TemporaryDirectory("render-budget")
         let renderer = renderer(temp, maxUpdates: 3)
         try renderer.render(.queue([beerA]), now: t0, userTriggered: false)
@@ -126,7 +126,7 @@ let shownAB = Lifecycle.Display(queue: [beerA, beerB])
     }
 
     /// 200 beers, names with quotes, emoji, RTL text and absurd lengths: bounded, decodable bodies.
-    @Test(arguments: [
+    @Test(.bug(id: 6), arguments: [
         (200, "Plain Pale Ale (Draft)"),
         (200, #"The "Quoted" Stout \ Back\slash (CAN)"#),
         (200, "🍺🍻 Emoji IPA 🤖👩‍👩‍👧‍👦 (BTL)"),
@@ -134,7 +134,7 @@ let shownAB = Lifecycle.Display(queue: [beerA, beerB])
         (6, String(repeating: "Very Long Name 🍺 \u{202E}", count: 400)),
         (1, String(repeating: "x", count: 20_000)),
     ])
-    func issue6_bodiesStayWithin4096Bytes(_ count: Int, _ name: String) throws {
+    func bodiesStayWithin4096Bytes(_ count: Int, _ name: String) throws {
         let temp = TemporaryDirectory("render-size")
         let renderer = renderer(temp)
         let queue = (1...count).map { QueuedBeer(id: "\(4_400_000 + $0)", name: ContainerLabel.displayName("#\($0) \(name)"), date: "Apr 08, 2025 @ 03:10:18pm") }

@@ -7,7 +7,7 @@ import Testing
 @Suite struct BeerQueueOriginTests {
     static func origin(_ url: String) -> BeerQueueClient.Origin? { BeerQueueClient.Origin(URL(string: url)!) }
 
-    @Test(arguments: [
+    @Test(.bug(id: 10), arguments: [
         ("https://www.beerknurd.com", "https://www.beerknurd.com:443/login.php", true),
         ("https://www.beerknurd.com", "https://WWW.BeerKnurd.com/x", true),
         ("https://www.beerknurd.com", "http://www.beerknurd.com/memberQueues.php", false),  // https → http
@@ -16,20 +16,20 @@ import Testing
         ("https://www.beerknurd.com", "https://beerknurd.com/", false),
         ("http://127.0.0.1:8080", "http://localhost:8080/", false),
     ])
-    func issue10_cookieOnlyToTheSameOrigin(_ configured: String, _ redirect: String, _ same: Bool) {
+    func cookieOnlyToTheSameOrigin(_ configured: String, _ redirect: String, _ same: Bool) {
         #expect((Self.origin(configured) == Self.origin(redirect)) == same)
     }
 
-    @Test func issue10_nonHTTPRedirectIsNoOrigin() {
+    @Test(.bug(id: 10)) func nonHTTPRedirectIsNoOrigin() {
         #expect(Self.origin("ftp://127.0.0.1/memberQueues.php") == nil)
         #expect(Self.origin("file:///etc/passwd") == nil)
     }
 
-    @Test(arguments: [
+    @Test(.bug(id: 15), arguments: [
         ("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("[::1]", true), ("::1", true),
         ("10.0.0.1", false), ("www.beerknurd.com", false), ("127.0.0.1.example.com", false), ("128.0.0.1", false),
     ])
-    func issue15_plainHttpOnlyForLoopback(_ host: String, _ loopback: Bool) {
+    func plainHttpOnlyForLoopback(_ host: String, _ loopback: Bool) {
         #expect(BeerQueueJob.isLoopback(host) == loopback)
     }
 }

@@ -11,7 +11,7 @@ import Testing
 
     /// Whitespace between every tag, attributes split over lines, entities, container labels, and
     /// decoys in a comment, a style sheet and a script.
-    @Test func issue6_queuePageWithEveryRule() throws {
+    @Test(.bug(id: 6)) func readsAQueuePageWithEveryMarkupRule() throws {
         let reading = try parse("queue.html")
         #expect(reading == .queue([
             QueuedBeer(id: "4418210", name: "Founders KBS (2024)", date: "Apr 08, 2025 @ 03:10:18pm"),
@@ -20,30 +20,30 @@ import Testing
         ]))
     }
 
-    @Test func issue6_emptyQueuePage() throws {
+    @Test(.bug(id: 6)) func emptyQueuePageIsAnEmptyQueue() throws {
         #expect(try parse("empty.html") == .queue([]))
     }
 
-    @Test func issue6_loginPageMeansSessionExpired() throws {
+    @Test(.bug(id: 6)) func loginPageMeansSessionExpired() throws {
         #expect(try parse("login.html") == .sessionExpired)
     }
 
     /// Any other page is an error, never an empty queue.
-    @Test(arguments: ["maintenance.html", "truncated.html"])
-    func issue6_otherPagesAreErrors(_ name: String) throws {
+    @Test(.bug(id: 6), arguments: ["maintenance.html", "truncated.html"])
+    func otherPagesAreErrors(_ name: String) throws {
         let error = #expect(throws: BeerQueueError.self) { try parse(name) }
         #expect(error.map { ExitStatus(for: $0) } == .dataError)
         #expect(error.map { "\($0)" }?.contains(name) == true)
     }
 
-    @Test func issue6_truncatedPageSaysSo() throws {
+    @Test(.bug(id: 6)) func truncatedPageSaysSo() throws {
         let error = #expect(throws: BeerQueueError.self) { try parse("truncated.html") }
         #expect(error.map { "\($0)" }?.contains("truncated") == true)
     }
 
     /// A beer without its own delete link is never paired with the next beer's id: it is skipped
     /// and counted, and the next beer keeps its own id.
-    @Test func issue6_rowWithoutIdIsNotPairedWithNextId() throws {
+    @Test(.bug(id: 6)) func rowWithoutIdIsNotPairedWithNextId() throws {
         guard case .queue(let beers, let skipped) = try parse("missing-id.html") else {
             Issue.record("expected a queue")
             return
@@ -54,7 +54,7 @@ import Testing
     }
 
     /// Small pages for single rules, built inline so each rule is visible in the test.
-    @Test(arguments: [
+    @Test(.bug(id: 6), arguments: [
         // Last row without an id at the end of the page.
         (#"<html><body><h3 class="brewName">A (Draft)<div class="brew_added_date">d</div></h3></body></html>"#, "no deleteQueuedBrew"),
         // A delete link whose cid is not digits.
@@ -68,12 +68,12 @@ import Testing
         // Empty input.
         ("", "not a beer-queue page"),
     ])
-    func issue6_singleRuleErrors(_ page: String, _ expected: String) throws {
+    func eachBrokenPageRuleHasItsOwnError(_ page: String, _ expected: String) throws {
         let error = #expect(throws: BeerQueueError.self) { try BeerQueuePage.parse(page, source: "inline") }
         #expect(error.map { "\($0)" }?.contains(expected) == true, "\(String(describing: error))")
     }
 
-    @Test func issue6_entitiesAndNestedMarkupInNames() throws {
+    @Test(.bug(id: 6)) func entitiesAndNestedMarkupInNamesAreDecoded() throws {
         let page = """
             <html><body>
             <h3 class="x brewName">Caf&eacute; &lt;Noir&gt; &quot;Reserve&quot; &#x1F37A; &#127866;<span> Stout</span> (16oz Can)
@@ -86,7 +86,7 @@ import Testing
         ]))
     }
 
-    @Test(arguments: [
+    @Test(.bug(id: 6), arguments: [
         ("Founders KBS (2024) (CAN)", "Founders KBS (2024)"),
         ("Two Hearted (Draft)", "Two Hearted"),
         ("Two Hearted (draft)", "Two Hearted"),
@@ -109,7 +109,7 @@ import Testing
         ("Draft Punk (CAN)", "Draft Punk"),
         ("  Spaced   Out   (Draft)  ", "Spaced Out"),
     ])
-    func issue6_containerLabels(_ name: String, _ display: String) {
+    func containerLabelsGetTheirDisplayNames(_ name: String, _ display: String) {
         #expect(ContainerLabel.displayName(name) == display)
     }
 }

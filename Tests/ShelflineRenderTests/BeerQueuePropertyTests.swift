@@ -73,17 +73,17 @@ import TestSupport
         #expect(snapshot.contentState.queueCount == beers.count)
     }
 
-    @Test func issue10_fuzzParserOnMarkupFragments() async throws {
+    @Test(.bug(id: 10)) func markupFragmentsAreReadOrRefusedCleanly() async throws {
         await propertyCheck(count: 300, input: Self.pages) { page in try await check(page) }
     }
 
-    @Test func issue10_fuzzParserOnFramedFragments() async throws {
+    @Test(.bug(id: 10)) func framedFragmentsAreReadOrRefusedCleanly() async throws {
         await propertyCheck(count: 200, input: Self.pages, Gen.int(in: 0...8)) { middle, rows in
             try await check(Self.framed(middle, rows: rows))
         }
     }
 
-    @Test func issue10_fuzzParserOnLatin1Noise() async throws {
+    @Test(.bug(id: 10)) func latin1NoiseIsReadOrRefusedCleanly() async throws {
         await propertyCheck(count: 200, input: Self.noise, Gen.int(in: 0...3)) { noise, rows in
             try await check(noise)
             try await check(Self.framed(noise, rows: rows))

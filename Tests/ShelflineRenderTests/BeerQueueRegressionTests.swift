@@ -26,7 +26,7 @@ import TestSupport
     // MARK: - 15.9 one malformed row
 
     /// Each row's link is its own; a malformed row is skipped and counted, the valid ones shown.
-    @Test(arguments: [
+    @Test(.bug(id: 15), arguments: [
         // One beer has no link (first, middle, last): never paired with the next beer's id.
         (page(row("A", cid: nil) + row("B", cid: "2") + row("C", cid: "3")), ["2", "3"], [1]),
         (page(row("A", cid: "1") + row("B", cid: nil) + row("C", cid: "3")), ["1", "3"], [2]),
@@ -43,7 +43,7 @@ import TestSupport
         // A row with two different delete links is ambiguous.
         (page(row("A", cid: "1") + "<a href=\"deleteQueuedBrew.php?cid=7\">x</a>" + row("B", cid: "2")), ["2"], [1]),
     ])
-    func issue15_malformedRowIsSkippedAndCounted(_ html: String, _ ids: [String], _ skippedRows: [Int]) throws {
+    func malformedRowIsSkippedAndCounted(_ html: String, _ ids: [String], _ skippedRows: [Int]) throws {
         guard case .queue(let beers, let skipped) = try BeerQueuePage.parse(html, source: "inline") else {
             Issue.record("expected a queue")
             return
@@ -55,7 +55,7 @@ import TestSupport
     }
 
     /// The JSON queue file follows the same rule as a page: bad entries skipped and counted.
-    @Test func issue15_malformedJSONEntrySkippedAndCounted() throws {
+    @Test(.bug(id: 15)) func malformedJSONEntrySkippedAndCounted() throws {
         let temp = TemporaryDirectory("render-json")
         let path = temp.write("queue.json", #"[{"id": 1, "name": "A"}, {"name": "no id"}, "text", {"id": "1", "name": "Dup"}, {"id": 2, "name": " "}, {"id": 3, "name": "C (Draft)"}]"#)
         guard case .queue(let beers, let skipped) = try BeerQueueFile.read(path: path) else {
@@ -71,11 +71,11 @@ import TestSupport
     }
 
     /// A page where every row is malformed is still an error (65), never an empty queue.
-    @Test(arguments: [
+    @Test(.bug(id: 15), arguments: [
         page(row("A", cid: nil)),
         page(row("A", cid: nil) + row(" ", cid: "2") + row("C", cid: "abc")),
     ])
-    func issue15_everyRowMalformedIsAnError(_ html: String) throws {
+    func everyRowMalformedIsAnError(_ html: String) throws {
         let error = #expect(throws: BeerQueueError.self) { try BeerQueuePage.parse(html, source: "inline") }
         #expect(error.map { ExitStatus(for: $0) } == .dataError)
         #expect(error.map { "\($0)" }?.contains("malformed") == true)
@@ -84,7 +84,7 @@ import TestSupport
     // MARK: - 10: control characters
 
     /// NUL (raw or `&#0;`), other C0 and C1 controls and DEL never reach a snapshot, from any source.
-    @Test func issue10_controlCharactersNeverReachASnapshot() throws {
+    @Test(.bug(id: 10)) func controlCharactersNeverReachASnapshot() throws {
         let html = Self.page(
             "<h3 class=\"brewName\">Nul\u{0}Beer &#0;&#1;&#x1B;[31m &#x7F;&#x85;&#x9F;Stout\u{7}<div class=\"brew_added_date\">Apr\u{0} 08&#8;</div></h3>"
                 + "<a href=\"deleteQueuedBrew.php?cid=1\">x</a>")
@@ -109,7 +109,7 @@ import TestSupport
 
     // MARK: - 10: cookie never in a message
 
-    @Test func issue10_cookieValueRedactedFromMessages() {
+    @Test(.bug(id: 10)) func cookieValueRedactedFromMessages() {
         let redactor = SecretRedactor(cookie: "PHPSESSID=abcdef123456; lang=en")
         let error = BeerQueueError.malformedRows(
             source: "https://x/memberQueues.php", skipped: [SkippedRow(row: 1, reason: "'Your session abcdef123456' has no link")])
@@ -123,8 +123,8 @@ import TestSupport
 
     /// Garbage in the snapshot, the budget or the history: set aside once as `*.corrupt-<time>`, rebuilt, and
     /// the next run (periodic or user-triggered) works.
-    @Test(arguments: ["beer-queue.json", "beer-queue.budget.json", "beer-queue.history.ndjson"])
-    func issue15_corruptStateFileIsSetAsideAndRebuilt(_ name: String) throws {
+    @Test(.bug(id: 15), arguments: ["beer-queue.json", "beer-queue.budget.json", "beer-queue.history.ndjson"])
+    func corruptStateFileIsSetAsideAndRebuilt(_ name: String) throws {
         let temp = TemporaryDirectory("render-corrupt")
         let renderer = renderer(temp)
         let beerA = QueuedBeer(id: "1", name: "Alpha", date: "")
@@ -146,7 +146,7 @@ import TestSupport
     }
 
     /// A corrupt snapshot hides whether the phone shows an activity: an empty queue then ends it anyway.
-    @Test func issue15_corruptSnapshotThenEmptyQueueEnds() throws {
+    @Test(.bug(id: 15)) func corruptSnapshotThenEmptyQueueEnds() throws {
         let temp = TemporaryDirectory("render-corrupt-end")
         let renderer = renderer(temp)
         temp.write("ws/activity/beer-queue.json", "not json")
@@ -159,7 +159,7 @@ import TestSupport
 
     /// Timestamps after now (the clock went back) count as now: they hold updates back for an hour at
     /// most, not until the clock catches up.
-    @Test func issue15_futureBudgetTimestampsClampedToNow() throws {
+    @Test(.bug(id: 15)) func futureBudgetTimestampsClampedToNow() throws {
         let temp = TemporaryDirectory("render-budget-future")
         let renderer = renderer(temp, maxUpdates: 2)
         try renderer.render(.queue([QueuedBeer(id: "1", name: "A", date: "")]), now: t0, userTriggered: false)
@@ -175,7 +175,7 @@ import TestSupport
     // MARK: - 15.5 page limit while reading
 
     /// A page over the limit is refused from its size, without reading it; a FIFO is not a page (66).
-    @Test func issue15_savedPageOverLimitRefusedBeforeReading() throws {
+    @Test(.bug(id: 15)) func savedPageOverLimitRefusedBeforeReading() throws {
         let temp = TemporaryDirectory("render-big")
         let path = temp.file("big.html")
         #expect(FileManager.default.createFile(atPath: path, contents: nil))

@@ -13,8 +13,8 @@ import TestSupport
     }
 
     /// Anything group or others may read is refused (exit 78), without reading the cookie.
-    @Test(arguments: [0o644, 0o640, 0o604, 0o666, 0o660, 0o777, 0o601])
-    func issue6_refusesCredentialsOthersCanAccess(_ mode: Int16) throws {
+    @Test(.bug(id: 6), arguments: [0o644, 0o640, 0o604, 0o666, 0o660, 0o777, 0o601])
+    func refusesCredentialsOthersCanAccess(_ mode: Int16) throws {
         let temp = TemporaryDirectory("render-cred")
         let path = try file(temp, "PHPSESSID=s3cr3t-cookie-value\n", mode: mode)
         let error = #expect(throws: BeerQueueError.self) { try BeerQueueCredentials.load(path: path) }
@@ -24,14 +24,14 @@ import TestSupport
         #expect(!message.contains("s3cr3t"))
     }
 
-    @Test(arguments: [
+    @Test(.bug(id: 6), arguments: [
         ("PHPSESSID=abc123\n", "PHPSESSID=abc123"),
         ("abc123", "PHPSESSID=abc123"),
         ("# saved by hand\nCookie: PHPSESSID=abc123; other=1\n", "PHPSESSID=abc123; other=1"),
         (#"{"cookie": "PHPSESSID=abc123"}"#, "PHPSESSID=abc123"),
         (#"{"sessionId": "abc123"}"#, "PHPSESSID=abc123"),
     ])
-    func issue6_readsCookieFromOwnerOnlyFile(_ contents: String, _ cookie: String) throws {
+    func readsCookieFromOwnerOnlyFile(_ contents: String, _ cookie: String) throws {
         let temp = TemporaryDirectory("render-cred")
         let path = try file(temp, contents, mode: 0o600)
         let credentials = try BeerQueueCredentials.load(path: path)
@@ -39,7 +39,7 @@ import TestSupport
         #expect(!"\(credentials)".contains("abc123"), "description never shows the cookie")
     }
 
-    @Test func issue6_missingOrEmptyCredentials() throws {
+    @Test(.bug(id: 6)) func missingCredentialsAreNoInputAndEmptyOnesAConfigError() throws {
         let temp = TemporaryDirectory("render-cred")
         let missing = #expect(throws: FileError.self) { try BeerQueueCredentials.load(path: temp.file("nope")) }
         #expect(missing.map { ExitStatus(for: $0) } == .noInput)

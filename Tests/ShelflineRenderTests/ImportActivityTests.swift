@@ -11,7 +11,7 @@ import TestSupport
 
     /// A whole import as the orchestrator sees it, refreshed every so often: every rule of the
     /// issue's import activity along the way, and every snapshot checked against the phone structs.
-    @Test func issue6_importLifecycleFromRunDirectory() throws {
+    @Test(.bug(id: 6)) func importActivityFollowsTheRunDirectoryThroughAWholeImport() throws {
         let temp = TemporaryDirectory("render-import")
         let workspace = Workspace(root: temp.file("ws"))
         let run = temp.file("ws/runs/run-a1b2c3")
@@ -134,7 +134,7 @@ import TestSupport
 
     func unix(_ date: Date) -> Int { Int(date.timeIntervalSince1970) }
 
-    @Test func issue6_sessionIdStablePerRunAndResolvesLatest() throws {
+    @Test(.bug(id: 6)) func sessionIdStablePerRunAndResolvesLatest() throws {
         let temp = TemporaryDirectory("render-session")
         try Workspace.makeDirectory(temp.file("runs/r1"))
         try Workspace.makeDirectory(temp.file("runs/r2"))
@@ -150,7 +150,7 @@ import TestSupport
 
     /// A run that is already merged when first seen: a `start` then its `end`, so a replay is whole;
     /// a second import afterwards starts its own activity.
-    @Test func issue6_finishedRunStartsAndEndsThenNextRunStartsAgain() throws {
+    @Test(.bug(id: 6)) func finishedRunStartsAndEndsThenNextRunStartsAgain() throws {
         let temp = TemporaryDirectory("render-finished")
         let workspace = Workspace(root: temp.file("ws"))
         let renderer = ImportActivityRenderer(workspace: workspace)
@@ -170,7 +170,7 @@ import TestSupport
     }
 
     /// A lookup report that does not decode names the file (exit 65) and leaves the snapshot as it was.
-    @Test func issue6_corruptReportIsAnErrorNamingTheFile() throws {
+    @Test(.bug(id: 6)) func corruptReportIsAnErrorNamingTheFile() throws {
         let temp = TemporaryDirectory("render-corrupt")
         let workspace = Workspace(root: temp.file("ws"))
         let run = temp.file("run")
@@ -184,7 +184,7 @@ import TestSupport
     }
 
     /// Long titles (and a huge file name) never push the body past 4096 bytes.
-    @Test func issue6_importBodyStaysWithinLimitForHugeText() throws {
+    @Test(.bug(id: 6)) func importBodyStaysWithinLimitForHugeText() throws {
         let temp = TemporaryDirectory("render-huge")
         let workspace = Workspace(root: temp.file("ws"))
         let run = temp.file("run")
@@ -202,7 +202,7 @@ import TestSupport
         #expect(snapshot.contentState.currentBookTitle?.hasPrefix("🍺") == true)
     }
 
-    @Test func issue6_historyKeepsTheNewestLinesUpToItsLimit() throws {
+    @Test(.bug(id: 6)) func historyKeepsTheNewestLinesUpToItsLimit() throws {
         let temp = TemporaryDirectory("render-history")
         var parameters = RenderParameters()
         parameters.historyLimit = 3

@@ -31,14 +31,14 @@ import TestSupport
           "match": {"candidates": [{"key": "/works/OL3W", "title": "Dune Messiah", "authors": ["Frank Herbert"], "score": 0.6}]}}]
         """
 
-    @Test(arguments: [
+    @Test(.bug(id: 6), arguments: [
         reviewArray,
         #"{"rows": \#(reviewArray)}"#,
         // The merge stage's own shape (ShelflineLibrary.ReviewList).
         #"{"importId": "imp-1", "items": \#(reviewArray)}"#,
         #"{"17": {"title": "The Name of the Rose", "author": "Umberto Eco", "candidates": [{"key": "/books/OL1M", "title": "The Name of the Rose", "authors": ["Umberto Eco"], "score": 0.81}]}, "42": {"title": "Dune", "author": "Frank Herbert", "candidates": [{"key": "/works/OL3W", "title": "Dune Messiah", "authors": ["Frank Herbert"], "score": 0.6}]}}"#,
     ])
-    func issue6_reportListsCountsReviewAndFailedRows(_ reviewJSON: String) throws {
+    func reportListsCountsReviewAndFailedRows(_ reviewJSON: String) throws {
         let temp = TemporaryDirectory("render-report")
         let run = try Self.finishedRun(temp, reviewJSON: reviewJSON)
         let path = try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run))
@@ -68,7 +68,7 @@ import TestSupport
         #expect(!html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "").contains("http://"))
     }
 
-    @Test func issue6_reportWithoutReviewOrFailedRows() throws {
+    @Test(.bug(id: 6)) func reportWithoutReviewOrFailedRowsSaysSo() throws {
         let temp = TemporaryDirectory("render-report-empty")
         let run = try Self.finishedRun(temp, reviewJSON: "[]")
         try FileManager.default.removeItem(atPath: run + "/failed-rows.csv")
@@ -80,7 +80,7 @@ import TestSupport
 
     /// Issue 14 §6: rows imported without metadata are not failed rows: their own section, file
     /// and count; and each review candidate says why it was not accepted.
-    @Test func issue14_notEnrichedIsNotFailedAndReviewSaysWhy() throws {
+    @Test(.bug(id: 14)) func notEnrichedIsNotFailedAndReviewSaysWhy() throws {
         let temp = TemporaryDirectory("render-report-words")
         let review = """
             [{"line": 7, "title": "Three Uses of the Knife", "author": "David Mamet",
@@ -110,7 +110,7 @@ import TestSupport
 
     /// Rows whose every candidate the title rule ruled out are not asked about, but shown: their
     /// own section, each candidate with its reason (merge's `review.json` `ruledOut`).
-    @Test(.bug("issue 21")) func candidatesRuledOutAreShownWithTheirReasons() throws {
+    @Test(.bug(id: 21)) func candidatesRuledOutAreShownWithTheirReasons() throws {
         let temp = TemporaryDirectory("render-report-ruled-out")
         let review = """
             {"importId": "abc", "items": [],

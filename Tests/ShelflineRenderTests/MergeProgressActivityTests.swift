@@ -6,7 +6,7 @@ import TestSupport
 
 /// Issue 13.5: while merge runs, its progress file keeps the import activity updating.
 extension ImportActivityTests {
-    @Test func issue13_mergeProgressKeepsTheActivityUpdating() throws {
+    @Test(.bug(id: 13)) func mergeProgressKeepsTheActivityUpdating() throws {
         let temp = TemporaryDirectory("render-merge-progress")
         let workspace = Workspace(root: temp.file("ws"))
         let run = temp.file("ws/runs/run-merge")

@@ -16,7 +16,7 @@ import TestSupport
         return text
     }
 
-    @Test func issue12_failedRowsStreamedMatchesWholeFileParse() throws {
+    @Test(.bug(id: 12)) func failedRowsStreamedMatchesWholeFileParse() throws {
         let temp = TemporaryDirectory("render-failed-stream")
         let text = Self.csv(rows: 4000)
         temp.write("failed-rows.csv", text)
@@ -31,7 +31,7 @@ import TestSupport
         #expect(try CSVTable.read(path: temp.file("absent.csv"), maximumRows: 5).dataRows == 0)
     }
 
-    @Test func issue12_reportPageCountsEveryFailedRowButListsTheCap() throws {
+    @Test(.bug(id: 12)) func reportPageCountsEveryFailedRowButListsTheCap() throws {
         let temp = TemporaryDirectory("render-failed-cap")
         let run = temp.file("run")
         try Workspace.makeDirectory(run)
@@ -52,7 +52,7 @@ import TestSupport
     }
     /// Rows past the cap are only counted (no fields built, quoted runs skipped with memchr): the
     /// count and the kept rows must equal a whole parse for any bytes, split anywhere, whatever the cap.
-    @Test func issue12_countingPastTheCapAgreesWithAWholeParseOnRandomBytes() {
+    @Test(.bug(id: 12)) func countingPastTheCapAgreesWithAWholeParseOnRandomBytes() {
         let alphabet: [String] = ["a", "b", ",", "\"", "\"", "\n", "\r", "é", " "]
         var generator = SeededGenerator(seed: 12)
         for _ in 0..<400 {

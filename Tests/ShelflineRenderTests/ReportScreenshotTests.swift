@@ -39,8 +39,8 @@ import TestSupport
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    @Test(.enabled(if: runnable))
-    func issue11_reportPageTextInChromiumMatchesMergeReport() throws {
+    @Test(.bug(id: 11), .enabled(if: runnable))
+    func reportPageTextInChromiumMatchesMergeReport() throws {
         let temp = TemporaryDirectory("render-dom")
         let run = try ImportReportPageTests.finishedRun(temp, reviewJSON: ImportReportPageTests.reviewArray)
         let page = try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run))
@@ -76,8 +76,8 @@ import TestSupport
         #expect(!dom.contains("<script>alert(1)</script>") && dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
     }
 
-    @Test(.enabled(if: runnable))
-    func issue6_reportScreenshotIsNotBlank() throws {
+    @Test(.bug(id: 6), .enabled(if: runnable))
+    func reportScreenshotIsNotBlank() throws {
         let temp = TemporaryDirectory("render-shot")
         let run = try ImportReportPageTests.finishedRun(temp, reviewJSON: ImportReportPageTests.reviewArray)
         let page = try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run))

@@ -7,37 +7,11 @@ import TestSupport
 
 /// Dedupe and merge decode on a second thread (issue 12): values arrive in order, errors after
 /// everything made before them, and stopping early ends the threads.
-@Suite struct PrefetcherTests {
+@Suite struct OrderedPrefetcherTests {
     struct Failure: Error, Equatable { var at: Int }
 
-    @Test func issue12_prefetcherHandsOutValuesInOrderThenTheError() throws {
-        let prefetcher = Prefetcher<Int>(depth: 2) { emit in
-            for value in 0..<100 { try emit(value) }
-            throw Failure(at: 100)
-        }
-        defer { prefetcher.stop() }
-        var seen: [Int] = []
-        #expect(throws: Failure(at: 100)) {
-            while let value = try prefetcher.next() { seen.append(value) }
-        }
-        #expect(seen == Array(0..<100))
-    }
-
-    @Test func issue12_stoppingEarlyEndsTheProducer() throws {
-        let prefetcher = Prefetcher<Int>(depth: 1) { emit in
-            var value = 0
-            while true {
-                try emit(value)
-                value += 1
-            }
-        }
-        #expect(try prefetcher.next() == 0)
-        prefetcher.stop()
-        prefetcher.stop()
-    }
-
-    @Test(arguments: [1, 2, 3])
-    func issue12_orderedPrefetcherKeepsIndexOrderOnSeveralThreads(threads: Int) throws {
+    @Test(.bug(id: 12), arguments: [1, 2, 3])
+    func orderedPrefetcherKeepsIndexOrderOnSeveralThreads(threads: Int) throws {
         let prefetcher = OrderedPrefetcher<[Int]>(count: 50, threads: threads) { index in
             Array(repeating: index, count: (index * 7919) % 1000)
         }
@@ -50,7 +24,7 @@ import TestSupport
         #expect(seen.count == 50)
     }
 
-    @Test func issue12_orderedPrefetcherThrowsAtTheFailingIndex() throws {
+    @Test(.bug(id: 12)) func orderedPrefetcherThrowsAtTheFailingIndex() throws {
         let prefetcher = OrderedPrefetcher<Int>(count: 20, threads: 2) { index in
             if index == 7 { throw Failure(at: index) }
             return index
@@ -63,7 +37,7 @@ import TestSupport
         #expect(seen == Array(0..<7))
     }
 
-    @Test func issue12_keyedRecordsReportABadLineAfterTheLinesBeforeIt() throws {
+    @Test(.bug(id: 12)) func keyedRecordsReportABadLineAfterTheLinesBeforeIt() throws {
         let directory = TemporaryDirectory("keyed-records")
         var lines: [String] = []
         for line in 2..<2_002 {
@@ -85,7 +59,7 @@ import TestSupport
         #expect(seen == Array(2..<2_002))
     }
 
-    @Test func issue12_changedFieldsAreDeclaredInSortedOrder() {
+    @Test(.bug(id: 12)) func changedFieldsAreDeclaredInSortedOrder() {
         let names = ChangedFields.fieldNames
         #expect(names == names.sorted())
         var changed: ChangedFields = [.title]

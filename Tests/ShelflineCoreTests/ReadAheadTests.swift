@@ -12,7 +12,7 @@ import TestSupport
         (1...20_000).map { "line \($0) " + String(repeating: "x", count: $0 % 97) }.joined(separator: "\n") + "\n"
     }
 
-    @Test func issue12_readAheadDeliversEveryLineOfManyChunksInOrder() throws {
+    @Test(.bug(id: 12)) func readAheadDeliversEveryLineOfManyChunksInOrder() throws {
         let directory = TemporaryDirectory("read-ahead")
         // 4 KiB members: hundreds of chunks through the few recycled buffers.
         let path = try GzipFixture.write(text: Self.text(), to: directory.file("lines.gz"), chunkSize: 4096)
@@ -27,7 +27,7 @@ import TestSupport
         #expect(ahead == inline)
     }
 
-    @Test func issue12_aConsumerErrorStopsTheReader() throws {
+    @Test(.bug(id: 12)) func aConsumerErrorStopsTheReader() throws {
         let directory = TemporaryDirectory("read-ahead-stop")
         let path = try GzipFixture.write(text: Self.text(), to: directory.file("lines.gz"), chunkSize: 4096)
         var seen = 0
