@@ -62,6 +62,7 @@ public enum DedupeStage {
             throw FileError.cannotCreate(path: output, reason: reason)
         }
         _ = try LibraryFile(workspace: workspace).scan(into: &resolver)
+        try resolver.learnISBNTitles(from: input)
         var report = DedupeReport(input: input, output: output)
         report.libraryBooks = resolver.libraryBooks
         let writer = try NDJSONWriter<BookRecord>(path: output)

@@ -30,7 +30,11 @@ public struct RecordKeys: Sendable, Equatable {
     /// thread, `KeyedRecords`): SHA-256 was most of resolving.
     /// The title key's own hash is taken only when a book is made from it (`KeyResolver.resolve`).
     private(set) var isbnHash: UInt64?, mainHash: UInt64?, fallbackHash: UInt64?
+    /// What the row's title says, or, with its ISBN, what every row of the file carrying that ISBN
+    /// says together (`ISBNTitles`): `Cloud Atlas` with the ISBN of `Cloud Atlas: Book Three`.
     private(set) var descriptor = TitleDescriptor(rawValue: 0)
+    /// What the row's own title says (`descriptor` before `ISBNTitles` filled it in).
+    private(set) var ownDescriptor = TitleDescriptor(rawValue: 0)
 
     public init(_ record: BookRecord, parameters: DedupeParameters = DedupeParameters()) {
         self.init(RecordIdentity(record), parameters: parameters)
@@ -49,8 +53,16 @@ public struct RecordKeys: Sendable, Equatable {
         if let title {
             mainHash = BookKeys.keyHash(title.mainKey)
             descriptor = title.descriptor
+            ownDescriptor = descriptor
         }
         fallbackHash = fallback.map(BookKeys.keyHash)
+    }
+
+    /// These keys with the title descriptor `descriptor` (what the rows sharing the ISBN say).
+    func with(descriptor: TitleDescriptor) -> RecordKeys {
+        var keys = self
+        keys.descriptor = descriptor
+        return keys
     }
 
     /// The key a new book made from this record is named after.
@@ -145,6 +157,9 @@ public struct KeyResolver {
         var descriptor: UInt32
         /// The next (older) node of the chain, -1 at its end.
         var next: Int32
+        /// The descriptor says more than the book's stored title keys (`ISBNTitles` filled it in):
+        /// the first row whose own title says as much gives the book its key.
+        var learnt = false
     }
 
     private var entities = Entities()
@@ -152,6 +167,8 @@ public struct KeyResolver {
     private let nodes: SpooledArray<TitleNode>
     /// ISBN and `row:` key → book; main key → the newest node of its chain.
     private var index = KeyIndex()
+    /// What the file's rows say of each ISBN's title together (`learnISBNTitles(from:)`).
+    private var isbnTitles = ISBNTitles()
     public let parameters: DedupeParameters
 
     /// `scratchDirectory`: where the books' ids and title nodes are spooled (files unlinked once
@@ -166,6 +183,35 @@ public struct KeyResolver {
     public mutating func release() {
         index = KeyIndex()
         entities = Entities()
+        isbnTitles = ISBNTitles()
+    }
+
+    /// Reads the records file about to be resolved for what its rows say of each ISBN's title
+    /// together, and tells the library's books: call after the library is added, before the first
+    /// `resolve`. Dedupe and merge both call it on the same rows, so they answer alike.
+    ///
+    /// Why: a row carrying one book's ISBN under a shorter title (`Cloud Atlas` with the ISBN of
+    /// `Cloud Atlas: Book Three`) would otherwise make or find a book by the shorter title, and
+    /// a row of another book of that main title (`Cloud Atlas: Book One`, no ISBN) join it by title
+    /// before the row that says `Book Three` comes: two books folded into one.
+    public mutating func learnISBNTitles(from path: String) throws {
+        var titles = ISBNTitles()
+        try KeyedRecords.forEach(path: path, parameters: parameters) { keyed, _ in titles.note(keyed.keys) }
+        isbnTitles = titles
+        // A library book found by one of these ISBNs learns what the rows say of its title.
+        try titles.forEach { isbnHash, mainHash, descriptor in
+            guard let entity = index.owner(of: isbnHash),
+                  let own = try chain(mainHash).first(where: { $0.node.entity == entity })
+            else { return }
+            let known = TitleDescriptor(rawValue: own.node.descriptor)
+            guard !known.isClosed else { return }
+            let learnt = known.agrees(with: descriptor) ? known.filled(from: descriptor) : known.closed
+            guard learnt != known else { return }
+            var node = own.node
+            node.descriptor = learnt.rawValue
+            node.learnt = true
+            try nodes.set(Int(own.number), node)
+        }
     }
 
     public var distinctKeys: Int { index.count }
@@ -197,10 +243,10 @@ public struct KeyResolver {
         for title in titles { try addNode(mainHash: BookKeys.keyHash(title.main), entity: entity, descriptor: title.descriptor) }
     }
 
-    private mutating func addNode(mainHash: UInt64, entity: Int32, descriptor: TitleDescriptor) throws {
+    private mutating func addNode(mainHash: UInt64, entity: Int32, descriptor: TitleDescriptor, learnt: Bool = false) throws {
         let next = index.owner(of: mainHash) ?? -1
         let number = Int32(nodes.count)
-        try nodes.append(TitleNode(entity: entity, descriptor: descriptor.rawValue, next: next))
+        try nodes.append(TitleNode(entity: entity, descriptor: descriptor.rawValue, next: next, learnt: learnt))
         index.assign(mainHash, to: number)
     }
 
@@ -255,19 +301,29 @@ public struct KeyResolver {
                 return title.key
             }
             let filled = descriptor.filled(from: row)
-            guard filled != descriptor else { return nil }
+            if filled == descriptor {
+                // Nothing new, unless the node learnt it from the ISBN's other rows and this row's
+                // own title is the one that says it: the book stores this row's key.
+                guard own.node.learnt, keys.ownDescriptor.filled(from: descriptor) == keys.ownDescriptor else { return nil }
+                var node = own.node
+                node.learnt = false
+                try nodes.set(Int(own.number), node)
+                return title.key
+            }
             var node = own.node
             node.descriptor = filled.rawValue
+            node.learnt = node.learnt || row != keys.ownDescriptor
             try nodes.set(Int(own.number), node)
             return title.key
         }
         if chain.contains(where: { TitleDescriptor(rawValue: $0.node.descriptor) == row }) { return nil }
-        try addNode(mainHash: mainHash, entity: entity, descriptor: row)
+        try addNode(mainHash: mainHash, entity: entity, descriptor: row, learnt: row != keys.ownDescriptor)
         return title.key
     }
 
     /// Resolves one record of the file being imported (records must come in file order).
-    public mutating func resolve(_ keys: RecordKeys, line: Int) throws -> Resolution {
+    public mutating func resolve(_ ownKeys: RecordKeys, line: Int) throws -> Resolution {
+        let keys = isbnTitles.hinted(ownKeys)
         let isbnHash = keys.isbnHash, fallbackHash = keys.fallbackHash
         let chain = try keys.mainHash.map(self.chain) ?? []
         var found: Int32?

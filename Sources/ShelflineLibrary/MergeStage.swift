@@ -160,6 +160,7 @@ public enum MergeStage {
         var resolver = try KeyResolver(parameters: dedupe, scratchDirectory: workDirectory)
         let library = LibraryFile(workspace: workspace)
         let scan = try library.scan(into: &resolver, importId: importId)
+        try resolver.learnISBNTitles(from: request.records)
         let decisions = try ReviewDecisions.load(workspace: workspace).byBook
 
         let bucketBits = parameters.buckets.trailingZeroBitCount

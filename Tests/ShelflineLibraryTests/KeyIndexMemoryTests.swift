@@ -282,4 +282,74 @@ private struct ResolverModel {
         record.author = "Julio Cortázar"
         #expect(try next.resolve(RecordKeys(record), line: 2).created)
     }
+
+    /// Rows by David Mitchell, e.g. one carrying the ISBN of `Cloud Atlas: Book Three` under the main
+    /// title alone, before a row of another book of that main title and the row that says `Book Three`.
+    static func bridgeRows(_ titles: [(String, String?)]) -> [BookRecord] {
+        titles.enumerated().map { offset, row in
+            var record = BookRecord(format: .goodreads, line: offset + 2, title: row.0)
+            record.author = "David Mitchell"
+            record.isbn13 = row.1
+            return record
+        }
+    }
+
+    static func writeRecords(_ records: [BookRecord], in directory: TemporaryDirectory) throws -> String {
+        let path = directory.path + "/records.ndjson.gz"
+        let writer = try NDJSONWriter<BookRecord>(path: path)
+        for record in records { try writer.append(record) }
+        try writer.commit()
+        return path
+    }
+
+    @Test(.bug(id: 21))
+    func aRowWithAnISBNUnderItsMainTitleAloneIsTheBookItsISBNsOtherRowsName() throws {
+        let directory = TemporaryDirectory("title-resolution-isbn-titles")
+        let records = Self.bridgeRows([
+            ("Cloud Atlas", "9780375507250"), ("Cloud Atlas: A Novel", nil), ("Cloud Atlas: Book Three", "9780375507250"),
+            ("Cloud Atlas: A Novel", nil),
+        ])
+        var resolver = try KeyResolver(scratchDirectory: directory.path)
+        try resolver.learnISBNTitles(from: try Self.writeRecords(records, in: directory))
+        let resolved = try records.map { try resolver.resolve(RecordKeys($0), line: $0.line) }
+        #expect(resolved[2].bookId == resolved[0].bookId)
+        #expect(resolved[1].created && resolved[1].bookId != resolved[0].bookId)
+        #expect(resolved[3].bookId == resolved[1].bookId)
+        // The book stores the key of the row whose own title says `Book Three`, for the next import.
+        #expect(resolved[2].grantedKeys == ["tk:cloud atlas|mitchell|book three||d"])
+
+        // Without the file's ISBN titles, the same rows fold `A Novel` into `Book Three`.
+        var streaming = try KeyResolver(scratchDirectory: directory.path)
+        let folded = try records.map { try streaming.resolve(RecordKeys($0), line: $0.line) }
+        #expect(folded[1].bookId == folded[0].bookId)
+    }
+
+    @Test(.bug(id: 21))
+    func aLibraryBookKnownByItsMainTitleLearnsItsSubtitleFromTheISBNsRows() throws {
+        let directory = TemporaryDirectory("title-resolution-isbn-titles-library")
+        let records = Self.bridgeRows([("Cloud Atlas: Book One", nil), ("Cloud Atlas: Book Three", "9780375507250")])
+        var resolver = try KeyResolver(scratchDirectory: directory.path)
+        let libraryId = BookKeys.keyHash("isbn:9780375507250")
+        try resolver.addLibraryBook(id: libraryId, keys: ["isbn:9780375507250", "tk:cloud atlas|mitchell|||d"])
+        try resolver.learnISBNTitles(from: try Self.writeRecords(records, in: directory))
+        let bookOne = try resolver.resolve(RecordKeys(records[0]), line: 2)
+        #expect(bookOne.created && bookOne.bookId != libraryId)
+        let bookThree = try resolver.resolve(RecordKeys(records[1]), line: 3)
+        #expect(bookThree.bookId == libraryId && bookThree.status == .inLibrary)
+    }
+
+    /// One ISBN under two titles the rule calls different books: its rows take no book by title.
+    @Test(.bug(id: 21))
+    func anISBNWhoseRowsNameTwoBooksJoinsNoBookByTitle() throws {
+        let directory = TemporaryDirectory("title-resolution-isbn-titles-conflict")
+        let records = Self.bridgeRows([
+            ("Cloud Atlas: Book One", nil), ("Cloud Atlas", "9780375507250"), ("Cloud Atlas: Book Three", "9780375507250"),
+            ("Cloud Atlas: Book One", "9780375507250"),
+        ])
+        var resolver = try KeyResolver(scratchDirectory: directory.path)
+        try resolver.learnISBNTitles(from: try Self.writeRecords(records, in: directory))
+        let resolved = try records.map { try resolver.resolve(RecordKeys($0), line: $0.line) }
+        #expect(resolved[1].created && resolved[1].bookId != resolved[0].bookId)
+        #expect(Set(resolved[1...].map(\.bookId)).count == 1)
+    }
 }

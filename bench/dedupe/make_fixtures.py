@@ -484,17 +484,21 @@ for book_id, book in books.items():
     by_main_author.setdefault((norm_main(book["main"]), surname(book["author"])), []).append(book)
 
 
+SHOWN_NUMBER = re.compile(r"\(([^()]*), #([^()]+)\)")
+
+
 def fits(row, book, own):
+    """Whether `book` could have been written as what `row` shows, by the variants above: any book's
+    subtitle may be dropped (`no_subtitle` drops `Book 3` as readily as `A Guide`), and a number
+    tells books apart only when the row shows one (a series suffix)."""
     if book["id"] == own["id"]:
         return True
     if given_initial(book["author"]) != given_initial(own["author"]):
         return False
-    if row["dropped_sub"]:
-        if book["sub"] is not None and book["distinct"]:
-            return False
-    elif norm(book["sub"] or "") != norm(own["sub"] or ""):
+    if not row["dropped_sub"] and norm(book["sub"] or "") != norm(own["sub"] or ""):
         return False
-    if not row["dropped_number"] and own["number"] is not None and str(book["number"] or "") != str(own["number"]):
+    shown = SHOWN_NUMBER.search(row["title"])
+    if shown and str(book["number"] or "") != shown.group(2).strip():
         return False
     return True
 

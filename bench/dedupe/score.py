@@ -34,7 +34,7 @@ check = "--check" in sys.argv[1:]
 labels = json.load(open(args[0], encoding="utf-8"))
 modes = json.load(open(args[1], encoding="utf-8"))
 books = labels["books"]
-SHOWN_PAIRS = 12
+SHOWN_PAIRS = int(__import__("os").environ.get("DEDUPE_SHOWN_PAIRS", 12))
 FOLD_TARGET, SHARE_TARGET = 0, 0.95
 
 

@@ -153,6 +153,9 @@ public struct TitleDescriptor: Sendable, Hashable {
 
     public var hasSubtitle: Bool { rawValue & Self.subtitleMask != 0 }
 
+    /// The title names a subtitle or a series number, not only a main title (and an author).
+    public var namesPart: Bool { rawValue & (Self.subtitleMask | Self.seriesMask) != 0 }
+
     /// A book whose titles disagree by the rule: never joined by title alone.
     public var isClosed: Bool { rawValue & Self.closedBit != 0 }
 
@@ -173,6 +176,14 @@ public struct TitleDescriptor: Sendable, Hashable {
             return false  // one side is an omnibus (`#1-3`), the other names neither a number nor its subtitle
         }
         return Self.agree(mySeries, theirSeries) && Self.agree(rawValue & Self.initialMask, other.rawValue & Self.initialMask)
+    }
+
+    /// Every part both say is the same (a part one lacks is no disagreement, distinguishing or
+    /// not): what rows sharing an ISBN, which names the book already, must satisfy to be one title.
+    public func agrees(with other: TitleDescriptor) -> Bool {
+        !isClosed && !other.isClosed && Self.agree(rawValue & Self.subtitleMask, other.rawValue & Self.subtitleMask)
+            && Self.agree(rawValue & Self.seriesMask, other.rawValue & Self.seriesMask)
+            && Self.agree(rawValue & Self.initialMask, other.rawValue & Self.initialMask)
     }
 
     /// What both say: each part this one lacks taken from `other` (which must be compatible).

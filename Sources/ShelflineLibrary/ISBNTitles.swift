@@ -1,0 +1,55 @@
+import ShelflineCore
+
+/// What the rows of one records file carrying the same ISBN say of its title together: the ISBN's
+/// main key and the descriptor all its rows fill in (`TitleDescriptor.filled(from:)`), closed when
+/// two of them name different books by the title rule (`Book One` and `Book Three` under one ISBN).
+///
+/// `KeyResolver.learnISBNTitles(from:)` builds it in a pass over the file before resolving, so a
+/// row's ISBN brings what its other rows say of the title (`Cloud Atlas` with the ISBN of `Cloud
+/// Atlas: Book Three` is `Book Three`, whichever row comes first).
+///
+/// Memory: only ISBNs that some row names with a subtitle or a series number are kept (a row
+/// without either says nothing another row lacks), 12 bytes each plus their index slot.
+struct ISBNTitles {
+    private var index = KeyIndex()
+    private var isbns: [UInt64] = []
+    private var mains: [UInt64] = []
+    private var descriptors: [UInt32] = []
+
+    /// Adds what `keys`' title says of its ISBN.
+    mutating func note(_ keys: RecordKeys) {
+        guard let isbnHash = keys.isbnHash, let mainHash = keys.mainHash else { return }
+        let descriptor = keys.ownDescriptor
+        guard descriptor.namesPart else { return }
+        guard let slot = index.owner(of: isbnHash) else {
+            index.assign(isbnHash, to: Int32(isbns.count))
+            isbns.append(isbnHash)
+            mains.append(mainHash)
+            descriptors.append(descriptor.rawValue)
+            return
+        }
+        let number = Int(slot)
+        // Under another main title, the ISBN's rows are not one title's variants: the first stays.
+        guard mains[number] == mainHash else { return }
+        let known = TitleDescriptor(rawValue: descriptors[number])
+        guard !known.isClosed else { return }
+        descriptors[number] = (known.agrees(with: descriptor) ? known.filled(from: descriptor) : known.closed).rawValue
+    }
+
+    /// `keys` with the descriptor its ISBN's rows say together, when they say more (or conflict).
+    func hinted(_ keys: RecordKeys) -> RecordKeys {
+        guard !isbns.isEmpty, let isbnHash = keys.isbnHash, let mainHash = keys.mainHash,
+              let slot = index.owner(of: isbnHash), mains[Int(slot)] == mainHash
+        else { return keys }
+        let known = TitleDescriptor(rawValue: descriptors[Int(slot)]), own = keys.ownDescriptor
+        let said = known.agrees(with: own) ? own.filled(from: known) : own.closed
+        return said == own ? keys : keys.with(descriptor: said)
+    }
+
+    /// Each ISBN kept: its hash, its main key's hash and what its rows say together.
+    func forEach(_ body: (_ isbnHash: UInt64, _ mainHash: UInt64, _ descriptor: TitleDescriptor) throws -> Void) rethrows {
+        for number in isbns.indices {
+            try body(isbns[number], mains[number], TitleDescriptor(rawValue: descriptors[number]))
+        }
+    }
+}
