@@ -143,6 +143,9 @@ private struct ResolverModel {
         } else if names(a.subtitle) || names(b.subtitle) {
             return false
         }
+        // One names only a subtitle, the other only a number.
+        if a.subtitle.isEmpty != b.subtitle.isEmpty, a.seriesNumber.isEmpty != b.seriesNumber.isEmpty,
+           a.subtitle.isEmpty != a.seriesNumber.isEmpty { return false }
         if !(a.subtitle == b.subtitle && !a.subtitle.isEmpty), a.seriesNumber.isEmpty != b.seriesNumber.isEmpty,
            (a.seriesNumber + b.seriesNumber).contains("-") { return false }
         return agree(a.seriesNumber, b.seriesNumber) && agree(a.initial, b.initial)

@@ -172,6 +172,9 @@ public struct TitleDescriptor: Sendable, Hashable {
             return false  // one side's subtitle names another book
         }
         let mySeries = rawValue & Self.seriesMask, theirSeries = other.rawValue & Self.seriesMask
+        if (mine == 0) != (theirs == 0), (mySeries == 0) != (theirSeries == 0), (mine == 0) != (mySeries == 0) {
+            return false  // each names what the other lacks (a subtitle; a number): two halves are no sure book
+        }
         if !sameSubtitle, (mySeries == 0) != (theirSeries == 0), (rawValue | other.rawValue) & Self.rangeBit != 0 {
             return false  // one side is an omnibus (`#1-3`), the other names neither a number nor its subtitle
         }
