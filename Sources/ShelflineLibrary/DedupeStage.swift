@@ -54,6 +54,20 @@ public enum DedupeStage {
     public static func run(input: String, output: String, workspace: Workspace,
                            parameters: DedupeParameters = DedupeParameters(),
                            cancellation: CancellationFlag? = nil) throws -> DedupeReport {
+        let first = try pass(input: input, output: output, workspace: workspace, parameters: parameters,
+                             titles: nil, cancellation: cancellation)
+        guard let titles = first.titles else { return first.report }
+        // A row with an ISBN taught a book's title something after a row looked for its book by
+        // that title: the file again, with what its ISBNs' rows say known from the first row.
+        return try pass(input: input, output: output, workspace: workspace, parameters: parameters,
+                        titles: titles, cancellation: cancellation).report
+    }
+
+    /// One pass over `input`, resolving against the library as it stands; `titles` given: with
+    /// them (`KeyResolver.use`). Output committed, unless `titles` is nil and the resolver says
+    /// the file needs them: then nothing is written and they come back.
+    private static func pass(input: String, output: String, workspace: Workspace, parameters: DedupeParameters,
+                             titles: ISBNTitles?, cancellation: CancellationFlag?) throws -> (report: DedupeReport, titles: ISBNTitles?) {
         var resolver: KeyResolver
         do {
             resolver = try KeyResolver(parameters: parameters, scratchDirectory: Self.directory(of: output))
@@ -62,7 +76,7 @@ public enum DedupeStage {
             throw FileError.cannotCreate(path: output, reason: reason)
         }
         _ = try LibraryFile(workspace: workspace).scan(into: &resolver)
-        try resolver.learnISBNTitles(from: input)
+        if let titles { try resolver.use(titles) }
         var report = DedupeReport(input: input, output: output)
         report.libraryBooks = resolver.libraryBooks
         let writer = try NDJSONWriter<BookRecord>(path: output)
@@ -101,12 +115,16 @@ public enum DedupeStage {
                     try writer.append(record)
                 }
             }
+            if titles == nil && resolver.needsISBNTitles {
+                writer.abandon()
+                return (report, resolver.isbnTitles)
+            }
             report.distinctKeys = resolver.distinctKeys
             try writer.commit()
         } catch {
             writer.abandon()
             throw error
         }
-        return report
+        return (report, nil)
     }
 }

@@ -4,9 +4,10 @@ import ShelflineCore
 /// main key and the descriptor all its rows fill in (`TitleDescriptor.filled(from:)`), closed when
 /// two of them name different books by the title rule (`Book One` and `Book Three` under one ISBN).
 ///
-/// `KeyResolver.learnISBNTitles(from:)` builds it in a pass over the file before resolving, so a
-/// row's ISBN brings what its other rows say of the title (`Cloud Atlas` with the ISBN of `Cloud
-/// Atlas: Book Three` is `Book Three`, whichever row comes first).
+/// `KeyResolver` learns it while resolving a file; when it says the answers may change, dedupe and
+/// merge resolve the file again with it (`KeyResolver.use`), so a row's ISBN brings what its other
+/// rows say of the title (`Cloud Atlas` with the ISBN of `Cloud Atlas: Book Three` is `Book Three`,
+/// whichever row comes first).
 ///
 /// Memory: only ISBNs that some row names with a subtitle or a series number are kept (a row
 /// without either says nothing another row lacks), 12 bytes each plus their index slot.

@@ -160,6 +160,42 @@ public struct KeyResolver {
         /// The descriptor says more than the book's stored title keys (`ISBNTitles` filled it in):
         /// the first row whose own title says as much gives the book its key.
         var learnt = false
+        /// How many different titles (descriptors) this file's rows looked for their book with
+        /// among this node's main title, while learning `isbnTitles`: up to two are kept in
+        /// `consulted`; 3 means more. A row with an ISBN that teaches this node something asks
+        /// them whether they would have answered otherwise (`noteTitleTaught`).
+        var consultedCount: UInt8 = 0
+        var consulted: (UInt32, UInt32) = (0, 0)
+
+        /// Whether these titles' rows may have gone elsewhere had the node said `taught` then: it
+        /// could be one of them where it could not, or the reverse.
+        ///
+        /// Not asked: whether the node was, or would have been, the exact match that decided among
+        /// several books a title could be. Asking it made the developers' 200,000-row export
+        /// resolve twice for one such row (dedupe's CPU 2.0x), and no answer of bench/dedupe
+        /// changed without it (0 different-book folds in one export either way).
+        func consultedAnswerDiffers(from taught: TitleDescriptor) -> Bool {
+            guard consultedCount <= 2 else { return true }
+            let known = TitleDescriptor(rawValue: descriptor)
+            return [consulted.0, consulted.1].prefix(Int(consultedCount)).contains { raw in
+                let row = TitleDescriptor(rawValue: raw)
+                return known.isCompatible(with: row) != taught.isCompatible(with: row)
+            }
+        }
+
+        /// Keeps `row` among the titles that looked here; false when it was kept already. A title
+        /// whose initial disagrees with the node's is not kept: no filling in makes them agree.
+        mutating func consult(_ row: TitleDescriptor) -> Bool {
+            guard TitleDescriptor(rawValue: descriptor).initialAgrees(with: row) else { return false }
+            switch consultedCount {
+            case 0: consulted.0 = row.rawValue
+            case 1 where consulted.0 != row.rawValue: consulted.1 = row.rawValue
+            case 2 where consulted.0 != row.rawValue && consulted.1 != row.rawValue: break
+            default: return false
+            }
+            consultedCount += 1
+            return true
+        }
     }
 
     private var entities = Entities()
@@ -167,8 +203,15 @@ public struct KeyResolver {
     private let nodes: SpooledArray<TitleNode>
     /// ISBN and `row:` key → book; main key → the newest node of its chain.
     private var index = KeyIndex()
-    /// What the file's rows say of each ISBN's title together (`learnISBNTitles(from:)`).
-    private var isbnTitles = ISBNTitles()
+    /// What the file's rows say of each ISBN's title together: learnt while resolving, or given
+    /// (`use(_:)`) for a second pass.
+    private(set) var isbnTitles = ISBNTitles()
+    /// Resolving the file again with `isbnTitles` known from its first row may answer otherwise:
+    /// a row with an ISBN taught a book's title something after a row of the file had looked for
+    /// its book by title among that main title (see `use(_:)`).
+    public private(set) var needsISBNTitles = false
+    /// `isbnTitles` was given, not being learnt.
+    private var titlesGiven = false
     public let parameters: DedupeParameters
 
     /// `scratchDirectory`: where the books' ids and title nodes are spooled (files unlinked once
@@ -186,18 +229,20 @@ public struct KeyResolver {
         isbnTitles = ISBNTitles()
     }
 
-    /// Reads the records file about to be resolved for what its rows say of each ISBN's title
-    /// together, and tells the library's books: call after the library is added, before the first
-    /// `resolve`. Dedupe and merge both call it on the same rows, so they answer alike.
+    /// Resolves the file's rows as if what its rows sharing an ISBN say of its title together
+    /// (`titles`, learnt by a first pass over the same file) were known from its first row; tells
+    /// the library's books found by those ISBNs too. Call after the library is added, before the
+    /// first `resolve`.
     ///
     /// Why: a row carrying one book's ISBN under a shorter title (`Cloud Atlas` with the ISBN of
-    /// `Cloud Atlas: Book Three`) would otherwise make or find a book by the shorter title, and
-    /// a row of another book of that main title (`Cloud Atlas: Book One`, no ISBN) join it by title
-    /// before the row that says `Book Three` comes: two books folded into one.
-    public mutating func learnISBNTitles(from path: String) throws {
-        var titles = ISBNTitles()
-        try KeyedRecords.forEach(path: path, parameters: parameters) { keyed, _ in titles.note(keyed.keys) }
+    /// `Cloud Atlas: Book Three`) makes or finds a book by the shorter title, and a row of another
+    /// book of that main title (`Cloud Atlas`, no ISBN) joins it by title before the row that says
+    /// `Book Three` comes: two books folded into one. Dedupe and merge resolve a file in one pass
+    /// and learn `isbnTitles` as they go; only when `needsISBNTitles` says the answers may change
+    /// do they resolve it again with this (the stage's cost twice; most files never need it).
+    mutating func use(_ titles: ISBNTitles) throws {
         isbnTitles = titles
+        titlesGiven = true
         // A library book found by one of these ISBNs learns what the rows say of its title.
         try titles.forEach { isbnHash, mainHash, descriptor in
             guard let entity = index.owner(of: isbnHash),
@@ -265,8 +310,8 @@ public struct KeyResolver {
     /// The book the row's title identity finds (see the type's rules); `ambiguous` when several
     /// could be it. Books a row of this file with another ISBN went to are passed over when
     /// `skippingISBNBooks`.
-    private func titleMatch(_ keys: RecordKeys, in chain: [(number: Int32, node: TitleNode)],
-                            skippingISBNBooks: Bool) -> (entity: Int32?, ambiguous: Bool) {
+    private mutating func titleMatch(_ keys: RecordKeys, in chain: [(number: Int32, node: TitleNode)],
+                                     skippingISBNBooks: Bool) throws -> (entity: Int32?, ambiguous: Bool) {
         let row = keys.descriptor
         var compatible: [Int32] = []
         var exact: Int32?
@@ -275,6 +320,12 @@ public struct KeyResolver {
             let descriptor = TitleDescriptor(rawValue: node.descriptor)
             if descriptor == row { exact = node.entity }  // the last found is the oldest
             if descriptor.isCompatible(with: row), !compatible.contains(node.entity) { compatible.append(node.entity) }
+        }
+        if !titlesGiven {
+            for (number, node) in chain {
+                var consulting = node
+                if consulting.consult(row) { try nodes.set(Int(number), consulting) }
+            }
         }
         if let exact { return (exact, false) }
         if compatible.count == 1 { return (compatible[0], false) }
@@ -289,13 +340,16 @@ public struct KeyResolver {
         guard let title = keys.title, let mainHash = keys.mainHash else { return nil }
         let row = keys.descriptor
         if let own = chain.first(where: { $0.node.entity == entity }) {
-            let descriptor = TitleDescriptor(rawValue: own.node.descriptor)
+            // Read again: looking for the row's book may have noted the row in it (`consult`).
+            let current = try nodes.value(Int(own.number))
+            let descriptor = TitleDescriptor(rawValue: current.descriptor)
             guard !descriptor.isClosed else { return nil }
             guard descriptor.isCompatible(with: row) else {
                 // Joined (by ISBN) under a title the rule calls another book: which book a row of
                 // that main title means is no longer sure, so none joins this one by title. The
                 // book keeps the row's key, so the library remembers (`addLibraryBook`).
-                var node = own.node
+                noteTitleTaught(by: keys, to: current, becoming: descriptor.closed)
+                var node = current
                 node.descriptor = descriptor.closed.rawValue
                 try nodes.set(Int(own.number), node)
                 return title.key
@@ -304,13 +358,14 @@ public struct KeyResolver {
             if filled == descriptor {
                 // Nothing new, unless the node learnt it from the ISBN's other rows and this row's
                 // own title is the one that says it: the book stores this row's key.
-                guard own.node.learnt, keys.ownDescriptor.filled(from: descriptor) == keys.ownDescriptor else { return nil }
-                var node = own.node
+                guard current.learnt, keys.ownDescriptor.filled(from: descriptor) == keys.ownDescriptor else { return nil }
+                var node = current
                 node.learnt = false
                 try nodes.set(Int(own.number), node)
                 return title.key
             }
-            var node = own.node
+            noteTitleTaught(by: keys, to: current, becoming: filled)
+            var node = current
             node.descriptor = filled.rawValue
             node.learnt = node.learnt || row != keys.ownDescriptor
             try nodes.set(Int(own.number), node)
@@ -321,9 +376,22 @@ public struct KeyResolver {
         return title.key
     }
 
+    /// A row with an ISBN teaches `node` (now `taught`) something: had it been known when a row
+    /// of the file looked for its book by title among this main title, that row might have gone
+    /// elsewhere (or a row carrying the ISBN under a shorter title, found another book).
+    private mutating func noteTitleTaught(by keys: RecordKeys, to node: TitleNode, becoming taught: TitleDescriptor) {
+        if !titlesGiven, keys.isbnHash != nil, node.consultedAnswerDiffers(from: taught) { needsISBNTitles = true }
+    }
+
     /// Resolves one record of the file being imported (records must come in file order).
     public mutating func resolve(_ ownKeys: RecordKeys, line: Int) throws -> Resolution {
-        let keys = isbnTitles.hinted(ownKeys)
+        let keys: RecordKeys
+        if titlesGiven {
+            keys = isbnTitles.hinted(ownKeys)
+        } else {
+            isbnTitles.note(ownKeys)
+            keys = ownKeys
+        }
         let isbnHash = keys.isbnHash, fallbackHash = keys.fallbackHash
         let chain = try keys.mainHash.map(self.chain) ?? []
         var found: Int32?
@@ -333,11 +401,11 @@ public struct KeyResolver {
             if let owner = index.owner(of: isbnHash) {
                 found = owner
             } else if let title = keys.title {
-                (found, ambiguous) = titleMatch(keys, in: chain, skippingISBNBooks: true)
+                (found, ambiguous) = try titleMatch(keys, in: chain, skippingISBNBooks: true)
                 if found != nil { decidedBy = title.key }
             }
         } else if keys.title != nil {
-            (found, ambiguous) = titleMatch(keys, in: chain, skippingISBNBooks: false)
+            (found, ambiguous) = try titleMatch(keys, in: chain, skippingISBNBooks: false)
         } else if let fallbackHash {
             found = index.owner(of: fallbackHash)
         }

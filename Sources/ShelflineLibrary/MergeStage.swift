@@ -157,87 +157,102 @@ public enum MergeStage {
         let workDirectory = workspace.libraryDirectory + "/.merge-work-\(getpid())"
         try Workspace.makeDirectory(workDirectory)
         defer { try? FileManager.default.removeItem(atPath: workDirectory) }
-        var resolver = try KeyResolver(parameters: dedupe, scratchDirectory: workDirectory)
         let library = LibraryFile(workspace: workspace)
-        let scan = try library.scan(into: &resolver, importId: importId)
-        try resolver.learnISBNTitles(from: request.records)
         let decisions = try ReviewDecisions.load(workspace: workspace).byBook
 
         let bucketBits = parameters.buckets.trailingZeroBitCount
         func bucket(of id: UInt64) -> Int { bucketBits == 0 ? 0 : Int(id >> UInt64(64 - bucketBits)) }
-        let buckets = try (0..<parameters.buckets).map { try BucketFile(path: workDirectory + "/bucket-\($0)") }
-
-        // Pass 1: resolve, ledger, partition.
-        let ledger = try NDJSONWriter<LedgerEntry>(path: request.ledger)
         var outcomes = ImportOutcomes()
-        outcomes.rejected = rejects.count
         let progress = MergeProgress(path: request.progress, records: max(0, parse.rowsRead - rejects.count), now: now)
         var progressFinished = false
         defer { if !progressFinished { progress.finish(finished: false, counts: outcomes.progressCounts) } }
-        var enrichment = EnrichmentCounts()
-        var reviewItems: [(id: UInt64, item: ReviewItem)] = []
-        var ruledOut: [ReviewItem] = []
-        let notEnriched = try FailedRowSpool(path: workDirectory + "/not-enriched")
-        var recordCount = 0
-        var rejectIndex = 0
-        var ledgerLine: [UInt8] = []
-        func appendLedger(_ entry: LedgerEntry) throws {
-            ledgerLine.removeAll(keepingCapacity: true)
-            entry.appendJSON(to: &ledgerLine)
-            try ledgerLine.withUnsafeBytes { try ledger.appendRaw($0) }
-        }
-        do {
-            try KeyedRecords.forEach(path: request.records, parameters: dedupe) { keyed, bytes in
-                if let cancellation, cancellation.isCancelled {
-                    throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
-                }
-                let record = keyed.identity
-                while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
-                    try appendLedger(LedgerEntry(line: rejects[rejectIndex].line, outcome: .rejected, reason: rejects[rejectIndex].reason))
-                    rejectIndex += 1
-                }
-                recordCount += 1
-                let resolution = try resolver.resolve(keyed.keys, line: record.line)
-                let outcome: LedgerEntry.Outcome
-                switch resolution.status {
-                case .new: outcome = .added; outcomes.added += 1
-                case .inLibrary: outcome = .updated; outcomes.updated += 1
-                case .duplicateInFile: outcome = .duplicateInFile; outcomes.duplicateInFile += 1
-                }
-                let status = record.match?.status ?? .notEnriched
-                enrichment.count(status)
-                if status == .notEnriched {
-                    try notEnriched.append(FailedRow(line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
-                                                 reason: record.match?.reason ?? "not looked up",
-                                                 fallbackText: [record.title, record.author ?? "", record.isbn13 ?? ""].joined(separator: " | "),
-                                                 bookId: resolution.bookId))
-                }
-                let bookId = BookKeys.idString(resolution.bookId)
-                if status == .needsReview {
-                    reviewItems.append((resolution.bookId, ReviewItem(line: record.line, bookId: bookId, title: record.title,
-                                                                      author: record.author, isbn13: record.isbn13,
-                                                                      candidates: record.match?.candidates ?? [])))
-                } else if status == .notEnriched, let candidates = record.match?.candidates, !candidates.isEmpty {
-                    ruledOut.append(ReviewItem(line: record.line, bookId: bookId, title: record.title, author: record.author,
-                                               isbn13: record.isbn13, candidates: candidates))
-                }
-                try appendLedger(LedgerEntry(line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
-                                              key: resolution.key, match: record.match?.status))
-                try buckets[bucket(of: resolution.bookId)].append(id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, record: bytes)
-                progress.advance(by: 1, counts: { outcomes.progressCounts }, title: record.title)
+
+        // Pass 1: resolve, ledger, partition. Twice when the resolver says the file needs what its
+        // ISBNs' rows say of their titles known from the first row (`KeyResolver.use`), as dedupe.
+        var titles: ISBNTitles?
+        var resolver: KeyResolver, scan: LibraryFile.Scan, buckets: [BucketFile], ledger: NDJSONWriter<LedgerEntry>
+        var enrichment: EnrichmentCounts, reviewItems: [(id: UInt64, item: ReviewItem)], ruledOut: [ReviewItem]
+        var notEnriched: FailedRowSpool
+        var again = false
+        repeat {
+            resolver = try KeyResolver(parameters: dedupe, scratchDirectory: workDirectory)
+            scan = try library.scan(into: &resolver, importId: importId)
+            if let titles { try resolver.use(titles) }
+            buckets = try (0..<parameters.buckets).map { try BucketFile(path: workDirectory + "/bucket-\($0)") }
+            ledger = try NDJSONWriter<LedgerEntry>(path: request.ledger)
+            outcomes = ImportOutcomes()
+            outcomes.rejected = rejects.count
+            enrichment = EnrichmentCounts()
+            reviewItems = []
+            ruledOut = []
+            notEnriched = try FailedRowSpool(path: workDirectory + "/not-enriched")
+            let firstPass = titles == nil
+            var recordCount = 0
+            var rejectIndex = 0
+            var ledgerLine: [UInt8] = []
+            func appendLedger(_ entry: LedgerEntry) throws {
+                ledgerLine.removeAll(keepingCapacity: true)
+                entry.appendJSON(to: &ledgerLine)
+                try ledgerLine.withUnsafeBytes { try ledger.appendRaw($0) }
             }
-            for reject in rejects[rejectIndex...] {
-                try appendLedger(LedgerEntry(line: reject.line, outcome: .rejected, reason: reject.reason))
+            do {
+                try KeyedRecords.forEach(path: request.records, parameters: dedupe) { keyed, bytes in
+                    if let cancellation, cancellation.isCancelled {
+                        throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
+                    }
+                    let record = keyed.identity
+                    while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
+                        try appendLedger(LedgerEntry(line: rejects[rejectIndex].line, outcome: .rejected, reason: rejects[rejectIndex].reason))
+                        rejectIndex += 1
+                    }
+                    recordCount += 1
+                    let resolution = try resolver.resolve(keyed.keys, line: record.line)
+                    let outcome: LedgerEntry.Outcome
+                    switch resolution.status {
+                    case .new: outcome = .added; outcomes.added += 1
+                    case .inLibrary: outcome = .updated; outcomes.updated += 1
+                    case .duplicateInFile: outcome = .duplicateInFile; outcomes.duplicateInFile += 1
+                    }
+                    let status = record.match?.status ?? .notEnriched
+                    enrichment.count(status)
+                    if status == .notEnriched {
+                        try notEnriched.append(FailedRow(line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
+                                                     reason: record.match?.reason ?? "not looked up",
+                                                     fallbackText: [record.title, record.author ?? "", record.isbn13 ?? ""].joined(separator: " | "),
+                                                     bookId: resolution.bookId))
+                    }
+                    let bookId = BookKeys.idString(resolution.bookId)
+                    if status == .needsReview {
+                        reviewItems.append((resolution.bookId, ReviewItem(line: record.line, bookId: bookId, title: record.title,
+                                                                          author: record.author, isbn13: record.isbn13,
+                                                                          candidates: record.match?.candidates ?? [])))
+                    } else if status == .notEnriched, let candidates = record.match?.candidates, !candidates.isEmpty {
+                        ruledOut.append(ReviewItem(line: record.line, bookId: bookId, title: record.title, author: record.author,
+                                                   isbn13: record.isbn13, candidates: candidates))
+                    }
+                    try appendLedger(LedgerEntry(line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
+                                                  key: resolution.key, match: record.match?.status))
+                    try buckets[bucket(of: resolution.bookId)].append(id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, record: bytes)
+                    if firstPass { progress.advance(by: 1, counts: { outcomes.progressCounts }, title: record.title) }
+                }
+                for reject in rejects[rejectIndex...] {
+                    try appendLedger(LedgerEntry(line: reject.line, outcome: .rejected, reason: reject.reason))
+                }
+                guard recordCount + rejects.count == parse.rowsRead else {
+                    throw LibraryError.countMismatch(path: request.parseReport, rowsRead: parse.rowsRead, records: recordCount,
+                                                     rejected: rejects.count)
+                }
+                for file in buckets { try file.close() }
+            } catch {
+                ledger.abandon()
+                throw error
             }
-            guard recordCount + rejects.count == parse.rowsRead else {
-                throw LibraryError.countMismatch(path: request.parseReport, rowsRead: parse.rowsRead, records: recordCount,
-                                                 rejected: rejects.count)
+            again = firstPass && resolver.needsISBNTitles
+            if again {
+                ledger.abandon()
+                titles = resolver.isbnTitles
             }
-            for file in buckets { try file.close() }
-        } catch {
-            ledger.abandon()
-            throw error
-        }
+        } while again
         // The fold needs no key index: its memory goes before pass 2 takes its own (issue 12).
         resolver.release()
 

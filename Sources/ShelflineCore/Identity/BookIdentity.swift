@@ -181,6 +181,11 @@ public struct TitleDescriptor: Sendable, Hashable {
         return Self.agree(mySeries, theirSeries) && Self.agree(rawValue & Self.initialMask, other.rawValue & Self.initialMask)
     }
 
+    /// The initials are equal or one is absent (what no filling in can change once they differ).
+    public func initialAgrees(with other: TitleDescriptor) -> Bool {
+        Self.agree(rawValue & Self.initialMask, other.rawValue & Self.initialMask)
+    }
+
     /// Every part both say is the same (a part one lacks is no disagreement, distinguishing or
     /// not): what rows sharing an ISBN, which names the book already, must satisfy to be one title.
     public func agrees(with other: TitleDescriptor) -> Bool {
