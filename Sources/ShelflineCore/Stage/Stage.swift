@@ -71,6 +71,21 @@ public struct Stage: Sendable {
     public var algorithmVersion: Int
     /// What the executable is told about the run besides its files.
     public var invocation: Invocation
+    /// Parameters the built-in default configuration (no `pipeline.json`) takes from the
+    /// environment, when set (`PipelineConfig.builtInDefault`).
+    public var environmentParameters: [EnvironmentParameter] = []
+
+    /// An environment variable that sets one parameter of the built-in default configuration.
+    public struct EnvironmentParameter: Sendable, Equatable {
+        public var variable: String
+        /// The dotted key inside the stage's `parameters` (`openLibrary.baseURL`).
+        public var keyPath: String
+
+        public init(_ variable: String, _ keyPath: String) {
+            self.variable = variable
+            self.keyPath = keyPath
+        }
+    }
 
     /// How the orchestrator starts the executable.
     public enum Invocation: Sendable, Equatable {
@@ -100,7 +115,9 @@ public struct Stage: Sendable {
               outputs: [StageFile(.records, .option("-o"), defaultName: "enriched.ndjson.gz"),
                         StageFile(.report, .option("--report"), defaultName: "lookup-report.json")],
               progress: StageFile(.progress, .option("--progress"), defaultName: "lookup-progress.json"),
-              parameterStages: [.lookup], algorithmVersion: 1, invocation: .files),
+              parameterStages: [.lookup], algorithmVersion: 1, invocation: .files,
+              // The Open Library API to ask without a pipeline.json (a mirror, a loopback stand-in in tests).
+              environmentParameters: [EnvironmentParameter("SHELFLINE_OPENLIBRARY_URL", "openLibrary.baseURL")]),
         Stage(name: .merge,
               inputs: [StageFile(.records, .positional, defaultName: "enriched.ndjson.gz"),
                        StageFile(.parseReport, .option("--parse-report"), defaultName: "parse-report.json"),
