@@ -1,11 +1,47 @@
 import ShelflineCore
 
-/// Lookup's side of the stage contract (`Stage` in Core): its parameter and report types.
+/// Lookup as a pipeline stage (`PipelineStage`): its parameter and report types and its one entry.
+extension LookupStage: PipelineStage {
+    public typealias Parameters = LookupParameters
+    public typealias Report = LookupReport
+
+    /// What `shelfline-lookup` takes besides its files.
+    public struct Arguments: Sendable {
+        /// `--catalog` files; when empty, the `catalog` parameter (relative to pipeline.json).
+        public var catalog: [String]
+        /// `--source` names; when empty, the `sources` parameter.
+        public var sources: [String]
+        /// stderr is a terminal: draw a progress bar instead of log lines.
+        public var terminal: Bool
+
+        public init(catalog: [String] = [], sources: [String] = [], terminal: Bool = false) {
+            self.catalog = catalog
+            self.sources = sources
+            self.terminal = terminal
+        }
+    }
+
+    public static var name: StageName { .lookup }
+
+    /// The catalog dumps given on the command line.
+    public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {
+        job.arguments.catalog
+    }
+
+    public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> LookupReport {
+        let stage = LookupStage(options: Options(
+            input: job.input(.records), output: job.output(.records), report: job.outputs[.report], progress: job.progress,
+            catalog: job.arguments.catalog, sources: job.arguments.sources, workspace: context.workspace,
+            terminal: job.arguments.terminal))
+        return try await stage.run(context: context)
+    }
+}
+
 extension LookupParameters: StageParameters {
     public static var stage: StageName { .lookup }
 }
 
-extension LookupReport: StageReport {
+extension LookupReport: FileStageReport {
     /// Every record read; `counts` sum to it.
     public var rowCount: Int { recordsRead }
 }

@@ -37,11 +37,32 @@ public struct StageFile: Sendable, Equatable {
     public enum Passing: Sendable, Equatable {
         /// The positional argument.
         case positional
-        /// An option (`--report NAME`).
-        case option(String)
+        /// The stage's main output: `-o`/`--output`.
+        case output
+        /// The option named after the role (`optionName`: `--rejects`, `--parse-report`).
+        case option
         /// Not passed: the executable finds it by role (render reads the run directory through
         /// `RunFiles`; merge reads `{decisions}` from the workspace).
         case foundByRole
+    }
+
+    /// The long option that takes this file (`--output`, or the role in kebab case: `failedRows`
+    /// is `--failed-rows`); nil when it is positional or found by role. Stage commands name their
+    /// options from it (`NameSpecification.stageFile`), so the orchestrator and the executable
+    /// cannot disagree.
+    public var optionName: String? {
+        switch passing {
+        case .positional, .foundByRole: nil
+        case .output: "output"
+        case .option: role.rawValue.reduce(into: "") { name, character in
+            name += character.isUppercase ? "-" + character.lowercased() : String(character)
+        }
+        }
+    }
+
+    /// What the orchestrator passes before the file's path (`-o`, `--rejects`).
+    public var flag: String? {
+        passing == .output ? "-o" : optionName.map { "--" + $0 }
     }
 
     public init(_ role: StageFileRole, _ passing: Passing, defaultName: String) {
@@ -101,33 +122,33 @@ public struct Stage: Sendable {
     public static let all: [Stage] = [
         Stage(name: .parse,
               inputs: [StageFile(.export, .positional, defaultName: "{csv}")],
-              outputs: [StageFile(.records, .option("-o"), defaultName: "parsed.ndjson.gz"),
-                        StageFile(.rejects, .option("--rejects"), defaultName: "rejects.ndjson.gz"),
-                        StageFile(.report, .option("--report"), defaultName: "parse-report.json")],
+              outputs: [StageFile(.records, .output, defaultName: "parsed.ndjson.gz"),
+                        StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
+                        StageFile(.report, .option, defaultName: "parse-report.json")],
               parameterStages: [.parse], algorithmVersion: 2, invocation: .files),
         Stage(name: .dedupe,
               inputs: [StageFile(.records, .positional, defaultName: "parsed.ndjson.gz")],
-              outputs: [StageFile(.records, .option("-o"), defaultName: "deduped.ndjson.gz"),
-                        StageFile(.report, .option("--report"), defaultName: "dedupe-report.json")],
+              outputs: [StageFile(.records, .output, defaultName: "deduped.ndjson.gz"),
+                        StageFile(.report, .option, defaultName: "dedupe-report.json")],
               parameterStages: [.dedupe], algorithmVersion: 2, invocation: .files),
         Stage(name: .lookup,
               inputs: [StageFile(.records, .positional, defaultName: "deduped.ndjson.gz")],
-              outputs: [StageFile(.records, .option("-o"), defaultName: "enriched.ndjson.gz"),
-                        StageFile(.report, .option("--report"), defaultName: "lookup-report.json")],
-              progress: StageFile(.progress, .option("--progress"), defaultName: "lookup-progress.json"),
+              outputs: [StageFile(.records, .output, defaultName: "enriched.ndjson.gz"),
+                        StageFile(.report, .option, defaultName: "lookup-report.json")],
+              progress: StageFile(.progress, .option, defaultName: "lookup-progress.json"),
               parameterStages: [.lookup], algorithmVersion: 1, invocation: .files,
               // The Open Library API to ask without a pipeline.json (a mirror, a loopback stand-in in tests).
               environmentParameters: [EnvironmentParameter("SHELFLINE_OPENLIBRARY_URL", "openLibrary.baseURL")]),
         Stage(name: .merge,
               inputs: [StageFile(.records, .positional, defaultName: "enriched.ndjson.gz"),
-                       StageFile(.parseReport, .option("--parse-report"), defaultName: "parse-report.json"),
-                       StageFile(.rejects, .option("--rejects"), defaultName: "rejects.ndjson.gz"),
+                       StageFile(.parseReport, .option, defaultName: "parse-report.json"),
+                       StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
                        StageFile(.decisions, .foundByRole, defaultName: "{decisions}")],
-              outputs: [StageFile(.report, .option("--report"), defaultName: "merge-report.json"),
-                        StageFile(.ledger, .option("--ledger"), defaultName: "ledger.ndjson.gz"),
-                        StageFile(.review, .option("--review"), defaultName: "review.json"),
-                        StageFile(.failedRows, .option("--failed-rows"), defaultName: "failed-rows.csv")],
-              progress: StageFile(.progress, .option("--progress"), defaultName: "merge-progress.json"),
+              outputs: [StageFile(.report, .option, defaultName: "merge-report.json"),
+                        StageFile(.ledger, .option, defaultName: "ledger.ndjson.gz"),
+                        StageFile(.review, .option, defaultName: "review.json"),
+                        StageFile(.failedRows, .option, defaultName: "failed-rows.csv")],
+              progress: StageFile(.progress, .option, defaultName: "merge-progress.json"),
               // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
               // 4: the library keeps every user-authored cell (export, issue 22); 3: the report's
               // `reviewOpen` (rows still to review after the decisions); 2: the title identity (issue 21).
@@ -183,6 +204,9 @@ extension StageParameters {
 }
 
 /// A stage's report: it says how many rows the stage handled (the orchestrator's `rows=`).
-public protocol StageReport: Decodable {
+public protocol StageReport {
     var rowCount: Int { get }
 }
+
+/// A report the stage writes as its `report` file, which the orchestrator reads back.
+public protocol FileStageReport: StageReport, Decodable {}
