@@ -64,6 +64,7 @@ extension DedupeParameters: StageParameters {
 
 extension MergeParameters: StageParameters {
     public static var stage: StageName { .merge }
+    public static let ranges: [String: ConfigLimits.Range] = ["buckets": .within(1, 4096), "libraryLevel": .within(1, 9)]
 }
 
 extension DedupeReport: FileStageReport {

@@ -29,4 +29,5 @@ extension ParseStage: PipelineStage {
 
 extension ParseParameters: StageParameters {
     public static var stage: StageName { .parse }
+    public static let ranges: [String: ConfigLimits.Range] = ["maxRejectedShare": .within(0, 1), "minRejectedRows": .atLeast(0)]
 }

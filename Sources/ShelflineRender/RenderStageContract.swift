@@ -48,4 +48,8 @@ extension ImportActivityRenderer.Refresh: StageReport {
 
 extension RenderParameters: StageParameters {
     public static var stage: StageName { .render }
+    public static let ranges: [String: ConfigLimits.Range] = [
+        "minimumUpdateIntervalSeconds": .atLeast(0), "importStaleAfterMinutes": .atLeast(1),
+        "importDismissAfterMinutes": .atLeast(1), "historyLimit": .atLeast(1), "reportMaximumRows": .atLeast(0),
+    ]
 }

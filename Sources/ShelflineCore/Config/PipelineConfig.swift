@@ -123,12 +123,17 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         return declaration
     }
 
-    /// Decodes `stage`'s parameters into the stage's own type; errors name the exact key.
+    /// Decodes `stage`'s parameters into the stage's own type; errors name the exact key. A
+    /// `StageParameters` type's ranges are checked first.
     public func parameters<T: Decodable>(for stage: StageName, as type: T.Type, path: String = "pipeline.json") throws -> T {
         guard let index = stages.firstIndex(where: { $0.name == stage }) else {
             return try Self.decode(T.self, from: Data("{}".utf8), path: path, keyPrefix: "stages[\(stage.rawValue)].parameters")
         }
-        return try Self.decode(T.self, from: stages[index].parameters, path: path, keyPrefix: "stages[\(index)].parameters")
+        let keyPrefix = "stages[\(index)].parameters"
+        if let ranges = (T.self as? any StageParameters.Type)?.ranges {
+            try ConfigLimits.check(stages[index].parameters, ranges: ranges, keyPrefix: keyPrefix, path: path)
+        }
+        return try Self.decode(T.self, from: stages[index].parameters, path: path, keyPrefix: keyPrefix)
     }
 
     /// Loads and validates `pipeline.json`. Every problem is a `ConfigError` (exit 78) naming the key.

@@ -195,11 +195,16 @@ extension StageName {
 public protocol StageParameters: Decodable, Sendable {
     /// The stage whose `parameters` object this type decodes.
     static var stage: StageName { get }
-    /// Range checks beyond what decoding enforces; a `ConfigError` (78) naming the key.
+    /// The allowed range of each bounded number, by key path inside `parameters`
+    /// (`openLibrary.batchSize`): checked before decoding (78 naming the key), and stated by
+    /// `docs/pipeline.schema.json` (tests keep the two equal). The one place a range is written.
+    static var ranges: [String: ConfigLimits.Range] { get }
+    /// Checks no range can state (a power of two, one value against another); a `ConfigError` (78) naming the key.
     func validate(configPath: String) throws
 }
 
 extension StageParameters {
+    public static var ranges: [String: ConfigLimits.Range] { [:] }
     public func validate(configPath: String) throws {}
 }
 
