@@ -7,11 +7,6 @@ extension DedupeStage: PipelineStage {
 
     public static var name: StageName { .dedupe }
 
-    /// The library, read only.
-    public static func otherInputs(_ job: StageJob<NoStageArguments>, workspace: Workspace) -> [String] {
-        [workspace.libraryFile]
-    }
-
     public static func run(_ job: StageJob<NoStageArguments>, context: StageContext) async throws -> DedupeReport {
         let parameters = try context.parameters(DedupeParameters.self)
         let result = try run(input: job.input(.records), output: job.output(.records), workspace: context.workspace,
@@ -40,9 +35,9 @@ extension MergeStage: PipelineStage {
 
     public static var name: StageName { .merge }
 
-    /// The library and its previous generation.
+    /// The library (its description's) and its previous generation.
     public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {
-        [workspace.libraryFile, workspace.libraryBackup]
+        description.unlistedInputs.compactMap { workspace.file(named: $0.defaultName) } + [workspace.libraryBackup]
     }
 
     /// Decodes dedupe's parameters too: merge resolves keys exactly as dedupe did.

@@ -13,8 +13,8 @@ public protocol PipelineStage {
 
     static var name: StageName { get }
 
-    /// Workspace or option files the stage reads besides `job`'s (the library, catalog dumps),
-    /// for the stage-file safety check (`StageFiles`). Default: none.
+    /// Workspace or option files the stage reads besides `job`'s, for the stage-file safety check
+    /// (`StageFiles`). Default: its description's unlisted workspace inputs (the library).
     static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String]
 
     /// Runs the stage on `job`'s files: decodes its parameters from `context`
@@ -26,7 +26,9 @@ extension PipelineStage {
     /// The stage's description: files by role, options, progress file, algorithm version.
     public static var description: Stage { name.stage }
 
-    public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] { [] }
+    public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {
+        description.unlistedInputs.compactMap { workspace.file(named: $0.defaultName) }
+    }
 
     /// The type the orchestrator decodes this stage's report file with (its `rows=`); nil when
     /// the stage writes no report file (render).

@@ -24,6 +24,10 @@ public enum StageFileRole: String, Sendable, CaseIterable {
     case page
     /// Progress JSON rewritten while the stage runs (not declared in `pipeline.json`).
     case progress
+    /// Rows imported without metadata, in the source's own layout (CSV, beside `failedRows`).
+    case notEnrichedRows
+    /// The library (`{library}`, in the workspace).
+    case library
 }
 
 /// One input or output of a stage: its role, how its executable is given it, and the name the
@@ -84,6 +88,12 @@ public struct Stage: Sendable {
     public var outputs: [StageFile]
     /// Progress JSON the stage rewrites while it runs, named after the stage (not configurable).
     public var progress: StageFile? = nil
+    /// Files the stage reads and writes besides those `pipeline.json` lists, found by role under
+    /// the description's names: the library (`{library}`, in the workspace), merge's
+    /// `not-enriched.csv` (beside its failed rows). A workspace output is recorded in the stage's
+    /// manifest, so a library changed since reruns merge (`StagePlanner.workspaceOutputs`).
+    public var unlistedInputs: [StageFile] = []
+    public var unlistedOutputs: [StageFile] = []
     /// The stages whose `parameters` this stage decodes, in the order they are fingerprinted:
     /// a stage may decode only these (`StageContext.parameters`), and a change to any reruns it.
     public var parameterStages: [StageName]
@@ -130,6 +140,7 @@ public struct Stage: Sendable {
               inputs: [StageFile(.records, .positional, defaultName: "parsed.ndjson.gz")],
               outputs: [StageFile(.records, .output, defaultName: "deduped.ndjson.gz"),
                         StageFile(.report, .option, defaultName: "dedupe-report.json")],
+              unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
               parameterStages: [.dedupe], algorithmVersion: 2, invocation: .files),
         Stage(name: .lookup,
               inputs: [StageFile(.records, .positional, defaultName: "deduped.ndjson.gz")],
@@ -149,6 +160,9 @@ public struct Stage: Sendable {
                         StageFile(.review, .option, defaultName: "review.json"),
                         StageFile(.failedRows, .option, defaultName: "failed-rows.csv")],
               progress: StageFile(.progress, .option, defaultName: "merge-progress.json"),
+              unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
+              unlistedOutputs: [StageFile(.notEnrichedRows, .foundByRole, defaultName: "not-enriched.csv"),
+                                StageFile(.library, .foundByRole, defaultName: "{library}")],
               // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
               // 4: the library keeps every user-authored cell (export, issue 22); 3: the report's
               // `reviewOpen` (rows still to review after the decisions); 2: the title identity (issue 21).
@@ -169,7 +183,7 @@ public struct Stage: Sendable {
     /// The shipped name of this stage's output with `role`: what its executable writes when run by
     /// hand without naming it. Asking for a role the stage does not produce is a programming error.
     public func defaultOutput(_ role: StageFileRole) -> String {
-        guard let file = outputs.first(where: { $0.role == role }) else {
+        guard let file = (outputs + unlistedOutputs).first(where: { $0.role == role }) else {
             preconditionFailure("stage \(name.rawValue) has no \(role.rawValue) output")
         }
         return file.defaultName
