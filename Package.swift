@@ -58,12 +58,13 @@ let package = Package(
         // The beer-queue activity and its cookie-carrying poll (libcurl): only render links it.
         .target(name: "ShelflineBeerQueue", dependencies: ["ShelflineCore", "ShelflineRender", "CCurl"]),
         .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore", "CSystemShims"]),
-        // Stage command plumbing and the parse command alone, so that `shelfline-parse` does not
-        // load FoundationNetworking (libcurl and its TLS stack: ~6 MiB of RSS it never uses).
+        // Stage command plumbing alone (each stage's command sits in its executable), so that
+        // `shelfline-parse` does not load FoundationNetworking (libcurl and its TLS stack: ~6 MiB of
+        // RSS it never uses) and no other executable links the CSV parser.
         .target(
             name: "ShelflineStageCLI",
             dependencies: [
-                "ShelflineCore", "ShelflineParse", "CSystemShims",
+                "ShelflineCore", "CSystemShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -80,7 +81,7 @@ let package = Package(
         // Each executable links only the libraries its command uses (measured: see docs/ARCHITECTURE.md).
         + [
             .executableTarget(name: "shelfline", dependencies: ["ShelflineCommands"]),
-            .executableTarget(name: "shelfline-parse", dependencies: ["ShelflineStageCLI"]),
+            .executableTarget(name: "shelfline-parse", dependencies: ["ShelflineStageCLI", "ShelflineParse", argumentParser]),
             .executableTarget(name: "shelfline-dedupe", dependencies: ["ShelflineStageCLI", "ShelflineLibrary", argumentParser]),
             .executableTarget(name: "shelfline-lookup", dependencies: ["ShelflineStageCLI", "ShelflineLookup", argumentParser]),
             .executableTarget(name: "shelfline-merge", dependencies: ["ShelflineStageCLI", "ShelflineLibrary", argumentParser]),

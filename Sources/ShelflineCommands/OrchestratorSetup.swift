@@ -24,7 +24,7 @@ struct OrchestratorSetup {
     func runner(context: StageContext, quiet: Bool) -> PipelineRunner {
         PipelineRunner(config: config, configPath: configPath, workspace: workspace, binDirectory: binDirectory,
                        log: context.log, quiet: quiet, now: context.now, cancellation: context.cancellation,
-                       reportType: StageTypes.report)
+                       reportType: { PipelineStages.named($0).reportFile })
     }
 
     var planner: StagePlanner { StagePlanner(config: config, workspace: workspace) }
@@ -39,7 +39,7 @@ struct OrchestratorSetup {
         try config.validateWiring(path: configPath)
         for declaration in config.stages {
             for stage in declaration.name.stage.parameterStages {
-                _ = try config.parameters(StageTypes.parameters(stage), path: configPath)
+                try PipelineStages.validateParameters(stage, config: config, path: configPath)
             }
         }
     }

@@ -34,7 +34,8 @@ public enum FailedRowsExport {
         return directory.isEmpty ? notEnrichedFileName : directory + "/" + notEnrichedFileName
     }
 
-    public static let notEnrichedFileName = "not-enriched.csv"
+    /// Merge's unlisted `notEnrichedRows` output (`Stage.unlistedOutputs`).
+    public static let notEnrichedFileName = StageName.merge.stage.defaultOutput(.notEnrichedRows)
 
     public static func write(_ rows: [FailedRow], parse: ParseReport, to path: String) throws -> Result {
         try write(rows: { body in try rows.forEach(body) }, parse: parse, to: path)

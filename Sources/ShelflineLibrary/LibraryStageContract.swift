@@ -1,15 +1,68 @@
 import ShelflineCore
 
-/// Dedupe's and merge's side of the stage contract (`Stage` in Core): parameter and report types.
+/// Dedupe and merge as pipeline stages (`PipelineStage`): parameter and report types, one entry each.
+extension DedupeStage: PipelineStage {
+    public typealias Parameters = DedupeParameters
+    public typealias Report = DedupeReport
+
+    public static var name: StageName { .dedupe }
+
+    public static func run(_ job: StageJob<NoStageArguments>, context: StageContext) async throws -> DedupeReport {
+        let parameters = try context.parameters(DedupeParameters.self)
+        let result = try run(input: job.input(.records), output: job.output(.records), workspace: context.workspace,
+                             parameters: parameters, cancellation: context.cancellation)
+        if let report = job.outputs[.report] { try writeJSONFile(result, to: report) }
+        context.log.event(["stage": "dedupe", "rows": result.rowsIn, "new": result.new,
+                           "duplicateInFile": result.duplicateInFile, "inLibrary": result.inLibrary,
+                           "libraryBooks": result.libraryBooks])
+        return result
+    }
+}
+
+extension MergeStage: PipelineStage {
+    public typealias Parameters = MergeParameters
+    public typealias Report = MergeReport
+
+    /// What `shelfline-merge` takes besides its files.
+    public struct Arguments: Sendable {
+        /// The books' provenance (default: the content hash of the source export).
+        public var importId: String?
+
+        public init(importId: String? = nil) {
+            self.importId = importId
+        }
+    }
+
+    public static var name: StageName { .merge }
+
+    /// The library (its description's) and its previous generation.
+    public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {
+        description.unlistedInputs.compactMap { workspace.file(named: $0.defaultName) } + [workspace.libraryBackup]
+    }
+
+    /// Decodes dedupe's parameters too: merge resolves keys exactly as dedupe did.
+    public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> MergeReport {
+        let dedupe = try context.parameters(DedupeParameters.self)
+        let parameters = try context.parameters(MergeParameters.self)
+        let request = MergeRequest(records: job.input(.records), parseReport: job.input(.parseReport),
+                                   rejects: job.inputs[.rejects], report: job.output(.report), ledger: job.output(.ledger),
+                                   review: job.output(.review), failedRows: job.output(.failedRows),
+                                   importId: job.arguments.importId, progress: job.progress)
+        return try run(request, workspace: context.workspace, dedupe: dedupe, parameters: parameters,
+                       cancellation: context.cancellation, log: context.log, now: context.now)
+    }
+}
+
 extension DedupeParameters: StageParameters {
     public static var stage: StageName { .dedupe }
 }
 
 extension MergeParameters: StageParameters {
     public static var stage: StageName { .merge }
+    public static let ranges: [String: ConfigLimits.Range] = ["buckets": .within(1, 4096), "libraryLevel": .within(1, 9)]
 }
 
-extension DedupeReport: StageReport {
+extension DedupeReport: FileStageReport {
     /// Every record read, whatever its mark.
     public var rowCount: Int { rowsIn }
 }

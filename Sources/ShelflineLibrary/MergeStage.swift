@@ -23,13 +23,10 @@ public struct MergeParameters: Codable, Sendable, Equatable {
         failedRowsIncludeNotEnriched = try container.decodeIfPresent(Bool.self, forKey: .failedRowsIncludeNotEnriched) ?? true
     }
 
-    /// Checks ranges; errors name the key.
+    /// What a range cannot state (the ranges: `ranges`, in LibraryStageContract.swift); errors name the key.
     public func validate(configPath: String) throws {
-        guard buckets >= 1, buckets <= 4096, buckets & (buckets - 1) == 0 else {
+        guard buckets >= 1, buckets & (buckets - 1) == 0 else {
             throw ConfigError(path: configPath, key: "stages[merge].parameters.buckets", expected: "a power of two from 1 to 4096")
-        }
-        guard (1...9).contains(libraryLevel) else {
-            throw ConfigError(path: configPath, key: "stages[merge].parameters.libraryLevel", expected: "a gzip level from 1 to 9")
         }
     }
 }

@@ -1,11 +1,60 @@
 import ShelflineCore
 
-/// Lookup's side of the stage contract (`Stage` in Core): its parameter and report types.
-extension LookupParameters: StageParameters {
-    public static var stage: StageName { .lookup }
+/// Lookup as a pipeline stage (`PipelineStage`): its parameter and report types and its one entry.
+extension LookupStage: PipelineStage {
+    public typealias Parameters = LookupParameters
+    public typealias Report = LookupReport
+
+    /// What `shelfline-lookup` takes besides its files.
+    public struct Arguments: Sendable {
+        /// `--catalog` files; when empty, the `catalog` parameter (relative to pipeline.json).
+        public var catalog: [String]
+        /// `--source` names; when empty, the `sources` parameter.
+        public var sources: [String]
+        /// stderr is a terminal: draw a progress bar instead of log lines.
+        public var terminal: Bool
+
+        public init(catalog: [String] = [], sources: [String] = [], terminal: Bool = false) {
+            self.catalog = catalog
+            self.sources = sources
+            self.terminal = terminal
+        }
+    }
+
+    public static var name: StageName { .lookup }
+
+    /// The catalog dumps given on the command line.
+    public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {
+        job.arguments.catalog
+    }
+
+    public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> LookupReport {
+        let stage = LookupStage(options: Options(
+            input: job.input(.records), output: job.output(.records), report: job.outputs[.report], progress: job.progress,
+            catalog: job.arguments.catalog, sources: job.arguments.sources, workspace: context.workspace,
+            terminal: job.arguments.terminal))
+        return try await stage.run(context: context)
+    }
 }
 
-extension LookupReport: StageReport {
+extension LookupParameters: StageParameters {
+    public static var stage: StageName { .lookup }
+    public static let ranges: [String: ConfigLimits.Range] = [
+        "cacheDays": .above(0), "negativeCacheDays": .above(0),
+        // The runner-up must be seen.
+        "searchLimit": .atLeast(2), "chunkSize": .atLeast(1),
+        "openLibrary.concurrency": .atLeast(1), "openLibrary.requestsPerSecond": .above(0),
+        "openLibrary.batchSize": .within(1, 1000),
+        "openLibrary.timeoutSeconds": .above(0), "openLibrary.maxRetries": .atLeast(0),
+        "openLibrary.backoffBaseSeconds": .atLeast(0), "openLibrary.backoffMaxSeconds": .atLeast(0),
+        "openLibrary.waitBudgetSeconds": .atLeast(0), "openLibrary.breakerThreshold": .atLeast(1),
+        "openLibrary.breakerCooldownSeconds": .atLeast(0),
+        "openLibrary.maxResponseBytes": .atLeast(1024),
+        "match.titleThreshold": .within(0, 1), "match.authorThreshold": .within(0, 1), "match.margin": .within(0, 1),
+    ]
+}
+
+extension LookupReport: FileStageReport {
     /// Every record read; `counts` sum to it.
     public var rowCount: Int { recordsRead }
 }

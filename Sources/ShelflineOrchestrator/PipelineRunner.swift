@@ -70,11 +70,11 @@ public struct PipelineRunner {
 
     /// The report type of each stage (bound by the commands layer, which links the stage
     /// libraries); its `rowCount` is the stage's `rows=`.
-    public var reportType: (StageName) -> (any StageReport.Type)?
+    public var reportType: (StageName) -> (any FileStageReport.Type)?
 
     public init(config: PipelineConfig, configPath: String, workspace: Workspace, binDirectory: String, log: Logfmt,
                 quiet: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
-                reportType: @escaping (StageName) -> (any StageReport.Type)?) {
+                reportType: @escaping (StageName) -> (any FileStageReport.Type)?) {
         planner = StagePlanner(config: config, workspace: workspace)
         self.reportType = reportType
         self.configPath = configPath
@@ -225,8 +225,8 @@ public struct PipelineRunner {
                 guard index < declared.count else {
                     throw ConfigError(path: configPath, key: "stages[\(stage.rawValue)].\(key)", expected: "at least \(index + 1) entries")
                 }
-                if case .option(let option) = file.passing {
-                    options += [option, resolve(declared[index])]
+                if let flag = file.flag {
+                    options += [flag, resolve(declared[index])]
                 } else {
                     arguments.append(resolve(declared[index]))
                 }
@@ -236,8 +236,8 @@ public struct PipelineRunner {
         case .files, .filesAndImportId:
             try pass(description.inputs, declaration.inputs, key: "inputs") { planner.path(of: $0, in: run) ?? $0 }
             try pass(description.outputs, declaration.outputs, key: "outputs") { $0 }
-            if let progress = description.progress, case .option(let option) = progress.passing {
-                options += [option, progress.defaultName]
+            if let progress = description.progress, let flag = progress.flag {
+                options += [flag, progress.defaultName]
             }
             arguments += options
             if description.invocation == .filesAndImportId { arguments += ["--import-id", run.id] }
@@ -258,7 +258,7 @@ public struct PipelineRunner {
         return Self.rowCount(type, from: data)
     }
 
-    static func rowCount<Report: StageReport>(_ type: Report.Type, from data: Data) -> Int? {
+    static func rowCount<Report: FileStageReport>(_ type: Report.Type, from data: Data) -> Int? {
         (try? JSONDecoder().decode(Report.self, from: data))?.rowCount
     }
 }

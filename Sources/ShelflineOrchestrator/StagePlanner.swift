@@ -31,24 +31,19 @@ public struct StagePlanner: Sendable {
 
     /// Where a declared input or output lives for `run`.
     public func path(of name: String, in run: RunDirectory) -> String? {
-        switch name {
-        case "{csv}": run.existingInput
-        case "{decisions}": workspace.decisionsFile
-        case "{library}": workspace.libraryFile
-        default: run.file(name)
-        }
+        name == "{csv}" ? run.existingInput : workspace.file(named: name) ?? run.file(name)
     }
 
     /// Inputs that may legitimately be absent (their absence is part of the fingerprint).
     static let optionalInputs: Set<String> = ["{decisions}", "{library}"]
 
-    /// Workspace files a stage writes besides its declared outputs, recorded with them in its
-    /// manifest: merge's library. A library restored from `library.previous`, damaged or removed
+    /// Workspace files a stage writes besides its declared outputs (`Stage.unlistedOutputs` named
+    /// `{…}`), recorded with them in its manifest: merge's library. A library restored from `library.previous`, damaged or removed
     /// since is then an output modified or missing, and merge runs again (issue 21: "already
     /// imported" while the file held other books). Merge is idempotent, so a library another
     /// import changed since costs a merge that writes nothing.
     public static func workspaceOutputs(of stage: StageName) -> [String] {
-        stage == .merge ? ["{library}"] : []
+        stage.stage.unlistedOutputs.map(\.defaultName).filter { $0.hasPrefix("{") }
     }
 
     /// The hash of every parameter object `stage` decodes (`PipelineConfig.fingerprintedParameters`).

@@ -44,16 +44,9 @@ public struct ParseParameters: Decodable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         format = try container.decodeIfPresent(FormatChoice.self, forKey: .format) ?? .auto
+        // Ranges: `ranges` (ParseStageContract.swift), checked before decoding.
         maxRejectedShare = try container.decodeIfPresent(Double.self, forKey: .maxRejectedShare) ?? Self.defaultMaxRejectedShare
-        guard maxRejectedShare >= 0 && maxRejectedShare <= 1 else {
-            throw DecodingError.dataCorruptedError(forKey: .maxRejectedShare, in: container,
-                                                   debugDescription: "expected a share between 0 and 1")
-        }
         minRejectedRows = try container.decodeIfPresent(Int.self, forKey: .minRejectedRows) ?? Self.defaultMinRejectedRows
-        guard minRejectedRows >= 0 else {
-            throw DecodingError.dataCorruptedError(forKey: .minRejectedRows, in: container,
-                                                   debugDescription: "expected a whole number of rows, 0 or more")
-        }
         noHeader = try container.decodeIfPresent(Bool.self, forKey: .noHeader) ?? false
         generic = try container.decodeIfPresent(GenericMapping.self, forKey: .generic)
     }

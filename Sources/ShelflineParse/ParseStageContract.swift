@@ -1,6 +1,33 @@
 import ShelflineCore
 
-/// Parse's side of the stage contract (`Stage` in Core): its parameter type.
+/// Parse as a pipeline stage (`PipelineStage`): its parameter and report types and its one entry.
+extension ParseStage: PipelineStage {
+    public typealias Parameters = ParseParameters
+    public typealias Report = ParseReport
+
+    /// What `shelfline-parse` takes besides its files: the format to read, header or not.
+    public struct Arguments: Sendable {
+        public var format: FormatChoice?
+        public var noHeader: Bool?
+
+        public init(format: FormatChoice? = nil, noHeader: Bool? = nil) {
+            self.format = format
+            self.noHeader = noHeader
+        }
+    }
+
+    public static var name: StageName { .parse }
+
+    public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ParseReport {
+        let parameters = try context.parameters(ParseParameters.self)
+        let parse = Job(input: job.input(.export), output: job.output(.records), rejects: job.outputs[.rejects],
+                        report: job.outputs[.report], format: job.arguments.format, noHeader: job.arguments.noHeader,
+                        parameters: parameters)
+        return try ParseStage(job: parse, log: context.log, cancellation: context.cancellation).run()
+    }
+}
+
 extension ParseParameters: StageParameters {
     public static var stage: StageName { .parse }
+    public static let ranges: [String: ConfigLimits.Range] = ["maxRejectedShare": .within(0, 1), "minRejectedRows": .atLeast(0)]
 }

@@ -1,7 +1,55 @@
+import Foundation
 import ShelflineCore
 
-/// Render's side of the stage contract (`Stage` in Core): its parameter type (render writes no
-/// report of its own).
+/// Render as a pipeline stage (`PipelineStage`): one refresh of the import activity for a run
+/// directory, whose files it finds by role (`RunFiles`); it writes no report file of its own.
+public enum RenderStage: PipelineStage {
+    public typealias Parameters = RenderParameters
+    public typealias Report = ImportActivityRenderer.Refresh
+
+    /// What `shelfline-render import` takes: the run directory, not files.
+    public struct Arguments: Sendable {
+        public var runDirectory: String
+        /// The imported file, for the activity's file name and size before parse has reported.
+        public var sourceFile: String?
+        /// Emit an update now if the counts changed, even within the minimum interval.
+        public var force: Bool
+
+        public init(runDirectory: String, sourceFile: String? = nil, force: Bool = false) {
+            self.runDirectory = runDirectory
+            self.sourceFile = sourceFile
+            self.force = force
+        }
+    }
+
+    public static var name: StageName { .render }
+
+    public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ImportActivityRenderer.Refresh {
+        let parameters = try context.parameters(RenderParameters.self)
+        let renderer = ImportActivityRenderer(workspace: context.workspace, parameters: parameters,
+                                              files: RunFiles(config: context.config))
+        // Absolute before anything is read: a relative one needs a working directory that exists.
+        let runDirectory = try Workspace.absolute(job.arguments.runDirectory, role: .output)
+        let result = try renderer.refresh(runDirectory: runDirectory, now: context.now(), sourceFile: job.arguments.sourceFile,
+                                          force: job.arguments.force)
+        context.log.event([
+            "activity": "import", "events": result.emitted.isEmpty ? "none" : result.emitted.map(\.rawValue).joined(separator: ","),
+            "processed": result.contentState.booksProcessed, "total": result.contentState.totalBooks,
+            "step": result.contentState.currentStep,
+        ])
+        return result
+    }
+}
+
+extension ImportActivityRenderer.Refresh: StageReport {
+    /// The books processed so far, as the activity shows them.
+    public var rowCount: Int { contentState.booksProcessed }
+}
+
 extension RenderParameters: StageParameters {
     public static var stage: StageName { .render }
+    public static let ranges: [String: ConfigLimits.Range] = [
+        "minimumUpdateIntervalSeconds": .atLeast(0), "importStaleAfterMinutes": .atLeast(1),
+        "importDismissAfterMinutes": .atLeast(1), "historyLimit": .atLeast(1), "reportMaximumRows": .atLeast(0),
+    ]
 }

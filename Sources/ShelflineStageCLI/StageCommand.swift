@@ -20,7 +20,8 @@ public struct CommonOptions: ParsableArguments {
 
     public init() {}
 
-    /// Loads the config named by `--config`, `SHELFLINE_CONFIG`, or `./pipeline.json`; else defaults.
+    /// Loads the config named by `--config`, `SHELFLINE_CONFIG`, or `./pipeline.json`; else the
+    /// built-in defaults (`PipelineConfig.builtInDefault`: every stage, default names and parameters).
     /// A relative path when the working directory is gone is 66 naming the cause (`Workspace.absolute`).
     public func loadConfig() throws -> (PipelineConfig, String) {
         let environment = ProcessInfo.processInfo.environment
@@ -31,7 +32,7 @@ public struct CommonOptions: ParsableArguments {
         if FileManager.default.fileExists(atPath: "pipeline.json") {
             return (try PipelineConfig.load(path: "pipeline.json"), "pipeline.json")
         }
-        return (PipelineConfig(stages: []), "(built-in defaults)")
+        return (PipelineConfig.builtInDefault(environment: environment), "(built-in defaults)")
     }
 
     /// What every command runs in: the config (`loadConfig`) and the workspace, resolved once

@@ -5,7 +5,9 @@ import ShelflineStageCLI
 import ShelflineLibrary
 
 /// `shelfline-dedupe`: marks each parsed record new, duplicate in the file, or already in the library.
-public struct DedupeCommand: StageCommand {
+public struct DedupeCommand: PipelineStageCommand {
+    public typealias Runs = DedupeStage
+
     public static let configuration = CommandConfiguration(
         commandName: "shelfline-dedupe",
         abstract: "Mark each parsed record new, a duplicate of an earlier row, or already in the library.",
@@ -23,25 +25,15 @@ public struct DedupeCommand: StageCommand {
     @Argument(help: "Parsed records (gzip NDJSON).")
     public var input: String
 
-    @Option(name: .shortAndLong, help: "Marked records (gzip NDJSON).")
+    @Option(name: .stageFile(.records, of: .dedupe), help: "Marked records (gzip NDJSON).")
     public var output: String
 
-    @Option(name: .long, help: "Report JSON.")
+    @Option(name: .stageFile(.report, of: .dedupe), help: "Report JSON.")
     public var report: String?
 
     public init() {}
 
-    public static var stage: StageName? { .dedupe }
-
-    public func execute(context: StageContext) async throws {
-        let parameters = try context.parameters(DedupeParameters.self)
-        let workspace = context.workspace
-        try StageFiles.check(inputs: [input, workspace.libraryFile], outputs: [output, report])
-        let result = try DedupeStage.run(input: input, output: output, workspace: workspace, parameters: parameters,
-                                         cancellation: context.cancellation)
-        if let report { try writeJSONFile(result, to: report) }
-        context.log.event(["stage": "dedupe", "rows": result.rowsIn, "new": result.new,
-                           "duplicateInFile": result.duplicateInFile, "inLibrary": result.inLibrary,
-                           "libraryBooks": result.libraryBooks])
+    public func job(context: StageContext) throws -> StageJob<NoStageArguments> {
+        StageJob(inputs: [.records: input], outputs: [.records: output, .report: report].compactMapValues { $0 })
     }
 }

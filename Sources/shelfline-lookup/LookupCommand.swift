@@ -9,7 +9,9 @@ import Glibc
 #endif
 
 /// `shelfline-lookup`: enriches deduped records with edition metadata.
-public struct LookupCommand: StageCommand {
+public struct LookupCommand: PipelineStageCommand {
+    public typealias Runs = LookupStage
+
     public static let configuration = CommandConfiguration(
         commandName: "shelfline-lookup",
         abstract: "Match records to editions from the local Open Library catalog and/or the Open Library API.",
@@ -34,13 +36,13 @@ public struct LookupCommand: StageCommand {
     @Argument(help: "Input records (gzip NDJSON).")
     public var input: String
 
-    @Option(name: [.short, .customLong("output")], help: "Output records (gzip NDJSON).")
+    @Option(name: .stageFile(.records, of: .lookup), help: "Output records (gzip NDJSON).")
     public var output: String
 
-    @Option(name: .long, help: "Report JSON to write.")
+    @Option(name: .stageFile(.report, of: .lookup), help: "Report JSON to write.")
     public var report: String?
 
-    @Option(name: .long, help: "Progress JSON to keep updated while running.")
+    @Option(name: .stageFile(.progress, of: .lookup), help: "Progress JSON to keep updated while running.")
     public var progress: String?
 
     @Option(name: .long, help: "Catalog dump file (editions, works, authors; gzip or plain). Repeat per file; overrides the config.")
@@ -51,13 +53,8 @@ public struct LookupCommand: StageCommand {
 
     public init() {}
 
-    public static var stage: StageName? { .lookup }
-
-    public func execute(context: StageContext) async throws {
-        try StageFiles.check(inputs: [input] + catalog, outputs: [output, report, progress])
-        let stage = LookupStage(options: LookupStage.Options(
-            input: input, output: output, report: report, progress: progress, catalog: catalog, sources: source,
-            workspace: context.workspace, terminal: isatty(STDERR_FILENO) == 1))
-        try await stage.run(context: context)
+    public func job(context: StageContext) throws -> StageJob<LookupStage.Arguments> {
+        StageJob(inputs: [.records: input], outputs: [.records: output, .report: report].compactMapValues { $0 }, progress: progress,
+                 arguments: LookupStage.Arguments(catalog: catalog, sources: source, terminal: isatty(STDERR_FILENO) == 1))
     }
 }

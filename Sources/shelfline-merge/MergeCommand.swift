@@ -5,7 +5,9 @@ import ShelflineStageCLI
 import ShelflineLibrary
 
 /// `shelfline-merge`: folds an import's records into the persistent library.
-public struct MergeCommand: StageCommand {
+public struct MergeCommand: PipelineStageCommand {
+    public typealias Runs = MergeStage
+
     public static let configuration = CommandConfiguration(
         commandName: "shelfline-merge",
         abstract: "Fold an import's records into the persistent library; account for every row.",
@@ -28,44 +30,35 @@ public struct MergeCommand: StageCommand {
     @Argument(help: "Records to merge (gzip NDJSON).")
     public var input: String
 
-    @Option(name: .long, help: "parse-report.json of the same run.")
+    @Option(name: .stageFile(.parseReport, of: .merge), help: "parse-report.json of the same run.")
     public var parseReport: String
 
-    @Option(name: .long, help: "Rejected rows of the same run (gzip NDJSON).")
+    @Option(name: .stageFile(.rejects, of: .merge), help: "Rejected rows of the same run (gzip NDJSON).")
     public var rejects: String?
 
-    @Option(name: .long, help: "Merge report JSON to write.")
+    @Option(name: .stageFile(.report, of: .merge), help: "Merge report JSON to write.")
     public var report: String = StageName.merge.stage.defaultOutput(.report)
 
-    @Option(name: .long, help: "Per-row ledger to write (gzip NDJSON).")
+    @Option(name: .stageFile(.ledger, of: .merge), help: "Per-row ledger to write (gzip NDJSON).")
     public var ledger: String = StageName.merge.stage.defaultOutput(.ledger)
 
-    @Option(name: .long, help: "Review list to write (JSON).")
+    @Option(name: .stageFile(.review, of: .merge), help: "Review list to write (JSON).")
     public var review: String = StageName.merge.stage.defaultOutput(.review)
 
-    @Option(name: .long, help: "Failed rows to write (CSV with the source's own header).")
+    @Option(name: .stageFile(.failedRows, of: .merge), help: "Failed rows to write (CSV with the source's own header).")
     public var failedRows: String = StageName.merge.stage.defaultOutput(.failedRows)
 
     @Option(name: .long, help: "Import id for provenance (default: content hash of the source export).")
     public var importId: String?
 
-    @Option(name: .long, help: "Progress JSON to rewrite about every second while merging.")
+    @Option(name: .stageFile(.progress, of: .merge), help: "Progress JSON to rewrite about every second while merging.")
     public var progress: String?
 
     public init() {}
 
-    public static var stage: StageName? { .merge }
-
-    public func execute(context: StageContext) async throws {
-        let dedupe = try context.parameters(DedupeParameters.self)
-        let parameters = try context.parameters(MergeParameters.self)
-        let workspace = context.workspace
-        try StageFiles.check(inputs: [input, parseReport, rejects, workspace.libraryFile, workspace.libraryBackup],
-                             outputs: [report, ledger, review, failedRows])
-        let request = MergeRequest(records: input, parseReport: parseReport, rejects: rejects, report: report,
-                                   ledger: ledger, review: review, failedRows: failedRows, importId: importId,
-                                   progress: progress)
-        _ = try MergeStage.run(request, workspace: workspace, dedupe: dedupe, parameters: parameters,
-                               cancellation: context.cancellation, log: context.log, now: context.now)
+    public func job(context: StageContext) throws -> StageJob<MergeStage.Arguments> {
+        StageJob(inputs: [.records: input, .parseReport: parseReport, .rejects: rejects].compactMapValues { $0 },
+                 outputs: [.report: report, .ledger: ledger, .review: review, .failedRows: failedRows],
+                 progress: progress, arguments: MergeStage.Arguments(importId: importId))
     }
 }

@@ -1,6 +1,4 @@
-import ShelflineStageCLI
-
-/// Thin entry point: all behaviour lives in `ShelflineStageCLI.ParseCommand`.
+/// Thin entry point: the command is `ParseCommand` beside this file; the stage's logic lives in its library.
 @main
 enum Entrypoint {
     static func main() async {

@@ -31,7 +31,9 @@ extension RenderSubcommand {
 }
 
 /// `shelfline-render import --run RUN_DIR`: one refresh of the import activity.
-public struct ImportActivityCommand: RenderSubcommand {
+public struct ImportActivityCommand: RenderSubcommand, PipelineStageCommand {
+    public typealias Runs = RenderStage
+
     public static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Emit the import Live Activity snapshot that is due for a run directory.",
@@ -58,19 +60,7 @@ public struct ImportActivityCommand: RenderSubcommand {
 
     public init() {}
 
-    public static var stage: StageName? { .render }
-
-    public func execute(context: StageContext) async throws {
-        let parameters = try context.parameters(RenderParameters.self)
-        let renderer = ImportActivityRenderer(workspace: context.workspace, parameters: parameters,
-                                              files: RunFiles(config: context.config))
-        // Absolute before anything is read: a relative one needs a working directory that exists.
-        let runDirectory = try Workspace.absolute(self.runDirectory, role: .output)
-        let result = try renderer.refresh(runDirectory: runDirectory, now: context.now(), sourceFile: source, force: force)
-        context.log.event([
-            "activity": "import", "events": result.emitted.isEmpty ? "none" : result.emitted.map(\.rawValue).joined(separator: ","),
-            "processed": result.contentState.booksProcessed, "total": result.contentState.totalBooks,
-            "step": result.contentState.currentStep,
-        ])
+    public func job(context: StageContext) throws -> StageJob<RenderStage.Arguments> {
+        StageJob(arguments: RenderStage.Arguments(runDirectory: runDirectory, sourceFile: source, force: force))
     }
 }

@@ -19,7 +19,7 @@ import Testing
             dir.write("ws/runs/0123456789abcdef/input.csv", "Book Id,Title\n1,Dune\n")
         }
 
-        func runner(_ config: PipelineConfig, reportType: @escaping (StageName) -> (any StageReport.Type)? = { _ in nil })
+        func runner(_ config: PipelineConfig, reportType: @escaping (StageName) -> (any FileStageReport.Type)? = { _ in nil })
             -> PipelineRunner
         {
             PipelineRunner(config: config, configPath: dir.file("absent.json"), workspace: workspace, binDirectory: dir.path,
@@ -82,7 +82,7 @@ import Testing
     }
 
     /// A report whose row count sits under a key no guess would try.
-    struct CountedReport: StageReport {
+    struct CountedReport: FileStageReport {
         var handled: Int
         var rowCount: Int { handled }
     }

@@ -1,12 +1,19 @@
-/// The allowed range of every numeric setting in `pipeline.json`, checked when the file is
-/// loaded (exit 78 naming the key). `docs/pipeline.schema.json` states the same bounds
-/// (`minimum`, `maximum`, `exclusiveMinimum`); a test keeps the two in agreement.
+/// The allowed range of a numeric setting in `pipeline.json` (exit 78 naming the key): the
+/// top-level ones here, checked when the file is loaded; each stage's on its parameter type
+/// (`StageParameters.ranges`). `docs/pipeline.schema.json` states the same bounds (`minimum`,
+/// `maximum`, `exclusiveMinimum`); tests keep the two equal.
 public enum ConfigLimits {
     /// A numeric range: `minimum`/`maximum` inclusive, `exclusiveMinimum` strict.
     public struct Range: Sendable, Equatable {
         public var minimum: Double?
         public var exclusiveMinimum: Double?
         public var maximum: Double?
+
+        public init(minimum: Double? = nil, exclusiveMinimum: Double? = nil, maximum: Double? = nil) {
+            self.minimum = minimum
+            self.exclusiveMinimum = exclusiveMinimum
+            self.maximum = maximum
+        }
 
         public static func atLeast(_ value: Double) -> Range { Range(minimum: value) }
         public static func above(_ value: Double) -> Range { Range(exclusiveMinimum: value) }
@@ -43,40 +50,17 @@ public enum ConfigLimits {
         "beerQueue.timeoutSeconds": .above(0),
     ]
 
-    /// Stage parameters, by stage and key path inside `parameters`.
-    public static let parameters: [StageName: [String: Range]] = [
-        .parse: ["maxRejectedShare": .within(0, 1)],
-        .lookup: [
-            "cacheDays": .above(0), "negativeCacheDays": .above(0), "searchLimit": .atLeast(2), "chunkSize": .atLeast(1),
-            "openLibrary.concurrency": .atLeast(1), "openLibrary.requestsPerSecond": .above(0),
-            "openLibrary.batchSize": .within(1, 1000),
-            "openLibrary.timeoutSeconds": .above(0), "openLibrary.maxRetries": .atLeast(0),
-            "openLibrary.backoffBaseSeconds": .atLeast(0), "openLibrary.backoffMaxSeconds": .atLeast(0),
-            "openLibrary.waitBudgetSeconds": .atLeast(0), "openLibrary.breakerThreshold": .atLeast(1),
-            "openLibrary.breakerCooldownSeconds": .atLeast(0),
-            "openLibrary.maxResponseBytes": .atLeast(1024),
-            "match.titleThreshold": .within(0, 1), "match.authorThreshold": .within(0, 1), "match.margin": .within(0, 1),
-        ],
-        .merge: ["buckets": .within(1, 4096), "libraryLevel": .within(1, 9)],
-        .render: [
-            "minimumUpdateIntervalSeconds": .atLeast(0), "importStaleAfterMinutes": .atLeast(1),
-            "importDismissAfterMinutes": .atLeast(1), "historyLimit": .atLeast(1), "reportMaximumRows": .atLeast(0),
-        ],
-    ]
-
-    /// Checks every bounded number present in the parsed file.
+    /// Checks every bounded top-level number present in the parsed file. Stage parameters'
+    /// ranges are their types' own (`StageParameters.ranges`), checked where they are decoded.
     public static func check(_ config: JSONValue, path: String) throws {
-        for (key, range) in topLevel.sorted(by: { $0.key < $1.key }) {
-            try check(config, keyPath: key, range: range, shownAs: key, path: path)
-        }
-        guard case .array(let stages)? = config["stages"] else { return }
-        for (index, stage) in stages.enumerated() {
-            guard case .string(let name)? = stage["name"], let stageName = StageName(rawValue: name),
-                let parameters = stage["parameters"], let rules = Self.parameters[stageName]
-            else { continue }
-            for (key, range) in rules.sorted(by: { $0.key < $1.key }) {
-                try check(parameters, keyPath: key, range: range, shownAs: "stages[\(index)].parameters.\(key)", path: path)
-            }
+        try check(config, ranges: topLevel, keyPrefix: nil, path: path)
+    }
+
+    /// Checks every number of `object` bounded by `ranges` (key paths inside it), naming it
+    /// `keyPrefix.key`.
+    public static func check(_ object: JSONValue, ranges: [String: Range], keyPrefix: String?, path: String) throws {
+        for (key, range) in ranges.sorted(by: { $0.key < $1.key }) {
+            try check(object, keyPath: key, range: range, shownAs: keyPrefix.map { "\($0).\(key)" } ?? key, path: path)
         }
     }
 

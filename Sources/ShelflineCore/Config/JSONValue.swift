@@ -47,4 +47,14 @@ public enum JSONValue: Codable, Sendable, Equatable {
         if case .object(let object) = self { return object[key] }
         return nil
     }
+
+    /// This object with `value` at the dotted `keyPath` (`openLibrary.baseURL`), creating the
+    /// objects on the way; a non-object on the way is replaced.
+    public func setting(_ keyPath: String, to value: JSONValue) -> JSONValue {
+        let parts = keyPath.split(separator: ".", maxSplits: 1).map(String.init)
+        guard let first = parts.first else { return value }
+        var object: [String: JSONValue] = if case .object(let object) = self { object } else { [:] }
+        object[first] = parts.count == 1 ? value : (object[first] ?? .object([:])).setting(parts[1], to: value)
+        return .object(object)
+    }
 }

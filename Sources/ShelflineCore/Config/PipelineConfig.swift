@@ -99,6 +99,22 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         self.notify = notify
     }
 
+    /// The configuration used when no `pipeline.json` is given (`--config`, `SHELFLINE_CONFIG`,
+    /// `./pipeline.json`): every stage of `Stage.all` with its files under their default names and
+    /// its parameters' defaults (`{}`: every parameter type defaults each key; lookup then asks the
+    /// Open Library API alone, as no catalog is configured), plus the parameters the stages take
+    /// from `environment` (`Stage.environmentParameters`).
+    public static func builtInDefault(environment: [String: String]) -> PipelineConfig {
+        PipelineConfig(stages: Stage.all.map { stage in
+            var parameters = JSONValue.object([:])
+            for override in stage.environmentParameters {
+                if let value = environment[override.variable] { parameters = parameters.setting(override.keyPath, to: .string(value)) }
+            }
+            return StageDeclaration(name: stage.name, inputs: stage.inputs.map(\.defaultName),
+                                    outputs: stage.outputs.map(\.defaultName), parameters: parameters)
+        })
+    }
+
     /// The declaration of `stage`, or a config error naming it.
     public func declaration(_ stage: StageName, path: String = "pipeline.json") throws -> StageDeclaration {
         guard let declaration = stages.first(where: { $0.name == stage }) else {
@@ -107,12 +123,17 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         return declaration
     }
 
-    /// Decodes `stage`'s parameters into the stage's own type; errors name the exact key.
+    /// Decodes `stage`'s parameters into the stage's own type; errors name the exact key. A
+    /// `StageParameters` type's ranges are checked first.
     public func parameters<T: Decodable>(for stage: StageName, as type: T.Type, path: String = "pipeline.json") throws -> T {
         guard let index = stages.firstIndex(where: { $0.name == stage }) else {
             return try Self.decode(T.self, from: Data("{}".utf8), path: path, keyPrefix: "stages[\(stage.rawValue)].parameters")
         }
-        return try Self.decode(T.self, from: stages[index].parameters, path: path, keyPrefix: "stages[\(index)].parameters")
+        let keyPrefix = "stages[\(index)].parameters"
+        if let ranges = (T.self as? any StageParameters.Type)?.ranges {
+            try ConfigLimits.check(stages[index].parameters, ranges: ranges, keyPrefix: keyPrefix, path: path)
+        }
+        return try Self.decode(T.self, from: stages[index].parameters, path: path, keyPrefix: keyPrefix)
     }
 
     /// Loads and validates `pipeline.json`. Every problem is a `ConfigError` (exit 78) naming the key.

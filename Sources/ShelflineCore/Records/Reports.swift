@@ -1,5 +1,5 @@
 /// What parse read: the counts every later report starts from, and where the source is.
-public struct ParseReport: Codable, Sendable, Equatable, StageReport {
+public struct ParseReport: Codable, Sendable, Equatable, FileStageReport {
     public var input: String
     public var format: SourceFormat
     public var delimiter: String
@@ -67,7 +67,7 @@ public struct EnrichmentCounts: Codable, Sendable, Equatable {
 }
 
 /// The merge report: the final word on one import.
-public struct MergeReport: Codable, Sendable, Equatable, StageReport {
+public struct MergeReport: Codable, Sendable, Equatable, FileStageReport {
     public var importId: String
     public var rowsRead: Int
     public var outcomes: ImportOutcomes

@@ -99,6 +99,15 @@ public struct Workspace: Sendable, Equatable {
     /// The previous generation of the library, kept on every write.
     public var libraryBackup: String { libraryDirectory + "/library.previous.ndjson.gz" }
     public var decisionsFile: String { libraryDirectory + "/decisions.json" }
+
+    /// The workspace file a stage description names `{library}` or `{decisions}`; nil for any other name.
+    public func file(named placeholder: String) -> String? {
+        switch placeholder {
+        case "{library}": libraryFile
+        case "{decisions}": decisionsFile
+        default: nil
+        }
+    }
     public var runsDirectory: String { root + "/runs" }
     public var cacheDirectory: String { root + "/cache" }
     public var activityDirectory: String { root + "/activity" }

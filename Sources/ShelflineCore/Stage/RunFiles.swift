@@ -10,9 +10,11 @@ public struct RunFiles: Sendable, Equatable {
         self.config = config
     }
 
-    /// The name of `stage`'s output with `role`.
+    /// The name of `stage`'s output with `role` (an unlisted one, `Stage.unlistedOutputs`, under
+    /// the description's name).
     public func output(_ stage: StageName, _ role: StageFileRole) -> String? {
-        name(role, in: stage.stage.outputs, declared: config?.stages.first { $0.name == stage }?.outputs)
+        if let unlisted = stage.stage.unlistedOutputs.first(where: { $0.role == role }) { return unlisted.defaultName }
+        return name(role, in: stage.stage.outputs, declared: config?.stages.first { $0.name == stage }?.outputs)
     }
 
     /// The name of `stage`'s input with `role`.

@@ -24,6 +24,10 @@ public enum StageFileRole: String, Sendable, CaseIterable {
     case page
     /// Progress JSON rewritten while the stage runs (not declared in `pipeline.json`).
     case progress
+    /// Rows imported without metadata, in the source's own layout (CSV, beside `failedRows`).
+    case notEnrichedRows
+    /// The library (`{library}`, in the workspace).
+    case library
 }
 
 /// One input or output of a stage: its role, how its executable is given it, and the name the
@@ -37,11 +41,32 @@ public struct StageFile: Sendable, Equatable {
     public enum Passing: Sendable, Equatable {
         /// The positional argument.
         case positional
-        /// An option (`--report NAME`).
-        case option(String)
+        /// The stage's main output: `-o`/`--output`.
+        case output
+        /// The option named after the role (`optionName`: `--rejects`, `--parse-report`).
+        case option
         /// Not passed: the executable finds it by role (render reads the run directory through
         /// `RunFiles`; merge reads `{decisions}` from the workspace).
         case foundByRole
+    }
+
+    /// The long option that takes this file (`--output`, or the role in kebab case: `failedRows`
+    /// is `--failed-rows`); nil when it is positional or found by role. Stage commands name their
+    /// options from it (`NameSpecification.stageFile`), so the orchestrator and the executable
+    /// cannot disagree.
+    public var optionName: String? {
+        switch passing {
+        case .positional, .foundByRole: nil
+        case .output: "output"
+        case .option: role.rawValue.reduce(into: "") { name, character in
+            name += character.isUppercase ? "-" + character.lowercased() : String(character)
+        }
+        }
+    }
+
+    /// What the orchestrator passes before the file's path (`-o`, `--rejects`).
+    public var flag: String? {
+        passing == .output ? "-o" : optionName.map { "--" + $0 }
     }
 
     public init(_ role: StageFileRole, _ passing: Passing, defaultName: String) {
@@ -63,6 +88,12 @@ public struct Stage: Sendable {
     public var outputs: [StageFile]
     /// Progress JSON the stage rewrites while it runs, named after the stage (not configurable).
     public var progress: StageFile? = nil
+    /// Files the stage reads and writes besides those `pipeline.json` lists, found by role under
+    /// the description's names: the library (`{library}`, in the workspace), merge's
+    /// `not-enriched.csv` (beside its failed rows). A workspace output is recorded in the stage's
+    /// manifest, so a library changed since reruns merge (`StagePlanner.workspaceOutputs`).
+    public var unlistedInputs: [StageFile] = []
+    public var unlistedOutputs: [StageFile] = []
     /// The stages whose `parameters` this stage decodes, in the order they are fingerprinted:
     /// a stage may decode only these (`StageContext.parameters`), and a change to any reruns it.
     public var parameterStages: [StageName]
@@ -71,6 +102,21 @@ public struct Stage: Sendable {
     public var algorithmVersion: Int
     /// What the executable is told about the run besides its files.
     public var invocation: Invocation
+    /// Parameters the built-in default configuration (no `pipeline.json`) takes from the
+    /// environment, when set (`PipelineConfig.builtInDefault`).
+    public var environmentParameters: [EnvironmentParameter] = []
+
+    /// An environment variable that sets one parameter of the built-in default configuration.
+    public struct EnvironmentParameter: Sendable, Equatable {
+        public var variable: String
+        /// The dotted key inside the stage's `parameters` (`openLibrary.baseURL`).
+        public var keyPath: String
+
+        public init(_ variable: String, _ keyPath: String) {
+            self.variable = variable
+            self.keyPath = keyPath
+        }
+    }
 
     /// How the orchestrator starts the executable.
     public enum Invocation: Sendable, Equatable {
@@ -86,31 +132,37 @@ public struct Stage: Sendable {
     public static let all: [Stage] = [
         Stage(name: .parse,
               inputs: [StageFile(.export, .positional, defaultName: "{csv}")],
-              outputs: [StageFile(.records, .option("-o"), defaultName: "parsed.ndjson.gz"),
-                        StageFile(.rejects, .option("--rejects"), defaultName: "rejects.ndjson.gz"),
-                        StageFile(.report, .option("--report"), defaultName: "parse-report.json")],
+              outputs: [StageFile(.records, .output, defaultName: "parsed.ndjson.gz"),
+                        StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
+                        StageFile(.report, .option, defaultName: "parse-report.json")],
               parameterStages: [.parse], algorithmVersion: 2, invocation: .files),
         Stage(name: .dedupe,
               inputs: [StageFile(.records, .positional, defaultName: "parsed.ndjson.gz")],
-              outputs: [StageFile(.records, .option("-o"), defaultName: "deduped.ndjson.gz"),
-                        StageFile(.report, .option("--report"), defaultName: "dedupe-report.json")],
+              outputs: [StageFile(.records, .output, defaultName: "deduped.ndjson.gz"),
+                        StageFile(.report, .option, defaultName: "dedupe-report.json")],
+              unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
               parameterStages: [.dedupe], algorithmVersion: 2, invocation: .files),
         Stage(name: .lookup,
               inputs: [StageFile(.records, .positional, defaultName: "deduped.ndjson.gz")],
-              outputs: [StageFile(.records, .option("-o"), defaultName: "enriched.ndjson.gz"),
-                        StageFile(.report, .option("--report"), defaultName: "lookup-report.json")],
-              progress: StageFile(.progress, .option("--progress"), defaultName: "lookup-progress.json"),
-              parameterStages: [.lookup], algorithmVersion: 1, invocation: .files),
+              outputs: [StageFile(.records, .output, defaultName: "enriched.ndjson.gz"),
+                        StageFile(.report, .option, defaultName: "lookup-report.json")],
+              progress: StageFile(.progress, .option, defaultName: "lookup-progress.json"),
+              parameterStages: [.lookup], algorithmVersion: 1, invocation: .files,
+              // The Open Library API to ask without a pipeline.json (a mirror, a loopback stand-in in tests).
+              environmentParameters: [EnvironmentParameter("SHELFLINE_OPENLIBRARY_URL", "openLibrary.baseURL")]),
         Stage(name: .merge,
               inputs: [StageFile(.records, .positional, defaultName: "enriched.ndjson.gz"),
-                       StageFile(.parseReport, .option("--parse-report"), defaultName: "parse-report.json"),
-                       StageFile(.rejects, .option("--rejects"), defaultName: "rejects.ndjson.gz"),
+                       StageFile(.parseReport, .option, defaultName: "parse-report.json"),
+                       StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
                        StageFile(.decisions, .foundByRole, defaultName: "{decisions}")],
-              outputs: [StageFile(.report, .option("--report"), defaultName: "merge-report.json"),
-                        StageFile(.ledger, .option("--ledger"), defaultName: "ledger.ndjson.gz"),
-                        StageFile(.review, .option("--review"), defaultName: "review.json"),
-                        StageFile(.failedRows, .option("--failed-rows"), defaultName: "failed-rows.csv")],
-              progress: StageFile(.progress, .option("--progress"), defaultName: "merge-progress.json"),
+              outputs: [StageFile(.report, .option, defaultName: "merge-report.json"),
+                        StageFile(.ledger, .option, defaultName: "ledger.ndjson.gz"),
+                        StageFile(.review, .option, defaultName: "review.json"),
+                        StageFile(.failedRows, .option, defaultName: "failed-rows.csv")],
+              progress: StageFile(.progress, .option, defaultName: "merge-progress.json"),
+              unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
+              unlistedOutputs: [StageFile(.notEnrichedRows, .foundByRole, defaultName: "not-enriched.csv"),
+                                StageFile(.library, .foundByRole, defaultName: "{library}")],
               // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
               // 4: the library keeps every user-authored cell (export, issue 22); 3: the report's
               // `reviewOpen` (rows still to review after the decisions); 2: the title identity (issue 21).
@@ -131,7 +183,7 @@ public struct Stage: Sendable {
     /// The shipped name of this stage's output with `role`: what its executable writes when run by
     /// hand without naming it. Asking for a role the stage does not produce is a programming error.
     public func defaultOutput(_ role: StageFileRole) -> String {
-        guard let file = outputs.first(where: { $0.role == role }) else {
+        guard let file = (outputs + unlistedOutputs).first(where: { $0.role == role }) else {
             preconditionFailure("stage \(name.rawValue) has no \(role.rawValue) output")
         }
         return file.defaultName
@@ -157,15 +209,23 @@ extension StageName {
 public protocol StageParameters: Decodable, Sendable {
     /// The stage whose `parameters` object this type decodes.
     static var stage: StageName { get }
-    /// Range checks beyond what decoding enforces; a `ConfigError` (78) naming the key.
+    /// The allowed range of each bounded number, by key path inside `parameters`
+    /// (`openLibrary.batchSize`): checked before decoding (78 naming the key), and stated by
+    /// `docs/pipeline.schema.json` (tests keep the two equal). The one place a range is written.
+    static var ranges: [String: ConfigLimits.Range] { get }
+    /// Checks no range can state (a power of two, one value against another); a `ConfigError` (78) naming the key.
     func validate(configPath: String) throws
 }
 
 extension StageParameters {
+    public static var ranges: [String: ConfigLimits.Range] { [:] }
     public func validate(configPath: String) throws {}
 }
 
 /// A stage's report: it says how many rows the stage handled (the orchestrator's `rows=`).
-public protocol StageReport: Decodable {
+public protocol StageReport {
     var rowCount: Int { get }
 }
+
+/// A report the stage writes as its `report` file, which the orchestrator reads back.
+public protocol FileStageReport: StageReport, Decodable {}

@@ -47,7 +47,8 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         match = try container.decodeIfPresent(MatchParameters.self, forKey: .match) ?? match
     }
 
-    /// Rejects values that cannot work, naming the key.
+    /// Rejects values that cannot work, naming the key (each number's range: `ranges`, in
+    /// LookupStageContract.swift, checked before decoding).
     public func validate(configPath: String) throws {
         func check(_ ok: Bool, _ key: String, _ expected: String) throws {
             if !ok { throw LookupError.invalidParameter(configPath: configPath, key: key, expected: expected) }
@@ -56,9 +57,6 @@ public struct LookupParameters: Codable, Sendable, Equatable {
             throw LookupError.unknownSource(name: name, key: "\(configPath): key 'stages[lookup].parameters.sources[\(index)]'")
         }
         try check(!sources.isEmpty, "sources", "at least one source")
-        try check(cacheDays > 0 && negativeCacheDays > 0, "cacheDays", "positive numbers of days")
-        try check(searchLimit >= 2, "searchLimit", "a number ≥ 2 (the runner-up must be seen)")
-        try check(chunkSize >= 1, "chunkSize", "a number ≥ 1")
         try openLibrary.validate(configPath: configPath)
     }
 }
@@ -110,17 +108,7 @@ public struct OpenLibraryParameters: Codable, Sendable, Equatable {
         func check(_ ok: Bool, _ key: String, _ expected: String) throws {
             if !ok { throw LookupError.invalidParameter(configPath: configPath, key: "openLibrary.\(key)", expected: expected) }
         }
-        try check(concurrency >= 1, "concurrency", "a number ≥ 1")
-        try check(requestsPerSecond > 0, "requestsPerSecond", "a number > 0")
-        try check((1...1000).contains(batchSize), "batchSize", "a number from 1 to 1000")
-        try check(timeoutSeconds > 0, "timeoutSeconds", "a number > 0")
-        try check(maxRetries >= 0, "maxRetries", "a number ≥ 0")
-        try check(backoffBaseSeconds >= 0 && backoffMaxSeconds >= backoffBaseSeconds, "backoffBaseSeconds",
-                  "0 ≤ backoffBaseSeconds ≤ backoffMaxSeconds")
-        try check(waitBudgetSeconds >= 0, "waitBudgetSeconds", "a number ≥ 0")
-        try check(breakerThreshold >= 1, "breakerThreshold", "a number ≥ 1")
-        try check(breakerCooldownSeconds >= 0, "breakerCooldownSeconds", "a number ≥ 0")
-        try check(maxResponseBytes >= 1024, "maxResponseBytes", "a number ≥ 1024")
+        try check(backoffMaxSeconds >= backoffBaseSeconds, "backoffBaseSeconds", "0 ≤ backoffBaseSeconds ≤ backoffMaxSeconds")
         guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               url.host != nil else {
             throw LookupError.invalidBaseURL(source: SourceKind.openlibrary.rawValue, url: baseURL)

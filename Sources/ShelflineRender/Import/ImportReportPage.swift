@@ -12,16 +12,17 @@ public enum ImportReportPage {
     public static func write(status: ImportRunStatus, parameters: RenderParameters = RenderParameters(),
                              libraryPage: String? = nil) throws -> String {
         let directory = status.runDirectory
-        func resolve(_ name: String?, _ fallback: String) -> String {
-            let name = (name?.isEmpty == false ? name! : fallback)
+        /// Merge's file with `role`: as its report names it, else as the run's files do.
+        func resolve(_ name: String?, _ role: StageFileRole) -> String {
+            let name = name?.isEmpty == false ? name! : status.files.output(.merge, role) ?? StageName.merge.stage.defaultOutput(role)
             return name.hasPrefix("/") ? name : directory + "/" + name
         }
-        let review = try ReviewEntry.read(path: resolve(status.merge?.review, "review.json"))
-        let ruledOut = try ReviewEntry.readRuledOut(path: resolve(status.merge?.review, "review.json"))
+        let review = try ReviewEntry.read(path: resolve(status.merge?.review, .review))
+        let ruledOut = try ReviewEntry.readRuledOut(path: resolve(status.merge?.review, .review))
         // Streamed and capped: the page shows the first rows, the files can hold a whole import.
-        let failed = try CSVTable.read(path: resolve(status.merge?.failedRows, "failed-rows.csv"),
+        let failed = try CSVTable.read(path: resolve(status.merge?.failedRows, .failedRows),
                                        maximumRows: parameters.reportMaximumRows)
-        let notEnriched = try CSVTable.read(path: resolve(status.merge?.notEnrichedRows, "not-enriched.csv"),
+        let notEnriched = try CSVTable.read(path: resolve(status.merge?.notEnrichedRows, .notEnrichedRows),
                                             maximumRows: parameters.reportMaximumRows)
         let html = render(status: status, review: review, failedRows: failed.rows, failedRowCount: failed.dataRows,
                           notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
@@ -112,16 +113,19 @@ public enum ImportReportPage {
             }
         }
 
+        // Named as merge's description names them (`Stage.unlistedOutputs` for not-enriched rows).
+        let failedFile = StageName.merge.stage.defaultOutput(.failedRows)
+        let notEnrichedFile = StageName.merge.stage.defaultOutput(.notEnrichedRows)
         html += rowsSection(
-            id: "failed", heading: "Rejected rows", table: failedRows, total: failedRowCount, file: "failed-rows.csv", maximumRows: maximumRows,
+            id: "failed", heading: "Rejected rows", table: failedRows, total: failedRowCount, file: failedFile, maximumRows: maximumRows,
             empty: "No rejected rows.",
-            explanation: "Not in the library: these rows could not be read. Fix them in <code>failed-rows.csv</code> "
+            explanation: "Not in the library: these rows could not be read. Fix them in <code>\(failedFile)</code> "
                 + "(the export's original cells) and import that file again.")
         html += rowsSection(
-            id: "not-enriched", heading: "Imported without metadata", table: notEnrichedRows, total: notEnrichedRowCount, file: "not-enriched.csv",
-            maximumRows: maximumRows, empty: "Every imported book has metadata.",
+            id: "not-enriched", heading: "Imported without metadata", table: notEnrichedRows, total: notEnrichedRowCount,
+            file: notEnrichedFile, maximumRows: maximumRows, empty: "Every imported book has metadata.",
             explanation: "In the library, from the export's own data; no source knew these books. "
-                + "They are listed in <code>not-enriched.csv</code>.")
+                + "They are listed in <code>\(notEnrichedFile)</code>.")
         if !ruledOut.isEmpty {
             html += "<h2>Imported without metadata: every candidate was another book (\(ruledOut.count))</h2>\n"
             html += "<p class=\"muted\">Nothing to decide: the title rule ruled out each candidate for the reason shown "

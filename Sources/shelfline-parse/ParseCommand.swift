@@ -1,11 +1,14 @@
 import ArgumentParser
 import ShelflineCore
 import ShelflineParse
+import ShelflineStageCLI
 
 extension FormatChoice: ExpressibleByArgument {}
 
 /// `shelfline-parse`: one library export in, gzip NDJSON records, rejects and a report out.
-public struct ParseCommand: StageCommand {
+public struct ParseCommand: PipelineStageCommand {
+    public typealias Runs = ParseStage
+
     public static let configuration = CommandConfiguration(
         commandName: "shelfline-parse",
         abstract: "Parse a Goodreads, StoryGraph or LibraryThing export (or a mapped CSV) into gzip NDJSON records.",
@@ -29,13 +32,13 @@ public struct ParseCommand: StageCommand {
     @Argument(help: "The export to read (CSV or TSV).")
     public var input: String
 
-    @Option(name: [.short, .customLong("output")], help: "Records file to write (gzip NDJSON).")
+    @Option(name: .stageFile(.records, of: .parse), help: "Records file to write (gzip NDJSON).")
     public var output: String
 
-    @Option(help: "Rejected rows file to write (gzip NDJSON).")
+    @Option(name: .stageFile(.rejects, of: .parse), help: "Rejected rows file to write (gzip NDJSON).")
     public var rejects: String?
 
-    @Option(help: "Report file to write (JSON).")
+    @Option(name: .stageFile(.report, of: .parse), help: "Report file to write (JSON).")
     public var report: String?
 
     @Option(help: "Export format: auto (detect from the header), goodreads, storygraph, librarything, generic.")
@@ -46,12 +49,8 @@ public struct ParseCommand: StageCommand {
 
     public init() {}
 
-    public static var stage: StageName? { .parse }
-
-    public func execute(context: StageContext) async throws {
-        let parameters = try context.parameters(ParseParameters.self)
-        let job = ParseStage.Job(input: input, output: output, rejects: rejects, report: report, format: format,
-                                 noHeader: noHeader ? true : nil, parameters: parameters)
-        try ParseStage(job: job, log: context.log, cancellation: context.cancellation).run()
+    public func job(context: StageContext) throws -> StageJob<ParseStage.Arguments> {
+        StageJob(inputs: [.export: input], outputs: [.records: output, .rejects: rejects, .report: report].compactMapValues { $0 },
+                 arguments: ParseStage.Arguments(format: format, noHeader: noHeader ? true : nil))
     }
 }

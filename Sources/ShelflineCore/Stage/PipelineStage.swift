@@ -1,0 +1,79 @@
+/// One pipeline stage as a type: it names its stage (whose description, `Stage`, gives its files
+/// by role, their options, its progress file and algorithm version), its parameter and report
+/// types, and one entry, `run`. The stage executables run it through one generic command
+/// (`PipelineStageCommand`: options from the description, the file check, the run), and the
+/// orchestrator validates `Parameters` and reads `Report`'s row count through it.
+public protocol PipelineStage {
+    /// The type `stages[].parameters` of this stage decodes into.
+    associatedtype Parameters: StageParameters
+    /// What `run` returns (and, for every stage but render, writes as its report file).
+    associatedtype Report: StageReport
+    /// What the executable takes besides its files (`--format`, `--catalog`, `--import-id`).
+    associatedtype Arguments: Sendable = NoStageArguments
+
+    static var name: StageName { get }
+
+    /// Workspace or option files the stage reads besides `job`'s, for the stage-file safety check
+    /// (`StageFiles`). Default: its description's unlisted workspace inputs (the library).
+    static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String]
+
+    /// Runs the stage on `job`'s files: decodes its parameters from `context`
+    /// (`StageContext.parameters`), writes its outputs and report, and returns the report.
+    static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> Report
+}
+
+extension PipelineStage {
+    /// The stage's description: files by role, options, progress file, algorithm version.
+    public static var description: Stage { name.stage }
+
+    public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {
+        description.unlistedInputs.compactMap { workspace.file(named: $0.defaultName) }
+    }
+
+    /// The type the orchestrator decodes this stage's report file with (its `rows=`); nil when
+    /// the stage writes no report file (render).
+    public static var reportFile: (any FileStageReport.Type)? {
+        description.outputs.contains { $0.role == .report } ? Report.self as? any FileStageReport.Type : nil
+    }
+}
+
+/// A stage that takes nothing besides its files.
+public struct NoStageArguments: Sendable {
+    public init() {}
+}
+
+/// One run of a stage: its files by role (as the command line or the orchestrator gives them)
+/// and the stage's own arguments.
+public struct StageJob<Arguments: Sendable>: Sendable {
+    public var inputs: [StageFileRole: String]
+    public var outputs: [StageFileRole: String]
+    /// The progress file to keep rewritten while running, if asked for.
+    public var progress: String?
+    public var arguments: Arguments
+
+    public init(inputs: [StageFileRole: String] = [:], outputs: [StageFileRole: String] = [:], progress: String? = nil,
+                arguments: Arguments) {
+        self.inputs = inputs
+        self.outputs = outputs
+        self.progress = progress
+        self.arguments = arguments
+    }
+
+    /// The input with `role`; a stage asking for one its command does not give is a programming error.
+    public func input(_ role: StageFileRole) -> String {
+        guard let path = inputs[role] else { preconditionFailure("no \(role.rawValue) input given") }
+        return path
+    }
+
+    /// The output with `role`; a stage asking for one its command does not give is a programming error.
+    public func output(_ role: StageFileRole) -> String {
+        guard let path = outputs[role] else { preconditionFailure("no \(role.rawValue) output given") }
+        return path
+    }
+}
+
+extension StageJob where Arguments == NoStageArguments {
+    public init(inputs: [StageFileRole: String] = [:], outputs: [StageFileRole: String] = [:], progress: String? = nil) {
+        self.init(inputs: inputs, outputs: outputs, progress: progress, arguments: NoStageArguments())
+    }
+}

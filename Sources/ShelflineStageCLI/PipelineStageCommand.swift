@@ -1,0 +1,38 @@
+import ArgumentParser
+import ShelflineCore
+
+/// The command of a pipeline stage's executable: it builds the stage's `StageJob` from its
+/// arguments; the shared `execute` checks the files (`StageFiles`: no output is an input or another
+/// output, no special files) and runs the stage. Config, context, signals and the error → exit
+/// status path come from `StageCommand`.
+public protocol PipelineStageCommand: StageCommand {
+    associatedtype Runs: PipelineStage
+    /// The files by role and the stage's own options, from the command line.
+    func job(context: StageContext) throws -> StageJob<Runs.Arguments>
+}
+
+extension PipelineStageCommand {
+    public static var stage: StageName? { Runs.name }
+
+    public func execute(context: StageContext) async throws {
+        let job = try job(context: context)
+        let description = Runs.description
+        try StageFiles.check(inputs: description.inputs.map { job.inputs[$0.role] } + Runs.otherInputs(job, workspace: context.workspace),
+                             outputs: description.outputs.map { job.outputs[$0.role] } + [job.progress])
+        _ = try await Runs.run(job, context: context)
+    }
+}
+
+extension NameSpecification {
+    /// The option `stage`'s description gives the file with `role` (`StageFile.optionName`):
+    /// `-o`/`--output` for its main output, else the role in kebab case (`--parse-report`). A
+    /// role the description passes no other way is a programming error.
+    public static func stageFile(_ role: StageFileRole, of stage: StageName) -> NameSpecification {
+        let description = stage.stage
+        let files = description.inputs + description.outputs + (description.progress.map { [$0] } ?? [])
+        guard let file = files.first(where: { $0.role == role && $0.optionName != nil }), let name = file.optionName else {
+            preconditionFailure("stage \(stage.rawValue) passes no \(role.rawValue) file by option")
+        }
+        return file.passing == .output ? [.customShort("o"), .customLong(name)] : [.customLong(name)]
+    }
+}

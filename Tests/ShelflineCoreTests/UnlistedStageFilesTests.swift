@@ -1,0 +1,27 @@
+import ShelflineCore
+import Testing
+
+/// Files a stage reads or writes that `pipeline.json` does not list are declared in its
+/// description all the same (`Stage.unlistedInputs`/`unlistedOutputs`), and found by role.
+@Suite struct UnlistedStageFilesTests {
+    @Test(.bug("issue 24"))
+    func theLibraryAndNotEnrichedRowsAreDeclaredByTheStagesThatUseThem() {
+        #expect(StageName.dedupe.stage.unlistedInputs.map(\.role) == [.library])
+        #expect(StageName.merge.stage.unlistedInputs.map(\.role) == [.library])
+        #expect(Set(StageName.merge.stage.unlistedOutputs.map(\.role)) == [.notEnrichedRows, .library])
+        for stage in Stage.all where stage.name != .dedupe && stage.name != .merge {
+            #expect(stage.unlistedInputs.isEmpty && stage.unlistedOutputs.isEmpty, "\(stage.name)")
+        }
+    }
+
+    @Test func unlistedFilesAreFoundByRoleUnderTheDescriptionsNames() {
+        let files = RunFiles(config: PipelineConfig.builtInDefault(environment: [:]))
+        #expect(files.output(.merge, .notEnrichedRows) == "not-enriched.csv")
+        #expect(files.output(.merge, .failedRows) == "failed-rows.csv")
+        #expect(StageName.merge.stage.defaultOutput(.notEnrichedRows) == "not-enriched.csv")
+        let workspace = Workspace(root: "/ws")
+        #expect(workspace.file(named: "{library}") == workspace.libraryFile)
+        #expect(workspace.file(named: "{decisions}") == workspace.decisionsFile)
+        #expect(workspace.file(named: "review.json") == nil)
+    }
+}
