@@ -2,8 +2,8 @@
 import Glibc
 #endif
 import Foundation
+import ShelflineActivity
 import ShelflineCore
-import ShelflineRender
 
 /// Where one beer-queue run reads the queue from.
 public enum BeerQueueSource: Sendable, Equatable {
@@ -24,7 +24,7 @@ public struct BeerQueueJob: Sendable {
     public var historyLimit: Int
 
     public init(config: BeerQueueConfig?, configPath: String, workspace: Workspace,
-                historyLimit: Int = RenderParameters.defaultHistoryLimit) {
+                historyLimit: Int = ActivityStore.defaultHistoryLimit) {
         self.config = config ?? Self.emptyConfig
         self.configPath = configPath
         self.workspace = workspace

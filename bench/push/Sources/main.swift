@@ -4,9 +4,9 @@ import Glibc
 import APNsTestServer
 import Crypto
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
-import ShelflineRender
 import TestSupport
 
 // `make bench` part for issue 11: `shelfline-push send` (a child process) delivering one snapshot
