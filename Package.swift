@@ -74,7 +74,7 @@ let package = Package(
             name: "ShelflineCommands",
             dependencies: [
                 "ShelflineStageCLI", "ShelflineCore", "ShelflineParse", "ShelflineLibrary", "ShelflineLookup",
-                "ShelflineRender", "ShelflineOrchestrator",
+                "ShelflineRender", "ShelflineActivity", "ShelflineOrchestrator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -110,7 +110,7 @@ let package = Package(
             .target(
                 name: "ShelflinePushCommands",
                 dependencies: [
-                    "ShelflinePush", "ShelflineStageCLI", "ShelflineCore",
+                    "ShelflinePush", "ShelflineActivity", "ShelflineStageCLI", "ShelflineCore",
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 ],
                 path: "Sources/ShelflinePush/Commands"

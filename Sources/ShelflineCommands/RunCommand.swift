@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflineStageCLI
 import ShelflineOrchestrator
@@ -60,6 +61,8 @@ public struct RunCommand: StageCommand {
     public func execute(context: StageContext) async throws {
         let setup = try OrchestratorSetup(context: context)
         try setup.validateStageParameters()
+        // `apns` is decoded by shelfline-push; checked here too, so a typo is 78 before the import, not a push failing after it.
+        _ = try APNsConfig.decode(setup.config.apns, configPath: setup.configPath)
         try Workspace.makeDirectory(setup.workspace.runsDirectory)
         var events: [ImportEvent] = []
         var failure: (any Error)?

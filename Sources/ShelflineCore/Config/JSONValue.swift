@@ -43,6 +43,11 @@ public enum JSONValue: Codable, Sendable, Equatable {
         (try? JSONEncoder.shelfline.encode(self)) ?? Data()
     }
 
+    /// The JSON of `value` (a settings section built in code).
+    public init(encoding value: some Encodable) throws {
+        self = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.shelfline.encode(value))
+    }
+
     public subscript(key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
         return nil

@@ -1,0 +1,26 @@
+import ShelflineActivity
+import ShelflineCore
+import Testing
+import TestSupport
+
+/// `apns` is kept as JSON by Core and decoded, strictly, by `APNsConfig` (push and `shelfline run`).
+@Suite struct APNsConfigTests {
+    @Test(arguments: [
+        (#"{"stages": [], "apns": {"keyID": "ABC123DEFG"}}"#, "apns.keyID"),
+        (#"{"stages": [], "apns": {"concurrency": "eight"}}"#, "apns.concurrency"),
+    ])
+    func aBadAPNsSettingIsAConfigErrorNamingTheKey(json: String, key: String) throws {
+        let dir = TemporaryDirectory()
+        let path = dir.write("pipeline.json", json)
+        let config = try PipelineConfig.load(path: path)
+        let error = #expect(throws: ConfigError.self) { try APNsConfig.decode(config.apns, configPath: path) }
+        #expect(error?.key == key && error?.path == path, "\(String(describing: error))")
+    }
+
+    @Test func aSectionBuiltInCodeDecodesToTheSameSettings() throws {
+        let settings = APNsConfig(environment: "sandbox", host: "https://127.0.0.1:1", keyFile: "/k.p8", keyId: "ABC123DEFG",
+                                  teamId: "TEAM123456", bundleId: "com.example", concurrency: 4, timeoutSeconds: 2.5)
+        #expect(try APNsConfig.decode(JSONValue(encoding: settings), configPath: "pipeline.json") == settings)
+        #expect(try APNsConfig.decode(nil, configPath: "pipeline.json") == nil)
+    }
+}
