@@ -154,7 +154,9 @@ let package = Package(
             ),
             // The Open Library stand-in as a process, for bench/lookup.
             .executableTarget(name: "fake-openlibrary", dependencies: ["TestSupport"], path: "Tests/FakeOpenLibrary"),
-            .testTarget(name: "ShelflineCoreTests", dependencies: ["ShelflineCore", "TestSupport"]),
+            .testTarget(
+                name: "ShelflineCoreTests",
+                dependencies: ["ShelflineCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
             .testTarget(name: "ShelflineParseTests", dependencies: ["ShelflineParse", "TestSupport"]),
             .testTarget(name: "ShelflineLibraryTests", dependencies: ["ShelflineLibrary", "TestSupport"]),
             .testTarget(name: "ShelflineLookupTests", dependencies: ["ShelflineLookup", "TestSupport"]),
