@@ -76,7 +76,6 @@ let package = Package(
                 "ShelflineStageCLI", "ShelflineCore", "ShelflineParse", "ShelflineLibrary", "ShelflineLookup",
                 "ShelflineRender", "ShelflineActivity", "ShelflineOrchestrator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ]
