@@ -53,10 +53,13 @@ let package = Package(
         .target(name: "ShelflineParse", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "CSQLite", "CZlib", "CLibdeflate", "CCurl"]),
+        // The app's Live Activity models, push bodies and snapshot files: what render and the beer
+        // queue publish and push sends, so that neither push nor the beer queue depends on render.
+        .target(name: "ShelflineActivity", dependencies: ["ShelflineCore"]),
         // The library page reads the library (ShelflineLibrary's `LibraryBook`).
-        .target(name: "ShelflineRender", dependencies: ["ShelflineCore", "ShelflineLibrary"]),
+        .target(name: "ShelflineRender", dependencies: ["ShelflineCore", "ShelflineActivity", "ShelflineLibrary"]),
         // The beer-queue activity and its cookie-carrying poll (libcurl): only render links it.
-        .target(name: "ShelflineBeerQueue", dependencies: ["ShelflineCore", "ShelflineRender", "CCurl"]),
+        .target(name: "ShelflineBeerQueue", dependencies: ["ShelflineCore", "ShelflineActivity", "CCurl"]),
         .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore", "CSystemShims"]),
         // Stage command plumbing alone (each stage's command sits in its executable), so that
         // `shelfline-parse` does not load FoundationNetworking (libcurl and its TLS stack: ~6 MiB of
@@ -72,9 +75,8 @@ let package = Package(
             name: "ShelflineCommands",
             dependencies: [
                 "ShelflineStageCLI", "ShelflineCore", "ShelflineParse", "ShelflineLibrary", "ShelflineLookup",
-                "ShelflineRender", "ShelflineOrchestrator",
+                "ShelflineRender", "ShelflineActivity", "ShelflineOrchestrator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ]
@@ -94,7 +96,7 @@ let package = Package(
             .target(
                 name: "ShelflinePush",
                 dependencies: [
-                    "ShelflineCore", "ShelflineRender",
+                    "ShelflineCore", "ShelflineActivity",
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                     .product(name: "Crypto", package: "swift-crypto"),
                     .product(name: "NIOCore", package: "swift-nio"),
@@ -108,7 +110,7 @@ let package = Package(
             .target(
                 name: "ShelflinePushCommands",
                 dependencies: [
-                    "ShelflinePush", "ShelflineStageCLI", "ShelflineCore",
+                    "ShelflinePush", "ShelflineActivity", "ShelflineStageCLI", "ShelflineCore",
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 ],
                 path: "Sources/ShelflinePush/Commands"
@@ -118,7 +120,7 @@ let package = Package(
             .target(
                 name: "APNsTestServer",
                 dependencies: [
-                    "ShelflineRender", "TestSupport",
+                    "TestSupport",
                     .product(name: "Crypto", package: "swift-crypto"),
                     .product(name: "NIOCore", package: "swift-nio"),
                     .product(name: "NIOPosix", package: "swift-nio"),
@@ -131,12 +133,12 @@ let package = Package(
                 path: "Tests/APNsTestServer"
             ),
             .executableTarget(
-                name: "shelfline-push-bench", dependencies: ["ShelflinePush", "APNsTestServer", "TestSupport"],
+                name: "shelfline-push-bench", dependencies: ["ShelflinePush", "ShelflineActivity", "APNsTestServer", "TestSupport"],
                 path: "bench/push/Sources"),
             .testTarget(
                 name: "ShelflinePushTests",
                 dependencies: [
-                    "ShelflinePush", "APNsTestServer", "TestSupport",
+                    "ShelflinePush", "ShelflineActivity", "APNsTestServer", "TestSupport",
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 ]),
             .target(
@@ -152,14 +154,16 @@ let package = Package(
             ),
             // The Open Library stand-in as a process, for bench/lookup.
             .executableTarget(name: "fake-openlibrary", dependencies: ["TestSupport"], path: "Tests/FakeOpenLibrary"),
-            .testTarget(name: "ShelflineCoreTests", dependencies: ["ShelflineCore", "TestSupport"]),
+            .testTarget(
+                name: "ShelflineCoreTests",
+                dependencies: ["ShelflineCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
             .testTarget(name: "ShelflineParseTests", dependencies: ["ShelflineParse", "TestSupport"]),
             .testTarget(name: "ShelflineLibraryTests", dependencies: ["ShelflineLibrary", "TestSupport"]),
             .testTarget(name: "ShelflineLookupTests", dependencies: ["ShelflineLookup", "TestSupport"]),
             .testTarget(
                 name: "ShelflineRenderTests",
                 dependencies: [
-                    "ShelflineRender", "ShelflineBeerQueue", "TestSupport",
+                    "ShelflineRender", "ShelflineActivity", "ShelflineBeerQueue", "TestSupport",
                     .product(name: "PropertyBased", package: "swift-property-based"),
                 ]),
             .testTarget(

@@ -1,7 +1,7 @@
 import Foundation
+import ShelflineActivity
 import ShelflineBeerQueue
 import ShelflineCore
-import ShelflineRender
 
 /// Fuzz target: the beer-queue page parser and the snapshot rendered from what it accepts.
 ///
@@ -33,7 +33,7 @@ public func fuzzHTML(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
                                                  userTriggered: false).snapshot
         else { return 0 }
         let body = try snapshot.apns.encoded()
-        if body.count > ShelflineRender.maximumPushBodyBytes { fuzzFail("APNs body of \(body.count) bytes", input) }
+        if body.count > ShelflineActivity.maximumPushBodyBytes { fuzzFail("APNs body of \(body.count) bytes", input) }
         if !isValidJSON(body) { fuzzFail("APNs body is not JSON", input) }
         if body.contains(where: { $0 < 0x20 && $0 != 0x0A }) { fuzzFail("control byte in the APNs body", input) }
     } catch {

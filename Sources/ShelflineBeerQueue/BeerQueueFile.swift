@@ -1,6 +1,6 @@
 import Foundation
+import ShelflineActivity
 import ShelflineCore
-import ShelflineRender
 
 /// Reads a JSON queue file: an array of `{"id", "name", "date"}` (id a string or whole number,
 /// date optional), or an object with that array under `beers` (or `queue`); an object with

@@ -2,8 +2,8 @@
 import Glibc
 #endif
 import Foundation
+import ShelflineActivity
 import ShelflineCore
-import ShelflineRender
 
 /// Where one beer-queue run reads the queue from.
 public enum BeerQueueSource: Sendable, Equatable {
@@ -23,12 +23,32 @@ public struct BeerQueueJob: Sendable {
     public var workspace: Workspace
     public var historyLimit: Int
 
+    /// Set when `beerQueue` did not decode: what `run` throws first (78, naming the key).
+    var configError: ConfigError?
+
     public init(config: BeerQueueConfig?, configPath: String, workspace: Workspace,
-                historyLimit: Int = RenderParameters.defaultHistoryLimit) {
-        self.config = config ?? Self.emptyConfig
+                historyLimit: Int = ActivityStore.defaultHistoryLimit) {
+        self.config = config ?? BeerQueueConfig()
         self.configPath = configPath
         self.workspace = workspace
         self.historyLimit = historyLimit
+    }
+
+    /// The job for `pipeline.json`'s `beerQueue` as the file holds it (`PipelineConfig.beerQueue`).
+    /// A section that does not decode is the config error `run` throws before reading anything.
+    public init(config section: JSONValue?, configPath: String, workspace: Workspace,
+                historyLimit: Int = ActivityStore.defaultHistoryLimit) {
+        var decoded: BeerQueueConfig?
+        var failure: ConfigError?
+        do {
+            decoded = try BeerQueueConfig.decode(section, configPath: configPath)
+        } catch let error as ConfigError {
+            failure = error
+        } catch {
+            failure = ConfigError(path: configPath, key: "beerQueue", expected: "\(error)")
+        }
+        self.init(config: decoded, configPath: configPath, workspace: workspace, historyLimit: historyLimit)
+        configError = failure
     }
 
     /// Runs once. Returns nil in visitor mode (no activity at all). A page that could not be
@@ -36,6 +56,7 @@ public struct BeerQueueJob: Sendable {
     /// activity and then throws `sessionExpired` so the user renews the cookie. With `--poll`, every
     /// message, log line, report and snapshot text has the cookie's values redacted.
     public func run(source: BeerQueueSource, now: Date, userTriggered: Bool, log: Logfmt) async throws -> BeerQueueRenderer.Outcome? {
+        if let configError { throw configError }
         if config.visitor == true {
             log.event(["activity": "beer-queue", "event": "skipped", "reason": "visitor mode"])
             return nil
@@ -157,12 +178,6 @@ public struct BeerQueueJob: Sendable {
 
     /// `localhost`, `127.0.0.0/8` and `::1`.
     static func isLoopback(_ host: String) -> Bool { Loopback.isLoopback(host) }
-
-    /// `BeerQueueConfig` with every setting absent (core gives it no public memberwise init).
-    static var emptyConfig: BeerQueueConfig {
-        // A fixed, valid literal: this decode cannot fail.
-        try! JSONDecoder().decode(BeerQueueConfig.self, from: Data("{}".utf8))
-    }
 
     func makeRenderer() throws -> BeerQueueRenderer {
         let memberId = try required(config.memberId, key: "memberId", what: "the member's id (or set beerQueue.visitor to true)")

@@ -1,4 +1,4 @@
-import ShelflineRender
+import ShelflineActivity
 
 /// What one observation of the queue means for the beer-queue Live Activity, decided against the
 /// previous snapshot alone (a pure function, so the rules are one table).

@@ -1,5 +1,5 @@
 import Foundation
-import ShelflineRender
+import ShelflineActivity
 
 /// What a beer-queue source said.
 public enum BeerQueueReading: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import Foundation
+import ShelflineActivity
 import ShelflineCore
-import ShelflineRender
 
 /// The beer-queue Live Activity: decides (with `BeerQueueLifecycle`) and publishes the snapshot
 /// `<workspace>/activity/beer-queue.json`, its history, and the hourly update budget
@@ -24,7 +24,7 @@ public struct BeerQueueRenderer: Sendable {
     public init(workspace: Workspace, attributes: BeerQueueAttributes, storeLocation: String,
                 maxUpdatesPerHour: Int = BeerQueueRenderer.defaultMaxUpdatesPerHour,
                 staleAfterMinutes: Int = BeerQueueRenderer.defaultStaleAfterMinutes,
-                historyLimit: Int = RenderParameters.defaultHistoryLimit) {
+                historyLimit: Int = ActivityStore.defaultHistoryLimit) {
         self.workspace = workspace
         self.attributes = attributes
         self.storeLocation = storeLocation
@@ -181,7 +181,7 @@ public struct BeerQueueRenderer: Sendable {
                             alert: alert, offline: offline)
         }
         func fits(_ snapshot: Snapshot) -> Bool {
-            (try? snapshot.pushBodySize()).map { $0 <= ShelflineRender.maximumPushBodyBytes } ?? false
+            (try? snapshot.pushBodySize()).map { $0 <= ShelflineActivity.maximumPushBodyBytes } ?? false
         }
         let all = state.beers.count
         var candidate = build(beers: all, textLimit: Int.max)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflineStageCLI
 import ShelflineOrchestrator
@@ -60,162 +61,25 @@ public struct RunCommand: StageCommand {
     public func execute(context: StageContext) async throws {
         let setup = try OrchestratorSetup(context: context)
         try setup.validateStageParameters()
-        try Workspace.makeDirectory(setup.workspace.runsDirectory)
-        var events: [ImportEvent] = []
-        var failure: (any Error)?
-        do {
-            // The lock is held only while importing: notify runs after it is released.
-            let lock = try WorkspaceLock(workspace: setup.workspace, now: context.now())
-            defer { withExtendedLifetime(lock) {} }
-            try RunDirectory.refuseUnlinkedLatest(in: setup.workspace)
-            for gone in (try? FailedInputs(workspace: setup.workspace).dropMissing()) ?? [] where !common.quiet {
-                context.log.error("shelfline: " + FailedInputs.droppedLine(gone))
-            }
-            if let inbox {
-                try importInbox(inbox, setup: setup, context: context, events: &events)
-            } else if let csv {
-                try importFile(csv, setup: setup, context: context, events: &events)
-            }
-        } catch {
-            failure = error
+        // `apns` is decoded by shelfline-push; checked here too, so a typo is 78 before the import, not a push failing after it.
+        _ = try APNsConfig.decode(setup.config.apns, configPath: setup.configPath)
+        let lifecycle = ImportLifecycle(
+            config: setup.config, configPath: setup.configPath, workspace: setup.workspace, binDirectory: setup.binDirectory,
+            log: context.log, quiet: common.quiet, logfmt: logFormat == .logfmt, now: context.now,
+            cancellation: context.cancellation,
+            makeRunner: { setup.runner(context: context, quiet: common.quiet) },
+            makeActivity: { try LiveImportActivity(setup: setup, context: context, sourceFile: $0) })
+        if let inbox {
+            try lifecycle.run(.inbox(inbox, settleSeconds: settle))
+        } else if let csv {
+            try lifecycle.run(.file(csv))
         }
-        if let command = setup.config.notify {
-            let notifier = Notifier(command: command, timeoutSeconds: setup.config.notifyTimeoutSeconds ?? Notifier.defaultTimeoutSeconds,
-                                    workspace: setup.workspace, log: context.log, now: context.now,
-                                    cancellation: context.cancellation)
-            // A signal stops the rest too: the run must exit within seconds.
-            for event in events where notifier.send(event) == .interrupted { break }
-        }
-        if let failure { throw failure }
-        if context.cancellation.isCancelled {
-            throw TryLaterError("stopped by a signal after the import finished; the next run has nothing to redo")
-        }
-    }
-
-    func importFile(_ csv: String, setup: OrchestratorSetup, context: StageContext, events: inout [ImportEvent]) throws {
-        var runner = setup.runner(context: context, quiet: common.quiet)
-        runner.sourceFile = try OrchestratorSetup.absolute(csv)
-        let progress = TerminalProgress(enabled: !common.quiet, logfmt: logFormat == .logfmt, now: context.now)
-        runner.log = progress.log(context.log)
-        if progress.terminal { runner.stageOutput = progress.stageOutput }
-        let activity = try LiveImportActivity(setup: setup, context: context, sourceFile: runner.sourceFile)
-        // With `apns`: pushes go out while the stages run (issue 26).
-        let pushWorker = PushWorker(setup: setup, context: context)
-        runner.onTick = { stage, run in
-            progress.tick(stage: stage, run: run)
-            // Render emits the final `end` itself; refreshing beside it would only compete for the lock.
-            if stage < .render {
-                activity.tick(run: run)
-                pushWorker?.startOnce()
-            }
-        }
-        runner.onStageEnd = { stage, run, result in progress.stageEnded(stage: stage, run: run, result: result) }
-        let failed = FailedInputs(workspace: setup.workspace)
-        var run: RunDirectory?
-        do {
-            run = try runner.prepareRun(csv: csv)
-            let outcome = try runner.run(run!)
-            pushWorker?.finish()
-            progress.finish()
-            try? failed.clear(input: runner.sourceFile ?? csv, runId: outcome.run.id)
-            if !common.quiet {
-                let prefix = outcome.stagesRun.isEmpty ? "already imported; nothing to do. Earlier summary: " : ""
-                print(prefix + outcome.summary)
-                for line in outcome.nextSteps { print(line) }
-            }
-            if setup.config.apns != nil {
-                Self.push(setup: setup, context: context, quiet: common.quiet)
-            } else if !outcome.stagesRun.isEmpty {
-                runner.log.event(["push": "skipped", "reason": "no apns section in \(setup.configPath)"])
-            }
-            let needsReview = (outcome.report?.rowsToReview ?? 0) > 0
-            events.append(ImportEvent(event: needsReview ? "needsReview" : "finished", runId: outcome.run.id, input: csv,
-                                      workspace: setup.workspace.root, message: outcome.summary, exitStatus: 0,
-                                      report: outcome.report))
-        } catch let error as any ShelflineError {
-            progress.finish()
-            let paused = error.exitStatus == .tryLater
-            if let run {
-                if paused { try? run.markLatest(in: setup.workspace) }
-                activity.interrupt(run: run, error: error)
-            }
-            // The worker's last pass pushes the paused or failed state; a paused run exits at once.
-            pushWorker?.finish()
-            if !paused, setup.config.apns != nil { Self.push(setup: setup, context: context, quiet: common.quiet) }
-            if !paused {
-                try? failed.record(.init(input: runner.sourceFile ?? csv, runId: run?.id, exitStatus: error.exitCode,
-                                         message: error.description, failedAt: context.now().timeIntervalSince1970))
-            }
-            events.append(ImportEvent(event: paused ? "paused" : "failed", runId: run?.id, input: csv,
-                                      workspace: setup.workspace.root, message: error.description,
-                                      exitStatus: error.exitCode, report: nil))
-            throw error
-        }
-    }
-
-    /// Imports each new file as its own import: a file that cannot be read or fails is reported
-    /// and the others go on; the exit status is the first failure's, decided after all of them.
-    func importInbox(_ directory: String, setup: OrchestratorSetup, context: StageContext, events: inout [ImportEvent]) throws {
-        _ = try OrchestratorSetup.absolute(directory)  // a relative inbox needs a working directory
-        let inbox = Inbox(directory: directory, workspace: setup.workspace, settleSeconds: settle)
-        let scan = try inbox.scan(now: context.now(), log: context.log)
-        var failures: [(path: String, error: any ShelflineError)] = []
-        let failedInputs = FailedInputs(workspace: setup.workspace)
-        for (path, error) in scan.unreadable {
-            context.log.error("shelfline: error: \(error)")
-            failures.append((path, error))
-            try? failedInputs.record(.init(input: OrchestratorSetup.absolute(path), runId: nil, exitStatus: error.exitCode,
-                                           message: error.description, failedAt: context.now().timeIntervalSince1970))
-            events.append(ImportEvent(event: "failed", runId: nil, input: path, workspace: setup.workspace.root,
-                                      message: error.description, exitStatus: error.exitCode, report: nil))
-        }
-        var imported = 0
-        for (path, hash) in scan.pending {
-            if context.cancellation.isCancelled { throw OrchestratorError.paused(stage: .parse) }
-            do {
-                try importFile(path, setup: setup, context: context, events: &events)
-                try inbox.record(hash: hash, name: (path as NSString).lastPathComponent, now: context.now())
-                imported += 1
-            } catch let error as any ShelflineError {
-                if error.exitStatus == .tryLater { throw error }
-                context.log.error("shelfline: error: \(path): \(error)")
-                failures.append((path, error))
-            }
-        }
-        for name in scan.futureDated {
-            // Said even with --quiet: without it the file would wait silently forever.
-            context.log.error("shelfline: skipped \(directory)/\(name): its modification time is in the future; "
-                + "`touch` it (or fix the clock) to import it")
-        }
-        if imported == 0 && failures.isEmpty && !common.quiet {
-            print("inbox \(directory): nothing new (\(scan.alreadyImported) already imported, "
-                  + "\(scan.settling) still being written\(scan.futureDated.isEmpty ? "" : ", \(scan.futureDated.count) dated in the future"))")
-        }
-        if let first = failures.first {
-            let names = failures.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", ")
-            throw InboxFailure(failed: names, count: failures.count, imported: imported, first: first.error)
-        }
-    }
-}
-
-/// Some inbox files failed while the others were imported: one line naming them, with the
-/// first failure's exit status.
-struct InboxFailure: ShelflineError {
-    var failed: String
-    var count: Int
-    var imported: Int
-    var first: any ShelflineError
-
-    var exitStatus: ExitStatus { first.exitStatus }
-    var exitCode: Int32 { first.exitCode }
-    var description: String {
-        "\(count) inbox file(s) failed (\(failed)); \(imported) other file(s) imported; the failed ones are retried on the next run"
     }
 }
 
 /// Keeps the import's Live Activity snapshot current while stages run: `start` as soon as the run
 /// begins, then `update`s (the renderer itself holds them to one per 2 s, and only on change).
-final class LiveImportActivity {
+final class LiveImportActivity: ImportActivity {
     private let renderer: ImportActivityRenderer
     private let context: StageContext
     private let sourceFile: String?
@@ -274,24 +138,6 @@ final class LiveImportActivity {
         } catch {
             // A snapshot that cannot be written must never stop the import; the render stage retries.
             context.log.event(["activity": "import", "event": "error", "error": "\(error)"])
-        }
-    }
-}
-
-extension RunCommand {
-    /// Issue 11: after render (and after the push worker's last pass, issue 26), `shelfline-push
-    /// send` delivers what is still due. Its failure is logged and never fails the import: the
-    /// outbox keeps what is undelivered for the next run, and the app's periodic poll is the fallback.
-    static func push(setup: OrchestratorSetup, context: StageContext, quiet: Bool) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: setup.binDirectory + "/shelfline-push")
-        process.arguments = ["send", "--workspace", setup.workspace.root, "--config", setup.configPath] + (quiet ? ["--quiet"] : [])
-        do {
-            try process.run()
-            process.waitUntilExit()
-            if process.terminationStatus != 0 { context.log.error("shelfline: push: shelfline-push exited \(process.terminationStatus); the next run retries") }
-        } catch {
-            context.log.error("shelfline: push: cannot start \(setup.binDirectory)/shelfline-push: \(error)")
         }
     }
 }

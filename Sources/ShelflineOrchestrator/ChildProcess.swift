@@ -26,7 +26,8 @@ struct ChildProcess {
         var closeInChild: [Int32] = []
     }
 
-    static func spawn(executable: String, arguments: [String], directory: String, environment: [String: String],
+    /// `directory`: the child's working directory; nil keeps the parent's.
+    static func spawn(executable: String, arguments: [String], directory: String?, environment: [String: String],
                       stdinFromNull: Bool = true, redirection: Redirection? = nil, ownProcessGroup: Bool = false, searchPath: Bool = false) throws
         -> ChildProcess
     {
@@ -51,7 +52,7 @@ struct ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        shelfline_spawn_add_chdir(&actions, directory)
+        if let directory { shelfline_spawn_add_chdir(&actions, directory) }
         if let input = redirection?.stdin {
             posix_spawn_file_actions_adddup2(&actions, input, 0)
         } else if stdinFromNull {
@@ -95,12 +96,12 @@ struct ChildProcess {
     func send(_ signalNumber: Int32) { kill(pid, signalNumber) }
 
     /// A pipe whose ends are close-on-exec (the child gets only what a redirection dup2s), the
-    /// read end non-blocking.
-    static func pipe() -> (read: Int32, write: Int32)? {
+    /// read end non-blocking unless it is to be a child's stdin.
+    static func pipe(nonBlockingRead: Bool = true) -> (read: Int32, write: Int32)? {
         var ends: [Int32] = [-1, -1]
         guard Glibc.pipe(&ends) == 0 else { return nil }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+        if nonBlockingRead { _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK) }
         return (ends[0], ends[1])
     }
 

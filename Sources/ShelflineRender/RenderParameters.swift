@@ -1,9 +1,10 @@
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 
 /// The render stage's `parameters` in `pipeline.json`; every field has a default so `{}` works.
 public struct RenderParameters: Codable, Sendable, Equatable {
-    public static let defaultHistoryLimit = 1000
+    public static let defaultHistoryLimit = ActivityStore.defaultHistoryLimit
 
     /// Least time between two import `update`s (the issue asks for at most one per 2 s).
     public var minimumUpdateIntervalSeconds: Double = 2

@@ -121,7 +121,6 @@ import TestSupport
          "stages[1].name"),
         (#"{"stages": [{"name": "parse", "inputs": "x", "outputs": [], "parameters": {}}]}"#, "stages[0].inputs"),
         (#"{"stages": [{"name": "parse", "inputs": []}]}"#, "stages[0].outputs"),
-        (#"{"stages": [], "beerQueue": {"maxUpdatesPerHour": "ten"}}"#, "beerQueue.maxUpdatesPerHour"),
         (#"{"stages": [{"name": "merge", "inputs": [], "outputs": [], "parameters": {}}, {"name": "parse", "inputs": [], "outputs": [], "parameters": {}}]}"#,
          "stages[1].name"),
         (#"{"stages": [ }"#, "(file)"),

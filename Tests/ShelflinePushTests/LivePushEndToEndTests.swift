@@ -1,5 +1,6 @@
 import APNsTestServer
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
 import Testing

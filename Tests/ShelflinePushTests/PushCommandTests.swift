@@ -4,9 +4,9 @@ import Glibc
 import APNsTestServer
 import Crypto
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
-import ShelflineRender
 import Testing
 import TestSupport
 

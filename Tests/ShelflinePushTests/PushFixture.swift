@@ -4,9 +4,9 @@ import Glibc
 import APNsTestServer
 import Crypto
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
-import ShelflineRender
 import Testing
 import TestSupport
 
@@ -72,7 +72,7 @@ struct PushFixture {
     func writeConfig(host: String, waitBudget: Double = 60) throws -> String {
         let config = PipelineConfig(stages: [])
         var withAPNs = config
-        withAPNs.apns = apnsConfig(host: host, waitBudget: waitBudget)
+        withAPNs.apns = try JSONValue(encoding: apnsConfig(host: host, waitBudget: waitBudget))
         let data = try JSONEncoder.shelflinePretty.encode(withAPNs)
         return temp.write("pipeline.json", String(decoding: data, as: UTF8.self))
     }

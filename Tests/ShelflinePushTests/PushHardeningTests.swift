@@ -4,6 +4,7 @@ import Glibc
 import APNsTestServer
 import Crypto
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
 import Testing
@@ -21,7 +22,7 @@ import TestSupport
         var config = PipelineConfig(stages: [])
         var apns = fixture.apnsConfig(host: host, waitBudget: 0)
         change(&apns)
-        config.apns = apns
+        config.apns = try JSONValue(encoding: apns)
         return fixture.temp.write("pipeline.json", String(decoding: try JSONEncoder.shelflinePretty.encode(config), as: UTF8.self))
     }
 

@@ -1,8 +1,8 @@
 import APNsTestServer
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
-import ShelflineRender
 import Testing
 import TestSupport
 

@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflineBeerQueue
 import ShelflineRender

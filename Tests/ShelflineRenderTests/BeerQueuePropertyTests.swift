@@ -1,5 +1,6 @@
 import Foundation
 import PropertyBased
+import ShelflineActivity
 import ShelflineBeerQueue
 import ShelflineCore
 import ShelflineRender

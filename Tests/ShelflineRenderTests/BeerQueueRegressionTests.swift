@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineActivity
 import ShelflineBeerQueue
 import ShelflineCore
 import ShelflineRender

@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineActivity
 import ShelflineRender
 import Testing
 import TestSupport

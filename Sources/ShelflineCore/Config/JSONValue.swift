@@ -43,6 +43,11 @@ public enum JSONValue: Codable, Sendable, Equatable {
         (try? JSONEncoder.shelfline.encode(self)) ?? Data()
     }
 
+    /// The JSON of `value` (a settings section built in code).
+    public init(encoding value: some Encodable) throws {
+        self = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.shelfline.encode(value))
+    }
+
     public subscript(key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
         return nil
@@ -56,5 +61,42 @@ public enum JSONValue: Codable, Sendable, Equatable {
         var object: [String: JSONValue] = if case .object(let object) = self { object } else { [:] }
         object[first] = parts.count == 1 ? value : (object[first] ?? .object([:])).setting(parts[1], to: value)
         return .object(object)
+    }
+}
+
+/// Lenient readers for values written by people or other tools (review decisions, the beer-queue
+/// JSON file): a number or a numeric string alike.
+extension JSONValue {
+    package var text: String {
+        switch self {
+        case .string(let string): string
+        case .number(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+        case .bool(let bool): String(bool)
+        case .array: textList.joined(separator: ", ")
+        case .object(let object): object["name"]?.text ?? ""
+        case .null: ""
+        }
+    }
+
+    package var textList: [String] {
+        if case .array(let array) = self { return array.map(\.text).filter { !$0.isEmpty } }
+        let single = text
+        return single.isEmpty ? [] : [single]
+    }
+
+    package var integer: Int? {
+        switch self {
+        case .number(let number) where number == number.rounded() && abs(number) < 1e15: Int(number)
+        case .string(let string): Int(string)
+        default: nil
+        }
+    }
+
+    package var double: Double? {
+        switch self {
+        case .number(let number): number
+        case .string(let string): Double(string)
+        default: nil
+        }
     }
 }

@@ -17,82 +17,24 @@ public struct StageDeclaration: Codable, Sendable, Equatable {
     }
 }
 
-/// The Flying Saucer beer-queue settings.
-public struct BeerQueueConfig: Codable, Sendable, Equatable {
-    /// `https://…` origin serving `memberQueues.php`.
-    public var host: String?
-    /// Credentials file (mode 0600) holding the session cookie.
-    public var credentialsFile: String?
-    public var memberId: String?
-    public var storeId: String?
-    public var storeLocation: String?
-    /// Periodic updates allowed per hour (user-triggered ones do not count).
-    public var maxUpdatesPerHour: Int?
-    /// Minutes after which a snapshot counts as stale.
-    public var staleAfterMinutes: Int?
-    /// Visitor mode: no activity at all.
-    public var visitor: Bool?
-    public var timeoutSeconds: Double?
-}
-
-/// APNs settings for `shelfline-push` (docs/push.md). Absent: nothing is pushed.
-public struct APNsConfig: Codable, Sendable, Equatable {
-    /// `sandbox` or `production`: picks Apple's host.
-    public var environment: String?
-    /// `https://host[:port]` overriding the environment's host (tests, a proxy).
-    public var host: String?
-    /// The .p8 signing key (PKCS#8 P-256), mode 0600.
-    public var keyFile: String?
-    public var keyId: String?
-    public var teamId: String?
-    /// The app's bundle id; the topic is `<bundleId>.push-type.liveactivity`.
-    public var bundleId: String?
-    /// Extra PEM certificate(s) to trust for `host` (a test server, a TLS-intercepting proxy).
-    public var caFile: String?
-    /// Longest total wait for 429/5xx retries in one run before leaving the rest for the next.
-    public var waitBudgetSeconds: Double?
-    /// Pushes in flight at once (concurrent HTTP/2 streams).
-    public var concurrency: Int?
-    public var timeoutSeconds: Double?
-    /// While an import runs: the least time between two progress updates (priority 5) to one token.
-    public var minimumUpdateIntervalSeconds: Double?
-    /// While an import runs: the most priority-10 pushes one token gets per import; beyond it, 5.
-    public var maxUrgentPushesPerImport: Int?
-
-    public init(environment: String? = nil, host: String? = nil, keyFile: String? = nil, keyId: String? = nil,
-                teamId: String? = nil, bundleId: String? = nil, caFile: String? = nil, waitBudgetSeconds: Double? = nil,
-                concurrency: Int? = nil, timeoutSeconds: Double? = nil, minimumUpdateIntervalSeconds: Double? = nil,
-                maxUrgentPushesPerImport: Int? = nil) {
-        self.minimumUpdateIntervalSeconds = minimumUpdateIntervalSeconds
-        self.maxUrgentPushesPerImport = maxUrgentPushesPerImport
-        self.environment = environment
-        self.host = host
-        self.keyFile = keyFile
-        self.keyId = keyId
-        self.teamId = teamId
-        self.bundleId = bundleId
-        self.caFile = caFile
-        self.waitBudgetSeconds = waitBudgetSeconds
-        self.concurrency = concurrency
-        self.timeoutSeconds = timeoutSeconds
-    }
-}
-
 /// `pipeline.json`: the stages in order and the settings they share.
 public struct PipelineConfig: Codable, Sendable, Equatable {
     /// Default workspace when neither `--workspace` nor `SHELFLINE_WORKSPACE` is given.
     public var workspace: String?
     public var stages: [StageDeclaration]
-    public var beerQueue: BeerQueueConfig?
+    /// The beer queue's settings, kept as JSON: ShelflineBeerQueue decodes them (`BeerQueueConfig`),
+    /// so Core holds no stage's types.
+    public var beerQueue: JSONValue?
     /// Command (argv) run when an import finishes, fails, pauses or leaves rows needing review,
     /// with the event as JSON on its stdin.
     public var notify: [String]?
     /// Seconds `notify` may run before it is killed (default 30).
     public var notifyTimeoutSeconds: Double?
-    /// Live Activity delivery through APNs (`shelfline-push`); nil: no pushes are sent.
-    public var apns: APNsConfig?
+    /// Live Activity delivery through APNs (`shelfline-push`); nil: no pushes are sent. Kept as
+    /// JSON: ShelflineActivity's `APNsConfig` decodes it.
+    public var apns: JSONValue?
 
-    public init(workspace: String? = nil, stages: [StageDeclaration], beerQueue: BeerQueueConfig? = nil, notify: [String]? = nil) {
+    public init(workspace: String? = nil, stages: [StageDeclaration], beerQueue: JSONValue? = nil, notify: [String]? = nil) {
         self.workspace = workspace
         self.stages = stages
         self.beerQueue = beerQueue
@@ -184,6 +126,13 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
             }
             seen.append(stage.name)
         }
+    }
+
+    /// Decodes a top-level settings object a module owns (`beerQueue`, `apns`) strictly, errors
+    /// naming `key.…`; nil when the file has none.
+    public static func section<T: Decodable>(_ type: T.Type, _ value: JSONValue?, key: String, path: String) throws -> T? {
+        guard let value else { return nil }
+        return try decode(type, from: value, path: path, keyPrefix: key)
     }
 
     /// Decodes JSON, turning decoding errors into a `ConfigError` that names the key and what was expected.

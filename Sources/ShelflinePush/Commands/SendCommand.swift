@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
 import ShelflineStageCLI
@@ -29,7 +30,7 @@ public struct SendCommand: PushSubcommand {
     public init() {}
 
     func execute(context: StageContext, workspace: Workspace) async throws {
-        guard let apns = context.config.apns else {
+        guard let apns = try APNsConfig.decode(context.config.apns, configPath: context.configPath) else {
             if ifConfigured {
                 if !common.quiet { print("shelfline-push: no apns section in \(context.configPath); Live Activity pushes skipped") }
                 return

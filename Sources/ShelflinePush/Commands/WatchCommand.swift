@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
 import ShelflineStageCLI
@@ -34,7 +35,7 @@ public struct WatchCommand: PushSubcommand {
     }
 
     func execute(context: StageContext, workspace: Workspace) async throws {
-        guard let apns = context.config.apns else {
+        guard let apns = try APNsConfig.decode(context.config.apns, configPath: context.configPath) else {
             throw ConfigError(path: context.configPath, key: "apns", expected: "required to push: keyFile, keyId, teamId, bundleId (docs/push.md)")
         }
         var settings = try PushSettings(apns, configPath: context.configPath)

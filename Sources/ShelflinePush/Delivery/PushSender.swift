@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
+import ShelflineActivity
 import ShelflineCore
-import ShelflineRender
 
 /// Time for a sender: the clock and the backoff wait, both injectable so tests never sleep.
 public struct PushClock: Sendable {

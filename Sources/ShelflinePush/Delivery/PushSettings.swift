@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Crypto
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 
 /// `pipeline.json`'s `apns` section, checked and resolved: what a sender needs.

@@ -2,8 +2,8 @@
 import Glibc
 #endif
 import Foundation
+import ShelflineActivity
 import ShelflineCore
-import ShelflineRender
 
 /// The push worker beside a running import (`shelfline-push watch`, started by `shelfline run`):
 /// one APNs connection for the whole import, a pass every `pollInterval` over the snapshots render

@@ -1,6 +1,6 @@
 import Foundation
+import ShelflineActivity
 import ShelflineCore
-import ShelflineRender
 
 /// Limits `serve` applies to every caller.
 public struct ServeLimits: Sendable {

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
+import ShelflineActivity
 import ShelflineCore
-import ShelflineRender
 
 /// One snapshot render emitted, ready to post: its push body and the APNs headers it implies.
 public struct FeedEntry: Sendable, Equatable {

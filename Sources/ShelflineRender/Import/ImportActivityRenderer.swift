@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflineLibrary
 
@@ -326,20 +327,5 @@ public struct ImportActivityRenderer: Sendable {
                 alert: alert, startedAt: startedAt)
         }
         return PushBodyFitting.fit(build)
-    }
-}
-
-/// Shrinks free text until a push body fits APNs' 4096 bytes; never fails.
-package enum PushBodyFitting {
-    /// Character limits tried for free-text fields, longest first; the last always fits.
-    package static let textLimits = [Int.max, 160, 80, 40, 16, 4, 1]
-
-    static func fit<A, S>(_ build: (Int) -> ActivitySnapshot<A, S>) -> ActivitySnapshot<A, S> {
-        var snapshot = build(textLimits[0])
-        for limit in textLimits.dropFirst() {
-            guard let size = try? snapshot.pushBodySize(), size > ShelflineRender.maximumPushBodyBytes else { break }
-            snapshot = build(limit)
-        }
-        return snapshot
     }
 }

@@ -85,41 +85,6 @@ public struct ReviewEntry: Sendable, Equatable {
     }
 }
 
-extension JSONValue {
-    package var text: String {
-        switch self {
-        case .string(let string): string
-        case .number(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
-        case .bool(let bool): String(bool)
-        case .array: textList.joined(separator: ", ")
-        case .object(let object): object["name"]?.text ?? ""
-        case .null: ""
-        }
-    }
-
-    var textList: [String] {
-        if case .array(let array) = self { return array.map(\.text).filter { !$0.isEmpty } }
-        let single = text
-        return single.isEmpty ? [] : [single]
-    }
-
-    package var integer: Int? {
-        switch self {
-        case .number(let number) where number == number.rounded() && abs(number) < 1e15: Int(number)
-        case .string(let string): Int(string)
-        default: nil
-        }
-    }
-
-    var double: Double? {
-        switch self {
-        case .number(let number): number
-        case .string(let string): Double(string)
-        default: nil
-        }
-    }
-}
-
 /// A small RFC 4180 reader for the failed-rows CSV (quoted fields, doubled quotes, embedded
 /// newlines, CRLF). The file can hold every row of a large import, so it is streamed: the report
 /// page keeps the header and its first rows and only counts the rest.

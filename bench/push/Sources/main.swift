@@ -4,9 +4,9 @@ import Glibc
 import APNsTestServer
 import Crypto
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
-import ShelflineRender
 import TestSupport
 
 // `make bench` part for issue 11: `shelfline-push send` (a child process) delivering one snapshot
@@ -60,9 +60,9 @@ let server = try await APNsTestServer(expecting: expectations, threads: 1) { _ i
 let caFile = temp.write("ca.pem", server.certificatePEM)
 
 var config = PipelineConfig(stages: [])
-config.apns = APNsConfig(environment: "sandbox", host: server.host, keyFile: keyFile, keyId: expectations.keyId,
+config.apns = try JSONValue(encoding: APNsConfig(environment: "sandbox", host: server.host, keyFile: keyFile, keyId: expectations.keyId,
                          teamId: expectations.teamId, bundleId: expectations.bundleId, caFile: caFile,
-                         concurrency: concurrency)
+                         concurrency: concurrency))
 let configPath = temp.write("pipeline.json", String(decoding: try JSONEncoder.shelflinePretty.encode(config), as: UTF8.self))
 
 // N update tokens (registered directly: one registry write), one beer-queue snapshot for them.

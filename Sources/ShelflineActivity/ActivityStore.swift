@@ -13,7 +13,10 @@ public struct ActivityStore: Sendable {
     /// Lines kept in the history; the oldest are dropped beyond it.
     public var historyLimit: Int
 
-    public init(workspace: Workspace, name: String, historyLimit: Int = RenderParameters.defaultHistoryLimit) {
+    /// Snapshots kept per history when nothing else is configured (render's `historyLimit`).
+    public static let defaultHistoryLimit = 1000
+
+    public init(workspace: Workspace, name: String, historyLimit: Int = ActivityStore.defaultHistoryLimit) {
         self.directory = workspace.activityDirectory
         self.name = name
         self.historyLimit = max(1, historyLimit)

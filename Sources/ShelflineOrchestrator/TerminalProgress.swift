@@ -1,7 +1,5 @@
 import Foundation
 import ShelflineCore
-import ShelflineOrchestrator
-import ShelflineStageCLI
 
 #if canImport(Glibc)
     import Glibc

@@ -1,0 +1,29 @@
+import ShelflineCore
+
+/// The Flying Saucer beer-queue settings: `pipeline.json`'s `beerQueue` (Core keeps it as JSON;
+/// only this module reads it).
+public struct BeerQueueConfig: Codable, Sendable, Equatable {
+    /// `https://…` origin serving `memberQueues.php`.
+    public var host: String?
+    /// Credentials file (mode 0600) holding the session cookie.
+    public var credentialsFile: String?
+    public var memberId: String?
+    public var storeId: String?
+    public var storeLocation: String?
+    /// Periodic updates allowed per hour (user-triggered ones do not count).
+    public var maxUpdatesPerHour: Int?
+    /// Minutes after which a snapshot counts as stale.
+    public var staleAfterMinutes: Int?
+    /// Visitor mode: no activity at all.
+    public var visitor: Bool?
+    public var timeoutSeconds: Double?
+
+    /// Every setting absent.
+    public init() {}
+
+    /// `beerQueue` as the config file at `configPath` holds it (absent: every setting absent),
+    /// decoded strictly: an unknown key or a wrong type is a `ConfigError` naming `beerQueue.…`.
+    public static func decode(_ section: JSONValue?, configPath: String) throws -> BeerQueueConfig {
+        try PipelineConfig.section(BeerQueueConfig.self, section, key: "beerQueue", path: configPath) ?? BeerQueueConfig()
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import ShelflineCore
+
+/// The import's Live Activity as the run drives it. The command layer supplies it (render's
+/// `ImportActivityRenderer` lives in a stage library the orchestrator does not link).
+public protocol ImportActivity: AnyObject {
+    /// About once a second while a stage before render runs: refresh the snapshot.
+    func tick(run: RunDirectory)
+    /// The import failed or was paused: show it.
+    func interrupt(run: RunDirectory, error: any ShelflineError)
+}
+
+/// One `shelfline run` from start to end: under the workspace lock, import an export (or each new
+/// file of an inbox) through `PipelineRunner`, with the terminal's progress, the Live Activity and
+/// the push worker beside the stages, `shelfline-push send` after them, the failed-inputs list
+/// kept, and the notify command run once the lock is released.
+public struct ImportLifecycle {
+    public var config: PipelineConfig
+    public var configPath: String
+    public var workspace: Workspace
+    /// Where `shelfline-push` sits (beside the stage executables).
+    public var binDirectory: String
+    public var log: Logfmt
+    public var quiet: Bool
+    /// `--log-format logfmt`: events, never a live line.
+    public var logfmt: Bool
+    public var now: @Sendable () -> Date
+    public var cancellation: CancellationFlag
+    /// A runner for one file (the command binds the stages' report types).
+    public var makeRunner: () -> PipelineRunner
+    /// The Live Activity of one import, given the file the user imported.
+    public var makeActivity: (String?) throws -> any ImportActivity
+    /// Where the summary and next steps go (stdout).
+    public var output: (String) -> Void = { print($0) }
+
+    public init(config: PipelineConfig, configPath: String, workspace: Workspace, binDirectory: String, log: Logfmt,
+                quiet: Bool, logfmt: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
+                makeRunner: @escaping () -> PipelineRunner, makeActivity: @escaping (String?) throws -> any ImportActivity) {
+        self.config = config
+        self.configPath = configPath
+        self.workspace = workspace
+        self.binDirectory = binDirectory
+        self.log = log
+        self.quiet = quiet
+        self.logfmt = logfmt
+        self.now = now
+        self.cancellation = cancellation
+        self.makeRunner = makeRunner
+        self.makeActivity = makeActivity
+    }
+
+    /// What to import: one export, or each new file of an inbox.
+    public enum Source {
+        case file(String)
+        case inbox(String, settleSeconds: Double)
+    }
+
+    /// Imports `source`; then, with the lock released, runs the notify command for each event.
+    public func run(_ source: Source) throws {
+        try Workspace.makeDirectory(workspace.runsDirectory)
+        var events: [ImportEvent] = []
+        var failure: (any Error)?
+        do {
+            // The lock is held only while importing: notify runs after it is released.
+            let lock = try WorkspaceLock(workspace: workspace, now: now())
+            defer { withExtendedLifetime(lock) {} }
+            try RunDirectory.refuseUnlinkedLatest(in: workspace)
+            for gone in (try? FailedInputs(workspace: workspace).dropMissing()) ?? [] where !quiet {
+                log.error("shelfline: " + FailedInputs.droppedLine(gone))
+            }
+            switch source {
+            case .inbox(let inbox, let settle): try importInbox(inbox, settleSeconds: settle, events: &events)
+            case .file(let csv): try importFile(csv, events: &events)
+            }
+        } catch {
+            failure = error
+        }
+        if let command = config.notify {
+            let notifier = Notifier(command: command, timeoutSeconds: config.notifyTimeoutSeconds ?? Notifier.defaultTimeoutSeconds,
+                                    workspace: workspace, log: log, now: now, cancellation: cancellation)
+            // A signal stops the rest too: the run must exit within seconds.
+            for event in events where notifier.send(event) == .interrupted { break }
+        }
+        if let failure { throw failure }
+        if cancellation.isCancelled {
+            throw TryLaterError("stopped by a signal after the import finished; the next run has nothing to redo")
+        }
+    }
+
+    func importFile(_ csv: String, events: inout [ImportEvent]) throws {
+        var runner = makeRunner()
+        runner.sourceFile = try Workspace.absolute(csv, role: .input)
+        let progress = TerminalProgress(enabled: !quiet, logfmt: logfmt, now: now)
+        runner.log = progress.log(log)
+        if progress.terminal { runner.stageOutput = progress.stageOutput }
+        let activity = try makeActivity(runner.sourceFile)
+        // With `apns`: pushes go out while the stages run (issue 26).
+        let pushWorker = config.apns == nil ? nil : PushWorker(lifecycle: self)
+        runner.onTick = { stage, run in
+            progress.tick(stage: stage, run: run)
+            // Render emits the final `end` itself; refreshing beside it would only compete for the lock.
+            if stage < .render {
+                activity.tick(run: run)
+                pushWorker?.startOnce()
+            }
+        }
+        runner.onStageEnd = { stage, run, result in progress.stageEnded(stage: stage, run: run, result: result) }
+        let failed = FailedInputs(workspace: workspace)
+        var run: RunDirectory?
+        do {
+            run = try runner.prepareRun(csv: csv)
+            let outcome = try runner.run(run!)
+            pushWorker?.finish()
+            progress.finish()
+            try? failed.clear(input: runner.sourceFile ?? csv, runId: outcome.run.id)
+            if !quiet {
+                let prefix = outcome.stagesRun.isEmpty ? "already imported; nothing to do. Earlier summary: " : ""
+                output(prefix + outcome.summary)
+                for line in outcome.nextSteps { output(line) }
+            }
+            if config.apns != nil {
+                sendPushes()
+            } else if !outcome.stagesRun.isEmpty {
+                runner.log.event(["push": "skipped", "reason": "no apns section in \(configPath)"])
+            }
+            let needsReview = (outcome.report?.rowsToReview ?? 0) > 0
+            events.append(ImportEvent(event: needsReview ? "needsReview" : "finished", runId: outcome.run.id, input: csv,
+                                      workspace: workspace.root, message: outcome.summary, exitStatus: 0,
+                                      report: outcome.report))
+        } catch let error as any ShelflineError {
+            progress.finish()
+            let paused = error.exitStatus == .tryLater
+            if let run {
+                if paused { try? run.markLatest(in: workspace) }
+                activity.interrupt(run: run, error: error)
+            }
+            // The worker's last pass pushes the paused or failed state; a paused run exits at once.
+            pushWorker?.finish()
+            if !paused, config.apns != nil { sendPushes() }
+            if !paused {
+                try? failed.record(.init(input: runner.sourceFile ?? csv, runId: run?.id, exitStatus: error.exitCode,
+                                         message: error.description, failedAt: now().timeIntervalSince1970))
+            }
+            events.append(ImportEvent(event: paused ? "paused" : "failed", runId: run?.id, input: csv,
+                                      workspace: workspace.root, message: error.description,
+                                      exitStatus: error.exitCode, report: nil))
+            throw error
+        }
+    }
+
+    /// Imports each new file as its own import: a file that cannot be read or fails is reported
+    /// and the others go on; the exit status is the first failure's, decided after all of them.
+    func importInbox(_ directory: String, settleSeconds: Double, events: inout [ImportEvent]) throws {
+        _ = try Workspace.absolute(directory, role: .input)  // a relative inbox needs a working directory
+        let inbox = Inbox(directory: directory, workspace: workspace, settleSeconds: settleSeconds)
+        let scan = try inbox.scan(now: now(), log: log)
+        var failures: [(path: String, error: any ShelflineError)] = []
+        let failedInputs = FailedInputs(workspace: workspace)
+        for (path, error) in scan.unreadable {
+            log.error("shelfline: error: \(error)")
+            failures.append((path, error))
+            try? failedInputs.record(.init(input: Workspace.absolute(path, role: .input), runId: nil, exitStatus: error.exitCode,
+                                           message: error.description, failedAt: now().timeIntervalSince1970))
+            events.append(ImportEvent(event: "failed", runId: nil, input: path, workspace: workspace.root,
+                                      message: error.description, exitStatus: error.exitCode, report: nil))
+        }
+        var imported = 0
+        for (path, hash) in scan.pending {
+            if cancellation.isCancelled { throw OrchestratorError.paused(stage: .parse) }
+            do {
+                try importFile(path, events: &events)
+                try inbox.record(hash: hash, name: (path as NSString).lastPathComponent, now: now())
+                imported += 1
+            } catch let error as any ShelflineError {
+                if error.exitStatus == .tryLater { throw error }
+                log.error("shelfline: error: \(path): \(error)")
+                failures.append((path, error))
+            }
+        }
+        for name in scan.futureDated {
+            // Said even with --quiet: without it the file would wait silently forever.
+            log.error("shelfline: skipped \(directory)/\(name): its modification time is in the future; "
+                + "`touch` it (or fix the clock) to import it")
+        }
+        if imported == 0 && failures.isEmpty && !quiet {
+            output("inbox \(directory): nothing new (\(scan.alreadyImported) already imported, "
+                  + "\(scan.settling) still being written\(scan.futureDated.isEmpty ? "" : ", \(scan.futureDated.count) dated in the future"))")
+        }
+        if let first = failures.first {
+            let names = failures.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", ")
+            throw InboxFailure(failed: names, count: failures.count, imported: imported, first: first.error)
+        }
+    }
+
+    /// Issue 11: after render (and after the push worker's last pass, issue 26), `shelfline-push
+    /// send` delivers what is still due. Its failure is logged and never fails the import: the
+    /// outbox keeps what is undelivered for the next run, and the app's periodic poll is the fallback.
+    func sendPushes() {
+        let executable = binDirectory + "/shelfline-push"
+        let arguments = ["send", "--workspace", workspace.root, "--config", configPath] + (quiet ? ["--quiet"] : [])
+        do {
+            let child = try ChildProcess.spawn(executable: executable, arguments: arguments,
+                                               directory: nil,
+                                               environment: ProcessInfo.processInfo.environment, stdinFromNull: false)
+            switch child.wait() {
+            case .exited(0): break
+            case .exited(let status): log.error("shelfline: push: shelfline-push exited \(status); the next run retries")
+            case .signaled(let signal): log.error("shelfline: push: shelfline-push exited \(signal); the next run retries")
+            }
+        } catch {
+            log.error("shelfline: push: cannot start \(executable): \(error)")
+        }
+    }
+}
+
+/// Some inbox files failed while the others were imported: one line naming them, with the
+/// first failure's exit status.
+struct InboxFailure: ShelflineError {
+    var failed: String
+    var count: Int
+    var imported: Int
+    var first: any ShelflineError
+
+    var exitStatus: ExitStatus { first.exitStatus }
+    var exitCode: Int32 { first.exitCode }
+    var description: String {
+        "\(count) inbox file(s) failed (\(failed)); \(imported) other file(s) imported; the failed ones are retried on the next run"
+    }
+}
