@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineHTTP
 
 /// What happened on the wire, for the report.
 public struct HTTPCounters: Codable, Sendable, Equatable {
@@ -304,16 +305,9 @@ public final class ResilientHTTPClient: Sendable {
     /// Sends one request and classifies what came back.
     private func attempt(_ url: URL) async -> Outcome {
         counters.update { $0.requests += 1 }
-        let get = CurlGet(url: url.absoluteString, headers: ["User-Agent: \(policy.userAgent)", "Accept: application/json"],
-                          timeoutSeconds: policy.timeoutSeconds, limit: policy.maxResponseBytes)
-        // libcurl blocks its thread; a cancelled task stops it at the next progress tick.
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: get.run()) }
-            }
-        } onCancel: {
-            get.cancel()
-        }
+        let get = HTTPGet(url: url, headers: [("User-Agent", policy.userAgent), ("Accept", "application/json")],
+                          timeoutSeconds: policy.timeoutSeconds, limit: policy.maxResponseBytes, redirects: .http(maximum: 5))
+        let result = await get.run()
         let host = url.host ?? ""
         switch result {
         case .success(let answer):
@@ -340,17 +334,22 @@ public final class ResilientHTTPClient: Sendable {
         case .failure(.nameResolution):
             counters.update { $0.connectionErrors += 1 }
             return .failure(reason: "name resolution failed for \(host)", retryable: true, kind: .nameResolution)
-        case .failure(.refused):
+        case .failure(.unreachable(let reason)):
             counters.update { $0.connectionErrors += 1 }
             let port = url.port.map { ":\($0)" } ?? ""
-            return .failure(reason: "connection refused by \(host)\(port)", retryable: true, kind: .unreachable)
+            return .failure(reason: "\(reason) by \(host)\(port)", retryable: true, kind: .unreachable)
+        case .failure(.redirectRefused(let target)):
+            return .failure(reason: "\(url.path) redirected to \(target?.absoluteString ?? "no usable Location") (not followed)",
+                            retryable: false, kind: .other)
+        case .failure(.tooManyRedirects):
+            return .failure(reason: "\(url.path) redirected more than 5 times", retryable: false, kind: .other)
         case .failure(.other(let reason)):
             counters.update { $0.connectionErrors += 1 }
             return .failure(reason: "connection error: \(reason)", retryable: true, kind: .other)
         }
     }
 
-    /// Cancels a probe still out; each attempt's libcurl handle ends with it.
+    /// Cancels a probe still out (requests share the process's one HTTP client, which stays).
     public func shutdown() { probes.cancel() }
 }
 
