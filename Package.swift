@@ -34,8 +34,6 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .systemLibrary(name: "CSystemShims"),
-        // libcurl for the beer-queue poll: its write callback stops a transfer at the page limit.
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Writes gzip members about twice as fast as zlib at level 1 (bench in GzipWriter.swift).
         .systemLibrary(name: "CLibdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(
@@ -52,14 +50,24 @@ let package = Package(
         ),
         .target(name: "ShelflineParse", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore"]),
-        .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "CSQLite", "CZlib", "CLibdeflate", "CCurl"]),
+        .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "CSQLite", "CZlib", "CLibdeflate", "ShelflineHTTP"]),
         // The app's Live Activity models, push bodies and snapshot files: what render and the beer
         // queue publish and push sends, so that neither push nor the beer queue depends on render.
         .target(name: "ShelflineActivity", dependencies: ["ShelflineCore"]),
         // The library page reads the library (ShelflineLibrary's `LibraryBook`).
         .target(name: "ShelflineRender", dependencies: ["ShelflineCore", "ShelflineActivity", "ShelflineLibrary"]),
-        // The beer-queue activity and its cookie-carrying poll (libcurl): only render links it.
-        .target(name: "ShelflineBeerQueue", dependencies: ["ShelflineCore", "ShelflineActivity", "CCurl"]),
+        // The beer-queue activity and its cookie-carrying poll (ShelflineHTTP): only render links it.
+        .target(name: "ShelflineBeerQueue", dependencies: ["ShelflineCore", "ShelflineActivity", "ShelflineHTTP"]),
+        // The one HTTP GET (AsyncHTTPClient: streaming size limit, deadline, redirect rule) of lookup and
+        // the beer queue; not in Core, so that parse, dedupe and merge do not link AsyncHTTPClient.
+        .target(
+            name: "ShelflineHTTP",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
         .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore", "CSystemShims"]),
         // Stage command plumbing alone (each stage's command sits in its executable), so that
         // `shelfline-parse` does not load FoundationNetworking (libcurl and its TLS stack: ~6 MiB of
@@ -160,6 +168,7 @@ let package = Package(
             .testTarget(name: "ShelflineParseTests", dependencies: ["ShelflineParse", "TestSupport"]),
             .testTarget(name: "ShelflineLibraryTests", dependencies: ["ShelflineLibrary", "TestSupport"]),
             .testTarget(name: "ShelflineLookupTests", dependencies: ["ShelflineLookup", "TestSupport"]),
+            .testTarget(name: "ShelflineHTTPTests", dependencies: ["ShelflineHTTP", "TestSupport"]),
             .testTarget(
                 name: "ShelflineRenderTests",
                 dependencies: [

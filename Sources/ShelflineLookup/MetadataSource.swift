@@ -21,10 +21,12 @@ public protocol MetadataSource: Sendable {
     func editions(isbns: [String]) async throws -> [String: EditionMetadata]
     /// Candidate editions (or works) for a title and optional author, best-effort ordered.
     func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata]
-    /// The failure every request would meet for the rest of this run, once the source knows it
-    /// (e.g. found out of reach); nil while it may still answer. Rows are then settled with it at
-    /// once: no request, no task, no cache write. Read once per chunk and phase, so it must be
-    /// cheap and must not suspend (an actor hop per chunk cost seconds on a loaded machine).
+    /// The failure every request would meet now, once the source knows it (e.g. found out of
+    /// reach); nil while it may answer. Rows are then settled with it at once: no request, no task,
+    /// no cache write. It may clear later in the run (a source that refused connections and whose
+    /// probe, sent in the background, reached it again): later rows are asked again. Read once per
+    /// chunk and phase, so it must be cheap and must not suspend (an actor hop per chunk cost
+    /// seconds on a loaded machine).
     var standingFailure: SourceFailure? { get }
 }
 

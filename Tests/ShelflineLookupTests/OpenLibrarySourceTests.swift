@@ -289,49 +289,102 @@ import TestSupport
         let found = try await source.editions(isbns: [isbns[2]])
         #expect(found.count == 1)
         #expect(try await source.editions(isbns: [isbns[0]]).count == 1)
-        #expect(await source.client.breaker.state == .closed)
-        #expect(await !source.client.isOffline)
+        #expect(source.client.breaker.state == .closed)
+        #expect(!source.client.isOffline)
     }
 
-    /// Issue 14 §5: refused connections trip the breaker, its probe is refused too: the source is
-    /// offline and the other requests are settled at once instead of one per pacing slot.
-    @Test(.bug(id: 14)) func breakerProbeRefusedMeansOffline() async throws {
+    /// Refused connections trip the breaker: every request is refused at once (no waiting for the
+    /// probe); the probe is due after the probe delay, and each refused probe doubles the delay, up
+    /// to the cooldown.
+    @Test(.bug(id: 25)) func refusedConnectionsRefuseRequestsAtOnceAndProbeLater() async throws {
         let clock = TestClock()
-        let breaker = CircuitBreaker(threshold: 2, cooldownSeconds: 30, clock: PacingClock(clock))
-        await breaker.recordFailure(.unreachable)
-        #expect(await breaker.state == .closed)
-        await breaker.recordFailure(.unreachable)
-        #expect(await breaker.state == .open(until: CircuitBreaker.unreachableProbeDelay, unreachable: true))
-        // A request waits for the probe instead of failing as "source unavailable"...
-        let probe = Task { try await breaker.admit() }
+        let breaker = CircuitBreaker(threshold: 2, cooldownSeconds: 5, clock: PacingClock(clock))
+        breaker.recordFailure(.unreachable)
+        #expect(breaker.state == .closed)
+        breaker.recordFailure(.unreachable)
+        #expect(breaker.state == .open(until: CircuitBreaker.unreachableProbeDelay, unreachable: true))
+        #expect(breaker.admit() == .unreachable(probe: false), "refused at once, not held for the probe")
+        #expect(breaker.standing() == .unreachable(probe: false))
+        // The probe is due: the first to ask sends it; the others are still refused meanwhile.
         await clock.advance(by: CircuitBreaker.unreachableProbeDelay)
-        #expect(try await probe.value == .send(probe: true))
-        // ...and so does the next one while the probe is out; the probe is refused: all are offline.
-        let waiting = Task { try await breaker.admit() }
-        await breaker.recordFailure(.unreachable)
-        #expect(try await waiting.value == .offline)
-        #expect(await breaker.state == .offline)
-        #expect(try await breaker.admit() == .offline)
-        #expect(await breaker.trips == 1)
+        #expect(breaker.standing() == .unreachable(probe: true))
+        #expect(breaker.admit() == .unreachable(probe: false), "one probe at a time")
+        // Refused too: open again for twice as long (4 s), then capped at the cooldown (5 s).
+        breaker.recordFailure(.unreachable)
+        #expect(breaker.state == .open(until: .seconds(2 + 4), unreachable: true))
+        await clock.advance(by: .seconds(4))
+        #expect(breaker.admit() == .unreachable(probe: true))
+        breaker.recordFailure(.unreachable)
+        #expect(breaker.state == .open(until: .seconds(6 + 5), unreachable: true))
+        // A probe that reaches the server closes it.
+        await clock.advance(by: .seconds(5))
+        #expect(breaker.standing() == .unreachable(probe: true))
+        breaker.recordSuccess()
+        #expect(breaker.state == .closed)
+        #expect(breaker.admit() == .send(probe: false))
+        #expect(breaker.trips == 1)
+    }
+
+    /// A server that refuses connections for a while (restarting) mid-run: its requests settle at
+    /// once as `offline`, unsent; the probe goes out in the background once due and, the server back,
+    /// re-admits the source: later requests are answered.
+    @Test(.bug(id: 25)) func restartedServerIsAskedAgainAfterTheBackgroundProbe() async throws {
+        let books = Self.books(3)
+        let isbns = books.keys.sorted()
+        var closed: RefusingLoopbackPort? = try RefusingLoopbackPort()
+        let port = closed!.port
+        var parameters = OpenLibraryParameters()
+        parameters.baseURL = closed!.baseURL
+        parameters.requestsPerSecond = 100
+        let clock = TestClock()
+        let pacing = PacingClock(clock)
+        let source = try OpenLibrarySource(parameters: parameters, clock: pacing)
+        await #expect(throws: SourceFailure.offline(source: "openlibrary")) { try await source.editions(isbns: [isbns[0]]) }
+        let tripped = await source.client.snapshot()
+        #expect(tripped.requests == parameters.breakerThreshold, "retried at once until the breaker opened: \(tripped)")
+        #expect(tripped.offline?.contains("connection refused") == true)
+        #expect(pacing.now == .zero, "no pacing slot or backoff was waited for refused connections")
+        // Refused at once, unsent, while the breaker is open: nothing waits.
+        #expect(source.standingFailure == .offline(source: "openlibrary"))
+        await #expect(throws: SourceFailure.offline(source: "openlibrary")) { try await source.editions(isbns: [isbns[1]]) }
+        #expect(await source.client.snapshot().requests == tripped.requests)
+
+        // The server comes back on the same port.
+        closed = nil
+        let server = try await FakeOpenLibraryServer(books: books, port: port)
+        defer { Task { try? await server.shutdown() } }
+        await clock.advance(by: CircuitBreaker.unreachableProbeDelay)
+        // The probe is due: this read starts it and still answers at once.
+        #expect(source.standingFailure == .offline(source: "openlibrary"))
+        await source.client.probeFinished()
+        #expect(server.requests.count == 1, "the probe")
+        #expect(source.standingFailure == nil)
+        // The next request waits for its pacing slot (after the probe's) on the clock.
+        let answer = Task { try await source.editions(isbns: [isbns[2]]) }
+        await clock.advance(by: .seconds(1))
+        #expect(try await answer.value.count == 1)
+        #expect(source.client.breaker.state == .closed)
+        #expect(!source.client.isOffline)
     }
 
     @Test(.bug(id: 14)) func nameResolutionFailureIsOfflineAtOnce() async throws {
         let breaker = CircuitBreaker(threshold: 5, cooldownSeconds: 30, clock: PacingClock(TestClock()))
-        await breaker.recordFailure(.nameResolution)
-        #expect(await breaker.state == .offline)
-        #expect(try await breaker.admit() == .offline)
+        breaker.recordFailure(.nameResolution)
+        #expect(breaker.state == .offline)
+        #expect(breaker.admit() == .offline)
     }
 
     @Test(.bug(id: 14)) func serverErrorsStillFailFastWhileOpenAndCloseAfterAProbe() async throws {
         let clock = TestClock()
         let breaker = CircuitBreaker(threshold: 1, cooldownSeconds: 30, clock: PacingClock(clock))
-        await breaker.recordFailure(.other)
-        #expect(try await breaker.admit() == .unavailable)
+        breaker.recordFailure(.other)
+        #expect(breaker.admit() == .unavailable)
+        #expect(breaker.standing() == nil, "a failing source's requests still take their slots")
         await clock.advance(by: .seconds(30))
-        #expect(try await breaker.admit() == .send(probe: true))
-        #expect(try await breaker.admit() == .unavailable, "one probe at a time")
-        await breaker.recordSuccess()
-        #expect(try await breaker.admit() == .send(probe: false))
+        #expect(breaker.admit() == .send(probe: true))
+        #expect(breaker.admit() == .unavailable, "one probe at a time")
+        breaker.recordSuccess()
+        #expect(breaker.admit() == .send(probe: false))
     }
 
     /// Issue 14 §5: an Open Library that refuses connections: every row ends `notEnriched` with
@@ -353,8 +406,8 @@ import TestSupport
         #expect(run.report.notEnrichedReasons == ["offline": 400])
         #expect(run.report.counts.total == run.report.recordsRead)
         #expect(run.report.http["openlibrary"]?.offline?.contains("connection refused") == true, "\(run.report.http)")
-        // Threshold (5) plus what was in flight or retrying, plus the probe: not one request per row.
-        #expect(run.report.requests <= 5 + 5 + 5 + 1, "\(run.report.requests)")
+        // Threshold (5) plus what was in flight, plus a probe: not one request per row.
+        #expect(run.report.requests <= 5 + 5 + 1, "\(run.report.requests)")
         // Waiting happened on the clock: pacing of those few attempts, backoff and the probe delay.
         #expect(clock.elapsed < .seconds(30), "\(clock.now)")
     }

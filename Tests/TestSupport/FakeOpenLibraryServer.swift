@@ -42,15 +42,16 @@ public final class FakeOpenLibraryServer: Sendable {
     ///   - derive: also answer ISBNs not in `books`, with the edition this returns (nil = a miss).
     ///   - rateLimit: answer 429 (like openlibrary.org, without Retry-After) to requests beyond this
     ///     many in the last second of real time (bench; tests inject 429s with `fault`).
+    ///   - port: the loopback port to listen on (0: any free one; a test restarting a server names its old one).
     public init(books: [String: Book] = [:], everyISBN: Bool = false, derive: (@Sendable (String) -> Book?)? = nil,
-                rateLimit: Int? = nil) async throws {
+                rateLimit: Int? = nil, port: Int = 0) async throws {
         let benchBook: @Sendable (String) -> Book? = { isbn in
             let suffix = String(isbn.suffix(7))
             return Book(key: "/books/OL\(suffix)M", title: "Bench Book \(isbn)", authors: ["Bench Author"], work: "/works/OL\(suffix)W")
         }
         let state = State(books: books, derive: derive ?? (everyISBN ? benchBook : nil), rateLimit: rateLimit)
         self.state = state
-        server = try await LoopbackHTTPServer(immediate: { request in state.answer(request) })
+        server = try await LoopbackHTTPServer(port: port, immediate: { request in state.answer(request) })
     }
 
     /// `http://127.0.0.1:PORT`

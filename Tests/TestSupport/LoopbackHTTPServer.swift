@@ -76,12 +76,12 @@ public final class LoopbackHTTPServer: Sendable {
         try await self.init(answer: .async(handler))
     }
 
-    /// Starts the server; it answers every request with `handler`, on its event loop.
-    public convenience init(immediate handler: @escaping ImmediateHandler) async throws {
-        try await self.init(answer: .immediate(handler))
+    /// Starts the server; it answers every request with `handler`, on its event loop. `port` 0: any free port.
+    public convenience init(port: Int = 0, immediate handler: @escaping ImmediateHandler) async throws {
+        try await self.init(answer: .immediate(handler), port: port)
     }
 
-    private init(answer handler: LoopbackHandler.Answer) async throws {
+    private init(answer handler: LoopbackHandler.Answer, port requested: Int = 0) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let log = RequestLog()
         let bootstrap = ServerBootstrap(group: group)
@@ -92,7 +92,7 @@ public final class LoopbackHTTPServer: Sendable {
                     channel.pipeline.addHandler(LoopbackHandler(handler: handler, log: log))
                 }
             }
-        channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        channel = try await bootstrap.bind(host: "127.0.0.1", port: requested).get()
         port = channel.localAddress?.port ?? 0
         self.group = group
         self.log = log

@@ -21,7 +21,7 @@ public struct OpenLibrarySource: MetadataSource {
     }
 
     public var standingFailure: SourceFailure? {
-        client.knownOffline ? .offline(source: name) : nil
+        client.standingFailure()
     }
 
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {

@@ -76,7 +76,8 @@ actor AsyncSemaphore {
 enum AttemptFailure: Sendable, Equatable {
     /// The host name did not resolve: the source is out of reach for this run.
     case nameResolution
-    /// Nothing accepted the connection (refused, no route, no network).
+    /// Nothing accepted the connection (refused, no route, no network): the attempt never reached
+    /// the server.
     case unreachable
     /// Anything else: 429, 5xx, timeout, a dropped connection, a malformed body.
     case other
@@ -85,15 +86,20 @@ enum AttemptFailure: Sendable, Equatable {
 /// Stops calling a source after `threshold` consecutive failed attempts; after `cooldown` lets one
 /// probe through (half-open) and closes again when it succeeds.
 ///
-/// A source that cannot be reached at all is told apart: when the failures that tripped the breaker
-/// were refused connections, the probe goes out after `unreachableProbeDelay` (not the full
-/// cooldown) and the other requests wait for it rather than failing one by one; when the probe is
-/// refused too, or a host name does not resolve, the source is `offline` for the rest of the run
-/// and every request fails at once.
-actor CircuitBreaker {
+/// A source that cannot be reached at all is told apart. When attempts that never reached the
+/// server (refused connections) opened the breaker, it is *unreachable*: every request is refused
+/// at once, without a pacing slot or a wait, and a probe is due after `unreachableProbeDelay`, then
+/// twice as long after each refused probe, up to the cooldown. The client sends that probe on a
+/// task of its own (`ResilientHTTPClient.standingFailure()`), so no request and no row waits for
+/// it; when it reaches the server the breaker closes and later requests go out again (a restarting
+/// server is asked again once it is back). A host name that does not resolve makes the source
+/// `offline` for the rest of the run.
+///
+/// State is behind a lock, not an actor: the engine reads it once per chunk without suspending.
+final class CircuitBreaker: @unchecked Sendable {
     enum State: Equatable {
         case closed
-        /// Open until `until` (clock offset); `unreachable` when refused connections tripped it.
+        /// Open until `until` (clock offset); `unreachable` when refused connections opened it.
         case open(until: Duration, unreachable: Bool)
         case halfOpen(unreachable: Bool)
         case offline
@@ -103,22 +109,27 @@ actor CircuitBreaker {
     enum Admission: Equatable {
         /// Send; `probe` when this attempt is the half-open probe.
         case send(probe: Bool)
-        /// The breaker is open: fail fast.
+        /// The breaker is open after failing answers: fail fast.
         case unavailable
+        /// The source refuses connections: fail at once, unsent. `probe`: the probe is due, and the
+        /// caller is to send it in the background (the breaker is half-open from now).
+        case unreachable(probe: Bool)
         /// The source is out of reach for the rest of the run.
         case offline
     }
 
-    /// The longest a refusing source waits for its probe.
+    /// The first probe of a source refusing connections goes out this long after the breaker opened.
     static let unreachableProbeDelay: Duration = .seconds(2)
 
     private let threshold: Int
     private let cooldown: Duration
     private let clock: PacingClock
+    private let lock = NSLock()
     private var consecutiveFailures = 0
-    private(set) var state: State = .closed
-    private(set) var trips = 0
-    private var probeWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Probes refused since the breaker last opened for refused connections (each doubles the delay).
+    private var refusedProbes = 0
+    private var current: State = .closed
+    private var tripCount = 0
 
     init(threshold: Int, cooldownSeconds: Double, clock: PacingClock) {
         self.threshold = threshold
@@ -126,27 +137,38 @@ actor CircuitBreaker {
         self.clock = clock
     }
 
-    /// Whether an attempt may go out now. When refused connections opened the breaker, waits for
-    /// the probe's outcome instead of failing fast. Throws `CancellationError` when cancelled.
-    func admit() async throws -> Admission {
-        while true {
-            try Task.checkCancellation()
-            switch state {
-            case .closed:
-                return .send(probe: false)
-            case .offline:
-                return .offline
-            case .halfOpen(let unreachable):
-                guard unreachable else { return .unavailable }  // one probe at a time
-                await withCheckedContinuation { probeWaiters.append($0) }
-            case .open(let until, let unreachable):
-                if clock.now >= until {
-                    state = .halfOpen(unreachable: unreachable)
-                    return .send(probe: true)
-                }
-                guard unreachable else { return .unavailable }
-                try await clock.sleep(until: until)
+    var state: State { lock.withLock { current } }
+    var trips: Int { lock.withLock { tripCount } }
+
+    /// Whether an attempt may go out now.
+    func admit() -> Admission {
+        lock.withLock {
+            if let refusal = standingRefusal() { return refusal }
+            switch current {
+            case .open(let until, _) where clock.now >= until:
+                current = .halfOpen(unreachable: false)
+                return .send(probe: true)
+            case .open, .halfOpen: return .unavailable  // one probe at a time
+            default: return .send(probe: false)
             }
+        }
+    }
+
+    /// What every request meets now without being sent (`.unreachable` or `.offline`), nil when
+    /// requests may go out (closed, or open after failing answers: those requests take their
+    /// pacing slot and fail fast, so that a short outage ends for the rows after it).
+    func standing() -> Admission? { lock.withLock { standingRefusal() } }
+
+    /// `standing()` with the lock held; moves to half-open when the unreachable source's probe is due.
+    private func standingRefusal() -> Admission? {
+        switch current {
+        case .offline: return .offline
+        case .halfOpen(unreachable: true): return .unreachable(probe: false)
+        case .open(let until, unreachable: true):
+            guard clock.now >= until else { return .unreachable(probe: false) }
+            current = .halfOpen(unreachable: true)
+            return .unreachable(probe: true)
+        default: return nil
         }
     }
 
@@ -154,42 +176,48 @@ actor CircuitBreaker {
     func stillAllowed() -> Bool { state == .closed }
 
     func recordSuccess() {
-        consecutiveFailures = 0
-        state = .closed
-        resumeWaiters()
+        lock.withLock {
+            consecutiveFailures = 0
+            refusedProbes = 0
+            current = .closed
+        }
     }
 
     func recordFailure(_ failure: AttemptFailure) {
-        consecutiveFailures += 1
-        switch (state, failure) {
-        case (.offline, _):
-            return
-        case (_, .nameResolution), (.halfOpen(unreachable: true), .unreachable):
-            if case .closed = state { trips += 1 }
-            state = .offline
-        case (.halfOpen, _):
-            state = .open(until: clock.now + cooldown, unreachable: failure == .unreachable)
-        case (.closed, _) where consecutiveFailures >= threshold:
-            trips += 1
-            let unreachable = failure == .unreachable
-            state = .open(until: clock.now + (unreachable ? min(cooldown, Self.unreachableProbeDelay) : cooldown),
-                          unreachable: unreachable)
-        default:
-            return
+        lock.withLock {
+            consecutiveFailures += 1
+            switch (current, failure) {
+            case (.offline, _):
+                return
+            case (_, .nameResolution):
+                if case .closed = current { tripCount += 1 }
+                current = .offline
+            case (.halfOpen, .unreachable):
+                refusedProbes += 1
+                current = .open(until: clock.now + probeDelay(), unreachable: true)
+            case (.halfOpen, _):
+                current = .open(until: clock.now + cooldown, unreachable: false)
+            case (.closed, _) where consecutiveFailures >= threshold:
+                tripCount += 1
+                refusedProbes = 0
+                let unreachable = failure == .unreachable
+                current = .open(until: clock.now + (unreachable ? probeDelay() : cooldown), unreachable: unreachable)
+            default:
+                return
+            }
         }
-        resumeWaiters()
     }
 
     /// The probe ended without an answer either way (its task was cancelled): let another try.
     func abandonProbe() {
-        guard case .halfOpen(let unreachable) = state else { return }
-        state = .open(until: clock.now, unreachable: unreachable)
-        resumeWaiters()
+        lock.withLock {
+            guard case .halfOpen(let unreachable) = current else { return }
+            current = .open(until: clock.now, unreachable: unreachable)
+        }
     }
 
-    private func resumeWaiters() {
-        let waiters = probeWaiters
-        probeWaiters = []
-        for waiter in waiters { waiter.resume() }
+    /// `unreachableProbeDelay` doubled for each refused probe, at most the cooldown.
+    private func probeDelay() -> Duration {
+        min(cooldown, Self.unreachableProbeDelay * (1 << min(refusedProbes, 20)))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineHTTP
 
 /// What happened on the wire, for the report.
 public struct HTTPCounters: Codable, Sendable, Equatable {
@@ -15,12 +16,13 @@ public struct HTTPCounters: Codable, Sendable, Equatable {
     public var breakerTrips = 0
     /// Seconds spent sleeping in backoff.
     public var backoffSeconds = 0.0
-    /// Requests not sent because the breaker was open or the source offline when their turn came.
-    /// Once a source is known offline the engine stops asking it (`standingFailure`), so this stays
-    /// at the few requests already queued when that became known.
+    /// Requests not sent because the breaker was open or the source out of reach when their turn
+    /// came. While a source is out of reach the engine does not ask it (`standingFailure`), so this
+    /// stays at the few requests already queued when that became known.
     public var notSent = 0
-    /// Why the source was found out of reach (name resolution failed, connection refused after the
-    /// breaker's probe); nil when it was reachable. Requests after that were not sent.
+    /// Why the source was found out of reach (its name did not resolve, or connections were refused
+    /// `breakerThreshold` times in a row); nil when it always was reachable. Requests were not sent
+    /// from then on, until a probe (if any) reached it again.
     public var offline: String?
     public init() {}
 }
@@ -69,6 +71,9 @@ public final class ResilientHTTPClient: Sendable {
     let breaker: CircuitBreaker
     private let counters = Counters()
     private let pacing = PacingWaiters()
+    /// The last URL whose connection was refused: what the breaker's probe asks again.
+    private let probeURL = LockedValue<URL?>(nil)
+    private let probes = ProbeTask()
 
     /// `clock` drives pacing, backoff and the breaker (not the per-request timeout, which is real time).
     public init(source: String, policy: HTTPPolicy, clock: PacingClock = .continuous) {
@@ -82,40 +87,50 @@ public final class ResilientHTTPClient: Sendable {
 
     public func snapshot() async -> HTTPCounters {
         var value = counters.value
-        value.breakerTrips = await breaker.trips
+        value.breakerTrips = breaker.trips
         return value
     }
 
-    /// Whether the source was found out of reach; then every request fails at once as `offline`.
-    public var isOffline: Bool { get async { await breaker.state == .offline } }
+    /// Whether the source was found out of reach for the rest of the run (its host name did not resolve).
+    public var isOffline: Bool { breaker.state == .offline }
 
-    /// Whether a request of this client found the source out of reach (`HTTPCounters.offline` is
-    /// set then): read without waiting for the breaker's actor.
-    public var knownOffline: Bool { counters.value.offline != nil }
+    /// The failure every request meets now without being sent — `offline` while the source cannot
+    /// be reached (its breaker opened by connections that never reached the server, or its name not
+    /// resolving) — or nil. Does not suspend. When the breaker's probe is due, starts it on a task of
+    /// its own and still answers `offline`: no caller waits for the probe; if it reaches the server,
+    /// later calls answer nil and requests go out again.
+    public func standingFailure() -> SourceFailure? {
+        breaker.standing().flatMap(refusal)
+    }
 
     /// GETs `url` and hands a 200 body to `decode`; a decode error counts as a failed attempt.
     public func get<T: Sendable>(_ url: URL, decode: @Sendable (Data) throws -> T) async throws -> T {
         var lastReason = "no attempt made"
-        // Refused connections are retried past `maxRetries` until the breaker trips and its probe
-        // decides (offline or back), so that they end `offline` rather than each failing on its own.
-        let refusedAttempts = policy.maxRetries + policy.breakerThreshold + 1
-        var attempt = 0
+        var retries = 0
+        var attempts = 0
+        // An attempt that never reached the server (connection refused) is tried again at once, in
+        // the pacing slot it did not use, until the breaker opens for it (`breakerThreshold` in a
+        // row, counting other requests'); bounded in case other requests' answers keep it closed.
+        var unsent = 0
+        let unsentLimit = policy.maxRetries + policy.breakerThreshold + 1
+        var slotUnused = false
         while true {
-            defer { attempt += 1 }
             try Task.checkCancellation()
             let outcome: Outcome
-            switch try await send(url) {
+            switch try await send(url, paced: !slotUnused) {
             case .sent(let answer): outcome = answer
-            case .refused(let admission):
+            case .refused(let failure):
                 counters.update { $0.notSent += 1 }
-                throw admission == .unavailable ? SourceFailure.unavailable(source: source) : SourceFailure.offline(source: source)
+                throw failure
             }
+            attempts += 1
+            slotUnused = false
             let failure: AttemptFailure
             switch outcome {
             case .success(let data):
                 do {
                     let value = try decode(data)
-                    await breaker.recordSuccess()
+                    breaker.recordSuccess()
                     return value
                 } catch {
                     counters.update { $0.malformedResponses += 1 }
@@ -127,23 +142,27 @@ public final class ResilientHTTPClient: Sendable {
             case .failure(let reason, let retryable, let kind):
                 lastReason = reason
                 if !retryable {
-                    await breaker.recordSuccess()  // the source answered; the request itself is wrong
+                    breaker.recordSuccess()  // the source answered; the request itself is wrong
                     throw SourceFailure.failed(source: source, reason: reason)
                 }
                 failure = kind
             }
-            await breaker.recordFailure(failure)
+            breaker.recordFailure(failure)
             try Task.checkCancellation()
-            if failure != .other, await breaker.state == .offline {
-                counters.update { if $0.offline == nil { $0.offline = lastReason } }
-                pacing.wakeAll()
-                throw SourceFailure.offline(source: source)
+            if failure != .other {
+                probeURL.set(url)
+                if let standing = standingFailure() {
+                    counters.update { if $0.offline == nil { $0.offline = lastReason } }
+                    pacing.wakeAll()
+                    throw standing
+                }
+                unsent += 1
+                guard unsent < unsentLimit else { break }
+                slotUnused = true
+                continue
             }
-            if attempt >= policy.maxRetries {
-                guard failure == .unreachable, attempt < refusedAttempts else { break }
-                continue  // paced, and held by the open breaker until its probe decides
-            }
-            let delay = backoff(attempt: attempt)
+            guard retries < policy.maxRetries else { break }
+            let delay = backoff(attempt: retries)
             let allowed = counters.update { counters -> Bool in
                 guard counters.backoffSeconds + delay <= policy.waitBudgetSeconds else { return false }
                 counters.backoffSeconds += delay
@@ -153,9 +172,10 @@ public final class ResilientHTTPClient: Sendable {
             guard allowed else {
                 throw SourceFailure.failed(source: source, reason: "\(lastReason); wait budget of \(Int(policy.waitBudgetSeconds)) s used up")
             }
+            retries += 1
             try await clock.sleep(for: .milliseconds(Int64(delay * 1000)))
         }
-        throw SourceFailure.failed(source: source, reason: "\(lastReason) after \(attempt) attempts")
+        throw SourceFailure.failed(source: source, reason: "\(lastReason) after \(attempts) attempts")
     }
 
     /// Exponential backoff with full jitter in its upper half: base·2ⁿ·[0.5, 1], capped.
@@ -172,73 +192,122 @@ public final class ResilientHTTPClient: Sendable {
 
     private enum Attempt {
         case sent(Outcome)
-        /// Not sent: the breaker is open or the source is offline.
-        case refused(CircuitBreaker.Admission)
+        /// Not sent: the breaker is open, or the source cannot be reached.
+        case refused(SourceFailure)
     }
 
-    /// One attempt. The breaker is asked before the pacing slot, so requests to an offline source
-    /// do not use up slots (an offline run settles at once instead of at the request rate), and
-    /// again just before sending, so requests queued behind the pacing see a trip that happened
-    /// while they waited. While the breaker is open for a failing (not unreachable) source, a
-    /// request takes its slot first, as it always has: refusals are spread over the cooldown, so
-    /// rows after a short outage are still answered once the probe succeeds.
-    private func send(_ url: URL) async throws -> Attempt {
+    /// What a request the breaker does not admit fails with; starts the unreachable source's probe
+    /// when it is due. nil when admitted.
+    private func refusal(_ admission: CircuitBreaker.Admission) -> SourceFailure? {
+        switch admission {
+        case .send: return nil
+        case .unavailable: return .unavailable(source: source)
+        case .offline: return .offline(source: source)
+        case .unreachable(let probeDue):
+            if probeDue { startProbe() }
+            return .offline(source: source)
+        }
+    }
+
+    /// One attempt. The breaker is asked before the pacing slot, so requests to a source that
+    /// cannot be reached use no slot and settle at once, and again just before sending, so requests
+    /// queued behind the pacing see a trip that happened while they waited. While the breaker is
+    /// open for a failing (reachable) source, a request takes its slot first, as it always has:
+    /// refusals are spread over the cooldown, so rows after a short outage are still answered once
+    /// the probe succeeds. `paced` false: the attempt reuses the slot of one that never reached the server.
+    private func send(_ url: URL, paced: Bool) async throws -> Attempt {
         await gate.acquire()
         defer { Task { await gate.release() } }
-        var admission = try await breaker.admit()
-        let paced = admission == .unavailable
-        if paced {
-            try await pace()
-            admission = try await breaker.admit()
+        var admission = breaker.admit()
+        if admission == .unavailable, paced {
+            _ = try await pace()
+            admission = breaker.admit()
         }
-        guard case .send(var probe) = admission else { return .refused(admission) }
-        if !paced {
+        if let failure = refusal(admission) { return .refused(failure) }
+        guard case .send(var probe) = admission else { return .refused(.unavailable(source: source)) }
+        while paced {
+            let slot: Bool
             do {
-                try await pace()
+                slot = try await pace()
             } catch {
-                if probe { await breaker.abandonProbe() }
+                if probe { breaker.abandonProbe() }
                 throw error
             }
-            if !probe, await !breaker.stillAllowed() {
-                admission = try await breaker.admit()
-                guard case .send(let isProbe) = admission else { return .refused(admission) }
+            if !probe, !breaker.stillAllowed() {
+                admission = breaker.admit()
+                if let failure = refusal(admission) { return .refused(failure) }
+                guard case .send(let isProbe) = admission else { return .refused(.unavailable(source: source)) }
                 probe = isProbe
             }
+            if slot { break }
+            // Woken without a slot (the source was found unreachable meanwhile) yet admitted again
+            // (a probe re-admitted it): wait for a slot of its own.
         }
         let outcome = await attempt(url)
-        if probe, case .cancelled = outcome { await breaker.abandonProbe() }
+        if probe, case .cancelled = outcome { breaker.abandonProbe() }
         return .sent(outcome)
     }
 
-    /// Waits for a pacing slot, or less: once the source is found offline, requests waiting for
-    /// their slot go on at once (and the breaker refuses them), instead of each sleeping out its
-    /// slot first (up to `concurrency` slots: 1.7 s at the defaults, for nothing).
-    private func pace() async throws {
+    /// Waits for a pacing slot (true), or less (false): once the source is found unreachable,
+    /// requests waiting for their slot go on at once (and the breaker refuses them), instead of each
+    /// sleeping out its slot first (up to `concurrency` slots: 1.7 s at the defaults, for nothing).
+    private func pace() async throws -> Bool {
         let limiter = self.limiter
         let sleeper = Task { try await limiter.acquire() }
         let waiter = pacing.add { sleeper.cancel() }
         defer { pacing.remove(waiter) }
-        if knownOffline { sleeper.cancel() }
+        if refusesUnsent { sleeper.cancel() }
         do {
             try await withTaskCancellationHandler { try await sleeper.value } onCancel: { sleeper.cancel() }
+            return true
         } catch is CancellationError where !Task.isCancelled {
-            return  // woken: the source went offline meanwhile
+            return false  // woken: the source was found unreachable meanwhile
         }
     }
+
+    /// Whether the breaker refuses every request unsent now (read without side effects).
+    private var refusesUnsent: Bool {
+        switch breaker.state {
+        case .offline, .open(_, unreachable: true), .halfOpen(unreachable: true): true
+        default: false
+        }
+    }
+
+    /// The half-open probe of a source that refused connections, on a task of its own: the last URL
+    /// refused, sent in a pacing slot; any HTTP answer means the server is reachable again (a
+    /// success closes the breaker; 429/5xx leave it open for the cooldown, as failing answers do),
+    /// another refusal reopens it for twice as long.
+    private func startProbe() {
+        guard let url = probeURL.value else {
+            breaker.abandonProbe()
+            return
+        }
+        probes.start { [self] in
+            await gate.acquire()
+            defer { Task { await gate.release() } }
+            do {
+                try await limiter.acquire()
+            } catch {
+                breaker.abandonProbe()
+                return
+            }
+            switch await attempt(url) {
+            case .success: breaker.recordSuccess()
+            case .failure(_, let retryable, let kind): retryable ? breaker.recordFailure(kind) : breaker.recordSuccess()
+            case .cancelled: breaker.abandonProbe()
+            }
+        }
+    }
+
+    /// Waits for the probe started last, if any (tests: to see its outcome without sleeping).
+    func probeFinished() async { await probes.current?.value }
 
     /// Sends one request and classifies what came back.
     private func attempt(_ url: URL) async -> Outcome {
         counters.update { $0.requests += 1 }
-        let get = CurlGet(url: url.absoluteString, headers: ["User-Agent: \(policy.userAgent)", "Accept: application/json"],
-                          timeoutSeconds: policy.timeoutSeconds, limit: policy.maxResponseBytes)
-        // libcurl blocks its thread; a cancelled task stops it at the next progress tick.
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: get.run()) }
-            }
-        } onCancel: {
-            get.cancel()
-        }
+        let get = HTTPGet(url: url, headers: [("User-Agent", policy.userAgent), ("Accept", "application/json")],
+                          timeoutSeconds: policy.timeoutSeconds, limit: policy.maxResponseBytes, redirects: .http(maximum: 5))
+        let result = await get.run()
         let host = url.host ?? ""
         switch result {
         case .success(let answer):
@@ -265,18 +334,23 @@ public final class ResilientHTTPClient: Sendable {
         case .failure(.nameResolution):
             counters.update { $0.connectionErrors += 1 }
             return .failure(reason: "name resolution failed for \(host)", retryable: true, kind: .nameResolution)
-        case .failure(.refused):
+        case .failure(.unreachable(let reason)):
             counters.update { $0.connectionErrors += 1 }
             let port = url.port.map { ":\($0)" } ?? ""
-            return .failure(reason: "connection refused by \(host)\(port)", retryable: true, kind: .unreachable)
+            return .failure(reason: "\(reason) by \(host)\(port)", retryable: true, kind: .unreachable)
+        case .failure(.redirectRefused(let target)):
+            return .failure(reason: "\(url.path) redirected to \(target?.absoluteString ?? "no usable Location") (not followed)",
+                            retryable: false, kind: .other)
+        case .failure(.tooManyRedirects):
+            return .failure(reason: "\(url.path) redirected more than 5 times", retryable: false, kind: .other)
         case .failure(.other(let reason)):
             counters.update { $0.connectionErrors += 1 }
             return .failure(reason: "connection error: \(reason)", retryable: true, kind: .other)
         }
     }
 
-    /// Nothing to release: each attempt's libcurl handle ends with it.
-    public func shutdown() {}
+    /// Cancels a probe still out (requests share the process's one HTTP client, which stays).
+    public func shutdown() { probes.cancel() }
 }
 
 /// Requests waiting for their pacing slot, to be woken when the source is found offline.
@@ -298,6 +372,38 @@ final class PacingWaiters: @unchecked Sendable {
     func wakeAll() {
         let all = lock.withLock { Array(wakers.values) }
         for wake in all { wake() }
+    }
+}
+
+/// A value read and replaced under a lock.
+final class LockedValue<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func set(_ value: Value) { lock.withLock { stored = value } }
+}
+
+/// The breaker's probe task (at most one is out: the breaker is half-open meanwhile), cancelled at shutdown.
+final class ProbeTask: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: Task<Void, Never>?
+    private var stopped = false
+
+    var current: Task<Void, Never>? { lock.withLock { task } }
+
+    func start(_ body: @escaping @Sendable () async -> Void) {
+        lock.withLock {
+            task = Task { await body() }
+            if stopped { task?.cancel() }
+        }
+    }
+
+    func cancel() {
+        lock.withLock {
+            stopped = true
+            task?.cancel()
+        }
     }
 }
 

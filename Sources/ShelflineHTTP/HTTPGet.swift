@@ -1,0 +1,205 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// One HTTP GET through AsyncHTTPClient, the one HTTP client of the project: a deadline for the
+/// whole exchange (connect, head and body), the answer read against a size limit while it streams
+/// in (the transfer stops at the limit: the body never grows past it), redirects followed only
+/// where the caller's rule allows, and cancellation with the calling task.
+///
+/// Used by lookup's Open Library client and the beer-queue poll; `shelfline-push` keeps its own
+/// HTTP/2 client. The stage executables that make no request (parse, dedupe, merge) do not link it.
+public struct HTTPGet: Sendable {
+    public var url: URL
+    public var headers: [(String, String)]
+    /// Seconds the whole exchange may take (each redirect's request has its own).
+    public var timeoutSeconds: Double
+    /// The longest body read; a longer one fails with `tooLarge`.
+    public var limit: Int
+    public var redirects: RedirectRule
+
+    public init(url: URL, headers: [(String, String)] = [], timeoutSeconds: Double, limit: Int,
+                redirects: RedirectRule = .none) {
+        self.url = url
+        self.headers = headers
+        self.timeoutSeconds = timeoutSeconds
+        self.limit = limit
+        self.redirects = redirects
+    }
+
+    /// Which redirects are followed, at most `maximum` in a row; `allows` judges each target.
+    public struct RedirectRule: Sendable {
+        public var maximum: Int
+        public var allows: @Sendable (URL) -> Bool
+
+        public init(maximum: Int, allows: @escaping @Sendable (URL) -> Bool) {
+            self.maximum = maximum
+            self.allows = allows
+        }
+
+        /// A redirect is an answer like any other.
+        public static let none = RedirectRule(maximum: 0) { _ in false }
+
+        /// Any http(s) URL (no other scheme), at most `maximum`.
+        public static func http(maximum: Int) -> RedirectRule {
+            RedirectRule(maximum: maximum) { ["http", "https"].contains($0.scheme?.lowercased()) }
+        }
+    }
+
+    /// A status and the body (complete, within the limit).
+    public struct Answer: Sendable {
+        public var status: Int
+        /// `Location` of a redirect not followed (`RedirectRule.none`), nil otherwise.
+        public var location: String?
+        public var body: Data
+    }
+
+    /// Why there is no answer.
+    public enum Failure: Error, Sendable, Equatable {
+        /// The body (or its `Content-Length`) is longer than `limit`.
+        case tooLarge
+        case timedOut
+        case cancelled
+        /// The host name did not resolve.
+        case nameResolution
+        /// No connection could be made (refused, no route): nothing reached the server.
+        case unreachable(reason: String)
+        /// A redirect the rule does not allow (`to` nil: no usable `Location`), or too many.
+        case redirectRefused(to: URL?)
+        case tooManyRedirects
+        case other(String)
+    }
+
+    /// Sends the GET (following allowed redirects) and reads the answer.
+    public func run() async -> Result<Answer, Failure> {
+        var current = url
+        var followed = 0
+        while true {
+            let answer: Answer
+            switch await Self.once(current, headers: headers, timeoutSeconds: timeoutSeconds, limit: limit) {
+            case .failure(let failure): return .failure(failure)
+            case .success(let value): answer = value
+            }
+            guard redirects.maximum > 0, [301, 302, 303, 307, 308].contains(answer.status) else { return .success(answer) }
+            guard let location = answer.location, let next = URL(string: location, relativeTo: current)?.absoluteURL,
+                  redirects.allows(next) else {
+                return .failure(.redirectRefused(to: answer.location.flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }))
+            }
+            followed += 1
+            guard followed <= redirects.maximum else { return .failure(.tooManyRedirects) }
+            current = next
+        }
+    }
+
+    /// One request, no redirect followed.
+    private static func once(_ url: URL, headers: [(String, String)], timeoutSeconds: Double, limit: Int) async
+        -> Result<Answer, Failure> {
+        if Task.isCancelled { return .failure(.cancelled) }
+        let request: HTTPClient.Request
+        do {
+            request = try HTTPClient.Request(url: url.absoluteString, method: .GET, headers: HTTPHeaders(headers))
+        } catch {
+            return .failure(.other("cannot send to \(url.absoluteString): \(error)"))
+        }
+        let delegate = LimitedBody(limit: limit)
+        let task = SharedHTTPClient.client.execute(
+            request: request, delegate: delegate, eventLoop: .indifferent,
+            deadline: .now() + .milliseconds(Int64(max(1, timeoutSeconds * 1000))), logger: nil)
+        do {
+            let answer = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
+            }
+            return .success(answer)
+        } catch {
+            return .failure(Task.isCancelled ? .cancelled : Self.classify(error))
+        }
+    }
+
+    /// What an error of AsyncHTTPClient or NIO means here.
+    static func classify(_ error: any Error) -> Failure {
+        switch error {
+        case is LimitedBody.TooLarge:
+            return .tooLarge
+        case let error as HTTPClientError:
+            switch error {
+            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout: return .timedOut
+            case .cancelled: return .cancelled
+            case .remoteConnectionClosed: return .other("connection lost")
+            default: return .other("\(error)")
+            }
+        case let error as NIOConnectionError:
+            if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil { return .nameResolution }
+            let reasons = error.connectionErrors.map { describe($0.error) }
+            return .unreachable(reason: reasons.first ?? "no address for \(error.host)")
+        case is SocketAddressError:
+            return .nameResolution
+        case let error as IOError where [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH].contains(error.errnoCode):
+            return .unreachable(reason: describe(error))
+        case ChannelError.connectTimeout:
+            return .timedOut
+        default:
+            return .other("\(error)")
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? IOError else { return "\(error)" }
+        return error.errnoCode == ECONNREFUSED ? "connection refused" : String(cString: strerror(error.errnoCode)).lowercased()
+    }
+}
+
+/// Collects a body up to its limit, counting as it arrives; past it (or a `Content-Length` past
+/// it), fails the request, which closes the connection: nothing more is read.
+final class LimitedBody: HTTPClientResponseDelegate, @unchecked Sendable {
+    typealias Response = HTTPGet.Answer
+    struct TooLarge: Error {}
+
+    private let limit: Int
+    // Touched only on the request's event loop, one callback at a time.
+    private var status = 0
+    private var location: String?
+    private var body = Data()
+
+    init(limit: Int) { self.limit = limit }
+
+    func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        status = Int(head.status.code)
+        location = head.headers.first(name: "location")
+        if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > limit {
+            return task.eventLoop.makeFailedFuture(TooLarge())
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        guard body.count + buffer.readableBytes <= limit else {
+            body = Data()
+            return task.eventLoop.makeFailedFuture(TooLarge())
+        }
+        body.append(contentsOf: buffer.readableBytesView)
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
+        HTTPGet.Answer(status: status, location: location, body: body)
+    }
+}
+
+/// The process's one client: one event-loop thread (a few requests at a time is all any caller
+/// makes), redirects left to `HTTPGet`'s rule, a failed connection failing its requests at once
+/// (AsyncHTTPClient would otherwise retry the connection until the deadline), gzip answers
+/// accepted. Lives as long as the process, so it is never shut down.
+enum SharedHTTPClient {
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(60)),
+            decompression: .enabled(limit: .ratio(100)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup(numberOfThreads: 1)),
+                          configuration: configuration)
+    }()
+}
