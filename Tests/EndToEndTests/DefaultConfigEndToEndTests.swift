@@ -6,7 +6,7 @@ import TestSupport
 /// `shelfline run --csv FILE` with no `pipeline.json` anywhere: the built-in default configuration
 /// (every stage, its default files and parameters; lookup asks the Open Library API alone).
 @Suite struct DefaultConfigEndToEndTests {
-    @Test(.bug("issue 24"))
+    @Test(.bug(id: 24))
     func importRunsWithoutAnyPipelineJSONAskingOpenLibraryAlone() async throws {
         let server = try await PipelineEndToEndTests.openLibrary()
         server.latency = nil

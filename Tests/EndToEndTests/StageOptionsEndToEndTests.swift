@@ -19,7 +19,7 @@ import TestSupport
 
     static let stagesGivenFiles = Stage.all.filter { $0.invocation != .runDirectory(subcommand: "import") }
 
-    @Test(.bug("issue 24"), arguments: stagesGivenFiles.map(\.name))
+    @Test(.bug(id: 24), arguments: stagesGivenFiles.map(\.name))
     func everyFileOptionTheDescriptionDerivesIsAnOptionOfTheExecutable(_ name: StageName) throws {
         let stage = name.stage
         let result = try ExecutableRunner.run(stage.executable, ["--experimental-dump-help"])

@@ -4,7 +4,7 @@ import Testing
 /// Files a stage reads or writes that `pipeline.json` does not list are declared in its
 /// description all the same (`Stage.unlistedInputs`/`unlistedOutputs`), and found by role.
 @Suite struct UnlistedStageFilesTests {
-    @Test(.bug("issue 24"))
+    @Test(.bug(id: 24))
     func theLibraryAndNotEnrichedRowsAreDeclaredByTheStagesThatUseThem() {
         #expect(StageName.dedupe.stage.unlistedInputs.map(\.role) == [.library])
         #expect(StageName.merge.stage.unlistedInputs.map(\.role) == [.library])
