@@ -56,18 +56,19 @@ public enum DedupeStage {
                            cancellation: CancellationFlag? = nil) throws -> DedupeReport {
         let first = try pass(input: input, output: output, workspace: workspace, parameters: parameters,
                              titles: nil, cancellation: cancellation)
-        guard let titles = first.titles else { return first.report }
-        // A row with an ISBN taught a book's title something after a row looked for its book by
-        // that title: the file again, with what its ISBNs' rows say known from the first row.
+        guard first.needsISBNTitles else { return first.report }
+        // A row joined a book by title that a later row with an ISBN showed to be another: the
+        // file again, with what its ISBNs' rows say known from the first row.
+        let titles = try ISBNTitles.learn(from: input, parameters: parameters)
         return try pass(input: input, output: output, workspace: workspace, parameters: parameters,
                         titles: titles, cancellation: cancellation).report
     }
 
     /// One pass over `input`, resolving against the library as it stands; `titles` given: with
     /// them (`KeyResolver.use`). Output committed, unless `titles` is nil and the resolver says
-    /// the file needs them: then nothing is written and they come back.
+    /// the file needs them: then nothing is written.
     private static func pass(input: String, output: String, workspace: Workspace, parameters: DedupeParameters,
-                             titles: ISBNTitles?, cancellation: CancellationFlag?) throws -> (report: DedupeReport, titles: ISBNTitles?) {
+                             titles: ISBNTitles?, cancellation: CancellationFlag?) throws -> (report: DedupeReport, needsISBNTitles: Bool) {
         var resolver: KeyResolver
         do {
             resolver = try KeyResolver(parameters: parameters, scratchDirectory: Self.directory(of: output))
@@ -117,7 +118,7 @@ public enum DedupeStage {
             }
             if titles == nil && resolver.needsISBNTitles {
                 writer.abandon()
-                return (report, resolver.isbnTitles)
+                return (report, true)
             }
             report.distinctKeys = resolver.distinctKeys
             try writer.commit()
@@ -125,6 +126,6 @@ public enum DedupeStage {
             writer.abandon()
             throw error
         }
-        return (report, nil)
+        return (report, false)
     }
 }

@@ -160,15 +160,14 @@ public struct KeyResolver {
         /// The descriptor says more than the book's stored title keys (`ISBNTitles` filled it in):
         /// the first row whose own title says as much gives the book its key.
         var learnt = false
-        /// How many different titles (descriptors) this file's rows looked for their book with
-        /// among this node's main title, while learning `isbnTitles`: up to two are kept in
-        /// `consulted`; 3 means more. A row with an ISBN that teaches this node something asks
-        /// them whether they would have answered otherwise (`noteTitleTaught`).
+        /// How many different titles (descriptors) of this file's rows joined this book by title
+        /// alone, in a pass without `isbnTitles`: up to two are kept in `consulted`; 3 means more. A
+        /// row with an ISBN that teaches this node something asks them whether they would still
+        /// have joined it (`noteTitleTaught`).
         var consultedCount: UInt8 = 0
         var consulted: (UInt32, UInt32) = (0, 0)
 
-        /// Whether these titles' rows may have gone elsewhere had the node said `taught` then: it
-        /// could be one of them where it could not, or the reverse.
+        /// Whether these titles' rows may not have joined had the node said `taught` then.
         ///
         /// Not asked: whether the node was, or would have been, the exact match that decided among
         /// several books a title could be. Asking it made the developers' 200,000-row export
@@ -176,10 +175,8 @@ public struct KeyResolver {
         /// changed without it (0 different-book folds in one export either way).
         func consultedAnswerDiffers(from taught: TitleDescriptor) -> Bool {
             guard consultedCount <= 2 else { return true }
-            let known = TitleDescriptor(rawValue: descriptor)
             return [consulted.0, consulted.1].prefix(Int(consultedCount)).contains { raw in
-                let row = TitleDescriptor(rawValue: raw)
-                return known.isCompatible(with: row) != taught.isCompatible(with: row)
+                !taught.isCompatible(with: TitleDescriptor(rawValue: raw))
             }
         }
 
@@ -203,14 +200,13 @@ public struct KeyResolver {
     private let nodes: SpooledArray<TitleNode>
     /// ISBN and `row:` key → book; main key → the newest node of its chain.
     private var index = KeyIndex()
-    /// What the file's rows say of each ISBN's title together: learnt while resolving, or given
-    /// (`use(_:)`) for a second pass.
-    private(set) var isbnTitles = ISBNTitles()
+    /// What the file's rows say of each ISBN's title together, given (`use(_:)`) for a second pass.
+    private var isbnTitles = ISBNTitles()
     /// Resolving the file again with `isbnTitles` known from its first row may answer otherwise:
     /// a row with an ISBN taught a book's title something after a row of the file had looked for
     /// its book by title among that main title (see `use(_:)`).
     public private(set) var needsISBNTitles = false
-    /// `isbnTitles` was given, not being learnt.
+    /// `isbnTitles` was given (a second pass).
     private var titlesGiven = false
     public let parameters: DedupeParameters
 
@@ -238,8 +234,9 @@ public struct KeyResolver {
     /// `Cloud Atlas: Book Three`) makes or finds a book by the shorter title, and a row of another
     /// book of that main title (`Cloud Atlas`, no ISBN) joins it by title before the row that says
     /// `Book Three` comes: two books folded into one. Dedupe and merge resolve a file in one pass
-    /// and learn `isbnTitles` as they go; only when `needsISBNTitles` says the answers may change
-    /// do they resolve it again with this (the stage's cost twice; most files never need it).
+    /// without it; only when `needsISBNTitles` says a row joined a book by title that a row with an
+    /// ISBN then showed to be another do they read the file for it (`ISBNTitles.learn`) and resolve
+    /// it again (the stage's cost about three times; most files never need it).
     mutating func use(_ titles: ISBNTitles) throws {
         isbnTitles = titles
         titlesGiven = true
@@ -313,22 +310,25 @@ public struct KeyResolver {
     private mutating func titleMatch(_ keys: RecordKeys, in chain: [(number: Int32, node: TitleNode)],
                                      skippingISBNBooks: Bool) throws -> (entity: Int32?, ambiguous: Bool) {
         let row = keys.descriptor
-        var compatible: [Int32] = []
-        var exact: Int32?
-        for (_, node) in chain {
+        var compatible: [(entity: Int32, number: Int32)] = []
+        var exact: (entity: Int32, number: Int32)?
+        for (number, node) in chain {
             if skippingISBNBooks && entities[node.entity].isbnRowInFile { continue }
             let descriptor = TitleDescriptor(rawValue: node.descriptor)
-            if descriptor == row { exact = node.entity }  // the last found is the oldest
-            if descriptor.isCompatible(with: row), !compatible.contains(node.entity) { compatible.append(node.entity) }
-        }
-        if !titlesGiven {
-            for (number, node) in chain {
-                var consulting = node
-                if consulting.consult(row) { try nodes.set(Int(number), consulting) }
+            if descriptor == row { exact = (node.entity, number) }  // the last found is the oldest
+            if descriptor.isCompatible(with: row), !compatible.contains(where: { $0.entity == node.entity }) {
+                compatible.append((node.entity, number))
             }
         }
-        if let exact { return (exact, false) }
-        if compatible.count == 1 { return (compatible[0], false) }
+        let joined = exact ?? (compatible.count == 1 ? compatible[0] : nil)
+        if let joined, !titlesGiven {
+            // The row joins this book by title alone: it is what a later row with an ISBN may show
+            // was another book (`noteTitleTaught`). Rows kept apart are not noted: what the ISBN's
+            // rows teach can only make them join less, or (two halves becoming whole) a sibling.
+            var consulting = try nodes.value(Int(joined.number))
+            if consulting.consult(row) { try nodes.set(Int(joined.number), consulting) }
+        }
+        if let joined { return (joined.entity, false) }
         return (nil, compatible.count > 1)
     }
 
@@ -385,13 +385,7 @@ public struct KeyResolver {
 
     /// Resolves one record of the file being imported (records must come in file order).
     public mutating func resolve(_ ownKeys: RecordKeys, line: Int) throws -> Resolution {
-        let keys: RecordKeys
-        if titlesGiven {
-            keys = isbnTitles.hinted(ownKeys)
-        } else {
-            isbnTitles.note(ownKeys)
-            keys = ownKeys
-        }
+        let keys = titlesGiven ? isbnTitles.hinted(ownKeys) : ownKeys
         let isbnHash = keys.isbnHash, fallbackHash = keys.fallbackHash
         let chain = try keys.mainHash.map(self.chain) ?? []
         var found: Int32?

@@ -247,7 +247,7 @@ public enum MergeStage {
             again = firstPass && resolver.needsISBNTitles
             if again {
                 ledger.abandon()
-                titles = resolver.isbnTitles
+                titles = try ISBNTitles.learn(from: request.records, parameters: dedupe)
             }
         } while again
         // The fold needs no key index: its memory goes before pass 2 takes its own (issue 12).

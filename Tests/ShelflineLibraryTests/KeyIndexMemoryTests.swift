@@ -310,7 +310,9 @@ private struct ResolverModel {
         }
         let (first, resolver) = try pass(nil)
         guard resolver.needsISBNTitles else { return (first, false) }
-        return (try pass(resolver.isbnTitles).0, true)
+        var titles = ISBNTitles()  // what `ISBNTitles.learn` reads from a file
+        for record in records { titles.note(RecordKeys(record)) }
+        return (try pass(titles).0, true)
     }
 
     @Test(.bug(id: 21))
