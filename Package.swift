@@ -94,6 +94,8 @@ let package = Package(
                 name: "ShelflinePush",
                 dependencies: [
                     "ShelflineCore", "ShelflineRender",
+                    // `serve`'s refresh spawns render and send with its `ChildProcess`.
+                    "ShelflineOrchestrator",
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                     .product(name: "Crypto", package: "swift-crypto"),
                     .product(name: "NIOCore", package: "swift-nio"),

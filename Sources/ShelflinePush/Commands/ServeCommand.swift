@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Foundation
 import ShelflineCore
@@ -8,16 +11,20 @@ import ShelflineStageCLI
 public struct ServeCommand: PushSubcommand {
     public static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the app's HTTP API: register/unregister tokens, read the current activity snapshots.",
+        abstract: "Serve the app's HTTP API: register/unregister tokens, refresh the beer queue, read the current activity snapshots.",
         discussion: helpDiscussion("""
             Routes (all but /healthz need `Authorization: Bearer <secret>` from `shelfline-push devices add`):
               PUT    /v1/tokens/{token}       body {"activity": "import"|"beer-queue", "kind": "start"|"update"}
               DELETE /v1/tokens/{token}       only the device that registered the token may remove it
+              POST   /v1/beer-queue/refresh   poll + render (--user-triggered) + send, as `make beer-queue`:
+                                              200 sent, 202 queued for the next send, 502 poll failed, 503 not configured
               GET    /v1/activities/{name}    import or beer-queue: <workspace>/activity/<name>.json
               GET    /healthz
             Wrong or missing auth: 401. Another device's token: 403. Bodies over 4 KiB: 413. Over 30 requests
-            at once per device, then 1 a second (--rate-burst, --rate-per-second): 429 with Retry-After. Plain HTTP: put a TLS reverse proxy in
-            front (docs/push.md). Prints `serving on http://HOST:PORT` once listening; one logfmt line per
+            at once per device, then 1 a second (--rate-burst, --rate-per-second): 429 with Retry-After; refreshes
+            also 3 at once, then 3 a minute (--refreshes-per-minute). A request not in full within --request-timeout
+            seconds of its first byte: 408 and closed; a connection idle for --idle-timeout seconds: closed.
+            Plain HTTP: put a TLS reverse proxy in front (docs/push.md). Prints `serving on http://HOST:PORT` once listening; one logfmt line per
             request on stderr (never a token or a secret).
             """))
 
@@ -32,6 +39,15 @@ public struct ServeCommand: PushSubcommand {
     @Option(name: .long, help: "Requests a second a device's bucket refills at.")
     public var ratePerSecond: Double = 1
 
+    @Option(name: .long, help: "Beer-queue refreshes a device may make a minute (also its bucket's size).")
+    public var refreshesPerMinute: Double = 3
+
+    @Option(name: .long, help: "Seconds a keep-alive connection may sit idle between requests.")
+    public var idleTimeout: Double = 60
+
+    @Option(name: .long, help: "Seconds a request's head and body may take to arrive after its first byte.")
+    public var requestTimeout: Double = 10
+
     public init() {}
 
     func execute(context: StageContext, workspace: Workspace) async throws {
@@ -40,11 +56,18 @@ public struct ServeCommand: PushSubcommand {
             throw ValidationError("--listen '\(listen)': expected HOST:PORT, e.g. 127.0.0.1:8787")
         }
         let host = String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        guard rateBurst >= 1, ratePerSecond > 0 else {
-            throw ValidationError("--rate-burst must be at least 1 and --rate-per-second above 0")
+        guard rateBurst >= 1, ratePerSecond > 0, refreshesPerMinute >= 1, idleTimeout > 0, requestTimeout > 0 else {
+            throw ValidationError("--rate-burst and --refreshes-per-minute must be at least 1; --rate-per-second, --idle-timeout and --request-timeout above 0")
         }
-        let limits = ServeLimits(burst: rateBurst, requestsPerSecond: ratePerSecond)
-        let router = ServeRouter(workspace: workspace, limits: limits, now: context.now, log: context.log)
+        let limits = ServeLimits(burst: rateBurst, requestsPerSecond: ratePerSecond, refreshBurst: refreshesPerMinute,
+                                 refreshesPerSecond: refreshesPerMinute / 60, idleTimeoutSeconds: idleTimeout,
+                                 requestTimeoutSeconds: requestTimeout)
+        // The refresh runs shelfline-render and shelfline-push from this executable's directory.
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let refresher = BeerQueueRefresher(binDirectory: (executable as NSString).deletingLastPathComponent,
+                                           configPath: context.configPath.hasPrefix("(") ? nil : context.configPath, workspace: workspace)
+        let router = ServeRouter(workspace: workspace, limits: limits, now: context.now, log: context.log, refresher: refresher)
+        Self.raiseDescriptorLimit()
         let server = try await ServeHTTPServer.start(host: host, port: port, router: router)
         // SIGTERM/SIGINT: stop accepting, finish the requests in flight, exit 0.
         var sources: [any DispatchSourceSignal] = []
@@ -60,5 +83,15 @@ public struct ServeCommand: PushSubcommand {
         await server.wait()
         sources.forEach { $0.cancel() }
         context.log.event(["event": "stopped"])
+    }
+
+    /// Each connection is a descriptor: the soft limit goes up to the hard one (systemd's default
+    /// soft limit is 1,024).
+    static func raiseDescriptorLimit() {
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(resource, &limit)
     }
 }

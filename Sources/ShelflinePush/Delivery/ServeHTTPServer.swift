@@ -11,6 +11,11 @@ import NIOPosix
 /// read and discarded up to `drainLimit` (so the client sees the answer, not a reset), answered 413,
 /// and the connection closed; a `content-length` beyond `drainLimit` is answered at once.
 ///
+/// Slow clients: a request must arrive in full within `requestTimeoutSeconds` of its first byte
+/// (else 408 and close), and a connection between requests that sends nothing for
+/// `idleTimeoutSeconds` is closed (`IdleStateHandler`); a request being answered (a refresh may
+/// take the poll's and the push's time) is never cut off.
+///
 /// `shutdown` (SIGTERM in `serve`) stops accepting, closes idle connections, lets each request
 /// in flight finish and answers it with `connection: close`, then returns.
 public final class ServeHTTPServer: Sendable {
@@ -34,11 +39,16 @@ public final class ServeHTTPServer: Sendable {
     public static func start(host: String, port: Int, router: ServeRouter,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> ServeHTTPServer {
         let server = try await ServerBootstrap(group: group)
-            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.backlog, value: 1024)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .bind(host: host, port: port) { child in
                 child.eventLoop.makeCompletedFuture {
+                    let phase = RequestPhase()
+                    try child.pipeline.syncOperations.addHandlers(
+                        [IdleStateHandler(readTimeout: Self.amount(router.limits.idleTimeoutSeconds)),
+                         RequestReadDeadline(phase: phase, timeout: Self.amount(router.limits.requestTimeoutSeconds))])
                     try child.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try child.pipeline.syncOperations.addHandler(RequestPhaseTracker(phase: phase))
                     return try Connection(wrappingChannelSynchronously: child)
                 }
             }
@@ -58,6 +68,8 @@ public final class ServeHTTPServer: Sendable {
         }
         return ServeHTTPServer(port: bound, channel: listening, accepting: accepting, connections: connections)
     }
+
+    static func amount(_ seconds: Double) -> TimeAmount { .nanoseconds(Int64(seconds * 1e9)) }
 
     /// Runs until the listening socket is closed (`shutdown`).
     public func wait() async {
@@ -125,6 +137,79 @@ public final class ServeHTTPServer: Sendable {
         try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)))
         try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body))))
         try await outbound.write(.end(nil))
+    }
+}
+
+/// Where one connection is between requests, shared by its two timeout handlers (both run on the
+/// connection's event loop, so no lock).
+final class RequestPhase {
+    enum State { case waiting, reading, answering }
+    var state = State.waiting
+    var deadline: Scheduled<Void>?
+}
+
+/// First in the pipeline, before the HTTP decoder: the first bytes of a request start its
+/// deadline; a request not read in full by then is answered 408 and its connection closed.
+final class RequestReadDeadline: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    let phase: RequestPhase
+    let timeout: TimeAmount
+
+    init(phase: RequestPhase, timeout: TimeAmount) {
+        self.phase = phase
+        self.timeout = timeout
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if phase.state == .waiting {
+            phase.state = .reading
+            let phase = phase
+            phase.deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+                guard phase.state == .reading else { return }
+                let answer = "HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+                context.writeAndFlush(NIOAny(ByteBuffer(string: answer))).assumeIsolated().whenComplete { _ in
+                    context.close(promise: nil)
+                }
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        phase.deadline?.cancel()
+    }
+}
+
+/// Last before the async channel: a request read in full stops its deadline; its answer written
+/// in full makes the connection idle again; the idle timeout closes only a connection between requests.
+final class RequestPhaseTracker: ChannelDuplexHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+    let phase: RequestPhase
+
+    init(phase: RequestPhase) { self.phase = phase }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .end = unwrapInboundIn(data) {
+            phase.state = .answering
+            phase.deadline?.cancel()
+            phase.deadline = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { phase.state = .waiting }
+        context.write(data, promise: promise)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is IdleStateHandler.IdleStateEvent else { return context.fireUserInboundEventTriggered(event) }
+        // A request half read is `RequestReadDeadline`'s (it answers 408); one being answered is left alone.
+        if phase.state == .waiting { context.close(promise: nil) }
     }
 }
 
