@@ -2,10 +2,13 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
+import ShelflineCore
 
 /// HTTP/1.1 for `ServeRouter`, on SwiftNIO directly. NIOCore/NIOPosix/NIOHTTP1 are already in the
 /// build (the loopback APNs and AsyncHTTPClient use them); Hummingbird would add its own packages
-/// and minutes to every clean CI build for four routes. TLS is left to a reverse proxy (docs/push.md).
+/// and minutes to every clean CI build for four routes. TLS: a reverse proxy (docs/push.md), or
+/// `tls` (NIOSSL, `--tls-cert`/`--tls-key`).
 ///
 /// Connections are kept alive and served one request at a time. A body over `maxBodyBytes` is
 /// read and discarded up to `drainLimit` (so the client sees the answer, not a reset), answered 413,
@@ -36,7 +39,7 @@ public final class ServeHTTPServer: Sendable {
     }
 
     /// Binds `host:port` and starts accepting.
-    public static func start(host: String, port: Int, router: ServeRouter,
+    public static func start(host: String, port: Int, router: ServeRouter, tls: NIOSSLContext? = nil,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> ServeHTTPServer {
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
@@ -44,9 +47,11 @@ public final class ServeHTTPServer: Sendable {
             .bind(host: host, port: port) { child in
                 child.eventLoop.makeCompletedFuture {
                     let phase = RequestPhase()
-                    try child.pipeline.syncOperations.addHandlers(
-                        [IdleStateHandler(readTimeout: Self.amount(router.limits.idleTimeoutSeconds)),
-                         RequestReadDeadline(phase: phase, timeout: Self.amount(router.limits.requestTimeoutSeconds))])
+                    // Idle counts raw bytes (a stalled TLS handshake too); the deadline, decrypted ones.
+                    try child.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: Self.amount(router.limits.idleTimeoutSeconds)))
+                    if let tls { try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    try child.pipeline.syncOperations.addHandler(
+                        RequestReadDeadline(phase: phase, timeout: Self.amount(router.limits.requestTimeoutSeconds)))
                     try child.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try child.pipeline.syncOperations.addHandler(RequestPhaseTracker(phase: phase))
                     return try Connection(wrappingChannelSynchronously: child)
@@ -67,6 +72,35 @@ public final class ServeHTTPServer: Sendable {
             }
         }
         return ServeHTTPServer(port: bound, channel: listening, accepting: accepting, connections: connections)
+    }
+
+    /// The TLS context for `--tls-cert` (PEM, the chain, leaf first) and `--tls-key` (PEM): a file
+    /// that cannot be read is 66, one that is not PEM of the right kind 65, each naming the file.
+    public static func tlsContext(certificateFile: String, keyFile: String) throws -> NIOSSLContext {
+        for path in [certificateFile, keyFile] where !FileManager.default.isReadableFile(atPath: path) {
+            throw FileError.missingInput(path: path, reason: "cannot read it")
+        }
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificateFile)
+        } catch {
+            throw FileError.corrupt(path: certificateFile, line: nil, reason: "not a PEM certificate chain (\(error))")
+        }
+        guard !chain.isEmpty else { throw FileError.corrupt(path: certificateFile, line: nil, reason: "no certificate in it") }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
+        } catch {
+            // The error names no key material, only what was wrong.
+            throw FileError.corrupt(path: keyFile, line: nil, reason: "not a PEM private key")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.applicationProtocols = ["http/1.1"]
+        do {
+            return try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw FileError.corrupt(path: keyFile, line: nil, reason: "does not match the certificate in \(certificateFile) (\(error))")
+        }
     }
 
     static func amount(_ seconds: Double) -> TimeAmount { .nanoseconds(Int64(seconds * 1e9)) }
