@@ -19,7 +19,12 @@ struct ServeFixture {
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
 
     /// `configPath`: `pipeline.json` for `POST /v1/beer-queue/refresh` (the built executables run it).
-    init(_ label: String, limits: ServeLimits = ServeLimits(), push: PushFixture? = nil, configPath: String? = nil) async throws {
+    /// The default limits with timeouts that are only backstops: under the loaded parallel suite a
+    /// request's task may wait longer than the 10 s request timeout to be run, and a body the server
+    /// has not read by then (as the 413 tests send) would be answered 408.
+    static let patient = ServeLimits(idleTimeoutSeconds: 600, requestTimeoutSeconds: 600)
+
+    init(_ label: String, limits: ServeLimits = patient, push: PushFixture? = nil, configPath: String? = nil) async throws {
         let push = push ?? PushFixture(label)
         self.push = push
         let clock = clock, lines = lines
@@ -64,7 +69,7 @@ struct ServeFixture {
     }
 
     /// Runs `body` against a fresh server, closing client and server however it ends.
-    static func with(_ label: String, limits: ServeLimits = ServeLimits(), push: PushFixture? = nil, configPath: String? = nil,
+    static func with(_ label: String, limits: ServeLimits = patient, push: PushFixture? = nil, configPath: String? = nil,
                      _ body: (ServeFixture) async throws -> Void) async throws {
         let serve = try await ServeFixture(label, limits: limits, push: push, configPath: configPath)
         do {

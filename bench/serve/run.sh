@@ -29,3 +29,6 @@ echo "serve idle: RSS $(rss VmRSS)"
 python3 "$ROOT/bench/serve/put-load.py" "$PORT" "$SECRET" "$PUTS" "$CLIENTS"
 python3 "$ROOT/bench/serve/put-load.py" "$PORT" "$SECRET" "$PUTS" "$CLIENTS" "$PUTS"
 echo "serve after load: RSS $(rss VmRSS), peak $(rss VmHWM); registry $(wc -c < "$WORK/ws/push/registry.json") bytes"
+start=$(date +%s.%N)
+python3 "$ROOT/bench/serve/connections.py" "$PORT" "$SECRET" 1000
+echo "1,000 connections at once, 2,000 requests: $(python3 -c "print(f'{$(date +%s.%N) - $start:.2f}')") s; serve RSS $(rss VmRSS), peak $(rss VmHWM)"
