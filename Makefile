@@ -14,7 +14,7 @@ EXECUTABLES := shelfline shelfline-parse shelfline-dedupe shelfline-lookup shelf
 HEADERS := zlib.h:zlib1g-dev libdeflate.h:libdeflate-dev sqlite3.h:libsqlite3-dev
 INCLUDE_DIRS ?= /usr/include /usr/include/$(shell gcc -dumpmachine 2>/dev/null) /usr/local/include
 
-.PHONY: help check-deps build import test bench beer-queue install uninstall clean
+.PHONY: help check-deps build import test bench bench-serve beer-queue install uninstall clean
 
 # `make` alone: what to run first.
 help:
@@ -49,6 +49,11 @@ test: check-deps
 
 bench: build
 	bash bench/run.sh
+	$(MAKE) bench-serve
+
+# `shelfline-push serve` alone: PUT /v1/tokens requests/s, p50/p99 latency, RSS idle and under load.
+bench-serve: build
+	bash bench/serve/run.sh
 
 # Coverage-guided fuzzing (libFuzzer): each target for FUZZ_SECONDS (fuzz/README.md).
 FUZZ_SECONDS ?= 60

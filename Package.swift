@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        // `serve`'s SIGTERM handling (ServiceGroup); already resolved through swift-configuration.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -105,6 +107,8 @@ let package = Package(
                 name: "ShelflinePush",
                 dependencies: [
                     "ShelflineCore", "ShelflineActivity",
+                    // `serve`'s refresh spawns render and send with its `ChildProcess`.
+                    "ShelflineOrchestrator",
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                     .product(name: "Crypto", package: "swift-crypto"),
                     .product(name: "NIOCore", package: "swift-nio"),
@@ -120,6 +124,8 @@ let package = Package(
                 dependencies: [
                     "ShelflinePush", "ShelflineActivity", "ShelflineStageCLI", "ShelflineCore",
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                    .product(name: "Logging", package: "swift-log"),
                 ],
                 path: "Sources/ShelflinePush/Commands"
             ),

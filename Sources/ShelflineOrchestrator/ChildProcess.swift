@@ -8,17 +8,19 @@ import CSystemShims
 /// A stage process started with `posix_spawn`, with a clean signal mask and default signal
 /// dispositions. Foundation's `Process` passes on the spawning thread's mask, in which Swift's
 /// runtime threads block SIGTERM, so a stage started that way could never be paused.
-struct ChildProcess {
-    let pid: pid_t
+/// Public for `shelfline-push serve`'s refresh (Foundation's `Process.run` also crashes in a
+/// process holding about a thousand descriptors, as a busy server does).
+public struct ChildProcess: Sendable {
+    public let pid: pid_t
 
     /// How a child ended.
-    enum Termination: Equatable {
+    public enum Termination: Equatable, Sendable {
         case exited(Int32)
         case signaled(Int32)
     }
 
     /// Where a child's standard streams go. `nil` keeps the parent's.
-    struct Redirection {
+    public struct Redirection {
         var stdin: Int32?
         var stdout: Int32?
         var stderr: Int32?
@@ -27,7 +29,7 @@ struct ChildProcess {
     }
 
     /// `directory`: the child's working directory; nil keeps the parent's.
-    static func spawn(executable: String, arguments: [String], directory: String?, environment: [String: String],
+    public static func spawn(executable: String, arguments: [String], directory: String?, environment: [String: String],
                       stdinFromNull: Bool = true, redirection: Redirection? = nil, ownProcessGroup: Bool = false, searchPath: Bool = false) throws
         -> ChildProcess
     {
@@ -87,7 +89,7 @@ struct ChildProcess {
     }
 
     /// Waits for the child to end.
-    func wait() -> Termination {
+    public func wait() -> Termination {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return Self.decode(status)

@@ -10,7 +10,7 @@ import Testing
 import TestSupport
 
 /// `shelfline-push devices` and `serve` as processes: the README's example (issue 27).
-@Suite(.bug("issue 27")) struct ServeCommandTests {
+@Suite(.bug(id: 27)) struct ServeCommandTests {
     func push(_ fixture: PushFixture, _ arguments: [String]) async throws -> ProcessResult {
         try await PushCommandTests.run("shelfline-push", arguments + ["--workspace", fixture.workspace.root], in: fixture.temp.path)
     }

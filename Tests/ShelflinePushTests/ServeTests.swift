@@ -18,10 +18,21 @@ struct ServeFixture {
     let server: ServeHTTPServer
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
 
-    init(_ label: String, limits: ServeLimits = ServeLimits()) async throws {
-        push = PushFixture(label)
+    /// `configPath`: `pipeline.json` for `POST /v1/beer-queue/refresh` (the built executables run it).
+    /// The default limits with timeouts that are only backstops: under the loaded parallel suite a
+    /// request's task may wait longer than the 10 s request timeout to be run, and a body the server
+    /// has not read by then (as the 413 tests send) would be answered 408.
+    static let patient = ServeLimits(idleTimeoutSeconds: 600, requestTimeoutSeconds: 600)
+
+    init(_ label: String, limits: ServeLimits = patient, push: PushFixture? = nil, configPath: String? = nil) async throws {
+        let push = push ?? PushFixture(label)
+        self.push = push
         let clock = clock, lines = lines
-        let router = ServeRouter(workspace: push.workspace, limits: limits, now: { clock.now }, log: Logfmt(sink: { lines.append($0) }))
+        let refresher = configPath.map {
+            BeerQueueRefresher(binDirectory: ExecutableRunner.productsDirectory, configPath: $0, workspace: push.workspace)
+        }
+        let router = ServeRouter(workspace: push.workspace, limits: limits, now: { clock.now }, log: Logfmt(sink: { lines.append($0) }),
+                                 refresher: refresher)
         server = try await ServeHTTPServer.start(host: "127.0.0.1", port: 0, router: router)
     }
 
@@ -58,8 +69,9 @@ struct ServeFixture {
     }
 
     /// Runs `body` against a fresh server, closing client and server however it ends.
-    static func with(_ label: String, limits: ServeLimits = ServeLimits(), _ body: (ServeFixture) async throws -> Void) async throws {
-        let serve = try await ServeFixture(label, limits: limits)
+    static func with(_ label: String, limits: ServeLimits = patient, push: PushFixture? = nil, configPath: String? = nil,
+                     _ body: (ServeFixture) async throws -> Void) async throws {
+        let serve = try await ServeFixture(label, limits: limits, push: push, configPath: configPath)
         do {
             try await body(serve)
         } catch {
@@ -71,7 +83,7 @@ struct ServeFixture {
 }
 
 /// `shelfline-push serve` over real HTTP on loopback (issue 27).
-@Suite(.bug("issue 27")) struct ServeTests {
+@Suite(.bug(id: 27)) struct ServeTests {
     @Test func putRegistersForTheCallingDeviceAndDeleteRemoves() async throws {
         try await ServeFixture.with("serve-put") { serve in
             let secret = try await serve.addDevice("phone")
@@ -102,7 +114,8 @@ struct ServeFixture {
             // "SECRET" stands for the right secret without the Bearer scheme.
             let header = authorization == "SECRET" ? secret : authorization
             let token = PushFixture.token(3)
-            for (method, path) in [(HTTPMethod.PUT, "/v1/tokens/\(token)"), (.DELETE, "/v1/tokens/\(token)"), (.GET, "/v1/activities/import")] {
+            for (method, path) in [(HTTPMethod.PUT, "/v1/tokens/\(token)"), (.DELETE, "/v1/tokens/\(token)"), (.GET, "/v1/activities/import"),
+                                   (.POST, "/v1/beer-queue/refresh")] {
                 let response = try await serve.send(method, path, secret: nil, body: method == .PUT ? #"{"activity":"import"}"# : nil,
                                                     authorization: header)
                 #expect(response.status == 401, "\(method) \(path): \(response)")
@@ -232,11 +245,8 @@ struct ServeFixture {
     @Test func putsWaitingForThePushLockDoNotStallOtherRequests() async throws {
         try await ServeFixture.with("serve-lock") { serve in
             let secret = try await serve.addDevice("phone")
-            try Workspace.makeDirectory(serve.push.store.directory)
-            let lockPath = serve.push.store.directory + "/.lock"
-            let held = try FileLock.acquire(lockPath)
-            var released = false
-            defer { if !released { FileLock.release(held) } }
+            let held = try HeldPushLock(serve.push.store)
+            let lockPath = held.path
             let waiting = 6 // more than the cooperative pool's threads, fewer than the client's 8 connections
             try await withThrowingTaskGroup(of: Int.self) { group in
                 let client = serve.client, port = serve.server.port
@@ -256,8 +266,7 @@ struct ServeFixture {
                 #expect(try await serve.send(.GET, "/healthz", secret: nil).status == 200)
                 #expect(try await serve.send(.GET, "/v1/activities/import", secret: secret).status == 404)
                 #expect(try serve.registered.isEmpty)
-                FileLock.release(held)
-                released = true
+                held.release()
                 var statuses: [Int] = []
                 for try await status in group { statuses.append(status) }
                 #expect(statuses == Array(repeating: 201, count: waiting))
@@ -271,11 +280,8 @@ struct ServeFixture {
             let secret = try await serve.addDevice("phone")
             // An idle keep-alive connection in the client's pool: shutdown must not wait for it.
             #expect(try await serve.send(.GET, "/healthz", secret: nil).status == 200)
-            try Workspace.makeDirectory(serve.push.store.directory)
-            let lockPath = serve.push.store.directory + "/.lock"
-            let held = try FileLock.acquire(lockPath)
-            var released = false
-            defer { if !released { FileLock.release(held) } }
+            let held = try HeldPushLock(serve.push.store)
+            let lockPath = held.path
             let client = serve.client, port = serve.server.port, server = serve.server
             let token = PushFixture.token(0x77)
             let put = Task(executorPreference: BlockingExecutor.shared) {
@@ -289,8 +295,7 @@ struct ServeFixture {
             try #require(await Self.waitOffPool { Self.flockWaiters(lockPath) >= 1 }, "the PUT never reached the lock")
             let stopping = Task { await server.shutdown() }
             try #require(await Self.waitOffPool { !Self.accepts(port) }, "the server still accepts connections")
-            FileLock.release(held)
-            released = true
+            held.release()
             let (status, connection) = try await put.value
             #expect(status == 201)
             #expect(connection == "close")
@@ -344,6 +349,25 @@ struct ServeFixture {
         try await devices.remove("phone")
         #expect(try devices.device(secret: secret) == nil)
     }
+}
+
+/// The push lock held by the test, as a running `send` holds it, until `release` (or the end of the test).
+final class HeldPushLock {
+    let path: String
+    private var descriptor: Int32?
+
+    init(_ store: PushStore) throws {
+        try Workspace.makeDirectory(store.directory)
+        path = store.directory + "/.lock"
+        descriptor = try FileLock.acquire(path)
+    }
+
+    func release() {
+        if let descriptor { FileLock.release(descriptor) }
+        descriptor = nil
+    }
+
+    deinit { release() }
 }
 
 /// The snapshot file render wrote, as text.

@@ -1,5 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Foundation
+import Logging
+import ServiceLifecycle
 import ShelflineCore
 import ShelflinePush
 import ShelflineStageCLI
@@ -8,17 +13,22 @@ import ShelflineStageCLI
 public struct ServeCommand: PushSubcommand {
     public static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the app's HTTP API: register/unregister tokens, read the current activity snapshots.",
+        abstract: "Serve the app's HTTP API: register/unregister tokens, refresh the beer queue, read the current activity snapshots.",
         discussion: helpDiscussion("""
             Routes (all but /healthz need `Authorization: Bearer <secret>` from `shelfline-push devices add`):
               PUT    /v1/tokens/{token}       body {"activity": "import"|"beer-queue", "kind": "start"|"update"}
               DELETE /v1/tokens/{token}       only the device that registered the token may remove it
+              POST   /v1/beer-queue/refresh   poll + render (--user-triggered) + send, as `make beer-queue`:
+                                              200 sent, 202 queued for the next send, 502 poll failed, 503 not configured
               GET    /v1/activities/{name}    import or beer-queue: <workspace>/activity/<name>.json
               GET    /healthz
             Wrong or missing auth: 401. Another device's token: 403. Bodies over 4 KiB: 413. Over 30 requests
-            at once per device, then 1 a second (--rate-burst, --rate-per-second): 429 with Retry-After. Plain HTTP: put a TLS reverse proxy in
-            front (docs/push.md). Prints `serving on http://HOST:PORT` once listening; one logfmt line per
-            request on stderr (never a token or a secret).
+            at once per device, then 1 a second (--rate-burst, --rate-per-second): 429 with Retry-After; refreshes
+            also 3 at once, then 3 a minute (--refreshes-per-minute). A request not in full within --request-timeout
+            seconds of its first byte: 408 and closed; a connection idle for --idle-timeout seconds: closed.
+            HTTPS with --tls-cert and --tls-key (PEM); else plain HTTP behind a TLS reverse proxy (docs/push.md).
+            Prints `serving on http://HOST:PORT` (https) once listening; one logfmt line per request on stderr
+            (never a token or a secret).
             """))
 
     @OptionGroup public var common: CommonOptions
@@ -32,33 +42,87 @@ public struct ServeCommand: PushSubcommand {
     @Option(name: .long, help: "Requests a second a device's bucket refills at.")
     public var ratePerSecond: Double = 1
 
+    @Option(name: .long, help: "Beer-queue refreshes a device may make a minute (also its bucket's size).")
+    public var refreshesPerMinute: Double = 3
+
+    @Option(name: .long, help: "Seconds a keep-alive connection may sit idle between requests.")
+    public var idleTimeout: Double = 60
+
+    @Option(name: .long, help: "Seconds a request's head and body may take to arrive after its first byte.")
+    public var requestTimeout: Double = 10
+
+    @Option(name: .long, help: "Serve HTTPS with this PEM certificate chain (leaf first); needs --tls-key.")
+    public var tlsCert: String?
+
+    @Option(name: .long, help: "The PEM private key of --tls-cert.")
+    public var tlsKey: String?
+
     public init() {}
 
+    /// `--listen` as host and port, nil when it is not HOST:PORT.
+    var address: (host: String, port: Int)? {
+        guard let colon = listen.lastIndex(of: ":"), colon != listen.startIndex,
+              let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+        return (String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
+    }
+
+    /// Bad options exit 64 before anything starts.
+    public func validate() throws {
+        guard address != nil else { throw ValidationError("--listen '\(listen)': expected HOST:PORT, e.g. 127.0.0.1:8787") }
+        guard rateBurst >= 1, ratePerSecond > 0, refreshesPerMinute >= 1, idleTimeout > 0, requestTimeout > 0 else {
+            throw ValidationError("--rate-burst and --refreshes-per-minute must be at least 1; --rate-per-second, --idle-timeout and --request-timeout above 0")
+        }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+    }
+
     func execute(context: StageContext, workspace: Workspace) async throws {
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port),
-              colon != listen.startIndex else {
-            throw ValidationError("--listen '\(listen)': expected HOST:PORT, e.g. 127.0.0.1:8787")
-        }
-        let host = String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        guard rateBurst >= 1, ratePerSecond > 0 else {
-            throw ValidationError("--rate-burst must be at least 1 and --rate-per-second above 0")
-        }
-        let limits = ServeLimits(burst: rateBurst, requestsPerSecond: ratePerSecond)
-        let router = ServeRouter(workspace: workspace, limits: limits, now: context.now, log: context.log)
-        let server = try await ServeHTTPServer.start(host: host, port: port, router: router)
-        // SIGTERM/SIGINT: stop accepting, finish the requests in flight, exit 0.
-        var sources: [any DispatchSourceSignal] = []
-        for signalNumber in [SIGTERM, SIGINT] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { Task { await server.shutdown() } }
-            source.resume()
-            sources.append(source)
-        }
-        print("serving on http://\(listen[..<colon]):\(server.port)")
-        fflush(nil)
-        await server.wait()
-        sources.forEach { $0.cancel() }
+        guard let (host, port) = address else { throw ValidationError("--listen '\(listen)': expected HOST:PORT") }
+        let limits = ServeLimits(burst: rateBurst, requestsPerSecond: ratePerSecond, refreshBurst: refreshesPerMinute,
+                                 refreshesPerSecond: refreshesPerMinute / 60, idleTimeoutSeconds: idleTimeout,
+                                 requestTimeoutSeconds: requestTimeout)
+        // The refresh runs shelfline-render and shelfline-push from this executable's directory.
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let refresher = BeerQueueRefresher(binDirectory: (executable as NSString).deletingLastPathComponent,
+                                           configPath: context.configPath.hasPrefix("(") ? nil : context.configPath, workspace: workspace)
+        let router = ServeRouter(workspace: workspace, limits: limits, now: context.now, log: context.log, refresher: refresher)
+        let tls = try tlsCert.map { try ServeHTTPServer.tlsContext(certificateFile: $0, keyFile: tlsKey ?? "") }
+        Self.raiseDescriptorLimit()
+        let server = try await ServeHTTPServer.start(host: host, port: port, router: router, tls: tls)
+        // SIGTERM/SIGINT: the group's graceful shutdown: stop accepting, finish the requests in flight, exit 0.
+        let url = "\(tls == nil ? "http" : "https")://\(listen[..<(listen.lastIndex(of: ":") ?? listen.endIndex)]):\(server.port)"
+        let group = ServiceGroup(services: [ServeService(server: server, url: url)], gracefulShutdownSignals: [.sigterm, .sigint],
+                                 logger: Logger(label: "shelfline-push.serve", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await group.run()
         context.log.event(["event": "stopped"])
+    }
+
+    /// Each connection is a descriptor: the soft limit goes up to the hard one (systemd's default
+    /// soft limit is 1,024).
+    static func raiseDescriptorLimit() {
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(resource, &limit)
+    }
+}
+
+/// The server as a swift-service-lifecycle service. Its graceful shutdown (SIGTERM or SIGINT, trapped
+/// by the group before `run` starts) is `ServeHTTPServer.shutdown`. Measured cost of the package:
+/// OrderedCollections, AsyncAlgorithms, ServiceLifecycle, UnixSignals and ConcurrencyHelpers are
+/// compiled for it alone, 22 s CPU (debug; 50 s wall at load 11 on this 2-core machine).
+struct ServeService: Service {
+    let server: ServeHTTPServer
+    let url: String
+
+    func run() async throws {
+        // Printed once the signals are trapped: a SIGTERM after this line is a graceful stop.
+        print("serving on \(url)")
+        fflush(nil)
+        await withGracefulShutdownHandler {
+            await server.wait()
+        } onGracefulShutdown: { [server] in
+            Task { await server.shutdown() }
+        }
     }
 }

@@ -2,14 +2,22 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
+import ShelflineCore
 
 /// HTTP/1.1 for `ServeRouter`, on SwiftNIO directly. NIOCore/NIOPosix/NIOHTTP1 are already in the
 /// build (the loopback APNs and AsyncHTTPClient use them); Hummingbird would add its own packages
-/// and minutes to every clean CI build for four routes. TLS is left to a reverse proxy (docs/push.md).
+/// and minutes to every clean CI build for four routes. TLS: a reverse proxy (docs/push.md), or
+/// `tls` (NIOSSL, `--tls-cert`/`--tls-key`).
 ///
 /// Connections are kept alive and served one request at a time. A body over `maxBodyBytes` is
 /// read and discarded up to `drainLimit` (so the client sees the answer, not a reset), answered 413,
 /// and the connection closed; a `content-length` beyond `drainLimit` is answered at once.
+///
+/// Slow clients: a request must arrive in full within `requestTimeoutSeconds` of its first byte
+/// (else 408 and close), and a connection between requests that sends nothing for
+/// `idleTimeoutSeconds` is closed (`IdleStateHandler`); a request being answered (a refresh may
+/// take the poll's and the push's time) is never cut off.
 ///
 /// `shutdown` (SIGTERM in `serve`) stops accepting, closes idle connections, lets each request
 /// in flight finish and answers it with `connection: close`, then returns.
@@ -31,15 +39,22 @@ public final class ServeHTTPServer: Sendable {
     }
 
     /// Binds `host:port` and starts accepting.
-    public static func start(host: String, port: Int, router: ServeRouter,
+    public static func start(host: String, port: Int, router: ServeRouter, tls: NIOSSLContext? = nil,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> ServeHTTPServer {
         let server = try await ServerBootstrap(group: group)
-            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.backlog, value: 1024)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .bind(host: host, port: port) { child in
                 child.eventLoop.makeCompletedFuture {
+                    let phase = RequestPhase()
+                    // Idle counts raw bytes (a stalled TLS handshake too); the deadline, decrypted ones.
+                    try child.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: Self.amount(router.limits.idleTimeoutSeconds)))
+                    if let tls { try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    try child.pipeline.syncOperations.addHandler(
+                        RequestReadDeadline(phase: phase, timeout: Self.amount(router.limits.requestTimeoutSeconds)))
                     try child.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    return try Connection(wrappingChannelSynchronously: child)
+                    try child.pipeline.syncOperations.addHandler(RequestPhaseTracker(phase: phase))
+                    return Accepted(try Connection(wrappingChannelSynchronously: child))
                 }
             }
         let listening = server.channel
@@ -48,7 +63,8 @@ public final class ServeHTTPServer: Sendable {
         let accepting = Task<Void, Never> {
             try? await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { inbound in
-                    for try await connection in inbound {
+                    for try await accepted in inbound {
+                        let connection = accepted.take()
                         group.addTask(executorPreference: BlockingExecutor.shared) {
                             await ServeHTTPServer.serve(connection, router: router, connections: connections)
                         }
@@ -58,6 +74,37 @@ public final class ServeHTTPServer: Sendable {
         }
         return ServeHTTPServer(port: bound, channel: listening, accepting: accepting, connections: connections)
     }
+
+    /// The TLS context for `--tls-cert` (PEM, the chain, leaf first) and `--tls-key` (PEM): a file
+    /// that cannot be read is 66, one that is not PEM of the right kind 65, each naming the file.
+    public static func tlsContext(certificateFile: String, keyFile: String) throws -> NIOSSLContext {
+        for path in [certificateFile, keyFile] where !FileManager.default.isReadableFile(atPath: path) {
+            throw FileError.missingInput(path: path, reason: "cannot read it")
+        }
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificateFile)
+        } catch {
+            throw FileError.corrupt(path: certificateFile, line: nil, reason: "not a PEM certificate chain (\(error))")
+        }
+        guard !chain.isEmpty else { throw FileError.corrupt(path: certificateFile, line: nil, reason: "no certificate in it") }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
+        } catch {
+            // The error names no key material, only what was wrong.
+            throw FileError.corrupt(path: keyFile, line: nil, reason: "not a PEM private key")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.applicationProtocols = ["http/1.1"]
+        do {
+            return try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw FileError.corrupt(path: keyFile, line: nil, reason: "does not match the certificate in \(certificateFile) (\(error))")
+        }
+    }
+
+    static func amount(_ seconds: Double) -> TimeAmount { .nanoseconds(Int64(seconds * 1e9)) }
 
     /// Runs until the listening socket is closed (`shutdown`).
     public func wait() async {
@@ -125,6 +172,102 @@ public final class ServeHTTPServer: Sendable {
         try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)))
         try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body))))
         try await outbound.write(.end(nil))
+    }
+}
+
+/// A connection from its creation (in the child initializer) until the accept loop takes it. One
+/// accepted as the server shuts down never reaches the loop: its async channel is then closed
+/// here, since NIO stops the process (a precondition) when an async channel's writer is released
+/// unfinished (seen in the suite: a test's connection raced `shutdown`).
+final class Accepted: @unchecked Sendable {
+    private let connection: ServeHTTPServer.Connection
+    private let lock = NSLock()
+    private var taken = false
+
+    init(_ connection: ServeHTTPServer.Connection) { self.connection = connection }
+
+    func take() -> ServeHTTPServer.Connection {
+        lock.withLock { taken = true }
+        return connection
+    }
+
+    deinit {
+        guard !lock.withLock({ taken }) else { return }
+        let connection = connection
+        Task { try? await connection.executeThenClose { _, _ in } }
+    }
+}
+
+/// Where one connection is between requests, shared by its two timeout handlers (both run on the
+/// connection's event loop, so no lock).
+final class RequestPhase {
+    enum State { case waiting, reading, answering }
+    var state = State.waiting
+    var deadline: Scheduled<Void>?
+}
+
+/// First in the pipeline, before the HTTP decoder: the first bytes of a request start its
+/// deadline; a request not read in full by then is answered 408 and its connection closed.
+final class RequestReadDeadline: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    let phase: RequestPhase
+    let timeout: TimeAmount
+
+    init(phase: RequestPhase, timeout: TimeAmount) {
+        self.phase = phase
+        self.timeout = timeout
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if phase.state == .waiting {
+            phase.state = .reading
+            let phase = phase
+            phase.deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+                guard phase.state == .reading else { return }
+                let answer = "HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+                context.writeAndFlush(NIOAny(ByteBuffer(string: answer))).assumeIsolated().whenComplete { _ in
+                    context.close(promise: nil)
+                }
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        phase.deadline?.cancel()
+    }
+}
+
+/// Last before the async channel: a request read in full stops its deadline; its answer written
+/// in full makes the connection idle again; the idle timeout closes only a connection between requests.
+final class RequestPhaseTracker: ChannelDuplexHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+    let phase: RequestPhase
+
+    init(phase: RequestPhase) { self.phase = phase }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .end = unwrapInboundIn(data) {
+            phase.state = .answering
+            phase.deadline?.cancel()
+            phase.deadline = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { phase.state = .waiting }
+        context.write(data, promise: promise)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is IdleStateHandler.IdleStateEvent else { return context.fireUserInboundEventTriggered(event) }
+        // A request half read is `RequestReadDeadline`'s (it answers 408); one being answered is left alone.
+        if phase.state == .waiting { context.close(promise: nil) }
     }
 }
 

@@ -9,35 +9,55 @@ public struct ServeLimits: Sendable {
     /// Per-device token bucket: this many requests at once, refilled at `requestsPerSecond`.
     public var burst: Double
     public var requestsPerSecond: Double
+    /// Per-device bucket for `POST /v1/beer-queue/refresh` (each is a poll of the site and a push),
+    /// on top of the one above: this many at once, refilled at `refreshesPerSecond`.
+    public var refreshBurst: Double
+    public var refreshesPerSecond: Double
+    /// A keep-alive connection with no request in progress that sends nothing for this long is closed.
+    public var idleTimeoutSeconds: Double
+    /// A request whose head and body have not arrived in full this long after its first byte is
+    /// answered 408 and its connection closed (slow or stalled clients).
+    public var requestTimeoutSeconds: Double
 
-    public init(maxBodyBytes: Int = 4096, burst: Double = 30, requestsPerSecond: Double = 1) {
-        precondition(requestsPerSecond > 0 && burst >= 1)
+    public init(maxBodyBytes: Int = 4096, burst: Double = 30, requestsPerSecond: Double = 1,
+                refreshBurst: Double = 3, refreshesPerSecond: Double = 3.0 / 60,
+                idleTimeoutSeconds: Double = 60, requestTimeoutSeconds: Double = 10) {
+        precondition(requestsPerSecond > 0 && burst >= 1 && refreshesPerSecond > 0 && refreshBurst >= 1)
+        precondition(idleTimeoutSeconds > 0 && requestTimeoutSeconds > 0)
         self.maxBodyBytes = maxBodyBytes
         self.burst = burst
         self.requestsPerSecond = requestsPerSecond
+        self.refreshBurst = refreshBurst
+        self.refreshesPerSecond = refreshesPerSecond
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.requestTimeoutSeconds = requestTimeoutSeconds
     }
 }
 
 /// One token bucket per device on an injected clock.
 public final class RateLimiter: @unchecked Sendable {
-    private let limits: ServeLimits
+    private let burst: Double
+    private let perSecond: Double
     private let lock = NSLock()
     private var buckets: [String: (tokens: Double, at: Date)] = [:]
 
-    public init(limits: ServeLimits) { self.limits = limits }
+    public init(burst: Double, perSecond: Double) {
+        self.burst = burst
+        self.perSecond = perSecond
+    }
 
     /// Takes one request from `key`'s bucket: nil when allowed, else the whole seconds until one is.
     public func take(_ key: String, now: Date) -> Int? {
         lock.withLock {
-            var bucket = buckets[key] ?? (limits.burst, now)
-            bucket.tokens = min(limits.burst, bucket.tokens + max(0, now.timeIntervalSince(bucket.at)) * limits.requestsPerSecond)
+            var bucket = buckets[key] ?? (burst, now)
+            bucket.tokens = min(burst, bucket.tokens + max(0, now.timeIntervalSince(bucket.at)) * perSecond)
             bucket.at = now
             defer { buckets[key] = bucket }
             if bucket.tokens >= 1 {
                 bucket.tokens -= 1
                 return nil
             }
-            return max(1, Int(((1 - bucket.tokens) / limits.requestsPerSecond).rounded(.up)))
+            return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
         }
     }
 }
@@ -88,15 +108,20 @@ public struct ServeRouter: Sendable {
     public var limits: ServeLimits
     public var now: @Sendable () -> Date
     public var log: Logfmt
+    /// Runs `POST /v1/beer-queue/refresh`; without one that route is 404.
+    public var refresher: BeerQueueRefresher?
     let limiter: RateLimiter
+    let refreshLimiter: RateLimiter
 
     public init(workspace: Workspace, limits: ServeLimits = ServeLimits(), now: @escaping @Sendable () -> Date = { Date() },
-                log: Logfmt = Logfmt()) {
+                log: Logfmt = Logfmt(), refresher: BeerQueueRefresher? = nil) {
         self.workspace = workspace
         self.limits = limits
         self.now = now
         self.log = log
-        limiter = RateLimiter(limits: limits)
+        self.refresher = refresher
+        limiter = RateLimiter(burst: limits.burst, perSecond: limits.requestsPerSecond)
+        refreshLimiter = RateLimiter(burst: limits.refreshBurst, perSecond: limits.refreshesPerSecond)
     }
 
     var store: PushStore { PushStore(workspace: workspace) }
@@ -133,7 +158,14 @@ public struct ServeRouter: Sendable {
             return ("(unauthorized)", ServeResponse(500, error: "internal error"), nil)
         }
         if let wait = limiter.take(device.name, now: now()) {
-            return ("(rate limited)", ServeResponse(429, error: "too many requests", headers: [("retry-after", "\(wait)")]), device.name)
+            return ("(rate limited)", Self.tooMany(wait), device.name)
+        }
+        if segments == ["v1", "beer-queue", "refresh"], let refresher {
+            guard request.method == "POST" else { return ("/v1/beer-queue/refresh", Self.methodNotAllowed("POST"), device.name) }
+            if let wait = refreshLimiter.take(device.name, now: now()) {
+                return ("(rate limited)", Self.tooMany(wait), device.name)
+            }
+            return ("/v1/beer-queue/refresh", await refresher.refresh(log: log), device.name)
         }
         if segments.count == 3, segments[0] == "v1" {
             switch segments[1] {
@@ -181,6 +213,10 @@ public struct ServeRouter: Sendable {
         var response = ServeResponse(200, json: "")
         response.body = data
         return response
+    }
+
+    static func tooMany(_ wait: Int) -> ServeResponse {
+        ServeResponse(429, error: "too many requests", headers: [("retry-after", "\(wait)")])
     }
 
     static func methodNotAllowed(_ allowed: String) -> ServeResponse {

@@ -1,0 +1,121 @@
+import Foundation
+import ShelflineCore
+import ShelflineOrchestrator
+
+/// `POST /v1/beer-queue/refresh`: the member asked for a fresh queue, so `serve` does what
+/// `make beer-queue` does, user-triggered: `shelfline-render beer-queue --poll --user-triggered`,
+/// then `shelfline-push send`, the two executables beside this one, with serve's `--config` and
+/// `--workspace`. Running them (rather than linking the poll in) keeps one path for cron and the
+/// app: the same locks, budget rule, cookie redaction and exit statuses, and no libcurl in `serve`.
+///
+/// One refresh runs at a time (a second waits its turn: both would poll the same page). The
+/// children's stderr is the server's (their lines are redacted as they are under cron); they run
+/// in the server's working directory and environment.
+public struct BeerQueueRefresher: Sendable {
+    /// Where `shelfline-render` and `shelfline-push` are.
+    public var binDirectory: String
+    /// `--config` for the children; nil lets them find it as `serve` did (cwd, `SHELFLINE_CONFIG`).
+    public var configPath: String?
+    public var workspace: Workspace
+    let turns = Turns()
+
+    public init(binDirectory: String, configPath: String?, workspace: Workspace) {
+        self.binDirectory = binDirectory
+        self.configPath = configPath
+        self.workspace = workspace
+    }
+
+    /// Poll + render, then send; the answer says which (table in docs/push.md).
+    func refresh(log: Logfmt) async -> ServeResponse {
+        await turns.acquire()
+        let (render, send) = await runChildren()
+        await turns.release()
+        log.event(["event": "refresh", "render": render.map(String.init) ?? "not-started", "send": send.map(String.init) ?? "not-run"])
+        return Self.answer(render: render, send: send, event: renderedEvent(), report: send.flatMap { [0, 75].contains($0) ? pushReport() : nil })
+    }
+
+    /// The exit statuses of render and send (nil: not started / not run).
+    func runChildren() async -> (Int32?, Int32?) {
+        var common = ["--workspace", workspace.root, "--quiet"]
+        if let configPath { common += ["--config", configPath] }
+        let render = await Self.run(binDirectory + "/shelfline-render", ["beer-queue", "--poll", "--user-triggered"] + common)
+        // A failed poll still wrote what the phone must see (offline, or an end when the session
+        // expired), so send runs after those too; not after a crash or a bad command line.
+        guard let render, [0, ExitStatus.dataError.rawValue, ExitStatus.tryLater.rawValue, ExitStatus.config.rawValue].contains(render) else {
+            return (render, nil)
+        }
+        return (render, await Self.run(binDirectory + "/shelfline-push", ["send"] + common))
+    }
+
+    /// The HTTP answer for the children's exit statuses.
+    static func answer(render: Int32?, send: Int32?, event: String?, report: PushReport?) -> ServeResponse {
+        switch render {
+        case 0: break
+        case ExitStatus.dataError.rawValue, ExitStatus.tryLater.rawValue:
+            return ServeResponse(502, error: "the beer queue could not be fetched or read; the activity shows it offline")
+        case ExitStatus.config.rawValue:
+            return ServeResponse(503, error: "the beer-queue poll is not configured or its session expired (see the server log)")
+        default:
+            return ServeResponse(500, error: "internal error")
+        }
+        let fields = #""event":"\#(event ?? "unknown")","delivered":\#(report?.delivered ?? 0),"deferred":\#(report?.deferred ?? 0)"#
+        switch send {
+        case 0:
+            return ServeResponse(200, json: #"{"status":"\#(event == "nothing" ? "unchanged" : "sent")",\#(fields)}"#)
+        case ExitStatus.tryLater.rawValue:
+            return ServeResponse(202, json: #"{"status":"queued",\#(fields)}"#)
+        case ExitStatus.config.rawValue:
+            return ServeResponse(503, error: "push is not configured or APNs refused the key (see the server log)")
+        default:
+            return ServeResponse(500, error: "internal error")
+        }
+    }
+
+    /// `event` of the render's report: start, update, end, nothing, deferred.
+    func renderedEvent() -> String? {
+        guard let data = FileManager.default.contents(atPath: workspace.activityDirectory + "/beer-queue.report.json"),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return object["event"] as? String
+    }
+
+    func pushReport() -> PushReport? {
+        try? readJSONFile(PushReport.self, from: PushStore(workspace: workspace).reportPath)
+    }
+
+    /// Runs `executable` to its end: its exit status (128 + the signal when killed), nil when it
+    /// cannot start. `ChildProcess` (posix_spawn, default signal dispositions), not Foundation's
+    /// `Process`, whose `run` crashed in a server holding a thousand connections.
+    static func run(_ executable: String, _ arguments: [String]) async -> Int32? {
+        guard let child = try? ChildProcess.spawn(executable: executable, arguments: arguments,
+                                                  directory: FileManager.default.currentDirectoryPath,
+                                                  environment: ProcessInfo.processInfo.environment) else { return nil }
+        return await withCheckedContinuation { continuation in
+            // waitpid blocks: on a Dispatch thread, not the cooperative pool.
+            DispatchQueue.global().async {
+                switch child.wait() {
+                case .exited(let status): continuation.resume(returning: status)
+                case .signaled(let signal): continuation.resume(returning: 128 + signal)
+                }
+            }
+        }
+    }
+}
+
+/// An async mutex: `acquire` waits its turn, first come first served.
+actor Turns {
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    /// Hands the turn to the next waiter, if any.
+    func release() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+    }
+}
