@@ -29,7 +29,9 @@ final class RawConnection: @unchecked Sendable {
         }
         guard connected == 0 else {
             let reason = String(cString: strerror(errno))
-            close(fd)
+            // Not closed here: a class whose stored properties are all set runs `deinit` when its
+            // initialiser throws, and a second close(2) of the number may close another thread's
+            // descriptor (NIO's epoll: "unacceptable errno 9 … in close" killed the test process).
             throw RawConnectionError("connect: \(reason)")
         }
     }
