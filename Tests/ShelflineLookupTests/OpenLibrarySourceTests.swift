@@ -351,7 +351,7 @@ import TestSupport
 
         // The server comes back on the same port.
         closed = nil
-        let server = try await FakeOpenLibraryServer(books: books, port: port)
+        let server = try await bindingAgain { try await FakeOpenLibraryServer(books: books, port: port) }
         defer { Task { try? await server.shutdown() } }
         await clock.advance(by: CircuitBreaker.unreachableProbeDelay)
         // The probe is due: this read starts it and still answers at once.

@@ -142,17 +142,8 @@ import TestSupport
         // the states it missed — at most one of them (the newest when the worker's pass began).
         let atRecovery = try Self.timestamps(fixture.workspace).last ?? 0
         #expect(log.delivered(to: updateToken).count == deliveredBeforeOutage, "nothing delivered while APNs was down")
-        // Its port can still be held for a moment (a closing connection, another test's bind in the
-        // loaded parallel suite: "Address already in use"): binding is tried again until it holds.
-        let backstop = Date().addingTimeInterval(120)
-        while restarted.server == nil {
-            do {
-                restarted.server = try await APNsTestServer(expecting: fixture.expectations, port: apns.port, identity: apns.identity,
-                                                            responder: responder)
-            } catch {
-                guard Date() < backstop else { throw error }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+        restarted.server = try await bindingAgain {
+            try await APNsTestServer(expecting: fixture.expectations, port: apns.port, identity: apns.identity, responder: responder)
         }
         try #require(await eventually { log.delivered(to: updateToken).count > deliveredBeforeOutage }, "nothing after the outage")
 
