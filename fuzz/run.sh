@@ -30,7 +30,10 @@ done
 mapfile -t objects < <(find "$bin/" -path '*.build/*.o' -not -path '*/fuzz-*')
 module_maps=()
 while IFS= read -r map; do module_maps+=(-Xcc "-fmodule-map-file=$map"); done \
-    < <(find "$bin/" Sources -name module.modulemap -not -path '*/include/*' -not -path '*-tool.build/*')
+    < <(find "$bin/" Sources -name module.modulemap -not -path '*/include/*' -not -path '*-tool.build/*'
+        # C modules of the packages that ship their own map (NIO's BoringSSL, swift-numerics' and
+        # swift-atomics' shims…: AsyncHTTPClient's, under the beer queue's and lookup's HTTP client).
+        find "$scratch/checkouts" -path '*/Sources/*' -name module.modulemap -not -path '*/Benchmarks/*')
 
 corpus_dir=${SHELFLINE_CORPUS:-../shared/corpus}
 [ -d "$corpus_dir" ] || corpus_dir=../../shared/corpus
@@ -113,7 +116,7 @@ for target in "${targets[@]}"; do
     esac
     binary=$bin/fuzz-$target
     swiftc -O -sanitize=fuzzer -parse-as-library -I "$bin/Modules" "${module_maps[@]}" \
-        fuzz/FuzzSupport.swift "$source" "${objects[@]}" -lz -ldeflate -lcurl -lsqlite3 -lstdc++ -o "$binary"
+        fuzz/FuzzSupport.swift "$source" "${objects[@]}" -lz -ldeflate -lsqlite3 -lstdc++ -o "$binary"
     make_seeds "$target"
     corpus=$scratch/corpus/$target
     # A reproducible run starts from the seeds alone, not from what earlier local runs found.
