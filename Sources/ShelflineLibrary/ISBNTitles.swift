@@ -42,7 +42,7 @@ struct ISBNTitles {
         guard mains[number] == mainHash else { return }
         let known = TitleDescriptor(rawValue: descriptors[number])
         guard !known.isClosed else { return }
-        descriptors[number] = (known.agrees(with: descriptor) ? known.filled(from: descriptor) : known.closed).rawValue
+        descriptors[number] = known.together(with: descriptor).rawValue
     }
 
     /// `keys` with the descriptor its ISBN's rows say together, when they say more (or conflict).
@@ -51,7 +51,7 @@ struct ISBNTitles {
               let slot = index.owner(of: isbnHash), mains[Int(slot)] == mainHash
         else { return keys }
         let known = TitleDescriptor(rawValue: descriptors[Int(slot)]), own = keys.ownDescriptor
-        let said = known.agrees(with: own) ? own.filled(from: known) : own.closed
+        let said = own.together(with: known)
         return said == own ? keys : keys.with(descriptor: said)
     }
 

@@ -180,7 +180,7 @@ public struct KeyResolver {
             }
         }
 
-        /// Keeps `row` among the titles that looked here; false when it was kept already. A title
+        /// Keeps `row` among the titles that joined here; false when it was kept already. A title
         /// whose initial disagrees with the node's is not kept: no filling in makes them agree.
         mutating func consult(_ row: TitleDescriptor) -> Bool {
             guard TitleDescriptor(rawValue: descriptor).initialAgrees(with: row) else { return false }
@@ -203,8 +203,8 @@ public struct KeyResolver {
     /// What the file's rows say of each ISBN's title together, given (`use(_:)`) for a second pass.
     private var isbnTitles = ISBNTitles()
     /// Resolving the file again with `isbnTitles` known from its first row may answer otherwise:
-    /// a row with an ISBN taught a book's title something after a row of the file had looked for
-    /// its book by title among that main title (see `use(_:)`).
+    /// a row with an ISBN taught a book's title something that a row of the file which had joined
+    /// that book by title alone would not have joined (see `use(_:)`).
     public private(set) var needsISBNTitles = false
     /// `isbnTitles` was given (a second pass).
     private var titlesGiven = false
@@ -247,7 +247,7 @@ public struct KeyResolver {
             else { return }
             let known = TitleDescriptor(rawValue: own.node.descriptor)
             guard !known.isClosed else { return }
-            let learnt = known.agrees(with: descriptor) ? known.filled(from: descriptor) : known.closed
+            let learnt = known.together(with: descriptor)
             guard learnt != known else { return }
             var node = own.node
             node.descriptor = learnt.rawValue
@@ -377,8 +377,7 @@ public struct KeyResolver {
     }
 
     /// A row with an ISBN teaches `node` (now `taught`) something: had it been known when a row
-    /// of the file looked for its book by title among this main title, that row might have gone
-    /// elsewhere (or a row carrying the ISBN under a shorter title, found another book).
+    /// of the file joined this book by title alone, that row might not have joined it.
     private mutating func noteTitleTaught(by keys: RecordKeys, to node: TitleNode, becoming taught: TitleDescriptor) {
         if !titlesGiven, keys.isbnHash != nil, node.consultedAnswerDiffers(from: taught) { needsISBNTitles = true }
     }

@@ -194,6 +194,12 @@ public struct TitleDescriptor: Sendable, Hashable {
             && Self.agree(rawValue & Self.initialMask, other.rawValue & Self.initialMask)
     }
 
+    /// What this and `other` say together when they `agree`, else this one closed: the title of
+    /// an ISBN whose rows (or library book) say `self` and `other`.
+    public func together(with other: TitleDescriptor) -> TitleDescriptor {
+        agrees(with: other) ? filled(from: other) : closed
+    }
+
     /// What both say: each part this one lacks taken from `other` (which must be compatible).
     public func filled(from other: TitleDescriptor) -> TitleDescriptor {
         var raw = rawValue
