@@ -328,7 +328,8 @@ private final class PushStreamHandler: ChannelInboundHandler, @unchecked Sendabl
             let responder = responder
             let enforcing = enforcing
             let version = head.version
-            Task {
+            // On an event loop, not the test process's cooperative pool (see EventLoopTaskExecutor).
+            Task(executorPreference: EventLoopTaskExecutor.answers) {
                 let answer = push.problems.isEmpty || !enforcing ? await responder(push) : APNsAnswer(status: 400, reason: "TestServerCheckFailed")
                 eventLoop.execute { self.respond(bound.value, answer, apnsId: push.headers["apns-id"], version: version) }
             }

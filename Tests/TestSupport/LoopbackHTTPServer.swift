@@ -222,7 +222,8 @@ private final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable 
                     respond(context, response, keepAlive: keepAlive)
                 }
             case .async(let handler):
-                Task {
+                // On an event loop, not the test process's cooperative pool (see EventLoopTaskExecutor).
+                Task(executorPreference: EventLoopTaskExecutor.answers) {
                     let response = await handler(request)
                     if let delay = response.delay { try? await Task.sleep(for: delay) }
                     guard !self.log.isStopped else { return }
