@@ -50,14 +50,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .target(name: "ShelflineParse", dependencies: ["ShelflineCore"]),
-        .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore"]),
-        .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "CSQLite", "CZlib", "CLibdeflate", "ShelflineHTTP"]),
+        // The report files one stage writes and others read (parse's, merge's): not in Core, which
+        // holds nothing stage-specific, nor in their stages' libraries, which their readers must not link.
+        .target(name: "ShelflineReports", dependencies: ["ShelflineCore"]),
+        .target(name: "ShelflineParse", dependencies: ["ShelflineCore", "ShelflineReports"]),
+        .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore", "ShelflineReports"]),
+        .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "ShelflineReports", "CSQLite", "CZlib", "CLibdeflate", "ShelflineHTTP"]),
         // The app's Live Activity models, push bodies and snapshot files: what render and the beer
         // queue publish and push sends, so that neither push nor the beer queue depends on render.
         .target(name: "ShelflineActivity", dependencies: ["ShelflineCore"]),
         // The library page reads the library (ShelflineLibrary's `LibraryBook`).
-        .target(name: "ShelflineRender", dependencies: ["ShelflineCore", "ShelflineActivity", "ShelflineLibrary"]),
+        .target(name: "ShelflineRender", dependencies: ["ShelflineCore", "ShelflineReports", "ShelflineActivity", "ShelflineLibrary"]),
         // The beer-queue activity and its cookie-carrying poll (ShelflineHTTP): only render links it.
         .target(name: "ShelflineBeerQueue", dependencies: ["ShelflineCore", "ShelflineActivity", "ShelflineHTTP"]),
         // The one HTTP GET (AsyncHTTPClient: streaming size limit, deadline, redirect rule) of lookup and
@@ -70,7 +73,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
-        .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore", "CSystemShims"]),
+        .target(name: "ShelflineOrchestrator", dependencies: ["ShelflineCore", "ShelflineReports", "CSystemShims"]),
         // Stage command plumbing alone (each stage's command sits in its executable), so that
         // `shelfline-parse` does not load FoundationNetworking (libcurl and its TLS stack: ~6 MiB of
         // RSS it never uses) and no other executable links the CSV parser.
@@ -171,20 +174,25 @@ let package = Package(
             .testTarget(
                 name: "ShelflineCoreTests",
                 dependencies: ["ShelflineCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
-            .testTarget(name: "ShelflineParseTests", dependencies: ["ShelflineParse", "TestSupport"]),
-            .testTarget(name: "ShelflineLibraryTests", dependencies: ["ShelflineLibrary", "TestSupport"]),
+            .testTarget(name: "ShelflineParseTests", dependencies: ["ShelflineParse", "ShelflineReports", "TestSupport"]),
+            .testTarget(name: "ShelflineLibraryTests", dependencies: ["ShelflineLibrary", "ShelflineReports", "TestSupport"]),
             .testTarget(name: "ShelflineLookupTests", dependencies: ["ShelflineLookup", "TestSupport"]),
             .testTarget(name: "ShelflineHTTPTests", dependencies: ["ShelflineHTTP", "TestSupport"]),
             .testTarget(
                 name: "ShelflineRenderTests",
+                dependencies: ["ShelflineRender", "ShelflineReports", "ShelflineActivity", "ActivityTestSupport", "TestSupport"]),
+            // Snapshot checks against the phone's structs, shared by the render and beer-queue tests (imports Testing).
+            .target(name: "ActivityTestSupport", dependencies: ["TestSupport"], path: "Tests/ActivityTestSupport"),
+            .testTarget(
+                name: "ShelflineBeerQueueTests",
                 dependencies: [
-                    "ShelflineRender", "ShelflineActivity", "ShelflineBeerQueue", "TestSupport",
+                    "ShelflineBeerQueue", "ShelflineActivity", "ActivityTestSupport", "TestSupport",
                     .product(name: "PropertyBased", package: "swift-property-based"),
                 ]),
             .testTarget(
-                name: "ShelflineOrchestratorTests", dependencies: ["ShelflineOrchestrator", "TestSupport"],
+                name: "ShelflineOrchestratorTests", dependencies: ["ShelflineOrchestrator", "ShelflineReports", "TestSupport"],
                 exclude: ["Fixtures"]),
-            .testTarget(name: "EndToEndTests", dependencies: ["ShelflineCore", "TestSupport"]),
+            .testTarget(name: "EndToEndTests", dependencies: ["ShelflineCore", "ShelflineReports", "TestSupport"]),
             .testTarget(
                 name: "ExportRoundTripTests",
                 dependencies: ["ShelflineParse", "ShelflineLibrary", "TestSupport",

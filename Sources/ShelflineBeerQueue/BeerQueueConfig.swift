@@ -21,9 +21,16 @@ public struct BeerQueueConfig: Codable, Sendable, Equatable {
     /// Every setting absent.
     public init() {}
 
+    /// The allowed range of each bounded number (`docs/pipeline.schema.json` states the same; tests keep them equal).
+    public static let ranges: [String: ConfigLimits.Range] = [
+        "maxUpdatesPerHour": .atLeast(0), "staleAfterMinutes": .atLeast(1), "timeoutSeconds": .above(0),
+    ]
+
     /// `beerQueue` as the config file at `configPath` holds it (absent: every setting absent),
-    /// decoded strictly: an unknown key or a wrong type is a `ConfigError` naming `beerQueue.…`.
+    /// decoded strictly: a number out of its range, an unknown key or a wrong type is a
+    /// `ConfigError` naming `beerQueue.…`.
     public static func decode(_ section: JSONValue?, configPath: String) throws -> BeerQueueConfig {
-        try PipelineConfig.section(BeerQueueConfig.self, section, key: "beerQueue", path: configPath) ?? BeerQueueConfig()
+        if let section { try ConfigLimits.check(section, ranges: ranges, keyPrefix: "beerQueue", path: configPath) }
+        return try PipelineConfig.section(BeerQueueConfig.self, section, key: "beerQueue", path: configPath) ?? BeerQueueConfig()
     }
 }

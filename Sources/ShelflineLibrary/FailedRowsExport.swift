@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import ShelflineCore
+import ShelflineReports
 
 /// A row for the failed-rows export: where its raw bytes sit in the source file.
 public struct FailedRow: Sendable, Equatable {

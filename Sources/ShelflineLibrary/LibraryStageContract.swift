@@ -1,4 +1,5 @@
 import ShelflineCore
+import ShelflineReports
 
 /// Dedupe and merge as pipeline stages (`PipelineStage`): parameter and report types, one entry each.
 extension DedupeStage: PipelineStage {
@@ -11,7 +12,6 @@ extension DedupeStage: PipelineStage {
         let parameters = try context.parameters(DedupeParameters.self)
         let result = try run(input: job.input(.records), output: job.output(.records), workspace: context.workspace,
                              parameters: parameters, cancellation: context.cancellation)
-        if let report = job.outputs[.report] { try writeJSONFile(result, to: report) }
         context.log.event(["stage": "dedupe", "rows": result.rowsIn, "new": result.new,
                            "duplicateInFile": result.duplicateInFile, "inLibrary": result.inLibrary,
                            "libraryBooks": result.libraryBooks])

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import ShelflineCore
+import ShelflineReports
 
 /// `shelfline-merge` settings (pipeline.json `stages[merge].parameters`).
 public struct MergeParameters: Codable, Sendable, Equatable {
@@ -36,6 +37,7 @@ public struct MergeRequest: Sendable {
     public var records: String
     public var parseReport: String
     public var rejects: String?
+    /// Where the report goes (`PipelineStage.perform` writes it); its paths are relative to it.
     public var report: String
     public var ledger: String
     public var review: String
@@ -305,7 +307,6 @@ public enum MergeStage {
                                  notEnrichedRows: parameters.failedRowsIncludeNotEnriched
                                      ? relative(FailedRowsExport.notEnrichedPath(besides: request.failedRows), to: request.report) : nil,
                                  reviewOpen: reviewOpen)
-        try writeJSONFile(report, to: request.report)
         progress.finish(finished: true, counts: outcomes.progressCounts)
         progressFinished = true
         log?.event(["stage": "merge", "import": importId, "rows": parse.rowsRead, "added": outcomes.added,

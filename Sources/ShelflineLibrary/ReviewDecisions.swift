@@ -1,5 +1,6 @@
 import Foundation
 import ShelflineCore
+import ShelflineReports
 
 /// One row of a run's review list (`review.json`): imported from the export's own data, flagged
 /// because lookup found several plausible editions.

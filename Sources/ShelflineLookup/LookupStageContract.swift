@@ -30,7 +30,7 @@ extension LookupStage: PipelineStage {
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> LookupReport {
         let stage = LookupStage(options: Options(
-            input: job.input(.records), output: job.output(.records), report: job.outputs[.report], progress: job.progress,
+            input: job.input(.records), output: job.output(.records), progress: job.progress,
             catalog: job.arguments.catalog, sources: job.arguments.sources, workspace: context.workspace,
             terminal: job.arguments.terminal))
         return try await stage.run(context: context)

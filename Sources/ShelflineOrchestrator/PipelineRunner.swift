@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import ShelflineCore
+import ShelflineReports
 
 /// What a finished (or already complete) import reports.
 public struct RunOutcome: Sendable {

@@ -5,12 +5,13 @@ import Darwin
 #endif
 import Foundation
 import ShelflineCore
+import ShelflineReports
 
 /// The parse stage: one library export in, gzip NDJSON `BookRecord`s out, every row counted.
 ///
 /// Reads the input in large blocks, writes through `NDJSONWriter`/`AtomicFile` only, and publishes
-/// the records, rejects and report together at the end: on any error no output is touched.
-/// It knows nothing about command lines; `ParseCommand` and tests call `run`.
+/// the records and rejects together at the end: on any error no output is touched. Its report is
+/// written after them (`PipelineStage.perform`). It knows nothing about command lines.
 public struct ParseStage {
     /// Paths and settings for one run.
     public struct Job: Sendable {
@@ -49,9 +50,8 @@ public struct ParseStage {
         self.cancellation = cancellation
     }
 
-    /// Runs the stage and returns its report (also written to `job.report` when given).
-    /// Throws `ParseError.tooManyRejected` after publishing everything when the rejected share is
-    /// above the threshold.
+    /// Runs the stage and returns its report, which the caller writes to `job.report`
+    /// (`PipelineStage.perform`) and then checks (`rejectedShare`: 65 when too many were rejected).
     @discardableResult
     public func run() throws -> ParseReport {
         let path = job.input
@@ -96,13 +96,11 @@ public struct ParseStage {
         // Outputs: all created before any row is read, all published at the end.
         let output = try NDJSONWriter<BookRecord>(path: job.output)
         let rejects = try job.rejects.map { try NDJSONWriter<RejectedRow>(path: $0) }
-        let reportFile = try job.report.map { try AtomicFile(path: $0) }
         var abandon = true
         defer {
             if abandon {
                 output.abandon()
                 rejects?.abandon()
-                reportFile?.abandon()
             }
         }
 
@@ -146,21 +144,11 @@ public struct ParseStage {
             rowsWithEmptyExtraFields: extraEmptyFields > 0 ? extraEmptyFields : nil)
         try output.commit()
         try rejects?.commit()
-        if let reportFile {
-            var data = try JSONEncoder.shelflinePretty.encode(report)
-            data.append(UInt8(ascii: "\n"))
-            try reportFile.write(Array(data))
-            try reportFile.commit()
-        }
         abandon = false
         log.event([
             "stage": "parse", "input": path, "format": map.format.rawValue, "rows_read": rowsRead,
             "rows_written": rowsWritten, "rows_rejected": rowsRejected, "fields_repaired": fieldsRepaired,
         ])
-        if job.parameters.tooManyRejected(rowsRejected, of: rowsRead) {
-            throw ParseError.tooManyRejected(path: path, rejected: rowsRejected, read: rowsRead,
-                                             threshold: job.parameters.maxRejectedShare, rejects: job.rejects)
-        }
         return report
     }
 

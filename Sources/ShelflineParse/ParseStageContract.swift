@@ -1,4 +1,5 @@
 import ShelflineCore
+import ShelflineReports
 
 /// Parse as a pipeline stage (`PipelineStage`): its parameter and report types and its one entry.
 extension ParseStage: PipelineStage {
@@ -24,6 +25,19 @@ extension ParseStage: PipelineStage {
                         report: job.outputs[.report], format: job.arguments.format, noHeader: job.arguments.noHeader,
                         parameters: parameters)
         return try ParseStage(job: parse, log: context.log, cancellation: context.cancellation).run()
+    }
+
+    /// Too many rows rejected is 65 once everything, the report included, is written.
+    public static func check(_ report: ParseReport, of job: StageJob<Arguments>, context: StageContext) throws {
+        try rejectedShare(report, parameters: try context.parameters(ParseParameters.self), rejects: job.outputs[.rejects])
+    }
+
+    /// `ParseError.tooManyRejected` (65) when the rejected share of `report` is above the threshold.
+    public static func rejectedShare(_ report: ParseReport, parameters: ParseParameters, rejects: String?) throws {
+        if parameters.tooManyRejected(report.rowsRejected, of: report.rowsRead) {
+            throw ParseError.tooManyRejected(path: report.input, rejected: report.rowsRejected, read: report.rowsRead,
+                                             threshold: parameters.maxRejectedShare, rejects: rejects)
+        }
     }
 }
 

@@ -3,8 +3,8 @@ import ShelflineCore
 
 /// The command of a pipeline stage's executable: it builds the stage's `StageJob` from its
 /// arguments; the shared `execute` checks the files (`StageFiles`: no output is an input or another
-/// output, no special files) and runs the stage. Config, context, signals and the error → exit
-/// status path come from `StageCommand`.
+/// output, no special files), runs the stage and writes its report (`PipelineStage.perform`).
+/// Config, context, signals and the error → exit status path come from `StageCommand`.
 public protocol PipelineStageCommand: StageCommand {
     associatedtype Runs: PipelineStage
     /// The files by role and the stage's own options, from the command line.
@@ -19,7 +19,7 @@ extension PipelineStageCommand {
         let description = Runs.description
         try StageFiles.check(inputs: description.inputs.map { job.inputs[$0.role] } + Runs.otherInputs(job, workspace: context.workspace),
                              outputs: description.outputs.map { job.outputs[$0.role] } + [job.progress])
-        _ = try await Runs.run(job, context: context)
+        try await Runs.perform(job, context: context)
     }
 }
 

@@ -46,7 +46,7 @@ import TestSupport
         let ledger = try ledgerBytes(fixture)
 
         // `clean --stage merge`: the stage's outputs go, the library keeps this import's books.
-        for name in ["merge-report.json", "ledger.ndjson.gz", "review.json", "failed-rows.csv"] {
+        for name in ["ledger.ndjson.gz", "review.json", "failed-rows.csv"] {
             try FileManager.default.removeItem(atPath: fixture.directory + "/" + name)
         }
         let again = try MergeStage.run(fixture.request(importId: "run-1"), workspace: workspace)

@@ -45,7 +45,7 @@ import TestSupport
         try LookupFixtures.writeRecords(records, to: directory.file("in.ndjson.gz"))
         let stage = LookupStage(options: LookupStage.Options(
             input: directory.file("in.ndjson.gz"), output: directory.file("out.ndjson.gz"),
-            report: directory.file("report.json"), progress: directory.file("progress.json"),
+            progress: directory.file("progress.json"),
             workspace: Workspace(root: directory.file("ws")), clock: clock))
         let report = try await stage.run(context: LookupFixtures.context(parameters, directory: directory.path, now: now))
         return Run(report: report, records: try LookupFixtures.readRecords(directory.file("out.ndjson.gz")))

@@ -125,7 +125,7 @@ import Testing
         }
         for (key, range) in ConfigLimits.topLevel { check(property(schema, key), range, key) }
         // Each stage's ranges, on its parameter type, are compared with the schema by its library's
-        // tests (`PipelineSchemaRanges`).
+        // tests (`PipelineSchemaRanges`), the beer queue's by its own.
         // additionalProperties: false on every object that lists its properties.
         func objects(_ node: Any, at path: String) -> [(String, [String: Any])] {
             guard let object = node as? [String: Any] else {

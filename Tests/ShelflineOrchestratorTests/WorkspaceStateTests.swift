@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import ShelflineCore
+import ShelflineReports
 @testable import ShelflineOrchestrator
 import Testing
 import TestSupport

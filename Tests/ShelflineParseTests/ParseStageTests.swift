@@ -1,5 +1,6 @@
 import Foundation
 import ShelflineCore
+import ShelflineReports
 import TestSupport
 import Testing
 
@@ -20,14 +21,15 @@ struct StageRun {
                                  report: directory.file("report.json"), format: format, noHeader: noHeader,
                                  parameters: parameters)
         do {
-            report = try ParseStage(job: job).run()
+            let read = try ParseStage(job: job).run()
+            report = read
+            try ParseStage.rejectedShare(read, parameters: parameters, rejects: job.rejects)
         } catch {
             self.error = error
         }
         if FileManager.default.fileExists(atPath: job.output) {
             records = (try? NDJSONReader<BookRecord>(path: job.output).readAll()) ?? []
             rejects = (try? NDJSONReader<RejectedRow>(path: job.rejects!).readAll()) ?? []
-            report = report ?? (try? readJSONFile(ParseReport.self, from: job.report!))
         }
     }
 

@@ -1,3 +1,4 @@
+import ActivityTestSupport
 import Foundation
 import ShelflineActivity
 import ShelflineCore
@@ -120,7 +121,7 @@ import TestSupport
         #expect(try renderer.refresh(runDirectory: run, now: at(95)).emitted.isEmpty)
 
         // Every snapshot of the history, in order, against the phone's structs.
-        let lines = try Fixtures.historyLines(renderer.store.historyPath)
+        let lines = try SnapshotContract.historyLines(renderer.store.historyPath)
         var events: [String] = []
         var sessions = Set<UUID>()
         for line in lines {

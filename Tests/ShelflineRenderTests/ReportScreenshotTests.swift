@@ -1,6 +1,7 @@
 import CZlib
 import Foundation
 import ShelflineCore
+import ShelflineReports
 import ShelflineRender
 import Testing
 import TestSupport

@@ -7,10 +7,23 @@ public enum PipelineSchemaRanges {
     /// Every disagreement between `ranges` and the bounds of `$defs.<stage>Parameters`, both ways:
     /// a range the schema states differently or not at all, a schema bound the type does not declare.
     public static func mismatches(stage: StageName, ranges: [String: ConfigLimits.Range]) throws -> [String] {
-        let path = ExecutableRunner.repositoryRoot + "/docs/pipeline.schema.json"
-        let schema = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
         let name = "\(stage.rawValue)Parameters"
-        guard let definition = (schema?["$defs"] as? [String: Any])?[name] as? [String: Any] else { return ["no $defs.\(name)"] }
+        guard let definition = (try schema()["$defs"] as? [String: Any])?[name] as? [String: Any] else { return ["no $defs.\(name)"] }
+        return mismatches(name, definition, ranges)
+    }
+
+    /// Every disagreement between `ranges` and the bounds of the top-level object `key` (`beerQueue`).
+    public static func mismatches(section key: String, ranges: [String: ConfigLimits.Range]) throws -> [String] {
+        guard let definition = (try schema()["properties"] as? [String: Any])?[key] as? [String: Any] else { return ["no properties.\(key)"] }
+        return mismatches(key, definition, ranges)
+    }
+
+    static func schema() throws -> [String: Any] {
+        let path = ExecutableRunner.repositoryRoot + "/docs/pipeline.schema.json"
+        return try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any] ?? [:]
+    }
+
+    static func mismatches(_ name: String, _ definition: [String: Any], _ ranges: [String: ConfigLimits.Range]) -> [String] {
         let stated = bounds(definition, at: nil)
         var found: [String] = []
         for (key, range) in ranges.sorted(by: { $0.key < $1.key }) where stated[key] != range {

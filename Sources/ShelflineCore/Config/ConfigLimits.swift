@@ -1,6 +1,7 @@
 /// The allowed range of a numeric setting in `pipeline.json` (exit 78 naming the key): the
 /// top-level ones here, checked when the file is loaded; each stage's on its parameter type
-/// (`StageParameters.ranges`). `docs/pipeline.schema.json` states the same bounds (`minimum`,
+/// (`StageParameters.ranges`), and a section's on the type that decodes it (`BeerQueueConfig`),
+/// checked where they are decoded. `docs/pipeline.schema.json` states the same bounds (`minimum`,
 /// `maximum`, `exclusiveMinimum`); tests keep the two equal.
 public enum ConfigLimits {
     /// A numeric range: `minimum`/`maximum` inclusive, `exclusiveMinimum` strict.
@@ -45,9 +46,6 @@ public enum ConfigLimits {
     /// Top-level settings, by key path.
     public static let topLevel: [String: Range] = [
         "notifyTimeoutSeconds": .above(0),
-        "beerQueue.maxUpdatesPerHour": .atLeast(0),
-        "beerQueue.staleAfterMinutes": .atLeast(1),
-        "beerQueue.timeoutSeconds": .above(0),
     ]
 
     /// Checks every bounded top-level number present in the parsed file. Stage parameters'

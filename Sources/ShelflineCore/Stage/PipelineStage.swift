@@ -1,12 +1,13 @@
 /// One pipeline stage as a type: it names its stage (whose description, `Stage`, gives its files
 /// by role, their options, its progress file and algorithm version), its parameter and report
 /// types, and one entry, `run`. The stage executables run it through one generic command
-/// (`PipelineStageCommand`: options from the description, the file check, the run), and the
-/// orchestrator validates `Parameters` and reads `Report`'s row count through it.
+/// (`PipelineStageCommand`: options from the description, the file check, then `perform`: the
+/// run and the report file), and the orchestrator validates `Parameters` and reads `Report`'s row
+/// count through it.
 public protocol PipelineStage {
     /// The type `stages[].parameters` of this stage decodes into.
     associatedtype Parameters: StageParameters
-    /// What `run` returns (and, for every stage but render, writes as its report file).
+    /// What `run` returns; `perform` writes it as the stage's `report` output (every stage but render).
     associatedtype Report: StageReport
     /// What the executable takes besides its files (`--format`, `--catalog`, `--import-id`).
     associatedtype Arguments: Sendable = NoStageArguments
@@ -18,8 +19,12 @@ public protocol PipelineStage {
     static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String]
 
     /// Runs the stage on `job`'s files: decodes its parameters from `context`
-    /// (`StageContext.parameters`), writes its outputs and report, and returns the report.
+    /// (`StageContext.parameters`), writes its outputs and returns its report (which `perform` writes).
     static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> Report
+
+    /// What may still fail once the outputs and report are written: parse's rejected share above
+    /// its threshold (65, the report saying how many). Default: nothing.
+    static func check(_ report: Report, of job: StageJob<Arguments>, context: StageContext) throws
 }
 
 extension PipelineStage {
@@ -28,6 +33,21 @@ extension PipelineStage {
 
     public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {
         description.unlistedInputs.compactMap { workspace.file(named: $0.defaultName) }
+    }
+
+    public static func check(_ report: Report, of job: StageJob<Arguments>, context: StageContext) throws {}
+
+    /// One run of the stage, as its command, `shelfline library rebuild` and tests make it: `run`,
+    /// then the report written (pretty JSON, atomically) to the job's `report` output when it has
+    /// one, then `check`.
+    @discardableResult
+    public static func perform(_ job: StageJob<Arguments>, context: StageContext) async throws -> Report {
+        let report = try await run(job, context: context)
+        if let path = job.outputs[.report], let file = report as? any FileStageReport {
+            try writeJSONFile(file, to: path)
+        }
+        try check(report, of: job, context: context)
+        return report
     }
 
     /// The type the orchestrator decodes this stage's report file with (its `rows=`); nil when

@@ -227,5 +227,5 @@ public protocol StageReport {
     var rowCount: Int { get }
 }
 
-/// A report the stage writes as its `report` file, which the orchestrator reads back.
-public protocol FileStageReport: StageReport, Decodable {}
+/// A report written as the stage's `report` file (`PipelineStage.perform`), which the orchestrator reads back.
+public protocol FileStageReport: StageReport, Codable {}

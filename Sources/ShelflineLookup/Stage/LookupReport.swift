@@ -1,4 +1,5 @@
 import ShelflineCore
+import ShelflineReports
 
 /// `lookup-report.json`: where every record went and what it cost. `counts` sum to `recordsRead`.
 public struct LookupReport: Codable, Sendable, Equatable {

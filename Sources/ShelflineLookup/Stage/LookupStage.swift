@@ -2,13 +2,13 @@ import Foundation
 import ShelflineCore
 
 /// The lookup stage: reads records, asks the chained sources, writes every record back with its
-/// `match` (and `metadata` when matched), and the report. Knows nothing of the command line.
+/// `match` (and `metadata` when matched), and returns the report (`PipelineStage.perform` writes
+/// it). Knows nothing of the command line.
 public struct LookupStage {
     /// What the command line (or the orchestrator) decides.
     public struct Options: Sendable {
         public var input: String
         public var output: String
-        public var report: String?
         public var progress: String?
         /// `--catalog` files; when empty, the `catalog` parameter (relative to pipeline.json).
         public var catalog: [String]
@@ -20,12 +20,11 @@ public struct LookupStage {
         /// Drives request pacing, backoff and the circuit breaker of remote sources.
         public var clock: PacingClock
 
-        public init(input: String, output: String, report: String? = nil, progress: String? = nil, catalog: [String] = [],
+        public init(input: String, output: String, progress: String? = nil, catalog: [String] = [],
                     sources: [String] = [], workspace: Workspace, terminal: Bool = false, clock: PacingClock = .continuous) {
             self.clock = clock
             self.input = input
             self.output = output
-            self.report = report
             self.progress = progress
             self.catalog = catalog
             self.sources = sources
@@ -167,7 +166,6 @@ public struct LookupStage {
                 context.log.error("shelfline-lookup: warning: source '\(source.name)' (\(parameters.openLibrary.baseURL)) was unavailable; \(report.notEnrichedReasons["source unavailable"] ?? 0) records marked notEnriched (source unavailable)")
             }
         }
-        if let path = options.report { try writeJSONFile(report, to: path) }
         progress.finish(finished: true)
         context.log.event(["stage": "lookup", "event": "done", "records": report.recordsRead,
                            "matchedByIsbn": report.counts.matchedByIsbn, "matchedBySearch": report.counts.matchedBySearch,

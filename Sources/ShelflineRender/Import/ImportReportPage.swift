@@ -1,5 +1,6 @@
 import Foundation
 import ShelflineCore
+import ShelflineReports
 
 /// `<run dir>/report.html`: one self-contained page (inline CSS and SVG, no scripts, nothing
 /// fetched) with the outcome counts as a chart, the rows needing review with their candidates,

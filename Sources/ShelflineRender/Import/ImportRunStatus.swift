@@ -1,5 +1,6 @@
 import Foundation
 import ShelflineCore
+import ShelflineReports
 
 /// What one run directory says about an import so far: whichever of the stage reports exist.
 ///

@@ -1,8 +1,8 @@
+import ActivityTestSupport
 import Foundation
 import ShelflineActivity
 import ShelflineBeerQueue
 import ShelflineCore
-import ShelflineRender
 import Testing
 import TestSupport
 
@@ -143,7 +143,7 @@ import TestSupport
         #expect(outcome.decision == .update)
         outcome = try renderer.render(.queue([]), now: t0 + 1080, userTriggered: false)
         #expect(outcome.decision == .end)
-        for line in try Fixtures.historyLines(renderer.store.historyPath) { try SnapshotContract.checkBeerQueue(line) }
+        for line in try SnapshotContract.historyLines(renderer.store.historyPath) { try SnapshotContract.checkBeerQueue(line) }
     }
 
     /// A corrupt snapshot hides whether the phone shows an activity: an empty queue then ends it anyway.

@@ -1,7 +1,6 @@
 import Foundation
 import ShelflineCore
 import ShelflineBeerQueue
-import ShelflineRender
 import Testing
 import TestSupport
 

@@ -1,8 +1,8 @@
+import ActivityTestSupport
 import Foundation
 import ShelflineActivity
 import ShelflineCore
 import ShelflineBeerQueue
-import ShelflineRender
 import Testing
 import TestSupport
 
@@ -101,7 +101,7 @@ let shownAB = Lifecycle.Display(queue: [beerA, beerB])
         #expect(ended.contentState.lastUpdated == "Please open app to refresh")
         #expect(ended.apns.aps.dismissalDate == Int(t0.timeIntervalSince1970) + 1800)
 
-        let lines = try Fixtures.historyLines(renderer.store.historyPath)
+        let lines = try SnapshotContract.historyLines(renderer.store.historyPath)
         #expect(lines.count == 5)
         for line in lines { try SnapshotContract.checkBeerQueue(line) }
         #expect(!String(decoding: lines.last!, as: UTF8.self).contains("Alpha"), "no beer names after the session expired")

@@ -9,6 +9,8 @@ import TestSupport
     @Test(arguments: [
         (#"{"stages": [], "beerQueue": {"maxUpdatesPerHour": "ten"}}"#, "beerQueue.maxUpdatesPerHour"),
         (#"{"stages": [], "beerQueue": {"memberID": "1"}}"#, "beerQueue.memberID"),
+        (#"{"stages": [], "beerQueue": {"maxUpdatesPerHour": -1}}"#, "beerQueue.maxUpdatesPerHour"),
+        (#"{"stages": [], "beerQueue": {"timeoutSeconds": 0}}"#, "beerQueue.timeoutSeconds"),
     ])
     func aBadBeerQueueSettingIsAConfigErrorNamingTheKey(json: String, key: String) throws {
         let dir = TemporaryDirectory()
@@ -32,5 +34,9 @@ import TestSupport
 
     @Test func anAbsentSectionIsEverySettingAbsent() throws {
         #expect(try BeerQueueConfig.decode(nil, configPath: "pipeline.json") == BeerQueueConfig())
+    }
+
+    @Test func theBeerQueueRangesAreTheSchemas() throws {
+        #expect(try PipelineSchemaRanges.mismatches(section: "beerQueue", ranges: BeerQueueConfig.ranges) == [])
     }
 }

@@ -3,7 +3,6 @@ import PropertyBased
 import ShelflineActivity
 import ShelflineBeerQueue
 import ShelflineCore
-import ShelflineRender
 import Testing
 import TestSupport
 
@@ -65,7 +64,7 @@ import TestSupport
             return
         }
         let body = try snapshot.apns.encoded()
-        #expect(body.count <= ShelflineRender.maximumPushBodyBytes, "APNs body \(body.count) bytes")
+        #expect(body.count <= ShelflineActivity.maximumPushBodyBytes, "APNs body \(body.count) bytes")
         let json = try JSONSerialization.jsonObject(with: body)
         #expect(json is [String: Any], "the body is a JSON object")
         let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: renderer.store.snapshotPath)), as: UTF8.self)

@@ -2,7 +2,6 @@ import Foundation
 import ShelflineActivity
 import ShelflineCore
 import ShelflineBeerQueue
-import ShelflineRender
 import Testing
 
 @Suite struct BeerQueuePageTests {

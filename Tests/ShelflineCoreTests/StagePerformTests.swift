@@ -1,0 +1,66 @@
+import Foundation
+import ShelflineCore
+import Testing
+import TestSupport
+
+/// `PipelineStage.perform`, the one run of every stage: the stage returns its report, `perform`
+/// writes it to the job's `report` output, and only then may the stage still fail (`check`).
+@Suite struct StagePerformTests {
+    struct CountReport: FileStageReport, Equatable {
+        var rowsRead: Int
+        var rowCount: Int { rowsRead }
+    }
+
+    struct NoParameters: StageParameters {
+        static var stage: StageName { .dedupe }
+    }
+
+    /// A stage that reads its input's lines and refuses more than `limit` once its report is written.
+    enum LineCountStage: PipelineStage {
+        typealias Parameters = NoParameters
+        typealias Report = CountReport
+        struct Arguments: Sendable { var limit: Int }
+
+        static var name: StageName { .dedupe }
+
+        static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> CountReport {
+            let text = try String(contentsOfFile: job.input(.records), encoding: .utf8)
+            return CountReport(rowsRead: text.split(separator: "\n").count)
+        }
+
+        static func check(_ report: CountReport, of job: StageJob<Arguments>, context: StageContext) throws {
+            if report.rowsRead > job.arguments.limit { throw DataError("\(report.rowsRead) rows, at most \(job.arguments.limit)") }
+        }
+    }
+
+    func job(_ directory: TemporaryDirectory, lines: Int, limit: Int, report: Bool = true) -> StageJob<LineCountStage.Arguments> {
+        let input = directory.write("in.txt", String(repeating: "row\n", count: lines))
+        return StageJob(inputs: [.records: input], outputs: report ? [.report: directory.file("report.json")] : [:],
+                        arguments: LineCountStage.Arguments(limit: limit))
+    }
+
+    @Test func performWritesTheReturnedReportAsTheReportOutput() async throws {
+        let directory = TemporaryDirectory("stage-perform")
+        let report = try await LineCountStage.perform(job(directory, lines: 3, limit: 10), context: StageContext(config: PipelineConfig(stages: [])))
+        #expect(report.rowsRead == 3)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: directory.file("report.json")))
+        #expect(try JSONDecoder().decode(CountReport.self, from: bytes) == report)
+        #expect(bytes == (try JSONEncoder.shelflinePretty.encode(report)) + Data("\n".utf8), "pretty JSON, one trailing newline")
+    }
+
+    @Test func aCheckThatFailsStillLeavesTheReportWritten() async throws {
+        let directory = TemporaryDirectory("stage-perform")
+        await #expect(throws: DataError.self) {
+            try await LineCountStage.perform(job(directory, lines: 5, limit: 2), context: StageContext(config: PipelineConfig(stages: [])))
+        }
+        #expect(try readJSONFile(CountReport.self, from: directory.file("report.json")).rowsRead == 5)
+    }
+
+    @Test func aJobWithoutAReportOutputWritesNoFile() async throws {
+        let directory = TemporaryDirectory("stage-perform")
+        let report = try await LineCountStage.perform(job(directory, lines: 2, limit: 10, report: false),
+                                                      context: StageContext(config: PipelineConfig(stages: [])))
+        #expect(report.rowsRead == 2)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("report.json")))
+    }
+}
