@@ -51,7 +51,7 @@ public enum DedupeStage {
         return directory.isEmpty ? "." : directory
     }
 
-    public static func run(input: String, output: String, workspace: Workspace,
+    static func run(input: String, output: String, workspace: Workspace,
                            parameters: DedupeParameters = DedupeParameters(),
                            cancellation: CancellationFlag? = nil) throws -> DedupeReport {
         let first = try pass(input: input, output: output, workspace: workspace, parameters: parameters,

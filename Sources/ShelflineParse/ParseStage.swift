@@ -44,7 +44,7 @@ public struct ParseStage {
     public let log: Logfmt
     public let cancellation: CancellationFlag?
 
-    public init(job: Job, log: Logfmt = Logfmt(quiet: true), cancellation: CancellationFlag? = nil) {
+    init(job: Job, log: Logfmt = Logfmt(quiet: true), cancellation: CancellationFlag? = nil) {
         self.job = job
         self.log = log
         self.cancellation = cancellation
@@ -53,7 +53,7 @@ public struct ParseStage {
     /// Runs the stage and returns its report, which the caller writes to `job.report`
     /// (`PipelineStage.perform`) and then checks (`rejectedShare`: 65 when too many were rejected).
     @discardableResult
-    public func run() throws -> ParseReport {
+    func run() throws -> ParseReport {
         let path = job.input
         try StageFiles.check(inputs: [path], outputs: [job.output, job.rejects, job.report])
         let descriptor = try Self.openInput(path)

@@ -56,6 +56,18 @@ import TestSupport
         #expect(try readJSONFile(CountReport.self, from: directory.file("report.json")).rowsRead == 5)
     }
 
+    @Test func aReportThatCannotBeWrittenFailsBeforeTheStageRuns() async throws {
+        let directory = TemporaryDirectory("stage-perform")
+        var job = job(directory, lines: 2, limit: 10)
+        job.outputs[.report] = directory.file("missing/report.json")
+        try FileManager.default.removeItem(atPath: job.input(.records))
+        // Had the stage run, its missing input would be the error.
+        let error = await #expect(throws: FileError.self) {
+            try await LineCountStage.perform(job, context: StageContext(config: PipelineConfig(stages: [])))
+        }
+        #expect(error?.exitStatus == .cannotCreate, "\(String(describing: error))")
+    }
+
     @Test func aJobWithoutAReportOutputWritesNoFile() async throws {
         let directory = TemporaryDirectory("stage-perform")
         let report = try await LineCountStage.perform(job(directory, lines: 2, limit: 10, report: false),

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One pipeline stage as a type: it names its stage (whose description, `Stage`, gives its files
 /// by role, their options, its progress file and algorithm version), its parameter and report
 /// types, and one entry, `run`. The stage executables run it through one generic command
@@ -37,14 +39,28 @@ extension PipelineStage {
 
     public static func check(_ report: Report, of job: StageJob<Arguments>, context: StageContext) throws {}
 
-    /// One run of the stage, as its command, `shelfline library rebuild` and tests make it: `run`,
-    /// then the report written (pretty JSON, atomically) to the job's `report` output when it has
-    /// one, then `check`.
+    /// One run of the stage, as its command makes it: `run`, then the report written (pretty JSON,
+    /// atomically) to the job's `report` output when it has one, then `check`. The report's
+    /// temporary file is created first, so a report that cannot be written (73) fails the stage
+    /// before it publishes any output.
     @discardableResult
     public static func perform(_ job: StageJob<Arguments>, context: StageContext) async throws -> Report {
-        let report = try await run(job, context: context)
-        if let path = job.outputs[.report], let file = report as? any FileStageReport {
-            try writeJSONFile(file, to: path)
+        let reportFile = try job.outputs[.report].map { try AtomicFile(path: $0) }
+        let report: Report
+        do {
+            report = try await run(job, context: context)
+            if let reportFile {
+                guard let file = report as? any FileStageReport else {
+                    preconditionFailure("stage \(name.rawValue) was given a report file but its report is not a FileStageReport")
+                }
+                var data = try JSONEncoder.shelflinePretty.encode(file)
+                data.append(UInt8(ascii: "\n"))
+                try reportFile.write(Array(data))
+                try reportFile.commit()
+            }
+        } catch {
+            reportFile?.abandon()
+            throw error
         }
         try check(report, of: job, context: context)
         return report

@@ -35,10 +35,10 @@ public struct LookupStage {
 
     public let options: Options
 
-    public init(options: Options) { self.options = options }
+    init(options: Options) { self.options = options }
 
     /// Resolved parameters: config, then command-line overrides, validated.
-    public func parameters(context: StageContext) throws -> LookupParameters {
+    func parameters(context: StageContext) throws -> LookupParameters {
         var parameters = try context.config.parameters(for: .lookup, as: LookupParameters.self, path: context.configPath)
         for name in options.sources where SourceKind(rawValue: name) == nil {
             throw UsageError("--source \(name): unknown metadata source, expected one of \(SourceKind.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -57,7 +57,7 @@ public struct LookupStage {
     }
 
     @discardableResult
-    public func run(context: StageContext) async throws -> LookupReport {
+    func run(context: StageContext) async throws -> LookupReport {
         let parameters = try parameters(context: context)
         let survey = try InputSurvey(path: options.input)
         var report = LookupReport(input: options.input, output: options.output, sources: parameters.sources)
