@@ -14,7 +14,7 @@ import ShelflineReports
 /// written after them (`PipelineStage.perform`). It knows nothing about command lines.
 public struct ParseStage {
     /// Paths and settings for one run.
-    public struct Job: Sendable {
+    struct Job: Sendable {
         public var input: String
         public var output: String
         public var rejects: String?
@@ -40,9 +40,9 @@ public struct ParseStage {
         }
     }
 
-    public let job: Job
-    public let log: Logfmt
-    public let cancellation: CancellationFlag?
+    let job: Job
+    let log: Logfmt
+    let cancellation: CancellationFlag?
 
     init(job: Job, log: Logfmt = Logfmt(quiet: true), cancellation: CancellationFlag? = nil) {
         self.job = job

@@ -6,7 +6,7 @@ import ShelflineCore
 /// it). Knows nothing of the command line.
 public struct LookupStage {
     /// What the command line (or the orchestrator) decides.
-    public struct Options: Sendable {
+    struct Options: Sendable {
         public var input: String
         public var output: String
         public var progress: String?
@@ -33,7 +33,7 @@ public struct LookupStage {
         }
     }
 
-    public let options: Options
+    let options: Options
 
     init(options: Options) { self.options = options }
 
