@@ -215,6 +215,26 @@ import TestSupport
         }! == nil)
     }
 
+    @Test func libraryLineScanOfSomeFieldsDecodesOnlyThose() throws {
+        var full = try JSONDecoder().decode(LibraryBook.self, from: JSONSerialization.data(withJSONObject: Self.filled(
+            LibraryBook(id: "b0123456789abcdef", title: "T"))))
+        full.keys = ["isbn:9780441172719"]
+        let fields: Set<String> = ["shelf", "reads", "rating", "pages", "owned", "nonsense"]
+        var expected = LibraryBook(id: full.id, title: full.title)
+        (expected.shelf, expected.reads, expected.rating, expected.pages, expected.owned) = (full.shelf, full.reads, full.rating, full.pages, full.owned)
+        #expect(full.jsonLine.withUnsafeBytes { LibraryBookScan.scan($0, only: fields) } == expected)
+        // Members it does not know are skipped when only some are asked for, left to JSONDecoder otherwise.
+        let unknown = #"{"id":"b1","keys":[],"provenance":[],"shelf":"read","someday":{"a":[1]},"title":"T"}"#
+        var shelved = LibraryBook(id: "b1", title: "T")
+        shelved.shelf = "read"
+        #expect(Array(unknown.utf8).withUnsafeBytes { LibraryBookScan.scan($0, only: ["shelf"]) } == shelved)
+        // A member name with an escape is JSONDecoder's to read, asked for or not.
+        let escaped = #"{"id":"b1","keys":[],"provenance":[],"shel\u0066":"read","title":"T"}"#
+        #expect(Array(escaped.utf8).withUnsafeBytes { LibraryBookScan.scan($0) } == nil)
+        #expect(Array(escaped.utf8).withUnsafeBytes { LibraryBookScan.scan($0, only: ["shelf"]) } == nil)
+        #expect(try JSONDecoder().decode(LibraryBook.self, from: Data(escaped.utf8)) == shelved)
+    }
+
     /// A JSON object with a plausible value for every `LibraryBook` field.
     static func filled(_ book: LibraryBook) throws -> [String: Any] {
         let strings = ["subtitle", "series", "seriesPosition", "author", "asin", "publisher", "binding", "editionKey", "workKey",

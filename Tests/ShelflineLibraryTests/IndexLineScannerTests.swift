@@ -28,6 +28,16 @@ import Testing
         #expect(parsed.reviewDecision == nil)
     }
 
+    /// Names are compared as bytes: one with an escape may spell a member the index needs, so the
+    /// line goes to `JSONDecoder`, which reads it.
+    @Test func leavesAMemberNameWithAnEscapeToTheDecoder() throws {
+        let line = #"{"id":"b0000000000000001","keys":["a"],"review\u0044ecision":"accepted","provenance":[]}"#
+        #expect(scan(line) == nil)
+        let entry = try JSONDecoder().decode(LibraryFile.IndexEntry.self, from: Data(line.utf8))
+        #expect(entry.reviewDecision == "accepted")
+        #expect(scan(line.replacingOccurrences(of: "\\u0044", with: "D"))?.reviewDecision == "accepted")
+    }
+
     @Test(arguments: [
         #"{"id":"b1","keys":["a"]"#,
         #"{"id":"b1","keys":["a"]} trailing"#,

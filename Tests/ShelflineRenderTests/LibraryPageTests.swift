@@ -116,6 +116,38 @@ import TestSupport
         #expect(html.contains("4 books · 3 readings finished") && html.contains("The 2 most recently added of 4 books"))
     }
 
+    /// The page's one pass keeps the books to list in a heap: the same books, in file order, as
+    /// cutting every book's key at the `maximumRows`-th greatest, whatever the order they come in.
+    @Test func listedBooksAreTheLatestAddedInFileOrder() {
+        var seed: UInt64 = 0x5eed
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        for round in 0..<20 {
+            let count = 1 + next(300)
+            let books = (0..<count).map { index in
+                var book = LibraryBook(id: String(format: "b%016x", next(1 << 30) << 8 | index), title: "T\(index)")
+                // Few distinct dates (ties broken by id), some books without one.
+                if next(4) > 0 { book.dateAdded = "2024-0\(1 + next(9))-1\(next(3))" }
+                book.author = "A\(round)"
+                book.reads = [ReadSpan(end: "2024-05-0\(1 + next(9))")]
+                return book
+            }
+            for capacity in [0, 1, 7, count - 1, count, count + 3] where capacity >= 0 {
+                var listed = LibraryPage.ListedBooks(capacity: capacity)
+                for book in books { listed.offer(book) }
+                var kept: [LibraryBook] = []
+                listed.forEachInFileOrder { kept.append($0) }
+                let cut = Set(books.map(LibraryPage.listingKey).sorted(by: >).prefix(capacity))
+                let expected = books.filter { cut.contains(LibraryPage.listingKey($0)) }
+                #expect(kept.map(\.id) == expected.map(\.id), "\(count) books, capacity \(capacity)")
+                // What the row reads comes through.
+                #expect(kept.map { LibraryPage.row($0) } == expected.map { LibraryPage.row($0) })
+            }
+        }
+    }
+
     @Test func pageWithoutLibraryIsAnEmptyPage() throws {
         let temp = TemporaryDirectory("library-empty")
         try FileManager.default.createDirectory(atPath: temp.file("ws-empty"), withIntermediateDirectories: true)

@@ -13,51 +13,36 @@ enum LibraryBookScan {
     /// checked for syntax. The library page's counts need a few fields of every book, and decoding
     /// whole books (provenance, reviews) was most of its time at 200,000 books.
     static func scan(_ bytes: UnsafeRawBufferPointer, only: Set<String>? = nil) -> LibraryBook? {
+        scan(bytes, only: only.map(Field.mask(of:)))
+    }
+
+    /// `scan(_:only:)` with `only` as a `Field.mask(of:)`, made once for a whole file.
+    ///
+    /// Members are matched by their raw bytes (`JSONScanner.rawMembers`) and dispatched by a
+    /// `switch`: making each member name a `String` and looking it up in key-path tables was most
+    /// of the scan (perf, 200k-book library: merge's second import, render's page).
+    static func scan(_ bytes: UnsafeRawBufferPointer, only mask: UInt64?) -> LibraryBook? {
         var scanner = JSONScanner(bytes)
         var book = LibraryBook(id: "", title: "")
-        var id: String?, title: String?, hasKeys = only != nil, hasProvenance = only != nil
+        var id: String?, title: String?, hasKeys = mask != nil, hasProvenance = mask != nil
         scanner.skipWhitespace()
-        let wellFormed = scanner.members { s, key in
-            if let only, key != "id", key != "title", !only.contains(key) { return s.skipValue(depth: 1) }
+        let wellFormed = scanner.rawMembers { s, name in
+            guard let (field, bit) = Field.named(name) else {
+                // A name with an escape may still be a field: JSONDecoder decides.
+                if mask == nil || name.bytes.contains(UInt8(ascii: "\\")) { return false }
+                return s.skipValue(depth: 1)
+            }
+            if let mask, field != .id, field != .title, mask & bit == 0 { return s.skipValue(depth: 1) }
             if s.null() { return true }
-            if let path = strings[key] {
-                guard let value = s.string() else { return false }
-                book[keyPath: path] = value
-                return true
-            }
-            if let path = stringLists[key] {
-                guard let value = s.stringArray() else { return false }
-                book[keyPath: path] = value
-                return true
-            }
-            if let path = integers[key] {
-                guard let value = s.int() else { return false }
-                book[keyPath: path] = value
-                return true
-            }
-            if let path = booleans[key] {
-                guard let value = s.boolean() else { return false }
-                book[keyPath: path] = value
-                return true
-            }
-            switch key {
-            case "id": id = s.string(); return id != nil
-            case "title": title = s.string(); return title != nil
-            case "keys":
+            switch field {
+            case .id: id = s.string(); return id != nil
+            case .title: title = s.string(); return title != nil
+            case .keys:
                 guard let value = s.stringArray() else { return false }
                 book.keys = value
                 hasKeys = true
-            case "rating":
-                guard let range = s.rawValue(), let value = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
-                else { return false }
-                book.rating = value
-            case "reads":
-                guard let reads = BookRecordScan.readSpans(&s) else { return false }
-                book.reads = reads
-            case "shelfPositions":
-                guard let positions = BookRecordScan.shelfPositions(&s) else { return false }
-                book.shelfPositions = positions
-            case "provenance":
+                return true
+            case .provenance:
                 var contributions: [Contribution] = []
                 let ok = s.array { s in
                     guard let contribution = Self.contribution(&s) else { return false }
@@ -67,10 +52,60 @@ enum LibraryBookScan {
                 guard ok else { return false }
                 book.provenance = contributions
                 hasProvenance = true
-            default:
-                return false
+                return true
+            case .subtitle: return set(s.string(), &book.subtitle)
+            case .series: return set(s.string(), &book.series)
+            case .seriesPosition: return set(s.string(), &book.seriesPosition)
+            case .author: return set(s.string(), &book.author)
+            case .additionalAuthors: return set(s.stringArray(), &book.additionalAuthors)
+            case .isbn13: return set(s.string(), &book.isbn13)
+            case .isbn10: return set(s.string(), &book.isbn10)
+            case .asin: return set(s.string(), &book.asin)
+            case .publisher: return set(s.string(), &book.publisher)
+            case .binding: return set(s.string(), &book.binding)
+            case .pages: return set(s.int(), &book.pages)
+            case .year: return set(s.int(), &book.year)
+            case .originalYear: return set(s.int(), &book.originalYear)
+            case .editionKey: return set(s.string(), &book.editionKey)
+            case .workKey: return set(s.string(), &book.workKey)
+            case .coverId: return set(s.int(), &book.coverId)
+            case .metadataFields: return set(s.stringArray(), &book.metadataFields)
+            case .shelf: return set(s.string(), &book.shelf)
+            case .shelves: return set(s.stringArray(), &book.shelves)
+            case .rating:
+                guard let range = s.rawValue() else { return false }
+                return set(Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)), &book.rating)
+            case .dateAdded: return set(s.string(), &book.dateAdded)
+            case .reads: return set(BookRecordScan.readSpans(&s), &book.reads)
+            case .readCount: return set(s.int(), &book.readCount)
+            case .review: return set(s.string(), &book.review)
+            case .notes: return set(s.string(), &book.notes)
+            case .owned: return set(s.boolean(), &book.owned)
+            case .ownedCopies: return set(s.int(), &book.ownedCopies)
+            case .shelfPositions: return set(BookRecordScan.shelfPositions(&s), &book.shelfPositions)
+            case .spoiler: return set(s.boolean(), &book.spoiler)
+            case .recommendedFor: return set(s.string(), &book.recommendedFor)
+            case .recommendedBy: return set(s.string(), &book.recommendedBy)
+            case .purchaseDate: return set(s.string(), &book.purchaseDate)
+            case .purchaseLocation: return set(s.string(), &book.purchaseLocation)
+            case .condition: return set(s.string(), &book.condition)
+            case .conditionDescription: return set(s.string(), &book.conditionDescription)
+            case .bcid: return set(s.string(), &book.bcid)
+            case .contributors: return set(s.string(), &book.contributors)
+            case .moods: return set(s.stringArray(), &book.moods)
+            case .pace: return set(s.string(), &book.pace)
+            case .characterOrPlotDriven: return set(s.string(), &book.characterOrPlotDriven)
+            case .strongCharacterDevelopment: return set(s.string(), &book.strongCharacterDevelopment)
+            case .loveableCharacters: return set(s.string(), &book.loveableCharacters)
+            case .diverseCharacters: return set(s.string(), &book.diverseCharacters)
+            case .flawedCharacters: return set(s.string(), &book.flawedCharacters)
+            case .contentWarnings: return set(s.string(), &book.contentWarnings)
+            case .contentWarningDescription: return set(s.string(), &book.contentWarningDescription)
+            case .enrichment: return set(s.string(), &book.enrichment)
+            case .enrichmentSource: return set(s.string(), &book.enrichmentSource)
+            case .needsReview: return set(s.boolean(), &book.needsReview)
+            case .reviewDecision: return set(s.string(), &book.reviewDecision)
             }
-            return true
         }
         guard wellFormed, scanner.atEnd(), let id, let title, hasKeys, hasProvenance else { return nil }
         book.id = id
@@ -78,11 +113,55 @@ enum LibraryBookScan {
         return book
     }
 
+    /// Stores a value read (false: there was none to read).
+    @inline(__always)
+    private static func set<Value>(_ value: Value?, _ target: inout Value?) -> Bool {
+        guard let value else { return false }
+        target = value
+        return true
+    }
+
+    /// The members of a library line, named as in the JSON.
+    enum Field: String, CaseIterable {
+        case id, keys, title, subtitle, series, seriesPosition, author, additionalAuthors, isbn13, isbn10, asin, publisher,
+             binding, pages, year, originalYear, editionKey, workKey, coverId, metadataFields, shelf, shelves, rating,
+             dateAdded, reads, readCount, review, notes, owned, ownedCopies, shelfPositions, spoiler, recommendedFor,
+             recommendedBy, purchaseDate, purchaseLocation, condition, conditionDescription, bcid, contributors, moods, pace,
+             characterOrPlotDriven, strongCharacterDevelopment, loveableCharacters, diverseCharacters, flawedCharacters,
+             contentWarnings, contentWarningDescription, enrichment, enrichmentSource, needsReview, reviewDecision, provenance
+
+        /// The fields named in `names` as a mask of their bits (names that are no field are left out).
+        static func mask(of names: Set<String>) -> UInt64 {
+            zip(allCases, 0...).reduce(0) { mask, entry in names.contains(entry.0.rawValue) ? mask | 1 << entry.1 : mask }
+        }
+
+        /// The field a member name spells, compared as bytes (no `String` made), and its bit.
+        static func named(_ name: MemberName) -> (Field, UInt64)? {
+            let count = name.bytes.count
+            guard count < byLength.count else { return nil }
+            for entry in byLength[count]
+            where entry.spelling.withUnsafeBytes({ memcmp($0.baseAddress!, name.bytes.baseAddress!, count) == 0 }) {
+                return (entry.field, entry.bit)
+            }
+            return nil
+        }
+
+        /// The fields' spellings by their length in bytes, with their bits.
+        private static let byLength: [[(spelling: [UInt8], field: Field, bit: UInt64)]] = {
+            var table = [[(spelling: [UInt8], field: Field, bit: UInt64)]](
+                repeating: [], count: 1 + allCases.map(\.rawValue.utf8.count).max()!)
+            for (field, index) in zip(allCases, 0...) {
+                table[field.rawValue.utf8.count].append((Array(field.rawValue.utf8), field, 1 << UInt64(index)))
+            }
+            return table
+        }()
+    }
+
     static func contribution(_ s: inout JSONScanner) -> Contribution? {
         var importId: String?, format: SourceFormat?, lines: [Int]?, rowIds: [String]?, fields: [String]?
-        let ok = s.members { s, key in
+        let ok = s.rawMembers { s, name in
             if s.null() { return true }
-            switch key {
+            switch name {
             case "importId": importId = s.string(); return importId != nil
             case "format": format = s.string().flatMap(SourceFormat.init(rawValue:)); return format != nil
             case "rowIds": rowIds = s.stringArray(); return rowIds != nil
@@ -106,7 +185,7 @@ enum LibraryBookScan {
     /// The book of line `line` of `path`: the fast path, else `JSONDecoder`; a line neither accepts
     /// is `FileError.corrupt` naming the file and line.
     static func decode(_ bytes: UnsafeRawBufferPointer, decoder: JSONDecoder, path: String, line: Int,
-                       only: Set<String>? = nil) throws -> LibraryBook {
+                       only: UInt64? = nil) throws -> LibraryBook {
         if let book = scan(bytes, only: only) { return book }
         do {
             return try decoder.decode(LibraryBook.self, from: Data(bytes))
@@ -114,31 +193,6 @@ enum LibraryBookScan {
             throw FileError.corrupt(path: path, line: line, reason: "invalid book: \(describeDecoding(error))")
         }
     }
-
-    // The fields by JSON type (`nonisolated(unsafe)`: constants; key paths are not `Sendable`).
-    nonisolated(unsafe) static let strings: [String: WritableKeyPath<LibraryBook, String?>] = [
-        "subtitle": \.subtitle, "series": \.series, "seriesPosition": \.seriesPosition, "author": \.author,
-        "isbn13": \.isbn13, "isbn10": \.isbn10, "asin": \.asin, "publisher": \.publisher, "binding": \.binding,
-        "editionKey": \.editionKey, "workKey": \.workKey, "shelf": \.shelf, "dateAdded": \.dateAdded, "review": \.review,
-        "notes": \.notes, "enrichment": \.enrichment, "enrichmentSource": \.enrichmentSource,
-        "reviewDecision": \.reviewDecision, "recommendedFor": \.recommendedFor, "recommendedBy": \.recommendedBy,
-        "purchaseDate": \.purchaseDate, "purchaseLocation": \.purchaseLocation, "condition": \.condition,
-        "conditionDescription": \.conditionDescription, "bcid": \.bcid, "contributors": \.contributors, "pace": \.pace,
-        "characterOrPlotDriven": \.characterOrPlotDriven, "strongCharacterDevelopment": \.strongCharacterDevelopment,
-        "loveableCharacters": \.loveableCharacters, "diverseCharacters": \.diverseCharacters,
-        "flawedCharacters": \.flawedCharacters, "contentWarnings": \.contentWarnings,
-        "contentWarningDescription": \.contentWarningDescription,
-    ]
-    nonisolated(unsafe) static let stringLists: [String: WritableKeyPath<LibraryBook, [String]?>] = [
-        "additionalAuthors": \.additionalAuthors, "metadataFields": \.metadataFields, "shelves": \.shelves, "moods": \.moods,
-    ]
-    nonisolated(unsafe) static let integers: [String: WritableKeyPath<LibraryBook, Int?>] = [
-        "pages": \.pages, "year": \.year, "originalYear": \.originalYear, "coverId": \.coverId, "readCount": \.readCount,
-        "ownedCopies": \.ownedCopies,
-    ]
-    nonisolated(unsafe) static let booleans: [String: WritableKeyPath<LibraryBook, Bool?>] = [
-        "owned": \.owned, "spoiler": \.spoiler, "needsReview": \.needsReview,
-    ]
 }
 
 extension JSONScanner {

@@ -12,12 +12,13 @@ public enum LibraryBooks {
                                _ body: (LibraryBook, UnsafeRawBufferPointer) throws -> Void) throws {
         try requireLibrary(path)
         let decoder = JSONDecoder()
+        let mask = fields.map(LibraryBookScan.Field.mask(of:))
         var index = 0
         try LineReader.forEachLine(path: path) { bytes, number in
             guard !bytes.isEmpty else { return }
             defer { index += 1 }
             if let only, !only(index) { return }
-            try body(try LibraryBookScan.decode(bytes, decoder: decoder, path: path, line: number, only: fields), bytes)
+            try body(try LibraryBookScan.decode(bytes, decoder: decoder, path: path, line: number, only: mask), bytes)
         }
     }
 

@@ -26,33 +26,25 @@ public enum LibraryPage {
         let library = workspace.libraryFile
         let exists = FileManager.default.fileExists(atPath: library)
         var stats = LibraryStats()
-        var keys: [String] = []
+        // One pass: the counts, and the books listed so far (the `maximumRows` latest by
+        // `listingKey`, kept as a heap). Reading the library again for the rows was a second
+        // inflate and scan of the whole file, 40 % of render's time (perf, 200k books); keeping
+        // every book's key for the cut was 190,000 strings.
+        var listed = ListedBooks(capacity: maximumRows)
         if exists {
-            // The counts and the listing order need a few fields of each book; decoding whole
-            // books here was most of the page's time at 200,000 books (1.2 s, release).
-            try LibraryBooks.forEach(path: library, fields: LibraryStats.fields.union(["dateAdded"])) { book, _ in
+            try LibraryBooks.forEach(path: library, fields: LibraryStats.fields.union(rowFields)) { book, _ in
                 stats.add(book)
-                keys.append(listingKey(book))
+                listed.offer(book)
             }
         }
-        // Which books are listed (by index in the file), when not every book is: the second pass
-        // decodes only those.
-        var listed: [Bool]?
-        if keys.count > maximumRows {
-            let threshold = keys.sorted(by: >)[maximumRows - 1]
-            listed = keys.map { $0 >= threshold }
-        }
-        keys = []
         let file = try AtomicFile(path: target)
         try file.write(head(stats, listed: min(stats.books, maximumRows)))
         var rows = ""
-        if exists {
-            try LibraryBooks.forEach(path: library, only: listed.map { listed in { listed[$0] } }) { book, _ in
-                rows += row(book)
-                if rows.utf8.count > 1 << 16 {
-                    try file.write(rows)
-                    rows = ""
-                }
+        try listed.forEachInFileOrder { book in
+            rows += row(book)
+            if rows.utf8.count > 1 << 16 {
+                try file.write(rows)
+                rows = ""
             }
         }
         try file.write(rows + tail)
@@ -62,6 +54,92 @@ public enum LibraryPage {
 
     /// Orders books for the cap: date added, then id (unique).
     static func listingKey(_ book: LibraryBook) -> String { (book.dateAdded ?? "") + " " + book.id }
+
+    /// The members of a library line the listing order and `row` read (besides `id` and `title`).
+    static let rowFields: Set<String> = ["dateAdded", "reads", "rating", "shelf", "shelves", "series", "seriesPosition",
+                                         "author", "coverId", "isbn13", "isbn10", "pages"]
+
+    /// The books with the `capacity` greatest listing keys of those offered: a min-heap of keys
+    /// over slots holding what `row` reads of each book (a whole `LibraryBook` per listed book, and
+    /// moving books within the heap, doubled render's memory and cost more than the pass it saves).
+    struct ListedBooks {
+        let capacity: Int
+        /// The heap: each position's key and slot.
+        private var keys: [String] = []
+        private var slots: [Int] = []
+        /// By slot: the book's row fields and its index in the file.
+        private var books: [ListedBook] = []
+        private var indices: [Int] = []
+        private var offered = 0
+
+        init(capacity: Int) { self.capacity = capacity }
+
+        /// The next book of the file.
+        mutating func offer(_ book: LibraryBook) {
+            defer { offered += 1 }
+            guard capacity > 0 else { return }
+            let key = listingKey(book)
+            if keys.count < capacity {
+                books.append(ListedBook(book))
+                indices.append(offered)
+                keys.append(key)
+                slots.append(books.count - 1)
+                var child = keys.count - 1
+                while child > 0, keys[child] < keys[(child - 1) / 2] {
+                    swap(child, (child - 1) / 2)
+                    child = (child - 1) / 2
+                }
+            } else if key > keys[0] {
+                books[slots[0]] = ListedBook(book)
+                indices[slots[0]] = offered
+                keys[0] = key
+                var parent = 0
+                while true {
+                    var least = parent
+                    let left = 2 * parent + 1, right = left + 1
+                    if left < keys.count, keys[left] < keys[least] { least = left }
+                    if right < keys.count, keys[right] < keys[least] { least = right }
+                    guard least != parent else { break }
+                    swap(parent, least)
+                    parent = least
+                }
+            }
+        }
+
+        private mutating func swap(_ i: Int, _ j: Int) {
+            keys.swapAt(i, j)
+            slots.swapAt(i, j)
+        }
+
+        /// Calls `body` with the books kept, in the order they were offered.
+        func forEachInFileOrder(_ body: (LibraryBook) throws -> Void) rethrows {
+            for slot in books.indices.sorted(by: { indices[$0] < indices[$1] }) { try body(books[slot].book) }
+        }
+    }
+
+    /// The members of a listed book that `rowFields` name.
+    struct ListedBook {
+        var id, title: String
+        var dateAdded, shelf, series, seriesPosition, author, isbn13, isbn10: String?
+        var reads: [ReadSpan]?
+        var shelves: [String]?
+        var rating: Double?
+        var coverId, pages: Int?
+
+        init(_ book: LibraryBook) {
+            (id, title, dateAdded, shelf, series, seriesPosition) = (book.id, book.title, book.dateAdded, book.shelf, book.series, book.seriesPosition)
+            (author, isbn13, isbn10, reads, shelves) = (book.author, book.isbn13, book.isbn10, book.reads, book.shelves)
+            (rating, coverId, pages) = (book.rating, book.coverId, book.pages)
+        }
+
+        var book: LibraryBook {
+            var book = LibraryBook(id: id, title: title)
+            (book.dateAdded, book.shelf, book.series, book.seriesPosition) = (dateAdded, shelf, series, seriesPosition)
+            (book.author, book.isbn13, book.isbn10, book.reads, book.shelves) = (author, isbn13, isbn10, reads, shelves)
+            (book.rating, book.coverId, book.pages) = (rating, coverId, pages)
+            return book
+        }
+    }
 
     static func head(_ stats: LibraryStats, listed: Int) -> String {
         let finished = stats.finishedPerYear.values.reduce(0, +)
