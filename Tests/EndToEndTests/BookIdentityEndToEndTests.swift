@@ -163,6 +163,25 @@ import TestSupport
         #expect(again.status == 0 && !again.stdout.contains("library rebuilt"), "\(again)")
     }
 
+    /// A library holding the books of an import no longer stored under runs/ (`shelfline clean`) is
+    /// not rebuilt after such an export: that import's books would be lost. The run says so, and
+    /// succeeds, its rows in the library.
+    @Test(.bug(id: 21)) func noRebuildLosesTheBooksOfAnImportNoLongerStored() throws {
+        let dir = TemporaryDirectory("identity-reveal-cleaned")
+        let (first, second) = try twoExportsRevealingAnISBNsTitle(in: dir)
+        let earlier = dir.file("earlier.csv"), workspace = dir.file("ws")
+        try export([("New Book", "Ed New", "new")], from: 50).write(toFile: earlier, atomically: true, encoding: .utf8)
+        let arguments = { (csv: String) in ["run", "--csv", csv, "--config", Self.config, "--workspace", workspace] }
+        #expect(try run(arguments(earlier), in: dir).status == 0)
+        #expect(try run(["clean", "--config", Self.config, "--workspace", workspace], in: dir).status == 0)
+        #expect(try run(arguments(first), in: dir).status == 0)
+        let result = try run(arguments(second), in: dir)
+        #expect(result.status == 0 && !result.stdout.contains("library rebuilt"), "\(result)")
+        #expect(result.stderr.contains("was not rebuilt") && result.stderr.contains("no longer stored"), "\(result)")
+        let report = try readJSONFile(MergeReport.self, from: workspace + "/runs/latest/merge-report.json")
+        #expect(report.booksToRebuild == 1 && report.libraryBooks == 2, "the earlier import's book is kept: \(report)")
+    }
+
     /// `shelfline rebuild` learns what every stored import says of an ISBN's title before replaying
     /// the first: a library lost and rebuilt keeps the two books apart, byte for byte as before.
     @Test(.bug(id: 21)) func rebuildLearnsAnISBNsTitleFromEveryStoredImport() throws {
