@@ -2,6 +2,7 @@ import Foundation
 import ShelflineCore
 import ShelflineLibrary
 import ShelflineOrchestrator
+import ShelflineRender
 
 /// Rebuilds the library from the imports stored under `runs/`: each finished run's records merged
 /// again, in the order they were first imported, into an empty library with the review decisions
@@ -103,6 +104,8 @@ extension LibraryRebuild {
                 return []
             }
             let outcome = try run { _ in }
+            // Render wrote the library page before the rebuild: it shows the library as rebuilt.
+            if outcome.changed { _ = try LibraryPage.write(workspace: workspace) }
             return ["library rebuilt from \(outcome.runs.count) stored import(s), what every import says of its ISBNs known from the start: "
                     + "\(outcome.books) books" + (outcome.changed ? "" : " (unchanged)")]
         } catch {
