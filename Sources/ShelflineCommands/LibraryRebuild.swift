@@ -2,6 +2,7 @@ import Foundation
 import ShelflineCore
 import ShelflineLibrary
 import ShelflineOrchestrator
+import ShelflineRender
 
 /// Rebuilds the library from the imports stored under `runs/`: each finished run's records merged
 /// again, in the order they were first imported, into an empty library with the review decisions
@@ -11,12 +12,21 @@ import ShelflineOrchestrator
 /// come apart), or one damaged or lost (no previous generation needed). Merge is deterministic,
 /// so a library built by this version from the same runs comes back byte-identical, and nothing
 /// is written. The runs' own files are not touched; each merge's report, ledger and review list
-/// go to a scratch directory removed at the end.
+/// go to a scratch directory removed at the end (the ledgers kept under `ledgers` when given).
+///
+/// What the rows sharing an ISBN say of its title is learnt from every run's records first
+/// (`ISBNTitles`) and known to each replay from its first row: a row an earlier export filed under
+/// its main title alone (`War` with the ISBN of `War: volume 0`) is then its own book from the
+/// start, and the plain `War` rows of that export no longer join it. Merge alone cannot part them
+/// once folded (`MergeReport.booksToRebuild`); `shelfline run` rebuilds after such an import.
 struct LibraryRebuild {
     var workspace: Workspace
     var config: PipelineConfig
     var dedupe: DedupeParameters
     var merge: MergeParameters
+    /// Where to keep each run's ledger as rebuilt (`<ledgers>/<run id>/ledger.ndjson.gz`): where
+    /// its rows are in the rebuilt library. Nil: not kept.
+    var ledgers: String? = nil
 
     struct Outcome: Equatable {
         var runs: [String]
@@ -45,6 +55,7 @@ struct LibraryRebuild {
         let runs = runs()
         var books = 0
         func name(_ role: StageFileRole) -> String { files.input(.merge, role) ?? StageName.merge.stage.defaultInput(role) }
+        let titles = try ISBNTitles.learn(from: runs.map { $0.file(name(.records)) }, parameters: dedupe)
         for (number, run) in runs.enumerated() {
             let out = scratch.root + "/runs/" + run.id
             try Workspace.makeDirectory(out)
@@ -52,8 +63,13 @@ struct LibraryRebuild {
                                        rejects: run.file(name(.rejects)), report: out + "/merge-report.json",
                                        ledger: out + "/ledger.ndjson.gz", review: out + "/review.json",
                                        failedRows: out + "/failed-rows.csv", importId: run.id, progress: nil)
-            let report = try MergeStage.run(request, workspace: scratch, dedupe: dedupe, parameters: merge)
+            let report = try MergeStage.run(request, workspace: scratch, dedupe: dedupe, parameters: merge, isbnTitles: titles)
             books = report.libraryBooks
+            if let ledgers {
+                let kept = ledgers + "/" + run.id
+                try Workspace.makeDirectory(kept)
+                try AtomicFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: request.ledger))), to: kept + "/ledger.ndjson.gz")
+            }
             progress("rebuild: \(number + 1)/\(runs.count) run \(run.id): \(report.libraryBooks) books")
         }
         let rebuilt = scratch.libraryFile
@@ -69,5 +85,50 @@ struct LibraryRebuild {
         let intact = (try? GzipReader(path: workspace.libraryFile).forEachLine { _, _ in }) != nil
         try LibraryFile(workspace: workspace).publish(rebuilt, keepingPrevious: intact)
         return Outcome(runs: runs.map(\.id), books: books, changed: true)
+    }
+}
+
+extension LibraryRebuild {
+    /// After an import that found books of the library only a rebuild can part
+    /// (`MergeReport.booksToRebuild`; `shelfline run` calls it under the lock): the library rebuilt
+    /// from the stored imports, when they still hold every import the library was built from.
+    /// Never fails the import, which is in the library either way: a rebuild that cannot be made is
+    /// an error line saying what to do. Returns the lines to show.
+    func afterImport(log: Logfmt) -> [String] {
+        do {
+            let missing = try importsMissingFromRuns()
+            guard missing.isEmpty else {
+                log.error("shelfline: some books of the library may hold another book's rows, but the library was not rebuilt: "
+                          + "\(missing.count) of its imports are no longer stored under runs/ (removed by `shelfline clean`?), "
+                          + "and a rebuild would lose their books (first: \(missing[0])); re-import those exports to part them")
+                return []
+            }
+            let outcome = try run { _ in }
+            // Render wrote the library page before the rebuild: it shows the library as rebuilt.
+            if outcome.changed { _ = try LibraryPage.write(workspace: workspace) }
+            return ["library rebuilt from \(outcome.runs.count) stored import(s), what every import says of its ISBNs known from the start: "
+                    + "\(outcome.books) books" + (outcome.changed ? "" : " (unchanged)")]
+        } catch {
+            log.error("shelfline: some books of the library may hold another book's rows; rebuilding it failed: \(error); "
+                      + "run `shelfline rebuild` once the cause is fixed")
+            return []
+        }
+    }
+
+    /// The import ids the library's books name (`Contribution.importId`) that no finished run under
+    /// `runs/` has: a rebuild would leave their books out.
+    func importsMissingFromRuns() throws -> [String] {
+        let library = workspace.libraryFile
+        guard FileManager.default.fileExists(atPath: library) else { return [] }
+        struct Imports: Decodable {
+            struct Contribution: Decodable { var importId: String }
+            var provenance: [Contribution]
+        }
+        var imports = Set<String>()
+        let decoder = JSONDecoder()
+        try GzipReader(path: library).forEachLine { bytes, _ in
+            for contribution in try decoder.decode(Imports.self, from: Data(bytes)).provenance { imports.insert(contribution.importId) }
+        }
+        return imports.subtracting(runs().map(\.id)).sorted()
     }
 }

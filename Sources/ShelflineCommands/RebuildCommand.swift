@@ -16,13 +16,21 @@ public struct RebuildCommand: AsyncParsableCommand {
             <workspace>/library/decisions.json; then publishes it as the new library, keeping the \
             current one as library.previous.ndjson.gz. Use it after an upgrade that changes how \
             books are identified (books an earlier version folded together come apart), or to \
-            recover a damaged or deleted library. A library this version built from the same runs \
-            comes back byte-identical, and then nothing is written. Holds the workspace lock \
+            recover a damaged or deleted library. What the rows sharing an ISBN say of its title is \
+            learnt from every stored import first, so a row one export filed under its main title \
+            alone is its book from the start (`shelfline run` rebuilds by itself after an import that \
+            shows such a book: merge's report counts them, booksToRebuild). A library this version \
+            built from the same runs comes back byte-identical, and then nothing is written. \
+            --ledgers DIR keeps each import's ledger as rebuilt, DIR/<run-id>/ledger.ndjson.gz: \
+            where its rows are in the rebuilt library. Holds the workspace lock \
             (exit 75 while an import runs). The runs' own files are not changed; the next `run` \
             of an import re-merges it (a no-op for the library).
             """))
 
     @OptionGroup public var common: CommonOptions
+
+    @Option(name: .long, help: "Keep each import's ledger as rebuilt in DIR/<run-id>/ledger.ndjson.gz.")
+    var ledgers: String?
 
     public init() {}
 
@@ -33,7 +41,8 @@ public struct RebuildCommand: AsyncParsableCommand {
             defer { withExtendedLifetime(lock) {} }
             let rebuild = LibraryRebuild(workspace: context.workspace, config: context.config,
                                          dedupe: try context.parameters(DedupeParameters.self),
-                                         merge: try context.parameters(MergeParameters.self))
+                                         merge: try context.parameters(MergeParameters.self),
+                                         ledgers: try ledgers.map { try Workspace.absolute($0, role: .output) })
             let outcome = try rebuild.run { line in if !common.quiet { print(line) } }
             if !common.quiet {
                 let what = outcome.changed ? "library rebuilt" : "library unchanged (already as the runs build it)"

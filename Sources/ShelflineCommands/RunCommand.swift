@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ShelflineActivity
 import ShelflineCore
+import ShelflineLibrary
 import ShelflineStageCLI
 import ShelflineOrchestrator
 import ShelflineRender
@@ -63,12 +64,16 @@ public struct RunCommand: StageCommand {
         try setup.validateStageParameters()
         // `apns` is decoded by shelfline-push; checked here too, so a typo is 78 before the import, not a push failing after it.
         _ = try APNsConfig.decode(setup.config.apns, configPath: setup.configPath)
-        let lifecycle = ImportLifecycle(
+        var lifecycle = ImportLifecycle(
             config: setup.config, configPath: setup.configPath, workspace: setup.workspace, binDirectory: setup.binDirectory,
             log: context.log, quiet: common.quiet, logfmt: logFormat == .logfmt, now: context.now,
             cancellation: context.cancellation,
             makeRunner: { setup.runner(context: context, quiet: common.quiet) },
             makeActivity: { try LiveImportActivity(setup: setup, context: context, sourceFile: $0) })
+        let rebuild = LibraryRebuild(workspace: setup.workspace, config: setup.config,
+                                     dedupe: try context.parameters(DedupeParameters.self),
+                                     merge: try context.parameters(MergeParameters.self))
+        lifecycle.rebuildLibrary = { rebuild.afterImport(log: context.log) }
         if let inbox {
             try lifecycle.run(.inbox(inbox, settleSeconds: settle))
         } else if let csv {

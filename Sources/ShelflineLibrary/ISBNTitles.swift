@@ -10,20 +10,37 @@ import ShelflineCore
 /// Book Three` is `Book Three`, whichever row comes first). Not kept while resolving: at 2,000,000
 /// rows the table was 17 MB of dedupe's peak, for files that mostly never need it.
 ///
+/// `shelfline rebuild` learns it from every stored import's records at once
+/// (`learn(from:parameters:)` with their paths in import order) and replays each import with it, so
+/// what a later export says of an ISBN is known when an earlier one is replayed (docs/library.md).
+///
 /// Memory: only ISBNs that some row names with a subtitle or a series number are kept (a row
 /// without either says nothing another row lacks), 12 bytes each plus their index slot.
-struct ISBNTitles {
+public struct ISBNTitles {
     private var index = KeyIndex()
     private var isbns: [UInt64] = []
     private var mains: [UInt64] = []
     private var descriptors: [UInt32] = []
 
+    public init() {}
+
     /// What the rows of the records file at `path` say of their ISBNs' titles.
     static func learn(from path: String, parameters: DedupeParameters) throws -> ISBNTitles {
+        try learn(from: [path], parameters: parameters)
+    }
+
+    /// What the rows of all the records files at `paths` say together of their ISBNs' titles (an
+    /// ISBN's first main title, in the order given, is the one kept).
+    public static func learn(from paths: [String], parameters: DedupeParameters) throws -> ISBNTitles {
         var titles = ISBNTitles()
-        try KeyedRecords.forEach(path: path, parameters: parameters) { keyed, _ in titles.note(keyed.keys) }
+        for path in paths {
+            try KeyedRecords.forEach(path: path, parameters: parameters) { keyed, _ in titles.note(keyed.keys) }
+        }
         return titles
     }
+
+    /// How many ISBNs are kept (named with a subtitle or series number by some row).
+    public var count: Int { isbns.count }
 
     /// Adds what `keys`' title says of its ISBN.
     mutating func note(_ keys: RecordKeys) {

@@ -208,6 +208,13 @@ public struct KeyResolver {
     public private(set) var needsISBNTitles = false
     /// `isbnTitles` was given (a second pass).
     private var titlesGiven = false
+    /// Books of the library that a row with an ISBN taught a title which the library's own title
+    /// for them does not join (`War` learning it is `War: volume 0`): rows of earlier imports that
+    /// joined such a book by title alone may be another book, and the library cannot tell which
+    /// (it keeps no row's title). Only rebuilding it from the stored imports, with what every
+    /// import's rows say of their ISBNs known from the start, parts them (`shelfline rebuild`).
+    private var libraryBooksTaught: Set<Int32> = []
+    public var libraryBooksToRebuild: Int { libraryBooksTaught.count }
     public let parameters: DedupeParameters
 
     /// `scratchDirectory`: where the books' ids and title nodes are spooled (files unlinked once
@@ -249,6 +256,7 @@ public struct KeyResolver {
             guard !known.isClosed else { return }
             let learnt = known.together(with: descriptor)
             guard learnt != known else { return }
+            noteLibraryBookTaught(entity, known: known, becoming: learnt)
             var node = own.node
             node.descriptor = learnt.rawValue
             node.learnt = true
@@ -379,7 +387,17 @@ public struct KeyResolver {
     /// A row with an ISBN teaches `node` (now `taught`) something: had it been known when a row
     /// of the file joined this book by title alone, that row might not have joined it.
     private mutating func noteTitleTaught(by keys: RecordKeys, to node: TitleNode, becoming taught: TitleDescriptor) {
-        if !titlesGiven, keys.isbnHash != nil, node.consultedAnswerDiffers(from: taught) { needsISBNTitles = true }
+        guard keys.isbnHash != nil else { return }
+        if !titlesGiven, node.consultedAnswerDiffers(from: taught) { needsISBNTitles = true }
+        noteLibraryBookTaught(node.entity, known: TitleDescriptor(rawValue: node.descriptor), becoming: taught)
+    }
+
+    /// A library book whose title `known` becomes `taught`: when a row of its own title (`known`)
+    /// would not join `taught`, rows of earlier imports that joined it by title alone may be
+    /// another book (`libraryBooksToRebuild`).
+    private mutating func noteLibraryBookTaught(_ entity: Int32, known: TitleDescriptor, becoming taught: TitleDescriptor) {
+        guard entities[entity].inLibrary, !taught.isCompatible(with: known) else { return }
+        libraryBooksTaught.insert(entity)
     }
 
     /// Resolves one record of the file being imported (records must come in file order).

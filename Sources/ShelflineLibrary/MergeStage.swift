@@ -142,7 +142,7 @@ public enum MergeStage {
     public static func run(_ request: MergeRequest, workspace: Workspace, dedupe: DedupeParameters = DedupeParameters(),
                            parameters: MergeParameters = MergeParameters(),
                            cancellation: CancellationFlag? = nil, log: Logfmt? = nil,
-                           now: (@Sendable () -> Date)? = nil) throws -> MergeReport {
+                           now: (@Sendable () -> Date)? = nil, isbnTitles: ISBNTitles? = nil) throws -> MergeReport {
         let parse = try readJSONFile(ParseReport.self, from: request.parseReport)
         var rejects: [RejectedRow] = []
         if let path = request.rejects, parse.rowsRejected > 0 || FileManager.default.fileExists(atPath: path) {
@@ -168,7 +168,8 @@ public enum MergeStage {
 
         // Pass 1: resolve, ledger, partition. Twice when the resolver says the file needs what its
         // ISBNs' rows say of their titles known from the first row (`KeyResolver.use`), as dedupe.
-        var titles: ISBNTitles?
+        // `isbnTitles` given (rebuild: what every stored import says): with them, in one pass.
+        var titles = isbnTitles
         var resolver: KeyResolver, scan: LibraryFile.Scan, buckets: [BucketFile], ledger: NDJSONWriter<LedgerEntry>
         var enrichment: EnrichmentCounts, reviewItems: [(id: UInt64, item: ReviewItem)], ruledOut: [ReviewItem]
         var notEnriched: FailedRowSpool
@@ -252,6 +253,7 @@ public enum MergeStage {
                 titles = try ISBNTitles.learn(from: request.records, parameters: dedupe)
             }
         } while again
+        let booksToRebuild = resolver.libraryBooksToRebuild
         // The fold needs no key index: its memory goes before pass 2 takes its own (issue 12).
         resolver.release()
 
@@ -306,7 +308,7 @@ public enum MergeStage {
                                  failedRows: relative(request.failedRows, to: request.report),
                                  notEnrichedRows: parameters.failedRowsIncludeNotEnriched
                                      ? relative(FailedRowsExport.notEnrichedPath(besides: request.failedRows), to: request.report) : nil,
-                                 reviewOpen: reviewOpen)
+                                 reviewOpen: reviewOpen, booksToRebuild: booksToRebuild > 0 ? booksToRebuild : nil)
         progress.finish(finished: true, counts: outcomes.progressCounts)
         progressFinished = true
         log?.event(["stage": "merge", "import": importId, "rows": parse.rowsRead, "added": outcomes.added,

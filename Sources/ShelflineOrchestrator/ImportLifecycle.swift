@@ -32,6 +32,11 @@ public struct ImportLifecycle {
     public var makeActivity: (String?) throws -> any ImportActivity
     /// Where the summary and next steps go (stdout).
     public var output: (String) -> Void = { print($0) }
+    /// Called, under the lock, after an import whose merge found books of the library that only a
+    /// rebuild from the stored imports can part (`MergeReport.booksToRebuild`); returns the lines
+    /// to show. The command layer supplies it: the rebuild merges in this process, with the library
+    /// stage's code, which the orchestrator does not link.
+    public var rebuildLibrary: (() -> [String])?
 
     public init(config: PipelineConfig, configPath: String, workspace: Workspace, binDirectory: String, log: Logfmt,
                 quiet: Bool, logfmt: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
@@ -117,6 +122,9 @@ public struct ImportLifecycle {
                 let prefix = outcome.stagesRun.isEmpty ? "already imported; nothing to do. Earlier summary: " : ""
                 output(prefix + outcome.summary)
                 for line in outcome.nextSteps { output(line) }
+            }
+            if outcome.stagesRun.contains(.merge), (outcome.report?.booksToRebuild ?? 0) > 0, let rebuildLibrary {
+                for line in rebuildLibrary() where !quiet { output(line) }
             }
             if config.apns != nil {
                 sendPushes()

@@ -84,6 +84,11 @@ public struct MergeReport: Codable, Sendable, Equatable, FileStageReport {
     /// Rows still needing a review decision after the decisions file was applied: the rows of
     /// `review`. Absent in reports written before it existed (`rowsToReview` falls back).
     public var reviewOpen: Int?
+    /// Books of the library this import showed to be another title than the library knew them by
+    /// (a row with the ISBN of `War: volume 0` had been filed under `War`): rows of earlier imports
+    /// may have joined them by title alone and be other books, which only rebuilding the library
+    /// from the stored imports parts (`shelfline run` does it then; docs/library.md). Absent: none.
+    public var booksToRebuild: Int?
 
     /// The one count of rows still to review, after decisions: what the run summary, the import
     /// Live Activity, the report page and notify's `needsReview` event all show. Lookup's
@@ -97,7 +102,8 @@ public struct MergeReport: Codable, Sendable, Equatable, FileStageReport {
 
     public init(importId: String, rowsRead: Int, outcomes: ImportOutcomes, enrichment: EnrichmentCounts,
                 libraryBooks: Int, ledger: String, review: String, failedRows: String, notEnrichedRows: String? = nil,
-                reviewOpen: Int? = nil) {
+                reviewOpen: Int? = nil, booksToRebuild: Int? = nil) {
+        self.booksToRebuild = booksToRebuild
         self.notEnrichedRows = notEnrichedRows
         self.reviewOpen = reviewOpen
         self.importId = importId

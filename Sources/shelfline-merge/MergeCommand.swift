@@ -16,7 +16,9 @@ public struct MergeCommand: PipelineStageCommand {
             --parse-report, --rejects, the library <workspace>/library/library.ndjson.gz and review \
             decisions <workspace>/library/decisions.json. Writes a new library generation (only when \
             something changed; the previous one is kept as library.previous.ndjson.gz), --report \
-            (outcomes rejected+added+updated+duplicateInFile = rowsRead, enrichment counts), --ledger \
+            (outcomes rejected+added+updated+duplicateInFile = rowsRead, enrichment counts; \
+            booksToRebuild: library books this import showed to be another title than they were \
+            filed under, which only `shelfline rebuild` parts), --ledger \
             (one line per source row), --review (rows needing review), --failed-rows (the source's \
             header and the original bytes of rejected and not-enriched rows) and, with --progress, a \
             progress JSON rewritten about every second while it runs. Holds an exclusive lock \

@@ -13,12 +13,13 @@ import TestSupport
         + "Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,"
         + "Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies\n"
 
-    /// A Goodreads row without ISBN (as Kindle rows are).
-    static func row(_ id: Int, _ title: String, _ author: String, rating: Int = 0, shelf: String = "read") -> String {
+    /// A Goodreads row, without ISBN (as Kindle rows are) unless `isbn13` is given.
+    static func row(_ id: Int, _ title: String, _ author: String, rating: Int = 0, shelf: String = "read",
+                    isbn13: String = "") -> String {
         func cell(_ text: String) -> String {
             text.contains(",") || text.contains("\"") ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
         }
-        return "\(id),\(cell(title)),\(cell(author)),,,=\"\",=\"\",\(rating),4.0,Press,Kindle Edition,,,,,2024/01/0\(id % 9 + 1),\(shelf),,\(shelf),,,,1,0\n"
+        return "\(id),\(cell(title)),\(cell(author)),,,=\"\",=\"\(isbn13)\",\(rating),4.0,Press,Kindle Edition,,,,,2024/01/0\(id % 9 + 1),\(shelf),,\(shelf),,,,1,0\n"
     }
 
     /// (title, author, label): rows with one label are one book.
@@ -106,6 +107,99 @@ import TestSupport
         #expect(report.libraryBooks == 13)
         let dedupe = try readJSONFile([String: Int].self, keys: ["ambiguousTitle"], from: workspace + "/runs/latest/dedupe-report.json")
         #expect(dedupe["ambiguousTitle"] == 1)
+    }
+
+    /// Two exports of one reader: in the first, `Comic` carries the ISBN of `Comic: volume 0` (its
+    /// subtitle dropped) beside a plain `Comic`, another book, so the two rows are one book there;
+    /// the second says what that ISBN is.
+    func twoExportsRevealingAnISBNsTitle(in dir: TemporaryDirectory) throws -> (first: String, second: String) {
+        let first = dir.file("a.csv"), second = dir.file("b.csv"), isbn = "9780375507250"
+        try (Self.header + Self.row(1, "Comic", "Cy Drawer", rating: 5, isbn13: isbn) + Self.row(2, "Comic", "Cy Drawer", rating: 2))
+            .write(toFile: first, atomically: true, encoding: .utf8)
+        try (Self.header + Self.row(1, "Comic: volume 0", "Cy Drawer", rating: 5, isbn13: isbn))
+            .write(toFile: second, atomically: true, encoding: .utf8)
+        return (first, second)
+    }
+
+    /// Lines 2 and 3 of the first export (its two `Comic` rows) in the library as rebuilt: their books.
+    func firstExportsBooks(workspace: String, in dir: TemporaryDirectory) throws -> (ProcessResult, [Int: String]) {
+        let ledgers = dir.file("ledgers")
+        let rebuild = try run(["rebuild", "--config", Self.config, "--workspace", workspace, "--ledgers", ledgers], in: dir)
+        let runs = try FileManager.default.contentsOfDirectory(atPath: ledgers)
+        let first = try #require(runs.first { runId in
+            (try? bookIds(ledgers + "/" + runId + "/ledger.ndjson.gz") { _ in "" })?.count == 2
+        })
+        let ids = try bookIds(ledgers + "/" + first + "/ledger.ndjson.gz") { data in
+            (try! JSONSerialization.jsonObject(with: data) as! [String: Any])["bookId"] as? String
+        }
+        return (rebuild, ids)
+    }
+
+    /// The second export shows the first filed `Comic: volume 0` under `Comic`: merge alone cannot
+    /// part a library book (it keeps no row's title), so `shelfline run` rebuilds the library from
+    /// the stored imports, and the plain `Comic` is a book of its own again.
+    @Test(.bug(id: 21)) func anExportRevealingAnISBNsTitlePartsTheBooksAnEarlierExportFolded() throws {
+        let dir = TemporaryDirectory("identity-reveal")
+        let (first, second) = try twoExportsRevealingAnISBNsTitle(in: dir)
+        let workspace = dir.file("ws")
+        let arguments = { (csv: String) in ["run", "--csv", csv, "--config", Self.config, "--workspace", workspace] }
+        #expect(try run(arguments(first), in: dir).status == 0)
+        #expect(try readJSONFile(MergeReport.self, from: workspace + "/runs/latest/merge-report.json").libraryBooks == 1,
+                "nothing in the first export tells its two rows apart")
+        let result = try run(arguments(second), in: dir)
+        #expect(result.status == 0 && result.stdout.contains("library rebuilt"), "\(result)")
+        let report = try readJSONFile(MergeReport.self, from: workspace + "/runs/latest/merge-report.json")
+        #expect(report.booksToRebuild == 1, "\(report)")
+        var books: [[String]] = []
+        try GzipReader(path: workspace + "/library/library.ndjson.gz").forEachLine { bytes, _ in
+            books.append((try JSONSerialization.jsonObject(with: Data(bytes)) as! [String: Any])["keys"] as! [String])
+        }
+        // The ISBN's book knows its volume; the plain `Comic` is a book of its own, with no ISBN.
+        #expect(books.count == 2 && books.filter { $0.contains("isbn:9780375507250") }.count == 1, "\(books)")
+        let page = try String(contentsOfFile: workspace + "/library.html", encoding: .utf8)
+        #expect(page.contains("2 books"), "the library page, written before the rebuild, is written again")
+        let (rebuild, ids) = try firstExportsBooks(workspace: workspace, in: dir)
+        #expect(rebuild.stdout.contains("library unchanged"), "run left the library as a rebuild makes it: \(rebuild)")
+        #expect(ids[2] != nil && ids[3] != nil && ids[2] != ids[3], "\(ids)")
+        // Importing the second export again finds nothing to part.
+        let again = try run(arguments(second), in: dir)
+        #expect(again.status == 0 && !again.stdout.contains("library rebuilt"), "\(again)")
+    }
+
+    /// A library holding the books of an import no longer stored under runs/ (`shelfline clean`) is
+    /// not rebuilt after such an export: that import's books would be lost. The run says so, and
+    /// succeeds, its rows in the library.
+    @Test(.bug(id: 21)) func noRebuildLosesTheBooksOfAnImportNoLongerStored() throws {
+        let dir = TemporaryDirectory("identity-reveal-cleaned")
+        let (first, second) = try twoExportsRevealingAnISBNsTitle(in: dir)
+        let earlier = dir.file("earlier.csv"), workspace = dir.file("ws")
+        try export([("New Book", "Ed New", "new")], from: 50).write(toFile: earlier, atomically: true, encoding: .utf8)
+        let arguments = { (csv: String) in ["run", "--csv", csv, "--config", Self.config, "--workspace", workspace] }
+        #expect(try run(arguments(earlier), in: dir).status == 0)
+        #expect(try run(["clean", "--config", Self.config, "--workspace", workspace], in: dir).status == 0)
+        #expect(try run(arguments(first), in: dir).status == 0)
+        let result = try run(arguments(second), in: dir)
+        #expect(result.status == 0 && !result.stdout.contains("library rebuilt"), "\(result)")
+        #expect(result.stderr.contains("was not rebuilt") && result.stderr.contains("no longer stored"), "\(result)")
+        let report = try readJSONFile(MergeReport.self, from: workspace + "/runs/latest/merge-report.json")
+        #expect(report.booksToRebuild == 1 && report.libraryBooks == 2, "the earlier import's book is kept: \(report)")
+    }
+
+    /// `shelfline rebuild` learns what every stored import says of an ISBN's title before replaying
+    /// the first: a library lost and rebuilt keeps the two books apart, byte for byte as before.
+    @Test(.bug(id: 21)) func rebuildLearnsAnISBNsTitleFromEveryStoredImport() throws {
+        let dir = TemporaryDirectory("identity-rebuild-learns")
+        let (first, second) = try twoExportsRevealingAnISBNsTitle(in: dir)
+        let workspace = dir.file("ws"), library = workspace + "/library/library.ndjson.gz"
+        for csv in [first, second] {
+            #expect(try run(["run", "--csv", csv, "--config", Self.config, "--workspace", workspace], in: dir).status == 0)
+        }
+        let built = try #require(FileManager.default.contents(atPath: library))
+        try FileManager.default.removeItem(atPath: library)
+        let (rebuild, ids) = try firstExportsBooks(workspace: workspace, in: dir)
+        #expect(rebuild.status == 0 && rebuild.stdout.contains("library rebuilt: 2 books"), "\(rebuild)")
+        #expect(ids[2] != nil && ids[3] != nil && ids[2] != ids[3], "the first export's rows, replayed first, are two books: \(ids)")
+        #expect(FileManager.default.contents(atPath: library) == built)
     }
 
     /// The recovery advice of a damaged library, followed word for word, gives every book back;

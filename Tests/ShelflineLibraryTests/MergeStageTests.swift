@@ -135,6 +135,25 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: workspace.libraryBackup))
     }
 
+    /// A later export naming the subtitle of a library book it finds by ISBN needs no rebuild when
+    /// the book's own title still joins it (`Cloud Atlas` → `Cloud Atlas: A Novel`), and needs one
+    /// when it does not (`Cloud Atlas` → `Cloud Atlas: Book Three`): rows of the first export that
+    /// joined `Cloud Atlas` by title alone may be another book (`MergeReport.booksToRebuild`).
+    @Test(.bug(id: 21)) func aLibraryBookNeedsARebuildOnlyWhenItsOwnTitleNoLongerJoinsIt() throws {
+        let isbn = "9780375507250"
+        _ = try merge(try ImportFixture(directory: temp.file("a"), rows: [
+            row(rec("Cloud Atlas", by: "David Mitchell", isbn13: isbn), id: 1), row(rec("Cloud Atlas", by: "David Mitchell"), id: 2),
+        ]))
+        let novel = try merge(try ImportFixture(directory: temp.file("b"), rows: [
+            row(rec("Cloud Atlas: A Novel", by: "David Mitchell", isbn13: isbn), id: 1),
+        ]), importId: "b")
+        #expect(novel.outcomes.updated == 1 && novel.booksToRebuild == nil, "\(novel)")
+        let third = try merge(try ImportFixture(directory: temp.file("c"), rows: [
+            row(rec("Cloud Atlas: Book Three", by: "David Mitchell", isbn13: isbn), id: 1),
+        ]), importId: "c")
+        #expect(third.outcomes.updated == 1 && third.booksToRebuild == 1, "\(third)")
+    }
+
     @Test(.bug(id: 3)) func reportAndLedgerAccountForEveryRow() throws {
         let rows = [
             row(rec("A", by: "X Y", isbn13: "9780441172719", match: MatchResult(status: .matchedByIsbn, editionKey: "/books/OL1M")), id: 1),

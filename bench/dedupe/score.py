@@ -3,10 +3,14 @@
 
 score.py [--check] LABELS.json MODES.json
 
-MODES.json: [{"name", "files": [{"csv", "ledger", "deduped"?, "report"?}], "library"?}], each mode's
-exports in import order (report: merge-report.json, for the enrichment counts; library: the library
-file after the last, for the work each book was enriched as). A row's book is the ledger's `bookId` for its line (merge's answer); dedupe's `dedupe.bookId`
-is compared with it when the deduped records are given.
+MODES.json: [{"name", "files": [{"csv", "ledger", "deduped"?, "report"?, "rebuilt"?}], "library"?,
+"rebuild"?}], each mode's exports in import order (report: merge-report.json, for the enrichment
+counts; library: the library file after the last, for the work each book was enriched as). A row's
+book is the ledger's `bookId` for its line (merge's answer), or, given `rebuilt` (the ledger
+`shelfline rebuild --ledgers` kept for that import), where the row is in the library as rebuilt
+from the stored imports; `rebuild` is the file holding that rebuild's last line, which must say
+the library was unchanged (`shelfline run` had rebuilt it already). Dedupe's `dedupe.bookId` is
+compared with merge's ledger when the deduped records are given.
 
 Per mode:
 - different-book folds: pairs of different true books whose rows share one book id (target 0),
@@ -49,23 +53,29 @@ def share(part, whole):
 
 def score(mode):
     rows = []  # (file index, label row, book id or None, dedupe book id or None)
+    disagrees = 0
     for index, spec in enumerate(mode["files"]):
         ledger = {entry["line"]: entry for entry in read_lines(spec["ledger"])}
+        final = {entry["line"]: entry for entry in read_lines(spec["rebuilt"])} if spec.get("rebuilt") else ledger
         deduped = {}
         if spec.get("deduped"):
             deduped = {r["line"]: (r.get("dedupe") or {}).get("bookId") for r in read_lines(spec["deduped"])}
         file_labels = labels["files"][spec["csv"]]
         assert len(ledger) == len(file_labels), f"{spec['ledger']}: {len(ledger)} lines for {len(file_labels)} rows"
+        assert len(final) == len(file_labels), f"{spec['rebuilt']}: {len(final)} lines for {len(file_labels)} rows"
         for label in file_labels:
-            entry = ledger[label["line"]]
-            rows.append((index, label, entry.get("bookId"), deduped.get(label["line"])))
+            merged, dedupe_id = ledger[label["line"]].get("bookId"), deduped.get(label["line"])
+            disagrees += bool(dedupe_id and dedupe_id != merged)
+            rows.append((index, label, final[label["line"]].get("bookId"), dedupe_id))
 
     result = {"name": mode["name"], "rows": len(rows), "enrichment": Counter()}
     for spec in mode["files"]:
         if spec.get("report"):
             result["enrichment"].update(json.load(open(spec["report"], encoding="utf-8")).get("enrichment") or {})
     result["rejected"] = sum(1 for _, _, book_id, _ in rows if book_id is None)
-    result["dedupeDisagrees"] = sum(1 for _, _, book_id, dedupe_id in rows if dedupe_id and dedupe_id != book_id)
+    result["dedupeDisagrees"] = disagrees
+    result["rebuild"] = open(mode["rebuild"], encoding="utf-8").read().strip() if mode.get("rebuild") else None
+    result["rebuiltUnchanged"] = result["rebuild"] is None or result["rebuild"].startswith("library unchanged")
     labels_on = defaultdict(set)
     plain_labels_on = defaultdict(set)
     ids_of = defaultdict(list)
@@ -161,6 +171,8 @@ for r in results:
     if r["enrichment"]["matchedByIsbn"] + r["enrichment"]["matchedBySearch"] + r["enrichment"]["needsReview"]:
         print("enrichment: " + ", ".join(f"{k} {v}" for k, v in sorted(r["enrichment"].items()))
               + (f"; rows on a book enriched as another book: {r['otherWork']}" if "otherWork" in r else ""))
+    if r["rebuild"]:
+        print(f"rows scored where `shelfline rebuild --ledgers` puts them; that rebuild said: {r['rebuild']}")
     if "library" in r:
         lib = r["library"]
         print(f"second export: {lib['known']} rows of books the first had, {share(lib['knownJoined'], lib['known']).strip()} "
@@ -175,7 +187,8 @@ for r in results:
         print(f"  … and {len(r['pairs']) - SHOWN_PAIRS} more pairs")
 
 missed = [r["name"] for r in results
-          if len(r["pairs"]) > FOLD_TARGET or (r["sameRows"] and r["sameFolded"] / r["sameRows"] < SHARE_TARGET)]
+          if len(r["pairs"]) > FOLD_TARGET or (r["sameRows"] and r["sameFolded"] / r["sameRows"] < SHARE_TARGET)
+          or not r["rebuiltUnchanged"]]
 if missed:
     print(f"\ntargets missed by: {', '.join(missed)}")
 sys.exit(1 if check and missed else 0)
