@@ -15,3 +15,15 @@ extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *__re
 static inline int shelfline_spawn_add_chdir(posix_spawn_file_actions_t *actions, const char *path) {
     return posix_spawn_file_actions_addchdir_np(actions, path);
 }
+
+#include <sys/syscall.h>
+#include <unistd.h>
+/// A descriptor that polls readable once process `pid` has ended (Linux ≥ 5.3, close-on-exec);
+/// -1 where the kernel has none (callers then poll `waitpid` on a timer).
+static inline int shelfline_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    return -1;
+#endif
+}

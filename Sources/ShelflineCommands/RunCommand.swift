@@ -88,6 +88,8 @@ final class LiveImportActivity: ImportActivity {
     private let renderer: ImportActivityRenderer
     private let context: StageContext
     private let sourceFile: String?
+    /// Merge's report, by the name the config gives it.
+    private let mergeReport: String?
     private var lastCall = Date.distantPast
 
     init(setup: OrchestratorSetup, context: StageContext, sourceFile: String?) throws {
@@ -95,6 +97,7 @@ final class LiveImportActivity: ImportActivity {
         renderer = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters, files: setup.files)
         self.context = context
         self.sourceFile = sourceFile
+        mergeReport = setup.files.output(.merge, .report)
     }
 
     /// Ends the activity with a failure state the app can show, or shows it paused.
@@ -138,6 +141,10 @@ final class LiveImportActivity: ImportActivity {
         let now = context.now()
         guard now.timeIntervalSince(lastCall) >= 1 else { return }
         lastCall = now
+        // Once merge's report exists, the activity's `end` and the pages are render's. Ended from
+        // here, the tick wrote the library page (a read of the whole library) inside the wait for
+        // merge, and render started only after it: about a second at 200k rows.
+        if let mergeReport, FileManager.default.fileExists(atPath: run.file(mergeReport)) { return }
         do {
             _ = try renderer.refresh(runDirectory: run.path, now: now, sourceFile: sourceFile)
         } catch {

@@ -88,6 +88,10 @@ public struct ChildProcess: Sendable {
         return Self.decode(status)
     }
 
+    /// A descriptor that polls readable once the child has ended (`pidfd_open`), or -1 where the
+    /// kernel has none. The caller closes it.
+    func exitDescriptor() -> Int32 { shelfline_pidfd_open(pid) }
+
     /// Waits for the child to end.
     public func wait() -> Termination {
         var status: Int32 = 0

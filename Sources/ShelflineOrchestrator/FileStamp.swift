@@ -25,19 +25,31 @@ public struct FileStamp: Codable, Sendable, Equatable {
 
     /// Stamps `path`, reusing `previous`'s hash when the file's stat facts are unchanged.
     public static func make(name: String, path: String, previous: FileStamp?) throws -> FileStamp? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        let ctime = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
-        var stamp = FileStamp(name: name, sha256: "", size: Int64(info.st_size), mtimeNs: mtime, ctimeNs: ctime,
-                              inode: UInt64(info.st_ino))
-        if let previous, previous.size == stamp.size, previous.mtimeNs == mtime, previous.ctimeNs == ctime,
+        guard var stamp = statFacts(name: name, path: path) else { return nil }
+        if let previous, previous.size == stamp.size, previous.mtimeNs == stamp.mtimeNs, previous.ctimeNs == stamp.ctimeNs,
            previous.inode == stamp.inode, previous.sha256 != "absent" {
             stamp.sha256 = previous.sha256
         } else {
             stamp.sha256 = try ContentHash.file(path)
         }
         return stamp
+    }
+
+    /// Stamps `path` with `sha256`, a hash of its bytes the caller has just taken (while writing it).
+    static func make(name: String, path: String, sha256: String) -> FileStamp? {
+        guard var stamp = statFacts(name: name, path: path) else { return nil }
+        stamp.sha256 = sha256
+        return stamp
+    }
+
+    /// The stat facts of `path`, without a hash; nil when it does not exist.
+    private static func statFacts(name: String, path: String) -> FileStamp? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        let ctime = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+        return FileStamp(name: name, sha256: "", size: Int64(info.st_size), mtimeNs: mtime, ctimeNs: ctime,
+                         inode: UInt64(info.st_ino))
     }
 }
 

@@ -4,7 +4,8 @@ import ShelflineCore
 /// The import's Live Activity as the run drives it. The command layer supplies it (render's
 /// `ImportActivityRenderer` lives in a stage library the orchestrator does not link).
 public protocol ImportActivity: AnyObject {
-    /// About once a second while a stage before render runs: refresh the snapshot.
+    /// About once a second while a stage before render runs: refresh the snapshot (not more than
+    /// that: it runs inside the wait for the stage; the `end` and the pages are render's).
     func tick(run: RunDirectory)
     /// The import failed or was paused: show it.
     func interrupt(run: RunDirectory, error: any ShelflineError)

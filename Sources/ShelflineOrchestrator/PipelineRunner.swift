@@ -90,19 +90,29 @@ public struct PipelineRunner {
     var files: RunFiles { RunFiles(config: planner.config) }
 
     /// Copies `csv` into its content-keyed run directory (once) and returns the run.
-    public func prepareRun(csv: String) throws -> RunDirectory {
+    public mutating func prepareRun(csv: String) throws -> RunDirectory {
         let hash = try ContentHash.file(csv)
         let run = RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace)
         try Workspace.makeDirectory(run.manifestsDirectory)
         if let existing = run.existingInput {
             // Parse's manifest holds the copy's stamp, so an intact copy is not hashed again.
             let recorded = run.manifest(.parse)?.inputs.first { $0.name == "{csv}" }
-            if try FileStamp.make(name: "{csv}", path: existing, previous: recorded)?.sha256 == hash { return run }
+            if let stamp = try FileStamp.make(name: "{csv}", path: existing, previous: recorded), stamp.sha256 == hash {
+                preparedInput = stamp
+                return run
+            }
         }
         let ext = (csv as NSString).pathExtension.lowercased()
-        try ContentHash.copy(csv, to: run.inputPath(extension: ext), expected: hash, permissions: 0o600)
+        let copy = run.inputPath(extension: ext)
+        try ContentHash.copy(csv, to: copy, expected: hash, permissions: 0o600)
+        // The copy hashed `hash` as it was written: parse's input stamp takes it rather than reading
+        // the export a third time (86 MB at 200k rows).
+        preparedInput = FileStamp.make(name: "{csv}", path: copy, sha256: hash)
         return run
     }
+
+    /// The stamp of the copy `prepareRun` checked or wrote (`run` trusts it while its stat facts match).
+    public private(set) var preparedInput: FileStamp?
 
     /// Runs every stage that is not complete, in order.
     /// `runs/latest` is moved to this run only once it completes (a paused run is marked by the
@@ -111,6 +121,7 @@ public struct PipelineRunner {
         var stagesRun: [StageName] = []
         // The stamps of the outputs this run has checked or written, for the later stages' inputs.
         var produced: [String: FileStamp] = [:]
+        if let preparedInput { produced[preparedInput.name] = preparedInput }
         for declaration in planner.config.stages {
             let stage = declaration.name
             let check = try planner.check(stage, run: run)
@@ -191,6 +202,9 @@ public struct PipelineRunner {
             throw OrchestratorError.stageMissing(stage: stage, path: executable)
         }
         var forwarded = false
+        // Readable as soon as the child ends: the next stage starts then, not at the next 50 ms tick.
+        let exit = child.exitDescriptor()
+        defer { if exit >= 0 { close(exit) } }
         var termination = child.poll()
         while termination == nil {
             if cancellation.isCancelled && !forwarded {
@@ -198,7 +212,11 @@ public struct PipelineRunner {
                 forwarded = true
             }
             onTick(stage, run)
-            if let relay { relay.pump(waitingMilliseconds: 50) } else { usleep(50_000) }
+            if let relay {
+                relay.pump(waitingMilliseconds: 50, orUntilReadable: exit)
+            } else {
+                StageOutputRelay.wait(milliseconds: 50, forAnyOf: [exit])
+            }
             termination = child.poll()
         }
         relay?.finish()
@@ -285,12 +303,21 @@ final class StageOutputRelay {
     /// The child has its copy: close ours so end-of-file arrives when it exits.
     func started() { if writeEnd >= 0 { close(writeEnd) } }
 
-    /// Waits up to `waitingMilliseconds` for output and passes on complete lines.
-    func pump(waitingMilliseconds: Int32) {
-        guard readEnd >= 0 else { usleep(UInt32(waitingMilliseconds) * 1000); return }
-        var descriptor = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&descriptor, 1, waitingMilliseconds)
-        readAvailable()
+    /// Waits up to `waitingMilliseconds` for output (or for `other`, when not -1, to be readable)
+    /// and passes on complete lines.
+    func pump(waitingMilliseconds: Int32, orUntilReadable other: Int32 = -1) {
+        Self.wait(milliseconds: waitingMilliseconds, forAnyOf: [readEnd, other])
+        if readEnd >= 0 { readAvailable() }
+    }
+
+    /// Waits up to `milliseconds` for any of `descriptors` (those not -1) to be readable.
+    static func wait(milliseconds: Int32, forAnyOf descriptors: [Int32]) {
+        var polled = descriptors.filter { $0 >= 0 }.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        if polled.isEmpty {
+            usleep(UInt32(milliseconds) * 1000)
+        } else {
+            _ = poll(&polled, nfds_t(polled.count), milliseconds)
+        }
     }
 
     private func readAvailable() {

@@ -216,7 +216,7 @@ public struct RecordBuilder {
         // The formats' own reader cells.
         if let range = cells.range(shelfPositions) {
             let positions = CellBytes.splitTrimmed(cells.bytes, range, UInt8(ascii: ",")).map {
-                ShelfPosition.parse(cells.string($0))
+                ShelfPosition.parse(cells.bytes, $0)
             }
             if !positions.isEmpty { record.shelfPositions = positions }
         }

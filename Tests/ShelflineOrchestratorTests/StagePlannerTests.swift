@@ -145,4 +145,25 @@ import Testing
         }
         #expect(rehashed.first { $0.name == "parsed.ndjson.gz" }?.sha256 == real)
     }
+
+    /// The copy of an export is hashed as it is written: the stamp `prepareRun` leaves for parse's
+    /// input is the copy's real hash and stat facts, so parse's input is not read again.
+    @Test func preparingARunStampsTheCopyItWrote() throws {
+        let dir = TemporaryDirectory("prepare")
+        let export = dir.write("export.csv", "Book Id,Title\n1,Dune\n2,Emma\n")
+        let workspace = Workspace(root: dir.file("ws"))
+        let config = PipelineConfig(stages: [StageDeclaration(name: .parse, inputs: ["{csv}"], outputs: ["parsed.ndjson.gz"])])
+        var runner = PipelineRunner(config: config, configPath: dir.file("absent.json"), workspace: workspace, binDirectory: dir.path,
+                                    log: Logfmt(quiet: true), quiet: true, now: { Date(timeIntervalSince1970: 0) },
+                                    cancellation: CancellationFlag(), reportType: { _ in nil })
+        let run = try runner.prepareRun(csv: export)
+        let copy = try #require(run.existingInput)
+        let stamp = try #require(runner.preparedInput)
+        #expect(stamp == (try FileStamp.make(name: "{csv}", path: copy, previous: nil)))
+        #expect(stamp.sha256 == (try ContentHash.file(export)))
+        // Prepared again: the intact copy is kept, and its stamp is the same.
+        let again = try runner.prepareRun(csv: export)
+        #expect(again == run)
+        #expect(runner.preparedInput == stamp)
+    }
 }

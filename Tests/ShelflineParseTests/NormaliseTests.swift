@@ -114,3 +114,25 @@ import Testing
         #expect(RecordBuilder.publisher(fromPublication: "Gallimard (1979), Poche") == "Gallimard")
     }
 }
+
+/// `Bookshelves with positions` items read from the row's bytes give what the String rules give,
+/// for ASCII items (read as bytes) and for the others (handed to the String rules).
+@Suite struct ShelfPositionTests {
+    @Test(arguments: [
+        ("to-read (#339)", "to-read", 339), ("read  (#1)", "read", 1), ("fantasy (#007)", "fantasy", 7),
+        ("to-read", "to-read", nil), ("to-read (#)", "to-read (#)", nil), ("to-read (#12a)", "to-read (#12a)", nil),
+        ("to-read(#12)", "to-read(#12)", nil), ("a # b (#3)", "a # b", 3), ("(#4)", "(#4)", nil), (" (#5)", "(#5)", nil),
+        ("x (#1234567890)", "x (#1234567890)", nil), ("x (#123456789)", "x", 123_456_789), ("#)", "#)", nil),
+        ("lu (#2) (#3)", "lu (#2)", 3), ("café (#9)", "café", 9), ("🙂 (#١٢)", "🙂 (#١٢)", nil), ("e\u{301} (#2)", "e\u{301}", 2),
+        ("x (#\u{301}2)", "x (#\u{301}2)", nil), ("x (#2)\u{301}", "x (#2)\u{301}", nil),
+    ] as [(String, String, Int?)])
+    func itemsReadAsBytesMatchTheStringRules(_ item: String, _ shelf: String, _ position: Int?) {
+        let fromString = ShelfPosition.parse(item)
+        #expect(fromString == ShelfPosition(shelf: shelf, position: position))
+        let bytes = Array(item.utf8)
+        bytes.withUnsafeBufferPointer { buffer in
+            let range = CellBytes.trimmed(buffer, 0..<buffer.count)
+            #expect(ShelfPosition.parse(buffer, range) == fromString)
+        }
+    }
+}
