@@ -367,6 +367,51 @@ import TestSupport
         #expect(!source.client.isOffline)
     }
 
+    /// More requests than `concurrency` to a port that refuses connections: the first one's refused
+    /// attempts are tried again at once, in its own pacing slot and its own place in the
+    /// concurrency gate, until the breaker opens; the requests queued behind it (for the gate or
+    /// their pacing slots) then settle as `offline` without a slot being waited for. The clock
+    /// never moves: before, the refused request gave up its place in the gate and queued behind
+    /// requests sleeping for later slots (0.34 s at 3 requests/s, bench/offline).
+    @Test(.bug(id: 25)) func refusedRequestsNeverWaitForAPacingSlotOrAPlaceInTheGate() async throws {
+        let closed = try RefusingLoopbackPort()
+        defer { withExtendedLifetime(closed) {} }  // the port stays bound (refusing) for the whole test
+        var parameters = OpenLibraryParameters()
+        parameters.baseURL = closed.baseURL
+        parameters.concurrency = 2
+        parameters.requestsPerSecond = 3
+        let clock = TestClock()
+        let pacing = PacingClock(clock)
+        let source = try OpenLibrarySource(parameters: parameters, clock: pacing)
+        // Failure backstop only: if a request waits for a slot, move the clock on so that the test
+        // ends (and fails on the clock's reading) instead of hanging.
+        let backstop = Task {
+            try await Task.sleep(for: .seconds(120))
+            await clock.advance(by: .seconds(3600))
+        }
+        defer { backstop.cancel() }
+        let isbns = Self.books(8).keys.sorted()
+        let failures = await withTaskGroup(of: SourceFailure?.self) { group in
+            for isbn in isbns {
+                group.addTask {
+                    do {
+                        _ = try await source.editions(isbns: [isbn])
+                        return nil
+                    } catch {
+                        return error as? SourceFailure
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(failures == Array(repeating: .offline(source: "openlibrary"), count: isbns.count))
+        #expect(pacing.now == .zero, "a request waited for a pacing slot: \(pacing.now)")
+        let counters = await source.client.snapshot()
+        #expect(counters.requests == parameters.breakerThreshold, "only the first request's attempts went out: \(counters)")
+        #expect(counters.notSent == isbns.count - 1, "\(counters)")
+        #expect(counters.offline?.contains("connection refused") == true)
+    }
+
     @Test(.bug(id: 14)) func nameResolutionFailureIsOfflineAtOnce() async throws {
         let breaker = CircuitBreaker(threshold: 5, cooldownSeconds: 30, clock: PacingClock(TestClock()))
         breaker.recordFailure(.nameResolution)
