@@ -502,6 +502,29 @@ import TestSupport
         #expect(online.records.map { $0.match?.status } == [.matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedBySearch])
     }
 
+    /// While the source is out of reach its rows are settled at once, unasked, yet an answer an
+    /// earlier run cached is still an answer: those rows are matched, the others `offline`.
+    @Test(.bug(id: 25)) func cachedAnswersStillServeRowsWhileTheSourceIsOffline() async throws {
+        let books = Self.books(3)
+        let directory = TemporaryDirectory("lookup-ol")
+        let known = Self.isbnRecords(books) + [LookupFixtures.record(line: 40, title: "Book Number 2", author: "Ann Author")]
+        let server = try await FakeOpenLibraryServer(books: books)
+        let online = try await Self.run(known, parameters: Self.parameters(server.baseURL), in: directory)
+        try await server.shutdown()
+        #expect(online.records.compactMap { $0.match?.status } == [.matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedBySearch])
+
+        let closed = try RefusingLoopbackPort()
+        defer { withExtendedLifetime(closed) {} }  // the port stays bound (refusing) for the whole test
+        let unknown = [LookupFixtures.record(line: 50, title: "Never Asked", author: "New Author",
+                                             isbn13: LookupFixtures.isbn13("978100000777")),
+                       LookupFixtures.record(line: 51, title: "Never Searched", author: "New Author")]
+        let offline = try await Self.run(known + unknown, parameters: Self.parameters(closed.baseURL), in: directory)
+        #expect(offline.report.cacheHits == 4, "\(offline.report)")
+        #expect(offline.records.prefix(4).map { $0.match?.status } == online.records.map { $0.match?.status })
+        #expect(offline.records.suffix(2).map { $0.match?.reason } == ["offline", "offline"])
+        #expect(offline.report.notEnrichedReasons == ["offline": 2])
+    }
+
     @Test(.bug(id: 4)) func repeatedRunRepeatsNoFinishedLookup() async throws {
         let books = Self.books(5)
         let server = try await FakeOpenLibraryServer(books: books)

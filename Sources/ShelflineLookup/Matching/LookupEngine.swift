@@ -60,6 +60,10 @@ public final class LookupEngine: Sendable {
         for source in sources {
             let pending = queries.indices.filter { outcomes[$0] == nil && queries[$0].isbn != nil }
             guard !pending.isEmpty else { break }
+            if let failure = unaskedFailure(source) {
+                for index in pending { failures[index].append(failure) }
+                continue
+            }
             let (answers, failed) = try await isbnAnswers(source, isbns: unique(pending.map { queries[$0].isbn! }))
             for index in pending {
                 let isbn = queries[index].isbn!
@@ -93,6 +97,16 @@ public final class LookupEngine: Sendable {
             let isLast = position == sources.count - 1
             let pending = queries.indices.filter { outcomes[$0] == nil && !queries[$0].query.title.isEmpty }
             guard !pending.isEmpty else { break }
+            if let failure = unaskedFailure(source) {
+                for index in pending {
+                    failures[index].append(failure)
+                    guard isLast else { continue }
+                    outcomes[index] = verdict(queries[index], reviews: reviews[index], ruledOut: ruledOut[index],
+                                              failures: failures[index])
+                    finished(index)
+                }
+                continue
+            }
             var groups: [String: [Int]] = [:]
             var order: [String] = []
             for index in pending {
@@ -151,6 +165,16 @@ public final class LookupEngine: Sendable {
             finished(index)
             return outcome
         }
+    }
+
+    /// The failure every row `source` would serve meets now (it is out of reach: `standingFailure`)
+    /// when no answer of it is cached either: those rows are settled with it at once, without
+    /// their ISBNs or search keys being gathered, grouped and looked up one by one only to meet it
+    /// (3-5 % of an offline lookup's CPU, perf, 200,000 rows).
+    private func unaskedFailure(_ source: any MetadataSource) -> SourceFailure? {
+        guard let failure = source.standingFailure else { return nil }
+        if source.isRemote, let cache, cache.holdsAnswers(from: source.name) { return nil }
+        return failure
     }
 
     /// The outcome of a record no source matched.
