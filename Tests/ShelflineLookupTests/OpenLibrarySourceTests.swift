@@ -367,6 +367,51 @@ import TestSupport
         #expect(!source.client.isOffline)
     }
 
+    /// More requests than `concurrency` to a port that refuses connections: the first one's refused
+    /// attempts are tried again at once, in its own pacing slot and its own place in the
+    /// concurrency gate, until the breaker opens; the requests queued behind it (for the gate or
+    /// their pacing slots) then settle as `offline` without a slot being waited for. The clock
+    /// never moves: before, the refused request gave up its place in the gate and queued behind
+    /// requests sleeping for later slots (0.34 s at 3 requests/s, bench/offline).
+    @Test(.bug(id: 25)) func refusedRequestsNeverWaitForAPacingSlotOrAPlaceInTheGate() async throws {
+        let closed = try RefusingLoopbackPort()
+        defer { withExtendedLifetime(closed) {} }  // the port stays bound (refusing) for the whole test
+        var parameters = OpenLibraryParameters()
+        parameters.baseURL = closed.baseURL
+        parameters.concurrency = 2
+        parameters.requestsPerSecond = 3
+        let clock = TestClock()
+        let pacing = PacingClock(clock)
+        let source = try OpenLibrarySource(parameters: parameters, clock: pacing)
+        // Failure backstop only: if a request waits for a slot, move the clock on so that the test
+        // ends (and fails on the clock's reading) instead of hanging.
+        let backstop = Task {
+            try await Task.sleep(for: .seconds(120))
+            await clock.advance(by: .seconds(3600))
+        }
+        defer { backstop.cancel() }
+        let isbns = Self.books(8).keys.sorted()
+        let failures = await withTaskGroup(of: SourceFailure?.self) { group in
+            for isbn in isbns {
+                group.addTask {
+                    do {
+                        _ = try await source.editions(isbns: [isbn])
+                        return nil
+                    } catch {
+                        return error as? SourceFailure
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(failures == Array(repeating: .offline(source: "openlibrary"), count: isbns.count))
+        #expect(pacing.now == .zero, "a request waited for a pacing slot: \(pacing.now)")
+        let counters = await source.client.snapshot()
+        #expect(counters.requests == parameters.breakerThreshold, "only the first request's attempts went out: \(counters)")
+        #expect(counters.notSent == isbns.count - 1, "\(counters)")
+        #expect(counters.offline?.contains("connection refused") == true)
+    }
+
     @Test(.bug(id: 14)) func nameResolutionFailureIsOfflineAtOnce() async throws {
         let breaker = CircuitBreaker(threshold: 5, cooldownSeconds: 30, clock: PacingClock(TestClock()))
         breaker.recordFailure(.nameResolution)
@@ -455,6 +500,29 @@ import TestSupport
         let online = try await Self.run(records, parameters: Self.parameters(server.baseURL), in: directory)
         #expect(online.report.cacheHits == 0)
         #expect(online.records.map { $0.match?.status } == [.matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedBySearch])
+    }
+
+    /// While the source is out of reach its rows are settled at once, unasked, yet an answer an
+    /// earlier run cached is still an answer: those rows are matched, the others `offline`.
+    @Test(.bug(id: 25)) func cachedAnswersStillServeRowsWhileTheSourceIsOffline() async throws {
+        let books = Self.books(3)
+        let directory = TemporaryDirectory("lookup-ol")
+        let known = Self.isbnRecords(books) + [LookupFixtures.record(line: 40, title: "Book Number 2", author: "Ann Author")]
+        let server = try await FakeOpenLibraryServer(books: books)
+        let online = try await Self.run(known, parameters: Self.parameters(server.baseURL), in: directory)
+        try await server.shutdown()
+        #expect(online.records.compactMap { $0.match?.status } == [.matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedBySearch])
+
+        let closed = try RefusingLoopbackPort()
+        defer { withExtendedLifetime(closed) {} }  // the port stays bound (refusing) for the whole test
+        let unknown = [LookupFixtures.record(line: 50, title: "Never Asked", author: "New Author",
+                                             isbn13: LookupFixtures.isbn13("978100000777")),
+                       LookupFixtures.record(line: 51, title: "Never Searched", author: "New Author")]
+        let offline = try await Self.run(known + unknown, parameters: Self.parameters(closed.baseURL), in: directory)
+        #expect(offline.report.cacheHits == 4, "\(offline.report)")
+        #expect(offline.records.prefix(4).map { $0.match?.status } == online.records.map { $0.match?.status })
+        #expect(offline.records.suffix(2).map { $0.match?.reason } == ["offline", "offline"])
+        #expect(offline.report.notEnrichedReasons == ["offline": 2])
     }
 
     @Test(.bug(id: 4)) func repeatedRunRepeatsNoFinishedLookup() async throws {

@@ -188,7 +188,9 @@ public final class CatalogIndex: @unchecked Sendable {
     /// is matched to needs it (`described(_:)`). Inflating every candidate's description was
     /// a tenth of lookup's CPU against a 1,000,000-edition catalog (perf, bench/lookup part b).
     public func preparedCandidates(title: String, author: String?, limit: Int) throws -> [Matcher.PreparedEdition] {
-        try lock.withLock { try preparing(findingHits(title: title, author: author, limit: limit)) }
+        try lock.withLock {
+            try preparing(findingHits(title: title, terms: SearchTerms(title: title, author: author), limit: limit))
+        }
     }
 
     /// A search's candidate before its edition is loaded: the row, and its authors as the matcher
@@ -204,7 +206,12 @@ public final class CatalogIndex: @unchecked Sendable {
     /// and normalising each was most of lookup's CPU (perf, bench/lookup part b), though a row is
     /// accepted on the few whose authors match.
     public func searchHits(title: String, author: String?, limit: Int) throws -> [SearchHit] {
-        try lock.withLock { try findingHits(title: title, author: author, limit: limit) }
+        try searchHits(title: title, terms: SearchTerms(title: title, author: author), limit: limit)
+    }
+
+    /// `searchHits` with the query's words made already (`terms`: of `title` and the author).
+    func searchHits(title: String, terms: SearchTerms, limit: Int) throws -> [SearchHit] {
+        try lock.withLock { try findingHits(title: title, terms: terms, limit: limit) }
     }
 
     /// The hits' editions, prepared for the matcher, in the hits' order (a hit whose row is gone is left out).
@@ -215,8 +222,8 @@ public final class CatalogIndex: @unchecked Sendable {
     /// Candidate editions from three queries (see `candidates`). A query the search filter rules
     /// out (no exact title key, and neither the author nor the title words in the index) is
     /// answered without SQLite.
-    private func findingHits(title: String, author: String?, limit: Int) throws -> [SearchHit] {
-        let tokens = TextNormalizer.tokens(TextNormalizer.strippingSeries(title))
+    private func findingHits(title: String, terms: SearchTerms, limit: Int) throws -> [SearchHit] {
+        let tokens = terms.titleTokens
         guard !tokens.isEmpty else { return [] }
         let significant = tokens.filter { !TextNormalizer.stopwords.contains($0) }
         let searched = significant.isEmpty ? tokens : significant
@@ -228,8 +235,7 @@ public final class CatalogIndex: @unchecked Sendable {
         let hashes = keys.filter { !$0.isEmpty }.map(Self.titleHash).filter(searchFilter.mayContain(titleHash:))
         // The surname: last word of the name in `First Last` order (`Le Guin, Ursula K.` → `guin`),
         // as a token the FTS index holds (not a joined run of initials).
-        let surname = author.flatMap { name -> String? in
-            let words = TextNormalizer.nameWords(name)
+        let surname = terms.nameWords.flatMap { words -> String? in
             let plain = Set(words)
             return TextNormalizer.joiningInitials(words).last { $0.count > 1 && plain.contains($0) }
         }.flatMap { mayHold($0, .authors) && searched.contains { mayHold($0, .title) } ? $0 : nil }

@@ -71,9 +71,9 @@ public struct CatalogSource: MetadataSource {
     }
 
     /// What a title/author search finds, before the editions are loaded (`prepared(_:)`).
-    func searchHits(title: String, author: String?, limit: Int) async throws -> [CatalogIndex.SearchHit] {
+    func searchHits(title: String, terms: SearchTerms, limit: Int) async throws -> [CatalogIndex.SearchHit] {
         do {
-            return try readers.with { try $0.searchHits(title: title, author: author, limit: limit) }
+            return try readers.with { try $0.searchHits(title: title, terms: terms, limit: limit) }
         } catch {
             throw SourceFailure.failed(source: name, reason: "\(error)")
         }

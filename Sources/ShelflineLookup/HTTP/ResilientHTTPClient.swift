@@ -114,8 +114,17 @@ public final class ResilientHTTPClient: Sendable {
         var unsent = 0
         let unsentLimit = policy.maxRetries + policy.breakerThreshold + 1
         var slotUnused = false
+        // Such a retry keeps its place in the concurrency gate too: released and taken again, it
+        // queued behind the requests already waiting for the gate, which wait for pacing slots of
+        // their own, so the retries that open the breaker came one slot (1/rate s) apart.
+        var holdsGate = false
+        defer { if holdsGate { releaseGate() } }
         while true {
             try Task.checkCancellation()
+            if !holdsGate {
+                await gate.acquire()
+                holdsGate = true
+            }
             let outcome: Outcome
             switch try await send(url, paced: !slotUnused) {
             case .sent(let answer): outcome = answer
@@ -161,6 +170,8 @@ public final class ResilientHTTPClient: Sendable {
                 slotUnused = true
                 continue
             }
+            releaseGate()  // not held while backing off
+            holdsGate = false
             guard retries < policy.maxRetries else { break }
             let delay = backoff(attempt: retries)
             let allowed = counters.update { counters -> Bool in
@@ -215,9 +226,8 @@ public final class ResilientHTTPClient: Sendable {
     /// open for a failing (reachable) source, a request takes its slot first, as it always has:
     /// refusals are spread over the cooldown, so rows after a short outage are still answered once
     /// the probe succeeds. `paced` false: the attempt reuses the slot of one that never reached the server.
+    /// The caller holds a place in the concurrency gate.
     private func send(_ url: URL, paced: Bool) async throws -> Attempt {
-        await gate.acquire()
-        defer { Task { await gate.release() } }
         var admission = breaker.admit()
         if admission == .unavailable, paced {
             _ = try await pace()
@@ -284,7 +294,7 @@ public final class ResilientHTTPClient: Sendable {
         }
         probes.start { [self] in
             await gate.acquire()
-            defer { Task { await gate.release() } }
+            defer { releaseGate() }
             do {
                 try await limiter.acquire()
             } catch {
@@ -297,6 +307,12 @@ public final class ResilientHTTPClient: Sendable {
             case .cancelled: breaker.abandonProbe()
             }
         }
+    }
+
+    /// Gives back a place in the concurrency gate (from code that cannot wait for the gate's actor).
+    private func releaseGate() {
+        let gate = self.gate
+        Task { await gate.release() }
     }
 
     /// Waits for the probe started last, if any (tests: to see its outcome without sleeping).

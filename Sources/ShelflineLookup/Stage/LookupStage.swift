@@ -191,9 +191,10 @@ public struct LookupStage {
             var queryOwner: [Int] = []
             var copies: [(Int, Int)] = []
             var indexOfLine: [Int: Int] = [:]
-            for (index, item) in chunk.enumerated() {
-                let record = item.record
-                if let mark = record.dedupe, mark.status == .duplicateInFile, let first = mark.firstLine {
+            // By index, not `for item in chunk`: a copy of each record (a score of strings, each
+            // retained and released) was 2 % of lookup's CPU (perf, 200,000 rows).
+            for index in chunk.indices {
+                if let mark = chunk[index].record.dedupe, mark.status == .duplicateInFile, let first = mark.firstLine {
                     if let answer = firstAnswers[first] {
                         outcomes[index] = answer.outcome
                         report.duplicatesReused += 1
@@ -204,9 +205,9 @@ public struct LookupStage {
                         continue
                     }
                 }
-                indexOfLine[record.line] = index
+                indexOfLine[chunk[index].record.line] = index
                 queryOwner.append(index)
-                queries.append(RecordQuery(record: record))
+                queries.append(RecordQuery(record: chunk[index].record))
             }
             let base = report.recordsWritten
             let finishedCount = FinishedCounter()
@@ -223,10 +224,9 @@ public struct LookupStage {
                 outcomes[index] = outcomes[earlier]
                 report.duplicatesReused += 1
             }
-            for (index, item) in chunk.enumerated() {
-                let record = item.record
+            for index in chunk.indices {
                 let outcome = outcomes[index]!
-                try output.write(item, outcome, to: writer)
+                try output.write(chunk[index], outcome, to: writer)
                 report.recordsRead += 1
                 report.recordsWritten += 1
                 report.counts.count(outcome.match.status)
@@ -234,9 +234,10 @@ public struct LookupStage {
                 if outcome.match.status == .notEnriched {
                     report.notEnrichedReasons[outcome.match.reason ?? "unknown", default: 0] += 1
                 }
-                if survey.lastReference[record.line] != nil {
+                let line = chunk[index].record.line
+                if survey.lastReference[line] != nil {
                     if lastKept?.outcome != outcome { lastKept = KeptAnswer(outcome) }
-                    firstAnswers[record.line] = lastKept
+                    firstAnswers[line] = lastKept
                 }
             }
             if firstAnswers.count >= sweepAt, let done = chunk.last?.fileLine {

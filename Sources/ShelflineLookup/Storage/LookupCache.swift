@@ -74,6 +74,9 @@ public final class LookupCache: @unchecked Sendable {
         }
     }
 
+    /// Whether any answer of `source` is stored (expired or not).
+    public func holdsAnswers(from source: String) -> Bool { lock.withLock { sourcesStored.contains(source) } }
+
     /// Stores answers (nil payload = negative) in one transaction.
     public func store(source: String, _ answers: [(key: String, payload: Data?)], now: Date) throws {
         guard !answers.isEmpty else { return }
