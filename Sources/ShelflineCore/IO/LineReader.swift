@@ -58,13 +58,17 @@ public struct LineSplitter {
 
     /// Delivers every line `chunk` completes; keeps the unfinished tail for the next chunk.
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+        guard let base = chunk.baseAddress else { return }
         var start = 0
         let count = chunk.count
         while start < count {
-            guard let newline = chunk[start..<count].firstIndex(of: UInt8(ascii: "\n")) else {
+            // memchr, not `firstIndex(of:)`: the collection search went byte by byte (3.4 % of
+            // lookup's CPU under perf; every stage reads its NDJSON through here).
+            guard let found = memchr(base + start, Int32(UInt8(ascii: "\n")), count - start) else {
                 carry.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[start..<count]))
                 return
             }
+            let newline = base.distance(to: UnsafeRawPointer(found))
             lineNumber += 1
             if carry.isEmpty {
                 try body(UnsafeRawBufferPointer(rebasing: chunk[start..<newline]), lineNumber)
