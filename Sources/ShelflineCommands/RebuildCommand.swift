@@ -22,7 +22,11 @@ public struct RebuildCommand: AsyncParsableCommand {
             shows such a book: merge's report counts them, booksToRebuild). A library this version \
             built from the same runs comes back byte-identical, and then nothing is written. \
             --ledgers DIR keeps each import's ledger as rebuilt, DIR/<run-id>/ledger.ndjson.gz: \
-            where its rows are in the rebuilt library. Holds the workspace lock \
+            where its rows are in the rebuilt library. When the library holds books of an import \
+            no longer stored under runs/ (`shelfline clean` removed it), the rebuild would lose \
+            them: it refuses (65) and names the first such import, unless \
+            --drop-unstored-imports says to rebuild without their books. A damaged or deleted \
+            library is rebuilt from what runs/ holds. Holds the workspace lock \
             (exit 75 while an import runs). The runs' own files are not changed; the next `run` \
             of an import re-merges it (a no-op for the library).
             """))
@@ -31,6 +35,9 @@ public struct RebuildCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "Keep each import's ledger as rebuilt in DIR/<run-id>/ledger.ndjson.gz.")
     var ledgers: String?
+
+    @Flag(name: .long, help: "Rebuild even though the library holds books of imports no longer stored under runs/ (their books are dropped).")
+    var dropUnstoredImports = false
 
     public init() {}
 
@@ -43,6 +50,15 @@ public struct RebuildCommand: AsyncParsableCommand {
                                          dedupe: try context.parameters(DedupeParameters.self),
                                          merge: try context.parameters(MergeParameters.self),
                                          ledgers: try ledgers.map { try Workspace.absolute($0, role: .output) })
+            if !dropUnstoredImports {
+                // A library too damaged to read is rebuilt from what runs/ holds (the recovery path).
+                let missing = (try? rebuild.importsMissingFromRuns()) ?? []
+                if let first = missing.first {
+                    throw DataError("rebuild: the library holds books of \(missing.count) import(s) no longer stored under "
+                                    + "runs/ (removed by `shelfline clean`?; first: \(first)), which a rebuild would lose; re-import "
+                                    + "those exports first, or pass --drop-unstored-imports to rebuild without their books")
+                }
+            }
             let outcome = try rebuild.run { line in if !common.quiet { print(line) } }
             if !common.quiet {
                 let what = outcome.changed ? "library rebuilt" : "library unchanged (already as the runs build it)"

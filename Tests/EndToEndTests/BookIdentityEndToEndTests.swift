@@ -185,6 +185,31 @@ import TestSupport
         #expect(report.booksToRebuild == 1 && report.libraryBooks == 2, "the earlier import's book is kept: \(report)")
     }
 
+    /// `shelfline rebuild` by hand refuses (65, the library untouched) when the library holds books
+    /// of an import `shelfline clean` removed from runs/: the rebuild would drop them. With
+    /// `--drop-unstored-imports` it rebuilds from what is stored, as asked.
+    @Test func rebuildRefusesToDropTheBooksOfAnImportNoLongerStored() throws {
+        let dir = TemporaryDirectory("rebuild-unstored")
+        let earlier = dir.file("earlier.csv"), later = dir.file("later.csv"), workspace = dir.file("ws")
+        let library = workspace + "/library/library.ndjson.gz"
+        try export([("Old Book", "Ed Old", "old")], from: 50).write(toFile: earlier, atomically: true, encoding: .utf8)
+        try export([("New Book", "Ed New", "new")], from: 60).write(toFile: later, atomically: true, encoding: .utf8)
+        let arguments = { (csv: String) in ["run", "--csv", csv, "--config", Self.config, "--workspace", workspace] }
+        #expect(try run(arguments(earlier), in: dir).status == 0)
+        #expect(try run(["clean", "--config", Self.config, "--workspace", workspace], in: dir).status == 0)
+        #expect(try run(arguments(later), in: dir).status == 0)
+        let before = try #require(FileManager.default.contents(atPath: library))
+        let rebuild = ["rebuild", "--config", Self.config, "--workspace", workspace]
+
+        let refused = try run(rebuild, in: dir)
+        #expect(refused.status == 65, "\(refused)")
+        #expect(refused.stderr.contains("1 import(s) no longer stored") && refused.stderr.contains("--drop-unstored-imports"), "\(refused)")
+        #expect(FileManager.default.contents(atPath: library) == before, "the library is untouched")
+
+        let dropped = try run(rebuild + ["--drop-unstored-imports"], in: dir)
+        #expect(dropped.status == 0 && dropped.stdout.contains("library rebuilt: 1 books"), "\(dropped)")
+    }
+
     /// `shelfline rebuild` learns what every stored import says of an ISBN's title before replaying
     /// the first: a library lost and rebuilt keeps the two books apart, byte for byte as before.
     @Test(.bug(id: 21)) func rebuildLearnsAnISBNsTitleFromEveryStoredImport() throws {
