@@ -171,7 +171,7 @@ public enum MergeStage {
         // `isbnTitles` given (rebuild: what every stored import says): with them, in one pass.
         var titles = isbnTitles
         var resolver: KeyResolver, scan: LibraryFile.Scan, buckets: [BucketFile], ledger: NDJSONWriter<LedgerEntry>
-        var enrichment: EnrichmentCounts, reviewItems: [(id: UInt64, item: ReviewItem)], ruledOut: [ReviewItem]
+        var enrichment: EnrichmentCounts, review: ReviewSpool
         var notEnriched: FailedRowSpool
         var again = false
         repeat {
@@ -183,8 +183,7 @@ public enum MergeStage {
             outcomes = ImportOutcomes()
             outcomes.rejected = rejects.count
             enrichment = EnrichmentCounts()
-            reviewItems = []
-            ruledOut = []
+            review = try ReviewSpool(directory: workDirectory)
             notEnriched = try FailedRowSpool(path: workDirectory + "/not-enriched")
             let firstPass = titles == nil
             var recordCount = 0
@@ -223,12 +222,12 @@ public enum MergeStage {
                     }
                     let bookId = BookKeys.idString(resolution.bookId)
                     if status == .needsReview {
-                        reviewItems.append((resolution.bookId, ReviewItem(line: record.line, bookId: bookId, title: record.title,
-                                                                          author: record.author, isbn13: record.isbn13,
-                                                                          candidates: record.match?.candidates ?? [])))
+                        try review.appendItem(ReviewItem(line: record.line, bookId: bookId, title: record.title, author: record.author,
+                                                         isbn13: record.isbn13, candidates: record.match?.candidates ?? []),
+                                              book: resolution.bookId)
                     } else if status == .notEnriched, let candidates = record.match?.candidates, !candidates.isEmpty {
-                        ruledOut.append(ReviewItem(line: record.line, bookId: bookId, title: record.title, author: record.author,
-                                                   isbn13: record.isbn13, candidates: candidates))
+                        try review.appendRuledOut(ReviewItem(line: record.line, bookId: bookId, title: record.title,
+                                                             author: record.author, isbn13: record.isbn13, candidates: candidates))
                     }
                     try appendLedger(LedgerEntry(line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
                                                   key: resolution.key, match: record.match?.status))
@@ -265,9 +264,8 @@ public enum MergeStage {
         var reviewOpen = 0
         do {
             try ledger.commit()
-            let flagged = reviewItems.filter { fold.flagged.contains($0.id) }.map(\.item)
-            reviewOpen = flagged.count
-            try writeJSONFile(ReviewList(importId: importId, items: flagged, ruledOut: ruledOut), to: request.review)
+            // Streamed from the spool: the list and its `JSONEncoder` tree were merge's peak (`ReviewSpool`).
+            reviewOpen = try review.write(importId: importId, to: request.review, keep: fold.flagged.contains)
             let failed = rejects.map {
                 FailedRow(line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
                           fallbackText: $0.raw, bookId: nil)

@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import ShelflineCore
+
+/// review.json's items, encoded as merge's first pass meets them and spooled to scratch files, then
+/// streamed into review.json once the fold says which books are still flagged.
+///
+/// Why: merge kept every `needsReview` row as a `ReviewItem` until the end and then encoded the
+/// whole `ReviewList` with `JSONEncoder`, whose tree of the list held several times the file's
+/// bytes at once. On bench/library's records (5 % needsReview) that was merge's peak at 2,000,000
+/// rows: 382 MB against 217 MB for the first pass (the file is 61 MB). The bytes written are the
+/// same: each item is encoded by `JSONEncoder.shelflinePretty` alone and indented to its place
+/// in the list, the list's own lines are taken from the encoder too (`ReviewList` without items).
+final class ReviewSpool {
+    private let items: ScratchWriter
+    private let ruledOut: ScratchWriter
+    private(set) var ruledOutCount = 0
+    private let encoder = JSONEncoder.shelflinePretty
+    /// One entry being made: the item's lines indented by 4 (they sit in a list in an object).
+    private var entry: [UInt8] = []
+
+    init(directory: String) throws {
+        items = try ScratchWriter(path: directory + "/review-items", flushSize: 1 << 16)
+        ruledOut = try ScratchWriter(path: directory + "/review-ruled-out", flushSize: 1 << 16)
+    }
+
+    /// A `needsReview` row of book `id` (listed if the book is still flagged after the fold).
+    func appendItem(_ item: ReviewItem, book id: UInt64) throws {
+        try append(item, book: id, to: items)
+    }
+
+    /// A row whose candidates the title rule ruled out (always listed).
+    func appendRuledOut(_ item: ReviewItem) throws {
+        ruledOutCount += 1
+        try append(item, book: 0, to: ruledOut)
+    }
+
+    /// Entry format: 8-byte book id, 8-byte length, the indented item.
+    private func append(_ item: ReviewItem, book id: UInt64, to file: ScratchWriter) throws {
+        let data = try encoder.encode(item)
+        entry.removeAll(keepingCapacity: true)
+        // Raw newlines are the encoder's layout only (a string's are escaped); the blank line of
+        // an empty list stays blank.
+        var lineStart = true
+        for byte in data {
+            if lineStart && byte != UInt8(ascii: "\n") { entry.append(contentsOf: "    ".utf8) }
+            entry.append(byte)
+            lineStart = byte == UInt8(ascii: "\n")
+        }
+        try file.append { buffer in
+            withUnsafeBytes(of: id.littleEndian) { buffer.append(contentsOf: $0) }
+            withUnsafeBytes(of: UInt64(entry.count).littleEndian) { buffer.append(contentsOf: $0) }
+            buffer.append(contentsOf: entry)
+        }
+    }
+
+    /// Writes review.json (what `writeJSONFile(ReviewList(…))` writes) with the items whose book
+    /// `keep` says; returns how many it listed.
+    func write(importId: String, to path: String, keep: (UInt64) -> Bool) throws -> Int {
+        try items.close()
+        try ruledOut.close()
+        // `{\n  "importId" : …,\n  "items" : ` and what an empty list is, from the encoder.
+        let skeleton = Array(try encoder.encode(ReviewList(importId: importId, items: [])))
+        let itemsKey = Array("\"items\" : ".utf8)
+        guard let keyStart = (0...(skeleton.count - itemsKey.count)).last(where: { skeleton[$0..<($0 + itemsKey.count)].elementsEqual(itemsKey) }),
+              skeleton.suffix(2).elementsEqual("\n}".utf8)
+        else { preconditionFailure("review spool: unexpected ReviewList layout") }
+        let header = skeleton[..<(keyStart + itemsKey.count)]
+        let emptyList = skeleton[(keyStart + itemsKey.count)..<(skeleton.count - 2)]
+
+        let file = try AtomicFile(path: path)
+        do {
+            try file.write(Array(header))
+            var listed = 0
+            try copy(items.path, to: file, emptyList: emptyList, keep: { id in
+                guard keep(id) else { return false }
+                listed += 1
+                return true
+            })
+            if ruledOutCount > 0 {
+                try file.write(",\n  \"ruledOut\" : ")
+                try copy(ruledOut.path, to: file, emptyList: emptyList, keep: { _ in true })
+            }
+            try file.write("\n}\n")
+            try file.commit()
+            return listed
+        } catch {
+            file.abandon()
+            throw error
+        }
+    }
+
+    /// Streams the kept entries of a spool file into `file` as a list.
+    private func copy(_ spool: String, to file: AtomicFile, emptyList: ArraySlice<UInt8>, keep: (UInt64) -> Bool) throws {
+        guard let handle = FileHandle(forReadingAtPath: spool) else {
+            throw LibraryError.scratchIO(path: spool, reason: "cannot read the review spool")
+        }
+        defer { try? handle.close() }
+        var pending = Data()
+        var any = false
+        func read(_ count: Int) throws -> Data? {
+            while pending.count < count {
+                guard let more = try handle.read(upToCount: 1 << 16), !more.isEmpty else {
+                    guard pending.isEmpty else { throw LibraryError.scratchIO(path: spool, reason: "read: short read") }
+                    return nil
+                }
+                pending.append(more)
+            }
+            let taken = pending.prefix(count)
+            pending = pending.dropFirst(count)
+            return Data(taken)
+        }
+        while let head = try read(16) {
+            let id = head.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self)) }
+            let length = head.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+            guard let body = try read(Int(length)) else { throw LibraryError.scratchIO(path: spool, reason: "read: short read") }
+            guard keep(id) else { continue }
+            try file.write(any ? ",\n" : "[\n")
+            try body.withUnsafeBytes { try file.write($0) }
+            any = true
+        }
+        try file.write(any ? "\n  ]" : String(decoding: emptyList, as: UTF8.self))
+    }
+}
