@@ -18,12 +18,14 @@ public enum ExecutableRunner {
     /// The build products directory (where `shelfline-parse` etc. live).
     public static var productsDirectory: String {
         if let explicit = ProcessInfo.processInfo.environment["SHELFLINE_BIN"] { return explicit }
-        // The test bundle sits in the products directory (…/debug/ShelflinePackageTests.xctest).
-        var url = Bundle.main.bundleURL
+        // The test binary sits in the products directory (…/debug/ShelflinePackageTests.xctest):
+        // `swift test` runs it as an executable (its directory) or loads it as a bundle (its parent).
+        var candidates = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path]
         for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            url = bundle.bundleURL
+            candidates.append(bundle.bundleURL.deletingLastPathComponent().path)
         }
-        return url.deletingLastPathComponent().path
+        candidates += [Bundle.main.bundleURL.path, Bundle.main.bundleURL.deletingLastPathComponent().path]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0 + "/shelfline-parse") } ?? candidates[0]
     }
 
     /// Path of a built executable.
