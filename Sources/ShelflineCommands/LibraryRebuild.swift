@@ -24,7 +24,6 @@ struct LibraryRebuild {
     /// The config merge decodes its parameters (dedupe's and its own) from, as in an import.
     var config: PipelineConfig
     var configPath: String
-    var dedupe: DedupeParameters
     /// Where to keep each run's ledger as rebuilt (`<ledgers>/<run id>/ledger.ndjson.gz`): where
     /// its rows are in the rebuilt library. Nil: not kept.
     var ledgers: String? = nil
@@ -56,11 +55,12 @@ struct LibraryRebuild {
         let runs = runs()
         var books = 0
         func name(_ role: StageFileRole) -> String { files.input(.merge, role) ?? MergeStage.description.defaultInput(role) }
-        let titles = try ISBNTitles.learn(from: runs.map { $0.file(name(.records)) }, parameters: dedupe)
         // Each run goes through merge's one entry, as in an import (its report written, its check
         // run), into the scratch workspace; quiet: the rebuild prints its own lines.
         let context = StageContext(config: config, configPath: configPath, workspace: scratch, stage: MergeStage.description,
                                    log: Logfmt(quiet: true))
+        let titles = try ISBNTitles.learn(from: runs.map { $0.file(name(.records)) },
+                                          parameters: try context.parameters(DedupeParameters.self))
         for (number, run) in runs.enumerated() {
             let out = scratch.root + "/runs/" + run.id
             try Workspace.makeDirectory(out)

@@ -46,10 +46,10 @@ public struct RebuildCommand: AsyncParsableCommand {
             let context = try common.context(stages: PipelineStages.descriptions)
             let lock = try WorkspaceLock(workspace: context.workspace, now: Date())
             defer { withExtendedLifetime(lock) {} }
-            // Merge's parameters are checked now, as `run` checks them, not part-way through the rebuild.
+            // The parameters merge decodes (dedupe's and its own) are checked now, as `run` checks them, not mid-rebuild.
+            _ = try context.parameters(DedupeParameters.self)
             _ = try context.parameters(MergeParameters.self)
             let rebuild = LibraryRebuild(workspace: context.workspace, config: context.config, configPath: context.configPath,
-                                         dedupe: try context.parameters(DedupeParameters.self),
                                          ledgers: try ledgers.map { try Workspace.absolute($0, role: .output) })
             if !dropUnstoredImports {
                 // A library too damaged to read is rebuilt from what runs/ holds (the recovery path).

@@ -73,8 +73,7 @@ public struct RunCommand: StageCommand {
             cancellation: context.cancellation,
             makeRunner: { setup.runner(context: context, quiet: common.quiet) },
             makeActivity: { try LiveImportActivity(setup: setup, context: context, sourceFile: $0) })
-        let rebuild = LibraryRebuild(workspace: setup.workspace, config: setup.config, configPath: setup.configPath,
-                                     dedupe: try context.parameters(DedupeParameters.self))
+        let rebuild = LibraryRebuild(workspace: setup.workspace, config: setup.config, configPath: setup.configPath)
         lifecycle.rebuildLibrary = { await rebuild.afterImport(log: context.log) }
         if let inbox {
             try await lifecycle.run(.inbox(inbox, settleSeconds: settle))
