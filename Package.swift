@@ -101,7 +101,10 @@ let package = Package(
             .executableTarget(name: "shelfline-lookup", dependencies: ["ShelflineStageCLI", "ShelflineLookup", argumentParser]),
             .executableTarget(name: "shelfline-merge", dependencies: ["ShelflineStageCLI", "ShelflineLibrary", argumentParser]),
             .executableTarget(
-                name: "shelfline-render", dependencies: ["ShelflineStageCLI", "ShelflineRender", "ShelflineBeerQueue", argumentParser]),
+                name: "shelfline-render",
+                // Parse, Library and Lookup for their stage descriptions only: render finds every stage's files by role.
+                dependencies: ["ShelflineStageCLI", "ShelflineRender", "ShelflineBeerQueue", "ShelflineParse", "ShelflineLibrary",
+                               "ShelflineLookup", argumentParser]),
         ]
         + [
             // APNs delivery (issue 11): logic in ShelflinePush, commands in ShelflinePushCommands. Only
@@ -180,7 +183,8 @@ let package = Package(
             .testTarget(name: "ShelflineHTTPTests", dependencies: ["ShelflineHTTP", "TestSupport"]),
             .testTarget(
                 name: "ShelflineRenderTests",
-                dependencies: ["ShelflineRender", "ShelflineReports", "ShelflineActivity", "ActivityTestSupport", "TestSupport"]),
+                dependencies: ["ShelflineRender", "ShelflineReports", "ShelflineActivity", "ActivityTestSupport", "TestSupport",
+                               "ShelflineCommands"]),
             // Snapshot checks against the phone's structs, shared by the render and beer-queue tests (imports Testing).
             .target(name: "ActivityTestSupport", dependencies: ["TestSupport"], path: "Tests/ActivityTestSupport"),
             .testTarget(
@@ -190,9 +194,12 @@ let package = Package(
                     .product(name: "PropertyBased", package: "swift-property-based"),
                 ]),
             .testTarget(
-                name: "ShelflineOrchestratorTests", dependencies: ["ShelflineOrchestrator", "ShelflineReports", "TestSupport"],
+                name: "ShelflineOrchestratorTests",
+                dependencies: ["ShelflineOrchestrator", "ShelflineReports", "TestSupport", "ShelflineCommands"],
                 exclude: ["Fixtures"]),
-            .testTarget(name: "EndToEndTests", dependencies: ["ShelflineCore", "ShelflineReports", "TestSupport"]),
+            .testTarget(name: "EndToEndTests", dependencies: ["ShelflineCore", "ShelflineReports", "TestSupport", "ShelflineCommands"]),
+            // The stage descriptions as the commands layer lists them (`PipelineStages`).
+            .testTarget(name: "ShelflineCommandsTests", dependencies: ["ShelflineCommands", "ShelflineCore", "ShelflineLibrary", "TestSupport"]),
             .testTarget(
                 name: "ExportRoundTripTests",
                 dependencies: ["ShelflineParse", "ShelflineLibrary", "TestSupport",

@@ -7,6 +7,9 @@ import ShelflineRender
 
 /// `shelfline clean`: remove run state so stages rerun, or stale runs.
 public struct CleanCommand: StageCommand {
+    /// Without a pipeline.json, every stage with its defaults.
+    public static var knownStages: [Stage] { PipelineStages.descriptions }
+
     public static let configuration = CommandConfiguration(
         commandName: "clean", abstract: "Remove the latest run (or one stage onwards of it, stale runs, or failed-import entries).",
         discussion: helpDiscussion("""

@@ -40,7 +40,7 @@ public struct ExportCommand: AsyncParsableCommand {
 
     public func run() async throws {
         try await reportingErrors(as: "shelfline export") {
-            let context = try common.context()
+            let context = try common.context(stages: PipelineStages.descriptions)
             let export = LibraryExport(format: format, shelves: shelf)
             let library = context.workspace.libraryFile
             if let output {

@@ -26,7 +26,7 @@ public struct LibraryCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "JSON for scripts instead of text.") public var json = false
         public init() {}
 
-        func workspace() throws -> Workspace { try common.context().workspace }
+        func workspace() throws -> Workspace { try common.context(stages: PipelineStages.descriptions).workspace }
     }
 
     /// `library list [--shelf NAME]...`.

@@ -21,9 +21,9 @@ import ShelflineRender
 /// once folded (`MergeReport.booksToRebuild`); `shelfline run` rebuilds after such an import.
 struct LibraryRebuild {
     var workspace: Workspace
+    /// The config merge decodes its parameters (dedupe's and its own) from, as in an import.
     var config: PipelineConfig
-    var dedupe: DedupeParameters
-    var merge: MergeParameters
+    var configPath: String
     /// Where to keep each run's ledger as rebuilt (`<ledgers>/<run id>/ledger.ndjson.gz`): where
     /// its rows are in the rebuilt library. Nil: not kept.
     var ledgers: String? = nil
@@ -43,8 +43,8 @@ struct LibraryRebuild {
         return merged.sorted { (time($0), $0.id) < (time($1), $1.id) }
     }
 
-    func run(progress: (String) -> Void) throws -> Outcome {
-        let files = RunFiles(config: config)
+    func run(progress: (String) -> Void) async throws -> Outcome {
+        let files = RunFiles(config: config, stages: PipelineStages.descriptions)
         let scratch = Workspace(root: workspace.libraryDirectory + "/.rebuild-\(getpid())")
         try? FileManager.default.removeItem(atPath: scratch.root)
         defer { try? FileManager.default.removeItem(atPath: scratch.root) }
@@ -54,21 +54,27 @@ struct LibraryRebuild {
         }
         let runs = runs()
         var books = 0
-        func name(_ role: StageFileRole) -> String { files.input(.merge, role) ?? StageName.merge.stage.defaultInput(role) }
-        let titles = try ISBNTitles.learn(from: runs.map { $0.file(name(.records)) }, parameters: dedupe)
+        func name(_ role: StageFileRole) -> String { files.input(.merge, role) ?? MergeStage.description.defaultInput(role) }
+        // Each run goes through merge's one entry, as in an import (its report written, its check
+        // run), into the scratch workspace; quiet: the rebuild prints its own lines.
+        let context = StageContext(config: config, configPath: configPath, workspace: scratch, stage: MergeStage.description,
+                                   log: Logfmt(quiet: true))
+        let titles = try ISBNTitles.learn(from: runs.map { $0.file(name(.records)) },
+                                          parameters: try context.parameters(DedupeParameters.self))
         for (number, run) in runs.enumerated() {
             let out = scratch.root + "/runs/" + run.id
             try Workspace.makeDirectory(out)
-            let request = MergeRequest(records: run.file(name(.records)), parseReport: run.file(name(.parseReport)),
-                                       rejects: run.file(name(.rejects)), report: out + "/merge-report.json",
-                                       ledger: out + "/ledger.ndjson.gz", review: out + "/review.json",
-                                       failedRows: out + "/failed-rows.csv", importId: run.id, progress: nil)
-            let report = try MergeStage.run(request, workspace: scratch, dedupe: dedupe, parameters: merge, isbnTitles: titles)
+            let job = StageJob(inputs: [.records: run.file(name(.records)), .parseReport: run.file(name(.parseReport)),
+                                        .rejects: run.file(name(.rejects))],
+                               outputs: [.report: out + "/merge-report.json", .ledger: out + "/ledger.ndjson.gz",
+                                         .review: out + "/review.json", .failedRows: out + "/failed-rows.csv"],
+                               arguments: MergeStage.Arguments(importId: run.id, isbnTitles: titles))
+            let report = try await MergeStage.perform(job, context: context)
             books = report.libraryBooks
             if let ledgers {
                 let kept = ledgers + "/" + run.id
                 try Workspace.makeDirectory(kept)
-                try AtomicFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: request.ledger))), to: kept + "/ledger.ndjson.gz")
+                try AtomicFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: job.output(.ledger)))), to: kept + "/ledger.ndjson.gz")
             }
             progress("rebuild: \(number + 1)/\(runs.count) run \(run.id): \(report.libraryBooks) books")
         }
@@ -94,7 +100,7 @@ extension LibraryRebuild {
     /// from the stored imports, when they still hold every import the library was built from.
     /// Never fails the import, which is in the library either way: a rebuild that cannot be made is
     /// an error line saying what to do. Returns the lines to show.
-    func afterImport(log: Logfmt) -> [String] {
+    func afterImport(log: Logfmt) async -> [String] {
         do {
             let missing = try importsMissingFromRuns()
             guard missing.isEmpty else {
@@ -103,7 +109,7 @@ extension LibraryRebuild {
                           + "and a rebuild would lose their books (first: \(missing[0])); re-import those exports to part them")
                 return []
             }
-            let outcome = try run { _ in }
+            let outcome = try await run { _ in }
             // Render wrote the library page before the rebuild: it shows the library as rebuilt.
             if outcome.changed { _ = try LibraryPage.write(workspace: workspace) }
             return ["library rebuilt from \(outcome.runs.count) stored import(s), what every import says of its ISBNs known from the start: "

@@ -22,15 +22,15 @@ struct OrchestratorSetup {
     }
 
     func runner(context: StageContext, quiet: Bool) -> PipelineRunner {
-        PipelineRunner(config: config, configPath: configPath, workspace: workspace, binDirectory: binDirectory,
+        PipelineRunner(config: config, stages: PipelineStages.descriptions, configPath: configPath, workspace: workspace, binDirectory: binDirectory,
                        log: context.log, quiet: quiet, now: context.now, cancellation: context.cancellation,
                        reportType: { PipelineStages.named($0).reportFile })
     }
 
-    var planner: StagePlanner { StagePlanner(config: config, workspace: workspace) }
+    var planner: StagePlanner { StagePlanner(config: config, stages: PipelineStages.descriptions, workspace: workspace) }
 
     /// The names of a run's files, as the config declares them.
-    var files: RunFiles { RunFiles(config: config) }
+    var files: RunFiles { RunFiles(config: config, stages: PipelineStages.descriptions) }
 
     /// Everything a whole run will need from the config, checked before any stage starts: the
     /// stages' wiring (a stage left out is 78, not a missing file later) and every parameter
@@ -38,7 +38,7 @@ struct OrchestratorSetup {
     func validateStageParameters() throws {
         try config.validateWiring(path: configPath)
         for declaration in config.stages {
-            for stage in declaration.name.stage.parameterStages {
+            for stage in PipelineStages.named(declaration.name).description.parameterStages {
                 try PipelineStages.validateParameters(stage, config: config, path: configPath)
             }
         }

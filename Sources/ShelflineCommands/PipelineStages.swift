@@ -4,13 +4,17 @@ import ShelflineLookup
 import ShelflineParse
 import ShelflineRender
 
-/// The pipeline's stages as types, in order (each names its stage, `PipelineStage.name`): what
-/// `shelfline run` validates every parameter object with before any stage starts, and reads a
-/// finished stage's report (`rows=`) with.
-enum PipelineStages {
-    static let all: [any PipelineStage.Type] = [
+/// The pipeline's stages as types, in order (each declares its description, `PipelineStage.description`):
+/// the one list of stages. `shelfline` validates every parameter object with them before any stage
+/// starts and reads a finished stage's report (`rows=`) with them, and hands their descriptions to
+/// what needs several (the orchestrator, the built-in default configuration, `RunFiles`).
+public enum PipelineStages {
+    public static let all: [any PipelineStage.Type] = [
         ParseStage.self, DedupeStage.self, LookupStage.self, MergeStage.self, RenderStage.self,
     ]
+
+    /// Every stage's description, in order.
+    public static let descriptions: [Stage] = all.map { $0.description }
 
     static func named(_ name: StageName) -> any PipelineStage.Type {
         precondition(all.map { $0.name } == StageName.allCases, "PipelineStages.all must list every stage, in order")

@@ -6,6 +6,9 @@ import ShelflineOrchestrator
 
 /// `shelfline plan`: what `run` would do, one line per stage, without doing it.
 public struct PlanCommand: StageCommand {
+    /// Without a pipeline.json, every stage with its defaults.
+    public static var knownStages: [Stage] { PipelineStages.descriptions }
+
     public static let configuration = CommandConfiguration(
         commandName: "plan", abstract: "Print what `run` would do and why, one line per stage.",
         discussion: helpDiscussion("Reads the run for --csv FILE (default: the latest run) and its stage manifests; writes nothing. The config is validated exactly as `run` validates it (78 naming the key)."),

@@ -43,12 +43,13 @@ public struct RebuildCommand: AsyncParsableCommand {
 
     public func run() async throws {
         try await reportingErrors(as: "shelfline") {
-            let context = try common.context()
+            let context = try common.context(stages: PipelineStages.descriptions)
             let lock = try WorkspaceLock(workspace: context.workspace, now: Date())
             defer { withExtendedLifetime(lock) {} }
-            let rebuild = LibraryRebuild(workspace: context.workspace, config: context.config,
-                                         dedupe: try context.parameters(DedupeParameters.self),
-                                         merge: try context.parameters(MergeParameters.self),
+            // The parameters merge decodes (dedupe's and its own) are checked now, as `run` checks them, not mid-rebuild.
+            _ = try context.parameters(DedupeParameters.self)
+            _ = try context.parameters(MergeParameters.self)
+            let rebuild = LibraryRebuild(workspace: context.workspace, config: context.config, configPath: context.configPath,
                                          ledgers: try ledgers.map { try Workspace.absolute($0, role: .output) })
             if !dropUnstoredImports {
                 // A library too damaged to read is rebuilt from what runs/ holds (the recovery path).
@@ -59,7 +60,7 @@ public struct RebuildCommand: AsyncParsableCommand {
                                     + "those exports first, or pass --drop-unstored-imports to rebuild without their books")
                 }
             }
-            let outcome = try rebuild.run { line in if !common.quiet { print(line) } }
+            let outcome = try await rebuild.run { line in if !common.quiet { print(line) } }
             if !common.quiet {
                 let what = outcome.changed ? "library rebuilt" : "library unchanged (already as the runs build it)"
                 print("\(what): \(outcome.books) books from \(outcome.runs.count) import(s); \(context.workspace.libraryFile)")

@@ -30,9 +30,9 @@ public struct ReviewCommand: AsyncParsableCommand {
         public init() {}
 
         func desk() throws -> ReviewDesk {
-            let context = try common.context()
+            let context = try common.context(stages: PipelineStages.descriptions)
             return ReviewDesk(workspace: context.workspace, runDirectory: run,
-                              mergeReport: RunFiles(config: context.config).output(.merge, .report) ?? StageName.merge.stage.defaultOutput(.report))
+                              mergeReport: RunFiles(config: context.config, stages: context.stages).output(.merge, .report) ?? MergeStage.description.defaultOutput(.report))
         }
 
         /// Records a decision about source line `row` (`accept`: a candidate; nil: reject them)

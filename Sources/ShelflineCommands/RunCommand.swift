@@ -9,6 +9,9 @@ import ShelflineRender
 
 /// `shelfline run`: import one export, or every new export in an inbox folder.
 public struct RunCommand: StageCommand {
+    /// Without a pipeline.json, every stage with its defaults.
+    public static var knownStages: [Stage] { PipelineStages.descriptions }
+
     public static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Import an export (--csv) or each new file in an inbox (--inbox), resuming where a previous run stopped.",
@@ -70,14 +73,12 @@ public struct RunCommand: StageCommand {
             cancellation: context.cancellation,
             makeRunner: { setup.runner(context: context, quiet: common.quiet) },
             makeActivity: { try LiveImportActivity(setup: setup, context: context, sourceFile: $0) })
-        let rebuild = LibraryRebuild(workspace: setup.workspace, config: setup.config,
-                                     dedupe: try context.parameters(DedupeParameters.self),
-                                     merge: try context.parameters(MergeParameters.self))
-        lifecycle.rebuildLibrary = { rebuild.afterImport(log: context.log) }
+        let rebuild = LibraryRebuild(workspace: setup.workspace, config: setup.config, configPath: setup.configPath)
+        lifecycle.rebuildLibrary = { await rebuild.afterImport(log: context.log) }
         if let inbox {
-            try lifecycle.run(.inbox(inbox, settleSeconds: settle))
+            try await lifecycle.run(.inbox(inbox, settleSeconds: settle))
         } else if let csv {
-            try lifecycle.run(.file(csv))
+            try await lifecycle.run(.file(csv))
         }
     }
 }

@@ -36,7 +36,7 @@ public enum FailedRowsExport {
     }
 
     /// Merge's unlisted `notEnrichedRows` output (`Stage.unlistedOutputs`).
-    public static let notEnrichedFileName = StageName.merge.stage.defaultOutput(.notEnrichedRows)
+    public static let notEnrichedFileName = MergeStage.description.defaultOutput(.notEnrichedRows)
 
     public static func write(_ rows: [FailedRow], parse: ParseReport, to path: String) throws -> Result {
         try write(rows: { body in try rows.forEach(body) }, parse: parse, to: path)

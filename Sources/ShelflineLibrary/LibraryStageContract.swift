@@ -6,7 +6,13 @@ extension DedupeStage: PipelineStage {
     public typealias Parameters = DedupeParameters
     public typealias Report = DedupeReport
 
-    public static var name: StageName { .dedupe }
+    public static let description = Stage(
+        name: .dedupe,
+        inputs: [StageFile(.records, .positional, defaultName: "parsed.ndjson.gz")],
+        outputs: [StageFile(.records, .output, defaultName: "deduped.ndjson.gz"),
+                  StageFile(.report, .option, defaultName: "dedupe-report.json")],
+        unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
+        parameterStages: [.dedupe], algorithmVersion: 2, invocation: .files)
 
     public static func run(_ job: StageJob<NoStageArguments>, context: StageContext) async throws -> DedupeReport {
         let parameters = try context.parameters(DedupeParameters.self)
@@ -27,13 +33,34 @@ extension MergeStage: PipelineStage {
     public struct Arguments: Sendable {
         /// The books' provenance (default: the content hash of the source export).
         public var importId: String?
+        /// What every stored import says of its ISBNs' titles, known from the first row
+        /// (`shelfline rebuild`); nil: only what this import's own rows say.
+        public var isbnTitles: ISBNTitles?
 
-        public init(importId: String? = nil) {
+        public init(importId: String? = nil, isbnTitles: ISBNTitles? = nil) {
             self.importId = importId
+            self.isbnTitles = isbnTitles
         }
     }
 
-    public static var name: StageName { .merge }
+    public static let description = Stage(
+        name: .merge,
+        inputs: [StageFile(.records, .positional, defaultName: "enriched.ndjson.gz"),
+                 StageFile(.parseReport, .option, defaultName: "parse-report.json"),
+                 StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
+                 StageFile(.decisions, .foundByRole, defaultName: "{decisions}")],
+        outputs: [StageFile(.report, .option, defaultName: "merge-report.json"),
+                  StageFile(.ledger, .option, defaultName: "ledger.ndjson.gz"),
+                  StageFile(.review, .option, defaultName: "review.json"),
+                  StageFile(.failedRows, .option, defaultName: "failed-rows.csv")],
+        progress: StageFile(.progress, .option, defaultName: "merge-progress.json"),
+        unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
+        unlistedOutputs: [StageFile(.notEnrichedRows, .foundByRole, defaultName: "not-enriched.csv"),
+                          StageFile(.library, .foundByRole, defaultName: "{library}")],
+        // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
+        // 4: the library keeps every user-authored cell (export, issue 22); 3: the report's
+        // `reviewOpen` (rows still to review after the decisions); 2: the title identity (issue 21).
+        parameterStages: [.dedupe, .merge], algorithmVersion: 4, invocation: .filesAndImportId)
 
     /// The library (its description's) and its previous generation.
     public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {
@@ -49,9 +76,12 @@ extension MergeStage: PipelineStage {
                                    review: job.output(.review), failedRows: job.output(.failedRows),
                                    importId: job.arguments.importId, progress: job.progress)
         return try run(request, workspace: context.workspace, dedupe: dedupe, parameters: parameters,
-                       cancellation: context.cancellation, log: context.log, now: context.now)
+                       cancellation: context.cancellation, log: context.log, now: context.now, isbnTitles: job.arguments.isbnTitles)
     }
 }
+
+/// Read-only once learnt (`ISBNTitles.learn`), it goes to merge with the job (`MergeStage.Arguments`).
+extension ISBNTitles: @unchecked Sendable {}
 
 extension DedupeParameters: StageParameters {
     public static var stage: StageName { .dedupe }

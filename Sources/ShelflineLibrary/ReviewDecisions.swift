@@ -98,7 +98,7 @@ public struct ReviewDesk {
     /// The merge report's name in the run directory (`pipeline.json` may rename it).
     public let mergeReport: String
 
-    public init(workspace: Workspace, runDirectory: String?, mergeReport: String = StageName.merge.stage.defaultOutput(.report)) {
+    public init(workspace: Workspace, runDirectory: String?, mergeReport: String = MergeStage.description.defaultOutput(.report)) {
         self.workspace = workspace
         self.runDirectory = runDirectory ?? workspace.runsDirectory + "/latest"
         self.mergeReport = mergeReport

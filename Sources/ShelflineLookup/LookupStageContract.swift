@@ -21,7 +21,15 @@ extension LookupStage: PipelineStage {
         }
     }
 
-    public static var name: StageName { .lookup }
+    public static let description = Stage(
+        name: .lookup,
+        inputs: [StageFile(.records, .positional, defaultName: "deduped.ndjson.gz")],
+        outputs: [StageFile(.records, .output, defaultName: "enriched.ndjson.gz"),
+                  StageFile(.report, .option, defaultName: "lookup-report.json")],
+        progress: StageFile(.progress, .option, defaultName: "lookup-progress.json"),
+        parameterStages: [.lookup], algorithmVersion: 1, invocation: .files,
+        // The Open Library API to ask without a pipeline.json (a mirror, a loopback stand-in in tests).
+        environmentParameters: [Stage.EnvironmentParameter("SHELFLINE_OPENLIBRARY_URL", "openLibrary.baseURL")])
 
     /// The catalog dumps given on the command line.
     public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {

@@ -79,8 +79,8 @@ public struct StageManifest: Codable, Sendable, Equatable {
     }
 
     /// The fingerprint over inputs' content, parameters and algorithm version.
-    public static func fingerprint(stage: StageName, parametersHash: String, inputs: [FileStamp]) -> String {
-        var text = "stage=\(stage.rawValue)\nversion=\(stage.algorithmVersion)\nparameters=\(parametersHash)\n"
+    public static func fingerprint(stage: Stage, parametersHash: String, inputs: [FileStamp]) -> String {
+        var text = "stage=\(stage.name.rawValue)\nversion=\(stage.algorithmVersion)\nparameters=\(parametersHash)\n"
         for input in inputs { text += "input \(input.name)=\(input.sha256)\n" }
         return ContentHash.string(text)
     }

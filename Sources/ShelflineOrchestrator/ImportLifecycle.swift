@@ -37,7 +37,7 @@ public struct ImportLifecycle {
     /// rebuild from the stored imports can part (`MergeReport.booksToRebuild`); returns the lines
     /// to show. The command layer supplies it: the rebuild merges in this process, with the library
     /// stage's code, which the orchestrator does not link.
-    public var rebuildLibrary: (() -> [String])?
+    public var rebuildLibrary: (() async -> [String])?
 
     public init(config: PipelineConfig, configPath: String, workspace: Workspace, binDirectory: String, log: Logfmt,
                 quiet: Bool, logfmt: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
@@ -62,7 +62,7 @@ public struct ImportLifecycle {
     }
 
     /// Imports `source`; then, with the lock released, runs the notify command for each event.
-    public func run(_ source: Source) throws {
+    public func run(_ source: Source) async throws {
         try Workspace.makeDirectory(workspace.runsDirectory)
         var events: [ImportEvent] = []
         var failure: (any Error)?
@@ -75,8 +75,8 @@ public struct ImportLifecycle {
                 log.error("shelfline: " + FailedInputs.droppedLine(gone))
             }
             switch source {
-            case .inbox(let inbox, let settle): try importInbox(inbox, settleSeconds: settle, events: &events)
-            case .file(let csv): try importFile(csv, events: &events)
+            case .inbox(let inbox, let settle): try await importInbox(inbox, settleSeconds: settle, events: &events)
+            case .file(let csv): try await importFile(csv, events: &events)
             }
         } catch {
             failure = error
@@ -93,10 +93,10 @@ public struct ImportLifecycle {
         }
     }
 
-    func importFile(_ csv: String, events: inout [ImportEvent]) throws {
+    func importFile(_ csv: String, events: inout [ImportEvent]) async throws {
         var runner = makeRunner()
         runner.sourceFile = try Workspace.absolute(csv, role: .input)
-        let progress = TerminalProgress(enabled: !quiet, logfmt: logfmt, now: now)
+        let progress = TerminalProgress(enabled: !quiet, logfmt: logfmt, files: runner.files, now: now)
         runner.log = progress.log(log)
         if progress.terminal { runner.stageOutput = progress.stageOutput }
         let activity = try makeActivity(runner.sourceFile)
@@ -125,7 +125,7 @@ public struct ImportLifecycle {
                 for line in outcome.nextSteps { output(line) }
             }
             if outcome.stagesRun.contains(.merge), (outcome.report?.booksToRebuild ?? 0) > 0, let rebuildLibrary {
-                for line in rebuildLibrary() where !quiet { output(line) }
+                for line in await rebuildLibrary() where !quiet { output(line) }
             }
             if config.apns != nil {
                 sendPushes()
@@ -159,7 +159,7 @@ public struct ImportLifecycle {
 
     /// Imports each new file as its own import: a file that cannot be read or fails is reported
     /// and the others go on; the exit status is the first failure's, decided after all of them.
-    func importInbox(_ directory: String, settleSeconds: Double, events: inout [ImportEvent]) throws {
+    func importInbox(_ directory: String, settleSeconds: Double, events: inout [ImportEvent]) async throws {
         _ = try Workspace.absolute(directory, role: .input)  // a relative inbox needs a working directory
         let inbox = Inbox(directory: directory, workspace: workspace, settleSeconds: settleSeconds)
         let scan = try inbox.scan(now: now(), log: log)
@@ -177,7 +177,7 @@ public struct ImportLifecycle {
         for (path, hash) in scan.pending {
             if cancellation.isCancelled { throw OrchestratorError.paused(stage: .parse) }
             do {
-                try importFile(path, events: &events)
+                try await importFile(path, events: &events)
                 try inbox.record(hash: hash, name: (path as NSString).lastPathComponent, now: now())
                 imported += 1
             } catch let error as any ShelflineError {

@@ -73,10 +73,11 @@ public struct PipelineRunner {
     /// libraries); its `rowCount` is the stage's `rows=`.
     public var reportType: (StageName) -> (any FileStageReport.Type)?
 
-    public init(config: PipelineConfig, configPath: String, workspace: Workspace, binDirectory: String, log: Logfmt,
-                quiet: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
+    /// `stages`: every stage's description, in order (the commands layer's `PipelineStages`).
+    public init(config: PipelineConfig, stages: [Stage], configPath: String, workspace: Workspace, binDirectory: String,
+                log: Logfmt, quiet: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
                 reportType: @escaping (StageName) -> (any FileStageReport.Type)?) {
-        planner = StagePlanner(config: config, workspace: workspace)
+        planner = StagePlanner(config: config, stages: stages, workspace: workspace)
         self.reportType = reportType
         self.configPath = configPath
         self.binDirectory = binDirectory
@@ -87,7 +88,7 @@ public struct PipelineRunner {
     }
 
     var workspace: Workspace { planner.workspace }
-    var files: RunFiles { RunFiles(config: planner.config) }
+    var files: RunFiles { RunFiles(config: planner.config, stages: planner.stages) }
 
     /// Copies `csv` into its content-keyed run directory (once) and returns the run.
     public mutating func prepareRun(csv: String) throws -> RunDirectory {
@@ -154,15 +155,16 @@ public struct PipelineRunner {
                 outputs.append(stamp)
                 produced[name] = stamp
             }
-            for name in StagePlanner.workspaceOutputs(of: stage) {
+            for name in planner.workspaceOutputs(of: stage) {
                 if let path = planner.path(of: name, in: run), let stamp = try FileStamp.make(name: name, path: path, previous: nil) {
                     outputs.append(stamp)
                 }
             }
             let parametersHash = planner.parametersHash(stage)
             let newManifest = StageManifest(
-                stage: stage, fingerprint: StageManifest.fingerprint(stage: stage, parametersHash: parametersHash, inputs: inputs),
-                algorithmVersion: stage.algorithmVersion, parametersHash: parametersHash, inputs: inputs, outputs: outputs,
+                stage: stage,
+                fingerprint: StageManifest.fingerprint(stage: planner.description(stage), parametersHash: parametersHash, inputs: inputs),
+                algorithmVersion: planner.description(stage).algorithmVersion, parametersHash: parametersHash, inputs: inputs, outputs: outputs,
                 durationMs: milliseconds, finishedAt: now().timeIntervalSince1970)
             try writeJSONFile(newManifest, to: run.manifestPath(stage))
             stagesRun.append(stage)
@@ -176,12 +178,12 @@ public struct PipelineRunner {
         }
         try run.markLatest(in: workspace)
         let report = files.output(.merge, .report).flatMap { try? readJSONFile(MergeReport.self, from: run.file($0)) }
-        return RunOutcome(run: run, stagesRun: stagesRun, report: report, page: files.output(.render, .page) ?? StageName.render.stage.defaultOutput(.page))
+        return RunOutcome(run: run, stagesRun: stagesRun, report: report, page: files.output(.render, .page) ?? planner.description(.render).defaultOutput(.page))
     }
 
     /// Starts the stage executable in the run directory and waits, forwarding SIGTERM/SIGINT.
     func execute(_ stage: StageName, run: RunDirectory) throws {
-        let executable = binDirectory + "/" + stage.executable
+        let executable = binDirectory + "/" + planner.description(stage).executable
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw OrchestratorError.stageMissing(stage: stage, path: executable)
         }
@@ -236,7 +238,7 @@ public struct PipelineRunner {
     /// file) and from the declaration's file names.
     func arguments(for stage: StageName, run: RunDirectory) throws -> [String] {
         let declaration = try planner.config.declaration(stage)
-        let description = stage.stage
+        let description = planner.description(stage)
         var arguments: [String] = []
         var options: [String] = []
         func pass(_ files: [StageFile], _ declared: [String], key: String, resolve: (String) -> String) throws {

@@ -22,11 +22,22 @@ public enum StageDecision: Sendable, Equatable {
 /// Decides, from manifests and content hashes, which stages of a run are complete.
 public struct StagePlanner: Sendable {
     public var config: PipelineConfig
+    /// The stage descriptions (the pipeline's, in order), given by the commands layer: the stage
+    /// types that declare them live in libraries the orchestrator does not link.
+    public var stages: [Stage]
     public var workspace: Workspace
 
-    public init(config: PipelineConfig, workspace: Workspace) {
+    public init(config: PipelineConfig, stages: [Stage], workspace: Workspace) {
         self.config = config
+        self.stages = stages
         self.workspace = workspace
+    }
+
+    /// The description of `stage`; a declared stage the planner was given no description of is a
+    /// programming error (the commands layer gives every stage's).
+    public func description(_ stage: StageName) -> Stage {
+        guard let description = stages.named(stage) else { preconditionFailure("no description of stage \(stage.rawValue)") }
+        return description
     }
 
     /// Where a declared input or output lives for `run`.
@@ -42,13 +53,13 @@ public struct StagePlanner: Sendable {
     /// since is then an output modified or missing, and merge runs again (issue 21: "already
     /// imported" while the file held other books). Merge is idempotent, so a library another
     /// import changed since costs a merge that writes nothing.
-    public static func workspaceOutputs(of stage: StageName) -> [String] {
-        stage.stage.unlistedOutputs.map(\.defaultName).filter { $0.hasPrefix("{") }
+    public func workspaceOutputs(of stage: StageName) -> [String] {
+        description(stage).unlistedOutputs.map(\.defaultName).filter { $0.hasPrefix("{") }
     }
 
     /// The hash of every parameter object `stage` decodes (`PipelineConfig.fingerprintedParameters`).
     public func parametersHash(_ stage: StageName) -> String {
-        ContentHash.bytes(config.fingerprintedParameters(stage))
+        ContentHash.bytes(config.fingerprintedParameters(description(stage)))
     }
 
     /// Stamps a stage's inputs now. Returns the first missing required input instead, if any.
@@ -96,9 +107,10 @@ public struct StagePlanner: Sendable {
         guard let manifest = run.manifest(stage) else {
             return StageCheck(decision: .run(reason: "never completed in this run"))
         }
-        if manifest.algorithmVersion != stage.algorithmVersion {
+        let algorithmVersion = description(stage).algorithmVersion
+        if manifest.algorithmVersion != algorithmVersion {
             return StageCheck(
-                decision: .run(reason: "algorithm version changed (\(manifest.algorithmVersion) → \(stage.algorithmVersion))"))
+                decision: .run(reason: "algorithm version changed (\(manifest.algorithmVersion) → \(algorithmVersion))"))
         }
         if manifest.parametersHash != parametersHash(stage) {
             return StageCheck(decision: .run(reason: "parameters changed"))

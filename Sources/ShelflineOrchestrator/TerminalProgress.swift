@@ -18,6 +18,8 @@ final class TerminalProgress: @unchecked Sendable {
     /// so no stage draws a bar of its own).
     let terminal: Bool
     private let now: @Sendable () -> Date
+    /// The run's files by role: where each stage's progress file is.
+    private let files: RunFiles
     private let lock = NSLock()
     private var stage: StageName?
     private var started = Date()
@@ -27,11 +29,12 @@ final class TerminalProgress: @unchecked Sendable {
 
     /// `enabled`: not `--quiet`; `logfmt`: `--log-format logfmt` (events, never a live line).
     init(
-        enabled: Bool, logfmt: Bool = false, now: @escaping @Sendable () -> Date = { Date() },
+        enabled: Bool, logfmt: Bool = false, files: RunFiles, now: @escaping @Sendable () -> Date = { Date() },
         terminal: Bool = isatty(STDERR_FILENO) == 1
     ) {
         drawing = enabled && !logfmt && terminal
         self.terminal = terminal
+        self.files = files
         self.now = now
     }
 
@@ -69,7 +72,7 @@ final class TerminalProgress: @unchecked Sendable {
             lastDraw = time
             frame += 1
             var line = "\(stage.rawValue): running \(String(format: "%.1f", time.timeIntervalSince(started))) s"
-            if let name = stage.stage.progress?.defaultName, let progress = try? readJSONFile(StageProgress.self, from: run.file(name)),
+            if let name = files.progress(stage), let progress = try? readJSONFile(StageProgress.self, from: run.file(name)),
                 progress.total > 0, !progress.finished || progress.processed > 0
             {
                 line = "\(stage.rawValue): " + ProgressLine.bar(progress)

@@ -17,7 +17,13 @@ extension ParseStage: PipelineStage {
         }
     }
 
-    public static var name: StageName { .parse }
+    public static let description = Stage(
+        name: .parse,
+        inputs: [StageFile(.export, .positional, defaultName: "{csv}")],
+        outputs: [StageFile(.records, .output, defaultName: "parsed.ndjson.gz"),
+                  StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
+                  StageFile(.report, .option, defaultName: "parse-report.json")],
+        parameterStages: [.parse], algorithmVersion: 2, invocation: .files)
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ParseReport {
         let parameters = try context.parameters(ParseParameters.self)

@@ -22,12 +22,17 @@ public enum RenderStage: PipelineStage {
         }
     }
 
-    public static var name: StageName { .render }
+    public static let description = Stage(
+        name: .render,
+        inputs: [StageFile(.report, .foundByRole, defaultName: "merge-report.json"),
+                 StageFile(.review, .foundByRole, defaultName: "review.json")],
+        outputs: [StageFile(.page, .foundByRole, defaultName: "report.html")],
+        parameterStages: [.render], algorithmVersion: 2, invocation: .runDirectory(subcommand: "import"))
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ImportActivityRenderer.Refresh {
         let parameters = try context.parameters(RenderParameters.self)
         let renderer = ImportActivityRenderer(workspace: context.workspace, parameters: parameters,
-                                              files: RunFiles(config: context.config))
+                                              files: RunFiles(config: context.config, stages: context.stages))
         // Absolute before anything is read: a relative one needs a working directory that exists.
         let runDirectory = try Workspace.absolute(job.arguments.runDirectory, role: .output)
         let result = try renderer.refresh(runDirectory: runDirectory, now: context.now(), sourceFile: job.arguments.sourceFile,

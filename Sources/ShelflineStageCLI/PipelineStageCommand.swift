@@ -12,7 +12,7 @@ public protocol PipelineStageCommand: StageCommand {
 }
 
 extension PipelineStageCommand {
-    public static var stage: StageName? { Runs.name }
+    public static var stage: Stage? { Runs.description }
 
     public func execute(context: StageContext) async throws {
         let job = try job(context: context)
@@ -27,11 +27,10 @@ extension NameSpecification {
     /// The option `stage`'s description gives the file with `role` (`StageFile.optionName`):
     /// `-o`/`--output` for its main output, else the role in kebab case (`--parse-report`). A
     /// role the description passes no other way is a programming error.
-    public static func stageFile(_ role: StageFileRole, of stage: StageName) -> NameSpecification {
-        let description = stage.stage
+    public static func stageFile(_ role: StageFileRole, of description: Stage) -> NameSpecification {
         let files = description.inputs + description.outputs + (description.progress.map { [$0] } ?? [])
         guard let file = files.first(where: { $0.role == role && $0.optionName != nil }), let name = file.optionName else {
-            preconditionFailure("stage \(stage.rawValue) passes no \(role.rawValue) file by option")
+            preconditionFailure("stage \(description.name.rawValue) passes no \(role.rawValue) file by option")
         }
         return file.passing == .output ? [.customShort("o"), .customLong(name)] : [.customLong(name)]
     }

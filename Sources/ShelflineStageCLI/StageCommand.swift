@@ -21,9 +21,10 @@ public struct CommonOptions: ParsableArguments {
     public init() {}
 
     /// Loads the config named by `--config`, `SHELFLINE_CONFIG`, or `./pipeline.json`; else the
-    /// built-in defaults (`PipelineConfig.builtInDefault`: every stage, default names and parameters).
-    /// A relative path when the working directory is gone is 66 naming the cause (`Workspace.absolute`).
-    public func loadConfig() throws -> (PipelineConfig, String) {
+    /// built-in defaults (`PipelineConfig.builtInDefault`: each of `stages`, default names and
+    /// parameters). A relative path when the working directory is gone is 66 naming the cause
+    /// (`Workspace.absolute`).
+    public func loadConfig(stages: [Stage] = []) throws -> (PipelineConfig, String) {
         let environment = ProcessInfo.processInfo.environment
         if let path = config ?? environment["SHELFLINE_CONFIG"] {
             _ = try Workspace.absolute(path, role: .input)
@@ -32,18 +33,21 @@ public struct CommonOptions: ParsableArguments {
         if FileManager.default.fileExists(atPath: "pipeline.json") {
             return (try PipelineConfig.load(path: "pipeline.json"), "pipeline.json")
         }
-        return (PipelineConfig.builtInDefault(environment: environment), "(built-in defaults)")
+        return (PipelineConfig.builtInDefault(stages: stages, environment: environment), "(built-in defaults)")
     }
 
     /// What every command runs in: the config (`loadConfig`) and the workspace, resolved once
     /// (`Workspace.resolve`: the flag, the environment, the config, `./var`; `~` expanded, absolute).
     /// A relative workspace when the working directory is gone is 73 naming the cause, never `/var`.
-    public func context(stage: StageName? = nil, cancellation: CancellationFlag = CancellationFlag()) throws -> StageContext {
-        let (config, path) = try loadConfig()
+    /// `stages`: the descriptions the command knows (`StageCommand.knownStages`).
+    public func context(stage: Stage? = nil, stages: [Stage] = [], cancellation: CancellationFlag = CancellationFlag()) throws
+        -> StageContext
+    {
+        let (config, path) = try loadConfig(stages: stages)
         let workspace = try Workspace.resolve(flag: self.workspace, environment: ProcessInfo.processInfo.environment, config: config,
                                               currentDirectory: Workspace.currentDirectory())
-        return StageContext(config: config, configPath: path, workspace: workspace, stage: stage, log: Logfmt(quiet: quiet),
-                            cancellation: cancellation)
+        return StageContext(config: config, configPath: path, workspace: workspace, stage: stage, stages: stages,
+                            log: Logfmt(quiet: quiet), cancellation: cancellation)
     }
 }
 
@@ -53,9 +57,12 @@ public protocol StageCommand: AsyncParsableCommand {
     var common: CommonOptions { get }
     /// The name errors are reported under (default: the executable's, or `shelfline SUBCOMMAND`).
     static var reportedName: String { get }
-    /// The pipeline stage this command runs, if it is one: it may decode only the parameters
-    /// its fingerprint covers (`StageContext.parameters`). Default: none.
-    static var stage: StageName? { get }
+    /// The pipeline stage this command runs (its description), if it is one: it may decode only
+    /// the parameters its fingerprint covers (`StageContext.parameters`). Default: none.
+    static var stage: Stage? { get }
+    /// The stage descriptions the command knows (`StageContext.stages`): its built-in default
+    /// configuration declares them, and it finds their files by role. Default: its own stage's.
+    static var knownStages: [Stage] { get }
     func execute(context: StageContext) async throws
 }
 
@@ -68,12 +75,14 @@ extension StageCommand {
 
     public static var reportedName: String { qualifiedName }
 
-    public static var stage: StageName? { nil }
+    public static var stage: Stage? { nil }
+
+    public static var knownStages: [Stage] { stage.map { [$0] } ?? [] }
 
     public func run() async throws {
         try await reportingErrors(as: Self.reportedName) {
             ParentWatch.install()
-            let context = try common.context(stage: Self.stage, cancellation: SignalCancellation.install())
+            let context = try common.context(stage: Self.stage, stages: Self.knownStages, cancellation: SignalCancellation.install())
             try await execute(context: context)
         }
     }

@@ -25,10 +25,10 @@ public struct DedupeCommand: PipelineStageCommand {
     @Argument(help: "Parsed records (gzip NDJSON).")
     public var input: String
 
-    @Option(name: .stageFile(.records, of: .dedupe), help: "Marked records (gzip NDJSON).")
+    @Option(name: .stageFile(.records, of: DedupeStage.description), help: "Marked records (gzip NDJSON).")
     public var output: String
 
-    @Option(name: .stageFile(.report, of: .dedupe), help: "Report JSON.")
+    @Option(name: .stageFile(.report, of: DedupeStage.description), help: "Report JSON.")
     public var report: String?
 
     public init() {}

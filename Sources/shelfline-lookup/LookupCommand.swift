@@ -36,13 +36,13 @@ public struct LookupCommand: PipelineStageCommand {
     @Argument(help: "Input records (gzip NDJSON).")
     public var input: String
 
-    @Option(name: .stageFile(.records, of: .lookup), help: "Output records (gzip NDJSON).")
+    @Option(name: .stageFile(.records, of: LookupStage.description), help: "Output records (gzip NDJSON).")
     public var output: String
 
-    @Option(name: .stageFile(.report, of: .lookup), help: "Report JSON to write.")
+    @Option(name: .stageFile(.report, of: LookupStage.description), help: "Report JSON to write.")
     public var report: String?
 
-    @Option(name: .stageFile(.progress, of: .lookup), help: "Progress JSON to keep updated while running.")
+    @Option(name: .stageFile(.progress, of: LookupStage.description), help: "Progress JSON to keep updated while running.")
     public var progress: String?
 
     @Option(name: .long, help: "Catalog dump file (editions, works, authors; gzip or plain). Repeat per file; overrides the config.")

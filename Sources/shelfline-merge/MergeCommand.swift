@@ -32,28 +32,28 @@ public struct MergeCommand: PipelineStageCommand {
     @Argument(help: "Records to merge (gzip NDJSON).")
     public var input: String
 
-    @Option(name: .stageFile(.parseReport, of: .merge), help: "parse-report.json of the same run.")
+    @Option(name: .stageFile(.parseReport, of: MergeStage.description), help: "parse-report.json of the same run.")
     public var parseReport: String
 
-    @Option(name: .stageFile(.rejects, of: .merge), help: "Rejected rows of the same run (gzip NDJSON).")
+    @Option(name: .stageFile(.rejects, of: MergeStage.description), help: "Rejected rows of the same run (gzip NDJSON).")
     public var rejects: String?
 
-    @Option(name: .stageFile(.report, of: .merge), help: "Merge report JSON to write.")
-    public var report: String = StageName.merge.stage.defaultOutput(.report)
+    @Option(name: .stageFile(.report, of: MergeStage.description), help: "Merge report JSON to write.")
+    public var report: String = MergeStage.description.defaultOutput(.report)
 
-    @Option(name: .stageFile(.ledger, of: .merge), help: "Per-row ledger to write (gzip NDJSON).")
-    public var ledger: String = StageName.merge.stage.defaultOutput(.ledger)
+    @Option(name: .stageFile(.ledger, of: MergeStage.description), help: "Per-row ledger to write (gzip NDJSON).")
+    public var ledger: String = MergeStage.description.defaultOutput(.ledger)
 
-    @Option(name: .stageFile(.review, of: .merge), help: "Review list to write (JSON).")
-    public var review: String = StageName.merge.stage.defaultOutput(.review)
+    @Option(name: .stageFile(.review, of: MergeStage.description), help: "Review list to write (JSON).")
+    public var review: String = MergeStage.description.defaultOutput(.review)
 
-    @Option(name: .stageFile(.failedRows, of: .merge), help: "Failed rows to write (CSV with the source's own header).")
-    public var failedRows: String = StageName.merge.stage.defaultOutput(.failedRows)
+    @Option(name: .stageFile(.failedRows, of: MergeStage.description), help: "Failed rows to write (CSV with the source's own header).")
+    public var failedRows: String = MergeStage.description.defaultOutput(.failedRows)
 
     @Option(name: .long, help: "Import id for provenance (default: content hash of the source export).")
     public var importId: String?
 
-    @Option(name: .stageFile(.progress, of: .merge), help: "Progress JSON to rewrite about every second while merging.")
+    @Option(name: .stageFile(.progress, of: MergeStage.description), help: "Progress JSON to rewrite about every second while merging.")
     public var progress: String?
 
     public init() {}

@@ -32,13 +32,13 @@ public struct ParseCommand: PipelineStageCommand {
     @Argument(help: "The export to read (CSV or TSV).")
     public var input: String
 
-    @Option(name: .stageFile(.records, of: .parse), help: "Records file to write (gzip NDJSON).")
+    @Option(name: .stageFile(.records, of: ParseStage.description), help: "Records file to write (gzip NDJSON).")
     public var output: String
 
-    @Option(name: .stageFile(.rejects, of: .parse), help: "Rejected rows file to write (gzip NDJSON).")
+    @Option(name: .stageFile(.rejects, of: ParseStage.description), help: "Rejected rows file to write (gzip NDJSON).")
     public var rejects: String?
 
-    @Option(name: .stageFile(.report, of: .parse), help: "Report file to write (JSON).")
+    @Option(name: .stageFile(.report, of: ParseStage.description), help: "Report file to write (JSON).")
     public var report: String?
 
     @Option(help: "Export format: auto (detect from the header), goodreads, storygraph, librarything, generic.")

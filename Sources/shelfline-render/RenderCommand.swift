@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
+import ShelflineLibrary
+import ShelflineLookup
+import ShelflineParse
 import ShelflineStageCLI
 import ShelflineRender
 
@@ -33,6 +36,13 @@ extension RenderSubcommand {
 /// `shelfline-render import --run RUN_DIR`: one refresh of the import activity.
 public struct ImportActivityCommand: RenderSubcommand, PipelineStageCommand {
     public typealias Runs = RenderStage
+
+    /// Render reads every stage's files, by role under the names the config gives them
+    /// (`RunFiles`), so it knows every stage's description (which is why this executable links the
+    /// stage libraries).
+    public static var knownStages: [Stage] {
+        [ParseStage.description, DedupeStage.description, LookupStage.description, MergeStage.description, RenderStage.description]
+    }
 
     public static let configuration = CommandConfiguration(
         commandName: "import",

@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineCommands
 import ShelflineCore
 import ShelflineReports
 import Testing
@@ -35,15 +36,17 @@ import TestSupport
     }
 
     @Test func builtInDefaultDeclaresEveryStageWithItsDefaultFiles() throws {
-        let config = PipelineConfig.builtInDefault(environment: [:])
+        let stages = PipelineStages.descriptions
+        let config = PipelineConfig.builtInDefault(stages: stages, environment: [:])
         try config.validateWiring(path: "(built-in defaults)")
-        #expect(config.stages.map(\.name) == Stage.all.map(\.name))
+        #expect(config.stages.map(\.name) == StageName.allCases)
         for declaration in config.stages {
-            #expect(declaration.inputs == declaration.name.stage.inputs.map(\.defaultName))
-            #expect(declaration.outputs == declaration.name.stage.outputs.map(\.defaultName))
+            let description = try #require(stages.named(declaration.name))
+            #expect(declaration.inputs == description.inputs.map(\.defaultName))
+            #expect(declaration.outputs == description.outputs.map(\.defaultName))
             #expect(declaration.parameters == .object([:]), "\(declaration.name): every parameter at its default")
         }
-        let mirrored = PipelineConfig.builtInDefault(environment: ["SHELFLINE_OPENLIBRARY_URL": "http://127.0.0.1:9"])
+        let mirrored = PipelineConfig.builtInDefault(stages: stages, environment: ["SHELFLINE_OPENLIBRARY_URL": "http://127.0.0.1:9"])
         #expect(mirrored.stages.first { $0.name == .lookup }?.parameters
                 == .object(["openLibrary": .object(["baseURL": .string("http://127.0.0.1:9")])]))
     }

@@ -1,11 +1,12 @@
 import Foundation
+import ShelflineCommands
 import ShelflineCore
 import Testing
 import TestSupport
 
 /// Every executable documents itself: `--help` names the exit statuses, `--version` answers.
 @Suite struct HelpEndToEndTests {
-    static let executables = ["shelfline"] + StageName.allCases.map(\.executable)
+    static let executables = ["shelfline"] + PipelineStages.descriptions.map(\.executable)
 
     @Test(.bug(id: 2), arguments: executables)
     func helpListsExitStatusesAndVersionAnswers(executable: String) throws {

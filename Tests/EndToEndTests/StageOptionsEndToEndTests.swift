@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineCommands
 import ShelflineCore
 import Testing
 import TestSupport
@@ -17,11 +18,11 @@ import TestSupport
         var command: Command
     }
 
-    static let stagesGivenFiles = Stage.all.filter { $0.invocation != .runDirectory(subcommand: "import") }
+    static let stagesGivenFiles = PipelineStages.descriptions.filter { $0.invocation != .runDirectory(subcommand: "import") }
 
     @Test(.bug(id: 24), arguments: stagesGivenFiles.map(\.name))
     func everyFileOptionTheDescriptionDerivesIsAnOptionOfTheExecutable(_ name: StageName) throws {
-        let stage = name.stage
+        let stage = try #require(PipelineStages.descriptions.named(name))
         let result = try ExecutableRunner.run(stage.executable, ["--experimental-dump-help"])
         #expect(result.status == 0, "\(result)")
         let dump = try JSONDecoder().decode(Dump.self, from: Data(result.stdout.utf8))

@@ -21,7 +21,9 @@ import TestSupport
         typealias Report = CountReport
         struct Arguments: Sendable { var limit: Int }
 
-        static var name: StageName { .dedupe }
+        static let description = Stage(name: .dedupe, inputs: [StageFile(.records, .positional, defaultName: "in.txt")],
+                                       outputs: [StageFile(.report, .option, defaultName: "report.json")],
+                                       parameterStages: [.dedupe], algorithmVersion: 1, invocation: .files)
 
         static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> CountReport {
             let text = try String(contentsOfFile: job.input(.records), encoding: .utf8)

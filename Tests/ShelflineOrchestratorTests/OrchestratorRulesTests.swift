@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import ShelflineCommands
 import ShelflineCore
 import Testing
 import TestSupport
@@ -22,7 +23,7 @@ import TestSupport
         init(parameters: String = "{}") throws {
             try FileManager.default.createDirectory(atPath: dir.file("bin"), withIntermediateDirectories: true)
             let script = ExecutableRunner.repositoryRoot + "/Tests/ShelflineOrchestratorTests/Fixtures/stand-in-stage.sh"
-            for stage in StageName.allCases {
+            for stage in PipelineStages.descriptions {
                 try FileManager.default.createSymbolicLink(atPath: dir.file("bin/\(stage.executable)"), withDestinationPath: script)
             }
             try FileManager.default.createSymbolicLink(atPath: dir.file("bin/shelfline"),

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ShelflineOrchestrator
+import ShelflineCommands
 import ShelflineCore
 import TestSupport
 import Testing
@@ -22,7 +23,7 @@ import Testing
         func runner(_ config: PipelineConfig, reportType: @escaping (StageName) -> (any FileStageReport.Type)? = { _ in nil })
             -> PipelineRunner
         {
-            PipelineRunner(config: config, configPath: dir.file("absent.json"), workspace: workspace, binDirectory: dir.path,
+            PipelineRunner(config: config, stages: PipelineStages.descriptions, configPath: dir.file("absent.json"), workspace: workspace, binDirectory: dir.path,
                            log: Logfmt(quiet: true), quiet: false, now: { Date(timeIntervalSince1970: 0) },
                            cancellation: CancellationFlag(), reportType: reportType)
         }
@@ -30,7 +31,7 @@ import Testing
 
     /// Every stage declared with its description's default names, except the ones renamed.
     static func config(renaming renamed: [String: String] = [:]) -> PipelineConfig {
-        PipelineConfig(stages: Stage.all.map { stage in
+        PipelineConfig(stages: PipelineStages.descriptions.map { stage in
             StageDeclaration(name: stage.name, inputs: stage.inputs.map { renamed[$0.defaultName] ?? $0.defaultName },
                              outputs: stage.outputs.map { renamed[$0.defaultName] ?? $0.defaultName })
         })
@@ -104,9 +105,9 @@ import Testing
     @Test(.bug(id: 9)) func mergeRerunsWhenDedupesParametersChange() throws {
         let fixture = try Fixture()
         var config = Self.config()
-        let before = StagePlanner(config: config, workspace: fixture.workspace)
+        let before = StagePlanner(config: config, stages: PipelineStages.descriptions, workspace: fixture.workspace)
         config.stages[1].parameters = .object(["stripSubtitle": .bool(false)])
-        let after = StagePlanner(config: config, workspace: fixture.workspace)
+        let after = StagePlanner(config: config, stages: PipelineStages.descriptions, workspace: fixture.workspace)
         #expect(before.parametersHash(.merge) != after.parametersHash(.merge))
         #expect(before.parametersHash(.lookup) == after.parametersHash(.lookup))
     }

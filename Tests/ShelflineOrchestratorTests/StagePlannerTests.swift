@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineCommands
 import ShelflineCore
 import ShelflineOrchestrator
 import TestSupport
@@ -13,7 +14,7 @@ import Testing
         let workspace: Workspace
         let run: RunDirectory
         var config: PipelineConfig
-        var planner: StagePlanner { StagePlanner(config: config, workspace: workspace) }
+        var planner: StagePlanner { StagePlanner(config: config, stages: PipelineStages.descriptions, workspace: workspace) }
 
         init() throws {
             workspace = Workspace(root: dir.file("ws"))
@@ -43,8 +44,8 @@ import Testing
             }
             let hash = planner.parametersHash(stage)
             let manifest = StageManifest(
-                stage: stage, fingerprint: StageManifest.fingerprint(stage: stage, parametersHash: hash, inputs: inputs),
-                algorithmVersion: stage.algorithmVersion, parametersHash: hash, inputs: inputs,
+                stage: stage, fingerprint: StageManifest.fingerprint(stage: planner.description(stage), parametersHash: hash, inputs: inputs),
+                algorithmVersion: planner.description(stage).algorithmVersion, parametersHash: hash, inputs: inputs,
                 outputs: outputs, durationMs: 1, finishedAt: 0)
             try writeJSONFile(manifest, to: run.manifestPath(stage))
         }
@@ -73,7 +74,7 @@ import Testing
             parse: .run(reason: "never completed in this run"), dedupe: .waiting(on: .parse)),
         Rule(
             name: "older algorithm version", change: { try $0.editManifest(.dedupe) { $0.algorithmVersion = 0 } },
-            parse: .upToDate, dedupe: .run(reason: "algorithm version changed (0 → \(StageName.dedupe.algorithmVersion))")),
+            parse: .upToDate, dedupe: .run(reason: "algorithm version changed (0 → \(PipelineStages.descriptions.named(.dedupe)!.algorithmVersion))")),
         Rule(
             name: "parameters changed", change: { $0.config.stages[0].parameters = .object(["format": .string("goodreads")]) },
             parse: .run(reason: "parameters changed"), dedupe: .waiting(on: .parse)),
@@ -153,7 +154,7 @@ import Testing
         let export = dir.write("export.csv", "Book Id,Title\n1,Dune\n2,Emma\n")
         let workspace = Workspace(root: dir.file("ws"))
         let config = PipelineConfig(stages: [StageDeclaration(name: .parse, inputs: ["{csv}"], outputs: ["parsed.ndjson.gz"])])
-        var runner = PipelineRunner(config: config, configPath: dir.file("absent.json"), workspace: workspace, binDirectory: dir.path,
+        var runner = PipelineRunner(config: config, stages: PipelineStages.descriptions, configPath: dir.file("absent.json"), workspace: workspace, binDirectory: dir.path,
                                     log: Logfmt(quiet: true), quiet: true, now: { Date(timeIntervalSince1970: 0) },
                                     cancellation: CancellationFlag(), reportType: { _ in nil })
         let run = try runner.prepareRun(csv: export)

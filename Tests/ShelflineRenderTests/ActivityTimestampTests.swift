@@ -14,7 +14,7 @@ import TestSupport
         let temp = TemporaryDirectory("timestamps-import")
         let run = temp.file("ws/runs/run-1")
         try Workspace.makeDirectory(run)
-        let renderer = ImportActivityRenderer(workspace: Workspace(root: temp.file("ws")))
+        let renderer = ImportActivityRenderer(workspace: Workspace(root: temp.file("ws")), files: .pipelineDefaults)
         let later = t0 + 7200
         #expect(try renderer.refresh(runDirectory: run, now: later).emitted == [.start])
         let start = try #require(try renderer.store.latest(ImportActivityRenderer.Snapshot.self))

@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineCommands
 import ShelflineCore
 import ShelflineReports
 import TestSupport
@@ -29,4 +30,9 @@ enum Fixtures {
     static func write(_ value: some Encodable, to path: String) throws {
         try writeJSONFile(value, to: path)
     }
+}
+
+extension RunFiles {
+    /// Every stage's files under its description's names (no `pipeline.json`), as render finds them.
+    static let pipelineDefaults = RunFiles(config: nil, stages: PipelineStages.descriptions)
 }

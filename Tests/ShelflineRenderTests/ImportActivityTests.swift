@@ -19,7 +19,7 @@ import TestSupport
         let run = temp.file("ws/runs/run-a1b2c3")
         try Workspace.makeDirectory(run)
         temp.write("input/goodreads_library_export.csv", String(repeating: "x", count: 1234))
-        let renderer = ImportActivityRenderer(workspace: workspace)
+        let renderer = ImportActivityRenderer(workspace: workspace, files: .pipelineDefaults)
 
         // Nothing yet: the import has begun, so the activity starts.
         var result = try renderer.refresh(runDirectory: run, now: at(0), sourceFile: temp.file("input/goodreads_library_export.csv"))
@@ -155,7 +155,7 @@ import TestSupport
     @Test(.bug(id: 6)) func finishedRunStartsAndEndsThenNextRunStartsAgain() throws {
         let temp = TemporaryDirectory("render-finished")
         let workspace = Workspace(root: temp.file("ws"))
-        let renderer = ImportActivityRenderer(workspace: workspace)
+        let renderer = ImportActivityRenderer(workspace: workspace, files: .pipelineDefaults)
         for name in ["first", "second"] {
             let run = temp.file("ws/runs/\(name)")
             try Workspace.makeDirectory(run)
@@ -178,7 +178,7 @@ import TestSupport
         let run = temp.file("run")
         try Workspace.makeDirectory(run)
         temp.write("run/parse-report.json", #"{"rowsRead": "#)
-        let renderer = ImportActivityRenderer(workspace: workspace)
+        let renderer = ImportActivityRenderer(workspace: workspace, files: .pipelineDefaults)
         let error = #expect(throws: FileError.self) { try renderer.refresh(runDirectory: run, now: at(0)) }
         #expect(error.map { "\($0)" }?.contains("parse-report.json") == true)
         #expect(error.map { ExitStatus(for: $0) } == .dataError)
@@ -196,7 +196,7 @@ import TestSupport
         temp.write("run/dedupe-report.json", "{}")
         try Fixtures.write(StageProgress(stage: "lookup", processed: 1, total: 5, currentTitle: longName, currentAuthor: longName,
                                          startedAt: 0, updatedAt: 1), to: run + "/lookup-progress.json")
-        let renderer = ImportActivityRenderer(workspace: workspace)
+        let renderer = ImportActivityRenderer(workspace: workspace, files: .pipelineDefaults)
         try renderer.refresh(runDirectory: run, now: at(0))
         let snapshot = try #require(try renderer.store.latest(ImportActivityRenderer.Snapshot.self))
         #expect(try snapshot.pushBodySize() <= 4096)
@@ -209,7 +209,7 @@ import TestSupport
         var parameters = RenderParameters()
         parameters.historyLimit = 3
         parameters.minimumUpdateIntervalSeconds = 0
-        let renderer = ImportActivityRenderer(workspace: Workspace(root: temp.file("ws")), parameters: parameters)
+        let renderer = ImportActivityRenderer(workspace: Workspace(root: temp.file("ws")), parameters: parameters, files: .pipelineDefaults)
         let run = temp.file("run")
         try Workspace.makeDirectory(run)
         try renderer.refresh(runDirectory: run, now: at(0))

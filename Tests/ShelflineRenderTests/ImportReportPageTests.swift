@@ -41,7 +41,7 @@ import TestSupport
     func reportListsCountsReviewAndFailedRows(_ reviewJSON: String) throws {
         let temp = TemporaryDirectory("render-report")
         let run = try Self.finishedRun(temp, reviewJSON: reviewJSON)
-        let path = try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run))
+        let path = try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults))
         let html = try String(contentsOfFile: path, encoding: .utf8)
 
         // The chart carries every outcome count.
@@ -72,7 +72,7 @@ import TestSupport
         let temp = TemporaryDirectory("render-report-empty")
         let run = try Self.finishedRun(temp, reviewJSON: "[]")
         try FileManager.default.removeItem(atPath: run + "/failed-rows.csv")
-        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run)), encoding: .utf8)
+        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults)), encoding: .utf8)
         #expect(html.contains("No rows need review."))
         #expect(html.contains("No rejected rows."))
         #expect(html.contains("Every imported book has metadata."))
@@ -97,7 +97,7 @@ import TestSupport
         let header = "Book Id,Title,Author,ISBN13"
         let unenriched = (1...5).map { "\($0),Book \($0),Author \($0)," }
         temp.write("run/not-enriched.csv", ([header] + unenriched).joined(separator: "\n") + "\n")
-        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run)), encoding: .utf8)
+        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults)), encoding: .utf8)
         #expect(!html.contains("Failed rows"))
         #expect(html.contains("Rejected rows (0)"))
         #expect(html.contains("Imported without metadata (\(unenriched.count))"))
@@ -119,7 +119,7 @@ import TestSupport
                                            "reason": "title differs in \\"two\\""}]}]}
             """
         let run = try Self.finishedRun(temp, reviewJSON: review)
-        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run)), encoding: .utf8)
+        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults)), encoding: .utf8)
         #expect(html.contains("Needs review (0)"))
         #expect(html.contains("every candidate was another book (1)"))
         #expect(html.contains("<table id=\"ruled-out\">"))

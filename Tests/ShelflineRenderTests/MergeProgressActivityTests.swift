@@ -11,7 +11,7 @@ extension ImportActivityTests {
         let workspace = Workspace(root: temp.file("ws"))
         let run = temp.file("ws/runs/run-merge")
         try Workspace.makeDirectory(run)
-        let renderer = ImportActivityRenderer(workspace: workspace)
+        let renderer = ImportActivityRenderer(workspace: workspace, files: .pipelineDefaults)
         try Fixtures.write(Fixtures.parseReport(rowsRead: 100, rejected: 4), to: run + "/parse-report.json")
         temp.write("ws/runs/run-merge/dedupe-report.json", #"{"duplicateInFile": 6}"#)
         let lookup = StageProgress(stage: "lookup", processed: 96, total: 96, startedAt: at(1).timeIntervalSince1970,

@@ -42,7 +42,7 @@ import TestSupport
         temp.write("run/failed-rows.csv", Self.csv(rows: 2500))
         var parameters = RenderParameters()
         parameters.reportMaximumRows = 25
-        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run),
+        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults),
                                                                          parameters: parameters), encoding: .utf8)
         #expect(html.contains("<h2>Rejected rows (2500)</h2>"))
         #expect(html.contains("… and 2475 more in failed-rows.csv."))

@@ -44,7 +44,7 @@ import TestSupport
     func reportPageTextInChromiumMatchesMergeReport() throws {
         let temp = TemporaryDirectory("render-dom")
         let run = try ImportReportPageTests.finishedRun(temp, reviewJSON: ImportReportPageTests.reviewArray)
-        let page = try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run))
+        let page = try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults))
         let (status, dom) = try Self.chromium(["--dump-dom"], page: page, profile: temp.file("profile"))
         #expect(status == 0)
         let merge = try readJSONFile(MergeReport.self, from: run + "/merge-report.json")
@@ -81,7 +81,7 @@ import TestSupport
     func reportScreenshotIsNotBlank() throws {
         let temp = TemporaryDirectory("render-shot")
         let run = try ImportReportPageTests.finishedRun(temp, reviewJSON: ImportReportPageTests.reviewArray)
-        let page = try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run))
+        let page = try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults))
         let png = temp.file("report.png")
         let (status, _) = try Self.chromium(["--screenshot=\(png)", "--window-size=1000,1400"], page: page, profile: temp.file("profile"))
         #expect(status == 0)

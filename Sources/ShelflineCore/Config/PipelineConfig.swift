@@ -42,12 +42,12 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     }
 
     /// The configuration used when no `pipeline.json` is given (`--config`, `SHELFLINE_CONFIG`,
-    /// `./pipeline.json`): every stage of `Stage.all` with its files under their default names and
-    /// its parameters' defaults (`{}`: every parameter type defaults each key; lookup then asks the
-    /// Open Library API alone, as no catalog is configured), plus the parameters the stages take
-    /// from `environment` (`Stage.environmentParameters`).
-    public static func builtInDefault(environment: [String: String]) -> PipelineConfig {
-        PipelineConfig(stages: Stage.all.map { stage in
+    /// `./pipeline.json`): each of `stages` (the pipeline's, in order, from the commands layer) with
+    /// its files under their default names and its parameters' defaults (`{}`: every parameter type
+    /// defaults each key; lookup then asks the Open Library API alone, as no catalog is configured),
+    /// plus the parameters the stages take from `environment` (`Stage.environmentParameters`).
+    public static func builtInDefault(stages: [Stage], environment: [String: String]) -> PipelineConfig {
+        PipelineConfig(stages: stages.map { stage in
             var parameters = JSONValue.object([:])
             for override in stage.environmentParameters {
                 if let value = environment[override.variable] { parameters = parameters.setting(override.keyPath, to: .string(value)) }

@@ -14,9 +14,12 @@ public struct StageContext: Sendable {
     public var configPath: String
     /// The workspace, resolved once (`Workspace.resolve`: `~` expanded, absolute).
     public var workspace: Workspace
-    /// The stage running, when the command is one; it may decode only the parameters its
-    /// fingerprint covers (`parameters(_:)`).
-    public var stage: StageName?
+    /// The stage running (its description), when the command is one; it may decode only the
+    /// parameters its fingerprint covers (`parameters(_:)`).
+    public var stage: Stage?
+    /// The stage descriptions the command knows (its own, or the pipeline's: the commands layer
+    /// gives them): the built-in default configuration declares them and `RunFiles` finds their files.
+    public var stages: [Stage]
     public var log: Logfmt
     /// Set when SIGTERM/SIGINT/SIGHUP asked the stage to stop; long stages poll it between units of work.
     public var cancellation: CancellationFlag
@@ -24,7 +27,7 @@ public struct StageContext: Sendable {
     /// `workspace` defaults to the config's (else `./var`) against the current directory (kept
     /// relative when the working directory is gone: opening it then fails, it never means `/`).
     public init(now: @escaping @Sendable () -> Date = { Date() }, config: PipelineConfig, configPath: String = "pipeline.json",
-                workspace: Workspace? = nil, stage: StageName? = nil, log: Logfmt = Logfmt(),
+                workspace: Workspace? = nil, stage: Stage? = nil, stages: [Stage] = [], log: Logfmt = Logfmt(),
                 cancellation: CancellationFlag = CancellationFlag()) {
         self.now = now
         self.config = config
@@ -33,6 +36,7 @@ public struct StageContext: Sendable {
             ?? (try? Workspace.resolve(flag: nil, environment: [:], config: config, currentDirectory: Workspace.currentDirectory()))
             ?? Workspace(root: config.workspace ?? "var")
         self.stage = stage
+        self.stages = stages
         self.log = log
         self.cancellation = cancellation
     }
@@ -42,8 +46,8 @@ public struct StageContext: Sendable {
     /// anything it reads reruns it; decoding anything else is a programming error.
     public func parameters<T: StageParameters>(_ type: T.Type) throws -> T {
         if let stage {
-            precondition(stage.stage.parameterStages.contains(T.stage),
-                         "stage \(stage.rawValue) decodes \(T.stage.rawValue)'s parameters, which its fingerprint does not cover; add it to Stage.parameterStages")
+            precondition(stage.parameterStages.contains(T.stage),
+                         "stage \(stage.name.rawValue) decodes \(T.stage.rawValue)'s parameters, which its fingerprint does not cover; add it to Stage.parameterStages")
         }
         return try config.parameters(T.self, path: configPath)
     }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// One pipeline stage as a type: it names its stage (whose description, `Stage`, gives its files
-/// by role, their options, its progress file and algorithm version), its parameter and report
+/// One pipeline stage as a type: it declares its description (`Stage`: its name, files by role,
+/// their options, its progress file and algorithm version), its parameter and report
 /// types, and one entry, `run`. The stage executables run it through one generic command
 /// (`PipelineStageCommand`: options from the description, the file check, then `perform`: the
 /// run and the report file), and the orchestrator validates `Parameters` and reads `Report`'s row
@@ -14,7 +14,10 @@ public protocol PipelineStage {
     /// What the executable takes besides its files (`--format`, `--catalog`, `--import-id`).
     associatedtype Arguments: Sendable = NoStageArguments
 
-    static var name: StageName { get }
+    /// The stage's description: its name, files by role (and so its executable's options), progress
+    /// file, the parameters it decodes, algorithm version and invocation. Declared by the stage
+    /// type itself, in its library; the commands layer lists them in order (`PipelineStages`).
+    static var description: Stage { get }
 
     /// Workspace or option files the stage reads besides `job`'s, for the stage-file safety check
     /// (`StageFiles`). Default: its description's unlisted workspace inputs (the library).
@@ -30,8 +33,8 @@ public protocol PipelineStage {
 }
 
 extension PipelineStage {
-    /// The stage's description: files by role, options, progress file, algorithm version.
-    public static var description: Stage { name.stage }
+    /// The stage's name (its description's).
+    public static var name: StageName { description.name }
 
     public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {
         description.unlistedInputs.compactMap { workspace.file(named: $0.defaultName) }

@@ -2,29 +2,36 @@ import Foundation
 
 /// The names of a run's stage files as `pipeline.json` declares them, found by stage and role:
 /// a renamed output is found under its new name by every command that reads it. A stage the
-/// config leaves out (or an empty config) has the description's default names.
+/// config leaves out (or an empty config) has its description's default names; a stage `stages`
+/// does not describe has no files.
 public struct RunFiles: Sendable, Equatable {
     public var config: PipelineConfig?
+    /// The descriptions of the stages whose files are looked up (the pipeline's, from the commands
+    /// layer; render's executable gives those of every stage whose files it reads).
+    public var stages: [Stage]
 
-    public init(config: PipelineConfig?) {
+    public init(config: PipelineConfig?, stages: [Stage]) {
         self.config = config
+        self.stages = stages
     }
 
     /// The name of `stage`'s output with `role` (an unlisted one, `Stage.unlistedOutputs`, under
     /// the description's name).
     public func output(_ stage: StageName, _ role: StageFileRole) -> String? {
-        if let unlisted = stage.stage.unlistedOutputs.first(where: { $0.role == role }) { return unlisted.defaultName }
-        return name(role, in: stage.stage.outputs, declared: config?.stages.first { $0.name == stage }?.outputs)
+        guard let description = stages.named(stage) else { return nil }
+        if let unlisted = description.unlistedOutputs.first(where: { $0.role == role }) { return unlisted.defaultName }
+        return name(role, in: description.outputs, declared: config?.stages.first { $0.name == stage }?.outputs)
     }
 
     /// The name of `stage`'s input with `role`.
     public func input(_ stage: StageName, _ role: StageFileRole) -> String? {
-        name(role, in: stage.stage.inputs, declared: config?.stages.first { $0.name == stage }?.inputs)
+        guard let description = stages.named(stage) else { return nil }
+        return name(role, in: description.inputs, declared: config?.stages.first { $0.name == stage }?.inputs)
     }
 
     /// The progress file `stage` rewrites while it runs, if it reports progress.
     public func progress(_ stage: StageName) -> String? {
-        stage.stage.progress?.defaultName
+        stages.named(stage)?.progress?.defaultName
     }
 
     private func name(_ role: StageFileRole, in files: [StageFile], declared: [String]?) -> String? {
@@ -47,12 +54,12 @@ extension PipelineConfig {
     /// them as they stand, so manifests written before several stages' parameters were covered
     /// still match; one that decodes several (merge: dedupe's and its own) on an object keyed by
     /// stage name. A stage the config leaves out contributes `{}`, what the stage then decodes.
-    public func fingerprintedParameters(_ stage: StageName) -> Data {
+    public func fingerprintedParameters(_ stage: Stage) -> Data {
         func parameters(_ name: StageName) -> JSONValue {
             stages.first { $0.name == name }?.parameters ?? .object([:])
         }
-        let decoded = stage.stage.parameterStages
-        if decoded == [stage] { return parameters(stage).canonicalJSON }
+        let decoded = stage.parameterStages
+        if decoded == [stage.name] { return parameters(stage.name).canonicalJSON }
         return JSONValue.object(Dictionary(uniqueKeysWithValues: decoded.map { ($0.rawValue, parameters($0)) })).canonicalJSON
     }
 }

@@ -77,8 +77,10 @@ public struct StageFile: Sendable, Equatable {
 }
 
 /// The stage contract: everything the orchestrator, the config decoder, the stage executables and
-/// the docs need to know about a stage, in one value. `Stage.all` is the one list of stages.
-public struct Stage: Sendable {
+/// the docs need to know about a stage, in one value. Each stage type declares its own
+/// (`PipelineStage.description`, in its library); the pipeline's list of them, in order, is the
+/// commands layer's (`PipelineStages`), which passes it to whatever needs several.
+public struct Stage: Sendable, Equatable {
     public var name: StageName
     /// The executable that runs it (beside `shelfline`, or in `SHELFLINE_BIN`).
     public var executable: String { "shelfline-\(name.rawValue)" }
@@ -128,51 +130,20 @@ public struct Stage: Sendable {
         case runDirectory(subcommand: String)
     }
 
-    /// The stages, in order.
-    public static let all: [Stage] = [
-        Stage(name: .parse,
-              inputs: [StageFile(.export, .positional, defaultName: "{csv}")],
-              outputs: [StageFile(.records, .output, defaultName: "parsed.ndjson.gz"),
-                        StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
-                        StageFile(.report, .option, defaultName: "parse-report.json")],
-              parameterStages: [.parse], algorithmVersion: 2, invocation: .files),
-        Stage(name: .dedupe,
-              inputs: [StageFile(.records, .positional, defaultName: "parsed.ndjson.gz")],
-              outputs: [StageFile(.records, .output, defaultName: "deduped.ndjson.gz"),
-                        StageFile(.report, .option, defaultName: "dedupe-report.json")],
-              unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
-              parameterStages: [.dedupe], algorithmVersion: 2, invocation: .files),
-        Stage(name: .lookup,
-              inputs: [StageFile(.records, .positional, defaultName: "deduped.ndjson.gz")],
-              outputs: [StageFile(.records, .output, defaultName: "enriched.ndjson.gz"),
-                        StageFile(.report, .option, defaultName: "lookup-report.json")],
-              progress: StageFile(.progress, .option, defaultName: "lookup-progress.json"),
-              parameterStages: [.lookup], algorithmVersion: 1, invocation: .files,
-              // The Open Library API to ask without a pipeline.json (a mirror, a loopback stand-in in tests).
-              environmentParameters: [EnvironmentParameter("SHELFLINE_OPENLIBRARY_URL", "openLibrary.baseURL")]),
-        Stage(name: .merge,
-              inputs: [StageFile(.records, .positional, defaultName: "enriched.ndjson.gz"),
-                       StageFile(.parseReport, .option, defaultName: "parse-report.json"),
-                       StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
-                       StageFile(.decisions, .foundByRole, defaultName: "{decisions}")],
-              outputs: [StageFile(.report, .option, defaultName: "merge-report.json"),
-                        StageFile(.ledger, .option, defaultName: "ledger.ndjson.gz"),
-                        StageFile(.review, .option, defaultName: "review.json"),
-                        StageFile(.failedRows, .option, defaultName: "failed-rows.csv")],
-              progress: StageFile(.progress, .option, defaultName: "merge-progress.json"),
-              unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
-              unlistedOutputs: [StageFile(.notEnrichedRows, .foundByRole, defaultName: "not-enriched.csv"),
-                                StageFile(.library, .foundByRole, defaultName: "{library}")],
-              // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
-              // 4: the library keeps every user-authored cell (export, issue 22); 3: the report's
-              // `reviewOpen` (rows still to review after the decisions); 2: the title identity (issue 21).
-              parameterStages: [.dedupe, .merge], algorithmVersion: 4, invocation: .filesAndImportId),
-        Stage(name: .render,
-              inputs: [StageFile(.report, .foundByRole, defaultName: "merge-report.json"),
-                       StageFile(.review, .foundByRole, defaultName: "review.json")],
-              outputs: [StageFile(.page, .foundByRole, defaultName: "report.html")],
-              parameterStages: [.render], algorithmVersion: 2, invocation: .runDirectory(subcommand: "import")),
-    ]
+    public init(name: StageName, inputs: [StageFile], outputs: [StageFile], progress: StageFile? = nil,
+                unlistedInputs: [StageFile] = [], unlistedOutputs: [StageFile] = [], parameterStages: [StageName],
+                algorithmVersion: Int, invocation: Invocation, environmentParameters: [EnvironmentParameter] = []) {
+        self.name = name
+        self.inputs = inputs
+        self.outputs = outputs
+        self.progress = progress
+        self.unlistedInputs = unlistedInputs
+        self.unlistedOutputs = unlistedOutputs
+        self.parameterStages = parameterStages
+        self.algorithmVersion = algorithmVersion
+        self.invocation = invocation
+        self.environmentParameters = environmentParameters
+    }
 
     /// The shipped name of this stage's input with `role` (a programming error when it has none).
     public func defaultInput(_ role: StageFileRole) -> String {
@@ -188,20 +159,14 @@ public struct Stage: Sendable {
         }
         return file.defaultName
     }
-
-    /// The description of `name`.
-    public static func named(_ name: StageName) -> Stage {
-        all.first { $0.name == name }!
-    }
 }
 
-extension StageName {
-    /// This stage's contract.
-    public var stage: Stage { Stage.named(self) }
-    /// The executable that runs this stage.
-    public var executable: String { stage.executable }
-    /// See `Stage.algorithmVersion`.
-    public var algorithmVersion: Int { stage.algorithmVersion }
+extension Array where Element == Stage {
+    /// The description of `name` in this list (the stages a command knows, as the layer above the
+    /// stage libraries gives them), or nil.
+    public func named(_ name: StageName) -> Stage? {
+        first { $0.name == name }
+    }
 }
 
 /// A stage's parameter type (`stages[].parameters` in `pipeline.json`), decoded strictly by

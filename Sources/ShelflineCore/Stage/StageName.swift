@@ -1,4 +1,4 @@
-/// The pipeline's stages, in order; each one's contract is `Stage` (`name.stage`).
+/// The pipeline's stages, in order; each one's contract is a `Stage`, which its stage type declares (`PipelineStage.description`).
 public enum StageName: String, Codable, Sendable, CaseIterable, Comparable {
     case parse, dedupe, lookup, merge, render
 

@@ -20,7 +20,7 @@ public struct ImportActivityRenderer: Sendable {
     /// The names of a run's files (as `pipeline.json` declares them).
     public var files: RunFiles
 
-    public init(workspace: Workspace, parameters: RenderParameters = RenderParameters(), files: RunFiles = RunFiles(config: nil)) {
+    public init(workspace: Workspace, parameters: RenderParameters = RenderParameters(), files: RunFiles) {
         self.workspace = workspace
         self.parameters = parameters
         self.files = files

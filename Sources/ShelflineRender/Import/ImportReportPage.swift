@@ -1,5 +1,6 @@
 import Foundation
 import ShelflineCore
+import ShelflineLibrary
 import ShelflineReports
 
 /// `<run dir>/report.html`: one self-contained page (inline CSS and SVG, no scripts, nothing
@@ -15,7 +16,7 @@ public enum ImportReportPage {
         let directory = status.runDirectory
         /// Merge's file with `role`: as its report names it, else as the run's files do.
         func resolve(_ name: String?, _ role: StageFileRole) -> String {
-            let name = name?.isEmpty == false ? name! : status.files.output(.merge, role) ?? StageName.merge.stage.defaultOutput(role)
+            let name = name?.isEmpty == false ? name! : status.files.output(.merge, role) ?? MergeStage.description.defaultOutput(role)
             return name.hasPrefix("/") ? name : directory + "/" + name
         }
         let review = try ReviewEntry.read(path: resolve(status.merge?.review, .review))
@@ -28,7 +29,7 @@ public enum ImportReportPage {
         let html = render(status: status, review: review, failedRows: failed.rows, failedRowCount: failed.dataRows,
                           notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
                           ruledOut: ruledOut, maximumRows: parameters.reportMaximumRows, libraryPage: libraryPage)
-        let name = status.files.output(.render, .page) ?? StageName.render.stage.defaultOutput(.page)
+        let name = status.files.output(.render, .page) ?? RenderStage.description.defaultOutput(.page)
         let target = name.hasPrefix("/") ? name : directory + "/" + name
         try AtomicFile.write(html, to: target)
         return target
@@ -115,8 +116,8 @@ public enum ImportReportPage {
         }
 
         // Named as merge's description names them (`Stage.unlistedOutputs` for not-enriched rows).
-        let failedFile = StageName.merge.stage.defaultOutput(.failedRows)
-        let notEnrichedFile = StageName.merge.stage.defaultOutput(.notEnrichedRows)
+        let failedFile = MergeStage.description.defaultOutput(.failedRows)
+        let notEnrichedFile = MergeStage.description.defaultOutput(.notEnrichedRows)
         html += rowsSection(
             id: "failed", heading: "Rejected rows", table: failedRows, total: failedRowCount, file: failedFile, maximumRows: maximumRows,
             empty: "No rejected rows.",

@@ -27,7 +27,7 @@ public struct ImportRunStatus: Sendable, Equatable {
 
     public init(runDirectory: String, parse: ParseReport? = nil, dedupeDuplicates: Int? = nil, dedupeFinished: Bool = false,
                 lookupProgress: StageProgress? = nil, lookupFinished: Bool = false, lookupNotEnriched: Int? = nil,
-                merge: MergeReport? = nil, files: RunFiles = RunFiles(config: nil)) {
+                merge: MergeReport? = nil, files: RunFiles) {
         self.runDirectory = runDirectory
         self.files = files
         self.parse = parse
@@ -42,7 +42,7 @@ public struct ImportRunStatus: Sendable, Equatable {
     /// Reads the run directory, finding each stage's file by role under the name `files` gives it.
     /// A missing directory is `FileError.missingInput`; a report that exists but does not decode
     /// is `FileError.corrupt` naming it.
-    public static func read(runDirectory: String, files: RunFiles = RunFiles(config: nil)) throws -> ImportRunStatus {
+    public static func read(runDirectory: String, files: RunFiles) throws -> ImportRunStatus {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: runDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw FileError.missingInput(path: runDirectory, reason: "not a run directory")

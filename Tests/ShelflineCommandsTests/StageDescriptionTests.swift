@@ -1,19 +1,27 @@
 import Foundation
+import ShelflineCommands
 import ShelflineCore
 import Testing
 
-/// The one stage description (issue 9): the shipped configs, the file names found by role, and
-/// what each stage's fingerprint covers.
+/// The stage descriptions each stage type declares, as the commands layer lists them (issue 9,
+/// issue 24): the shipped configs, the file names found by role, and what each stage's
+/// fingerprint covers.
 @Suite struct StageDescriptionTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
+    static let stages = PipelineStages.descriptions
+
+    @Test(.bug(id: 24)) func theListHasEveryStageOnceInOrderEachDeclaredByItsType() {
+        #expect(Self.stages.map(\.name) == StageName.allCases)
+        #expect(PipelineStages.all.map { $0.name } == StageName.allCases)
+    }
 
     @Test(.bug(id: 9), arguments: ["pipeline.json", "examples/pipeline.json"])
     func shippedConfigsDeclareWhatTheDescriptionsSay(_ name: String) throws {
         let config = try PipelineConfig.load(path: Self.root + "/" + name)
-        #expect(config.stages.map(\.name) == Stage.all.map(\.name))
+        #expect(config.stages.map(\.name) == Self.stages.map(\.name))
         for declaration in config.stages {
-            let stage = declaration.name.stage
+            let stage = try #require(Self.stages.named(declaration.name))
             #expect(declaration.inputs == stage.inputs.map(\.defaultName), "\(declaration.name)")
             #expect(declaration.outputs == stage.outputs.map(\.defaultName), "\(declaration.name)")
             #expect(stage.parameterStages.contains(declaration.name))
@@ -23,7 +31,7 @@ import Testing
 
     @Test(.bug(id: 9)) func everyStageHasOneReportAndDistinctDefaultNames() {
         var names: Set<String> = []
-        for stage in Stage.all {
+        for stage in Self.stages {
             #expect(stage.executable == "shelfline-\(stage.name.rawValue)")
             #expect(stage.outputs.filter { $0.role == .report }.count <= 1, "\(stage.name)")
             for output in stage.outputs + (stage.progress.map { [$0] } ?? []) {
@@ -37,7 +45,7 @@ import Testing
             StageDeclaration(name: .dedupe, inputs: ["p.gz"], outputs: ["d.gz", "dedupe-summary.json"]),
             StageDeclaration(name: .merge, inputs: ["d.gz", "ps.json", "r.gz"], outputs: ["import.json", "l.gz"]),
         ])
-        let files = RunFiles(config: config)
+        let files = RunFiles(config: config, stages: Self.stages)
         #expect(files.output(.dedupe, .report) == "dedupe-summary.json")
         #expect(files.output(.merge, .report) == "import.json")
         #expect(files.input(.merge, .parseReport) == "ps.json")
@@ -49,10 +57,11 @@ import Testing
         #expect(files.output(.dedupe, .ledger) == nil)
         #expect(files.progress(.lookup) == "lookup-progress.json")
         #expect(files.progress(.parse) == nil)
-        #expect(RunFiles(config: nil).output(.merge, .report) == "merge-report.json")
+        #expect(RunFiles(config: nil, stages: Self.stages).output(.merge, .report) == "merge-report.json")
     }
 
-    @Test(.bug(id: 9)) func fingerprintCoversEveryParameterObjectAStageDecodes() {
+    @Test(.bug(id: 9)) func fingerprintCoversEveryParameterObjectAStageDecodes() throws {
+        let dedupe = try #require(Self.stages.named(.dedupe)), merge = try #require(Self.stages.named(.merge))
         func config(dedupe: JSONValue, merge: JSONValue) -> PipelineConfig {
             PipelineConfig(stages: [
                 StageDeclaration(name: .dedupe, inputs: [], outputs: [], parameters: dedupe),
@@ -63,14 +72,14 @@ import Testing
         let dedupeChanged = config(dedupe: .object(["stripSubtitle": .bool(false)]), merge: .object(["buckets": .number(256)]))
         let mergeChanged = config(dedupe: .object(["stripSubtitle": .bool(true)]), merge: .object(["buckets": .number(16)]))
         // Merge decodes dedupe's parameters too: a change to either changes its fingerprint.
-        #expect(base.fingerprintedParameters(.merge) != dedupeChanged.fingerprintedParameters(.merge))
-        #expect(base.fingerprintedParameters(.merge) != mergeChanged.fingerprintedParameters(.merge))
+        #expect(base.fingerprintedParameters(merge) != dedupeChanged.fingerprintedParameters(merge))
+        #expect(base.fingerprintedParameters(merge) != mergeChanged.fingerprintedParameters(merge))
         // Dedupe's does not move when only merge's change.
-        #expect(base.fingerprintedParameters(.dedupe) == mergeChanged.fingerprintedParameters(.dedupe))
+        #expect(base.fingerprintedParameters(dedupe) == mergeChanged.fingerprintedParameters(dedupe))
         // A stage that decodes only its own parameters is fingerprinted on them as they stand, so
         // the manifests of runs made before keep matching.
-        #expect(base.fingerprintedParameters(.dedupe) == JSONValue.object(["stripSubtitle": .bool(true)]).canonicalJSON)
+        #expect(base.fingerprintedParameters(dedupe) == JSONValue.object(["stripSubtitle": .bool(true)]).canonicalJSON)
         // A stage left out is fingerprinted as `{}`, what its stage decodes then.
-        #expect(PipelineConfig(stages: []).fingerprintedParameters(.parse) == JSONValue.object([:]).canonicalJSON)
+        #expect(PipelineConfig(stages: []).fingerprintedParameters(Self.stages[0]) == JSONValue.object([:]).canonicalJSON)
     }
 }

@@ -1,4 +1,6 @@
+import ShelflineCommands
 import ShelflineCore
+import ShelflineLibrary
 import Testing
 
 /// Files a stage reads or writes that `pipeline.json` does not list are declared in its
@@ -6,19 +8,20 @@ import Testing
 @Suite struct UnlistedStageFilesTests {
     @Test(.bug(id: 24))
     func theLibraryAndNotEnrichedRowsAreDeclaredByTheStagesThatUseThem() {
-        #expect(StageName.dedupe.stage.unlistedInputs.map(\.role) == [.library])
-        #expect(StageName.merge.stage.unlistedInputs.map(\.role) == [.library])
-        #expect(Set(StageName.merge.stage.unlistedOutputs.map(\.role)) == [.notEnrichedRows, .library])
-        for stage in Stage.all where stage.name != .dedupe && stage.name != .merge {
+        #expect(DedupeStage.description.unlistedInputs.map(\.role) == [.library])
+        #expect(MergeStage.description.unlistedInputs.map(\.role) == [.library])
+        #expect(Set(MergeStage.description.unlistedOutputs.map(\.role)) == [.notEnrichedRows, .library])
+        for stage in PipelineStages.descriptions where stage.name != .dedupe && stage.name != .merge {
             #expect(stage.unlistedInputs.isEmpty && stage.unlistedOutputs.isEmpty, "\(stage.name)")
         }
     }
 
     @Test func unlistedFilesAreFoundByRoleUnderTheDescriptionsNames() {
-        let files = RunFiles(config: PipelineConfig.builtInDefault(environment: [:]))
+        let stages = PipelineStages.descriptions
+        let files = RunFiles(config: PipelineConfig.builtInDefault(stages: stages, environment: [:]), stages: stages)
         #expect(files.output(.merge, .notEnrichedRows) == "not-enriched.csv")
         #expect(files.output(.merge, .failedRows) == "failed-rows.csv")
-        #expect(StageName.merge.stage.defaultOutput(.notEnrichedRows) == "not-enriched.csv")
+        #expect(MergeStage.description.defaultOutput(.notEnrichedRows) == "not-enriched.csv")
         let workspace = Workspace(root: "/ws")
         #expect(workspace.file(named: "{library}") == workspace.libraryFile)
         #expect(workspace.file(named: "{decisions}") == workspace.decisionsFile)
