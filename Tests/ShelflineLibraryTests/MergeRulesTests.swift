@@ -114,6 +114,28 @@ import Testing
         #expect(merged.provenance[1].fields == ["rating"])
     }
 
+    /// The exports' own text cells (`BookMerger.ownTexts`) are read from the record and written to
+    /// the book by name: each lands in the book's field of its own name, and a later import's
+    /// non-empty cell replaces it while an empty one leaves it.
+    @Test(.bug(id: 25)) func everyOwnTextCellGoesToTheBookFieldOfItsName() throws {
+        func record(_ value: (ChangedFields.Field) -> String) throws -> BookRecord {
+            var object: [String: Any] = ["format": "goodreads", "line": 2, "byteOffset": 0, "byteLength": 1, "title": "Dune"]
+            for field in BookMerger.ownTexts { object[field.name] = value(field) }
+            return try JSONDecoder().decode(BookRecord.self, from: JSONSerialization.data(withJSONObject: object))
+        }
+        let first = start(try record { "first \($0.name)" })
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(first.jsonLine)) as? [String: Any])
+        for field in BookMerger.ownTexts {
+            #expect(json[field.name] as? String == "first \(field.name)")
+        }
+        let replaced = Set(BookMerger.ownTexts.enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element))
+        let second = fold(first, [try record { replaced.contains($0) ? "second \($0.name)" : " " }])
+        for field in BookMerger.ownTexts {
+            #expect(second.ownText(field) == (replaced.contains(field) ? "second " : "first ") + field.name)
+        }
+        #expect(second.provenance.last?.fields == replaced.map(\.name).sorted())
+    }
+
     @Test(.bug(id: 3)) func decisionsApplyIdempotently() {
         var existing = start(rec("Dune", by: "Frank Herbert",
                                   match: MatchResult(status: .needsReview, candidates: [])))

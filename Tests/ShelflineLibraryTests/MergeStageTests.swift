@@ -207,6 +207,19 @@ import TestSupport
         #expect(notEnriched == ImportFixture.header + "\r\n" + notEnrichedRaw + "\r\n")
     }
 
+    @Test(.bug(id: 25)) func aLastRowWithoutALineEndGetsOneInNotEnrichedRows() throws {
+        let unmatched = MatchResult(status: .notEnriched, reason: "no candidate")
+        let rows = [row(rec("Emma", by: "Jane Austen", match: unmatched), id: 1),
+                    row(rec("Dune", by: "Frank Herbert", match: unmatched), id: 2)]
+        let fixture = try ImportFixture(directory: temp.file("no-final-line-end"), rows: rows, lineEnding: "\r\n")
+        let source = URL(fileURLWithPath: fixture.source)
+        try Data(try Data(contentsOf: source).dropLast(2)).write(to: source)
+        _ = try merge(fixture)
+        // The rows keep their own line ends; the last one, which has none, gets "\n".
+        let notEnriched = try String(contentsOfFile: fixture.directory + "/not-enriched.csv", encoding: .utf8)
+        #expect(notEnriched == ImportFixture.header + "\r\n" + rows[0].raw + "\r\n" + rows[1].raw + "\n")
+    }
+
     @Test(.bug(id: 12)) func notEnrichedRowsOfABookAnotherRowEnrichedStayOut() throws {
         // Two rows of Dune (one matched, one not) make one enriched book: its unmatched row is not
         // "imported without metadata". Emma's rows are all unmatched: both are listed.
