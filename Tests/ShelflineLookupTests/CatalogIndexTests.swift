@@ -282,6 +282,14 @@ final class Counter: @unchecked Sendable {
         #expect(try index.fullTextAuthorEditions(surname: "many", words: ["glass"], limit: 60).count == 60)
     }
 
+    /// A search hashes its title key from the words; the hash is the one the index stores (of the joined key).
+    @Test func titleKeyHashFromTheWordsEqualsTheJoinedKeysHash() {
+        for words in [["glass"], ["glass", "river"], ["the", "château", "de", "glass"], ["a", "", "b"], ["12", "x"]] {
+            #expect(CatalogIndex.titleHash(joining: words) == CatalogIndex.titleHash(words.joined(separator: " ")), "\(words)")
+        }
+        #expect(CatalogIndex.titleHash(joining: ["glass", "river"]) != CatalogIndex.titleHash(joining: ["glassriver"]))
+    }
+
     /// The walk tests an ASCII title on its bytes; the answer is the tokenizer's (`TextNormalizer.tokens`).
     @Test func byteTokenTestAgreesWithTheTokenizer() {
         let texts = ["Glass River", "GLASS—river".filter(\.isASCII), "glass-river", "Glasses", "A Glass", "glass",

@@ -229,12 +229,14 @@ public final class CatalogIndex: @unchecked Sendable {
         guard !tokens.isEmpty else { return [] }
         let significant = tokens.filter { !TextNormalizer.stopwords.contains($0) }
         let searched = significant.isEmpty ? tokens : significant
-        // `titleKey(title)`, from the tokens at hand.
-        var keys = [Matcher.droppingArticle(tokens).joined(separator: " ")]
+        // `titleKey(title)`'s hash, from the tokens at hand (not joined into the key first).
+        let key = Matcher.droppingArticle(tokens)
+        var hashes = key.isEmpty ? [] : [Self.titleHash(joining: key)]
         if let colon = TextNormalizer.firstIndex(of: ":", in: title) {
-            keys.append(TextNormalizer.titleKey(String(title[..<colon])))
+            let main = TextNormalizer.titleKey(String(title[..<colon]))
+            if !main.isEmpty { hashes.append(Self.titleHash(main)) }
         }
-        let hashes = keys.filter { !$0.isEmpty }.map(Self.titleHash).filter(searchFilter.mayContain(titleHash:))
+        hashes = hashes.filter(searchFilter.mayContain(titleHash:))
         // The surname: last word of the name in `First Last` order (`Le Guin, Ursula K.` → `guin`),
         // as a token the FTS index holds (not a joined run of initials).
         let surname = terms.nameWords.flatMap { words -> String? in
@@ -464,6 +466,17 @@ public final class CatalogIndex: @unchecked Sendable {
     /// the matcher then scores on its real title.
     static func titleHash(_ key: String) -> Int {
         Int(bitPattern: UInt(fnv1a(key.utf8)))
+    }
+
+    /// `titleHash(words.joined(separator: " "))` without the joined String (a search makes one
+    /// for every row; the join was 1.2 % of lookup's CPU at 200,000 corpus-shaped rows, perf).
+    static func titleHash(joining words: [String]) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for (position, word) in words.enumerated() {
+            if position > 0 { hash = (hash ^ UInt64(UInt8(ascii: " "))) &* 0x0000_0100_0000_01b3 }
+            for byte in word.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        }
+        return Int(bitPattern: UInt(hash))
     }
 
     /// 64-bit FNV-1a: stable across runs and machines (Swift's `Hasher` is seeded per process).
