@@ -127,7 +127,9 @@ public struct PipelineRunner {
         }
         try Workspace.makeDirectory(workspace.runsDirectory)
         let ext = (csv as NSString).pathExtension.lowercased()
-        let staging = workspace.runsDirectory + "/.incoming-\(getpid())" + (ext.isEmpty ? "" : "." + ext)
+        // A temporary file's name (`.NAME.tmp-PID`): left by a process killed before the rename
+        // into the run, it is removed by the next sweep of `runs/` (`StaleTemporaryFiles`).
+        let staging = workspace.runsDirectory + "/.export.tmp-\(getpid())"
         let file = try AtomicFile(path: staging, permissions: 0o600)
         let hash: String
         do {

@@ -183,7 +183,12 @@ import Testing
         let workspace = Workspace(root: dir.file("ws"))
         var runner = Self.parseOnlyRunner(in: dir, workspace: workspace)
         let hash = try ContentHash.file(export)
+        // What a killed import left between the copy and its rename (pid 2^22 + 1: above Linux's
+        // pid_max, never alive) is swept.
+        try Workspace.makeDirectory(workspace.runsDirectory)
+        let stale = dir.write("ws/runs/.export.tmp-4194305", "half a copy")
         let run = try runner.prepareRun(csv: export)
+        #expect(!FileManager.default.fileExists(atPath: stale))
         #expect(run.id == RunDirectory.id(forContentHash: hash))
         let copy = try #require(run.existingInput)
         #expect(copy == run.inputPath(extension: "csv"))
