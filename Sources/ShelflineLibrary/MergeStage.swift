@@ -262,6 +262,7 @@ public enum MergeStage {
                                    importId: importId, level: Int32(parameters.libraryLevel), recordsPath: request.records,
                                    cancellation: cancellation, progress: progress, counts: outcomes.progressCounts)
         var reviewOpen = 0
+        var notEnrichedRowCount: Int?
         do {
             try ledger.commit()
             // Streamed from the spool: the list and its `JSONEncoder` tree were merge's peak (`ReviewSpool`).
@@ -282,6 +283,7 @@ public enum MergeStage {
                         if !fold.enrichedAnyway.contains(row.bookId!) { try body(row) }
                     }
                 }, parse: parse, to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))
+                notEnrichedRowCount = exports.last?.rows
             }
             if let log, let export = exports.first(where: \.usedFallback) {
                 log.event(["stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
@@ -306,7 +308,8 @@ public enum MergeStage {
                                  failedRows: relative(request.failedRows, to: request.report),
                                  notEnrichedRows: parameters.failedRowsIncludeNotEnriched
                                      ? relative(FailedRowsExport.notEnrichedPath(besides: request.failedRows), to: request.report) : nil,
-                                 reviewOpen: reviewOpen, booksToRebuild: booksToRebuild > 0 ? booksToRebuild : nil)
+                                 reviewOpen: reviewOpen, booksToRebuild: booksToRebuild > 0 ? booksToRebuild : nil,
+                                 notEnrichedRowCount: notEnrichedRowCount)
         progress.finish(finished: true, counts: outcomes.progressCounts)
         progressFinished = true
         log?.event(["stage": "merge", "import": importId, "rows": parse.rowsRead, "added": outcomes.added,

@@ -89,6 +89,9 @@ public struct MergeReport: Codable, Sendable, Equatable, FileStageReport {
     /// may have joined them by title alone and be other books, which only rebuilding the library
     /// from the stored imports parts (`shelfline run` does it then; docs/library.md). Absent: none.
     public var booksToRebuild: Int?
+    /// Data rows of `notEnrichedRows` (its header excluded), so render need not count a file that
+    /// can hold most of an import. Absent in reports written before it existed: render counts them.
+    public var notEnrichedRowCount: Int?
 
     /// The one count of rows still to review, after decisions: what the run summary, the import
     /// Live Activity, the report page and notify's `needsReview` event all show. Lookup's
@@ -102,8 +105,9 @@ public struct MergeReport: Codable, Sendable, Equatable, FileStageReport {
 
     public init(importId: String, rowsRead: Int, outcomes: ImportOutcomes, enrichment: EnrichmentCounts,
                 libraryBooks: Int, ledger: String, review: String, failedRows: String, notEnrichedRows: String? = nil,
-                reviewOpen: Int? = nil, booksToRebuild: Int? = nil) {
+                reviewOpen: Int? = nil, booksToRebuild: Int? = nil, notEnrichedRowCount: Int? = nil) {
         self.booksToRebuild = booksToRebuild
+        self.notEnrichedRowCount = notEnrichedRowCount
         self.notEnrichedRows = notEnrichedRows
         self.reviewOpen = reviewOpen
         self.importId = importId

@@ -147,16 +147,21 @@ import Testing
         #expect(rehashed.first { $0.name == "parsed.ndjson.gz" }?.sha256 == real)
     }
 
+    /// A runner of a parse-only pipeline in `workspace` (no stage executable: nothing is run).
+    static func parseOnlyRunner(in dir: TemporaryDirectory, workspace: Workspace) -> PipelineRunner {
+        let config = PipelineConfig(stages: [StageDeclaration(name: .parse, inputs: ["{csv}"], outputs: ["parsed.ndjson.gz"])])
+        return PipelineRunner(config: config, stages: PipelineStages.descriptions, configPath: dir.file("absent.json"), workspace: workspace, binDirectory: dir.path,
+                              log: Logfmt(quiet: true), quiet: true, now: { Date(timeIntervalSince1970: 0) },
+                              cancellation: CancellationFlag(), reportType: { _ in nil })
+    }
+
     /// The copy of an export is hashed as it is written: the stamp `prepareRun` leaves for parse's
     /// input is the copy's real hash and stat facts, so parse's input is not read again.
     @Test func preparingARunStampsTheCopyItWrote() throws {
         let dir = TemporaryDirectory("prepare")
         let export = dir.write("export.csv", "Book Id,Title\n1,Dune\n2,Emma\n")
         let workspace = Workspace(root: dir.file("ws"))
-        let config = PipelineConfig(stages: [StageDeclaration(name: .parse, inputs: ["{csv}"], outputs: ["parsed.ndjson.gz"])])
-        var runner = PipelineRunner(config: config, stages: PipelineStages.descriptions, configPath: dir.file("absent.json"), workspace: workspace, binDirectory: dir.path,
-                                    log: Logfmt(quiet: true), quiet: true, now: { Date(timeIntervalSince1970: 0) },
-                                    cancellation: CancellationFlag(), reportType: { _ in nil })
+        var runner = Self.parseOnlyRunner(in: dir, workspace: workspace)
         let run = try runner.prepareRun(csv: export)
         let copy = try #require(run.existingInput)
         let stamp = try #require(runner.preparedInput)
@@ -166,5 +171,50 @@ import Testing
         let again = try runner.prepareRun(csv: export)
         #expect(again == run)
         #expect(runner.preparedInput == stamp)
+    }
+
+    /// Issue 25: a new export is copied while it is hashed (one read) and renamed into its run: the
+    /// copy holds the export's bytes, the run is named by their hash, nothing is left beside the
+    /// runs, and a rerun keeps the copy (same inode) rather than writing another.
+    @Test(.bug(id: 25)) func aNewExportIsCopiedAndHashedInOneReadThenKeptOnARerun() throws {
+        let dir = TemporaryDirectory("prepare-one-read")
+        let text = (1...5000).map { "\($0),Title \($0) — ✓,\"a review, \($0)\"" }.joined(separator: "\n")
+        let export = dir.write("export.csv", "Book Id,Title,Review\n" + text + "\n")
+        let other = dir.write("other.csv", "Book Id,Title\n1,Dune\n")
+        let workspace = Workspace(root: dir.file("ws"))
+        var runner = Self.parseOnlyRunner(in: dir, workspace: workspace)
+        let hash = try ContentHash.file(export)
+        // What a killed import left between the copy and its rename (pid 2^22 + 1: above Linux's
+        // pid_max, never alive) is swept.
+        try Workspace.makeDirectory(workspace.runsDirectory)
+        let stale = dir.write("ws/runs/.export.tmp-4194305", "half a copy")
+        let run = try runner.prepareRun(csv: export)
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        #expect(run.id == RunDirectory.id(forContentHash: hash))
+        let copy = try #require(run.existingInput)
+        #expect(copy == run.inputPath(extension: "csv"))
+        #expect(FileManager.default.contents(atPath: copy) == FileManager.default.contents(atPath: export))
+        #expect(runner.preparedInput == (try FileStamp.make(name: "{csv}", path: copy, previous: nil)))
+        #expect(runner.preparedInput?.sha256 == hash)
+        var info = stat()
+        #expect(stat(copy, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let inode = info.st_ino
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.runsDirectory) == [run.id])
+        // Another export: its own run; this one's copy untouched.
+        let second = try runner.prepareRun(csv: other)
+        #expect(second.id == RunDirectory.id(forContentHash: try ContentHash.file(other)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.runsDirectory).sorted() == [run.id, second.id].sorted())
+        // The first export again: the same run, its copy kept.
+        let again = try runner.prepareRun(csv: export)
+        #expect(again == run)
+        #expect(stat(copy, &info) == 0 && info.st_ino == inode)
+        #expect(runner.preparedInput?.sha256 == hash)
+        // A run whose copy was damaged (same size, other bytes) gets a fresh copy of the export.
+        var damaged = try #require(FileManager.default.contents(atPath: copy))
+        damaged[damaged.count - 2] = UInt8(ascii: "X")
+        try damaged.write(to: URL(fileURLWithPath: copy))
+        _ = try runner.prepareRun(csv: export)
+        #expect(FileManager.default.contents(atPath: copy) == FileManager.default.contents(atPath: export))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.runsDirectory).sorted() == [run.id, second.id].sorted())
     }
 }

@@ -30,6 +30,17 @@ public enum ContentHash {
         try file.commit()
     }
 
+    /// Writes `source`'s bytes to `sink` in one streamed pass and returns their hex SHA-256: a
+    /// file hashed and copied with one read where the copy's place depends on the hash.
+    public static func copy(_ source: String, into sink: ByteSink) throws -> String {
+        var hasher = SHA256()
+        try stream(source) { chunk in
+            hasher.update(bufferPointer: chunk)
+            try sink.write(chunk)
+        }
+        return hex(hasher.finalize())
+    }
+
     /// Calls `body` with the file's bytes, chunk by chunk.
     static func stream(_ path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         // Core's one plain reader: a FIFO or device would block `open`/`read` forever (issue 10),

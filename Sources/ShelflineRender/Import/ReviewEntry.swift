@@ -90,8 +90,10 @@ public struct ReviewEntry: Sendable, Equatable {
 /// page keeps the header and its first rows and only counts the rest.
 enum CSVTable {
     /// The header and the first `maximumRows` data rows of the file at `path`, and how many data
-    /// rows it holds in all (a missing file has none).
-    static func read(path: String, maximumRows: Int) throws -> (rows: [[String]], dataRows: Int) {
+    /// rows it holds in all (a missing file has none). `knownDataRows`: that count as the file's
+    /// writer reported it (`MergeReport.notEnrichedRowCount`); reading then stops after the rows
+    /// kept (counting 200,000 not-enriched rows was 8 % of render's CPU time, perf).
+    static func read(path: String, maximumRows: Int, knownDataRows: Int? = nil) throws -> (rows: [[String]], dataRows: Int) {
         guard FileManager.default.fileExists(atPath: path) else { return ([], 0) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileError.missingInput(path: path, reason: "not readable") }
@@ -107,6 +109,7 @@ enum CSVTable {
             }
             if got == 0 { break }
             buffer.withUnsafeBytes { stream.feed(UnsafeRawBufferPointer(rebasing: $0[..<got])) { rows.append($0) } }
+            if let knownDataRows, rows.count > maximumRows { return (rows, knownDataRows) }
         }
         stream.finish { rows.append($0) }
         return (rows, max(0, stream.rowCount - 1))
