@@ -135,7 +135,8 @@ public struct Stage: Sendable {
               outputs: [StageFile(.records, .output, defaultName: "parsed.ndjson.gz"),
                         StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
                         StageFile(.report, .option, defaultName: "parse-report.json")],
-              parameterStages: [.parse], algorithmVersion: 2, invocation: .files),
+              // 3: `shelfPositions` aligned with `shelves` (issue 25).
+              parameterStages: [.parse], algorithmVersion: 3, invocation: .files),
         Stage(name: .dedupe,
               inputs: [StageFile(.records, .positional, defaultName: "parsed.ndjson.gz")],
               outputs: [StageFile(.records, .output, defaultName: "deduped.ndjson.gz"),
