@@ -96,8 +96,14 @@ public struct BookRecordJSON {
             if let value = record.shelfPositions {
                 key("shelfPositions", &first)
                 line.append(UInt8(ascii: "["))
+                // One position per shelf of `shelves` when the list lines up with it (`ShelfPosition.aligned`).
+                let aligned = record.shelves.map { Self.linesUp(value, $0, cells) } ?? false
                 for (index, item) in value.enumerated() {
                     if index > 0 { line.append(UInt8(ascii: ",")) }
+                    if aligned {
+                        if let position = item.position { integer(position) } else { literal("null") }
+                        continue
+                    }
                     var inner = true
                     if let position = item.position { key("position", &inner); integer(position) }
                     key("shelf", &inner); string(item.shelf)
@@ -113,6 +119,19 @@ public struct BookRecordJSON {
             if let value = record.year { key("year", &first); integer(value) }
         }
         line.append(UInt8(ascii: "}"))
+    }
+
+    /// Whether each of `positions` names, byte for byte, the shelf at its index of `shelves`.
+    private static func linesUp(_ positions: [ShelfPosition], _ shelves: [FieldText], _ cells: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard positions.count == shelves.count else { return false }
+        for (item, shelf) in zip(positions, shelves) {
+            let same = switch shelf {
+            case .cell(let range): item.shelf.utf8.elementsEqual(cells[range])
+            case .string(let text): item.shelf.utf8.elementsEqual(text.utf8)
+            }
+            if !same { return false }
+        }
+        return true
     }
 
     @inline(__always)

@@ -23,7 +23,8 @@ extension ParseStage: PipelineStage {
         outputs: [StageFile(.records, .output, defaultName: "parsed.ndjson.gz"),
                   StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
                   StageFile(.report, .option, defaultName: "parse-report.json")],
-        parameterStages: [.parse], algorithmVersion: 2, invocation: .files)
+        // 3: `shelfPositions` aligned with `shelves` (issue 25).
+        parameterStages: [.parse], algorithmVersion: 3, invocation: .files)
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ParseReport {
         let parameters = try context.parameters(ParseParameters.self)

@@ -16,7 +16,8 @@ public enum PassThroughLine {
         text += #""title":"\#(title)","author":"\#(author)","#
         if let isbn13 { text += #""isbn13":"\#(isbn13)","# }
         text += #""notes":"a\/b \u00e9\n","shelves":["to-read","g-\u00e9t\u00e9"],"#
-        text += #""shelfPositions":[{"position":1,"shelf":"to-read"}],"rating":4.0,"#
+        // Positions in the shape parse writes since issue 25: aligned with `shelves`, which come first here.
+        text += #""shelfPositions":[1,null],"rating":4.0,"#
         text += #""review":""# + String(repeating: reviewUnit, count: repeats) + #""}"#
         return Array(text.utf8)
     }

@@ -114,6 +114,8 @@ public func describeDecoding(_ error: any Error) -> String {
         "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is not \(type)"
     case DecodingError.valueNotFound(_, let context):
         "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is null"
+    case DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty:
+        "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))': \(context.debugDescription)"
     case DecodingError.dataCorrupted(let context): "not JSON (\(context.debugDescription))"
     default: "\(error)"
     }

@@ -77,6 +77,7 @@ public struct BookRecord: Codable, Sendable, Equatable {
     /// `owned` says whether any are.
     public var ownedCopies: Int?
     /// Goodreads `Bookshelves with positions`: each shelf with the book's place on it, in the export's order.
+    /// In the JSON, only the positions when the list lines up with `shelves` (`RecordShelfPositions.swift`).
     public var shelfPositions: [ShelfPosition]?
     /// Goodreads `Spoiler`: the review hides spoilers (`true`; absent otherwise).
     public var spoiler: Bool?

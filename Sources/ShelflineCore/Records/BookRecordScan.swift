@@ -29,6 +29,7 @@ public enum BookRecordScan {
         var title: String?
         var record = BookRecord(format: .generic, line: 0, title: "")
         var hasDedupe = false, hasMatch = false, hasMetadata = false
+        var compactPositions: [Int?]?  // resolved against `shelves`, which comes later in the line
         let all = fields == .all
         scanner.skipWhitespace()
         let wellFormed = scanner.members { s, key in
@@ -67,6 +68,9 @@ public enum BookRecordScan {
                 guard all else { return s.skipValue(depth: 1) }
                 guard let metadata = editionMetadata(&s) else { return false }
                 record.metadata = metadata
+            case "shelfPositions":
+                guard all else { return s.skipValue(depth: 1) }
+                return shelfPositionList(&s, objects: &record.shelfPositions, compact: &compactPositions)
             default:
                 guard all else { return s.skipValue(depth: 1) }
                 return readerField(key, &s, &record)
@@ -74,6 +78,11 @@ public enum BookRecordScan {
             return true
         }
         guard wellFormed, scanner.atEnd(), let format, let line, let byteOffset, let byteLength, let title else { return nil }
+        if let compactPositions {
+            // Not one position per shelf: JSONDecoder gives the error (`ShelfPosition.decodeList`).
+            guard let list = ShelfPosition.resolving(compactPositions, shelves: record.shelves) else { return nil }
+            record.shelfPositions = list
+        }
         record.format = format
         record.line = line
         record.byteOffset = byteOffset
@@ -144,10 +153,6 @@ public enum BookRecordScan {
             guard let value = s.bool() else { return false }
             record.spoiler = value
             return true
-        case "shelfPositions":
-            guard let positions = shelfPositions(&s) else { return false }
-            record.shelfPositions = positions
-            return true
         case "recommendedFor": return s.string(into: &record.recommendedFor)
         case "recommendedBy": return s.string(into: &record.recommendedBy)
         case "purchaseDate": return s.string(into: &record.purchaseDate)
@@ -193,24 +198,52 @@ public enum BookRecordScan {
         return ok ? spans : nil
     }
 
-    /// A `shelfPositions` array of a record or library book (`{shelf, position?}`, other members skipped).
+    /// A `shelfPositions` array of a library book (`{shelf, position?}`, other members skipped).
     public static func shelfPositions(_ s: inout JSONScanner) -> [ShelfPosition]? {
         var positions: [ShelfPosition] = []
         let ok = s.array { s in
-            var shelf: String?, position: Int?
-            let ok = s.members { s, key in
-                if s.null() { return true }
-                switch key {
-                case "shelf": return s.string(into: &shelf)
-                case "position": return s.int(into: &position)
-                default: return s.skipValue(depth: 3)
-                }
-            }
-            guard ok, let shelf else { return false }
-            positions.append(ShelfPosition(shelf: shelf, position: position))
+            guard let item = shelfPosition(&s) else { return false }
+            positions.append(item)
             return true
         }
         return ok ? positions : nil
+    }
+
+    /// A record's `shelfPositions`, in either shape (`ShelfPosition.aligned`): `{shelf, position?}`
+    /// objects into `objects`, or integers and nulls aligned with `shelves` into `compact`. False
+    /// for anything else, a mix of the two included.
+    static func shelfPositionList(_ s: inout JSONScanner, objects: inout [ShelfPosition]?, compact: inout [Int?]?) -> Bool {
+        var items: [ShelfPosition] = [], positions: [Int?] = []
+        let ok = s.array { s in
+            if s.peek() == UInt8(ascii: "{") {
+                guard let item = shelfPosition(&s) else { return false }
+                items.append(item)
+            } else if s.null() {
+                positions.append(nil)
+            } else {
+                guard let position = s.int() else { return false }
+                positions.append(position)
+            }
+            return true
+        }
+        guard ok, items.isEmpty || positions.isEmpty else { return false }
+        if positions.isEmpty { objects = items } else { compact = positions }
+        return true
+    }
+
+    /// One `{shelf, position?}` object (other members skipped).
+    static func shelfPosition(_ s: inout JSONScanner) -> ShelfPosition? {
+        var shelf: String?, position: Int?
+        let ok = s.members { s, key in
+            if s.null() { return true }
+            switch key {
+            case "shelf": return s.string(into: &shelf)
+            case "position": return s.int(into: &position)
+            default: return s.skipValue(depth: 3)
+            }
+        }
+        guard ok, let shelf else { return nil }
+        return ShelfPosition(shelf: shelf, position: position)
     }
 
     static func dedupeMark(_ s: inout JSONScanner) -> DedupeMark? {
