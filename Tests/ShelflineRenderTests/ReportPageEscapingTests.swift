@@ -56,7 +56,7 @@ import TestSupport
         parameters.reportMaximumRows = 25
         func page() throws -> String {
             try Fixtures.write(report, to: run + "/merge-report.json")
-            return try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run),
+            return try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults),
                                                                          parameters: parameters), encoding: .utf8)
         }
         let counted = try page()
