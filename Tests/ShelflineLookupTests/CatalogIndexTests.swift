@@ -281,30 +281,4 @@ final class Counter: @unchecked Sendable {
         #expect(try index.fullTextAuthorEditions(surname: "zedd", words: ["glass"], limit: 60).count >= 3)
         #expect(try index.fullTextAuthorEditions(surname: "many", words: ["glass"], limit: 60).count == 60)
     }
-
-    /// A search hashes its title key from the words; the hash is the one the index stores (of the joined key).
-    @Test func titleKeyHashFromTheWordsEqualsTheJoinedKeysHash() {
-        for words in [["glass"], ["glass", "river"], ["the", "château", "de", "glass"], ["a", "", "b"], ["12", "x"]] {
-            #expect(CatalogIndex.titleHash(joining: words) == CatalogIndex.titleHash(words.joined(separator: " ")), "\(words)")
-        }
-        #expect(CatalogIndex.titleHash(joining: ["glass", "river"]) != CatalogIndex.titleHash(joining: ["glassriver"]))
-    }
-
-    /// The walk tests an ASCII title on its bytes; the answer is the tokenizer's (`TextNormalizer.tokens`).
-    @Test func byteTokenTestAgreesWithTheTokenizer() {
-        let texts = ["Glass River", "GLASS—river".filter(\.isASCII), "glass-river", "Glasses", "A Glass", "glass",
-                     "Salt & Glass", "R2D2 and C3PO", "  ", "", "x", "Volume 12", "volume12", "The_Glass", "ab.cd"]
-        let wordSets = [["glass"], ["river", "night"], ["glas"], ["r2d2"], ["12"], ["volume"], ["cd", "zz"], ["x"], ["the"]]
-        var agreedTrue = 0
-        for text in texts {
-            for words in wordSets {
-                let expected = TextNormalizer.tokens(text).contains(where: Set(words).contains)
-                let bytes = words.map { Array($0.utf8) }
-                let found = Array(text.utf8).withUnsafeBytes { CatalogIndex.asciiTokens(of: $0, holdAnyOf: bytes) }
-                #expect(found == expected, "\(text) \(words)")
-                if expected { agreedTrue += 1 }
-            }
-        }
-        #expect(agreedTrue >= 8)  // not only agreement on "absent"
-    }
 }

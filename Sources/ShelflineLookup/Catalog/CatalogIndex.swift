@@ -137,9 +137,7 @@ public final class CatalogIndex: @unchecked Sendable {
         authorSearchStatement = try database.prepare("SELECT rowid FROM search WHERE search MATCH ? LIMIT ?")
         titleKeyStatement = try database.prepare("SELECT edition FROM title_keys WHERE hash = ? LIMIT ?")
         authorPostingsStatement = try database.prepare("SELECT rowid FROM search WHERE search MATCH ?")
-        // With the row's work and authors too: an edition that holds a word becomes a hit, and `hits`
-        // then needs them without seeking the row again.
-        titleTextStatement = try database.prepare("SELECT title, subtitle, work, authors FROM editions WHERE id = ?")
+        titleTextStatement = try database.prepare("SELECT title, subtitle FROM editions WHERE id = ?")
         hitStatement = try database.prepare("SELECT work, authors FROM editions WHERE id = ?")
         rowMatchStatement = try database.prepare("SELECT 1 FROM search WHERE search MATCH ? AND rowid = ?")
         searchFilter = try other?.searchFilter ?? CatalogSearchFilter.load(from: database)
@@ -229,14 +227,12 @@ public final class CatalogIndex: @unchecked Sendable {
         guard !tokens.isEmpty else { return [] }
         let significant = tokens.filter { !TextNormalizer.stopwords.contains($0) }
         let searched = significant.isEmpty ? tokens : significant
-        // `titleKey(title)`'s hash, from the tokens at hand (not joined into the key first).
-        let key = Matcher.droppingArticle(tokens)
-        var hashes = key.isEmpty ? [] : [Self.titleHash(joining: key)]
+        // `titleKey(title)`, from the tokens at hand.
+        var keys = [Matcher.droppingArticle(tokens).joined(separator: " ")]
         if let colon = TextNormalizer.firstIndex(of: ":", in: title) {
-            let main = TextNormalizer.titleKey(String(title[..<colon]))
-            if !main.isEmpty { hashes.append(Self.titleHash(main)) }
+            keys.append(TextNormalizer.titleKey(String(title[..<colon])))
         }
-        hashes = hashes.filter(searchFilter.mayContain(titleHash:))
+        let hashes = keys.filter { !$0.isEmpty }.map(Self.titleHash).filter(searchFilter.mayContain(titleHash:))
         // The surname: last word of the name in `First Last` order (`Le Guin, Ursula K.` → `guin`),
         // as a token the FTS index holds (not a joined run of initials).
         let surname = terms.nameWords.flatMap { words -> String? in
@@ -260,9 +256,8 @@ public final class CatalogIndex: @unchecked Sendable {
             try collect(titleKeyStatement)
         }
         let exactFound = !ids.isEmpty
-        var rows: [Int: HitRow] = [:]
         if let surname {
-            for id in try authorEditions(surname: surname, words: searched, limit: limit * 3, rows: &rows)
+            for id in try authorEditions(surname: surname, words: searched, limit: limit * 3)
             where seen.insert(id).inserted {
                 ids.append(id)
             }
@@ -272,21 +267,14 @@ public final class CatalogIndex: @unchecked Sendable {
             searchStatement.bind(2, limit)
             try collect(searchStatement)
         }
-        return try hits(ids, rows: rows)
-    }
-
-    /// What `hits` reads of an edition's row: its work and its own author ids.
-    struct HitRow {
-        let work: Int?
-        let authors: [Int]
+        return try hits(ids)
     }
 
     /// Editions `ids` as search hits: their authors' names, from the cached edition or from the
     /// row (or its work's, when it has none, as `loadEdition` takes them), without loading the
     /// rest. The names come from the cache the connections share in one locked pass for the whole
     /// search, and the ones it lacks in another: locking per name was 4 % of lookup's CPU.
-    /// `rows`: editions whose row the search has read already (`authorEditions`), not sought again.
-    private func hits(_ ids: [Int], rows known: [Int: HitRow]) throws -> [SearchHit] {
+    private func hits(_ ids: [Int]) throws -> [SearchHit] {
         var rows: [(id: Int, names: [Matcher.ComparedName]?, authors: Range<Int>)] = []
         var authorIDs: [Int] = []
         for id in ids {
@@ -294,16 +282,10 @@ public final class CatalogIndex: @unchecked Sendable {
                 rows.append((id, cached.prepared?.names ?? Matcher.Normalisation.names(of: cached.edition), 0..<0))
                 continue
             }
-            let row: HitRow
-            if let read = known[id] {
-                row = read
-            } else {
-                hitStatement.bind(1, id)
-                defer { hitStatement.reset() }
-                guard try hitStatement.step() else { continue }
-                row = HitRow(work: hitStatement.int(0), authors: Self.authorIDs(hitStatement, 1))
-            }
-            let ids = try editionAuthorIDs(own: row.authors, work: row.work)
+            hitStatement.bind(1, id)
+            defer { hitStatement.reset() }
+            guard try hitStatement.step() else { continue }
+            let ids = try editionAuthorIDs(own: Self.authorIDs(hitStatement, 1), work: hitStatement.int(0))
             rows.append((id, nil, authorIDs.count..<authorIDs.count + ids.count))
             authorIDs += ids
         }
@@ -344,13 +326,11 @@ public final class CatalogIndex: @unchecked Sendable {
     /// word the fast test cannot decide alike (not plain ASCII, or `and`, which `&` also gives
     /// here) or a prolific surname (more than `authorScanLimit` editions to test) runs the
     /// full-text query itself.
-    /// `rows` gains the row (`HitRow`) of each edition found that the walk read from the index.
-    func authorEditions(surname: String, words: [String], limit: Int, rows: inout [Int: HitRow]) throws -> [Int] {
+    func authorEditions(surname: String, words: [String], limit: Int) throws -> [Int] {
         let titleQuery = Self.anyWordQuery(words)
         func fullText() throws -> [Int] { try fullTextAuthorEditions(surname: surname, words: words, limit: limit) }
-        guard !words.contains("and"), words.allSatisfy(Self.isPlainWord) else { return try fullText() }
         let wanted = Set(words)
-        let wantedBytes = wanted.map { Array($0.utf8) }
+        guard !wanted.contains("and"), words.allSatisfy(Self.isPlainWord) else { return try fullText() }
         authorPostingsStatement.bind(1, "authors : \"\(surname)\"")
         defer { authorPostingsStatement.reset() }
         var found: [Int] = []
@@ -359,19 +339,9 @@ public final class CatalogIndex: @unchecked Sendable {
             guard let id = authorPostingsStatement.int(0) else { continue }
             examined += 1
             if examined > Self.authorScanLimit { return try fullText() }
-            var row: HitRow?
-            if try titleHolds(id, anyOf: wanted, bytes: wantedBytes, titleQuery: titleQuery, row: &row) {
-                found.append(id)
-                rows[id] = row
-            }
+            if try titleHolds(id, anyOf: wanted, titleQuery: titleQuery) { found.append(id) }
         }
         return found
-    }
-
-    /// `authorEditions` without the rows.
-    func authorEditions(surname: String, words: [String], limit: Int) throws -> [Int] {
-        var rows: [Int: HitRow] = [:]
-        return try authorEditions(surname: surname, words: words, limit: limit, rows: &rows)
     }
 
     /// The full-text query `authorEditions` answers like (the tests compare them).
@@ -405,60 +375,26 @@ public final class CatalogIndex: @unchecked Sendable {
         !word.isEmpty && word.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }
     }
 
-    /// Whether edition `id`'s indexed title text (title and subtitle) holds one of `words` (`bytes`:
-    /// their UTF-8). Read from the index (not the edition cache), the row's work and authors are
-    /// set in `row`. An ASCII title read from the index is tested on SQLite's bytes: making the
-    /// text and its tokens as Strings was a quarter of this test's CPU (perf, bench/lookup part b).
-    private func titleHolds(_ id: Int, anyOf words: Set<String>, bytes: [[UInt8]], titleQuery: String,
-                            row: inout HitRow?) throws -> Bool {
+    /// Whether edition `id`'s indexed title text (title and subtitle) holds one of `words`.
+    private func titleHolds(_ id: Int, anyOf words: Set<String>, titleQuery: String) throws -> Bool {
+        let title: String?, subtitle: String?
         if let cached = editionCache[id]?.edition {
-            guard let title = cached.title else { return false }  // not in the full-text table
-            let text = cached.subtitle.map { title + " " + $0 } ?? title
-            guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return try fullTextHolds(id, titleQuery: titleQuery) }
-            return TextNormalizer.tokens(text).contains(where: words.contains)
+            (title, subtitle) = (cached.title, cached.subtitle)
+        } else {
+            titleTextStatement.bind(1, id)
+            defer { titleTextStatement.reset() }
+            guard try titleTextStatement.step() else { return false }
+            (title, subtitle) = (titleTextStatement.text(0), titleTextStatement.text(1))
         }
-        let statement = titleTextStatement
-        statement.bind(1, id)
-        defer { statement.reset() }
-        // No row, or no title: not in the full-text table.
-        guard try statement.step(), !statement.isNull(0) else { return false }
-        row = HitRow(work: statement.int(2), authors: Self.authorIDs(statement, 3))
-        let holds = statement.withText(0) { title in
-            statement.withText(1) { subtitle -> Bool? in
-                guard let title, Self.isASCII(title), subtitle.map(Self.isASCII) ?? true else { return nil }
-                return Self.asciiTokens(of: title, holdAnyOf: bytes)
-                    || subtitle.map { Self.asciiTokens(of: $0, holdAnyOf: bytes) } ?? false
-            }
+        guard let title else { return false }  // not in the full-text table
+        let text = subtitle.map { title + " " + $0 } ?? title
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else {
+            rowMatchStatement.bind(1, titleQuery)
+            rowMatchStatement.bind(2, id)
+            defer { rowMatchStatement.reset() }
+            return try rowMatchStatement.step()
         }
-        return try holds ?? fullTextHolds(id, titleQuery: titleQuery)
-    }
-
-    /// Whether FTS5 finds `titleQuery` in edition `id`'s row (a title the ASCII test cannot decide).
-    private func fullTextHolds(_ id: Int, titleQuery: String) throws -> Bool {
-        rowMatchStatement.bind(1, titleQuery)
-        rowMatchStatement.bind(2, id)
-        defer { rowMatchStatement.reset() }
-        return try rowMatchStatement.step()
-    }
-
-    private static func isASCII(_ text: UnsafeRawBufferPointer) -> Bool { text.allSatisfy { $0 < 0x80 } }
-
-    /// Whether one of ASCII `text`'s tokens, as `TextNormalizer.tokens` makes them (runs of letters
-    /// and digits, lower-cased; `&` is the token `and`, which `words` never holds here), is one of
-    /// `words` (lower-case letters and digits), compared without making the tokens.
-    static func asciiTokens(of text: UnsafeRawBufferPointer, holdAnyOf words: [[UInt8]]) -> Bool {
-        var start = 0
-        for end in 0...text.count {
-            let byte = end < text.count ? text[end] : 0x20
-            if (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) { continue }
-            defer { start = end + 1 }
-            guard end > start else { continue }
-            let token = UnsafeRawBufferPointer(rebasing: text[start..<end])
-            for word in words where word.count == token.count {
-                if zip(token, word).allSatisfy({ ($0 | ($0 >= 0x41 && $0 <= 0x5A ? 0x20 : 0)) == $1 }) { return true }
-            }
-        }
-        return false
+        return TextNormalizer.tokens(text).contains(where: words.contains)
     }
 
     /// The title-key table holds a 64-bit FNV-1a hash of `TextNormalizer.titleKey` instead of the
@@ -466,17 +402,6 @@ public final class CatalogIndex: @unchecked Sendable {
     /// the matcher then scores on its real title.
     static func titleHash(_ key: String) -> Int {
         Int(bitPattern: UInt(fnv1a(key.utf8)))
-    }
-
-    /// `titleHash(words.joined(separator: " "))` without the joined String (a search makes one
-    /// for every row; the join was 1.2 % of lookup's CPU at 200,000 corpus-shaped rows, perf).
-    static func titleHash(joining words: [String]) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for (position, word) in words.enumerated() {
-            if position > 0 { hash = (hash ^ UInt64(UInt8(ascii: " "))) &* 0x0000_0100_0000_01b3 }
-            for byte in word.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        }
-        return Int(bitPattern: UInt(hash))
     }
 
     /// 64-bit FNV-1a: stable across runs and machines (Swift's `Hasher` is seeded per process).

@@ -143,13 +143,6 @@ final class SQLiteStatement {
         return String(cString: pointer)
     }
 
-    /// `body` over a TEXT column's bytes up to its first NUL (the bytes `text` makes a String of),
-    /// nil for NULL; valid only during the call (no copy).
-    func withText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer?) -> T) -> T {
-        guard let pointer = sqlite3_column_text(statement, column) else { return body(nil) }
-        return body(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
-    }
-
     func int(_ column: Int32) -> Int? {
         isNull(column) ? nil : Int(sqlite3_column_int64(statement, column))
     }
