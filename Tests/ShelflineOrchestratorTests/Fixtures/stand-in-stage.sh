@@ -7,6 +7,12 @@
 #   STANDIN_FAIL_<st>    exit with this status instead of writing
 #   STANDIN_HALF_<st>    write half an output, then SIGKILL itself (a crash mid-write)
 set -u
+# Real stages die with the orchestrator (PR_SET_PDEATHSIG: StageCommand); so does the
+# stand-in, where setpriv exists: without it, a stand-in sleeping under a SIGKILLed `shelfline`
+# outlived it, and Foundation's `waitUntilExit` in the test waited for the stand-in (30 s).
+if [ -z "${STANDIN_PDEATHSIG:-}" ] && command -v setpriv >/dev/null 2>&1; then
+  STANDIN_PDEATHSIG=1 exec setpriv --pdeathsig TERM "$0" "$@"
+fi
 stage=$(basename "$0"); stage=${stage#shelfline-}
 [ -n "${STANDIN_LOG:-}" ] && echo "$stage" >> "$STANDIN_LOG"
 args=("$@")
