@@ -18,12 +18,7 @@ public enum ContentHash {
     /// published and the source is reported as changed.
     public static func copy(_ source: String, to target: String, expected: String, permissions: mode_t = 0o644) throws {
         let file = try AtomicFile(path: target, permissions: permissions)
-        var hasher = SHA256()
-        try stream(source) { chunk in
-            hasher.update(bufferPointer: chunk)
-            try file.write(chunk)
-        }
-        guard hex(hasher.finalize()) == expected else {
+        guard try copy(source, into: file) == expected else {
             file.abandon()
             throw FileError.io(path: source, reason: "file changed while being imported; try again")
         }
