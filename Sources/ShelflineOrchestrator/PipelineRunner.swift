@@ -128,10 +128,10 @@ public struct PipelineRunner {
         }
         try Workspace.makeDirectory(workspace.runsDirectory)
         let ext = (csv as NSString).pathExtension.lowercased()
-        // A temporary file's name (`.NAME.tmp-PID`): left by a process killed before the rename
-        // into the run, it is removed by the next sweep of `runs/` (`StaleTemporaryFiles`).
-        let staging = workspace.runsDirectory + "/.export.tmp-\(getpid())"
-        let file = try AtomicFile(path: staging, permissions: 0o600)
+        // Written as a temporary file of `runs/` and renamed into its run once the hash names it:
+        // one left by a process killed before the rename is removed by the next sweep of `runs/`
+        // (`StaleTemporaryFiles`).
+        let file = try AtomicFile(path: workspace.runsDirectory + "/export", permissions: 0o600)
         let hash: String
         do {
             hash = try ContentHash.copy(csv, into: file)
@@ -155,18 +155,8 @@ public struct PipelineRunner {
                 return run
             }
         }
-        try file.commit()
         let copy = run.inputPath(extension: ext)
-        guard rename(staging, copy) == 0 else {
-            let reason = systemErrorMessage()
-            unlink(staging)
-            throw FileError.cannotCreate(path: copy, reason: "rename: \(reason)")
-        }
-        let directory = open(run.path, O_RDONLY | O_DIRECTORY)
-        if directory >= 0 {
-            fsync(directory)
-            close(directory)
-        }
+        try file.commit(to: copy)
         preparedInput = FileStamp.make(name: "{csv}", path: copy, sha256: hash)
         return run
     }

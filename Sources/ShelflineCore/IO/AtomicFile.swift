@@ -73,17 +73,25 @@ public final class AtomicFile: ByteSink {
 
     /// Flushes, fsyncs and renames the temporary file over the target, then fsyncs the directory.
     public func commit() throws {
+        try commit(to: path)
+    }
+
+    /// `commit()` under `target` rather than the path the file was created for: a name known only
+    /// once the bytes are written (a run directory named by their hash). `target` is on the same
+    /// file system, and is refused, like the path at creation, when it exists and is not a regular file.
+    public func commit(to target: String) throws {
         precondition(!committed, "AtomicFile committed twice")
         do {
+            if target != path { try StageFiles.refuseNonRegular(target) }
             try flushBuffer()
             guard fsync(descriptor) == 0 else { throw FileError.io(path: path, reason: "fsync: \(systemErrorMessage())") }
             guard close(descriptor) == 0 else { throw FileError.io(path: path, reason: "close: \(systemErrorMessage())") }
             descriptor = -1
-            guard rename(temporaryPath, path) == 0 else {
-                throw FileError.cannotCreate(path: path, reason: "rename: \(systemErrorMessage())")
+            guard rename(temporaryPath, target) == 0 else {
+                throw FileError.cannotCreate(path: target, reason: "rename: \(systemErrorMessage())")
             }
             committed = true
-            Self.syncDirectory(of: path)
+            Self.syncDirectory(of: target)
         } catch {
             abandon()
             throw error
