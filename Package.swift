@@ -24,8 +24,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
-        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         // `serve`'s SIGTERM handling (ServiceGroup); already resolved through swift-configuration.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
@@ -147,8 +145,6 @@ let package = Package(
                     .product(name: "NIOHTTP1", package: "swift-nio"),
                     .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                     .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                    .product(name: "X509", package: "swift-certificates"),
-                    .product(name: "SwiftASN1", package: "swift-asn1"),
                 ],
                 path: "Tests/APNsTestServer"
             ),

@@ -5,9 +5,7 @@ import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
-import SwiftASN1
 import TestSupport
-import X509
 
 /// One push as the loopback APNs received and checked it.
 public struct ReceivedPush: Sendable {
@@ -75,10 +73,10 @@ public final class APNsTestServer: Sendable {
 
     /// The server's key and certificate, so that a server stopped mid-test can come back as the
     /// same host (`init(…, port:, identity:)`), trusted by the same `caFile`.
+    /// The fixed ones are in LoopbackIdentities.swift.
     public struct Identity: Sendable {
-        var keyDER: [UInt8]
-        var certificateDER: [UInt8]
-        var certificatePEM: String
+        var keyPEM: String
+        public var certificatePEM: String
     }
 
     public let identity: Identity
@@ -88,14 +86,13 @@ public final class APNsTestServer: Sendable {
     ///     request gets `responder`'s answer (checks are recorded, not enforced).
     ///   - port, identity: come back where a stopped server was, with its certificate.
     public init(expecting expectations: Expectations, threads: Int = 1, http1Only: Bool = false, port: Int = 0,
-                identity: Identity? = nil, responder: @escaping Responder) async throws {
-        let identity = try identity ?? Self.makeIdentity()
+                identity: Identity = .loopback, responder: @escaping Responder) async throws {
         self.identity = identity
         certificatePEM = identity.certificatePEM
 
         var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(try NIOSSLCertificate(bytes: identity.certificateDER, format: .der))],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: identity.keyDER, format: .der)))
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(identity.certificatePEM.utf8), format: .pem))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.keyPEM.utf8), format: .pem)))
         tls.applicationProtocols = http1Only ? ["http/1.1"] : ["h2"]
         let context = try NIOSSLContext(configuration: tls)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
@@ -129,26 +126,6 @@ public final class APNsTestServer: Sendable {
         self.port = channel.localAddress?.port ?? 0
         self.group = group
         self.log = log
-    }
-
-    /// A self-signed certificate for 127.0.0.1 and localhost, and its key.
-    static func makeIdentity() throws -> Identity {
-        let serverKey = P256.Signing.PrivateKey()
-        let name = try DistinguishedName { CommonName("shelfline loopback APNs") }
-        let now = Date()
-        let certificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(serverKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86400),
-            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
-            },
-            issuerPrivateKey: .init(serverKey))
-        var serializer = DER.Serializer()
-        try serializer.serialize(certificate)
-        return Identity(keyDER: Array(serverKey.derRepresentation), certificateDER: serializer.serializedBytes,
-                        certificatePEM: try certificate.serializeAsPEM().pemString)
     }
 
     /// `https://127.0.0.1:PORT`, for `apns.host`.

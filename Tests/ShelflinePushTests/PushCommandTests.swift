@@ -180,7 +180,7 @@ import TestSupport
         try await fixture.register(PushFixture.token(5))
         try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
         let server = try await fixture.server()
-        let config = try fixture.writeConfig(host: server.host)
+        let config = try fixture.writeConfig(host: server.host, timeout: 2)
         try await server.shutdown()
         let result = try await push(fixture, ["send"], config: config)
         #expect(result.status == 75, "\(result)")

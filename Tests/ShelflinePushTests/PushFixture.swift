@@ -63,22 +63,24 @@ struct PushFixture {
         return server
     }
 
-    func apnsConfig(host: String, waitBudget: Double = 60) -> APNsConfig {
+    /// `timeout`: a test whose APNs is down or untrusted passes a short one, since a request is only
+    /// failed when its deadline passes (AsyncHTTPClient retries connecting until then).
+    func apnsConfig(host: String, waitBudget: Double = 60, timeout: Double = 30) -> APNsConfig {
         APNsConfig(environment: "sandbox", host: host, keyFile: keyFile, keyId: Self.keyId, teamId: Self.teamId,
-                   bundleId: Self.bundleId, caFile: caFile, waitBudgetSeconds: waitBudget, concurrency: 8, timeoutSeconds: 30)
+                   bundleId: Self.bundleId, caFile: caFile, waitBudgetSeconds: waitBudget, concurrency: 8, timeoutSeconds: timeout)
     }
 
     /// `pipeline.json` for the executables: no stages, just `apns`.
-    func writeConfig(host: String, waitBudget: Double = 60) throws -> String {
+    func writeConfig(host: String, waitBudget: Double = 60, timeout: Double = 30) throws -> String {
         let config = PipelineConfig(stages: [])
         var withAPNs = config
-        withAPNs.apns = try JSONValue(encoding: apnsConfig(host: host, waitBudget: waitBudget))
+        withAPNs.apns = try JSONValue(encoding: apnsConfig(host: host, waitBudget: waitBudget, timeout: timeout))
         let data = try JSONEncoder.shelflinePretty.encode(withAPNs)
         return temp.write("pipeline.json", String(decoding: data, as: UTF8.self))
     }
 
-    func settings(host: String, waitBudget: Double = 60) throws -> PushSettings {
-        try PushSettings(apnsConfig(host: host, waitBudget: waitBudget), configPath: temp.file("pipeline.json"))
+    func settings(host: String, waitBudget: Double = 60, timeout: Double = 30) throws -> PushSettings {
+        try PushSettings(apnsConfig(host: host, waitBudget: waitBudget, timeout: timeout), configPath: temp.file("pipeline.json"))
     }
 
     /// Emits a beer-queue snapshot through render's own store (history and latest).

@@ -85,10 +85,11 @@ import TestSupport
         let server = try await fixture.server()
         defer { Task { try? await server.shutdown() } }
         // Trust another server's certificate, not this one's.
-        let other = try await APNsTestServer(expecting: fixture.expectations) { _ in .ok }
-        let otherCA = fixture.temp.write("other-ca.pem", other.certificatePEM)
-        try await other.shutdown()
-        let result = try await push(fixture, ["send"], config: try config(fixture, host: server.host) { $0.caFile = otherCA })
+        let otherCA = fixture.temp.write("other-ca.pem", APNsTestServer.Identity.other.certificatePEM)
+        let result = try await push(fixture, ["send"], config: try config(fixture, host: server.host) {
+            $0.caFile = otherCA
+            $0.timeoutSeconds = 5
+        })
         #expect(result.status == 78, "\(result)")
         #expect(result.stderr.contains("not trusted"), "\(result)")
         #expect(try fixture.store.readOutbox().cursors.isEmpty, "nothing marked as sent")

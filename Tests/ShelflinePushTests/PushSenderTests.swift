@@ -193,7 +193,7 @@ import TestSupport
         let server = try await fixture.server()
         let host = server.host
         try await server.shutdown()
-        let settings = try fixture.settings(host: host)
+        let settings = try fixture.settings(host: host, timeout: 2)
         let sender = PushSender(workspace: fixture.workspace, settings: settings, clock: ManualClock().pushClock, log: Logfmt(sink: { _ in }))
         let transport = try APNsTransport(settings: settings)
         let providerToken = ProviderToken(key: fixture.key, keyId: PushFixture.keyId, teamId: PushFixture.teamId, now: { Date() })

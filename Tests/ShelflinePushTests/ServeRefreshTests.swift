@@ -24,13 +24,14 @@ struct BeerQueueSite: Sendable {
     }
 
     /// `pipeline.json` with `beerQueue` (the loopback site, a 0600 cookie file) and `apns` (the loopback APNs).
-    func writeConfig(_ push: PushFixture, maxUpdatesPerHour: Int = 10, apnsWaitBudget: Double = 60, name: String = "pipeline.json") throws -> String {
+    func writeConfig(_ push: PushFixture, maxUpdatesPerHour: Int = 10, apnsWaitBudget: Double = 60,
+                     apnsTimeout: Double = 30, name: String = "pipeline.json") throws -> String {
         let credentials = push.temp.write("queue.credentials", Self.cookie + "\n")
         chmod(credentials, 0o600)
         var config = try #require(try JSONSerialization.jsonObject(with: JSONEncoder.shelflinePretty.encode(PipelineConfig(stages: []))) as? [String: Any])
         config["beerQueue"] = ["host": site.baseURL, "credentialsFile": credentials, "memberId": "123456", "storeId": "13888",
                                "storeLocation": "Example Saucer", "maxUpdatesPerHour": maxUpdatesPerHour, "timeoutSeconds": 30] as [String: Any]
-        config["apns"] = try JSONSerialization.jsonObject(with: JSONEncoder.shelfline.encode(push.apnsConfig(host: apns.host, waitBudget: apnsWaitBudget)))
+        config["apns"] = try JSONSerialization.jsonObject(with: JSONEncoder.shelfline.encode(push.apnsConfig(host: apns.host, waitBudget: apnsWaitBudget, timeout: apnsTimeout)))
         return push.temp.write(name, String(decoding: try JSONSerialization.data(withJSONObject: config, options: [.prettyPrinted]), as: UTF8.self))
     }
 
@@ -119,7 +120,7 @@ final class PageBox: @unchecked Sendable {
     @Test func refreshAnswers502WhenTheSiteFailsAnd202WhenThePushMustWait() async throws {
         let push = PushFixture("serve-refresh-fail")
         let site = try await BeerQueueSite(push, page: BeerQueueSite.page(["Founders KBS"]))
-        let config = try site.writeConfig(push)
+        let config = try site.writeConfig(push, apnsTimeout: 5)
         try await ServeFixture.with("serve-refresh-fail", push: push, configPath: config) { serve in
             let secret = try await serve.addDevice("phone")
             let token = PushFixture.token(0x6c)
