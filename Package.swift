@@ -24,8 +24,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // `serve`'s SIGTERM handling (ServiceGroup); already resolved through swift-configuration.
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -128,8 +126,6 @@ let package = Package(
                 dependencies: [
                     "ShelflinePush", "ShelflineActivity", "ShelflineStageCLI", "ShelflineCore",
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                    .product(name: "Logging", package: "swift-log"),
                 ],
                 path: "Sources/ShelflinePush/Commands"
             ),

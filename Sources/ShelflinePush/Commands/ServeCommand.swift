@@ -3,8 +3,6 @@ import Glibc
 #endif
 import ArgumentParser
 import Foundation
-import Logging
-import ServiceLifecycle
 import ShelflineCore
 import ShelflinePush
 import ShelflineStageCLI
@@ -88,11 +86,13 @@ public struct ServeCommand: PushSubcommand {
         let tls = try tlsCert.map { try ServeHTTPServer.tlsContext(certificateFile: $0, keyFile: tlsKey ?? "") }
         Self.raiseDescriptorLimit()
         let server = try await ServeHTTPServer.start(host: host, port: port, router: router, tls: tls)
-        // SIGTERM/SIGINT: the group's graceful shutdown: stop accepting, finish the requests in flight, exit 0.
         let url = "\(tls == nil ? "http" : "https")://\(listen[..<(listen.lastIndex(of: ":") ?? listen.endIndex)]):\(server.port)"
-        let group = ServiceGroup(services: [ServeService(server: server, url: url)], gracefulShutdownSignals: [.sigterm, .sigint],
-                                 logger: Logger(label: "shelfline-push.serve", factory: { _ in SwiftLogNoOpLogHandler() }))
-        try await group.run()
+        let signals = GracefulShutdownSignals([SIGTERM, SIGINT]) { Task { await server.shutdown() } }
+        // Printed once the signals are trapped: a SIGTERM after this line is a graceful stop.
+        print("serving on \(url)")
+        fflush(nil)
+        await server.wait()
+        signals.cancel()
         context.log.event(["event": "stopped"])
     }
 
@@ -107,22 +107,25 @@ public struct ServeCommand: PushSubcommand {
     }
 }
 
-/// The server as a swift-service-lifecycle service. Its graceful shutdown (SIGTERM or SIGINT, trapped
-/// by the group before `run` starts) is `ServeHTTPServer.shutdown`. Measured cost of the package:
-/// OrderedCollections, AsyncAlgorithms, ServiceLifecycle, UnixSignals and ConcurrencyHelpers are
-/// compiled for it alone, 22 s CPU (debug; 50 s wall at load 11 on this 2-core machine).
-struct ServeService: Service {
-    let server: ServeHTTPServer
-    let url: String
+/// SIGTERM and SIGINT trapped (the default action no longer kills the process) and handed to
+/// `onSignal` on a Dispatch queue: `serve`'s graceful shutdown (stop accepting, finish the requests in
+/// flight, exit 0). swift-service-lifecycle's `ServiceGroup` did this until issue 24's build-time
+/// figures: it compiled AsyncAlgorithms, ServiceLifecycle and UnixSignals for this alone, 19 CPU s
+/// of a fresh release build and 8 of a debug one (measured by compiler invocation on this 2-core machine).
+final class GracefulShutdownSignals {
+    private let sources: [any DispatchSourceSignal]
 
-    func run() async throws {
-        // Printed once the signals are trapped: a SIGTERM after this line is a graceful stop.
-        print("serving on \(url)")
-        fflush(nil)
-        await withGracefulShutdownHandler {
-            await server.wait()
-        } onGracefulShutdown: { [server] in
-            Task { await server.shutdown() }
+    init(_ signals: [Int32], onSignal: @escaping @Sendable () -> Void) {
+        sources = signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: onSignal)
+            source.resume()
+            return source
         }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
     }
 }
