@@ -184,10 +184,11 @@ enum LibraryBookScan {
 
     /// The book of line `line` of `path`: the fast path, else `JSONDecoder`; a line neither accepts
     /// is `FileError.corrupt` naming the file and line.
-    static func decode(_ bytes: UnsafeRawBufferPointer, path: String, line: Int, only: UInt64? = nil) throws -> LibraryBook {
+    static func decode(_ bytes: UnsafeRawBufferPointer, decoder: JSONDecoder, path: String, line: Int,
+                       only: UInt64? = nil) throws -> LibraryBook {
         if let book = scan(bytes, only: only) { return book }
         do {
-            return try JSONDecoder().decode(LibraryBook.self, from: Data(bytes))
+            return try decoder.decode(LibraryBook.self, from: Data(bytes))
         } catch {
             throw FileError.corrupt(path: path, line: line, reason: "invalid book: \(describeDecoding(error))")
         }

@@ -3,18 +3,22 @@ import ShelflineCore
 
 /// Reading the library file one book at a time, for the export, the page and `shelfline library`.
 public enum LibraryBooks {
-    /// Calls `body` with each book of the library at `path`, in file order, decoded on two threads
-    /// of their own (`DecodedLines`). A missing library is `FileError.missingInput` (66); a line that
-    /// is not a book is `FileError.corrupt` naming it (65), after `body` has had every book before it.
+    /// Calls `body` with each book of the library at `path`, in file order. A missing library is
+    /// `FileError.missingInput` (66); a line that is not a book is `FileError.corrupt` naming it (65).
+    /// `only`, when given, is asked for each book's index (0-based, in file order) first: a book it
+    /// declines is skipped without being decoded.
     /// `fields`: decode only these members of each book (besides `id` and `title`; nil: all).
-    public static func forEach(path: String, fields: Set<String>? = nil,
+    public static func forEach(path: String, only: ((Int) -> Bool)? = nil, fields: Set<String>? = nil,
                                _ body: (LibraryBook, UnsafeRawBufferPointer) throws -> Void) throws {
         try requireLibrary(path)
+        let decoder = JSONDecoder()
         let mask = fields.map(LibraryBookScan.Field.mask(of:))
-        try DecodedLines.forEach(path: path, decode: { bytes, number in
-            try LibraryBookScan.decode(bytes, path: path, line: number, only: mask)
-        }) { book, bytes, _ in
-            try body(book, bytes)
+        var index = 0
+        try LineReader.forEachLine(path: path) { bytes, number in
+            guard !bytes.isEmpty else { return }
+            defer { index += 1 }
+            if let only, !only(index) { return }
+            try body(try LibraryBookScan.decode(bytes, decoder: decoder, path: path, line: number, only: mask), bytes)
         }
     }
 
