@@ -12,13 +12,13 @@ import Foundation
 public final class GzipWriter {
     /// Default level for intermediates between stages: speed over size.
     public static let intermediateLevel: Int32 = 1
-    /// Default level for the persistent library (merge's `libraryLevel`): 4, where lowering the level
-    /// stops paying. libdeflate on the corpus-shaped 200,000-book library (299 MB of JSON, 1 MiB
-    /// members, CPU seconds on one core / MB): level 1 1.18 / 87.6, 2 1.58 / 85.8, 3 1.81 / 83.3,
-    /// 4 1.96 / 81.3, 5 2.36 / 79.4, 6 2.80 / 78.4. 6 → 4 saves 0.84 s (30 %) for 2.9 MB (+3.7 %);
-    /// 4 → 1 would save 0.78 s more for 6.3 MB more (+8 %), a file every later import, export and
-    /// page reads (issue 25). Level 6 was the default before.
-    public static let libraryLevel: Int32 = 4
+    /// Default level for the persistent library (merge's `libraryLevel`): 1. libdeflate on the
+    /// corpus-shaped 200,000-book library (299 MB of JSON, 1 MiB members, CPU seconds on one core /
+    /// MB): level 1 1.18 / 87.6, 2 1.58 / 85.8, 3 1.81 / 83.3, 4 1.96 / 81.3, 5 2.36 / 79.4, 6 2.80 /
+    /// 78.4. Compressing the library is most of merge's second pass, which keeps both cores busy, so
+    /// each CPU second saved there is wall time of every import (issue 25): 6 → 4 (stop 24) saved 0.84 s
+    /// for 2.9 MB, 4 → 1 (stop 25) 0.78 s for 6.3 MB (+8 %). Reading it back costs the same at any level.
+    public static let libraryLevel: Int32 = 1
 
     private let sink: any ByteSink
     private let level: Int32
