@@ -41,7 +41,7 @@ let package = Package(
         .target(
             name: "ShelflineCore",
             dependencies: [
-                "CZlib", "CLibdeflate",
+                "CZlib", "CLibdeflate", "CSystemShims",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

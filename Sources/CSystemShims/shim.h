@@ -27,3 +27,15 @@ static inline int shelfline_pidfd_open(pid_t pid) {
     return -1;
 #endif
 }
+
+#include <fcntl.h>
+/// Starts writeback of `count` bytes at `offset` of `fd` without waiting for it
+/// (`sync_file_range(…, SYNC_FILE_RANGE_WRITE)`: declared only under _GNU_SOURCE). 0, or -1 and errno.
+extern int sync_file_range(int fd, __off64_t offset, __off64_t count, unsigned int flags);
+static inline int shelfline_start_writeback(int fd, long long offset, long long count) {
+#ifdef SYNC_FILE_RANGE_WRITE
+    return sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);
+#else
+    return sync_file_range(fd, offset, count, 2);
+#endif
+}

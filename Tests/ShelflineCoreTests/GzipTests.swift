@@ -103,6 +103,29 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.txt"])
     }
 
+    /// Writeback is started every 8 MiB while writing (issue 25): a file written across several
+    /// steps, in pieces of every size around the buffer's, is the same bytes after `commit`, and an
+    /// uncommitted one still never reaches the target.
+    @Test func aFileOfSeveralWritebackStepsIsWrittenWhole() throws {
+        let dir = TemporaryDirectory()
+        let target = dir.write("big.bin", "previous")
+        var expected: [UInt8] = []
+        var generator = SeededGenerator(seed: 25)
+        let file = try AtomicFile(path: target)
+        while expected.count < 20 << 20 {
+            let piece = (0..<Int(generator.next() % (600 << 10))).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            expected += piece
+            try file.write(piece)
+        }
+        let abandoned = try AtomicFile(path: target)
+        try abandoned.write(expected)
+        abandoned.abandon()
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "previous")
+        try file.commit()
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: target))) == expected)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["big.bin"])
+    }
+
     @Test func missingDirectoryIsCannotCreate() throws {
         let dir = TemporaryDirectory()
         let error = #expect(throws: FileError.self) { try AtomicFile.write("x", to: dir.file("missing/out.txt")) }

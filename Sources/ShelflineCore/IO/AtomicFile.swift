@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CSystemShims
 import Foundation
 
 /// A destination for bytes: an atomic file, or anything a test wants to capture.
@@ -36,6 +37,11 @@ public final class AtomicFile: ByteSink {
     private var committed = false
     private var buffer: [UInt8] = []
     private static let bufferLimit = 1 << 18
+    /// Bytes written so far, and how many of them the kernel was asked to start writing back.
+    private var bytesWritten = 0
+    private var writebackRequested = 0
+    /// How much is written before writeback of it is started (`startWriteback`).
+    private static let writebackStep = 8 << 20
 
     /// Creates the temporary file. Throws `FileError.cannotCreate` if the directory is missing or
     /// not writable, or the target exists and is not a regular file.
@@ -128,6 +134,17 @@ public final class AtomicFile: ByteSink {
             }
             offset += written
         }
+        bytesWritten += bytes.count
+        if bytesWritten - writebackRequested >= Self.writebackStep { startWriteback() }
+    }
+
+    /// Asks the kernel to start writing what is written so far to disk, without waiting for it, so
+    /// that `commit`'s fsync waits for the last few megabytes rather than the whole file: the stages'
+    /// fsyncs were 0.23 s of a 200,000-row import, with nothing else to do meanwhile (issue 25). A
+    /// file system that refuses is only slower at `commit`.
+    private func startWriteback() {
+        _ = shelfline_start_writeback(descriptor, Int64(writebackRequested), Int64(bytesWritten - writebackRequested))
+        writebackRequested = bytesWritten
     }
 
     static func syncDirectory(of path: String) {
