@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Crypto
+import Dispatch
 import Foundation
 
 /// SHA-256 content hashes: what the orchestrator fingerprints and what run ids are made of.
@@ -27,13 +28,40 @@ public enum ContentHash {
 
     /// Writes `source`'s bytes to `sink` in one streamed pass and returns their hex SHA-256: a
     /// file hashed and copied with one read where the copy's place depends on the hash.
+    ///
+    /// Each chunk is hashed and written at once, on two threads, while the next is read on a third
+    /// (`ReadAhead`): done in turn, the copy of a 201 MB export took 0.36 s before every new import's
+    /// first stage could start (issue 25). The hash is of the very bytes written: both threads read
+    /// the same chunk.
     public static func copy(_ source: String, into sink: ByteSink) throws -> String {
-        var hasher = SHA256()
-        try stream(source) { chunk in
-            hasher.update(bufferPointer: chunk)
-            try sink.write(chunk)
+        let step = CopyStep(sink: sink)
+        try ReadAhead.forEachChunk(produce: { emit in
+            try PlainFileReader(path: source, bufferSize: 1 << 20).forEachChunk(emit)
+        }) { chunk in
+            step.chunk = chunk
+            DispatchQueue.concurrentPerform(iterations: 2, execute: step.run)
+            if let failure = step.failure { throw failure }
         }
-        return hex(hasher.finalize())
+        return hex(step.hasher.finalize())
+    }
+
+    /// One chunk of `copy`, hashed by one thread and written by the other. Each thread touches only
+    /// its own half's state; `chunk` is set, and `failure` read, between the two.
+    private final class CopyStep: @unchecked Sendable {
+        var hasher = SHA256()
+        let sink: any ByteSink
+        var chunk = UnsafeRawBufferPointer(start: nil, count: 0)
+        var failure: (any Error)?
+
+        init(sink: any ByteSink) { self.sink = sink }
+
+        func run(_ part: Int) {
+            if part == 0 {
+                hasher.update(bufferPointer: chunk)
+            } else {
+                do { try sink.write(chunk) } catch { failure = error }
+            }
+        }
     }
 
     /// Calls `body` with the file's bytes, chunk by chunk.
