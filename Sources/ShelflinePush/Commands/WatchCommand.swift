@@ -59,16 +59,12 @@ public struct WatchCommand: PushSubcommand {
 final class WatchStop: @unchecked Sendable {
     private let lock = NSLock()
     private var set = false
-    private var signalSource: (any DispatchSourceSignal)?
+    private var signals: GracefulShutdownSignals?
 
     init() {
         signal(SIGINT, SIG_IGN)
         signal(SIGHUP, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
-        source.setEventHandler { [weak self] in self?.raise() }
-        source.resume()
-        signalSource = source
+        signals = GracefulShutdownSignals([SIGTERM]) { [weak self] in self?.raise() }
         let thread = Thread { [weak self] in
             var buffer = [UInt8](repeating: 0, count: 512)
             while true {
