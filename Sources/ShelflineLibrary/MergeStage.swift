@@ -485,7 +485,7 @@ public enum MergeStage {
 
         init(path: String, recordsPath: String, libraryIds: AscendingIds, decisions: [UInt64: ReviewDecision],
              importId: String) throws {
-            try BucketFile.forEachBook(path: path, recordsPath: recordsPath) { id, entries in
+            try BucketFile.forEachBook(path: path, recordsPath: recordsPath, removing: true) { id, entries in
                 if libraryIds.contains(id) {
                     existing[id] = entries
                 } else {

@@ -106,6 +106,27 @@ import TestSupport
         #expect(scan(line, .all)?.record == decoded)
     }
 
+    /// Names are matched as bytes (issue 25): a name spelled with an escape is still the field
+    /// JSONDecoder reads, in either mode and at any depth, never a member silently skipped.
+    @Test(.bug(id: 25), arguments: [
+        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","isbn\u00313":"9780441013593"}"#,
+        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","revie\u0077":"Loved it"}"#,
+        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","match":{"status":"matchedByIsbn","edition\u004bey":"OL1M"}}"#,
+        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","reads":[{"\u0073tart":"2020-01-02"}]}"#,
+        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"\u0074itle":"T"}"#,
+    ])
+    func escapedMemberNamesDecodeAsJSONDecoderDoes(_ text: String) throws {
+        let line = Array(text.utf8)
+        let expected = try JSONDecoder().decode(BookRecord.self, from: Data(line))
+        let all = try line.withUnsafeBytes { try BookRecordScan.decode($0, fields: .all, path: "in.ndjson.gz", line: 2) }
+        #expect(all.record == expected)
+        // `.identity` reads only what stages decide on: those fields, whatever spells their names.
+        let identity = try line.withUnsafeBytes { try BookRecordScan.decode($0, fields: .identity, path: "in.ndjson.gz", line: 2) }
+        #expect(identity.record.title == expected.title)
+        #expect(identity.record.isbn13 == expected.isbn13)
+        #expect(identity.record.match == expected.match)
+    }
+
     @Test(.bug(id: 12), arguments: [
         #"{"format":"goodreads","line":"2","byteOffset":0,"byteLength":1,"title":"T"}"#,  // wrong type
         #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1}"#,  // no title

@@ -9,6 +9,11 @@ import Foundation
 /// `JSONEncoder`, 4–20× slower than parse on the same rows (issue 12). A line this decoder does
 /// not accept (any doubt: a wrong type, a missing key, bad syntax) goes to `JSONDecoder`, which
 /// either decodes it or gives the precise error; both give the same `BookRecord` for valid lines.
+///
+/// Member names are matched as bytes (`JSONScanner.rawMembers`, a length test before any `memcmp`);
+/// a name with an escape that is no field sends the line to `JSONDecoder` (`skipUnknown`). Making
+/// every name a `String` and testing it against each `case` in turn was 2 % of the corpus-shaped
+/// import's CPU, most of it in dedupe (perf, issue 25).
 public enum BookRecordScan {
     public enum Fields: Sendable { case identity, all }
 
@@ -32,7 +37,7 @@ public enum BookRecordScan {
         var compactPositions: [Int?]?  // resolved against `shelves`, which comes later in the line
         let all = fields == .all
         scanner.skipWhitespace()
-        let wellFormed = scanner.members { s, key in
+        let wellFormed = scanner.rawMembers { s, key in
             switch key {
             case "dedupe": hasDedupe = true
             case "match": hasMatch = true
@@ -72,7 +77,7 @@ public enum BookRecordScan {
                 guard all else { return s.skipValue(depth: 1) }
                 return shelfPositionList(&s, objects: &record.shelfPositions, compact: &compactPositions)
             default:
-                guard all else { return s.skipValue(depth: 1) }
+                guard all else { return s.skipUnknown(key, depth: 1) }
                 return readerField(key, &s, &record)
             }
             return true
@@ -129,7 +134,7 @@ public enum BookRecordScan {
 
     // MARK: - Parts
 
-    static func readerField(_ key: String, _ s: inout JSONScanner, _ record: inout BookRecord) -> Bool {
+    static func readerField(_ key: MemberName, _ s: inout JSONScanner, _ record: inout BookRecord) -> Bool {
         switch key {
         case "series": return s.string(into: &record.series)
         case "seriesPosition": return s.string(into: &record.seriesPosition)
@@ -175,7 +180,7 @@ public enum BookRecordScan {
             record.reads = spans
             return true
         default:
-            return s.skipValue(depth: 1)
+            return s.skipUnknown(key, depth: 1)
         }
     }
 
@@ -184,12 +189,12 @@ public enum BookRecordScan {
         var spans: [ReadSpan] = []
         let ok = s.array { s in
             var span = ReadSpan()
-            let ok = s.members { s, key in
+            let ok = s.rawMembers { s, key in
                 if s.null() { return true }
                 switch key {
                 case "start": return s.string(into: &span.start)
                 case "end": return s.string(into: &span.end)
-                default: return s.skipValue(depth: 3)
+                default: return s.skipUnknown(key, depth: 3)
                 }
             }
             spans.append(span)
@@ -234,12 +239,12 @@ public enum BookRecordScan {
     /// One `{shelf, position?}` object (other members skipped).
     static func shelfPosition(_ s: inout JSONScanner) -> ShelfPosition? {
         var shelf: String?, position: Int?
-        let ok = s.members { s, key in
+        let ok = s.rawMembers { s, key in
             if s.null() { return true }
             switch key {
             case "shelf": return s.string(into: &shelf)
             case "position": return s.int(into: &position)
-            default: return s.skipValue(depth: 3)
+            default: return s.skipUnknown(key, depth: 3)
             }
         }
         guard ok, let shelf else { return nil }
@@ -249,7 +254,7 @@ public enum BookRecordScan {
     static func dedupeMark(_ s: inout JSONScanner) -> DedupeMark? {
         var status: DedupeStatus?, key: String?
         var mark = DedupeMark(status: .new, key: "")
-        let ok = s.members { s, name in
+        let ok = s.rawMembers { s, name in
             if s.null() { return true }
             switch name {
             case "status":
@@ -258,7 +263,7 @@ public enum BookRecordScan {
             case "key": guard let value = s.string() else { return false }; key = value
             case "firstLine": return s.int(into: &mark.firstLine)
             case "bookId": return s.string(into: &mark.bookId)
-            default: return s.skipValue(depth: 2)
+            default: return s.skipUnknown(name, depth: 2)
             }
             return true
         }
@@ -271,7 +276,7 @@ public enum BookRecordScan {
     static func matchResult(_ s: inout JSONScanner) -> MatchResult? {
         var status: MatchStatus?
         var match = MatchResult(status: .notEnriched)
-        let ok = s.members { s, name in
+        let ok = s.rawMembers { s, name in
             if s.null() { return true }
             switch name {
             case "status":
@@ -290,7 +295,7 @@ public enum BookRecordScan {
                 }
                 match.candidates = candidates
                 return ok
-            default: return s.skipValue(depth: 2)
+            default: return s.skipUnknown(name, depth: 2)
             }
             return true
         }
@@ -302,7 +307,7 @@ public enum BookRecordScan {
     static func matchCandidate(_ s: inout JSONScanner) -> MatchCandidate? {
         var key: String?, title: String?, authors: [String]?, score: Double?
         var workKey: String?
-        let ok = s.members { s, name in
+        let ok = s.rawMembers { s, name in
             if s.null() { return true }
             switch name {
             case "key": guard let value = s.string() else { return false }; key = value
@@ -310,7 +315,7 @@ public enum BookRecordScan {
             case "title": guard let value = s.string() else { return false }; title = value
             case "authors": return s.strings(into: &authors)
             case "score": return s.double(into: &score)
-            default: return s.skipValue(depth: 4)
+            default: return s.skipUnknown(name, depth: 4)
             }
             return true
         }
@@ -321,7 +326,7 @@ public enum BookRecordScan {
     static func editionMetadata(_ s: inout JSONScanner) -> EditionMetadata? {
         var source: String?
         var metadata = EditionMetadata(source: "")
-        let ok = s.members { s, name in
+        let ok = s.rawMembers { s, name in
             if s.null() { return true }
             switch name {
             case "source": guard let value = s.string() else { return false }; source = value
@@ -338,7 +343,7 @@ public enum BookRecordScan {
             case "year": return s.int(into: &metadata.year)
             case "coverId": return s.int(into: &metadata.coverId)
             case "description": return s.string(into: &metadata.description)
-            default: return s.skipValue(depth: 2)
+            default: return s.skipUnknown(name, depth: 2)
             }
             return true
         }
@@ -349,6 +354,12 @@ public enum BookRecordScan {
 }
 
 extension JSONScanner {
+    /// Skips the value of a member no field is named: false (the line goes to `JSONDecoder`) when
+    /// its name holds an escape, which may spell a field's name.
+    mutating func skipUnknown(_ name: MemberName, depth: Int) -> Bool {
+        !name.bytes.contains(UInt8(ascii: "\\")) && skipValue(depth: depth)
+    }
+
     /// Reads a string into `value`; false when the value is not one.
     mutating func string(into value: inout String?) -> Bool {
         guard let text = string() else { return false }
