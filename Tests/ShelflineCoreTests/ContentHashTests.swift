@@ -35,6 +35,18 @@ import TestSupport
         #expect(hash == (try ContentHash.file(path)))
     }
 
+    /// An `AtomicFile` takes each chunk's halves at their offsets, from two threads at once.
+    @Test(.bug(id: 25), arguments: [0, 1, 3, 1 << 20, (1 << 20) + 1, 5 * (1 << 20) + 12_345])
+    func aCopyIntoAnAtomicFileIsTheSourcesBytesInPlace(size: Int) throws {
+        let directory = TemporaryDirectory("content-hash-atomic")
+        let (path, bytes) = Self.source(directory, size: size)
+        let file = try AtomicFile(path: directory.file("copy.bin"), permissions: 0o600)
+        let hash = try ContentHash.copy(path, into: file)
+        try file.commit()
+        #expect(FileManager.default.contents(atPath: directory.file("copy.bin")).map(Array.init) == bytes)
+        #expect(hash == ContentHash.bytes(bytes))
+    }
+
     @Test func aSinkThatFailsStopsTheCopyWithItsError() throws {
         let directory = TemporaryDirectory("content-hash-full")
         let (path, _) = Self.source(directory, size: 4 * (1 << 20))

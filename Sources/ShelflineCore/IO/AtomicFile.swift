@@ -22,6 +22,13 @@ extension ByteSink {
     }
 }
 
+/// A sink that also takes bytes at an offset, from several threads at once for ranges that do not
+/// overlap (`ContentHash.copy`).
+public protocol PositionalByteSink: ByteSink {
+    /// Writes `bytes` at `offset`. Not mixed with `write(_:)`, which appends after what it wrote.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws
+}
+
 /// The only way Shelfline writes a file: a temporary file beside the target, checked writes, fsync,
 /// rename over the target, fsync of the directory. Until `commit()` the target is untouched; on any
 /// error, and if the value is dropped uncommitted, the temporary file is removed. A target that
@@ -30,7 +37,7 @@ extension ByteSink {
 /// The temporary file is `.NAME.tmp-PID-XXXXXX`: a process killed before it could clean up (SIGKILL,
 /// `SIGXFSZ`, power loss) leaves one behind, and the next `AtomicFile` in that directory removes the
 /// temporaries of processes that no longer exist (`StaleTemporaryFiles`).
-public final class AtomicFile: ByteSink {
+public final class AtomicFile: PositionalByteSink {
     public let path: String
     private let temporaryPath: String
     private var descriptor: Int32
@@ -75,6 +82,22 @@ public final class AtomicFile: ByteSink {
         } else {
             buffer.append(contentsOf: bytes)
         }
+    }
+
+    /// `pwrite`s `bytes` at `offset` and starts their writeback (`startWriteback`): safe from
+    /// several threads at once for ranges that do not overlap. An error leaves the file to
+    /// `commit`'s caller to abandon (the file is not shared state to tear down from here).
+    public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
+        var done = 0
+        while done < bytes.count {
+            let written = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FileError.io(path: path, reason: "write: \(systemErrorMessage())")
+            }
+            done += written
+        }
+        _ = shelfline_start_writeback(descriptor, Int64(offset), Int64(bytes.count))
     }
 
     /// Flushes, fsyncs and renames the temporary file over the target, then fsyncs the directory.
