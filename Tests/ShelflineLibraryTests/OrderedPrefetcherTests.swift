@@ -59,6 +59,28 @@ import TestSupport
         #expect(seen == Array(2..<2_002))
     }
 
+    /// Issue 25: batches decode while the next ones are read. A bad line in the middle of a file of
+    /// many batches still ends the records at the line before it, and none after it gets through.
+    @Test(.bug(id: 25), arguments: [1_500, 4_321, 7_999])
+    func keyedRecordsStopAtABadLineAmongManyBatches(badLine: Int) throws {
+        let directory = TemporaryDirectory("keyed-records-batches")
+        var lines: [String] = []
+        for line in 1...8_000 {
+            lines.append(line == badLine ? #"{"format":"goodreads","line":\#(line),"title":"#
+                : #"{"byteLength":10,"byteOffset":0,"format":"goodreads","line":\#(line),"title":"Book \#(line) \#(String(repeating: "x", count: line % 200))"}"#)
+        }
+        let path = try GzipFixture.write(text: lines.joined(separator: "\n") + "\n", to: directory.file("records.ndjson.gz"))
+        #expect(lines.joined().utf8.count > 4 * KeyedRecords.batchBytes)
+        var seen: [Int] = []
+        #expect {
+            try KeyedRecords.forEach(path: path, parameters: DedupeParameters()) { record, _ in seen.append(record.fileLine) }
+        } throws: { error in
+            guard case FileError.corrupt(_, let line, _) = error else { return false }
+            return line == badLine
+        }
+        #expect(seen == Array(1..<badLine))
+    }
+
     @Test(.bug(id: 12)) func changedFieldsAreDeclaredInSortedOrder() {
         let names = ChangedFields.fieldNames
         #expect(names == names.sorted())
