@@ -88,15 +88,7 @@ public final class AtomicFile: PositionalByteSink {
     /// several threads at once for ranges that do not overlap. An error leaves the file to
     /// `commit`'s caller to abandon (the file is not shared state to tear down from here).
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
-        var done = 0
-        while done < bytes.count {
-            let written = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw FileError.io(path: path, reason: "write: \(systemErrorMessage())")
-            }
-            done += written
-        }
+        try ShelflineCore.writeAll(bytes, to: descriptor, path: path, at: offset)
         _ = shelfline_start_writeback(descriptor, Int64(offset), Int64(bytes.count))
     }
 
@@ -146,16 +138,11 @@ public final class AtomicFile: PositionalByteSink {
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                let reason = systemErrorMessage()
-                abandon()
-                throw FileError.io(path: path, reason: "write: \(reason)")
-            }
-            offset += written
+        do {
+            try ShelflineCore.writeAll(bytes, to: descriptor, path: path)
+        } catch {
+            abandon()
+            throw error
         }
         bytesWritten += bytes.count
         if bytesWritten - writebackRequested >= Self.writebackStep { startWriteback() }

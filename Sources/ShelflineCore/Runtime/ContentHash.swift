@@ -59,8 +59,10 @@ public enum ContentHash {
         var chunk = UnsafeRawBufferPointer(start: nil, count: 0)
         /// Where `chunk` starts in the copy.
         var offset = 0
-        private var failures: [(any Error)?] = [nil, nil, nil]
-        var failure: (any Error)? { failures.lazy.compactMap { $0 }.first }
+        // One per writing part: the parts run at once, and each sets only its own.
+        private var firstFailure: (any Error)?
+        private var secondFailure: (any Error)?
+        var failure: (any Error)? { firstFailure ?? secondFailure }
         var parts: Int { positional == nil ? 2 : 3 }
 
         init(sink: any ByteSink) {
@@ -80,7 +82,7 @@ public enum ContentHash {
                     try sink.write(chunk)
                 }
             } catch {
-                failures[part] = error
+                if part == 1 { firstFailure = error } else { secondFailure = error }
             }
         }
     }
