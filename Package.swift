@@ -191,7 +191,7 @@ let package = Package(
                 exclude: ["Fixtures"]),
             .testTarget(name: "EndToEndTests", dependencies: ["ShelflineCore", "ShelflineReports", "TestSupport", "ShelflineCommands"]),
             // The stage descriptions as the commands layer lists them (`PipelineStages`).
-            .testTarget(name: "ShelflineCommandsTests", dependencies: ["ShelflineCommands", "ShelflineCore", "ShelflineLibrary", "TestSupport"]),
+            .testTarget(name: "ShelflineCommandsTests", dependencies: ["ShelflineCommands", "ShelflineCore", "ShelflineLibrary", "ShelflineParse", "TestSupport"]),
             .testTarget(
                 name: "ExportRoundTripTests",
                 dependencies: ["ShelflineParse", "ShelflineLibrary", "TestSupport",

@@ -65,7 +65,7 @@ public struct CleanCommand: StageCommand {
         }
         for declaration in setup.config.stages where declaration.name >= stage {
             try? fileManager.removeItem(atPath: run.manifestPath(declaration.name))
-            for output in declaration.outputs where !output.hasPrefix("{") {
+            for output in try declaration.outputs + setup.planner.besideOutputs(of: declaration.name) where !output.hasPrefix("{") {
                 try? fileManager.removeItem(atPath: run.file(output))
             }
         }

@@ -8,7 +8,8 @@ import ShelflineCore
 ///
 /// Merge partitions records by the top bits of their book id, so each bucket holds about
 /// `records / buckets` of them: that, not the import size, bounds merge's memory.
-/// Line format: `<16 hex book id>\t<line in the records file>\t<granted keys as JSON array>\t<record JSON>`.
+/// Line format: `<16 hex book id>\t<line in the records file>\t<granted keys as JSON array>\t<texts line or
+/// nothing>\t<record JSON>`: a record with its texts apart (`RecordTexts`) carries them from merge's first pass.
 final class BucketFile {
     private let scratch: ScratchWriter
     var path: String { scratch.path }
@@ -17,7 +18,7 @@ final class BucketFile {
         scratch = try ScratchWriter(path: path)
     }
 
-    func append(id: UInt64, fileLine: Int, keys: [String], record: UnsafeRawBufferPointer) throws {
+    func append(id: UInt64, fileLine: Int, keys: [String], texts: UnsafeRawBufferPointer? = nil, record: UnsafeRawBufferPointer) throws {
         try scratch.append { buffer in
             BookKeys.appendHex(id, to: &buffer)
             buffer.append(UInt8(ascii: "\t"))
@@ -29,6 +30,8 @@ final class BucketFile {
                 JSONString.append(key, to: &buffer)
             }
             buffer.append(UInt8(ascii: "]"))
+            buffer.append(UInt8(ascii: "\t"))
+            if let texts { buffer.append(contentsOf: texts) }
             buffer.append(UInt8(ascii: "\t"))
             buffer.append(contentsOf: record)
             buffer.append(UInt8(ascii: "\n"))
@@ -129,7 +132,7 @@ final class BucketFile {
     /// written after it reuse those pages: written into pages never used before, a page-cache write
     /// cost this machine about six times as much, and dropping 300 MB of scratch at the end was
     /// merge's serial tail (perf, 200,000 corpus-shaped rows, issue 25).
-    static func forEachBook(path: String, recordsPath: String, removing: Bool = false,
+    static func forEachBook(path: String, recordsPath: String, textsPath: String? = nil, removing: Bool = false,
                             _ body: (UInt64, [Entry]) throws -> Void) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FileError.io(path: path, reason: "cannot read scratch bucket")
@@ -157,16 +160,30 @@ final class BucketFile {
                     next += 1
                     let line = UnsafeRawBufferPointer(rebasing: all[range])
                     guard let lineTab = line[17...].firstIndex(of: UInt8(ascii: "\t")),
-                        let tab = line[(lineTab + 1)...].firstIndex(of: UInt8(ascii: "\t"))
+                        let keysTab = line[(lineTab + 1)...].firstIndex(of: UInt8(ascii: "\t")),
+                        let tab = line[(keysTab + 1)...].firstIndex(of: UInt8(ascii: "\t"))
                     else { continue }
                     let fileLine = Int(String(decoding: UnsafeRawBufferPointer(rebasing: line[17..<lineTab]), as: UTF8.self)) ?? 0
-                    let keysBytes = UnsafeRawBufferPointer(rebasing: line[(lineTab + 1)..<tab])
+                    let keysBytes = UnsafeRawBufferPointer(rebasing: line[(lineTab + 1)..<keysTab])
                     var keyScanner = JSONScanner(keysBytes)
                     guard let keys = keyScanner.stringArray() else {
                         throw FileError.io(path: path, reason: "scratch bucket line for \(recordsPath) line \(fileLine) is damaged")
                     }
-                    let record = try BookRecordScan.decode(UnsafeRawBufferPointer(rebasing: line[(tab + 1)...]), fields: .all,
+                    var record = try BookRecordScan.decode(UnsafeRawBufferPointer(rebasing: line[(tab + 1)...]), fields: .all,
                                                            path: recordsPath, line: fileLine).record
+                    if tab > keysTab + 1 {
+                        // The texts line taken for it in the first pass (checked there to name its line).
+                        guard let texts = RecordTexts.decode(UnsafeRawBufferPointer(rebasing: line[(keysTab + 1)..<tab])),
+                              texts.line == record.line
+                        else {
+                            throw FileError.corrupt(path: textsPath ?? recordsPath, line: nil,
+                                                    reason: "the texts of source line \(record.line) are not a texts line "
+                                                        + "({\"line\":N,\"notes\":…,\"review\":…})")
+                        }
+                        record.review = texts.review
+                        record.notes = texts.notes
+                        record.textsApart = nil
+                    }
                     entries.append(Entry(id: id, keys: keys, record: record))
                 }
                 if !entries.isEmpty { try body(id, entries) }

@@ -86,6 +86,8 @@ public struct RecordIdentity: Decodable, Sendable {
     public var match: MatchResult?
     /// Whether the line already carries a dedupe mark (then it is re-encoded, not spliced).
     public var dedupe: DedupeMark?
+    /// The record's review and notes are in parse's texts file (merge joins them: `RecordTexts`).
+    public var textsApart: Bool?
 
     public init(_ record: BookRecord) {
         format = record.format
@@ -101,6 +103,7 @@ public struct RecordIdentity: Decodable, Sendable {
         isbn10 = record.isbn10
         match = record.match
         dedupe = record.dedupe
+        textsApart = record.textsApart
     }
 }
 

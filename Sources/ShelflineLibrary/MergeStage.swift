@@ -173,6 +173,8 @@ public enum MergeStage {
         var resolver: KeyResolver, scan: LibraryFile.Scan, buckets: [BucketFile], ledger: NDJSONWriter<LedgerEntry>
         var enrichment: EnrichmentCounts, review: ReviewSpool
         var notEnriched: FailedRowSpool
+        // The records' reviews and notes, when parse wrote them apart (`RecordTexts`).
+        let textsPath = parse.texts?.path(reportPath: request.parseReport)
         var again = false
         repeat {
             resolver = try KeyResolver(parameters: dedupe, scratchDirectory: workDirectory)
@@ -186,6 +188,7 @@ public enum MergeStage {
             review = try ReviewSpool(directory: workDirectory)
             notEnriched = try FailedRowSpool(path: workDirectory + "/not-enriched")
             let firstPass = titles == nil
+            let texts = try parse.texts.map { try RecordTextsReader(reference: $0, reportPath: request.parseReport) }
             var recordCount = 0
             var rejectIndex = 0
             var ledgerLine: [UInt8] = []
@@ -231,12 +234,26 @@ public enum MergeStage {
                     }
                     try appendLedger(LedgerEntry(line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
                                                   key: resolution.key, match: record.match?.status))
-                    try buckets[bucket(of: resolution.bookId)].append(id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, record: bytes)
+                    let bucketFile = buckets[bucket(of: resolution.bookId)]
+                    if record.textsApart == true {
+                        guard let texts else {
+                            throw FileError.corrupt(path: request.records, line: keyed.fileLine,
+                                                    reason: "the record's review and notes are apart (textsApart), but \(request.parseReport) "
+                                                        + "names no texts file: give merge the parse report of the parse that wrote it")
+                        }
+                        try texts.take(line: record.line, recordsPath: request.records) { textsLine in
+                            try bucketFile.append(id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys,
+                                                  texts: textsLine, record: bytes)
+                        }
+                    } else {
+                        try bucketFile.append(id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, record: bytes)
+                    }
                     if firstPass { progress.advance(by: 1, counts: { outcomes.progressCounts }, title: record.title) }
                 }
                 for reject in rejects[rejectIndex...] {
                     try appendLedger(LedgerEntry(line: reject.line, outcome: .rejected, reason: reject.reason))
                 }
+                try texts?.finish(recordsPath: request.records)
                 guard recordCount + rejects.count == parse.rowsRead else {
                     throw LibraryError.countMismatch(path: request.parseReport, rowsRead: parse.rowsRead, records: recordCount,
                                                      rejected: rejects.count)
@@ -259,7 +276,7 @@ public enum MergeStage {
         // Pass 2: fold buckets into the library in id order (large ones in parts).
         let plan = try BucketFile.plan(buckets, bucketBits: bucketBits, recordsPath: request.records)
         let fold = try foldLibrary(library: library, scan: scan, buckets: plan.paths, bucketOf: plan.bucket(of:), decisions: decisions,
-                                   importId: importId, level: Int32(parameters.libraryLevel), recordsPath: request.records,
+                                   importId: importId, level: Int32(parameters.libraryLevel), recordsPath: request.records, textsPath: textsPath,
                                    cancellation: cancellation, progress: progress, counts: outcomes.progressCounts)
         var reviewOpen = 0
         var notEnrichedRowCount: Int?
@@ -333,7 +350,7 @@ public enum MergeStage {
     }
 
     static func foldLibrary(library: LibraryFile, scan: LibraryFile.Scan, buckets paths: [String], bucketOf: (UInt64) -> Int,
-                            decisions: [UInt64: ReviewDecision], importId: String, level: Int32, recordsPath: String,
+                            decisions: [UInt64: ReviewDecision], importId: String, level: Int32, recordsPath: String, textsPath: String? = nil,
                             cancellation: CancellationFlag?, progress: MergeProgress? = nil,
                             counts: [String: Int] = [:]) throws -> FoldResult {
         let writer = try NDJSONWriter<LibraryBook>(path: library.path, level: level)
@@ -352,7 +369,8 @@ public enum MergeStage {
         // were two thirds of merge's second pass, and an import mostly creates books).
         let ids = AscendingIds(sorted: scan.ids)
         let loader = OrderedPrefetcher<LoadedBucket>(count: paths.count, threads: 2) { index in
-            try LoadedBucket(path: paths[index], recordsPath: recordsPath, libraryIds: ids, decisions: decisions, importId: importId)
+            try LoadedBucket(path: paths[index], recordsPath: recordsPath, textsPath: textsPath, libraryIds: ids, decisions: decisions,
+                             importId: importId)
         }
         defer { loader.stop() }
 
@@ -483,9 +501,9 @@ public enum MergeStage {
         var existing: [UInt64: [BucketFile.Entry]] = [:]
         var created: [CreatedBook] = []
 
-        init(path: String, recordsPath: String, libraryIds: AscendingIds, decisions: [UInt64: ReviewDecision],
+        init(path: String, recordsPath: String, textsPath: String?, libraryIds: AscendingIds, decisions: [UInt64: ReviewDecision],
              importId: String) throws {
-            try BucketFile.forEachBook(path: path, recordsPath: recordsPath, removing: true) { id, entries in
+            try BucketFile.forEachBook(path: path, recordsPath: recordsPath, textsPath: textsPath, removing: true) { id, entries in
                 if libraryIds.contains(id) {
                     existing[id] = entries
                 } else {

@@ -216,6 +216,12 @@ public struct PipelineRunner {
                     outputs.append((name, path, true))
                     produced[name] = stamp
                 }
+                // Recorded when written (a stand-in stage may not), then checked like the declared outputs.
+                for name in try planner.besideOutputs(of: stage) {
+                    if let path = planner.path(of: name, in: run), FileManager.default.fileExists(atPath: path) {
+                        outputs.append((name, path, false))
+                    }
+                }
                 for name in planner.workspaceOutputs(of: stage) {
                     if let path = planner.path(of: name, in: run) { outputs.append((name, path, false)) }
                 }

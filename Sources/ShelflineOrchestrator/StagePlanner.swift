@@ -57,6 +57,20 @@ public struct StagePlanner: Sendable {
         description(stage).unlistedOutputs.map(\.defaultName).filter { $0.hasPrefix("{") }
     }
 
+    /// Run files a stage writes beside a declared output (`StageFile.besides`: parse's texts),
+    /// by name in the run directory: recorded and checked in its manifest like its declared outputs.
+    public func besideOutputs(of stage: StageName) throws -> [String] {
+        let declaration = try config.declaration(stage)
+        let description = description(stage)
+        return description.unlistedOutputs.compactMap { file in
+            guard let role = file.besides, let index = description.outputs.firstIndex(where: { $0.role == role }),
+                  index < declaration.outputs.count
+            else { return nil }
+            let directory = (declaration.outputs[index] as NSString).deletingLastPathComponent
+            return directory.isEmpty ? file.defaultName : directory + "/" + file.defaultName
+        }
+    }
+
     /// The hash of every parameter object `stage` decodes (`PipelineConfig.fingerprintedParameters`).
     public func parametersHash(_ stage: StageName) -> String {
         ContentHash.bytes(config.fingerprintedParameters(description(stage)))

@@ -12,6 +12,10 @@ import ShelflineCore
 /// writes them. Tests check the bytes against `JSONEncoder.shelfline` and the decoded round trip.
 public struct BookRecordJSON {
     private var line = LineBuffer(capacity: 1 << 14)
+    /// The texts line of the last record encoded with its texts apart (`RecordTexts`).
+    private var textsLine = LineBuffer(capacity: 1 << 14)
+    /// Whether the last `encode(_:textsApart:)` wrote the record's texts apart, into `textsLine`.
+    private(set) var wroteTexts = false
 
     public init() {}
 
@@ -21,6 +25,11 @@ public struct BookRecordJSON {
     /// Calls `body` with the last encoded line, without copying it.
     func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(line.contents))
+    }
+
+    /// Calls `body` with the texts line of the last record, when `wroteTexts`.
+    func withTextsBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(textsLine.contents))
     }
 
     /// Replaces `bytes` with the JSON of `record` (no trailing newline).
@@ -34,8 +43,12 @@ public struct BookRecordJSON {
     }
 
     /// Replaces `bytes` with the JSON of the record `record` stands for (no trailing newline).
-    mutating func encode(_ record: ParsedRecord) {
+    /// `textsApart`: a review or notes go to the texts line instead (`withTextsBytes`), and the
+    /// record says so (`"textsApart":true`); a record with neither is written as it is.
+    mutating func encode(_ record: ParsedRecord, textsApart: Bool = false) {
         line.removeAll()
+        let apart = textsApart && (record.review != nil || record.notes != nil)
+        wroteTexts = apart
         record.cells.withUnsafeBufferPointer { cells in
             var first = true
             // Keys in the order JSONEncoder's `.sortedKeys` produces.
@@ -62,7 +75,7 @@ public struct BookRecordJSON {
             key("line", &first); integer(record.line)
             if let value = record.loveableCharacters { key("loveableCharacters", &first); text(value, cells) }
             if let value = record.moods { key("moods", &first); texts(value, cells) }
-            if let value = record.notes { key("notes", &first); text(value, cells) }
+            if !apart, let value = record.notes { key("notes", &first); text(value, cells) }
             if let value = record.originalYear { key("originalYear", &first); integer(value) }
             if let value = record.owned { key("owned", &first); literal(value ? "true" : "false") }
             if let value = record.ownedCopies { key("ownedCopies", &first); integer(value) }
@@ -88,7 +101,7 @@ public struct BookRecordJSON {
             }
             if let value = record.recommendedBy { key("recommendedBy", &first); text(value, cells) }
             if let value = record.recommendedFor { key("recommendedFor", &first); text(value, cells) }
-            if let value = record.review { key("review", &first); text(value, cells) }
+            if !apart, let value = record.review { key("review", &first); text(value, cells) }
             if let value = record.rowId { key("rowId", &first); text(value, cells) }
             if let value = record.series { key("series", &first); text(value, cells) }
             if let value = record.seriesPosition { key("seriesPosition", &first); text(value, cells) }
@@ -114,11 +127,22 @@ public struct BookRecordJSON {
             if let value = record.shelves { key("shelves", &first); texts(value, cells) }
             if let value = record.spoiler { key("spoiler", &first); literal(value ? "true" : "false") }
             if let value = record.strongCharacterDevelopment { key("strongCharacterDevelopment", &first); text(value, cells) }
+            if apart { key("textsApart", &first); literal("true") }
             key("title", &first); text(record.title, cells)
             if let value = record.titleBase { key("titleBase", &first); text(value, cells) }
             if let value = record.year { key("year", &first); integer(value) }
+            line.append(UInt8(ascii: "}"))
+            guard apart else { return }
+            // The texts line, by the same writers: `RecordTexts`' format.
+            swap(&line, &textsLine)
+            defer { swap(&line, &textsLine) }
+            line.removeAll()
+            var inner = true
+            key("line", &inner); integer(record.line)
+            if let value = record.notes { key("notes", &inner); text(value, cells) }
+            if let value = record.review { key("review", &inner); text(value, cells) }
+            line.append(UInt8(ascii: "}"))
         }
-        line.append(UInt8(ascii: "}"))
     }
 
     /// Whether each of `positions` names, byte for byte, the shelf at its index of `shelves`.

@@ -55,7 +55,8 @@ public struct ParseStage {
     @discardableResult
     func run() throws -> ParseReport {
         let path = job.input
-        try StageFiles.check(inputs: [path], outputs: [job.output, job.rejects, job.report])
+        let textsPath = RecordTexts.path(besides: job.output)
+        try StageFiles.check(inputs: [path], outputs: [job.output, textsPath, job.rejects, job.report])
         let descriptor = try Self.openInput(path)
         defer { close(descriptor) }
         let reader = DelimitedReader(source: .descriptor(descriptor, path: path), blockSize: 1 << 18,
@@ -95,11 +96,14 @@ public struct ParseStage {
 
         // Outputs: all created before any row is read, all published at the end.
         let output = try NDJSONWriter<BookRecord>(path: job.output)
+        // Reviews and notes, apart from the records (`RecordTexts`): lines written raw.
+        let texts = try NDJSONWriter<BookRecord>(path: textsPath)
         let rejects = try job.rejects.map { try NDJSONWriter<RejectedRow>(path: $0) }
         var abandon = true
         defer {
             if abandon {
                 output.abandon()
+                texts.abandon()
                 rejects?.abandon()
             }
         }
@@ -129,27 +133,42 @@ public struct ParseStage {
                                                    byteLength: row.byteLength, raw: raw))
                 }
             } else {
-                json.encode(record)
+                json.encode(record, textsApart: true)
                 // Let go of the row's bytes, so the reader refills its buffer in place.
                 record.cells = []
                 try json.withBytes { try output.appendRaw($0) }
+                if json.wroteTexts { try json.withTextsBytes { try texts.appendRaw($0) } }
                 rowsWritten += 1
             }
         }
 
+        try output.commit()
+        try texts.commit()
+        try rejects?.commit()
+        abandon = false
+        // Named by its hash, so merge joins these texts to these records or refuses.
+        let textsReference = RecordTexts.Reference(file: Self.relative(textsPath, to: job.report ?? job.output),
+                                                   sha256: try ContentHash.file(textsPath), lines: texts.count)
         let report = ParseReport(
             input: path, format: map.format, delimiter: reader.delimiter == 0x09 ? "\t" : ",", header: header,
             headerByteOffset: headerOffset, headerByteLength: headerLength, rowsRead: rowsRead,
             rowsWritten: rowsWritten, rowsRejected: rowsRejected, fieldsRepaired: fieldsRepaired,
-            rowsWithEmptyExtraFields: extraEmptyFields > 0 ? extraEmptyFields : nil)
-        try output.commit()
-        try rejects?.commit()
-        abandon = false
+            rowsWithEmptyExtraFields: extraEmptyFields > 0 ? extraEmptyFields : nil, texts: textsReference)
         log.event([
             "stage": "parse", "input": path, "format": map.format.rawValue, "rows_read": rowsRead,
             "rows_written": rowsWritten, "rows_rejected": rowsRejected, "fields_repaired": fieldsRepaired,
         ])
         return report
+    }
+
+    /// `path` as the report at `report` names it: relative to the report's directory when it lies
+    /// there (the run directory's files move together), else absolute.
+    static func relative(_ path: String, to report: String) -> String {
+        let absolute = (try? Workspace.absolute(path, role: .output)) ?? path
+        let directory = ((try? Workspace.absolute(report, role: .output)) ?? report) as NSString
+        let base = directory.deletingLastPathComponent
+        if (absolute as NSString).deletingLastPathComponent == base { return (absolute as NSString).lastPathComponent }
+        return absolute
     }
 
     /// The column names of a header-less file (`--no-header`): the chosen format's column order

@@ -23,8 +23,10 @@ extension ParseStage: PipelineStage {
         outputs: [StageFile(.records, .output, defaultName: "parsed.ndjson.gz"),
                   StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
                   StageFile(.report, .option, defaultName: "parse-report.json")],
-        // 3: `shelfPositions` aligned with `shelves` (issue 25).
-        parameterStages: [.parse], algorithmVersion: 3, invocation: .files)
+        unlistedOutputs: [StageFile(.texts, .foundByRole, defaultName: RecordTexts.fileName, besides: .records)],
+        // 4: reviews and notes apart from the records (`RecordTexts`); 3: `shelfPositions`
+        // aligned with `shelves` (both issue 25).
+        parameterStages: [.parse], algorithmVersion: 4, invocation: .files)
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ParseReport {
         let parameters = try context.parameters(ParseParameters.self)

@@ -18,13 +18,16 @@ public struct ParseReport: Codable, Sendable, Equatable, FileStageReport {
     /// Rows with more fields than the header, all the extra ones empty, read as if they were not
     /// there (absent when there were none, so reports of ordinary files keep their bytes).
     public var rowsWithEmptyExtraFields: Int?
+    /// The file holding the records' reviews and notes (`RecordTexts`), which merge joins back;
+    /// absent in reports of parses that kept them in the records.
+    public var texts: RecordTexts.Reference?
 
     /// Rows read (`StageReport`): written + rejected.
     public var rowCount: Int { rowsRead }
 
     public init(input: String, format: SourceFormat, delimiter: String, header: [String], headerByteOffset: Int,
                 headerByteLength: Int, rowsRead: Int, rowsWritten: Int, rowsRejected: Int, fieldsRepaired: Int,
-                rowsWithEmptyExtraFields: Int? = nil) {
+                rowsWithEmptyExtraFields: Int? = nil, texts: RecordTexts.Reference? = nil) {
         self.input = input
         self.format = format
         self.delimiter = delimiter
@@ -36,6 +39,7 @@ public struct ParseReport: Codable, Sendable, Equatable, FileStageReport {
         self.rowsRejected = rowsRejected
         self.fieldsRepaired = fieldsRepaired
         self.rowsWithEmptyExtraFields = rowsWithEmptyExtraFields
+        self.texts = texts
     }
 }
 

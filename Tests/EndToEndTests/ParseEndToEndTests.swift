@@ -39,23 +39,45 @@ import Glibc
                                    "--report", "parse-report.json"], in: directory)
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.contains("rows_read=2"), "\(result)")
-        let records = try Self.lines(directory.file("parsed.ndjson.gz"))
-        #expect(records.count == 2)
-        let dune = try JSONDecoder().decode(BookRecord.self, from: Data(records[0].utf8))
+        let lines = try Self.lines(directory.file("parsed.ndjson.gz"))
+        #expect(lines.count == 2)
+        // The review is apart from the record, in the texts file beside it (`RecordTexts`).
+        let duneLine = try JSONDecoder().decode(BookRecord.self, from: Data(lines[0].utf8))
+        #expect(duneLine.review == nil && duneLine.textsApart == true)
+        #expect(try Self.lines(directory.file("texts.ndjson.gz")) == [#"{"line":2,"review":"Big, \"sandy\"\nbook"}"#])
+        let records = try RecordTexts.readRecords(path: directory.file("parsed.ndjson.gz"))
+        let dune = records[0]
         #expect(dune.isbn13 == "9780441172719" && dune.series == "Dune" && dune.review == "Big, \"sandy\"\nbook")
-        #expect(dune.line == 2 && dune.owned == true)
-        let subcutanean = try JSONDecoder().decode(BookRecord.self, from: Data(records[1].utf8))
+        #expect(dune.line == 2 && dune.owned == true && dune.textsApart == nil)
+        let subcutanean = records[1]
         #expect(subcutanean.line == 4 && subcutanean.rating == nil && subcutanean.isbn13 == nil && subcutanean.shelf == "to-read")
         #expect(try Self.lines(directory.file("rejects.ndjson.gz")).isEmpty)
         let report = try readJSONFile(ParseReport.self, from: directory.file("parse-report.json"))
         #expect(report.rowsRead == 2 && report.rowsWritten == 2 && report.rowsRejected == 0 && report.format == .goodreads)
-        #expect(Self.files(directory) == ["export.csv", "parse-report.json", "parsed.ndjson.gz", "rejects.ndjson.gz"])
+        #expect(report.texts == RecordTexts.Reference(file: "texts.ndjson.gz", sha256: try ContentHash.file(directory.file("texts.ndjson.gz")),
+                                                      lines: 1))
+        #expect(Self.files(directory) == ["export.csv", "parse-report.json", "parsed.ndjson.gz", "rejects.ndjson.gz", "texts.ndjson.gz"])
 
         // Same input, same bytes.
         let again = try Self.run(["export.csv", "-o", "again.ndjson.gz", "--quiet"], in: directory)
         #expect(again.status == 0 && again.stderr.isEmpty, "\(again)")
         #expect(FileManager.default.contents(atPath: directory.file("again.ndjson.gz"))
             == FileManager.default.contents(atPath: directory.file("parsed.ndjson.gz")))
+    }
+
+    /// The texts file goes beside the records: an input or output already there is refused, not overwritten.
+    @Test(.bug(id: 25)) func theTextsFileCannotBeTheInputOrAnotherOutput() throws {
+        let directory = TemporaryDirectory("parse-e2e")
+        directory.write("texts.ndjson.gz", Self.goodreads)
+        let input = try Self.run(["texts.ndjson.gz", "-o", "parsed.ndjson.gz"], in: directory)
+        #expect(input.status == 64 && input.stderr.contains("an output would overwrite an input"), "\(input)")
+        #expect(try String(contentsOfFile: directory.file("texts.ndjson.gz"), encoding: .utf8) == Self.goodreads)
+        directory.write("export.csv", Self.goodreads)
+        let output = try Self.run(["export.csv", "-o", "texts.ndjson.gz"], in: directory)
+        #expect(output.status == 64 && output.stderr.contains("two outputs cannot be one file"), "\(output)")
+        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: true)
+        let report = try Self.run(["export.csv", "-o", "out/parsed.ndjson.gz", "--report", "out/texts.ndjson.gz"], in: directory)
+        #expect(report.status == 64 && report.stderr.contains("two outputs cannot be one file"), "\(report)")
     }
 
     @Test(.bug(id: 2)) func exampleExportParses() throws {

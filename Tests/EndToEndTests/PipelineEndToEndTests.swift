@@ -40,6 +40,30 @@ import TestSupport
         #expect(bytes(workspace + "/library/library.ndjson.gz") == library)
     }
 
+    /// Parse's texts file (reviews and notes apart from the records, `RecordTexts`) is one of its
+    /// outputs to the orchestrator: gone since, parse runs again and writes it, and as its other
+    /// outputs come out the same, nothing after it runs.
+    @Test(.bug(id: 25)) func aTextsFileGoneSinceTheImportRerunsParseAlone() throws {
+        let dir = TemporaryDirectory("pipeline-texts")
+        let workspace = dir.file("ws")
+        let arguments = ["run", "--csv", Self.example, "--config", Self.shippedConfig, "--workspace", workspace]
+        let first = try run(arguments, in: dir)
+        #expect(first.status == 0, "\(first)")
+        let texts = workspace + "/runs/latest/texts.ndjson.gz"
+        let written = try #require(bytes(texts))
+        #expect(try gunzip(texts).count > 100, "the example's reviews are apart from its records")
+        let library = try #require(bytes(workspace + "/library/library.ndjson.gz"))
+        try FileManager.default.removeItem(atPath: texts)
+        let second = try run(arguments, in: dir)
+        #expect(second.status == 0, "\(second)")
+        #expect(second.stderr.contains("stage=parse event=start reason=\"output missing: texts.ndjson.gz\""), "\(second)")
+        for stage in ["dedupe", "lookup", "merge"] {
+            #expect(second.stderr.contains("stage=\(stage) event=skip"), "\(second)")
+        }
+        #expect(bytes(texts) == written)
+        #expect(bytes(workspace + "/library/library.ndjson.gz") == library)
+    }
+
     /// A Goodreads export of `count` books with valid, distinct ISBN-13s.
     static func syntheticExport(count: Int) -> String {
         var text = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"

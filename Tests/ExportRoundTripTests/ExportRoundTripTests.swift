@@ -101,10 +101,7 @@ import TestSupport
         let report = try ParseStage(job: .init(input: csv, output: parsed, rejects: temp.file("rejects.ndjson.gz"))).run()
         let text = try String(contentsOfFile: csv, encoding: .utf8)
         try #require(report.rowsWritten == 1, "row rejected: \(text)")
-        var records: [BookRecord] = []
-        try LineReader.forEachLine(path: parsed) { bytes, line in
-            records.append(try BookRecordScan.decode(bytes, fields: .all, path: parsed, line: line).record)
-        }
+        let records = try RecordTexts.readRecords(path: parsed)
         let back = BookMerger.fold(book: nil, id: book.id, records: records, grantedKeys: book.keys, importId: "again")
         return (back, text)
     }

@@ -1,6 +1,7 @@
 import ShelflineCommands
 import ShelflineCore
 import ShelflineLibrary
+import ShelflineParse
 import Testing
 
 /// Files a stage reads or writes that `pipeline.json` does not list are declared in its
@@ -11,7 +12,9 @@ import Testing
         #expect(DedupeStage.description.unlistedInputs.map(\.role) == [.library])
         #expect(MergeStage.description.unlistedInputs.map(\.role) == [.library])
         #expect(Set(MergeStage.description.unlistedOutputs.map(\.role)) == [.notEnrichedRows, .library])
-        for stage in PipelineStages.descriptions where stage.name != .dedupe && stage.name != .merge {
+        #expect(ParseStage.description.unlistedOutputs == [StageFile(.texts, .foundByRole, defaultName: "texts.ndjson.gz", besides: .records)])
+        #expect(ParseStage.description.unlistedInputs.isEmpty)
+        for stage in PipelineStages.descriptions where stage.name != .dedupe && stage.name != .merge && stage.name != .parse {
             #expect(stage.unlistedInputs.isEmpty && stage.unlistedOutputs.isEmpty, "\(stage.name)")
         }
     }

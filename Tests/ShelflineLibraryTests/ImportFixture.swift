@@ -12,6 +12,8 @@ struct ImportFixture {
     var records: String { directory + "/records.ndjson.gz" }
     var rejects: String { directory + "/rejects.ndjson.gz" }
     var parseReport: String { directory + "/parse-report.json" }
+    /// Where the reviews and notes go when written apart (`RecordTexts`), as parse writes them.
+    var texts: String { RecordTexts.path(besides: records) }
 
     /// One source row: its raw CSV text and the record parse made of it (nil: rejected with `reason`).
     struct Row {
@@ -23,7 +25,8 @@ struct ImportFixture {
     static let header = "Book Id,Title,Author,ISBN13,Exclusive Shelf,My Rating"
 
     @discardableResult
-    init(directory: String, format: SourceFormat = .goodreads, rows: [Row], lineEnding: String = "\n") throws {
+    /// `textsApart`: reviews and notes go to the texts file, as parse writes them, the report naming it.
+    init(directory: String, format: SourceFormat = .goodreads, rows: [Row], lineEnding: String = "\n", textsApart: Bool = false) throws {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var bytes = Array((Self.header + lineEnding).utf8)
@@ -46,12 +49,28 @@ struct ImportFixture {
                                             byteLength: length, raw: row.raw))
             }
         }
+        var reference: RecordTexts.Reference?
+        if textsApart {
+            var lines: [UInt8] = []
+            var count = 0
+            for index in records.indices where records[index].review != nil || records[index].notes != nil {
+                RecordTexts.appendLine(line: records[index].line, review: records[index].review, notes: records[index].notes, to: &lines)
+                lines.append(0x0A)
+                count += 1
+                records[index].review = nil
+                records[index].notes = nil
+                records[index].textsApart = true
+            }
+            let texts = RecordTexts.path(besides: self.records)
+            _ = try GzipFixture.write(bytes: lines, to: texts)
+            reference = RecordTexts.Reference(file: RecordTexts.fileName, sha256: try ContentHash.file(texts), lines: count)
+        }
         try Data(bytes).write(to: URL(fileURLWithPath: source))
         try GzipFixture.write(records, to: self.records)
         try GzipFixture.write(rejected, to: self.rejects)
         let report = ParseReport(input: source, format: format, delimiter: ",", header: Self.header.components(separatedBy: ","),
                                  headerByteOffset: 0, headerByteLength: headerLength, rowsRead: rows.count,
-                                 rowsWritten: records.count, rowsRejected: rejected.count, fieldsRepaired: 0)
+                                 rowsWritten: records.count, rowsRejected: rejected.count, fieldsRepaired: 0, texts: reference)
         try writeJSONFile(report, to: parseReport)
     }
 

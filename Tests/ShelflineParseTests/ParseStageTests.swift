@@ -28,7 +28,8 @@ struct StageRun {
             self.error = error
         }
         if FileManager.default.fileExists(atPath: job.output) {
-            records = (try? NDJSONReader<BookRecord>(path: job.output).readAll()) ?? []
+            // With their reviews and notes joined back from the texts file beside them.
+            records = (try? RecordTexts.readRecords(path: job.output)) ?? []
             rejects = (try? NDJSONReader<RejectedRow>(path: job.rejects!).readAll()) ?? []
         }
     }

@@ -72,6 +72,10 @@ public struct BookRecord: Codable, Sendable, Equatable {
     public var readCount: Int?
     public var review: String?
     public var notes: String?
+    /// The record's `review` and `notes` are not in its line but in parse's texts file
+    /// (`RecordTexts`): parse writes them apart so that dedupe and lookup, which never read them,
+    /// do not carry them; merge joins them back by `line`. `true` or absent.
+    public var textsApart: Bool?
     public var owned: Bool?
     /// How many copies the export says are owned (Goodreads `Owned Copies`, LibraryThing `Copies`);
     /// `owned` says whether any are.

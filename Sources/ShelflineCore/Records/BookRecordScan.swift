@@ -63,6 +63,7 @@ public enum BookRecordScan {
             case "publisher": return s.string(into: &record.publisher)
             case "pages": return s.int(into: &record.pages)
             case "year": return s.int(into: &record.year)
+            case "textsApart": return s.bool(into: &record.textsApart)  // merge's first pass joins texts
             case "dedupe":
                 guard let mark = dedupeMark(&s) else { return false }
                 record.dedupe = mark
@@ -385,6 +386,12 @@ extension JSONScanner {
               let number = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
         else { return false }
         value = number
+        return true
+    }
+
+    mutating func bool(into value: inout Bool?) -> Bool {
+        guard let flag = bool() else { return false }
+        value = flag
         return true
     }
 

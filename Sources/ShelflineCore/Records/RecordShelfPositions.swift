@@ -72,7 +72,7 @@ extension BookRecord {
     enum CodingKeys: String, CodingKey {
         case format, line, rowId, byteOffset, byteLength, title, titleBase, series, seriesPosition, author
         case additionalAuthors, isbn13, isbn10, isbnRaw, asin, publisher, binding, pages, year, originalYear, rating
-        case shelf, shelves, dateAdded, reads, readCount, review, notes, owned, ownedCopies, shelfPositions, spoiler
+        case shelf, shelves, dateAdded, reads, readCount, review, notes, textsApart, owned, ownedCopies, shelfPositions, spoiler
         case recommendedFor, recommendedBy, purchaseDate, purchaseLocation, condition, conditionDescription, bcid
         case contributors, moods, pace, characterOrPlotDriven, strongCharacterDevelopment, loveableCharacters
         case diverseCharacters, flawedCharacters, contentWarnings, contentWarningDescription, dedupe, match, metadata
@@ -108,6 +108,7 @@ extension BookRecord {
         readCount = try c.decodeIfPresent(Int.self, forKey: .readCount)
         review = try c.decodeIfPresent(String.self, forKey: .review)
         notes = try c.decodeIfPresent(String.self, forKey: .notes)
+        textsApart = try c.decodeIfPresent(Bool.self, forKey: .textsApart)
         owned = try c.decodeIfPresent(Bool.self, forKey: .owned)
         ownedCopies = try c.decodeIfPresent(Int.self, forKey: .ownedCopies)
         spoiler = try c.decodeIfPresent(Bool.self, forKey: .spoiler)
@@ -164,6 +165,7 @@ extension BookRecord {
         try c.encodeIfPresent(readCount, forKey: .readCount)
         try c.encodeIfPresent(review, forKey: .review)
         try c.encodeIfPresent(notes, forKey: .notes)
+        try c.encodeIfPresent(textsApart, forKey: .textsApart)
         try c.encodeIfPresent(owned, forKey: .owned)
         try c.encodeIfPresent(ownedCopies, forKey: .ownedCopies)
         try ShelfPosition.encodeList(shelfPositions, shelves: shelves, into: &c, forKey: .shelfPositions)

@@ -28,6 +28,8 @@ public enum StageFileRole: String, Sendable, CaseIterable {
     case notEnrichedRows
     /// The library (`{library}`, in the workspace).
     case library
+    /// Parse's reviews and notes, apart from its records (gzip NDJSON, beside them: `RecordTexts`).
+    case texts
 }
 
 /// One input or output of a stage: its role, how its executable is given it, and the name the
@@ -36,6 +38,11 @@ public struct StageFile: Sendable, Equatable {
     public var role: StageFileRole
     public var passing: Passing
     public var defaultName: String
+    /// An unlisted output written in the directory of the stage's output with this role, under
+    /// `defaultName` (parse's texts, beside its records): recorded in the stage's manifest when
+    /// written, like a declared output, so a run whose file is gone or changed since runs the
+    /// stage again (`StagePlanner.besideOutputs`).
+    public var besides: StageFileRole?
 
     /// How the orchestrator hands the file to the stage's executable.
     public enum Passing: Sendable, Equatable {
@@ -69,10 +76,11 @@ public struct StageFile: Sendable, Equatable {
         passing == .output ? "-o" : optionName.map { "--" + $0 }
     }
 
-    public init(_ role: StageFileRole, _ passing: Passing, defaultName: String) {
+    public init(_ role: StageFileRole, _ passing: Passing, defaultName: String, besides: StageFileRole? = nil) {
         self.role = role
         self.passing = passing
         self.defaultName = defaultName
+        self.besides = besides
     }
 }
 

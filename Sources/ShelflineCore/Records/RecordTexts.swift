@@ -1,0 +1,223 @@
+import Foundation
+
+/// Parse's texts file: the `review` and `notes` of every record that has either, kept apart from
+/// the records (which say so with `textsApart`), and joined back by merge.
+///
+/// Why (issue 25): reviews and notes were 47 % of the bytes of every intermediate file of a
+/// corpus-shaped import, and only merge reads them. Dedupe and lookup inflated, scanned,
+/// re-compressed and (the orchestrator) hashed them for nothing: dedupe took 0.82× and lookup
+/// 0.74× of their time once the records came without them (200,000 rows, `farm-bench`).
+///
+/// The file sits beside parse's records (`path(besides:)`); parse's report names it with its
+/// SHA-256 and line count (`ParseReport.texts`), so merge joins the texts of the very parse that
+/// wrote the records or refuses. One line per record with texts, ascending by source line:
+/// `{"line":<source line>,"notes":"…","review":"…"}` (sorted keys, a text absent when the row has
+/// none): what `JSONEncoder.shelfline` writes for those three fields.
+public enum RecordTexts {
+    /// Parse's unlisted output (`Stage.unlistedOutputs`, beside its records).
+    public static let fileName = "texts.ndjson.gz"
+
+    /// Where the texts of the records at `records` go: `texts.ndjson.gz` in the same directory.
+    public static func path(besides records: String) -> String {
+        let directory = (records as NSString).deletingLastPathComponent
+        return directory.isEmpty ? fileName : directory + "/" + fileName
+    }
+
+    /// Appends the texts line of source line `line` (no newline).
+    public static func appendLine(line: Int, review: String?, notes: String?, to out: inout [UInt8]) {
+        out.append(contentsOf: "{\"line\":".utf8)
+        out.append(contentsOf: String(line).utf8)
+        if let notes {
+            out.append(contentsOf: ",\"notes\":".utf8)
+            JSONString.append(notes, to: &out)
+        }
+        if let review {
+            out.append(contentsOf: ",\"review\":".utf8)
+            JSONString.append(review, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// A texts line decoded: its source line and texts. Nil for anything but an object of `line`
+    /// (an integer, required) and `notes` and `review` (strings or null): a texts line can set no
+    /// other field of a record.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) -> (line: Int, review: String?, notes: String?)? {
+        var scanner = JSONScanner(bytes)
+        var line: Int?, review: String?, notes: String?
+        scanner.skipWhitespace()
+        let ok = scanner.rawMembers { s, key in
+            if s.null() { return key == "review" || key == "notes" }
+            switch key {
+            case "line": return s.int(into: &line)
+            case "review": return s.string(into: &review)
+            case "notes": return s.string(into: &notes)
+            default: return false
+            }
+        }
+        guard ok, scanner.atEnd(), let line else { return nil }
+        return (line, review, notes)
+    }
+
+    /// The source line a texts line names first (`{"line":N`), read without decoding the texts;
+    /// nil when the line does not start so.
+    static func leadingLine(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        let prefix = "{\"line\":".utf8
+        guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return nil }
+        var index = prefix.count
+        var value = 0
+        let start = index
+        while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39, index - start < 18 {
+            value = value * 10 + Int(bytes[index] - 0x30)
+            index += 1
+        }
+        guard index > start, index < bytes.count, bytes[index] == UInt8(ascii: ",") || bytes[index] == UInt8(ascii: "}") else {
+            return nil
+        }
+        return value
+    }
+
+    /// What a parse report says of its texts file.
+    public struct Reference: Codable, Sendable, Equatable {
+        /// The file, relative to the report's directory when it lies inside it.
+        public var file: String
+        public var sha256: String
+        public var lines: Int
+
+        public init(file: String, sha256: String, lines: Int) {
+            self.file = file
+            self.sha256 = sha256
+            self.lines = lines
+        }
+
+        /// The file's path for a report read from `reportPath`.
+        public func path(reportPath: String) -> String {
+            guard !file.hasPrefix("/") else { return file }
+            let directory = (reportPath as NSString).deletingLastPathComponent
+            return directory.isEmpty ? file : directory + "/" + file
+        }
+    }
+}
+
+/// The lines of a texts file handed out in order, one per record marked `textsApart`: merge's
+/// first pass takes the texts of each such record as it reaches it. The file is checked against
+/// the parse report's SHA-256, inflated and split on a thread of its own; `take` fails unless the
+/// next line is the record's, and `finish` unless every line was taken: records and texts of two
+/// different parses never join.
+public final class RecordTextsReader {
+    public let path: String
+    private let expected: RecordTexts.Reference
+    private let prefetcher: Prefetcher<Batch>
+    private var batch = Batch()
+    private var next = 0
+    private var taken = 0
+
+    private struct Batch {
+        var bytes: [UInt8] = []
+        var lines: [(line: Int, range: Range<Int>, fileLine: Int)] = []
+    }
+
+    /// Opens `reference`'s file (as named by the report at `reportPath`); missing is 66.
+    public init(reference: RecordTexts.Reference, reportPath: String) throws {
+        let path = reference.path(reportPath: reportPath)
+        self.path = path
+        expected = reference
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw FileError.missingInput(path: path, reason: "the records' reviews and notes (texts of \(reportPath)) are missing; run parse again")
+        }
+        // Inflated on the prefetcher's own thread (no read-ahead thread of its own): one thread
+        // and a few buffers, a handful of megabytes beside merge's first pass.
+        prefetcher = Prefetcher(depth: 2) { emit in
+            guard try ContentHash.file(path) == reference.sha256 else {
+                throw FileError.corrupt(path: path, line: nil,
+                                        reason: "is not the texts file \(reportPath) was written with (changed since parse?); run parse again")
+            }
+            var batch = Batch()
+            try GzipReader(path: path).forEachLine(readAhead: false) { bytes, fileLine in
+                guard !bytes.isEmpty else { return }
+                guard let line = RecordTexts.leadingLine(bytes) else {
+                    throw FileError.corrupt(path: path, line: fileLine, reason: "not a texts line (expected {\"line\":N,…})")
+                }
+                let start = batch.bytes.count
+                batch.bytes.append(contentsOf: bytes)
+                batch.lines.append((line, start..<batch.bytes.count, fileLine))
+                if batch.bytes.count >= 1 << 18 {
+                    try emit(batch)
+                    batch = Batch()
+                }
+            }
+            if !batch.lines.isEmpty { try emit(batch) }
+        }
+    }
+
+    deinit { prefetcher.stop() }
+
+    /// Calls `body` with the texts line of source line `line` (valid only during the call): the
+    /// next line of the file must be it.
+    public func take(line: Int, recordsPath: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        if next == batch.lines.count {
+            guard let more = try prefetcher.next() else {
+                throw FileError.corrupt(path: recordsPath, line: nil,
+                                        reason: "the record of source line \(line) has its texts apart, but \(path) ends before them")
+            }
+            batch = more
+            next = 0
+        }
+        let entry = batch.lines[next]
+        guard entry.line == line else {
+            throw FileError.corrupt(path: path, line: entry.fileLine,
+                                    reason: "texts of source line \(entry.line) where \(recordsPath) has the record of line \(line) next: "
+                                        + "records and texts are from different parses or out of order")
+        }
+        next += 1
+        taken += 1
+        try batch.bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[entry.range])) }
+    }
+
+    /// Fails unless every line of the file was taken (as many as the report says).
+    public func finish(recordsPath: String) throws {
+        if next == batch.lines.count, let more = try prefetcher.next() {
+            batch = more
+            next = 0
+        }
+        if next < batch.lines.count {
+            let entry = batch.lines[next]
+            throw FileError.corrupt(path: path, line: entry.fileLine,
+                                    reason: "texts of source line \(entry.line), which no record of \(recordsPath) has apart")
+        }
+        guard taken == expected.lines else {
+            throw FileError.corrupt(path: path, line: nil, reason: "\(taken) texts lines, the parse report says \(expected.lines)")
+        }
+        prefetcher.stop()
+    }
+}
+
+extension RecordTexts {
+    /// Every record of the records file at `path` with its review and notes back in place from the
+    /// texts file beside it: what a parse wrote, as one list (for tests and tools: the whole file
+    /// is held in memory; merge joins as it streams, `RecordTextsReader`). A record whose texts
+    /// are missing is `FileError.corrupt`.
+    public static func readRecords(path: String, textsPath: String? = nil) throws -> [BookRecord] {
+        var records: [BookRecord] = []
+        try LineReader.forEachLine(path: path) { bytes, line in
+            guard !bytes.isEmpty else { return }
+            records.append(try BookRecordScan.decode(bytes, fields: .all, path: path, line: line).record)
+        }
+        guard records.contains(where: { $0.textsApart == true }) else { return records }
+        let textsPath = textsPath ?? Self.path(besides: path)
+        var texts: [Int: (review: String?, notes: String?)] = [:]
+        try LineReader.forEachLine(path: textsPath) { bytes, line in
+            guard !bytes.isEmpty else { return }
+            guard let decoded = decode(bytes) else { throw FileError.corrupt(path: textsPath, line: line, reason: "not a texts line") }
+            texts[decoded.line] = (decoded.review, decoded.notes)
+        }
+        for index in records.indices where records[index].textsApart == true {
+            guard let found = texts[records[index].line] else {
+                throw FileError.corrupt(path: textsPath, line: nil, reason: "no texts of source line \(records[index].line)")
+            }
+            records[index].review = found.review
+            records[index].notes = found.notes
+            records[index].textsApart = nil
+        }
+        return records
+    }
+}
