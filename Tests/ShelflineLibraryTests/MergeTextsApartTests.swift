@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import ShelflineCore
 import ShelflineReports
@@ -83,6 +86,13 @@ import TestSupport
 
     @Test(.bug(id: 25)) func aMissingTextsFileIs66NamingIt() throws {
         try refused({ try FileManager.default.removeItem(atPath: $0.texts) }, status: .noInput, message: "texts.ndjson.gz")
+    }
+
+    @Test(.bug(id: 25)) func aTextsFileThatIsAFIFOIsRefusedNotWaitedOn() throws {
+        try refused({ fixture in
+            try FileManager.default.removeItem(atPath: fixture.texts)
+            #expect(mkfifo(fixture.texts, 0o600) == 0)
+        }, status: .noInput, message: "not a regular file")
     }
 
     @Test(.bug(id: 25)) func textsChangedSinceParseAreRefused() throws {
