@@ -144,7 +144,7 @@ final class BucketFile {
             var lines: [(id: UInt64, range: Range<Int>)] = []
             var start = 0
             while start < all.count {
-                let end = all[start...].firstIndex(of: UInt8(ascii: "\n")) ?? all.count
+                let end = all.index(ofByte: UInt8(ascii: "\n"), in: start..<all.count) ?? all.count
                 defer { start = end + 1 }
                 guard let id = try bookId(of: UnsafeRawBufferPointer(rebasing: all[start..<end]), path: path,
                                           recordsPath: recordsPath) else { continue }
@@ -158,24 +158,23 @@ final class BucketFile {
                 while next < lines.count, lines[next].id == id {
                     let range = lines[next].range
                     next += 1
-                    let line = UnsafeRawBufferPointer(rebasing: all[range])
-                    guard let lineTab = line[17...].firstIndex(of: UInt8(ascii: "\t")),
-                        let keysTab = line[(lineTab + 1)...].firstIndex(of: UInt8(ascii: "\t")),
-                        let tab = line[(keysTab + 1)...].firstIndex(of: UInt8(ascii: "\t"))
+                    // Offsets into `all` (`memchr`: see `index(ofByte:in:)`).
+                    let tab = UInt8(ascii: "\t")
+                    guard let lineTab = all.index(ofByte: tab, in: (range.lowerBound + 17)..<range.upperBound),
+                        let keysTab = all.index(ofByte: tab, in: (lineTab + 1)..<range.upperBound),
+                        let recordTab = all.index(ofByte: tab, in: (keysTab + 1)..<range.upperBound)
                     else { continue }
-                    let fileLine = Int(String(decoding: UnsafeRawBufferPointer(rebasing: line[17..<lineTab]), as: UTF8.self)) ?? 0
-                    let keysBytes = UnsafeRawBufferPointer(rebasing: line[(lineTab + 1)..<keysTab])
-                    var keyScanner = JSONScanner(keysBytes)
+                    func bytes(_ part: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: all[part]) }
+                    let fileLine = Int(String(decoding: bytes((range.lowerBound + 17)..<lineTab), as: UTF8.self)) ?? 0
+                    var keyScanner = JSONScanner(bytes((lineTab + 1)..<keysTab))
                     guard let keys = keyScanner.stringArray() else {
                         throw FileError.io(path: path, reason: "scratch bucket line for \(recordsPath) line \(fileLine) is damaged")
                     }
-                    var record = try BookRecordScan.decode(UnsafeRawBufferPointer(rebasing: line[(tab + 1)...]), fields: .all,
+                    var record = try BookRecordScan.decode(bytes((recordTab + 1)..<range.upperBound), fields: .all,
                                                            path: recordsPath, line: fileLine).record
-                    if tab > keysTab + 1 {
+                    if recordTab > keysTab + 1 {
                         // The texts line taken for it in the first pass (checked there to name its line).
-                        guard let texts = RecordTexts.decode(UnsafeRawBufferPointer(rebasing: line[(keysTab + 1)..<tab])),
-                              texts.line == record.line
-                        else {
+                        guard let texts = RecordTexts.decode(bytes((keysTab + 1)..<recordTab)), texts.line == record.line else {
                             throw FileError.corrupt(path: textsPath ?? recordsPath, line: nil,
                                                     reason: "the texts of source line \(record.line) are not a texts line "
                                                         + "({\"line\":N,\"notes\":…,\"review\":…})")
