@@ -31,8 +31,7 @@ public enum FailedRowsExport {
 
     /// Where the not-enriched rows go: `not-enriched.csv` in the failed-rows file's directory.
     public static func notEnrichedPath(besides failedRows: String) -> String {
-        let directory = (failedRows as NSString).deletingLastPathComponent
-        return directory.isEmpty ? notEnrichedFileName : directory + "/" + notEnrichedFileName
+        StageFiles.beside(failedRows, named: notEnrichedFileName)
     }
 
     /// Merge's unlisted `notEnrichedRows` output (`Stage.unlistedOutputs`).

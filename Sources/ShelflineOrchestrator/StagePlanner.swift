@@ -66,8 +66,7 @@ public struct StagePlanner: Sendable {
             guard let role = file.besides, let index = description.outputs.firstIndex(where: { $0.role == role }),
                   index < declaration.outputs.count
             else { return nil }
-            let directory = (declaration.outputs[index] as NSString).deletingLastPathComponent
-            return directory.isEmpty ? file.defaultName : directory + "/" + file.defaultName
+            return StageFiles.beside(declaration.outputs[index], named: file.defaultName)
         }
     }
 

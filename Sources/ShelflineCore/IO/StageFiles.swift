@@ -13,6 +13,14 @@ import Foundation
 /// `x` are caught), else by their resolved path (the directory through `realpath`, symlinks
 /// included, plus the name).
 public enum StageFiles {
+    /// The file `name` in the directory of `path` (`name` alone when `path` has no directory): where
+    /// a stage's file that goes beside another is (parse's texts beside its records, merge's
+    /// `not-enriched.csv` beside its failed rows, a report's files beside the report).
+    public static func beside(_ path: String, named name: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        return directory.isEmpty ? name : directory + "/" + name
+    }
+
     /// Throws `UsageError` (64) naming both paths when two of the files are the same,
     /// `FileError.cannotCreate` (73) for an output that exists and is not a regular file (a
     /// symlink is followed), `FileError.missingInput` (66) for an input that is not a regular file

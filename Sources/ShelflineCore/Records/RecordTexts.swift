@@ -20,8 +20,7 @@ public enum RecordTexts {
 
     /// Where the texts of the records at `records` go: `texts.ndjson.gz` in the same directory.
     public static func path(besides records: String) -> String {
-        let directory = (records as NSString).deletingLastPathComponent
-        return directory.isEmpty ? fileName : directory + "/" + fileName
+        StageFiles.beside(records, named: fileName)
     }
 
     /// Appends the texts line of source line `line` (no newline).
@@ -92,9 +91,7 @@ public enum RecordTexts {
 
         /// The file's path for a report read from `reportPath`.
         public func path(reportPath: String) -> String {
-            guard !file.hasPrefix("/") else { return file }
-            let directory = (reportPath as NSString).deletingLastPathComponent
-            return directory.isEmpty ? file : directory + "/" + file
+            file.hasPrefix("/") ? file : StageFiles.beside(reportPath, named: file)
         }
     }
 }
@@ -155,15 +152,10 @@ public final class RecordTextsReader {
     /// Calls `body` with the texts line of source line `line` (valid only during the call): the
     /// next line of the file must be it.
     public func take(line: Int, recordsPath: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        if next == batch.lines.count {
-            guard let more = try prefetcher.next() else {
-                throw FileError.corrupt(path: recordsPath, line: nil,
-                                        reason: "the record of source line \(line) has its texts apart, but \(path) ends before them")
-            }
-            batch = more
-            next = 0
+        guard let entry = try nextLine() else {
+            throw FileError.corrupt(path: recordsPath, line: nil,
+                                    reason: "the record of source line \(line) has its texts apart, but \(path) ends before them")
         }
-        let entry = batch.lines[next]
         guard entry.line == line else {
             throw FileError.corrupt(path: path, line: entry.fileLine,
                                     reason: "texts of source line \(entry.line) where \(recordsPath) has the record of line \(line) next: "
@@ -176,12 +168,7 @@ public final class RecordTextsReader {
 
     /// Fails unless every line of the file was taken (as many as the report says).
     public func finish(recordsPath: String) throws {
-        if next == batch.lines.count, let more = try prefetcher.next() {
-            batch = more
-            next = 0
-        }
-        if next < batch.lines.count {
-            let entry = batch.lines[next]
+        if let entry = try nextLine() {
             throw FileError.corrupt(path: path, line: entry.fileLine,
                                     reason: "texts of source line \(entry.line), which no record of \(recordsPath) has apart")
         }
@@ -193,6 +180,16 @@ public final class RecordTextsReader {
                                     reason: "is not the texts file the parse report was written with (changed since parse?); run parse again")
         }
         prefetcher.stop()
+    }
+
+    /// The next line not yet taken (the next batch fetched when this one is done); nil at the end.
+    private func nextLine() throws -> (line: Int, range: Range<Int>, fileLine: Int)? {
+        if next == batch.lines.count {
+            guard let more = try prefetcher.next() else { return nil }
+            batch = more
+            next = 0
+        }
+        return batch.lines.isEmpty ? nil : batch.lines[next]
     }
 
     /// A file's SHA-256, computed on a thread of its own from the start.
