@@ -4,7 +4,7 @@
 # by `shelfline export` under /usr/bin/time (wall seconds, peak RSS), beside Python's csv writer over
 # the same library (bench/export/baseline.py). Then the library page of a BENCH_PAGE_ROWS-book library
 # (default 20,000): its size, and the time to DOMContentLoaded in headless Chromium (images not counted).
-# Run from the repository root after `swift build -c release`.
+# Run from the repository root after `make build`.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -14,7 +14,7 @@ ROWS="${BENCH_EXPORT_ROWS:-200000}"
 PAGE_ROWS="${BENCH_PAGE_ROWS:-20000}"
 CONFIG="$ROOT/examples/pipeline.json"  # catalog only: never asks openlibrary.org
 mkdir -p "$OUT"
-[ -x "$BIN/shelfline" ] || { echo "bench/export: build first (swift build -c release)" >&2; exit 66; }
+[ -x "$BIN/shelfline" ] || { echo "bench/export: build first (make build)" >&2; exit 66; }
 
 library_of() {  # library_of ROWS: imports a synthetic export of ROWS rows once; prints the workspace
     local rows="$1" ws="$OUT/ws-$1" csv="$OUT/goodreads_$1.csv"

@@ -5,7 +5,7 @@
 # export (the 31-column header of bench/parse, ISBN cells as Goodreads writes them), imported through `shelfline run` with
 # a pipeline.json whose catalog is those dumps. The index is built first, once, in the same workspace
 # (its build is measured by bench/lookup part c), so the timed run is the import a user repeats.
-# Run from the repository root after `swift build -c release`.
+# Run from the repository root after `make build`.
 # Sizes: IMPORT_BENCH_EDITIONS (default 1000000), IMPORT_BENCH_ROWS (default 200000),
 # IMPORT_BENCH_ISBN_SHARE (default 0.5). IMPORT_BENCH_KEEP=1 keeps the work directory.
 set -euo pipefail
@@ -14,7 +14,7 @@ BIN="${SHELFLINE_BIN:-$ROOT/.build/release}"
 EDITIONS=${IMPORT_BENCH_EDITIONS:-1000000}
 ROWS=${IMPORT_BENCH_ROWS:-200000}
 ISBN_SHARE=${IMPORT_BENCH_ISBN_SHARE:-0.5}
-[ -x "$BIN/shelfline" ] || { echo "bench/import: build first (swift build -c release)" >&2; exit 66; }
+[ -x "$BIN/shelfline" ] || { echo "bench/import: build first (make build)" >&2; exit 66; }
 work=$(mktemp -d /tmp/shelfline-import-bench.XXXXXX)
 cleanup() { [ "${IMPORT_BENCH_KEEP:-0}" = 1 ] && echo "kept $work" || rm -rf "$work"; }
 trap cleanup EXIT

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Library benchmark (issue 3): dedupe + merge of 200,000 records into a library of 200,000 books.
-# Run from the repository root after `swift build -c release`. ROWS=… overrides the size.
+# Run from the repository root after `make build`. ROWS=… overrides the size.
 set -euo pipefail
 ROWS=${ROWS:-200000}
 BIN=${BIN:-.build/release}

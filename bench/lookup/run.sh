@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lookup benchmark (run from the repository root after `swift build -c release`):
+# Lookup benchmark (run from the repository root after `make build`):
 #  (a) Open Library stand-in on loopback, 100 ms latency, 429 above 3 requests/s:
 #      books/min achieved vs the ceiling rate × batch size, and 429s provoked (target: ≥ 90 %, 0).
 #  (b) synthetic catalog (default 1,000,000 editions) and 200,000 import rows, half with an ISBN in

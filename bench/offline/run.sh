@@ -10,7 +10,7 @@
 #  (2) the whole import through `shelfline run` with the default pipeline.json as shipped
 #      (https://openlibrary.org; run it without a network), fresh workspace. Target: <= 10 s.
 #      OFFLINE_BENCH_IMPORT=0 skips it.
-# Run from the repository root after `swift build -c release`.
+# Run from the repository root after `make build`.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BIN="${SHELFLINE_BIN:-$ROOT/.build/release}"
@@ -18,7 +18,7 @@ OUT="${BENCH_OUT:-$ROOT/bench/out/offline}"
 ROWS="${OFFLINE_BENCH_ROWS:-200000}"
 REPEAT="${OFFLINE_BENCH_REPEAT:-3}"
 CORPUS="${OFFLINE_BENCH_CORPUS:-$ROOT/../shared/corpus/gr_31col_html-reviews_genekaufman.csv}"
-[ -x "$BIN/shelfline-lookup" ] || { echo "bench/offline: build first (swift build -c release)" >&2; exit 66; }
+[ -x "$BIN/shelfline-lookup" ] || { echo "bench/offline: build first (make build)" >&2; exit 66; }
 [ -s "$CORPUS" ] || { echo "bench/offline: needs the real export $CORPUS (OFFLINE_BENCH_CORPUS)" >&2; exit 66; }
 mkdir -p "$OUT"
 holder=

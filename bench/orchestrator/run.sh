@@ -4,7 +4,7 @@
 # no-op rerun of the completed import; (3, issue 12) per stage: wall time, peak RSS, a floor (gunzip of
 # its inputs + gzip of its outputs at the same levels) and the stage as a multiple of it, and a
 # scaling run (BENCH_SCALE_ROWS, default 2,000,000; 0 skips) showing memory bounded.
-# Run from the repository root after `swift build -c release`. BENCH_ORCH_ROWS (default 200000) sets the export size.
+# Run from the repository root after `make build`. BENCH_ORCH_ROWS (default 200000) sets the export size.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -13,7 +13,7 @@ OUT="${BENCH_OUT:-$ROOT/bench/out/orchestrator}"
 ROWS="${BENCH_ORCH_ROWS:-200000}"
 CONFIG="$ROOT/examples/pipeline.json"  # catalog only: the bench must not ask openlibrary.org
 mkdir -p "$OUT"
-[ -x "$BIN/shelfline" ] || { echo "bench/orchestrator: build first (swift build -c release)" >&2; exit 66; }
+[ -x "$BIN/shelfline" ] || { echo "bench/orchestrator: build first (make build)" >&2; exit 66; }
 
 csv="$OUT/goodreads_$ROWS.csv"
 [ -s "$csv" ] || python3 "$ROOT/bench/parse/generate.py" "$ROWS" "$csv"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Parse benchmark: shelfline-parse against a Python csv+json+gzip baseline on synthetic Goodreads
 # exports of 20,000 and 200,000 rows (same compression level, 1). Run from the repository root
-# after `swift build -c release`. Prints seconds, ratio, rows/s and peak RSS (KiB, /usr/bin/time).
+# after `make build`. Prints seconds, ratio, rows/s and peak RSS (KiB, /usr/bin/time).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -12,7 +12,7 @@ PYTHON="${PYTHON:-python3}"
 mkdir -p "$OUT"
 
 if [ ! -x "$BIN/shelfline-parse" ]; then
-    echo "bench/parse: $BIN/shelfline-parse not found; run 'swift build -c release' first" >&2
+    echo "bench/parse: $BIN/shelfline-parse not found; run 'make build' first" >&2
     exit 66
 fi
 

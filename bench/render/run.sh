@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Render benchmark: how long one beer-queue page parse + snapshot and one import refresh take,
-# and their peak RSS. Run from the repo root after `swift build -c release`.
+# and their peak RSS. Run from the repo root after `make build`.
 # No reference baseline: the issue sets no target for render; the figures show the per-call cost
 # the orchestrator (import refresh every ~2 s) and cron (a poll every 6 minutes) pay.
 set -euo pipefail
 BIN=${SHELFLINE_BIN:-.build/release}
 RENDER="$BIN/shelfline-render"
-[ -x "$RENDER" ] || { echo "bench/render: $RENDER not built (swift build -c release)" >&2; exit 1; }
+[ -x "$RENDER" ] || { echo "bench/render: $RENDER not built (make build)" >&2; exit 1; }
 WORK=$(mktemp -d /tmp/shelfline-bench-render.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 

@@ -6,7 +6,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BIN="${SERVE_BENCH_BIN:-$ROOT/.build/release}"
-[ -x "$BIN/shelfline-push" ] || (cd "$ROOT" && swift build -c release --product shelfline-push)
+[ -x "$BIN/shelfline-push" ] || make -s -C "$ROOT" build
 PUTS="${SERVE_BENCH_PUTS:-2000}"
 CLIENTS="${SERVE_BENCH_CLIENTS:-8}"
 WORK="$(mktemp -d)"
