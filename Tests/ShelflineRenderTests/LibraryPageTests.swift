@@ -143,7 +143,8 @@ import TestSupport
                 let expected = books.filter { cut.contains(LibraryPage.listingKey($0)) }
                 #expect(kept.map(\.id) == expected.map(\.id), "\(count) books, capacity \(capacity)")
                 // What the row reads comes through.
-                #expect(kept.map { LibraryPage.row($0) } == expected.map { LibraryPage.row($0) })
+                let shelves = LibraryPage.ShelfButtons(LibraryStats())
+                #expect(kept.map { LibraryPage.row($0, shelves: shelves) } == expected.map { LibraryPage.row($0, shelves: shelves) })
             }
         }
     }
