@@ -210,7 +210,7 @@ import Testing
 
     struct Step: Decodable { var ids: [String]; var shown: Int }
 
-    @Test(.bug("36"), .bug("42"), .enabled(if: ReportScreenshotTests.runnable))
+    @Test(.bug(id: 36), .bug(id: 42), .enabled(if: ReportScreenshotTests.runnable))
     func searchSortAndShelfButtonsShowTheRowsTheLibraryHolds() throws {
         let temp = TemporaryDirectory("library-script")
         let workspace = temp.file("ws")
