@@ -117,9 +117,10 @@ import TestSupport
         #expect(DOMText.section("p", id: "capped", in: html).hasPrefix("The 2 most recently added of 4 books;"))
     }
 
-    /// The page's one pass keeps the books to list in a heap: the same books, in file order, as
-    /// cutting every book's key at the `maximumRows`-th greatest, whatever the order they come in.
-    @Test func listedBooksAreTheLatestAddedInFileOrder() {
+    /// The page's one pass keeps the books to list in a heap: the same books as cutting every book's
+    /// key at the `maximumRows`-th greatest, whatever the order they come in, written newest added
+    /// first (ties in file order).
+    @Test func listedBooksAreTheLatestAddedNewestFirst() {
         var seed: UInt64 = 0x5eed
         func next(_ bound: Int) -> Int {
             seed = seed &* 6364136223846793005 &+ 1442695040888963407
@@ -139,9 +140,10 @@ import TestSupport
                 var listed = LibraryPage.ListedBooks(capacity: capacity)
                 for book in books { listed.offer(book) }
                 var kept: [LibraryBook] = []
-                listed.forEachInFileOrder { kept.append($0) }
+                listed.forEachInPageOrder { kept.append($0) }
                 let cut = Set(books.map(LibraryPage.listingKey).sorted(by: >).prefix(capacity))
-                let expected = books.filter { cut.contains(LibraryPage.listingKey($0)) }
+                let expected = books.enumerated().filter { cut.contains(LibraryPage.listingKey($0.element)) }
+                    .sorted { ($0.element.dateAdded ?? "", $1.offset) > ($1.element.dateAdded ?? "", $0.offset) }.map(\.element)
                 #expect(kept.map(\.id) == expected.map(\.id), "\(count) books, capacity \(capacity)")
                 // What the row reads comes through.
                 let shelves = LibraryPage.ShelfButtons(LibraryStats())
