@@ -63,6 +63,7 @@ public struct ExportCommand: AsyncParsableCommand {
             let context = try common.context(stages: PipelineStages.descriptions)
             let export = LibraryExport(format: format, shelves: shelf)
             let library = context.workspace.libraryFile
+            if mode != nil && output == nil { throw UsageError("--mode sets the permissions of -o FILE; give -o or drop --mode") }
             if let output {
                 try StageFiles.check(inputs: [library], outputs: [output])
                 let file = try AtomicFile(path: output, permissions: try Self.permissions(mode: mode, replacing: output))

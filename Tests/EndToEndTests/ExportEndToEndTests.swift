@@ -403,6 +403,8 @@ import TestSupport
         #expect(try Self.mode(asked) == 0o644, "--mode 644")
         let bad = try shelfline(["export", "--format", "goodreads", "-o", asked, "--mode", "rw-r--r--"], workspace: workspace)
         #expect(bad.status == 64 && bad.stderr.contains("--mode"), "\(bad)")
+        let noFile = try shelfline(["export", "--format", "goodreads", "--mode", "600"], workspace: workspace)
+        #expect(noFile.status == 64 && noFile.stdout.isEmpty && noFile.stderr.contains("--mode"), "\(noFile)")
     }
 
     @Test(.bug(id: 36)) func aShelfNoBookIsOnExits64NamingTheLibrarysShelves() throws {
