@@ -12,7 +12,9 @@ public struct LibraryCommand: AsyncParsableCommand {
         commandName: "library",
         abstract: "Show the library: list a shelf, show one book with its provenance, stats, or write its page.",
         discussion: helpDiscussion("""
-            Reads <workspace>/library/library.ndjson.gz. Exit statuses: 0 done; 64 bad option, or a book \
+            Reads <workspace>/library/library.ndjson.gz. As text, control characters in the library's \
+            values are shown escaped (\\u{1B}, \\n, \\t), so a title cannot drive the terminal; --json \
+            keeps the exact text. Exit statuses: 0 done; 64 bad option, or a book \
             that matches nothing or several books; 65 corrupt library; 66 no library yet; 73 page cannot \
             be written.
             """),
@@ -34,19 +36,20 @@ public struct LibraryCommand: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             commandName: "list", abstract: "One line per book (id, shelf, rating, title, author); --json: one object per line.")
         @OptionGroup public var options: Options
-        @Option(name: .long, help: "Only books on this shelf (exclusive or not); repeat for several.") public var shelf: [String] = []
+        @Option(name: .long, help: "Only books on this shelf (exclusive or not); repeat for several; one no book is on exits 64 naming the library's shelves.") public var shelf: [String] = []
         public init() {}
 
         public func run() async throws {
             try await reportingErrors(as: "shelfline library") {
-                let selection = LibraryExport(format: .ndjson, shelves: shelf)
+                var selection = ShelfSelection(Set(shelf))
                 var out = ""
                 try LibraryBooks.forEach(path: try options.workspace().libraryFile) { book, _ in
-                    guard selection.isSelected(book) else { return }
+                    guard selection.contains(book) else { return }
                     out += options.json ? LibraryListing.json(book) + "\n" : LibraryListing.line(book) + "\n"
                     if out.utf8.count > 1 << 16 { print(out, terminator: ""); out = "" }
                 }
                 print(out, terminator: "")
+                try selection.requireEveryShelf()
             }
         }
     }
@@ -109,13 +112,17 @@ public struct LibraryCommand: AsyncParsableCommand {
     }
 }
 
-/// How `shelfline library` prints books and stats.
+/// How `shelfline library` prints books and stats. As text, every value from the library (a CSV's
+/// or the catalog's) has its control characters escaped (`\u{1B}`, `\n`, `\t`: `escapingControlCharacters`),
+/// so a title cannot move the cursor, clear the screen or set the terminal's title; `--json` keeps
+/// the exact text (JSON escapes them itself).
 enum LibraryListing {
     static func line(_ book: LibraryBook) -> String {
         let rating = book.rating.map { "★" + (ExportCells.stars($0) ?? "") } ?? "  "
         let series = book.series.map { " (\($0)\(book.seriesPosition.map { " #\($0)" } ?? ""))" } ?? ""
-        return "\(book.id)  \((book.shelf ?? "-").padding(toLength: 17, withPad: " ", startingAt: 0)) \(rating.padding(toLength: 5, withPad: " ", startingAt: 0)) "
-            + "\(book.title)\(series)\(book.author.map { " — \($0)" } ?? "")"
+        let shelf = (book.shelf ?? "-").escapingControlCharacters
+        return "\(book.id.escapingControlCharacters)  \(shelf.padding(toLength: 17, withPad: " ", startingAt: 0)) \(rating.padding(toLength: 5, withPad: " ", startingAt: 0)) "
+            + "\(book.title)\(series)\(book.author.map { " — \($0)" } ?? "")".escapingControlCharacters
     }
 
     static func json(_ book: LibraryBook) -> String {
@@ -152,7 +159,7 @@ enum LibraryListing {
     /// Every field the book has, one per line, then its provenance.
     static func details(_ book: LibraryBook) -> String {
         let object = (try? JSONSerialization.jsonObject(with: Data(book.jsonLine))) as? [String: Any] ?? [:]
-        var text = "\(book.title)\(book.author.map { " — \($0)" } ?? "")\n"
+        var text = "\(book.title)\(book.author.map { " — \($0)" } ?? "")".escapingControlCharacters + "\n"
         for key in object.keys.sorted() where key != "provenance" {
             let value = object[key]!
             let shown: String
@@ -161,14 +168,15 @@ enum LibraryListing {
             } else {
                 shown = "\(value)"
             }
-            text += "  \(key.padding(toLength: 26, withPad: " ", startingAt: 0)) \(shown)\n"
+            text += "  \(key.escapingControlCharacters.padding(toLength: 26, withPad: " ", startingAt: 0)) \(shown.escapingControlCharacters)\n"
         }
         text += "Provenance (oldest first):\n"
         for contribution in book.provenance {
-            text += "  import \(contribution.importId) (\(contribution.format.rawValue), line\(contribution.lines.count == 1 ? "" : "s") "
+            let described = "import \(contribution.importId) (\(contribution.format.rawValue), line\(contribution.lines.count == 1 ? "" : "s") "
                 + "\(contribution.lines.map(String.init).joined(separator: ", "))"
                 + "\(contribution.rowIds.map { ", row id \($0.joined(separator: ", "))" } ?? "")): "
-                + (contribution.fields == ["created"] ? "created the book" : "set \(contribution.fields.joined(separator: ", "))") + "\n"
+                + (contribution.fields == ["created"] ? "created the book" : "set \(contribution.fields.joined(separator: ", "))")
+            text += "  \(described.escapingControlCharacters)\n"
         }
         return text
     }
@@ -176,14 +184,14 @@ enum LibraryListing {
     static func summary(_ stats: LibraryStats) -> String {
         func table(_ counts: [String: Int], byCount: Bool) -> String {
             let ordered = byCount ? counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) } : counts.sorted { $0.key < $1.key }
-            return ordered.map { "  \($0.key.padding(toLength: 24, withPad: " ", startingAt: 0)) \($0.value)\n" }.joined()
+            return ordered.map { "  \($0.key.escapingControlCharacters.padding(toLength: 24, withPad: " ", startingAt: 0)) \($0.value)\n" }.joined()
         }
         var text = "\(stats.books) books; \(stats.booksWithPages) with a page count (\(stats.pages) pages)\n"
         text += "Exclusive shelves:\n" + table(stats.exclusiveShelves, byCount: true)
         if !stats.shelves.isEmpty { text += "Other shelves:\n" + table(stats.shelves, byCount: true) }
         text += "Finished per year (readings, pages):\n"
         for year in stats.finishedPerYear.keys.sorted() {
-            text += "  \(year)  \(stats.finishedPerYear[year]!)  \(stats.pagesPerYear[year] ?? 0)\n"
+            text += "  \(year.escapingControlCharacters)  \(stats.finishedPerYear[year]!)  \(stats.pagesPerYear[year] ?? 0)\n"
         }
         text += "Ratings (whole stars):\n"
         let largest = max(1, stats.ratings.values.max() ?? 1)

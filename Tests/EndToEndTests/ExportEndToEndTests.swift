@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import ShelflineCore
 import Testing
@@ -304,6 +307,201 @@ import TestSupport
             return
         }
         #expect(violations.isEmpty, "\(violations.prefix(20).joined(separator: "\n"))")
+    }
+}
+
+/// `shelfline export`'s documented behaviour besides the formats (docs/export.md): the ndjson export
+/// copies library lines whole, permissions, an unknown shelf, atomic output when killed, a reader
+/// that goes away, and the exit statuses 65, 73 and 74.
+@Suite struct ExportBehaviourEndToEndTests {
+    let temp = TemporaryDirectory("export-behaviour")
+
+    func config() throws -> String { try ConfigFile.shippedExample().write(to: temp.file("pipeline.json")) }
+
+    func shelfline(_ arguments: [String], workspace: String) throws -> ProcessResult {
+        try ExecutableRunner.run("shelfline", arguments + ["--workspace", workspace, "--config", try config()])
+    }
+
+    /// A workspace whose library holds `count` books (ids in order; shelves `read`, `to-read`, and
+    /// tags `science fiction` and `fiction`), written directly as library lines.
+    func workspace(books count: Int, name: String = "ws") throws -> String {
+        let workspace = temp.file(name)
+        try FileManager.default.createDirectory(atPath: workspace + "/library", withIntermediateDirectories: true)
+        var text = ""
+        for index in 1...count {
+            let shelf = index % 3 == 0 ? "to-read" : "read"
+            let tags = index % 2 == 0 ? #"["science fiction"]"# : #"["fiction"]"#
+            text += #"{"author":"Author \#(index % 97)","id":"\#(String(format: "b%016x", index))","keys":["t:book \#(index)"],"#
+                + #""provenance":[{"fields":["created"],"format":"goodreads","importId":"i","lines":[\#(index + 1)]}],"#
+                + #""shelf":"\#(shelf)","shelves":\#(tags),"title":"Book number \#(index) of a library long enough to take a while"}"#
+                + "\n"
+        }
+        try GzipFixture.write(text: text, to: workspace + "/library/library.ndjson.gz")
+        return workspace
+    }
+
+    /// The library's lines, as they are in the file.
+    static func libraryLines(_ workspace: String) throws -> [String] {
+        var lines: [String] = []
+        try LineReader.forEachLine(path: workspace + "/library/library.ndjson.gz") { bytes, _ in
+            if !bytes.isEmpty { lines.append(String(decoding: bytes, as: UTF8.self)) }
+        }
+        return lines
+    }
+
+    static func mode(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+
+    @Test(.bug(id: 42)) func ndjsonExportIsTheLibrarysLinesFieldByField() throws {
+        let workspace = temp.file("ws"), exported = temp.file("library.ndjson")
+        let imported = try ExecutableRunner.run("shelfline", ["run", "--csv", ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv",
+                                                              "--workspace", workspace, "--config", try config(), "--quiet"])
+        try #require(imported.status == 0, "\(imported)")
+        let result = try shelfline(["export", "--format", "ndjson", "-o", exported, "--quiet"], workspace: workspace)
+        try #require(result.status == 0, "\(result)")
+        let library = try Self.libraryLines(workspace)
+        let lines = try String(contentsOfFile: exported, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.last == "", "the file ends with a line end")
+        let written = lines.dropLast().map(String.init)
+        try #require(written.count == library.count && library.count > 1, "\(written.count) lines, \(library.count) books")
+        for (line, original) in zip(written, library) {
+            let a = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let b = try #require(try JSONSerialization.jsonObject(with: Data(original.utf8)) as? [String: Any])
+            #expect(Set(a.keys) == Set(b.keys), "\(b["id"] ?? "")")
+            for key in b.keys { #expect(NSArray(object: a[key] ?? NSNull()) == NSArray(object: b[key]!), "\(b["id"] ?? "") \(key)") }
+            #expect(line == original, "copied whole")
+        }
+        // With --shelf, the lines of the books on it, as they are.
+        let toRead = try shelfline(["export", "--format", "ndjson", "--shelf", "to-read"], workspace: workspace)
+        #expect(toRead.status == 0, "\(toRead)")
+        let onShelf = library.filter { line in
+            let book = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+            return book["shelf"] as? String == "to-read" || (book["shelves"] as? [String] ?? []).contains("to-read")
+        }
+        #expect(!onShelf.isEmpty && toRead.stdout == onShelf.map { $0 + "\n" }.joined())
+    }
+
+    @Test(.bug(id: 36)) func exportKeepsTheReplacedFilesModeAndCreatesNewFilesOwnerOnly() throws {
+        let workspace = try workspace(books: 3)
+        let umask = Glibc.umask(0o022)
+        defer { Glibc.umask(umask) }
+        for (before, after) in [(0o600, 0o600), (0o640, 0o640), (0o644, 0o644)] {
+            let output = temp.file("existing-\(String(before, radix: 8)).csv")
+            _ = FileManager.default.createFile(atPath: output, contents: Data("old\n".utf8), attributes: [.posixPermissions: before])
+            let result = try shelfline(["export", "--format", "goodreads", "-o", output, "--quiet"], workspace: workspace)
+            #expect(result.status == 0, "\(result)")
+            let mode = try Self.mode(output)
+            #expect(mode == after, "over a \(String(before, radix: 8)) file: \(String(mode, radix: 8))")
+            #expect(try String(contentsOfFile: output, encoding: .utf8).hasPrefix("Book Id,"))
+        }
+        let new = temp.file("new.csv")
+        #expect(try shelfline(["export", "--format", "goodreads", "-o", new, "--quiet"], workspace: workspace).status == 0)
+        #expect(try Self.mode(new) == 0o600, "a new export is owner-only")
+        let asked = temp.file("asked.csv")
+        #expect(try shelfline(["export", "--format", "goodreads", "-o", asked, "--mode", "644", "--quiet"], workspace: workspace).status == 0)
+        #expect(try Self.mode(asked) == 0o644, "--mode 644")
+        let bad = try shelfline(["export", "--format", "goodreads", "-o", asked, "--mode", "rw-r--r--"], workspace: workspace)
+        #expect(bad.status == 64 && bad.stderr.contains("--mode"), "\(bad)")
+        let noFile = try shelfline(["export", "--format", "goodreads", "--mode", "600"], workspace: workspace)
+        #expect(noFile.status == 64 && noFile.stdout.isEmpty && noFile.stderr.contains("--mode"), "\(noFile)")
+    }
+
+    @Test(.bug(id: 36)) func aShelfNoBookIsOnExits64NamingTheLibrarysShelves() throws {
+        let workspace = try workspace(books: 6)
+        let output = temp.file("out.csv")
+        try Data("previous\n".utf8).write(to: URL(fileURLWithPath: output))
+        for extra in [["--shelf", "scifi"], ["--shelf", "read", "--shelf", "scifi"]] {
+            for target in [["-o", output], []] {
+                let result = try shelfline(["export", "--format", "goodreads"] + extra + target, workspace: workspace)
+                #expect(result.status == 64, "\(extra) \(target): \(result)")
+                #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+                #expect(result.stderr.contains("'scifi'") && result.stderr.contains("fiction, read, science fiction, to-read"), "\(result.stderr)")
+                if target.isEmpty && extra.count == 2 { continue }  // the read shelf's rows may be out already
+                #expect(result.stdout.isEmpty, "nothing written: \(result.stdout)")
+            }
+        }
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "previous\n", "the output is untouched")
+        let list = try shelfline(["library", "list", "--shelf", "scifi"], workspace: workspace)
+        #expect(list.status == 64 && list.stderr.contains("'scifi'"), "\(list)")
+        // A shelf that exists, even one with a space, exits 0 with its books.
+        let known = try shelfline(["export", "--format", "ndjson", "--shelf", "science fiction"], workspace: workspace)
+        #expect(known.status == 0 && known.stdout.split(separator: "\n").count == 3, "\(known)")
+    }
+
+    @Test(.bug(id: 42)) func killedExportLeavesThePreviousFileIntact() throws {
+        let workspace = try workspace(books: 150_000)
+        let directory = temp.file("out")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let output = directory + "/export.csv"
+        try Data("the previous export\n".utf8).write(to: URL(fileURLWithPath: output))
+        let process = ExecutableRunner.start("shelfline", ["export", "--format", "goodreads", "-o", output, "--workspace", workspace,
+                                                           "--config", try config()])
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Killed once the export has written part of its temporary file: mid-export.
+        func temporaryBytes() -> Int {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            return names.filter { $0.hasPrefix(".export.csv.tmp-") }
+                .compactMap { (try? FileManager.default.attributesOfItem(atPath: directory + "/" + $0))?[.size] as? Int }.max() ?? 0
+        }
+        let started = waitUntil(timeout: 120) { temporaryBytes() > 0 || !process.isRunning }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try #require(started && process.terminationReason == .uncaughtSignal,
+                     "the export finished before it could be killed mid-way: give it a larger library")
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "the previous export\n")
+        // The next export replaces it, and removes the killed one's temporary file.
+        let again = try shelfline(["export", "--format", "goodreads", "--shelf", "to-read", "-o", output, "--quiet"], workspace: workspace)
+        #expect(again.status == 0, "\(again)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["export.csv"])
+        #expect(try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").count == 1 + 50_000)
+    }
+
+    @Test(.bug(id: 42)) func aReaderThatGoesAwayEndsTheExportQuietlyWithStatus0() throws {
+        let workspace = try workspace(books: 20_000)
+        let process = ExecutableRunner.start("shelfline", ["export", "--format", "ndjson", "--workspace", workspace, "--config", try config()])
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // `| head -1`: one line read, then the pipe closed with megabytes still to come.
+        let first = out.fileHandleForReading.readData(ofLength: 200)
+        try out.fileHandleForReading.close()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(String(decoding: first, as: UTF8.self).hasPrefix("{\"author\""))
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "status \(process.terminationStatus)")
+        #expect(stderr.isEmpty, "\(String(decoding: stderr, as: UTF8.self))")
+    }
+
+    @Test(.bug(id: 42)) func exitStatusesForACorruptLibraryAnUncreatableOutputAndAnIOError() throws {
+        // 65: a library line that is not a book, named; the output untouched.
+        let corrupt = try workspace(books: 3, name: "corrupt")
+        var lines = try Self.libraryLines(corrupt)
+        lines[1] = "{not json"
+        try GzipFixture.write(text: lines.joined(separator: "\n") + "\n", to: corrupt + "/library/library.ndjson.gz")
+        let output = temp.file("kept.csv")
+        try Data("kept\n".utf8).write(to: URL(fileURLWithPath: output))
+        let bad = try shelfline(["export", "--format", "goodreads", "-o", output], workspace: corrupt)
+        #expect(bad.status == 65 && bad.stderr.contains("library.ndjson.gz:2:") && bad.stderr.split(separator: "\n").count == 1, "\(bad)")
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "kept\n")
+
+        // 73: an output in a directory that does not exist.
+        let workspace = try workspace(books: 3)
+        let missing = try shelfline(["export", "--format", "goodreads", "-o", temp.file("no/such/dir/out.csv")], workspace: workspace)
+        #expect(missing.status == 73 && missing.stderr.split(separator: "\n").count == 1, "\(missing)")
+
+        // 74: standard output on a full device.
+        let process = ExecutableRunner.start("shelfline", ["export", "--format", "goodreads", "--workspace", workspace, "--config", try config()])
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 74 && stderr.split(separator: "\n").count == 1, "\(process.terminationStatus): \(stderr)")
     }
 }
 

@@ -113,12 +113,14 @@ import TestSupport
         let ids = DOMText.matches("<tr data-id=\"([^\"]+)\"", in: html)
         // Only book 1 has a date added; among the undated, the larger id sorts later in the key.
         #expect(ids.sorted() == ["b0000000000000001", "b0000000000000004"], "\(ids)")
-        #expect(html.contains("4 books · 3 readings finished") && html.contains("The 2 most recently added of 4 books"))
+        #expect(DOMText.elements("p", in: html).first == "4 books · 3 readings finished · 1600 pages read")
+        #expect(DOMText.section("p", id: "capped", in: html).hasPrefix("The 2 most recently added of 4 books;"))
     }
 
-    /// The page's one pass keeps the books to list in a heap: the same books, in file order, as
-    /// cutting every book's key at the `maximumRows`-th greatest, whatever the order they come in.
-    @Test func listedBooksAreTheLatestAddedInFileOrder() {
+    /// The page's one pass keeps the books to list in a heap: the same books as cutting every book's
+    /// key at the `maximumRows`-th greatest, whatever the order they come in, written newest added
+    /// first (ties in file order).
+    @Test func listedBooksAreTheLatestAddedNewestFirst() {
         var seed: UInt64 = 0x5eed
         func next(_ bound: Int) -> Int {
             seed = seed &* 6364136223846793005 &+ 1442695040888963407
@@ -138,12 +140,14 @@ import TestSupport
                 var listed = LibraryPage.ListedBooks(capacity: capacity)
                 for book in books { listed.offer(book) }
                 var kept: [LibraryBook] = []
-                listed.forEachInFileOrder { kept.append($0) }
+                listed.forEachInPageOrder { kept.append($0) }
                 let cut = Set(books.map(LibraryPage.listingKey).sorted(by: >).prefix(capacity))
-                let expected = books.filter { cut.contains(LibraryPage.listingKey($0)) }
+                let expected = books.enumerated().filter { cut.contains(LibraryPage.listingKey($0.element)) }
+                    .sorted { ($0.element.dateAdded ?? "", $1.offset) > ($1.element.dateAdded ?? "", $0.offset) }.map(\.element)
                 #expect(kept.map(\.id) == expected.map(\.id), "\(count) books, capacity \(capacity)")
                 // What the row reads comes through.
-                #expect(kept.map { LibraryPage.row($0) } == expected.map { LibraryPage.row($0) })
+                let shelves = LibraryPage.ShelfButtons(LibraryStats())
+                #expect(kept.map { LibraryPage.row($0, shelves: shelves) } == expected.map { LibraryPage.row($0, shelves: shelves) })
             }
         }
     }
@@ -153,6 +157,7 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: temp.file("ws-empty"), withIntermediateDirectories: true)
         let page = try LibraryPage.write(workspace: Workspace(root: temp.file("ws-empty")))
         let html = try String(contentsOfFile: page, encoding: .utf8)
-        #expect(html.contains("0 books") && html.contains("No finished readings yet."))
+        #expect(DOMText.elements("p", in: html).first == "0 books · 0 readings finished · 0 pages read")
+        #expect(html.contains("No finished readings yet."))
     }
 }

@@ -22,17 +22,25 @@ public struct LibraryExport {
         public var skipped = 0
     }
 
-    /// Exports the library at `path` (a missing library is `FileError.missingInput`) to `sink`.
+    /// Exports the library at `path` (a missing library is `FileError.missingInput`) to `sink`. A
+    /// shelf asked for that no book is on is a `UsageError` naming the library's shelves, thrown once
+    /// the library is read: the CSV header is held back until the first row, so when no shelf asked
+    /// for exists nothing at all reaches `sink`.
     @discardableResult
     public func write(library path: String, to sink: any ByteSink) throws -> Summary {
         var summary = Summary()
         var out: [UInt8] = []
         out.reserveCapacity(1 << 17)
         var line = CSVLine()
-        switch format {
-        case .goodreads: out.append(contentsOf: headerLine(GoodreadsExport.header, GoodreadsExport.terminator))
-        case .storygraph: out.append(contentsOf: headerLine(StoryGraphExport.header, StoryGraphExport.terminator))
-        case .ndjson: break
+        var headerPending = true
+        func header() {
+            guard headerPending else { return }
+            headerPending = false
+            switch format {
+            case .goodreads: out.append(contentsOf: headerLine(GoodreadsExport.header, GoodreadsExport.terminator))
+            case .storygraph: out.append(contentsOf: headerLine(StoryGraphExport.header, StoryGraphExport.terminator))
+            case .ndjson: break
+            }
         }
         func flush() throws {
             if out.count >= 1 << 16 {
@@ -43,6 +51,7 @@ public struct LibraryExport {
         if format == .ndjson && shelves.isEmpty {
             // The library's own lines, copied: nothing to decode.
             try LibraryBooks.requireLibrary(path)
+            header()
             try LineReader.forEachLine(path: path) { bytes, _ in
                 guard !bytes.isEmpty else { return }
                 out.append(contentsOf: bytes)
@@ -51,8 +60,10 @@ public struct LibraryExport {
                 try flush()
             }
         } else {
+            var selection = ShelfSelection(shelves)
             try LibraryBooks.forEach(path: path) { book, bytes in
-                guard isSelected(book) else { summary.skipped += 1; return }
+                guard selection.contains(book) else { summary.skipped += 1; return }
+                header()
                 summary.books += 1
                 line.reset()
                 switch format {
@@ -65,16 +76,11 @@ public struct LibraryExport {
                 out.append(contentsOf: line.bytes)
                 try flush()
             }
+            try selection.requireEveryShelf()
+            header()
         }
         if !out.isEmpty { try sink.write(out) }
         return summary
-    }
-
-    /// Whether `book` is on one of the chosen shelves (every book when none was chosen).
-    public func isSelected(_ book: LibraryBook) -> Bool {
-        guard !shelves.isEmpty else { return true }
-        if let shelf = book.shelf, shelves.contains(shelf) { return true }
-        return book.shelves?.contains(where: shelves.contains) ?? false
     }
 
     func headerLine(_ header: [String], _ terminator: String) -> [UInt8] {
@@ -82,6 +88,46 @@ public struct LibraryExport {
         for name in header { line.cell(name) }
         line.end(terminator)
         return line.bytes
+    }
+}
+
+/// The books on any of the shelves asked for (exclusive or not; every book when none was), for
+/// `shelfline export --shelf` and `shelfline library list --shelf`: and, once every book was seen,
+/// whether each shelf asked for is one some book is on, so a misspelt shelf is an error naming
+/// the library's shelves rather than an empty result.
+public struct ShelfSelection {
+    public let shelves: Set<String>
+    /// The shelves asked for that no book seen so far is on.
+    private var unseen: Set<String>
+    /// Every shelf of the books seen while `unseen` was not empty (the message's list).
+    private var known: Set<String> = []
+
+    public init(_ shelves: Set<String>) {
+        self.shelves = shelves
+        unseen = shelves
+    }
+
+    /// Whether `book` is on one of the shelves (noting its shelves for `requireEveryShelf`).
+    public mutating func contains(_ book: LibraryBook) -> Bool {
+        guard !shelves.isEmpty else { return true }
+        if !unseen.isEmpty {
+            for shelf in [book.shelf].compactMap({ $0 }) + (book.shelves ?? []) {
+                unseen.remove(shelf)
+                known.insert(shelf)
+            }
+        }
+        if let shelf = book.shelf, shelves.contains(shelf) { return true }
+        return book.shelves?.contains(where: shelves.contains) ?? false
+    }
+
+    /// After every book: throws `UsageError` (64) when a shelf asked for is on no book, naming the
+    /// library's shelves.
+    public func requireEveryShelf() throws {
+        guard !unseen.isEmpty else { return }
+        let missing = unseen.sorted().map { "'\($0)'" }.joined(separator: ", ")
+        let names = known.sorted()
+        let listed = names.prefix(40).joined(separator: ", ") + (names.count > 40 ? ", … (\(names.count) in all)" : "")
+        throw UsageError("no book is on shelf \(missing); the library's shelves: \(names.isEmpty ? "none" : listed)")
     }
 }
 

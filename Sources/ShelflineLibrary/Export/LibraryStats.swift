@@ -26,8 +26,8 @@ public struct LibraryStats: Codable, Equatable, Sendable {
 
     public mutating func add(_ book: LibraryBook) {
         books += 1
-        exclusiveShelves[book.shelf ?? "none", default: 0] += 1
-        for shelf in book.shelves ?? [] where shelf != book.shelf { shelves[shelf, default: 0] += 1 }
+        exclusiveShelves[Self.readingState(book), default: 0] += 1
+        for shelf in Self.otherShelves(book) { shelves[shelf, default: 0] += 1 }
         if let pages = book.pages {
             booksWithPages += 1
             self.pages += pages
@@ -43,6 +43,16 @@ public struct LibraryStats: Codable, Equatable, Sendable {
         }
         let stars = ExportCells.wholeStars(book.rating)
         if stars > 0 { ratings[String(stars), default: 0] += 1 }
+    }
+
+    /// The exclusive shelf `exclusiveShelves` counts the book on: its own, `none` without one.
+    public static func readingState(_ book: LibraryBook) -> String { book.shelf ?? "none" }
+
+    /// The other shelves `shelves` counts the book on: each once, its exclusive shelf aside.
+    public static func otherShelves(_ book: LibraryBook) -> [String] {
+        guard let list = book.shelves, !list.isEmpty else { return [] }
+        var seen: Set<String> = []
+        return list.filter { $0 != book.shelf && seen.insert($0).inserted }
     }
 
     /// The dates a book was finished: each reading's end (ISO dates).
