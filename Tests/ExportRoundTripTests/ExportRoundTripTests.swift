@@ -148,9 +148,9 @@ import TestSupport
         #expect(ExportCells.stars(3.75) == "3.75" && ExportCells.stars(4) == "4")
     }
 
-    @Test(arguments: [("Frank Herbert", "Herbert, Frank"), ("Donald A. Norman", "Norman, Donald A."), ("Plato", "Plato"),
-                      ("Martin Luther King Jr.", "King Jr., Martin Luther")])
-    func authorLastFirstPutsTheSurnameFirst(name: String, lastFirst: String) {
+    @Test(arguments: [("Frank Herbert", "Herbert, Frank"), ("Donald A. Norman", "Norman, Donald A."), ("Plato", "Plato, Plato"),
+                      ("Walter M. Miller Jr.", "Jr., Walter M. Miller"), ("Akala", "Akala, Akala")])
+    func authorLastFirstIsGoodreadsLastWordFirst(name: String, lastFirst: String) {
         #expect(ExportCells.lastFirst(name) == lastFirst)
     }
 
