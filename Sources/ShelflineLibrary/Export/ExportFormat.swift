@@ -9,24 +9,6 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     /// The library itself, one book (a JSON object) a line: `docs/library-book.schema.json`.
     case ndjson
 
-    /// Library fields this format has no column for (by their names in the library's JSON): a
-    /// round trip through the format keeps every other field.
-    public var notCarried: [String] {
-        switch self {
-        case .goodreads:
-            ["bcid", "characterOrPlotDriven", "condition", "conditionDescription", "contentWarningDescription",
-             "contentWarnings", "contributors", "diverseCharacters", "flawedCharacters", "loveableCharacters", "moods",
-             "pace", "purchaseDate", "purchaseLocation", "recommendedBy", "recommendedFor", "strongCharacterDevelopment",
-             "subtitle"] + Self.libraryOwn
-        case .storygraph:
-            ["bcid", "condition", "conditionDescription", "notes", "originalYear", "ownedCopies", "pages", "publisher",
-             "purchaseDate", "purchaseLocation", "recommendedBy", "recommendedFor", "shelfPositions", "spoiler",
-             "subtitle", "year"] + Self.libraryOwn
-        case .ndjson:
-            []
-        }
-    }
-
     /// The cells an export fills from lookup's metadata when the reader's export left them empty
     /// (library field, Goodreads column): only from the edition the reader's own ISBN named (a
     /// match by ISBN), and never an identifier, title or author, so that export → import → export
@@ -34,10 +16,6 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     public static let filledFromMetadata: [(field: String, column: String)] = [
         ("publisher", "Publisher"), ("pages", "Number of Pages"), ("year", "Year Published"),
     ]
-
-    /// What only the library knows: found again by lookup on the next import, not by the file.
-    static let libraryOwn = ["coverId", "editionKey", "enrichment", "enrichmentSource", "metadataFields", "needsReview",
-                             "provenance", "reviewDecision", "workKey"]
 
     /// Where a format keeps less than the library, in words (for `--help` and the docs).
     public var limits: String {
