@@ -35,7 +35,7 @@ public struct RecordKeys: Sendable, Equatable {
     private(set) var descriptor = TitleDescriptor(rawValue: 0)
     /// What the row's own title says (`descriptor` before `ISBNTitles` filled it in).
     private(set) var ownDescriptor = TitleDescriptor(rawValue: 0)
-    /// The row's source id (Goodreads `Book Id`, …) folded to 32 bits, never 0; 0 without one.
+    /// The row's Goodreads `Book Id` folded to 32 bits, never 0; 0 without one (see `KeyResolver`).
     private(set) var rowTag: UInt32 = 0
 
     public init(_ record: BookRecord, parameters: DedupeParameters = DedupeParameters()) {
@@ -58,7 +58,7 @@ public struct RecordKeys: Sendable, Equatable {
             ownDescriptor = descriptor
         }
         fallbackHash = fallback.map(BookKeys.keyHash)
-        if let rowId = record.rowId, !rowId.isEmpty {
+        if record.format == .goodreads, let rowId = record.rowId, !rowId.isEmpty {
             let hash = BookKeys.keyHash(rowId)
             rowTag = max(1, UInt32(truncatingIfNeeded: hash ^ (hash >> 32)))
         }
@@ -138,12 +138,13 @@ public struct Resolution: Sendable, Equatable {
 /// picked different editions of the same title and author merge, the book owning both ISBNs).
 /// A row without ISBN joins the book its title identity finds.
 ///
-/// Two rows of one file that carry different source ids (Goodreads `Book Id`, …) are the reader's
-/// two entries: a row joins a book by title alone only when the book's first row of this file with
-/// a source id has the same id or the same title apart from a series marker (the same subtitle
-/// part, or none on both). `Boarderlines` (id A) and `Boarderlines - Fuck You Happiness` (id B)
-/// stay two books; `Dune (Dune Chronicles, #1)` and `Dune` with two ids (two editions) fold. An
-/// ISBN that both rows carry still joins them.
+/// Two rows of one Goodreads file with different `Book Id`s are the reader's two entries: a row
+/// joins a book by title alone only when the book's first row of this file with an id has the
+/// same id or the same title apart from a series marker (the same subtitle part, or none on both).
+/// `Boarderlines` (id A) and `Boarderlines - Fuck You Happiness` (id B) stay two books; `Dune
+/// (Dune Chronicles, #1)` and `Dune` with two ids (two editions) fold. An ISBN that both rows carry
+/// still joins them. (LibraryThing's `Book Id` names a copy: a paperback and a Kindle copy of one
+/// book are two ids, and the title rule folds them. StoryGraph's rows have no id.)
 ///
 /// Finding a book by title (`TitleIdentity`, Core's one rule): the books under the row's main key
 /// (main title + surname) form a chain of title nodes (book, `TitleDescriptor`), newest first. A
