@@ -40,6 +40,10 @@ public enum BookMerger {
             fillNil(&combined.additionalAuthors, next.additionalAuthors)
             fillNil(&combined.isbn13, next.isbn13)
             fillNil(&combined.isbn10, next.isbn10)
+            // An invalid ISBN cell travels with the row whose ISBNs the book takes.
+            if combined.isbnRaw == nil, combined.isbn13 == nil || combined.isbn13 == next.isbn13 {
+                combined.isbnRaw = next.isbnRaw
+            }
             fillNil(&combined.asin, next.asin)
             fillNil(&combined.publisher, next.publisher)
             fillNil(&combined.binding, next.binding)
@@ -104,6 +108,9 @@ public enum BookMerger {
         let keys = book.keys.isEmpty && isSortedSet(grantedKeys) ? grantedKeys : Set(book.keys).union(grantedKeys).sorted()
         if keys != book.keys { book.keys = keys; changed.insert(.keys) }
 
+        // The title as the exports will write it, before this import's series fills.
+        let writtenTitle = existing.map(ExportCells.title) ?? incoming.title
+
         // Bibliographic from the export: fill gaps (or replace what only metadata supplied).
         fill(&book.series, .series, incoming.series, metadataFields: &book.metadataFields)
         fill(&book.seriesPosition, .seriesPosition, incoming.seriesPosition, metadataFields: &book.metadataFields)
@@ -117,6 +124,15 @@ public enum BookMerger {
         fill(&book.pages, .pages, incoming.pages, metadataFields: &book.metadataFields)
         fill(&book.year, .year, incoming.year, metadataFields: &book.metadataFields)
         fill(&book.originalYear, .originalYear, incoming.originalYear, metadataFields: &book.metadataFields)
+        // The cells as written: the title when its series put back would read otherwise, and an
+        // invalid ISBN cell from the row whose ISBNs the book shows (not one lookup found).
+        let titleAsWritten = ExportCells.seriesTitle(book) == writtenTitle ? nil : writtenTitle
+        if titleAsWritten != book.titleAsWritten { book.titleAsWritten = titleAsWritten; changed.insert(.titleAsWritten) }
+        let readerISBN = book.metadataFields?.contains(ChangedFields.Field.isbn13.name) == true ? nil : book.isbn13
+        if book.isbnAsWritten == nil, let raw = incoming.isbnRaw, readerISBN == nil || readerISBN == incoming.isbn13 {
+            book.isbnAsWritten = raw
+            changed.insert(.isbnAsWritten)
+        }
 
         // Reader fields.
         let shelf = mergeShelf(book.shelf, incoming.shelf)
@@ -354,11 +370,11 @@ struct ChangedFields: OptionSet {
     enum Field: Int, CaseIterable {
         case additionalAuthors, asin, author, bcid, binding, characterOrPlotDriven, condition, conditionDescription
         case contentWarningDescription, contentWarnings, contributors, coverId, dateAdded, diverseCharacters
-        case editionKey, enrichment, enrichmentSource, flawedCharacters, isbn10, isbn13, keys, loveableCharacters
+        case editionKey, enrichment, enrichmentSource, flawedCharacters, isbn10, isbn13, isbnAsWritten, keys, loveableCharacters
         case metadataFields, moods, needsReview, notes, originalYear, owned, ownedCopies, pace, pages, publisher
         case purchaseDate, purchaseLocation, rating, readCount, reads, recommendedBy, recommendedFor, review
         case series, seriesPosition, shelf, shelfPositions, shelves, spoiler, strongCharacterDevelopment, subtitle
-        case title, workKey, year
+        case title, titleAsWritten, workKey, year
 
         var name: String { ChangedFields.fieldNames[rawValue] }
     }

@@ -35,6 +35,8 @@ public struct RecordKeys: Sendable, Equatable {
     private(set) var descriptor = TitleDescriptor(rawValue: 0)
     /// What the row's own title says (`descriptor` before `ISBNTitles` filled it in).
     private(set) var ownDescriptor = TitleDescriptor(rawValue: 0)
+    /// The row's Goodreads `Book Id` folded to 32 bits, never 0; 0 without one (see `KeyResolver`).
+    private(set) var rowTag: UInt32 = 0
 
     public init(_ record: BookRecord, parameters: DedupeParameters = DedupeParameters()) {
         self.init(RecordIdentity(record), parameters: parameters)
@@ -56,6 +58,10 @@ public struct RecordKeys: Sendable, Equatable {
             ownDescriptor = descriptor
         }
         fallbackHash = fallback.map(BookKeys.keyHash)
+        if record.format == .goodreads, let rowId = record.rowId, !rowId.isEmpty {
+            let hash = BookKeys.keyHash(rowId)
+            rowTag = max(1, UInt32(truncatingIfNeeded: hash ^ (hash >> 32)))
+        }
     }
 
     /// These keys with the title descriptor `descriptor` (what the rows sharing the ISBN say).
@@ -132,6 +138,14 @@ public struct Resolution: Sendable, Equatable {
 /// picked different editions of the same title and author merge, the book owning both ISBNs).
 /// A row without ISBN joins the book its title identity finds.
 ///
+/// Two rows of one Goodreads file with different `Book Id`s are the reader's two entries: a row
+/// joins a book by title alone only when the book's first row of this file with an id has the
+/// same id or the same title apart from a series marker (the same subtitle part, or none on both).
+/// `Boarderlines` (id A) and `Boarderlines - Fuck You Happiness` (id B) stay two books; `Dune
+/// (Dune Chronicles, #1)` and `Dune` with two ids (two editions) fold. An ISBN that both rows carry
+/// still joins them. (LibraryThing's `Book Id` names a copy: a paperback and a Kindle copy of one
+/// book are two ids, and the title rule folds them. StoryGraph's rows have no id.)
+///
 /// Finding a book by title (`TitleIdentity`, Core's one rule): the books under the row's main key
 /// (main title + surname) form a chain of title nodes (book, `TitleDescriptor`), newest first. A
 /// node whose descriptor equals the row's decides (the oldest such); otherwise the row joins the
@@ -199,6 +213,9 @@ public struct KeyResolver {
     }
 
     private var entities = Entities()
+    /// Per book (numbered as `entities`), its first row of this file with a source id:
+    /// `rowTag << 32 | subtitlePart`; 0 when none yet. 8 bytes a book.
+    private var fileEntries: [UInt64] = []
     private let ids: SpooledArray<UInt64>
     private let nodes: SpooledArray<TitleNode>
     /// ISBN and `row:` key → book; main key → the newest node of its chain.
@@ -232,6 +249,7 @@ public struct KeyResolver {
     public mutating func release() {
         index = KeyIndex()
         entities = Entities()
+        fileEntries = []
         isbnTitles = ISBNTitles()
     }
 
@@ -277,6 +295,7 @@ public struct KeyResolver {
         let entity = Int32(entities.count)
         try ids.append(id)
         entities.append(Entity(firstLine: 0, isbnRowInFile: false, inLibrary: existedBeforeImport))
+        fileEntries.append(0)
         var titles: [(main: String, descriptor: TitleDescriptor)] = []
         for key in keys {
             guard let title = TitleIdentity(key: key) else {
@@ -325,6 +344,7 @@ public struct KeyResolver {
         var exact: (entity: Int32, number: Int32)?
         for (number, node) in chain {
             if skippingISBNBooks && entities[node.entity].isbnRowInFile { continue }
+            if isAnotherEntry(keys, than: node.entity) { continue }
             let descriptor = TitleDescriptor(rawValue: node.descriptor)
             if descriptor == row { exact = (node.entity, number) }  // the last found is the oldest
             if descriptor.isCompatible(with: row), !compatible.contains(where: { $0.entity == node.entity }) {
@@ -341,6 +361,15 @@ public struct KeyResolver {
         }
         if let joined { return (joined.entity, false) }
         return (nil, compatible.count > 1)
+    }
+
+    /// The row is the reader's other entry than the book's first row of this file with a source
+    /// id: another id, and a title that differs in more than a series marker (see the type's rules).
+    private func isAnotherEntry(_ keys: RecordKeys, than entity: Int32) -> Bool {
+        let entry = fileEntries[Int(entity)]
+        guard keys.rowTag != 0, entry != 0 else { return false }
+        return UInt32(truncatingIfNeeded: entry >> 32) != keys.rowTag
+            && UInt32(truncatingIfNeeded: entry) != keys.ownDescriptor.subtitlePart
     }
 
     /// Gives `entity` the row's title identity: fills in its node under the row's main key, or
@@ -447,6 +476,10 @@ public struct KeyResolver {
             id = newId
             try ids.append(id)
             entities.append(Entity(firstLine: 0, isbnRowInFile: false, inLibrary: false))
+            fileEntries.append(0)
+        }
+        if keys.rowTag != 0, fileEntries[Int(entity)] == 0 {
+            fileEntries[Int(entity)] = UInt64(keys.rowTag) << 32 | UInt64(keys.ownDescriptor.subtitlePart)
         }
         var granted: [String] = []
         if let isbn = keys.isbn, let isbnHash, index.claim(isbnHash, for: entity) { granted.append(isbn) }

@@ -13,6 +13,10 @@ public struct LibraryBook: Codable, Sendable, Equatable {
 
     // MARK: Bibliographic
     public var title: String
+    /// The title cell as the reader's export wrote it, when the title with its series put back
+    /// (`Dune (Dune Chronicles, #1)`) would read otherwise (`Dune (Dune Chronicles #1)`): exports
+    /// give it back as written. From the row that made the book (docs/export.md).
+    public var titleAsWritten: String?
     public var subtitle: String?
     public var series: String?
     public var seriesPosition: String?
@@ -20,6 +24,11 @@ public struct LibraryBook: Codable, Sendable, Equatable {
     public var additionalAuthors: [String]?
     public var isbn13: String?
     public var isbn10: String?
+    /// An ISBN cell the book's ISBNs do not show, as the reader's export wrote it (inside Goodreads'
+    /// `="…"`): a check digit that fails, or another edition's ISBN-10 beside the ISBN-13. Exports
+    /// give it back; it is never a key nor used to match. From the row that gave the book its
+    /// ISBNs (docs/export.md).
+    public var isbnAsWritten: String?
     public var asin: String?
     public var publisher: String?
     public var binding: String?

@@ -12,7 +12,7 @@ extension DedupeStage: PipelineStage {
         outputs: [StageFile(.records, .output, defaultName: "deduped.ndjson.gz"),
                   StageFile(.report, .option, defaultName: "dedupe-report.json")],
         unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
-        parameterStages: [.dedupe], algorithmVersion: 2, invocation: .files)
+        parameterStages: [.dedupe], algorithmVersion: 3, invocation: .files)
 
     public static func run(_ job: StageJob<NoStageArguments>, context: StageContext) async throws -> DedupeReport {
         let parameters = try context.parameters(DedupeParameters.self)
@@ -60,7 +60,7 @@ extension MergeStage: PipelineStage {
         // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
         // 4: the library keeps every user-authored cell (export, issue 22); 3: the report's
         // `reviewOpen` (rows still to review after the decisions); 2: the title identity (issue 21).
-        parameterStages: [.dedupe, .merge], algorithmVersion: 4, invocation: .filesAndImportId)
+        parameterStages: [.dedupe, .merge], algorithmVersion: 5, invocation: .filesAndImportId)
 
     /// The library (its description's) and its previous generation.
     public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {

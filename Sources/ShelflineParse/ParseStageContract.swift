@@ -26,7 +26,7 @@ extension ParseStage: PipelineStage {
         unlistedOutputs: [StageFile(.texts, .foundByRole, defaultName: RecordTexts.fileName, besides: .records)],
         // 4: reviews and notes apart from the records (`RecordTexts`); 3: `shelfPositions`
         // aligned with `shelves` (both issue 25).
-        parameterStages: [.parse], algorithmVersion: 4, invocation: .files)
+        parameterStages: [.parse], algorithmVersion: 5, invocation: .files)
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ParseReport {
         let parameters = try context.parameters(ParseParameters.self)

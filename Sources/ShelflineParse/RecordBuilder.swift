@@ -150,6 +150,7 @@ public struct RecordBuilder {
         var identifiers: [IdentifierCell] = []
         if let range = cells.range(isbn13) { identifiers.append(ISBN.classify(bytes: cells.bytes(range))) }
         if let range = cells.range(isbn) { identifiers.append(ISBN.classify(bytes: cells.bytes(range))) }
+        let cellIdentifiers = identifiers.count
         if let text = cells.string(isbnList) {
             for item in text.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == " " }) {
                 identifiers.append(ISBN.classify(String(item)))
@@ -160,7 +161,17 @@ public struct RecordBuilder {
             let resolved = ISBN.resolve(identifiers)
             record.isbn13 = resolved.isbn13
             record.isbn10 = resolved.isbn10
-            record.isbnRaw = resolved.raw
+            // An ISBN or ISBN-13 cell the record's ISBNs do not show is kept as written, so exports
+            // give it back: a check digit that fails, even beside a valid cell (Goodreads writes
+            // `="0385535151"` beside `="9780385535151"`), or another edition's ISBN-10 beside the
+            // ISBN-13. Never an identifier. A list's odd item only when nothing else was valid.
+            record.isbnRaw = identifiers.prefix(cellIdentifiers).lazy.compactMap { cell -> String? in
+                switch cell {
+                case .invalid(let raw): raw
+                case .isbn10(let value) where ISBN.thirteen(from: value) != resolved.isbn13: value
+                default: nil
+                }
+            }.first ?? resolved.raw
             record.asin = resolved.asin
         }
 

@@ -21,21 +21,9 @@ import TestSupport
 
     static let underCI = JSONSchemaCheck.underCI
 
-    /// What the library keeps that only the library knows (lookup finds it again), in every format.
-    static let libraryOwn: Set<String> = ["provenance", "metadataFields", "enrichment", "enrichmentSource", "editionKey",
-                                          "workKey", "coverId", "needsReview", "reviewDecision", "subtitle"]
-
-    /// Fields each export format has no column for (ExportFormat.notCarried says the same).
+    /// Fields each export format has no column for: docs/export.md's list (`ExportDocs`).
     static let notCarried: [String: Set<String>] = [
-        "goodreads": libraryOwn.union([
-            "bcid", "characterOrPlotDriven", "condition", "conditionDescription", "contentWarningDescription",
-            "contentWarnings", "contributors", "diverseCharacters", "flawedCharacters", "loveableCharacters", "moods",
-            "pace", "purchaseDate", "purchaseLocation", "recommendedBy", "recommendedFor", "strongCharacterDevelopment",
-        ]),
-        "storygraph": libraryOwn.union([
-            "bcid", "condition", "conditionDescription", "notes", "originalYear", "ownedCopies", "pages", "publisher",
-            "purchaseDate", "purchaseLocation", "recommendedBy", "recommendedFor", "shelfPositions", "spoiler", "year",
-        ]),
+        "goodreads": try! ExportDocs.notCarried("goodreads"), "storygraph": try! ExportDocs.notCarried("storygraph"),
     ]
 
     struct Source: CustomTestStringConvertible, Sendable {

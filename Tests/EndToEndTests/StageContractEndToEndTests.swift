@@ -36,10 +36,9 @@ import TestSupport
             #expect(FileManager.default.fileExists(atPath: run + "/" + new), "\(new)")
             #expect(!FileManager.default.fileExists(atPath: run + "/" + old), "\(old)")
         }
-        // Render's executable found parse's renamed report (it knows every stage's description, not
-        // only its own): the page names the imported copy, not the fallback "import".
+        // The page names the user's file (issue 38), not the run's copy nor the fallback "import".
         let page = try String(contentsOfFile: run + "/import.html", encoding: .utf8)
-        #expect(page.contains("<title>Import report: input.csv</title>"), "\(page.prefix(300))")
+        #expect(page.contains("<title>Import report: goodreads_library_export.csv</title>"), "\(page.prefix(300))")
         let report = try readJSONFile(MergeReport.self, from: run + "/import-summary.json")
         #expect(report.rowsRead == 15 && report.outcomes.total == 15)
         #expect(report.review == "to-review.json" && report.failedRows == "rejected.csv")

@@ -94,7 +94,7 @@ import TestSupport
             if generator.next() % 4 == 0 { record.rowId = "\(line)" }
             let keys = RecordKeys(record)
             let resolution = try resolver.resolve(keys, line: line)
-            let expected = model.resolve(keys, line: line)
+            let expected = model.resolve(keys, line: line, rowId: record.rowId)
             if resolution != expected {
                 Issue.record("line \(line): \(resolution), expected \(expected)")
                 return
@@ -119,7 +119,11 @@ import TestSupport
 /// The rules of `KeyResolver` (docs/library.md) over plain arrays, dictionaries and whole title
 /// identities compared as text (the resolver compares packed descriptors).
 private struct ResolverModel {
-    struct Book { var id: UInt64; var firstLine: Int?; var isbnRowInFile = false; var inLibrary: Bool }
+    struct Book {
+        var id: UInt64; var firstLine: Int?; var isbnRowInFile = false; var inLibrary: Bool
+        /// The first row of the file with a source id that went here: its id and its own subtitle.
+        var entry: (rowId: String, subtitle: String)?
+    }
     struct Node { var main: String; var book: Int; var title: TitleIdentity; var closed = false }
     var books: [Book] = []
     var owners: [String: Int] = [:]
@@ -174,14 +178,24 @@ private struct ResolverModel {
         }
     }
 
-    func titleMatch(_ title: TitleIdentity, skippingISBNBooks: Bool) -> Int? {
-        let chain = chain(title.mainKey).filter { !(skippingISBNBooks && books[$0.book].isbnRowInFile) }
+    /// The nodes a row may join by title: not a book the reader's other entry (another source id,
+    /// another subtitle) went to.
+    func candidates(_ title: TitleIdentity, rowId: String?, skippingISBNBooks: Bool) -> [Node] {
+        chain(title.mainKey).filter { node in
+            if skippingISBNBooks && books[node.book].isbnRowInFile { return false }
+            guard let rowId, let entry = books[node.book].entry else { return true }
+            return entry.rowId == rowId || entry.subtitle == title.subtitle
+        }
+    }
+
+    func titleMatch(_ title: TitleIdentity, rowId: String?, skippingISBNBooks: Bool) -> Int? {
+        let chain = candidates(title, rowId: rowId, skippingISBNBooks: skippingISBNBooks)
         if let exact = chain.first(where: { !$0.closed && Self.same($0.title, title) }) { return exact.book }
         let compatible = Set(chain.filter { !$0.closed && Self.compatible($0.title, title) }.map(\.book))
         return compatible.count == 1 ? compatible.first : nil
     }
 
-    mutating func resolve(_ keys: RecordKeys, line: Int) -> Resolution {
+    mutating func resolve(_ keys: RecordKeys, line: Int, rowId: String?) -> Resolution {
         var found: Int?
         var decidedBy = keys.primary
         var ambiguous = false
@@ -189,14 +203,15 @@ private struct ResolverModel {
             if let owner = owners[isbn] {
                 found = owner
             } else if let title = keys.title {
-                found = titleMatch(title, skippingISBNBooks: true)
+                found = titleMatch(title, rowId: rowId, skippingISBNBooks: true)
                 if found != nil { decidedBy = title.key }
-                ambiguous = found == nil && Set(chain(title.mainKey).filter { !$0.closed && !books[$0.book].isbnRowInFile
+                ambiguous = found == nil && Set(candidates(title, rowId: rowId, skippingISBNBooks: true).filter { !$0.closed
                     && Self.compatible($0.title, title) }.map(\.book)).count > 1
             }
         } else if let title = keys.title {
-            found = titleMatch(title, skippingISBNBooks: false)
-            ambiguous = found == nil && Set(chain(title.mainKey).filter { !$0.closed && Self.compatible($0.title, title) }.map(\.book)).count > 1
+            found = titleMatch(title, rowId: rowId, skippingISBNBooks: false)
+            ambiguous = found == nil && Set(candidates(title, rowId: rowId, skippingISBNBooks: false).filter { !$0.closed
+                && Self.compatible($0.title, title) }.map(\.book)).count > 1
         } else if let fallback = keys.fallback {
             found = owners[fallback]
         }
@@ -229,6 +244,7 @@ private struct ResolverModel {
         }
         if let fallback = keys.fallback, owners[fallback] == nil { owners[fallback] = book; granted.append(fallback) }
         if keys.isbn != nil { books[book].isbnRowInFile = true }
+        if let rowId, books[book].entry == nil { books[book].entry = (rowId, keys.title?.subtitle ?? "") }
         let firstLine = books[book].firstLine
         if firstLine == nil { books[book].firstLine = line }
         return Resolution(bookId: books[book].id, status: firstLine != nil ? .duplicateInFile : books[book].inLibrary ? .inLibrary : .new,

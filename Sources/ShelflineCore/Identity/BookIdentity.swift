@@ -153,6 +153,10 @@ public struct TitleDescriptor: Sendable, Hashable {
 
     public var hasSubtitle: Bool { rawValue & Self.subtitleMask != 0 }
 
+    /// The subtitle's part alone (0: none): what tells a title from another of its main title
+    /// besides a series marker (`Dune` and `Dune (Dune Chronicles, #1)` have the same).
+    public var subtitlePart: UInt32 { rawValue & (Self.subtitleMask | Self.distinguishingBit) }
+
     /// The title names a subtitle or a series number, not only a main title (and an author).
     public var namesPart: Bool { rawValue & (Self.subtitleMask | Self.seriesMask) != 0 }
 

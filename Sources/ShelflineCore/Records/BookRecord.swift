@@ -52,7 +52,8 @@ public struct BookRecord: Codable, Sendable, Equatable {
     public var isbn13: String?
     /// The ISBN-10 form, when the book has one (validated).
     public var isbn10: String?
-    /// A value from an ISBN cell that did not validate: kept, never used as an identifier.
+    /// An ISBN cell the record's ISBNs do not show (it did not validate, or is another edition's
+    /// ISBN-10 beside the ISBN-13), as written: kept for exports, never used as an identifier.
     public var isbnRaw: String?
     public var asin: String?
     public var publisher: String?

@@ -7,26 +7,28 @@ public enum ExportCells {
         iso.map { String($0.map { $0 == "-" ? "/" : $0 }) }
     }
 
-    /// The title as the exports write it: the series suffix back on (`Dune (Dune Chronicles, #1)`).
+    /// The title as the exports write it: as the reader's export wrote it, else with the series
+    /// suffix back on (`Dune (Dune Chronicles, #1)`).
     static func title(_ book: LibraryBook) -> String {
+        book.titleAsWritten ?? seriesTitle(book)
+    }
+
+    /// The title with the series suffix back on, the way Goodreads writes most of them.
+    static func seriesTitle(_ book: LibraryBook) -> String {
         guard let series = book.series else { return book.title }
         guard let position = book.seriesPosition else { return "\(book.title) (\(series))" }
         return "\(book.title) (\(series), #\(position))"
     }
 
-    /// `Frank Herbert` → `Herbert, Frank`; `Martin Luther King Jr.` → `King Jr., Martin Luther`; one word stays.
+    /// Goodreads' own rule, as its exports write it: the last word first, then the others
+    /// (`Frank Herbert` → `Herbert, Frank`, `Walter M. Miller Jr.` → `Jr., Walter M. Miller`); one
+    /// word is written twice (`Akala` → `Akala, Akala`).
     static func lastFirst(_ name: String?) -> String? {
         guard let name else { return nil }
         var words = name.split(separator: " ")
-        guard words.count > 1 else { return name }
-        var surname = String(words.removeLast())
-        if suffixes.contains(surname.lowercased()), words.count > 1 {
-            surname = "\(words.removeLast()) \(surname)"
-        }
-        return "\(surname), \(words.joined(separator: " "))"
+        guard let last = words.popLast() else { return name }
+        return "\(last), \(words.isEmpty ? String(last) : words.joined(separator: " "))"
     }
-
-    private static let suffixes: Set<String> = ["jr.", "jr", "sr.", "sr", "ii", "iii", "iv"]
 
     /// A rating as a whole star: half up (3.5 → 4, 3.25 → 3), a rated book never below 1; 0 = unrated.
     public static func wholeStars(_ rating: Double?) -> Int {
@@ -38,6 +40,30 @@ public enum ExportCells {
     public static func stars(_ rating: Double?) -> String? {
         guard let rating, rating > 0 else { return nil }
         return rating == rating.rounded() ? String(Int(rating)) : String(rating)
+    }
+
+    /// The ISBN cells as the reader's exports wrote them: the valid ISBNs an export gave (not
+    /// ones lookup found: `value(_:_:of:)`), and an invalid cell in the column its length says
+    /// (13 characters or more: `ISBN13`; else `ISBN`).
+    static func isbns(_ book: LibraryBook) -> (isbn10: String?, isbn13: String?) {
+        var isbn10 = value(book.isbn10, "isbn10", of: book), isbn13 = value(book.isbn13, "isbn13", of: book)
+        if let raw = book.isbnAsWritten {
+            if raw.filter({ $0.isNumber || $0 == "X" || $0 == "x" }).count >= 11 { isbn13 = raw } else { isbn10 = raw }
+        }
+        return (isbn10, isbn13)
+    }
+
+    /// `value` of the book's field `field` as an export writes it: what a reader's export said, or
+    /// what lookup found for one of `ExportFormat.filledFromMetadata` from the edition the reader's
+    /// own ISBN named (a match by ISBN). Nothing else lookup found: a title search's edition is a
+    /// guess, and written as the reader's cell the next import would read it as the reader's word
+    /// (and match otherwise), so export → import → export would not be stable.
+    static func value<T>(_ value: T?, _ field: String, of book: LibraryBook) -> T? {
+        guard let value, book.metadataFields?.contains(field) == true else { return value }
+        guard book.enrichment == MatchStatus.matchedByIsbn.rawValue,
+              ExportFormat.filledFromMetadata.contains(where: { $0.field == field })
+        else { return nil }
+        return value
     }
 
     /// The date the book was last finished.

@@ -9,27 +9,13 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     /// The library itself, one book (a JSON object) a line: `docs/library-book.schema.json`.
     case ndjson
 
-    /// Library fields this format has no column for (by their names in the library's JSON): a
-    /// round trip through the format keeps every other field.
-    public var notCarried: [String] {
-        switch self {
-        case .goodreads:
-            ["bcid", "characterOrPlotDriven", "condition", "conditionDescription", "contentWarningDescription",
-             "contentWarnings", "contributors", "diverseCharacters", "flawedCharacters", "loveableCharacters", "moods",
-             "pace", "purchaseDate", "purchaseLocation", "recommendedBy", "recommendedFor", "strongCharacterDevelopment",
-             "subtitle"] + Self.libraryOwn
-        case .storygraph:
-            ["bcid", "condition", "conditionDescription", "notes", "originalYear", "ownedCopies", "pages", "publisher",
-             "purchaseDate", "purchaseLocation", "recommendedBy", "recommendedFor", "shelfPositions", "spoiler",
-             "subtitle", "year"] + Self.libraryOwn
-        case .ndjson:
-            []
-        }
-    }
-
-    /// What only the library knows: found again by lookup on the next import, not by the file.
-    static let libraryOwn = ["coverId", "editionKey", "enrichment", "enrichmentSource", "metadataFields", "needsReview",
-                             "provenance", "reviewDecision", "workKey"]
+    /// The cells an export fills from lookup's metadata when the reader's export left them empty
+    /// (library field, Goodreads column): only from the edition the reader's own ISBN named (a
+    /// match by ISBN), and never an identifier, title or author, so that export → import → export
+    /// gives the same file (`ExportCells.value`). StoryGraph has none of these columns.
+    public static let filledFromMetadata: [(field: String, column: String)] = [
+        ("publisher", "Publisher"), ("pages", "Number of Pages"), ("year", "Year Published"),
+    ]
 
     /// Where a format keeps less than the library, in words (for `--help` and the docs).
     public var limits: String {
@@ -39,7 +25,10 @@ public enum ExportFormat: String, CaseIterable, Sendable {
                 "(a fraction rounded half up: 3.5 → 4, 3.25 → 3; a rated book never below 1); no StoryGraph " +
                 "columns (moods, pace, characters, content warnings, contributors), an ASIN only in place of an ISBN-10, no older-export " +
                 "columns (purchase, condition, recommendations); `Average Rating` left empty (it is Goodreads', " +
-                "not yours); `Book Id` only for books a Goodreads export brought"
+                "not yours); `Book Id` only for books a Goodreads export brought; cells as the reader's export " +
+                "wrote them (title, ISBNs valid or not), lookup filling only an empty " +
+                Self.filledFromMetadata.map { "`\($0.column)`" }.joined(separator: ", ") +
+                " from the edition of a match by the reader's ISBN"
         case .storygraph:
             "no publisher, pages, publication years, private notes, spoiler flag, shelf positions or copy count " +
                 "(`Owned?` is Yes/No); ratings kept to the quarter star as StoryGraph does"

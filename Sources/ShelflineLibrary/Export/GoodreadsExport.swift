@@ -19,17 +19,19 @@ enum GoodreadsExport {
     static func write(_ book: LibraryBook, to line: inout CSVLine) {
         line.cell(ExportCells.rowId(book, format: .goodreads))
         line.cell(ExportCells.title(book))
-        line.cell(book.author)
-        line.cell(ExportCells.lastFirst(book.author))
-        line.cell(ExportCells.joined(book.additionalAuthors))
-        line.cell("=\"\(book.isbn10 ?? book.asin ?? "")\"")  // Goodreads writes a Kindle edition's ASIN there
-        line.cell("=\"\(book.isbn13 ?? "")\"")
+        let author = ExportCells.value(book.author, "author", of: book)
+        line.cell(author)
+        line.cell(ExportCells.lastFirst(author))
+        line.cell(ExportCells.joined(ExportCells.value(book.additionalAuthors, "additionalAuthors", of: book)))
+        let isbns = ExportCells.isbns(book)
+        line.cell("=\"\(isbns.isbn10 ?? book.asin ?? "")\"")  // Goodreads writes a Kindle edition's ASIN there
+        line.cell("=\"\(isbns.isbn13 ?? "")\"")
         line.cell(ExportCells.wholeStars(book.rating))
         line.cell(nil as String?)  // Average Rating: Goodreads' readers', not the user's
-        line.cell(book.publisher)
+        line.cell(ExportCells.value(book.publisher, "publisher", of: book))
         line.cell(book.binding)
-        line.cell(book.pages)
-        line.cell(book.year)
+        line.cell(ExportCells.value(book.pages, "pages", of: book))
+        line.cell(ExportCells.value(book.year, "year", of: book))
         line.cell(book.originalYear)
         line.cell(ExportCells.slashDate(ExportCells.lastFinished(book)))
         line.cell(ExportCells.slashDate(book.dateAdded))

@@ -60,6 +60,8 @@ enum LibraryBookScan {
             case .additionalAuthors: return set(s.stringArray(), &book.additionalAuthors)
             case .isbn13: return set(s.string(), &book.isbn13)
             case .isbn10: return set(s.string(), &book.isbn10)
+            case .isbnAsWritten: return set(s.string(), &book.isbnAsWritten)
+            case .titleAsWritten: return set(s.string(), &book.titleAsWritten)
             case .asin: return set(s.string(), &book.asin)
             case .publisher: return set(s.string(), &book.publisher)
             case .binding: return set(s.string(), &book.binding)
@@ -128,7 +130,8 @@ enum LibraryBookScan {
              dateAdded, reads, readCount, review, notes, owned, ownedCopies, shelfPositions, spoiler, recommendedFor,
              recommendedBy, purchaseDate, purchaseLocation, condition, conditionDescription, bcid, contributors, moods, pace,
              characterOrPlotDriven, strongCharacterDevelopment, loveableCharacters, diverseCharacters, flawedCharacters,
-             contentWarnings, contentWarningDescription, enrichment, enrichmentSource, needsReview, reviewDecision, provenance
+             contentWarnings, contentWarningDescription, enrichment, enrichmentSource, needsReview, reviewDecision, provenance,
+             isbnAsWritten, titleAsWritten
 
         /// The fields named in `names` as a mask of their bits (names that are no field are left out).
         static func mask(of names: Set<String>) -> UInt64 {

@@ -14,9 +14,12 @@ enum StoryGraphExport {
 
     static func write(_ book: LibraryBook, to line: inout CSVLine) {
         line.cell(ExportCells.title(book))
-        line.cell(ExportCells.joined([book.author].compactMap { $0 } + (book.additionalAuthors ?? [])))
+        let author = ExportCells.value(book.author, "author", of: book)
+        let others = ExportCells.value(book.additionalAuthors, "additionalAuthors", of: book)
+        line.cell(ExportCells.joined([author].compactMap { $0 } + (others ?? [])))
         line.cell(book.contributors)
-        line.cell(book.isbn13 ?? book.isbn10 ?? book.asin)
+        let isbns = ExportCells.isbns(book)
+        line.cell(isbns.isbn13 ?? isbns.isbn10 ?? book.asin)
         line.cell(book.binding)
         line.cell(book.shelf)
         line.cell(ExportCells.slashDate(book.dateAdded))

@@ -95,13 +95,13 @@ public struct ImportActivityRenderer: Sendable {
                                                    startedAt: startedAt, after: active.timestamp))
                     emitted.append(.end)
                 }
-                reportPath = try writePages(status)
+                reportPath = try writePages(status, fileName: active.attributes.fileName)
             }
         } else if status.merge != nil {
             try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
                                            after: active.timestamp))
             emitted.append(.end)
-            reportPath = try writePages(status)
+            reportPath = try writePages(status, fileName: active.attributes.fileName)
         } else if emitted.isEmpty, state != active.contentState,
                   force || now.timeIntervalSince1970 - Double(active.timestamp) >= parameters.minimumUpdateIntervalSeconds {
             try store.publish(makeSnapshot(.update, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
@@ -112,9 +112,10 @@ public struct ImportActivityRenderer: Sendable {
     }
 
     /// The finished import's report page and the workspace's library page, which it links to.
-    func writePages(_ status: ImportRunStatus) throws -> String {
+    /// `fileName`: the user's file, as the activity names it (the run reads a copy, `input.csv`).
+    func writePages(_ status: ImportRunStatus, fileName: String) throws -> String {
         let library = try LibraryPage.write(workspace: workspace)
-        return try ImportReportPage.write(status: status, parameters: parameters,
+        return try ImportReportPage.write(status: status, parameters: parameters, fileName: fileName,
                                           libraryPage: Self.relativePath(of: library, from: status.runDirectory))
     }
 

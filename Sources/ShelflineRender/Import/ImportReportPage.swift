@@ -11,8 +11,9 @@ public enum ImportReportPage {
     /// Renders and atomically writes the page for a finished run; returns its path.
     @discardableResult
     /// `libraryPage`: the library page's path relative to the run directory, linked from the summary.
+    /// `fileName`: the user's file the page is titled with (default: the run's copy's name).
     public static func write(status: ImportRunStatus, parameters: RenderParameters = RenderParameters(),
-                             libraryPage: String? = nil) throws -> String {
+                             fileName: String? = nil, libraryPage: String? = nil) throws -> String {
         let directory = status.runDirectory
         /// Merge's file with `role`: as its report names it, else as the run's files do.
         func resolve(_ name: String?, _ role: StageFileRole) -> String {
@@ -29,7 +30,8 @@ public enum ImportReportPage {
                                             knownDataRows: status.merge?.notEnrichedRowCount)
         let html = render(status: status, review: review, failedRows: failed.rows, failedRowCount: failed.dataRows,
                           notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
-                          ruledOut: ruledOut, maximumRows: parameters.reportMaximumRows, libraryPage: libraryPage)
+                          ruledOut: ruledOut, maximumRows: parameters.reportMaximumRows, fileName: fileName,
+                          libraryPage: libraryPage)
         let name = status.files.output(.render, .page) ?? RenderStage.description.defaultOutput(.page)
         let target = name.hasPrefix("/") ? name : directory + "/" + name
         try AtomicFile.write(html, to: target)
@@ -44,9 +46,9 @@ public enum ImportReportPage {
     public static func render(status: ImportRunStatus, review: [ReviewEntry], failedRows: [[String]],
                               failedRowCount: Int? = nil, notEnrichedRows: [[String]] = [],
                               notEnrichedRowCount: Int? = nil, ruledOut: [ReviewEntry] = [], maximumRows: Int,
-                              libraryPage: String? = nil) -> String {
+                              fileName: String? = nil, libraryPage: String? = nil) -> String {
         let state = ImportActivityRenderer.contentState(for: status)
-        let fileName = status.parse.map { ($0.input as NSString).lastPathComponent } ?? "import"
+        let fileName = fileName ?? status.parse.map { ($0.input as NSString).lastPathComponent } ?? "import"
         var html = """
         <!DOCTYPE html>
         <html lang="en">
