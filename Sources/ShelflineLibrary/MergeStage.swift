@@ -241,7 +241,8 @@ public enum MergeStage {
                                                     reason: "the record's review and notes are apart (textsApart), but \(request.parseReport) "
                                                         + "names no texts file: give merge the parse report of the parse that wrote it")
                         }
-                        try texts.take(line: record.line, recordsPath: request.records) { textsLine in
+                        try texts.take(line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
+                                       recordsPath: request.records) { textsLine in
                             try bucketFile.append(id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys,
                                                   texts: textsLine, record: bytes)
                         }

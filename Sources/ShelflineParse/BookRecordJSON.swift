@@ -138,6 +138,9 @@ public struct BookRecordJSON {
             defer { swap(&line, &textsLine) }
             line.removeAll()
             var inner = true
+            // The row, as the record names it: merge checks both come from one parse (`RecordTexts`).
+            key("byteLength", &inner); integer(record.byteLength)
+            key("byteOffset", &inner); integer(record.byteOffset)
             key("line", &inner); integer(record.line)
             if let value = record.notes { key("notes", &inner); text(value, cells) }
             if let value = record.review { key("review", &inner); text(value, cells) }

@@ -4,8 +4,8 @@ import ShelflineCore
 public enum ParseError: ShelflineError, Equatable {
     /// The file has no bytes at all: there is no header to recognise.
     case emptyFile(path: String)
-    /// The file holds NUL bytes or other binary data, not CSV/TSV text.
-    case binaryData(path: String)
+    /// The file starts as a binary file does (`BinaryContent`), not as CSV/TSV text; `kind` says which.
+    case binaryData(path: String, kind: String)
     /// The header matches no known export (nor the configured generic mapping).
     case unrecognisedHeader(path: String, found: [String], expected: [String])
     /// The format was forced (`--format`) but the header lacks columns it needs.
@@ -31,8 +31,8 @@ public enum ParseError: ShelflineError, Equatable {
         switch self {
         case .emptyFile(let path):
             return "\(path): empty file (0 bytes): expected a library export with a header line"
-        case .binaryData(let path):
-            return "\(path): binary data, not a CSV or TSV export"
+        case .binaryData(let path, let kind):
+            return "\(path): binary data (\(kind)), not a CSV or TSV export"
         case .unrecognisedHeader(let path, let found, let expected):
             let shown = found.prefix(6).map { Self.printable($0.count > 40 ? String($0.prefix(40)) + "…" : $0) }
             let more = found.count > 6 ? ", … (\(found.count) columns)" : ""

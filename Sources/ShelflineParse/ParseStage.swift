@@ -63,12 +63,21 @@ public struct ParseStage {
                                      maxRowBytes: job.maxRowBytes)
 
         // Header: sniff binary data and the delimiter, then recognise the format by names.
-        let sniff = try reader.peek(1 << 16)
-        if sniff.contains(0) { throw ParseError.binaryData(path: path) }
+        if let kind = BinaryContent.kind(of: try reader.peek(BinaryContent.sniffLength)) {
+            throw ParseError.binaryData(path: path, kind: kind)
+        }
         let firstLine = try reader.peekFirstLine()
         reader.delimiter = Self.delimiter(forHeaderLine: firstLine)
         var row = DelimitedRow()
+        var nulBytes = 0, nulLines: [Int] = []
+        // A NUL in a cell is dropped (the reader did) and the row kept; the report says where.
+        func countNULs() {
+            guard row.nulBytes > 0 else { return }
+            nulBytes += row.nulBytes
+            if nulLines.count < ParseReport.nulByteLinesKept { nulLines.append(row.line) }
+        }
         guard try reader.next(into: &row) else { throw ParseError.emptyFile(path: path) }
+        countNULs()
         let noHeader = job.noHeader ?? job.parameters.noHeader
         if row.malformation != nil && !noHeader {
             let found = [TextRepair.decode(firstLine).text]
@@ -113,6 +122,7 @@ public struct ParseStage {
         var record = ParsedRecord(cells: [], format: map.format, line: 0, byteOffset: 0, byteLength: 0, title: .string(""))
         var firstRowIsData = noHeader
         while try firstRowIsData || reader.next(into: &row) {
+            if !firstRowIsData { countNULs() }
             firstRowIsData = false
             rowsRead += 1
             if rowsRead & 0xFFF == 0, cancellation?.isCancelled == true {
@@ -153,11 +163,16 @@ public struct ParseStage {
             input: path, format: map.format, delimiter: reader.delimiter == 0x09 ? "\t" : ",", header: header,
             headerByteOffset: headerOffset, headerByteLength: headerLength, rowsRead: rowsRead,
             rowsWritten: rowsWritten, rowsRejected: rowsRejected, fieldsRepaired: fieldsRepaired,
-            rowsWithEmptyExtraFields: extraEmptyFields > 0 ? extraEmptyFields : nil, texts: textsReference)
+            rowsWithEmptyExtraFields: extraEmptyFields > 0 ? extraEmptyFields : nil,
+            nulBytesDropped: nulBytes > 0 ? nulBytes : nil, nulByteLines: nulBytes > 0 ? nulLines : nil, texts: textsReference)
         log.event([
             "stage": "parse", "input": path, "format": map.format.rawValue, "rows_read": rowsRead,
             "rows_written": rowsWritten, "rows_rejected": rowsRejected, "fields_repaired": fieldsRepaired,
         ])
+        if nulBytes > 0 {
+            log.event(["stage": "parse", "event": "nul_bytes_dropped", "count": nulBytes,
+                       "lines": nulLines.map(String.init).joined(separator: ",")])
+        }
         return report
     }
 

@@ -24,7 +24,8 @@ extension ParseStage: PipelineStage {
                   StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
                   StageFile(.report, .option, defaultName: "parse-report.json")],
         unlistedOutputs: [StageFile(.texts, .foundByRole, defaultName: RecordTexts.fileName, besides: .records)],
-        // 4: reviews and notes apart from the records (`RecordTexts`); 3: `shelfPositions`
+        // 5: each texts line names its record's row (`byteOffset`, `byteLength`), which merge
+        // checks (issue 36); 4: reviews and notes apart from the records (`RecordTexts`); 3: `shelfPositions`
         // aligned with `shelves` (both issue 25).
         parameterStages: [.parse], algorithmVersion: 5, invocation: .files)
 

@@ -18,16 +18,24 @@ public struct ParseReport: Codable, Sendable, Equatable, FileStageReport {
     /// Rows with more fields than the header, all the extra ones empty, read as if they were not
     /// there (absent when there were none, so reports of ordinary files keep their bytes).
     public var rowsWithEmptyExtraFields: Int?
+    /// NUL bytes dropped from cells (a NUL is never data: docs/parse.md), and the source lines of
+    /// the first `nulByteLinesKept` rows that held one; both absent when there were none.
+    public var nulBytesDropped: Int?
+    public var nulByteLines: [Int]?
     /// The file holding the records' reviews and notes (`RecordTexts`), which merge joins back;
     /// absent in reports of parses that kept them in the records.
     public var texts: RecordTexts.Reference?
+
+    /// How many lines `nulByteLines` lists at most (the count is always whole).
+    public static let nulByteLinesKept = 100
 
     /// Rows read (`StageReport`): written + rejected.
     public var rowCount: Int { rowsRead }
 
     public init(input: String, format: SourceFormat, delimiter: String, header: [String], headerByteOffset: Int,
                 headerByteLength: Int, rowsRead: Int, rowsWritten: Int, rowsRejected: Int, fieldsRepaired: Int,
-                rowsWithEmptyExtraFields: Int? = nil, texts: RecordTexts.Reference? = nil) {
+                rowsWithEmptyExtraFields: Int? = nil, nulBytesDropped: Int? = nil, nulByteLines: [Int]? = nil,
+                texts: RecordTexts.Reference? = nil) {
         self.input = input
         self.format = format
         self.delimiter = delimiter
@@ -39,6 +47,8 @@ public struct ParseReport: Codable, Sendable, Equatable, FileStageReport {
         self.rowsRejected = rowsRejected
         self.fieldsRepaired = fieldsRepaired
         self.rowsWithEmptyExtraFields = rowsWithEmptyExtraFields
+        self.nulBytesDropped = nulBytesDropped
+        self.nulByteLines = nulByteLines
         self.texts = texts
     }
 }

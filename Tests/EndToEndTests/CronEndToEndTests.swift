@@ -190,7 +190,7 @@ import Testing
             ], in: cron.dir.path)
         process.standardError = FileHandle.nullDevice
         try process.run()
-        try #require(waitUntil { FileManager.default.fileExists(atPath: pidFile) }, "notify never started")
+        try #require(waitUntil(watching: [pidFile]) { FileManager.default.fileExists(atPath: pidFile) }, "notify never started")
         process.terminate()
         process.waitUntilExit()
         #expect(process.terminationStatus == 75)

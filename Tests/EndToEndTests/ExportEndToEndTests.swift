@@ -269,13 +269,20 @@ import TestSupport
         let ambiguous = try library(["show", "the"])
         #expect(ambiguous.status == 64 && ambiguous.stderr.split(separator: "\n").count == 1, "\(ambiguous)")
 
-        // The import wrote the page, and its report links to it.
-        #expect(FileManager.default.fileExists(atPath: workspace + "/library.html"))
+        // The import wrote the page, with one row per library book (ids from the library file, not
+        // from the page's code) and their titles, and its report links to it (issue 42: the page
+        // only had to exist).
+        let page = try String(contentsOfFile: workspace + "/library.html", encoding: .utf8)
+        let rowIds = page.components(separatedBy: "<tr data-id=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        #expect(rowIds.count == books.count && Set(rowIds) == Set(books.keys), "\(rowIds)")
+        for book in books.values { #expect(page.contains(">\(book["title"] as! String)<"), "\(book["title"]!)") }
         let report = try String(contentsOfFile: workspace + "/runs/latest/report.html", encoding: .utf8)
         #expect(report.contains("href=\"../../library.html\""))
+        // `library html` writes the same page again from the same library.
         try FileManager.default.removeItem(atPath: workspace + "/library.html")
         let html = try library(["html"])
-        #expect(html.status == 0 && FileManager.default.fileExists(atPath: workspace + "/library.html"), "\(html)")
+        #expect(html.status == 0, "\(html)")
+        #expect((try? String(contentsOfFile: workspace + "/library.html", encoding: .utf8)) == page)
     }
 
     @Test func helpListsEveryFormatAndWhatItCannotCarry() throws {

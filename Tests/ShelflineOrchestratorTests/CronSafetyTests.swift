@@ -63,7 +63,7 @@ import Testing
         let first = fixture.start(["STANDIN_SLEEP_lookup": "600"])
         first.standardError = FileHandle.nullDevice
         try first.run()
-        try #require(waitUntil { fixture.stagesRun.contains("lookup") }, "lookup never started")
+        try #require(waitUntil(watching: [fixture.log]) { fixture.stagesRun.contains("lookup") }, "lookup never started")
         first.terminate()
         first.waitUntilExit()
         #expect(first.terminationStatus == 75)
@@ -82,7 +82,7 @@ import Testing
         try first.run()
         let snapshotPath = fixture.workspace + "/activity/import.json"
         try #require(
-            waitUntil { fixture.stagesRun.contains("dedupe") && FileManager.default.fileExists(atPath: snapshotPath) },
+            waitUntil(watching: [fixture.log, snapshotPath]) { fixture.stagesRun.contains("dedupe") && FileManager.default.fileExists(atPath: snapshotPath) },
             "the import never started its activity")
         // Killed outright: nothing can end the activity now but a later command.
         kill(first.processIdentifier, SIGKILL)
@@ -102,7 +102,7 @@ import Testing
         let errors = Pipe()
         first.standardError = errors
         try first.run()
-        try #require(waitUntil { fixture.stagesRun.contains("dedupe") }, "dedupe never started")
+        try #require(waitUntil(watching: [fixture.log]) { fixture.stagesRun.contains("dedupe") }, "dedupe never started")
         kill(first.processIdentifier, SIGHUP)
         first.waitUntilExit()
         #expect(first.terminationReason == .exit && first.terminationStatus == 75)

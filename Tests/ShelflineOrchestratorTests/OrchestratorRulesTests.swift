@@ -195,7 +195,7 @@ import TestSupport
         defer { if first.isRunning { first.terminate() } }
         // Wait until the first run holds the lock (its pid is written into the lock file).
         let lockFile = fixture.workspace + "/.lock"
-        try #require(waitUntil { ((try? String(contentsOfFile: lockFile, encoding: .utf8)) ?? "").contains("pid=") },
+        try #require(waitUntil(watching: [lockFile]) { ((try? String(contentsOfFile: lockFile, encoding: .utf8)) ?? "").contains("pid=") },
                      "the first run never took the lock")
         let second = try fixture.run()
         #expect(second.status == 75, "\(second)")
@@ -209,7 +209,7 @@ import TestSupport
         let first = fixture.start(["STANDIN_SLEEP_dedupe": "30"])
         first.standardError = FileHandle.nullDevice
         try first.run()
-        try #require(waitUntil { fixture.stagesRun.contains("dedupe") }, "dedupe never started")
+        try #require(waitUntil(watching: [fixture.log]) { fixture.stagesRun.contains("dedupe") }, "dedupe never started")
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         let next = try fixture.run()
@@ -223,7 +223,7 @@ import TestSupport
         let errors = Pipe()
         first.standardError = errors
         try first.run()
-        try #require(waitUntil { fixture.stagesRun.contains("lookup") }, "lookup never started")
+        try #require(waitUntil(watching: [fixture.log]) { fixture.stagesRun.contains("lookup") }, "lookup never started")
         first.terminate()
         first.waitUntilExit()
         #expect(first.terminationStatus == 75)

@@ -308,7 +308,7 @@ struct ServeFixture {
     /// would starve the server's own request tasks (two such tests at once took the whole pool).
     static func waitOffPool(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: waitUntil(condition)) }
+            DispatchQueue.global().async { continuation.resume(returning: waitUntil(recheckingEvery: 0.05, condition)) }
         }
     }
 

@@ -9,12 +9,12 @@ import TestSupport
 /// Renders `report.html` in a real headless Chromium (Debian's `chromium-headless-shell`, which
 /// `.ci/run` installs): the DOM Chromium built from the page must carry merge-report.json's counts
 /// and the expected headings (`--dump-dom`), and a screenshot must not be blank. Without a browser
-/// these tests skip locally with a message; under `CI=true` they fail.
+/// these tests skip locally with a message; under CI (`ContinuousIntegration`) they fail.
 @Suite struct ReportScreenshotTests {
     static let browser: String? = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium", "/usr/bin/chromium-browser"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    static let underCI = ProcessInfo.processInfo.environment["CI"].map { ["true", "1", "yes"].contains($0.lowercased()) } ?? false
+    static let underCI = ContinuousIntegration.isRunning
 
     static let missing = "no headless Chromium found (install it with: apt-get install chromium-headless-shell)"
 

@@ -29,8 +29,6 @@ public enum JSONSchemaCheck {
         return output.split(separator: "\n").map(String.init)
     }
 
-    /// `CI=true` (or 1, yes): a check that cannot run must fail.
-    public static var underCI: Bool {
-        ProcessInfo.processInfo.environment["CI"].map { ["true", "1", "yes"].contains($0.lowercased()) } ?? false
-    }
+    /// Under CI a check that cannot run must fail (`ContinuousIntegration`, the one rule).
+    public static var underCI: Bool { ContinuousIntegration.isRunning }
 }

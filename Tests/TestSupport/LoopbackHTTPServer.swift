@@ -143,6 +143,7 @@ private final class RequestLog: @unchecked Sendable {
             return ready
         }
         for waiter in ready { waiter.continuation.resume() }
+        TestEvent.post()  // a `waitUntil` on the requests checks again
     }
 
     var all: [LoopbackRequest] { lock.withLock { entries } }

@@ -12,8 +12,13 @@ import Foundation
 /// The file sits beside parse's records (`path(besides:)`); parse's report names it with its
 /// SHA-256 and line count (`ParseReport.texts`), so merge joins the texts of the very parse that
 /// wrote the records or refuses. One line per record with texts, ascending by source line:
-/// `{"line":<source line>,"notes":"…","review":"…"}` (sorted keys, a text absent when the row has
-/// none): what `JSONEncoder.shelfline` writes for those three fields.
+/// `{"byteLength":<L>,"byteOffset":<O>,"line":<source line>,"notes":"…","review":"…"}` (sorted
+/// keys, a text absent when the row has none): what `JSONEncoder.shelfline` writes for those
+/// fields. The first three name the record's row as the record itself does (its provenance, which
+/// no later stage changes), so merge, taking each line for its record, also checks that both come
+/// from the same parse: another parse's texts, though the report naming them is right and their
+/// source lines coincide, differ there unless every row with texts sits at the same bytes (issue
+/// 36). Lines without them (parse algorithm version 4) are still read, by line alone.
 public enum RecordTexts {
     /// Parse's unlisted output (`Stage.unlistedOutputs`, beside its records).
     public static let fileName = "texts.ndjson.gz"
@@ -23,9 +28,15 @@ public enum RecordTexts {
         StageFiles.beside(records, named: fileName)
     }
 
-    /// Appends the texts line of source line `line` (no newline).
-    public static func appendLine(line: Int, review: String?, notes: String?, to out: inout [UInt8]) {
-        out.append(contentsOf: "{\"line\":".utf8)
+    /// Appends the texts line of source line `line`, whose row is `row` (byte offset and length;
+    /// nil: a line as parse algorithm version 4 wrote it), without a newline.
+    public static func appendLine(line: Int, row: (byteOffset: Int, byteLength: Int)? = nil, review: String?, notes: String?,
+                                  to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        if let row {
+            out.append(contentsOf: "\"byteLength\":\(row.byteLength),\"byteOffset\":\(row.byteOffset),".utf8)
+        }
+        out.append(contentsOf: "\"line\":".utf8)
         out.append(contentsOf: String(line).utf8)
         if let notes {
             out.append(contentsOf: ",\"notes\":".utf8)
@@ -39,16 +50,17 @@ public enum RecordTexts {
     }
 
     /// A texts line decoded: its source line and texts. Nil for anything but an object of `line`
-    /// (an integer, required) and `notes` and `review` (strings or null): a texts line can set no
-    /// other field of a record.
+    /// (an integer, required), `byteOffset` and `byteLength` (integers) and `notes` and `review`
+    /// (strings or null): a texts line can set no other field of a record.
     public static func decode(_ bytes: UnsafeRawBufferPointer) -> (line: Int, review: String?, notes: String?)? {
         var scanner = JSONScanner(bytes)
-        var line: Int?, review: String?, notes: String?
+        var line: Int?, review: String?, notes: String?, offset: Int?
         scanner.skipWhitespace()
         let ok = scanner.rawMembers { s, key in
             if s.null() { return key == "review" || key == "notes" }
             switch key {
             case "line": return s.int(into: &line)
+            case "byteOffset", "byteLength": return s.int(into: &offset)
             case "review": return s.string(into: &review)
             case "notes": return s.string(into: &notes)
             default: return false
@@ -58,23 +70,40 @@ public enum RecordTexts {
         return (line, review, notes)
     }
 
-    /// The source line a texts line names first (`{"line":N`), read without decoding the texts;
-    /// nil when the line does not start so.
-    static func leadingLine(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        let prefix = "{\"line\":".utf8
-        guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return nil }
-        var index = prefix.count
-        var value = 0
-        let start = index
-        while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39, index - start < 18 {
-            value = value * 10 + Int(bytes[index] - 0x30)
+    /// The record a texts line names first (`{"byteLength":L,"byteOffset":O,"line":N`, or a
+    /// version-4 line's `{"line":N`), read without decoding the texts; nil when the line does not
+    /// start so.
+    static func leadingRecord(_ bytes: UnsafeRawBufferPointer) -> (line: Int, row: (byteOffset: Int, byteLength: Int)?)? {
+        var index = 1
+        /// The integer after `"name":` at `index`, and the `,` or `}` after it.
+        func member(_ name: String) -> Int? {
+            let prefix = "\"\(name)\":".utf8
+            guard bytes.count - index > prefix.count,
+                UnsafeRawBufferPointer(rebasing: bytes[index...]).starts(with: prefix)
+            else { return nil }
+            index += prefix.count
+            var value = 0
+            let start = index
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39, index - start < 18 {
+                value = value * 10 + Int(bytes[index] - 0x30)
+                index += 1
+            }
+            guard index > start, index < bytes.count, bytes[index] == UInt8(ascii: ",") || bytes[index] == UInt8(ascii: "}") else {
+                return nil
+            }
             index += 1
+            return value
         }
-        guard index > start, index < bytes.count, bytes[index] == UInt8(ascii: ",") || bytes[index] == UInt8(ascii: "}") else {
-            return nil
+        guard bytes.first == UInt8(ascii: "{") else { return nil }
+        if let byteLength = member("byteLength") {
+            guard let byteOffset = member("byteOffset"), let line = member("line") else { return nil }
+            return (line, (byteOffset, byteLength))
         }
-        return value
+        return member("line").map { ($0, nil) }
     }
+
+    /// The source line a texts line names (`leadingRecord`).
+    static func leadingLine(_ bytes: UnsafeRawBufferPointer) -> Int? { leadingRecord(bytes)?.line }
 
     /// What a parse report says of its texts file.
     public struct Reference: Codable, Sendable, Equatable {
@@ -114,7 +143,15 @@ public final class RecordTextsReader {
 
     private struct Batch {
         var bytes: [UInt8] = []
-        var lines: [(line: Int, range: Range<Int>, fileLine: Int)] = []
+        var lines: [Entry] = []
+    }
+
+    /// One texts line: the record it names and where its bytes are in the batch.
+    private struct Entry {
+        var line: Int
+        var row: (byteOffset: Int, byteLength: Int)?
+        var range: Range<Int>
+        var fileLine: Int
     }
 
     /// Opens `reference`'s file (as named by the report at `reportPath`); missing is 66.
@@ -132,12 +169,13 @@ public final class RecordTextsReader {
             var batch = Batch()
             try GzipReader(path: path).forEachLine(readAhead: false) { bytes, fileLine in
                 guard !bytes.isEmpty else { return }
-                guard let line = RecordTexts.leadingLine(bytes) else {
-                    throw FileError.corrupt(path: path, line: fileLine, reason: "not a texts line (expected {\"line\":N,…})")
+                guard let named = RecordTexts.leadingRecord(bytes) else {
+                    throw FileError.corrupt(path: path, line: fileLine,
+                                            reason: "not a texts line (expected {\"byteLength\":L,\"byteOffset\":O,\"line\":N,…})")
                 }
                 let start = batch.bytes.count
                 batch.bytes.append(contentsOf: bytes)
-                batch.lines.append((line, start..<batch.bytes.count, fileLine))
+                batch.lines.append(Entry(line: named.line, row: named.row, range: start..<batch.bytes.count, fileLine: fileLine))
                 if batch.bytes.count >= 1 << 18 {
                     try emit(batch)
                     batch = Batch()
@@ -150,8 +188,10 @@ public final class RecordTextsReader {
     deinit { prefetcher.stop() }
 
     /// Calls `body` with the texts line of source line `line` (valid only during the call): the
-    /// next line of the file must be it.
-    public func take(line: Int, recordsPath: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    /// next line of the file must be it, and name the same row (`byteOffset`, `byteLength`: the
+    /// record's) when it names one.
+    public func take(line: Int, byteOffset: Int, byteLength: Int, recordsPath: String,
+                     _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard let entry = try nextLine() else {
             throw FileError.corrupt(path: recordsPath, line: nil,
                                     reason: "the record of source line \(line) has its texts apart, but \(path) ends before them")
@@ -160,6 +200,12 @@ public final class RecordTextsReader {
             throw FileError.corrupt(path: path, line: entry.fileLine,
                                     reason: "texts of source line \(entry.line) where \(recordsPath) has the record of line \(line) next: "
                                         + "records and texts are from different parses or out of order")
+        }
+        if let row = entry.row, row != (byteOffset, byteLength) {
+            throw FileError.corrupt(path: path, line: entry.fileLine,
+                                    reason: "texts of the row at bytes \(row.byteOffset)+\(row.byteLength) of the source, where "
+                                        + "\(recordsPath)'s record of line \(line) is at \(byteOffset)+\(byteLength): records and texts "
+                                        + "are from different parses; give merge the parse report of the parse that wrote the records")
         }
         next += 1
         taken += 1
@@ -183,7 +229,7 @@ public final class RecordTextsReader {
     }
 
     /// The next line not yet taken (the next batch fetched when this one is done); nil at the end.
-    private func nextLine() throws -> (line: Int, range: Range<Int>, fileLine: Int)? {
+    private func nextLine() throws -> Entry? {
         if next == batch.lines.count {
             guard let more = try prefetcher.next() else { return nil }
             batch = more

@@ -19,14 +19,16 @@ struct CSVLine {
         first = false
         guard var text, !text.isEmpty else { return }
         text.withUTF8 { utf8 in
+            let special = utf8.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D || $0 == 0 }
+            guard special else { bytes.append(contentsOf: utf8); return }
+            // A NUL byte is never written (a text from an older import may hold one): docs/export.md.
             let needsQuotes = utf8.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
-            guard needsQuotes else { bytes.append(contentsOf: utf8); return }
-            bytes.append(0x22)
-            for byte in utf8 {
+            if needsQuotes { bytes.append(0x22) }
+            for byte in utf8 where byte != 0 {
                 if byte == 0x22 { bytes.append(0x22) }
                 bytes.append(byte)
             }
-            bytes.append(0x22)
+            if needsQuotes { bytes.append(0x22) }
         }
     }
 

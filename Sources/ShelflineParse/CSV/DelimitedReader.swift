@@ -25,6 +25,9 @@ public struct DelimitedRow {
     public internal(set) var malformation: String?
     /// True when some byte of the row has its high bit set (so UTF-8 validation is worth doing).
     public internal(set) var hasNonASCII = false
+    /// NUL bytes dropped from the row's fields (docs/parse.md: a NUL in a cell is dropped, the row
+    /// kept); the raw bytes (`DelimitedReader.lastRowBytes`, `byteOffset`/`byteLength`) still hold them.
+    public internal(set) var nulBytes = 0
     /// Unescaped field bytes, back to back; field `i` is `storage[starts[i]..<ends[i]]`.
     public internal(set) var storage: [UInt8] = []
     public internal(set) var ends: [Int] = []
@@ -49,6 +52,30 @@ public struct DelimitedRow {
         ends.removeAll(keepingCapacity: true)
         malformation = nil
         hasNonASCII = false
+        nulBytes = 0
+    }
+
+    /// Drops the NUL bytes of every field (none to drop: nothing is touched).
+    mutating func dropNULs() {
+        let found = storage.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
+        guard found else { return }
+        var kept = 0, field = 0
+        for index in storage.indices {
+            while field < ends.count && ends[field] == index {
+                ends[field] = kept
+                field += 1
+            }
+            if storage[index] != 0 {
+                storage[kept] = storage[index]
+                kept += 1
+            }
+        }
+        while field < ends.count {
+            ends[field] = kept
+            field += 1
+        }
+        nulBytes = storage.count - kept
+        storage.removeLast(nulBytes)
     }
 }
 
@@ -83,6 +110,8 @@ public final class DelimitedReader {
     private var memoryOffset = 0
     private var nextLine = 1
     private let blockSize: Int
+    /// Set once a block read held a NUL byte: from then on each row's fields are checked for them.
+    private var sawNUL = false
     /// Bytes skipped at the start (3 for a UTF-8 BOM, else 0); known after `peekFirstLine()` or the first row.
     public private(set) var bomLength = 0
     private var startChecked = false
@@ -183,6 +212,7 @@ public final class DelimitedReader {
                 }
                 nextLine += newlines + (terminatorLength > 0 ? 1 : 0)
                 position = end + terminatorLength
+                if sawNUL { row.dropNULs() }
                 return true
             case .needMore:
                 if filled - position > maxRowBytes {
@@ -191,6 +221,7 @@ public final class DelimitedReader {
                 }
                 if sourceEnded {
                     recoverFromOpenQuote(into: &row)
+                    if sawNUL { row.dropNULs() }
                     return true
                 }
                 _ = try fill()
@@ -505,6 +536,7 @@ public final class DelimitedReader {
             sourceEnded = true
             return false
         }
+        if !sawNUL && memchr(buffer + filled, 0, count) != nil { sawNUL = true }
         filled += count
         return true
     }
