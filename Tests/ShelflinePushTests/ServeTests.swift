@@ -89,8 +89,10 @@ struct ServeFixture {
             let secret = try await serve.addDevice("phone")
             let token = PushFixture.token(0xa1, bytes: 40)
             #expect(try await serve.put(token, secret: secret, kind: "start") == 201)
+            let id = try DeviceStore(store: serve.push.store).read().devices.first?.id
             #expect(try serve.registered == [Registration(token: try DeviceToken(token), activity: .beerQueue, kind: .start,
-                                                          registeredAt: Int(serve.clock.now.timeIntervalSince1970), device: "phone")])
+                                                          registeredAt: Int(serve.clock.now.timeIntervalSince1970), device: "phone",
+                                                          deviceId: id)])
             #expect(try await serve.put(token, secret: secret, kind: "start") == 200)
             let listed = try await TokenRegistrar(store: serve.push.store).list(workspace: serve.push.workspace)
             #expect(listed.count == 1 && listed[0].hasPrefix("\(token) beer-queue start") && listed[0].hasSuffix(" device=phone"), "\(listed)")
@@ -306,9 +308,9 @@ struct ServeFixture {
 
     /// `waitUntil` on a Dispatch thread: polling on one of the cooperative pool's few threads
     /// would starve the server's own request tasks (two such tests at once took the whole pool).
-    static func waitOffPool(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    static func waitOffPool(timeout: TimeInterval = 60, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: waitUntil(condition)) }
+            DispatchQueue.global().async { continuation.resume(returning: waitUntil(timeout: timeout, condition)) }
         }
     }
 

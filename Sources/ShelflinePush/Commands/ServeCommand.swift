@@ -64,17 +64,30 @@ public struct ServeCommand: PushSubcommand {
         return (String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
     }
 
+    /// Each number option's documented range (docs/push.md): a duration beyond it would overflow
+    /// the nanoseconds a timer takes (issue 36: `--idle-timeout inf` died at the first connection).
+    static let ranges: [(name: String, range: ConfigLimits.Range)] = [
+        ("--rate-burst", .within(1, 1_000_000)),
+        ("--rate-per-second", .within(0.001, 1_000_000)),
+        ("--refreshes-per-minute", .within(1, 10_000)),
+        ("--idle-timeout", ConfigLimits.Range(exclusiveMinimum: 0, maximum: 86_400)),
+        ("--request-timeout", ConfigLimits.Range(exclusiveMinimum: 0, maximum: 3600)),
+    ]
+
     /// Bad options exit 64 before anything starts.
     public func validate() throws {
         guard address != nil else { throw ValidationError("--listen '\(listen)': expected HOST:PORT, e.g. 127.0.0.1:8787") }
-        guard rateBurst >= 1, ratePerSecond > 0, refreshesPerMinute >= 1, idleTimeout > 0, requestTimeout > 0 else {
-            throw ValidationError("--rate-burst and --refreshes-per-minute must be at least 1; --rate-per-second, --idle-timeout and --request-timeout above 0")
+        let values = [rateBurst, ratePerSecond, refreshesPerMinute, idleTimeout, requestTimeout]
+        for ((name, range), value) in zip(Self.ranges, values) where !(value.isFinite && range.allows(value)) {
+            throw ValidationError("\(name) \(value): expected \(range.text)")
         }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
     }
 
     func execute(context: StageContext, workspace: Workspace) async throws {
         guard let (host, port) = address else { throw ValidationError("--listen '\(listen)': expected HOST:PORT") }
+        // A devices file others could write is refused before serving (78), as on every request.
+        _ = try DeviceStore(store: PushStore(workspace: workspace)).read()
         let limits = ServeLimits(burst: rateBurst, requestsPerSecond: ratePerSecond, refreshBurst: refreshesPerMinute,
                                  refreshesPerSecond: refreshesPerMinute / 60, idleTimeoutSeconds: idleTimeout,
                                  requestTimeoutSeconds: requestTimeout)

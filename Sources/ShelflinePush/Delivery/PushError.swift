@@ -4,6 +4,9 @@ import ShelflineCore
 public enum PushError: ShelflineError, Equatable {
     /// The key file is readable by others: APNs keys sign for the whole team.
     case keyFileMode(path: String, mode: UInt16)
+    /// A private file (the key, `devices.json`) that others may read or write, or that another
+    /// user owns: anyone able to write `devices.json` could add their own secret's digest.
+    case notPrivate(path: String, reason: String)
     /// The key file is not a PKCS#8 P-256 private key (the `.p8` Apple issues).
     case keyNotP256(path: String, reason: String)
     /// APNs rejected the provider token twice (after one renewal).
@@ -24,7 +27,7 @@ public enum PushError: ShelflineError, Equatable {
 
     public var exitStatus: ExitStatus {
         switch self {
-        case .keyFileMode, .keyNotP256, .providerTokenRejected, .untrustedCertificate, .notHTTP2: .config
+        case .keyFileMode, .notPrivate, .keyNotP256, .providerTokenRejected, .untrustedCertificate, .notHTTP2: .config
         case .malformedToken: .usage
         case .newerVersion, .rejected: .dataError
         case .deferred: .tryLater
@@ -43,6 +46,8 @@ public enum PushError: ShelflineError, Equatable {
         switch self {
         case .keyFileMode(let path, let mode):
             "\(path): APNs key file has mode \(String(mode, radix: 8)); it must be readable by its owner only: chmod 600 \(path)"
+        case .notPrivate(let path, let reason):
+            "\(path): \(reason); it must be this user's alone: chown $(id -u) \(path) && chmod 600 \(path)"
         case .keyNotP256(let path, let reason):
             "\(path): not an APNs signing key (a PKCS#8 P-256 .p8 PEM file): \(reason)"
         case .providerTokenRejected(let keyId, let status, let reason):

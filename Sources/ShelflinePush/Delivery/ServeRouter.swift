@@ -169,7 +169,7 @@ public struct ServeRouter: Sendable {
         }
         if segments.count == 3, segments[0] == "v1" {
             switch segments[1] {
-            case "tokens": return ("/v1/tokens/{token}", await tokens(request, token: segments[2], device: device.name), device.name)
+            case "tokens": return ("/v1/tokens/{token}", await tokens(request, token: segments[2], device: device), device.name)
             case "activities": return ("/v1/activities/{name}", activity(request, name: segments[2]), device.name)
             default: break
             }
@@ -177,7 +177,7 @@ public struct ServeRouter: Sendable {
         return ("(not found)", ServeResponse(404, error: "not found"), device.name)
     }
 
-    private func tokens(_ request: ServeRequest, token text: String, device: String) async -> ServeResponse {
+    private func tokens(_ request: ServeRequest, token text: String, device: Device) async -> ServeResponse {
         guard request.method == "PUT" || request.method == "DELETE" else { return Self.methodNotAllowed("PUT, DELETE") }
         guard let token = try? DeviceToken(text) else {
             return ServeResponse(400, error: "the token must be 64 to 510 hex digits")
