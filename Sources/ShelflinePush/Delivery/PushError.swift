@@ -24,13 +24,15 @@ public enum PushError: ShelflineError, Equatable {
     /// The host answered without negotiating HTTP/2: it is not APNs (or a proxy in between
     /// downgraded the connection); nothing it answers counts as delivered.
     case notHTTP2(host: String, version: String)
+    /// `serve` could not listen on `--listen` (the port in use, the address not this machine's).
+    case cannotListen(address: String, reason: String)
 
     public var exitStatus: ExitStatus {
         switch self {
         case .keyFileMode, .notPrivate, .keyNotP256, .providerTokenRejected, .untrustedCertificate, .notHTTP2: .config
         case .malformedToken: .usage
         case .newerVersion, .rejected: .dataError
-        case .deferred: .tryLater
+        case .deferred, .cannotListen: .tryLater
         }
     }
 
@@ -62,6 +64,8 @@ public enum PushError: ShelflineError, Equatable {
             "\(host): the TLS certificate is not trusted (\(reason)): check apns.host, or add the certificate to apns.caFile"
         case .notHTTP2(let host, let version):
             "\(host) answered over \(version), not HTTP/2: APNs speaks HTTP/2 only, so it is not APNs (check apns.host and any proxy); nothing was recorded as delivered"
+        case .cannotListen(let address, let reason):
+            "cannot listen on \(address): \(reason); is another serve running there? Choose another with --listen HOST:PORT"
         case .rejected(let count):
             "APNs refused \(count) push\(count == 1 ? "" : "es") as malformed (a bug; see the log lines with status=413 or 400); they are not retried"
         }
