@@ -161,13 +161,20 @@ struct ServeFixture {
             let secret = try await serve.addDevice("phone")
             let json = #"{"activity":"import","kind":"update"}"#
             let body = json + String(repeating: " ", count: size - json.utf8.count)
-            do {
+            if size > 1 << 20 {
+                // Beyond the drain limit the server answers at the head, before any body byte (an HTTP
+                // client still sending would see the close instead): exactly 413, then closed (issue 42).
+                let port = serve.server.port, target = "/v1/tokens/\(PushFixture.token(6))"
+                let (answer, rest) = try await offPool { () -> (Int?, String) in
+                    let connection = try RawConnection(port: port)
+                    try connection.write("PUT \(target) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(secret)\r\n"
+                                         + "Content-Length: \(size)\r\n\r\n")
+                    return (try connection.readResponse()?.status, try connection.readUntilClosed())
+                }
+                #expect(answer == 413 && rest.isEmpty, "\(String(describing: answer)) \(rest)")
+            } else {
                 let response = try await serve.send(.PUT, "/v1/tokens/\(PushFixture.token(6))", secret: secret, body: body)
                 #expect(response.status == 413, "\(response.status) \(response.body)")
-            } catch {
-                // Beyond the drain limit the server answers at once and closes: the client may see the
-                // close while still sending. Either way nothing is registered.
-                #expect(size > 1 << 20, "\(error)")
             }
             #expect(try serve.registered.isEmpty)
         }
