@@ -111,6 +111,101 @@ import Testing
         #expect(server.received.allSatisfy { $0.problems.isEmpty }, "\(server.received.map(\.problems))")
     }
 
+    /// A `PUT` through `serve` while a `send` waits for a slow APNs answers at once: the send holds
+    /// the push lock only to read and record, never while waiting.
+    @Test(.bug(id: 36)) func aPutNeverWaitsBehindASendWaitingForAPNs() async throws {
+        let fixture = PushFixture("push-put-beside-send")
+        try await fixture.register(PushFixture.token(0x11))
+        try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
+        let gate = AnswerGate()
+        let server = try await fixture.server { _ in
+            await gate.pass()
+            return .ok
+        }
+        defer {
+            gate.release(10_000)
+            Task { try? await server.shutdown() }
+        }
+        let config = try fixture.writeConfig(host: server.host, timeout: Self.apnsTimeout)
+        let send = ExecutableRunner.start("shelfline-push", ["send", "--workspace", fixture.workspace.root, "--config", config])
+        send.standardOutput = FileHandle.nullDevice
+        send.standardError = FileHandle.nullDevice
+        try send.run()
+        defer { if send.isRunning { kill(send.processIdentifier, SIGKILL) } }
+        try #require(await ServeTests.waitOffPool(timeout: Self.bound) { !server.received.isEmpty }, "the send never pushed")
+        try await ServeFixture.with("push-put-beside-send", push: fixture) { serve in
+            let secret = try await serve.addDevice("phone")
+            #expect(try await serve.put(PushFixture.token(0x22), secret: secret) == 201)
+            #expect(gate.released == 0, "answered while APNs still held the send's push")
+        }
+        gate.release(10_000)
+        #expect(await ServeTests.waitOffPool(timeout: Self.bound) { !send.isRunning })
+    }
+
+    /// The pid of the `shelfline-push watch` working for `workspace`, from /proc.
+    static func workerPid(_ workspace: Workspace) -> pid_t? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = pid_t(entry), let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else {
+                continue
+            }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if arguments.contains("watch"), arguments.contains(workspace.root),
+                arguments.first?.hasSuffix("shelfline-push") == true
+            {
+                return pid
+            }
+        }
+        return nil
+    }
+
+    /// The worker killed while lookup waits for Open Library (held by the test): the run still
+    /// ends 0, says so once on stderr and once in `push/watch.log`, and its own send delivers the end.
+    @Test(.bug(id: 36)) func aWorkerKilledMidImportIsSaidOnceAndTheRunsSendTakesOver() async throws {
+        let fixture = PushFixture("push-worker-killed")
+        try await fixture.register(updateToken, .import, kind: .update)
+        let (csvText, books) = LivePushEndToEndTests.export(rows: 6)
+        let csv = fixture.temp.write("export.csv", csvText)
+        let library = try await FakeOpenLibraryServer(books: books)
+        let gate = AnswerGate()
+        let heldLibrary = try await LoopbackHTTPServer(handler: { request in
+            await gate.pass()
+            return library.answer(request)
+        })
+        let server = try await fixture.server()
+        defer {
+            gate.release(10_000)
+            Task {
+                try? await server.shutdown()
+                try? await heldLibrary.shutdown()
+                try? await library.shutdown()
+            }
+        }
+        let config = try LivePushEndToEndTests().config(
+            fixture, name: "pipeline.json", openLibrary: heldLibrary.baseURL,
+            apns: fixture.apnsConfig(host: server.host))
+        let run = ExecutableRunner.start(
+            "shelfline", ["run", "--csv", csv, "--config", config, "--workspace", fixture.workspace.root],
+            in: fixture.temp.path)
+        let err = fixture.temp.write("run.err", "")
+        run.standardOutput = FileHandle.nullDevice
+        run.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+        try run.run()
+        defer { if run.isRunning { kill(run.processIdentifier, SIGKILL) } }
+        let workspace = fixture.workspace
+        try #require(await ServeTests.waitOffPool(timeout: Self.bound) { Self.workerPid(workspace) != nil }, "no worker started")
+        let worker = try #require(Self.workerPid(workspace))
+        kill(worker, SIGKILL)
+        gate.release(10_000)
+        try #require(await ServeTests.waitOffPool(timeout: Self.bound) { !run.isRunning }, "the run never ended")
+        #expect(run.terminationStatus == 0)
+        let stderr = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
+        #expect(stderr.components(separatedBy: "killed by signal 9").count == 2, "\(stderr)")
+        let watchLog = (try? String(contentsOfFile: fixture.store.directory + "/watch.log", encoding: .utf8)) ?? ""
+        #expect(watchLog.components(separatedBy: "killed by signal 9").count == 2, "\(watchLog)")
+        #expect(Self.events(server, updateToken).last == "end", "the run's send delivered the end")
+    }
+
     @Test(.bug(id: 36)) func anAbsentAPNsNeverHoldsTheImportsExitAndItsStartGoesOnceWhenItIsBack() async throws {
         let fixture = PushFixture("push-absent-apns")
         try await register(fixture)
