@@ -77,6 +77,16 @@ import Testing
         return cursor.last.timestamp == last
     }
 
+    /// A loopback APNs that answers nothing until the test releases the gate.
+    static func heldAPNs(_ fixture: PushFixture) async throws -> (APNsTestServer, AnswerGate) {
+        let gate = AnswerGate()
+        let server = try await fixture.server { _ in
+            await gate.pass()
+            return .ok
+        }
+        return (server, gate)
+    }
+
     /// What `token` received, by event.
     static func events(_ server: APNsTestServer, _ token: String) -> [String] {
         server.received.filter { $0.token == token }.compactMap(\.event)
@@ -85,11 +95,7 @@ import Testing
     @Test(.bug(id: 36)) func aSlowAPNsNeitherHoldsTheImportsExitNorGetsAStartTwice() async throws {
         let fixture = PushFixture("push-slow-apns")
         try await register(fixture)
-        let gate = AnswerGate()
-        let server = try await fixture.server { _ in
-            await gate.pass()
-            return .ok
-        }
+        let (server, gate) = try await Self.heldAPNs(fixture)
         defer {
             gate.release(10_000)
             Task { try? await server.shutdown() }
@@ -117,11 +123,7 @@ import Testing
         let fixture = PushFixture("push-put-beside-send")
         try await fixture.register(PushFixture.token(0x11))
         try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
-        let gate = AnswerGate()
-        let server = try await fixture.server { _ in
-            await gate.pass()
-            return .ok
-        }
+        let (server, gate) = try await Self.heldAPNs(fixture)
         defer {
             gate.release(10_000)
             Task { try? await server.shutdown() }
