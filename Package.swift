@@ -115,6 +115,8 @@ let package = Package(
                     .product(name: "Crypto", package: "swift-crypto"),
                     .product(name: "NIOCore", package: "swift-nio"),
                     .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                    // `serve`'s TLS handshake deadline watches the handshake-completed event.
+                    .product(name: "NIOTLS", package: "swift-nio"),
                     // `serve` (issue 27): HTTP/1.1 on NIO directly, no web framework (ServeHTTPServer.swift).
                     .product(name: "NIOPosix", package: "swift-nio"),
                     .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -45,9 +45,21 @@ public struct APNsConfig: Codable, Sendable, Equatable {
         self.timeoutSeconds = timeoutSeconds
     }
 
+    /// The documented range of each number (docs/push.md, docs/pipeline.schema.json); outside it,
+    /// a `ConfigError` naming `apns.<key>` (78). A duration beyond its range would overflow the
+    /// nanoseconds a timer takes (issue 36: `timeoutSeconds: 1e300` crashed `send`).
+    public static let ranges: [String: ConfigLimits.Range] = [
+        "waitBudgetSeconds": .within(0, 86_400),
+        "concurrency": .within(1, 1000),
+        "timeoutSeconds": ConfigLimits.Range(exclusiveMinimum: 0, maximum: 3600),
+        "minimumUpdateIntervalSeconds": .within(0, 3600),
+        "maxUrgentPushesPerImport": .within(1, 100),
+    ]
+
     /// `apns` as the config file at `configPath` holds it, nil when absent; decoded strictly: an
-    /// unknown key or a wrong type is a `ConfigError` naming `apns.…`.
+    /// unknown key, a wrong type or a number out of `ranges` is a `ConfigError` naming `apns.…`.
     public static func decode(_ section: JSONValue?, configPath: String) throws -> APNsConfig? {
-        try PipelineConfig.section(APNsConfig.self, section, key: "apns", path: configPath)
+        if let section { try ConfigLimits.check(section, ranges: ranges, keyPrefix: "apns", path: configPath) }
+        return try PipelineConfig.section(APNsConfig.self, section, key: "apns", path: configPath)
     }
 }

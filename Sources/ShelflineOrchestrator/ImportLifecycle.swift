@@ -116,7 +116,7 @@ public struct ImportLifecycle {
         do {
             run = try runner.prepareRun(csv: csv)
             let outcome = try runner.run(run!)
-            pushWorker?.finish()
+            let pushBudget = pushWorker.map { $0.finish() } ?? PushWorker.exitWaitSeconds
             progress.finish()
             try? failed.clear(input: runner.sourceFile ?? csv, runId: outcome.run.id)
             if !quiet {
@@ -128,7 +128,7 @@ public struct ImportLifecycle {
                 for line in await rebuildLibrary() where !quiet { output(line) }
             }
             if config.apns != nil {
-                sendPushes()
+                if let pushBudget { sendPushes(within: pushBudget) }
             } else if !outcome.stagesRun.isEmpty {
                 runner.log.event(["push": "skipped", "reason": "no apns section in \(configPath)"])
             }
@@ -144,8 +144,8 @@ public struct ImportLifecycle {
                 activity.interrupt(run: run, error: error)
             }
             // The worker's last pass pushes the paused or failed state; a paused run exits at once.
-            pushWorker?.finish()
-            if !paused, config.apns != nil { sendPushes() }
+            let pushBudget = pushWorker.map { $0.finish() } ?? PushWorker.exitWaitSeconds
+            if !paused, let pushBudget, config.apns != nil { sendPushes(within: pushBudget) }
             if !paused {
                 try? failed.record(.init(input: runner.sourceFile ?? csv, runId: run?.id, exitStatus: error.exitCode,
                                          message: error.description, failedAt: now().timeIntervalSince1970))
@@ -204,14 +204,23 @@ public struct ImportLifecycle {
     /// Issue 11: after render (and after the push worker's last pass, issue 26), `shelfline-push
     /// send` delivers what is still due. Its failure is logged and never fails the import: the
     /// outbox keeps what is undelivered for the next run, and the app's periodic poll is the fallback.
-    func sendPushes() {
+    func sendPushes(within seconds: Double) {
         let executable = binDirectory + "/shelfline-push"
         let arguments = ["send", "--workspace", workspace.root, "--config", configPath] + (quiet ? ["--quiet"] : [])
         do {
             let child = try ChildProcess.spawn(executable: executable, arguments: arguments,
                                                directory: nil,
                                                environment: ProcessInfo.processInfo.environment, stdinFromNull: false)
-            switch child.wait() {
+            // The import's exit waits for APNs this long at most (issue 36); what is left stays in
+            // the outbox (a start or end in flight counts as given) for the next send.
+            guard let termination = child.wait(until: DispatchTime.now() + seconds) else {
+                child.send(SIGTERM)
+                _ = child.wait()
+                log.error("shelfline: push: APNs did not answer within \(Int(PushWorker.exitWaitSeconds)) s; "
+                    + "what is left is in the outbox for the next shelfline-push send")
+                return
+            }
+            switch termination {
             case .exited(0): break
             case .exited(let status): log.error("shelfline: push: shelfline-push exited \(status); the next run retries")
             case .signaled(let signal): log.error("shelfline: push: shelfline-push exited \(signal); the next run retries")

@@ -33,7 +33,7 @@ final class PushWorker {
         let executable = lifecycle.binDirectory + "/shelfline-push"
         do {
             try Workspace.makeDirectory(directory)
-            let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
             guard log >= 0 else { throw FileError.cannotCreate(path: logPath, reason: systemErrorMessage()) }
             defer { close(log) }
             // Only the worker may hold the pipe (both ends close-on-exec): a stage inheriting its
@@ -47,7 +47,7 @@ final class PushWorker {
                     executable: executable,
                     arguments: ["watch", "--workspace", lifecycle.workspace.root, "--config", lifecycle.configPath, "--quiet"],
                     directory: nil, environment: ProcessInfo.processInfo.environment,
-                    redirection: .init(stdin: readEnd, stdout: log, stderr: log))
+                    redirection: .init(stdin: readEnd, stdout: log, stderr: log, closeInChild: Self.inheritable()))
             } catch {
                 close(writeEnd)
                 throw error
@@ -59,26 +59,68 @@ final class PushWorker {
         }
     }
 
-    /// Closes the worker's stdin: it makes one last pass (the final state, at once) and exits. A
-    /// worker still running after `grace` seconds (APNs not answering: a pass waits at most 5 s
-    /// for an answer) is killed: the run's `shelfline-push send` delivers what it left.
-    func finish(grace: Double = 6) {
-        guard let child else { return }
+    /// The descriptors above 2 a child would inherit (not close-on-exec). The worker may outlive
+    /// the run: holding one the run got from its own parent (a pipe, a test harness's socket that
+    /// says the run has ended) would make that parent wait for the worker too.
+    static func inheritable() -> [Int32] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.compactMap { Int32($0) }.filter { fd in
+            guard fd > 2 else { return false }
+            let flags = fcntl(fd, F_GETFD)
+            return flags >= 0 && flags & FD_CLOEXEC == 0
+        }
+    }
+
+    /// The longest the import's exit waits for the pushes once its last state is written (issue 36:
+    /// a slow or absent APNs never slows `shelfline run` by more than this).
+    static let exitWaitSeconds = 2.0
+
+    /// Closes the worker's stdin: it makes one last pass (the final state, at once) and exits.
+    /// The run waits for it `exitWaitSeconds` at most; a worker still waiting for APNs then is left
+    /// to finish on its own (its answers, even late, are recorded; what it cannot deliver stays in
+    /// the outbox for the next `shelfline-push send`). A worker killed mid-import is said once, here
+    /// and in its log. Returns the seconds left for the run's own `send` of what is still due, nil
+    /// when the worker is still at it (a `send` now would only wait for it).
+    func finish(grace: Double = PushWorker.exitWaitSeconds) -> Double? {
+        guard let child else { return grace }
+        self.child = nil
+        let died = child.poll()
         if input >= 0 { close(input) }
         input = -1
-        let deadline = DispatchTime.now() + grace
-        var termination = child.poll()
-        while termination == nil && DispatchTime.now() < deadline {
-            usleep(10_000)
-            termination = child.poll()
+        if case .signaled(let signal) = died {
+            let note = "shelfline: push: the push worker (shelfline-push watch) was killed by signal \(signal) during the import; "
+                + "the pushes it had not made go out with shelfline-push send now"
+            lifecycle.log.error(note)
+            appendToLog(note)
+            return grace
         }
-        if termination == nil {
-            child.send(SIGKILL)
-            termination = child.wait()
-        }
+        let start = DispatchTime.now()
+        guard let termination = died ?? child.wait(until: start + grace) else { return nil }
         if case .exited(let status) = termination, status != 0 {
             lifecycle.log.error("shelfline: push: the push worker exited \(status) (see \(lifecycle.workspace.root)/push/watch.log)")
         }
-        self.child = nil
+        return max(0.5, grace - Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9)
+    }
+
+    /// One line at the end of `push/watch.log` (the worker writes it too, appending).
+    private func appendToLog(_ line: String) {
+        let path = lifecycle.workspace.root + "/push/watch.log"
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+}
+
+extension ChildProcess {
+    /// The termination if the child ends before `deadline`; nil if it is still running then.
+    func wait(until deadline: DispatchTime) -> Termination? {
+        var termination = poll()
+        while termination == nil && DispatchTime.now() < deadline {
+            usleep(10_000)
+            termination = poll()
+        }
+        return termination
     }
 }

@@ -34,7 +34,7 @@ import TestSupport
                 continuation.resume(returning: String(decoding: data, as: UTF8.self))
             }
         }
-        guard line.hasPrefix("serving on http://"), let url = line.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) else {
+        guard line.hasPrefix("serving on http"), let url = line.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) else {
             process.terminate()
             throw FileError.corrupt(path: "shelfline-push serve", line: 1, reason: "unexpected first line: \(line)")
         }

@@ -20,14 +20,14 @@ public enum ConfigLimits {
         public static func above(_ value: Double) -> Range { Range(exclusiveMinimum: value) }
         public static func within(_ low: Double, _ high: Double) -> Range { Range(minimum: low, maximum: high) }
 
-        func allows(_ value: Double) -> Bool {
+        public func allows(_ value: Double) -> Bool {
             if let minimum, value < minimum { return false }
             if let exclusiveMinimum, value <= exclusiveMinimum { return false }
             if let maximum, value > maximum { return false }
             return true
         }
 
-        var text: String {
+        public var text: String {
             let low = minimum.map { "≥ \(Self.number($0))" } ?? exclusiveMinimum.map { "> \(Self.number($0))" }
             switch (low, maximum) {
             case (_?, let high?) where minimum != nil: return "a number from \(Self.number(minimum!)) to \(Self.number(high))"

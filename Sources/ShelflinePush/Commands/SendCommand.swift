@@ -50,7 +50,7 @@ public struct SendCommand: PushSubcommand {
         let providerToken = ProviderToken(key: key, keyId: settings.keyId, teamId: settings.teamId, now: context.now,
                                           storePath: sender.store.providerTokenPath)
         do {
-            let report = try await sender.store.withLock {
+            let report = try await sender.store.withSendLock {
                 try await sender.send(transport: transport, providerToken: providerToken)
             }
             await transport.shutdown()

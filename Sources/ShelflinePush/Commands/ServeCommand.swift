@@ -49,6 +49,9 @@ public struct ServeCommand: PushSubcommand {
     @Option(name: .long, help: "Seconds a request's head and body may take to arrive after its first byte.")
     public var requestTimeout: Double = 10
 
+    @Option(name: .long, help: "Connections open at once; beyond it the oldest idle one is closed (default: the descriptor limit less 256).")
+    public var maxConnections: Int?
+
     @Option(name: .long, help: "Serve HTTPS with this PEM certificate chain (leaf first); needs --tls-key.")
     public var tlsCert: String?
 
@@ -64,28 +67,55 @@ public struct ServeCommand: PushSubcommand {
         return (String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
     }
 
+    /// Each number option's documented range (docs/push.md): a duration beyond it would overflow
+    /// the nanoseconds a timer takes (issue 36: `--idle-timeout inf` died at the first connection).
+    static let ranges: [(name: String, range: ConfigLimits.Range)] = [
+        ("--rate-burst", .within(1, 1_000_000)),
+        ("--rate-per-second", .within(0.001, 1_000_000)),
+        ("--refreshes-per-minute", .within(1, 10_000)),
+        ("--idle-timeout", ConfigLimits.Range(exclusiveMinimum: 0, maximum: 86_400)),
+        ("--request-timeout", ConfigLimits.Range(exclusiveMinimum: 0, maximum: 3600)),
+    ]
+
     /// Bad options exit 64 before anything starts.
     public func validate() throws {
         guard address != nil else { throw ValidationError("--listen '\(listen)': expected HOST:PORT, e.g. 127.0.0.1:8787") }
-        guard rateBurst >= 1, ratePerSecond > 0, refreshesPerMinute >= 1, idleTimeout > 0, requestTimeout > 0 else {
-            throw ValidationError("--rate-burst and --refreshes-per-minute must be at least 1; --rate-per-second, --idle-timeout and --request-timeout above 0")
+        let values = [rateBurst, ratePerSecond, refreshesPerMinute, idleTimeout, requestTimeout]
+        for ((name, range), value) in zip(Self.ranges, values) where !(value.isFinite && range.allows(value)) {
+            throw ValidationError("\(name) \(value): expected \(range.text)")
+        }
+        if let maxConnections, !(1...1_000_000).contains(maxConnections) {
+            throw ValidationError("--max-connections \(maxConnections): expected 1 to 1000000")
         }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
     }
 
     func execute(context: StageContext, workspace: Workspace) async throws {
         guard let (host, port) = address else { throw ValidationError("--listen '\(listen)': expected HOST:PORT") }
+        // A devices file others could write is refused before serving (78), as on every request.
+        _ = try DeviceStore(store: PushStore(workspace: workspace)).read()
+        Self.raiseDescriptorLimit()
         let limits = ServeLimits(burst: rateBurst, requestsPerSecond: ratePerSecond, refreshBurst: refreshesPerMinute,
                                  refreshesPerSecond: refreshesPerMinute / 60, idleTimeoutSeconds: idleTimeout,
-                                 requestTimeoutSeconds: requestTimeout)
+                                 requestTimeoutSeconds: requestTimeout,
+                                 maxConnections: maxConnections ?? ServeLimits.defaultMaxConnections())
         // The refresh runs shelfline-render and shelfline-push from this executable's directory.
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let refresher = BeerQueueRefresher(binDirectory: (executable as NSString).deletingLastPathComponent,
                                            configPath: context.configPath.hasPrefix("(") ? nil : context.configPath, workspace: workspace)
         let router = ServeRouter(workspace: workspace, limits: limits, now: context.now, log: context.log, refresher: refresher)
         let tls = try tlsCert.map { try ServeHTTPServer.tlsContext(certificateFile: $0, keyFile: tlsKey ?? "") }
-        Self.raiseDescriptorLimit()
-        let server = try await ServeHTTPServer.start(host: host, port: port, router: router, tls: tls)
+        let server: ServeHTTPServer
+        do {
+            server = try await ServeHTTPServer.start(host: host, port: port, router: router, tls: tls)
+        } catch {
+            throw PushError.cannotListen(address: listen, reason: "\(error)")
+        }
+        if tls == nil, !Self.isLoopback(host) {
+            // Said once, on stderr: bearer secrets and tokens would cross the network in clear.
+            FileHandle.standardError.write(Data(("shelfline-push serve: warning: listening on \(listen) without TLS: device secrets "
+                + "and tokens cross the network in clear; add --tls-cert/--tls-key or put a TLS reverse proxy in front (docs/push.md)\n").utf8))
+        }
         let url = "\(tls == nil ? "http" : "https")://\(listen[..<(listen.lastIndex(of: ":") ?? listen.endIndex)]):\(server.port)"
         let signals = GracefulShutdownSignals([SIGTERM, SIGINT]) { Task { await server.shutdown() } }
         // Printed once the signals are trapped: a SIGTERM after this line is a graceful stop.
@@ -94,6 +124,11 @@ public struct ServeCommand: PushSubcommand {
         await server.wait()
         signals.cancel()
         context.log.event(["event": "stopped"])
+    }
+
+    /// Whether `host` is this machine only (127.0.0.0/8, ::1, localhost).
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     /// Each connection is a descriptor: the soft limit goes up to the hard one (systemd's default

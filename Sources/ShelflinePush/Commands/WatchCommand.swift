@@ -38,9 +38,9 @@ public struct WatchCommand: PushSubcommand {
         guard let apns = try APNsConfig.decode(context.config.apns, configPath: context.configPath) else {
             throw ConfigError(path: context.configPath, key: "apns", expected: "required to push: keyFile, keyId, teamId, bundleId (docs/push.md)")
         }
-        var settings = try PushSettings(apns, configPath: context.configPath)
-        // A pass waits for one answer at most this long: a newer state may be due meanwhile.
-        settings.timeout = min(settings.timeout, PushWatcher.requestTimeoutLimit)
+        // A pass waits for an answer as long as `send` would: one that comes late is a delivery,
+        // and a start sent again would open a second Live Activity (issue 36).
+        let settings = try PushSettings(apns, configPath: context.configPath)
         let key = try settings.loadSigningKey()
         let stop = WatchStop()
         let sender = PushSender(workspace: workspace, settings: settings, clock: PushClock(now: context.now), log: context.log)

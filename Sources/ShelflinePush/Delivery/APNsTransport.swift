@@ -43,7 +43,16 @@ public struct PushAnswer: Sendable, Equatable {
     }
 }
 
-/// Posts a push. Throwing means no answer arrived (no network, connection lost, timeout).
+/// Thrown by a transport when the push certainly never reached APNs (no connection, or its body
+/// was never written): sending it again cannot make a duplicate.
+public struct PushNotSent: Error, CustomStringConvertible {
+    public var underlying: any Error
+    public init(_ underlying: any Error) { self.underlying = underlying }
+    public var description: String { "\(underlying)" }
+}
+
+/// Posts a push. Throwing means no answer arrived (no network, connection lost, timeout);
+/// `PushNotSent` when the request certainly was not written.
 public protocol PushTransport: Sendable {
     func send(_ request: PushRequest, providerToken: String) async throws -> PushAnswer
     func shutdown() async
@@ -76,13 +85,16 @@ public final class APNsTransport: PushTransport {
         request.method = .POST
         request.headers.add(name: "authorization", value: "bearer " + providerToken)
         for (name, value) in push.headers { request.headers.add(name: name, value: value) }
-        request.body = .bytes(ByteBuffer(bytes: push.body))
+        // The body is handed over only once a stream to APNs is open: until then, a failure
+        // (refused, no route, a handshake that never ends) means the push was not sent.
+        let written = WrittenBody(ByteBuffer(bytes: push.body))
+        request.body = .stream(written, length: .known(Int64(push.body.count)))
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, timeout: timeout)
         } catch {
             if let reason = Self.untrustedCertificate(error) { throw PushError.untrustedCertificate(host: host, reason: reason) }
-            throw error
+            throw written.pulled ? error : PushNotSent(error)
         }
         guard response.version.major == 2 else {
             throw PushError.notHTTP2(host: host, version: "HTTP/\(response.version.major).\(response.version.minor)")
@@ -129,3 +141,29 @@ public final class APNsTransport: PushTransport {
     }
 }
 
+
+/// A request body of one buffer that says whether the client ever asked for it.
+final class WrittenBody: AsyncSequence, @unchecked Sendable {
+    typealias Element = ByteBuffer
+    private let buffer: ByteBuffer
+    private let lock = NSLock()
+    private var asked = false
+
+    init(_ buffer: ByteBuffer) { self.buffer = buffer }
+
+    var pulled: Bool { lock.withLock { asked } }
+    fileprivate func markPulled() { lock.withLock { asked = true } }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let body: WrittenBody
+        var done = false
+        mutating func next() async -> ByteBuffer? {
+            guard !done else { return nil }
+            done = true
+            body.markPulled()
+            return body.buffer
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(body: self) }
+}

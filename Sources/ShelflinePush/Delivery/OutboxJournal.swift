@@ -24,11 +24,32 @@ final class OutboxJournal {
     /// One line: the token and its cursor.
     private struct Entry: Codable {
         var token: String
-        var cursor: Cursor
+        /// null: the cursor taken back (a `start` or `end` recorded before it was sent, then not
+        /// sent). Written even then: a line without it is not an entry.
+        var cursor: Cursor?
+
+        enum CodingKeys: String, CodingKey { case token, cursor }
+
+        init(token: String, cursor: Cursor?) {
+            self.token = token
+            self.cursor = cursor
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            token = try container.decode(String.self, forKey: .token)
+            cursor = try container.decode(Cursor?.self, forKey: .cursor)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(token, forKey: .token)
+            try container.encode(cursor, forKey: .cursor)
+        }
     }
 
     /// Appends the cursors and returns once they are on disk.
-    func append(_ cursors: [(token: String, cursor: Cursor)]) throws {
+    func append(_ cursors: [(token: String, cursor: Cursor?)]) throws {
         guard !cursors.isEmpty else { return }
         if descriptor < 0 {
             descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)

@@ -4,6 +4,9 @@ import ShelflineCore
 public enum PushError: ShelflineError, Equatable {
     /// The key file is readable by others: APNs keys sign for the whole team.
     case keyFileMode(path: String, mode: UInt16)
+    /// A private file (the key, `devices.json`) that others may read or write, or that another
+    /// user owns: anyone able to write `devices.json` could add their own secret's digest.
+    case notPrivate(path: String, reason: String)
     /// The key file is not a PKCS#8 P-256 private key (the `.p8` Apple issues).
     case keyNotP256(path: String, reason: String)
     /// APNs rejected the provider token twice (after one renewal).
@@ -21,13 +24,15 @@ public enum PushError: ShelflineError, Equatable {
     /// The host answered without negotiating HTTP/2: it is not APNs (or a proxy in between
     /// downgraded the connection); nothing it answers counts as delivered.
     case notHTTP2(host: String, version: String)
+    /// `serve` could not listen on `--listen` (the port in use, the address not this machine's).
+    case cannotListen(address: String, reason: String)
 
     public var exitStatus: ExitStatus {
         switch self {
-        case .keyFileMode, .keyNotP256, .providerTokenRejected, .untrustedCertificate, .notHTTP2: .config
+        case .keyFileMode, .notPrivate, .keyNotP256, .providerTokenRejected, .untrustedCertificate, .notHTTP2: .config
         case .malformedToken: .usage
         case .newerVersion, .rejected: .dataError
-        case .deferred: .tryLater
+        case .deferred, .cannotListen: .tryLater
         }
     }
 
@@ -43,6 +48,8 @@ public enum PushError: ShelflineError, Equatable {
         switch self {
         case .keyFileMode(let path, let mode):
             "\(path): APNs key file has mode \(String(mode, radix: 8)); it must be readable by its owner only: chmod 600 \(path)"
+        case .notPrivate(let path, let reason):
+            "\(path): \(reason); it must be this user's alone: chown $(id -u) \(path) && chmod 600 \(path)"
         case .keyNotP256(let path, let reason):
             "\(path): not an APNs signing key (a PKCS#8 P-256 .p8 PEM file): \(reason)"
         case .providerTokenRejected(let keyId, let status, let reason):
@@ -57,6 +64,8 @@ public enum PushError: ShelflineError, Equatable {
             "\(host): the TLS certificate is not trusted (\(reason)): check apns.host, or add the certificate to apns.caFile"
         case .notHTTP2(let host, let version):
             "\(host) answered over \(version), not HTTP/2: APNs speaks HTTP/2 only, so it is not APNs (check apns.host and any proxy); nothing was recorded as delivered"
+        case .cannotListen(let address, let reason):
+            "cannot listen on \(address): \(reason); is another serve running there? Choose another with --listen HOST:PORT"
         case .rejected(let count):
             "APNs refused \(count) push\(count == 1 ? "" : "es") as malformed (a bug; see the log lines with status=413 or 400); they are not retried"
         }

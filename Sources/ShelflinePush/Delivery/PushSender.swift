@@ -65,7 +65,11 @@ public struct PushSender: Sendable {
                 // A push-to-start token registered while the activity runs joins it: it gets the start.
                 return Plan(registration: registration, entries: [start], last: last, current: cursor)
             }
-            return Plan(registration: registration, entries: entries.filter { $0.fits(registration.kind) }, last: last, current: cursor)
+            let due = entries.filter { $0.fits(registration.kind) }
+            // An import's phone shows one state: only the newest is due, never a backlog of
+            // progress before it (issue 36: the final send replayed every update, then the end).
+            return Plan(registration: registration, entries: registration.activity == .import ? Array(due.suffix(1)) : due,
+                        last: last, current: cursor)
         }
         return (registry, outbox, plans)
     }
@@ -94,10 +98,12 @@ public struct PushSender: Sendable {
     /// token refused (78), pushes deferred (75), pushes rejected as malformed (65).
     @discardableResult
     public func send(transport: any PushTransport, providerToken: ProviderToken) async throws -> PushReport {
-        let (registry, outbox, plans) = try plan()
+        // The push lock only while reading: a `register` (a `PUT` through `serve`) never waits
+        // for APNs' answers. The caller holds the send lock.
+        let (registry, _, plans) = try await store.withLock { try plan() }
         let run = SendRun(deadline: clock.now().addingTimeInterval(settings.waitBudget))
         await run.setTokens(registry.tokens.count, pushes: plans.reduce(0) { $0 + $1.entries.count })
-        let recorder = OutboxRecorder(store: store, outbox: outbox)
+        let recorder = OutboxRecorder(store: store)
         await withTaskGroup(of: Void.self) { group in
             var running = 0
             for plan in plans where !plan.entries.isEmpty || plan.last != plan.current?.last {
@@ -114,11 +120,7 @@ public struct PushSender: Sendable {
         let dropped = await run.droppedTokens
         var report = await run.report
         report.droppedTokens = dropped.sorted().map(\.shortened)
-        if !dropped.isEmpty {
-            var updated = registry
-            updated.tokens.removeAll { dropped.contains($0.token) }
-            try store.write(updated)
-        }
+        try await store.dropTokens(dropped)
         try await recorder.finish(removing: dropped)
         try store.write(report)
         if let error = await run.failure { throw error }
@@ -128,27 +130,51 @@ public struct PushSender: Sendable {
         return report
     }
 
-    enum Outcome { case delivered, dropped, rejected, deferred }
+    /// `unconfirmed`: the request was written but no answer came; APNs may have delivered it.
+    enum Outcome { case delivered, dropped, rejected, deferred, unconfirmed }
+
+    /// A `start` or `end` is given at most once (issue 36): a second `start` opens a second Live
+    /// Activity on the phone. Its cursor is recorded before it is sent and taken back only when
+    /// it certainly was not delivered (never written, or APNs answered 429/5xx/403).
+    static func atMostOnce(_ entry: FeedEntry) -> Bool { entry.event != .update }
 
     func deliver(_ plan: Plan, transport: any PushTransport, providerToken: ProviderToken, run: SendRun,
                  recorder: OutboxRecorder) async {
         let token = plan.registration.token
         let activity = plan.registration.activity
         var recorded = plan.current?.last
+        /// The cursor on disk before this chain's at-most-once push, to take it back.
+        var before = plan.current
         var deliveredAt = plan.current?.deliveredAt
         for (index, entry) in plan.entries.enumerated() {
             if await run.stop != nil {
                 await run.count(.deferred, plan.entries.count - index)
                 return
             }
-            let outcome = await attempt(makeRequest(token, entry), plan: plan, entry: entry, transport: transport,
+            let once = Self.atMostOnce(entry)
+            if once {
+                do {
+                    try await recorder.record(token, Cursor(activity: activity, last: entry.id, deliveredAt: deliveredAt))
+                } catch {
+                    await run.fail(error)
+                    await run.count(.deferred, plan.entries.count - index)
+                    return
+                }
+            }
+            var outcome = await attempt(makeRequest(token, entry), plan: plan, entry: entry, transport: transport,
                                         providerToken: providerToken, run: run)
+            if outcome == .unconfirmed { outcome = once ? .delivered : .deferred }
+            if once, outcome == .deferred {
+                // Certainly not delivered: the next run sends it.
+                try? await recorder.record(token, before)
+            }
             await run.count(outcome, 1)
             switch outcome {
             case .delivered, .rejected:
                 if outcome == .delivered { deliveredAt = Int(clock.now().timeIntervalSince1970) }
                 do {
-                    try await recorder.record(token, Cursor(activity: activity, last: entry.id, deliveredAt: deliveredAt))
+                    before = Cursor(activity: activity, last: entry.id, deliveredAt: deliveredAt)
+                    try await recorder.record(token, before)
                     recorded = entry.id
                 } catch {
                     // Not recorded: the next run re-sends this one push; nothing after it is sent now.
@@ -160,7 +186,7 @@ public struct PushSender: Sendable {
                 await run.drop(token)
                 await run.count(.dropped, plan.entries.count - index - 1)
                 return
-            case .deferred:
+            case .deferred, .unconfirmed:
                 await run.count(.deferred, plan.entries.count - index - 1)
                 return
             }
@@ -195,11 +221,19 @@ public struct PushSender: Sendable {
                 await run.answer("network")
                 await run.halt(.config(error))
                 return .deferred
+            } catch let error as PushNotSent {
+                logLine(plan, entry, status: "network", reason: "\(error.underlying)", apnsId: nil, outcome: "deferred", error: true)
+                await run.answer("network")
+                await run.halt(.network("no answer from \(settings.host): \(error.underlying)"))
+                return .deferred
             } catch {
-                logLine(plan, entry, status: "network", reason: "\(error)", apnsId: nil, outcome: "deferred", error: true)
+                // Written, never answered: APNs may have delivered it (a late success is a success).
+                let once = Self.atMostOnce(entry)
+                logLine(plan, entry, status: "network", reason: "\(error)", apnsId: nil,
+                        outcome: once ? "unconfirmed-not-resent" : "deferred", error: true)
                 await run.answer("network")
                 await run.halt(.network("no answer from \(settings.host): \(error)"))
-                return .deferred
+                return .unconfirmed
             }
             await run.answer(String(answer.status))
             let reason = answer.reason
@@ -316,7 +350,7 @@ actor SendRun {
         case .delivered: report.delivered += n
         case .dropped: report.dropped += n
         case .rejected: report.rejected += n
-        case .deferred: report.deferred += n
+        case .deferred, .unconfirmed: report.deferred += n
         }
     }
 
@@ -353,25 +387,20 @@ actor SendRun {
 
 /// Records each delivery before the token's next push, grouping deliveries that complete together
 /// into one journal append and `fsync` (group commit): `record` returns only once its cursor is on
-/// disk. `finish` compacts the journal into `outbox.json`.
+/// disk. Each append takes the push lock for its moment; `finish` compacts the journal into
+/// `outbox.json` as it is then (with whatever a `register` changed meanwhile).
 actor OutboxRecorder {
-    private var outbox: Outbox
     private let store: PushStore
-    private let journal: OutboxJournal
-    private var pending: [(token: String, cursor: Cursor)] = []
+    private var pending: [(token: String, cursor: Cursor?)] = []
     private var waiters: [CheckedContinuation<Void, any Error>] = []
     private var flushing = false
-    private let read: Outbox
 
-    init(store: PushStore, outbox: Outbox) {
+    init(store: PushStore) {
         self.store = store
-        self.outbox = outbox
-        self.read = outbox
-        self.journal = OutboxJournal(path: store.journalPath)
     }
 
-    func record(_ token: DeviceToken, _ cursor: Cursor) async throws {
-        outbox.cursors[token.hex] = cursor
+    /// `cursor` nil: the token's cursor taken back.
+    func record(_ token: DeviceToken, _ cursor: Cursor?) async throws {
         pending.append((token.hex, cursor))
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             waiters.append(continuation)
@@ -387,21 +416,22 @@ actor OutboxRecorder {
             let batch = waiters, entries = pending
             waiters = []
             pending = []
-            let result = Result { try journal.append(entries) }
+            let result: Result<Void, any Error>
+            do {
+                try await store.appendJournal(entries)
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
             for waiter in batch { waiter.resume(with: result) }
             await Task.yield()
         }
         flushing = false
     }
 
-    /// Removes dropped tokens' cursors and writes `outbox.json` if anything changed (which also
-    /// drops the journal).
-    func finish(removing dropped: Set<DeviceToken>) throws {
-        for token in dropped { outbox.cursors[token.hex] = nil }
-        journal.close()
-        // A journal on disk (this send's appends, or a killed send's) is compacted away.
-        if outbox != read || FileManager.default.fileExists(atPath: store.journalPath) {
-            try store.write(outbox)
-        }
+    /// Removes dropped tokens' cursors and compacts the journal (this send's appends, or a killed
+    /// send's) into `outbox.json`.
+    func finish(removing dropped: Set<DeviceToken>) async throws {
+        try await store.updateOutbox([], removing: dropped)
     }
 }

@@ -58,20 +58,13 @@ public struct PushSettings: Sendable {
         }
         if let override = config.host { host = try Self.checkedHost(override, configPath: configPath) }
         caFile = config.caFile?.expandingTilde
+        // The ranges `APNsConfig.decode` checks, again for settings built in code.
+        try ConfigLimits.check(try JSONValue(encoding: config), ranges: APNsConfig.ranges, keyPrefix: "apns", path: configPath)
         waitBudget = config.waitBudgetSeconds ?? 60
         concurrency = config.concurrency ?? 100
         timeout = config.timeoutSeconds ?? 10
-        guard waitBudget >= 0 else { throw ConfigError(path: configPath, key: "apns.waitBudgetSeconds", expected: "a number ≥ 0") }
-        guard (1...1000).contains(concurrency) else { throw ConfigError(path: configPath, key: "apns.concurrency", expected: "1 to 1000") }
         minimumUpdateInterval = config.minimumUpdateIntervalSeconds ?? 5
         maxUrgentPushesPerImport = config.maxUrgentPushesPerImport ?? 8
-        guard minimumUpdateInterval >= 0 else {
-            throw ConfigError(path: configPath, key: "apns.minimumUpdateIntervalSeconds", expected: "a number ≥ 0")
-        }
-        guard (1...100).contains(maxUrgentPushesPerImport) else {
-            throw ConfigError(path: configPath, key: "apns.maxUrgentPushesPerImport", expected: "1 to 100")
-        }
-        guard timeout > 0 else { throw ConfigError(path: configPath, key: "apns.timeoutSeconds", expected: "a number > 0") }
     }
 
     /// `https://host[:port]`: no path, query, fragment or `user:password@` (a credential in a
@@ -108,6 +101,7 @@ public struct PushSettings: Sendable {
         }
         let mode = UInt16(info.st_mode & 0o777)
         guard mode & 0o077 == 0 else { throw PushError.keyFileMode(path: keyFile, mode: mode) }
+        try Self.checkOwner(info, path: keyFile)
         guard info.st_size <= Self.keyFileLimit else {
             throw PushError.keyNotP256(path: keyFile, reason: "\(info.st_size) bytes; a .p8 key is about 250 (at most \(Self.keyFileLimit / 1024) KiB is read)")
         }
@@ -121,6 +115,27 @@ public struct PushSettings: Sendable {
             throw PushError.keyNotP256(path: keyFile, reason: "more than \(Self.keyFileLimit / 1024) KiB; a .p8 key is about 250 bytes")
         }
         return try Self.signingKey(pem: data, path: keyFile)
+    }
+
+    /// A private file is owned by the user running this: another user who owns
+    /// it can change its mode and content at will.
+    static func checkOwner(_ info: stat, path: String) throws {
+        guard info.st_uid == geteuid() else {
+            throw PushError.notPrivate(path: path, reason: "owned by uid \(info.st_uid), not by this user (uid \(geteuid()))")
+        }
+    }
+
+    /// Refuses a private file that group or others may read or write, or another user owns
+    /// (`devices.json`, issue 36; the key file has its own message). Absent: nothing to check.
+    public static func checkPrivate(_ path: String) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw PushError.notPrivate(path: path, reason: "not a regular file") }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 == 0 else {
+            throw PushError.notPrivate(path: path, reason: "mode \(String(mode, radix: 8)) lets others read or write it")
+        }
+        try checkOwner(info, path: path)
     }
 
     /// Parses a PKCS#8 P-256 private key in PEM, saying what is wrong when it is not one: a byte

@@ -25,13 +25,23 @@ public struct Registration: Codable, Sendable, Equatable {
     /// The device (`shelfline-push devices`) that registered it through `serve`; nil when typed on
     /// the server (`register`). Only that device may change or remove it over HTTP.
     public var device: String?
+    /// That device's id (`Device.id`), which ownership goes by: a name can be removed and added again.
+    public var deviceId: String?
 
-    public init(token: DeviceToken, activity: PushActivity, kind: TokenKind, registeredAt: Int, device: String? = nil) {
+    public init(token: DeviceToken, activity: PushActivity, kind: TokenKind, registeredAt: Int, device: String? = nil,
+                deviceId: String? = nil) {
         self.token = token
         self.activity = activity
         self.kind = kind
         self.registeredAt = registeredAt
         self.device = device
+        self.deviceId = deviceId
+    }
+
+    /// Whether `owner` registered this token (`DeviceError.checkOwner`).
+    func isOwned(by owner: Device) -> Bool {
+        if let deviceId { return deviceId == owner.id }
+        return device == owner.name && owner.addedAt <= registeredAt
     }
 }
 
@@ -86,7 +96,10 @@ public struct Outbox: Codable, Sendable, Equatable {
 /// The push state files in `<workspace>/push/`. Each is rewritten whole and atomically
 /// (`AtomicFile`), so a crash leaves the previous or the next version, never half of one; during a
 /// send, deliveries are appended to the outbox journal instead (`OutboxJournal`).
-/// Commands hold `withLock` around read-modify-write, so `register` never races a `send`.
+/// Commands hold `withLock` around each read-modify-write, so `register` never races a `send`; a
+/// sender (`send`, a `watch` pass) holds `withSendLock` for its run and takes `withLock` only to
+/// read its plan, append to the journal and compact it, never while waiting for APNs, so a `PUT`
+/// through `serve` never waits behind a slow APNs (issue 36).
 public struct PushStore: Sendable {
     /// The version these files are written with; a newer one is refused, not misread.
     public static let formatVersion = 1
@@ -105,6 +118,8 @@ public struct PushStore: Sendable {
     /// The provider token (JWT) shared by every process until it is 50 minutes old (`ProviderToken`).
     public var providerTokenPath: String { directory + "/provider-token.json" }
     var lockPath: String { directory + "/.lock" }
+    /// Held by a sender for its whole run: two senders never plan from the same cursors.
+    var sendLockPath: String { directory + "/.send.lock" }
 
     /// Runs `body` holding an exclusive `flock` on the push directory (dropped by the kernel if
     /// the process dies).
@@ -113,6 +128,47 @@ public struct PushStore: Sendable {
         let fd = try FileLock.acquire(lockPath)
         defer { FileLock.release(fd) }
         return try await body()
+    }
+
+    /// Runs `body` as the one sender (`send`, a `watch` pass): a second waits for the first.
+    public func withSendLock<T>(_ body: () async throws -> T) async throws -> T {
+        try Workspace.makeDirectory(directory)
+        let fd = try FileLock.acquire(sendLockPath)
+        defer { FileLock.release(fd) }
+        return try await body()
+    }
+
+    /// Appends cursors to the journal under the push lock (opened per append: a `register`
+    /// meanwhile may have compacted and removed it). `nil` takes a cursor back.
+    func appendJournal(_ entries: [(token: String, cursor: Cursor?)]) async throws {
+        guard !entries.isEmpty else { return }
+        try await withLock {
+            let journal = OutboxJournal(path: journalPath)
+            defer { journal.close() }
+            try journal.append(entries)
+        }
+    }
+
+    /// Under the push lock: the outbox as it is now (a `register` may have changed it since the
+    /// sender read it), with `changes` applied, written whole (the journal compacted away).
+    func updateOutbox(_ changes: [(token: String, cursor: Cursor?)], removing dropped: Set<DeviceToken> = []) async throws {
+        try await withLock {
+            let read = try readOutbox()
+            var outbox = read
+            for (token, cursor) in changes { outbox.cursors[token] = cursor }
+            for token in dropped { outbox.cursors[token.hex] = nil }
+            if outbox != read || FileManager.default.fileExists(atPath: journalPath) { try write(outbox) }
+        }
+    }
+
+    /// Under the push lock: the registry as it is now without `dropped`.
+    func dropTokens(_ dropped: Set<DeviceToken>) async throws {
+        guard !dropped.isEmpty else { return }
+        try await withLock {
+            var registry = try readRegistry()
+            registry.tokens.removeAll { dropped.contains($0.token) }
+            try write(registry)
+        }
     }
 
     /// The registry, one registration per token: tokens are read in lower case (`DeviceToken`), so

@@ -17,7 +17,8 @@ import ShelflineCore
 ///   (beyond it at 5). Beer-queue snapshots (a user-triggered refresh) go at once: render's hourly
 ///   budget already bounds them.
 /// - Never waits: a 429, 5xx or no answer leaves the token's cursor where it was and the watcher
-///   tries again after a backoff (1, 2, 4 s, at most 5 s); the import never waits on it.
+///   tries again after a backoff (1, 2, 4 s, at most 5 s); the import never waits on it. An answer
+///   is awaited for `apns.timeoutSeconds`: a late 200 is a delivery, never a reason to send again.
 ///
 /// Every delivery is recorded in the outbox, so the run's final `shelfline-push send` delivers
 /// only what is still due. Time comes from `PushClock`.
@@ -26,8 +27,6 @@ public struct PushWatcher: Sendable {
     /// Seconds between passes.
     public var pollInterval: Double
     static let backoffCap = 5.0
-    /// The longest a pass waits for an answer (`apns.timeoutSeconds` when shorter).
-    public static let requestTimeoutLimit = 5.0
 
     public init(sender: PushSender, pollInterval: Double = 0.25) {
         self.sender = sender
@@ -87,7 +86,7 @@ public struct PushWatcher: Sendable {
         if !final, stamps == state.settled { return }
         state.settled = nil
         do {
-            state = try await sender.store.withLock { [state] in
+            state = try await sender.store.withSendLock { [state] in
                 try await locked(transport: transport, providerToken: providerToken, state: state, final: final, now: now,
                                  stamps: stamps)
             }
@@ -107,16 +106,17 @@ public struct PushWatcher: Sendable {
     private func locked(transport: any PushTransport, providerToken: ProviderToken, state: State, final: Bool,
                         now: Date, stamps: [FileStamp]) async throws -> State {
         var state = state
-        let (registry, outbox, plans) = try sender.plan()
-        var cursors = outbox.cursors
+        // The push lock only to read: a `register` never waits for APNs' answers.
+        let (_, _, plans) = try await sender.store.withLock { try sender.plan() }
+        var changes: [(token: String, cursor: Cursor?)] = []
         var choices: [Choice] = []
         var waiting = false
         for plan in plans {
             guard let entry = plan.entries.last else {
                 // Nothing for this token (snapshots of the other kind): its cursor moves on.
                 if let last = plan.last, last != plan.current?.last {
-                    cursors[plan.registration.token.hex] = Cursor(activity: plan.registration.activity, last: last,
-                                                                 deliveredAt: plan.current?.deliveredAt)
+                    changes.append((plan.registration.token.hex, Cursor(activity: plan.registration.activity, last: last,
+                                                                        deliveredAt: plan.current?.deliveredAt)))
                 }
                 continue
             }
@@ -136,6 +136,11 @@ public struct PushWatcher: Sendable {
             choices.append(Choice(plan: plan, entry: entry, priority: priority))
         }
         let run = SendRun(deadline: now)
+        // A start or end is given at most once: recorded before it is sent (`PushSender.atMostOnce`).
+        try await sender.store.appendJournal(choices.filter { PushSender.atMostOnce($0.entry) }.compactMap { choice in
+            choice.plan.last.map { (choice.plan.registration.token.hex, Cursor(activity: choice.plan.registration.activity, last: $0,
+                                                                               deliveredAt: choice.plan.current?.deliveredAt)) }
+        })
         let results = await withTaskGroup(of: (Choice, PushSender.Outcome).self) { group in
             var results: [(Choice, PushSender.Outcome)] = []
             var running = 0
@@ -161,12 +166,15 @@ public struct PushWatcher: Sendable {
         let pushedAt = sender.clock.now()
         for (choice, outcome) in results {
             let token = choice.plan.registration.token
+            let once = PushSender.atMostOnce(choice.entry)
+            var outcome = outcome
+            if outcome == .unconfirmed { outcome = once ? .delivered : .deferred }
             switch outcome {
             case .delivered, .rejected:
                 // The chosen snapshot stands for every one before it: the cursor moves to the newest.
                 let deliveredAt = outcome == .delivered ? Int(pushedAt.timeIntervalSince1970) : choice.plan.current?.deliveredAt
                 if let last = choice.plan.last {
-                    cursors[token.hex] = Cursor(activity: choice.plan.registration.activity, last: last, deliveredAt: deliveredAt)
+                    changes.append((token.hex, Cursor(activity: choice.plan.registration.activity, last: last, deliveredAt: deliveredAt)))
                 }
                 if outcome == .delivered {
                     state.delivered += 1
@@ -175,7 +183,9 @@ public struct PushWatcher: Sendable {
                 }
             case .dropped:
                 dropped.insert(token)
-            case .deferred:
+            case .deferred, .unconfirmed:
+                // Certainly not delivered: a start or end recorded before sending is taken back.
+                if once { changes.append((token.hex, choice.plan.current)) }
                 anyFailed = true
                 state.failed += 1
             }
@@ -195,17 +205,8 @@ public struct PushWatcher: Sendable {
         // Nothing held back: until a file changes, the next passes have nothing to do. (Stamped
         // before this pass's own writes, so they count as a change and are read once more.)
         if !anyFailed && !waiting && dropped.isEmpty { state.settled = stamps }
-        for token in dropped { cursors[token.hex] = nil }
-        if !dropped.isEmpty {
-            var updated = registry
-            updated.tokens.removeAll { dropped.contains($0.token) }
-            try sender.store.write(updated)
-        }
-        if cursors != outbox.cursors || FileManager.default.fileExists(atPath: sender.store.journalPath) {
-            var updated = outbox
-            updated.cursors = cursors
-            try sender.store.write(updated)
-        }
+        try await sender.store.dropTokens(dropped)
+        try await sender.store.updateOutbox(changes, removing: dropped)
         return state
     }
 }

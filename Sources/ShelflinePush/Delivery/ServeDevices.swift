@@ -10,6 +10,11 @@ public struct Device: Codable, Sendable, Equatable {
     public var secretSHA256: String
     /// Unix seconds.
     public var addedAt: Int
+
+    /// What owns the tokens this device registers: never reused, unlike the name (issue 36: after
+    /// `devices remove bob` and `devices add bob`, the new secret could delete the old bob's
+    /// tokens). Derived from the digest of a secret drawn at random for this device alone.
+    public var id: String { String(secretSHA256.prefix(32)) }
 }
 
 /// `<workspace>/push/devices.json` (mode 0600).
@@ -46,9 +51,11 @@ public enum DeviceError: ShelflineError, Equatable {
         }
     }
 
-    /// Throws `notOwner` unless `device` registered `registration`.
-    static func checkOwner(_ registration: Registration, device: String) throws {
-        guard registration.device == device else { throw DeviceError.notOwner }
+    /// Throws `notOwner` unless `device` registered `registration`: by its id; a token recorded
+    /// before ids (name only) belongs to the device of that name only if it was added before the
+    /// token was registered.
+    static func checkOwner(_ registration: Registration, device: Device) throws {
+        guard registration.isOwned(by: device) else { throw DeviceError.notOwner }
     }
 }
 
@@ -62,8 +69,11 @@ public struct DeviceStore: Sendable {
 
     public var path: String { store.directory + "/devices.json" }
 
+    /// The devices; a file others may write (or read), or another user owns, is refused (78):
+    /// with it, anyone could add the digest of a secret of their own.
     public func read() throws -> DeviceList {
         guard FileManager.default.fileExists(atPath: path) else { return DeviceList() }
+        try PushSettings.checkPrivate(path)
         let list = try readJSONFile(DeviceList.self, from: path)
         guard list.version <= PushStore.formatVersion else {
             throw PushError.newerVersion(path: path, found: list.version, supported: PushStore.formatVersion)

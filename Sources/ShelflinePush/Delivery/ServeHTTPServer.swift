@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import NIOTLS
 import ShelflineCore
 
 /// HTTP/1.1 for `ServeRouter`, on SwiftNIO directly. NIOCore/NIOPosix/NIOHTTP1 are already in the
@@ -49,17 +50,24 @@ public final class ServeHTTPServer: Sendable {
                     let phase = RequestPhase()
                     // Idle counts raw bytes (a stalled TLS handshake too); the deadline, decrypted ones.
                     try child.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: Self.amount(router.limits.idleTimeoutSeconds)))
-                    if let tls { try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    if let tls {
+                        try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                        // The request timeout covers the handshake too (issue 36: a ClientHello sent a
+                        // byte every 10 s held its connection for good).
+                        try child.pipeline.syncOperations.addHandler(
+                            HandshakeDeadline(timeout: Self.amount(router.limits.requestTimeoutSeconds)))
+                    }
                     try child.pipeline.syncOperations.addHandler(
                         RequestReadDeadline(phase: phase, timeout: Self.amount(router.limits.requestTimeoutSeconds)))
-                    try child.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try child.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
+                    try child.pipeline.syncOperations.addHandler(BadRequestOnce())
                     try child.pipeline.syncOperations.addHandler(RequestPhaseTracker(phase: phase))
                     return Accepted(try Connection(wrappingChannelSynchronously: child))
                 }
             }
         let listening = server.channel
         let bound = listening.localAddress?.port ?? port
-        let connections = Connections()
+        let connections = Connections(limit: router.limits.maxConnections)
         let accepting = Task<Void, Never> {
             try? await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { inbound in
@@ -271,16 +279,95 @@ final class RequestPhaseTracker: ChannelDuplexHandler {
     }
 }
 
-/// The open connections and whether each is in a request, for `shutdown`.
+/// A request the HTTP decoder cannot parse (HTTP/0.9, a broken head) is answered 400 once and its
+/// connection closed. NIO's `HTTPServerProtocolErrorHandler` answers every parse error, and the
+/// decoder reports one per read until the close lands: an HTTP/0.9 request got two 400s (issue 36).
+final class BadRequestOnce: ChannelDuplexHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+    /// A response head is written and its end is not.
+    private var answering = false
+    private var failed = false
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError else { return context.fireErrorCaught(error) }
+        guard !failed else { return }
+        failed = true
+        guard !answering else { return context.close(promise: nil) }
+        let head = HTTPResponseHead(version: .http1_1, status: .badRequest,
+                                    headers: HTTPHeaders([("connection", "close"), ("content-length", "0")]))
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Nothing after a parse error is a request.
+        guard !failed else { return }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head: answering = true
+        case .end: answering = false
+        case .body: break
+        }
+        context.write(data, promise: promise)
+    }
+}
+
+/// Closes a TLS connection whose handshake has not completed within the request timeout of its
+/// opening. After `NIOSSLServerHandler`, which announces the completed handshake.
+final class HandshakeDeadline: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    let timeout: TimeAmount
+    private var deadline: Scheduled<Void>?
+
+    init(timeout: TimeAmount) { self.timeout = timeout }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted = event {
+            deadline?.cancel()
+            deadline = nil
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+    }
+}
+
+/// The open connections and whether each is in a request, for `shutdown`; at most `limit` open:
+/// the oldest idle one (between requests, or not yet in one) is closed to make room, and when every
+/// one is in a request the newcomer is (issue 36: 20,400 stalled handshakes used every descriptor).
 final class Connections: @unchecked Sendable {
     private let lock = NSLock()
     private var channels: [Int: (channel: any Channel, busy: Bool)] = [:]
     private var next = 0
     private var draining = false
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
 
     func open(_ channel: any Channel) -> Int {
         lock.withLock {
             next += 1
+            if channels.count >= limit {
+                if let oldest = channels.filter({ !$0.value.busy }).keys.min(), let shed = channels.removeValue(forKey: oldest) {
+                    shed.channel.close(promise: nil)
+                } else {
+                    channel.close(promise: nil)
+                }
+            }
             channels[next] = (channel, false)
             if draining { channel.close(promise: nil) }
             return next

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import ShelflineActivity
 import ShelflineCore
@@ -18,10 +21,14 @@ public struct ServeLimits: Sendable {
     /// A request whose head and body have not arrived in full this long after its first byte is
     /// answered 408 and its connection closed (slow or stalled clients).
     public var requestTimeoutSeconds: Double
+    /// Connections open at once; beyond it the oldest idle one is closed (`Connections`).
+    public var maxConnections: Int
 
     public init(maxBodyBytes: Int = 4096, burst: Double = 30, requestsPerSecond: Double = 1,
                 refreshBurst: Double = 3, refreshesPerSecond: Double = 3.0 / 60,
-                idleTimeoutSeconds: Double = 60, requestTimeoutSeconds: Double = 10) {
+                idleTimeoutSeconds: Double = 60, requestTimeoutSeconds: Double = 10,
+                maxConnections: Int = ServeLimits.defaultMaxConnections()) {
+        self.maxConnections = maxConnections
         precondition(requestsPerSecond > 0 && burst >= 1 && refreshesPerSecond > 0 && refreshBurst >= 1)
         precondition(idleTimeoutSeconds > 0 && requestTimeoutSeconds > 0)
         self.maxBodyBytes = maxBodyBytes
@@ -31,6 +38,21 @@ public struct ServeLimits: Sendable {
         self.refreshesPerSecond = refreshesPerSecond
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.requestTimeoutSeconds = requestTimeoutSeconds
+    }
+}
+
+extension ServeLimits {
+    /// Descriptors kept free beside the connections: the registry, the devices file, the push
+    /// lock, a refresh's children and their pipes, the listening socket.
+    static let reservedDescriptors = 256
+
+    /// The open-descriptor soft limit less `reservedDescriptors` (at least 16): call after raising
+    /// the soft limit (`serve` raises it to the hard one).
+    public static func defaultMaxConnections() -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 - reservedDescriptors }
+        let soft = limit.rlim_cur == rlim_t.max ? 1 << 20 : Int(min(limit.rlim_cur, 1 << 20))
+        return max(16, soft - reservedDescriptors)
     }
 }
 
@@ -169,7 +191,7 @@ public struct ServeRouter: Sendable {
         }
         if segments.count == 3, segments[0] == "v1" {
             switch segments[1] {
-            case "tokens": return ("/v1/tokens/{token}", await tokens(request, token: segments[2], device: device.name), device.name)
+            case "tokens": return ("/v1/tokens/{token}", await tokens(request, token: segments[2], device: device), device.name)
             case "activities": return ("/v1/activities/{name}", activity(request, name: segments[2]), device.name)
             default: break
             }
@@ -177,7 +199,7 @@ public struct ServeRouter: Sendable {
         return ("(not found)", ServeResponse(404, error: "not found"), device.name)
     }
 
-    private func tokens(_ request: ServeRequest, token text: String, device: String) async -> ServeResponse {
+    private func tokens(_ request: ServeRequest, token text: String, device: Device) async -> ServeResponse {
         guard request.method == "PUT" || request.method == "DELETE" else { return Self.methodNotAllowed("PUT, DELETE") }
         guard let token = try? DeviceToken(text) else {
             return ServeResponse(400, error: "the token must be 64 to 510 hex digits")
