@@ -441,7 +441,7 @@ import TestSupport
             return names.filter { $0.hasPrefix(".export.csv.tmp-") }
                 .compactMap { (try? FileManager.default.attributesOfItem(atPath: directory + "/" + $0))?[.size] as? Int }.max() ?? 0
         }
-        let started = waitUntil(timeout: 120) { temporaryBytes() > 0 || !process.isRunning }
+        let started = waitUntil(timeout: 120, watching: [directory]) { temporaryBytes() > 0 || !process.isRunning }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try #require(started && process.terminationReason == .uncaughtSignal,
