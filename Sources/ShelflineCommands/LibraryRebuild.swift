@@ -35,12 +35,25 @@ struct LibraryRebuild {
         var changed: Bool
     }
 
-    /// The runs whose merge completed, oldest import first (parse's manifest time: a run's parse
-    /// runs once, when the export is first imported; merge may run again later).
+    /// The runs whose merge completed, oldest import first: in the library's import order
+    /// (`ImportOrder`, the order merge first took them in), then any it does not list by parse's
+    /// manifest time (a run's parse runs once, when the export is first imported; merge may run
+    /// again later). The same order decides which import wins a cell in a merge.
     func runs() -> [RunDirectory] {
         let merged = RunDirectory.all(in: workspace).filter { $0.manifest(.merge) != nil }
+        let order = (try? ImportOrder.load(workspace: workspace).imports) ?? []
+        let place = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: min)
         func time(_ run: RunDirectory) -> Double { (run.manifest(.parse) ?? run.manifest(.merge))?.finishedAt ?? 0 }
-        return merged.sorted { (time($0), $0.id) < (time($1), $1.id) }
+        return merged.sorted { (place[$0.id] ?? Int.max, time($0), $0.id) < (place[$1.id] ?? Int.max, time($1), $1.id) }
+    }
+
+    /// Before an import of a workspace whose library predates `ImportOrder` (issue 36): its stored
+    /// imports placed in the order `runs()` gives, so an older one run again still comes first.
+    func placeEarlierImports() throws {
+        guard !FileManager.default.fileExists(atPath: ImportOrder.path(in: workspace)),
+              FileManager.default.fileExists(atPath: workspace.libraryFile)
+        else { return }
+        try ImportOrder(imports: runs().map(\.id)).write(workspace: workspace)
     }
 
     func run(progress: (String) -> Void) async throws -> Outcome {
@@ -84,6 +97,9 @@ struct LibraryRebuild {
         }
         let lock = try MergeLock(workspace: workspace)
         defer { withExtendedLifetime(lock) {} }
+        // The order the rebuild merged them in is the library's import order from now on.
+        let order = ImportOrder(imports: runs.map(\.id))
+        if (try? ImportOrder.load(workspace: workspace)) != order { try order.write(workspace: workspace) }
         if FileManager.default.contentsEqual(atPath: rebuilt, andPath: workspace.libraryFile) {
             return Outcome(runs: runs.map(\.id), books: books, changed: false)
         }

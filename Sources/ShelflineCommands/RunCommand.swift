@@ -75,6 +75,7 @@ public struct RunCommand: StageCommand {
             makeActivity: { try LiveImportActivity(setup: setup, context: context, sourceFile: $0) })
         let rebuild = LibraryRebuild(workspace: setup.workspace, config: setup.config, configPath: setup.configPath)
         lifecycle.rebuildLibrary = { await rebuild.afterImport(log: context.log) }
+        lifecycle.beforeImport = { try rebuild.placeEarlierImports() }
         if let inbox {
             try await lifecycle.run(.inbox(inbox, settleSeconds: settle))
         } else if let csv {
