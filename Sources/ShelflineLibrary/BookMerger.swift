@@ -124,8 +124,10 @@ public enum BookMerger {
         // Reader fields.
         let shelf = kept.contains(.shelf) ? book.shelf : mergeShelf(book.shelf, incoming.shelf)
         if shelf != book.shelf { book.shelf = shelf; changed.insert(.shelf) }
-        let shelves = union(book.shelves, incoming.shelves)
-        if shelves != book.shelves { book.shelves = shelves; changed.insert(.shelves) }
+        if !kept.contains(.shelves), let listed = listedShelves(incoming) {
+            let shelves = withoutLeftStates(union(nil, listed), shelf: book.shelf)
+            if shelves != book.shelves { book.shelves = shelves; changed.insert(.shelves) }
+        }
         let reads = mergeReads(book.reads, incoming.reads)
         if reads != book.reads { book.reads = reads; changed.insert(.reads) }
         let readCount = maxOptional(book.readCount, incoming.readCount)
@@ -216,9 +218,21 @@ public enum BookMerger {
             book.moods = moods
             changed.insert(.moods)
         }
-        if !kept.contains(.shelfPositions), let positions = incoming.shelfPositions, !positions.isEmpty, book.shelfPositions != positions {
-            book.shelfPositions = positions
-            changed.insert(.shelfPositions)
+        if !kept.contains(.shelfPositions) {
+            // Goodreads' list as its newest row gives it (exported as it was, `GoodreadsExport.shelfList`);
+            // another format's shelves leave the positions of the shelves the book is still on.
+            let positions: [ShelfPosition]?
+            if incoming.format == .goodreads {
+                positions = incoming.shelfPositions
+            } else {
+                let on = Set(book.shelves ?? []).union(book.shelf.map { [$0] } ?? [])
+                positions = book.shelfPositions?.filter { on.contains($0.shelf) }
+            }
+            let list = positions?.isEmpty ?? true ? nil : positions
+            if list != book.shelfPositions {
+                book.shelfPositions = list
+                changed.insert(.shelfPositions)
+            }
         }
         if !kept.contains(.ownedCopies), let copies = incoming.ownedCopies, book.ownedCopies != copies {
             book.ownedCopies = copies
@@ -319,6 +333,27 @@ public enum BookMerger {
         guard let incoming, !incoming.isEmpty else { return current }
         guard let current else { return incoming }
         return shelfRank(incoming) >= shelfRank(current) ? incoming : current
+    }
+
+    /// The shelves an export row lists, the book's whole list but for its exclusive shelf (a shelf
+    /// the book has left is not kept): an empty cell of a format that has the column is an empty
+    /// list; nil for a mapped CSV without shelves, which says nothing of them.
+    static func listedShelves(_ record: BookRecord) -> [String]? {
+        record.format == .generic ? record.shelves : record.shelves ?? []
+    }
+
+    /// `shelves` without the reading states (`GoodreadsExport.exclusive`) other than `shelf`: the
+    /// exclusive shelf is one value, and a state the book has left is no shelf it is on.
+    /// A book without an exclusive shelf keeps them all: they are the only word on its state.
+    static func withoutLeftStates(_ shelves: [String]?, shelf: String?) -> [String]? {
+        guard let shelves, shelves.contains(where: { left($0, shelf: shelf) }) else { return shelves }
+        let on = shelves.filter { !left($0, shelf: shelf) }
+        return on.isEmpty ? nil : on
+    }
+
+    /// Whether `name` is a reading state other than the book's exclusive `shelf`.
+    static func left(_ name: String, shelf: String?) -> Bool {
+        shelf != nil && name != shelf && GoodreadsExport.exclusive.contains(name)
     }
 
     static func union(_ a: [String]?, _ b: [String]?) -> [String]? {

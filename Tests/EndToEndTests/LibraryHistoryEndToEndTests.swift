@@ -98,4 +98,36 @@ import Testing
         // What only grows still grows: both readings are kept.
         #expect((dune["reads"] as? [[String: Any]])?.count == 2, "\(dune)")
     }
+
+    @Test(.bug("36")) func aShelfTheBookHasLeftIsGone() throws {
+        let cron = try Cron()
+        let earlier = export(
+            cron, "earlier.csv",
+            [Self.dune(rating: 0, review: "", shelf: "to-read", shelves: "to-read, space", positions: "to-read (#12), space (#3)")])
+        let later = export(
+            cron, "later.csv",
+            [Self.dune(rating: 4, review: "", shelf: "read", shelves: "desert", positions: "desert (#1)", read: "2024/06/20"), Self.other])
+        _ = try run(cron, earlier)
+        _ = try run(cron, later)
+
+        let list = try cron.shelfline(["library", "list", "--shelf", "to-read"])
+        #expect(list.status == 0 && !list.stdout.contains("Dune"), "\(list)")
+        #expect(try cron.shelfline(["library", "list", "--shelf", "space"]).stdout.contains("Dune") == false)
+        #expect(try cron.shelfline(["library", "list", "--shelf", "desert"]).stdout.contains("Dune"))
+
+        let stats = try cron.shelfline(["library", "stats", "--json"])
+        let counts = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any], "\(stats)")
+        #expect(counts["exclusiveShelves"] as? [String: Int] == ["read": 2], "\(stats)")
+        #expect(counts["shelves"] as? [String: Int] == ["desert": 1], "\(stats)")
+
+        let exported = try cron.shelfline(["export", "--format", "goodreads"])
+        let dune = try #require(exported.stdout.split(separator: "\n").first { $0.contains("Dune") }, "\(exported)")
+        #expect(!dune.contains("to-read") && !dune.contains("space") && dune.contains("desert (#1)"), "\(dune)")
+        let toRead = try cron.shelfline(["export", "--format", "goodreads", "--shelf", "to-read"])
+        #expect(!toRead.stdout.contains("Dune"), "\(toRead)")
+
+        // The rebuild agrees.
+        let rebuild = try cron.shelfline(["rebuild"])
+        #expect(rebuild.status == 0 && rebuild.stdout.contains("library unchanged"), "\(rebuild)")
+    }
 }
