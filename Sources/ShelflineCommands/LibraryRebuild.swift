@@ -27,6 +27,8 @@ struct LibraryRebuild {
     /// Where to keep each run's ledger as rebuilt (`<ledgers>/<run id>/ledger.ndjson.gz`): where
     /// its rows are in the rebuilt library. Nil: not kept.
     var ledgers: String? = nil
+    /// Set by SIGTERM/SIGINT: the rebuild stops (75), its scratch removed, the library unchanged.
+    var cancellation = CancellationFlag()
 
     struct Outcome: Equatable {
         var runs: [String]
@@ -58,7 +60,9 @@ struct LibraryRebuild {
 
     func run(progress: (String) -> Void) async throws -> Outcome {
         let files = RunFiles(config: config, stages: PipelineStages.descriptions)
-        let scratch = Workspace(root: workspace.libraryDirectory + "/.rebuild-\(getpid())")
+        // What a rebuild or merge killed outright left (issue 36: 32 MB at 110k books, never removed).
+        LibraryScratch.sweep(workspace)
+        let scratch = Workspace(root: LibraryScratch.rebuild.directory(in: workspace))
         try? FileManager.default.removeItem(atPath: scratch.root)
         defer { try? FileManager.default.removeItem(atPath: scratch.root) }
         try Workspace.makeDirectory(scratch.libraryDirectory)
@@ -71,10 +75,14 @@ struct LibraryRebuild {
         // Each run goes through merge's one entry, as in an import (its report written, its check
         // run), into the scratch workspace; quiet: the rebuild prints its own lines.
         let context = StageContext(config: config, configPath: configPath, workspace: scratch, stage: MergeStage.description,
-                                   log: Logfmt(quiet: true))
+                                   log: Logfmt(quiet: true), cancellation: cancellation)
+        func stopIfCancelled() throws {
+            if cancellation.isCancelled { throw TryLaterError("rebuild: stopped by a signal; the library is unchanged") }
+        }
         let titles = try ISBNTitles.learn(from: runs.map { $0.file(name(.records)) },
                                           parameters: try context.parameters(DedupeParameters.self))
         for (number, run) in runs.enumerated() {
+            try stopIfCancelled()
             let out = scratch.root + "/runs/" + run.id
             try Workspace.makeDirectory(out)
             let job = StageJob(inputs: [.records: run.file(name(.records)), .parseReport: run.file(name(.parseReport)),
@@ -97,6 +105,7 @@ struct LibraryRebuild {
         }
         let lock = try MergeLock(workspace: workspace)
         defer { withExtendedLifetime(lock) {} }
+        try stopIfCancelled()
         // The order the rebuild merged them in is the library's import order from now on.
         let order = ImportOrder(imports: runs.map(\.id))
         if (try? ImportOrder.load(workspace: workspace)) != order { try order.write(workspace: workspace) }

@@ -153,7 +153,8 @@ public enum MergeStage {
         let lock = try MergeLock(workspace: workspace)
         defer { withExtendedLifetime(lock) {} }
 
-        let workDirectory = workspace.libraryDirectory + "/.merge-work-\(getpid())"
+        LibraryScratch.sweep(workspace)
+        let workDirectory = LibraryScratch.merge.directory(in: workspace)
         try Workspace.makeDirectory(workDirectory)
         defer { try? FileManager.default.removeItem(atPath: workDirectory) }
         let library = LibraryFile(workspace: workspace)
