@@ -70,6 +70,7 @@ struct LibraryRebuild {
             try AtomicFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: workspace.decisionsFile))), to: scratch.decisionsFile)
         }
         let runs = runs()
+        try refuseChangedRuns(runs)
         var books = 0
         func name(_ role: StageFileRole) -> String { files.input(.merge, role) ?? MergeStage.description.defaultInput(role) }
         // Each run goes through merge's one entry, as in an import (its report written, its check
@@ -120,6 +121,18 @@ struct LibraryRebuild {
 }
 
 extension LibraryRebuild {
+    /// A run whose files merge reads were edited since its stages wrote them (their manifests hold
+    /// other hashes) would be rebuilt from what no import wrote: refused (65) naming the run and
+    /// the file, before anything is merged.
+    func refuseChangedRuns(_ runs: [RunDirectory]) throws {
+        for run in runs {
+            guard let file = try run.filesChanged(readBy: .merge).first else { continue }
+            throw DataError("rebuild: run \(run.id): \(run.file(file)) changed since the import wrote it (its manifest "
+                            + "records another hash); nothing was rebuilt. Import that export again (`shelfline run --csv "
+                            + "\(run.existingInput ?? "FILE")`) to redo the run from its stored copy, then rebuild")
+        }
+    }
+
     /// After an import that found books of the library only a rebuild can part
     /// (`MergeReport.booksToRebuild`; `shelfline run` calls it under the lock): the library rebuilt
     /// from the stored imports, when they still hold every import the library was built from.

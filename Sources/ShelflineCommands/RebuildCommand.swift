@@ -26,7 +26,9 @@ public struct RebuildCommand: AsyncParsableCommand {
             no longer stored under runs/ (`shelfline clean` removed it), the rebuild would lose \
             them: it refuses (65) and names the first such import, unless \
             --drop-unstored-imports says to rebuild without their books. A damaged or deleted \
-            library is rebuilt from what runs/ holds. Holds the workspace lock \
+            library is rebuilt from what runs/ holds. A run whose files were edited since its \
+            stages wrote them (their manifests record other hashes) is refused (65), naming the run \
+            and the file. Holds the workspace lock \
             (exit 75 while an import runs). SIGTERM/SIGINT stop it with 75, the library unchanged \
             and its scratch directory (library/.rebuild-PID) removed; one a killed rebuild left is \
             removed by the next rebuild or merge. The runs' own files are not changed; the next `run` \

@@ -7,9 +7,10 @@ import Testing
     import Glibc
 #endif
 
-/// `shelfline rebuild` stopped by a signal: SIGTERM exits 75 with its scratch removed and the
-/// library unchanged; what a SIGKILL leaves is removed by the next rebuild.
-@Suite(.serialized) struct RebuildInterruptionEndToEndTests {
+/// `shelfline rebuild` through the built executable: stopped by a signal (SIGTERM exits 75 with its
+/// scratch removed and the library unchanged; what a SIGKILL leaves is removed by the next
+/// rebuild), and refusing a run whose files were edited since its stages wrote them.
+@Suite(.serialized) struct RebuildEndToEndTests {
     typealias Cron = CronEndToEndTests.Cron
 
     /// A workspace with the example imported, and `shelfline rebuild` started while this process
@@ -61,5 +62,32 @@ import Testing
             $0.hasPrefix(".rebuild-")
         }
         #expect(left.isEmpty, "\(left)")
+    }
+
+    @Test(.bug("36")) func rebuildRefusesARunWhoseFilesWereEditedAndNamesIt() throws {
+        let cron = try Cron()
+        let imported = try cron.shelfline(["run", "--csv", CronEndToEndTests.example, "--quiet"])
+        #expect(imported.status == 0, "\(imported)")
+        let id = try cron.runId(CronEndToEndTests.example)
+        let run = cron.workspace + "/runs/" + id
+        let before = try library(cron)
+        // A rating changed by hand in the records merge reads.
+        let enriched = run + "/enriched.ndjson.gz"
+        var text =
+            try PassThroughLine.lines(of: enriched).map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n") + "\n"
+        let edited = text.replacingOccurrences(of: "\"rating\":5", with: "\"rating\":1")
+        #expect(edited != text)
+        text = edited
+        _ = try GzipFixture.write(text: text, to: enriched)
+
+        let refused = try cron.shelfline(["rebuild"])
+        #expect(refused.status == 65, "\(refused)")
+        #expect(refused.stderr.contains("run \(id)") && refused.stderr.contains("enriched.ndjson.gz"), "\(refused)")
+        #expect(try library(cron) == before, "nothing was rebuilt")
+
+        // Importing the export again redoes the run from its stored copy; then the rebuild goes ahead.
+        #expect(try cron.shelfline(["run", "--csv", CronEndToEndTests.example, "--quiet"]).status == 0)
+        let rebuilt = try cron.shelfline(["rebuild"])
+        #expect(rebuilt.status == 0 && rebuilt.stdout.contains("library unchanged"), "\(rebuilt)")
     }
 }
