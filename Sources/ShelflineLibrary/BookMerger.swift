@@ -316,12 +316,27 @@ public enum BookMerger {
                 let isWork = candidate.key.hasPrefix("/works/")
                 book.editionKey = isWork ? nil : candidate.key
                 if let workKey = candidate.workKey ?? (isWork ? candidate.key : nil) { book.workKey = workKey }
-                if book.author == nil, let author = candidate.authors.first { book.author = author }
+                if book.author == nil, let author = candidate.authors.first {
+                    // Metadata, as lookup's: an export's author replaces it, a rejection takes it back.
+                    book.author = author
+                    book.metadataFields = Set((book.metadataFields ?? []) + ["author"]).sorted()
+                }
             }
             book.enrichment = "review"
             book.enrichmentSource = "review"
             book.reviewDecision = "accepted"
         case .reject:
+            if book.reviewDecision == "accepted" {
+                // An acceptance changed to a rejection: the candidate it took goes with it.
+                book.editionKey = nil
+                book.workKey = nil
+                book.enrichment = nil
+                book.enrichmentSource = nil
+                if book.metadataFields?.contains("author") == true {
+                    book.author = nil
+                    removeMetadataField("author", from: &book.metadataFields)
+                }
+            }
             book.reviewDecision = "rejected"
         }
         book.needsReview = nil

@@ -285,7 +285,8 @@ public enum MergeStage {
         do {
             try ledger.commit()
             // Streamed from the spool: the list and its `JSONEncoder` tree were merge's peak (`ReviewSpool`).
-            reviewOpen = try review.write(importId: importId, to: request.review, keep: fold.flagged.contains)
+            reviewOpen = try review.write(importId: importId, to: request.review, keep: fold.flagged.contains,
+                                          settled: { decisions[$0] != nil })
             let failed = rejects.map {
                 FailedRow(line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
                           fallbackText: $0.raw, bookId: nil)
