@@ -27,6 +27,8 @@ struct LibraryRebuild {
     /// Where to keep each run's ledger as rebuilt (`<ledgers>/<run id>/ledger.ndjson.gz`): where
     /// its rows are in the rebuilt library. Nil: not kept.
     var ledgers: String? = nil
+    /// Set by SIGTERM/SIGINT: the rebuild stops (75), its scratch removed, the library unchanged.
+    var cancellation = CancellationFlag()
 
     struct Outcome: Equatable {
         var runs: [String]
@@ -35,17 +37,32 @@ struct LibraryRebuild {
         var changed: Bool
     }
 
-    /// The runs whose merge completed, oldest import first (parse's manifest time: a run's parse
-    /// runs once, when the export is first imported; merge may run again later).
+    /// The runs whose merge completed, oldest import first: in the library's import order
+    /// (`ImportOrder`, the order merge first took them in), then any it does not list by parse's
+    /// manifest time (a run's parse runs once, when the export is first imported; merge may run
+    /// again later). The same order decides which import wins a cell in a merge.
     func runs() -> [RunDirectory] {
         let merged = RunDirectory.all(in: workspace).filter { $0.manifest(.merge) != nil }
+        let order = (try? ImportOrder.load(workspace: workspace).imports) ?? []
+        let place = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: min)
         func time(_ run: RunDirectory) -> Double { (run.manifest(.parse) ?? run.manifest(.merge))?.finishedAt ?? 0 }
-        return merged.sorted { (time($0), $0.id) < (time($1), $1.id) }
+        return merged.sorted { (place[$0.id] ?? Int.max, time($0), $0.id) < (place[$1.id] ?? Int.max, time($1), $1.id) }
+    }
+
+    /// Before an import of a workspace whose library predates `ImportOrder` (issue 36): its stored
+    /// imports placed in the order `runs()` gives, so an older one run again still comes first.
+    func placeEarlierImports() throws {
+        guard !FileManager.default.fileExists(atPath: ImportOrder.path(in: workspace)),
+              FileManager.default.fileExists(atPath: workspace.libraryFile)
+        else { return }
+        try ImportOrder(imports: runs().map(\.id)).write(workspace: workspace)
     }
 
     func run(progress: (String) -> Void) async throws -> Outcome {
         let files = RunFiles(config: config, stages: PipelineStages.descriptions)
-        let scratch = Workspace(root: workspace.libraryDirectory + "/.rebuild-\(getpid())")
+        // What a rebuild or merge killed outright left (issue 36: 32 MB at 110k books, never removed).
+        LibraryScratch.sweep(workspace)
+        let scratch = Workspace(root: LibraryScratch.rebuild.directory(in: workspace))
         try? FileManager.default.removeItem(atPath: scratch.root)
         defer { try? FileManager.default.removeItem(atPath: scratch.root) }
         try Workspace.makeDirectory(scratch.libraryDirectory)
@@ -53,15 +70,20 @@ struct LibraryRebuild {
             try AtomicFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: workspace.decisionsFile))), to: scratch.decisionsFile)
         }
         let runs = runs()
+        try refuseChangedRuns(runs)
         var books = 0
         func name(_ role: StageFileRole) -> String { files.input(.merge, role) ?? MergeStage.description.defaultInput(role) }
         // Each run goes through merge's one entry, as in an import (its report written, its check
         // run), into the scratch workspace; quiet: the rebuild prints its own lines.
         let context = StageContext(config: config, configPath: configPath, workspace: scratch, stage: MergeStage.description,
-                                   log: Logfmt(quiet: true))
+                                   log: Logfmt(quiet: true), cancellation: cancellation)
+        func stopIfCancelled() throws {
+            if cancellation.isCancelled { throw TryLaterError("rebuild: stopped by a signal; the library is unchanged") }
+        }
         let titles = try ISBNTitles.learn(from: runs.map { $0.file(name(.records)) },
                                           parameters: try context.parameters(DedupeParameters.self))
         for (number, run) in runs.enumerated() {
+            try stopIfCancelled()
             let out = scratch.root + "/runs/" + run.id
             try Workspace.makeDirectory(out)
             let job = StageJob(inputs: [.records: run.file(name(.records)), .parseReport: run.file(name(.parseReport)),
@@ -84,6 +106,10 @@ struct LibraryRebuild {
         }
         let lock = try MergeLock(workspace: workspace)
         defer { withExtendedLifetime(lock) {} }
+        try stopIfCancelled()
+        // The order the rebuild merged them in is the library's import order from now on.
+        let order = ImportOrder(imports: runs.map(\.id))
+        if (try? ImportOrder.load(workspace: workspace)) != order { try order.write(workspace: workspace) }
         if FileManager.default.contentsEqual(atPath: rebuilt, andPath: workspace.libraryFile) {
             return Outcome(runs: runs.map(\.id), books: books, changed: false)
         }
@@ -95,6 +121,18 @@ struct LibraryRebuild {
 }
 
 extension LibraryRebuild {
+    /// A run whose files merge reads were edited since its stages wrote them (their manifests hold
+    /// other hashes) would be rebuilt from what no import wrote: refused (65) naming the run and
+    /// the file, before anything is merged.
+    func refuseChangedRuns(_ runs: [RunDirectory]) throws {
+        for run in runs {
+            guard let file = try run.filesChanged(readBy: .merge).first else { continue }
+            throw DataError("rebuild: run \(run.id): \(run.file(file)) changed since the import wrote it (its manifest "
+                            + "records another hash); nothing was rebuilt. Import that export again (`shelfline run --csv "
+                            + "\(run.existingInput ?? "FILE")`) to redo the run from its stored copy, then rebuild")
+        }
+    }
+
     /// After an import that found books of the library only a rebuild can part
     /// (`MergeReport.booksToRebuild`; `shelfline run` calls it under the lock): the library rebuilt
     /// from the stored imports, when they still hold every import the library was built from.

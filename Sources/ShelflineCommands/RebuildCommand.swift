@@ -26,8 +26,12 @@ public struct RebuildCommand: AsyncParsableCommand {
             no longer stored under runs/ (`shelfline clean` removed it), the rebuild would lose \
             them: it refuses (65) and names the first such import, unless \
             --drop-unstored-imports says to rebuild without their books. A damaged or deleted \
-            library is rebuilt from what runs/ holds. Holds the workspace lock \
-            (exit 75 while an import runs). The runs' own files are not changed; the next `run` \
+            library is rebuilt from what runs/ holds. A run whose files were edited since its \
+            stages wrote them (their manifests record other hashes) is refused (65), naming the run \
+            and the file. Holds the workspace lock \
+            (exit 75 while an import runs). SIGTERM/SIGINT stop it with 75, the library unchanged \
+            and its scratch directory (library/.rebuild-PID) removed; one a killed rebuild left is \
+            removed by the next rebuild or merge. The runs' own files are not changed; the next `run` \
             of an import re-merges it (a no-op for the library).
             """))
 
@@ -43,14 +47,15 @@ public struct RebuildCommand: AsyncParsableCommand {
 
     public func run() async throws {
         try await reportingErrors(as: "shelfline") {
-            let context = try common.context(stages: PipelineStages.descriptions)
+            let context = try common.context(stages: PipelineStages.descriptions, cancellation: SignalCancellation.install())
             let lock = try WorkspaceLock(workspace: context.workspace, now: Date())
             defer { withExtendedLifetime(lock) {} }
             // The parameters merge decodes (dedupe's and its own) are checked now, as `run` checks them, not mid-rebuild.
             _ = try context.parameters(DedupeParameters.self)
             _ = try context.parameters(MergeParameters.self)
             let rebuild = LibraryRebuild(workspace: context.workspace, config: context.config, configPath: context.configPath,
-                                         ledgers: try ledgers.map { try Workspace.absolute($0, role: .output) })
+                                         ledgers: try ledgers.map { try Workspace.absolute($0, role: .output) },
+                                         cancellation: context.cancellation)
             if !dropUnstoredImports {
                 // A library too damaged to read is rebuilt from what runs/ holds (the recovery path).
                 let missing = (try? rebuild.importsMissingFromRuns()) ?? []

@@ -73,8 +73,10 @@ public struct RunCommand: StageCommand {
             cancellation: context.cancellation,
             makeRunner: { setup.runner(context: context, quiet: common.quiet) },
             makeActivity: { try LiveImportActivity(setup: setup, context: context, sourceFile: $0) })
-        let rebuild = LibraryRebuild(workspace: setup.workspace, config: setup.config, configPath: setup.configPath)
+        let rebuild = LibraryRebuild(workspace: setup.workspace, config: setup.config, configPath: setup.configPath,
+                                     cancellation: context.cancellation)
         lifecycle.rebuildLibrary = { await rebuild.afterImport(log: context.log) }
+        lifecycle.beforeImport = { try rebuild.placeEarlierImports() }
         if let inbox {
             try await lifecycle.run(.inbox(inbox, settleSeconds: settle))
         } else if let csv {

@@ -81,12 +81,15 @@ public enum BookMerger {
 
     /// Folds one import's `records` (all for book `id`) into `book` (nil: a new book).
     /// Returns the new book; unchanged books compare equal to the input.
+    /// `laterImports`: the imports that reached the library after this one (`ImportOrder`): a cell
+    /// one of them wrote keeps its value (an older export run again never undoes a newer one).
     public static func fold(book existing: LibraryBook?, id: String, records: [BookRecord], grantedKeys: [String],
-                            importId: String) -> LibraryBook {
+                            importId: String, laterImports: Set<String> = []) -> LibraryBook {
         let combined = combine(records)
         let incoming = combined.record
         var book = existing ?? LibraryBook(id: id, title: incoming.titleBase ?? incoming.title)
         var changed: ChangedFields = existing == nil ? [.title] : []
+        let kept = laterImports.isEmpty ? [] : writtenByLater(book.provenance, laterImports)
 
         /// A bibliographic field from the export: fills a gap, or replaces what only metadata supplied.
         func fill<T: Equatable>(_ slot: inout T?, _ field: ChangedFields.Field, _ value: T?, metadataFields: inout [String]?) {
@@ -97,9 +100,9 @@ public enum BookMerger {
             if fromMetadata { removeMetadataField(field.name, from: &metadataFields); changed.insert(.metadataFields) }
         }
 
-        /// A field the export's value replaces.
+        /// A field the export's value replaces, unless a later import wrote it.
         func replace<T: Equatable>(_ slot: inout T?, _ field: ChangedFields.Field, _ value: T?) {
-            guard let value, slot != value else { return }
+            guard let value, slot != value, !kept.contains(field) else { return }
             slot = value
             changed.insert(field)
         }
@@ -135,10 +138,12 @@ public enum BookMerger {
         }
 
         // Reader fields.
-        let shelf = mergeShelf(book.shelf, incoming.shelf)
+        let shelf = kept.contains(.shelf) ? book.shelf : mergeShelf(book.shelf, incoming.shelf)
         if shelf != book.shelf { book.shelf = shelf; changed.insert(.shelf) }
-        let shelves = union(book.shelves, incoming.shelves)
-        if shelves != book.shelves { book.shelves = shelves; changed.insert(.shelves) }
+        if !kept.contains(.shelves), let listed = listedShelves(incoming) {
+            let shelves = withoutLeftStates(union(nil, listed), shelf: book.shelf)
+            if shelves != book.shelves { book.shelves = shelves; changed.insert(.shelves) }
+        }
         let reads = mergeReads(book.reads, incoming.reads)
         if reads != book.reads { book.reads = reads; changed.insert(.reads) }
         let readCount = maxOptional(book.readCount, incoming.readCount)
@@ -150,7 +155,7 @@ public enum BookMerger {
         replace(&book.notes, .notes, nonEmpty(incoming.notes))
         let owned = mergeOwned(book.owned, incoming.owned)
         if owned != book.owned { book.owned = owned; changed.insert(.owned) }
-        applyOwnCells(incoming, to: &book, changed: &changed)
+        applyOwnCells(incoming, to: &book, changed: &changed, kept: kept)
 
         // Lookup: metadata fills gaps; never touches reader fields.
         if let match = combined.match {
@@ -217,24 +222,71 @@ public enum BookMerger {
     /// Across imports, the same rule: what an export says (a non-empty cell) replaces what an
     /// older import said; an empty cell never erases. The spoiler flag travels with its review: a
     /// Goodreads row with a review sets it (or clears it); other formats have no such column.
-    static func applyOwnCells(_ incoming: BookRecord, to book: inout LibraryBook, changed: inout ChangedFields) {
-        for field in ownTexts {
+    static func applyOwnCells(_ incoming: BookRecord, to book: inout LibraryBook, changed: inout ChangedFields,
+                              kept: ChangedFields = []) {
+        for field in ownTexts where !kept.contains(field) {
             if let value = nonEmpty(incoming.ownText(field)), book.ownText(field) != value {
                 book.setOwnText(field, value)
                 changed.insert(field)
             }
         }
-        if let moods = incoming.moods, !moods.isEmpty, book.moods != moods { book.moods = moods; changed.insert(.moods) }
-        if let positions = incoming.shelfPositions, !positions.isEmpty, book.shelfPositions != positions {
-            book.shelfPositions = positions
-            changed.insert(.shelfPositions)
+        if !kept.contains(.moods), let moods = incoming.moods, !moods.isEmpty, book.moods != moods {
+            book.moods = moods
+            changed.insert(.moods)
         }
-        if let copies = incoming.ownedCopies, book.ownedCopies != copies { book.ownedCopies = copies; changed.insert(.ownedCopies) }
-        if incoming.format == .goodreads, nonEmpty(incoming.review) != nil, book.spoiler != incoming.spoiler {
+        if !kept.contains(.shelfPositions) {
+            // Goodreads' list as its newest row gives it (exported as it was, `GoodreadsExport.shelfList`);
+            // another format's shelves leave the positions of the shelves the book is still on.
+            let positions: [ShelfPosition]?
+            if incoming.format == .goodreads {
+                positions = incoming.shelfPositions
+            } else {
+                let on = Set(book.shelves ?? []).union(book.shelf.map { [$0] } ?? [])
+                positions = book.shelfPositions?.filter { on.contains($0.shelf) }
+            }
+            let list = positions?.isEmpty ?? true ? nil : positions
+            if list != book.shelfPositions {
+                book.shelfPositions = list
+                changed.insert(.shelfPositions)
+            }
+        }
+        if !kept.contains(.ownedCopies), let copies = incoming.ownedCopies, book.ownedCopies != copies {
+            book.ownedCopies = copies
+            changed.insert(.ownedCopies)
+        }
+        if !kept.contains(.spoiler), incoming.format == .goodreads, nonEmpty(incoming.review) != nil, book.spoiler != incoming.spoiler {
             book.spoiler = incoming.spoiler
             changed.insert(.spoiler)
         }
     }
+
+    /// The cells a later import wrote (its provenance `fields`; `created`: every cell a later
+    /// import replaces), which an earlier import merged again leaves as they are. Cells that only
+    /// grow (keys, readings, read count, date added, owned) and bibliographic gaps are not
+    /// listed: an earlier import may still add to them.
+    static func writtenByLater(_ provenance: [Contribution], _ laterImports: Set<String>) -> ChangedFields {
+        var kept: ChangedFields = []
+        for contribution in provenance where laterImports.contains(contribution.importId) {
+            for name in contribution.fields {
+                if name == "created" {
+                    kept.formUnion(replacedByLater)
+                } else if let field = ChangedFields.field(named: name) {
+                    kept.insert(field)
+                }
+            }
+        }
+        return kept.intersection(replacedByLater)
+    }
+
+    /// The cells a later import's value replaces (the newer export wins): see `writtenByLater`.
+    static let replacedByLater: ChangedFields = {
+        var cells = ChangedFields(ownTexts.map { ChangedFields($0) })
+        for field: ChangedFields.Field in [.rating, .review, .notes, .shelf, .shelves, .moods, .shelfPositions, .ownedCopies,
+                                           .spoiler, .editionKey, .workKey, .enrichment, .enrichmentSource] {
+            cells.insert(field)
+        }
+        return cells
+    }()
 
     /// Lookup metadata fills empty bibliographic fields (and refreshes fields it filled before).
     static func applyMetadata(_ metadata: EditionMetadata, match: MatchResult, to book: inout LibraryBook,
@@ -280,12 +332,27 @@ public enum BookMerger {
                 let isWork = candidate.key.hasPrefix("/works/")
                 book.editionKey = isWork ? nil : candidate.key
                 if let workKey = candidate.workKey ?? (isWork ? candidate.key : nil) { book.workKey = workKey }
-                if book.author == nil, let author = candidate.authors.first { book.author = author }
+                if book.author == nil, let author = candidate.authors.first {
+                    // Metadata, as lookup's: an export's author replaces it, a rejection takes it back.
+                    book.author = author
+                    book.metadataFields = Set((book.metadataFields ?? []) + ["author"]).sorted()
+                }
             }
             book.enrichment = "review"
             book.enrichmentSource = "review"
             book.reviewDecision = "accepted"
         case .reject:
+            if book.reviewDecision == "accepted" {
+                // An acceptance changed to a rejection: the candidate it took goes with it.
+                book.editionKey = nil
+                book.workKey = nil
+                book.enrichment = nil
+                book.enrichmentSource = nil
+                if book.metadataFields?.contains("author") == true {
+                    book.author = nil
+                    removeMetadataField("author", from: &book.metadataFields)
+                }
+            }
             book.reviewDecision = "rejected"
         }
         book.needsReview = nil
@@ -297,6 +364,27 @@ public enum BookMerger {
         guard let incoming, !incoming.isEmpty else { return current }
         guard let current else { return incoming }
         return shelfRank(incoming) >= shelfRank(current) ? incoming : current
+    }
+
+    /// The shelves an export row lists, the book's whole list but for its exclusive shelf (a shelf
+    /// the book has left is not kept): an empty cell of a format that has the column is an empty
+    /// list; nil for a mapped CSV without shelves, which says nothing of them.
+    static func listedShelves(_ record: BookRecord) -> [String]? {
+        record.format == .generic ? record.shelves : record.shelves ?? []
+    }
+
+    /// `shelves` without the reading states (`GoodreadsExport.exclusive`) other than `shelf`: the
+    /// exclusive shelf is one value, and a state the book has left is no shelf it is on.
+    /// A book without an exclusive shelf keeps them all: they are the only word on its state.
+    static func withoutLeftStates(_ shelves: [String]?, shelf: String?) -> [String]? {
+        guard let shelves, shelves.contains(where: { left($0, shelf: shelf) }) else { return shelves }
+        let on = shelves.filter { !left($0, shelf: shelf) }
+        return on.isEmpty ? nil : on
+    }
+
+    /// Whether `name` is a reading state other than the book's exclusive `shelf`.
+    static func left(_ name: String, shelf: String?) -> Bool {
+        shelf != nil && name != shelf && GoodreadsExport.exclusive.contains(name)
     }
 
     static func union(_ a: [String]?, _ b: [String]?) -> [String]? {
@@ -389,7 +477,14 @@ struct ChangedFields: OptionSet {
 
     static let title = ChangedFields(.title)
 
+    private static let byName = Dictionary(uniqueKeysWithValues: Field.allCases.map { ($0.name, $0) })
+
+    /// The field a provenance entry names (nil for `created` or a name no field has).
+    static func field(named name: String) -> Field? { byName[name] }
+
     mutating func insert(_ field: Field) { formUnion(ChangedFields(field)) }
+
+    func contains(_ field: Field) -> Bool { !isDisjoint(with: ChangedFields(field)) }
 
     /// The changed fields' names, sorted.
     var names: [String] {

@@ -153,11 +153,13 @@ public enum MergeStage {
         let lock = try MergeLock(workspace: workspace)
         defer { withExtendedLifetime(lock) {} }
 
-        let workDirectory = workspace.libraryDirectory + "/.merge-work-\(getpid())"
+        LibraryScratch.sweep(workspace)
+        let workDirectory = LibraryScratch.merge.directory(in: workspace)
         try Workspace.makeDirectory(workDirectory)
         defer { try? FileManager.default.removeItem(atPath: workDirectory) }
         let library = LibraryFile(workspace: workspace)
         let decisions = try ReviewDecisions.load(workspace: workspace).byBook
+        let order = try ImportOrder.load(workspace: workspace)
 
         let bucketBits = parameters.buckets.trailingZeroBitCount
         func bucket(of id: UInt64) -> Int { bucketBits == 0 ? 0 : Int(id >> UInt64(64 - bucketBits)) }
@@ -277,14 +279,15 @@ public enum MergeStage {
         // Pass 2: fold buckets into the library in id order (large ones in parts).
         let plan = try BucketFile.plan(buckets, bucketBits: bucketBits, recordsPath: request.records)
         let fold = try foldLibrary(library: library, scan: scan, buckets: plan.paths, bucketOf: plan.bucket(of:), decisions: decisions,
-                                   importId: importId, level: Int32(parameters.libraryLevel), recordsPath: request.records, textsPath: textsPath,
-                                   cancellation: cancellation, progress: progress, counts: outcomes.progressCounts)
+                                   importId: importId, laterImports: order.imports(after: importId), level: Int32(parameters.libraryLevel),
+                                   recordsPath: request.records, textsPath: textsPath, cancellation: cancellation, progress: progress, counts: outcomes.progressCounts)
         var reviewOpen = 0
         var notEnrichedRowCount: Int?
         do {
             try ledger.commit()
             // Streamed from the spool: the list and its `JSONEncoder` tree were merge's peak (`ReviewSpool`).
-            reviewOpen = try review.write(importId: importId, to: request.review, keep: fold.flagged.contains)
+            reviewOpen = try review.write(importId: importId, to: request.review, keep: fold.flagged.contains,
+                                          settled: { decisions[$0] != nil })
             let failed = rejects.map {
                 FailedRow(line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
                           fallbackText: $0.raw, bookId: nil)
@@ -320,6 +323,10 @@ public enum MergeStage {
                 throw error
             }
         }
+        // Recorded once the import is in the library, even when it changed nothing: its place is
+        // when it was first merged.
+        let placed = order.appending(importId)
+        if placed != order { try placed.write(workspace: workspace) }
         let report = MergeReport(importId: importId, rowsRead: parse.rowsRead, outcomes: outcomes, enrichment: enrichment,
                                  libraryBooks: fold.books, ledger: relative(request.ledger, to: request.report),
                                  review: relative(request.review, to: request.report),
@@ -351,7 +358,8 @@ public enum MergeStage {
     }
 
     static func foldLibrary(library: LibraryFile, scan: LibraryFile.Scan, buckets paths: [String], bucketOf: (UInt64) -> Int,
-                            decisions: [UInt64: ReviewDecision], importId: String, level: Int32, recordsPath: String, textsPath: String? = nil,
+                            decisions: [UInt64: ReviewDecision], importId: String, laterImports: Set<String> = [], level: Int32,
+                            recordsPath: String, textsPath: String? = nil,
                             cancellation: CancellationFlag?, progress: MergeProgress? = nil,
                             counts: [String: Int] = [:]) throws -> FoldResult {
         let writer = try NDJSONWriter<LibraryBook>(path: library.path, level: level)
@@ -392,7 +400,8 @@ public enum MergeStage {
         }
 
         func fold(_ original: LibraryBook, id: UInt64, entries: [BucketFile.Entry]) -> LibraryBook {
-            let book = foldBook(original, id: id, entries: entries, decision: decisions[id], importId: importId)
+            let book = foldBook(original, id: id, entries: entries, decision: decisions[id], importId: importId,
+                                laterImports: laterImports)
             progress?.advance(by: entries.count, counts: { counts }, title: book.title)
             note(book, id: id, entries: entries)
             return book
@@ -477,9 +486,9 @@ public enum MergeStage {
 
     /// One import's records for book `id` folded into it (nil: a new book), its review decision applied.
     static func foldBook(_ original: LibraryBook?, id: UInt64, entries: [BucketFile.Entry], decision: ReviewDecision?,
-                         importId: String) -> LibraryBook {
+                         importId: String, laterImports: Set<String> = []) -> LibraryBook {
         var book = BookMerger.fold(book: original, id: BookKeys.idString(id), records: entries.map(\.record),
-                                   grantedKeys: entries.flatMap(\.keys), importId: importId)
+                                   grantedKeys: entries.flatMap(\.keys), importId: importId, laterImports: laterImports)
         if let decision { BookMerger.apply(decision, to: &book) }
         return book
     }

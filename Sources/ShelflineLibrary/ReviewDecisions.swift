@@ -32,11 +32,15 @@ public struct ReviewList: Codable, Sendable, Equatable {
     /// volume, another subtitle, an author sharing no name): nothing to decide, listed so nothing
     /// is hidden (the report page shows them with each candidate's reason). Absent when none.
     public var ruledOut: [ReviewItem]?
+    /// Rows of books that already carry a review decision (`decisions.json`): not to review, listed
+    /// so the decision can still be changed (`review accept` after `review reject`). Absent when none.
+    public var settled: [ReviewItem]?
 
-    public init(importId: String, items: [ReviewItem], ruledOut: [ReviewItem] = []) {
+    public init(importId: String, items: [ReviewItem], ruledOut: [ReviewItem] = [], settled: [ReviewItem] = []) {
         self.importId = importId
         self.items = items
         self.ruledOut = ruledOut.isEmpty ? nil : ruledOut
+        self.settled = settled.isEmpty ? nil : settled
     }
 }
 
@@ -118,9 +122,10 @@ public struct ReviewDesk {
     public func listing() throws -> String {
         let list = try reviewList()
         let decisions = try ReviewDecisions.load(workspace: workspace).byBook
-        guard !list.items.isEmpty else { return "No rows need review in import \(list.importId).\n" }
-        var text = "\(list.items.count) row(s) need review in import \(list.importId):\n"
-        for item in list.items {
+        let settled = list.settled ?? []
+        var text = list.items.isEmpty ? "No rows need review in import \(list.importId).\n"
+            : "\(list.items.count) row(s) need review in import \(list.importId):\n"
+        func describe(_ item: ReviewItem) {
             let decision = BookKeys.idBits(item.bookId).flatMap { decisions[$0] }
             let state = decision.map { " [\($0.action == .accept ? "accepted \($0.candidate?.key ?? "")" : "rejected")]" } ?? ""
             text += "row \(item.line): \(item.title)\(item.author.map { " — \($0)" } ?? "") (book \(item.bookId))\(state)\n"
@@ -129,6 +134,11 @@ public struct ReviewDesk {
                 text += "  \(index + 1). \(candidate.key)  \(candidate.title) — \(candidate.authors.joined(separator: ", "))  score \(score)\n"
             }
         }
+        list.items.forEach(describe)
+        if !settled.isEmpty {
+            text += "\(settled.count) row(s) decided (`review accept` or `review reject` changes a decision):\n"
+            settled.forEach(describe)
+        }
         return text
     }
 
@@ -136,8 +146,10 @@ public struct ReviewDesk {
     @discardableResult
     public func decide(row: Int, accept candidate: String?) throws -> ReviewDecision {
         let list = try reviewList()
-        guard let item = list.items.first(where: { $0.line == row }) else {
-            throw LibraryError.unknownReviewRow(path: runDirectory + "/review.json", row: row, rows: list.items.map(\.line))
+        // A row already decided can be decided again: the next merge applies the new decision.
+        let rows = list.items + (list.settled ?? [])
+        guard let item = rows.first(where: { $0.line == row }) else {
+            throw LibraryError.unknownReviewRow(path: runDirectory + "/review.json", row: row, rows: rows.map(\.line).sorted())
         }
         var chosen: MatchCandidate?
         if let candidate {

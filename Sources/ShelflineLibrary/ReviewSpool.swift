@@ -28,8 +28,10 @@ final class ReviewSpool {
 
     /// A `needsReview` row of book `id` (listed if the book is still flagged after the fold).
     func appendItem(_ item: ReviewItem, book id: UInt64) throws {
+        itemCount += 1
         try append(item, book: id, to: items)
     }
+    private var itemCount = 0
 
     /// A row whose candidates the title rule ruled out (always listed).
     func appendRuledOut(_ item: ReviewItem) throws {
@@ -57,8 +59,9 @@ final class ReviewSpool {
     }
 
     /// Writes review.json (what `writeJSONFile(ReviewList(…))` writes) with the items whose book
-    /// `keep` says; returns how many it listed.
-    func write(importId: String, to path: String, keep: (UInt64) -> Bool) throws -> Int {
+    /// `keep` says, and as `settled` those of the others whose book `settled` says (decided);
+    /// returns how many items it listed.
+    func write(importId: String, to path: String, keep: (UInt64) -> Bool, settled: (UInt64) -> Bool = { _ in false }) throws -> Int {
         try items.close()
         try ruledOut.close()
         // `{\n  "importId" : …,\n  "items" : ` and what an empty list is, from the encoder.
@@ -83,6 +86,10 @@ final class ReviewSpool {
                 try file.write(",\n  \"ruledOut\" : ")
                 try copy(ruledOut.path, to: file, emptyList: emptyList, keep: { _ in true })
             }
+            if listed < itemCount, try contains(items.path, where: { !keep($0) && settled($0) }) {
+                try file.write(",\n  \"settled\" : ")
+                try copy(items.path, to: file, emptyList: emptyList, keep: { !keep($0) && settled($0) })
+            }
             try file.write("\n}\n")
             try file.commit()
             return listed
@@ -92,14 +99,34 @@ final class ReviewSpool {
         }
     }
 
+    /// Whether a spool file holds an entry whose book `test` says.
+    private func contains(_ spool: String, where test: (UInt64) -> Bool) throws -> Bool {
+        var found = false
+        try forEachEntry(spool) { id, _ in
+            if test(id) { found = true }
+        }
+        return found
+    }
+
     /// Streams the kept entries of a spool file into `file` as a list.
     private func copy(_ spool: String, to file: AtomicFile, emptyList: ArraySlice<UInt8>, keep: (UInt64) -> Bool) throws {
+        var any = false
+        try forEachEntry(spool) { id, body in
+            guard keep(id) else { return }
+            try file.write(any ? ",\n" : "[\n")
+            try body.withUnsafeBytes { try file.write($0) }
+            any = true
+        }
+        try file.write(any ? "\n  ]" : String(decoding: emptyList, as: UTF8.self))
+    }
+
+    /// Each entry of a spool file: its book id and its indented item.
+    private func forEachEntry(_ spool: String, _ each: (UInt64, Data) throws -> Void) throws {
         guard let handle = FileHandle(forReadingAtPath: spool) else {
             throw LibraryError.scratchIO(path: spool, reason: "cannot read the review spool")
         }
         defer { try? handle.close() }
         var pending = Data()
-        var any = false
         func read(_ count: Int) throws -> Data? {
             while pending.count < count {
                 guard let more = try handle.read(upToCount: 1 << 16), !more.isEmpty else {
@@ -116,11 +143,7 @@ final class ReviewSpool {
             let id = head.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self)) }
             let length = head.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
             guard let body = try read(Int(length)) else { throw LibraryError.scratchIO(path: spool, reason: "read: short read") }
-            guard keep(id) else { continue }
-            try file.write(any ? ",\n" : "[\n")
-            try body.withUnsafeBytes { try file.write($0) }
-            any = true
+            try each(id, body)
         }
-        try file.write(any ? "\n  ]" : String(decoding: emptyList, as: UTF8.self))
     }
 }

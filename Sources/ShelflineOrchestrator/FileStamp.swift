@@ -35,6 +35,12 @@ public struct FileStamp: Codable, Sendable, Equatable {
         return stamp
     }
 
+    /// Whether `other` has this stamp's stat facts (the same file, unchanged since).
+    func sameFile(as other: FileStamp?) -> Bool {
+        guard let other else { return false }
+        return size == other.size && mtimeNs == other.mtimeNs && ctimeNs == other.ctimeNs && inode == other.inode
+    }
+
     /// Stamps `path` with `sha256`, a hash of its bytes the caller has just taken (while writing it).
     static func make(name: String, path: String, sha256: String) -> FileStamp? {
         guard var stamp = statFacts(name: name, path: path) else { return nil }
@@ -65,6 +71,10 @@ public struct StageManifest: Codable, Sendable, Equatable {
     public var durationMs: Int
     /// Unix seconds.
     public var finishedAt: Double
+    /// The workspace files the stage writes (`StagePlanner.workspaceOutputs`: merge's library) as
+    /// they were before it ran: with `outputs`, one step of the library's lineage
+    /// (`StagePlanner.descends`). Absent in manifests written before issue 36.
+    public var workspaceBefore: [FileStamp]?
 
     public init(stage: StageName, fingerprint: String, algorithmVersion: Int, parametersHash: String, inputs: [FileStamp],
                 outputs: [FileStamp], durationMs: Int, finishedAt: Double) {

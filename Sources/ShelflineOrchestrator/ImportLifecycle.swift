@@ -38,6 +38,9 @@ public struct ImportLifecycle {
     /// to show. The command layer supplies it: the rebuild merges in this process, with the library
     /// stage's code, which the orchestrator does not link.
     public var rebuildLibrary: (() async -> [String])?
+    /// Called under the lock before anything is imported (the command layer: the import order of
+    /// a library older than it, `ImportOrder`).
+    public var beforeImport: (() throws -> Void)?
 
     public init(config: PipelineConfig, configPath: String, workspace: Workspace, binDirectory: String, log: Logfmt,
                 quiet: Bool, logfmt: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
@@ -71,6 +74,7 @@ public struct ImportLifecycle {
             let lock = try WorkspaceLock(workspace: workspace, now: now())
             defer { withExtendedLifetime(lock) {} }
             try RunDirectory.refuseUnlinkedLatest(in: workspace)
+            try beforeImport?()
             for gone in (try? FailedInputs(workspace: workspace).dropMissing()) ?? [] where !quiet {
                 log.error("shelfline: " + FailedInputs.droppedLine(gone))
             }

@@ -202,6 +202,9 @@ public struct PipelineRunner {
                     throw FileError.missingInput(path: planner.path(of: missing.name, in: run) ?? missing.name,
                                                  reason: "input of stage \(stage.rawValue) is missing")
                 }
+                let known = produced.merging(
+                    (run.manifest(stage)?.outputs ?? []).map { ($0.name, $0) }, uniquingKeysWith: { current, _ in current })
+                let workspaceBefore = try planner.workspaceStamps(before: stage, known: known)
                 let started = Date()
                 try execute(stage, run: run)
                 let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
@@ -227,11 +230,12 @@ public struct PipelineRunner {
                 }
                 let parametersHash = planner.parametersHash(stage)
                 let description = planner.description(stage)
-                let manifest = StageManifest(
+                var manifest = StageManifest(
                     stage: stage,
                     fingerprint: StageManifest.fingerprint(stage: description, parametersHash: parametersHash, inputs: inputs),
                     algorithmVersion: description.algorithmVersion, parametersHash: parametersHash, inputs: inputs, outputs: [],
                     durationMs: milliseconds, finishedAt: 0)
+                manifest.workspaceBefore = workspaceBefore.isEmpty ? nil : workspaceBefore
                 stamping = OutputStamping(outputs: outputs, manifest: manifest, path: run.manifestPath(stage), now: now)
                 stagesRun.append(stage)
                 var fields: KeyValuePairs<String, Any> = ["stage": stage.rawValue, "event": "done", "ms": milliseconds]

@@ -33,6 +33,24 @@ public struct RunDirectory: Sendable, Equatable {
         try? readJSONFile(StageManifest.self, from: manifestPath(stage))
     }
 
+    /// The run's own files `stage` reads, directly or through the stages before it (their outputs,
+    /// its inputs; not the workspace's `{…}` files nor the export's copy), that exist but no longer
+    /// hash as the manifest that recorded them says: edited by hand since. A file gone is not
+    /// listed (the stage reading it says so). Stamps are reused while their stat facts match.
+    public func filesChanged(readBy stage: StageName) throws -> [String] {
+        var checked: Set<String> = []
+        var changed: [String] = []
+        for earlier in StageName.allCases where earlier <= stage {
+            guard let manifest = manifest(earlier) else { continue }
+            for recorded in earlier == stage ? manifest.inputs : manifest.outputs
+            where !recorded.name.hasPrefix("{") && checked.insert(recorded.name).inserted {
+                guard let stamp = try FileStamp.make(name: recorded.name, path: file(recorded.name), previous: recorded) else { continue }
+                if stamp.sha256 != recorded.sha256 { changed.append(recorded.name) }
+            }
+        }
+        return changed
+    }
+
     /// The run `<workspace>/runs/latest` points at.
     public static func latest(in workspace: Workspace) -> RunDirectory? {
         let link = workspace.runsDirectory + "/latest"

@@ -57,6 +57,43 @@ public struct StagePlanner: Sendable {
         description(stage).unlistedOutputs.map(\.defaultName).filter { $0.hasPrefix("{") }
     }
 
+    /// Whether the workspace file `name` (merge's library) with content `current` was written, by
+    /// runs of `stage` one after another, on top of the content `ancestor`: each run's manifest
+    /// records the file before it ran (`workspaceBefore`) and after (`outputs`). A library
+    /// restored from `library.previous`, deleted, damaged or written by anything else has no such
+    /// line back, and the stage runs again.
+    public func descends(_ name: String, of stage: StageName, from ancestor: String, to current: String) -> Bool {
+        var before: [String: Set<String>] = [:]
+        for run in RunDirectory.all(in: workspace) {
+            guard let manifest = run.manifest(stage), let after = manifest.outputs.first(where: { $0.name == name })?.sha256,
+                  let earlier = manifest.workspaceBefore?.first(where: { $0.name == name })?.sha256, earlier != after
+            else { continue }
+            before[after, default: []].insert(earlier)
+        }
+        var seen: Set<String> = [current]
+        var pending = [current]
+        while let next = pending.popLast() {
+            if next == ancestor { return true }
+            for earlier in before[next] ?? [] where seen.insert(earlier).inserted { pending.append(earlier) }
+        }
+        return false
+    }
+
+    /// Stamps the workspace files `stage` writes as they are now, before it runs (`StageManifest.workspaceBefore`).
+    /// The newest stamp any run's manifest holds of each is reused while its stat facts match,
+    /// so the library is hashed again only when something outside the runs changed it.
+    public func workspaceStamps(before stage: StageName, known: [String: FileStamp]) throws -> [FileStamp] {
+        var stamps: [FileStamp] = []
+        for name in workspaceOutputs(of: stage) {
+            guard let path = workspace.file(named: name) else { continue }
+            let latest = RunDirectory.latest(in: workspace)?.manifest(stage)?.outputs.first { $0.name == name }
+            let now = FileStamp.make(name: name, path: path, sha256: "")
+            let recorded = [known[name], latest].compactMap { $0 }.first { $0.sameFile(as: now) }
+            stamps.append(try FileStamp.make(name: name, path: path, previous: recorded) ?? .absent(name))
+        }
+        return stamps
+    }
+
     /// Run files a stage writes beside a declared output (`StageFile.besides`: parse's texts),
     /// by name in the run directory: recorded and checked in its manifest like its declared outputs.
     public func besideOutputs(of stage: StageName) throws -> [String] {
@@ -142,6 +179,10 @@ public struct StagePlanner: Sendable {
                   let stamp = try FileStamp.make(name: recorded.name, path: path, previous: recorded)
             else { return StageCheck(decision: .run(reason: "output missing: \(recorded.name)"), inputs: inputs) }
             if stamp.sha256 != recorded.sha256 {
+                // The library later imports wrote on top of what this merge left (issue 36): still
+                // this import's, and merging it again would only repeat it.
+                if workspaceOutputs(of: stage).contains(recorded.name),
+                   descends(recorded.name, of: stage, from: recorded.sha256, to: stamp.sha256) { continue }
                 return StageCheck(decision: .run(reason: "output modified: \(recorded.name)"), inputs: inputs)
             }
         }

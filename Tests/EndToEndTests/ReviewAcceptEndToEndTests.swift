@@ -8,22 +8,9 @@ import TestSupport
     /// An Open Library search answers with works; one without `cover_edition_key` names no edition.
     /// Accepting it records its work key as the work, and claims no edition.
     @Test(.bug(id: 23, "minor")) func acceptingASearchCandidateThatNamesNoEditionKeepsItsKeyOutOfEditionKey() async throws {
-        let server = try await FakeOpenLibraryServer(books: [
-            "9780000000001": .init(key: "/books/OL1M", title: "Kindred", authors: ["Octavia E. Butler"], work: "/works/OL11W"),
-            "9780000000002": .init(key: "/books/OL2M", title: "Kindred", authors: ["Sarah Reinhardt"], work: "/works/OL22W"),
-        ])
-        defer { Task { try? await server.shutdown() } }
         let dir = TemporaryDirectory("review-accept-work")
-        var config = try ConfigFile.shippedExample()
-        config.editParameters(of: "lookup") { parameters in
-            parameters["sources"] = ["openlibrary"]
-            parameters["openLibrary"] = ["baseURL": server.baseURL, "requestsPerSecond": 50]
-        }
-        let configPath = try config.write(to: dir.file("pipeline.json"))
-        let header = try String(contentsOfFile: PipelineEndToEndTests.example, encoding: .utf8).split(separator: "\n")[0]
-        // No ISBN and no author: the two works called "Kindred" cannot be told apart automatically.
-        let csv = dir.write("export.csv", header + "\n1,Kindred,,,,=\"\",=\"\",4,4.0,,,,,,,2024/01/01,,,read,,,,1,0\n")
-        let common = ["--config", configPath, "--workspace", dir.file("ws")]
+        let (server, csv, common) = try await ReviewDecisionEndToEndTests.kindred(in: dir)
+        defer { Task { try? await server.shutdown() } }
         let first = try ExecutableRunner.run("shelfline", ["run", "--csv", csv] + common, in: dir.path)
         #expect(first.status == 0, "\(first)")
         let list = try ExecutableRunner.run("shelfline", ["review", "list"] + common, in: dir.path)

@@ -48,10 +48,18 @@ import Testing
         #expect(merged.reads == [ReadSpan(start: "2019-04-20", end: "2019-05-01"), ReadSpan(end: "2023-01-02")])
     }
 
-    @Test(.bug(id: 3)) func shelvesAreMergedAsAUnion() {
-        let existing = start(rec("Dune", by: "Frank Herbert", shelves: ["sci-fi", "favorites"]))
-        let merged = fold(existing, [rec("Dune", by: "Frank Herbert", shelves: ["book-club", "sci-fi"])])
-        #expect(merged.shelves == ["book-club", "favorites", "sci-fi"])
+    @Test(.bug("36")) func shelvesAreTheLatestExportsList() {
+        let existing = start(rec("Dune", by: "Frank Herbert", shelf: "to-read", shelves: ["sci-fi", "favorites", "to-read"]))
+        let merged = fold(existing, [rec("Dune", by: "Frank Herbert", shelf: "read", shelves: ["book-club", "sci-fi"])])
+        #expect(merged.shelf == "read")
+        #expect(merged.shelves == ["book-club", "sci-fi"])
+        // An empty cell of a format with the column: on no other shelf.
+        #expect(fold(merged, [rec("Dune", by: "Frank Herbert", shelf: "read")], importId: "i3").shelves == nil)
+        // A mapped CSV without shelves says nothing of them.
+        #expect(fold(merged, [rec("Dune", by: "Frank Herbert", format: .generic)], importId: "i3").shelves == ["book-club", "sci-fi"])
+        // The exclusive shelf is one value: a state the book has left is no shelf it is on.
+        let back = fold(merged, [rec("Dune", by: "Frank Herbert", shelf: "to-read", shelves: ["to-read"])], importId: "i3")
+        #expect(back.shelf == "read" && back.shelves == nil)
     }
 
     @Test(.bug(id: 3)) func newerExportWinsRatingAndReview() {
@@ -67,8 +75,8 @@ import Testing
         #expect(merged.rating == 4)
         #expect(merged.review == "great")
         #expect(merged.author == "Frank Herbert")
-        #expect(merged.shelves == ["x"])
-        #expect(merged == existing)
+        // The shelves are the newest row's list (issue 36): an empty cell there is no shelf.
+        #expect(merged.shelves == nil)
     }
 
     @Test(.bug(id: 3)) func metadataFillsGapsNeverOverwritesReaderFields() {

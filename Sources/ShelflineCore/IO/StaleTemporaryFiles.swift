@@ -40,6 +40,25 @@ public enum StaleTemporaryFiles {
         return removed
     }
 
+    /// Removes the entries of `directory` (files, or directories with all they hold) whose name
+    /// names, after `marker`, the PID of a process that no longer exists: the scratch of a catalog
+    /// index build (`catalog-….sqlite.building-PID`), of a merge or a rebuild (`.merge-work-PID`,
+    /// `.rebuild-PID`), killed before it could clean up. `prefix` narrows the names looked at.
+    /// Returns the names removed.
+    @discardableResult
+    public static func removeAbandoned(in directory: String, prefix: String = "", marker: String) -> [String] {
+        var removed: [String] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
+            guard let range = name.range(of: marker) else { continue }
+            let digits = name[range.upperBound...].prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, digits.count <= 9, let pid = pid_t(digits), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH && (try? FileManager.default.removeItem(atPath: directory + "/" + name)) != nil {
+                removed.append(name)
+            }
+        }
+        return removed
+    }
+
     /// The PID in a temporary file's name (`.NAME.tmp-PID` or `.NAME.tmp-PID-SUFFIX`), else nil.
     static func owner(ofTemporary name: String) -> pid_t? {
         guard name.hasPrefix("."), let marker = name.range(of: ".tmp-", options: .backwards) else { return nil }

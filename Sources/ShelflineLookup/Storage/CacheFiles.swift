@@ -55,15 +55,6 @@ enum CacheFiles {
     /// whose process no longer exists; a live build's file is left alone. Returns the names removed.
     @discardableResult
     static func removeAbandonedBuilds(in directory: String) -> [String] {
-        var removed: [String] = []
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix("catalog-") {
-            guard let marker = name.range(of: ".sqlite.building-") else { continue }
-            let digits = name[marker.upperBound...].prefix { $0.isASCII && $0.isNumber }
-            guard !digits.isEmpty, digits.count <= 9, let pid = pid_t(digits), pid > 0, pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH && unlink(directory + "/" + name) == 0 {
-                removed.append(name)
-            }
-        }
-        return removed
+        StaleTemporaryFiles.removeAbandoned(in: directory, prefix: "catalog-", marker: ".sqlite.building-")
     }
 }
