@@ -422,6 +422,9 @@ import TestSupport
         // A shelf that exists, even one with a space, exits 0 with its books.
         let known = try shelfline(["export", "--format", "ndjson", "--shelf", "science fiction"], workspace: workspace)
         #expect(known.status == 0 && known.stdout.split(separator: "\n").count == 3, "\(known)")
+        // A reading state no book is on is a shelf every library has: an empty export, status 0.
+        let empty = try shelfline(["export", "--format", "goodreads", "--shelf", "currently-reading"], workspace: workspace)
+        #expect(empty.status == 0 && empty.stderr.isEmpty && empty.stdout.split(separator: "\n").count == 1, "\(empty)")
     }
 
     @Test(.bug(id: 42)) func killedExportLeavesThePreviousFileIntact() throws {

@@ -93,8 +93,8 @@ public struct LibraryExport {
 
 /// The books on any of the shelves asked for (exclusive or not; every book when none was), for
 /// `shelfline export --shelf` and `shelfline library list --shelf`: and, once every book was seen,
-/// whether each shelf asked for is one some book is on, so a misspelt shelf is an error naming
-/// the library's shelves rather than an empty result.
+/// whether each shelf asked for is a reading state or one some book is on, so a misspelt shelf is
+/// an error naming the library's shelves rather than an empty result.
 public struct ShelfSelection {
     public let shelves: Set<String>
     /// The shelves asked for that no book seen so far is on.
@@ -123,8 +123,11 @@ public struct ShelfSelection {
     /// After every book: throws `UsageError` (64) when a shelf asked for is on no book, naming the
     /// library's shelves.
     public func requireEveryShelf() throws {
-        guard !unseen.isEmpty else { return }
-        let missing = unseen.sorted().map { "'\($0)'" }.joined(separator: ", ")
+        // A reading state (`to-read`, …) is a shelf of every library, books or none: an empty
+        // to-read shelf is an empty export, not a misspelling.
+        let unknown = unseen.subtracting(GoodreadsExport.exclusive)
+        guard !unknown.isEmpty else { return }
+        let missing = unknown.sorted().map { "'\($0)'" }.joined(separator: ", ")
         let names = known.sorted()
         let listed = names.prefix(40).joined(separator: ", ") + (names.count > 40 ? ", … (\(names.count) in all)" : "")
         throw UsageError("no book is on shelf \(missing); the library's shelves: \(names.isEmpty ? "none" : listed)")
