@@ -173,6 +173,25 @@ import TestSupport
         #expect(DOMText.matches("data-cover=\"([^\"]*)\"", in: dom).allSatisfy { $0.hasPrefix("https://covers.openlibrary.org/b/isbn/") })
     }
 
+    /// Past 18 months a bar is labelled by its month's number; the year stands under the first
+    /// bar and under each January (or the first month of a year that has bars).
+    @Test(.bug(id: 38)) func monthChartLabelsCarryTheirYearWhereItChanges() {
+        let months = ["2022-11", "2022-12", "2023-01", "2023-02", "2023-03", "2023-05", "2023-06", "2023-07", "2023-08",
+                      "2023-09", "2023-10", "2023-11", "2023-12", "2024-01", "2024-02", "2024-03", "2024-04", "2024-07", "2025-03"]
+        let counts = Dictionary(uniqueKeysWithValues: months.map { ($0, 1) })
+        let svg = LibraryPage.chart(id: "per-month", counts: counts, pages: [:])
+        let bars = DOMText.matches("(<g class=\"bar\".*?</g>)", in: svg)
+        #expect(bars.count == months.count)
+        let labelled = zip(months, bars).compactMap { month, bar in
+            DOMText.matches("<text class=\"year\"[^>]*>([0-9]{4})</text>", in: bar).first.map { "\(month) \($0)" }
+        }
+        #expect(labelled == ["2022-11 2022", "2023-01 2023", "2024-01 2024", "2025-03 2025"])
+        #expect(DOMText.matches("text-anchor=\"middle\">([0-9]{2})</text>", in: svg) == months.map { String($0.suffix(2)) })
+        // Few months keep their whole label, and no second line.
+        let few = LibraryPage.chart(id: "per-month", counts: ["2023-12": 1, "2024-01": 2], pages: [:])
+        #expect(!few.contains("class=\"year\"") && few.contains(">2024-01</text>"))
+    }
+
     @Test func pageWithoutLibraryIsAnEmptyPage() throws {
         let temp = TemporaryDirectory("library-empty")
         try FileManager.default.createDirectory(atPath: temp.file("ws-empty"), withIntermediateDirectories: true)

@@ -232,7 +232,8 @@ public enum LibraryPage {
     static func chart(id: String, counts: [String: Int], pages: [String: Int]) -> String {
         let periods = counts.keys.sorted()
         guard !periods.isEmpty else { return "<p class=\"muted\" id=\"\(id)\">No finished readings yet.</p>\n" }
-        // Month labels (`2024-05`) need ~46 px; past 18 bars a month is labelled by its number alone.
+        // Month labels (`2024-05`) need ~46 px; past 18 bars a month is labelled by its number alone
+        // (and its year where that changes).
         let monthly = periods.first?.count == 7
         let barWidth = monthly ? (periods.count <= 18 ? 46 : 18) : 34, gap = 4, height = 140, top = 18
         let width = max(200, periods.count * (barWidth + gap) + 10)
@@ -244,11 +245,16 @@ public enum LibraryPage {
             let length = max(2, count * height / largest)
             let x = 5 + index * (barWidth + gap)
             let label = monthly && barWidth < 46 ? String(period.suffix(2)) : period
+            // A month labelled by its number alone has its year under it where the year changes.
+            let year = String(period.prefix(4))
+            let yearLabel = label.count == 2 && (index == 0 || !periods[index - 1].hasPrefix(year))
+                ? "<text class=\"year\" x=\"\(x)\" y=\"\(top + height + 28)\">\(escape(year))</text>" : ""
             svg += "<g class=\"bar\" data-period=\"\(period)\" data-books=\"\(count)\" data-pages=\"\(pages[period] ?? 0)\">"
                 + "<title>\(period): \(count) finished, \(pages[period] ?? 0) pages</title>"
                 + "<rect x=\"\(x)\" y=\"\(top + height - length)\" width=\"\(barWidth)\" height=\"\(length)\" rx=\"2\" fill=\"#4285f4\"/>"
                 + "<text x=\"\(x + barWidth / 2)\" y=\"\(top + height - length - 4)\" text-anchor=\"middle\">\(count)</text>"
-                + "<text x=\"\(x + barWidth / 2)\" y=\"\(top + height + 14)\" text-anchor=\"middle\">\(escape(label))</text></g>\n"
+                + "<text x=\"\(x + barWidth / 2)\" y=\"\(top + height + 14)\" text-anchor=\"middle\">\(escape(label))</text>"
+                + yearLabel + "</g>\n"
         }
         return svg + "</svg></div>\n"
     }
