@@ -4,10 +4,10 @@ import ShelflineLibrary
 import TestSupport
 import Testing
 
-/// The library page's script driven in headless Chromium: the page `shelfline library html` wrote,
-/// with a test-only script appended after the page's own that types in the search box, changes the
-/// sort and clicks the shelf buttons through real DOM events, and records the rows left visible
-/// after each step. Each step's rows are compared with rows computed here from the library file
+/// The library page's script driven in headless Chromium: the page `shelfline library html` wrote
+/// (building 2 rows at a time instead of 100), with a test-only script appended after the page's
+/// own that types in the search box, changes the sort and clicks the shelf buttons through real DOM
+/// events, and records the rows shown after each step: the first page, then every page ("Show more"). Each step's rows are compared with rows computed here from the library file
 /// (not from `LibraryStats`, which the page uses). Neither the fixture's file order nor the page's
 /// first order (newest added) is any other sort's order, so a page that never sorts fails. Skips without a browser locally; fails under CI.
 @Suite struct LibraryPageScriptTests {
@@ -177,8 +177,13 @@ import Testing
         }
     }
 
+    /// The rows the page builds at a time in this test (`data-page`; the page's own is 100), so
+    /// that most steps show their books over several pages.
+    static let pageRows = 2
+
     /// Appended after the page's own script: runs `actions` through real events and leaves, in
-    /// `<pre id="drive">`, for each, the ids of the rows displayed (in order) and the "shown" count.
+    /// `<pre id="drive">`, for each, the ids of the rows displayed at first, then those displayed
+    /// after pressing "Show more" until it hides (in order), and the "shown" count.
     static func driver(_ actions: [Action]) throws -> String {
         let json = String(decoding: try JSONEncoder().encode(actions), as: UTF8.self)
             .replacingOccurrences(of: "</", with: "<\\/")
@@ -203,7 +208,9 @@ import Testing
                     function (b) { return b.dataset.shelf === action.click; })[0];
                   if (button) button.click();
                 }
-                steps.push({ ids: visible(), shown: +document.getElementById('shown').textContent });
+                var firstPage = visible(), more = document.getElementById('more'), presses = 0;
+                while (!more.hidden && presses++ < 1000) more.click();
+                steps.push({ firstPage: firstPage, ids: visible(), shown: +document.getElementById('shown').textContent });
               });
               var pre = document.createElement('pre');
               pre.id = 'drive';
@@ -214,9 +221,9 @@ import Testing
             """
     }
 
-    struct Step: Decodable { var ids: [String]; var shown: Int }
+    struct Step: Decodable { var firstPage, ids: [String]; var shown: Int }
 
-    @Test(.bug(id: 36), .bug(id: 42), .enabled(if: ReportScreenshotTests.runnable))
+    @Test(.bug(id: 36), .bug(id: 42), .bug(id: 38), .enabled(if: ReportScreenshotTests.runnable))
     func searchSortAndShelfButtonsShowTheRowsTheLibraryHolds() throws {
         let temp = TemporaryDirectory("library-script")
         let workspace = temp.file("ws")
@@ -249,6 +256,8 @@ import Testing
         var page = try String(contentsOfFile: workspace + "/library.html", encoding: .utf8)
         let end = try #require(page.range(of: "</body>", options: .backwards))
         page.replaceSubrange(end, with: try Self.driver(actions) + "\n</body>")
+        let pageSize = try #require(page.range(of: "data-page=\"100\""), "the page says how many rows it builds at a time")
+        page.replaceSubrange(pageSize, with: "data-page=\"\(Self.pageRows)\"")
         let driven = temp.file("driven.html")
         try page.write(toFile: driven, atomically: true, encoding: .utf8)
         let (status, dom) = try ReportScreenshotTests.chromium(["--dump-dom"], page: driven, profile: temp.file("profile"))
@@ -280,6 +289,7 @@ import Testing
                 step.ids == expected,
                 "after \(action) (sort \(model.sort), words \(model.words), shelf \(model.filter.map { "\($0)" } ?? "none"))")
             #expect(step.shown == expected.count, "after \(action): the count shown")
+            #expect(step.firstPage == Array(expected.prefix(Self.pageRows)), "after \(action): a page of rows at first")
             if case .sort(let value) = action, value != "added-desc", model.words.isEmpty, model.filter == nil {
                 #expect(expected != firstOrder && expected != fileOrder, "the page is not already in \(value) order")
             }

@@ -7,173 +7,145 @@ import ShelflineLibrary
 /// stays when offline). Shelves with counts, books finished per year and per month (with pages),
 /// and every book with its cover, rating, dates and series, sortable and searchable.
 ///
-/// Written in two streaming passes over the library (the counts, then the rows), so memory does not
-/// grow with the library; its bytes depend only on the library file.
+/// The books are data, not markup: one compact JSON array per book (columns by position, `Column`)
+/// in a `<script type="application/json">`, from which the page's script builds only the rows in
+/// view, a page at a time, and searches and sorts all of them. 20,000 books as `<tr>` rows took
+/// 7–9 s to open in headless Chromium; markup at 200,000 would not open at all.
+///
+/// Written in one streaming pass over the library (the books' data as they come, the counts, and
+/// each book's date added for the first order), so memory grows only by a date per book; its bytes
+/// depend only on the library file.
 public enum LibraryPage {
     /// The page's path in `workspace`.
     public static func path(in workspace: Workspace) -> String { workspace.root + "/library.html" }
 
-    /// The most books the page lists (the most recently added; the counts and charts cover the whole
-    /// library). A 187,000-book page was 87 MB and took 5.6 s to write: more than a browser shows
-    /// usefully, and render runs after every import. `shelfline library list` prints them all.
-    public static let maximumRows = 20_000
+    /// The rows the script builds at a time: the first page as it opens, another as the last row
+    /// nears the viewport (or "Show more" is pressed).
+    static let pageRows = 100
+
+    /// The positions of a book's values in its JSON array (the script reads them by these numbers).
+    enum Column: Int, CaseIterable {
+        /// id, title, series (`Dune #1`), author; `""` when missing.
+        case id, title, series, author
+        /// The reading state's and the other shelves' indices in the page's shelf names.
+        case state, shelves
+        /// Rating (0 when unrated), date added, last finish (`""` when none), finishes, pages (null).
+        case rating, added, finished, finishes, pages
+        /// Open Library cover id (a number), else an ISBN (a string), else null.
+        case cover
+    }
 
     /// Renders and atomically writes the page of `workspace`'s library (an empty page when there is
     /// no library yet); returns its path.
     @discardableResult
-    public static func write(workspace: Workspace, maximumRows: Int = maximumRows) throws -> String {
+    public static func write(workspace: Workspace) throws -> String {
         let target = path(in: workspace)
         let library = workspace.libraryFile
-        let exists = FileManager.default.fileExists(atPath: library)
+        let file = try AtomicFile(path: target)
+        try file.write(documentStart)
         var stats = LibraryStats()
-        // One pass: the counts, and the books listed so far (the `maximumRows` latest by
-        // `listingKey`, kept as a heap). Reading the library again for the rows was a second
-        // inflate and scan of the whole file, 40 % of render's time (perf, 200k books); keeping
-        // every book's key for the cut was 190,000 strings.
-        var listed = ListedBooks(capacity: maximumRows)
-        if exists {
+        var names = ShelfNames()
+        // Each book's date added, for the first order (newest first): a date is a small string
+        // stored inline, 16 bytes a book.
+        var added: [String] = []
+        var data: [UInt8] = [UInt8(ascii: "[")]
+        if FileManager.default.fileExists(atPath: library) {
             try LibraryBooks.forEach(path: library, fields: LibraryStats.fields.union(rowFields)) { book, _ in
                 stats.add(book)
-                listed.offer(book)
+                if !added.isEmpty { data.append(UInt8(ascii: ",")) }
+                added.append(book.dateAdded ?? "")
+                appendData(book, names: &names, to: &data)
+                if data.count > 1 << 16 {
+                    try file.write(data)
+                    data.removeAll(keepingCapacity: true)
+                }
             }
         }
-        let file = try AtomicFile(path: target)
-        let shelves = ShelfButtons(stats)
-        try file.write(head(stats, shelves: shelves, listed: min(stats.books, maximumRows)))
-        var rows = ""
-        try listed.forEachInPageOrder { book in
-            rows += row(book, shelves: shelves)
-            if rows.utf8.count > 1 << 16 {
-                try file.write(rows)
-                rows = ""
-            }
-        }
-        try file.write(rows + tail)
+        data += Array("]</script>\n".utf8)
+        try file.write(data)
+        try file.write(head(stats, names: names) + firstOrder(added) + tail)
         try file.commit()
         return target
     }
 
-    /// Orders books for the cap: date added, then id (unique).
-    static func listingKey(_ book: LibraryBook) -> String { (book.dateAdded ?? "") + " " + book.id }
-
-    /// The members of a library line the listing order and `row` read (besides `id` and `title`).
+    /// The members of a library line the page reads (besides `id` and `title`) beyond the counts'.
     static let rowFields: Set<String> = ["dateAdded", "reads", "rating", "shelf", "shelves", "series", "seriesPosition",
                                          "author", "coverId", "isbn13", "isbn10", "pages"]
 
-    /// The books with the `capacity` greatest listing keys of those offered: a min-heap of keys
-    /// over slots holding what `row` reads of each book (a whole `LibraryBook` per listed book, and
-    /// moving books within the heap, doubled render's memory and cost more than the pass it saves).
-    struct ListedBooks {
-        let capacity: Int
-        /// The heap: each position's key and slot.
-        private var keys: [String] = []
-        private var slots: [Int] = []
-        /// By slot: the book's row fields and its index in the file.
-        private var books: [ListedBook] = []
-        private var indices: [Int] = []
-        private var offered = 0
+    /// The shelf names the books' data refers to by index, in the order first met; one list for the
+    /// reading states and the other shelves (a button says which list it filters).
+    struct ShelfNames {
+        var names: [String] = []
+        var index: [String: Int] = [:]
 
-        init(capacity: Int) { self.capacity = capacity }
-
-        /// The next book of the file.
-        mutating func offer(_ book: LibraryBook) {
-            defer { offered += 1 }
-            guard capacity > 0 else { return }
-            let key = listingKey(book)
-            if keys.count < capacity {
-                books.append(ListedBook(book))
-                indices.append(offered)
-                keys.append(key)
-                slots.append(books.count - 1)
-                var child = keys.count - 1
-                while child > 0, keys[child] < keys[(child - 1) / 2] {
-                    swap(child, (child - 1) / 2)
-                    child = (child - 1) / 2
-                }
-            } else if key > keys[0] {
-                books[slots[0]] = ListedBook(book)
-                indices[slots[0]] = offered
-                keys[0] = key
-                var parent = 0
-                while true {
-                    var least = parent
-                    let left = 2 * parent + 1, right = left + 1
-                    if left < keys.count, keys[left] < keys[least] { least = left }
-                    if right < keys.count, keys[right] < keys[least] { least = right }
-                    guard least != parent else { break }
-                    swap(parent, least)
-                    parent = least
-                }
-            }
-        }
-
-        private mutating func swap(_ i: Int, _ j: Int) {
-            keys.swapAt(i, j)
-            slots.swapAt(i, j)
-        }
-
-        /// Calls `body` with the books kept in the page's first order, the script's "Newest added":
-        /// date added, latest first, then the order they were offered. Written so, the script does
-        /// not sort 20,000 rows as the page opens: moving them was half of its 10.5 s to
-        /// DOMContentLoaded in headless Chromium (load ≈ 4).
-        func forEachInPageOrder(_ body: (LibraryBook) throws -> Void) rethrows {
-            let order = books.indices.sorted { a, b in
-                let x = books[a].dateAdded ?? "", y = books[b].dateAdded ?? ""
-                return x == y ? indices[a] < indices[b] : y.utf8.lexicographicallyPrecedes(x.utf8)
-            }
-            for slot in order { try body(books[slot].book) }
+        mutating func callAsFunction(_ name: String) -> Int {
+            if let known = index[name] { return known }
+            names.append(name)
+            index[name] = names.count - 1
+            return names.count - 1
         }
     }
 
-    /// The members of a listed book that `rowFields` name.
-    struct ListedBook {
-        var id, title: String
-        var dateAdded, shelf, series, seriesPosition, author, isbn13, isbn10: String?
-        var reads: [ReadSpan]?
-        var shelves: [String]?
-        var rating: Double?
-        var coverId, pages: Int?
-
-        init(_ book: LibraryBook) {
-            (id, title, dateAdded, shelf, series, seriesPosition) = (book.id, book.title, book.dateAdded, book.shelf, book.series, book.seriesPosition)
-            (author, isbn13, isbn10, reads, shelves) = (book.author, book.isbn13, book.isbn10, book.reads, book.shelves)
-            (rating, coverId, pages) = (book.rating, book.coverId, book.pages)
+    /// Appends `book`'s JSON array (`Column`'s order). Every `<` is written `\u003c`, so no value
+    /// can end the `<script>` element that holds the data (`</script>`) or open a comment in it.
+    static func appendData(_ book: LibraryBook, names: inout ShelfNames, to out: inout [UInt8]) {
+        let start = out.count
+        let finishes = LibraryStats.finishes(book)
+        let series = book.series.map { series in book.seriesPosition.map { "\(series) #\($0)" } ?? series } ?? ""
+        func string(_ text: String) {
+            JSONString.append(text, to: &out)
+            out.append(UInt8(ascii: ","))
         }
-
-        var book: LibraryBook {
-            var book = LibraryBook(id: id, title: title)
-            (book.dateAdded, book.shelf, book.series, book.seriesPosition) = (dateAdded, shelf, series, seriesPosition)
-            (book.author, book.isbn13, book.isbn10, book.reads, book.shelves) = (author, isbn13, isbn10, reads, shelves)
-            (book.rating, book.coverId, book.pages) = (rating, coverId, pages)
-            return book
+        func raw(_ text: String) { out += Array(text.utf8) }
+        out.append(UInt8(ascii: "["))
+        for text in [book.id, book.title, series, book.author ?? ""] { string(text) }
+        raw("\(names(LibraryStats.readingState(book))),[")
+        raw(LibraryStats.otherShelves(book).map { String(names($0)) }.joined(separator: ",") + "],")
+        raw(book.rating.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } ?? "0")
+        out.append(UInt8(ascii: ","))
+        for text in [book.dateAdded ?? "", finishes.max() ?? ""] { string(text) }
+        raw("\(finishes.count),\(book.pages.map(String.init) ?? "null"),")
+        if let id = book.coverId {
+            raw(String(id))
+        } else if let isbn = book.isbn13 ?? book.isbn10 {
+            JSONString.append(isbn, to: &out)
+        } else {
+            raw("null")
         }
-    }
-
-    /// The shelf buttons, in the order shown (most books first): a row names its reading state and
-    /// its other shelves by their buttons' indices, so a button shows exactly the books its count
-    /// counts (`LibraryStats.readingState`, `otherShelves`). Names matched as text did not: a tag
-    /// `science fiction` matched the `fiction` button, and a book without a state never matched `none`.
-    struct ShelfButtons {
-        var states: [(key: String, value: Int)]
-        var others: [(key: String, value: Int)]
-        var stateIndex: [String: Int] = [:], otherIndex: [String: Int] = [:]
-
-        init(_ stats: LibraryStats) {
-            states = stats.exclusiveShelves.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-            others = stats.shelves.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-            for (index, shelf) in states.enumerated() { stateIndex[shelf.key] = index }
-            for (index, shelf) in others.enumerated() { otherIndex[shelf.key] = index }
+        out.append(UInt8(ascii: "]"))
+        if out[start...].contains(UInt8(ascii: "<")) {
+            let escaped = out[start...].flatMap { $0 == UInt8(ascii: "<") ? Array("\\u003c".utf8) : [$0] }
+            out.replaceSubrange(start..., with: escaped)
         }
     }
 
-    static func head(_ stats: LibraryStats, shelves: ShelfButtons, listed: Int) -> String {
-        let finished = stats.finishedPerYear.values.reduce(0, +)
-        let pagesRead = stats.pagesPerYear.values.reduce(0, +)
-        var html = """
+    /// The books' indices in the page's first order, the script's "Newest added": date added,
+    /// latest first (a book without one last), then file order; as a JSON array in its own element.
+    /// Sorted here, the script does not sort 200,000 books as the page opens.
+    static func firstOrder(_ added: [String]) -> String {
+        let order = added.indices.sorted { a, b in
+            added[a] == added[b] ? a < b : added[b].utf8.lexicographicallyPrecedes(added[a].utf8)
+        }
+        return "<script type=\"application/json\" id=\"library-order\">["
+            + order.map(String.init).joined(separator: ",") + "]</script>\n"
+    }
+
+    /// Everything before the books' data: it comes first, in `<head>`, because the counts written
+    /// after it are known only once every book is read.
+    static let documentStart = """
         <!DOCTYPE html>
         <html lang="en">
         <head>
         <meta charset="utf-8">
+        <script type="application/json" id="library-books">
+        """
+
+    /// From the end of the books' data to the table's empty body; the shelves' names and buttons, the
+    /// summary and the charts.
+    static func head(_ stats: LibraryStats, names: ShelfNames) -> String {
+        let finished = stats.finishedPerYear.values.reduce(0, +)
+        let pagesRead = stats.pagesPerYear.values.reduce(0, +)
+        var html = """
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>Library: \(stats.books) books</title>
         <style>
@@ -195,6 +167,7 @@ public enum LibraryPage {
         th, td { border-bottom: 1px solid #eee; padding: .35em .5em; text-align: left; vertical-align: top; }
         th { background: #f3f3f5; }
         td.num { text-align: right; font-variant-numeric: tabular-nums; }
+        td.date { white-space: nowrap; }
         .cover { position: relative; width: 42px; height: 62px; padding: 0; }
         .cover .ph { position: absolute; inset: 3px; border-radius: 3px; background: linear-gradient(135deg, #dfe3ea, #c3cad6);
                      color: #556; font: 600 13px/56px sans-serif; text-align: center; overflow: hidden; }
@@ -212,15 +185,14 @@ public enum LibraryPage {
         <h2>Shelves</h2>
 
         """
-        html += shelfList(id: "exclusive-shelves", label: "Reading state", shelves.states)
-        html += shelfList(id: "shelves", label: "Shelves", shelves.others)
+        html += shelfList(id: "exclusive-shelves", label: "Reading state", stats.exclusiveShelves, names: names)
+        html += shelfList(id: "shelves", label: "Shelves", stats.shelves, names: names)
         html += "<h2>Finished per year</h2>\n"
         html += chart(id: "per-year", counts: stats.finishedPerYear, pages: stats.pagesPerYear)
         html += "<h2>Finished per month</h2>\n"
         html += chart(id: "per-month", counts: stats.finishedPerMonth, pages: stats.pagesPerMonth)
         html += """
-        <h2>Books (<span id="shown">\(listed)</span>)</h2>
-        \(listed < stats.books ? "<p class=\"muted\" id=\"capped\">The \(listed) most recently added of \(stats.books) books; <code>shelfline library list</code> prints them all.</p>" : "")
+        <h2>Books (<span id="shown">\(stats.books)</span>)</h2>
         <div class="controls">
         <input id="search" type="search" placeholder="Search title, author, series, shelf" aria-label="Search">
         <select id="sort" aria-label="Sort">
@@ -229,73 +201,39 @@ public enum LibraryPage {
         <option value="author-asc">Author</option><option value="rating-desc">Rating</option>
         </select>
         </div>
-        <div class="scroll"><table id="books">
+        <div class="scroll"><table id="books" data-page="\(pageRows)">
         <thead><tr><th></th><th>Book</th><th>Shelf</th><th>Rating</th><th>Added</th><th>Finished</th><th>Pages</th></tr></thead>
-        <tbody>
-
+        <tbody></tbody></table></div>
+        <p><button type="button" id="more" hidden>Show more</button></p>
+        <script type="application/json" id="library-shelves">
         """
+        var json: [UInt8] = [UInt8(ascii: "[")]
+        for (index, name) in names.names.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            JSONString.append(name, to: &json)
+        }
+        html += String(decoding: json, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c") + "]</script>\n"
         return html
     }
 
-    /// A row of shelf buttons with their book counts; a button filters the table to its shelf (the
-    /// rows whose `data-state` or `data-shelves` holds its `data-index`).
-    static func shelfList(id: String, label: String, _ shelves: [(key: String, value: Int)]) -> String {
-        guard !shelves.isEmpty else { return "" }
+    /// A row of shelf buttons with their book counts, most books first; a button filters the table
+    /// to its shelf: the books whose data names its `data-index` (in `names`) in this list's column.
+    static func shelfList(id: String, label: String, _ counts: [String: Int], names: ShelfNames) -> String {
+        guard !counts.isEmpty else { return "" }
         var html = "<ul class=\"shelves\" id=\"\(id)\"><li class=\"label\">\(label)</li>\n"
-        for (index, (shelf, count)) in shelves.enumerated() {
-            html += "<li><button type=\"button\" data-index=\"\(index)\" data-shelf=\"\(escape(shelf))\" data-count=\"\(count)\">\(escape(shelf))"
-                + "<span class=\"count\">\(count)</span></button></li>\n"
+        for (shelf, count) in counts.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
+            html += "<li><button type=\"button\" data-index=\"\(names.index[shelf] ?? -1)\" data-shelf=\"\(escape(shelf))\" "
+                + "data-count=\"\(count)\">\(escape(shelf))<span class=\"count\">\(count)</span></button></li>\n"
         }
         return html + "</ul>\n"
-    }
-
-    /// One `<tr>`: its `data-*` attributes carry what the script sorts and filters on; `data-state`
-    /// and `data-shelves` are indices of `shelves`' buttons.
-    static func row(_ book: LibraryBook, shelves: ShelfButtons) -> String {
-        let finishes = LibraryStats.finishes(book)
-        let last = finishes.max()
-        let series = book.series.map { series in book.seriesPosition.map { "\(series) #\($0)" } ?? series }
-        let state = shelves.stateIndex[LibraryStats.readingState(book)].map(String.init) ?? ""
-        let others = LibraryStats.otherShelves(book).compactMap { shelves.otherIndex[$0].map(String.init) }.joined(separator: " ")
-        // Title, author and series are searched and sorted from the cells' own text (the script reads
-        // them once): attributes repeating them made a 20,000-book page 12 MB.
-        var html = "<tr data-id=\"\(book.id)\" data-added=\"\(book.dateAdded ?? "")\" data-finished=\"\(last ?? "")\" "
-            + "data-rating=\"\(book.rating.map { String($0) } ?? "0")\" data-state=\"\(state)\" data-shelves=\"\(others)\">"
-        // The cover is fetched by the script once its row nears the viewport (IntersectionObserver):
-        // 20,000 <img> elements, even lazy ones, were half the page's parse time.
-        html += "<td class=\"cover\"\(coverURL(book).map { " data-cover=\"\($0)\"" } ?? "")><div class=\"ph\">\(escape(initials(book.title)))</div>"
-        html += "</td><td><span class=\"title\">\(escape(book.title))</span>"
-        if let series { html += " <span class=\"series\">(\(escape(series)))</span>" }
-        if let author = book.author { html += "<br><span class=\"author\">\(escape(author))</span>" }
-        html += "</td><td>\(escape(book.shelf ?? ""))</td><td>"
-        if let rating = book.rating {
-            let whole = Int(rating.rounded(.down))
-            html += "<span class=\"stars\" title=\"\(rating)\">\(String(repeating: "★", count: whole))"
-                + "\(String(repeating: "☆", count: max(0, 5 - whole)))</span> \(ExportCells.stars(rating) ?? "")"
-        }
-        html += "</td><td>\(book.dateAdded ?? "")</td><td>\(last ?? "")"
-        if finishes.count > 1 { html += " <span class=\"muted\">(×\(finishes.count))</span>" }
-        html += "</td><td class=\"num\">\(book.pages.map(String.init) ?? "")</td></tr>\n"
-        return html
-    }
-
-    /// Open Library's cover by the cover id lookup found, else by ISBN (`default=false`: a 404,
-    /// not a blank image, when it has none, so the placeholder stays).
-    static func coverURL(_ book: LibraryBook) -> String? {
-        if let id = book.coverId { return "https://covers.openlibrary.org/b/id/\(id)-M.jpg" }
-        if let isbn = book.isbn13 ?? book.isbn10 { return "https://covers.openlibrary.org/b/isbn/\(isbn)-M.jpg?default=false" }
-        return nil
-    }
-
-    static func initials(_ title: String) -> String {
-        String(title.split(separator: " ").prefix(2).compactMap(\.first).map { Character($0.uppercased()) })
     }
 
     /// A bar per period (oldest first), its height the readings finished; `data-*` carry the counts.
     static func chart(id: String, counts: [String: Int], pages: [String: Int]) -> String {
         let periods = counts.keys.sorted()
         guard !periods.isEmpty else { return "<p class=\"muted\" id=\"\(id)\">No finished readings yet.</p>\n" }
-        // Month labels (`2024-05`) need ~46 px; past 18 bars a month is labelled by its number alone.
+        // Month labels (`2024-05`) need ~46 px; past 18 bars a month is labelled by its number alone
+        // (and its year where that changes).
         let monthly = periods.first?.count == 7
         let barWidth = monthly ? (periods.count <= 18 ? 46 : 18) : 34, gap = 4, height = 140, top = 18
         let width = max(200, periods.count * (barWidth + gap) + 10)
@@ -307,95 +245,173 @@ public enum LibraryPage {
             let length = max(2, count * height / largest)
             let x = 5 + index * (barWidth + gap)
             let label = monthly && barWidth < 46 ? String(period.suffix(2)) : period
+            // A month labelled by its number alone has its year under it where the year changes.
+            let year = String(period.prefix(4))
+            let yearLabel = label.count == 2 && (index == 0 || !periods[index - 1].hasPrefix(year))
+                ? "<text class=\"year\" x=\"\(x)\" y=\"\(top + height + 28)\">\(escape(year))</text>" : ""
             svg += "<g class=\"bar\" data-period=\"\(period)\" data-books=\"\(count)\" data-pages=\"\(pages[period] ?? 0)\">"
                 + "<title>\(period): \(count) finished, \(pages[period] ?? 0) pages</title>"
                 + "<rect x=\"\(x)\" y=\"\(top + height - length)\" width=\"\(barWidth)\" height=\"\(length)\" rx=\"2\" fill=\"#4285f4\"/>"
                 + "<text x=\"\(x + barWidth / 2)\" y=\"\(top + height - length - 4)\" text-anchor=\"middle\">\(count)</text>"
-                + "<text x=\"\(x + barWidth / 2)\" y=\"\(top + height + 14)\" text-anchor=\"middle\">\(escape(label))</text></g>\n"
+                + "<text x=\"\(x + barWidth / 2)\" y=\"\(top + height + 14)\" text-anchor=\"middle\">\(escape(label))</text>"
+                + yearLabel + "</g>\n"
         }
         return svg + "</svg></div>\n"
     }
 
+    /// The script: builds rows from the books' data (only `data-page` at a time, more as the last
+    /// nears the viewport), searches and sorts every book, and filters by shelf button. Values go
+    /// into the DOM as text (`textContent`), never as markup.
     static let tail = """
-    </tbody></table></div>
     <script>
     (function () {
-      // `all`: the rows in the order written, newest added first (ties in a sort stay in it).
-      var body = document.querySelector('#books tbody'), all = Array.prototype.slice.call(body.rows), rows = all;
-      var search = document.getElementById('search'), sort = document.getElementById('sort');
-      var shown = document.getElementById('shown'), filter = null, texts = null;
-      function names(id) {
-        return Array.prototype.map.call(document.querySelectorAll('#' + id + ' button'), function (b) { return b.dataset.shelf; });
+      // The data, read once; its elements then leave the DOM (at 200,000 books, 22 MB of text).
+      function json(id) {
+        var element = document.getElementById(id), value = JSON.parse(element.textContent);
+        element.remove();
+        return value;
       }
-      var states = names('exclusive-shelves'), others = names('shelves');
-      function indices(row) { return row.dataset.shelves ? row.dataset.shelves.split(' ') : []; }
-      function text(row) {
-        var parts = Array.prototype.map.call(row.cells[1].querySelectorAll('span'), function (s) { return s.textContent; });
-        if (row.dataset.state) parts.push(states[+row.dataset.state]);
-        indices(row).forEach(function (i) { parts.push(others[+i]); });
+      // Columns of a book's array (LibraryPage.Column).
+      var ID = 0, TITLE = 1, SERIES = 2, AUTHOR = 3, STATE = 4, SHELVES = 5, RATING = 6, ADDED = 7, FINISHED = 8,
+          FINISHES = 9, PAGES = 10, COVER = 11;
+      var books = json('library-books'), names = json('library-shelves'), first = json('library-order');
+      var table = document.getElementById('books'), body = table.tBodies[0], pageRows = +table.dataset.page || 100;
+      var search = document.getElementById('search'), sort = document.getElementById('sort');
+      var shown = document.getElementById('shown'), more = document.getElementById('more');
+      // `rank`: each book's place in the first order (ties in any sort keep it); `orders`: the
+      // sorts computed so far; `texts`: what search matches, built on the first search.
+      var rank = new Int32Array(books.length), orders = { 'added-desc': first }, texts = null, filter = null;
+      first.forEach(function (book, i) { rank[book] = i; });
+      var visible = first, built = 0;
+      function text(b) {
+        var parts = [b[TITLE], b[SERIES] ? '(' + b[SERIES] + ')' : '', b[AUTHOR], names[b[STATE]]];
+        b[SHELVES].forEach(function (i) { parts.push(names[i]); });
         return parts.join(' ').toLowerCase();
       }
-      function onShelf(row) {
-        if (filter.list === 'exclusive-shelves') return row.dataset.state === filter.index;
-        return indices(row).indexOf(filter.index) >= 0;
-      }
-      function apply() {
-        if (!texts) texts = all.map(text);
-        var words = search.value.toLowerCase().split(/\\s+/).filter(Boolean), count = 0;
-        all.forEach(function (row, i) {
-          var ok = words.every(function (w) { return texts[i].indexOf(w) >= 0; });
-          if (ok && filter) ok = onShelf(row);
-          row.hidden = !ok;
-          if (ok) count++;
-        });
-        shown.textContent = count;
-      }
-      function key(row, name) {
-        if (name === 'rating') return +row.dataset.rating;
-        if (name === 'title') return row.querySelector('.title').textContent.toLowerCase();
-        if (name === 'author') { var a = row.querySelector('.author'); return a ? a.textContent.toLowerCase() : ''; }
-        return row.dataset[name];
+      function key(name) {
+        if (name === 'rating') return function (b) { return b[RATING]; };
+        if (name === 'title') return function (b) { return b[TITLE].toLowerCase(); };
+        if (name === 'author') return function (b) { return b[AUTHOR].toLowerCase(); };
+        var column = name === 'added' ? ADDED : FINISHED;
+        return function (b) { return b[column]; };
       }
       function order() {
-        var parts = sort.value.split('-'), name = parts[0], sign = parts[1] === 'desc' ? -1 : 1;
-        var keyed = all.map(function (row, i) { return [key(row, name), i, row]; });
-        keyed.sort(function (a, b) { return a[0] < b[0] ? -sign : a[0] > b[0] ? sign : a[1] - b[1]; });
-        rows = keyed.map(function (k) { return k[2]; });
-        var fragment = document.createDocumentFragment();
-        rows.forEach(function (row) { fragment.appendChild(row); });
-        body.appendChild(fragment);
+        var value = sort.value;
+        if (!orders[value]) {
+          var parts = value.split('-'), sign = parts[1] === 'desc' ? -1 : 1, keyOf = key(parts[0]);
+          var keys = books.map(keyOf);
+          orders[value] = first.slice().sort(function (a, b) {
+            return keys[a] < keys[b] ? -sign : keys[a] > keys[b] ? sign : rank[a] - rank[b];
+          });
+        }
+        return orders[value];
       }
-      search.addEventListener('input', apply);
-      sort.addEventListener('change', function () { order(); apply(); });
-      document.querySelectorAll('.shelves button').forEach(function (button) {
-        var list = button.closest('ul').id;
-        button.addEventListener('click', function () {
-          var on = !(filter && filter.list === list && filter.index === button.dataset.index);
-          document.querySelectorAll('.shelves button').forEach(function (b) { b.classList.remove('on'); });
-          filter = on ? { list: list, index: button.dataset.index } : null;
-          if (on) button.classList.add('on');
-          apply();
+      function onShelf(b) {
+        return filter.list === 'exclusive-shelves' ? b[STATE] === filter.index : b[SHELVES].indexOf(filter.index) >= 0;
+      }
+      function apply() {
+        var words = search.value.toLowerCase().split(/\\s+/).filter(Boolean);
+        if (words.length && !texts) texts = books.map(text);
+        visible = order().filter(function (i) {
+          if (filter && !onShelf(books[i])) return false;
+          for (var w = 0; w < words.length; w++) if (texts[i].indexOf(words[w]) < 0) return false;
+          return true;
         });
-      });
+        shown.textContent = visible.length;
+        body.textContent = '';
+        built = 0;
+        if (covers) covers.disconnect();
+        build();
+      }
+      function cell(row, className, value) {
+        var td = row.insertCell();
+        if (className) td.className = className;
+        if (value !== undefined) td.textContent = value;
+        return td;
+      }
+      function span(parent, className, value) {
+        var s = document.createElement('span');
+        s.className = className;
+        s.textContent = value;
+        parent.appendChild(s);
+        return s;
+      }
+      function row(b) {
+        var tr = document.createElement('tr');
+        tr.dataset.id = b[ID];
+        var cover = cell(tr, 'cover'), ph = document.createElement('div');
+        ph.className = 'ph';
+        ph.textContent = b[TITLE].split(' ').filter(Boolean).slice(0, 2).map(function (w) {
+          return Array.from(w)[0].toUpperCase();
+        }).join('');
+        cover.appendChild(ph);
+        if (b[COVER] !== null) {
+          cover.dataset.cover = typeof b[COVER] === 'number'
+            ? 'https://covers.openlibrary.org/b/id/' + b[COVER] + '-M.jpg'
+            : 'https://covers.openlibrary.org/b/isbn/' + encodeURIComponent(b[COVER]) + '-M.jpg?default=false';
+        }
+        var book = cell(tr);
+        span(book, 'title', b[TITLE]);
+        if (b[SERIES]) { book.appendChild(document.createTextNode(' ')); span(book, 'series', '(' + b[SERIES] + ')'); }
+        if (b[AUTHOR]) { book.appendChild(document.createElement('br')); span(book, 'author', b[AUTHOR]); }
+        cell(tr, '', names[b[STATE]]);
+        var rating = cell(tr);
+        if (b[RATING] > 0) {
+          var whole = Math.floor(b[RATING]);
+          span(rating, 'stars', '★★★★★'.slice(0, whole) + '☆☆☆☆☆'.slice(0, Math.max(0, 5 - whole))).title = b[RATING];
+          rating.appendChild(document.createTextNode(' ' + b[RATING]));
+        }
+        cell(tr, 'date', b[ADDED]);
+        var finished = cell(tr, 'date', b[FINISHED]);
+        if (b[FINISHES] > 1) { finished.appendChild(document.createTextNode(' ')); span(finished, 'muted', '(×' + b[FINISHES] + ')'); }
+        cell(tr, 'num', b[PAGES] === null ? '' : b[PAGES]);
+        return tr;
+      }
+      // The next page of rows; "Show more" stays while books are left.
+      function build() {
+        var end = Math.min(visible.length, built + pageRows), fragment = document.createDocumentFragment();
+        for (; built < end; built++) fragment.appendChild(row(books[visible[built]]));
+        body.appendChild(fragment);
+        more.hidden = built >= visible.length;
+        more.textContent = 'Show more (' + (visible.length - built) + ' left)';
+        if (covers) body.querySelectorAll('td.cover[data-cover]:not(.seen)').forEach(function (c) { covers.observe(c); });
+        else body.querySelectorAll('td.cover[data-cover]:not(.seen)').forEach(cover);
+        if (nearEnd) { nearEnd.unobserve(more); if (!more.hidden) nearEnd.observe(more); }
+      }
       // Covers: fetched as their rows near the viewport; a failed one leaves the placeholder.
       function cover(cell) {
+        cell.classList.add('seen');
         var img = new Image();
         img.alt = '';
         img.onerror = function () { img.remove(); };
         img.src = cell.dataset.cover;
         cell.appendChild(img);
       }
-      var cells = document.querySelectorAll('td.cover[data-cover]');
+      var covers = null, nearEnd = null;
       if ('IntersectionObserver' in window) {
-        var observer = new IntersectionObserver(function (entries) {
+        covers = new IntersectionObserver(function (entries) {
           entries.forEach(function (entry) {
-            if (entry.isIntersecting) { observer.unobserve(entry.target); cover(entry.target); }
+            if (entry.isIntersecting) { covers.unobserve(entry.target); cover(entry.target); }
           });
         }, { rootMargin: '800px' });
-        cells.forEach(function (cell) { observer.observe(cell); });
-      } else {
-        cells.forEach(cover);
+        nearEnd = new IntersectionObserver(function (entries) {
+          if (entries.some(function (entry) { return entry.isIntersecting; })) build();
+        }, { rootMargin: '800px' });
       }
+      more.addEventListener('click', build);
+      search.addEventListener('input', apply);
+      sort.addEventListener('change', apply);
+      document.querySelectorAll('.shelves button').forEach(function (button) {
+        var list = button.closest('ul').id, index = +button.dataset.index;
+        button.addEventListener('click', function () {
+          var on = !(filter && filter.list === list && filter.index === index);
+          document.querySelectorAll('.shelves button').forEach(function (b) { b.classList.remove('on'); });
+          filter = on ? { list: list, index: index } : null;
+          if (on) button.classList.add('on');
+          apply();
+        });
+      });
+      build();
     })();
     </script>
     </body>
