@@ -9,7 +9,7 @@
 #   changes the sort through real events, timing each until the event's handler returns (the page
 #   updates the rows shown synchronously), and reads the "shown" count.
 # Covers are not counted: the timed copies point them at `data:,` (the measure is the document).
-# Usage: bash bench/export/page.sh (from the repository root, after `swift build -c release`).
+# Usage: bash bench/export/page.sh (from the repository root, after `make build`).
 set -euo pipefail
 
 source "$(dirname "$0")/common.sh"
