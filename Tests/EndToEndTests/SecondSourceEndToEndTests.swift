@@ -57,6 +57,8 @@ import Testing
         let merge = try readJSONFile(MergeReport.self, from: run + "/merge-report.json")
         #expect(merge.enrichment.matchedByIsbn == 5, "\(merge.enrichment)")
         #expect(merge.enrichment.notEnriched == 1, "the same title by another author is not taken")
+        #expect(merge.enrichment.isbnBySource == ["openlibrary": 4, "googlebooks": 1])
+        #expect(result.stdout.contains("enrichment: 5 by ISBN (openlibrary 4, googlebooks 1), 0 by search,"), "\(result)")
         let lookup = try readJSONFile(LookupReportFile.self, from: run + "/lookup-report.json")
         #expect(
             lookup.matchesBySource == [
