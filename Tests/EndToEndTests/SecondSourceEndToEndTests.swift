@@ -92,4 +92,43 @@ import Testing
             }
         }
     }
+
+    /// A spent quota ends Google Books for the run with one line naming it (and never the key);
+    /// the rows go on to Open Library.
+    @Test(.bug("39")) func spentQuotaEndsGoogleBooksWithOneLineAndRowsGoOn() async throws {
+        let directory = TemporaryDirectory("second-source-quota")
+        let books = FakeOpenLibraryServer.numberedBooks(30)
+        let records = books.keys.sorted().enumerated().map { index, isbn in
+            LookupEndToEndTests.record(index + 2, books[isbn]!.title, "Ann Author", isbn13: isbn)
+        }
+        try LookupEndToEndTests.writeInput(records, in: directory)
+        let openLibrary = try await FakeOpenLibraryServer(books: books)
+        let google = try await FakeGoogleBooksServer(volumes: [])
+        google.fault = { _, _ in FakeGoogleBooksServer.quotaAnswer(status: 403) }
+        let secret = "AIzaSyQUOTA-never-shown-42"
+        chmod(directory.write("google.key", secret), 0o600)
+        directory.write(
+            "pipeline.json",
+            """
+            {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["googlebooks", "openlibrary"],
+              "googleBooks": {"baseURL": "\(google.baseURL)", "apiKeyFile": "google.key", "requestsPerSecond": 50},
+              "openLibrary": {"baseURL": "\(openLibrary.baseURL)", "requestsPerSecond": 50}}}]}
+            """)
+        let result = try ExecutableRunner.run(
+            "shelfline-lookup",
+            ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"],
+            in: directory.path)
+        try await openLibrary.shutdown()
+        try await google.shutdown()
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stderr.split(separator: "\n").filter { $0.contains("quota") }
+        #expect(lines.count == 1, "\(result)")
+        #expect(lines.first?.contains("source 'googlebooks'") == true && lines.first?.contains("dailyLimitExceeded") == true)
+        #expect(!result.stderr.contains(secret) && !result.stdout.contains(secret))
+        #expect(!(try String(contentsOfFile: directory.file("report.json"), encoding: .utf8)).contains(secret))
+        #expect(google.requests.count <= 2, "at most the requests in flight when the quota answer came (concurrency 2)")
+        let report = try readJSONFile(LookupReportFile.self, from: directory.file("report.json"))
+        #expect(report.counts.matchedByIsbn == 30)
+        #expect(report.matchesBySource == ["openlibrary": .init(byIsbn: 30, bySearch: 0)])
+    }
 }
