@@ -2,7 +2,7 @@ import ShelflineCore
 
 /// The source kinds `pipeline.json` and `--source` may name, in one list.
 public enum SourceKind: String, CaseIterable, Sendable, Codable {
-    case catalog, openlibrary, googlebooks
+    case catalog, openlibrary, googlebooks, isbndb
 }
 
 /// Somewhere edition metadata comes from. The stage chains sources in the configured order.

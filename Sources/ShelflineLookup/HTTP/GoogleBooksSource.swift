@@ -28,10 +28,7 @@ public struct GoogleBooksSource: HTTPMetadataSource {
         apiKey = try parameters.apiKeyFile.map {
             try SourceEndpoint.apiKey(path: $0, key: "stages[lookup].parameters.googleBooks.apiKeyFile", configPath: configPath)
         }
-        let policy = HTTPPolicy(
-            concurrency: parameters.concurrency, requestsPerSecond: parameters.requestsPerSecond,
-            timeoutSeconds: parameters.timeoutSeconds, maxRetries: parameters.maxRetries,
-            maxResponseBytes: parameters.maxResponseBytes, userAgent: userAgent, quotaStatuses: [403, 429])
+        let policy = parameters.policy(userAgent: userAgent, quotaStatuses: [403, 429])
         client = ResilientHTTPClient(source: SourceKind.googlebooks.rawValue, policy: policy, clock: clock)
     }
 
@@ -129,36 +126,12 @@ public struct GoogleBooksSource: HTTPMetadataSource {
     }
 }
 
-/// Settings of the Google Books source (`googleBooks` in the lookup stage's parameters); ranges in
-/// `LookupParameters.ranges`.
-public struct GoogleBooksParameters: Codable, Sendable, Equatable {
-    public var baseURL = "https://www.googleapis.com"
-    /// A file (mode 0600) holding an API key, relative to pipeline.json; without one the shared
-    /// anonymous quota is used.
-    public var apiKeyFile: String?
-    /// The anonymous quota is small: one request a second by default.
-    public var requestsPerSecond = 1.0
-    public var concurrency = 2
-    public var timeoutSeconds = 10.0
-    public var maxRetries = 3
-    public var maxResponseBytes = 4_194_304
-
-    public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        baseURL = try container.decodeIfPresent(String.self, forKey: .baseURL) ?? baseURL
-        apiKeyFile = try container.decodeIfPresent(String.self, forKey: .apiKeyFile)
-        requestsPerSecond = try container.decodeIfPresent(Double.self, forKey: .requestsPerSecond) ?? requestsPerSecond
-        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency) ?? concurrency
-        timeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .timeoutSeconds) ?? timeoutSeconds
-        maxRetries = try container.decodeIfPresent(Int.self, forKey: .maxRetries) ?? maxRetries
-        maxResponseBytes = try container.decodeIfPresent(Int.self, forKey: .maxResponseBytes) ?? maxResponseBytes
-    }
-
-    /// The ranges of the numbers, as `LookupParameters.ranges` lists them (under `googleBooks.`).
-    static let ranges: [String: ConfigLimits.Range] = [
-        "requestsPerSecond": .within(0.01, 50), "concurrency": .within(1, 16), "timeoutSeconds": .within(1, 300),
-        "maxRetries": .within(0, 10), "maxResponseBytes": .within(1024, 67_108_864),
-    ]
+/// Google Books' defaults: the anonymous quota is small, one request a second.
+public enum GoogleBooksDefaults: KeyedSourceDefaults {
+    public static let baseURL = "https://www.googleapis.com"
+    public static let requestsPerSecond = 1.0
+    public static let concurrency = 2
 }
+
+/// Settings of the Google Books source (`googleBooks` in the lookup stage's parameters).
+public typealias GoogleBooksParameters = KeyedSourceParameters<GoogleBooksDefaults>

@@ -47,6 +47,10 @@ public struct HTTPPolicy: Sendable {
     public var maxResponseBytes: Int
     /// Statuses that mean the source's quota is spent: the source is not asked again this run.
     public var quotaStatuses: Set<Int> = []
+    /// Statuses that mean "nothing here" (ISBNdb's 404): handed to `decode` as an empty body.
+    public var absentStatuses: Set<Int> = []
+    /// Headers sent besides User-Agent and Accept (ISBNdb's `Authorization`); never in a message.
+    public var headers: [(String, String)] = []
 
     /// A source's own rate, concurrency, timeout, retries and size limit; the rest from the defaults.
     init(concurrency: Int, requestsPerSecond: Double, timeoutSeconds: Double, maxRetries: Int, maxResponseBytes: Int,
@@ -355,7 +359,7 @@ public final class ResilientHTTPClient: Sendable {
     /// Sends one request and classifies what came back.
     private func attempt(_ url: URL) async -> Outcome {
         counters.update { $0.requests += 1 }
-        let get = HTTPGet(url: url, headers: [("User-Agent", policy.userAgent), ("Accept", "application/json")],
+        let get = HTTPGet(url: url, headers: [("User-Agent", policy.userAgent), ("Accept", "application/json")] + policy.headers,
                           timeoutSeconds: policy.timeoutSeconds, limit: policy.maxResponseBytes, redirects: .http(maximum: 5))
         let result = await get.run()
         let host = url.host ?? ""
@@ -363,6 +367,7 @@ public final class ResilientHTTPClient: Sendable {
         case .success(let answer):
             switch answer.status {
             case 200: return .success(answer.body)
+            case let status where policy.absentStatuses.contains(status): return .success(Data())
             case let status where policy.quotaStatuses.contains(status):
                 let word = Self.errorReason(answer.body).map { " \($0)" } ?? ""
                 return .quotaSpent(reason: "HTTP \(status)\(word) from \(host)")

@@ -15,6 +15,7 @@ public struct LookupParameters: Codable, Sendable, Equatable {
     public var catalog: [String] = []
     public var openLibrary = OpenLibraryParameters()
     public var googleBooks = GoogleBooksParameters()
+    public var isbndb = IsbndbParameters()
     /// Days a found answer stays in the cache, and a negative one.
     public var cacheDays: Double = 30
     public var negativeCacheDays: Double = 3
@@ -33,7 +34,7 @@ public struct LookupParameters: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case configuredSources = "sources"
-        case catalog, openLibrary, googleBooks, cacheDays, negativeCacheDays, searchLimit, chunkSize, match
+        case catalog, openLibrary, googleBooks, isbndb, cacheDays, negativeCacheDays, searchLimit, chunkSize, match
     }
 
     public init(from decoder: any Decoder) throws {
@@ -42,6 +43,7 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         catalog = try container.decodeIfPresent([String].self, forKey: .catalog) ?? catalog
         openLibrary = try container.decodeIfPresent(OpenLibraryParameters.self, forKey: .openLibrary) ?? openLibrary
         googleBooks = try container.decodeIfPresent(GoogleBooksParameters.self, forKey: .googleBooks) ?? googleBooks
+        isbndb = try container.decodeIfPresent(IsbndbParameters.self, forKey: .isbndb) ?? isbndb
         cacheDays = try container.decodeIfPresent(Double.self, forKey: .cacheDays) ?? cacheDays
         negativeCacheDays = try container.decodeIfPresent(Double.self, forKey: .negativeCacheDays) ?? negativeCacheDays
         searchLimit = try container.decodeIfPresent(Int.self, forKey: .searchLimit) ?? searchLimit

@@ -53,9 +53,9 @@ public struct LookupStage {
             parameters.catalog = parameters.catalog.map { $0.hasPrefix("/") ? $0 : base.appendingPathComponent($0).path }
         }
         let base = URL(fileURLWithPath: context.configPath).deletingLastPathComponent()
-        parameters.googleBooks.apiKeyFile = parameters.googleBooks.apiKeyFile.map {
-            $0.hasPrefix("/") ? $0 : base.appendingPathComponent($0).path
-        }
+        func besideConfig(_ path: String) -> String { path.hasPrefix("/") ? path : base.appendingPathComponent(path).path }
+        parameters.googleBooks.apiKeyFile = parameters.googleBooks.apiKeyFile.map(besideConfig)
+        parameters.isbndb.apiKeyFile = parameters.isbndb.apiKeyFile.map(besideConfig)
         try parameters.validate(configPath: context.configPath)
         return parameters
     }
@@ -96,6 +96,17 @@ public struct LookupStage {
             case .googlebooks:
                 let source = try GoogleBooksSource(parameters: parameters.googleBooks, userAgent: parameters.openLibrary.userAgent,
                                                    clock: options.clock, configPath: context.configPath)
+                remote.append(source)
+                sources.append(source)
+            case .isbndb:
+                guard let keyFile = parameters.isbndb.apiKeyFile else {
+                    context.log.error("shelfline-lookup: source 'isbndb' skipped: it needs a key (set the lookup stage's "
+                        + "isbndb.apiKeyFile in \(context.configPath) to a mode 0600 file holding it)")
+                    continue
+                }
+                let source = try IsbndbSource(parameters: parameters.isbndb, apiKeyFile: keyFile,
+                                              userAgent: parameters.openLibrary.userAgent, clock: options.clock,
+                                              configPath: context.configPath)
                 remote.append(source)
                 sources.append(source)
             }
