@@ -218,7 +218,7 @@ public enum MergeStage {
                     case .duplicateInFile: outcome = .duplicateInFile; outcomes.duplicateInFile += 1
                     }
                     let status = record.match?.status ?? .notEnriched
-                    enrichment.count(status)
+                    enrichment.count(status, source: record.match?.source)
                     if status == .notEnriched {
                         try notEnriched.append(FailedRow(line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
                                                      reason: record.match?.reason ?? "not looked up",

@@ -46,12 +46,16 @@ public enum SourceFailure: Error, Equatable, Sendable {
     /// The source cannot be reached in this run (name resolution failed, or connections are refused
     /// even after the breaker's probe). Such answers are not cached: the next run asks again.
     case offline(source: String)
+    /// The source answered that its quota is spent (`HTTPPolicy.quotaStatuses`): it is not asked
+    /// again in this run; the next run asks again (such answers are not cached).
+    case quotaSpent(source: String)
 
     /// The `reason` written into `MatchResult` for records this failure leaves unmatched.
     public var recordReason: String {
         switch self {
         case .unavailable: "source unavailable"
         case .offline: "offline"
+        case .quotaSpent(let source): "\(source) quota spent"
         case .failed(_, let reason): "lookup failed: \(reason)"
         }
     }

@@ -59,7 +59,8 @@ extension LookupParameters: StageParameters {
         "openLibrary.breakerCooldownSeconds": .atLeast(0),
         "openLibrary.maxResponseBytes": .atLeast(1024),
         "match.titleThreshold": .within(0, 1), "match.authorThreshold": .within(0, 1), "match.margin": .within(0, 1),
-    ]
+    ].merging(GoogleBooksParameters.ranges(section: "googleBooks")) { own, _ in own }
+        .merging(IsbndbParameters.ranges(section: "isbndb")) { own, _ in own }
 }
 
 extension LookupReport: FileStageReport {

@@ -2,7 +2,7 @@ import ShelflineCore
 
 /// The source kinds `pipeline.json` and `--source` may name, in one list.
 public enum SourceKind: String, CaseIterable, Sendable, Codable {
-    case catalog, openlibrary
+    case catalog, openlibrary, googlebooks, isbndb
 }
 
 /// Somewhere edition metadata comes from. The stage chains sources in the configured order.
@@ -32,4 +32,17 @@ public protocol MetadataSource: Sendable {
 
 extension MetadataSource {
     public var standingFailure: SourceFailure? { nil }
+}
+
+/// A source asked over HTTP (`ResilientHTTPClient`): the stage reads its counters for the report
+/// and names its endpoint in warnings.
+public protocol HTTPMetadataSource: MetadataSource {
+    var client: ResilientHTTPClient { get }
+    /// The base URL, for messages (never a key).
+    var endpoint: String { get }
+}
+
+extension HTTPMetadataSource {
+    public var isRemote: Bool { true }
+    public var standingFailure: SourceFailure? { client.standingFailure() }
 }

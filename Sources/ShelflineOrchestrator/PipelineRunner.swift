@@ -22,8 +22,9 @@ public struct RunOutcome: Sendable {
         let reviewed = report.rowsReviewed > 0 ? "\(report.rowsReviewed) reviewed, " : ""
         return """
             run \(run.id): \(report.rowsRead) rows read: \(o.added) added, \(o.updated) updated, \
-            \(o.duplicateInFile) duplicate in file, \(o.rejected) rejected; enrichment: \(e.matchedByIsbn) by ISBN, \
-            \(e.matchedBySearch) by search, \(reviewed)\(report.rowsToReview) need review, \(e.notEnriched) not enriched; \
+            \(o.duplicateInFile) duplicate in file, \(o.rejected) rejected; enrichment: \(e.matchedByIsbn) by ISBN\
+            \(EnrichmentCounts.sourceBreakdown(e.isbnBySource)), \(e.matchedBySearch) by search\
+            \(EnrichmentCounts.sourceBreakdown(e.searchBySource)), \(reviewed)\(report.rowsToReview) need review, \(e.notEnriched) not enriched; \
             library: \(report.libraryBooks) books
             """
     }

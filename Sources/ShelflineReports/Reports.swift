@@ -69,8 +69,27 @@ public struct EnrichmentCounts: Codable, Sendable, Equatable {
     public var matchedBySearch = 0
     public var needsReview = 0
     public var notEnriched = 0
+    /// Of `matchedByIsbn` and `matchedBySearch`, the matches by the source that made them (absent
+    /// when no match named its source).
+    public var isbnBySource: [String: Int]?
+    public var searchBySource: [String: Int]?
     public init() {}
     public var total: Int { matchedByIsbn + matchedBySearch + needsReview + notEnriched }
+
+    /// Counts one row; a match also under `source`, when it names one.
+    public mutating func count(_ status: MatchStatus, source: String?) {
+        count(status)
+        guard let source else { return }
+        if status == .matchedByIsbn { isbnBySource = (isbnBySource ?? [:]).merging([source: 1], uniquingKeysWith: +) }
+        if status == .matchedBySearch { searchBySource = (searchBySource ?? [:]).merging([source: 1], uniquingKeysWith: +) }
+    }
+
+    /// ` (openlibrary 450, googlebooks 19)` when more than one source matched, most first; else empty.
+    public static func sourceBreakdown(_ counts: [String: Int]?) -> String {
+        guard let counts, counts.count > 1 else { return "" }
+        let parts = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }
+        return " (" + parts.joined(separator: ", ") + ")"
+    }
 
     public mutating func count(_ status: MatchStatus) {
         switch status {

@@ -48,7 +48,7 @@ public struct LookupCommand: PipelineStageCommand {
     @Option(name: .long, help: "Catalog dump file (editions, works, authors; gzip or plain). Repeat per file; overrides the config.")
     public var catalog: [String] = []
 
-    @Option(name: .long, help: "Metadata source to ask, in order: catalog or openlibrary. Repeatable; overrides the config (default: catalog when configured, then openlibrary; --source catalog stays offline).")
+    @Option(name: .long, help: "Metadata source to ask, in order: catalog, openlibrary or googlebooks. Repeatable; overrides the config (default: catalog when configured, then openlibrary; --source catalog stays offline).")
     public var source: [String] = []
 
     public init() {}

@@ -154,7 +154,7 @@ import TestSupport
 
     @Test(.bug(id: 4), arguments: [
         (["missing.ndjson.gz", "-o", "out.ndjson.gz", "--catalog", "x"], 66, "missing.ndjson.gz"),
-        (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--source", "googlebooks"], 64, "googlebooks"),
+        (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--source", "worldcat"], 64, "worldcat"),
         (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--source", "catalog"], 78, "catalog"),
         (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--catalog", "nope.txt.gz", "--source", "catalog"], 66, "nope.txt.gz"),
         (["deduped.ndjson.gz", "-o", "no-such-dir/out.ndjson.gz", "--catalog", "dump.txt", "--source", "catalog"], 73,

@@ -2,27 +2,21 @@ import Foundation
 import ShelflineCore
 
 /// The Open Library API: `/api/books` for batches of ISBNs, `/search.json` for title/author.
-public struct OpenLibrarySource: MetadataSource {
+public struct OpenLibrarySource: HTTPMetadataSource {
     public let client: ResilientHTTPClient
     let baseURL: URL
     public let isbnBatchSize: Int
     public var name: String { SourceKind.openlibrary.rawValue }
-    public var isRemote: Bool { true }
 
     /// `clock` drives pacing, backoff and the circuit breaker (a test clock in tests).
-    public init(parameters: OpenLibraryParameters, clock: PacingClock = .continuous) throws {
-        guard let url = URL(string: parameters.baseURL.hasSuffix("/") ? String(parameters.baseURL.dropLast()) : parameters.baseURL),
-              ["http", "https"].contains(url.scheme?.lowercased()) else {
-            throw LookupError.invalidBaseURL(source: SourceKind.openlibrary.rawValue, url: parameters.baseURL)
-        }
-        baseURL = url
+    public init(parameters: OpenLibraryParameters, clock: PacingClock = .continuous, configPath: String = "pipeline.json") throws {
+        baseURL = try SourceEndpoint.baseURL(parameters.baseURL, source: SourceKind.openlibrary.rawValue, section: "openLibrary",
+                                             configPath: configPath)
         isbnBatchSize = parameters.batchSize
         client = ResilientHTTPClient(source: SourceKind.openlibrary.rawValue, policy: HTTPPolicy(parameters), clock: clock)
     }
 
-    public var standingFailure: SourceFailure? {
-        client.standingFailure()
-    }
+    public var endpoint: String { baseURL.absoluteString }
 
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
         guard !isbns.isEmpty else { return [:] }

@@ -24,11 +24,14 @@ public struct HTTPCounters: Codable, Sendable, Equatable {
     /// `breakerThreshold` times in a row); nil when it always was reachable. Requests were not sent
     /// from then on, until a probe (if any) reached it again.
     public var offline: String?
+    /// The quota answer that ended the source for this run (`HTTP 403 dailyLimitExceeded`); nil
+    /// when none came. Requests were not sent from then on; the next run asks again.
+    public var quotaSpent: String?
     public init() {}
 }
 
-/// Limits and retry policy of one HTTP source, taken from its parameters (whose defaults are the
-/// only ones: `OpenLibraryParameters`).
+/// Limits and retry policy of one HTTP source, taken from its parameters. Backoff, wait budget
+/// and breaker default to `OpenLibraryParameters`' values for sources that do not set their own.
 public struct HTTPPolicy: Sendable {
     public var concurrency: Int
     public var requestsPerSecond: Double
@@ -42,6 +45,25 @@ public struct HTTPPolicy: Sendable {
     public var userAgent: String
     /// The largest answer read; a longer one is cut off while it streams in.
     public var maxResponseBytes: Int
+    /// Statuses that mean the source's quota is spent: the source is not asked again this run.
+    public var quotaStatuses: Set<Int> = []
+    /// Statuses that mean "nothing here" (ISBNdb's 404): handed to `decode` as an empty body.
+    public var absentStatuses: Set<Int> = []
+    /// Headers sent besides User-Agent and Accept (ISBNdb's `Authorization`); never in a message.
+    public var headers: [(String, String)] = []
+
+    /// A source's own rate, concurrency, timeout, retries and size limit; the rest from the defaults.
+    init(concurrency: Int, requestsPerSecond: Double, timeoutSeconds: Double, maxRetries: Int, maxResponseBytes: Int,
+         userAgent: String, quotaStatuses: Set<Int>) {
+        self.init(OpenLibraryParameters())
+        self.concurrency = concurrency
+        self.requestsPerSecond = requestsPerSecond
+        self.timeoutSeconds = timeoutSeconds
+        self.maxRetries = maxRetries
+        self.maxResponseBytes = maxResponseBytes
+        self.userAgent = userAgent
+        self.quotaStatuses = quotaStatuses
+    }
 
     init(_ parameters: OpenLibraryParameters) {
         concurrency = parameters.concurrency
@@ -74,6 +96,8 @@ public final class ResilientHTTPClient: Sendable {
     /// The last URL whose connection was refused: what the breaker's probe asks again.
     private let probeURL = LockedValue<URL?>(nil)
     private let probes = ProbeTask()
+    /// Set by the first quota answer (`HTTPPolicy.quotaStatuses`): the source is done for this run.
+    private let quotaSpent = LockedValue<String?>(nil)
 
     /// `clock` drives pacing, backoff and the breaker (not the per-request timeout, which is real time).
     public init(source: String, policy: HTTPPolicy, clock: PacingClock = .continuous) {
@@ -100,7 +124,8 @@ public final class ResilientHTTPClient: Sendable {
     /// its own and still answers `offline`: no caller waits for the probe; if it reaches the server,
     /// later calls answer nil and requests go out again.
     public func standingFailure() -> SourceFailure? {
-        breaker.standing().flatMap(refusal)
+        if quotaSpent.value != nil { return .quotaSpent(source: source) }
+        return breaker.standing().flatMap(refusal)
     }
 
     /// GETs `url` and hands a 200 body to `decode`; a decode error counts as a failed attempt.
@@ -148,6 +173,12 @@ public final class ResilientHTTPClient: Sendable {
                 }
             case .cancelled:
                 throw CancellationError()
+            case .quotaSpent(let reason):
+                breaker.recordSuccess()  // the source answered; it will not answer more today
+                quotaSpent.set(reason)
+                counters.update { if $0.quotaSpent == nil { $0.quotaSpent = reason } }
+                pacing.wakeAll()
+                throw SourceFailure.quotaSpent(source: source)
             case .failure(let reason, let retryable, let kind):
                 lastReason = reason
                 if !retryable {
@@ -198,6 +229,8 @@ public final class ResilientHTTPClient: Sendable {
     private enum Outcome {
         case success(Data)
         case failure(reason: String, retryable: Bool, kind: AttemptFailure)
+        /// A status of `HTTPPolicy.quotaStatuses`; `reason` names it (and the answer's own reason word).
+        case quotaSpent(reason: String)
         case cancelled
     }
 
@@ -228,6 +261,7 @@ public final class ResilientHTTPClient: Sendable {
     /// the probe succeeds. `paced` false: the attempt reuses the slot of one that never reached the server.
     /// The caller holds a place in the concurrency gate.
     private func send(_ url: URL, paced: Bool) async throws -> Attempt {
+        if quotaSpent.value != nil { return .refused(.quotaSpent(source: source)) }
         var admission = breaker.admit()
         if admission == .unavailable, paced {
             _ = try await pace()
@@ -248,6 +282,10 @@ public final class ResilientHTTPClient: Sendable {
                 if let failure = refusal(admission) { return .refused(failure) }
                 guard case .send(let isProbe) = admission else { return .refused(.unavailable(source: source)) }
                 probe = isProbe
+            }
+            if quotaSpent.value != nil {
+                if probe { breaker.abandonProbe() }
+                return .refused(.quotaSpent(source: source))
             }
             if slot { break }
             // Woken without a slot (the source was found unreachable meanwhile) yet admitted again
@@ -302,7 +340,7 @@ public final class ResilientHTTPClient: Sendable {
                 return
             }
             switch await attempt(url) {
-            case .success: breaker.recordSuccess()
+            case .success, .quotaSpent: breaker.recordSuccess()
             case .failure(_, let retryable, let kind): retryable ? breaker.recordFailure(kind) : breaker.recordSuccess()
             case .cancelled: breaker.abandonProbe()
             }
@@ -321,7 +359,7 @@ public final class ResilientHTTPClient: Sendable {
     /// Sends one request and classifies what came back.
     private func attempt(_ url: URL) async -> Outcome {
         counters.update { $0.requests += 1 }
-        let get = HTTPGet(url: url, headers: [("User-Agent", policy.userAgent), ("Accept", "application/json")],
+        let get = HTTPGet(url: url, headers: [("User-Agent", policy.userAgent), ("Accept", "application/json")] + policy.headers,
                           timeoutSeconds: policy.timeoutSeconds, limit: policy.maxResponseBytes, redirects: .http(maximum: 5))
         let result = await get.run()
         let host = url.host ?? ""
@@ -329,6 +367,10 @@ public final class ResilientHTTPClient: Sendable {
         case .success(let answer):
             switch answer.status {
             case 200: return .success(answer.body)
+            case let status where policy.absentStatuses.contains(status): return .success(Data())
+            case let status where policy.quotaStatuses.contains(status):
+                let word = Self.errorReason(answer.body).map { " \($0)" } ?? ""
+                return .quotaSpent(reason: "HTTP \(status)\(word) from \(host)")
             case 429:
                 counters.update { $0.rateLimited += 1 }
                 return .failure(reason: "HTTP 429 from \(host)", retryable: true, kind: .other)
@@ -363,6 +405,20 @@ public final class ResilientHTTPClient: Sendable {
             counters.update { $0.connectionErrors += 1 }
             return .failure(reason: "connection error: \(reason)", retryable: true, kind: .other)
         }
+    }
+
+    /// The first `error.errors[].reason` of a Google-style error answer (`dailyLimitExceeded`),
+    /// letters only and short: a word for the message, never anything the answer echoes back.
+    static func errorReason(_ body: Data) -> String? {
+        struct Answer: Decodable {
+            struct Failure: Decodable { var errors: [Item]?; var status: String? }
+            struct Item: Decodable { var reason: String? }
+            var error: Failure?
+        }
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: body),
+              let word = answer.error?.errors?.first?.reason ?? answer.error?.status,
+              !word.isEmpty, word.count <= 40, word.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") }) else { return nil }
+        return word
     }
 
     /// Cancels a probe still out (requests share the process's one HTTP client, which stays).

@@ -14,6 +14,8 @@ public struct LookupParameters: Codable, Sendable, Equatable {
     /// Catalog dump files (editions, works, authors; gzip or plain), relative to pipeline.json.
     public var catalog: [String] = []
     public var openLibrary = OpenLibraryParameters()
+    public var googleBooks = GoogleBooksParameters()
+    public var isbndb = IsbndbParameters()
     /// Days a found answer stays in the cache, and a negative one.
     public var cacheDays: Double = 30
     public var negativeCacheDays: Double = 3
@@ -32,7 +34,7 @@ public struct LookupParameters: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case configuredSources = "sources"
-        case catalog, openLibrary, cacheDays, negativeCacheDays, searchLimit, chunkSize, match
+        case catalog, openLibrary, googleBooks, isbndb, cacheDays, negativeCacheDays, searchLimit, chunkSize, match
     }
 
     public init(from decoder: any Decoder) throws {
@@ -40,6 +42,8 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         configuredSources = try container.decodeIfPresent([String].self, forKey: .configuredSources)
         catalog = try container.decodeIfPresent([String].self, forKey: .catalog) ?? catalog
         openLibrary = try container.decodeIfPresent(OpenLibraryParameters.self, forKey: .openLibrary) ?? openLibrary
+        googleBooks = try container.decodeIfPresent(GoogleBooksParameters.self, forKey: .googleBooks) ?? googleBooks
+        isbndb = try container.decodeIfPresent(IsbndbParameters.self, forKey: .isbndb) ?? isbndb
         cacheDays = try container.decodeIfPresent(Double.self, forKey: .cacheDays) ?? cacheDays
         negativeCacheDays = try container.decodeIfPresent(Double.self, forKey: .negativeCacheDays) ?? negativeCacheDays
         searchLimit = try container.decodeIfPresent(Int.self, forKey: .searchLimit) ?? searchLimit
@@ -58,6 +62,10 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         }
         try check(!sources.isEmpty, "sources", "at least one source")
         try openLibrary.validate(configPath: configPath)
+        if sources.contains(SourceKind.googlebooks.rawValue) {
+            _ = try SourceEndpoint.baseURL(googleBooks.baseURL, source: SourceKind.googlebooks.rawValue, section: "googleBooks",
+                                           configPath: configPath)
+        }
     }
 }
 
@@ -109,12 +117,7 @@ public struct OpenLibraryParameters: Codable, Sendable, Equatable {
             if !ok { throw LookupError.invalidParameter(configPath: configPath, key: "openLibrary.\(key)", expected: expected) }
         }
         try check(backoffMaxSeconds >= backoffBaseSeconds, "backoffBaseSeconds", "0 ≤ backoffBaseSeconds ≤ backoffMaxSeconds")
-        guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              url.host != nil else {
-            throw LookupError.invalidBaseURL(source: SourceKind.openlibrary.rawValue, url: baseURL)
-        }
-        try check(scheme == "https" || Loopback.isLoopback(url.host ?? ""), "baseURL",
-                  "https:// (plain http:// is allowed only for a loopback address), found '\(baseURL)'")
+        _ = try SourceEndpoint.baseURL(baseURL, source: SourceKind.openlibrary.rawValue, section: "openLibrary", configPath: configPath)
     }
 }
 

@@ -9,6 +9,8 @@ public struct LookupReport: Codable, Sendable, Equatable {
     public var recordsRead = 0
     public var recordsWritten = 0
     public var counts = EnrichmentCounts()
+    /// Matched records by the source that matched them (`openlibrary`, `googlebooks`, …).
+    public var matchesBySource: [String: SourceMatchCounts] = [:]
     /// `notEnriched` records by reason (`no candidate`, `source unavailable`, …).
     public var notEnrichedReasons: [String: Int] = [:]
     /// Duplicate rows (dedupe `duplicateInFile`) that reused the first row's answer.
@@ -28,6 +30,13 @@ public struct LookupReport: Codable, Sendable, Equatable {
         self.output = output
         self.sources = sources
     }
+}
+
+/// One source's matches: by ISBN and by title/author search.
+public struct SourceMatchCounts: Codable, Sendable, Equatable {
+    public var byIsbn = 0
+    public var bySearch = 0
+    public init() {}
 }
 
 /// The catalog index used by a run.

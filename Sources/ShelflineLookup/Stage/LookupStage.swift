@@ -52,6 +52,10 @@ public struct LookupStage {
                 ? URL(fileURLWithPath: context.configPath).deletingLastPathComponent() : URL(fileURLWithPath: ".")
             parameters.catalog = parameters.catalog.map { $0.hasPrefix("/") ? $0 : base.appendingPathComponent($0).path }
         }
+        let base = URL(fileURLWithPath: context.configPath).deletingLastPathComponent()
+        func besideConfig(_ path: String) -> String { path.hasPrefix("/") ? path : base.appendingPathComponent(path).path }
+        parameters.googleBooks.apiKeyFile = parameters.googleBooks.apiKeyFile.map(besideConfig)
+        parameters.isbndb.apiKeyFile = parameters.isbndb.apiKeyFile.map(besideConfig)
         try parameters.validate(configPath: context.configPath)
         return parameters
     }
@@ -70,7 +74,7 @@ public struct LookupStage {
         var started = false
         defer { if !started { progress.finish(finished: false) } }
         var sources: [any MetadataSource] = []
-        var remote: [OpenLibrarySource] = []
+        var remote: [any HTTPMetadataSource] = []
         for name in parameters.sources {
             switch SourceKind(rawValue: name)! {
             case .catalog:
@@ -85,7 +89,24 @@ public struct LookupStage {
                                                 skippedReasons: index.stats.skippedReasons)
                 sources.append(CatalogSource(index: index))
             case .openlibrary:
-                let source = try OpenLibrarySource(parameters: parameters.openLibrary, clock: options.clock)
+                let source = try OpenLibrarySource(parameters: parameters.openLibrary, clock: options.clock,
+                                                   configPath: context.configPath)
+                remote.append(source)
+                sources.append(source)
+            case .googlebooks:
+                let source = try GoogleBooksSource(parameters: parameters.googleBooks, userAgent: parameters.openLibrary.userAgent,
+                                                   clock: options.clock, configPath: context.configPath)
+                remote.append(source)
+                sources.append(source)
+            case .isbndb:
+                guard let keyFile = parameters.isbndb.apiKeyFile else {
+                    context.log.error("shelfline-lookup: source 'isbndb' skipped: it needs a key (set the lookup stage's "
+                        + "isbndb.apiKeyFile in \(context.configPath) to a mode 0600 file holding it)")
+                    continue
+                }
+                let source = try IsbndbSource(parameters: parameters.isbndb, apiKeyFile: keyFile,
+                                              userAgent: parameters.openLibrary.userAgent, clock: options.clock,
+                                              configPath: context.configPath)
                 remote.append(source)
                 sources.append(source)
             }
@@ -155,15 +176,18 @@ public struct LookupStage {
             report.retries += counters.retries
             report.rateLimited += counters.rateLimited
             report.breakerTrips += counters.breakerTrips
-            if let reason = counters.offline {
+            if let reason = counters.quotaSpent {
+                context.log.error("shelfline-lookup: warning: source '\(source.name)' (\(source.endpoint)) answered that its quota is spent "
+                    + "(\(reason)); not asked again this run, its rows went on to the next source; the next run asks again")
+            } else if let reason = counters.offline {
                 // Offline but every row found elsewhere (e.g. the catalog): nothing to tell.
                 guard let offline = report.notEnrichedReasons["offline"], offline > 0 else { continue }
-                context.log.error("shelfline-lookup: warning: source '\(source.name)' (\(parameters.openLibrary.baseURL)) is offline (\(reason)); "
+                context.log.error("shelfline-lookup: warning: source '\(source.name)' (\(source.endpoint)) is offline (\(reason)); "
                     + "\(offline) records marked notEnriched (offline) and not cached; "
                     + "connect to the network and run the import again to enrich them, or set the lookup stage's \"sources\" "
                     + "to [\"catalog\"] in \(context.configPath) to work offline")
             } else if counters.breakerTrips > 0 {
-                context.log.error("shelfline-lookup: warning: source '\(source.name)' (\(parameters.openLibrary.baseURL)) was unavailable; \(report.notEnrichedReasons["source unavailable"] ?? 0) records marked notEnriched (source unavailable)")
+                context.log.error("shelfline-lookup: warning: source '\(source.name)' (\(source.endpoint)) was unavailable; \(report.notEnrichedReasons["source unavailable"] ?? 0) records marked notEnriched (source unavailable)")
             }
         }
         progress.finish(finished: true)
@@ -230,6 +254,13 @@ public struct LookupStage {
                 report.recordsRead += 1
                 report.recordsWritten += 1
                 report.counts.count(outcome.match.status)
+                if let source = outcome.match.source {
+                    switch outcome.match.status {
+                    case .matchedByIsbn: report.matchesBySource[source, default: SourceMatchCounts()].byIsbn += 1
+                    case .matchedBySearch: report.matchesBySource[source, default: SourceMatchCounts()].bySearch += 1
+                    case .needsReview, .notEnriched: break
+                    }
+                }
                 counts[outcome.match.status.rawValue, default: 0] += 1
                 if outcome.match.status == .notEnriched {
                     report.notEnrichedReasons[outcome.match.reason ?? "unknown", default: 0] += 1

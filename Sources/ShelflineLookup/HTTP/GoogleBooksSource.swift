@@ -1,0 +1,137 @@
+import Foundation
+import ShelflineCore
+
+/// The Google Books API: `/books/v1/volumes?q=isbn:X` for one ISBN, `q=intitle:… inauthor:…` for
+/// title/author. Works without a key (a small shared quota); `key=` from `apiKeyFile` when set.
+/// A quota answer (403 daily limit, 429 rate limit) ends the source for the run.
+public struct GoogleBooksSource: HTTPMetadataSource {
+    public let client: ResilientHTTPClient
+    let baseURL: URL
+    /// Sent as `key=`; never in a message (the client's messages name the host and path only).
+    private let apiKey: String?
+    public var name: String { SourceKind.googlebooks.rawValue }
+    /// The API has no documented many-ISBN query: one ISBN per request.
+    public var isbnBatchSize: Int { 1 }
+    public var endpoint: String { baseURL.absoluteString }
+
+    /// Google Books' most results per request.
+    static let maxResults = 40
+
+    /// `apiKeyFile` is read here (relative paths were resolved against pipeline.json by the stage).
+    public init(
+        parameters: GoogleBooksParameters, userAgent: String, clock: PacingClock = .continuous,
+        configPath: String = "pipeline.json"
+    ) throws {
+        baseURL = try SourceEndpoint.baseURL(
+            parameters.baseURL, source: SourceKind.googlebooks.rawValue,
+            section: "googleBooks", configPath: configPath)
+        apiKey = try parameters.apiKeyFile.map {
+            try SourceEndpoint.apiKey(path: $0, key: "stages[lookup].parameters.googleBooks.apiKeyFile", configPath: configPath)
+        }
+        let policy = parameters.policy(userAgent: userAgent, quotaStatuses: [403, 429])
+        client = ResilientHTTPClient(source: SourceKind.googlebooks.rawValue, policy: policy, clock: clock)
+    }
+
+    public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
+        var found: [String: EditionMetadata] = [:]
+        for isbn in isbns {
+            let volumes = try await client.get(volumesURL(query: "isbn:\(isbn)", limit: 10)) { try Self.decodeVolumes($0) }
+            // Only a volume that carries the ISBN asked for: the search also returns near ones.
+            if let edition = volumes.first(where: { Self.carries($0, isbn: isbn) }) { found[isbn] = edition }
+        }
+        return found
+    }
+
+    public func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata] {
+        var query = "intitle:\(title)"
+        if let author, !author.isEmpty { query += " inauthor:\(author)" }
+        return try await client.get(volumesURL(query: query, limit: limit)) { try Self.decodeVolumes($0) }
+    }
+
+    private func volumesURL(query: String, limit: Int) -> URL {
+        var components = URLComponents(url: baseURL.appendingPathComponent("books/v1/volumes"), resolvingAgainstBaseURL: false)!
+        var items = [
+            URLQueryItem(name: "q", value: query),
+            URLQueryItem(name: "maxResults", value: String(min(max(1, limit), Self.maxResults))),
+            URLQueryItem(name: "printType", value: "books"),
+        ]
+        if let apiKey { items.append(URLQueryItem(name: "key", value: apiKey)) }
+        components.queryItems = items
+        return components.url!
+    }
+
+    static func carries(_ edition: EditionMetadata, isbn: String) -> Bool {
+        edition.isbn13 == isbn || edition.isbn10.flatMap(ISBN.canonical13) == isbn
+    }
+
+    struct Malformed: Error {}
+
+    // MARK: Response shape (documented Google Books JSON)
+
+    private struct VolumesAnswer: Decodable {
+        var items: [Volume]?
+    }
+
+    private struct Volume: Decodable {
+        var id: String?
+        var volumeInfo: VolumeInfo?
+    }
+
+    private struct VolumeInfo: Decodable {
+        var title: String?
+        var subtitle: String?
+        var authors: [String]?
+        var publisher: String?
+        var publishedDate: String?
+        var pageCount: Int?
+        var industryIdentifiers: [Identifier]?
+        var description: String?
+
+        struct Identifier: Decodable { var type: String?; var identifier: String? }
+    }
+
+    /// `{"kind": "books#volumes", "totalItems": N, "items": [volume, …]}`, no `items` when nothing
+    /// matched; anything else (HTML, an array, a truncated body) is malformed. Volumes without an
+    /// id or a title are skipped.
+    static func decodeVolumes(_ data: Data) throws -> [EditionMetadata] {
+        let answer: VolumesAnswer
+        do {
+            answer = try JSONDecoder().decode(VolumesAnswer.self, from: data)
+        } catch {
+            throw Malformed()
+        }
+        return (answer.items ?? []).compactMap { volume in
+            guard let id = volume.id, let info = volume.volumeInfo, info.title != nil else { return nil }
+            return edition(id: id, info)
+        }
+    }
+
+    /// The one mapping from a volume to `EditionMetadata`: the volume id is the source's own key.
+    private static func edition(id: String, _ info: VolumeInfo) -> EditionMetadata {
+        var edition = EditionMetadata(source: SourceKind.googlebooks.rawValue)
+        edition.editionKey = id
+        edition.title = info.title
+        edition.subtitle = info.subtitle
+        edition.authors = info.authors.flatMap { $0.isEmpty ? nil : $0 }
+        edition.publishers = info.publisher.map { [$0] }
+        let identifiers = info.industryIdentifiers ?? []
+        edition.isbn13 =
+            identifiers.lazy.filter { $0.type == "ISBN_13" }.compactMap { $0.identifier.flatMap(ISBN.canonical13) }.first
+        edition.isbn10 = identifiers.first { $0.type == "ISBN_10" }?.identifier
+        edition.pages = info.pageCount.flatMap { $0 > 0 ? $0 : nil }
+        edition.publishDate = info.publishedDate
+        edition.year = info.publishedDate.flatMap(CatalogIndex.year)
+        edition.description = info.description
+        return edition
+    }
+}
+
+/// Google Books' defaults: the anonymous quota is small, one request a second.
+public enum GoogleBooksDefaults: KeyedSourceDefaults {
+    public static let baseURL = "https://www.googleapis.com"
+    public static let requestsPerSecond = 1.0
+    public static let concurrency = 2
+}
+
+/// Settings of the Google Books source (`googleBooks` in the lookup stage's parameters).
+public typealias GoogleBooksParameters = KeyedSourceParameters<GoogleBooksDefaults>

@@ -1,0 +1,49 @@
+import ShelflineCore
+
+/// The defaults that tell one keyed HTTP source's settings from another's.
+public protocol KeyedSourceDefaults: Sendable {
+    static var baseURL: String { get }
+    static var requestsPerSecond: Double { get }
+    static var concurrency: Int { get }
+}
+
+/// The settings of an HTTP source asked with an API key (Google Books, ISBNdb): one shape, one
+/// decoder and one table of ranges for all of them; each source names its defaults.
+public struct KeyedSourceParameters<Defaults: KeyedSourceDefaults>: Codable, Sendable, Equatable {
+    public var baseURL = Defaults.baseURL
+    /// A file (mode 0600) holding the API key, relative to pipeline.json.
+    public var apiKeyFile: String?
+    public var requestsPerSecond = Defaults.requestsPerSecond
+    public var concurrency = Defaults.concurrency
+    public var timeoutSeconds = 10.0
+    public var maxRetries = 3
+    public var maxResponseBytes = 4_194_304
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        baseURL = try container.decodeIfPresent(String.self, forKey: .baseURL) ?? baseURL
+        apiKeyFile = try container.decodeIfPresent(String.self, forKey: .apiKeyFile)
+        requestsPerSecond = try container.decodeIfPresent(Double.self, forKey: .requestsPerSecond) ?? requestsPerSecond
+        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency) ?? concurrency
+        timeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .timeoutSeconds) ?? timeoutSeconds
+        maxRetries = try container.decodeIfPresent(Int.self, forKey: .maxRetries) ?? maxRetries
+        maxResponseBytes = try container.decodeIfPresent(Int.self, forKey: .maxResponseBytes) ?? maxResponseBytes
+    }
+
+    /// The ranges of the numbers, under the source's section (`LookupParameters.ranges`).
+    static func ranges(section: String) -> [String: ConfigLimits.Range] {
+        [
+            "requestsPerSecond": .within(0.01, 50), "concurrency": .within(1, 16), "timeoutSeconds": .within(1, 300),
+            "maxRetries": .within(0, 10), "maxResponseBytes": .within(1024, 67_108_864),
+        ].reduce(into: [:]) { $0["\(section).\($1.key)"] = $1.value }
+    }
+
+    /// The client policy these settings give; `quotaStatuses` end the source for the run.
+    func policy(userAgent: String, quotaStatuses: Set<Int>) -> HTTPPolicy {
+        HTTPPolicy(
+            concurrency: concurrency, requestsPerSecond: requestsPerSecond, timeoutSeconds: timeoutSeconds,
+            maxRetries: maxRetries, maxResponseBytes: maxResponseBytes, userAgent: userAgent, quotaStatuses: quotaStatuses)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The checks every HTTP metadata source applies to its settings: one base-URL rule and one
+/// credentials-file rule, so that a new source cannot be laxer than Open Library.
+enum SourceEndpoint {
+    /// `text` as a base URL without a trailing slash: http(s) with a host, and `https://` unless
+    /// the host is a loopback address (exit 78 otherwise, naming `section.baseURL`).
+    static func baseURL(_ text: String, source: String, section: String, configPath: String) throws -> URL {
+        let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = url.host, !host.isEmpty
+        else {
+            throw LookupError.invalidBaseURL(source: source, url: text)
+        }
+        guard scheme == "https" || Loopback.isLoopback(host) else {
+            throw LookupError.invalidParameter(
+                configPath: configPath, key: "\(section).baseURL",
+                expected: "https:// (plain http:// is allowed only for a loopback address), found '\(text)'")
+        }
+        return url
+    }
+
+    /// The most a key file is read: API keys are a few dozen characters.
+    static let keyFileLimit = 4096
+
+    /// The API key in `path`: a regular file of the user's own that group and others cannot read
+    /// (mode 0600 or 0400; exit 78 with the chmod remedy), its first non-empty line. The key never
+    /// appears in an error.
+    static func apiKey(path: String, key: String, configPath: String) throws -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw FileError.missingInput(path: path, reason: "\(systemErrorMessage()) (\(key))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG, info.st_size <= keyFileLimit else {
+            throw LookupError.invalidParameter(
+                configPath: configPath, key: key,
+                expected: "a regular file of at most \(keyFileLimit) bytes holding the key, found '\(path)'")
+        }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 == 0 else {
+            throw LookupError.invalidParameter(
+                configPath: configPath, key: key,
+                expected:
+                    "\(path) is mode \(String(format: "%04o", mode)); a key file must be readable by its owner only: chmod 600 \(path)"
+            )
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileError.missingInput(path: path, reason: "cannot read (\(key))")
+        }
+        let line = String(decoding: data.prefix(keyFileLimit), as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty && !$0.hasPrefix("#") }
+        guard let line, line.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw LookupError.invalidParameter(
+                configPath: configPath, key: key,
+                expected: "\(path) holds no key (one line of printable ASCII)")
+        }
+        return line
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import ShelflineCore
+import ShelflineReports
+import TestSupport
+import Testing
+
+/// Issue 39: `shelfline run` with `"sources": ["openlibrary", "googlebooks"]`, both loopback fakes.
+/// Open Library lacks two of the six books; Google Books has one of them, and for the other only
+/// a book with the same title by another author, which must not be taken.
+@Suite struct SecondSourceEndToEndTests {
+    struct LookupReportFile: Decodable {
+        struct Matches: Decodable, Equatable {
+            var byIsbn: Int
+            var bySearch: Int
+        }
+        var matchesBySource: [String: Matches]
+        var counts: EnrichmentCounts
+    }
+
+    @Test(.bug("39")) func booksOpenLibraryLacksComeFromGoogleBooksAndNeverAWrongOne() async throws {
+        let dir = TemporaryDirectory("second-source-e2e")
+        let csv = dir.write("export.csv", PipelineEndToEndTests.syntheticExport(count: 6))
+        // Row n: title "Book n", author "Author n", ISBN as `syntheticExport` writes it.
+        func isbn(_ row: Int) -> String { PipelineEndToEndTests.isbn13(body: String(format: "978%09d", 100_000 + row * 7)) }
+        var books: [String: FakeOpenLibraryServer.Book] = [:]
+        for row in 0..<4 {
+            books[isbn(row)] = .init(
+                key: "/books/OL\(row)M", title: "Book \(row)", authors: ["Author \(row)"], work: "/works/OL\(row)W")
+        }
+        let openLibrary = try await FakeOpenLibraryServer(books: books)
+        let google = try await FakeGoogleBooksServer(volumes: [
+            .init(id: "gbBook4", title: "Book 4", authors: ["Author 4"], isbn13: isbn(4), pageCount: 512),
+            .init(id: "gbWrong5", title: "Book 5", authors: ["Somebody Else"], isbn13: isbn(99)),
+        ])
+        let secret = "AIzaSyE2E-never-shown-0123456789"
+        let keyFile = dir.write("google.key", secret + "\n")
+        chmod(keyFile, 0o600)
+        var config = try ConfigFile(contentsOf: PipelineEndToEndTests.shippedConfig)
+        config[stage: "lookup"]?["parameters"] =
+            [
+                "sources": ["openlibrary", "googlebooks"], "catalog": [] as [String],
+                "openLibrary": ["baseURL": openLibrary.baseURL, "requestsPerSecond": 50, "timeoutSeconds": 30],
+                "googleBooks": [
+                    "baseURL": google.baseURL, "requestsPerSecond": 50, "timeoutSeconds": 30, "apiKeyFile": "google.key",
+                ],
+            ] as [String: Any]
+        let configPath = try config.write(to: dir.file("pipeline.json"))
+        let workspace = dir.file("ws")
+        let result = try ExecutableRunner.run(
+            "shelfline", ["run", "--csv", csv, "--config", configPath, "--workspace", workspace],
+            in: dir.path)
+        try await openLibrary.shutdown()
+        try await google.shutdown()
+        #expect(result.status == 0, "\(result)")
+
+        let run = workspace + "/runs/latest"
+        let merge = try readJSONFile(MergeReport.self, from: run + "/merge-report.json")
+        #expect(merge.enrichment.matchedByIsbn == 5, "\(merge.enrichment)")
+        #expect(merge.enrichment.notEnriched == 1, "the same title by another author is not taken")
+        #expect(merge.enrichment.isbnBySource == ["openlibrary": 4, "googlebooks": 1])
+        #expect(result.stdout.contains("enrichment: 5 by ISBN (openlibrary 4, googlebooks 1), 0 by search,"), "\(result)")
+        let lookup = try readJSONFile(LookupReportFile.self, from: run + "/lookup-report.json")
+        #expect(
+            lookup.matchesBySource == [
+                "openlibrary": .init(byIsbn: 4, bySearch: 0), "googlebooks": .init(byIsbn: 1, bySearch: 0),
+            ])
+        // Google Books is asked only for the rows Open Library did not match, with the key.
+        let asked = google.requests.compactMap { $0.query["q"] }
+        #expect(Set(asked) == ["isbn:\(isbn(4))", "isbn:\(isbn(5))", "intitle:Book 5 inauthor:Author 5"], "\(asked)")
+        #expect(google.requests.allSatisfy { $0.query["key"] == secret })
+
+        // The library records which source matched and its own id.
+        let export = try ExecutableRunner.run(
+            "shelfline",
+            [
+                "export", "--format", "ndjson", "-o", dir.file("library.ndjson"),
+                "--workspace", workspace, "--config", configPath, "--quiet",
+            ])
+        #expect(export.status == 0, "\(export)")
+        let lines = try String(contentsOfFile: dir.file("library.ndjson"), encoding: .utf8).split(separator: "\n")
+        let book4 = try #require(lines.first { $0.contains("\"Book 4\"") })
+        #expect(book4.contains(#""enrichmentSource":"googlebooks""#), "\(book4)")
+        #expect(book4.contains(#""editionKey":"gbBook4""#), "\(book4)")
+        #expect(!lines.contains { $0.contains("gbWrong5") })
+
+        // The key is in no message and no file of the run.
+        #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret))
+        let files = FileManager.default.enumerator(atPath: workspace)?.compactMap { $0 as? String } ?? []
+        for file in files where !file.hasSuffix(".gz") && !file.hasSuffix(".sqlite") {
+            if let text = try? String(contentsOfFile: workspace + "/" + file, encoding: .utf8) {
+                #expect(!text.contains(secret), "\(file)")
+            }
+        }
+    }
+
+    /// A spent quota ends Google Books for the run with one line naming it (and never the key);
+    /// the rows go on to Open Library.
+    @Test(.bug("39")) func spentQuotaEndsGoogleBooksWithOneLineAndRowsGoOn() async throws {
+        let directory = TemporaryDirectory("second-source-quota")
+        let books = FakeOpenLibraryServer.numberedBooks(30)
+        let records = books.keys.sorted().enumerated().map { index, isbn in
+            LookupEndToEndTests.record(index + 2, books[isbn]!.title, "Ann Author", isbn13: isbn)
+        }
+        try LookupEndToEndTests.writeInput(records, in: directory)
+        let openLibrary = try await FakeOpenLibraryServer(books: books)
+        let google = try await FakeGoogleBooksServer(volumes: [])
+        google.fault = { _, _ in FakeGoogleBooksServer.quotaAnswer(status: 403) }
+        let secret = "AIzaSyQUOTA-never-shown-42"
+        chmod(directory.write("google.key", secret), 0o600)
+        directory.write(
+            "pipeline.json",
+            """
+            {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["googlebooks", "openlibrary"],
+              "googleBooks": {"baseURL": "\(google.baseURL)", "apiKeyFile": "google.key", "requestsPerSecond": 50},
+              "openLibrary": {"baseURL": "\(openLibrary.baseURL)", "requestsPerSecond": 50}}}]}
+            """)
+        let result = try ExecutableRunner.run(
+            "shelfline-lookup",
+            ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"],
+            in: directory.path)
+        try await openLibrary.shutdown()
+        try await google.shutdown()
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stderr.split(separator: "\n").filter { $0.contains("quota") }
+        #expect(lines.count == 1, "\(result)")
+        #expect(lines.first?.contains("source 'googlebooks'") == true && lines.first?.contains("dailyLimitExceeded") == true)
+        #expect(!result.stderr.contains(secret) && !result.stdout.contains(secret))
+        #expect(!(try String(contentsOfFile: directory.file("report.json"), encoding: .utf8)).contains(secret))
+        #expect(google.requests.count <= 2, "at most the requests in flight when the quota answer came (concurrency 2)")
+        let report = try readJSONFile(LookupReportFile.self, from: directory.file("report.json"))
+        #expect(report.counts.matchedByIsbn == 30)
+        #expect(report.matchesBySource == ["openlibrary": .init(byIsbn: 30, bySearch: 0)])
+    }
+}
