@@ -48,15 +48,15 @@ extension LookupStage: PipelineStage {
 extension LookupParameters: StageParameters {
     public static var stage: StageName { .lookup }
     public static let ranges: [String: ConfigLimits.Range] = [
-        "cacheDays": .above(0), "negativeCacheDays": .above(0),
+        "cacheDays": .init(exclusiveMinimum: 0, maximum: 36_500), "negativeCacheDays": .init(exclusiveMinimum: 0, maximum: 36_500),
         // The runner-up must be seen.
         "searchLimit": .atLeast(2), "chunkSize": .atLeast(1),
-        "openLibrary.concurrency": .atLeast(1), "openLibrary.requestsPerSecond": .above(0),
+        "openLibrary.concurrency": .atLeast(1), "openLibrary.requestsPerSecond": .within(0.01, 1000),
         "openLibrary.batchSize": .within(1, 1000),
-        "openLibrary.timeoutSeconds": .above(0), "openLibrary.maxRetries": .atLeast(0),
-        "openLibrary.backoffBaseSeconds": .atLeast(0), "openLibrary.backoffMaxSeconds": .atLeast(0),
-        "openLibrary.waitBudgetSeconds": .atLeast(0), "openLibrary.breakerThreshold": .atLeast(1),
-        "openLibrary.breakerCooldownSeconds": .atLeast(0),
+        "openLibrary.timeoutSeconds": .init(exclusiveMinimum: 0, maximum: 3600), "openLibrary.maxRetries": .atLeast(0),
+        "openLibrary.backoffBaseSeconds": .within(0, 86_400), "openLibrary.backoffMaxSeconds": .within(0, 86_400),
+        "openLibrary.waitBudgetSeconds": .within(0, 86_400), "openLibrary.breakerThreshold": .atLeast(1),
+        "openLibrary.breakerCooldownSeconds": .within(0, 86_400),
         "openLibrary.maxResponseBytes": .atLeast(1024),
         "match.titleThreshold": .within(0, 1), "match.authorThreshold": .within(0, 1), "match.margin": .within(0, 1),
     ].merging(GoogleBooksParameters.ranges(section: "googleBooks")) { own, _ in own }

@@ -54,7 +54,7 @@ extension ImportActivityRenderer.Refresh: StageReport {
 extension RenderParameters: StageParameters {
     public static var stage: StageName { .render }
     public static let ranges: [String: ConfigLimits.Range] = [
-        "minimumUpdateIntervalSeconds": .atLeast(0), "importStaleAfterMinutes": .atLeast(1),
-        "importDismissAfterMinutes": .atLeast(1), "historyLimit": .atLeast(1), "reportMaximumRows": .atLeast(0),
+        "minimumUpdateIntervalSeconds": .within(0, 86_400), "importStaleAfterMinutes": .within(1, 525_600),
+        "importDismissAfterMinutes": .within(1, 525_600), "historyLimit": .atLeast(1), "reportMaximumRows": .atLeast(0),
     ]
 }
