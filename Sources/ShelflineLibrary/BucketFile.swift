@@ -60,7 +60,7 @@ final class BucketFile {
     /// Bucket bytes above which pass 2 gets the bucket in parts: about what a 600,000-row import's
     /// buckets hold (bench/parse's rows, 256 buckets). 2 MiB, not 1 (issue 25): the 200,000-row
     /// corpus-shaped import (1,500-byte records, 1.2 MB buckets) was split and its 300 MB of scratch
-    /// written twice, 5 % of merge's CPU (9.86 -> 9.36 s, `farm-bench -n 3`) for 6 MB of peak RSS.
+    /// written twice, 5 % of merge's CPU (9.86 -> 9.36 s, 3 alternating A/B runs) for 6 MB of peak RSS.
     static let partBytes = 2 << 20
 
     /// `files` (closed; bucket *b* holds the ids whose top `bucketBits` bits are *b*) as pass 2

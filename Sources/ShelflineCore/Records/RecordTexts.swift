@@ -7,7 +7,7 @@ import Foundation
 /// Why (issue 25): reviews and notes were 47 % of the bytes of every intermediate file of a
 /// corpus-shaped import, and only merge reads them. Dedupe and lookup inflated, scanned,
 /// re-compressed and (the orchestrator) hashed them for nothing: dedupe took 0.82× and lookup
-/// 0.74× of their time once the records came without them (200,000 rows, `farm-bench`).
+/// 0.74× of their time once the records came without them (200,000 rows, alternating A/B).
 ///
 /// The file sits beside parse's records (`path(besides:)`); parse's report names it with its
 /// SHA-256 and line count (`ParseReport.texts`), so merge joins the texts of the very parse that
