@@ -71,7 +71,9 @@ def score(mode):
     result = {"name": mode["name"], "rows": len(rows), "enrichment": Counter()}
     for spec in mode["files"]:
         if spec.get("report"):
-            result["enrichment"].update(json.load(open(spec["report"], encoding="utf-8")).get("enrichment") or {})
+            enrichment = json.load(open(spec["report"], encoding="utf-8")).get("enrichment") or {}
+            # Counts only: the per-source breakdowns (`isbnBySource`, …) are objects.
+            result["enrichment"].update({k: v for k, v in enrichment.items() if isinstance(v, (int, float))})
     result["rejected"] = sum(1 for _, _, book_id, _ in rows if book_id is None)
     result["dedupeDisagrees"] = disagrees
     result["rebuild"] = open(mode["rebuild"], encoding="utf-8").read().strip() if mode.get("rebuild") else None
