@@ -147,7 +147,10 @@ private final class PushLog: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [ReceivedPush] = []
     private var opened = 0
-    func append(_ push: ReceivedPush) { lock.withLock { entries.append(push) } }
+    func append(_ push: ReceivedPush) {
+        lock.withLock { entries.append(push) }
+        TestEvent.post()  // a `waitUntil` on `received` checks again
+    }
     var all: [ReceivedPush] { lock.withLock { entries } }
     func connectionOpened() { lock.withLock { opened += 1 } }
     var connections: Int { lock.withLock { opened } }

@@ -32,7 +32,11 @@ import TestSupport
         #expect(server.requests.allSatisfy { $0.path.hasPrefix("/api/books") || $0.path.hasPrefix("/search") },
                 "\(server.requests.map(\.path))")
         #expect(FileManager.default.fileExists(atPath: dir.file("var/library/library.ndjson.gz")))
-        #expect(FileManager.default.fileExists(atPath: dir.file("var/runs/latest/report.html")))
+        let page = try ImportReportPageReading(path: dir.file("var/runs/latest/report.html"))
+        #expect(page.title == "export.csv")
+        #expect(page.rowsRead == 6, "\(page)")
+        #expect(page.outcomes == ["added": 6, "updated": 0, "duplicateInFile": 0, "rejected": 0], "\(page)")
+        #expect(page.charts["enrichment"]?["Matched by ISBN"] == 6, "\(page)")
     }
 
     @Test func builtInDefaultDeclaresEveryStageWithItsDefaultFiles() throws {

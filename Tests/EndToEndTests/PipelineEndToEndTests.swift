@@ -30,7 +30,12 @@ import TestSupport
         #expect(report.rowsRead == 15)
         #expect(report.outcomes.total == report.rowsRead)
         let library = try #require(bytes(workspace + "/library/library.ndjson.gz"))
-        #expect(FileManager.default.fileExists(atPath: workspace + "/runs/latest/report.html"))
+        // The page names the user's file and shows the merge report's counts (issue 42: it only had to exist).
+        let page = try ImportReportPageReading(path: workspace + "/runs/latest/report.html")
+        #expect(page.title == "goodreads_library_export.csv")
+        #expect(page.rowsRead == 15 && page.libraryBooks == report.libraryBooks, "\(page)")
+        #expect(page.outcomes == ["added": report.outcomes.added, "updated": report.outcomes.updated,
+                                  "duplicateInFile": report.outcomes.duplicateInFile, "rejected": report.outcomes.rejected])
         #expect(FileManager.default.fileExists(atPath: workspace + "/activity/import.json"))
 
         let second = try run(arguments, in: dir)

@@ -88,7 +88,13 @@ import TestSupport
         #expect(state["duplicateCount"] as? Int == 1)
         #expect(state["currentBookTitle"] == nil)
         #expect(Self.historyCount(temp, "import") == 2)
-        #expect(FileManager.default.fileExists(atPath: run + "/report.html"))
+        // The page shows the merge report written above (issue 42: it only had to exist).
+        let page = try ImportReportPageReading(path: run + "/report.html")
+        #expect(page.title == "goodreads_library_export.csv")
+        #expect(page.rowsRead == 12 && page.libraryBooks == 10, "\(page)")
+        #expect(page.outcomes == ["added": 9, "updated": 1, "duplicateInFile": 1, "rejected": 1], "\(page)")
+        #expect(page.charts["enrichment"]?["Matched by ISBN"] == 8 && page.charts["enrichment"]?["Matched by search"] == 1
+                && page.charts["enrichment"]?["Not enriched"] == 1, "\(page)")
     }
 
     @Test(.bug(id: 6)) func importCommandWithMissingRunDirectoryIsExit66() throws {

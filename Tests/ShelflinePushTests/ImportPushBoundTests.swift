@@ -49,6 +49,7 @@ import Testing
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
         process.standardInput = FileHandle.nullDevice
+        process.postingOnExit()
         try process.run()
         let exited = await ServeTests.waitOffPool(timeout: bound) { !process.isRunning }
         // SIGKILL: a run stuck waiting for APNs takes SIGTERM as "pause", which waits too.
@@ -67,7 +68,7 @@ import Testing
     /// Waits (at most `bound`) until the update token's cursor is at the end, delivered.
     func endRecorded(_ fixture: PushFixture) async -> Bool {
         let workspace = fixture.workspace, token = updateToken
-        return await ServeTests.waitOffPool(timeout: Self.bound) { Self.endRecorded(workspace, token: token) }
+        return await ServeTests.waitOffPool(timeout: Self.bound, watching: [workspace.root]) { Self.endRecorded(workspace, token: token) }
     }
 
     static func endRecorded(_ workspace: Workspace, token: String) -> Bool {
@@ -132,6 +133,7 @@ import Testing
         let send = ExecutableRunner.start("shelfline-push", ["send", "--workspace", fixture.workspace.root, "--config", config])
         send.standardOutput = FileHandle.nullDevice
         send.standardError = FileHandle.nullDevice
+        send.postingOnExit()
         try send.run()
         defer { if send.isRunning { kill(send.processIdentifier, SIGKILL) } }
         try #require(await ServeTests.waitOffPool(timeout: Self.bound) { !server.received.isEmpty }, "the send never pushed")
@@ -192,10 +194,11 @@ import Testing
         let err = fixture.temp.write("run.err", "")
         run.standardOutput = FileHandle.nullDevice
         run.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+        run.postingOnExit()
         try run.run()
         defer { if run.isRunning { kill(run.processIdentifier, SIGKILL) } }
         let workspace = fixture.workspace
-        try #require(await ServeTests.waitOffPool(timeout: Self.bound) { Self.workerPid(workspace) != nil }, "no worker started")
+        try #require(await ServeTests.waitOffPool(timeout: Self.bound, recheckingEvery: 0.05) { Self.workerPid(workspace) != nil }, "no worker started")
         let worker = try #require(Self.workerPid(workspace))
         kill(worker, SIGKILL)
         gate.release(10_000)

@@ -50,7 +50,8 @@ import TestSupport
     /// Waits, off the cooperative pool, for `condition` (another process brings it about); false
     /// after a generous backstop (120 s on a loaded machine) that only ends a test that would hang.
     func eventually(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
-        await ServeTests.waitOffPool(timeout: 120, condition)
+        // Rechecked on a timer too: its conditions (processes in /proc, other files) have no one event.
+        await ServeTests.waitOffPool(timeout: 120, recheckingEvery: 0.05, condition)
     }
 
     @Test(.bug(id: 26)) func theImportActivityMovesWhileTheImportRunsAndAnAPNsOutageChangesNothing() async throws {

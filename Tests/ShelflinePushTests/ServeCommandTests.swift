@@ -117,7 +117,7 @@ extension ServeCommandTests {
             }
         }
         let registryPath = fixture.store.registryPath
-        let filled = await ServeTests.waitOffPool {
+        let filled = await ServeTests.waitOffPool(watching: [registryPath]) {
             ((try? readJSONFile(Registry.self, from: registryPath))?.tokens.count ?? 0) >= 20
         }
         kill(server.processIdentifier, SIGKILL)

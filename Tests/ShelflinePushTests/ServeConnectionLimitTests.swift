@@ -89,7 +89,7 @@ import Testing
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
         try process.run()
         defer { process.terminate() }
-        let warned = await ServeTests.waitOffPool(timeout: 120) {
+        let warned = await ServeTests.waitOffPool(timeout: 120, watching: [err]) {
             ((try? String(contentsOfFile: err, encoding: .utf8)) ?? "").contains("without TLS")
         }
         let text = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""

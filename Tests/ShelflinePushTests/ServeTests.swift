@@ -270,7 +270,7 @@ struct ServeFixture {
                     }
                 }
                 // Every PUT is blocked in flock (the kernel lists each waiter in /proc/locks)...
-                try #require(await Self.waitOffPool { Self.flockWaiters(lockPath) >= waiting }, "the PUTs never reached the lock")
+                try #require(await Self.waitOffPool(recheckingEvery: 0.05) { Self.flockWaiters(lockPath) >= waiting }, "the PUTs never reached the lock")
                 // ...and the server still answers.
                 #expect(try await serve.send(.GET, "/healthz", secret: nil).status == 200)
                 #expect(try await serve.send(.GET, "/v1/activities/import", secret: secret).status == 404)
@@ -301,9 +301,9 @@ struct ServeFixture {
                 let response = try await client.execute(request, timeout: .seconds(120))
                 return (Int(response.status.code), response.headers.first(name: "connection"))
             }
-            try #require(await Self.waitOffPool { Self.flockWaiters(lockPath) >= 1 }, "the PUT never reached the lock")
+            try #require(await Self.waitOffPool(recheckingEvery: 0.05) { Self.flockWaiters(lockPath) >= 1 }, "the PUT never reached the lock")
             let stopping = Task { await server.shutdown() }
-            try #require(await Self.waitOffPool { !Self.accepts(port) }, "the server still accepts connections")
+            try #require(await Self.waitOffPool(recheckingEvery: 0.05) { !Self.accepts(port) }, "the server still accepts connections")
             held.release()
             let (status, connection) = try await put.value
             #expect(status == 201)
@@ -313,12 +313,17 @@ struct ServeFixture {
         }
     }
 
-    /// `waitUntil` on a Dispatch thread: polling on one of the cooperative pool's few threads
+    /// `waitUntil` on a Dispatch thread: waiting on one of the cooperative pool's few threads
     /// would starve the server's own request tasks (two such tests at once took the whole pool).
-    static func waitOffPool(timeout: TimeInterval = 60, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    /// The condition is checked again on each event (a change under `watching`, `TestEvent.post()`:
+    /// the loopback servers post one per request, `Process.postingOnExit()` one when it exits).
+    /// `recheckingEvery`: only for a condition no event announces (`flockWaiters`' /proc/locks,
+    /// a port that stops accepting, a process appearing in /proc).
+    static func waitOffPool(timeout: TimeInterval = 60, watching paths: [String] = [], recheckingEvery interval: TimeInterval? = nil,
+                            _ condition: @escaping @Sendable () -> Bool) async -> Bool {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(returning: waitUntil(timeout: timeout, recheckingEvery: 0.05, condition))
+                continuation.resume(returning: waitUntil(timeout: timeout, watching: paths, recheckingEvery: interval, condition))
             }
         }
     }

@@ -97,7 +97,11 @@ import TestSupport
         #expect(result.contentState.progress == 1)
         #expect(result.contentState.currentStep == "Import complete · 3 to review")
         #expect(result.reportPath == run + "/report.html")
-        #expect(FileManager.default.fileExists(atPath: run + "/report.html"))
+        let page = try ImportReportPageReading(path: run + "/report.html")
+        #expect(page.title == "goodreads_library_export.csv", "the file refresh was given, not the run's copy")
+        #expect(page.rowsRead == 100 && page.libraryBooks == 110, "\(page)")
+        #expect(page.outcomes == ["added": 70, "updated": 20, "duplicateInFile": 6, "rejected": 4], "\(page)")
+        #expect(page.charts["enrichment"]?["Matched by ISBN"] == 85 && page.charts["enrichment"]?["Not enriched"] == 8, "\(page)")
         let end = try #require(try renderer.store.latest(ImportActivityRenderer.Snapshot.self))
         // The update before it was written in the same second (60): the end is dated a second
         // later, so ActivityKit never takes it for an older state (issue 26).

@@ -61,6 +61,14 @@ public enum TestEvent {
     }
 }
 
+extension Process {
+    /// Posts a `TestEvent` when the process exits, so a `waitUntil { !process.isRunning }` wakes
+    /// then, not on a timer. Set before `run()`; replaces any termination handler.
+    public func postingOnExit() {
+        terminationHandler = { _ in TestEvent.post() }
+    }
+}
+
 /// A small lock around a value (Foundation's `NSLock`, so TestSupport needs no newer toolchain API).
 final class LockedValue<Value>: @unchecked Sendable {
     private let lock = NSLock()
