@@ -103,10 +103,16 @@ import Testing
         let cron = try Cron()
         let earlier = export(
             cron, "earlier.csv",
-            [Self.dune(rating: 0, review: "", shelf: "to-read", shelves: "to-read, space", positions: "to-read (#12), space (#3)")])
+            [
+                Self.dune(
+                    rating: 0, review: "", shelf: "to-read", shelves: "to-read, space", positions: "to-read (#12), space (#3)")
+            ])
         let later = export(
             cron, "later.csv",
-            [Self.dune(rating: 4, review: "", shelf: "read", shelves: "desert", positions: "desert (#1)", read: "2024/06/20"), Self.other])
+            [
+                Self.dune(rating: 4, review: "", shelf: "read", shelves: "desert", positions: "desert (#1)", read: "2024/06/20"),
+                Self.other,
+            ])
         _ = try run(cron, earlier)
         _ = try run(cron, later)
 

@@ -68,7 +68,9 @@ import Testing
     /// Waits (at most `bound`) until the update token's cursor is at the end, delivered.
     func endRecorded(_ fixture: PushFixture) async -> Bool {
         let workspace = fixture.workspace, token = updateToken
-        return await ServeTests.waitOffPool(timeout: Self.bound, watching: [workspace.root]) { Self.endRecorded(workspace, token: token) }
+        return await ServeTests.waitOffPool(timeout: Self.bound, watching: [workspace.root]) {
+            Self.endRecorded(workspace, token: token)
+        }
     }
 
     static func endRecorded(_ workspace: Workspace, token: String) -> Bool {
@@ -198,7 +200,9 @@ import Testing
         try run.run()
         defer { if run.isRunning { kill(run.processIdentifier, SIGKILL) } }
         let workspace = fixture.workspace
-        try #require(await ServeTests.waitOffPool(timeout: Self.bound, recheckingEvery: 0.05) { Self.workerPid(workspace) != nil }, "no worker started")
+        try #require(
+            await ServeTests.waitOffPool(timeout: Self.bound, recheckingEvery: 0.05) { Self.workerPid(workspace) != nil },
+            "no worker started")
         let worker = try #require(Self.workerPid(workspace))
         kill(worker, SIGKILL)
         gate.release(10_000)

@@ -138,7 +138,8 @@ import Testing
 
         /// The page's first order: newest added first (a book without a date last), ties in file order.
         var firstOrder: [String] {
-            books.sorted { a, b in (a.added ?? "") != (b.added ?? "") ? (a.added ?? "") > (b.added ?? "") : a.index < b.index }.map(\.id)
+            books.sorted { a, b in (a.added ?? "") != (b.added ?? "") ? (a.added ?? "") > (b.added ?? "") : a.index < b.index }
+                .map(\.id)
         }
 
         /// Sorted by the menu's key (missing dates and authors sort as empty, an unrated book as
