@@ -172,12 +172,7 @@ import Testing
         try await fixture.register(updateToken, .import, kind: .update)
         let (csvText, books) = LivePushEndToEndTests.export(rows: 6)
         let csv = fixture.temp.write("export.csv", csvText)
-        let library = try await FakeOpenLibraryServer(books: books)
-        let gate = AnswerGate()
-        let heldLibrary = try await LoopbackHTTPServer(handler: { request in
-            await gate.pass()
-            return library.answer(request)
-        })
+        let (library, heldLibrary, gate) = try await LivePushEndToEndTests.heldOpenLibrary(books: books)
         let server = try await fixture.server()
         defer {
             gate.release(10_000)

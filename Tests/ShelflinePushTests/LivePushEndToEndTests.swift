@@ -14,6 +14,20 @@ import TestSupport
 
     /// A Goodreads export of `rows` books, each with its own ISBN-13, and the editions Open Library
     /// holds for them (same title and author: matched by ISBN, none to review).
+    /// A stand-in Open Library, and the same answers behind a server that holds each one until
+    /// the test releases it through the gate (lookup's progress then moves when the test says).
+    static func heldOpenLibrary(
+        books: [String: FakeOpenLibraryServer.Book]
+    ) async throws -> (library: FakeOpenLibraryServer, held: LoopbackHTTPServer, gate: AnswerGate) {
+        let library = try await FakeOpenLibraryServer(books: books)
+        let gate = AnswerGate()
+        let held = try await LoopbackHTTPServer(handler: { request in
+            await gate.pass()
+            return library.answer(request)
+        })
+        return (library, held, gate)
+    }
+
     static func export(rows: Int) -> (csv: String, books: [String: FakeOpenLibraryServer.Book]) {
         var text = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"
             + "Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,"
@@ -58,12 +72,7 @@ import TestSupport
         let fixture = PushFixture("live-import")
         let (csvText, books) = Self.export(rows: Self.rows)
         let csv = fixture.temp.write("export.csv", csvText)
-        let library = try await FakeOpenLibraryServer(books: books)
-        let gate = AnswerGate()
-        let heldLibrary = try await LoopbackHTTPServer(handler: { request in
-            await gate.pass()
-            return library.answer(request)
-        })
+        let (library, heldLibrary, gate) = try await Self.heldOpenLibrary(books: books)
         let log = DeliveryLog()
         let responder: APNsTestServer.Responder = { push in
             log.record(push, status: 200, released: gate.released)
