@@ -51,12 +51,15 @@ let package = Package(
         .target(name: "ShelflineReports", dependencies: ["ShelflineCore"]),
         .target(name: "ShelflineParse", dependencies: ["ShelflineCore", "ShelflineReports"]),
         .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore", "ShelflineReports"]),
-        .target(name: "ShelflineLookup", dependencies: ["ShelflineCore", "ShelflineReports", "CSQLite", "CZlib", "CLibdeflate", "ShelflineHTTP"]),
+        .target(
+            name: "ShelflineLookup",
+            dependencies: ["ShelflineCore", "ShelflineReports", "CSQLite", "CZlib", "CLibdeflate", "ShelflineHTTP"]),
         // The app's Live Activity models, push bodies and snapshot files: what render and the beer
         // queue publish and push sends, so that neither push nor the beer queue depends on render.
         .target(name: "ShelflineActivity", dependencies: ["ShelflineCore"]),
         // The library page reads the library (ShelflineLibrary's `LibraryBook`).
-        .target(name: "ShelflineRender", dependencies: ["ShelflineCore", "ShelflineReports", "ShelflineActivity", "ShelflineLibrary"]),
+        .target(
+            name: "ShelflineRender", dependencies: ["ShelflineCore", "ShelflineReports", "ShelflineActivity", "ShelflineLibrary"]),
         // The beer-queue activity and its cookie-carrying poll (ShelflineHTTP): only render links it.
         .target(name: "ShelflineBeerQueue", dependencies: ["ShelflineCore", "ShelflineActivity", "ShelflineHTTP"]),
         // The one HTTP GET (AsyncHTTPClient: streaming size limit, deadline, redirect rule) of lookup and
@@ -99,8 +102,10 @@ let package = Package(
             .executableTarget(
                 name: "shelfline-render",
                 // Parse, Library and Lookup for their stage descriptions only: render finds every stage's files by role.
-                dependencies: ["ShelflineStageCLI", "ShelflineRender", "ShelflineBeerQueue", "ShelflineParse", "ShelflineLibrary",
-                               "ShelflineLookup", argumentParser]),
+                dependencies: [
+                    "ShelflineStageCLI", "ShelflineRender", "ShelflineBeerQueue", "ShelflineParse", "ShelflineLibrary",
+                    "ShelflineLookup", argumentParser,
+                ]),
         ]
         + [
             // APNs delivery (issue 11): logic in ShelflinePush, commands in ShelflinePushCommands. Only
@@ -147,7 +152,8 @@ let package = Package(
                 path: "Tests/APNsTestServer"
             ),
             .executableTarget(
-                name: "shelfline-push-bench", dependencies: ["ShelflinePush", "ShelflineActivity", "APNsTestServer", "TestSupport"],
+                name: "shelfline-push-bench",
+                dependencies: ["ShelflinePush", "ShelflineActivity", "APNsTestServer", "TestSupport"],
                 path: "bench/push/Sources"),
             .testTarget(
                 name: "ShelflinePushTests",
@@ -177,8 +183,10 @@ let package = Package(
             .testTarget(name: "ShelflineHTTPTests", dependencies: ["ShelflineHTTP", "TestSupport"]),
             .testTarget(
                 name: "ShelflineRenderTests",
-                dependencies: ["ShelflineRender", "ShelflineReports", "ShelflineActivity", "ActivityTestSupport", "TestSupport",
-                               "ShelflineCommands"]),
+                dependencies: [
+                    "ShelflineRender", "ShelflineReports", "ShelflineActivity", "ActivityTestSupport", "TestSupport",
+                    "ShelflineCommands",
+                ]),
             // Snapshot checks against the phone's structs, shared by the render and beer-queue tests (imports Testing).
             .target(name: "ActivityTestSupport", dependencies: ["TestSupport"], path: "Tests/ActivityTestSupport"),
             .testTarget(
@@ -191,13 +199,18 @@ let package = Package(
                 name: "ShelflineOrchestratorTests",
                 dependencies: ["ShelflineOrchestrator", "ShelflineReports", "TestSupport", "ShelflineCommands"],
                 exclude: ["Fixtures"]),
-            .testTarget(name: "EndToEndTests", dependencies: ["ShelflineCore", "ShelflineReports", "TestSupport", "ShelflineCommands"]),
+            .testTarget(
+                name: "EndToEndTests", dependencies: ["ShelflineCore", "ShelflineReports", "TestSupport", "ShelflineCommands"]),
             // The stage descriptions as the commands layer lists them (`PipelineStages`).
-            .testTarget(name: "ShelflineCommandsTests", dependencies: ["ShelflineCommands", "ShelflineCore", "ShelflineLibrary", "ShelflineParse", "TestSupport"]),
+            .testTarget(
+                name: "ShelflineCommandsTests",
+                dependencies: ["ShelflineCommands", "ShelflineCore", "ShelflineLibrary", "ShelflineParse", "TestSupport"]),
             .testTarget(
                 name: "ExportRoundTripTests",
-                dependencies: ["ShelflineParse", "ShelflineLibrary", "TestSupport",
-                               .product(name: "PropertyBased", package: "swift-property-based")]),
+                dependencies: [
+                    "ShelflineParse", "ShelflineLibrary", "TestSupport",
+                    .product(name: "PropertyBased", package: "swift-property-based"),
+                ]),
         ],
     swiftLanguageModes: [.v6]
 )

@@ -27,10 +27,12 @@ public struct APNsConfig: Codable, Sendable, Equatable {
     /// While an import runs: the most priority-10 pushes one token gets per import; beyond it, 5.
     public var maxUrgentPushesPerImport: Int?
 
-    public init(environment: String? = nil, host: String? = nil, keyFile: String? = nil, keyId: String? = nil,
-                teamId: String? = nil, bundleId: String? = nil, caFile: String? = nil, waitBudgetSeconds: Double? = nil,
-                concurrency: Int? = nil, timeoutSeconds: Double? = nil, minimumUpdateIntervalSeconds: Double? = nil,
-                maxUrgentPushesPerImport: Int? = nil) {
+    public init(
+        environment: String? = nil, host: String? = nil, keyFile: String? = nil, keyId: String? = nil,
+        teamId: String? = nil, bundleId: String? = nil, caFile: String? = nil, waitBudgetSeconds: Double? = nil,
+        concurrency: Int? = nil, timeoutSeconds: Double? = nil, minimumUpdateIntervalSeconds: Double? = nil,
+        maxUrgentPushesPerImport: Int? = nil
+    ) {
         self.minimumUpdateIntervalSeconds = minimumUpdateIntervalSeconds
         self.maxUrgentPushesPerImport = maxUrgentPushesPerImport
         self.environment = environment

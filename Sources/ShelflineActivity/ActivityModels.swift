@@ -19,8 +19,10 @@ public struct CSVImportActivityAttributes: Codable, Hashable, Sendable {
         public var currentBookTitle: String?
         public var currentBookAuthor: String?
 
-        public init(progress: Double, currentStep: String, booksProcessed: Int, totalBooks: Int, successCount: Int,
-                    duplicateCount: Int, failureCount: Int, currentBookTitle: String? = nil, currentBookAuthor: String? = nil) {
+        public init(
+            progress: Double, currentStep: String, booksProcessed: Int, totalBooks: Int, successCount: Int,
+            duplicateCount: Int, failureCount: Int, currentBookTitle: String? = nil, currentBookAuthor: String? = nil
+        ) {
             self.progress = progress
             self.currentStep = currentStep
             self.booksProcessed = booksProcessed

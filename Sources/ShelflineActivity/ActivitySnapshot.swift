@@ -18,7 +18,9 @@ public struct PushAlert: Codable, Hashable, Sendable {
 }
 
 /// `aps` of a Live Activity push, with Apple's key names. Absent values are omitted.
-public struct ActivityAPS<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable, Hashable, Sendable {
+public struct ActivityAPS<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable, Hashable,
+    Sendable
+{
     /// Unix seconds.
     public var timestamp: Int
     public var event: ActivityEvent
@@ -41,8 +43,10 @@ public struct ActivityAPS<Attributes: Codable & Hashable & Sendable, State: Coda
         case attributesType = "attributes-type"
     }
 
-    public init(timestamp: Int, event: ActivityEvent, contentState: State, staleDate: Int? = nil, dismissalDate: Int? = nil,
-                alert: PushAlert? = nil, attributesType: String? = nil, attributes: Attributes? = nil) {
+    public init(
+        timestamp: Int, event: ActivityEvent, contentState: State, staleDate: Int? = nil, dismissalDate: Int? = nil,
+        alert: PushAlert? = nil, attributesType: String? = nil, attributes: Attributes? = nil
+    ) {
         self.timestamp = timestamp
         self.event = event
         self.contentState = contentState
@@ -55,7 +59,9 @@ public struct ActivityAPS<Attributes: Codable & Hashable & Sendable, State: Coda
 }
 
 /// A complete APNs body: `{"aps": {…}}`.
-public struct ActivityPushBody<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable, Hashable, Sendable {
+public struct ActivityPushBody<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable,
+    Hashable, Sendable
+{
     public var aps: ActivityAPS<Attributes, State>
 
     public init(aps: ActivityAPS<Attributes, State>) { self.aps = aps }
@@ -67,7 +73,9 @@ public struct ActivityPushBody<Attributes: Codable & Hashable & Sendable, State:
 }
 
 /// What `<workspace>/activity/<name>.json` holds: the activity's latest state and its push body.
-public struct ActivitySnapshot<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable, Hashable, Sendable {
+public struct ActivitySnapshot<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable,
+    Hashable, Sendable
+{
     public var attributesType: String
     public var attributes: Attributes
     public var contentState: State
@@ -81,8 +89,10 @@ public struct ActivitySnapshot<Attributes: Codable & Hashable & Sendable, State:
     /// Import: Unix seconds when this import's activity started (for the measured duration).
     public var startedAt: Int?
 
-    public init(attributesType: String, attributes: Attributes, contentState: State, event: ActivityEvent, timestamp: Int,
-                apns: ActivityPushBody<Attributes, State>, offline: Bool? = nil, startedAt: Int? = nil) {
+    public init(
+        attributesType: String, attributes: Attributes, contentState: State, event: ActivityEvent, timestamp: Int,
+        apns: ActivityPushBody<Attributes, State>, offline: Bool? = nil, startedAt: Int? = nil
+    ) {
         self.attributesType = attributesType
         self.attributes = attributes
         self.contentState = contentState
@@ -95,8 +105,10 @@ public struct ActivitySnapshot<Attributes: Codable & Hashable & Sendable, State:
 
     /// Builds a snapshot whose push body carries exactly Apple's keys for `event`:
     /// `start` adds `attributes-type` and `attributes`; `dismissal-date` only on `end`.
-    public init(attributesType: String, attributes: Attributes, contentState: State, event: ActivityEvent, timestamp: Int,
-                staleDate: Int?, dismissalDate: Int?, alert: PushAlert?, offline: Bool? = nil, startedAt: Int? = nil) {
+    public init(
+        attributesType: String, attributes: Attributes, contentState: State, event: ActivityEvent, timestamp: Int,
+        staleDate: Int?, dismissalDate: Int?, alert: PushAlert?, offline: Bool? = nil, startedAt: Int? = nil
+    ) {
         let aps = ActivityAPS<Attributes, State>(
             timestamp: timestamp, event: event, contentState: contentState,
             staleDate: event == .end ? nil : staleDate,
@@ -104,8 +116,9 @@ public struct ActivitySnapshot<Attributes: Codable & Hashable & Sendable, State:
             alert: alert,
             attributesType: event == .start ? attributesType : nil,
             attributes: event == .start ? attributes : nil)
-        self.init(attributesType: attributesType, attributes: attributes, contentState: contentState, event: event,
-                  timestamp: timestamp, apns: ActivityPushBody(aps: aps), offline: offline, startedAt: startedAt)
+        self.init(
+            attributesType: attributesType, attributes: attributes, contentState: contentState, event: event,
+            timestamp: timestamp, apns: ActivityPushBody(aps: aps), offline: offline, startedAt: startedAt)
     }
 
     /// Size in bytes of the push body as a sender posts it.

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The files one activity keeps in `<workspace>/activity/`: the latest snapshot (`<name>.json`)
 /// and the history of every snapshot emitted (`<name>.history.ndjson`, plain NDJSON, oldest

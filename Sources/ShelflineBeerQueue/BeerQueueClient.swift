@@ -20,8 +20,10 @@ public struct BeerQueueClient: Sendable {
     /// Redirects followed within the origin (the site sends one to its login page).
     public static let maximumRedirects = 5
 
-    public init(host: String, credentials: BeerQueueCredentials, timeoutSeconds: Double = 20,
-                maximumBytes: Int = BeerQueuePage.maximumBytes) {
+    public init(
+        host: String, credentials: BeerQueueCredentials, timeoutSeconds: Double = 20,
+        maximumBytes: Int = BeerQueuePage.maximumBytes
+    ) {
         self.host = host.hasSuffix("/") ? String(host.dropLast()) : host
         self.credentials = credentials
         self.timeoutSeconds = timeoutSeconds
@@ -48,7 +50,9 @@ public struct BeerQueueClient: Sendable {
         }
         let get = HTTPGet(
             url: url,
-            headers: [("Cookie", credentials.cookie), ("Accept", "text/html"), ("User-Agent", "Shelfline/0.1 (beer-queue poll)")],
+            headers: [
+                ("Cookie", credentials.cookie), ("Accept", "text/html"), ("User-Agent", "Shelfline/0.1 (beer-queue poll)"),
+            ],
             timeoutSeconds: timeoutSeconds, limit: maximumBytes,
             // Never followed elsewhere, so the cookie never leaves for another origin or over plain http.
             redirects: HTTPGet.RedirectRule(maximum: Self.maximumRedirects) { Origin($0) == origin })
@@ -69,7 +73,8 @@ public struct BeerQueueClient: Sendable {
 
         init?(_ url: URL) {
             guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-                  let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+                let host = url.host?.lowercased(), !host.isEmpty
+            else { return nil }
             self.scheme = scheme
             self.host = host
             port = url.port ?? (scheme == "https" ? 443 : 80)

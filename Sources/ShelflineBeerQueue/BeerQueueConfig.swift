@@ -23,7 +23,8 @@ public struct BeerQueueConfig: Codable, Sendable, Equatable {
 
     /// The allowed range of each bounded number (`docs/pipeline.schema.json` states the same; tests keep them equal).
     public static let ranges: [String: ConfigLimits.Range] = [
-        "maxUpdatesPerHour": .atLeast(0), "staleAfterMinutes": .within(1, 525_600), "timeoutSeconds": .init(exclusiveMinimum: 0, maximum: 3600),
+        "maxUpdatesPerHour": .atLeast(0), "staleAfterMinutes": .within(1, 525_600),
+        "timeoutSeconds": .init(exclusiveMinimum: 0, maximum: 3600),
     ]
 
     /// `beerQueue` as the config file at `configPath` holds it (absent: every setting absent),

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The member's session cookie, read from a file only its owner may read.
 ///
@@ -32,7 +33,8 @@ public struct BeerQueueCredentials: Sendable, CustomStringConvertible {
             throw BeerQueueError.insecureCredentials(path: path, mode: String(format: "%04o", mode))
         }
         guard info.st_uid == getuid() else {
-            throw BeerQueueError.invalidCredentials(path: path, reason: "credentials file is owned by another user (uid \(info.st_uid))")
+            throw BeerQueueError.invalidCredentials(
+                path: path, reason: "credentials file is owned by another user (uid \(info.st_uid))")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FileError.missingInput(path: path, reason: "credentials file is not readable")
@@ -45,12 +47,14 @@ public struct BeerQueueCredentials: Sendable, CustomStringConvertible {
         var value: String
         if trimmed.hasPrefix("{") {
             guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(trimmed.utf8)),
-                  case .string(let cookie)? = object["cookie"] ?? object["PHPSESSID"] ?? object["sessionId"] else {
+                case .string(let cookie)? = object["cookie"] ?? object["PHPSESSID"] ?? object["sessionId"]
+            else {
                 throw BeerQueueError.invalidCredentials(path: path, reason: "credentials JSON has no string 'cookie'")
             }
             value = object["cookie"] != nil ? cookie : "PHPSESSID=" + cookie
         } else {
-            let line = trimmed.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            let line =
+                trimmed.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
                 .first { !$0.isEmpty && !$0.hasPrefix("#") } ?? ""
             value = line
             if value.lowercased().hasPrefix("cookie:") { value = String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) }

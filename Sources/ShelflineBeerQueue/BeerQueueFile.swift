@@ -40,10 +40,12 @@ public enum BeerQueueFile {
         var seenIds: [String: Int] = [:]
         for (index, item) in list.enumerated() {
             let reason: String?
-            let id = item["id"]?.integer.map(String.init) ?? item["id"].flatMap { value -> String? in
-                if case .string(let text) = value, !SnapshotText.clean(text).isEmpty { return SnapshotText.clean(text) }
-                return nil
-            }
+            let id =
+                item["id"]?.integer.map(String.init)
+                ?? item["id"].flatMap { value -> String? in
+                    if case .string(let text) = value, !SnapshotText.clean(text).isEmpty { return SnapshotText.clean(text) }
+                    return nil
+                }
             var name = ""
             if case .string(let rawName)? = item["name"] { name = BeerQueuePage.collapse(rawName) }
             var isObject = false

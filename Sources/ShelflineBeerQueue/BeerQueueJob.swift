@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineActivity
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where one beer-queue run reads the queue from.
 public enum BeerQueueSource: Sendable, Equatable {
@@ -26,8 +27,10 @@ public struct BeerQueueJob: Sendable {
     /// Set when `beerQueue` did not decode: what `run` throws first (78, naming the key).
     var configError: ConfigError?
 
-    public init(config: BeerQueueConfig?, configPath: String, workspace: Workspace,
-                historyLimit: Int = ActivityStore.defaultHistoryLimit) {
+    public init(
+        config: BeerQueueConfig?, configPath: String, workspace: Workspace,
+        historyLimit: Int = ActivityStore.defaultHistoryLimit
+    ) {
         self.config = config ?? BeerQueueConfig()
         self.configPath = configPath
         self.workspace = workspace
@@ -36,8 +39,10 @@ public struct BeerQueueJob: Sendable {
 
     /// The job for `pipeline.json`'s `beerQueue` as the file holds it (`PipelineConfig.beerQueue`).
     /// A section that does not decode is the config error `run` throws before reading anything.
-    public init(config section: JSONValue?, configPath: String, workspace: Workspace,
-                historyLimit: Int = ActivityStore.defaultHistoryLimit) {
+    public init(
+        config section: JSONValue?, configPath: String, workspace: Workspace,
+        historyLimit: Int = ActivityStore.defaultHistoryLimit
+    ) {
         var decoded: BeerQueueConfig?
         var failure: ConfigError?
         do {
@@ -55,7 +60,9 @@ public struct BeerQueueJob: Sendable {
     /// fetched or read marks a running activity offline and then throws; a login page ends the
     /// activity and then throws `sessionExpired` so the user renews the cookie. With `--poll`, every
     /// message, log line, report and snapshot text has the cookie's values redacted.
-    public func run(source: BeerQueueSource, now: Date, userTriggered: Bool, log: Logfmt) async throws -> BeerQueueRenderer.Outcome? {
+    public func run(source: BeerQueueSource, now: Date, userTriggered: Bool, log: Logfmt) async throws -> BeerQueueRenderer
+        .Outcome?
+    {
         if let configError { throw configError }
         if config.visitor == true {
             log.event(["activity": "beer-queue", "event": "skipped", "reason": "visitor mode"])
@@ -66,19 +73,23 @@ public struct BeerQueueJob: Sendable {
         // (best effort here; a poll loads it strictly).
         var redactor = SecretRedactor()
         if source != .poll, let path = config.credentialsFile,
-           let credentials = try? BeerQueueCredentials.load(path: (path as NSString).expandingTildeInPath) {
+            let credentials = try? BeerQueueCredentials.load(path: (path as NSString).expandingTildeInPath)
+        {
             redactor = SecretRedactor(cookie: credentials.cookie)
         }
         do {
-            return try await observeAndRender(source: source, renderer: renderer, now: now, userTriggered: userTriggered,
-                                              log: log, redactor: &redactor)
+            return try await observeAndRender(
+                source: source, renderer: renderer, now: now, userTriggered: userTriggered,
+                log: log, redactor: &redactor)
         } catch let error as BeerQueueError {
             throw error.redacting(redactor)
         }
     }
 
-    func observeAndRender(source: BeerQueueSource, renderer: BeerQueueRenderer, now: Date, userTriggered: Bool, log: Logfmt,
-                          redactor: inout SecretRedactor) async throws -> BeerQueueRenderer.Outcome {
+    func observeAndRender(
+        source: BeerQueueSource, renderer: BeerQueueRenderer, now: Date, userTriggered: Bool, log: Logfmt,
+        redactor: inout SecretRedactor
+    ) async throws -> BeerQueueRenderer.Outcome {
         var pending: (any Error)?
         var observation = BeerQueueLifecycle.Observation.fetchFailed
         var skipped: [SkippedRow] = []
@@ -110,7 +121,8 @@ public struct BeerQueueJob: Sendable {
             }
         case .poll:
             let host = try validatedHost()
-            let credentialsPath = try required(config.credentialsFile, key: "credentialsFile", what: "the path of a 0600 file holding the session cookie")
+            let credentialsPath = try required(
+                config.credentialsFile, key: "credentialsFile", what: "the path of a 0600 file holding the session cookie")
             // `~/…` as pipeline.json's example writes it (expanded against the user's home directory).
             let credentials = try BeerQueueCredentials.load(path: (credentialsPath as NSString).expandingTildeInPath)
             redactor = SecretRedactor(cookie: credentials.cookie)
@@ -128,26 +140,34 @@ public struct BeerQueueJob: Sendable {
         if !redactor.secrets.isEmpty {
             // A server that echoes the cookie into a page never gets it into a snapshot or the report.
             if case .queue(let beers) = observation {
-                observation = .queue(beers.map {
-                    QueuedBeer(id: redactor.redact($0.id), name: redactor.redact($0.name), date: redactor.redact($0.date))
-                })
+                observation = .queue(
+                    beers.map {
+                        QueuedBeer(id: redactor.redact($0.id), name: redactor.redact($0.name), date: redactor.redact($0.date))
+                    })
             }
             skipped = skipped.map { SkippedRow(row: $0.row, reason: redactor.redact($0.reason)) }
         }
         let outcome = try renderer.render(observation, now: now, userTriggered: userTriggered)
         for setAside in outcome.setAside {
-            log.error("shelfline-render: warning: \(setAside.original) could not be read (\(setAside.reason)); "
-                      + "set aside as \(setAside.movedTo) and rebuilt")
+            log.error(
+                "shelfline-render: warning: \(setAside.original) could not be read (\(setAside.reason)); "
+                    + "set aside as \(setAside.movedTo) and rebuilt")
         }
-        let report = BeerQueueReport(source: redactor.redact(sourceName), observation: observation, skipped: skipped,
-                                     decision: outcome.decision, problem: pending.map { error in
-                                         (error as? BeerQueueError)?.redacting(redactor).description ?? "\(error)"
-                                     })
+        let report = BeerQueueReport(
+            source: redactor.redact(sourceName), observation: observation, skipped: skipped,
+            decision: outcome.decision,
+            problem: pending.map { error in
+                (error as? BeerQueueError)?.redacting(redactor).description ?? "\(error)"
+            })
         try writeJSONFile(report, to: renderer.reportPath)
-        var fields: KeyValuePairs<String, Any> = ["activity": "beer-queue", "event": "\(outcome.decision)", "skippedRows": skipped.count]
+        var fields: KeyValuePairs<String, Any> = [
+            "activity": "beer-queue", "event": "\(outcome.decision)", "skippedRows": skipped.count,
+        ]
         if let state = outcome.snapshot?.contentState {
-            fields = ["activity": "beer-queue", "event": "\(outcome.decision)", "queueCount": state.queueCount,
-                      "skippedRows": skipped.count]
+            fields = [
+                "activity": "beer-queue", "event": "\(outcome.decision)", "queueCount": state.queueCount,
+                "skippedRows": skipped.count,
+            ]
         }
         log.event(fields)
         if let pending { throw pending }
@@ -166,12 +186,18 @@ public struct BeerQueueJob: Sendable {
     func validatedHost() throws -> String {
         let host = try required(config.host, key: "host", what: "the site's https:// origin")
         guard let url = URL(string: host), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              let name = url.host, !name.isEmpty else {
-            throw ConfigError(path: configPath, key: "beerQueue.host", expected: "an https:// URL such as https://www.beerknurd.com, found '\(host)'")
+            let name = url.host, !name.isEmpty
+        else {
+            throw ConfigError(
+                path: configPath, key: "beerQueue.host",
+                expected: "an https:// URL such as https://www.beerknurd.com, found '\(host)'")
         }
         if scheme == "http" && !Self.isLoopback(name) {
-            throw ConfigError(path: configPath, key: "beerQueue.host",
-                              expected: "https:// (plain http:// would send the session cookie in clear text; it is allowed only for a loopback address), found '\(host)'")
+            throw ConfigError(
+                path: configPath, key: "beerQueue.host",
+                expected:
+                    "https:// (plain http:// would send the session cookie in clear text; it is allowed only for a loopback address), found '\(host)'"
+            )
         }
         return host
     }
@@ -235,8 +261,10 @@ struct BeerQueueReport: Encodable {
     var event: String
     var problem: String?
 
-    init(source: String, observation: BeerQueueLifecycle.Observation, skipped: [SkippedRow],
-         decision: BeerQueueLifecycle.Decision, problem: String?) {
+    init(
+        source: String, observation: BeerQueueLifecycle.Observation, skipped: [SkippedRow],
+        decision: BeerQueueLifecycle.Decision, problem: String?
+    ) {
         self.source = source
         switch observation {
         case .queue(let beers):

@@ -78,7 +78,9 @@ public enum BeerQueuePage {
             } else if let id = row.ids.first, let earlier = seenIds[id] {
                 reason = "'\(name)' has the same cid \(id) as queued beer \(earlier)"
             } else if row.ids.isEmpty {
-                reason = row.badLink ? "'\(name)': delete link without a numeric cid" : "'\(name)' has no deleteQueuedBrew.php?cid= link"
+                reason =
+                    row.badLink
+                    ? "'\(name)': delete link without a numeric cid" : "'\(name)' has no deleteQueuedBrew.php?cid= link"
             } else {
                 reason = nil
             }
@@ -110,7 +112,8 @@ public enum BeerQueuePage {
                     continue
                 }
                 if name == "a", open != nil, let href = attributes["href"],
-                   let range = href.range(of: "deleteQueuedBrew.php", options: .caseInsensitive) {
+                    let range = href.range(of: "deleteQueuedBrew.php", options: .caseInsensitive)
+                {
                     if let id = Self.cid(in: href[range.upperBound...]) {
                         if !open!.ids.contains(id) { open!.ids.append(id) }
                     } else {
@@ -212,7 +215,8 @@ public enum ContainerLabel {
             } else if isVolume(token) {
                 sawWord = true
             } else if token.allSatisfy({ $0.isNumber || $0 == "." }), index + 1 < tokens.count,
-                      ["oz", "ml", "cl", "l"].contains(String(tokens[index + 1])) {
+                ["oz", "ml", "cl", "l"].contains(String(tokens[index + 1]))
+            {
                 sawWord = true
                 index += 1
             } else {

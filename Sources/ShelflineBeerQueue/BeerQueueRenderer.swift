@@ -21,10 +21,12 @@ public struct BeerQueueRenderer: Sendable {
     public var staleAfterMinutes: Int
     public var historyLimit: Int
 
-    public init(workspace: Workspace, attributes: BeerQueueAttributes, storeLocation: String,
-                maxUpdatesPerHour: Int = BeerQueueRenderer.defaultMaxUpdatesPerHour,
-                staleAfterMinutes: Int = BeerQueueRenderer.defaultStaleAfterMinutes,
-                historyLimit: Int = ActivityStore.defaultHistoryLimit) {
+    public init(
+        workspace: Workspace, attributes: BeerQueueAttributes, storeLocation: String,
+        maxUpdatesPerHour: Int = BeerQueueRenderer.defaultMaxUpdatesPerHour,
+        staleAfterMinutes: Int = BeerQueueRenderer.defaultStaleAfterMinutes,
+        historyLimit: Int = ActivityStore.defaultHistoryLimit
+    ) {
         self.workspace = workspace
         self.attributes = attributes
         self.storeLocation = storeLocation
@@ -64,9 +66,11 @@ public struct BeerQueueRenderer: Sendable {
         // Compared and published as the snapshot will show them, whatever the source let through.
         var observation = observation
         if case .queue(let queue) = observation {
-            observation = .queue(queue.map {
-                QueuedBeer(id: SnapshotText.clean($0.id), name: SnapshotText.clean($0.name), date: SnapshotText.clean($0.date))
-            })
+            observation = .queue(
+                queue.map {
+                    QueuedBeer(
+                        id: SnapshotText.clean($0.id), name: SnapshotText.clean($0.name), date: SnapshotText.clean($0.date))
+                })
         }
         var setAside: [SetAside] = []
         // A state file that does not decode (edited by hand, a disk fault) never stops the activity:
@@ -76,7 +80,8 @@ public struct BeerQueueRenderer: Sendable {
                 return try read()
             } catch let error as FileError {
                 guard case .corrupt = error else { throw error }
-                setAside.append(try Self.setAside(path, now: now, reason: "\(error)".replacingOccurrences(of: path + ": ", with: "")))
+                setAside.append(
+                    try Self.setAside(path, now: now, reason: "\(error)".replacingOccurrences(of: path + ": ", with: "")))
                 return nil
             }
         }
@@ -88,9 +93,11 @@ public struct BeerQueueRenderer: Sendable {
         case nil: previous = snapshotReadable == nil ? .unknown : .none
         case let snapshot? where snapshot.event == .end: previous = .ended
         case let snapshot?:
-            previous = .active(BeerQueueLifecycle.Display(queueCount: snapshot.contentState.queueCount,
-                                                          beers: snapshot.contentState.beers),
-                               offline: snapshot.offline == true)
+            previous = .active(
+                BeerQueueLifecycle.Display(
+                    queueCount: snapshot.contentState.queueCount,
+                    beers: snapshot.contentState.beers),
+                offline: snapshot.offline == true)
         }
         var budget = try readable(budgetPath) { try readBudget(now: now) } ?? []
         if budget.contains(unixSeconds(now)), FileManager.default.fileExists(atPath: budgetPath) {
@@ -98,7 +105,8 @@ public struct BeerQueueRenderer: Sendable {
             try writeJSONFile(BudgetFile(periodicUpdates: budget), to: budgetPath)
         }
         let decision = BeerQueueLifecycle.decide(
-            previous: previous, observation: observation, budgetLeft: budget.count < maxUpdatesPerHour, userTriggered: userTriggered)
+            previous: previous, observation: observation, budgetLeft: budget.count < maxUpdatesPerHour,
+            userTriggered: userTriggered)
 
         // An activity's timestamps never go backwards, whatever the clock did (a new activity
         // after an `end` starts afresh).
@@ -107,19 +115,22 @@ public struct BeerQueueRenderer: Sendable {
         let snapshot: Snapshot?
         switch (decision, observation) {
         case (.start, .queue(let queue)), (.update, .queue(let queue)):
-            snapshot = makeSnapshot(decision == .start ? .start : .update, queue: queue, lastUpdated: lastUpdated,
-                                    timestamp: timestamp, staleDate: timestamp + staleAfterMinutes * 60, offline: nil)
+            snapshot = makeSnapshot(
+                decision == .start ? .start : .update, queue: queue, lastUpdated: lastUpdated,
+                timestamp: timestamp, staleDate: timestamp + staleAfterMinutes * 60, offline: nil)
         case (.end, _):
             snapshot = makeSnapshot(.end, queue: [], lastUpdated: lastUpdated, timestamp: timestamp, staleDate: nil, offline: nil)
         case (.endSessionExpired, _):
-            snapshot = makeSnapshot(.end, queue: [], lastUpdated: Self.sessionExpiredText, timestamp: timestamp,
-                                    staleDate: nil, offline: nil,
-                                    alert: PushAlert(title: "Beer queue", body: Self.sessionExpiredText))
+            snapshot = makeSnapshot(
+                .end, queue: [], lastUpdated: Self.sessionExpiredText, timestamp: timestamp,
+                staleDate: nil, offline: nil,
+                alert: PushAlert(title: "Beer queue", body: Self.sessionExpiredText))
         case (.markOffline, _):
             // The last known beers as they were, stale from now on.
             guard let last = previousSnapshot else { snapshot = nil; break }
-            snapshot = fitted(event: .update, state: last.contentState, queueCount: last.contentState.queueCount,
-                              timestamp: timestamp, staleDate: timestamp, offline: true, alert: nil)
+            snapshot = fitted(
+                event: .update, state: last.contentState, queueCount: last.contentState.queueCount,
+                timestamp: timestamp, staleDate: timestamp, offline: true, alert: nil)
         default:
             snapshot = nil
         }
@@ -146,39 +157,50 @@ public struct BeerQueueRenderer: Sendable {
         return formatter.string(from: date)
     }
 
-    func makeSnapshot(_ event: ActivityEvent, queue: [QueuedBeer], lastUpdated: String, timestamp: Int, staleDate: Int?,
-                      offline: Bool?, alert: PushAlert? = nil) -> Snapshot {
+    func makeSnapshot(
+        _ event: ActivityEvent, queue: [QueuedBeer], lastUpdated: String, timestamp: Int, staleDate: Int?,
+        offline: Bool?, alert: PushAlert? = nil
+    ) -> Snapshot {
         let display = BeerQueueLifecycle.Display(queue: queue)
-        let state = State(queueCount: display.queueCount, beers: display.beers, storeLocation: storeLocation, lastUpdated: lastUpdated)
+        let state = State(
+            queueCount: display.queueCount, beers: display.beers, storeLocation: storeLocation, lastUpdated: lastUpdated)
         var alert = alert
         if event == .start && alert == nil {
             let where_ = storeLocation.isEmpty ? "" : " at \(storeLocation)"
-            alert = PushAlert(title: "Beer queue", body: "\(display.queueCount) beer\(display.queueCount == 1 ? "" : "s") queued\(where_)")
+            alert = PushAlert(
+                title: "Beer queue", body: "\(display.queueCount) beer\(display.queueCount == 1 ? "" : "s") queued\(where_)")
         }
-        return fitted(event: event, state: state, queueCount: display.queueCount, timestamp: timestamp, staleDate: staleDate,
-                      offline: offline, alert: alert)
+        return fitted(
+            event: event, state: state, queueCount: display.queueCount, timestamp: timestamp, staleDate: staleDate,
+            offline: offline, alert: alert)
     }
 
     /// The snapshot with its push body within 4096 bytes: first long names are shortened, then
     /// beers are dropped from the end of the list, then every text is shortened. Never fails.
-    func fitted(event: ActivityEvent, state: State, queueCount: Int, timestamp: Int, staleDate: Int?, offline: Bool?,
-                alert: PushAlert?) -> Snapshot {
+    func fitted(
+        event: ActivityEvent, state: State, queueCount: Int, timestamp: Int, staleDate: Int?, offline: Bool?,
+        alert: PushAlert?
+    ) -> Snapshot {
         func build(beers: Int, textLimit: Int) -> Snapshot {
             // Every text is cleaned here, whatever its source (page, JSON file, config, old snapshot).
             func text(_ value: String, _ limit: Int) -> String { SnapshotText.clean(value).truncated(toCharacters: limit) }
             var state = state
             state.beers = state.beers.prefix(beers).map {
-                QueuedBeer(id: text($0.id, max(textLimit, 24)), name: text($0.name, textLimit), date: text($0.date, max(textLimit, 32)))
+                QueuedBeer(
+                    id: text($0.id, max(textLimit, 24)), name: text($0.name, textLimit), date: text($0.date, max(textLimit, 32)))
             }
             state.storeLocation = text(state.storeLocation, max(textLimit, 16))
             state.lastUpdated = text(state.lastUpdated, max(textLimit, 32))
             var attributes = attributes
             attributes.memberId = text(attributes.memberId, max(textLimit, 64))
             attributes.storeId = text(attributes.storeId, max(textLimit, 64))
-            let alert = alert.map { PushAlert(title: text($0.title, max(textLimit, 40)), body: text($0.body, max(textLimit, 80))) }
-            return Snapshot(attributesType: BeerQueueAttributes.typeName, attributes: attributes, contentState: state, event: event,
-                            timestamp: timestamp, staleDate: staleDate, dismissalDate: event == .end ? timestamp : nil,
-                            alert: alert, offline: offline)
+            let alert = alert.map {
+                PushAlert(title: text($0.title, max(textLimit, 40)), body: text($0.body, max(textLimit, 80)))
+            }
+            return Snapshot(
+                attributesType: BeerQueueAttributes.typeName, attributes: attributes, contentState: state, event: event,
+                timestamp: timestamp, staleDate: staleDate, dismissalDate: event == .end ? timestamp : nil,
+                alert: alert, offline: offline)
         }
         func fits(_ snapshot: Snapshot) -> Bool {
             (try? snapshot.pushBodySize()).map { $0 <= ShelflineActivity.maximumPushBodyBytes } ?? false

@@ -64,7 +64,8 @@ struct HTMLScanner {
             flushText(index)
             var position = nameStart
             while position < count, !isSpace(bytes[position]), bytes[position] != UInt8(ascii: ">"),
-                  bytes[position] != UInt8(ascii: "/") {
+                bytes[position] != UInt8(ascii: "/")
+            {
                 position += 1
             }
             let name = String(decoding: bytes[nameStart..<position].map(lower), as: UTF8.self)
@@ -84,7 +85,8 @@ struct HTMLScanner {
                 }
                 let keyStart = position
                 while position < count, !isSpace(bytes[position]), bytes[position] != UInt8(ascii: "="),
-                      bytes[position] != UInt8(ascii: ">"), bytes[position] != UInt8(ascii: "/") {
+                    bytes[position] != UInt8(ascii: ">"), bytes[position] != UInt8(ascii: "/")
+                {
                     position += 1
                 }
                 let key = String(decoding: bytes[keyStart..<position].map(lower), as: UTF8.self)

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
-import ShelflineStageCLI
 import ShelflineOrchestrator
 import ShelflineRender
+import ShelflineStageCLI
 
 /// `shelfline clean`: remove run state so stages rerun, or stale runs.
 public struct CleanCommand: StageCommand {
@@ -11,8 +11,10 @@ public struct CleanCommand: StageCommand {
     public static var knownStages: [Stage] { PipelineStages.descriptions }
 
     public static let configuration = CommandConfiguration(
-        commandName: "clean", abstract: "Remove the latest run (or one stage onwards of it, stale runs, or failed-import entries).",
-        discussion: helpDiscussion("""
+        commandName: "clean",
+        abstract: "Remove the latest run (or one stage onwards of it, stale runs, or failed-import entries).",
+        discussion: helpDiscussion(
+            """
             --stage S removes the manifests and outputs of S and every later stage of the latest run, \
             so the next `run` starts at S. --stale removes runs left incomplete for more than 24 hours \
             (judged by each run's own manifests: a finished import is never stale). --failed forgets \
@@ -65,10 +67,10 @@ public struct CleanCommand: StageCommand {
         }
         for declaration in setup.config.stages where declaration.name >= stage {
             try? fileManager.removeItem(atPath: run.manifestPath(declaration.name))
-            for output in try declaration.outputs + setup.planner.besideOutputs(of: declaration.name) where !output.hasPrefix("{") {
+            for output in try declaration.outputs + setup.planner.besideOutputs(of: declaration.name) where !output.hasPrefix("{")
+            {
                 try? fileManager.removeItem(atPath: run.file(output))
             }
         }
     }
 }
-

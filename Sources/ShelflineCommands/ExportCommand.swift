@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import Foundation
 import ShelflineCore
 import ShelflineLibrary
 import ShelflineStageCLI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension ExportFormat: ExpressibleByArgument {}
 
@@ -14,7 +15,8 @@ public struct ExportCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write the library as a Goodreads or StoryGraph export, or as NDJSON.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Reads <workspace>/library/library.ndjson.gz and writes one row per book, in the library's \
             order, to --output (atomically: a temporary file renamed over it) or to standard output. \
             Formats, and what each cannot carry:
@@ -70,7 +72,8 @@ public struct ExportCommand: AsyncParsableCommand {
                 let summary = try export.write(library: library, to: file)
                 try file.commit()
                 if !common.quiet {
-                    FileHandle.standardError.write(Data("exported \(summary.books) books (\(format.rawValue)) to \(output)\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("exported \(summary.books) books (\(format.rawValue)) to \(output)\n".utf8))
                 }
             } else {
                 signal(SIGPIPE, SIG_IGN)

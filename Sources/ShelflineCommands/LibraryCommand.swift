@@ -11,7 +11,8 @@ public struct LibraryCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "library",
         abstract: "Show the library: list a shelf, show one book with its provenance, stats, or write its page.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Reads <workspace>/library/library.ndjson.gz. As text, control characters in the library's \
             values are shown escaped (\\u{1B}, \\n, \\t), so a title cannot drive the terminal; --json \
             keeps the exact text. Exit statuses: 0 done; 64 bad option, or a book \
@@ -36,7 +37,11 @@ public struct LibraryCommand: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             commandName: "list", abstract: "One line per book (id, shelf, rating, title, author); --json: one object per line.")
         @OptionGroup public var options: Options
-        @Option(name: .long, help: "Only books on this shelf (exclusive or not); repeat for several; one no book is on exits 64 naming the library's shelves.") public var shelf: [String] = []
+        @Option(
+            name: .long,
+            help:
+                "Only books on this shelf (exclusive or not); repeat for several; one no book is on exits 64 naming the library's shelves."
+        ) public var shelf: [String] = []
         public init() {}
 
         public func run() async throws {
@@ -57,7 +62,8 @@ public struct LibraryCommand: AsyncParsableCommand {
     /// `library show BOOK`.
     public struct Show: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
-            commandName: "show", abstract: "One book's whole record and which imports set which fields; --json: its library line.")
+            commandName: "show", abstract: "One book's whole record and which imports set which fields; --json: its library line."
+        )
         @OptionGroup public var options: Options
         @Argument(help: "A book id (b…), an ISBN, or words of the title (must match one book).") public var book: String
         public init() {}
@@ -67,8 +73,10 @@ public struct LibraryCommand: AsyncParsableCommand {
                 let matches = try LibraryListing.find(book, in: try options.workspace().libraryFile)
                 guard matches.count == 1, let (found, line) = matches.first else {
                     let listed = matches.prefix(5).map { "\($0.0.id) \($0.0.title)" }.joined(separator: "; ")
-                    throw UsageError(matches.isEmpty ? "no book matches '\(book)' (try `shelfline library list`)"
-                                     : "\(matches.count) books match '\(book)' (\(listed)\(matches.count > 5 ? "; …" : "")); give its id")
+                    throw UsageError(
+                        matches.isEmpty
+                            ? "no book matches '\(book)' (try `shelfline library list`)"
+                            : "\(matches.count) books match '\(book)' (\(listed)\(matches.count > 5 ? "; …" : "")); give its id")
                 }
                 print(options.json ? line : LibraryListing.details(found))
             }
@@ -121,7 +129,8 @@ enum LibraryListing {
         let rating = book.rating.map { "★" + (ExportCells.stars($0) ?? "") } ?? "  "
         let series = book.series.map { " (\($0)\(book.seriesPosition.map { " #\($0)" } ?? ""))" } ?? ""
         let shelf = (book.shelf ?? "-").escapingControlCharacters
-        return "\(book.id.escapingControlCharacters)  \(shelf.padding(toLength: 17, withPad: " ", startingAt: 0)) \(rating.padding(toLength: 5, withPad: " ", startingAt: 0)) "
+        return
+            "\(book.id.escapingControlCharacters)  \(shelf.padding(toLength: 17, withPad: " ", startingAt: 0)) \(rating.padding(toLength: 5, withPad: " ", startingAt: 0)) "
             + "\(book.title)\(series)\(book.author.map { " — \($0)" } ?? "")".escapingControlCharacters
     }
 
@@ -136,7 +145,8 @@ enum LibraryListing {
         object["dateAdded"] = book.dateAdded
         object["finished"] = LibraryStats.finishes(book).max()
         object["isbn13"] = book.isbn13
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -163,16 +173,20 @@ enum LibraryListing {
         for key in object.keys.sorted() where key != "provenance" {
             let value = object[key]!
             let shown: String
-            if let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes, .sortedKeys]) {
+            if let data = try? JSONSerialization.data(
+                withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes, .sortedKeys])
+            {
                 shown = String(decoding: data, as: UTF8.self)
             } else {
                 shown = "\(value)"
             }
-            text += "  \(key.escapingControlCharacters.padding(toLength: 26, withPad: " ", startingAt: 0)) \(shown.escapingControlCharacters)\n"
+            text +=
+                "  \(key.escapingControlCharacters.padding(toLength: 26, withPad: " ", startingAt: 0)) \(shown.escapingControlCharacters)\n"
         }
         text += "Provenance (oldest first):\n"
         for contribution in book.provenance {
-            let described = "import \(contribution.importId) (\(contribution.format.rawValue), line\(contribution.lines.count == 1 ? "" : "s") "
+            let described =
+                "import \(contribution.importId) (\(contribution.format.rawValue), line\(contribution.lines.count == 1 ? "" : "s") "
                 + "\(contribution.lines.map(String.init).joined(separator: ", "))"
                 + "\(contribution.rowIds.map { ", row id \($0.joined(separator: ", "))" } ?? "")): "
                 + (contribution.fields == ["created"] ? "created the book" : "set \(contribution.fields.joined(separator: ", "))")
@@ -184,7 +198,9 @@ enum LibraryListing {
     static func summary(_ stats: LibraryStats) -> String {
         func table(_ counts: [String: Int], byCount: Bool) -> String {
             let ordered = byCount ? counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) } : counts.sorted { $0.key < $1.key }
-            return ordered.map { "  \($0.key.escapingControlCharacters.padding(toLength: 24, withPad: " ", startingAt: 0)) \($0.value)\n" }.joined()
+            return ordered.map {
+                "  \($0.key.escapingControlCharacters.padding(toLength: 24, withPad: " ", startingAt: 0)) \($0.value)\n"
+            }.joined()
         }
         var text = "\(stats.books) books; \(stats.booksWithPages) with a page count (\(stats.pages) pages)\n"
         text += "Exclusive shelves:\n" + table(stats.exclusiveShelves, byCount: true)

@@ -53,7 +53,7 @@ struct LibraryRebuild {
     /// imports placed in the order `runs()` gives, so an older one run again still comes first.
     func placeEarlierImports() throws {
         guard !FileManager.default.fileExists(atPath: ImportOrder.path(in: workspace)),
-              FileManager.default.fileExists(atPath: workspace.libraryFile)
+            FileManager.default.fileExists(atPath: workspace.libraryFile)
         else { return }
         try ImportOrder(imports: runs().map(\.id)).write(workspace: workspace)
     }
@@ -67,7 +67,8 @@ struct LibraryRebuild {
         defer { try? FileManager.default.removeItem(atPath: scratch.root) }
         try Workspace.makeDirectory(scratch.libraryDirectory)
         if FileManager.default.fileExists(atPath: workspace.decisionsFile) {
-            try AtomicFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: workspace.decisionsFile))), to: scratch.decisionsFile)
+            try AtomicFile.write(
+                Array(try Data(contentsOf: URL(fileURLWithPath: workspace.decisionsFile))), to: scratch.decisionsFile)
         }
         let runs = runs()
         try refuseChangedRuns(runs)
@@ -75,28 +76,36 @@ struct LibraryRebuild {
         func name(_ role: StageFileRole) -> String { files.input(.merge, role) ?? MergeStage.description.defaultInput(role) }
         // Each run goes through merge's one entry, as in an import (its report written, its check
         // run), into the scratch workspace; quiet: the rebuild prints its own lines.
-        let context = StageContext(config: config, configPath: configPath, workspace: scratch, stage: MergeStage.description,
-                                   log: Logfmt(quiet: true), cancellation: cancellation)
+        let context = StageContext(
+            config: config, configPath: configPath, workspace: scratch, stage: MergeStage.description,
+            log: Logfmt(quiet: true), cancellation: cancellation)
         func stopIfCancelled() throws {
             if cancellation.isCancelled { throw TryLaterError("rebuild: stopped by a signal; the library is unchanged") }
         }
-        let titles = try ISBNTitles.learn(from: runs.map { $0.file(name(.records)) },
-                                          parameters: try context.parameters(DedupeParameters.self))
+        let titles = try ISBNTitles.learn(
+            from: runs.map { $0.file(name(.records)) },
+            parameters: try context.parameters(DedupeParameters.self))
         for (number, run) in runs.enumerated() {
             try stopIfCancelled()
             let out = scratch.root + "/runs/" + run.id
             try Workspace.makeDirectory(out)
-            let job = StageJob(inputs: [.records: run.file(name(.records)), .parseReport: run.file(name(.parseReport)),
-                                        .rejects: run.file(name(.rejects))],
-                               outputs: [.report: out + "/merge-report.json", .ledger: out + "/ledger.ndjson.gz",
-                                         .review: out + "/review.json", .failedRows: out + "/failed-rows.csv"],
-                               arguments: MergeStage.Arguments(importId: run.id, isbnTitles: titles))
+            let job = StageJob(
+                inputs: [
+                    .records: run.file(name(.records)), .parseReport: run.file(name(.parseReport)),
+                    .rejects: run.file(name(.rejects)),
+                ],
+                outputs: [
+                    .report: out + "/merge-report.json", .ledger: out + "/ledger.ndjson.gz",
+                    .review: out + "/review.json", .failedRows: out + "/failed-rows.csv",
+                ],
+                arguments: MergeStage.Arguments(importId: run.id, isbnTitles: titles))
             let report = try await MergeStage.perform(job, context: context)
             books = report.libraryBooks
             if let ledgers {
                 let kept = ledgers + "/" + run.id
                 try Workspace.makeDirectory(kept)
-                try AtomicFile.write(Array(try Data(contentsOf: URL(fileURLWithPath: job.output(.ledger)))), to: kept + "/ledger.ndjson.gz")
+                try AtomicFile.write(
+                    Array(try Data(contentsOf: URL(fileURLWithPath: job.output(.ledger)))), to: kept + "/ledger.ndjson.gz")
             }
             progress("rebuild: \(number + 1)/\(runs.count) run \(run.id): \(report.libraryBooks) books")
         }
@@ -127,9 +136,10 @@ extension LibraryRebuild {
     func refuseChangedRuns(_ runs: [RunDirectory]) throws {
         for run in runs {
             guard let file = try run.filesChanged(readBy: .merge).first else { continue }
-            throw DataError("rebuild: run \(run.id): \(run.file(file)) changed since the import wrote it (its manifest "
-                            + "records another hash); nothing was rebuilt. Import that export again (`shelfline run --csv "
-                            + "\(run.existingInput ?? "FILE")`) to redo the run from its stored copy, then rebuild")
+            throw DataError(
+                "rebuild: run \(run.id): \(run.file(file)) changed since the import wrote it (its manifest "
+                    + "records another hash); nothing was rebuilt. Import that export again (`shelfline run --csv "
+                    + "\(run.existingInput ?? "FILE")`) to redo the run from its stored copy, then rebuild")
         }
     }
 
@@ -142,19 +152,23 @@ extension LibraryRebuild {
         do {
             let missing = try importsMissingFromRuns()
             guard missing.isEmpty else {
-                log.error("shelfline: some books of the library may hold another book's rows, but the library was not rebuilt: "
-                          + "\(missing.count) of its imports are no longer stored under runs/ (removed by `shelfline clean`?), "
-                          + "and a rebuild would lose their books (first: \(missing[0])); re-import those exports to part them")
+                log.error(
+                    "shelfline: some books of the library may hold another book's rows, but the library was not rebuilt: "
+                        + "\(missing.count) of its imports are no longer stored under runs/ (removed by `shelfline clean`?), "
+                        + "and a rebuild would lose their books (first: \(missing[0])); re-import those exports to part them")
                 return []
             }
             let outcome = try await run { _ in }
             // Render wrote the library page before the rebuild: it shows the library as rebuilt.
             if outcome.changed { _ = try LibraryPage.write(workspace: workspace) }
-            return ["library rebuilt from \(outcome.runs.count) stored import(s), what every import says of its ISBNs known from the start: "
-                    + "\(outcome.books) books" + (outcome.changed ? "" : " (unchanged)")]
+            return [
+                "library rebuilt from \(outcome.runs.count) stored import(s), what every import says of its ISBNs known from the start: "
+                    + "\(outcome.books) books" + (outcome.changed ? "" : " (unchanged)")
+            ]
         } catch {
-            log.error("shelfline: some books of the library may hold another book's rows; rebuilding it failed: \(error); "
-                      + "run `shelfline rebuild` once the cause is fixed")
+            log.error(
+                "shelfline: some books of the library may hold another book's rows; rebuilding it failed: \(error); "
+                    + "run `shelfline rebuild` once the cause is fixed")
             return []
         }
     }
@@ -171,7 +185,9 @@ extension LibraryRebuild {
         var imports = Set<String>()
         let decoder = JSONDecoder()
         try GzipReader(path: library).forEachLine { bytes, _ in
-            for contribution in try decoder.decode(Imports.self, from: Data(bytes)).provenance { imports.insert(contribution.importId) }
+            for contribution in try decoder.decode(Imports.self, from: Data(bytes)).provenance {
+                imports.insert(contribution.importId)
+            }
         }
         return imports.subtracting(runs().map(\.id)).sorted()
     }

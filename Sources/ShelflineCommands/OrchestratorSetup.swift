@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
-import ShelflineStageCLI
 import ShelflineOrchestrator
+import ShelflineStageCLI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What every orchestrator subcommand sets up: absolute config and workspace paths, the stage
 /// executables' directory, and a runner.
@@ -22,9 +23,11 @@ struct OrchestratorSetup {
     }
 
     func runner(context: StageContext, quiet: Bool) -> PipelineRunner {
-        PipelineRunner(config: config, stages: PipelineStages.descriptions, configPath: configPath, workspace: workspace, binDirectory: binDirectory,
-                       log: context.log, quiet: quiet, now: context.now, cancellation: context.cancellation,
-                       reportType: { PipelineStages.named($0).reportFile })
+        PipelineRunner(
+            config: config, stages: PipelineStages.descriptions, configPath: configPath, workspace: workspace,
+            binDirectory: binDirectory,
+            log: context.log, quiet: quiet, now: context.now, cancellation: context.cancellation,
+            reportType: { PipelineStages.named($0).reportFile })
     }
 
     var planner: StagePlanner { StagePlanner(config: config, stages: PipelineStages.descriptions, workspace: workspace) }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
-import ShelflineStageCLI
 import ShelflineOrchestrator
+import ShelflineStageCLI
 
 /// `shelfline plan`: what `run` would do, one line per stage, without doing it.
 public struct PlanCommand: StageCommand {
@@ -11,7 +11,9 @@ public struct PlanCommand: StageCommand {
 
     public static let configuration = CommandConfiguration(
         commandName: "plan", abstract: "Print what `run` would do and why, one line per stage.",
-        discussion: helpDiscussion("Reads the run for --csv FILE (default: the latest run) and its stage manifests; writes nothing. The config is validated exactly as `run` validates it (78 naming the key)."),
+        discussion: helpDiscussion(
+            "Reads the run for --csv FILE (default: the latest run) and its stage manifests; writes nothing. The config is validated exactly as `run` validates it (78 naming the key)."
+        ),
         version: shelflineVersion)
 
     @OptionGroup public var common: CommonOptions

@@ -10,7 +10,8 @@ public struct RebuildCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "rebuild",
         abstract: "Rebuild the library from the stored imports, in order, with review decisions re-applied.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Merges the records of every finished run under <workspace>/runs again, in the order the \
             exports were first imported, into an empty library, re-applying \
             <workspace>/library/decisions.json; then publishes it as the new library, keeping the \
@@ -40,7 +41,9 @@ public struct RebuildCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Keep each import's ledger as rebuilt in DIR/<run-id>/ledger.ndjson.gz.")
     var ledgers: String?
 
-    @Flag(name: .long, help: "Rebuild even though the library holds books of imports no longer stored under runs/ (their books are dropped).")
+    @Flag(
+        name: .long,
+        help: "Rebuild even though the library holds books of imports no longer stored under runs/ (their books are dropped).")
     var dropUnstoredImports = false
 
     public init() {}
@@ -53,16 +56,18 @@ public struct RebuildCommand: AsyncParsableCommand {
             // The parameters merge decodes (dedupe's and its own) are checked now, as `run` checks them, not mid-rebuild.
             _ = try context.parameters(DedupeParameters.self)
             _ = try context.parameters(MergeParameters.self)
-            let rebuild = LibraryRebuild(workspace: context.workspace, config: context.config, configPath: context.configPath,
-                                         ledgers: try ledgers.map { try Workspace.absolute($0, role: .output) },
-                                         cancellation: context.cancellation)
+            let rebuild = LibraryRebuild(
+                workspace: context.workspace, config: context.config, configPath: context.configPath,
+                ledgers: try ledgers.map { try Workspace.absolute($0, role: .output) },
+                cancellation: context.cancellation)
             if !dropUnstoredImports {
                 // A library too damaged to read is rebuilt from what runs/ holds (the recovery path).
                 let missing = (try? rebuild.importsMissingFromRuns()) ?? []
                 if let first = missing.first {
-                    throw DataError("rebuild: the library holds books of \(missing.count) import(s) no longer stored under "
-                                    + "runs/ (removed by `shelfline clean`?; first: \(first)), which a rebuild would lose; re-import "
-                                    + "those exports first, or pass --drop-unstored-imports to rebuild without their books")
+                    throw DataError(
+                        "rebuild: the library holds books of \(missing.count) import(s) no longer stored under "
+                            + "runs/ (removed by `shelfline clean`?; first: \(first)), which a rebuild would lose; re-import "
+                            + "those exports first, or pass --drop-unstored-imports to rebuild without their books")
                 }
             }
             let outcome = try await rebuild.run { line in if !common.quiet { print(line) } }

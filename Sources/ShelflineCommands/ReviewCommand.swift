@@ -1,15 +1,16 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
-import ShelflineStageCLI
 import ShelflineLibrary
+import ShelflineStageCLI
 
 /// `shelfline review`: list the rows of an import that need a decision, and record decisions.
 public struct ReviewCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "review",
         abstract: "List rows whose metadata match is ambiguous and record accept/reject decisions.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Reads the review list (review.json) of a run directory (default <workspace>/runs/latest, \
             or --run DIR) and <workspace>/library/decisions.json. `accept` and `reject` write \
             decisions.json (atomically, under <workspace>/library/.merge.lock); the next shelfline-merge \
@@ -31,8 +32,10 @@ public struct ReviewCommand: AsyncParsableCommand {
 
         func desk() throws -> ReviewDesk {
             let context = try common.context(stages: PipelineStages.descriptions)
-            return ReviewDesk(workspace: context.workspace, runDirectory: run,
-                              mergeReport: RunFiles(config: context.config, stages: context.stages).output(.merge, .report) ?? MergeStage.description.defaultOutput(.report))
+            return ReviewDesk(
+                workspace: context.workspace, runDirectory: run,
+                mergeReport: RunFiles(config: context.config, stages: context.stages).output(.merge, .report)
+                    ?? MergeStage.description.defaultOutput(.report))
         }
 
         /// Records a decision about source line `row` (`accept`: a candidate; nil: reject them)

@@ -3,9 +3,9 @@ import Foundation
 import ShelflineActivity
 import ShelflineCore
 import ShelflineLibrary
-import ShelflineStageCLI
 import ShelflineOrchestrator
 import ShelflineRender
+import ShelflineStageCLI
 
 /// `shelfline run`: import one export, or every new export in an inbox folder.
 public struct RunCommand: StageCommand {
@@ -15,7 +15,8 @@ public struct RunCommand: StageCommand {
     public static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Import an export (--csv) or each new file in an inbox (--inbox), resuming where a previous run stopped.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Reads FILE (Goodreads, StoryGraph, LibraryThing or a mapped CSV), copies it into \
             <workspace>/runs/<run-id>/ (the id is a hash of its content), runs each incomplete stage \
             (parse, dedupe, lookup, merge, render) as its own process, and updates \
@@ -47,7 +48,8 @@ public struct RunCommand: StageCommand {
     @Option(name: .long, help: "With --inbox: skip files modified less than this many seconds ago (still being copied).")
     var settle: Double = 5
 
-    @Option(name: .long, help: "auto: a live line per stage on a terminal, logfmt events otherwise; logfmt: always logfmt events.")
+    @Option(
+        name: .long, help: "auto: a live line per stage on a terminal, logfmt events otherwise; logfmt: always logfmt events.")
     var logFormat: LogFormat = .auto
 
     enum LogFormat: String, ExpressibleByArgument, CaseIterable {
@@ -73,8 +75,9 @@ public struct RunCommand: StageCommand {
             cancellation: context.cancellation,
             makeRunner: { setup.runner(context: context, quiet: common.quiet) },
             makeActivity: { try LiveImportActivity(setup: setup, context: context, sourceFile: $0) })
-        let rebuild = LibraryRebuild(workspace: setup.workspace, config: setup.config, configPath: setup.configPath,
-                                     cancellation: context.cancellation)
+        let rebuild = LibraryRebuild(
+            workspace: setup.workspace, config: setup.config, configPath: setup.configPath,
+            cancellation: context.cancellation)
         lifecycle.rebuildLibrary = { await rebuild.afterImport(log: context.log) }
         lifecycle.beforeImport = { try rebuild.placeEarlierImports() }
         if let inbox {

@@ -7,13 +7,16 @@ public struct ShelflineCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "shelfline",
         abstract: "Import reading-library exports into a local library, stage by stage, resumably.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Stages (each its own executable): \(PipelineStages.descriptions.map(\.executable).joined(separator: ", ")). \
             Configured by pipeline.json (--config). Workspace: --workspace, $SHELFLINE_WORKSPACE, or ./var.
             """),
         version: shelflineVersion,
-        subcommands: [RunCommand.self, PlanCommand.self, StatusCommand.self, CleanCommand.self, ReviewCommand.self,
-                      RebuildCommand.self, ExportCommand.self, LibraryCommand.self])
+        subcommands: [
+            RunCommand.self, PlanCommand.self, StatusCommand.self, CleanCommand.self, ReviewCommand.self,
+            RebuildCommand.self, ExportCommand.self, LibraryCommand.self,
+        ])
 
     public init() {}
 

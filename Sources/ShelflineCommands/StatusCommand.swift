@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
-import ShelflineStageCLI
 import ShelflineOrchestrator
+import ShelflineStageCLI
 
 /// `shelfline status`: 0 up to date, 1 work pending, 2 error.
 public struct StatusCommand: AsyncParsableCommand {
@@ -35,7 +35,8 @@ public struct StatusCommand: AsyncParsableCommand {
             // A failed file that is gone is no longer pending: dropped and said once, by whoever
             // holds the lock first (this, or the next run).
             if FileManager.default.fileExists(atPath: failedInputs.path),
-               let lock = try? WorkspaceLock(workspace: setup.workspace, now: Date()) {
+                let lock = try? WorkspaceLock(workspace: setup.workspace, now: Date())
+            {
                 for gone in (try? failedInputs.dropMissing()) ?? [] { print(FailedInputs.droppedLine(gone)) }
                 withExtendedLifetime(lock) {}
             }
@@ -57,4 +58,3 @@ public struct StatusCommand: AsyncParsableCommand {
         }
     }
 }
-

@@ -20,8 +20,10 @@ public struct HTTPGet: Sendable {
     public var limit: Int
     public var redirects: RedirectRule
 
-    public init(url: URL, headers: [(String, String)] = [], timeoutSeconds: Double, limit: Int,
-                redirects: RedirectRule = .none) {
+    public init(
+        url: URL, headers: [(String, String)] = [], timeoutSeconds: Double, limit: Int,
+        redirects: RedirectRule = .none
+    ) {
         self.url = url
         self.headers = headers
         self.timeoutSeconds = timeoutSeconds
@@ -84,8 +86,10 @@ public struct HTTPGet: Sendable {
             }
             guard redirects.maximum > 0, [301, 302, 303, 307, 308].contains(answer.status) else { return .success(answer) }
             guard let location = answer.location, let next = URL(string: location, relativeTo: current)?.absoluteURL,
-                  redirects.allows(next) else {
-                return .failure(.redirectRefused(to: answer.location.flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }))
+                redirects.allows(next)
+            else {
+                return .failure(
+                    .redirectRefused(to: answer.location.flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }))
             }
             followed += 1
             guard followed <= redirects.maximum else { return .failure(.tooManyRedirects) }
@@ -95,7 +99,8 @@ public struct HTTPGet: Sendable {
 
     /// One request, no redirect followed.
     private static func once(_ url: URL, headers: [(String, String)], timeoutSeconds: Double, limit: Int) async
-        -> Result<Answer, Failure> {
+        -> Result<Answer, Failure>
+    {
         if Task.isCancelled { return .failure(.cancelled) }
         let request: HTTPClient.Request
         do {
@@ -199,7 +204,8 @@ enum SharedHTTPClient {
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(60)),
             decompression: .enabled(limit: .ratio(100)))
         configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup(numberOfThreads: 1)),
-                          configuration: configuration)
+        return HTTPClient(
+            eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup(numberOfThreads: 1)),
+            configuration: configuration)
     }()
 }

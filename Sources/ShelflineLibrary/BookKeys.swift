@@ -76,7 +76,9 @@ public enum BookKeys {
 
     /// The shared rule (`ShelflineCore.ISBN`): a valid 978/979 ISBN-13, hyphens and spaces allowed.
     static func canonicalISBN13(_ text: String) -> String? {
-        ISBN.canonical13(text).flatMap { canonical in text.utf8.count - text.utf8.filter { $0 == 45 || $0 == 32 }.count == 13 ? canonical : nil }
+        ISBN.canonical13(text).flatMap { canonical in
+            text.utf8.count - text.utf8.filter { $0 == 45 || $0 == 32 }.count == 13 ? canonical : nil
+        }
     }
 
     /// Converts a valid ISBN-10 to its ISBN-13; nil when it is not a valid ISBN-10.

@@ -66,8 +66,9 @@ public enum BookMerger {
         for record in sorted where record.match != nil {
             if best == nil || matchRank(record.match!.status) > matchRank(best!.match!.status) { best = record }
         }
-        return Combined(record: combined, lines: sorted.map(\.line), rowIds: sorted.compactMap(\.rowId),
-                        match: best?.match, metadata: best?.metadata)
+        return Combined(
+            record: combined, lines: sorted.map(\.line), rowIds: sorted.compactMap(\.rowId),
+            match: best?.match, metadata: best?.metadata)
     }
 
     static func matchRank(_ status: MatchStatus) -> Int {
@@ -83,8 +84,10 @@ public enum BookMerger {
     /// Returns the new book; unchanged books compare equal to the input.
     /// `laterImports`: the imports that reached the library after this one (`ImportOrder`): a cell
     /// one of them wrote keeps its value (an older export run again never undoes a newer one).
-    public static func fold(book existing: LibraryBook?, id: String, records: [BookRecord], grantedKeys: [String],
-                            importId: String, laterImports: Set<String> = []) -> LibraryBook {
+    public static func fold(
+        book existing: LibraryBook?, id: String, records: [BookRecord], grantedKeys: [String],
+        importId: String, laterImports: Set<String> = []
+    ) -> LibraryBook {
         let combined = combine(records)
         let incoming = combined.record
         var book = existing ?? LibraryBook(id: id, title: incoming.titleBase ?? incoming.title)
@@ -189,8 +192,10 @@ public enum BookMerger {
                 last.fields = Array(Set(last.fields).union(fields)).sorted()
                 book.provenance[book.provenance.count - 1] = last
             } else {
-                book.provenance.append(Contribution(importId: importId, format: incoming.format, lines: combined.lines,
-                                                    rowIds: combined.rowIds.isEmpty ? nil : combined.rowIds, fields: fields))
+                book.provenance.append(
+                    Contribution(
+                        importId: importId, format: incoming.format, lines: combined.lines,
+                        rowIds: combined.rowIds.isEmpty ? nil : combined.rowIds, fields: fields))
             }
         }
         return book
@@ -222,8 +227,10 @@ public enum BookMerger {
     /// Across imports, the same rule: what an export says (a non-empty cell) replaces what an
     /// older import said; an empty cell never erases. The spoiler flag travels with its review: a
     /// Goodreads row with a review sets it (or clears it); other formats have no such column.
-    static func applyOwnCells(_ incoming: BookRecord, to book: inout LibraryBook, changed: inout ChangedFields,
-                              kept: ChangedFields = []) {
+    static func applyOwnCells(
+        _ incoming: BookRecord, to book: inout LibraryBook, changed: inout ChangedFields,
+        kept: ChangedFields = []
+    ) {
         for field in ownTexts where !kept.contains(field) {
             if let value = nonEmpty(incoming.ownText(field)), book.ownText(field) != value {
                 book.setOwnText(field, value)
@@ -254,7 +261,9 @@ public enum BookMerger {
             book.ownedCopies = copies
             changed.insert(.ownedCopies)
         }
-        if !kept.contains(.spoiler), incoming.format == .goodreads, nonEmpty(incoming.review) != nil, book.spoiler != incoming.spoiler {
+        if !kept.contains(.spoiler), incoming.format == .goodreads, nonEmpty(incoming.review) != nil,
+            book.spoiler != incoming.spoiler
+        {
             book.spoiler = incoming.spoiler
             changed.insert(.spoiler)
         }
@@ -281,16 +290,20 @@ public enum BookMerger {
     /// The cells a later import's value replaces (the newer export wins): see `writtenByLater`.
     static let replacedByLater: ChangedFields = {
         var cells = ChangedFields(ownTexts.map { ChangedFields($0) })
-        for field: ChangedFields.Field in [.rating, .review, .notes, .shelf, .shelves, .moods, .shelfPositions, .ownedCopies,
-                                           .spoiler, .editionKey, .workKey, .enrichment, .enrichmentSource] {
+        for field: ChangedFields.Field in [
+            .rating, .review, .notes, .shelf, .shelves, .moods, .shelfPositions, .ownedCopies,
+            .spoiler, .editionKey, .workKey, .enrichment, .enrichmentSource,
+        ] {
             cells.insert(field)
         }
         return cells
     }()
 
     /// Lookup metadata fills empty bibliographic fields (and refreshes fields it filled before).
-    static func applyMetadata(_ metadata: EditionMetadata, match: MatchResult, to book: inout LibraryBook,
-                              changed: inout ChangedFields) {
+    static func applyMetadata(
+        _ metadata: EditionMetadata, match: MatchResult, to book: inout LibraryBook,
+        changed: inout ChangedFields
+    ) {
         func fill<T: Equatable>(_ slot: inout T?, _ field: ChangedFields.Field, _ value: T?, metadataFields: inout [String]?) {
             guard let value else { return }
             let fromMetadata = metadataFields?.contains(field.name) ?? false

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A scratch file of one id range of an import's records, written once and read back whole.
 ///
@@ -18,7 +19,9 @@ final class BucketFile {
         scratch = try ScratchWriter(path: path)
     }
 
-    func append(id: UInt64, fileLine: Int, keys: [String], texts: UnsafeRawBufferPointer? = nil, record: UnsafeRawBufferPointer) throws {
+    func append(id: UInt64, fileLine: Int, keys: [String], texts: UnsafeRawBufferPointer? = nil, record: UnsafeRawBufferPointer)
+        throws
+    {
         try scratch.append { buffer in
             BookKeys.appendHex(id, to: &buffer)
             buffer.append(UInt8(ascii: "\t"))
@@ -132,8 +135,10 @@ final class BucketFile {
     /// written after it reuse those pages: written into pages never used before, a page-cache write
     /// cost this machine about six times as much, and dropping 300 MB of scratch at the end was
     /// merge's serial tail (perf, 200,000 corpus-shaped rows, issue 25).
-    static func forEachBook(path: String, recordsPath: String, textsPath: String? = nil, removing: Bool = false,
-                            _ body: (UInt64, [Entry]) throws -> Void) throws {
+    static func forEachBook(
+        path: String, recordsPath: String, textsPath: String? = nil, removing: Bool = false,
+        _ body: (UInt64, [Entry]) throws -> Void
+    ) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FileError.io(path: path, reason: "cannot read scratch bucket")
         }
@@ -146,8 +151,11 @@ final class BucketFile {
             while start < all.count {
                 let end = all.index(ofByte: UInt8(ascii: "\n"), in: start..<all.count) ?? all.count
                 defer { start = end + 1 }
-                guard let id = try bookId(of: UnsafeRawBufferPointer(rebasing: all[start..<end]), path: path,
-                                          recordsPath: recordsPath) else { continue }
+                guard
+                    let id = try bookId(
+                        of: UnsafeRawBufferPointer(rebasing: all[start..<end]), path: path,
+                        recordsPath: recordsPath)
+                else { continue }
                 lines.append((id, start..<end))
             }
             lines.sort { ($0.id, $0.range.lowerBound) < ($1.id, $1.range.lowerBound) }
@@ -168,16 +176,20 @@ final class BucketFile {
                     let fileLine = Int(String(decoding: bytes((range.lowerBound + 17)..<lineTab), as: UTF8.self)) ?? 0
                     var keyScanner = JSONScanner(bytes((lineTab + 1)..<keysTab))
                     guard let keys = keyScanner.stringArray() else {
-                        throw FileError.io(path: path, reason: "scratch bucket line for \(recordsPath) line \(fileLine) is damaged")
+                        throw FileError.io(
+                            path: path, reason: "scratch bucket line for \(recordsPath) line \(fileLine) is damaged")
                     }
-                    var record = try BookRecordScan.decode(bytes((recordTab + 1)..<range.upperBound), fields: .all,
-                                                           path: recordsPath, line: fileLine).record
+                    var record = try BookRecordScan.decode(
+                        bytes((recordTab + 1)..<range.upperBound), fields: .all,
+                        path: recordsPath, line: fileLine
+                    ).record
                     if recordTab > keysTab + 1 {
                         // The texts line taken for it in the first pass (checked there to name its line).
                         guard let texts = RecordTexts.decode(bytes((keysTab + 1)..<recordTab)), texts.line == record.line else {
-                            throw FileError.corrupt(path: textsPath ?? recordsPath, line: nil,
-                                                    reason: "the texts of source line \(record.line) are not a texts line "
-                                                        + "({\"line\":N,\"notes\":…,\"review\":…})")
+                            throw FileError.corrupt(
+                                path: textsPath ?? recordsPath, line: nil,
+                                reason: "the texts of source line \(record.line) are not a texts line "
+                                    + "({\"line\":N,\"notes\":…,\"review\":…})")
                         }
                         record.review = texts.review
                         record.notes = texts.notes

@@ -51,24 +51,31 @@ public enum DedupeStage {
         return directory.isEmpty ? "." : directory
     }
 
-    static func run(input: String, output: String, workspace: Workspace,
-                           parameters: DedupeParameters = DedupeParameters(),
-                           cancellation: CancellationFlag? = nil) throws -> DedupeReport {
-        let first = try pass(input: input, output: output, workspace: workspace, parameters: parameters,
-                             titles: nil, cancellation: cancellation)
+    static func run(
+        input: String, output: String, workspace: Workspace,
+        parameters: DedupeParameters = DedupeParameters(),
+        cancellation: CancellationFlag? = nil
+    ) throws -> DedupeReport {
+        let first = try pass(
+            input: input, output: output, workspace: workspace, parameters: parameters,
+            titles: nil, cancellation: cancellation)
         guard first.needsISBNTitles else { return first.report }
         // A row joined a book by title that a later row with an ISBN showed to be another: the
         // file again, with what its ISBNs' rows say known from the first row.
         let titles = try ISBNTitles.learn(from: input, parameters: parameters)
-        return try pass(input: input, output: output, workspace: workspace, parameters: parameters,
-                        titles: titles, cancellation: cancellation).report
+        return try pass(
+            input: input, output: output, workspace: workspace, parameters: parameters,
+            titles: titles, cancellation: cancellation
+        ).report
     }
 
     /// One pass over `input`, resolving against the library as it stands; `titles` given: with
     /// them (`KeyResolver.use`). Output committed, unless `titles` is nil and the resolver says
     /// the file needs them: then nothing is written.
-    private static func pass(input: String, output: String, workspace: Workspace, parameters: DedupeParameters,
-                             titles: ISBNTitles?, cancellation: CancellationFlag?) throws -> (report: DedupeReport, needsISBNTitles: Bool) {
+    private static func pass(
+        input: String, output: String, workspace: Workspace, parameters: DedupeParameters,
+        titles: ISBNTitles?, cancellation: CancellationFlag?
+    ) throws -> (report: DedupeReport, needsISBNTitles: Bool) {
         var resolver: KeyResolver
         do {
             resolver = try KeyResolver(parameters: parameters, scratchDirectory: Self.directory(of: output))
@@ -90,8 +97,9 @@ public enum DedupeStage {
                     throw TryLaterError("shelfline-dedupe: interrupted; \(output) was not written")
                 }
                 let resolution = try resolver.resolve(keyed.keys, line: keyed.identity.line)
-                let mark = DedupeMark(status: resolution.status, key: resolution.key, firstLine: resolution.firstLine,
-                                      bookId: BookKeys.idString(resolution.bookId))
+                let mark = DedupeMark(
+                    status: resolution.status, key: resolution.key, firstLine: resolution.firstLine,
+                    bookId: BookKeys.idString(resolution.bookId))
                 switch resolution.status {
                 case .new: report.new += 1
                 case .duplicateInFile: report.duplicateInFile += 1
@@ -110,7 +118,8 @@ public enum DedupeStage {
                     do {
                         record = try decoder.decode(BookRecord.self, from: Data(bytes))
                     } catch {
-                        throw FileError.corrupt(path: input, line: keyed.fileLine, reason: "invalid record: \(describeDecoding(error))")
+                        throw FileError.corrupt(
+                            path: input, line: keyed.fileLine, reason: "invalid record: \(describeDecoding(error))")
                     }
                     record.dedupe = mark
                     try writer.append(record)

@@ -61,11 +61,13 @@ final class FailedRowSpool {
             var scanner = JSONScanner(line)
             func comma() -> Bool { scanner.take(UInt8(ascii: ",")) }
             guard scanner.take(UInt8(ascii: "[")), let line = scanner.int(), comma(), let offset = scanner.int(), comma(),
-                  let length = scanner.int(), comma(), let id = scanner.string(), comma(), let reason = scanner.string(),
-                  comma(), let fallback = scanner.string(), scanner.take(UInt8(ascii: "]"))
+                let length = scanner.int(), comma(), let id = scanner.string(), comma(), let reason = scanner.string(),
+                comma(), let fallback = scanner.string(), scanner.take(UInt8(ascii: "]"))
             else { throw FileError.corrupt(path: path, line: number, reason: "scratch row is damaged") }
-            try body(FailedRow(line: line, byteOffset: offset, byteLength: length, reason: reason, fallbackText: fallback,
-                               bookId: id.isEmpty ? nil : UInt64(id, radix: 16)))
+            try body(
+                FailedRow(
+                    line: line, byteOffset: offset, byteLength: length, reason: reason, fallbackText: fallback,
+                    bookId: id.isEmpty ? nil : UInt64(id, radix: 16)))
         }
     }
 }

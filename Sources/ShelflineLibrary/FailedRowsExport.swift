@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
 import ShelflineReports
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A row for the failed-rows export: where its raw bytes sit in the source file.
 public struct FailedRow: Sendable, Equatable {
@@ -75,8 +76,10 @@ public enum FailedRowsExport {
 
     struct SourceProblem: Error { var reason: String }
 
-    static func verbatim(_ rows: ((FailedRow) throws -> Void) throws -> Void, parse: ParseReport, into file: AtomicFile,
-                         count: inout Int) throws {
+    static func verbatim(
+        _ rows: ((FailedRow) throws -> Void) throws -> Void, parse: ParseReport, into file: AtomicFile,
+        count: inout Int
+    ) throws {
         let fd = open(parse.input, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SourceProblem(reason: "\(parse.input): \(systemErrorMessage())") }
         defer { close(fd) }
@@ -113,7 +116,9 @@ public enum FailedRowsExport {
             if length == 0 || buffer[start + length - 1] != UInt8(ascii: "\n") {
                 if extra >= 1, buffer[start + length] == UInt8(ascii: "\n") {
                     end = length + 1
-                } else if extra == 2, buffer[start + length] == UInt8(ascii: "\r"), buffer[start + length + 1] == UInt8(ascii: "\n") {
+                } else if extra == 2, buffer[start + length] == UInt8(ascii: "\r"),
+                    buffer[start + length + 1] == UInt8(ascii: "\n")
+                {
                     end = length + 2
                 }
             }

@@ -65,7 +65,7 @@ public struct ISBNTitles {
     /// `keys` with the descriptor its ISBN's rows say together, when they say more (or conflict).
     func hinted(_ keys: RecordKeys) -> RecordKeys {
         guard !isbns.isEmpty, let isbnHash = keys.isbnHash, let mainHash = keys.mainHash,
-              let slot = index.owner(of: isbnHash), mains[Int(slot)] == mainHash
+            let slot = index.owner(of: isbnHash), mains[Int(slot)] == mainHash
         else { return keys }
         let known = TitleDescriptor(rawValue: descriptors[Int(slot)]), own = keys.ownDescriptor
         let said = own.together(with: known)

@@ -44,9 +44,11 @@ public struct RecordKeys: Sendable, Equatable {
 
     public init(_ record: RecordIdentity, parameters: DedupeParameters = DedupeParameters()) {
         isbn = BookKeys.isbnKey(isbn13: record.isbn13, isbn10: record.isbn10)
-        title = parameters.titleAuthorKeys
-            ? TitleIdentity(title: record.title, seriesPosition: record.seriesPosition, author: record.author,
-                            splitSubtitle: parameters.stripSubtitle)
+        title =
+            parameters.titleAuthorKeys
+            ? TitleIdentity(
+                title: record.title, seriesPosition: record.seriesPosition, author: record.author,
+                splitSubtitle: parameters.stripSubtitle)
             : nil
         if isbn == nil && title == nil {
             fallback = "row:\(record.format.rawValue):" + (record.rowId.map { "id:" + $0 } ?? "line:\(record.line)")
@@ -271,7 +273,7 @@ public struct KeyResolver {
         // A library book found by one of these ISBNs learns what the rows say of its title.
         try titles.forEach { isbnHash, mainHash, descriptor in
             guard let entity = index.owner(of: isbnHash),
-                  let own = try chain(mainHash).first(where: { $0.node.entity == entity })
+                let own = try chain(mainHash).first(where: { $0.node.entity == entity })
             else { return }
             let known = TitleDescriptor(rawValue: own.node.descriptor)
             guard !known.isClosed else { return }
@@ -337,8 +339,10 @@ public struct KeyResolver {
     /// The book the row's title identity finds (see the type's rules); `ambiguous` when several
     /// could be it. Books a row of this file with another ISBN went to are passed over when
     /// `skippingISBNBooks`.
-    private mutating func titleMatch(_ keys: RecordKeys, in chain: [(number: Int32, node: TitleNode)],
-                                     skippingISBNBooks: Bool) throws -> (entity: Int32?, ambiguous: Bool) {
+    private mutating func titleMatch(
+        _ keys: RecordKeys, in chain: [(number: Int32, node: TitleNode)],
+        skippingISBNBooks: Bool
+    ) throws -> (entity: Int32?, ambiguous: Bool) {
         let row = keys.descriptor
         var compatible: [(entity: Int32, number: Int32)] = []
         var exact: (entity: Int32, number: Int32)?
@@ -375,8 +379,10 @@ public struct KeyResolver {
     /// Gives `entity` the row's title identity: fills in its node under the row's main key, or
     /// adds one when it has none there and no book's node says exactly the same. The row's title
     /// key when that told the book something new (the book stores it), else nil.
-    private mutating func grantTitle(_ keys: RecordKeys, to entity: Int32,
-                                     chain: [(number: Int32, node: TitleNode)]) throws -> String? {
+    private mutating func grantTitle(
+        _ keys: RecordKeys, to entity: Int32,
+        chain: [(number: Int32, node: TitleNode)]
+    ) throws -> String? {
         guard let title = keys.title, let mainHash = keys.mainHash else { return nil }
         let row = keys.descriptor
         if let own = chain.first(where: { $0.node.entity == entity }) {
@@ -489,11 +495,13 @@ public struct KeyResolver {
         let record = entities[entity]
         if record.firstLine == 0 {
             entities[entity].firstLine = Int32(line)
-            return Resolution(bookId: id, status: record.inLibrary ? .inLibrary : .new, key: decidedBy,
-                              firstLine: nil, grantedKeys: granted, created: created, ambiguous: ambiguous)
+            return Resolution(
+                bookId: id, status: record.inLibrary ? .inLibrary : .new, key: decidedBy,
+                firstLine: nil, grantedKeys: granted, created: created, ambiguous: ambiguous)
         }
-        return Resolution(bookId: id, status: .duplicateInFile, key: decidedBy, firstLine: Int(record.firstLine),
-                          grantedKeys: granted, created: created, ambiguous: ambiguous)
+        return Resolution(
+            bookId: id, status: .duplicateInFile, key: decidedBy, firstLine: Int(record.firstLine),
+            grantedKeys: granted, created: created, ambiguous: ambiguous)
     }
 }
 
@@ -519,16 +527,19 @@ extension KeyResolver {
         }
 
         private static func state(of entity: Entity) -> UInt32 {
-            precondition(UInt32(entity.firstLine) <= lineMask, "key index: line \(entity.firstLine) is beyond the index (2^30 lines)")
-            return UInt32(entity.firstLine) | (entity.isbnRowInFile ? isbnRowInFileBit : 0) | (entity.inLibrary ? inLibraryBit : 0)
+            precondition(
+                UInt32(entity.firstLine) <= lineMask, "key index: line \(entity.firstLine) is beyond the index (2^30 lines)")
+            return UInt32(entity.firstLine) | (entity.isbnRowInFile ? isbnRowInFileBit : 0)
+                | (entity.inLibrary ? inLibraryBit : 0)
         }
 
         subscript(number: Int32) -> Entity {
             get {
                 let chunk = Int(number) >> Self.chunkBits, index = Int(number) & ((1 << Self.chunkBits) - 1)
                 let state = states[chunk].elements[index]
-                return Entity(firstLine: Int32(state & Self.lineMask),
-                              isbnRowInFile: state & Self.isbnRowInFileBit != 0, inLibrary: state & Self.inLibraryBit != 0)
+                return Entity(
+                    firstLine: Int32(state & Self.lineMask),
+                    isbnRowInFile: state & Self.isbnRowInFileBit != 0, inLibrary: state & Self.inLibraryBit != 0)
             }
             set {
                 precondition(number < count, "key index: book \(number) of \(count)")

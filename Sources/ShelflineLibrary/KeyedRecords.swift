@@ -68,8 +68,10 @@ enum KeyedRecords {
     }
 
     /// Decodes `lines` of `bytes`: their records up to the first bad line, and its error.
-    private static func decode(_ bytes: [UInt8], _ lines: ArraySlice<(range: Range<Int>, fileLine: Int)>, path: String,
-                               parameters: DedupeParameters) -> (records: [KeyedRecord], failure: (any Error)?) {
+    private static func decode(
+        _ bytes: [UInt8], _ lines: ArraySlice<(range: Range<Int>, fileLine: Int)>, path: String,
+        parameters: DedupeParameters
+    ) -> (records: [KeyedRecord], failure: (any Error)?) {
         var records: [KeyedRecord] = []
         records.reserveCapacity(lines.count)
         do {
@@ -78,8 +80,10 @@ enum KeyedRecords {
                     let bytes = UnsafeRawBufferPointer(rebasing: all[lineRange])
                     let scanned = try BookRecordScan.decode(bytes, fields: .identity, path: path, line: fileLine)
                     let identity = RecordIdentity(scanned.record)
-                    records.append(KeyedRecord(fileLine: fileLine, identity: identity, hasDedupe: scanned.hasDedupe,
-                                               keys: RecordKeys(identity, parameters: parameters), range: lineRange))
+                    records.append(
+                        KeyedRecord(
+                            fileLine: fileLine, identity: identity, hasDedupe: scanned.hasDedupe,
+                            keys: RecordKeys(identity, parameters: parameters), range: lineRange))
                 }
             }
             return (records, nil)
@@ -89,8 +93,10 @@ enum KeyedRecords {
     }
 
     /// Calls `body` with each non-empty line of `path` and its bytes.
-    static func forEach(path: String, parameters: DedupeParameters,
-                        _ body: (KeyedRecord, UnsafeRawBufferPointer) throws -> Void) throws {
+    static func forEach(
+        path: String, parameters: DedupeParameters,
+        _ body: (KeyedRecord, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let prefetcher = Prefetcher<DecodingBatch>(depth: batchesAhead) { emit in
             var batch = Batch()
             func decodeAndEmit() throws {

@@ -28,12 +28,14 @@ public enum LibraryError: ShelflineError, Equatable {
     public var description: String {
         switch self {
         case .corruptLibrary(let path, let reason, let backup, let backupExists):
-            let recovery = backupExists
+            let recovery =
+                backupExists
                 ? "run `shelfline rebuild` (it rebuilds the library from the imports stored under runs/), or restore the previous generation with `cp \(backup) \(path)` and re-run the imports made since"
                 : "run `shelfline rebuild` (it rebuilds the library from the imports stored under runs/), or move the file aside and re-import your exports (no previous generation exists at \(backup))"
             return "\(path): library is corrupt (\(reason)); it was left untouched. To recover, \(recovery)"
         case .countMismatch(let path, let rowsRead, let records, let rejected):
-            return "\(path): parse report says rowsRead \(rowsRead), but the run holds \(records) records + \(rejected) rejected rows; re-run parse"
+            return
+                "\(path): parse report says rowsRead \(rowsRead), but the run holds \(records) records + \(rejected) rejected rows; re-run parse"
         case .noReviewList(let path):
             return "\(path): no review list (run an import first, or pass --run DIR)"
         case .unknownReviewRow(let path, let row, let rows):

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The persistent library file: scanning it into a key index, and publishing a new generation
 /// while keeping the previous one.
@@ -58,8 +59,9 @@ public struct LibraryFile {
                 }
                 let entry: IndexEntry
                 if let fields = IndexLineScanner.scan(bytes), let id = fields.id, let keys = fields.keys {
-                    entry = IndexEntry(id: id, keys: keys, reviewDecision: fields.reviewDecision,
-                                       provenance: fields.createdBy.map { [.init(importId: $0, fields: ["created"])] })
+                    entry = IndexEntry(
+                        id: id, keys: keys, reviewDecision: fields.reviewDecision,
+                        provenance: fields.createdBy.map { [.init(importId: $0, fields: ["created"])] })
                 } else {
                     do {
                         entry = try decoder.decode(IndexEntry.self, from: Data(bytes))
@@ -76,8 +78,9 @@ public struct LibraryFile {
                 previous = id
                 scan.ids.append(id)
                 if entry.reviewDecision != nil { scan.decided.insert(id) }
-                try resolver.addLibraryBook(id: id, keys: entry.keys,
-                                        existedBeforeImport: importId == nil || entry.createdBy != importId)
+                try resolver.addLibraryBook(
+                    id: id, keys: entry.keys,
+                    existedBeforeImport: importId == nil || entry.createdBy != importId)
             }
         } catch let error as FileError {
             switch error {
@@ -93,8 +96,9 @@ public struct LibraryFile {
     }
 
     func corrupt(_ reason: String) -> LibraryError {
-        .corruptLibrary(path: path, reason: reason, backup: workspace.libraryBackup,
-                        backupExists: FileManager.default.fileExists(atPath: workspace.libraryBackup))
+        .corruptLibrary(
+            path: path, reason: reason, backup: workspace.libraryBackup,
+            backupExists: FileManager.default.fileExists(atPath: workspace.libraryBackup))
     }
 
     /// Publishes `file` (on the library's file system) as the library's new generation, the

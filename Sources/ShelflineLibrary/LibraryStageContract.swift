@@ -9,18 +9,23 @@ extension DedupeStage: PipelineStage {
     public static let description = Stage(
         name: .dedupe,
         inputs: [StageFile(.records, .positional, defaultName: "parsed.ndjson.gz")],
-        outputs: [StageFile(.records, .output, defaultName: "deduped.ndjson.gz"),
-                  StageFile(.report, .option, defaultName: "dedupe-report.json")],
+        outputs: [
+            StageFile(.records, .output, defaultName: "deduped.ndjson.gz"),
+            StageFile(.report, .option, defaultName: "dedupe-report.json"),
+        ],
         unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
         parameterStages: [.dedupe], algorithmVersion: 3, invocation: .files)
 
     public static func run(_ job: StageJob<NoStageArguments>, context: StageContext) async throws -> DedupeReport {
         let parameters = try context.parameters(DedupeParameters.self)
-        let result = try run(input: job.input(.records), output: job.output(.records), workspace: context.workspace,
-                             parameters: parameters, cancellation: context.cancellation)
-        context.log.event(["stage": "dedupe", "rows": result.rowsIn, "new": result.new,
-                           "duplicateInFile": result.duplicateInFile, "inLibrary": result.inLibrary,
-                           "libraryBooks": result.libraryBooks])
+        let result = try run(
+            input: job.input(.records), output: job.output(.records), workspace: context.workspace,
+            parameters: parameters, cancellation: context.cancellation)
+        context.log.event([
+            "stage": "dedupe", "rows": result.rowsIn, "new": result.new,
+            "duplicateInFile": result.duplicateInFile, "inLibrary": result.inLibrary,
+            "libraryBooks": result.libraryBooks,
+        ])
         return result
     }
 }
@@ -45,18 +50,24 @@ extension MergeStage: PipelineStage {
 
     public static let description = Stage(
         name: .merge,
-        inputs: [StageFile(.records, .positional, defaultName: "enriched.ndjson.gz"),
-                 StageFile(.parseReport, .option, defaultName: "parse-report.json"),
-                 StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
-                 StageFile(.decisions, .foundByRole, defaultName: "{decisions}")],
-        outputs: [StageFile(.report, .option, defaultName: "merge-report.json"),
-                  StageFile(.ledger, .option, defaultName: "ledger.ndjson.gz"),
-                  StageFile(.review, .option, defaultName: "review.json"),
-                  StageFile(.failedRows, .option, defaultName: "failed-rows.csv")],
+        inputs: [
+            StageFile(.records, .positional, defaultName: "enriched.ndjson.gz"),
+            StageFile(.parseReport, .option, defaultName: "parse-report.json"),
+            StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
+            StageFile(.decisions, .foundByRole, defaultName: "{decisions}"),
+        ],
+        outputs: [
+            StageFile(.report, .option, defaultName: "merge-report.json"),
+            StageFile(.ledger, .option, defaultName: "ledger.ndjson.gz"),
+            StageFile(.review, .option, defaultName: "review.json"),
+            StageFile(.failedRows, .option, defaultName: "failed-rows.csv"),
+        ],
         progress: StageFile(.progress, .option, defaultName: "merge-progress.json"),
         unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
-        unlistedOutputs: [StageFile(.notEnrichedRows, .foundByRole, defaultName: "not-enriched.csv"),
-                          StageFile(.library, .foundByRole, defaultName: "{library}")],
+        unlistedOutputs: [
+            StageFile(.notEnrichedRows, .foundByRole, defaultName: "not-enriched.csv"),
+            StageFile(.library, .foundByRole, defaultName: "{library}"),
+        ],
         // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
         // 4: the library keeps every user-authored cell (export, issue 22); 3: the report's
         // `reviewOpen` (rows still to review after the decisions); 2: the title identity (issue 21).
@@ -71,12 +82,14 @@ extension MergeStage: PipelineStage {
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> MergeReport {
         let dedupe = try context.parameters(DedupeParameters.self)
         let parameters = try context.parameters(MergeParameters.self)
-        let request = MergeRequest(records: job.input(.records), parseReport: job.input(.parseReport),
-                                   rejects: job.inputs[.rejects], report: job.output(.report), ledger: job.output(.ledger),
-                                   review: job.output(.review), failedRows: job.output(.failedRows),
-                                   importId: job.arguments.importId, progress: job.progress)
-        return try run(request, workspace: context.workspace, dedupe: dedupe, parameters: parameters,
-                       cancellation: context.cancellation, log: context.log, now: context.now, isbnTitles: job.arguments.isbnTitles)
+        let request = MergeRequest(
+            records: job.input(.records), parseReport: job.input(.parseReport),
+            rejects: job.inputs[.rejects], report: job.output(.report), ledger: job.output(.ledger),
+            review: job.output(.review), failedRows: job.output(.failedRows),
+            importId: job.arguments.importId, progress: job.progress)
+        return try run(
+            request, workspace: context.workspace, dedupe: dedupe, parameters: parameters,
+            cancellation: context.cancellation, log: context.log, now: context.now, isbnTitles: job.arguments.isbnTitles)
     }
 }
 

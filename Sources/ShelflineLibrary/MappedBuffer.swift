@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A fixed number of elements, zeroed, in pages mapped for them alone and unmapped when the last
 /// reference goes: the key index's shards and the books' chunks, instead of `Array`s.

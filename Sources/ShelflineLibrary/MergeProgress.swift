@@ -18,8 +18,9 @@ final class MergeProgress {
         self.path = path
         self.now = now
         let started = now?().timeIntervalSince1970 ?? 0
-        progress = StageProgress(stage: StageName.merge.rawValue, processed: 0, total: 2 * records, startedAt: started,
-                                 updatedAt: started)
+        progress = StageProgress(
+            stage: StageName.merge.rawValue, processed: 0, total: 2 * records, startedAt: started,
+            updatedAt: started)
         lastWrite = started
         write()
     }

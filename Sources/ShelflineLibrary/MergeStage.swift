@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
 import ShelflineReports
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `shelfline-merge` settings (pipeline.json `stages[merge].parameters`).
 public struct MergeParameters: Codable, Sendable, Equatable {
@@ -27,7 +28,8 @@ public struct MergeParameters: Codable, Sendable, Equatable {
     /// What a range cannot state (the ranges: `ranges`, in LibraryStageContract.swift); errors name the key.
     public func validate(configPath: String) throws {
         guard buckets >= 1, buckets & (buckets - 1) == 0 else {
-            throw ConfigError(path: configPath, key: "stages[merge].parameters.buckets", expected: "a power of two from 1 to 4096")
+            throw ConfigError(
+                path: configPath, key: "stages[merge].parameters.buckets", expected: "a power of two from 1 to 4096")
         }
     }
 }
@@ -47,8 +49,10 @@ public struct MergeRequest: Sendable {
     /// Progress JSON to keep current while merging (`StageProgress`), or nil.
     public var progress: String?
 
-    public init(records: String, parseReport: String, rejects: String?, report: String, ledger: String, review: String,
-                failedRows: String, importId: String?, progress: String? = nil) {
+    public init(
+        records: String, parseReport: String, rejects: String?, report: String, ledger: String, review: String,
+        failedRows: String, importId: String?, progress: String? = nil
+    ) {
         self.progress = progress
         self.records = records
         self.parseReport = parseReport
@@ -115,8 +119,10 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
         out.append(UInt8(ascii: "}"))
     }
 
-    public init(line: Int, outcome: Outcome, bookId: String? = nil, firstLine: Int? = nil, key: String? = nil,
-                match: MatchStatus? = nil, reason: String? = nil) {
+    public init(
+        line: Int, outcome: Outcome, bookId: String? = nil, firstLine: Int? = nil, key: String? = nil,
+        match: MatchStatus? = nil, reason: String? = nil
+    ) {
         self.line = line
         self.outcome = outcome
         self.bookId = bookId
@@ -139,10 +145,12 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
 /// threads (`OrderedPrefetcher`) while this one streams the library, folds its touched books and
 /// writes; gzip compresses on all cores (`GzipWriter`).
 public enum MergeStage {
-    public static func run(_ request: MergeRequest, workspace: Workspace, dedupe: DedupeParameters = DedupeParameters(),
-                           parameters: MergeParameters = MergeParameters(),
-                           cancellation: CancellationFlag? = nil, log: Logfmt? = nil,
-                           now: (@Sendable () -> Date)? = nil, isbnTitles: ISBNTitles? = nil) throws -> MergeReport {
+    public static func run(
+        _ request: MergeRequest, workspace: Workspace, dedupe: DedupeParameters = DedupeParameters(),
+        parameters: MergeParameters = MergeParameters(),
+        cancellation: CancellationFlag? = nil, log: Logfmt? = nil,
+        now: (@Sendable () -> Date)? = nil, isbnTitles: ISBNTitles? = nil
+    ) throws -> MergeReport {
         let parse = try readJSONFile(ParseReport.self, from: request.parseReport)
         var rejects: [RejectedRow] = []
         if let path = request.rejects, parse.rowsRejected > 0 || FileManager.default.fileExists(atPath: path) {
@@ -206,7 +214,8 @@ public enum MergeStage {
                     }
                     let record = keyed.identity
                     while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
-                        try appendLedger(LedgerEntry(line: rejects[rejectIndex].line, outcome: .rejected, reason: rejects[rejectIndex].reason))
+                        try appendLedger(
+                            LedgerEntry(line: rejects[rejectIndex].line, outcome: .rejected, reason: rejects[rejectIndex].reason))
                         rejectIndex += 1
                     }
                     recordCount += 1
@@ -220,36 +229,49 @@ public enum MergeStage {
                     let status = record.match?.status ?? .notEnriched
                     enrichment.count(status, source: record.match?.source)
                     if status == .notEnriched {
-                        try notEnriched.append(FailedRow(line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
-                                                     reason: record.match?.reason ?? "not looked up",
-                                                     fallbackText: [record.title, record.author ?? "", record.isbn13 ?? ""].joined(separator: " | "),
-                                                     bookId: resolution.bookId))
+                        try notEnriched.append(
+                            FailedRow(
+                                line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
+                                reason: record.match?.reason ?? "not looked up",
+                                fallbackText: [record.title, record.author ?? "", record.isbn13 ?? ""].joined(separator: " | "),
+                                bookId: resolution.bookId))
                     }
                     let bookId = BookKeys.idString(resolution.bookId)
                     if status == .needsReview {
-                        try review.appendItem(ReviewItem(line: record.line, bookId: bookId, title: record.title, author: record.author,
-                                                         isbn13: record.isbn13, candidates: record.match?.candidates ?? []),
-                                              book: resolution.bookId)
+                        try review.appendItem(
+                            ReviewItem(
+                                line: record.line, bookId: bookId, title: record.title, author: record.author,
+                                isbn13: record.isbn13, candidates: record.match?.candidates ?? []),
+                            book: resolution.bookId)
                     } else if status == .notEnriched, let candidates = record.match?.candidates, !candidates.isEmpty {
-                        try review.appendRuledOut(ReviewItem(line: record.line, bookId: bookId, title: record.title,
-                                                             author: record.author, isbn13: record.isbn13, candidates: candidates))
+                        try review.appendRuledOut(
+                            ReviewItem(
+                                line: record.line, bookId: bookId, title: record.title,
+                                author: record.author, isbn13: record.isbn13, candidates: candidates))
                     }
-                    try appendLedger(LedgerEntry(line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
-                                                  key: resolution.key, match: record.match?.status))
+                    try appendLedger(
+                        LedgerEntry(
+                            line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
+                            key: resolution.key, match: record.match?.status))
                     let bucketFile = buckets[bucket(of: resolution.bookId)]
                     if record.textsApart == true {
                         guard let texts else {
-                            throw FileError.corrupt(path: request.records, line: keyed.fileLine,
-                                                    reason: "the record's review and notes are apart (textsApart), but \(request.parseReport) "
-                                                        + "names no texts file: give merge the parse report of the parse that wrote it")
+                            throw FileError.corrupt(
+                                path: request.records, line: keyed.fileLine,
+                                reason: "the record's review and notes are apart (textsApart), but \(request.parseReport) "
+                                    + "names no texts file: give merge the parse report of the parse that wrote it")
                         }
-                        try texts.take(line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
-                                       recordsPath: request.records) { textsLine in
-                            try bucketFile.append(id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys,
-                                                  texts: textsLine, record: bytes)
+                        try texts.take(
+                            line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
+                            recordsPath: request.records
+                        ) { textsLine in
+                            try bucketFile.append(
+                                id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys,
+                                texts: textsLine, record: bytes)
                         }
                     } else {
-                        try bucketFile.append(id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, record: bytes)
+                        try bucketFile.append(
+                            id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, record: bytes)
                     }
                     if firstPass { progress.advance(by: 1, counts: { outcomes.progressCounts }, title: record.title) }
                 }
@@ -258,8 +280,9 @@ public enum MergeStage {
                 }
                 try texts?.finish(recordsPath: request.records)
                 guard recordCount + rejects.count == parse.rowsRead else {
-                    throw LibraryError.countMismatch(path: request.parseReport, rowsRead: parse.rowsRead, records: recordCount,
-                                                     rejected: rejects.count)
+                    throw LibraryError.countMismatch(
+                        path: request.parseReport, rowsRead: parse.rowsRead, records: recordCount,
+                        rejected: rejects.count)
                 }
                 for file in buckets { try file.close() }
             } catch {
@@ -278,19 +301,23 @@ public enum MergeStage {
 
         // Pass 2: fold buckets into the library in id order (large ones in parts).
         let plan = try BucketFile.plan(buckets, bucketBits: bucketBits, recordsPath: request.records)
-        let fold = try foldLibrary(library: library, scan: scan, buckets: plan.paths, bucketOf: plan.bucket(of:), decisions: decisions,
-                                   importId: importId, laterImports: order.imports(after: importId), level: Int32(parameters.libraryLevel),
-                                   recordsPath: request.records, textsPath: textsPath, cancellation: cancellation, progress: progress, counts: outcomes.progressCounts)
+        let fold = try foldLibrary(
+            library: library, scan: scan, buckets: plan.paths, bucketOf: plan.bucket(of:), decisions: decisions,
+            importId: importId, laterImports: order.imports(after: importId), level: Int32(parameters.libraryLevel),
+            recordsPath: request.records, textsPath: textsPath, cancellation: cancellation, progress: progress,
+            counts: outcomes.progressCounts)
         var reviewOpen = 0
         var notEnrichedRowCount: Int?
         do {
             try ledger.commit()
             // Streamed from the spool: the list and its `JSONEncoder` tree were merge's peak (`ReviewSpool`).
-            reviewOpen = try review.write(importId: importId, to: request.review, keep: fold.flagged.contains,
-                                          settled: { decisions[$0] != nil })
+            reviewOpen = try review.write(
+                importId: importId, to: request.review, keep: fold.flagged.contains,
+                settled: { decisions[$0] != nil })
             let failed = rejects.map {
-                FailedRow(line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
-                          fallbackText: $0.raw, bookId: nil)
+                FailedRow(
+                    line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
+                    fallbackText: $0.raw, bookId: nil)
             }
             // Issue 14 §6: rejected rows (not in the library) and rows imported without metadata
             // (in the library) are separate files with their own counts. The not-enriched rows were
@@ -299,16 +326,20 @@ public enum MergeStage {
             var exports = [try FailedRowsExport.write(failed.sorted { $0.line < $1.line }, parse: parse, to: request.failedRows)]
             try notEnriched.close()
             if parameters.failedRowsIncludeNotEnriched {
-                exports.append(try FailedRowsExport.write(rows: { body in
-                    try notEnriched.forEach { row in
-                        if !fold.enrichedAnyway.contains(row.bookId!) { try body(row) }
-                    }
-                }, parse: parse, to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))
+                exports.append(
+                    try FailedRowsExport.write(
+                        rows: { body in
+                            try notEnriched.forEach { row in
+                                if !fold.enrichedAnyway.contains(row.bookId!) { try body(row) }
+                            }
+                        }, parse: parse, to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))
                 notEnrichedRowCount = exports.last?.rows
             }
             if let log, let export = exports.first(where: \.usedFallback) {
-                log.event(["stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
-                           "reason": export.fallbackReason ?? ""])
+                log.event([
+                    "stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
+                    "reason": export.fallbackReason ?? "",
+                ])
             }
         } catch {
             fold.writer?.abandon()
@@ -327,19 +358,22 @@ public enum MergeStage {
         // when it was first merged.
         let placed = order.appending(importId)
         if placed != order { try placed.write(workspace: workspace) }
-        let report = MergeReport(importId: importId, rowsRead: parse.rowsRead, outcomes: outcomes, enrichment: enrichment,
-                                 libraryBooks: fold.books, ledger: relative(request.ledger, to: request.report),
-                                 review: relative(request.review, to: request.report),
-                                 failedRows: relative(request.failedRows, to: request.report),
-                                 notEnrichedRows: parameters.failedRowsIncludeNotEnriched
-                                     ? relative(FailedRowsExport.notEnrichedPath(besides: request.failedRows), to: request.report) : nil,
-                                 reviewOpen: reviewOpen, booksToRebuild: booksToRebuild > 0 ? booksToRebuild : nil,
-                                 notEnrichedRowCount: notEnrichedRowCount)
+        let report = MergeReport(
+            importId: importId, rowsRead: parse.rowsRead, outcomes: outcomes, enrichment: enrichment,
+            libraryBooks: fold.books, ledger: relative(request.ledger, to: request.report),
+            review: relative(request.review, to: request.report),
+            failedRows: relative(request.failedRows, to: request.report),
+            notEnrichedRows: parameters.failedRowsIncludeNotEnriched
+                ? relative(FailedRowsExport.notEnrichedPath(besides: request.failedRows), to: request.report) : nil,
+            reviewOpen: reviewOpen, booksToRebuild: booksToRebuild > 0 ? booksToRebuild : nil,
+            notEnrichedRowCount: notEnrichedRowCount)
         progress.finish(finished: true, counts: outcomes.progressCounts)
         progressFinished = true
-        log?.event(["stage": "merge", "import": importId, "rows": parse.rowsRead, "added": outcomes.added,
-                    "updated": outcomes.updated, "duplicateInFile": outcomes.duplicateInFile, "rejected": outcomes.rejected,
-                    "books": fold.books, "libraryChanged": fold.writer != nil])
+        log?.event([
+            "stage": "merge", "import": importId, "rows": parse.rowsRead, "added": outcomes.added,
+            "updated": outcomes.updated, "duplicateInFile": outcomes.duplicateInFile, "rejected": outcomes.rejected,
+            "books": fold.books, "libraryChanged": fold.writer != nil,
+        ])
         return report
     }
 
@@ -357,11 +391,13 @@ public enum MergeStage {
         var enrichedAnyway: AscendingIds
     }
 
-    static func foldLibrary(library: LibraryFile, scan: LibraryFile.Scan, buckets paths: [String], bucketOf: (UInt64) -> Int,
-                            decisions: [UInt64: ReviewDecision], importId: String, laterImports: Set<String> = [], level: Int32,
-                            recordsPath: String, textsPath: String? = nil,
-                            cancellation: CancellationFlag?, progress: MergeProgress? = nil,
-                            counts: [String: Int] = [:]) throws -> FoldResult {
+    static func foldLibrary(
+        library: LibraryFile, scan: LibraryFile.Scan, buckets paths: [String], bucketOf: (UInt64) -> Int,
+        decisions: [UInt64: ReviewDecision], importId: String, laterImports: Set<String> = [], level: Int32,
+        recordsPath: String, textsPath: String? = nil,
+        cancellation: CancellationFlag?, progress: MergeProgress? = nil,
+        counts: [String: Int] = [:]
+    ) throws -> FoldResult {
         let writer = try NDJSONWriter<LibraryBook>(path: library.path, level: level)
         var changed = false
         var books = 0
@@ -378,8 +414,9 @@ public enum MergeStage {
         // were two thirds of merge's second pass, and an import mostly creates books).
         let ids = AscendingIds(sorted: scan.ids)
         let loader = OrderedPrefetcher<LoadedBucket>(count: paths.count, threads: 2) { index in
-            try LoadedBucket(path: paths[index], recordsPath: recordsPath, textsPath: textsPath, libraryIds: ids, decisions: decisions,
-                             importId: importId)
+            try LoadedBucket(
+                path: paths[index], recordsPath: recordsPath, textsPath: textsPath, libraryIds: ids, decisions: decisions,
+                importId: importId)
         }
         defer { loader.stop() }
 
@@ -400,8 +437,9 @@ public enum MergeStage {
         }
 
         func fold(_ original: LibraryBook, id: UInt64, entries: [BucketFile.Entry]) -> LibraryBook {
-            let book = foldBook(original, id: id, entries: entries, decision: decisions[id], importId: importId,
-                                laterImports: laterImports)
+            let book = foldBook(
+                original, id: id, entries: entries, decision: decisions[id], importId: importId,
+                laterImports: laterImports)
             progress?.advance(by: entries.count, counts: { counts }, title: book.title)
             note(book, id: id, entries: entries)
             return book
@@ -458,11 +496,13 @@ public enum MergeStage {
                             throw library.corrupt("line \(line): invalid book: \(describeDecoding(error))")
                         }
                     }
-                    let book = entries.map { fold(original, id: id, entries: $0) } ?? {
-                        var book = original
-                        BookMerger.apply(decision!, to: &book)
-                        return book
-                    }()
+                    let book =
+                        entries.map { fold(original, id: id, entries: $0) }
+                        ?? {
+                            var book = original
+                            BookMerger.apply(decision!, to: &book)
+                            return book
+                        }()
                     if book == original {
                         try writer.appendRaw(bytes)
                     } else {
@@ -485,10 +525,13 @@ public enum MergeStage {
     }
 
     /// One import's records for book `id` folded into it (nil: a new book), its review decision applied.
-    static func foldBook(_ original: LibraryBook?, id: UInt64, entries: [BucketFile.Entry], decision: ReviewDecision?,
-                         importId: String, laterImports: Set<String> = []) -> LibraryBook {
-        var book = BookMerger.fold(book: original, id: BookKeys.idString(id), records: entries.map(\.record),
-                                   grantedKeys: entries.flatMap(\.keys), importId: importId, laterImports: laterImports)
+    static func foldBook(
+        _ original: LibraryBook?, id: UInt64, entries: [BucketFile.Entry], decision: ReviewDecision?,
+        importId: String, laterImports: Set<String> = []
+    ) -> LibraryBook {
+        var book = BookMerger.fold(
+            book: original, id: BookKeys.idString(id), records: entries.map(\.record),
+            grantedKeys: entries.flatMap(\.keys), importId: importId, laterImports: laterImports)
         if let decision { BookMerger.apply(decision, to: &book) }
         return book
     }
@@ -511,16 +554,21 @@ public enum MergeStage {
         var existing: [UInt64: [BucketFile.Entry]] = [:]
         var created: [CreatedBook] = []
 
-        init(path: String, recordsPath: String, textsPath: String?, libraryIds: AscendingIds, decisions: [UInt64: ReviewDecision],
-             importId: String) throws {
-            try BucketFile.forEachBook(path: path, recordsPath: recordsPath, textsPath: textsPath, removing: true) { id, entries in
+        init(
+            path: String, recordsPath: String, textsPath: String?, libraryIds: AscendingIds, decisions: [UInt64: ReviewDecision],
+            importId: String
+        ) throws {
+            try BucketFile.forEachBook(path: path, recordsPath: recordsPath, textsPath: textsPath, removing: true) {
+                id, entries in
                 if libraryIds.contains(id) {
                     existing[id] = entries
                 } else {
                     let book = foldBook(nil, id: id, entries: entries, decision: decisions[id], importId: importId)
-                    created.append(CreatedBook(id: id, line: book.jsonLine, records: entries.count, title: book.title,
-                                               needsReview: book.needsReview == true,
-                                               enrichedAnyway: book.editionKey != nil && entries.contains(where: \.notEnriched)))
+                    created.append(
+                        CreatedBook(
+                            id: id, line: book.jsonLine, records: entries.count, title: book.title,
+                            needsReview: book.needsReview == true,
+                            enrichedAnyway: book.editionKey != nil && entries.contains(where: \.notEnriched)))
                 }
             }
         }

@@ -102,7 +102,8 @@ public struct ReviewDesk {
     /// The merge report's name in the run directory (`pipeline.json` may rename it).
     public let mergeReport: String
 
-    public init(workspace: Workspace, runDirectory: String?, mergeReport: String = MergeStage.description.defaultOutput(.report)) {
+    public init(workspace: Workspace, runDirectory: String?, mergeReport: String = MergeStage.description.defaultOutput(.report))
+    {
         self.workspace = workspace
         self.runDirectory = runDirectory ?? workspace.runsDirectory + "/latest"
         self.mergeReport = mergeReport
@@ -123,7 +124,9 @@ public struct ReviewDesk {
         let list = try reviewList()
         let decisions = try ReviewDecisions.load(workspace: workspace).byBook
         let settled = list.settled ?? []
-        var text = list.items.isEmpty ? "No rows need review in import \(list.importId).\n"
+        var text =
+            list.items.isEmpty
+            ? "No rows need review in import \(list.importId).\n"
             : "\(list.items.count) row(s) need review in import \(list.importId):\n"
         func describe(_ item: ReviewItem) {
             let decision = BookKeys.idBits(item.bookId).flatMap { decisions[$0] }
@@ -131,7 +134,8 @@ public struct ReviewDesk {
             text += "row \(item.line): \(item.title)\(item.author.map { " — \($0)" } ?? "") (book \(item.bookId))\(state)\n"
             for (index, candidate) in item.candidates.enumerated() {
                 let score = String(format: "%.2f", candidate.score)
-                text += "  \(index + 1). \(candidate.key)  \(candidate.title) — \(candidate.authors.joined(separator: ", "))  score \(score)\n"
+                text +=
+                    "  \(index + 1). \(candidate.key)  \(candidate.title) — \(candidate.authors.joined(separator: ", "))  score \(score)\n"
             }
         }
         list.items.forEach(describe)
@@ -161,8 +165,9 @@ public struct ReviewDesk {
                 throw LibraryError.unknownCandidate(row: row, candidate: candidate, count: item.candidates.count)
             }
         }
-        let decision = ReviewDecision(bookId: item.bookId, action: chosen == nil ? .reject : .accept, candidate: chosen,
-                                      importId: list.importId, line: row)
+        let decision = ReviewDecision(
+            bookId: item.bookId, action: chosen == nil ? .reject : .accept, candidate: chosen,
+            importId: list.importId, line: row)
         let lock = try MergeLock(workspace: workspace)
         var decisions = try ReviewDecisions.load(workspace: workspace)
         decisions.record(decision)

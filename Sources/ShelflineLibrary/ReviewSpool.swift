@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// review.json's items, encoded as merge's first pass meets them and spooled to scratch files, then
 /// streamed into review.json once the fold says which books are still flagged.
@@ -61,14 +62,19 @@ final class ReviewSpool {
     /// Writes review.json (what `writeJSONFile(ReviewList(…))` writes) with the items whose book
     /// `keep` says, and as `settled` those of the others whose book `settled` says (decided);
     /// returns how many items it listed.
-    func write(importId: String, to path: String, keep: (UInt64) -> Bool, settled: (UInt64) -> Bool = { _ in false }) throws -> Int {
+    func write(importId: String, to path: String, keep: (UInt64) -> Bool, settled: (UInt64) -> Bool = { _ in false }) throws
+        -> Int
+    {
         try items.close()
         try ruledOut.close()
         // `{\n  "importId" : …,\n  "items" : ` and what an empty list is, from the encoder.
         let skeleton = Array(try encoder.encode(ReviewList(importId: importId, items: [])))
         let itemsKey = Array("\"items\" : ".utf8)
-        guard let keyStart = (0...(skeleton.count - itemsKey.count)).last(where: { skeleton[$0..<($0 + itemsKey.count)].elementsEqual(itemsKey) }),
-              skeleton.suffix(2).elementsEqual("\n}".utf8)
+        guard
+            let keyStart = (0...(skeleton.count - itemsKey.count)).last(where: {
+                skeleton[$0..<($0 + itemsKey.count)].elementsEqual(itemsKey)
+            }),
+            skeleton.suffix(2).elementsEqual("\n}".utf8)
         else { preconditionFailure("review spool: unexpected ReviewList layout") }
         let header = skeleton[..<(keyStart + itemsKey.count)]
         let emptyList = skeleton[(keyStart + itemsKey.count)..<(skeleton.count - 2)]
@@ -77,11 +83,13 @@ final class ReviewSpool {
         do {
             try file.write(Array(header))
             var listed = 0
-            try copy(items.path, to: file, emptyList: emptyList, keep: { id in
-                guard keep(id) else { return false }
-                listed += 1
-                return true
-            })
+            try copy(
+                items.path, to: file, emptyList: emptyList,
+                keep: { id in
+                    guard keep(id) else { return false }
+                    listed += 1
+                    return true
+                })
             if ruledOutCount > 0 {
                 try file.write(",\n  \"ruledOut\" : ")
                 try copy(ruledOut.path, to: file, emptyList: emptyList, keep: { _ in true })

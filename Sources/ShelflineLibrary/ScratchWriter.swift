@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A private scratch file in merge's work directory, written through a buffer, read back later.
 final class ScratchWriter {

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An append-only array of fixed-size values numbered from 0: the newest 64Ki in memory, the rest
 /// written to a scratch file and read back (or rewritten) one at a time with `pread`/`pwrite`.
@@ -76,11 +77,13 @@ final class SpooledArray<Element: BitwiseCopyable> {
     private func transfer(_ number: Int, _ bytes: UnsafeMutableRawBufferPointer, write: Bool) throws {
         let offset = off_t(number * Self.stride), size = Self.stride
         while true {
-            let done = write ? pwrite(descriptor, bytes.baseAddress, size, offset) : pread(descriptor, bytes.baseAddress, size, offset)
+            let done =
+                write ? pwrite(descriptor, bytes.baseAddress, size, offset) : pread(descriptor, bytes.baseAddress, size, offset)
             if done < 0 && errno == EINTR { continue }
             guard done == size else {
                 let what = write ? "write" : "read"
-                throw LibraryError.scratchIO(path: path, reason: done < 0 ? "\(what): \(systemErrorMessage())" : "\(what): short \(what)")
+                throw LibraryError.scratchIO(
+                    path: path, reason: done < 0 ? "\(what): \(systemErrorMessage())" : "\(what): short \(what)")
             }
             return
         }

@@ -24,8 +24,10 @@ extension LookupStage: PipelineStage {
     public static let description = Stage(
         name: .lookup,
         inputs: [StageFile(.records, .positional, defaultName: "deduped.ndjson.gz")],
-        outputs: [StageFile(.records, .output, defaultName: "enriched.ndjson.gz"),
-                  StageFile(.report, .option, defaultName: "lookup-report.json")],
+        outputs: [
+            StageFile(.records, .output, defaultName: "enriched.ndjson.gz"),
+            StageFile(.report, .option, defaultName: "lookup-report.json"),
+        ],
         progress: StageFile(.progress, .option, defaultName: "lookup-progress.json"),
         parameterStages: [.lookup], algorithmVersion: 1, invocation: .files,
         // The Open Library API to ask without a pipeline.json (a mirror, a loopback stand-in in tests).
@@ -37,10 +39,11 @@ extension LookupStage: PipelineStage {
     }
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> LookupReport {
-        let stage = LookupStage(options: Options(
-            input: job.input(.records), output: job.output(.records), progress: job.progress,
-            catalog: job.arguments.catalog, sources: job.arguments.sources, workspace: context.workspace,
-            terminal: job.arguments.terminal))
+        let stage = LookupStage(
+            options: Options(
+                input: job.input(.records), output: job.output(.records), progress: job.progress,
+                catalog: job.arguments.catalog, sources: job.arguments.sources, workspace: context.workspace,
+                terminal: job.arguments.terminal))
         return try await stage.run(context: context)
     }
 }
@@ -48,7 +51,8 @@ extension LookupStage: PipelineStage {
 extension LookupParameters: StageParameters {
     public static var stage: StageName { .lookup }
     public static let ranges: [String: ConfigLimits.Range] = [
-        "cacheDays": .init(exclusiveMinimum: 0, maximum: 36_500), "negativeCacheDays": .init(exclusiveMinimum: 0, maximum: 36_500),
+        "cacheDays": .init(exclusiveMinimum: 0, maximum: 36_500),
+        "negativeCacheDays": .init(exclusiveMinimum: 0, maximum: 36_500),
         // The runner-up must be seen.
         "searchLimit": .atLeast(2), "chunkSize": .atLeast(1),
         "openLibrary.concurrency": .atLeast(1), "openLibrary.requestsPerSecond": .within(0.01, 1000),

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CSystemShims
 import Foundation
 import ShelflineCore
-import CSystemShims
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A stage process started with `posix_spawn`, with a clean signal mask and default signal
 /// dispositions. Foundation's `Process` passes on the spawning thread's mask, in which Swift's
@@ -29,8 +30,10 @@ public struct ChildProcess: Sendable {
     }
 
     /// `directory`: the child's working directory; nil keeps the parent's.
-    public static func spawn(executable: String, arguments: [String], directory: String?, environment: [String: String],
-                      stdinFromNull: Bool = true, redirection: Redirection? = nil, ownProcessGroup: Bool = false, searchPath: Bool = false) throws
+    public static func spawn(
+        executable: String, arguments: [String], directory: String?, environment: [String: String],
+        stdinFromNull: Bool = true, redirection: Redirection? = nil, ownProcessGroup: Bool = false, searchPath: Bool = false
+    ) throws
         -> ChildProcess
     {
         var attributes = posix_spawnattr_t()
@@ -71,7 +74,8 @@ public struct ChildProcess: Sendable {
             for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0
-        let result = searchPath
+        let result =
+            searchPath
             ? posix_spawnp(&pid, executable, &actions, &attributes, argv, envp)
             : posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {

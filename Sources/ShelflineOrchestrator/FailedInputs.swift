@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Imports that failed, listed on their own in `<workspace>/failed-inputs.json` (`runs/latest`
 /// only ever names a successful or paused import): shown by `status`, dropped once the same

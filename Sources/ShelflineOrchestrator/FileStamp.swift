@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A file's content hash, with the `stat` facts that let a later check skip rehashing.
 ///
@@ -27,7 +28,8 @@ public struct FileStamp: Codable, Sendable, Equatable {
     public static func make(name: String, path: String, previous: FileStamp?) throws -> FileStamp? {
         guard var stamp = statFacts(name: name, path: path) else { return nil }
         if let previous, previous.size == stamp.size, previous.mtimeNs == stamp.mtimeNs, previous.ctimeNs == stamp.ctimeNs,
-           previous.inode == stamp.inode, previous.sha256 != "absent" {
+            previous.inode == stamp.inode, previous.sha256 != "absent"
+        {
             stamp.sha256 = previous.sha256
         } else {
             stamp.sha256 = try ContentHash.file(path)
@@ -54,8 +56,9 @@ public struct FileStamp: Codable, Sendable, Equatable {
         guard stat(path, &info) == 0 else { return nil }
         let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         let ctime = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
-        return FileStamp(name: name, sha256: "", size: Int64(info.st_size), mtimeNs: mtime, ctimeNs: ctime,
-                         inode: UInt64(info.st_ino))
+        return FileStamp(
+            name: name, sha256: "", size: Int64(info.st_size), mtimeNs: mtime, ctimeNs: ctime,
+            inode: UInt64(info.st_ino))
     }
 }
 
@@ -76,8 +79,10 @@ public struct StageManifest: Codable, Sendable, Equatable {
     /// (`StagePlanner.descends`). Absent in manifests written before issue 36.
     public var workspaceBefore: [FileStamp]?
 
-    public init(stage: StageName, fingerprint: String, algorithmVersion: Int, parametersHash: String, inputs: [FileStamp],
-                outputs: [FileStamp], durationMs: Int, finishedAt: Double) {
+    public init(
+        stage: StageName, fingerprint: String, algorithmVersion: Int, parametersHash: String, inputs: [FileStamp],
+        outputs: [FileStamp], durationMs: Int, finishedAt: Double
+    ) {
         self.stage = stage
         self.fingerprint = fingerprint
         self.algorithmVersion = algorithmVersion

@@ -42,9 +42,11 @@ public struct ImportLifecycle {
     /// a library older than it, `ImportOrder`).
     public var beforeImport: (() throws -> Void)?
 
-    public init(config: PipelineConfig, configPath: String, workspace: Workspace, binDirectory: String, log: Logfmt,
-                quiet: Bool, logfmt: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
-                makeRunner: @escaping () -> PipelineRunner, makeActivity: @escaping (String?) throws -> any ImportActivity) {
+    public init(
+        config: PipelineConfig, configPath: String, workspace: Workspace, binDirectory: String, log: Logfmt,
+        quiet: Bool, logfmt: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
+        makeRunner: @escaping () -> PipelineRunner, makeActivity: @escaping (String?) throws -> any ImportActivity
+    ) {
         self.config = config
         self.configPath = configPath
         self.workspace = workspace
@@ -86,8 +88,9 @@ public struct ImportLifecycle {
             failure = error
         }
         if let command = config.notify {
-            let notifier = Notifier(command: command, timeoutSeconds: config.notifyTimeoutSeconds ?? Notifier.defaultTimeoutSeconds,
-                                    workspace: workspace, log: log, now: now, cancellation: cancellation)
+            let notifier = Notifier(
+                command: command, timeoutSeconds: config.notifyTimeoutSeconds ?? Notifier.defaultTimeoutSeconds,
+                workspace: workspace, log: log, now: now, cancellation: cancellation)
             // A signal stops the rest too: the run must exit within seconds.
             for event in events where notifier.send(event) == .interrupted { break }
         }
@@ -137,9 +140,11 @@ public struct ImportLifecycle {
                 runner.log.event(["push": "skipped", "reason": "no apns section in \(configPath)"])
             }
             let needsReview = (outcome.report?.rowsToReview ?? 0) > 0
-            events.append(ImportEvent(event: needsReview ? "needsReview" : "finished", runId: outcome.run.id, input: csv,
-                                      workspace: workspace.root, message: outcome.summary, exitStatus: 0,
-                                      report: outcome.report))
+            events.append(
+                ImportEvent(
+                    event: needsReview ? "needsReview" : "finished", runId: outcome.run.id, input: csv,
+                    workspace: workspace.root, message: outcome.summary, exitStatus: 0,
+                    report: outcome.report))
         } catch let error as any ShelflineError {
             progress.finish()
             let paused = error.exitStatus == .tryLater
@@ -151,12 +156,16 @@ public struct ImportLifecycle {
             let pushBudget = pushWorker.map { $0.finish() } ?? PushWorker.exitWaitSeconds
             if !paused, let pushBudget, config.apns != nil { sendPushes(within: pushBudget) }
             if !paused {
-                try? failed.record(.init(input: runner.sourceFile ?? csv, runId: run?.id, exitStatus: error.exitCode,
-                                         message: error.description, failedAt: now().timeIntervalSince1970))
+                try? failed.record(
+                    .init(
+                        input: runner.sourceFile ?? csv, runId: run?.id, exitStatus: error.exitCode,
+                        message: error.description, failedAt: now().timeIntervalSince1970))
             }
-            events.append(ImportEvent(event: paused ? "paused" : "failed", runId: run?.id, input: csv,
-                                      workspace: workspace.root, message: error.description,
-                                      exitStatus: error.exitCode, report: nil))
+            events.append(
+                ImportEvent(
+                    event: paused ? "paused" : "failed", runId: run?.id, input: csv,
+                    workspace: workspace.root, message: error.description,
+                    exitStatus: error.exitCode, report: nil))
             throw error
         }
     }
@@ -172,10 +181,14 @@ public struct ImportLifecycle {
         for (path, error) in scan.unreadable {
             log.error("shelfline: error: \(error)")
             failures.append((path, error))
-            try? failedInputs.record(.init(input: Workspace.absolute(path, role: .input), runId: nil, exitStatus: error.exitCode,
-                                           message: error.description, failedAt: now().timeIntervalSince1970))
-            events.append(ImportEvent(event: "failed", runId: nil, input: path, workspace: workspace.root,
-                                      message: error.description, exitStatus: error.exitCode, report: nil))
+            try? failedInputs.record(
+                .init(
+                    input: Workspace.absolute(path, role: .input), runId: nil, exitStatus: error.exitCode,
+                    message: error.description, failedAt: now().timeIntervalSince1970))
+            events.append(
+                ImportEvent(
+                    event: "failed", runId: nil, input: path, workspace: workspace.root,
+                    message: error.description, exitStatus: error.exitCode, report: nil))
         }
         var imported = 0
         for (path, hash) in scan.pending {
@@ -192,12 +205,15 @@ public struct ImportLifecycle {
         }
         for name in scan.futureDated {
             // Said even with --quiet: without it the file would wait silently forever.
-            log.error("shelfline: skipped \(directory)/\(name): its modification time is in the future; "
-                + "`touch` it (or fix the clock) to import it")
+            log.error(
+                "shelfline: skipped \(directory)/\(name): its modification time is in the future; "
+                    + "`touch` it (or fix the clock) to import it")
         }
         if imported == 0 && failures.isEmpty && !quiet {
-            output("inbox \(directory): nothing new (\(scan.alreadyImported) already imported, "
-                  + "\(scan.settling) still being written\(scan.futureDated.isEmpty ? "" : ", \(scan.futureDated.count) dated in the future"))")
+            output(
+                "inbox \(directory): nothing new (\(scan.alreadyImported) already imported, "
+                    + "\(scan.settling) still being written\(scan.futureDated.isEmpty ? "" : ", \(scan.futureDated.count) dated in the future"))"
+            )
         }
         if let first = failures.first {
             let names = failures.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", ")
@@ -212,16 +228,18 @@ public struct ImportLifecycle {
         let executable = binDirectory + "/shelfline-push"
         let arguments = ["send", "--workspace", workspace.root, "--config", configPath] + (quiet ? ["--quiet"] : [])
         do {
-            let child = try ChildProcess.spawn(executable: executable, arguments: arguments,
-                                               directory: nil,
-                                               environment: ProcessInfo.processInfo.environment, stdinFromNull: false)
+            let child = try ChildProcess.spawn(
+                executable: executable, arguments: arguments,
+                directory: nil,
+                environment: ProcessInfo.processInfo.environment, stdinFromNull: false)
             // The import's exit waits for APNs this long at most (issue 36); what is left stays in
             // the outbox (a start or end in flight counts as given) for the next send.
             guard let termination = child.wait(until: DispatchTime.now() + seconds) else {
                 child.send(SIGTERM)
                 _ = child.wait()
-                log.error("shelfline: push: APNs did not answer within \(Int(PushWorker.exitWaitSeconds)) s; "
-                    + "what is left is in the outbox for the next shelfline-push send")
+                log.error(
+                    "shelfline: push: APNs did not answer within \(Int(PushWorker.exitWaitSeconds)) s; "
+                        + "what is left is in the outbox for the next shelfline-push send")
                 return
             }
             switch termination {

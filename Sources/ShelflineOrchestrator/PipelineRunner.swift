@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
 import ShelflineReports
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a finished (or already complete) import reports.
 public struct RunOutcome: Sendable {
@@ -37,7 +38,8 @@ public struct RunOutcome: Sendable {
             lines.append("next: \(report.rowsToReview) row(s) need review: shelfline review list")
         }
         if report.outcomes.rejected > 0 {
-            lines.append("next: \(report.outcomes.rejected) row(s) rejected, listed with their reasons in \(run.file(report.failedRows))")
+            lines.append(
+                "next: \(report.outcomes.rejected) row(s) rejected, listed with their reasons in \(run.file(report.failedRows))")
         }
         lines.append("report: \(run.file(page))")
         return lines
@@ -75,9 +77,11 @@ public struct PipelineRunner {
     public var reportType: (StageName) -> (any FileStageReport.Type)?
 
     /// `stages`: every stage's description, in order (the commands layer's `PipelineStages`).
-    public init(config: PipelineConfig, stages: [Stage], configPath: String, workspace: Workspace, binDirectory: String,
-                log: Logfmt, quiet: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
-                reportType: @escaping (StageName) -> (any FileStageReport.Type)?) {
+    public init(
+        config: PipelineConfig, stages: [Stage], configPath: String, workspace: Workspace, binDirectory: String,
+        log: Logfmt, quiet: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
+        reportType: @escaping (StageName) -> (any FileStageReport.Type)?
+    ) {
         planner = StagePlanner(config: config, stages: stages, workspace: workspace)
         self.reportType = reportType
         self.configPath = configPath
@@ -197,11 +201,14 @@ public struct PipelineRunner {
                 guard case .run(let reason) = decision else { continue }
                 log.event(["stage": stage.rawValue, "event": "start", "reason": reason])
                 var inputs: [FileStamp]
-                switch try check.inputs ?? planner.inputStamps(declaration, run: run, previous: run.manifest(stage), known: produced) {
+                switch try check.inputs
+                    ?? planner.inputStamps(declaration, run: run, previous: run.manifest(stage), known: produced)
+                {
                 case .success(let stamps): inputs = stamps
                 case .failure(let missing):
-                    throw FileError.missingInput(path: planner.path(of: missing.name, in: run) ?? missing.name,
-                                                 reason: "input of stage \(stage.rawValue) is missing")
+                    throw FileError.missingInput(
+                        path: planner.path(of: missing.name, in: run) ?? missing.name,
+                        reason: "input of stage \(stage.rawValue) is missing")
                 }
                 let known = produced.merging(
                     (run.manifest(stage)?.outputs ?? []).map { ($0.name, $0) }, uniquingKeysWith: { current, _ in current })
@@ -214,7 +221,9 @@ public struct PipelineRunner {
                 inputs = inputs.map { $0.sha256 == OutputStamping.pending ? produced[$0.name] ?? $0 : $0 }
                 var outputs: [(name: String, path: String, required: Bool)] = []
                 for name in declaration.outputs {
-                    guard let path = planner.path(of: name, in: run), let stamp = FileStamp.make(name: name, path: path, sha256: OutputStamping.pending) else {
+                    guard let path = planner.path(of: name, in: run),
+                        let stamp = FileStamp.make(name: name, path: path, sha256: OutputStamping.pending)
+                    else {
                         throw FileError.missingInput(path: run.file(name), reason: "stage \(stage.rawValue) did not write it")
                     }
                     outputs.append((name, path, true))
@@ -255,7 +264,9 @@ public struct PipelineRunner {
         }
         try run.markLatest(in: workspace)
         let report = files.output(.merge, .report).flatMap { try? readJSONFile(MergeReport.self, from: run.file($0)) }
-        return RunOutcome(run: run, stagesRun: stagesRun, report: report, page: files.output(.render, .page) ?? planner.description(.render).defaultOutput(.page))
+        return RunOutcome(
+            run: run, stagesRun: stagesRun, report: report,
+            page: files.output(.render, .page) ?? planner.description(.render).defaultOutput(.page))
     }
 
     /// Starts the stage executable in the run directory and waits, forwarding SIGTERM/SIGINT.
@@ -270,8 +281,9 @@ public struct PipelineRunner {
         let relay = stageOutput.map { StageOutputRelay(handler: $0) }
         do {
             let arguments = try arguments(for: stage, run: run)
-            child = try ChildProcess.spawn(executable: executable, arguments: arguments, directory: run.path,
-                                           environment: environment, redirection: relay?.redirection)
+            child = try ChildProcess.spawn(
+                executable: executable, arguments: arguments, directory: run.path,
+                environment: environment, redirection: relay?.redirection)
             relay?.started()
         } catch let error as ConfigError {
             relay?.started()
@@ -321,7 +333,8 @@ public struct PipelineRunner {
         func pass(_ files: [StageFile], _ declared: [String], key: String, resolve: (String) -> String) throws {
             for (index, file) in files.enumerated() where file.passing != .foundByRole {
                 guard index < declared.count else {
-                    throw ConfigError(path: configPath, key: "stages[\(stage.rawValue)].\(key)", expected: "at least \(index + 1) entries")
+                    throw ConfigError(
+                        path: configPath, key: "stages[\(stage.rawValue)].\(key)", expected: "at least \(index + 1) entries")
                 }
                 if let flag = file.flag {
                     options += [flag, resolve(declared[index])]
@@ -351,7 +364,7 @@ public struct PipelineRunner {
     /// Rows a stage handled, as its report declares them (`StageReport.rowCount`), for the log line.
     func rowCount(_ stage: StageName, run: RunDirectory) -> Int? {
         guard let type = reportType(stage), let name = files.output(stage, .report),
-              let data = FileManager.default.contents(atPath: run.file(name))
+            let data = FileManager.default.contents(atPath: run.file(name))
         else { return nil }
         return Self.rowCount(type, from: data)
     }
@@ -435,15 +448,20 @@ final class OutputStamping: @unchecked Sendable {
     private var result: Result<[FileStamp], any Error> = .success([])
 
     /// `outputs`: each file with whether it must exist (a declared output) or may not (a workspace one).
-    init(outputs: [(name: String, path: String, required: Bool)], manifest: StageManifest, path: String,
-         now: @escaping @Sendable () -> Date) {
+    init(
+        outputs: [(name: String, path: String, required: Bool)], manifest: StageManifest, path: String,
+        now: @escaping @Sendable () -> Date
+    ) {
         let thread = Thread { [self] in
             defer { done.signal() }
             result = Result {
                 var stamps: [FileStamp] = []
                 for output in outputs {
                     guard let stamp = try FileStamp.make(name: output.name, path: output.path, previous: nil) else {
-                        if output.required { throw FileError.missingInput(path: output.path, reason: "stage \(manifest.stage.rawValue) did not write it") }
+                        if output.required {
+                            throw FileError.missingInput(
+                                path: output.path, reason: "stage \(manifest.stage.rawValue) did not write it")
+                        }
                         continue
                     }
                     stamps.append(stamp)

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `shelfline-push watch` beside the stages of one import: started at the first progress tick
 /// (a rerun with nothing to do starts none), stopped by closing its stdin once the activity's last
@@ -54,8 +55,9 @@ final class PushWorker {
             }
             input = writeEnd
         } catch {
-            lifecycle.log.error("shelfline: push: cannot start the push worker (\(executable) watch): \(error); "
-                + "the snapshots go out after the import")
+            lifecycle.log.error(
+                "shelfline: push: cannot start the push worker (\(executable) watch): \(error); "
+                    + "the snapshots go out after the import")
         }
     }
 
@@ -88,7 +90,8 @@ final class PushWorker {
         if input >= 0 { close(input) }
         input = -1
         if case .signaled(let signal) = died {
-            let note = "shelfline: push: the push worker (shelfline-push watch) was killed by signal \(signal) during the import; "
+            let note =
+                "shelfline: push: the push worker (shelfline-push watch) was killed by signal \(signal) during the import; "
                 + "the pushes it had not made go out with shelfline-push send now"
             lifecycle.log.error(note)
             appendToLog(note)
@@ -97,7 +100,8 @@ final class PushWorker {
         let start = DispatchTime.now()
         guard let termination = died ?? child.wait(until: start + grace) else { return nil }
         if case .exited(let status) = termination, status != 0 {
-            lifecycle.log.error("shelfline: push: the push worker exited \(status) (see \(lifecycle.workspace.root)/push/watch.log)")
+            lifecycle.log.error(
+                "shelfline: push: the push worker exited \(status) (see \(lifecycle.workspace.root)/push/watch.log)")
         }
         return max(0.5, grace - Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9)
     }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One import's directory, `<workspace>/runs/<run-id>/`, keyed by the imported file's content.
 public struct RunDirectory: Sendable, Equatable {
@@ -44,7 +45,9 @@ public struct RunDirectory: Sendable, Equatable {
             guard let manifest = manifest(earlier) else { continue }
             for recorded in earlier == stage ? manifest.inputs : manifest.outputs
             where !recorded.name.hasPrefix("{") && checked.insert(recorded.name).inserted {
-                guard let stamp = try FileStamp.make(name: recorded.name, path: file(recorded.name), previous: recorded) else { continue }
+                guard let stamp = try FileStamp.make(name: recorded.name, path: file(recorded.name), previous: recorded) else {
+                    continue
+                }
                 if stamp.sha256 != recorded.sha256 { changed.append(recorded.name) }
             }
         }
@@ -82,8 +85,10 @@ public struct RunDirectory: Sendable, Equatable {
         var info = stat()
         guard lstat(link, &info) == 0, (info.st_mode & S_IFMT) != S_IFLNK else { return }
         let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a symbolic link"
-        throw FileError.cannotCreate(path: link, reason: "is \(what), not the link to the latest run; "
-            + "move it away (nothing was imported)")
+        throw FileError.cannotCreate(
+            path: link,
+            reason: "is \(what), not the link to the latest run; "
+                + "move it away (nothing was imported)")
     }
 
     /// True once the import completed at some point: the last stage's manifest exists.
@@ -96,7 +101,9 @@ public struct RunDirectory: Sendable, Equatable {
     /// completed run left (by its last stage's finish time), or removed when there is none.
     public static func repairLatest(in workspace: Workspace) throws {
         let link = workspace.runsDirectory + "/latest"
-        guard (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) != nil, latest(in: workspace) == nil else { return }
+        guard (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) != nil, latest(in: workspace) == nil else {
+            return
+        }
         let last = StageName.allCases[StageName.allCases.count - 1]
         let newest = all(in: workspace).filter(\.isComplete)
             .max { ($0.manifest(last)?.finishedAt ?? 0, $0.id) < ($1.manifest(last)?.finishedAt ?? 0, $1.id) }

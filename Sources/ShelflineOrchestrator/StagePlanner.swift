@@ -66,7 +66,7 @@ public struct StagePlanner: Sendable {
         var before: [String: Set<String>] = [:]
         for run in RunDirectory.all(in: workspace) {
             guard let manifest = run.manifest(stage), let after = manifest.outputs.first(where: { $0.name == name })?.sha256,
-                  let earlier = manifest.workspaceBefore?.first(where: { $0.name == name })?.sha256, earlier != after
+                let earlier = manifest.workspaceBefore?.first(where: { $0.name == name })?.sha256, earlier != after
             else { continue }
             before[after, default: []].insert(earlier)
         }
@@ -101,7 +101,7 @@ public struct StagePlanner: Sendable {
         let description = description(stage)
         return description.unlistedOutputs.compactMap { file in
             guard let role = file.besides, let index = description.outputs.firstIndex(where: { $0.role == role }),
-                  index < declaration.outputs.count
+                index < declaration.outputs.count
             else { return nil }
             return StageFiles.beside(declaration.outputs[index], named: file.defaultName)
         }
@@ -116,9 +116,10 @@ public struct StagePlanner: Sendable {
     /// `known`: stamps this run has already taken, by name (an earlier stage's outputs): an input
     /// whose stat facts still match one is not hashed again (`FileStamp.make`). Each intermediate
     /// file was hashed twice otherwise, as one stage's output and the next one's input.
-    public func inputStamps(_ declaration: StageDeclaration, run: RunDirectory, previous: StageManifest?,
-                            known: [String: FileStamp] = [:]) throws -> Result<[FileStamp], MissingInput>
-    {
+    public func inputStamps(
+        _ declaration: StageDeclaration, run: RunDirectory, previous: StageManifest?,
+        known: [String: FileStamp] = [:]
+    ) throws -> Result<[FileStamp], MissingInput> {
         var stamps: [FileStamp] = []
         for name in declaration.inputs {
             let old = known[name] ?? previous?.inputs.first { $0.name == name }
@@ -176,13 +177,16 @@ public struct StagePlanner: Sendable {
         }
         for recorded in manifest.outputs {
             guard let path = path(of: recorded.name, in: run),
-                  let stamp = try FileStamp.make(name: recorded.name, path: path, previous: recorded)
+                let stamp = try FileStamp.make(name: recorded.name, path: path, previous: recorded)
             else { return StageCheck(decision: .run(reason: "output missing: \(recorded.name)"), inputs: inputs) }
             if stamp.sha256 != recorded.sha256 {
                 // The library later imports wrote on top of what this merge left (issue 36): still
                 // this import's, and merging it again would only repeat it.
                 if workspaceOutputs(of: stage).contains(recorded.name),
-                   descends(recorded.name, of: stage, from: recorded.sha256, to: stamp.sha256) { continue }
+                    descends(recorded.name, of: stage, from: recorded.sha256, to: stamp.sha256)
+                {
+                    continue
+                }
                 return StageCheck(decision: .run(reason: "output modified: \(recorded.name)"), inputs: inputs)
             }
         }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One writer per workspace: an `flock` on `<workspace>/.lock`, released by the kernel when the
 /// holder exits or is killed, so a dead run never blocks the next.
@@ -15,7 +16,8 @@ public final class WorkspaceLock {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw FileError.cannotCreate(path: path, reason: systemErrorMessage()) }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let holder = (try? String(contentsOfFile: path, encoding: .utf8))?
+            let holder =
+                (try? String(contentsOfFile: path, encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown holder"
             close(fd)
             throw TryLaterError("\(workspace.root): workspace is locked by another run (\(holder)); try again later")

@@ -149,13 +149,15 @@ public struct BookRecordJSON {
     }
 
     /// Whether each of `positions` names, byte for byte, the shelf at its index of `shelves`.
-    private static func linesUp(_ positions: [ShelfPosition], _ shelves: [FieldText], _ cells: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func linesUp(_ positions: [ShelfPosition], _ shelves: [FieldText], _ cells: UnsafeBufferPointer<UInt8>) -> Bool
+    {
         guard positions.count == shelves.count else { return false }
         for (item, shelf) in zip(positions, shelves) {
-            let same = switch shelf {
-            case .cell(let range): item.shelf.utf8.elementsEqual(cells[range])
-            case .string(let text): item.shelf.utf8.elementsEqual(text.utf8)
-            }
+            let same =
+                switch shelf {
+                case .cell(let range): item.shelf.utf8.elementsEqual(cells[range])
+                case .string(let text): item.shelf.utf8.elementsEqual(text.utf8)
+                }
             if !same { return false }
         }
         return true
@@ -182,8 +184,11 @@ public struct BookRecordJSON {
         }
         var magnitude = value.magnitude
         if value < 0 { line.append(UInt8(ascii: "-")) }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8
+            ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0
         withUnsafeMutableBytes(of: &digits) { buffer in
             repeat {

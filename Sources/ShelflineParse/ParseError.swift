@@ -22,9 +22,10 @@ public enum ParseError: ShelflineError, Equatable {
 
     /// Control characters shown as `\u{…}`, so the message stays on one line.
     static func printable(_ text: String) -> String {
-        String(text.unicodeScalars.map { scalar in
-            scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-        }.joined())
+        String(
+            text.unicodeScalars.map { scalar in
+                scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            }.joined())
     }
 
     public var description: String {

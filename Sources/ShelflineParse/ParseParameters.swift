@@ -30,8 +30,10 @@ public struct ParseParameters: Decodable, Sendable, Equatable {
     public static let defaultMaxRejectedShare = 0.1
     public static let defaultMinRejectedRows = 10
 
-    public init(format: FormatChoice = .auto, maxRejectedShare: Double = defaultMaxRejectedShare,
-                minRejectedRows: Int = defaultMinRejectedRows, noHeader: Bool = false, generic: GenericMapping? = nil) {
+    public init(
+        format: FormatChoice = .auto, maxRejectedShare: Double = defaultMaxRejectedShare,
+        minRejectedRows: Int = defaultMinRejectedRows, noHeader: Bool = false, generic: GenericMapping? = nil
+    ) {
         self.format = format
         self.maxRejectedShare = maxRejectedShare
         self.minRejectedRows = minRejectedRows
@@ -87,15 +89,17 @@ public struct GenericMapping: Decodable, Sendable, Equatable {
                 let nested = try container.nestedContainer(keyedBy: AnyKey.self, forKey: .columns)
                 throw DecodingError.dataCorruptedError(
                     forKey: AnyKey(key), in: nested,
-                    debugDescription: "unknown field '\(key)'; expected one of \(Self.roles.map(\.rawValue).joined(separator: ", "))")
+                    debugDescription:
+                        "unknown field '\(key)'; expected one of \(Self.roles.map(\.rawValue).joined(separator: ", "))")
             }
             columns[role] = header
         }
         self.columns = columns
         listSeparator = try container.decodeIfPresent(String.self, forKey: .listSeparator) ?? ","
         guard listSeparator.count == 1 else {
-            throw DecodingError.dataCorruptedError(forKey: .listSeparator, in: container,
-                                                   debugDescription: "expected a single character")
+            throw DecodingError.dataCorruptedError(
+                forKey: .listSeparator, in: container,
+                debugDescription: "expected a single character")
         }
     }
 
@@ -110,8 +114,9 @@ public struct GenericMapping: Decodable, Sendable, Equatable {
             byRole[role] = [ExportSchema.key(columns[role] ?? role.rawValue)]
         }
         let required = Set(columns.keys).union([.title]).sorted { $0.rawValue < $1.rawValue }
-        return ExportSchema(format: .generic, signature: required.map { [ExportSchema.key(columns[$0] ?? $0.rawValue)] },
-                            columns: byRole)
+        return ExportSchema(
+            format: .generic, signature: required.map { [ExportSchema.key(columns[$0] ?? $0.rawValue)] },
+            columns: byRole)
     }
 }
 

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import ShelflineCore
 import ShelflineReports
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The parse stage: one library export in, gzip NDJSON `BookRecord`s out, every row counted.
 ///
@@ -28,8 +29,10 @@ public struct ParseStage {
         /// Only tests and the fuzz targets lower it, to reach that path with small inputs.
         public var maxRowBytes = DelimitedReader.defaultMaxRowBytes
 
-        public init(input: String, output: String, rejects: String? = nil, report: String? = nil,
-                    format: FormatChoice? = nil, noHeader: Bool? = nil, parameters: ParseParameters = ParseParameters()) {
+        public init(
+            input: String, output: String, rejects: String? = nil, report: String? = nil,
+            format: FormatChoice? = nil, noHeader: Bool? = nil, parameters: ParseParameters = ParseParameters()
+        ) {
             self.input = input
             self.output = output
             self.rejects = rejects
@@ -59,8 +62,9 @@ public struct ParseStage {
         try StageFiles.check(inputs: [path], outputs: [job.output, textsPath, job.rejects, job.report])
         let descriptor = try Self.openInput(path)
         defer { close(descriptor) }
-        let reader = DelimitedReader(source: .descriptor(descriptor, path: path), blockSize: 1 << 18,
-                                     maxRowBytes: job.maxRowBytes)
+        let reader = DelimitedReader(
+            source: .descriptor(descriptor, path: path), blockSize: 1 << 18,
+            maxRowBytes: job.maxRowBytes)
 
         // Header: sniff binary data and the delimiter, then recognise the format by names.
         if let kind = BinaryContent.kind(of: try reader.peek(BinaryContent.sniffLength)) {
@@ -128,8 +132,10 @@ public struct ParseStage {
             if rowsRead & 0xFFF == 0, cancellation?.isCancelled == true {
                 throw TryLaterError("\(path): parse interrupted after \(rowsRead) rows; nothing was written, run it again")
             }
-            if let rejection = builder.build(row, into: &record, repairedFields: &fieldsRepaired,
-                                             extraEmptyFields: &extraEmptyFields) {
+            if let rejection = builder.build(
+                row, into: &record, repairedFields: &fieldsRepaired,
+                extraEmptyFields: &extraEmptyFields)
+            {
                 rowsRejected += 1
                 if let rejects {
                     // The row's fields were counted in fieldsRepaired already; this only makes its text.
@@ -139,8 +145,10 @@ public struct ParseStage {
                         // A row over the size limit is not kept in memory; the source has it whole.
                         raw = "(\(row.byteLength) bytes at offset \(row.byteOffset) of \(path), not copied here)"
                     }
-                    try rejects.append(RejectedRow(line: row.line, reason: rejection.reason, byteOffset: row.byteOffset,
-                                                   byteLength: row.byteLength, raw: raw))
+                    try rejects.append(
+                        RejectedRow(
+                            line: row.line, reason: rejection.reason, byteOffset: row.byteOffset,
+                            byteLength: row.byteLength, raw: raw))
                 }
             } else {
                 json.encode(record, textsApart: true)
@@ -157,8 +165,9 @@ public struct ParseStage {
         try rejects?.commit()
         abandon = false
         // Named by its hash, so merge joins these texts to these records or refuses.
-        let textsReference = RecordTexts.Reference(file: Self.relative(textsPath, to: job.report ?? job.output),
-                                                   sha256: try ContentHash.file(textsPath), lines: texts.count)
+        let textsReference = RecordTexts.Reference(
+            file: Self.relative(textsPath, to: job.report ?? job.output),
+            sha256: try ContentHash.file(textsPath), lines: texts.count)
         let report = ParseReport(
             input: path, format: map.format, delimiter: reader.delimiter == 0x09 ? "\t" : ",", header: header,
             headerByteOffset: headerOffset, headerByteLength: headerLength, rowsRead: rowsRead,
@@ -170,8 +179,10 @@ public struct ParseStage {
             "rows_written": rowsWritten, "rows_rejected": rowsRejected, "fields_repaired": fieldsRepaired,
         ])
         if nulBytes > 0 {
-            log.event(["stage": "parse", "event": "nul_bytes_dropped", "count": nulBytes,
-                       "lines": nulLines.map(String.init).joined(separator: ",")])
+            log.event([
+                "stage": "parse", "event": "nul_bytes_dropped", "count": nulBytes,
+                "lines": nulLines.map(String.init).joined(separator: ","),
+            ])
         }
         return report
     }
@@ -191,8 +202,9 @@ public struct ParseStage {
     func headerlessColumns(fieldCount: Int) throws -> [String] {
         let choice = job.format ?? job.parameters.format
         guard let format = SourceFormat(rawValue: choice.rawValue), HeaderlessExport.formats.contains(format) else {
-            throw UsageError("--no-header needs --format goodreads or --format storygraph (their column orders are known); "
-                             + "got '\(choice.rawValue)'")
+            throw UsageError(
+                "--no-header needs --format goodreads or --format storygraph (their column orders are known); "
+                    + "got '\(choice.rawValue)'")
         }
         guard let header = HeaderlessExport.header(for: format, fieldCount: fieldCount) else {
             let widths = format == .goodreads ? "24 or 31" : "\(HeaderlessExport.storygraph.count)"
@@ -224,8 +236,9 @@ public struct ParseStage {
         } catch let error as ParseError {
             let noHeader = job.noHeader ?? job.parameters.noHeader
             if !noHeader, let format = HeaderlessExport.format(ofDataRow: firstRow) {
-                throw ParseError.headerMissing(path: job.input, format: format, fields: firstRow.count,
-                                               command: headerlessCommand(format))
+                throw ParseError.headerMissing(
+                    path: job.input, format: format, fields: firstRow.count,
+                    command: headerlessCommand(format))
             }
             throw error
         }
@@ -291,7 +304,8 @@ public struct ParseStage {
             throw FileError.missingInput(path: path, reason: "is a directory, expected a CSV or TSV file")
         }
         if (info.st_mode & S_IFMT) != S_IFREG {
-            throw FileError.missingInput(path: path, reason: "not a regular file (a FIFO, device or socket), expected a CSV or TSV file")
+            throw FileError.missingInput(
+                path: path, reason: "not a regular file (a FIFO, device or socket), expected a CSV or TSV file")
         }
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {

@@ -20,9 +20,11 @@ extension ParseStage: PipelineStage {
     public static let description = Stage(
         name: .parse,
         inputs: [StageFile(.export, .positional, defaultName: "{csv}")],
-        outputs: [StageFile(.records, .output, defaultName: "parsed.ndjson.gz"),
-                  StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
-                  StageFile(.report, .option, defaultName: "parse-report.json")],
+        outputs: [
+            StageFile(.records, .output, defaultName: "parsed.ndjson.gz"),
+            StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
+            StageFile(.report, .option, defaultName: "parse-report.json"),
+        ],
         unlistedOutputs: [StageFile(.texts, .foundByRole, defaultName: RecordTexts.fileName, besides: .records)],
         // 5: each texts line names its record's row (`byteOffset`, `byteLength`), which merge
         // checks (issue 36); 4: reviews and notes apart from the records (`RecordTexts`); 3: `shelfPositions`
@@ -31,9 +33,10 @@ extension ParseStage: PipelineStage {
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ParseReport {
         let parameters = try context.parameters(ParseParameters.self)
-        let parse = Job(input: job.input(.export), output: job.output(.records), rejects: job.outputs[.rejects],
-                        report: job.outputs[.report], format: job.arguments.format, noHeader: job.arguments.noHeader,
-                        parameters: parameters)
+        let parse = Job(
+            input: job.input(.export), output: job.output(.records), rejects: job.outputs[.rejects],
+            report: job.outputs[.report], format: job.arguments.format, noHeader: job.arguments.noHeader,
+            parameters: parameters)
         return try ParseStage(job: parse, log: context.log, cancellation: context.cancellation).run()
     }
 
@@ -45,8 +48,9 @@ extension ParseStage: PipelineStage {
     /// `ParseError.tooManyRejected` (65) when the rejected share of `report` is above the threshold.
     public static func rejectedShare(_ report: ParseReport, parameters: ParseParameters, rejects: String?) throws {
         if parameters.tooManyRejected(report.rowsRejected, of: report.rowsRead) {
-            throw ParseError.tooManyRejected(path: report.input, rejected: report.rowsRejected, read: report.rowsRead,
-                                             threshold: parameters.maxRejectedShare, rejects: rejects)
+            throw ParseError.tooManyRejected(
+                path: report.input, rejected: report.rowsRejected, read: report.rowsRead,
+                threshold: parameters.maxRejectedShare, rejects: rejects)
         }
     }
 }

@@ -79,8 +79,9 @@ struct ParsedRecord {
 
     /// The parse-stage fields of `record`, all as strings.
     init(_ record: BookRecord) {
-        self.init(cells: [], format: record.format, line: record.line, byteOffset: record.byteOffset,
-                  byteLength: record.byteLength, title: .string(record.title))
+        self.init(
+            cells: [], format: record.format, line: record.line, byteOffset: record.byteOffset,
+            byteLength: record.byteLength, title: .string(record.title))
         rowId = record.rowId.map(FieldText.string)
         titleBase = record.titleBase.map(FieldText.string)
         series = record.series.map(FieldText.string)

@@ -75,8 +75,10 @@ public struct RecordBuilder {
     /// A row with more fields than the header whose extra fields are all empty (blank or spaces: a
     /// trailing comma a spreadsheet added) is read as if they were not there; `extraEmptyFields`
     /// counts such rows.
-    func build(_ row: DelimitedRow, into record: inout ParsedRecord, repairedFields: inout Int,
-               extraEmptyFields: inout Int) -> Rejection? {
+    func build(
+        _ row: DelimitedRow, into record: inout ParsedRecord, repairedFields: inout Int,
+        extraEmptyFields: inout Int
+    ) -> Rejection? {
         if let malformation = row.malformation {
             return Rejection(reason: malformation)
         }
@@ -111,8 +113,9 @@ public struct RecordBuilder {
             return Rejection(reason: "empty title")
         }
         let format = map.format
-        record = ParsedRecord(cells: row.storage, format: format, line: row.line, byteOffset: row.byteOffset,
-                              byteLength: row.byteLength, title: .cell(titleRange))
+        record = ParsedRecord(
+            cells: row.storage, format: format, line: row.line, byteOffset: row.byteOffset,
+            byteLength: row.byteLength, title: .cell(titleRange))
         record.rowId = cells[id]
         if let parts = SeriesTitle.ranges(in: cells.bytes, title: titleRange) {
             record.titleBase = .cell(parts.base)
@@ -165,18 +168,20 @@ public struct RecordBuilder {
             // give it back: a check digit that fails, even beside a valid cell (Goodreads writes
             // `="0385535151"` beside `="9780385535151"`), or another edition's ISBN-10 beside the
             // ISBN-13. Never an identifier. A list's odd item only when nothing else was valid.
-            record.isbnRaw = identifiers.prefix(cellIdentifiers).lazy.compactMap { cell -> String? in
-                switch cell {
-                case .invalid(let raw): raw
-                case .isbn10(let value) where ISBN.thirteen(from: value) != resolved.isbn13: value
-                default: nil
-                }
-            }.first ?? resolved.raw
+            record.isbnRaw =
+                identifiers.prefix(cellIdentifiers).lazy.compactMap { cell -> String? in
+                    switch cell {
+                    case .invalid(let raw): raw
+                    case .isbn10(let value) where ISBN.thirteen(from: value) != resolved.isbn13: value
+                    default: nil
+                    }
+                }.first ?? resolved.raw
             record.asin = resolved.asin
         }
 
         // Edition.
-        record.publisher = cells[publisher] ?? cells.string(publication).flatMap(Self.publisher(fromPublication:)).map(FieldText.string)
+        record.publisher =
+            cells[publisher] ?? cells.string(publication).flatMap(Self.publisher(fromPublication:)).map(FieldText.string)
         record.binding = cells[binding]
         record.pages = cells.range(pages).flatMap { CellValue.count(bytes: cells.bytes($0)) }.flatMap { $0 > 0 ? $0 : nil }
         record.year = cells.range(year).flatMap { ExportDate.year(bytes: cells.bytes($0)) }

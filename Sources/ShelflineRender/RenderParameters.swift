@@ -26,11 +26,14 @@ public struct RenderParameters: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = RenderParameters()
-        minimumUpdateIntervalSeconds = try container.decodeIfPresent(Double.self, forKey: .minimumUpdateIntervalSeconds)
+        minimumUpdateIntervalSeconds =
+            try container.decodeIfPresent(Double.self, forKey: .minimumUpdateIntervalSeconds)
             ?? defaults.minimumUpdateIntervalSeconds
-        importStaleAfterMinutes = try container.decodeIfPresent(Int.self, forKey: .importStaleAfterMinutes)
+        importStaleAfterMinutes =
+            try container.decodeIfPresent(Int.self, forKey: .importStaleAfterMinutes)
             ?? defaults.importStaleAfterMinutes
-        importDismissAfterMinutes = try container.decodeIfPresent(Int.self, forKey: .importDismissAfterMinutes)
+        importDismissAfterMinutes =
+            try container.decodeIfPresent(Int.self, forKey: .importDismissAfterMinutes)
             ?? defaults.importDismissAfterMinutes
         historyLimit = try container.decodeIfPresent(Int.self, forKey: .historyLimit) ?? defaults.historyLimit
         reportMaximumRows = try container.decodeIfPresent(Int.self, forKey: .reportMaximumRows) ?? defaults.reportMaximumRows

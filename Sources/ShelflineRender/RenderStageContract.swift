@@ -24,21 +24,26 @@ public enum RenderStage: PipelineStage {
 
     public static let description = Stage(
         name: .render,
-        inputs: [StageFile(.report, .foundByRole, defaultName: "merge-report.json"),
-                 StageFile(.review, .foundByRole, defaultName: "review.json")],
+        inputs: [
+            StageFile(.report, .foundByRole, defaultName: "merge-report.json"),
+            StageFile(.review, .foundByRole, defaultName: "review.json"),
+        ],
         outputs: [StageFile(.page, .foundByRole, defaultName: "report.html")],
         parameterStages: [.render], algorithmVersion: 2, invocation: .runDirectory(subcommand: "import"))
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ImportActivityRenderer.Refresh {
         let parameters = try context.parameters(RenderParameters.self)
-        let renderer = ImportActivityRenderer(workspace: context.workspace, parameters: parameters,
-                                              files: RunFiles(config: context.config, stages: context.stages))
+        let renderer = ImportActivityRenderer(
+            workspace: context.workspace, parameters: parameters,
+            files: RunFiles(config: context.config, stages: context.stages))
         // Absolute before anything is read: a relative one needs a working directory that exists.
         let runDirectory = try Workspace.absolute(job.arguments.runDirectory, role: .output)
-        let result = try renderer.refresh(runDirectory: runDirectory, now: context.now(), sourceFile: job.arguments.sourceFile,
-                                          force: job.arguments.force)
+        let result = try renderer.refresh(
+            runDirectory: runDirectory, now: context.now(), sourceFile: job.arguments.sourceFile,
+            force: job.arguments.force)
         context.log.event([
-            "activity": "import", "events": result.emitted.isEmpty ? "none" : result.emitted.map(\.rawValue).joined(separator: ","),
+            "activity": "import",
+            "events": result.emitted.isEmpty ? "none" : result.emitted.map(\.rawValue).joined(separator: ","),
             "processed": result.contentState.booksProcessed, "total": result.contentState.totalBooks,
             "step": result.contentState.currentStep,
         ])

@@ -32,10 +32,12 @@ public struct ParseReport: Codable, Sendable, Equatable, FileStageReport {
     /// Rows read (`StageReport`): written + rejected.
     public var rowCount: Int { rowsRead }
 
-    public init(input: String, format: SourceFormat, delimiter: String, header: [String], headerByteOffset: Int,
-                headerByteLength: Int, rowsRead: Int, rowsWritten: Int, rowsRejected: Int, fieldsRepaired: Int,
-                rowsWithEmptyExtraFields: Int? = nil, nulBytesDropped: Int? = nil, nulByteLines: [Int]? = nil,
-                texts: RecordTexts.Reference? = nil) {
+    public init(
+        input: String, format: SourceFormat, delimiter: String, header: [String], headerByteOffset: Int,
+        headerByteLength: Int, rowsRead: Int, rowsWritten: Int, rowsRejected: Int, fieldsRepaired: Int,
+        rowsWithEmptyExtraFields: Int? = nil, nulBytesDropped: Int? = nil, nulByteLines: [Int]? = nil,
+        texts: RecordTexts.Reference? = nil
+    ) {
         self.input = input
         self.format = format
         self.delimiter = delimiter
@@ -136,9 +138,11 @@ public struct MergeReport: Codable, Sendable, Equatable, FileStageReport {
     /// Rows read (`StageReport`): the outcomes sum to it.
     public var rowCount: Int { rowsRead }
 
-    public init(importId: String, rowsRead: Int, outcomes: ImportOutcomes, enrichment: EnrichmentCounts,
-                libraryBooks: Int, ledger: String, review: String, failedRows: String, notEnrichedRows: String? = nil,
-                reviewOpen: Int? = nil, booksToRebuild: Int? = nil, notEnrichedRowCount: Int? = nil) {
+    public init(
+        importId: String, rowsRead: Int, outcomes: ImportOutcomes, enrichment: EnrichmentCounts,
+        libraryBooks: Int, ledger: String, review: String, failedRows: String, notEnrichedRows: String? = nil,
+        reviewOpen: Int? = nil, booksToRebuild: Int? = nil, notEnrichedRowCount: Int? = nil
+    ) {
         self.booksToRebuild = booksToRebuild
         self.notEnrichedRowCount = notEnrichedRowCount
         self.notEnrichedRows = notEnrichedRows

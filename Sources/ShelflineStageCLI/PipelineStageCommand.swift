@@ -17,8 +17,9 @@ extension PipelineStageCommand {
     public func execute(context: StageContext) async throws {
         let job = try job(context: context)
         let description = Runs.description
-        try StageFiles.check(inputs: description.inputs.map { job.inputs[$0.role] } + Runs.otherInputs(job, workspace: context.workspace),
-                             outputs: description.outputs.map { job.outputs[$0.role] } + [job.progress])
+        try StageFiles.check(
+            inputs: description.inputs.map { job.inputs[$0.role] } + Runs.otherInputs(job, workspace: context.workspace),
+            outputs: description.outputs.map { job.outputs[$0.role] } + [job.progress])
         try await Runs.perform(job, context: context)
     }
 }

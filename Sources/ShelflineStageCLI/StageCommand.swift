@@ -1,15 +1,17 @@
 import ArgumentParser
+import CSystemShims
 import Foundation
 import ShelflineCore
-import CSystemShims
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Options every Shelfline executable takes.
 public struct CommonOptions: ParsableArguments {
-    @Option(name: .long, help: "Path to pipeline.json (default: $SHELFLINE_CONFIG, else ./pipeline.json if present, else built-in defaults).")
+    @Option(
+        name: .long,
+        help: "Path to pipeline.json (default: $SHELFLINE_CONFIG, else ./pipeline.json if present, else built-in defaults).")
     public var config: String?
 
     @Option(name: .long, help: "Workspace directory (default: $SHELFLINE_WORKSPACE, else the config's, else ./var).")
@@ -44,10 +46,12 @@ public struct CommonOptions: ParsableArguments {
         -> StageContext
     {
         let (config, path) = try loadConfig(stages: stages)
-        let workspace = try Workspace.resolve(flag: self.workspace, environment: ProcessInfo.processInfo.environment, config: config,
-                                              currentDirectory: Workspace.currentDirectory())
-        return StageContext(config: config, configPath: path, workspace: workspace, stage: stage, stages: stages,
-                            log: Logfmt(quiet: quiet), cancellation: cancellation)
+        let workspace = try Workspace.resolve(
+            flag: self.workspace, environment: ProcessInfo.processInfo.environment, config: config,
+            currentDirectory: Workspace.currentDirectory())
+        return StageContext(
+            config: config, configPath: path, workspace: workspace, stage: stage, stages: stages,
+            log: Logfmt(quiet: quiet), cancellation: cancellation)
     }
 }
 
@@ -82,7 +86,8 @@ extension StageCommand {
     public func run() async throws {
         try await reportingErrors(as: Self.reportedName) {
             ParentWatch.install()
-            let context = try common.context(stage: Self.stage, stages: Self.knownStages, cancellation: SignalCancellation.install())
+            let context = try common.context(
+                stage: Self.stage, stages: Self.knownStages, cancellation: SignalCancellation.install())
             try await execute(context: context)
         }
     }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
-import ShelflineStageCLI
 import ShelflineLibrary
+import ShelflineStageCLI
 
 /// `shelfline-dedupe`: marks each parsed record new, duplicate in the file, or already in the library.
 public struct DedupeCommand: PipelineStageCommand {
@@ -11,7 +11,8 @@ public struct DedupeCommand: PipelineStageCommand {
     public static let configuration = CommandConfiguration(
         commandName: "shelfline-dedupe",
         abstract: "Mark each parsed record new, a duplicate of an earlier row, or already in the library.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Reads INPUT (gzip NDJSON records from shelfline-parse) and the library at \
             <workspace>/library/library.ndjson.gz if it exists (read only). Writes every record, none \
             dropped, with a `dedupe` mark (status new|duplicateInFile|inLibrary, the deciding key, the \

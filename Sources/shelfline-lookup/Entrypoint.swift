@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-/// glibc's `mallopt` (`<malloc.h>` is not in the Glibc module).
-@_silgen_name("mallopt") private func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
-private let M_ARENA_MAX: Int32 = -8
+    /// glibc's `mallopt` (`<malloc.h>` is not in the Glibc module).
+    @_silgen_name("mallopt") private func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
+    private let M_ARENA_MAX: Int32 = -8
 #endif
 
 /// Thin entry point: the command is `LookupCommand` beside this file; the stage's logic lives in its library.
@@ -9,11 +9,11 @@ private let M_ARENA_MAX: Int32 = -8
 enum Entrypoint {
     static func main() async {
         #if canImport(Glibc)
-        // glibc gives each thread that contends for malloc an arena of its own (up to 8 per core);
-        // lookup's threads (dump parsers, catalog searches, libcurl transfers) left a few MB of
-        // partly used arenas each: 200,000 rows with the API configured peaked at 68 MB, 63 MB
-        // with two arenas (catalog only: 62 → 57 MB), at the same CPU time (bench/offline).
-        _ = mallopt(M_ARENA_MAX, 2)
+            // glibc gives each thread that contends for malloc an arena of its own (up to 8 per core);
+            // lookup's threads (dump parsers, catalog searches, libcurl transfers) left a few MB of
+            // partly used arenas each: 200,000 rows with the API configured peaked at 68 MB, 63 MB
+            // with two arenas (catalog only: 62 → 57 MB), at the same CPU time (bench/offline).
+            _ = mallopt(M_ARENA_MAX, 2)
         #endif
         let run: () async -> Void = LookupCommand.main
         await run()

@@ -1,11 +1,11 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
-import ShelflineStageCLI
 import ShelflineLookup
+import ShelflineStageCLI
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `shelfline-lookup`: enriches deduped records with edition metadata.
@@ -15,7 +15,8 @@ public struct LookupCommand: PipelineStageCommand {
     public static let configuration = CommandConfiguration(
         commandName: "shelfline-lookup",
         abstract: "Match records to editions from the local Open Library catalog and/or the Open Library API.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Reads: INPUT (gzip NDJSON records from shelfline-dedupe); the catalog dump files (--catalog, or the \
             lookup stage's `catalog` parameter in pipeline.json, paths relative to that file); the workspace \
             cache (<workspace>/cache: catalog index, lookup-cache.sqlite).
@@ -45,16 +46,22 @@ public struct LookupCommand: PipelineStageCommand {
     @Option(name: .stageFile(.progress, of: LookupStage.description), help: "Progress JSON to keep updated while running.")
     public var progress: String?
 
-    @Option(name: .long, help: "Catalog dump file (editions, works, authors; gzip or plain). Repeat per file; overrides the config.")
+    @Option(
+        name: .long, help: "Catalog dump file (editions, works, authors; gzip or plain). Repeat per file; overrides the config.")
     public var catalog: [String] = []
 
-    @Option(name: .long, help: "Metadata source to ask, in order: catalog, openlibrary or googlebooks. Repeatable; overrides the config (default: catalog when configured, then openlibrary; --source catalog stays offline).")
+    @Option(
+        name: .long,
+        help:
+            "Metadata source to ask, in order: catalog, openlibrary or googlebooks. Repeatable; overrides the config (default: catalog when configured, then openlibrary; --source catalog stays offline)."
+    )
     public var source: [String] = []
 
     public init() {}
 
     public func job(context: StageContext) throws -> StageJob<LookupStage.Arguments> {
-        StageJob(inputs: [.records: input], outputs: [.records: output, .report: report].compactMapValues { $0 }, progress: progress,
-                 arguments: LookupStage.Arguments(catalog: catalog, sources: source, terminal: isatty(STDERR_FILENO) == 1))
+        StageJob(
+            inputs: [.records: input], outputs: [.records: output, .report: report].compactMapValues { $0 }, progress: progress,
+            arguments: LookupStage.Arguments(catalog: catalog, sources: source, terminal: isatty(STDERR_FILENO) == 1))
     }
 }

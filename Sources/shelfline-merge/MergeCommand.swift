@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
-import ShelflineStageCLI
 import ShelflineLibrary
+import ShelflineStageCLI
 
 /// `shelfline-merge`: folds an import's records into the persistent library.
 public struct MergeCommand: PipelineStageCommand {
@@ -11,7 +11,8 @@ public struct MergeCommand: PipelineStageCommand {
     public static let configuration = CommandConfiguration(
         commandName: "shelfline-merge",
         abstract: "Fold an import's records into the persistent library; account for every row.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Reads INPUT (gzip NDJSON records, enriched by lookup or straight from parse/dedupe), \
             --parse-report, --rejects, the library <workspace>/library/library.ndjson.gz and review \
             decisions <workspace>/library/decisions.json. Writes a new library generation (only when \
@@ -47,20 +48,25 @@ public struct MergeCommand: PipelineStageCommand {
     @Option(name: .stageFile(.review, of: MergeStage.description), help: "Review list to write (JSON).")
     public var review: String = MergeStage.description.defaultOutput(.review)
 
-    @Option(name: .stageFile(.failedRows, of: MergeStage.description), help: "Failed rows to write (CSV with the source's own header).")
+    @Option(
+        name: .stageFile(.failedRows, of: MergeStage.description),
+        help: "Failed rows to write (CSV with the source's own header).")
     public var failedRows: String = MergeStage.description.defaultOutput(.failedRows)
 
     @Option(name: .long, help: "Import id for provenance (default: content hash of the source export).")
     public var importId: String?
 
-    @Option(name: .stageFile(.progress, of: MergeStage.description), help: "Progress JSON to rewrite about every second while merging.")
+    @Option(
+        name: .stageFile(.progress, of: MergeStage.description),
+        help: "Progress JSON to rewrite about every second while merging.")
     public var progress: String?
 
     public init() {}
 
     public func job(context: StageContext) throws -> StageJob<MergeStage.Arguments> {
-        StageJob(inputs: [.records: input, .parseReport: parseReport, .rejects: rejects].compactMapValues { $0 },
-                 outputs: [.report: report, .ledger: ledger, .review: review, .failedRows: failedRows],
-                 progress: progress, arguments: MergeStage.Arguments(importId: importId))
+        StageJob(
+            inputs: [.records: input, .parseReport: parseReport, .rejects: rejects].compactMapValues { $0 },
+            outputs: [.report: report, .ledger: ledger, .review: review, .failedRows: failedRows],
+            progress: progress, arguments: MergeStage.Arguments(importId: importId))
     }
 }

@@ -44,13 +44,17 @@ public struct ParseCommand: PipelineStageCommand {
     @Option(help: "Export format: auto (detect from the header), goodreads, storygraph, librarything, generic.")
     public var format: FormatChoice?
 
-    @Flag(help: "The file has no header row (a spreadsheet re-save dropped it): read its columns in the order of --format goodreads (24 or 31 columns, from the first row's width) or storygraph.")
+    @Flag(
+        help:
+            "The file has no header row (a spreadsheet re-save dropped it): read its columns in the order of --format goodreads (24 or 31 columns, from the first row's width) or storygraph."
+    )
     public var noHeader = false
 
     public init() {}
 
     public func job(context: StageContext) throws -> StageJob<ParseStage.Arguments> {
-        StageJob(inputs: [.export: input], outputs: [.records: output, .rejects: rejects, .report: report].compactMapValues { $0 },
-                 arguments: ParseStage.Arguments(format: format, noHeader: noHeader ? true : nil))
+        StageJob(
+            inputs: [.export: input], outputs: [.records: output, .rejects: rejects, .report: report].compactMapValues { $0 },
+            arguments: ParseStage.Arguments(format: format, noHeader: noHeader ? true : nil))
     }
 }

@@ -10,7 +10,8 @@ public struct BeerQueueCommand: RenderSubcommand {
     public static let configuration = CommandConfiguration(
         commandName: "beer-queue",
         abstract: "Emit the beer-queue Live Activity snapshot from a saved page, a JSON file or a live poll.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Reads PAGE (a saved memberQueues.php), FILE (a JSON queue) or, with --poll, GET <beerQueue.host>/memberQueues.php
             with the cookie in beerQueue.credentialsFile (which must be mode 0600). Settings: pipeline.json `beerQueue`.
             Writes <workspace>/activity/beer-queue.json, beer-queue.history.ndjson and beer-queue.budget.json
@@ -48,10 +49,12 @@ public struct BeerQueueCommand: RenderSubcommand {
     }
 
     public func execute(context: StageContext) async throws {
-        let source: BeerQueueSource = if let htmlPage { .html(path: htmlPage) } else if let jsonFile { .json(path: jsonFile) } else { .poll }
+        let source: BeerQueueSource =
+            if let htmlPage { .html(path: htmlPage) } else if let jsonFile { .json(path: jsonFile) } else { .poll }
         let parameters = try context.parameters(RenderParameters.self)
-        let job = BeerQueueJob(config: context.config.beerQueue, configPath: context.configPath,
-                               workspace: context.workspace, historyLimit: parameters.historyLimit)
+        let job = BeerQueueJob(
+            config: context.config.beerQueue, configPath: context.configPath,
+            workspace: context.workspace, historyLimit: parameters.historyLimit)
         _ = try await job.run(source: source, now: context.now(), userTriggered: userTriggered, log: context.log)
     }
 }

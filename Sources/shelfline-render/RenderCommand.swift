@@ -4,15 +4,16 @@ import ShelflineCore
 import ShelflineLibrary
 import ShelflineLookup
 import ShelflineParse
-import ShelflineStageCLI
 import ShelflineRender
+import ShelflineStageCLI
 
 /// `shelfline-render`: Live Activity snapshots for the import and the beer queue.
 public struct RenderCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "shelfline-render",
         abstract: "Write Live Activity snapshots and APNs push bodies (import, beer queue) and the import report page.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Subcommands:
               import      the import activity from a run directory, and <run dir>/report.html
               beer-queue  the beer-queue activity from a saved page, a JSON file or a live poll
@@ -41,13 +42,17 @@ public struct ImportActivityCommand: RenderSubcommand, PipelineStageCommand {
     /// (`RunFiles`), so it knows every stage's description (which is why this executable links the
     /// stage libraries).
     public static var knownStages: [Stage] {
-        [ParseStage.description, DedupeStage.description, LookupStage.description, MergeStage.description, RenderStage.description]
+        [
+            ParseStage.description, DedupeStage.description, LookupStage.description, MergeStage.description,
+            RenderStage.description,
+        ]
     }
 
     public static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Emit the import Live Activity snapshot that is due for a run directory.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Reads (whichever exist) RUN_DIR/parse-report.json, dedupe-report.json, lookup-progress.json,
             lookup-report.json, merge-report.json, and for the report page review.json and failed-rows.csv.
             Writes <workspace>/activity/import.json and import.history.ndjson: `start` on the first call for a

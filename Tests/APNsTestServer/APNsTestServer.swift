@@ -85,8 +85,10 @@ public final class APNsTestServer: Sendable {
     ///   - http1Only: be a TLS server that is not APNs: ALPN offers only `http/1.1`, and every
     ///     request gets `responder`'s answer (checks are recorded, not enforced).
     ///   - port, identity: come back where a stopped server was, with its certificate.
-    public init(expecting expectations: Expectations, threads: Int = 1, http1Only: Bool = false, port: Int = 0,
-                identity: Identity = .loopback, responder: @escaping Responder) async throws {
+    public init(
+        expecting expectations: Expectations, threads: Int = 1, http1Only: Bool = false, port: Int = 0,
+        identity: Identity = .loopback, responder: @escaping Responder
+    ) async throws {
         self.identity = identity
         certificatePEM = identity.certificatePEM
 
@@ -112,14 +114,17 @@ public final class APNsTestServer: Sendable {
                                 PushStreamHandler(checker: checker, log: log, responder: responder, enforcing: false))
                         }
                     }
-                    return channel.configureHTTP2Pipeline(mode: .server, inboundStreamInitializer: { stream in
-                        stream.eventLoop.makeCompletedFuture {
-                            try stream.pipeline.syncOperations.addHandlers([
-                                HTTP2FramePayloadToHTTP1ServerCodec(),
-                                PushStreamHandler(checker: checker, log: log, responder: responder),
-                            ])
+                    return channel.configureHTTP2Pipeline(
+                        mode: .server,
+                        inboundStreamInitializer: { stream in
+                            stream.eventLoop.makeCompletedFuture {
+                                try stream.pipeline.syncOperations.addHandlers([
+                                    HTTP2FramePayloadToHTTP1ServerCodec(),
+                                    PushStreamHandler(checker: checker, log: log, responder: responder),
+                                ])
+                            }
                         }
-                    }).map { _ in }
+                    ).map { _ in }
                 }
             }
         channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
@@ -170,12 +175,18 @@ struct PushChecker: Sendable {
         let prefix = "/3/device/"
         let token = head.uri.hasPrefix(prefix) ? String(head.uri.dropFirst(prefix.count)) : ""
         if token.isEmpty || !token.allSatisfy(\.isHexDigit) { problems.append("path \(head.uri)") }
-        if headers["apns-push-type"] != "liveactivity" { problems.append("apns-push-type \(headers["apns-push-type"] ?? "missing")") }
+        if headers["apns-push-type"] != "liveactivity" {
+            problems.append("apns-push-type \(headers["apns-push-type"] ?? "missing")")
+        }
         if headers["apns-topic"] != expectations.bundleId + ".push-type.liveactivity" {
             problems.append("apns-topic \(headers["apns-topic"] ?? "missing")")
         }
-        if !["5", "10"].contains(headers["apns-priority"] ?? "") { problems.append("apns-priority \(headers["apns-priority"] ?? "missing")") }
-        if Int(headers["apns-expiration"] ?? "") == nil { problems.append("apns-expiration \(headers["apns-expiration"] ?? "missing")") }
+        if !["5", "10"].contains(headers["apns-priority"] ?? "") {
+            problems.append("apns-priority \(headers["apns-priority"] ?? "missing")")
+        }
+        if Int(headers["apns-expiration"] ?? "") == nil {
+            problems.append("apns-expiration \(headers["apns-expiration"] ?? "missing")")
+        }
         if UUID(uuidString: headers["apns-id"] ?? "") == nil { problems.append("apns-id \(headers["apns-id"] ?? "missing")") }
 
         let authorization = headers["authorization"] ?? ""
@@ -184,15 +195,16 @@ struct PushChecker: Sendable {
 
         if body.count > 4096 { problems.append("body of \(body.count) bytes > 4096") }
         let (event, type, timestamp) = checkBody(body, &problems)
-        return ReceivedPush(token: token, headers: headers, body: body, jwt: jwt, issuedAt: issuedAt, event: event,
-                            contentStateType: type, timestamp: timestamp, problems: problems)
+        return ReceivedPush(
+            token: token, headers: headers, body: body, jwt: jwt, issuedAt: issuedAt, event: event,
+            contentStateType: type, timestamp: timestamp, problems: problems)
     }
 
     /// ES256 signature over `header.claims`, `kid`, `iss`, `iat`.
     func checkJWT(_ jwt: String, _ problems: inout [String]) -> Int? {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = base64URL(parts[0]), let claimsData = base64URL(parts[1]),
-              let signatureData = base64URL(parts[2])
+            let signatureData = base64URL(parts[2])
         else {
             problems.append("authorization is not a bearer JWT")
             return nil
@@ -248,11 +260,15 @@ struct PushChecker: Sendable {
             }
             return (aps.event, name, aps.timestamp)
         }
-        if let result = attempt(PhoneApp.BeerQueueAttributes.self, PhoneApp.BeerQueueAttributes.ContentState.self, "BeerQueueAttributes") {
+        if let result = attempt(
+            PhoneApp.BeerQueueAttributes.self, PhoneApp.BeerQueueAttributes.ContentState.self, "BeerQueueAttributes")
+        {
             return result
         }
-        if let result = attempt(PhoneApp.CSVImportActivityAttributes.self, PhoneApp.CSVImportActivityAttributes.ContentState.self,
-                                "CSVImportActivityAttributes") {
+        if let result = attempt(
+            PhoneApp.CSVImportActivityAttributes.self, PhoneApp.CSVImportActivityAttributes.ContentState.self,
+            "CSVImportActivityAttributes")
+        {
             return result
         }
         problems.append("body does not decode into the app's content-state structs")
@@ -310,7 +326,9 @@ private final class PushStreamHandler: ChannelInboundHandler, @unchecked Sendabl
             let version = head.version
             // On an event loop, not the test process's cooperative pool (see EventLoopTaskExecutor).
             Task(executorPreference: EventLoopTaskExecutor.answers) {
-                let answer = push.problems.isEmpty || !enforcing ? await responder(push) : APNsAnswer(status: 400, reason: "TestServerCheckFailed")
+                let answer =
+                    push.problems.isEmpty || !enforcing
+                    ? await responder(push) : APNsAnswer(status: 400, reason: "TestServerCheckFailed")
                 eventLoop.execute { self.respond(bound.value, answer, apnsId: push.headers["apns-id"], version: version) }
             }
             self.head = nil

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Checks every snapshot against the phone's contract: `contentState` and `apns.aps.content-state`
 /// decode with the app's structs and a default `JSONDecoder`, and are exactly what a default
@@ -8,15 +8,21 @@ import TestSupport
 /// carries `attributes-type` and decodable `attributes`; the push body fits in 4096 bytes.
 public enum SnapshotContract {
     @discardableResult
-    public static func checkImport(_ data: Data) throws -> (PhoneApp.CSVImportActivityAttributes, PhoneApp.CSVImportActivityAttributes.ContentState, String) {
-        try check(data, attributes: PhoneApp.CSVImportActivityAttributes.self,
-                  state: PhoneApp.CSVImportActivityAttributes.ContentState.self, typeName: "CSVImportActivityAttributes")
+    public static func checkImport(_ data: Data) throws -> (
+        PhoneApp.CSVImportActivityAttributes, PhoneApp.CSVImportActivityAttributes.ContentState, String
+    ) {
+        try check(
+            data, attributes: PhoneApp.CSVImportActivityAttributes.self,
+            state: PhoneApp.CSVImportActivityAttributes.ContentState.self, typeName: "CSVImportActivityAttributes")
     }
 
     @discardableResult
-    public static func checkBeerQueue(_ data: Data) throws -> (PhoneApp.BeerQueueAttributes, PhoneApp.BeerQueueAttributes.ContentState, String) {
-        let result = try check(data, attributes: PhoneApp.BeerQueueAttributes.self,
-                               state: PhoneApp.BeerQueueAttributes.ContentState.self, typeName: "BeerQueueAttributes")
+    public static func checkBeerQueue(_ data: Data) throws -> (
+        PhoneApp.BeerQueueAttributes, PhoneApp.BeerQueueAttributes.ContentState, String
+    ) {
+        let result = try check(
+            data, attributes: PhoneApp.BeerQueueAttributes.self,
+            state: PhoneApp.BeerQueueAttributes.ContentState.self, typeName: "BeerQueueAttributes")
         // The shipping app's subset decodes too.
         let state = try #require(try SnapshotContract.member(data, ["contentState"]))
         _ = try JSONDecoder().decode(PhoneApp.ShippingBeerQueueContentState.self, from: state)
@@ -73,8 +79,9 @@ public enum SnapshotContract {
         let encoded = try JSONEncoder().encode(value)
         let expected = try SnapshotContract.object(encoded) as? NSDictionary
         let actual = try SnapshotContract.object(stored) as? NSDictionary
-        #expect(expected != nil && expected == actual,
-                "stored \(String(decoding: stored, as: UTF8.self)) != default encoding \(String(decoding: encoded, as: UTF8.self))")
+        #expect(
+            expected != nil && expected == actual,
+            "stored \(String(decoding: stored, as: UTF8.self)) != default encoding \(String(decoding: encoded, as: UTF8.self))")
     }
 
     /// Parses JSON into Foundation objects (for structural comparisons).

@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Issues 10 and 15 through the built `shelfline-render beer-queue`, run as cron runs it: no TTY,
 /// `--quiet`, real files, real HTTP servers on loopback standing in for the site (and for the
@@ -39,7 +39,9 @@ import TestSupport
             switch mode.value {
             // The same host under another name is another origin too (a cookie is scoped to its host).
             case "other-host": return .redirect(to: elsewhere.baseURL + "/memberQueues.php")
-            case "other-name": return .redirect(to: "http://localhost:\(request.headers["host"]?.split(separator: ":").last ?? "")/memberQueues.php")
+            case "other-name":
+                return .redirect(
+                    to: "http://localhost:\(request.headers["host"]?.split(separator: ":").last ?? "")/memberQueues.php")
             case "ftp": return .redirect(to: "ftp://127.0.0.1/memberQueues.php")
             default: return .html(queuePage)
             }
@@ -84,7 +86,8 @@ import TestSupport
             if mode.value == "garbage" {
                 return .html("<html><body><h3 class=\"brewName\">Hello \(cookie)</h3></body></html>")
             }
-            return .html("""
+            return .html(
+                """
                 <html><body><h3 class="brewName">Session \(cookie) Stout<div class="brew_added_date">\(cookie)</div></h3>
                 <a href="deleteQueuedBrew.php?cid=1">x</a>
                 <h3 class="brewName">\(cookie)</h3><p>no link, echoed: \(cookie)</p>
@@ -106,7 +109,9 @@ import TestSupport
     /// A saved page holding the cookie (saved from a logged-in browser) never puts it in an output either.
     @Test(.bug(id: 10)) func cookieInSavedPageIsRedacted() async throws {
         let temp = try E2E.setUp()
-        let page = temp.write("saved.html", """
+        let page = temp.write(
+            "saved.html",
+            """
             <html><body><h3 class="brewName">Hi \(E2E.cookie) IPA<div class="brew_added_date">\(Self.secret)</div></h3>
             <a href="deleteQueuedBrew.php?cid=9">x</a><h3 class="brewName">\(Self.secret)</h3></body></html>
             """)
@@ -212,8 +217,10 @@ import TestSupport
     /// 10 "Also": NUL (raw or `&#0;`) and other controls in a page never reach the snapshot files.
     @Test(.bug(id: 10)) func controlCharactersStrippedFromSnapshots() async throws {
         let temp = try E2E.setUp()
-        let page = temp.write("nul.html", "<html><body><h3 class=\"brewName\">Nul\u{0}Beer&#0; &#x1b;[2J&#x9b;Ale<div class=\"brew_added_date\">Apr&#1; 08</div></h3>"
-                                  + "<a href=\"deleteQueuedBrew.php?cid=5\">x</a></body></html>")
+        let page = temp.write(
+            "nul.html",
+            "<html><body><h3 class=\"brewName\">Nul\u{0}Beer&#0; &#x1b;[2J&#x9b;Ale<div class=\"brew_added_date\">Apr&#1; 08</div></h3>"
+                + "<a href=\"deleteQueuedBrew.php?cid=5\">x</a></body></html>")
         let result = try await Self.run(temp, ["--html", page])
         #expect(result.status == 0, "\(result)")
         let text = try E2E.everything(temp, [result])

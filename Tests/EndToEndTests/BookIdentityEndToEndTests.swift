@@ -1,25 +1,29 @@
 import Foundation
 import ShelflineCore
 import ShelflineReports
-import Testing
 import TestSupport
+import Testing
 
 /// Every distinct book stays a distinct book (issue 21), through the built executables: near misses
 /// sharing a main title and author stay apart, the same book spelled otherwise folds, dedupe and
 /// merge answer alike, and a damaged or lost library comes back by the advice its error gives.
 @Suite(.serialized) struct BookIdentityEndToEndTests {
     static let config = ExecutableRunner.repositoryRoot + "/examples/pipeline.json"
-    static let header = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"
+    static let header =
+        "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"
         + "Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,"
         + "Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies\n"
 
     /// A Goodreads row, without ISBN (as Kindle rows are) unless `isbn13` is given.
-    static func row(_ id: Int, _ title: String, _ author: String, rating: Int = 0, shelf: String = "read",
-                    isbn13: String = "") -> String {
+    static func row(
+        _ id: Int, _ title: String, _ author: String, rating: Int = 0, shelf: String = "read",
+        isbn13: String = ""
+    ) -> String {
         func cell(_ text: String) -> String {
             text.contains(",") || text.contains("\"") ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
         }
-        return "\(id),\(cell(title)),\(cell(author)),,,=\"\",=\"\(isbn13)\",\(rating),4.0,Press,Kindle Edition,,,,,2024/01/0\(id % 9 + 1),\(shelf),,\(shelf),,,,1,0\n"
+        return
+            "\(id),\(cell(title)),\(cell(author)),,,=\"\",=\"\(isbn13)\",\(rating),4.0,Press,Kindle Edition,,,,,2024/01/0\(id % 9 + 1),\(shelf),,\(shelf),,,,1,0\n"
     }
 
     /// (title, author, label): rows with one label are one book.
@@ -93,10 +97,12 @@ import TestSupport
         let dir = TemporaryDirectory("identity-library")
         let first = dir.file("a.csv"), second = dir.file("b.csv"), workspace = dir.file("ws")
         try export(Array(Self.rows.prefix(11))).write(toFile: first, atomically: true, encoding: .utf8)
-        try export([("The Grammar Book (The Grammar Book, #2)", "Ann Writer", "grammar-2"),
-                    ("Comic: Space", "Cy Drawer", "comic-space"),
-                    ("Data Stories", "Bo Teller", "data-or-workbook"),
-                    ("The Shining", "S. King", "shining")]).write(toFile: second, atomically: true, encoding: .utf8)
+        try export([
+            ("The Grammar Book (The Grammar Book, #2)", "Ann Writer", "grammar-2"),
+            ("Comic: Space", "Cy Drawer", "comic-space"),
+            ("Data Stories", "Bo Teller", "data-or-workbook"),
+            ("The Shining", "S. King", "shining"),
+        ]).write(toFile: second, atomically: true, encoding: .utf8)
         #expect(try run(["run", "--csv", first, "--config", Self.config, "--workspace", workspace], in: dir).status == 0)
         let result = try run(["run", "--csv", second, "--config", Self.config, "--workspace", workspace], in: dir)
         #expect(result.status == 0, "\(result)")
@@ -105,7 +111,8 @@ import TestSupport
         // books, so it does not guess: a book of its own.
         #expect(report.outcomes.updated == 2 && report.outcomes.added == 2, "\(report.outcomes)")
         #expect(report.libraryBooks == 13)
-        let dedupe = try readJSONFile([String: Int].self, keys: ["ambiguousTitle"], from: workspace + "/runs/latest/dedupe-report.json")
+        let dedupe = try readJSONFile(
+            [String: Int].self, keys: ["ambiguousTitle"], from: workspace + "/runs/latest/dedupe-report.json")
         #expect(dedupe["ambiguousTitle"] == 1)
     }
 
@@ -114,7 +121,9 @@ import TestSupport
     /// the second says what that ISBN is.
     func twoExportsRevealingAnISBNsTitle(in dir: TemporaryDirectory) throws -> (first: String, second: String) {
         let first = dir.file("a.csv"), second = dir.file("b.csv"), isbn = "9780375507250"
-        try (Self.header + Self.row(1, "Comic", "Cy Drawer", rating: 5, isbn13: isbn) + Self.row(2, "Comic", "Cy Drawer", rating: 2))
+        try
+            (Self.header + Self.row(1, "Comic", "Cy Drawer", rating: 5, isbn13: isbn)
+            + Self.row(2, "Comic", "Cy Drawer", rating: 2))
             .write(toFile: first, atomically: true, encoding: .utf8)
         try (Self.header + Self.row(1, "Comic: volume 0", "Cy Drawer", rating: 5, isbn13: isbn))
             .write(toFile: second, atomically: true, encoding: .utf8)
@@ -126,9 +135,10 @@ import TestSupport
         let ledgers = dir.file("ledgers")
         let rebuild = try run(["rebuild", "--config", Self.config, "--workspace", workspace, "--ledgers", ledgers], in: dir)
         let runs = try FileManager.default.contentsOfDirectory(atPath: ledgers)
-        let first = try #require(runs.first { runId in
-            (try? bookIds(ledgers + "/" + runId + "/ledger.ndjson.gz") { _ in "" })?.count == 2
-        })
+        let first = try #require(
+            runs.first { runId in
+                (try? bookIds(ledgers + "/" + runId + "/ledger.ndjson.gz") { _ in "" })?.count == 2
+            })
         let ids = try bookIds(ledgers + "/" + first + "/ledger.ndjson.gz") { data in
             (try! JSONSerialization.jsonObject(with: data) as! [String: Any])["bookId"] as? String
         }
@@ -144,8 +154,9 @@ import TestSupport
         let workspace = dir.file("ws")
         let arguments = { (csv: String) in ["run", "--csv", csv, "--config", Self.config, "--workspace", workspace] }
         #expect(try run(arguments(first), in: dir).status == 0)
-        #expect(try readJSONFile(MergeReport.self, from: workspace + "/runs/latest/merge-report.json").libraryBooks == 1,
-                "nothing in the first export tells its two rows apart")
+        #expect(
+            try readJSONFile(MergeReport.self, from: workspace + "/runs/latest/merge-report.json").libraryBooks == 1,
+            "nothing in the first export tells its two rows apart")
         let result = try run(arguments(second), in: dir)
         #expect(result.status == 0 && result.stdout.contains("library rebuilt"), "\(result)")
         let report = try readJSONFile(MergeReport.self, from: workspace + "/runs/latest/merge-report.json")
@@ -157,7 +168,8 @@ import TestSupport
         // The ISBN's book knows its volume; the plain `Comic` is a book of its own, with no ISBN.
         #expect(books.count == 2 && books.filter { $0.contains("isbn:9780375507250") }.count == 1, "\(books)")
         let page = try String(contentsOfFile: workspace + "/library.html", encoding: .utf8)
-        #expect(page.contains("<title>Library: 2 books</title>"), "the library page, written before the rebuild, is written again")
+        #expect(
+            page.contains("<title>Library: 2 books</title>"), "the library page, written before the rebuild, is written again")
         let (rebuild, ids) = try firstExportsBooks(workspace: workspace, in: dir)
         #expect(rebuild.stdout.contains("library unchanged"), "run left the library as a rebuild makes it: \(rebuild)")
         #expect(ids[2] != nil && ids[3] != nil && ids[2] != ids[3], "\(ids)")
@@ -203,7 +215,9 @@ import TestSupport
 
         let refused = try run(rebuild, in: dir)
         #expect(refused.status == 65, "\(refused)")
-        #expect(refused.stderr.contains("1 import(s) no longer stored") && refused.stderr.contains("--drop-unstored-imports"), "\(refused)")
+        #expect(
+            refused.stderr.contains("1 import(s) no longer stored") && refused.stderr.contains("--drop-unstored-imports"),
+            "\(refused)")
         #expect(FileManager.default.contents(atPath: library) == before, "the library is untouched")
 
         let dropped = try run(rebuild + ["--drop-unstored-imports"], in: dir)
@@ -223,7 +237,8 @@ import TestSupport
         try FileManager.default.removeItem(atPath: library)
         let (rebuild, ids) = try firstExportsBooks(workspace: workspace, in: dir)
         #expect(rebuild.status == 0 && rebuild.stdout.contains("library rebuilt: 2 books"), "\(rebuild)")
-        #expect(ids[2] != nil && ids[3] != nil && ids[2] != ids[3], "the first export's rows, replayed first, are two books: \(ids)")
+        #expect(
+            ids[2] != nil && ids[3] != nil && ids[2] != ids[3], "the first export's rows, replayed first, are two books: \(ids)")
         #expect(FileManager.default.contents(atPath: library) == built)
     }
 
@@ -269,8 +284,9 @@ import TestSupport
         let status = try run(["status", "--csv", second, "--config", Self.config, "--workspace", workspace], in: dir)
         #expect(status.status == 1, "\(status)")
         #expect(try run(arguments(second), in: dir).status == 0)
-        #expect(try readJSONFile(MergeReport.self, from: workspace + "/runs/latest/merge-report.json").libraryBooks
-            == Set(Self.rows.dropFirst(6).map(\.2)).count)
+        #expect(
+            try readJSONFile(MergeReport.self, from: workspace + "/runs/latest/merge-report.json").libraryBooks
+                == Set(Self.rows.dropFirst(6).map(\.2)).count)
     }
 }
 

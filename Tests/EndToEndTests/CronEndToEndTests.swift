@@ -159,7 +159,9 @@ import Testing
     @Test(.bug(id: 15)) func hangingNotifyIsKilledAfterItsTimeoutAndNeverHoldsTheLock() throws {
         let cron = try Cron(extra: ["notifyTimeoutSeconds": 1])
         let pidFile = cron.dir.file("notify.pid")
-        try ConfigFile.edit(cron.config) { $0.object["notify"] = ["/bin/sh", "-c", "echo $$ > '\(pidFile)'; echo waiting; exec sleep 1000"] }
+        try ConfigFile.edit(cron.config) {
+            $0.object["notify"] = ["/bin/sh", "-c", "echo $$ > '\(pidFile)'; echo waiting; exec sleep 1000"]
+        }
         _ = try cron.export("inbox/a.csv", rows: [1, 2])
         let result = try cron.runInbox()
         #expect(result.status == 0, "\(result)")
@@ -179,7 +181,9 @@ import Testing
         let cron = try Cron(extra: ["notifyTimeoutSeconds": 600])
         let pidFile = cron.dir.file("notify.pid")
         try ConfigFile.edit(cron.config) {
-            $0.object["notify"] = ["/bin/sh", "-c", "echo $$ > '\(pidFile)'.part; mv '\(pidFile)'.part '\(pidFile)'; exec sleep 1000"]
+            $0.object["notify"] = [
+                "/bin/sh", "-c", "echo $$ > '\(pidFile)'.part; mv '\(pidFile)'.part '\(pidFile)'; exec sleep 1000",
+            ]
         }
         let csv = try cron.export("export.csv", rows: [1])
         let process = ExecutableRunner.start(

@@ -2,8 +2,8 @@ import Foundation
 import ShelflineCommands
 import ShelflineCore
 import ShelflineReports
-import Testing
 import TestSupport
+import Testing
 
 /// `shelfline run --csv FILE` with no `pipeline.json` anywhere: the built-in default configuration
 /// (every stage, its default files and parameters; lookup asks the Open Library API alone).
@@ -17,8 +17,9 @@ import TestSupport
         let dir = TemporaryDirectory("default-config")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
 
-        let result = try ExecutableRunner.run("shelfline", ["run", "--csv", csv], in: dir.path,
-                                              environment: ["SHELFLINE_OPENLIBRARY_URL": server.baseURL])
+        let result = try ExecutableRunner.run(
+            "shelfline", ["run", "--csv", csv], in: dir.path,
+            environment: ["SHELFLINE_OPENLIBRARY_URL": server.baseURL])
         try await server.shutdown()
 
         #expect(result.status == 0, "\(result)")
@@ -29,8 +30,9 @@ import TestSupport
         #expect(report.outcomes.added == 6)
         #expect(report.enrichment.matchedByIsbn == 6, "every row answered by the loopback Open Library")
         #expect(!server.requests.isEmpty)
-        #expect(server.requests.allSatisfy { $0.path.hasPrefix("/api/books") || $0.path.hasPrefix("/search") },
-                "\(server.requests.map(\.path))")
+        #expect(
+            server.requests.allSatisfy { $0.path.hasPrefix("/api/books") || $0.path.hasPrefix("/search") },
+            "\(server.requests.map(\.path))")
         #expect(FileManager.default.fileExists(atPath: dir.file("var/library/library.ndjson.gz")))
         let page = try ImportReportPageReading(path: dir.file("var/runs/latest/report.html"))
         #expect(page.title == "export.csv")
@@ -50,8 +52,10 @@ import TestSupport
             #expect(declaration.outputs == description.outputs.map(\.defaultName))
             #expect(declaration.parameters == .object([:]), "\(declaration.name): every parameter at its default")
         }
-        let mirrored = PipelineConfig.builtInDefault(stages: stages, environment: ["SHELFLINE_OPENLIBRARY_URL": "http://127.0.0.1:9"])
-        #expect(mirrored.stages.first { $0.name == .lookup }?.parameters
+        let mirrored = PipelineConfig.builtInDefault(
+            stages: stages, environment: ["SHELFLINE_OPENLIBRARY_URL": "http://127.0.0.1:9"])
+        #expect(
+            mirrored.stages.first { $0.name == .lookup }?.parameters
                 == .object(["openLibrary": .object(["baseURL": .string("http://127.0.0.1:9")])]))
     }
 }

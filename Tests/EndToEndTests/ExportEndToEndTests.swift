@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `shelfline export` through the built executables: every real export in `../shared/corpus` and
 /// `examples/` imported, exported in its own format, imported again into an empty workspace, and
@@ -12,7 +13,9 @@ import TestSupport
 @Suite struct ExportEndToEndTests {
     /// `$SHELFLINE_CORPUS`, else `../shared/corpus` beside the repository (or two levels up from a worktree).
     static let corpus: String? = {
-        var candidates = [ExecutableRunner.repositoryRoot + "/../shared/corpus", ExecutableRunner.repositoryRoot + "/../../shared/corpus"]
+        var candidates = [
+            ExecutableRunner.repositoryRoot + "/../shared/corpus", ExecutableRunner.repositoryRoot + "/../../shared/corpus",
+        ]
         if let explicit = ProcessInfo.processInfo.environment["SHELFLINE_CORPUS"] { candidates.insert(explicit, at: 0) }
         let found = candidates.first { FileManager.default.fileExists(atPath: $0 + "/README.md") }
         if found == nil { print("SKIP corpus round trips: no ../shared/corpus beside \(ExecutableRunner.repositoryRoot)") }
@@ -36,7 +39,9 @@ import TestSupport
     }
 
     static var sources: [Source] {
-        var sources = [Source(path: ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv", exportFormat: "goodreads")]
+        var sources = [
+            Source(path: ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv", exportFormat: "goodreads")
+        ]
         guard let corpus else { return sources }
         sources += [
             Source(path: corpus + "/gr_24col_2025_bsanser.csv", exportFormat: "goodreads"),
@@ -60,13 +65,18 @@ import TestSupport
 
     /// Imports `csv` into `workspace`; the import must succeed.
     func importFile(_ csv: String, into workspace: String) throws {
-        let result = try ExecutableRunner.run("shelfline", ["run", "--csv", csv, "--workspace", workspace, "--config", try config(), "--quiet"])
+        let result = try ExecutableRunner.run(
+            "shelfline", ["run", "--csv", csv, "--workspace", workspace, "--config", try config(), "--quiet"])
         try #require(result.status == 0, "import of \(csv): \(result)")
     }
 
     func export(_ workspace: String, format: String, to output: String, extra: [String] = []) throws -> ProcessResult {
-        try ExecutableRunner.run("shelfline", ["export", "--format", format, "-o", output, "--workspace", workspace,
-                                               "--config", try config(), "--quiet"] + extra)
+        try ExecutableRunner.run(
+            "shelfline",
+            [
+                "export", "--format", format, "-o", output, "--workspace", workspace,
+                "--config", try config(), "--quiet",
+            ] + extra)
     }
 
     /// The library of `workspace`, book id → book (as JSON objects).
@@ -83,7 +93,9 @@ import TestSupport
     /// (half up), and the last finish date of the readings.
     static func asGoodreadsKeepsIt(_ book: [String: Any]) -> [String: Any] {
         var book = book
-        if let rating = book["rating"] as? Double { book["rating"] = Double(max(1, min(5, Int(rating.rounded(.toNearestOrAwayFromZero))))) }
+        if let rating = book["rating"] as? Double {
+            book["rating"] = Double(max(1, min(5, Int(rating.rounded(.toNearestOrAwayFromZero)))))
+        }
         if let reads = book["reads"] as? [[String: String]] {
             let last = reads.compactMap { $0["end"] }.max()
             book["reads"] = last.map { [["end": $0]] }
@@ -95,8 +107,10 @@ import TestSupport
     /// paired by id, else by a shared identity key: the id and keys are derived from the carried
     /// fields (an ISBN lookup found becomes the identity of the re-imported book, and which edition
     /// owns a shared title-author key depends on the order rows arrive), so they are not compared.
-    static func differences(_ first: [String: [String: Any]], _ second: [String: [String: Any]], ignoring ignored: Set<String>,
-                            normalise: ([String: Any]) -> [String: Any] = { $0 }) -> [String] {
+    static func differences(
+        _ first: [String: [String: Any]], _ second: [String: [String: Any]], ignoring ignored: Set<String>,
+        normalise: ([String: Any]) -> [String: Any] = { $0 }
+    ) -> [String] {
         var found: [String] = []
         var unpaired = second
         var pairs: [([String: Any], [String: Any])] = []
@@ -126,7 +140,9 @@ import TestSupport
             for key in Set(a.keys).union(b.keys).sorted() where !ignored.union(["id", "keys"]).contains(key) {
                 let left = a[key].map { NSArray(object: $0) }, right = b[key].map { NSArray(object: $0) }
                 if left != right {
-                    found.append("\(a["id"] ?? "") \(a["title"] ?? ""): \(key): \(a[key].map { "\($0)" } ?? "absent") → \(b[key].map { "\($0)" } ?? "absent")")
+                    found.append(
+                        "\(a["id"] ?? "") \(a["title"] ?? ""): \(key): \(a[key].map { "\($0)" } ?? "absent") → \(b[key].map { "\($0)" } ?? "absent")"
+                    )
                 }
             }
         }
@@ -143,18 +159,23 @@ import TestSupport
         let a = try Self.library(first), b = try Self.library(second)
         #expect(a.count == b.count, "books: \(a.count) → \(b.count)")
         let ignored = Self.notCarried[source.exportFormat]!.union(source.alsoLost)
-        let differences = Self.differences(a, b, ignoring: ignored,
-                                           normalise: source.exportFormat == "goodreads" ? Self.asGoodreadsKeepsIt : { $0 })
-        #expect(differences.isEmpty, "\(differences.count) differences, the first: \(differences.prefix(10).joined(separator: "\n"))")
+        let differences = Self.differences(
+            a, b, ignoring: ignored,
+            normalise: source.exportFormat == "goodreads" ? Self.asGoodreadsKeepsIt : { $0 })
+        #expect(
+            differences.isEmpty, "\(differences.count) differences, the first: \(differences.prefix(10).joined(separator: "\n"))")
     }
 
     /// The cells a Goodreads user wrote (or Goodreads wrote for them about their copy): the
     /// Goodreads export of a library imported from a Goodreads file gives each back as it was.
-    static let userAuthored = ["Book Id", "My Rating", "Date Read", "Date Added", "Bookshelves", "Bookshelves with positions",
-                               "Exclusive Shelf", "My Review", "Spoiler", "Private Notes", "Read Count", "Owned Copies"]
+    static let userAuthored = [
+        "Book Id", "My Rating", "Date Read", "Date Added", "Bookshelves", "Bookshelves with positions",
+        "Exclusive Shelf", "My Review", "Spoiler", "Private Notes", "Read Count", "Owned Copies",
+    ]
 
-    @Test(.enabled(if: corpus != nil, "needs ../shared/corpus"),
-          arguments: ["gr_24col_2025_bsanser.csv", "gr_31col_html-reviews_genekaufman.csv", "small/goodreads.csv"])
+    @Test(
+        .enabled(if: corpus != nil, "needs ../shared/corpus"),
+        arguments: ["gr_24col_2025_bsanser.csv", "gr_31col_html-reviews_genekaufman.csv", "small/goodreads.csv"])
     func goodreadsExportGivesBackEveryUserAuthoredCellRowForRow(name: String) throws {
         let original = Self.corpus! + "/" + name
         let workspace = temp.file("ws"), exported = temp.file("goodreads.csv")
@@ -174,7 +195,9 @@ import TestSupport
             let id = source.cell(row, "Book Id")
             guard let back = exportedById[id] else { mismatches.append("Book Id \(id): no row"); continue }
             for column in Self.userAuthored where source.cell(row, column) != output.cell(back, column) {
-                mismatches.append("Book Id \(id) \(column): \(source.cell(row, column).debugDescription) → \(output.cell(back, column).debugDescription)")
+                mismatches.append(
+                    "Book Id \(id) \(column): \(source.cell(row, column).debugDescription) → \(output.cell(back, column).debugDescription)"
+                )
             }
         }
         #expect(mismatches.isEmpty, "\(mismatches.count) cells differ: \(mismatches.prefix(10).joined(separator: "\n"))")
@@ -196,8 +219,9 @@ import TestSupport
         #expect(differences.isEmpty, "\(differences.count) differences: \(differences.prefix(10).joined(separator: "\n"))")
         for (id, book) in a {
             let rating = book["rating"] as? Double
-            #expect((b[id]?["rating"] as? Double) == rating.map { Double(max(1, min(5, Int($0.rounded(.toNearestOrAwayFromZero))))) },
-                    "\(id): rating \(rating ?? 0) rounds half up")
+            #expect(
+                (b[id]?["rating"] as? Double) == rating.map { Double(max(1, min(5, Int($0.rounded(.toNearestOrAwayFromZero))))) },
+                "\(id): rating \(rating ?? 0) rounds half up")
             let lastEnd = (book["reads"] as? [[String: String]])?.compactMap { $0["end"] }.max()
             let backEnd = (b[id]?["reads"] as? [[String: String]])?.compactMap { $0["end"] }.max()
             #expect(lastEnd == backEnd, "\(id): last finish date kept")
@@ -208,21 +232,32 @@ import TestSupport
         let workspace = temp.file("ws")
         let missing = try ExecutableRunner.run("shelfline", ["export", "--format", "goodreads", "--workspace", workspace])
         #expect(missing.status == 66, "\(missing)")
-        #expect(missing.stderr.contains("no library yet") && missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+        #expect(
+            missing.stderr.contains("no library yet") && missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
 
         try importFile(ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv", into: workspace)
-        let stdout = try ExecutableRunner.run("shelfline", ["export", "--format", "goodreads", "--workspace", workspace,
-                                                            "--config", try config()])
+        let stdout = try ExecutableRunner.run(
+            "shelfline",
+            [
+                "export", "--format", "goodreads", "--workspace", workspace,
+                "--config", try config(),
+            ])
         #expect(stdout.status == 0, "\(stdout)")
         let file = temp.file("out.csv")
         #expect(try export(workspace, format: "goodreads", to: file).status == 0)
         #expect(stdout.stdout == (try String(contentsOfFile: file, encoding: .utf8)))
 
         // --shelf keeps the books on that shelf only; ndjson copies library lines whole.
-        let toRead = try ExecutableRunner.run("shelfline", ["export", "--format", "ndjson", "--shelf", "to-read", "--workspace",
-                                                            workspace, "--config", try config()])
+        let toRead = try ExecutableRunner.run(
+            "shelfline",
+            [
+                "export", "--format", "ndjson", "--shelf", "to-read", "--workspace",
+                workspace, "--config", try config(),
+            ])
         let books = try Self.library(workspace).values
-        let expected = books.filter { $0["shelf"] as? String == "to-read" || ($0["shelves"] as? [String] ?? []).contains("to-read") }
+        let expected = books.filter {
+            $0["shelf"] as? String == "to-read" || ($0["shelves"] as? [String] ?? []).contains("to-read")
+        }
         #expect(toRead.stdout.split(separator: "\n").count == expected.count && !expected.isEmpty, "\(toRead)")
 
         // An output that is the library itself is refused (64), and the library is untouched.
@@ -248,22 +283,29 @@ import TestSupport
         var shelves: [String: Int] = [:], years: [String: Int] = [:]
         for book in books.values {
             shelves[book["shelf"] as? String ?? "none", default: 0] += 1
-            for read in book["reads"] as? [[String: String]] ?? [] { if let end = read["end"] { years[String(end.prefix(4)), default: 0] += 1 } }
+            for read in book["reads"] as? [[String: String]] ?? [] {
+                if let end = read["end"] { years[String(end.prefix(4)), default: 0] += 1 }
+            }
         }
         #expect(object["exclusiveShelves"] as? [String: Int] == shelves)
         #expect(object["finishedPerYear"] as? [String: Int] == years)
 
         // list --shelf read: one line per book on the shelf; --json gives objects.
         let list = try library(["list", "--shelf", "read", "--json"])
-        let listed = list.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        #expect(Set(listed.compactMap { $0["id"] as? String }) == Set(books.values.filter { $0["shelf"] as? String == "read" }.map { $0["id"] as! String }))
+        let listed = list.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(
+            Set(listed.compactMap { $0["id"] as? String })
+                == Set(books.values.filter { $0["shelf"] as? String == "read" }.map { $0["id"] as! String }))
 
         // show: by id the whole line (--json) and, as text, which import created the book.
         let dune = try #require(books.values.first { $0["title"] as? String == "Dune" })
         let id = dune["id"] as! String
         let shown = try library(["show", id, "--json"])
-        #expect(NSDictionary(dictionary: try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as! [String: Any])
-                    == NSDictionary(dictionary: dune))
+        #expect(
+            NSDictionary(dictionary: try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as! [String: Any])
+                == NSDictionary(dictionary: dune))
         let text = try library(["show", "dune"])
         #expect(text.status == 0 && text.stdout.contains("created the book") && text.stdout.contains("shelfPositions"), "\(text)")
         let ambiguous = try library(["show", "the"])
@@ -275,12 +317,14 @@ import TestSupport
         // checked in Chromium (LibraryPageScriptTests).
         let page = try String(contentsOfFile: workspace + "/library.html", encoding: .utf8)
         let opening = "<script type=\"application/json\" id=\"library-books\">"
-        let data = try #require(page.components(separatedBy: opening).dropFirst().first?.components(separatedBy: "</script>").first)
+        let data = try #require(
+            page.components(separatedBy: opening).dropFirst().first?.components(separatedBy: "</script>").first)
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [[Any]], "\(data)")
         let strings = entries.map { Set($0.compactMap { $0 as? String }) }
         #expect(entries.count == books.count, "\(entries.count) entries for \(books.count) books")
         for (id, book) in books {
-            #expect(strings.filter { $0.contains(id) && $0.contains(book["title"] as! String) }.count == 1, "\(id) \(book["title"]!)")
+            #expect(
+                strings.filter { $0.contains(id) && $0.contains(book["title"] as! String) }.count == 1, "\(id) \(book["title"]!)")
         }
         let report = try String(contentsOfFile: workspace + "/runs/latest/report.html", encoding: .utf8)
         #expect(report.contains("href=\"../../library.html\""))
@@ -332,7 +376,8 @@ import TestSupport
         for index in 1...count {
             let shelf = index % 3 == 0 ? "to-read" : "read"
             let tags = index % 2 == 0 ? #"["science fiction"]"# : #"["fiction"]"#
-            text += #"{"author":"Author \#(index % 97)","id":"\#(String(format: "b%016x", index))","keys":["t:book \#(index)"],"#
+            text +=
+                #"{"author":"Author \#(index % 97)","id":"\#(String(format: "b%016x", index))","keys":["t:book \#(index)"],"#
                 + #""provenance":[{"fields":["created"],"format":"goodreads","importId":"i","lines":[\#(index + 1)]}],"#
                 + #""shelf":"\#(shelf)","shelves":\#(tags),"title":"Book number \#(index) of a library long enough to take a while"}"#
                 + "\n"
@@ -356,8 +401,12 @@ import TestSupport
 
     @Test(.bug(id: 42)) func ndjsonExportIsTheLibrarysLinesFieldByField() throws {
         let workspace = temp.file("ws"), exported = temp.file("library.ndjson")
-        let imported = try ExecutableRunner.run("shelfline", ["run", "--csv", ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv",
-                                                              "--workspace", workspace, "--config", try config(), "--quiet"])
+        let imported = try ExecutableRunner.run(
+            "shelfline",
+            [
+                "run", "--csv", ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv",
+                "--workspace", workspace, "--config", try config(), "--quiet",
+            ])
         try #require(imported.status == 0, "\(imported)")
         let result = try shelfline(["export", "--format", "ndjson", "-o", exported, "--quiet"], workspace: workspace)
         try #require(result.status == 0, "\(result)")
@@ -370,7 +419,9 @@ import TestSupport
             let a = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             let b = try #require(try JSONSerialization.jsonObject(with: Data(original.utf8)) as? [String: Any])
             #expect(Set(a.keys) == Set(b.keys), "\(b["id"] ?? "")")
-            for key in b.keys { #expect(NSArray(object: a[key] ?? NSNull()) == NSArray(object: b[key]!), "\(b["id"] ?? "") \(key)") }
+            for key in b.keys {
+                #expect(NSArray(object: a[key] ?? NSNull()) == NSArray(object: b[key]!), "\(b["id"] ?? "") \(key)")
+            }
             #expect(line == original, "copied whole")
         }
         // With --shelf, the lines of the books on it, as they are.
@@ -389,7 +440,8 @@ import TestSupport
         defer { Glibc.umask(umask) }
         for (before, after) in [(0o600, 0o600), (0o640, 0o640), (0o644, 0o644)] {
             let output = temp.file("existing-\(String(before, radix: 8)).csv")
-            _ = FileManager.default.createFile(atPath: output, contents: Data("old\n".utf8), attributes: [.posixPermissions: before])
+            _ = FileManager.default.createFile(
+                atPath: output, contents: Data("old\n".utf8), attributes: [.posixPermissions: before])
             let result = try shelfline(["export", "--format", "goodreads", "-o", output, "--quiet"], workspace: workspace)
             #expect(result.status == 0, "\(result)")
             let mode = try Self.mode(output)
@@ -400,7 +452,9 @@ import TestSupport
         #expect(try shelfline(["export", "--format", "goodreads", "-o", new, "--quiet"], workspace: workspace).status == 0)
         #expect(try Self.mode(new) == 0o600, "a new export is owner-only")
         let asked = temp.file("asked.csv")
-        #expect(try shelfline(["export", "--format", "goodreads", "-o", asked, "--mode", "644", "--quiet"], workspace: workspace).status == 0)
+        #expect(
+            try shelfline(["export", "--format", "goodreads", "-o", asked, "--mode", "644", "--quiet"], workspace: workspace)
+                .status == 0)
         #expect(try Self.mode(asked) == 0o644, "--mode 644")
         let bad = try shelfline(["export", "--format", "goodreads", "-o", asked, "--mode", "rw-r--r--"], workspace: workspace)
         #expect(bad.status == 64 && bad.stderr.contains("--mode"), "\(bad)")
@@ -417,7 +471,9 @@ import TestSupport
                 let result = try shelfline(["export", "--format", "goodreads"] + extra + target, workspace: workspace)
                 #expect(result.status == 64, "\(extra) \(target): \(result)")
                 #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
-                #expect(result.stderr.contains("'scifi'") && result.stderr.contains("fiction, read, science fiction, to-read"), "\(result.stderr)")
+                #expect(
+                    result.stderr.contains("'scifi'") && result.stderr.contains("fiction, read, science fiction, to-read"),
+                    "\(result.stderr)")
                 if target.isEmpty && extra.count == 2 { continue }  // the read shelf's rows may be out already
                 #expect(result.stdout.isEmpty, "nothing written: \(result.stdout)")
             }
@@ -439,8 +495,12 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let output = directory + "/export.csv"
         try Data("the previous export\n".utf8).write(to: URL(fileURLWithPath: output))
-        let process = ExecutableRunner.start("shelfline", ["export", "--format", "goodreads", "-o", output, "--workspace", workspace,
-                                                           "--config", try config()])
+        let process = ExecutableRunner.start(
+            "shelfline",
+            [
+                "export", "--format", "goodreads", "-o", output, "--workspace", workspace,
+                "--config", try config(),
+            ])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -448,16 +508,19 @@ import TestSupport
         func temporaryBytes() -> Int {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             return names.filter { $0.hasPrefix(".export.csv.tmp-") }
-                .compactMap { (try? FileManager.default.attributesOfItem(atPath: directory + "/" + $0))?[.size] as? Int }.max() ?? 0
+                .compactMap { (try? FileManager.default.attributesOfItem(atPath: directory + "/" + $0))?[.size] as? Int }.max()
+                ?? 0
         }
         let started = waitUntil(timeout: 120, watching: [directory]) { temporaryBytes() > 0 || !process.isRunning }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        try #require(started && process.terminationReason == .uncaughtSignal,
-                     "the export finished before it could be killed mid-way: give it a larger library")
+        try #require(
+            started && process.terminationReason == .uncaughtSignal,
+            "the export finished before it could be killed mid-way: give it a larger library")
         #expect(try String(contentsOfFile: output, encoding: .utf8) == "the previous export\n")
         // The next export replaces it, and removes the killed one's temporary file.
-        let again = try shelfline(["export", "--format", "goodreads", "--shelf", "to-read", "-o", output, "--quiet"], workspace: workspace)
+        let again = try shelfline(
+            ["export", "--format", "goodreads", "--shelf", "to-read", "-o", output, "--quiet"], workspace: workspace)
         #expect(again.status == 0, "\(again)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["export.csv"])
         #expect(try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").count == 1 + 50_000)
@@ -465,7 +528,8 @@ import TestSupport
 
     @Test(.bug(id: 42)) func aReaderThatGoesAwayEndsTheExportQuietlyWithStatus0() throws {
         let workspace = try workspace(books: 20_000)
-        let process = ExecutableRunner.start("shelfline", ["export", "--format", "ndjson", "--workspace", workspace, "--config", try config()])
+        let process = ExecutableRunner.start(
+            "shelfline", ["export", "--format", "ndjson", "--workspace", workspace, "--config", try config()])
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -489,23 +553,29 @@ import TestSupport
         let output = temp.file("kept.csv")
         try Data("kept\n".utf8).write(to: URL(fileURLWithPath: output))
         let bad = try shelfline(["export", "--format", "goodreads", "-o", output], workspace: corrupt)
-        #expect(bad.status == 65 && bad.stderr.contains("library.ndjson.gz:2:") && bad.stderr.split(separator: "\n").count == 1, "\(bad)")
+        #expect(
+            bad.status == 65 && bad.stderr.contains("library.ndjson.gz:2:") && bad.stderr.split(separator: "\n").count == 1,
+            "\(bad)")
         #expect(try String(contentsOfFile: output, encoding: .utf8) == "kept\n")
 
         // 73: an output in a directory that does not exist.
         let workspace = try workspace(books: 3)
-        let missing = try shelfline(["export", "--format", "goodreads", "-o", temp.file("no/such/dir/out.csv")], workspace: workspace)
+        let missing = try shelfline(
+            ["export", "--format", "goodreads", "-o", temp.file("no/such/dir/out.csv")], workspace: workspace)
         #expect(missing.status == 73 && missing.stderr.split(separator: "\n").count == 1, "\(missing)")
 
         // 74: standard output on a full device.
-        let process = ExecutableRunner.start("shelfline", ["export", "--format", "goodreads", "--workspace", workspace, "--config", try config()])
+        let process = ExecutableRunner.start(
+            "shelfline", ["export", "--format", "goodreads", "--workspace", workspace, "--config", try config()])
         process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
         let err = Pipe()
         process.standardError = err
         try process.run()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 74 && stderr.split(separator: "\n").count == 1, "\(process.terminationStatus): \(stderr)")
+        #expect(
+            process.terminationStatus == 74 && stderr.split(separator: "\n").count == 1, "\(process.terminationStatus): \(stderr)"
+        )
     }
 }
 

@@ -1,8 +1,8 @@
 import Foundation
 import ShelflineCommands
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Every executable documents itself: `--help` names the exit statuses, `--version` answers.
 @Suite struct HelpEndToEndTests {

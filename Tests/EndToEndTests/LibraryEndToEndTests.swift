@@ -1,8 +1,8 @@
 import Foundation
 import ShelflineCore
 import ShelflineReports
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 3 end to end: the built `shelfline-dedupe` and `shelfline-merge` on NDJSON written here.
 @Suite struct LibraryEndToEndTests {
@@ -18,8 +18,9 @@ import TestSupport
         var records: [BookRecord] = []
         for (index, book) in books.enumerated() {
             let raw = "\(index + 1),\(book.title),\(book.author),\(book.isbn ?? "")"
-            var record = BookRecord(format: .goodreads, line: index + 2, byteOffset: source.utf8.count,
-                                    byteLength: raw.utf8.count, title: book.title)
+            var record = BookRecord(
+                format: .goodreads, line: index + 2, byteOffset: source.utf8.count,
+                byteLength: raw.utf8.count, title: book.title)
             record.author = book.author
             record.isbn13 = book.isbn
             record.shelf = "read"
@@ -29,10 +30,11 @@ import TestSupport
         try GzipFixture.write(records, to: directory + "/parsed.ndjson.gz")
         try Data(source.utf8).write(to: URL(fileURLWithPath: directory + "/export.csv"))
         try GzipFixture.write([RejectedRow](), to: directory + "/rejects.ndjson.gz")
-        let report = ParseReport(input: directory + "/export.csv", format: .goodreads, delimiter: ",",
-                                 header: header.components(separatedBy: ","), headerByteOffset: 0,
-                                 headerByteLength: header.utf8.count, rowsRead: books.count, rowsWritten: books.count,
-                                 rowsRejected: 0, fieldsRepaired: 0)
+        let report = ParseReport(
+            input: directory + "/export.csv", format: .goodreads, delimiter: ",",
+            header: header.components(separatedBy: ","), headerByteOffset: 0,
+            headerByteLength: header.utf8.count, rowsRead: books.count, rowsWritten: books.count,
+            rowsRejected: 0, fieldsRepaired: 0)
         try writeJSONFile(report, to: directory + "/parse-report.json")
         return directory
     }
@@ -41,24 +43,35 @@ import TestSupport
     var library: String { workspace + "/library/library.ndjson.gz" }
 
     func dedupe(_ run: String) throws -> ProcessResult {
-        try ExecutableRunner.run("shelfline-dedupe", ["parsed.ndjson.gz", "-o", "deduped.ndjson.gz", "--report",
-                                                      "dedupe-report.json", "--workspace", workspace], in: run)
+        try ExecutableRunner.run(
+            "shelfline-dedupe",
+            [
+                "parsed.ndjson.gz", "-o", "deduped.ndjson.gz", "--report",
+                "dedupe-report.json", "--workspace", workspace,
+            ], in: run)
     }
 
     func mergeProcess(_ run: String, input: String, importId: String) -> Process {
         let process = ExecutableRunner.start(
-            "shelfline-merge", [input, "--parse-report", "parse-report.json", "--rejects", "rejects.ndjson.gz",
-                                "--import-id", importId, "--workspace", workspace, "--quiet"], in: run)
+            "shelfline-merge",
+            [
+                input, "--parse-report", "parse-report.json", "--rejects", "rejects.ndjson.gz",
+                "--import-id", importId, "--workspace", workspace, "--quiet",
+            ], in: run)
         process.standardError = FileHandle.nullDevice
         return process
     }
 
     func merge(_ run: String, input: String = "deduped.ndjson.gz", importId: String = "run") throws -> ProcessResult {
-        try ExecutableRunner.run("shelfline-merge", [input, "--parse-report", "parse-report.json", "--rejects",
-                                                     "rejects.ndjson.gz", "--report", "merge-report.json", "--ledger",
-                                                     "ledger.ndjson.gz", "--review", "review.json", "--failed-rows",
-                                                     "failed-rows.csv", "--import-id", importId, "--workspace", workspace],
-                                 in: run)
+        try ExecutableRunner.run(
+            "shelfline-merge",
+            [
+                input, "--parse-report", "parse-report.json", "--rejects",
+                "rejects.ndjson.gz", "--report", "merge-report.json", "--ledger",
+                "ledger.ndjson.gz", "--review", "review.json", "--failed-rows",
+                "failed-rows.csv", "--import-id", importId, "--workspace", workspace,
+            ],
+            in: run)
     }
 
     func books() throws -> [[String: Any]] {
@@ -71,13 +84,19 @@ import TestSupport
     }
 
     @Test(.bug(id: 3)) func dedupeThenMergeTwiceIsByteIdentical() throws {
-        let run = try writeImport("r1", [("Dune", "Frank Herbert", "9780441172719"), ("Emma", "Jane Austen", nil),
-                                         ("Dune", "Herbert, Frank", nil)])
+        let run = try writeImport(
+            "r1",
+            [
+                ("Dune", "Frank Herbert", "9780441172719"), ("Emma", "Jane Austen", nil),
+                ("Dune", "Herbert, Frank", nil),
+            ])
         let deduped = try dedupe(run)
         #expect(deduped.status == 0, "\(deduped)")
         let merged = try merge(run, importId: "first")
         #expect(merged.status == 0, "\(merged)")
-        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/merge-report.json"))) as! [String: Any]
+        let report =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/merge-report.json")))
+            as! [String: Any]
         let outcomes = report["outcomes"] as! [String: Int]
         #expect(outcomes["added"] == 2)
         #expect(outcomes["duplicateInFile"] == 1)
@@ -96,13 +115,17 @@ import TestSupport
     }
 
     func outcomes(_ run: String) throws -> [String: Int] {
-        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/merge-report.json"))) as! [String: Any]
+        let report =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/merge-report.json")))
+            as! [String: Any]
         return report["outcomes"] as! [String: Int]
     }
 
     func ledgerLines(_ run: String) throws -> [String] {
         var lines: [String] = []
-        try GzipReader(path: run + "/ledger.ndjson.gz").forEachLine { bytes, _ in lines.append(String(decoding: bytes, as: UTF8.self)) }
+        try GzipReader(path: run + "/ledger.ndjson.gz").forEachLine { bytes, _ in
+            lines.append(String(decoding: bytes, as: UTF8.self))
+        }
         return lines
     }
 
@@ -111,8 +134,12 @@ import TestSupport
         // the library holds this import's books, the merge outputs are gone. The rerun reports the same.
         let earlier = try writeImport("earlier", [("Dune", "Frank Herbert", "9780441172719")])
         #expect(try merge(earlier, input: "parsed.ndjson.gz", importId: "run-0").status == 0)
-        let run = try writeImport("this", [("Dune", "Frank Herbert", "9780441172719"), ("Emma", "Jane Austen", nil),
-                                           ("Kindred", "Octavia E. Butler", "9780807083697")])
+        let run = try writeImport(
+            "this",
+            [
+                ("Dune", "Frank Herbert", "9780441172719"), ("Emma", "Jane Austen", nil),
+                ("Kindred", "Octavia E. Butler", "9780807083697"),
+            ])
         #expect(try dedupe(run).status == 0)
         let first = try merge(run, importId: "run-1")
         #expect(first.status == 0, "\(first)")
@@ -162,7 +189,8 @@ import TestSupport
         #expect(merged.stderr.split(separator: "\n").count == 1)
         #expect(try Data(contentsOf: URL(fileURLWithPath: library)) == bytes)
         #expect(!FileManager.default.fileExists(atPath: bad + "/merge-report.json"))
-        let missing = try ExecutableRunner.run("shelfline-dedupe", ["nope.ndjson.gz", "-o", "x.ndjson.gz", "--workspace", workspace], in: bad)
+        let missing = try ExecutableRunner.run(
+            "shelfline-dedupe", ["nope.ndjson.gz", "-o", "x.ndjson.gz", "--workspace", workspace], in: bad)
         #expect(missing.status == 66, "\(missing)")
     }
 
@@ -207,7 +235,8 @@ import TestSupport
 @Suite struct LibraryEndToEndCorpusTests {
     /// `$SHELFLINE_CORPUS`, else `../shared/corpus` beside the repository (or beside a worktree's parent).
     static let corpus: String = {
-        let candidates = [ProcessInfo.processInfo.environment["SHELFLINE_CORPUS"]].compactMap { $0 }
+        let candidates =
+            [ProcessInfo.processInfo.environment["SHELFLINE_CORPUS"]].compactMap { $0 }
             + [ExecutableRunner.repositoryRoot + "/../shared/corpus", ExecutableRunner.repositoryRoot + "/../../shared/corpus"]
         return candidates.first { FileManager.default.fileExists(atPath: $0 + "/sg_crlf_quarter-stars_bsanser.csv") }
             ?? candidates[0]
@@ -225,16 +254,27 @@ import TestSupport
         for (name, file) in [("gr", "gr_24col_2025_bsanser.csv"), ("sg", "sg_crlf_quarter-stars_bsanser.csv")] {
             let run = temp.file(name)
             try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
-            let parsed = try ExecutableRunner.run("shelfline-parse", [Self.corpus + "/" + file, "-o", "parsed.ndjson.gz", "--rejects",
-                                                                      "rejects.ndjson.gz", "--report", "parse-report.json"], in: run)
+            let parsed = try ExecutableRunner.run(
+                "shelfline-parse",
+                [
+                    Self.corpus + "/" + file, "-o", "parsed.ndjson.gz", "--rejects",
+                    "rejects.ndjson.gz", "--report", "parse-report.json",
+                ], in: run)
             #expect(parsed.status == 0, "\(parsed)")
-            let deduped = try ExecutableRunner.run("shelfline-dedupe", ["parsed.ndjson.gz", "-o", "deduped.ndjson.gz", "--workspace", workspace], in: run)
+            let deduped = try ExecutableRunner.run(
+                "shelfline-dedupe", ["parsed.ndjson.gz", "-o", "deduped.ndjson.gz", "--workspace", workspace], in: run)
             #expect(deduped.status == 0, "\(deduped)")
-            let merged = try ExecutableRunner.run("shelfline-merge", ["deduped.ndjson.gz", "--parse-report", "parse-report.json",
-                                                                      "--rejects", "rejects.ndjson.gz", "--import-id", name,
-                                                                      "--workspace", workspace], in: run)
+            let merged = try ExecutableRunner.run(
+                "shelfline-merge",
+                [
+                    "deduped.ndjson.gz", "--parse-report", "parse-report.json",
+                    "--rejects", "rejects.ndjson.gz", "--import-id", name,
+                    "--workspace", workspace,
+                ], in: run)
             #expect(merged.status == 0, "\(merged)")
-            reports.append(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/merge-report.json"))) as! [String: Any])
+            reports.append(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/merge-report.json")))
+                    as! [String: Any])
         }
         let outcomes = reports.map { $0["outcomes"] as! [String: Int] }
         for (report, outcome) in zip(reports, outcomes) {
@@ -247,9 +287,13 @@ import TestSupport
         // Importing the StoryGraph export again changes nothing.
         let library = workspace + "/library/library.ndjson.gz"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: library))
-        let again = try ExecutableRunner.run("shelfline-merge", ["deduped.ndjson.gz", "--parse-report", "parse-report.json",
-                                                                 "--rejects", "rejects.ndjson.gz", "--import-id", "sg-again",
-                                                                 "--workspace", workspace], in: temp.file("sg"))
+        let again = try ExecutableRunner.run(
+            "shelfline-merge",
+            [
+                "deduped.ndjson.gz", "--parse-report", "parse-report.json",
+                "--rejects", "rejects.ndjson.gz", "--import-id", "sg-again",
+                "--workspace", workspace,
+            ], in: temp.file("sg"))
         #expect(again.status == 0, "\(again)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: library)) == bytes)
     }

@@ -1,8 +1,8 @@
 import Foundation
 import ShelflineCore
 import ShelflineReports
-import Testing
 import TestSupport
+import Testing
 
 /// The files lookup keeps in the workspace's `cache/` — the catalog index and the lookup cache —
 /// can always be rebuilt, so damage never stops a run and a killed build never leaks its scratch.
@@ -26,8 +26,11 @@ import TestSupport
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.file("ws/cache"))) ?? []).filter(matching).sorted()
     }
 
-    static let catalogRun = ["deduped.ndjson.gz", "-o", "enriched.ndjson.gz", "--report", "lookup-report.json",
-                             "--workspace", "ws", "--source", "catalog"] + LookupEndToEndTests.catalogArguments
+    static let catalogRun =
+        [
+            "deduped.ndjson.gz", "-o", "enriched.ndjson.gz", "--report", "lookup-report.json",
+            "--workspace", "ws", "--source", "catalog",
+        ] + LookupEndToEndTests.catalogArguments
 
     @Test(.bug(id: 23, "§4"), arguments: Damage.allCases)
     func damagedCatalogIndexIsSetAsideAndRebuilt(_ damage: Damage) throws {
@@ -43,8 +46,10 @@ import TestSupport
         #expect(second.status == 0, "\(second)")
         let warnings = second.stderr.split(separator: "\n").filter { $0.contains("warning") }
         #expect(warnings.count == 1, "\(second)")
-        #expect(warnings.first?.contains("catalog index") == true && warnings.first?.contains("set aside as") == true, "\(second)")
-        #expect(Self.cacheFiles(directory) { $0.hasPrefix(index + ".corrupt-") }.count == 1, "the damaged file kept for inspection")
+        #expect(
+            warnings.first?.contains("catalog index") == true && warnings.first?.contains("set aside as") == true, "\(second)")
+        #expect(
+            Self.cacheFiles(directory) { $0.hasPrefix(index + ".corrupt-") }.count == 1, "the damaged file kept for inspection")
         struct Report: Decodable { var catalog: LookupEndToEndTests.Report.Catalog? }
         #expect(try readJSONFile(Report.self, from: directory.file("lookup-report.json")).catalog?.built == true)
         #expect(try NDJSONReader<BookRecord>(path: directory.file("enriched.ndjson.gz")).readAll() == expected)
@@ -64,7 +69,9 @@ import TestSupport
             LookupEndToEndTests.record(offset + 2, book.value.title, "Ann Author", isbn13: book.key)
         }
         try LookupEndToEndTests.writeInput(records, in: directory)
-        directory.write("pipeline.json", """
+        directory.write(
+            "pipeline.json",
+            """
             {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["openlibrary"],
               "openLibrary": {"baseURL": "\(server.baseURL)", "requestsPerSecond": 100, "batchSize": 1}}}]}
             """)
@@ -79,7 +86,10 @@ import TestSupport
         let warnings = second.stderr.split(separator: "\n").filter { $0.contains("warning") }
         #expect(warnings.count == 1, "\(second)")
         #expect(warnings.first?.contains("lookup cache") == true && warnings.first?.contains("set aside as") == true, "\(second)")
-        #expect(Self.cacheFiles(directory) { $0.hasPrefix("lookup-cache.sqlite.corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+        #expect(
+            Self.cacheFiles(directory) {
+                $0.hasPrefix("lookup-cache.sqlite.corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm")
+            }
             .count == 1)
         struct Report: Decodable { var requests: Int; var cacheHits: Int; var counts: EnrichmentCounts }
         let report = try readJSONFile(Report.self, from: directory.file("report.json"))
@@ -103,8 +113,10 @@ import TestSupport
         gone.executableURL = URL(fileURLWithPath: "/bin/true")
         try gone.run()
         gone.waitUntilExit()
-        let dead = ["catalog-0123456789abcdef.sqlite.building-\(gone.processIdentifier)",
-                    "catalog-fedcba9876543210.sqlite.building-\(gone.processIdentifier)"]
+        let dead = [
+            "catalog-0123456789abcdef.sqlite.building-\(gone.processIdentifier)",
+            "catalog-fedcba9876543210.sqlite.building-\(gone.processIdentifier)",
+        ]
         let live = "catalog-0123456789abcdef.sqlite.building-\(getpid())"  // this test process: alive
         for name in dead + [live] {
             _ = directory.write("ws/cache/" + name, String(repeating: "x", count: 4096))

@@ -1,8 +1,8 @@
 import Foundation
 import ShelflineCore
 import ShelflineReports
-import Testing
 import TestSupport
+import Testing
 
 /// `shelfline-lookup` as the orchestrator runs it: the built executable in a fresh directory.
 @Suite struct LookupEndToEndTests {
@@ -11,14 +11,17 @@ import TestSupport
         ["editions.txt.gz", "works.txt.gz", "authors.txt"].flatMap { ["--catalog", catalogDirectory + "/" + $0] }
     }
 
-    static func record(_ line: Int, _ title: String, _ author: String?, isbn13: String? = nil, isbn10: String? = nil,
-                       titleBase: String? = nil, duplicateOf: Int? = nil) -> BookRecord {
+    static func record(
+        _ line: Int, _ title: String, _ author: String?, isbn13: String? = nil, isbn10: String? = nil,
+        titleBase: String? = nil, duplicateOf: Int? = nil
+    ) -> BookRecord {
         var record = BookRecord(format: .goodreads, line: line, title: title)
         record.author = author
         record.isbn13 = isbn13
         record.isbn10 = isbn10
         record.titleBase = titleBase
-        record.dedupe = duplicateOf.map { DedupeMark(status: .duplicateInFile, key: "k\($0)", firstLine: $0) }
+        record.dedupe =
+            duplicateOf.map { DedupeMark(status: .duplicateInFile, key: "k\($0)", firstLine: $0) }
             ?? DedupeMark(status: .new, key: "k\(line)")
         return record
     }
@@ -26,15 +29,20 @@ import TestSupport
     /// The example export's books, as parse and dedupe hand them over.
     static let exampleRecords: [BookRecord] = [
         record(2, "The Left Hand of Darkness", "Ursula K. Le Guin", isbn13: "9780441478125"),
-        record(3, "A Wizard of Earthsea (Earthsea Cycle, #1)", "Ursula K. Le Guin", isbn13: "9780547773742", titleBase: "A Wizard of Earthsea"),
-        record(4, "The Tombs of Atuan (Earthsea Cycle, #2)", "Ursula K. Le Guin", isbn13: "9781442459922", titleBase: "The Tombs of Atuan"),
+        record(
+            3, "A Wizard of Earthsea (Earthsea Cycle, #1)", "Ursula K. Le Guin", isbn13: "9780547773742",
+            titleBase: "A Wizard of Earthsea"),
+        record(
+            4, "The Tombs of Atuan (Earthsea Cycle, #2)", "Ursula K. Le Guin", isbn13: "9781442459922",
+            titleBase: "The Tombs of Atuan"),
         record(5, "Dune (Dune, #1)", "Frank Herbert", isbn13: "9780441172719", titleBase: "Dune"),
         record(6, "Piranesi", "Susanna Clarke", isbn13: "9781635575637"),
         record(7, "The Dispossessed", "Ursula K. Le Guin"),
         record(8, "Station Eleven", "Emily St. John Mandel", isbn13: "9780385353304"),
         record(9, "Kindred", "Octavia E. Butler", isbn13: "9780807083697", isbn10: "0807083690"),
-        record(10, "The Name of the Wind (The Kingkiller Chronicle, #1)", "Patrick Rothfuss", isbn13: "9780756404741",
-               titleBase: "The Name of the Wind"),
+        record(
+            10, "The Name of the Wind (The Kingkiller Chronicle, #1)", "Patrick Rothfuss", isbn13: "9780756404741",
+            titleBase: "The Name of the Wind"),
         record(11, "Parable of the Sower (Earthseed, #1)", "Octavia E. Butler", titleBase: "Parable of the Sower"),
         record(12, "Notes from a Basement Press: Poems", "Wren Halloway"),
         record(13, "Dune (Dune, #1)", "Frank Herbert", isbn13: "9780441172719", titleBase: "Dune", duplicateOf: 5),
@@ -74,8 +82,11 @@ import TestSupport
             return record
         }
         try Self.writeInput(firsts + duplicates, in: directory)
-        let arguments = ["deduped.ndjson.gz", "-o", "enriched.ndjson.gz", "--report", "lookup-report.json",
-                         "--workspace", directory.file("ws"), "--source", "catalog"] + Self.catalogArguments
+        let arguments =
+            [
+                "deduped.ndjson.gz", "-o", "enriched.ndjson.gz", "--report", "lookup-report.json",
+                "--workspace", directory.file("ws"), "--source", "catalog",
+            ] + Self.catalogArguments
         let result = try ExecutableRunner.run("shelfline-lookup", arguments, in: directory.path)
         #expect(result.status == 0, "\(result)")
         let records = try NDJSONReader<BookRecord>(path: directory.file("enriched.ndjson.gz")).readAll()
@@ -94,8 +105,11 @@ import TestSupport
         let directory = TemporaryDirectory("lookup-e2e")
         try Self.writeInput(Self.exampleRecords, in: directory)
         // `--source catalog`: the default would ask Open Library for the row the sample catalog lacks.
-        let arguments = ["deduped.ndjson.gz", "-o", "enriched.ndjson.gz", "--report", "lookup-report.json",
-                         "--progress", "lookup-progress.json", "--workspace", directory.file("ws"), "--source", "catalog"]
+        let arguments =
+            [
+                "deduped.ndjson.gz", "-o", "enriched.ndjson.gz", "--report", "lookup-report.json",
+                "--progress", "lookup-progress.json", "--workspace", directory.file("ws"), "--source", "catalog",
+            ]
             + Self.catalogArguments
         let result = try ExecutableRunner.run("shelfline-lookup", arguments, in: directory.path)
         #expect(result.status == 0, "\(result)")
@@ -137,34 +151,44 @@ import TestSupport
             try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: Self.catalogDirectory + "/" + name, toPath: directory.file("data/" + name))
         }
-        directory.write("pipeline.json", """
+        directory.write(
+            "pipeline.json",
+            """
             {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {
               "sources": ["catalog"], "catalog": ["data/editions.txt.gz", "data/works.txt.gz", "data/authors.txt"]}}]}
             """)
         try FileManager.default.createDirectory(atPath: directory.file("runs/r1"), withIntermediateDirectories: true)
         try GzipFixture.write([Self.exampleRecords[5]], to: directory.file("runs/r1/deduped.ndjson.gz"))
         let result = try ExecutableRunner.run(
-            "shelfline-lookup", ["deduped.ndjson.gz", "-o", "enriched.ndjson.gz", "--config", "../../pipeline.json",
-                                 "--workspace", directory.file("ws"), "--quiet"], in: directory.file("runs/r1"))
+            "shelfline-lookup",
+            [
+                "deduped.ndjson.gz", "-o", "enriched.ndjson.gz", "--config", "../../pipeline.json",
+                "--workspace", directory.file("ws"), "--quiet",
+            ], in: directory.file("runs/r1"))
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.isEmpty, "--quiet prints nothing on success")
         let records = try NDJSONReader<BookRecord>(path: directory.file("runs/r1/enriched.ndjson.gz")).readAll()
         #expect(records.first?.match?.status == .matchedBySearch)
     }
 
-    @Test(.bug(id: 4), arguments: [
-        (["missing.ndjson.gz", "-o", "out.ndjson.gz", "--catalog", "x"], 66, "missing.ndjson.gz"),
-        (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--source", "worldcat"], 64, "worldcat"),
-        (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--source", "catalog"], 78, "catalog"),
-        (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--catalog", "nope.txt.gz", "--source", "catalog"], 66, "nope.txt.gz"),
-        (["deduped.ndjson.gz", "-o", "no-such-dir/out.ndjson.gz", "--catalog", "dump.txt", "--source", "catalog"], 73,
-         "no-such-dir/out.ndjson.gz"),
-    ] as [([String], Int32, String)])
+    @Test(
+        .bug(id: 4),
+        arguments: [
+            (["missing.ndjson.gz", "-o", "out.ndjson.gz", "--catalog", "x"], 66, "missing.ndjson.gz"),
+            (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--source", "worldcat"], 64, "worldcat"),
+            (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--source", "catalog"], 78, "catalog"),
+            (["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--catalog", "nope.txt.gz", "--source", "catalog"], 66, "nope.txt.gz"),
+            (
+                ["deduped.ndjson.gz", "-o", "no-such-dir/out.ndjson.gz", "--catalog", "dump.txt", "--source", "catalog"], 73,
+                "no-such-dir/out.ndjson.gz"
+            ),
+        ] as [([String], Int32, String)])
     func badInvocationsFailWithOneLineNamingTheProblem(_ arguments: [String], _ status: Int32, _ named: String) throws {
         let directory = TemporaryDirectory("lookup-e2e")
         try Self.writeInput(Array(Self.exampleRecords.prefix(2)), in: directory)
         directory.write("dump.txt", "")
-        let result = try ExecutableRunner.run("shelfline-lookup", arguments + ["--workspace", directory.file("ws")], in: directory.path)
+        let result = try ExecutableRunner.run(
+            "shelfline-lookup", arguments + ["--workspace", directory.file("ws")], in: directory.path)
         #expect(result.status == status, "\(result)")
         #expect(result.stderr.contains(named), "\(result)")
         #expect(result.stderr.contains("shelfline-lookup: error:"), "\(result)")
@@ -174,12 +198,15 @@ import TestSupport
     @Test(.bug(id: 4)) func invalidParameterIsAConfigError() throws {
         let directory = TemporaryDirectory("lookup-e2e")
         try Self.writeInput(Array(Self.exampleRecords.prefix(1)), in: directory)
-        directory.write("pipeline.json", """
+        directory.write(
+            "pipeline.json",
+            """
             {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {
               "sources": ["openlibrary"], "openLibrary": {"requestsPerSecond": 0}}}]}
             """)
-        let result = try ExecutableRunner.run("shelfline-lookup", ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--workspace", "ws"],
-                                              in: directory.path)
+        let result = try ExecutableRunner.run(
+            "shelfline-lookup", ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--workspace", "ws"],
+            in: directory.path)
         #expect(result.status == 78, "\(result)")
         #expect(result.stderr.contains("openLibrary.requestsPerSecond"), "\(result)")
     }
@@ -192,12 +219,18 @@ import TestSupport
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-e2e")
         try Self.writeInput(Self.exampleRecords, in: directory)
-        directory.write("pipeline.json", """
+        directory.write(
+            "pipeline.json",
+            """
             {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {
               "sources": ["openlibrary"], "openLibrary": {"baseURL": "\(server.baseURL)", "timeoutSeconds": 60}}}]}
             """)
-        let process = ExecutableRunner.start("shelfline-lookup", ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--progress", "p.json",
-                                                                  "--workspace", "ws"], in: directory.path)
+        let process = ExecutableRunner.start(
+            "shelfline-lookup",
+            [
+                "deduped.ndjson.gz", "-o", "out.ndjson.gz", "--progress", "p.json",
+                "--workspace", "ws",
+            ], in: directory.path)
         let errors = Pipe()
         process.standardError = errors
         try process.run()
@@ -230,12 +263,16 @@ import TestSupport
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-e2e")
         let records = (0..<40).map { number in
-            Self.record(number + 2, "Book \(number)", "A", isbn13: FakeOpenLibraryServer.isbn13(body: "978100000\(String(format: "%03d", number))"))
+            Self.record(
+                number + 2, "Book \(number)", "A",
+                isbn13: FakeOpenLibraryServer.isbn13(body: "978100000\(String(format: "%03d", number))"))
         }
         try Self.writeInput(records, in: directory)
         // The held requests must stay held until the kill however loaded the machine: with the
         // default 10 s timeout, a slow run saw them time out and retried (18 requests, not 14).
-        directory.write("pipeline.json", """
+        directory.write(
+            "pipeline.json",
+            """
             {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["openlibrary"],
               "openLibrary": {"baseURL": "\(server.baseURL)", "batchSize": 1, "concurrency": 2, "requestsPerSecond": 50,
                               "timeoutSeconds": 900}}}]}
@@ -258,7 +295,9 @@ import TestSupport
         #expect(rerun.status == 0, "\(rerun)")
         struct Counts: Decodable { var requests: Int; var cacheHits: Int; var counts: EnrichmentCounts }
         let report = try readJSONFile(Counts.self, from: directory.file("report.json"))
-        #expect(report.counts.matchedByIsbn == 40, "\(rerun)\n\((try? String(contentsOfFile: directory.file("report.json"), encoding: .utf8)) ?? "")")
+        #expect(
+            report.counts.matchedByIsbn == 40,
+            "\(rerun)\n\((try? String(contentsOfFile: directory.file("report.json"), encoding: .utf8)) ?? "")")
         #expect(report.requests + report.cacheHits == 40)
         #expect(report.cacheHits >= 12 - 2, "of the 12 answered, only what was in flight (at most 2) can be lost")
     }
@@ -272,12 +311,15 @@ import TestSupport
         let directory = TemporaryDirectory("lookup-e2e")
         try Self.writeInput(Self.exampleRecords, in: directory)
         let catalog = ["editions.txt.gz", "works.txt.gz", "authors.txt"].map { "\"\(Self.catalogDirectory)/\($0)\"" }
-        directory.write("pipeline.json", """
+        directory.write(
+            "pipeline.json",
+            """
             {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {
               "catalog": [\(catalog.joined(separator: ","))], "openLibrary": {"baseURL": "\(closed.baseURL)"}}}]}
             """)
         let result = try ExecutableRunner.run(
-            "shelfline-lookup", ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"],
+            "shelfline-lookup",
+            ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"],
             in: directory.path)
         #expect(result.status == 0, "\(result)")
         struct Report: Decodable {

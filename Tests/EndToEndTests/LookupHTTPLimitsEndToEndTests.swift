@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
 import ShelflineReports
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What lookup's Open Library client accepts from the network and where it may send requests.
 @Suite struct LookupHTTPLimitsEndToEndTests {
@@ -36,31 +37,39 @@ import TestSupport
         let padding = String(repeating: "x", count: 200_000)
         let server = try await LoopbackHTTPServer(immediate: { request in
             request.path == "/api/books"
-                ? .json(#"{"ISBN:\#(isbn)": {"details": {"key": "/books/OL1M", "title": "Long Book", "works": [{"key": "/works/OL1W"}], "#
+                ? .json(
+                    #"{"ISBN:\#(isbn)": {"details": {"key": "/books/OL1M", "title": "Long Book", "works": [{"key": "/works/OL1W"}], "#
                         + #""authors": [{"name": "Ann Author"}], "notes": "\#(padding)"}}}"#)
                 : .json(#"{"docs": [], "padding": "\#(padding)"}"#)
         })
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-e2e-size-limit")
-        try LookupEndToEndTests.writeInput([LookupEndToEndTests.record(2, "Long Book", "Ann Author", isbn13: isbn)], in: directory)
-        directory.write("pipeline.json", """
+        try LookupEndToEndTests.writeInput(
+            [LookupEndToEndTests.record(2, "Long Book", "Ann Author", isbn13: isbn)], in: directory)
+        directory.write(
+            "pipeline.json",
+            """
             {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["openlibrary"],
               "openLibrary": {"baseURL": "\(server.baseURL)", "maxResponseBytes": 65536, "maxRetries": 2,
                               "backoffBaseSeconds": 0, "backoffMaxSeconds": 0, "requestsPerSecond": 100, "breakerThreshold": 100}}}]}
             """)
         let result = try ExecutableRunner.run(
-            "shelfline-lookup", ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"],
+            "shelfline-lookup",
+            ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"],
             in: directory.path)
         #expect(result.status == 0, "\(result)")
         let report = try readJSONFile(Report.self, from: directory.file("report.json"))
         let counters = try #require(report.http["openlibrary"])
-        #expect(counters.oversizedResponses == counters.requests && counters.requests == 6,
-                "three attempts for the ISBN, three for the search: \(counters)")
+        #expect(
+            counters.oversizedResponses == counters.requests && counters.requests == 6,
+            "three attempts for the ISBN, three for the search: \(counters)")
         #expect(counters.retries == 4)
         #expect(report.counts.notEnriched == 1)
         let record = try #require(try NDJSONReader<BookRecord>(path: directory.file("out.ndjson.gz")).readAll().first)
         #expect(record.match?.status == .notEnriched)
-        #expect(record.match?.reason?.contains("longer than 65536 bytes (maxResponseBytes)") == true, "\(String(describing: record.match))")
+        #expect(
+            record.match?.reason?.contains("longer than 65536 bytes (maxResponseBytes)") == true,
+            "\(String(describing: record.match))")
 
         // The same answers within a larger limit are read: the row is matched.
         try ConfigFile.edit(directory.file("pipeline.json")) { config in
@@ -71,7 +80,8 @@ import TestSupport
             }
         }
         let again = try ExecutableRunner.run(
-            "shelfline-lookup", ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "fresh", "--quiet"],
+            "shelfline-lookup",
+            ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "fresh", "--quiet"],
             in: directory.path)
         #expect(again.status == 0, "\(again)")
         #expect(try readJSONFile(Report.self, from: directory.file("report.json")).counts.matchedByIsbn == 1)
@@ -84,18 +94,22 @@ import TestSupport
         let server = try EndlessAnswerServer()
         let directory = TemporaryDirectory("lookup-e2e-endless")
         try LookupEndToEndTests.writeInput([LookupEndToEndTests.record(2, "Long Book", "Ann Author")], in: directory)
-        directory.write("pipeline.json", """
+        directory.write(
+            "pipeline.json",
+            """
             {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["openlibrary"],
               "openLibrary": {"baseURL": "http://127.0.0.1:\(server.port)", "maxResponseBytes": 65536, "maxRetries": 0,
                               "requestsPerSecond": 100, "timeoutSeconds": 600}}}]}
             """)
         let result = try ExecutableRunner.run(
-            "shelfline-lookup", ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"],
+            "shelfline-lookup",
+            ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"],
             in: directory.path)
         #expect(result.status == 0, "\(result)")
         let report = try readJSONFile(Report.self, from: directory.file("report.json"))
         #expect(report.http["openlibrary"]?.oversizedResponses == 1, "\(report.http)")
-        #expect(report.notEnrichedReasons.keys.contains { $0.contains("longer than 65536 bytes") }, "\(report.notEnrichedReasons)")
+        #expect(
+            report.notEnrichedReasons.keys.contains { $0.contains("longer than 65536 bytes") }, "\(report.notEnrichedReasons)")
     }
 
     /// Plain `http://` would send every title and ISBN in clear text: only a loopback address may
@@ -104,7 +118,9 @@ import TestSupport
     func plainHTTPBaseURLOffLoopbackIsAConfigError(_ baseURL: String) throws {
         let directory = TemporaryDirectory("lookup-e2e-plain-http")
         try LookupEndToEndTests.writeInput(LookupEndToEndTests.exampleRecords, in: directory)
-        directory.write("pipeline.json", """
+        directory.write(
+            "pipeline.json",
+            """
             {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["openlibrary"],
               "openLibrary": {"baseURL": "\(baseURL)"}}}]}
             """)
@@ -131,7 +147,9 @@ final class EndlessAnswerServer: @unchecked Sendable {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0
+            }
         }
         guard listener >= 0, bound, listen(listener, 16) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
         port = Int(UInt16(bigEndian: address.sin_port))
@@ -143,7 +161,9 @@ final class EndlessAnswerServer: @unchecked Sendable {
                 Thread {
                     var request = [UInt8](repeating: 0, count: 65_536)
                     _ = recv(connection, &request, request.count, 0)
-                    let head = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"docs\": [], \"x\": \"".utf8)
+                    let head = Array(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"docs\": [], \"x\": \""
+                            .utf8)
                     var open = send(connection, head, head.count, Int32(MSG_NOSIGNAL)) > 0
                     while open { open = send(connection, chunk, chunk.count, Int32(MSG_NOSIGNAL)) > 0 }
                     close(connection)

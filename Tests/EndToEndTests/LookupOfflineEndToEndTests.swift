@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// A source found out of reach is not asked again in the run: every later row it would have
 /// served is settled at once (`notEnriched`, reason `offline`), at the cost of a row no source has.
@@ -12,13 +12,18 @@ import TestSupport
         let directory = TemporaryDirectory("lookup-e2e-offline-chunks")
         // 600 books the sample catalog lacks, half with an ISBN, in 30 chunks of 20.
         let records = (0..<600).map { number in
-            LookupEndToEndTests.record(number + 2, "Unlisted Book \(number)", "Author \(number % 17)",
-                                       isbn13: number % 2 == 0 ? FakeOpenLibraryServer.isbn13(body: "97910\(String(format: "%07d", number))") : nil)
+            LookupEndToEndTests.record(
+                number + 2, "Unlisted Book \(number)", "Author \(number % 17)",
+                isbn13: number % 2 == 0 ? FakeOpenLibraryServer.isbn13(body: "97910\(String(format: "%07d", number))") : nil)
         }
         try LookupEndToEndTests.writeInput(records, in: directory)
-        let catalog = ["editions.txt.gz", "works.txt.gz", "authors.txt"].map { "\"\(LookupEndToEndTests.catalogDirectory)/\($0)\"" }
+        let catalog = ["editions.txt.gz", "works.txt.gz", "authors.txt"].map {
+            "\"\(LookupEndToEndTests.catalogDirectory)/\($0)\""
+        }
         // A name in the reserved `.invalid` domain never resolves, with or without a network.
-        directory.write("pipeline.json", """
+        directory.write(
+            "pipeline.json",
+            """
             {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"chunkSize": 20,
               "catalog": [\(catalog.joined(separator: ","))], "openLibrary": {"baseURL": "https://shelfline-e2e.invalid"}}}]}
             """)

@@ -49,7 +49,8 @@ import Testing
         let install = try make(["install"] + common)
         #expect(install.status == 0, "\(install)")
         let executables = [
-            "shelfline", "shelfline-parse", "shelfline-dedupe", "shelfline-lookup", "shelfline-merge", "shelfline-render", "shelfline-push",
+            "shelfline", "shelfline-parse", "shelfline-dedupe", "shelfline-lookup", "shelfline-merge", "shelfline-render",
+            "shelfline-push",
         ]
         for name in executables {
             #expect(FileManager.default.isExecutableFile(atPath: prefix.file("bin/\(name)")), "\(name)")

@@ -1,8 +1,8 @@
 import Foundation
 import ShelflineCore
 import ShelflineOrchestrator
-import Testing
 import TestSupport
+import Testing
 
 /// A stage's outputs are hashed, and its manifest written, while the next stage runs (issue 25):
 /// every manifest must still hold the real hashes of what its stage wrote and read, so that a
@@ -11,13 +11,16 @@ import TestSupport
     @Test func everyManifestHoldsTheHashesOfWhatItsStageWroteAndRead() throws {
         let examples = ExecutableRunner.repositoryRoot + "/examples"
         let dir = TemporaryDirectory("manifest-stamps")
-        let arguments = ["run", "--csv", examples + "/goodreads_library_export.csv", "--config", examples + "/pipeline.json",
-                         "--workspace", dir.file("ws"), "--quiet"]
+        let arguments = [
+            "run", "--csv", examples + "/goodreads_library_export.csv", "--config", examples + "/pipeline.json",
+            "--workspace", dir.file("ws"), "--quiet",
+        ]
         let first = try ExecutableRunner.run("shelfline", arguments, in: dir.path)
         #expect(first.status == 0, "\(first)")
 
-        let run = RunDirectory(id: try #require(RunDirectory.all(in: Workspace(root: dir.file("ws"))).first).id,
-                               workspace: Workspace(root: dir.file("ws")))
+        let run = RunDirectory(
+            id: try #require(RunDirectory.all(in: Workspace(root: dir.file("ws"))).first).id,
+            workspace: Workspace(root: dir.file("ws")))
         var written: [String: String] = [:]
         for stage in [StageName.parse, .dedupe, .lookup, .merge, .render] {
             let manifest = try #require(run.manifest(stage), "\(stage) has a manifest")

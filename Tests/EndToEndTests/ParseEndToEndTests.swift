@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs the built `shelfline-parse` in a fresh directory, as the orchestrator does.
@@ -35,8 +35,11 @@ import Glibc
     @Test(.bug(id: 2)) func parsesAndWritesRecordsRejectsAndReport() throws {
         let directory = TemporaryDirectory("parse-e2e")
         directory.write("export.csv", Self.goodreads)
-        let result = try Self.run(["export.csv", "-o", "parsed.ndjson.gz", "--rejects", "rejects.ndjson.gz",
-                                   "--report", "parse-report.json"], in: directory)
+        let result = try Self.run(
+            [
+                "export.csv", "-o", "parsed.ndjson.gz", "--rejects", "rejects.ndjson.gz",
+                "--report", "parse-report.json",
+            ], in: directory)
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.contains("rows_read=2"), "\(result)")
         let lines = try Self.lines(directory.file("parsed.ndjson.gz"))
@@ -44,8 +47,11 @@ import Glibc
         // The review is apart from the record, in the texts file beside it (`RecordTexts`).
         let duneLine = try JSONDecoder().decode(BookRecord.self, from: Data(lines[0].utf8))
         #expect(duneLine.review == nil && duneLine.textsApart == true)
-        #expect(try Self.lines(directory.file("texts.ndjson.gz"))
-                == [#"{"byteLength":\#(duneLine.byteLength),"byteOffset":\#(duneLine.byteOffset),"line":2,"review":"Big, \"sandy\"\nbook"}"#])
+        #expect(
+            try Self.lines(directory.file("texts.ndjson.gz"))
+                == [
+                    #"{"byteLength":\#(duneLine.byteLength),"byteOffset":\#(duneLine.byteOffset),"line":2,"review":"Big, \"sandy\"\nbook"}"#
+                ])
         let records = try RecordTexts.readRecords(path: directory.file("parsed.ndjson.gz"))
         let dune = records[0]
         #expect(dune.isbn13 == "9780441172719" && dune.series == "Dune" && dune.review == "Big, \"sandy\"\nbook")
@@ -55,15 +61,22 @@ import Glibc
         #expect(try Self.lines(directory.file("rejects.ndjson.gz")).isEmpty)
         let report = try readJSONFile(ParseReport.self, from: directory.file("parse-report.json"))
         #expect(report.rowsRead == 2 && report.rowsWritten == 2 && report.rowsRejected == 0 && report.format == .goodreads)
-        #expect(report.texts == RecordTexts.Reference(file: "texts.ndjson.gz", sha256: try ContentHash.file(directory.file("texts.ndjson.gz")),
-                                                      lines: 1))
-        #expect(Self.files(directory) == ["export.csv", "parse-report.json", "parsed.ndjson.gz", "rejects.ndjson.gz", "texts.ndjson.gz"])
+        #expect(
+            report.texts
+                == RecordTexts.Reference(
+                    file: "texts.ndjson.gz", sha256: try ContentHash.file(directory.file("texts.ndjson.gz")),
+                    lines: 1))
+        #expect(
+            Self.files(directory) == [
+                "export.csv", "parse-report.json", "parsed.ndjson.gz", "rejects.ndjson.gz", "texts.ndjson.gz",
+            ])
 
         // Same input, same bytes.
         let again = try Self.run(["export.csv", "-o", "again.ndjson.gz", "--quiet"], in: directory)
         #expect(again.status == 0 && again.stderr.isEmpty, "\(again)")
-        #expect(FileManager.default.contents(atPath: directory.file("again.ndjson.gz"))
-            == FileManager.default.contents(atPath: directory.file("parsed.ndjson.gz")))
+        #expect(
+            FileManager.default.contents(atPath: directory.file("again.ndjson.gz"))
+                == FileManager.default.contents(atPath: directory.file("parsed.ndjson.gz")))
     }
 
     /// The texts file goes beside the records: an input or output already there is refused, not overwritten.
@@ -112,10 +125,12 @@ import Glibc
 
     static let badInputs: [BadInput] = [
         .init(name: "empty file", contents: [], status: 65, message: "empty file"),
-        .init(name: "binary garbage", contents: (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ ($0 >> 3)) },
-              status: 65, message: "binary data"),
-        .init(name: "header-less CSV", contents: Array("Dune,Frank Herbert,1965\nEmma,Jane Austen,1815\n".utf8),
-              status: 65, message: "unrecognised header"),
+        .init(
+            name: "binary garbage", contents: (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ ($0 >> 3)) },
+            status: 65, message: "binary data"),
+        .init(
+            name: "header-less CSV", contents: Array("Dune,Frank Herbert,1965\nEmma,Jane Austen,1815\n".utf8),
+            status: 65, message: "unrecognised header"),
         .init(name: "missing path", contents: nil, status: 66, message: "cannot read input"),
     ]
 
@@ -124,16 +139,20 @@ import Glibc
         let directory = TemporaryDirectory("parse-e2e")
         if let contents = example.contents { directory.write("input.csv", bytes: contents) }
         directory.write("parsed.ndjson.gz", "previous good output")
-        let result = try Self.run(["input.csv", "-o", "parsed.ndjson.gz", "--rejects", "rejects.ndjson.gz",
-                                   "--report", "report.json"], in: directory)
+        let result = try Self.run(
+            [
+                "input.csv", "-o", "parsed.ndjson.gz", "--rejects", "rejects.ndjson.gz",
+                "--report", "report.json",
+            ], in: directory)
         #expect(result.status == example.status, "\(result)")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(result)")
         #expect(result.stderr.hasPrefix("shelfline-parse: error: input.csv"), "\(result)")
         #expect(result.stderr.contains(example.message), "\(result)")
         // The previous output is untouched; nothing else (no temp files) was left behind.
-        #expect(String(decoding: FileManager.default.contents(atPath: directory.file("parsed.ndjson.gz")) ?? Data(), as: UTF8.self)
-            == "previous good output")
+        #expect(
+            String(decoding: FileManager.default.contents(atPath: directory.file("parsed.ndjson.gz")) ?? Data(), as: UTF8.self)
+                == "previous good output")
         #expect(Self.files(directory) == (example.contents == nil ? ["parsed.ndjson.gz"] : ["input.csv", "parsed.ndjson.gz"]))
     }
 
@@ -193,9 +212,13 @@ import Glibc
     @Test(.bug(id: 2)) func tooManyRejectedIsExit65AfterWritingRejects() throws {
         let directory = TemporaryDirectory("parse-e2e")
         directory.write("export.csv", "Title,Authors,ISBN/UID,Read Status\nA,B,,read\nshort,row\n")
-        directory.write("strict.json", #"{"stages":[{"name":"parse","inputs":[],"outputs":[],"parameters":{"minRejectedRows":1}}]}"#)
-        let result = try Self.run(["export.csv", "-o", "parsed.ndjson.gz", "--rejects", "rejects.ndjson.gz", "--report", "r.json",
-                                   "--config", "strict.json"], in: directory)
+        directory.write(
+            "strict.json", #"{"stages":[{"name":"parse","inputs":[],"outputs":[],"parameters":{"minRejectedRows":1}}]}"#)
+        let result = try Self.run(
+            [
+                "export.csv", "-o", "parsed.ndjson.gz", "--rejects", "rejects.ndjson.gz", "--report", "r.json",
+                "--config", "strict.json",
+            ], in: directory)
         #expect(result.status == 65, "\(result)")
         #expect(result.stderr.contains("1 of 2 rows rejected") && result.stderr.contains("rejects.ndjson.gz"), "\(result)")
         let rejects = try Self.lines(directory.file("rejects.ndjson.gz"))
@@ -203,7 +226,9 @@ import Glibc
         #expect(rejected.line == 3 && rejected.raw == "short,row")
 
         // A higher threshold in pipeline.json lets the same file through.
-        directory.write("pipeline.json", #"{"stages":[{"name":"parse","inputs":[],"outputs":[],"parameters":{"maxRejectedShare":0.5,"minRejectedRows":1}}]}"#)
+        directory.write(
+            "pipeline.json",
+            #"{"stages":[{"name":"parse","inputs":[],"outputs":[],"parameters":{"maxRejectedShare":0.5,"minRejectedRows":1}}]}"#)
         let lenient = try Self.run(["export.csv", "-o", "parsed.ndjson.gz", "--config", "pipeline.json"], in: directory)
         #expect(lenient.status == 0, "\(lenient)")
     }
@@ -211,7 +236,8 @@ import Glibc
     @Test(.bug(id: 2)) func badParametersAreExit78AndBadFormatExit64() throws {
         let directory = TemporaryDirectory("parse-e2e")
         directory.write("export.csv", Self.goodreads)
-        directory.write("pipeline.json", #"{"stages":[{"name":"parse","inputs":[],"outputs":[],"parameters":{"format":"csvish"}}]}"#)
+        directory.write(
+            "pipeline.json", #"{"stages":[{"name":"parse","inputs":[],"outputs":[],"parameters":{"format":"csvish"}}]}"#)
         let config = try Self.run(["export.csv", "-o", "parsed.ndjson.gz", "--config", "pipeline.json"], in: directory)
         #expect(config.status == 78, "\(config)")
         #expect(config.stderr.contains("format"), "\(config)")
@@ -263,14 +289,19 @@ import Glibc
     static let parseCollisions: [Collision] = [
         .init(name: "-o is the input", arguments: ["same.csv", "-o", "same.csv"], named: ["same.csv"]),
         .init(name: "-o is ./input", arguments: ["same.csv", "-o", "./same.csv"], named: ["same.csv", "./same.csv"]),
-        .init(name: "--report is the input", arguments: ["same.csv", "-o", "out.gz", "--report", "same.csv"], named: ["same.csv"]),
-        .init(name: "--rejects is the input", arguments: ["same.csv", "-o", "out.gz", "--rejects", "same.csv"], named: ["same.csv"]),
-        .init(name: "-o and --report the same new file", arguments: ["same.csv", "-o", "x.out", "--report", "x.out"],
-              named: ["x.out"]),
-        .init(name: "-o and --rejects the same via ..", arguments: ["same.csv", "-o", "sub/../r.gz", "--rejects", "r.gz"],
-              named: ["sub/../r.gz", "r.gz"]),
+        .init(
+            name: "--report is the input", arguments: ["same.csv", "-o", "out.gz", "--report", "same.csv"], named: ["same.csv"]),
+        .init(
+            name: "--rejects is the input", arguments: ["same.csv", "-o", "out.gz", "--rejects", "same.csv"], named: ["same.csv"]),
+        .init(
+            name: "-o and --report the same new file", arguments: ["same.csv", "-o", "x.out", "--report", "x.out"],
+            named: ["x.out"]),
+        .init(
+            name: "-o and --rejects the same via ..", arguments: ["same.csv", "-o", "sub/../r.gz", "--rejects", "r.gz"],
+            named: ["sub/../r.gz", "r.gz"]),
         .init(name: "-o is a symlink to the input", arguments: ["same.csv", "-o", "link.csv"], named: ["same.csv", "link.csv"]),
-        .init(name: "-o is a hard link to the input", arguments: ["same.csv", "-o", "hard.csv"], named: ["same.csv", "hard.csv"]),
+        .init(
+            name: "-o is a hard link to the input", arguments: ["same.csv", "-o", "hard.csv"], named: ["same.csv", "hard.csv"]),
     ]
 
     @Test(.bug(id: 10), arguments: parseCollisions)
@@ -300,8 +331,11 @@ import Glibc
     @Test(.bug(id: 10)) func everyStageRefusesOutputEqualsInput() throws {
         let directory = TemporaryDirectory("stage-collide")
         directory.write("export.csv", ParseEndToEndTests.goodreads)
-        let parsed = try Self.parse(["export.csv", "-o", "parsed.ndjson.gz", "--rejects", "rejects.ndjson.gz",
-                                   "--report", "parse-report.json"], in: directory)
+        let parsed = try Self.parse(
+            [
+                "export.csv", "-o", "parsed.ndjson.gz", "--rejects", "rejects.ndjson.gz",
+                "--report", "parse-report.json",
+            ], in: directory)
         try #require(parsed.status == 0, "\(parsed)")
         let original = try #require(Self.contents(directory.file("parsed.ndjson.gz")))
         let cases: [(String, [String])] = [
@@ -311,10 +345,20 @@ import Glibc
             ("shelfline-lookup", ["parsed.ndjson.gz", "-o", "e.gz", "--progress", "e.gz"]),
             ("shelfline-merge", ["parsed.ndjson.gz", "--parse-report", "parse-report.json", "--ledger", "parsed.ndjson.gz"]),
             ("shelfline-merge", ["parsed.ndjson.gz", "--parse-report", "parse-report.json", "--report", "parse-report.json"]),
-            ("shelfline-merge", ["parsed.ndjson.gz", "--parse-report", "parse-report.json", "--rejects", "rejects.ndjson.gz",
-                                 "--failed-rows", "rejects.ndjson.gz"]),
-            ("shelfline-merge", ["parsed.ndjson.gz", "--parse-report", "parse-report.json", "--review", "r.json",
-                                 "--failed-rows", "r.json"]),
+            (
+                "shelfline-merge",
+                [
+                    "parsed.ndjson.gz", "--parse-report", "parse-report.json", "--rejects", "rejects.ndjson.gz",
+                    "--failed-rows", "rejects.ndjson.gz",
+                ]
+            ),
+            (
+                "shelfline-merge",
+                [
+                    "parsed.ndjson.gz", "--parse-report", "parse-report.json", "--review", "r.json",
+                    "--failed-rows", "r.json",
+                ]
+            ),
         ]
         for (stage, arguments) in cases {
             let before = try Self.listing(directory)
@@ -329,8 +373,12 @@ import Glibc
         let library = directory.file("ws/library/library.ndjson.gz")
         try FileManager.default.createDirectory(atPath: directory.file("ws/library"), withIntermediateDirectories: true)
         try Data().write(to: URL(fileURLWithPath: library))
-        let ledger = try Self.stage("shelfline-merge", ["parsed.ndjson.gz", "--parse-report", "parse-report.json",
-                                                      "--ledger", library], in: directory)
+        let ledger = try Self.stage(
+            "shelfline-merge",
+            [
+                "parsed.ndjson.gz", "--parse-report", "parse-report.json",
+                "--ledger", library,
+            ], in: directory)
         #expect(ledger.status == 64 && ledger.stderr.contains(library), "\(ledger)")
     }
 
@@ -340,8 +388,10 @@ import Glibc
         let directory = TemporaryDirectory("parse-special")
         directory.write("export.csv", ParseEndToEndTests.goodreads)
         try #require(mkfifo(directory.file("fifo"), 0o644) == 0)
-        for arguments in [["export.csv", "-o", "/dev/null"], ["export.csv", "-o", "out.gz", "--report", "fifo"],
-                          ["export.csv", "-o", "out.gz", "--rejects", "/dev/null"]] {
+        for arguments in [
+            ["export.csv", "-o", "/dev/null"], ["export.csv", "-o", "out.gz", "--report", "fifo"],
+            ["export.csv", "-o", "out.gz", "--rejects", "/dev/null"],
+        ] {
             let result = try Self.parse(arguments, in: directory)
             #expect(result.status == 73, "\(arguments): \(result)")
             #expect(result.stderr.contains("not a regular file"), "\(result)")
@@ -357,8 +407,12 @@ import Glibc
             #expect(result.stderr.contains("fifo") && result.stderr.contains("not a regular file"), "\(stage): \(result)")
         }
         // The whole import too (it hashes and copies the export first).
-        let run = try ExecutableRunner.run("shelfline", ["run", "--csv", "fifo", "--workspace", "ws", "--config",
-                                                         ExecutableRunner.repositoryRoot + "/examples/pipeline.json"], in: directory.path)
+        let run = try ExecutableRunner.run(
+            "shelfline",
+            [
+                "run", "--csv", "fifo", "--workspace", "ws", "--config",
+                ExecutableRunner.repositoryRoot + "/examples/pipeline.json",
+            ], in: directory.path)
         #expect(run.status == 66 && run.stderr.contains("not a regular file"), "\(run)")
     }
 
@@ -367,8 +421,9 @@ import Glibc
     /// The example export saved with CR-only line ends reads every row (it printed "0 rows read").
     @Test(.bug(id: 10)) func crOnlyLineEndsReadEveryRow() throws {
         let directory = TemporaryDirectory("parse-cr")
-        let example = try String(contentsOfFile: ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv",
-                                 encoding: .utf8)
+        let example = try String(
+            contentsOfFile: ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv",
+            encoding: .utf8)
         directory.write("lf.csv", example)
         directory.write("cr.csv", example.replacingOccurrences(of: "\n", with: "\r"))
         let lf = try Self.parse(["lf.csv", "-o", "lf.gz", "--report", "lf.json"], in: directory)
@@ -388,7 +443,9 @@ import Glibc
         let review = "\"" + String(repeating: "word ", count: (9 << 20) / 5) + "\nsecond line\""
         for index in 1...20 {
             let reviewCell = index == 3 ? review : ""
-            lines.append("\(index),Book \(index),Author,\"Author\",,,,0,4.0,,Paperback,100,2020,,,2020/01/01,to-read,to-read (#1),to-read,\(reviewCell),,,0,0")
+            lines.append(
+                "\(index),Book \(index),Author,\"Author\",,,,0,4.0,,Paperback,100,2020,,,2020/01/01,to-read,to-read (#1),to-read,\(reviewCell),,,0,0"
+            )
         }
         directory.write("export.csv", lines.joined(separator: "\n") + "\n")
         let result = try Self.parse(["export.csv", "-o", "out.gz", "--rejects", "rej.gz", "--report", "r.json"], in: directory)
@@ -412,12 +469,18 @@ import Glibc
         var lines = [ParseEndToEndTests.goodreads.split(separator: "\n")[0]].map(String.init)
         let review = "\"" + String(repeating: "word ", count: (9 << 20) / 5) + "\nsecond line\""
         for index in 1...20 {
-            lines.append("\(index),Book \(index),Author,\"Author\",,,,0,4.0,,Paperback,100,2020,,,2020/01/01,to-read,to-read (#1),to-read,\(index == 3 ? review : ""),,,0,0")
+            lines.append(
+                "\(index),Book \(index),Author,\"Author\",,,,0,4.0,,Paperback,100,2020,,,2020/01/01,to-read,to-read (#1),to-read,\(index == 3 ? review : ""),,,0,0"
+            )
         }
         directory.write("export.csv", lines.joined(separator: "\n") + "\n")
         let result = try ExecutableRunner.run(
-            "shelfline", ["run", "--csv", "export.csv", "--workspace", "ws", "--config", ExecutableRunner.repositoryRoot + "/examples/pipeline.json",
-                          "--quiet"], in: directory.path)
+            "shelfline",
+            [
+                "run", "--csv", "export.csv", "--workspace", "ws", "--config",
+                ExecutableRunner.repositoryRoot + "/examples/pipeline.json",
+                "--quiet",
+            ], in: directory.path)
         #expect(result.status == 0, "\(result)")
         let run = directory.file("ws/runs/latest/")
         let ledger = try ParseEndToEndTests.lines(run + "ledger.ndjson.gz").map {
@@ -441,7 +504,9 @@ import Glibc
         let directory = TemporaryDirectory("parse-full")
         var lines = [String(ParseEndToEndTests.goodreads.split(separator: "\n")[0])]
         for index in 1...6000 {
-            lines.append("\(index),Title \(index * 7919 % 10007) \(String(index, radix: 36)),Author \(index % 97),\"A\",,,,0,4.0,,Paperback,\(index),2020,,,2020/01/01,to-read,to-read (#1),to-read,review \(index * 31),,,0,0")
+            lines.append(
+                "\(index),Title \(index * 7919 % 10007) \(String(index, radix: 36)),Author \(index % 97),\"A\",,,,0,4.0,,Paperback,\(index),2020,,,2020/01/01,to-read,to-read (#1),to-read,review \(index * 31),,,0,0"
+            )
         }
         directory.write("export.csv", lines.joined(separator: "\n") + "\n")
         directory.write("out.gz", "previous good output")
@@ -481,7 +546,8 @@ import Glibc
     /// broken row it imports the other 8 and lists the broken one, exit 0.
     @Test(.bug(id: 13)) func smallFileWithOddRowImports() throws {
         let directory = TemporaryDirectory("parse-small")
-        let header = "Title,Authors,Contributors,ISBN/UID,Format,Read Status,Date Added,Last Date Read,Dates Read,Read Count,Moods,Pace,Character- or Plot-Driven?,Strong Character Development?,Loveable Characters?,Diverse Characters?,Flawed Characters?,Star Rating,Review,Content Warnings,Content Warning Description,Tags,Owned?"
+        let header =
+            "Title,Authors,Contributors,ISBN/UID,Format,Read Status,Date Added,Last Date Read,Dates Read,Read Count,Moods,Pace,Character- or Plot-Driven?,Strong Character Development?,Loveable Characters?,Diverse Characters?,Flawed Characters?,Star Rating,Review,Content Warnings,Content Warning Description,Tags,Owned?"
         var rows = (1...9).map { "Book \($0),Author,,,hardcover,to-read,2021/07/17,,,0,,,,,,,,,,,,,No" }
         rows[4] += ","
         directory.write("sg.csv", ([header] + rows).joined(separator: "\r\n") + "\r\n")
@@ -503,8 +569,9 @@ import Glibc
     /// and that command (and the same setting in pipeline.json) reads it.
     @Test(.bug(id: 13)) func headerlessExportAndTheSuggestedCommand() throws {
         let directory = TemporaryDirectory("parse-headerless")
-        let example = try String(contentsOfFile: ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv",
-                                 encoding: .utf8)
+        let example = try String(
+            contentsOfFile: ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv",
+            encoding: .utf8)
         directory.write("with.csv", example)
         directory.write("body.csv", String(example[example.index(after: example.firstIndex(of: "\n")!)...]))
         let refused = try Self.parse(["body.csv", "-o", "out.gz", "--report", "r.json"], in: directory)
@@ -523,7 +590,9 @@ import Glibc
         #expect(report.rowsRead == referenceReport.rowsRead && report.rowsWritten == referenceReport.rowsWritten)
         #expect(report.header == referenceReport.header)
 
-        directory.write("pipeline.json", #"{"stages":[{"name":"parse","inputs":[],"outputs":[],"parameters":{"noHeader":true,"format":"goodreads"}}]}"#)
+        directory.write(
+            "pipeline.json",
+            #"{"stages":[{"name":"parse","inputs":[],"outputs":[],"parameters":{"noHeader":true,"format":"goodreads"}}]}"#)
         let configured = try Self.parse(["body.csv", "-o", "cfg.gz", "--config", "pipeline.json"], in: directory)
         #expect(configured.status == 0, "\(configured)")
         #expect(Self.contents(directory.file("cfg.gz")) == Self.contents(directory.file("out.gz")))

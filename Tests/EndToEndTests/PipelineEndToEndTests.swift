@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
 import ShelflineReports
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The whole import through the real stage executables, driven by `shelfline run`.
 @Suite(.serialized) struct PipelineEndToEndTests {
@@ -34,8 +35,11 @@ import TestSupport
         let page = try ImportReportPageReading(path: workspace + "/runs/latest/report.html")
         #expect(page.title == "goodreads_library_export.csv")
         #expect(page.rowsRead == 15 && page.libraryBooks == report.libraryBooks, "\(page)")
-        #expect(page.outcomes == ["added": report.outcomes.added, "updated": report.outcomes.updated,
-                                  "duplicateInFile": report.outcomes.duplicateInFile, "rejected": report.outcomes.rejected])
+        #expect(
+            page.outcomes == [
+                "added": report.outcomes.added, "updated": report.outcomes.updated,
+                "duplicateInFile": report.outcomes.duplicateInFile, "rejected": report.outcomes.rejected,
+            ])
         #expect(FileManager.default.fileExists(atPath: workspace + "/activity/import.json"))
 
         let second = try run(arguments, in: dir)
@@ -71,12 +75,14 @@ import TestSupport
 
     /// A Goodreads export of `count` books with valid, distinct ISBN-13s.
     static func syntheticExport(count: Int) -> String {
-        var text = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"
+        var text =
+            "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"
             + "Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,"
             + "Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies\n"
         for index in 0..<count {
             let isbn = isbn13(body: String(format: "978%09d", 100_000 + index * 7))
-            text += "\(index + 1),Book \(index),Author \(index % 37),,,=\"\",\"=\"\"\(isbn)\"\"\",\(index % 6),4.0,Press,"
+            text +=
+                "\(index + 1),Book \(index),Author \(index % 37),,,=\"\",\"=\"\"\(isbn)\"\"\",\(index % 6),4.0,Press,"
                 + "Paperback,\(100 + index),2001,2001,,2024/01/01,to-read,,to-read,,,,0,0\n"
         }
         return text
@@ -91,11 +97,14 @@ import TestSupport
     /// A config whose lookup asks only the (loopback) Open Library API, slowly enough to be killed.
     static func httpConfig(baseURL: String, in dir: TemporaryDirectory) throws -> String {
         var config = try ConfigFile(contentsOf: shippedConfig)
-        config[stage: "lookup"]?["parameters"] = [
-            "sources": ["openlibrary"], "catalog": [] as [String],
-            "openLibrary": ["baseURL": baseURL, "requestsPerSecond": 20, "batchSize": 4, "concurrency": 2,
-                            "timeoutSeconds": 30, "maxRetries": 2],
-        ] as [String: Any]
+        config[stage: "lookup"]?["parameters"] =
+            [
+                "sources": ["openlibrary"], "catalog": [] as [String],
+                "openLibrary": [
+                    "baseURL": baseURL, "requestsPerSecond": 20, "batchSize": 4, "concurrency": 2,
+                    "timeoutSeconds": 30, "maxRetries": 2,
+                ],
+            ] as [String: Any]
         return try config.write(to: dir.file("pipeline.json"))
     }
 
@@ -105,8 +114,9 @@ import TestSupport
         // its author would be an ISBN conflict, which goes to review (issue 14).
         let server = try await FakeOpenLibraryServer(derive: { isbn in
             let row = ((Int(isbn.dropFirst(3).prefix(9)) ?? 100_000) - 100_000) / 7
-            return .init(key: "/books/OL\(isbn.suffix(6))M", title: "Edition \(isbn)", authors: ["Author \(row % 37)"],
-                         work: "/works/OL\(isbn.suffix(6))W")
+            return .init(
+                key: "/books/OL\(isbn.suffix(6))M", title: "Edition \(isbn)", authors: ["Author \(row % 37)"],
+                work: "/works/OL\(isbn.suffix(6))W")
         })
         server.latency = .milliseconds(40)
         return server
@@ -120,29 +130,42 @@ import TestSupport
         let config = try Self.httpConfig(baseURL: server.baseURL, in: dir)
 
         // Reference: an uninterrupted import in its own workspace.
-        let reference = try ExecutableRunner.run("shelfline", ["run", "--csv", csv, "--config", config, "--workspace",
-                                                               dir.file("reference"), "--quiet"], in: dir.path)
+        let reference = try ExecutableRunner.run(
+            "shelfline",
+            [
+                "run", "--csv", csv, "--config", config, "--workspace",
+                dir.file("reference"), "--quiet",
+            ], in: dir.path)
         #expect(reference.status == 0, "\(reference)")
         let uninterruptedRequests = server.requests.count
 
         // Interrupted: SIGKILL the lookup process part-way, then run again.
         let workspace = dir.file("ws")
-        let orchestrator = ExecutableRunner.start("shelfline", ["run", "--csv", csv, "--config", config, "--workspace",
-                                                                workspace, "--quiet"])
+        let orchestrator = ExecutableRunner.start(
+            "shelfline",
+            [
+                "run", "--csv", csv, "--config", config, "--workspace",
+                workspace, "--quiet",
+            ])
         orchestrator.standardError = FileHandle.nullDevice
         try orchestrator.run()
         let lookupPid = try #require(waitForChild(of: orchestrator.processIdentifier, named: "shelfline-looku"))
         let before = server.requests.count
-        try #require(waitUntil { server.requests.count - before >= uninterruptedRequests / 3 },
-                     "lookup never sent a third of its requests")
+        try #require(
+            waitUntil { server.requests.count - before >= uninterruptedRequests / 3 },
+            "lookup never sent a third of its requests")
         kill(lookupPid, SIGKILL)
         orchestrator.waitUntilExit()
         #expect(orchestrator.terminationStatus != 0)
         let afterKill = server.requests.count
         #expect(afterKill - before < uninterruptedRequests, "the kill came after lookup had finished")
 
-        let resumed = try ExecutableRunner.run("shelfline", ["run", "--csv", csv, "--config", config, "--workspace",
-                                                             workspace], in: dir.path)
+        let resumed = try ExecutableRunner.run(
+            "shelfline",
+            [
+                "run", "--csv", csv, "--config", config, "--workspace",
+                workspace,
+            ], in: dir.path)
         #expect(resumed.status == 0, "\(resumed)")
         #expect(resumed.stderr.contains("stage=parse event=skip"), "\(resumed)")
         #expect(resumed.stderr.contains("stage=lookup event=start"), "\(resumed)")

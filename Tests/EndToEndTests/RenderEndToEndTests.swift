@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// `shelfline-render` as cron and the orchestrator run it: real executable, real files, a real
 /// HTTP server on loopback standing in for the beer-queue site.
@@ -11,10 +11,14 @@ import TestSupport
 
     /// A temp directory with `pipeline.json` (beerQueue settings pointing at `host`) and a
     /// credentials file of the given mode.
-    static func setUp(host: String = "http://127.0.0.1:1", mode: Int16 = 0o600, visitor: Bool = false,
-                      timeout: Double = 5, maxUpdates: Int = 10) throws -> TemporaryDirectory {
+    static func setUp(
+        host: String = "http://127.0.0.1:1", mode: Int16 = 0o600, visitor: Bool = false,
+        timeout: Double = 5, maxUpdates: Int = 10
+    ) throws -> TemporaryDirectory {
         let temp = TemporaryDirectory("render-e2e")
-        temp.write("pipeline.json", """
+        temp.write(
+            "pipeline.json",
+            """
             {"stages": [], "beerQueue": {"host": "\(host)", "credentialsFile": "\(temp.file("queue.credentials"))",
              "memberId": "123456", "storeId": "13888", "storeLocation": "Example Saucer", "maxUpdatesPerHour": \(maxUpdates),
              "staleAfterMinutes": 15, "visitor": \(visitor), "timeoutSeconds": \(timeout)}}
@@ -25,9 +29,13 @@ import TestSupport
     }
 
     static func beerQueue(_ temp: TemporaryDirectory, _ arguments: [String]) throws -> ProcessResult {
-        try ExecutableRunner.run("shelfline-render", ["beer-queue"] + arguments + ["--workspace", temp.file("ws"),
-                                                                                   "--config", temp.file("pipeline.json")],
-                                 in: temp.path)
+        try ExecutableRunner.run(
+            "shelfline-render",
+            ["beer-queue"] + arguments + [
+                "--workspace", temp.file("ws"),
+                "--config", temp.file("pipeline.json"),
+            ],
+            in: temp.path)
     }
 
     /// Runs the executable off Swift's cooperative pool, so the in-process server keeps answering.
@@ -65,19 +73,25 @@ import TestSupport
         let temp = TemporaryDirectory("render-e2e-import")
         let run = temp.file("ws/runs/0123abcd")
         try Workspace.makeDirectory(run)
-        temp.write("ws/runs/0123abcd/parse-report.json", """
+        temp.write(
+            "ws/runs/0123abcd/parse-report.json",
+            """
             {"input": "goodreads_library_export.csv", "format": "goodreads", "delimiter": ",", "header": ["Book Id"],
              "headerByteOffset": 0, "headerByteLength": 7, "rowsRead": 12, "rowsWritten": 11, "rowsRejected": 1, "fieldsRepaired": 0}
             """)
-        var result = try ExecutableRunner.run("shelfline-render", ["import", "--run", run, "--workspace", temp.file("ws")], in: run)
+        var result = try ExecutableRunner.run(
+            "shelfline-render", ["import", "--run", run, "--workspace", temp.file("ws")], in: run)
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.contains("events=start"), "\(result)")
-        temp.write("ws/runs/0123abcd/merge-report.json", """
+        temp.write(
+            "ws/runs/0123abcd/merge-report.json",
+            """
             {"importId": "0123abcd", "rowsRead": 12, "outcomes": {"rejected": 1, "added": 9, "updated": 1, "duplicateInFile": 1},
              "enrichment": {"matchedByIsbn": 8, "matchedBySearch": 1, "needsReview": 1, "notEnriched": 1}, "libraryBooks": 10,
              "ledger": "ledger.ndjson.gz", "review": "review.json", "failedRows": "failed-rows.csv"}
             """)
-        result = try ExecutableRunner.run("shelfline-render", ["import", "--run", run, "--workspace", temp.file("ws"), "--quiet"], in: run)
+        result = try ExecutableRunner.run(
+            "shelfline-render", ["import", "--run", run, "--workspace", temp.file("ws"), "--quiet"], in: run)
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
         let data = try Data(contentsOf: URL(fileURLWithPath: temp.file("ws/activity/import.json")))
         let snapshot = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -93,13 +107,15 @@ import TestSupport
         #expect(page.title == "goodreads_library_export.csv")
         #expect(page.rowsRead == 12 && page.libraryBooks == 10, "\(page)")
         #expect(page.outcomes == ["added": 9, "updated": 1, "duplicateInFile": 1, "rejected": 1], "\(page)")
-        #expect(page.charts["enrichment"]?["Matched by ISBN"] == 8 && page.charts["enrichment"]?["Matched by search"] == 1
+        #expect(
+            page.charts["enrichment"]?["Matched by ISBN"] == 8 && page.charts["enrichment"]?["Matched by search"] == 1
                 && page.charts["enrichment"]?["Not enriched"] == 1, "\(page)")
     }
 
     @Test(.bug(id: 6)) func importCommandWithMissingRunDirectoryIsExit66() throws {
         let temp = TemporaryDirectory("render-e2e-import")
-        let result = try ExecutableRunner.run("shelfline-render", ["import", "--run", temp.file("nope"), "--workspace", temp.file("ws")])
+        let result = try ExecutableRunner.run(
+            "shelfline-render", ["import", "--run", temp.file("nope"), "--workspace", temp.file("ws")])
         #expect(result.status == 66, "\(result)")
         #expect(result.stderr.hasPrefix("shelfline-render: error: ") && result.stderr.contains("nope"), "\(result)")
     }

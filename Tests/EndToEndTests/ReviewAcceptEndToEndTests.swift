@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// What `shelfline review accept` writes into the library.
 @Suite struct ReviewAcceptEndToEndTests {

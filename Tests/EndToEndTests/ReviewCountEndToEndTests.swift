@@ -29,8 +29,9 @@ import Testing
         let page = try String(contentsOfFile: cron.workspace + "/runs/latest/report.html", encoding: .utf8)
         let lines = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n")
         let last = try #require(try JSONSerialization.jsonObject(with: Data(lines.last!.utf8)) as? [String: Any])
-        return Shown(summary: result.stdout, currentStep: state["currentStep"] as? String ?? "", page: page,
-                     event: last["event"] as? String ?? "")
+        return Shown(
+            summary: result.stdout, currentStep: state["currentStep"] as? String ?? "", page: page,
+            event: last["event"] as? String ?? "")
     }
 
     @Test func aReviewDecisionClearsTheCountEverywhereAndOnLaterImports() throws {
@@ -54,13 +55,17 @@ import Testing
         // The rerun (merge and render only) and a later import of the same book: nothing left to review.
         result = try cron.shelfline(["run", "--csv", first])
         #expect(result.status == 0, "\(result)")
-        for (name, run) in [("rerun", result), ("later import", try cron.shelfline(["run", "--csv", try Self.export(cron, "later.csv", others: [2])]))] {
+        for (name, run) in [
+            ("rerun", result),
+            ("later import", try cron.shelfline(["run", "--csv", try Self.export(cron, "later.csv", others: [2])])),
+        ] {
             #expect(run.status == 0, "\(name): \(run)")
             shown = try Self.shown(cron, run, events: events)
             #expect(!shown.summary.contains("need review:"), "\(name): \(run)")
             #expect(shown.summary.contains("1 reviewed, 0 need review"), "\(name): \(run)")
             #expect(shown.currentStep == "Import complete", "\(name)")
-            #expect(shown.page.contains("Needs review (0)") && shown.page.contains("Needs review: 0")
+            #expect(
+                shown.page.contains("Needs review (0)") && shown.page.contains("Needs review: 0")
                     && shown.page.contains("Reviewed: 1"), "\(name)")
             #expect(shown.event == "finished", "\(name)")
         }

@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 25 end to end: the built `shelfline-dedupe` and `shelfline-merge` on records whose
 /// `shelfPositions` come in the compact shape parse now writes, in the object shape of older runs,
@@ -27,11 +27,19 @@ import TestSupport
 
     /// Dedupe then merge `run` into `workspace`: (dedupe, merge).
     func importRun(_ run: String, workspace: String) throws -> (ProcessResult, ProcessResult) {
-        let deduped = try ExecutableRunner.run("shelfline-dedupe", ["parsed.ndjson.gz", "-o", "deduped.ndjson.gz",
-                                                                    "--workspace", workspace], in: run)
-        let merged = try ExecutableRunner.run("shelfline-merge", ["deduped.ndjson.gz", "--parse-report", "parse-report.json",
-                                                                  "--rejects", "rejects.ndjson.gz", "--import-id", "same",
-                                                                  "--workspace", workspace, "--quiet"], in: run)
+        let deduped = try ExecutableRunner.run(
+            "shelfline-dedupe",
+            [
+                "parsed.ndjson.gz", "-o", "deduped.ndjson.gz",
+                "--workspace", workspace,
+            ], in: run)
+        let merged = try ExecutableRunner.run(
+            "shelfline-merge",
+            [
+                "deduped.ndjson.gz", "--parse-report", "parse-report.json",
+                "--rejects", "rejects.ndjson.gz", "--import-id", "same",
+                "--workspace", workspace, "--quiet",
+            ], in: run)
         return (deduped, merged)
     }
 
@@ -42,10 +50,13 @@ import TestSupport
     @Test(.bug(id: 25)) func objectAndCompactPositionsMergeToTheSameLibrary() throws {
         let shelves = #""shelves":["to-read","fav","to-read"]"#
         let unaligned = #""shelfPositions":[{"position":4,"shelf":"fav"}],"shelves":["to-read","fav"]"#
-        let old = try writeImport("old", [
-            #""shelfPositions":[{"position":339,"shelf":"to-read"},{"shelf":"fav"},{"position":2,"shelf":"to-read"}],"# + shelves,
-            unaligned,
-        ])
+        let old = try writeImport(
+            "old",
+            [
+                #""shelfPositions":[{"position":339,"shelf":"to-read"},{"shelf":"fav"},{"position":2,"shelf":"to-read"}],"#
+                    + shelves,
+                unaligned,
+            ])
         let new = try writeImport("new", [#""shelfPositions":[339,null,2],"# + shelves, unaligned])
         let oldRun = try importRun(old, workspace: temp.file("ws-old"))
         let newRun = try importRun(new, workspace: temp.file("ws-new"))
@@ -55,17 +66,23 @@ import TestSupport
         #expect(library.count == 2)
         #expect(try libraryLines(temp.file("ws-old")) == library)
         // The library keeps its own (object) shape whatever the records held.
-        #expect(library.contains { $0.contains(#""shelfPositions":[{"position":339,"shelf":"to-read"},{"shelf":"fav"},{"position":2,"shelf":"to-read"}]"#) },
-                "\(library)")
+        #expect(
+            library.contains {
+                $0.contains(
+                    #""shelfPositions":[{"position":339,"shelf":"to-read"},{"shelf":"fav"},{"position":2,"shelf":"to-read"}]"#)
+            },
+            "\(library)")
         #expect(library.contains { $0.contains(#""shelfPositions":[{"position":4,"shelf":"fav"}]"#) })
     }
 
-    @Test(.bug(id: 25), arguments: [
-        (#"[1,2,3]"#, "3 positions for 2 shelves"),
-        (#"[1]"#, "1 positions for 2 shelves"),
-        (#"[1.5,2]"#, "shelfPositions"),
-        (#"[1,{"position":2,"shelf":"b"}]"#, "mixes positions"),
-    ])
+    @Test(
+        .bug(id: 25),
+        arguments: [
+            (#"[1,2,3]"#, "3 positions for 2 shelves"),
+            (#"[1]"#, "1 positions for 2 shelves"),
+            (#"[1.5,2]"#, "shelfPositions"),
+            (#"[1,{"position":2,"shelf":"b"}]"#, "mixes positions"),
+        ])
     func positionsThatDoNotFitStopMergeNamingTheLine(_ positions: String, _ reason: String) throws {
         let run = try writeImport("bad", [#""shelves":["a","b"]"#, #""shelfPositions":\#(positions),"shelves":["a","b"]"#])
         let workspace = temp.file("ws-bad")
@@ -73,8 +90,9 @@ import TestSupport
         #expect(deduped.status == 0, "dedupe passes reader fields through: \(deduped)")
         #expect(merged.status == 65, "\(merged)")
         let message = merged.stderr.trimmingCharacters(in: .newlines)
-        #expect(!message.contains("\n") && message.contains("deduped.ndjson.gz:2: invalid record") && message.contains(reason),
-                "\(message)")
+        #expect(
+            !message.contains("\n") && message.contains("deduped.ndjson.gz:2: invalid record") && message.contains(reason),
+            "\(message)")
         #expect(!FileManager.default.fileExists(atPath: workspace + "/library/library.ndjson.gz"))
     }
 }

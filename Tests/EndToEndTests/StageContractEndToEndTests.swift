@@ -1,8 +1,8 @@
 import Foundation
 import ShelflineCore
 import ShelflineReports
-import Testing
 import TestSupport
+import Testing
 
 /// The stage contract through the built executables (issue 9): outputs renamed in pipeline.json
 /// are what every stage, render, the summary and `review` use.
@@ -20,7 +20,9 @@ import TestSupport
         for (old, new) in renamed { config.rename(old, to: new) }
         let configPath = try config.write(to: dir.file("pipeline.json"))
         let workspace = dir.file("ws")
-        let arguments = ["run", "--csv", Self.example, "--config", configPath, "--workspace", workspace, "--log-format", "logfmt"]
+        let arguments = [
+            "run", "--csv", Self.example, "--config", configPath, "--workspace", workspace, "--log-format", "logfmt",
+        ]
 
         let first = try ExecutableRunner.run("shelfline", arguments, in: dir.path)
         #expect(first.status == 0, "\(first)")
@@ -43,11 +45,13 @@ import TestSupport
         #expect(report.rowsRead == 15 && report.outcomes.total == 15)
         #expect(report.review == "to-review.json" && report.failedRows == "rejected.csv")
         // The activity ended from the renamed merge report.
-        let activity = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: workspace + "/activity/import.json")))
+        let activity = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: workspace + "/activity/import.json")))
         #expect((activity as? [String: Any])?["event"] as? String == "end", "\(activity)")
         // `review` finds the renamed review list through the renamed merge report.
-        let review = try ExecutableRunner.run("shelfline", ["review", "list", "--config", configPath, "--workspace", workspace],
-                                              in: dir.path)
+        let review = try ExecutableRunner.run(
+            "shelfline", ["review", "list", "--config", configPath, "--workspace", workspace],
+            in: dir.path)
         #expect(review.status == 0, "\(review)")
 
         let second = try ExecutableRunner.run("shelfline", arguments, in: dir.path)
@@ -64,8 +68,9 @@ import TestSupport
         let config = try ConfigFile.shippedExample().write(to: dir.file("pipeline.json"))
         let environment = ["HOME": home]
 
-        let run = try ExecutableRunner.run("shelfline", ["run", "--csv", Self.example, "--config", config, "--workspace", "~/shelf"],
-                                           in: dir.path, environment: environment)
+        let run = try ExecutableRunner.run(
+            "shelfline", ["run", "--csv", Self.example, "--config", config, "--workspace", "~/shelf"],
+            in: dir.path, environment: environment)
         #expect(run.status == 0, "\(run)")
         #expect(FileManager.default.fileExists(atPath: home + "/shelf/library/library.ndjson.gz"))
         #expect(!FileManager.default.fileExists(atPath: dir.file("~")), "a literal ~ directory was created")
@@ -81,8 +86,9 @@ import TestSupport
         #expect((report as? [String: Any])?["libraryBooks"] as? Int == 14, "\(report)")
 
         // `review` and a relative `--workspace` (against the current directory) find the same run.
-        let relative = try ExecutableRunner.run("shelfline", ["review", "list", "--config", config, "--workspace", "home/shelf"],
-                                                in: dir.path, environment: environment)
+        let relative = try ExecutableRunner.run(
+            "shelfline", ["review", "list", "--config", config, "--workspace", "home/shelf"],
+            in: dir.path, environment: environment)
         #expect(relative.status == 0, "\(relative)")
         #expect(relative.stdout.contains("No rows need review") || relative.stdout.contains("need review"), "\(relative)")
     }

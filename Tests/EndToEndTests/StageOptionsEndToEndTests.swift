@@ -1,8 +1,8 @@
 import Foundation
 import ShelflineCommands
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Each stage executable takes its files under the options its description derives from their
 /// roles (`StageFile.optionName`), which is what the orchestrator passes: read from the built

@@ -16,8 +16,12 @@ import Testing
     static func runInDeletedDirectory(_ name: String, _ arguments: [String], in dir: TemporaryDirectory) throws -> ProcessResult {
         let gone = dir.file("gone-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(atPath: gone, withIntermediateDirectories: false)
-        return try ExecutableRunner.run("/bin/sh", ["-c", "cd \"$1\" && rmdir \"$1\" && shift && exec \"$@\"", "sh", gone,
-                                                    ExecutableRunner.path(name)] + arguments, in: dir.path)
+        return try ExecutableRunner.run(
+            "/bin/sh",
+            [
+                "-c", "cd \"$1\" && rmdir \"$1\" && shift && exec \"$@\"", "sh", gone,
+                ExecutableRunner.path(name),
+            ] + arguments, in: dir.path)
     }
 
     /// A relative path no test would create under `/` on its own, removed afterwards if a
@@ -42,8 +46,9 @@ import Testing
         let result = try Self.runInDeletedDirectory(
             "shelfline", ["run", "--csv", Self.example, "--config", try config(in: dir), "--workspace", litter.relative], in: dir)
         #expect(result.status == 73, "\(result)")
-        #expect(result.stderr.contains(litter.relative) && result.stderr.contains("the working directory no longer exists"),
-                "\(result)")
+        #expect(
+            result.stderr.contains(litter.relative) && result.stderr.contains("the working directory no longer exists"),
+            "\(result)")
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result)")
         #expect(!litter.existsUnderRoot, "a relative workspace was resolved against /")
     }
@@ -53,8 +58,9 @@ import Testing
         let dir = TemporaryDirectory("gone-cwd")
         let result = try Self.runInDeletedDirectory("shelfline", ["status", "--config", try config(in: dir)], in: dir)
         #expect(result.status == 2, "\(result)")
-        #expect(result.stderr.contains("var: cannot create output") && result.stderr.contains("working directory no longer exists"),
-                "\(result)")
+        #expect(
+            result.stderr.contains("var: cannot create output") && result.stderr.contains("working directory no longer exists"),
+            "\(result)")
         #expect(!result.stdout.contains("pending"), "\(result)")
     }
 
@@ -64,13 +70,17 @@ import Testing
         let export = try Self.runInDeletedDirectory(
             "shelfline", ["run", "--csv", "export.csv", "--config", try config(in: dir), "--workspace", workspace], in: dir)
         #expect(export.status == 66, "\(export)")
-        #expect(export.stderr.contains("export.csv: cannot read input") && export.stderr.contains("working directory no longer exists"),
-                "\(export)")
+        #expect(
+            export.stderr.contains("export.csv: cannot read input")
+                && export.stderr.contains("working directory no longer exists"),
+            "\(export)")
         let config = try Self.runInDeletedDirectory(
             "shelfline", ["run", "--csv", Self.example, "--config", "pipeline.json", "--workspace", workspace], in: dir)
         #expect(config.status == 66, "\(config)")
-        #expect(config.stderr.contains("pipeline.json: cannot read input") && config.stderr.contains("working directory no longer exists"),
-                "\(config)")
+        #expect(
+            config.stderr.contains("pipeline.json: cannot read input")
+                && config.stderr.contains("working directory no longer exists"),
+            "\(config)")
         let inbox = try Self.runInDeletedDirectory(
             "shelfline", ["run", "--inbox", "inbox", "--config", try self.config(in: dir), "--workspace", workspace], in: dir)
         #expect(inbox.status == 66, "\(inbox)")
@@ -81,7 +91,8 @@ import Testing
         let dir = TemporaryDirectory("gone-cwd")
         let workspace = dir.file("ws")
         let result = try Self.runInDeletedDirectory(
-            "shelfline", ["run", "--csv", Self.example, "--config", try config(in: dir), "--workspace", workspace, "--quiet"], in: dir)
+            "shelfline", ["run", "--csv", Self.example, "--config", try config(in: dir), "--workspace", workspace, "--quiet"],
+            in: dir)
         #expect(result.status == 0, "\(result)")
         let report = try readJSONFile(MergeReport.self, from: workspace + "/runs/latest/merge-report.json")
         #expect(report.rowsRead == 15)
@@ -98,12 +109,15 @@ import Testing
         let output = try Self.runInDeletedDirectory(
             "shelfline-parse", [Self.example, "-o", "parsed.ndjson.gz", "--workspace", dir.file("ws")], in: dir)
         #expect(output.status == 73, "\(output)")
-        #expect(output.stderr.contains("parsed.ndjson.gz") && output.stderr.contains("working directory no longer exists"),
-                "\(output)")
+        #expect(
+            output.stderr.contains("parsed.ndjson.gz") && output.stderr.contains("working directory no longer exists"),
+            "\(output)")
         // A relative workspace, for the stages and tools that keep state in it.
-        for (name, arguments) in [("shelfline-lookup", [dir.file("in.ndjson.gz"), "-o", dir.file("out.ndjson.gz")]),
-                                  ("shelfline-render", ["beer-queue", "--json", dir.file("queue.json")]),
-                                  ("shelfline-push", ["list"])] {
+        for (name, arguments) in [
+            ("shelfline-lookup", [dir.file("in.ndjson.gz"), "-o", dir.file("out.ndjson.gz")]),
+            ("shelfline-render", ["beer-queue", "--json", dir.file("queue.json")]),
+            ("shelfline-push", ["list"]),
+        ] {
             let result = try Self.runInDeletedDirectory(name, arguments + ["--workspace", litter.relative], in: dir)
             #expect(result.status == 73, "\(name): \(result)")
             #expect(result.stderr.contains("working directory no longer exists"), "\(name): \(result)")

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The workspace's own state as `run`, `status`, `plan` and `clean` see it: failed imports that can
 /// no longer be retried, a workspace that is not a directory, `runs/latest` replaced by hand, and
@@ -29,8 +30,9 @@ import Testing
         status = try cron.shelfline(["status"])
         #expect(status.status == 0, "\(status)")
         #expect(failedLines(status).isEmpty, "\(status)")
-        #expect(status.stdout.contains("forgot the failed import of \(junk)") && status.stdout.contains("the file is gone"),
-                "\(status)")
+        #expect(
+            status.stdout.contains("forgot the failed import of \(junk)") && status.stdout.contains("the file is gone"),
+            "\(status)")
         status = try cron.shelfline(["status"])
         #expect(!status.stdout.contains("readme.txt"), "said once: \(status)")
 
@@ -74,8 +76,9 @@ import Testing
         let plan = try cron.shelfline(["plan", "--csv", csv])
         #expect(run.status == 78, "\(run)")
         #expect(plan.status == 78, "\(plan)")
-        #expect(plan.stderr.contains("openLibrary.requestPerSecond") && plan.stderr.contains("did you mean 'requestsPerSecond'"),
-                "\(plan)")
+        #expect(
+            plan.stderr.contains("openLibrary.requestPerSecond") && plan.stderr.contains("did you mean 'requestsPerSecond'"),
+            "\(plan)")
         #expect(!plan.stdout.contains("will run"), "\(plan)")
         let message = { (result: ProcessResult) in result.stderr.split(separator: ":", maxSplits: 2).last ?? "" }
         #expect(message(plan) == message(run), "\(plan)\n\(run)")

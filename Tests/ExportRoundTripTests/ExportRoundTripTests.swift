@@ -1,8 +1,8 @@
 import Foundation
 import PropertyBased
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import ShelflineLibrary
 @testable import ShelflineParse
@@ -54,7 +54,8 @@ import TestSupport
     /// as written (docs/export.md).
     static func book(_ cells: [String], _ numbers: [Int], format: ExportFormat) -> LibraryBook {
         // `#` stays; parentheses go, so only the marker below is a series group.
-        let base = cell(cells[0].filter { $0 != "(" && $0 != ")" } + subtitles[numbers[13] % subtitles.count]).flatMap(cell) ?? "T"
+        let base =
+            cell(cells[0].filter { $0 != "(" && $0 != ")" } + subtitles[numbers[13] % subtitles.count]).flatMap(cell) ?? "T"
         var book = LibraryBook(id: "b0123456789abcdef", title: base)
         if numbers[12] % 3 != 0 {
             let series = seriesNames[numbers[12] % seriesNames.count], position = positions[numbers[14] % positions.count]
@@ -84,7 +85,8 @@ import TestSupport
             break
         }
         // An ASIN has a cell where no ISBN-10 (Goodreads) or no ISBN (StoryGraph) takes it.
-        let asinCellFree = format == .goodreads
+        let asinCellFree =
+            format == .goodreads
             ? book.isbn10 == nil && (book.isbnAsWritten.map { $0.count >= 11 } ?? true)
             : book.isbn13 == nil && book.isbn10 == nil && book.isbnAsWritten == nil
         if asinCellFree && numbers[15] % 2 == 0 { book.asin = "B07MNWKF2M" }
@@ -95,7 +97,9 @@ import TestSupport
         book.dateAdded = isoDate(numbers[3])
         book.review = cell(cells[5]) == nil ? nil : cells[5]  // kept as written, edge spaces and all
         if numbers[14] % 2 == 0 {
-            book.review = "<p>A <b>review</b> with HTML:<br/><spoiler>the end</spoiler> &amp; <a href=\"x\">a link</a></p>" + (book.review ?? "")
+            book.review =
+                "<p>A <b>review</b> with HTML:<br/><spoiler>the end</spoiler> &amp; <a href=\"x\">a link</a></p>"
+                + (book.review ?? "")
         }
         book.readCount = numbers[4] % 3 == 0 ? nil : numbers[4] % 5
         switch format {
@@ -113,8 +117,11 @@ import TestSupport
             book.shelfPositions = book.shelves?.reversed().enumerated().map { ShelfPosition(shelf: $1, position: $0 * 7 + 1) }
         case .storygraph:
             book.rating = numbers[8] % 6 == 0 ? nil : Double(numbers[8] % 20 + 1) / 4
-            book.reads = numbers[9] % 3 == 0 ? nil : [ReadSpan(start: isoDate(numbers[9]), end: isoDate(numbers[9] + 40)), ReadSpan(end: isoDate(numbers[9] + 400))]
-                .sorted { ($0.end ?? "") < ($1.end ?? "") }
+            book.reads =
+                numbers[9] % 3 == 0
+                ? nil
+                : [ReadSpan(start: isoDate(numbers[9]), end: isoDate(numbers[9] + 40)), ReadSpan(end: isoDate(numbers[9] + 400))]
+                    .sorted { ($0.end ?? "") < ($1.end ?? "") }
             book.owned = numbers[11] % 2 == 0 ? true : nil
             book.contributors = cell(cells[6])
             book.moods = [cells[7], cells[8]].compactMap { name($0) }
@@ -144,16 +151,20 @@ import TestSupport
         try LibraryExport(format: format).write(library: library, to: file)
         try file.commit()
         let parsed = temp.file("parsed.ndjson.gz"), report = temp.file("parse-report.json")
-        let parse = try ParseStage(job: .init(input: csv, output: parsed, rejects: temp.file("rejects.ndjson.gz"), report: report)).run()
+        let parse = try ParseStage(
+            job: .init(input: csv, output: parsed, rejects: temp.file("rejects.ndjson.gz"), report: report)
+        ).run()
         try writeJSONFile(parse, to: report)
         let text = try String(contentsOfFile: csv, encoding: .utf8)
         try #require(parse.rowsWritten == 1, "row rejected: \(text)")
         let workspace = Workspace(root: temp.file("ws"))
-        _ = try MergeStage.run(MergeRequest(records: parsed, parseReport: report, rejects: temp.file("rejects.ndjson.gz"),
-                                            report: temp.file("merge-report.json"), ledger: temp.file("ledger.ndjson.gz"),
-                                            review: temp.file("review.json"), failedRows: temp.file("failed-rows.csv"),
-                                            importId: "again"),
-                               workspace: workspace)
+        _ = try MergeStage.run(
+            MergeRequest(
+                records: parsed, parseReport: report, rejects: temp.file("rejects.ndjson.gz"),
+                report: temp.file("merge-report.json"), ledger: temp.file("ledger.ndjson.gz"),
+                review: temp.file("review.json"), failedRows: temp.file("failed-rows.csv"),
+                importId: "again"),
+            workspace: workspace)
         let books = try NDJSONReader<LibraryBook>(path: workspace.libraryFile).readAll()
         try #require(books.count == 1, "\(books.count) books from one row: \(text)")
         return (books[0], text)
@@ -165,7 +176,8 @@ import TestSupport
         let object = try JSONSerialization.jsonObject(with: Data(book.jsonLine)) as! [String: Any]
         var fields: [String: String] = [:]
         for (key, value) in object where !notCarried.contains(key) {
-            fields[key] = String(decoding: try JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys]), as: UTF8.self)
+            fields[key] = String(
+                decoding: try JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys]), as: UTF8.self)
         }
         return fields
     }
@@ -202,8 +214,10 @@ import TestSupport
         #expect(ExportCells.stars(3.75) == "3.75" && ExportCells.stars(4) == "4")
     }
 
-    @Test(arguments: [("Frank Herbert", "Herbert, Frank"), ("Donald A. Norman", "Norman, Donald A."), ("Plato", "Plato, Plato"),
-                      ("Walter M. Miller Jr.", "Jr., Walter M. Miller"), ("Akala", "Akala, Akala")])
+    @Test(arguments: [
+        ("Frank Herbert", "Herbert, Frank"), ("Donald A. Norman", "Norman, Donald A."), ("Plato", "Plato, Plato"),
+        ("Walter M. Miller Jr.", "Jr., Walter M. Miller"), ("Akala", "Akala, Akala"),
+    ])
     func authorLastFirstIsGoodreadsLastWordFirst(name: String, lastFirst: String) {
         #expect(ExportCells.lastFirst(name) == lastFirst)
     }
@@ -223,7 +237,8 @@ import TestSupport
         book.provenance = [Contribution(importId: "i", format: .goodreads, lines: [5], rowIds: ["43263680"], fields: ["created"])]
         var line = CSVLine()
         GoodreadsExport.write(book, to: &line)
-        let expected = #"43263680,"Ninth House (Alex Stern, #1)",Leigh Bardugo,"Bardugo, Leigh",,"=""1250313074""","=""9781250313072""",0,,,,,,,,2025/06/27,to-read,to-read (#336),to-read,,,,,0"#
+        let expected =
+            #"43263680,"Ninth House (Alex Stern, #1)",Leigh Bardugo,"Bardugo, Leigh",,"=""1250313074""","=""9781250313072""",0,,,,,,,,2025/06/27,to-read,to-read (#336),to-read,,,,,0"#
         #expect(String(decoding: line.bytes, as: UTF8.self) == expected + "\n")
     }
 
@@ -237,16 +252,20 @@ import TestSupport
         let temp = TemporaryDirectory("schema")
         try data.write(to: URL(fileURLWithPath: temp.file("book.ndjson")))
         book = try JSONDecoder().decode(LibraryBook.self, from: data)
-        #expect(Mirror(reflecting: book).children.allSatisfy { child in
-            guard let optional = child.value as? any OptionalProtocol else { return true }
-            return optional.isSome
-        }, "every field filled: \(mirror.children.count)")
+        #expect(
+            Mirror(reflecting: book).children.allSatisfy { child in
+                guard let optional = child.value as? any OptionalProtocol else { return true }
+                return optional.isSome
+            }, "every field filled: \(mirror.children.count)")
         try SchemaFile.validate(temp.file("book.ndjson"))
     }
 
     @Test func libraryLineScanDecodesWhatJSONDecoderDecodes() async throws {
-        let full = try JSONDecoder().decode(LibraryBook.self, from: JSONSerialization.data(withJSONObject: Self.filled(
-            LibraryBook(id: "b0123456789abcdef", title: "T \"quoted\" é"))))
+        let full = try JSONDecoder().decode(
+            LibraryBook.self,
+            from: JSONSerialization.data(
+                withJSONObject: Self.filled(
+                    LibraryBook(id: "b0123456789abcdef", title: "T \"quoted\" é"))))
         for book in [full, LibraryBook(id: "b0000000000000001", title: "Bare")] {
             let line = book.jsonLine
             let scanned = line.withUnsafeBytes { LibraryBookScan.scan($0) }
@@ -261,18 +280,24 @@ import TestSupport
             }
         }
         // A key it does not know is left to JSONDecoder (nil), not dropped.
-        #expect(#"{"id":"b1","keys":[],"provenance":[],"title":"T","someday":1}"#.utf8.withContiguousStorageIfAvailable {
-            LibraryBookScan.scan(UnsafeRawBufferPointer($0))
-        }! == nil)
+        #expect(
+            #"{"id":"b1","keys":[],"provenance":[],"title":"T","someday":1}"#.utf8.withContiguousStorageIfAvailable {
+                LibraryBookScan.scan(UnsafeRawBufferPointer($0))
+            }! == nil)
     }
 
     @Test func libraryLineScanOfSomeFieldsDecodesOnlyThose() throws {
-        var full = try JSONDecoder().decode(LibraryBook.self, from: JSONSerialization.data(withJSONObject: Self.filled(
-            LibraryBook(id: "b0123456789abcdef", title: "T"))))
+        var full = try JSONDecoder().decode(
+            LibraryBook.self,
+            from: JSONSerialization.data(
+                withJSONObject: Self.filled(
+                    LibraryBook(id: "b0123456789abcdef", title: "T"))))
         full.keys = ["isbn:9780441172719"]
         let fields: Set<String> = ["shelf", "reads", "rating", "pages", "owned", "nonsense"]
         var expected = LibraryBook(id: full.id, title: full.title)
-        (expected.shelf, expected.reads, expected.rating, expected.pages, expected.owned) = (full.shelf, full.reads, full.rating, full.pages, full.owned)
+        (expected.shelf, expected.reads, expected.rating, expected.pages, expected.owned) = (
+            full.shelf, full.reads, full.rating, full.pages, full.owned
+        )
         #expect(full.jsonLine.withUnsafeBytes { LibraryBookScan.scan($0, only: fields) } == expected)
         // Members it does not know are skipped when only some are asked for, left to JSONDecoder otherwise.
         let unknown = #"{"id":"b1","keys":[],"provenance":[],"shelf":"read","someday":{"a":[1]},"title":"T"}"#
@@ -288,20 +313,28 @@ import TestSupport
 
     /// A JSON object with a plausible value for every `LibraryBook` field.
     static func filled(_ book: LibraryBook) throws -> [String: Any] {
-        let strings = ["subtitle", "series", "seriesPosition", "author", "asin", "publisher", "binding", "editionKey", "workKey",
-                       "shelf", "review", "notes", "enrichmentSource", "recommendedFor", "recommendedBy", "purchaseDate",
-                       "purchaseLocation", "condition", "conditionDescription", "bcid", "contributors", "pace",
-                       "characterOrPlotDriven", "strongCharacterDevelopment", "loveableCharacters", "diverseCharacters",
-                       "flawedCharacters", "contentWarnings", "contentWarningDescription", "titleAsWritten", "isbnAsWritten"]
-        var object: [String: Any] = ["id": book.id, "title": book.title, "keys": [String](), "isbn13": "9780441172719",
-                                     "isbn10": "0441172717", "pages": 10, "year": 2000, "originalYear": 1965, "coverId": 12,
-                                     "metadataFields": ["coverId"], "shelves": ["fav"], "rating": 3.75, "dateAdded": "2024-01-02",
-                                     "reads": [["start": "2024-01-01", "end": "2024-01-09"]], "readCount": 1, "owned": true,
-                                     "ownedCopies": 2, "shelfPositions": [["shelf": "fav", "position": 3]], "spoiler": true,
-                                     "moods": ["dark"], "additionalAuthors": ["A B"], "enrichment": "matchedByIsbn",
-                                     "needsReview": true, "reviewDecision": "accepted",
-                                     "provenance": [["importId": "i", "format": "goodreads", "lines": [2], "rowIds": ["1"],
-                                                     "fields": ["created"]]]]
+        let strings = [
+            "subtitle", "series", "seriesPosition", "author", "asin", "publisher", "binding", "editionKey", "workKey",
+            "shelf", "review", "notes", "enrichmentSource", "recommendedFor", "recommendedBy", "purchaseDate",
+            "purchaseLocation", "condition", "conditionDescription", "bcid", "contributors", "pace",
+            "characterOrPlotDriven", "strongCharacterDevelopment", "loveableCharacters", "diverseCharacters",
+            "flawedCharacters", "contentWarnings", "contentWarningDescription", "titleAsWritten", "isbnAsWritten",
+        ]
+        var object: [String: Any] = [
+            "id": book.id, "title": book.title, "keys": [String](), "isbn13": "9780441172719",
+            "isbn10": "0441172717", "pages": 10, "year": 2000, "originalYear": 1965, "coverId": 12,
+            "metadataFields": ["coverId"], "shelves": ["fav"], "rating": 3.75, "dateAdded": "2024-01-02",
+            "reads": [["start": "2024-01-01", "end": "2024-01-09"]], "readCount": 1, "owned": true,
+            "ownedCopies": 2, "shelfPositions": [["shelf": "fav", "position": 3]], "spoiler": true,
+            "moods": ["dark"], "additionalAuthors": ["A B"], "enrichment": "matchedByIsbn",
+            "needsReview": true, "reviewDecision": "accepted",
+            "provenance": [
+                [
+                    "importId": "i", "format": "goodreads", "lines": [2], "rowIds": ["1"],
+                    "fields": ["created"],
+                ]
+            ],
+        ]
         for key in strings { object[key] = "x" }
         return object
     }

@@ -2,8 +2,8 @@ import Foundation
 import ShelflineActivity
 import ShelflineBeerQueue
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// An activity's timestamps never go backwards when the clock does (ActivityKit ignores an update
 /// or end older than what it shows); a new activity after an `end` starts from the clock again.
@@ -12,9 +12,10 @@ import TestSupport
 
     @Test func beerQueueSnapshotsAfterTheClockMovesBackKeepTheActivitysTime() throws {
         let temp = TemporaryDirectory("timestamps-beer")
-        let renderer = BeerQueueRenderer(workspace: Workspace(root: temp.file("ws")),
-                                         attributes: BeerQueueAttributes(memberId: "123456", storeId: "13888"),
-                                         storeLocation: "Example Saucer")
+        let renderer = BeerQueueRenderer(
+            workspace: Workspace(root: temp.file("ws")),
+            attributes: BeerQueueAttributes(memberId: "123456", storeId: "13888"),
+            storeLocation: "Example Saucer")
         let later = t0 + 7200
         let start = try #require(try renderer.render(.queue([beerA]), now: later, userTriggered: false).snapshot)
         #expect(start.timestamp == Int(later.timeIntervalSince1970))

@@ -1,8 +1,8 @@
 import Foundation
 import ShelflineBeerQueue
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// `beerQueue` is kept as JSON by Core and decoded, strictly, by the beer queue alone.
 @Suite struct BeerQueueConfigTests {
@@ -23,11 +23,13 @@ import TestSupport
 
     @Test func aJobWithABadSectionThrowsItsConfigErrorBeforeReadingAnything() async throws {
         let dir = TemporaryDirectory()
-        let job = BeerQueueJob(config: JSONValue.object(["visitor": .string("yes")]), configPath: "pipeline.json",
-                               workspace: Workspace(root: dir.file("ws")))
+        let job = BeerQueueJob(
+            config: JSONValue.object(["visitor": .string("yes")]), configPath: "pipeline.json",
+            workspace: Workspace(root: dir.file("ws")))
         let error = await #expect(throws: ConfigError.self) {
-            try await job.run(source: .json(path: dir.file("missing.json")), now: Date(timeIntervalSince1970: 0),
-                              userTriggered: false, log: Logfmt(quiet: true))
+            try await job.run(
+                source: .json(path: dir.file("missing.json")), now: Date(timeIntervalSince1970: 0),
+                userTriggered: false, log: Logfmt(quiet: true))
         }
         #expect(error?.key == "beerQueue.visitor")
     }

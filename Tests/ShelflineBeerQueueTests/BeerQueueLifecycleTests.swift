@@ -1,10 +1,10 @@
 import ActivityTestSupport
 import Foundation
 import ShelflineActivity
-import ShelflineCore
 import ShelflineBeerQueue
-import Testing
+import ShelflineCore
 import TestSupport
+import Testing
 
 typealias Lifecycle = BeerQueueLifecycle
 
@@ -15,39 +15,45 @@ let shownAB = Lifecycle.Display(queue: [beerA, beerB])
 
 @Suite struct BeerQueueLifecycleTests {
     /// (previous state, poll result, budget left, user-triggered) → decision: the issue's lifecycle.
-    @Test(.bug(id: 6), arguments: [
-        (Lifecycle.Previous.none, Lifecycle.Observation.queue([]), true, false, Lifecycle.Decision.nothing),
-        (.none, .queue([beerA]), true, false, .start),
-        (.ended, .queue([beerA]), true, false, .start),
-        (.ended, .queue([]), true, false, .nothing),
-        (.active(shownA, offline: false), .queue([beerA]), true, false, .nothing),
-        (.active(shownA, offline: false), .queue([beerA, beerB]), true, false, .update),
-        (.active(shownAB, offline: false), .queue([beerB, beerA]), true, false, .update),  // reordered
-        (.active(shownA, offline: false), .queue([]), true, false, .end),
-        (.active(shownA, offline: false), .queue([]), false, false, .end),  // end is never held back
-        (.active(shownA, offline: false), .sessionExpired, true, false, .endSessionExpired),
-        (.none, .sessionExpired, true, false, .nothing),
-        (.ended, .sessionExpired, true, false, .nothing),
-        (.active(shownA, offline: false), .fetchFailed, true, false, .markOffline),
-        (.active(shownA, offline: true), .fetchFailed, true, false, .nothing),
-        (.none, .fetchFailed, true, false, .nothing),
-        (.ended, .fetchFailed, true, false, .nothing),
-        (.active(shownA, offline: true), .queue([beerA]), true, false, .update),  // a good poll clears offline
-        (.active(shownA, offline: true), .queue([]), true, false, .end),
-        (.active(shownA, offline: false), .queue([beerA, beerB]), false, false, .deferred),  // budget spent
-        (.active(shownA, offline: false), .queue([beerA, beerB]), false, true, .update),  // user-triggered
-        (.active(shownA, offline: false), .fetchFailed, false, false, .deferred),
-        (.none, .queue([beerA]), false, false, .start),  // start is not a periodic update
-        // issue 15.6: the snapshot was corrupt, so what the phone shows is unknown: restate the truth.
-        (.unknown, .queue([beerA]), true, false, .start),
-        (.unknown, .queue([]), false, false, .end),
-        (.unknown, .sessionExpired, true, false, .endSessionExpired),
-        (.unknown, .fetchFailed, true, false, .nothing),
-    ])
-    func lifecycleDecisionFollowsTheTable(_ previous: Lifecycle.Previous, _ observation: Lifecycle.Observation, _ budgetLeft: Bool,
-                               _ userTriggered: Bool, _ expected: Lifecycle.Decision) {
-        #expect(Lifecycle.decide(previous: previous, observation: observation, budgetLeft: budgetLeft,
-                                 userTriggered: userTriggered) == expected)
+    @Test(
+        .bug(id: 6),
+        arguments: [
+            (Lifecycle.Previous.none, Lifecycle.Observation.queue([]), true, false, Lifecycle.Decision.nothing),
+            (.none, .queue([beerA]), true, false, .start),
+            (.ended, .queue([beerA]), true, false, .start),
+            (.ended, .queue([]), true, false, .nothing),
+            (.active(shownA, offline: false), .queue([beerA]), true, false, .nothing),
+            (.active(shownA, offline: false), .queue([beerA, beerB]), true, false, .update),
+            (.active(shownAB, offline: false), .queue([beerB, beerA]), true, false, .update),  // reordered
+            (.active(shownA, offline: false), .queue([]), true, false, .end),
+            (.active(shownA, offline: false), .queue([]), false, false, .end),  // end is never held back
+            (.active(shownA, offline: false), .sessionExpired, true, false, .endSessionExpired),
+            (.none, .sessionExpired, true, false, .nothing),
+            (.ended, .sessionExpired, true, false, .nothing),
+            (.active(shownA, offline: false), .fetchFailed, true, false, .markOffline),
+            (.active(shownA, offline: true), .fetchFailed, true, false, .nothing),
+            (.none, .fetchFailed, true, false, .nothing),
+            (.ended, .fetchFailed, true, false, .nothing),
+            (.active(shownA, offline: true), .queue([beerA]), true, false, .update),  // a good poll clears offline
+            (.active(shownA, offline: true), .queue([]), true, false, .end),
+            (.active(shownA, offline: false), .queue([beerA, beerB]), false, false, .deferred),  // budget spent
+            (.active(shownA, offline: false), .queue([beerA, beerB]), false, true, .update),  // user-triggered
+            (.active(shownA, offline: false), .fetchFailed, false, false, .deferred),
+            (.none, .queue([beerA]), false, false, .start),  // start is not a periodic update
+            // issue 15.6: the snapshot was corrupt, so what the phone shows is unknown: restate the truth.
+            (.unknown, .queue([beerA]), true, false, .start),
+            (.unknown, .queue([]), false, false, .end),
+            (.unknown, .sessionExpired, true, false, .endSessionExpired),
+            (.unknown, .fetchFailed, true, false, .nothing),
+        ])
+    func lifecycleDecisionFollowsTheTable(
+        _ previous: Lifecycle.Previous, _ observation: Lifecycle.Observation, _ budgetLeft: Bool,
+        _ userTriggered: Bool, _ expected: Lifecycle.Decision
+    ) {
+        #expect(
+            Lifecycle.decide(
+                previous: previous, observation: observation, budgetLeft: budgetLeft,
+                userTriggered: userTriggered) == expected)
     }
 
     /// Changes beyond the fifth beer that leave the count alone change nothing the phone shows.
@@ -55,8 +61,10 @@ let shownAB = Lifecycle.Display(queue: [beerA, beerB])
         let queue = (1...8).map { QueuedBeer(id: "\($0)", name: "Beer \($0)", date: "") }
         var swapped = queue
         swapped.swapAt(6, 7)
-        #expect(Lifecycle.decide(previous: .active(Lifecycle.Display(queue: queue), offline: false),
-                                 observation: .queue(swapped), budgetLeft: true, userTriggered: false) == .nothing)
+        #expect(
+            Lifecycle.decide(
+                previous: .active(Lifecycle.Display(queue: queue), offline: false),
+                observation: .queue(swapped), budgetLeft: true, userTriggered: false) == .nothing)
     }
 }
 
@@ -64,8 +72,9 @@ let shownAB = Lifecycle.Display(queue: [beerA, beerB])
     let t0 = Date(timeIntervalSince1970: 1_760_000_000)
 
     func renderer(_ temp: TemporaryDirectory, maxUpdates: Int = 10) -> BeerQueueRenderer {
-        BeerQueueRenderer(workspace: Workspace(root: temp.file("ws")), attributes: BeerQueueAttributes(memberId: "123456", storeId: "13888"),
-                          storeLocation: "Example Saucer", maxUpdatesPerHour: maxUpdates, staleAfterMinutes: 15)
+        BeerQueueRenderer(
+            workspace: Workspace(root: temp.file("ws")), attributes: BeerQueueAttributes(memberId: "123456", storeId: "13888"),
+            storeLocation: "Example Saucer", maxUpdatesPerHour: maxUpdates, staleAfterMinutes: 15)
     }
 
     /// start → update → offline → recovered → session expired, each snapshot against the phone structs.
@@ -127,18 +136,23 @@ let shownAB = Lifecycle.Display(queue: [beerA, beerB])
     }
 
     /// 200 beers, names with quotes, emoji, RTL text and absurd lengths: bounded, decodable bodies.
-    @Test(.bug(id: 6), arguments: [
-        (200, "Plain Pale Ale (Draft)"),
-        (200, #"The "Quoted" Stout \ Back\slash (CAN)"#),
-        (200, "🍺🍻 Emoji IPA 🤖👩‍👩‍👧‍👦 (BTL)"),
-        (200, "בירה שחורה عربي (Draft)"),
-        (6, String(repeating: "Very Long Name 🍺 \u{202E}", count: 400)),
-        (1, String(repeating: "x", count: 20_000)),
-    ])
+    @Test(
+        .bug(id: 6),
+        arguments: [
+            (200, "Plain Pale Ale (Draft)"),
+            (200, #"The "Quoted" Stout \ Back\slash (CAN)"#),
+            (200, "🍺🍻 Emoji IPA 🤖👩‍👩‍👧‍👦 (BTL)"),
+            (200, "בירה שחורה عربي (Draft)"),
+            (6, String(repeating: "Very Long Name 🍺 \u{202E}", count: 400)),
+            (1, String(repeating: "x", count: 20_000)),
+        ])
     func bodiesStayWithin4096Bytes(_ count: Int, _ name: String) throws {
         let temp = TemporaryDirectory("render-size")
         let renderer = renderer(temp)
-        let queue = (1...count).map { QueuedBeer(id: "\(4_400_000 + $0)", name: ContainerLabel.displayName("#\($0) \(name)"), date: "Apr 08, 2025 @ 03:10:18pm") }
+        let queue = (1...count).map {
+            QueuedBeer(
+                id: "\(4_400_000 + $0)", name: ContainerLabel.displayName("#\($0) \(name)"), date: "Apr 08, 2025 @ 03:10:18pm")
+        }
         let outcome = try renderer.render(.queue(queue), now: t0, userTriggered: false)
         let snapshot = try #require(outcome.snapshot)
         #expect(try snapshot.pushBodySize() <= 4096)

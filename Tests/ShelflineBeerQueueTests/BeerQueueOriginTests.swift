@@ -1,21 +1,24 @@
 import Foundation
-@testable import ShelflineBeerQueue
 import Testing
+
+@testable import ShelflineBeerQueue
 
 /// 10.5 and 15 minor: where the cookie may go. The end-to-end tests redirect between loopback
 /// servers; https cannot be served here, so the scheme rule is pinned on the origin itself.
 @Suite struct BeerQueueOriginTests {
     static func origin(_ url: String) -> BeerQueueClient.Origin? { BeerQueueClient.Origin(URL(string: url)!) }
 
-    @Test(.bug(id: 10), arguments: [
-        ("https://www.beerknurd.com", "https://www.beerknurd.com:443/login.php", true),
-        ("https://www.beerknurd.com", "https://WWW.BeerKnurd.com/x", true),
-        ("https://www.beerknurd.com", "http://www.beerknurd.com/memberQueues.php", false),  // https → http
-        ("https://www.beerknurd.com", "https://www.beerknurd.com:8443/", false),
-        ("https://www.beerknurd.com", "https://evil.example/memberQueues.php", false),
-        ("https://www.beerknurd.com", "https://beerknurd.com/", false),
-        ("http://127.0.0.1:8080", "http://localhost:8080/", false),
-    ])
+    @Test(
+        .bug(id: 10),
+        arguments: [
+            ("https://www.beerknurd.com", "https://www.beerknurd.com:443/login.php", true),
+            ("https://www.beerknurd.com", "https://WWW.BeerKnurd.com/x", true),
+            ("https://www.beerknurd.com", "http://www.beerknurd.com/memberQueues.php", false),  // https → http
+            ("https://www.beerknurd.com", "https://www.beerknurd.com:8443/", false),
+            ("https://www.beerknurd.com", "https://evil.example/memberQueues.php", false),
+            ("https://www.beerknurd.com", "https://beerknurd.com/", false),
+            ("http://127.0.0.1:8080", "http://localhost:8080/", false),
+        ])
     func cookieOnlyToTheSameOrigin(_ configured: String, _ redirect: String, _ same: Bool) {
         #expect((Self.origin(configured) == Self.origin(redirect)) == same)
     }
@@ -25,10 +28,12 @@ import Testing
         #expect(Self.origin("file:///etc/passwd") == nil)
     }
 
-    @Test(.bug(id: 15), arguments: [
-        ("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("[::1]", true), ("::1", true),
-        ("10.0.0.1", false), ("www.beerknurd.com", false), ("127.0.0.1.example.com", false), ("128.0.0.1", false),
-    ])
+    @Test(
+        .bug(id: 15),
+        arguments: [
+            ("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("[::1]", true), ("::1", true),
+            ("10.0.0.1", false), ("www.beerknurd.com", false), ("127.0.0.1.example.com", false), ("128.0.0.1", false),
+        ])
     func plainHttpOnlyForLoopback(_ host: String, _ loopback: Bool) {
         #expect(BeerQueueJob.isLoopback(host) == loopback)
     }

@@ -3,8 +3,8 @@ import PropertyBased
 import ShelflineActivity
 import ShelflineBeerQueue
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 10 fuzzing, as property-based tests in `make test`: random pages built from the markup the
 /// parser cares about (and the bytes that hurt parsers) must never crash it, and whatever it accepts
@@ -13,7 +13,8 @@ import TestSupport
 @Suite struct BeerQueuePropertyTests {
     static let fragments: [String] = [
         "<h3 class=\"brewName\">", "<H3 CLASS='x brewName'>", "</h3>", "<div class=\"brew_added_date\">", "</div>", "<div>",
-        "<a href=\"deleteQueuedBrew.php?cid=4418210\">", "<a href='deleteQueuedBrew.php?cid=7&amp;x=1'>", "<a href=\"deleteQueuedBrew.php?cid=\">",
+        "<a href=\"deleteQueuedBrew.php?cid=4418210\">", "<a href='deleteQueuedBrew.php?cid=7&amp;x=1'>",
+        "<a href=\"deleteQueuedBrew.php?cid=\">",
         "<a href=deleteQueuedBrew.php?cid=12a>", "</a>", "<p>", "</p>", "<span>", "</span>", "<br>", "<br/>", "<img src=x>",
         "No brew in queue", "<input type=\"password\">", "<!--", "-->", "<script>", "</script>", "<style>", "</style>",
         "<!DOCTYPE html>", "<html>", "</html>", "<body>", "</body>", "<", ">", "&", "&amp;", "&#0;", "&#x0;", "&#1;", "&#x1b;",
@@ -29,7 +30,8 @@ import TestSupport
     static func framed(_ middle: String, rows: Int) -> String {
         var page = "<!DOCTYPE html><html><body><div id=\"queue\">"
         for index in 0..<rows {
-            page += "<h3 class=\"brewName\">Beer \(index) (Draft)<div class=\"brew_added_date\">Apr 08, 2025</div></h3>"
+            page +=
+                "<h3 class=\"brewName\">Beer \(index) (Draft)<div class=\"brew_added_date\">Apr 08, 2025</div></h3>"
                 + "<a href=\"deleteQueuedBrew.php?cid=\(1000 + index)\">Remove</a>"
         }
         return page + middle + "</div></body></html>"
@@ -55,9 +57,10 @@ import TestSupport
         #expect(beers.allSatisfy { !$0.id.isEmpty && $0.id.allSatisfy(\.isNumber) && !$0.name.isEmpty })
 
         let temp = TemporaryDirectory("render-prop")
-        let renderer = BeerQueueRenderer(workspace: Workspace(root: temp.file("ws")),
-                                         attributes: BeerQueueAttributes(memberId: "123456", storeId: "13888"),
-                                         storeLocation: "Example Saucer")
+        let renderer = BeerQueueRenderer(
+            workspace: Workspace(root: temp.file("ws")),
+            attributes: BeerQueueAttributes(memberId: "123456", storeId: "13888"),
+            storeLocation: "Example Saucer")
         let outcome = try renderer.render(.queue(beers), now: Date(timeIntervalSince1970: 1_760_000_000), userTriggered: false)
         guard let snapshot = outcome.snapshot else {
             #expect(beers.isEmpty)

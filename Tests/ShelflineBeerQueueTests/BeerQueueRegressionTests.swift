@@ -3,16 +3,18 @@ import Foundation
 import ShelflineActivity
 import ShelflineBeerQueue
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Regressions from issues 10 and 15 at the library level: rows, texts, state files, budget.
 @Suite struct BeerQueueRegressionTests {
     let t0 = Date(timeIntervalSince1970: 1_760_000_000)
 
-    func renderer(_ temp: TemporaryDirectory, maxUpdates: Int = 10, storeLocation: String = "Example Saucer") -> BeerQueueRenderer {
-        BeerQueueRenderer(workspace: Workspace(root: temp.file("ws")), attributes: BeerQueueAttributes(memberId: "123456", storeId: "13888"),
-                          storeLocation: storeLocation, maxUpdatesPerHour: maxUpdates, staleAfterMinutes: 15)
+    func renderer(_ temp: TemporaryDirectory, maxUpdates: Int = 10, storeLocation: String = "Example Saucer") -> BeerQueueRenderer
+    {
+        BeerQueueRenderer(
+            workspace: Workspace(root: temp.file("ws")), attributes: BeerQueueAttributes(memberId: "123456", storeId: "13888"),
+            storeLocation: storeLocation, maxUpdatesPerHour: maxUpdates, staleAfterMinutes: 15)
     }
 
     static func page(_ rows: String) -> String {
@@ -27,23 +29,28 @@ import TestSupport
     // MARK: - 15.9 one malformed row
 
     /// Each row's link is its own; a malformed row is skipped and counted, the valid ones shown.
-    @Test(.bug(id: 15), arguments: [
-        // One beer has no link (first, middle, last): never paired with the next beer's id.
-        (page(row("A", cid: nil) + row("B", cid: "2") + row("C", cid: "3")), ["2", "3"], [1]),
-        (page(row("A", cid: "1") + row("B", cid: nil) + row("C", cid: "3")), ["1", "3"], [2]),
-        (page(row("A", cid: "1") + row("B", cid: "2") + row("C", cid: nil)), ["1", "2"], [3]),
-        // A heading with no name (only whitespace, or only a control character).
-        (page(row("A", cid: "1") + row("  ", cid: "2") + row("C", cid: "3")), ["1", "3"], [2]),
-        (page(row("A", cid: "1") + row("&#0;", cid: "2")), ["1"], [2]),
-        // Two valid beers around an invalid one (non-numeric cid).
-        (page(row("A", cid: "1") + row("B", cid: "x9") + row("C", cid: "3")), ["1", "3"], [2]),
-        // The same cid twice: the later row is not a second beer with the same identity.
-        (page(row("A", cid: "1") + row("B", cid: "1")), ["1"], [2]),
-        // Rows each in their own container: a link in the next container belongs to the next row.
-        (page("<div class=\"row\">" + row("A", cid: nil) + "</div><div class=\"row\">" + row("B", cid: "2") + "</div>"), ["2"], [1]),
-        // A row with two different delete links is ambiguous.
-        (page(row("A", cid: "1") + "<a href=\"deleteQueuedBrew.php?cid=7\">x</a>" + row("B", cid: "2")), ["2"], [1]),
-    ])
+    @Test(
+        .bug(id: 15),
+        arguments: [
+            // One beer has no link (first, middle, last): never paired with the next beer's id.
+            (page(row("A", cid: nil) + row("B", cid: "2") + row("C", cid: "3")), ["2", "3"], [1]),
+            (page(row("A", cid: "1") + row("B", cid: nil) + row("C", cid: "3")), ["1", "3"], [2]),
+            (page(row("A", cid: "1") + row("B", cid: "2") + row("C", cid: nil)), ["1", "2"], [3]),
+            // A heading with no name (only whitespace, or only a control character).
+            (page(row("A", cid: "1") + row("  ", cid: "2") + row("C", cid: "3")), ["1", "3"], [2]),
+            (page(row("A", cid: "1") + row("&#0;", cid: "2")), ["1"], [2]),
+            // Two valid beers around an invalid one (non-numeric cid).
+            (page(row("A", cid: "1") + row("B", cid: "x9") + row("C", cid: "3")), ["1", "3"], [2]),
+            // The same cid twice: the later row is not a second beer with the same identity.
+            (page(row("A", cid: "1") + row("B", cid: "1")), ["1"], [2]),
+            // Rows each in their own container: a link in the next container belongs to the next row.
+            (
+                page("<div class=\"row\">" + row("A", cid: nil) + "</div><div class=\"row\">" + row("B", cid: "2") + "</div>"),
+                ["2"], [1]
+            ),
+            // A row with two different delete links is ambiguous.
+            (page(row("A", cid: "1") + "<a href=\"deleteQueuedBrew.php?cid=7\">x</a>" + row("B", cid: "2")), ["2"], [1]),
+        ])
     func malformedRowIsSkippedAndCounted(_ html: String, _ ids: [String], _ skippedRows: [Int]) throws {
         guard case .queue(let beers, let skipped) = try BeerQueuePage.parse(html, source: "inline") else {
             Issue.record("expected a queue")
@@ -51,14 +58,18 @@ import TestSupport
         }
         #expect(beers.map(\.id) == ids)
         #expect(skipped.map(\.row) == skippedRows, "\(skipped)")
-        #expect(beers.count + skipped.count == html.components(separatedBy: "class=\"brewName\"").count - 1,
-                "every row is either listed or skipped")
+        #expect(
+            beers.count + skipped.count == html.components(separatedBy: "class=\"brewName\"").count - 1,
+            "every row is either listed or skipped")
     }
 
     /// The JSON queue file follows the same rule as a page: bad entries skipped and counted.
     @Test(.bug(id: 15)) func malformedJSONEntrySkippedAndCounted() throws {
         let temp = TemporaryDirectory("render-json")
-        let path = temp.write("queue.json", #"[{"id": 1, "name": "A"}, {"name": "no id"}, "text", {"id": "1", "name": "Dup"}, {"id": 2, "name": " "}, {"id": 3, "name": "C (Draft)"}]"#)
+        let path = temp.write(
+            "queue.json",
+            #"[{"id": 1, "name": "A"}, {"name": "no id"}, "text", {"id": "1", "name": "Dup"}, {"id": 2, "name": " "}, {"id": 3, "name": "C (Draft)"}]"#
+        )
         guard case .queue(let beers, let skipped) = try BeerQueueFile.read(path: path) else {
             Issue.record("expected a queue")
             return
@@ -72,10 +83,12 @@ import TestSupport
     }
 
     /// A page where every row is malformed is still an error (65), never an empty queue.
-    @Test(.bug(id: 15), arguments: [
-        page(row("A", cid: nil)),
-        page(row("A", cid: nil) + row(" ", cid: "2") + row("C", cid: "abc")),
-    ])
+    @Test(
+        .bug(id: 15),
+        arguments: [
+            page(row("A", cid: nil)),
+            page(row("A", cid: nil) + row(" ", cid: "2") + row("C", cid: "abc")),
+        ])
     func everyRowMalformedIsAnError(_ html: String) throws {
         let error = #expect(throws: BeerQueueError.self) { try BeerQueuePage.parse(html, source: "inline") }
         #expect(error.map { ExitStatus(for: $0) } == .dataError)
@@ -97,8 +110,9 @@ import TestSupport
         let temp = TemporaryDirectory("render-controls")
         // Texts from a JSON file or the config take the same way out.
         let renderer = renderer(temp, storeLocation: "Saucer\u{0}\u{1F}\u{9B}")
-        let outcome = try renderer.render(.queue(beers + [QueuedBeer(id: "2\u{0}", name: "Tab\tand\u{0}NUL", date: "\u{1}")]),
-                                          now: t0, userTriggered: false)
+        let outcome = try renderer.render(
+            .queue(beers + [QueuedBeer(id: "2\u{0}", name: "Tab\tand\u{0}NUL", date: "\u{1}")]),
+            now: t0, userTriggered: false)
         let data = try Data(contentsOf: URL(fileURLWithPath: renderer.store.snapshotPath))
         let text = String(decoding: data, as: UTF8.self)
         #expect(!text.contains("\\u0000") && !text.contains("\\u0001") && !text.contains("\\u001b"), "\(text)")
@@ -113,7 +127,8 @@ import TestSupport
     @Test(.bug(id: 10)) func cookieValueRedactedFromMessages() {
         let redactor = SecretRedactor(cookie: "PHPSESSID=abcdef123456; lang=en")
         let error = BeerQueueError.malformedRows(
-            source: "https://x/memberQueues.php", skipped: [SkippedRow(row: 1, reason: "'Your session abcdef123456' has no link")])
+            source: "https://x/memberQueues.php", skipped: [SkippedRow(row: 1, reason: "'Your session abcdef123456' has no link")]
+        )
         let text = "\(error.redacting(redactor))"
         #expect(!text.contains("abcdef123456"))
         #expect(text.contains("<redacted>"))

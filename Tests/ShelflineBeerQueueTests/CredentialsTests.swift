@@ -1,8 +1,8 @@
 import Foundation
-import ShelflineCore
 import ShelflineBeerQueue
-import Testing
+import ShelflineCore
 import TestSupport
+import Testing
 
 @Suite struct CredentialsTests {
     func file(_ temp: TemporaryDirectory, _ contents: String, mode: Int16) throws -> String {
@@ -23,13 +23,15 @@ import TestSupport
         #expect(!message.contains("s3cr3t"))
     }
 
-    @Test(.bug(id: 6), arguments: [
-        ("PHPSESSID=abc123\n", "PHPSESSID=abc123"),
-        ("abc123", "PHPSESSID=abc123"),
-        ("# saved by hand\nCookie: PHPSESSID=abc123; other=1\n", "PHPSESSID=abc123; other=1"),
-        (#"{"cookie": "PHPSESSID=abc123"}"#, "PHPSESSID=abc123"),
-        (#"{"sessionId": "abc123"}"#, "PHPSESSID=abc123"),
-    ])
+    @Test(
+        .bug(id: 6),
+        arguments: [
+            ("PHPSESSID=abc123\n", "PHPSESSID=abc123"),
+            ("abc123", "PHPSESSID=abc123"),
+            ("# saved by hand\nCookie: PHPSESSID=abc123; other=1\n", "PHPSESSID=abc123; other=1"),
+            (#"{"cookie": "PHPSESSID=abc123"}"#, "PHPSESSID=abc123"),
+            (#"{"sessionId": "abc123"}"#, "PHPSESSID=abc123"),
+        ])
     func readsCookieFromOwnerOnlyFile(_ contents: String, _ cookie: String) throws {
         let temp = TemporaryDirectory("render-cred")
         let path = try file(temp, contents, mode: 0o600)

@@ -25,7 +25,8 @@ import Testing
             #expect(declaration.inputs == stage.inputs.map(\.defaultName), "\(declaration.name)")
             #expect(declaration.outputs == stage.outputs.map(\.defaultName), "\(declaration.name)")
             #expect(stage.parameterStages.contains(declaration.name))
-            #expect(stage.parameterStages.allSatisfy { $0 <= declaration.name }, "a stage decodes only its own or earlier parameters")
+            #expect(
+                stage.parameterStages.allSatisfy { $0 <= declaration.name }, "a stage decodes only its own or earlier parameters")
         }
     }
 

@@ -12,7 +12,10 @@ import Testing
         #expect(DedupeStage.description.unlistedInputs.map(\.role) == [.library])
         #expect(MergeStage.description.unlistedInputs.map(\.role) == [.library])
         #expect(Set(MergeStage.description.unlistedOutputs.map(\.role)) == [.notEnrichedRows, .library])
-        #expect(ParseStage.description.unlistedOutputs == [StageFile(.texts, .foundByRole, defaultName: "texts.ndjson.gz", besides: .records)])
+        #expect(
+            ParseStage.description.unlistedOutputs == [
+                StageFile(.texts, .foundByRole, defaultName: "texts.ndjson.gz", besides: .records)
+            ])
         #expect(ParseStage.description.unlistedInputs.isEmpty)
         for stage in PipelineStages.descriptions where stage.name != .dedupe && stage.name != .merge && stage.name != .parse {
             #expect(stage.unlistedInputs.isEmpty && stage.unlistedOutputs.isEmpty, "\(stage.name)")

@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 12: the byte-level record codec reads what `JSONDecoder` reads, and refuses what it cannot vouch for.
 @Suite struct BookRecordScanTests {
@@ -12,8 +12,9 @@ import TestSupport
         func text() -> String { texts[Int.random(in: 0..<texts.count, using: &generator)] }
         func maybe<T>(_ value: @autoclosure () -> T) -> T? { Bool.random(using: &generator) ? value() : nil }
         return (0..<300).map { index in
-            var record = BookRecord(format: SourceFormat.allCases[index % 4], line: index + 2, byteOffset: index * 100,
-                                    byteLength: 99, title: text())
+            var record = BookRecord(
+                format: SourceFormat.allCases[index % 4], line: index + 2, byteOffset: index * 100,
+                byteLength: 99, title: text())
             record.rowId = maybe(String(index))
             record.titleBase = maybe(text())
             record.series = maybe(text())
@@ -38,13 +39,20 @@ import TestSupport
             record.review = maybe(String(repeating: text(), count: 20))
             record.notes = maybe(text())
             record.owned = maybe(index % 2 == 0)
-            record.dedupe = maybe(DedupeMark(status: [.new, .duplicateInFile, .inLibrary][index % 3], key: "ta:" + text(),
-                                             firstLine: maybe(2), bookId: maybe("b0123456789abcdef")))
-            record.match = maybe(MatchResult(status: MatchStatus.allCases[index % 4], editionKey: maybe("/books/OL1M"),
-                                             workKey: maybe("/works/OL1W"),
-                                             candidates: maybe([MatchCandidate(key: "/books/OL2M", workKey: maybe("/works/OL2W"),
-                                                                               title: text(), authors: [text()], score: 0.75)]),
-                                             reason: maybe("no candidate"), source: maybe("catalog")))
+            record.dedupe = maybe(
+                DedupeMark(
+                    status: [.new, .duplicateInFile, .inLibrary][index % 3], key: "ta:" + text(),
+                    firstLine: maybe(2), bookId: maybe("b0123456789abcdef")))
+            record.match = maybe(
+                MatchResult(
+                    status: MatchStatus.allCases[index % 4], editionKey: maybe("/books/OL1M"),
+                    workKey: maybe("/works/OL1W"),
+                    candidates: maybe([
+                        MatchCandidate(
+                            key: "/books/OL2M", workKey: maybe("/works/OL2W"),
+                            title: text(), authors: [text()], score: 0.75)
+                    ]),
+                    reason: maybe("no candidate"), source: maybe("catalog")))
             if Bool.random(using: &generator) {
                 var metadata = EditionMetadata(source: "openlibrary")
                 metadata.editionKey = maybe("/books/OL3M")
@@ -74,12 +82,14 @@ import TestSupport
             let all = try #require(scan(line, .all), "\(String(decoding: line, as: UTF8.self))")
             #expect(all.record == record)
             #expect(all.record == (try JSONDecoder().decode(BookRecord.self, from: Data(line))))
-            #expect(all.hasDedupe == (record.dedupe != nil) && all.hasMatch == (record.match != nil)
-                && all.hasMetadata == (record.metadata != nil))
+            #expect(
+                all.hasDedupe == (record.dedupe != nil) && all.hasMatch == (record.match != nil)
+                    && all.hasMetadata == (record.metadata != nil))
             // Identity mode: the fields dedupe, lookup and merge's first pass use, and nothing else.
             let identity = try #require(scan(line, .identity))
-            var expected = BookRecord(format: record.format, line: record.line, byteOffset: record.byteOffset,
-                                      byteLength: record.byteLength, title: record.title)
+            var expected = BookRecord(
+                format: record.format, line: record.line, byteOffset: record.byteOffset,
+                byteLength: record.byteLength, title: record.title)
             expected.rowId = record.rowId
             expected.titleBase = record.titleBase
             expected.seriesPosition = record.seriesPosition  // the title identity's series number
@@ -96,10 +106,12 @@ import TestSupport
         }
     }
 
-    @Test(.bug(id: 12), arguments: [
-        #"  { "format" : "goodreads" , "line":2,"byteOffset":0,"byteLength":1,"title":"T","author":null,"extra":{"a":[1,2.5e3,true,null]} } "#,
-        #"{"format":"storygraph","line":3,"byteOffset":0,"byteLength":1,"title":"\u00e9\ud83e\udd8a\/x","rating":4.0}"#,
-    ])
+    @Test(
+        .bug(id: 12),
+        arguments: [
+            #"  { "format" : "goodreads" , "line":2,"byteOffset":0,"byteLength":1,"title":"T","author":null,"extra":{"a":[1,2.5e3,true,null]} } "#,
+            #"{"format":"storygraph","line":3,"byteOffset":0,"byteLength":1,"title":"\u00e9\ud83e\udd8a\/x","rating":4.0}"#,
+        ])
     func scanAcceptsAnyValidLayout(_ text: String) throws {
         let line = Array(text.utf8)
         let decoded = try JSONDecoder().decode(BookRecord.self, from: Data(line))
@@ -108,34 +120,40 @@ import TestSupport
 
     /// Names are matched as bytes (issue 25): a name spelled with an escape is still the field
     /// JSONDecoder reads, in either mode and at any depth, never a member silently skipped.
-    @Test(.bug(id: 25), arguments: [
-        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","isbn\u00313":"9780441013593"}"#,
-        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","revie\u0077":"Loved it"}"#,
-        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","match":{"status":"matchedByIsbn","edition\u004bey":"OL1M"}}"#,
-        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","reads":[{"\u0073tart":"2020-01-02"}]}"#,
-        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"\u0074itle":"T"}"#,
-    ])
+    @Test(
+        .bug(id: 25),
+        arguments: [
+            #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","isbn\u00313":"9780441013593"}"#,
+            #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","revie\u0077":"Loved it"}"#,
+            #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","match":{"status":"matchedByIsbn","edition\u004bey":"OL1M"}}"#,
+            #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","reads":[{"\u0073tart":"2020-01-02"}]}"#,
+            #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"\u0074itle":"T"}"#,
+        ])
     func escapedMemberNamesDecodeAsJSONDecoderDoes(_ text: String) throws {
         let line = Array(text.utf8)
         let expected = try JSONDecoder().decode(BookRecord.self, from: Data(line))
         let all = try line.withUnsafeBytes { try BookRecordScan.decode($0, fields: .all, path: "in.ndjson.gz", line: 2) }
         #expect(all.record == expected)
         // `.identity` reads only what stages decide on: those fields, whatever spells their names.
-        let identity = try line.withUnsafeBytes { try BookRecordScan.decode($0, fields: .identity, path: "in.ndjson.gz", line: 2) }
+        let identity = try line.withUnsafeBytes {
+            try BookRecordScan.decode($0, fields: .identity, path: "in.ndjson.gz", line: 2)
+        }
         #expect(identity.record.title == expected.title)
         #expect(identity.record.isbn13 == expected.isbn13)
         #expect(identity.record.match == expected.match)
     }
 
-    @Test(.bug(id: 12), arguments: [
-        #"{"format":"goodreads","line":"2","byteOffset":0,"byteLength":1,"title":"T"}"#,  // wrong type
-        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1}"#,  // no title
-        #"{"format":"kindle","line":2,"byteOffset":0,"byteLength":1,"title":"T"}"#,  // unknown format
-        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T""#,  // truncated
-        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T"} x"#,  // trailing bytes
-        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","match":{"status":"maybe"}}"#,
-        #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","pages":1.5}"#,
-    ])
+    @Test(
+        .bug(id: 12),
+        arguments: [
+            #"{"format":"goodreads","line":"2","byteOffset":0,"byteLength":1,"title":"T"}"#,  // wrong type
+            #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1}"#,  // no title
+            #"{"format":"kindle","line":2,"byteOffset":0,"byteLength":1,"title":"T"}"#,  // unknown format
+            #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T""#,  // truncated
+            #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T"} x"#,  // trailing bytes
+            #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","match":{"status":"maybe"}}"#,
+            #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","pages":1.5}"#,
+        ])
     func badLinesAreRefusedNamingFileAndLine(_ text: String) throws {
         let line = Array(text.utf8)
         #expect(scan(line, .all) == nil)
@@ -198,10 +216,12 @@ import TestSupport
     }
 
     /// Escaped strings read as `JSONDecoder` reads them; a run of bad UTF-8 beside an escape is refused.
-    @Test(.bug(id: 12), arguments: [
-        #""a\nb""#, #""\"quoted\" \\ \/ \b\f\r\t""#, #""caf\u00e9 \ud83e\udd8a é\n日本""#, #""\u0000x""#,
-        #""line one\nline two with a long plain run before the end""#,
-    ])
+    @Test(
+        .bug(id: 12),
+        arguments: [
+            #""a\nb""#, #""\"quoted\" \\ \/ \b\f\r\t""#, #""caf\u00e9 \ud83e\udd8a é\n日本""#, #""\u0000x""#,
+            #""line one\nline two with a long plain run before the end""#,
+        ])
     func escapedStringsReadAsJSONDecoderReadsThem(_ json: String) throws {
         let expected = try JSONDecoder().decode(String.self, from: Data(json.utf8))
         #expect(string(Array(json.utf8)) == expected)

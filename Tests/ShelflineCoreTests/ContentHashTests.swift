@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// `ContentHash.copy` hashes and writes each chunk on two threads, the next chunk read ahead
 /// (issue 25): the copy must still be the source's bytes, and the hash theirs.

@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct GzipTests {
     /// Writes `text` through GzipWriter into an atomic file and returns its path.
@@ -49,8 +49,11 @@ import TestSupport
         let path = try gzip(String(repeating: "x,y,z\n", count: 10_000), in: dir)
         let bytes = [UInt8](FileManager.default.contents(atPath: path)!)
         let truncated = dir.write("truncated.gz", bytes: Array(bytes.dropLast(6)))
-        #expect(throws: FileError.corrupt(path: truncated, line: nil,
-                                           reason: "truncated gzip file (ends before the CRC-32/size trailer)")) {
+        #expect(
+            throws: FileError.corrupt(
+                path: truncated, line: nil,
+                reason: "truncated gzip file (ends before the CRC-32/size trailer)")
+        ) {
             try GzipReader(path: truncated).forEachChunk { _ in }
         }
     }
@@ -140,12 +143,16 @@ import TestSupport
     }
 
     @Test(arguments: [
-        (#"{"stages": [{"name": "parse", "inputs": [], "outputs": [], "parameters": {}}, {"name": "transmogrify", "inputs": [], "outputs": [], "parameters": {}}]}"#,
-         "stages[1].name"),
+        (
+            #"{"stages": [{"name": "parse", "inputs": [], "outputs": [], "parameters": {}}, {"name": "transmogrify", "inputs": [], "outputs": [], "parameters": {}}]}"#,
+            "stages[1].name"
+        ),
         (#"{"stages": [{"name": "parse", "inputs": "x", "outputs": [], "parameters": {}}]}"#, "stages[0].inputs"),
         (#"{"stages": [{"name": "parse", "inputs": []}]}"#, "stages[0].outputs"),
-        (#"{"stages": [{"name": "merge", "inputs": [], "outputs": [], "parameters": {}}, {"name": "parse", "inputs": [], "outputs": [], "parameters": {}}]}"#,
-         "stages[1].name"),
+        (
+            #"{"stages": [{"name": "merge", "inputs": [], "outputs": [], "parameters": {}}, {"name": "parse", "inputs": [], "outputs": [], "parameters": {}}]}"#,
+            "stages[1].name"
+        ),
         (#"{"stages": [ }"#, "(file)"),
     ])
     func invalidConfigNamesTheKey(json: String, key: String) throws {
@@ -159,8 +166,11 @@ import TestSupport
     struct Params: Decodable { var rate: Double }
 
     @Test func stageParameterErrorsNameTheNestedKey() throws {
-        let config = PipelineConfig(stages: [StageDeclaration(name: .lookup, inputs: [], outputs: [],
-                                                              parameters: .object(["rate": .string("fast")]))])
+        let config = PipelineConfig(stages: [
+            StageDeclaration(
+                name: .lookup, inputs: [], outputs: [],
+                parameters: .object(["rate": .string("fast")]))
+        ])
         let error = #expect(throws: ConfigError.self) { try config.parameters(for: .lookup, as: Params.self) }
         #expect(error?.key == "stages[0].parameters.rate")
     }

@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 12: `GzipReader` inflates members of up to 1 MiB whole (libdeflate) and hands the first
 /// member it cannot take whole, and the rest of the file, to zlib's stream. Whichever path a byte
@@ -30,7 +30,8 @@ import TestSupport
         let first = Array((0..<50_000).map { "line \($0)\n" }.joined().utf8)
         let large = randomBytes(3 << 20, seed: 1)
         let last = Array((0..<20_000).map { "tail \($0)\n" }.joined().utf8)
-        let file = try packed(first, chunkSize: 64 << 10, in: dir, name: "a.gz")
+        let file =
+            try packed(first, chunkSize: 64 << 10, in: dir, name: "a.gz")
             + packed(large, chunkSize: 4 << 20, in: dir, name: "b.gz")
             + packed(last, chunkSize: 64 << 10, in: dir, name: "c.gz")
         let path = dir.write("all.gz", bytes: file)

@@ -36,10 +36,12 @@ struct ISBNCase: CustomTestStringConvertible, Sendable {
         #expect(ISBN.classify(example.cell) == example.expected)
     }
 
-    @Test(.bug(id: 2), arguments: [
-        ("0596101996", "9780596101992"), ("014200135X", "9780142001356"), ("0140143505", "9780140143508"),
-        ("846666968X", "9788466669689"),
-    ])
+    @Test(
+        .bug(id: 2),
+        arguments: [
+            ("0596101996", "9780596101992"), ("014200135X", "9780142001356"), ("0140143505", "9780140143508"),
+            ("846666968X", "9788466669689"),
+        ])
     func convertsBetweenForms(_ ten: String, _ thirteen: String) {
         #expect(ISBN.thirteen(from: ten) == thirteen)
         #expect(ISBN.ten(from: thirteen) == ten)

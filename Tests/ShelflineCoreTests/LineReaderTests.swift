@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 9: one line reader for stage files, the library and catalog dumps, plain or gzip; issue 12:
 /// gzip is inflated on its own thread (`readAhead`) with the same lines and errors.

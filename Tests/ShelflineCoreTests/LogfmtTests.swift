@@ -32,8 +32,11 @@ struct RecordingHandler: LogHandler {
         let log = Logfmt(sink: box.append)
         log.event(["stage": "parse", "event": "skip", "reason": "up to date", "rows": 15, "path": #"a "b"=c"#])
         log.error("shelfline: error: x.csv: not an export")
-        #expect(box.lines == [#"stage=parse event=skip reason="up to date" rows=15 path="a \"b\"=c""#,
-                              "shelfline: error: x.csv: not an export"])
+        #expect(
+            box.lines == [
+                #"stage=parse event=skip reason="up to date" rows=15 path="a \"b\"=c""#,
+                "shelfline: error: x.csv: not an export",
+            ])
     }
 
     @Test func quietDropsEventsButNeverErrors() {

@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// Every stage's reader inflates through `ReadAhead`, a `Prefetcher` of recycled byte buffers
 /// (issue 12): many chunks arrive whole and in order, and a consumer's error ends the reader.
@@ -22,7 +22,9 @@ import TestSupport
             ahead.append(String(decoding: bytes, as: UTF8.self))
         }
         var inline: [String] = []
-        try GzipReader(path: path).forEachLine(readAhead: false) { bytes, _ in inline.append(String(decoding: bytes, as: UTF8.self)) }
+        try GzipReader(path: path).forEachLine(readAhead: false) { bytes, _ in
+            inline.append(String(decoding: bytes, as: UTF8.self))
+        }
         #expect(ahead.count == 20_000)
         #expect(ahead == inline)
     }

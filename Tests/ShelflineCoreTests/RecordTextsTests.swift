@@ -1,7 +1,8 @@
 import Foundation
-@testable import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ShelflineCore
 
 /// The texts file's line format (`RecordTexts`): what parse writes, merge reads back exactly, and
 /// nothing else passes for it.
@@ -16,8 +17,12 @@ import TestSupport
             var bytes: [UInt8] = []
             RecordTexts.appendLine(line: 1234, review: review, notes: notes, to: &bytes)
             let decoded = bytes.withUnsafeBytes { RecordTexts.decode($0) }
-            #expect(decoded?.line == 1234 && decoded?.review == review && decoded?.notes == notes, "\(String(decoding: bytes, as: UTF8.self))")
-            #expect(!bytes.contains(0x09) && !bytes.contains(0x0A), "no raw tab or line break: merge's scratch lines are tab-separated")
+            #expect(
+                decoded?.line == 1234 && decoded?.review == review && decoded?.notes == notes,
+                "\(String(decoding: bytes, as: UTF8.self))")
+            #expect(
+                !bytes.contains(0x09) && !bytes.contains(0x0A),
+                "no raw tab or line break: merge's scratch lines are tab-separated")
             #expect(bytes.withUnsafeBytes { RecordTexts.leadingLine($0) } == 1234)
             // What JSONEncoder writes for the same three fields, byte for byte.
             struct Texts: Encodable { var line: Int; var notes: String?; var review: String? }
@@ -28,9 +33,11 @@ import TestSupport
 
     @Test(.bug(id: 25)) func onlyLineReviewAndNotesPassForATextsLine() {
         #expect(Self.decode(#"{"line":7,"review":null,"notes":"n"}"#)?.notes == "n")
-        for text in [#"{"line":7,"review":"r","title":"Other"}"#, #"{"review":"r"}"#, #"{"line":"7","review":"r"}"#,
-                     #"{"line":7,"review":3}"#, #"{"line":7,"review":"r"} x"#, #"{"line":7,"rev\u0069ew":"r"}"#,
-                     #"{"line":null,"review":"r"}"#, #"["line",7]"#, ""] {
+        for text in [
+            #"{"line":7,"review":"r","title":"Other"}"#, #"{"review":"r"}"#, #"{"line":"7","review":"r"}"#,
+            #"{"line":7,"review":3}"#, #"{"line":7,"review":"r"} x"#, #"{"line":7,"rev\u0069ew":"r"}"#,
+            #"{"line":null,"review":"r"}"#, #"["line",7]"#, "",
+        ] {
             #expect(Self.decode(text) == nil, "\(text)")
         }
     }
@@ -39,8 +46,10 @@ import TestSupport
         func leading(_ text: String) -> Int? { Array(text.utf8).withUnsafeBytes { RecordTexts.leadingLine($0) } }
         #expect(leading(#"{"line":42,"review":"r"}"#) == 42)
         #expect(leading(#"{"line":42}"#) == 42)
-        for text in [#"{"review":"r","line":42}"#, #"{"line":-1,"review":"r"}"#, #"{"line":42x}"#, #"{"line":}"#,
-                     #"{"line":1234567890123456789012}"#, #"{"line":42"#] {
+        for text in [
+            #"{"review":"r","line":42}"#, #"{"line":-1,"review":"r"}"#, #"{"line":42x}"#, #"{"line":}"#,
+            #"{"line":1234567890123456789012}"#, #"{"line":42"#,
+        ] {
             #expect(leading(text) == nil, "\(text)")
         }
     }

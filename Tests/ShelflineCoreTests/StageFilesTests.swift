@@ -1,11 +1,11 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ShelflineCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 10: the shared check on a stage's files, non-regular targets, stale temporary files.
@@ -44,11 +44,13 @@ import Glibc
         }
     }
 
-    @Test(.bug(id: 10), arguments: [
-        (".out.gz.tmp-123-abc123", Int32(123)), (".library.previous.tmp-45", 45), (".x.tmp-7-", 7),
-        ("out.gz.tmp-123-abc", nil), (".out.gz.tmp-abc", nil), (".out.gz.tmp-12x", nil), (".out.gz", nil),
-        (".out.gz.tmp-0", nil),
-    ] as [(String, Int32?)])
+    @Test(
+        .bug(id: 10),
+        arguments: [
+            (".out.gz.tmp-123-abc123", Int32(123)), (".library.previous.tmp-45", 45), (".x.tmp-7-", 7),
+            ("out.gz.tmp-123-abc", nil), (".out.gz.tmp-abc", nil), (".out.gz.tmp-12x", nil), (".out.gz", nil),
+            (".out.gz.tmp-0", nil),
+        ] as [(String, Int32?)])
     func temporaryFileNameGivesItsOwnerProcess(_ name: String, _ pid: Int32?) {
         #expect(StaleTemporaryFiles.owner(ofTemporary: name) == pid)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 /// `PipelineStage.perform`, the one run of every stage: the stage returns its report, `perform`
 /// writes it to the job's `report` output, and only then may the stage still fail (`check`).
@@ -21,9 +21,10 @@ import TestSupport
         typealias Report = CountReport
         struct Arguments: Sendable { var limit: Int }
 
-        static let description = Stage(name: .dedupe, inputs: [StageFile(.records, .positional, defaultName: "in.txt")],
-                                       outputs: [StageFile(.report, .option, defaultName: "report.json")],
-                                       parameterStages: [.dedupe], algorithmVersion: 1, invocation: .files)
+        static let description = Stage(
+            name: .dedupe, inputs: [StageFile(.records, .positional, defaultName: "in.txt")],
+            outputs: [StageFile(.report, .option, defaultName: "report.json")],
+            parameterStages: [.dedupe], algorithmVersion: 1, invocation: .files)
 
         static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> CountReport {
             let text = try String(contentsOfFile: job.input(.records), encoding: .utf8)
@@ -31,19 +32,23 @@ import TestSupport
         }
 
         static func check(_ report: CountReport, of job: StageJob<Arguments>, context: StageContext) throws {
-            if report.rowsRead > job.arguments.limit { throw DataError("\(report.rowsRead) rows, at most \(job.arguments.limit)") }
+            if report.rowsRead > job.arguments.limit {
+                throw DataError("\(report.rowsRead) rows, at most \(job.arguments.limit)")
+            }
         }
     }
 
     func job(_ directory: TemporaryDirectory, lines: Int, limit: Int, report: Bool = true) -> StageJob<LineCountStage.Arguments> {
         let input = directory.write("in.txt", String(repeating: "row\n", count: lines))
-        return StageJob(inputs: [.records: input], outputs: report ? [.report: directory.file("report.json")] : [:],
-                        arguments: LineCountStage.Arguments(limit: limit))
+        return StageJob(
+            inputs: [.records: input], outputs: report ? [.report: directory.file("report.json")] : [:],
+            arguments: LineCountStage.Arguments(limit: limit))
     }
 
     @Test func performWritesTheReturnedReportAsTheReportOutput() async throws {
         let directory = TemporaryDirectory("stage-perform")
-        let report = try await LineCountStage.perform(job(directory, lines: 3, limit: 10), context: StageContext(config: PipelineConfig(stages: [])))
+        let report = try await LineCountStage.perform(
+            job(directory, lines: 3, limit: 10), context: StageContext(config: PipelineConfig(stages: [])))
         #expect(report.rowsRead == 3)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: directory.file("report.json")))
         #expect(try JSONDecoder().decode(CountReport.self, from: bytes) == report)
@@ -53,7 +58,8 @@ import TestSupport
     @Test func aCheckThatFailsStillLeavesTheReportWritten() async throws {
         let directory = TemporaryDirectory("stage-perform")
         await #expect(throws: DataError.self) {
-            try await LineCountStage.perform(job(directory, lines: 5, limit: 2), context: StageContext(config: PipelineConfig(stages: [])))
+            try await LineCountStage.perform(
+                job(directory, lines: 5, limit: 2), context: StageContext(config: PipelineConfig(stages: [])))
         }
         #expect(try readJSONFile(CountReport.self, from: directory.file("report.json")).rowsRead == 5)
     }
@@ -72,8 +78,9 @@ import TestSupport
 
     @Test func aJobWithoutAReportOutputWritesNoFile() async throws {
         let directory = TemporaryDirectory("stage-perform")
-        let report = try await LineCountStage.perform(job(directory, lines: 2, limit: 10, report: false),
-                                                      context: StageContext(config: PipelineConfig(stages: [])))
+        let report = try await LineCountStage.perform(
+            job(directory, lines: 2, limit: 10, report: false),
+            context: StageContext(config: PipelineConfig(stages: [])))
         #expect(report.rowsRead == 2)
         #expect(!FileManager.default.fileExists(atPath: directory.file("report.json")))
     }

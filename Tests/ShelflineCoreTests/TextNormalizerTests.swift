@@ -55,24 +55,27 @@ import Testing
     }
 
     /// Issue 12: the fast path answers as Foundation's trimming does.
-    @Test(arguments: ["Frank Herbert", " Frank Herbert", "Frank Herbert\t", "\u{00A0}Émile Zola\u{2003}", "Émile", "Zola é",
-                      "", "  ", "\nName\n", "Name\u{7F}", "O'Brien, Tim"])
+    @Test(arguments: [
+        "Frank Herbert", " Frank Herbert", "Frank Herbert\t", "\u{00A0}Émile Zola\u{2003}", "Émile", "Zola é",
+        "", "  ", "\nName\n", "Name\u{7F}", "O'Brien, Tim",
+    ])
     func trimmingWhitespace(_ text: String) {
         #expect(TextNormalizer.trimmingWhitespace(text) == text.trimmingCharacters(in: .whitespaces))
     }
 
-    @Test(arguments: [
-        ("9780441172719", "9780441172719"),
-        ("0441172717", "9780441172719"),
-        ("0-441-17271-7", "9780441172719"),
-        ("163557563X", "9781635575637"),
-        ("163557563x", "9781635575637"),
-        ("9771234567898", nil),  // issue 14: one rule with parse, the 978/979 prefix is required
-        ("9780441172718", nil),
-        ("0441172718", nil),
-        ("B00ABCDEFG", nil),
-        ("", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("9780441172719", "9780441172719"),
+            ("0441172717", "9780441172719"),
+            ("0-441-17271-7", "9780441172719"),
+            ("163557563X", "9781635575637"),
+            ("163557563x", "9781635575637"),
+            ("9771234567898", nil),  // issue 14: one rule with parse, the 978/979 prefix is required
+            ("9780441172718", nil),
+            ("0441172718", nil),
+            ("B00ABCDEFG", nil),
+            ("", nil),
+        ] as [(String, String?)])
     func isbnCanonical(_ raw: String, _ expected: String?) {
         #expect(ISBN.canonical13(raw) == expected)
     }

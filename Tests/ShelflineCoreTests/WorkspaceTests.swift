@@ -20,7 +20,9 @@ import Testing
         Case(flag: "~", environment: ["HOME": "/home/reader"], config: nil, expected: "/home/reader"),
         Case(flag: "~/shelf", environment: ["HOME": "/home/reader"], config: nil, expected: "/home/reader/shelf"),
         Case(flag: "~/shelf", environment: ["HOME": "/home/reader/"], config: nil, expected: "/home/reader/shelf"),
-        Case(flag: nil, environment: ["HOME": "/home/reader", "SHELFLINE_WORKSPACE": "~/ws"], config: nil, expected: "/home/reader/ws"),
+        Case(
+            flag: nil, environment: ["HOME": "/home/reader", "SHELFLINE_WORKSPACE": "~/ws"], config: nil,
+            expected: "/home/reader/ws"),
         Case(flag: nil, environment: ["HOME": "/home/reader"], config: "~/from-config", expected: "/home/reader/from-config"),
         Case(flag: "./a/./b/../c/", environment: [:], config: nil, expected: "/work/dir/a/c"),
         // Only a leading `~` is the home directory.
@@ -30,8 +32,9 @@ import Testing
 
     @Test(.bug(id: 9), arguments: cases) func workspaceIsResolvedOnce(_ test: Case) throws {
         let config = PipelineConfig(workspace: test.config, stages: [])
-        let workspace = try Workspace.resolve(flag: test.flag, environment: test.environment, config: config,
-                                          currentDirectory: "/work/dir")
+        let workspace = try Workspace.resolve(
+            flag: test.flag, environment: test.environment, config: config,
+            currentDirectory: "/work/dir")
         #expect(workspace.root == test.expected)
         #expect(workspace.libraryFile == test.expected + "/library/library.ndjson.gz")
     }
@@ -63,8 +66,9 @@ import Testing
             #expect(reason.contains("the working directory no longer exists"))
         }
         #expect(try Workspace.resolve(flag: "/abs/ws", environment: [:], config: nil, currentDirectory: nil).root == "/abs/ws")
-        #expect(try Workspace.resolve(flag: "~/ws", environment: ["HOME": "/home/reader"], config: nil, currentDirectory: nil).root
-            == "/home/reader/ws")
+        #expect(
+            try Workspace.resolve(flag: "~/ws", environment: ["HOME": "/home/reader"], config: nil, currentDirectory: nil).root
+                == "/home/reader/ws")
         do {
             _ = try Workspace.absolute("export.csv", in: nil, role: .input)
             Issue.record("a relative input without a working directory was resolved")

@@ -1,16 +1,20 @@
 import Foundation
 import ShelflineHTTP
-import Testing
 import TestSupport
+import Testing
 
 /// The one HTTP GET against real servers on loopback: the size limit while the body streams in,
 /// the redirect rule, and how a failure is told apart (what lookup's breaker and the beer-queue
 /// messages rely on).
 @Suite struct HTTPGetTests {
-    static func get(_ url: String, limit: Int = 1 << 20, timeout: Double = 30,
-                    redirects: HTTPGet.RedirectRule = .none) async -> Result<HTTPGet.Answer, HTTPGet.Failure> {
-        await HTTPGet(url: URL(string: url)!, headers: [("Accept", "text/plain")], timeoutSeconds: timeout, limit: limit,
-                      redirects: redirects).run()
+    static func get(
+        _ url: String, limit: Int = 1 << 20, timeout: Double = 30,
+        redirects: HTTPGet.RedirectRule = .none
+    ) async -> Result<HTTPGet.Answer, HTTPGet.Failure> {
+        await HTTPGet(
+            url: URL(string: url)!, headers: [("Accept", "text/plain")], timeoutSeconds: timeout, limit: limit,
+            redirects: redirects
+        ).run()
     }
 
     @Test func answerWithinTheLimitIsReadWhole() async throws {

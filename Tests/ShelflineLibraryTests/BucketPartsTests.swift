@@ -1,7 +1,8 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLibrary
 
 /// Issue 12, merge's second pass: a bucket over the part size is folded in parts, whatever the import's size.
@@ -28,7 +29,8 @@ import TestSupport
         for round in 0..<3 {
             for id in ids where (id ^ UInt64(round)) % 3 != 0 {
                 line += 1
-                let record = try JSONEncoder.shelfline.encode(BookRecord(format: .goodreads, line: line, title: "Title \(id % 97) \(round)"))
+                let record = try JSONEncoder.shelfline.encode(
+                    BookRecord(format: .goodreads, line: line, title: "Title \(id % 97) \(round)"))
                 let bucket = bucketBits == 0 ? 0 : Int(id >> UInt64(64 - bucketBits))
                 try record.withUnsafeBytes { try files[bucket].append(id: id, fileLine: line, keys: ["isbn:\(id)"], record: $0) }
             }

@@ -1,7 +1,8 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLibrary
 
 /// Dedupe copies what it does not read: a record's bytes reach its output unchanged, the mark

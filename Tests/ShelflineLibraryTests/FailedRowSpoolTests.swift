@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import ShelflineLibrary
 
@@ -13,8 +13,10 @@ import TestSupport
         let hostile = ["tab\there", "line\nbreak\r\n", "quote \" and \\ backslash", "emoji 📚 and é", "", "]\"],[", "\u{0}\u{1F}"]
         var rows: [FailedRow] = []
         for (index, text) in hostile.enumerated() {
-            rows.append(FailedRow(line: index + 2, byteOffset: index * 100, byteLength: 99, reason: "reason \(text)",
-                                  fallbackText: text, bookId: index.isMultiple(of: 2) ? UInt64.max - UInt64(index) : nil))
+            rows.append(
+                FailedRow(
+                    line: index + 2, byteOffset: index * 100, byteLength: 99, reason: "reason \(text)",
+                    fallbackText: text, bookId: index.isMultiple(of: 2) ? UInt64.max - UInt64(index) : nil))
         }
         for _ in 0..<2_000 { rows.append(rows[rows.count % hostile.count]) }  // several flushes' worth
         for row in rows { try spool.append(row) }

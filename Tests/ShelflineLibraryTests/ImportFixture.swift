@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import ShelflineReports
 import ShelflineLibrary
+import ShelflineReports
 import TestSupport
 
 /// A tiny import written the way parse (and lookup) would: a real source CSV whose rows' byte
@@ -26,7 +26,9 @@ struct ImportFixture {
 
     @discardableResult
     /// `textsApart`: reviews and notes go to the texts file, as parse writes them, the report naming it.
-    init(directory: String, format: SourceFormat = .goodreads, rows: [Row], lineEnding: String = "\n", textsApart: Bool = false) throws {
+    init(directory: String, format: SourceFormat = .goodreads, rows: [Row], lineEnding: String = "\n", textsApart: Bool = false)
+        throws
+    {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var bytes = Array((Self.header + lineEnding).utf8)
@@ -45,8 +47,10 @@ struct ImportFixture {
                 record.format = format
                 records.append(record)
             } else {
-                rejected.append(RejectedRow(line: line, reason: row.reason ?? "bad row", byteOffset: offset,
-                                            byteLength: length, raw: row.raw))
+                rejected.append(
+                    RejectedRow(
+                        line: line, reason: row.reason ?? "bad row", byteOffset: offset,
+                        byteLength: length, raw: row.raw))
             }
         }
         var reference: RecordTexts.Reference?
@@ -54,7 +58,8 @@ struct ImportFixture {
             var lines: [UInt8] = []
             var count = 0
             for index in records.indices where records[index].review != nil || records[index].notes != nil {
-                RecordTexts.appendLine(line: records[index].line, review: records[index].review, notes: records[index].notes, to: &lines)
+                RecordTexts.appendLine(
+                    line: records[index].line, review: records[index].review, notes: records[index].notes, to: &lines)
                 lines.append(0x0A)
                 count += 1
                 records[index].review = nil
@@ -68,23 +73,27 @@ struct ImportFixture {
         try Data(bytes).write(to: URL(fileURLWithPath: source))
         try GzipFixture.write(records, to: self.records)
         try GzipFixture.write(rejected, to: self.rejects)
-        let report = ParseReport(input: source, format: format, delimiter: ",", header: Self.header.components(separatedBy: ","),
-                                 headerByteOffset: 0, headerByteLength: headerLength, rowsRead: rows.count,
-                                 rowsWritten: records.count, rowsRejected: rejected.count, fieldsRepaired: 0, texts: reference)
+        let report = ParseReport(
+            input: source, format: format, delimiter: ",", header: Self.header.components(separatedBy: ","),
+            headerByteOffset: 0, headerByteLength: headerLength, rowsRead: rows.count,
+            rowsWritten: records.count, rowsRejected: rejected.count, fieldsRepaired: 0, texts: reference)
         try writeJSONFile(report, to: parseReport)
     }
 
     func request(importId: String? = "import-1") -> MergeRequest {
-        MergeRequest(records: records, parseReport: parseReport, rejects: rejects, report: directory + "/merge-report.json",
-                     ledger: directory + "/ledger.ndjson.gz", review: directory + "/review.json",
-                     failedRows: directory + "/failed-rows.csv", importId: importId)
+        MergeRequest(
+            records: records, parseReport: parseReport, rejects: rejects, report: directory + "/merge-report.json",
+            ledger: directory + "/ledger.ndjson.gz", review: directory + "/review.json",
+            failedRows: directory + "/failed-rows.csv", importId: importId)
     }
 }
 
 /// A record with the fields tests care about.
-func rec(_ title: String, by author: String?, isbn13: String? = nil, shelf: String? = nil, rating: Double? = nil,
-          reads: [ReadSpan]? = nil, shelves: [String]? = nil, review: String? = nil, dateAdded: String? = nil,
-          format: SourceFormat = .goodreads, match: MatchResult? = nil, metadata: EditionMetadata? = nil) -> BookRecord {
+func rec(
+    _ title: String, by author: String?, isbn13: String? = nil, shelf: String? = nil, rating: Double? = nil,
+    reads: [ReadSpan]? = nil, shelves: [String]? = nil, review: String? = nil, dateAdded: String? = nil,
+    format: SourceFormat = .goodreads, match: MatchResult? = nil, metadata: EditionMetadata? = nil
+) -> BookRecord {
     var record = BookRecord(format: format, line: 0, title: title)
     record.author = author
     record.isbn13 = isbn13
@@ -101,7 +110,8 @@ func rec(_ title: String, by author: String?, isbn13: String? = nil, shelf: Stri
 
 /// A CSV row for `record` (its raw cells do not need to be parseable here, only recognisable).
 func row(_ record: BookRecord, id: Int) -> ImportFixture.Row {
-    let raw = "\(id),\"\(record.title)\",\(record.author ?? ""),\(record.isbn13 ?? ""),\(record.shelf ?? ""),\(record.rating ?? 0)"
+    let raw =
+        "\(id),\"\(record.title)\",\(record.author ?? ""),\(record.isbn13 ?? ""),\(record.shelf ?? ""),\(record.rating ?? 0)"
     return ImportFixture.Row(raw: raw, record: record)
 }
 

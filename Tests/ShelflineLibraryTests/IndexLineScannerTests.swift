@@ -1,6 +1,7 @@
 import Foundation
 import ShelflineCore
 import Testing
+
 @testable import ShelflineLibrary
 
 @Suite struct IndexLineScannerTests {
@@ -21,7 +22,8 @@ import Testing
         #expect(fields.keys == book.keys)
         #expect(fields.reviewDecision == "accepted")
         // Escapes the project's writer never produces, as another JSON writer might.
-        let other = #"{ "title" : "x", "keys" : ["\u0041\/b", "\ud83d\ude00"], "n": -1.5e3, "o": {"a": [true, false, null]}, "id":"b0000000000000001" }"#
+        let other =
+            #"{ "title" : "x", "keys" : ["\u0041\/b", "\ud83d\ude00"], "n": -1.5e3, "o": {"a": [true, false, null]}, "id":"b0000000000000001" }"#
         let parsed = try #require(scan(other))
         #expect(parsed.keys == ["A/b", "😀"])
         #expect(parsed.id == "b0000000000000001")

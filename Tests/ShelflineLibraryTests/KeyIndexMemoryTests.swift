@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import ShelflineLibrary
 
@@ -15,7 +15,9 @@ import TestSupport
         var hashes: [UInt64] = []
         // 300,000 owners: the owner bits widen from 8 to 19 and every shard doubles several times.
         for owner in Int32(0)..<300_000 {
-            let hash = hashes.isEmpty || generator.next() % 4 != 0 ? generator.next() : hashes[Int(generator.next() % UInt64(hashes.count))]
+            let hash =
+                hashes.isEmpty || generator.next() % 4 != 0
+                ? generator.next() : hashes[Int(generator.next() % UInt64(hashes.count))]
             hashes.append(hash)
             #expect(index.owner(of: hash) == reference[hash])
             let claimed = index.claim(hash, for: owner)
@@ -51,8 +53,9 @@ import TestSupport
         var entities = KeyResolver.Entities()
         var reference: [KeyResolver.Entity] = []
         for _ in 0..<150_000 {
-            let entity = KeyResolver.Entity(firstLine: Int32(generator.next() % (1 << 30)),
-                                            isbnRowInFile: generator.next() % 2 == 0, inLibrary: generator.next() % 2 == 0)
+            let entity = KeyResolver.Entity(
+                firstLine: Int32(generator.next() % (1 << 30)),
+                isbnRowInFile: generator.next() % 2 == 0, inLibrary: generator.next() % 2 == 0)
             entities.append(entity)
             reference.append(entity)
         }
@@ -77,7 +80,10 @@ import TestSupport
         // Library books, some created by this very import (they resolve as new); more than the
         // 64Ki ids `BookIdFile` keeps in memory, so rows finding them read their ids from the file.
         for number in 0..<70_000 {
-            let keys = ["isbn:" + isbn13(UInt64(number)), number % 2 == 0 ? "tk:library \(number)|author|||" : "ta:library \(number)|author"]
+            let keys = [
+                "isbn:" + isbn13(UInt64(number)),
+                number % 2 == 0 ? "tk:library \(number)|author|||" : "ta:library \(number)|author",
+            ]
             let id = BookKeys.keyHash(keys[0])
             let existed = number % 5 != 0
             try resolver.addLibraryBook(id: id, keys: keys, existedBeforeImport: existed)
@@ -86,8 +92,10 @@ import TestSupport
         // Small pools, so ISBNs, titles, subtitles, series numbers and authors meet in every combination.
         let subtitles = ["", "", ": a guide", ": more", ": book two", ": volume 3"]
         for line in 1...20_000 {
-            var record = BookRecord(format: .goodreads, line: line, title: generator.next() % 20 == 0
-                ? "" : "title \(generator.next() % 3_000)" + subtitles[Int(generator.next() % 6)])
+            var record = BookRecord(
+                format: .goodreads, line: line,
+                title: generator.next() % 20 == 0
+                    ? "" : "title \(generator.next() % 3_000)" + subtitles[Int(generator.next() % 6)])
             if generator.next() % 3 == 0 { record.seriesPosition = ["1", "2", "1-3"][Int(generator.next() % 3)] }
             record.author = ["", "a. ", "b. "][Int(generator.next() % 3)] + "author \(generator.next() % 3)"
             if generator.next() % 3 != 0 { record.isbn13 = isbn13(generator.next() % 6_000) }
@@ -141,7 +149,9 @@ private struct ResolverModel {
 
     static func compatible(_ a: TitleIdentity, _ b: TitleIdentity) -> Bool {
         func agree(_ x: String, _ y: String) -> Bool { x.isEmpty || y.isEmpty || x == y }
-        func names(_ subtitle: String) -> Bool { subtitle.split(separator: " ").contains { DistinguishingTokens.contains(String($0)) } }
+        func names(_ subtitle: String) -> Bool {
+            subtitle.split(separator: " ").contains { DistinguishingTokens.contains(String($0)) }
+        }
         if !a.subtitle.isEmpty && !b.subtitle.isEmpty {
             guard a.subtitle == b.subtitle else { return false }
         } else if names(a.subtitle) || names(b.subtitle) {
@@ -149,9 +159,15 @@ private struct ResolverModel {
         }
         // One names only a subtitle, the other only a number.
         if a.subtitle.isEmpty != b.subtitle.isEmpty, a.seriesNumber.isEmpty != b.seriesNumber.isEmpty,
-           a.subtitle.isEmpty != a.seriesNumber.isEmpty { return false }
+            a.subtitle.isEmpty != a.seriesNumber.isEmpty
+        {
+            return false
+        }
         if !(a.subtitle == b.subtitle && !a.subtitle.isEmpty), a.seriesNumber.isEmpty != b.seriesNumber.isEmpty,
-           (a.seriesNumber + b.seriesNumber).contains("-") { return false }
+            (a.seriesNumber + b.seriesNumber).contains("-")
+        {
+            return false
+        }
         return agree(a.seriesNumber, b.seriesNumber) && agree(a.initial, b.initial)
     }
 
@@ -205,13 +221,25 @@ private struct ResolverModel {
             } else if let title = keys.title {
                 found = titleMatch(title, rowId: rowId, skippingISBNBooks: true)
                 if found != nil { decidedBy = title.key }
-                ambiguous = found == nil && Set(candidates(title, rowId: rowId, skippingISBNBooks: true).filter { !$0.closed
-                    && Self.compatible($0.title, title) }.map(\.book)).count > 1
+                ambiguous =
+                    found == nil
+                    && Set(
+                        candidates(title, rowId: rowId, skippingISBNBooks: true).filter {
+                            !$0.closed
+                                && Self.compatible($0.title, title)
+                        }.map(\.book)
+                    ).count > 1
             }
         } else if let title = keys.title {
             found = titleMatch(title, rowId: rowId, skippingISBNBooks: false)
-            ambiguous = found == nil && Set(candidates(title, rowId: rowId, skippingISBNBooks: false).filter { !$0.closed
-                && Self.compatible($0.title, title) }.map(\.book)).count > 1
+            ambiguous =
+                found == nil
+                && Set(
+                    candidates(title, rowId: rowId, skippingISBNBooks: false).filter {
+                        !$0.closed
+                            && Self.compatible($0.title, title)
+                    }.map(\.book)
+                ).count > 1
         } else if let fallback = keys.fallback {
             found = owners[fallback]
         }
@@ -247,8 +275,9 @@ private struct ResolverModel {
         if let rowId, books[book].entry == nil { books[book].entry = (rowId, keys.title?.subtitle ?? "") }
         let firstLine = books[book].firstLine
         if firstLine == nil { books[book].firstLine = line }
-        return Resolution(bookId: books[book].id, status: firstLine != nil ? .duplicateInFile : books[book].inLibrary ? .inLibrary : .new,
-                          key: decidedBy, firstLine: firstLine, grantedKeys: granted, created: found == nil, ambiguous: ambiguous)
+        return Resolution(
+            bookId: books[book].id, status: firstLine != nil ? .duplicateInFile : books[book].inLibrary ? .inLibrary : .new,
+            key: decidedBy, firstLine: firstLine, grantedKeys: granted, created: found == nil, ambiguous: ambiguous)
     }
 }
 
@@ -296,7 +325,8 @@ private struct ResolverModel {
         #expect(plain.created && plain.bookId != first.bookId)
 
         var next = try KeyResolver(scratchDirectory: directory.path)
-        try next.addLibraryBook(id: first.bookId, keys: ["isbn:9780306406157", "tk:bestiario|cortazar|||j", "tk:bestiario|cortazar|books 1 3||j"])
+        try next.addLibraryBook(
+            id: first.bookId, keys: ["isbn:9780306406157", "tk:bestiario|cortazar|||j", "tk:bestiario|cortazar|books 1 3||j"])
         var record = BookRecord(format: .goodreads, line: 2, title: "Bestiario")
         record.author = "Julio Cortázar"
         #expect(try next.resolve(RecordKeys(record), line: 2).created)
@@ -315,8 +345,10 @@ private struct ResolverModel {
 
     /// Resolves `records` as dedupe and merge do: once, learning what the rows sharing an ISBN say
     /// of its title; again with it known from the first row when the resolver says answers may change.
-    static func resolveLikeTheStages(_ records: [BookRecord], library: [(id: UInt64, keys: [String])] = [],
-                                     in directory: TemporaryDirectory) throws -> (resolutions: [Resolution], twice: Bool) {
+    static func resolveLikeTheStages(
+        _ records: [BookRecord], library: [(id: UInt64, keys: [String])] = [],
+        in directory: TemporaryDirectory
+    ) throws -> (resolutions: [Resolution], twice: Bool) {
         func pass(_ titles: ISBNTitles?) throws -> ([Resolution], KeyResolver) {
             var resolver = try KeyResolver(scratchDirectory: directory.path)
             for book in library { try resolver.addLibraryBook(id: book.id, keys: book.keys) }

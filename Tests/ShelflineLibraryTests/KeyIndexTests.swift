@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import ShelflineLibrary
 

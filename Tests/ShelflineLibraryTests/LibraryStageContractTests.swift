@@ -1,7 +1,7 @@
 import ShelflineCore
 import ShelflineLibrary
-import Testing
 import TestSupport
+import Testing
 
 /// Dedupe's and merge's side of the stage protocol: their ranges, declared once on their parameter types.
 @Suite struct LibraryStageContractTests {
@@ -12,7 +12,7 @@ import TestSupport
 
     @Test func bucketsWithinRangeButNotAPowerOfTwoAreRefusedByTheType() throws {
         let config = PipelineConfig(stages: [
-            StageDeclaration(name: .merge, inputs: [], outputs: [], parameters: .object(["buckets": .number(100)])),
+            StageDeclaration(name: .merge, inputs: [], outputs: [], parameters: .object(["buckets": .number(100)]))
         ])
         let error = try #require(throws: ConfigError.self) { try config.parameters(MergeParameters.self, path: "p.json") }
         #expect("\(error)".contains("power of two"), "\(error)")

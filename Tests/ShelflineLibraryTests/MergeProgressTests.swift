@@ -1,8 +1,9 @@
 import Foundation
 import ShelflineCore
 import ShelflineReports
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLibrary
 
 /// Issue 13.5: merge keeps a progress JSON current the way lookup does.
@@ -29,7 +30,8 @@ import TestSupport
     }
 
     @Test(.bug(id: 13)) func mergeWritesProgressThroughBothPasses() throws {
-        let rows = (0..<2000).map { row(rec("Book \($0)", by: "Author \($0 % 37)", shelf: "read"), id: $0 + 1) }
+        let rows =
+            (0..<2000).map { row(rec("Book \($0)", by: "Author \($0 % 37)", shelf: "read"), id: $0 + 1) }
             + [row(rec("Book 5", by: "Author 5"), id: 9999)]
         let fixture = try ImportFixture(directory: temp.file("run"), rows: rows)
         var request = fixture.request(importId: "run-1")
@@ -60,7 +62,9 @@ import TestSupport
         try writeJSONFile(parse, to: fixture.parseReport)
         var request = fixture.request()
         request.progress = fixture.directory + "/merge-progress.json"
-        #expect(throws: LibraryError.self) { try MergeStage.run(request, workspace: workspace, now: { Date(timeIntervalSince1970: 0) }) }
+        #expect(throws: LibraryError.self) {
+            try MergeStage.run(request, workspace: workspace, now: { Date(timeIntervalSince1970: 0) })
+        }
         let progress = try readJSONFile(StageProgress.self, from: request.progress!)
         #expect(!progress.finished)
         #expect(progress.processed < progress.total)

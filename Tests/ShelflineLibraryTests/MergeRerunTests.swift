@@ -1,7 +1,8 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLibrary
 
 /// Issue 10.4: merge outcomes are relative to the library as it stood before the import, however
@@ -13,18 +14,22 @@ import TestSupport
 
     /// A library holding one book from an earlier import, and an import adding two books and updating that one.
     func prepare() throws -> ImportFixture {
-        let earlier = try ImportFixture(directory: temp.file("earlier"), rows: [
-            row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", shelf: "to-read"), id: 1),
-        ])
+        let earlier = try ImportFixture(
+            directory: temp.file("earlier"),
+            rows: [
+                row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", shelf: "to-read"), id: 1)
+            ])
         let first = try MergeStage.run(earlier.request(importId: "run-0"), workspace: workspace)
         #expect(first.outcomes.added == 1)
-        return try ImportFixture(directory: temp.file("this"), rows: [
-            row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", shelf: "read", rating: 5), id: 1),
-            row(rec("Emma", by: "Jane Austen", shelf: "to-read"), id: 2),
-            row(rec("Emma", by: "Jane Austen", shelf: "read"), id: 3),
-            row(rec("Kindred", by: "Octavia E. Butler", isbn13: "9780807083697"), id: 4),
-            ImportFixture.Row(raw: "5,\"broken", record: nil, reason: "unterminated quote"),
-        ])
+        return try ImportFixture(
+            directory: temp.file("this"),
+            rows: [
+                row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", shelf: "read", rating: 5), id: 1),
+                row(rec("Emma", by: "Jane Austen", shelf: "to-read"), id: 2),
+                row(rec("Emma", by: "Jane Austen", shelf: "read"), id: 3),
+                row(rec("Kindred", by: "Octavia E. Butler", isbn13: "9780807083697"), id: 4),
+                ImportFixture.Row(raw: "5,\"broken", record: nil, reason: "unterminated quote"),
+            ])
     }
 
     func ledgerBytes(_ fixture: ImportFixture) throws -> [UInt8] {
@@ -71,9 +76,11 @@ import TestSupport
         // run-1 creates Emma; run-2 changes it; run-1's merge rerun still counts Emma as added by run-1.
         let fixture = try prepare()
         let first = try MergeStage.run(fixture.request(importId: "run-1"), workspace: workspace)
-        let later = try ImportFixture(directory: temp.file("later"), rows: [
-            row(rec("Emma", by: "Jane Austen", shelf: "read", rating: 4), id: 9),
-        ])
+        let later = try ImportFixture(
+            directory: temp.file("later"),
+            rows: [
+                row(rec("Emma", by: "Jane Austen", shelf: "read", rating: 4), id: 9)
+            ])
         let update = try MergeStage.run(later.request(importId: "run-2"), workspace: workspace)
         #expect(update.outcomes.updated == 1)
         let again = try MergeStage.run(fixture.request(importId: "run-1"), workspace: workspace)

@@ -1,6 +1,7 @@
 import Foundation
 import ShelflineCore
 import Testing
+
 @testable import ShelflineLibrary
 
 /// Each merge rule of issue 3, on `BookMerger.fold` directly.
@@ -18,17 +19,19 @@ import Testing
 
     func start(_ record: BookRecord) -> LibraryBook { fold(nil, [record], importId: "i1") }
 
-    @Test(.bug(id: 3), arguments: [
-        ("read", "to-read", "read"),
-        ("read", "currently-reading", "read"),
-        ("currently-reading", "to-read", "currently-reading"),
-        ("to-read", "currently-reading", "currently-reading"),
-        ("to-read", "read", "read"),
-        ("currently-reading", "did-not-finish", "did-not-finish"),
-        ("did-not-finish", "to-read", "did-not-finish"),
-        ("read", "did-not-finish", "read"),
-        ("to-read", "on-hold", "on-hold"),
-    ])
+    @Test(
+        .bug(id: 3),
+        arguments: [
+            ("read", "to-read", "read"),
+            ("read", "currently-reading", "read"),
+            ("currently-reading", "to-read", "currently-reading"),
+            ("to-read", "currently-reading", "currently-reading"),
+            ("to-read", "read", "read"),
+            ("currently-reading", "did-not-finish", "did-not-finish"),
+            ("did-not-finish", "to-read", "did-not-finish"),
+            ("read", "did-not-finish", "read"),
+            ("to-read", "on-hold", "on-hold"),
+        ])
     func shelfIsNeverDowngraded(existing: String, incoming: String, expected: String) {
         let book = start(rec("Dune", by: "Frank Herbert", shelf: existing))
         #expect(fold(book, [rec("Dune", by: "Frank Herbert", shelf: incoming)]).shelf == expected)
@@ -42,8 +45,13 @@ import Testing
 
     @Test(.bug(id: 3)) func everyDistinctReadDateIsKept() {
         let existing = start(rec("Dune", by: "Frank Herbert", reads: [ReadSpan(end: "2019-05-01")]))
-        let merged = fold(existing, [rec("Dune", by: "Frank Herbert",
-                                          reads: [ReadSpan(start: "2019-04-20", end: "2019-05-01"), ReadSpan(end: "2023-01-02")])])
+        let merged = fold(
+            existing,
+            [
+                rec(
+                    "Dune", by: "Frank Herbert",
+                    reads: [ReadSpan(start: "2019-04-20", end: "2019-05-01"), ReadSpan(end: "2023-01-02")])
+            ])
         // The end-only reading is the same reading as the range that ends that day.
         #expect(merged.reads == [ReadSpan(start: "2019-04-20", end: "2019-05-01"), ReadSpan(end: "2023-01-02")])
     }
@@ -56,7 +64,8 @@ import Testing
         // An empty cell of a format with the column: on no other shelf.
         #expect(fold(merged, [rec("Dune", by: "Frank Herbert", shelf: "read")], importId: "i3").shelves == nil)
         // A mapped CSV without shelves says nothing of them.
-        #expect(fold(merged, [rec("Dune", by: "Frank Herbert", format: .generic)], importId: "i3").shelves == ["book-club", "sci-fi"])
+        #expect(
+            fold(merged, [rec("Dune", by: "Frank Herbert", format: .generic)], importId: "i3").shelves == ["book-club", "sci-fi"])
         // The exclusive shelf is one value: a state the book has left is no shelf it is on.
         let back = fold(merged, [rec("Dune", by: "Frank Herbert", shelf: "to-read", shelves: ["to-read"])], importId: "i3")
         #expect(back.shelf == "read" && back.shelves == nil)
@@ -103,8 +112,9 @@ import Testing
     }
 
     @Test(.bug(id: 3)) func sameImportTwiceChangesNothing() {
-        let record = rec("Dune", by: "Frank Herbert", shelf: "read", rating: 4, reads: [ReadSpan(end: "2020-01-01")],
-                          shelves: ["sci-fi"], review: "r", dateAdded: "2019-01-01")
+        let record = rec(
+            "Dune", by: "Frank Herbert", shelf: "read", rating: 4, reads: [ReadSpan(end: "2020-01-01")],
+            shelves: ["sci-fi"], review: "r", dateAdded: "2019-01-01")
         let first = fold(nil, [record, rec("Dune", by: "Frank Herbert", shelf: "to-read", rating: 5)], importId: "i1")
         let second = fold(first, [record, rec("Dune", by: "Frank Herbert", shelf: "to-read", rating: 5)], importId: "i2")
         #expect(second == first)
@@ -145,10 +155,13 @@ import Testing
     }
 
     @Test(.bug(id: 3)) func decisionsApplyIdempotently() {
-        var existing = start(rec("Dune", by: "Frank Herbert",
-                                  match: MatchResult(status: .needsReview, candidates: [])))
+        var existing = start(
+            rec(
+                "Dune", by: "Frank Herbert",
+                match: MatchResult(status: .needsReview, candidates: [])))
         #expect(existing.needsReview == true)
-        let candidate = MatchCandidate(key: "/books/OL9M", workKey: "/works/OL9W", title: "Dune", authors: ["Frank Herbert"], score: 0.7)
+        let candidate = MatchCandidate(
+            key: "/books/OL9M", workKey: "/works/OL9W", title: "Dune", authors: ["Frank Herbert"], score: 0.7)
         let decision = ReviewDecision(bookId: existing.id, action: .accept, candidate: candidate, importId: "i1", line: 2)
         BookMerger.apply(decision, to: &existing)
         #expect(existing.editionKey == "/books/OL9M")
@@ -186,7 +199,8 @@ import Testing
     @Test(arguments: [
         LedgerEntry(line: 2, outcome: .rejected, reason: "unterminated \"quote\"\n"),
         LedgerEntry(line: 5, outcome: .rejected, reason: "control\u{8}chars\u{C}in\u{1}a\tcell\r"),
-        LedgerEntry(line: 3, outcome: .duplicateInFile, bookId: "b0123456789abcdef", firstLine: 2, key: "ta:é|x", match: .needsReview),
+        LedgerEntry(
+            line: 3, outcome: .duplicateInFile, bookId: "b0123456789abcdef", firstLine: 2, key: "ta:é|x", match: .needsReview),
         LedgerEntry(line: 4, outcome: .added, bookId: "b0123456789abcdef", key: "isbn:9780441172719"),
     ])
     func ledgerJSONMatchesTheProjectEncoder(entry: LedgerEntry) throws {

@@ -1,8 +1,9 @@
 import Foundation
 import ShelflineCore
 import ShelflineReports
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLibrary
 
 /// The merge stage on real files: idempotence, cross-source merging, reports, failed rows, review.
@@ -16,7 +17,9 @@ import TestSupport
 
     @Test(.bug(id: 3)) func sameFileTwiceIsByteIdentical() throws {
         let rows = [
-            row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", shelf: "read", rating: 5,
+            row(
+                rec(
+                    "Dune", by: "Frank Herbert", isbn13: "9780441172719", shelf: "read", rating: 5,
                     reads: [ReadSpan(end: "2020-01-01")]), id: 1),
             row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", shelf: "to-read", rating: 3), id: 2),
             row(rec("Emma", by: "Jane Austen", shelf: "to-read", shelves: ["classics"]), id: 3),
@@ -43,16 +46,23 @@ import TestSupport
     @Test(.bug(id: 3)) func goodreadsAndStoryGraphMergeIntoOneBookEach() throws {
         // Goodreads: ISBN-13s, `First Last`, series in the title, whole-star ratings.
         let goodreads = [
-            row(rec("The Left Hand of Darkness (Hainish Cycle, #4)", by: "Ursula K. Le Guin", isbn13: "9780441478125",
+            row(
+                rec(
+                    "The Left Hand of Darkness (Hainish Cycle, #4)", by: "Ursula K. Le Guin", isbn13: "9780441478125",
                     shelf: "read", rating: 5, reads: [ReadSpan(end: "2021-03-04")], shelves: ["sci-fi"]), id: 1),
             row(rec("Piranesi", by: "Susanna Clarke", isbn13: "9781635575637", shelf: "currently-reading"), id: 2),
             row(rec("Cien años de soledad", by: "Gabriel García Márquez", shelf: "to-read"), id: 3),
         ]
         // StoryGraph: no ISBN for some rows, `Last, First` authors, ranges of read dates, quarter stars.
         let storygraph = [
-            row(rec("The Left Hand of Darkness", by: "Le Guin, Ursula K.", shelf: "read", rating: 4.25,
-                    reads: [ReadSpan(start: "2021-02-20", end: "2021-03-04")], shelves: ["favorites"], format: .storygraph), id: 1),
-            row(rec("Piranesi", by: "Susanna Clarke", isbn13: "9781635575637", shelf: "read",
+            row(
+                rec(
+                    "The Left Hand of Darkness", by: "Le Guin, Ursula K.", shelf: "read", rating: 4.25,
+                    reads: [ReadSpan(start: "2021-02-20", end: "2021-03-04")], shelves: ["favorites"], format: .storygraph), id: 1
+            ),
+            row(
+                rec(
+                    "Piranesi", by: "Susanna Clarke", isbn13: "9781635575637", shelf: "read",
                     reads: [ReadSpan(start: "2022-01-01", end: "2022-01-09")], format: .storygraph), id: 2),
             row(rec("CIEN AÑOS DE SOLEDAD", by: "Garcia Marquez, Gabriel", shelf: "to-read", format: .storygraph), id: 3),
             row(rec("Project Hail Mary", by: "Andy Weir", isbn13: "9780593135204", shelf: "read", format: .storygraph), id: 4),
@@ -101,13 +111,20 @@ import TestSupport
 
     @Test(.bug(id: 3)) func anotherExportsEditionJoinsTheBook() throws {
         // Goodreads and StoryGraph often record different editions of the same book.
-        _ = try merge(try ImportFixture(directory: temp.file("gr"), rows: [
-            row(rec("Flow: The Psychology of Optimal Experience", by: "Mihály Csíkszentmihályi", isbn13: "9780061876721",
-                    shelf: "read", rating: 4), id: 1),
-        ]), importId: "gr")
+        _ = try merge(
+            try ImportFixture(
+                directory: temp.file("gr"),
+                rows: [
+                    row(
+                        rec(
+                            "Flow: The Psychology of Optimal Experience", by: "Mihály Csíkszentmihályi", isbn13: "9780061876721",
+                            shelf: "read", rating: 4), id: 1)
+                ]), importId: "gr")
         let sgRows = [
-            row(rec("Flow", by: "Csikszentmihalyi, Mihaly", isbn13: "9780061339202", shelf: "read",
-                    reads: [ReadSpan(start: "2020-01-01", end: "2020-02-01")], format: .storygraph), id: 1),
+            row(
+                rec(
+                    "Flow", by: "Csikszentmihalyi, Mihaly", isbn13: "9780061339202", shelf: "read",
+                    reads: [ReadSpan(start: "2020-01-01", end: "2020-02-01")], format: .storygraph), id: 1)
         ]
         let report = try merge(try ImportFixture(directory: temp.file("sg"), format: .storygraph, rows: sgRows), importId: "sg")
         #expect(report.outcomes.updated == 1)
@@ -124,10 +141,13 @@ import TestSupport
     }
 
     @Test(.bug(id: 3)) func isbnLessBookGainsTheIsbnOfALaterRow() throws {
-        _ = try merge(try ImportFixture(directory: temp.file("a"), rows: [row(rec("Emma", by: "Jane Austen", shelf: "to-read"), id: 1)]))
-        let report = try merge(try ImportFixture(directory: temp.file("b"),
-                                                 rows: [row(rec("Emma", by: "Austen, Jane", isbn13: "9780141439587", shelf: "read"), id: 9)]),
-                               importId: "b")
+        _ = try merge(
+            try ImportFixture(directory: temp.file("a"), rows: [row(rec("Emma", by: "Jane Austen", shelf: "to-read"), id: 1)]))
+        let report = try merge(
+            try ImportFixture(
+                directory: temp.file("b"),
+                rows: [row(rec("Emma", by: "Austen, Jane", isbn13: "9780141439587", shelf: "read"), id: 9)]),
+            importId: "b")
         #expect(report.outcomes.updated == 1)
         let books = try libraryBooks(workspace)
         #expect(books.count == 1)
@@ -142,28 +162,47 @@ import TestSupport
     /// joined `Cloud Atlas` by title alone may be another book (`MergeReport.booksToRebuild`).
     @Test(.bug(id: 21)) func aLibraryBookNeedsARebuildOnlyWhenItsOwnTitleNoLongerJoinsIt() throws {
         let isbn = "9780375507250"
-        _ = try merge(try ImportFixture(directory: temp.file("a"), rows: [
-            row(rec("Cloud Atlas", by: "David Mitchell", isbn13: isbn), id: 1), row(rec("Cloud Atlas", by: "David Mitchell"), id: 2),
-        ]))
-        let novel = try merge(try ImportFixture(directory: temp.file("b"), rows: [
-            row(rec("Cloud Atlas: A Novel", by: "David Mitchell", isbn13: isbn), id: 1),
-        ]), importId: "b")
+        _ = try merge(
+            try ImportFixture(
+                directory: temp.file("a"),
+                rows: [
+                    row(rec("Cloud Atlas", by: "David Mitchell", isbn13: isbn), id: 1),
+                    row(rec("Cloud Atlas", by: "David Mitchell"), id: 2),
+                ]))
+        let novel = try merge(
+            try ImportFixture(
+                directory: temp.file("b"),
+                rows: [
+                    row(rec("Cloud Atlas: A Novel", by: "David Mitchell", isbn13: isbn), id: 1)
+                ]), importId: "b")
         #expect(novel.outcomes.updated == 1 && novel.booksToRebuild == nil, "\(novel)")
-        let third = try merge(try ImportFixture(directory: temp.file("c"), rows: [
-            row(rec("Cloud Atlas: Book Three", by: "David Mitchell", isbn13: isbn), id: 1),
-        ]), importId: "c")
+        let third = try merge(
+            try ImportFixture(
+                directory: temp.file("c"),
+                rows: [
+                    row(rec("Cloud Atlas: Book Three", by: "David Mitchell", isbn13: isbn), id: 1)
+                ]), importId: "c")
         #expect(third.outcomes.updated == 1 && third.booksToRebuild == 1, "\(third)")
     }
 
     @Test(.bug(id: 3)) func reportAndLedgerAccountForEveryRow() throws {
         let rows = [
-            row(rec("A", by: "X Y", isbn13: "9780441172719", match: MatchResult(status: .matchedByIsbn, editionKey: "/books/OL1M")), id: 1),
+            row(
+                rec(
+                    "A", by: "X Y", isbn13: "9780441172719", match: MatchResult(status: .matchedByIsbn, editionKey: "/books/OL1M")
+                ), id: 1),
             ImportFixture.Row(raw: "2,,,", record: nil, reason: "missing title"),
             row(rec("B", by: "X Y", match: MatchResult(status: .matchedBySearch, editionKey: "/books/OL2M")), id: 3),
             row(rec("C", by: "X Y", match: MatchResult(status: .notEnriched, reason: "no candidate")), id: 4),
             row(rec("A", by: "X Y", isbn13: "9780441172719"), id: 5),
-            row(rec("D", by: "X Y", match: MatchResult(status: .needsReview, candidates: [
-                MatchCandidate(key: "/books/OL4M", title: "D", authors: ["X Y"], score: 0.6)])), id: 6),
+            row(
+                rec(
+                    "D", by: "X Y",
+                    match: MatchResult(
+                        status: .needsReview,
+                        candidates: [
+                            MatchCandidate(key: "/books/OL4M", title: "D", authors: ["X Y"], score: 0.6)
+                        ])), id: 6),
         ]
         let fixture = try ImportFixture(directory: temp.file("sums"), rows: rows)
         let report = try merge(fixture)
@@ -195,7 +234,10 @@ import TestSupport
         var noMatch = rec("Café, \"Noir\"", by: "Ana Lima", match: MatchResult(status: .notEnriched, reason: "no candidate"))
         noMatch.shelf = "to-read"
         let rows = [
-            row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", match: MatchResult(status: .matchedByIsbn, editionKey: "/books/OL1M")), id: 1),
+            row(
+                rec(
+                    "Dune", by: "Frank Herbert", isbn13: "9780441172719",
+                    match: MatchResult(status: .matchedByIsbn, editionKey: "/books/OL1M")), id: 1),
             ImportFixture.Row(raw: rejectedRaw, record: nil, reason: "unterminated quote"),
             ImportFixture.Row(raw: notEnrichedRaw, record: noMatch),
         ]
@@ -210,8 +252,10 @@ import TestSupport
 
     @Test(.bug(id: 25)) func aLastRowWithoutALineEndGetsOneInNotEnrichedRows() throws {
         let unmatched = MatchResult(status: .notEnriched, reason: "no candidate")
-        let rows = [row(rec("Emma", by: "Jane Austen", match: unmatched), id: 1),
-                    row(rec("Dune", by: "Frank Herbert", match: unmatched), id: 2)]
+        let rows = [
+            row(rec("Emma", by: "Jane Austen", match: unmatched), id: 1),
+            row(rec("Dune", by: "Frank Herbert", match: unmatched), id: 2),
+        ]
         let fixture = try ImportFixture(directory: temp.file("no-final-line-end"), rows: rows, lineEnding: "\r\n")
         let source = URL(fileURLWithPath: fixture.source)
         try Data(try Data(contentsOf: source).dropLast(2)).write(to: source)
@@ -228,7 +272,9 @@ import TestSupport
         let rows = [
             row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719", match: unmatched), id: 1),
             row(rec("Emma", by: "Jane Austen", match: unmatched), id: 2),
-            row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719",
+            row(
+                rec(
+                    "Dune", by: "Frank Herbert", isbn13: "9780441172719",
                     match: MatchResult(status: .matchedByIsbn, editionKey: "/books/OL1M")), id: 3),
             row(rec("Emma", by: "Jane Austen"), id: 4),
         ]
@@ -272,7 +318,8 @@ import TestSupport
     @Test(.bug(id: 3)) func corruptLibraryIsRefused() throws {
         let fixture = try ImportFixture(directory: temp.file("ok"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
         _ = try merge(fixture)
-        _ = try merge(try ImportFixture(directory: temp.file("ok2"), rows: [row(rec("Emma", by: "Jane Austen"), id: 1)]), importId: "2")
+        _ = try merge(
+            try ImportFixture(directory: temp.file("ok2"), rows: [row(rec("Emma", by: "Jane Austen"), id: 1)]), importId: "2")
         let full = try #require(fileBytes(workspace.libraryFile))
         let truncated = full.prefix(full.count / 2)
         try truncated.write(to: URL(fileURLWithPath: workspace.libraryFile))
@@ -340,12 +387,14 @@ import TestSupport
     @Test func dedupeMarksRowsAgainstTheLibrary() throws {
         let fixture = try ImportFixture(directory: temp.file("d1"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
         _ = try merge(fixture)
-        let second = try ImportFixture(directory: temp.file("d2"), rows: [
-            row(rec("Dune", by: "Herbert, Frank"), id: 1),
-            row(rec("Emma", by: "Jane Austen"), id: 2),
-            row(rec("emma", by: "Austen, Jane"), id: 3),
-            row(rec("dune", by: "F. Herbert"), id: 4),
-        ])
+        let second = try ImportFixture(
+            directory: temp.file("d2"),
+            rows: [
+                row(rec("Dune", by: "Herbert, Frank"), id: 1),
+                row(rec("Emma", by: "Jane Austen"), id: 2),
+                row(rec("emma", by: "Austen, Jane"), id: 3),
+                row(rec("dune", by: "F. Herbert"), id: 4),
+            ])
         let output = temp.file("d2/deduped.ndjson.gz")
         let report = try DedupeStage.run(input: second.records, output: output, workspace: workspace)
         #expect(report.rowsIn == 4)

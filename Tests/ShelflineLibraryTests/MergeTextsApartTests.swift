@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
 import ShelflineReports
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLibrary
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Merge joins the reviews and notes parse wrote apart (`RecordTexts`) back into their records,
 /// and refuses texts that are not the ones written with the records (issue 25).
@@ -16,8 +18,10 @@ import TestSupport
     /// Rows with and without texts: every third without either, some with notes only.
     static func rows(_ count: Int) -> [ImportFixture.Row] {
         (0..<count).map { index in
-            var record = rec("Book \(index)", by: "Author \(index % 97)", isbn13: nil, shelf: "read",
-                             review: index % 3 == 0 ? nil : "Review \(index): \"quoted\"\nline two <br/> " + String(repeating: "ü", count: index % 300))
+            var record = rec(
+                "Book \(index)", by: "Author \(index % 97)", isbn13: nil, shelf: "read",
+                review: index % 3 == 0
+                    ? nil : "Review \(index): \"quoted\"\nline two <br/> " + String(repeating: "ü", count: index % 300))
             if index % 5 == 0 { record.notes = "note \(index)\ttabbed" }
             return row(record, id: index + 1)
         }
@@ -47,14 +51,18 @@ import TestSupport
         #expect(books.filter { $0.review != nil }.count == 2000)
         #expect(books.filter { $0.notes != nil }.count == 600)
         let book = try #require(books.first { $0.title == "Book 5" })
-        #expect(book.review == "Review 5: \"quoted\"\nline two <br/> " + String(repeating: "ü", count: 5) && book.notes == "note 5\ttabbed")
+        #expect(
+            book.review == "Review 5: \"quoted\"\nline two <br/> " + String(repeating: "ü", count: 5)
+                && book.notes == "note 5\ttabbed")
         // The scratch records carried the texts: none is left marked apart.
         #expect(!String(decoding: try library(apartWorkspace), as: UTF8.self).contains("textsApart"))
     }
 
     /// Runs merge on `fixture` after `damage`, expecting `status`, a message containing `message`, no library.
-    func refused(_ damage: (ImportFixture) throws -> Void, status: ShelflineCore.ExitStatus, message: String,
-                 sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func refused(
+        _ damage: (ImportFixture) throws -> Void, status: ShelflineCore.ExitStatus, message: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let fixture = try ImportFixture(directory: temp.file("run-\(UUID().uuidString)"), rows: Self.rows(40), textsApart: true)
         try damage(fixture)
         let workspace = Workspace(root: temp.file("ws-\(UUID().uuidString)"))
@@ -74,7 +82,8 @@ import TestSupport
     static func rewriteTexts(_ fixture: ImportFixture, _ lines: [String]) throws {
         _ = try GzipFixture.write(text: lines.map { $0 + "\n" }.joined(), to: fixture.texts)
         var report = try readJSONFile(ParseReport.self, from: fixture.parseReport)
-        report.texts = RecordTexts.Reference(file: RecordTexts.fileName, sha256: try ContentHash.file(fixture.texts), lines: lines.count)
+        report.texts = RecordTexts.Reference(
+            file: RecordTexts.fileName, sha256: try ContentHash.file(fixture.texts), lines: lines.count)
         try writeJSONFile(report, to: fixture.parseReport)
     }
 
@@ -89,52 +98,59 @@ import TestSupport
     }
 
     @Test(.bug(id: 25)) func aTextsFileThatIsAFIFOIsRefusedNotWaitedOn() throws {
-        try refused({ fixture in
-            try FileManager.default.removeItem(atPath: fixture.texts)
-            #expect(mkfifo(fixture.texts, 0o600) == 0)
-        }, status: .noInput, message: "not a regular file")
+        try refused(
+            { fixture in
+                try FileManager.default.removeItem(atPath: fixture.texts)
+                #expect(mkfifo(fixture.texts, 0o600) == 0)
+            }, status: .noInput, message: "not a regular file")
     }
 
     @Test(.bug(id: 25)) func textsChangedSinceParseAreRefused() throws {
-        try refused({ fixture in
-            // Another parse's texts, same shape: the hash tells them apart.
-            let lines = try Self.textsLines(fixture).map { $0.replacingOccurrences(of: "Review", with: "Other review") }
-            _ = try GzipFixture.write(text: lines.map { $0 + "\n" }.joined(), to: fixture.texts)
-        }, status: .dataError, message: "changed since parse")
+        try refused(
+            { fixture in
+                // Another parse's texts, same shape: the hash tells them apart.
+                let lines = try Self.textsLines(fixture).map { $0.replacingOccurrences(of: "Review", with: "Other review") }
+                _ = try GzipFixture.write(text: lines.map { $0 + "\n" }.joined(), to: fixture.texts)
+            }, status: .dataError, message: "changed since parse")
     }
 
     @Test(.bug(id: 25)) func aMarkedRecordWhoseTextsAreMissingIsRefused() throws {
-        try refused({ fixture in
-            var lines = try Self.textsLines(fixture)
-            lines.remove(at: 3)
-            try Self.rewriteTexts(fixture, lines)
-        }, status: .dataError, message: "different parses or out of order")
-        try refused({ fixture in
-            try Self.rewriteTexts(fixture, Array(try Self.textsLines(fixture).dropLast()))
-        }, status: .dataError, message: "ends before them")
+        try refused(
+            { fixture in
+                var lines = try Self.textsLines(fixture)
+                lines.remove(at: 3)
+                try Self.rewriteTexts(fixture, lines)
+            }, status: .dataError, message: "different parses or out of order")
+        try refused(
+            { fixture in
+                try Self.rewriteTexts(fixture, Array(try Self.textsLines(fixture).dropLast()))
+            }, status: .dataError, message: "ends before them")
     }
 
     @Test(.bug(id: 25)) func textsNoRecordHasApartAreRefused() throws {
-        try refused({ fixture in
-            try Self.rewriteTexts(fixture, try Self.textsLines(fixture) + [#"{"line":9999,"review":"stray"}"#])
-        }, status: .dataError, message: "which no record")
+        try refused(
+            { fixture in
+                try Self.rewriteTexts(fixture, try Self.textsLines(fixture) + [#"{"line":9999,"review":"stray"}"#])
+            }, status: .dataError, message: "which no record")
     }
 
     @Test(.bug(id: 25)) func aTextsLineCanSetNoOtherField() throws {
-        try refused({ fixture in
-            var lines = try Self.textsLines(fixture)
-            // Source line 2 is the first row, which has notes only.
-            #expect(lines[0].hasPrefix(#"{"line":2,"notes":"#))
-            lines[0] = #"{"line":2,"notes":"n","title":"Another book"}"#
-            try Self.rewriteTexts(fixture, lines)
-        }, status: .dataError, message: "not a texts line")
+        try refused(
+            { fixture in
+                var lines = try Self.textsLines(fixture)
+                // Source line 2 is the first row, which has notes only.
+                #expect(lines[0].hasPrefix(#"{"line":2,"notes":"#))
+                lines[0] = #"{"line":2,"notes":"n","title":"Another book"}"#
+                try Self.rewriteTexts(fixture, lines)
+            }, status: .dataError, message: "not a texts line")
     }
 
     @Test(.bug(id: 25)) func recordsMarkedApartNeedAReportNamingTheirTexts() throws {
-        try refused({ fixture in
-            var report = try readJSONFile(ParseReport.self, from: fixture.parseReport)
-            report.texts = nil
-            try writeJSONFile(report, to: fixture.parseReport)
-        }, status: .dataError, message: "names no texts file")
+        try refused(
+            { fixture in
+                var report = try readJSONFile(ParseReport.self, from: fixture.parseReport)
+                report.texts = nil
+                try writeJSONFile(report, to: fixture.parseReport)
+            }, status: .dataError, message: "names no texts file")
     }
 }

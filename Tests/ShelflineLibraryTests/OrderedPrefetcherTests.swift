@@ -1,7 +1,7 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import ShelflineLibrary
 
@@ -41,7 +41,9 @@ import TestSupport
         let directory = TemporaryDirectory("keyed-records")
         var lines: [String] = []
         for line in 2..<2_002 {
-            lines.append(#"{"byteLength":10,"byteOffset":0,"format":"goodreads","line":\#(line),"title":"Book \#(line)","isbn13":"9780441172719"}"#)
+            lines.append(
+                #"{"byteLength":10,"byteOffset":0,"format":"goodreads","line":\#(line),"title":"Book \#(line)","isbn13":"9780441172719"}"#
+            )
         }
         lines.append(#"{"byteLength":10,"byteOffset":0,"format":"goodreads","line":"#)
         let path = try GzipFixture.write(text: lines.joined(separator: "\n") + "\n", to: directory.file("records.ndjson.gz"))
@@ -66,8 +68,11 @@ import TestSupport
         let directory = TemporaryDirectory("keyed-records-batches")
         var lines: [String] = []
         for line in 1...8_000 {
-            lines.append(line == badLine ? #"{"format":"goodreads","line":\#(line),"title":"#
-                : #"{"byteLength":10,"byteOffset":0,"format":"goodreads","line":\#(line),"title":"Book \#(line) \#(String(repeating: "x", count: line % 200))"}"#)
+            lines.append(
+                line == badLine
+                    ? #"{"format":"goodreads","line":\#(line),"title":"#
+                    : #"{"byteLength":10,"byteOffset":0,"format":"goodreads","line":\#(line),"title":"Book \#(line) \#(String(repeating: "x", count: line % 200))"}"#
+            )
         }
         let path = try GzipFixture.write(text: lines.joined(separator: "\n") + "\n", to: directory.file("records.ndjson.gz"))
         #expect(lines.joined().utf8.count > 4 * KeyedRecords.batchBytes)

@@ -1,29 +1,36 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import ShelflineLibrary
 
 /// Merge spools review.json's items and streams the file (its `JSONEncoder` tree was merge's peak
 /// memory at 2,000,000 bench/library rows): the bytes must stay what `writeJSONFile` wrote.
 @Suite struct ReviewSpoolTests {
-    static let hostile = ["tab\there", "line\nbreak\r\n", "quote \" and \\ backslash", "slash /books/OL1M", "emoji 📚 and é",
-                          "", "]\"],[", "\u{0}\u{1F}", "\"items\" : ["]
+    static let hostile = [
+        "tab\there", "line\nbreak\r\n", "quote \" and \\ backslash", "slash /books/OL1M", "emoji 📚 and é",
+        "", "]\"],[", "\u{0}\u{1F}", "\"items\" : [",
+    ]
 
     static func item(_ index: Int) -> ReviewItem {
         let text = hostile[index % hostile.count]
-        return ReviewItem(line: index + 2, bookId: "b\(index)", title: "Title \(text)", author: index.isMultiple(of: 3) ? nil : text,
-                          isbn13: index.isMultiple(of: 2) ? "97800000000\(index % 10)" : nil,
-                          candidates: index.isMultiple(of: 4) ? [] : [
-                              MatchCandidate(key: "/books/OL\(index)M", title: text, authors: [text, "Second"], score: 0.71),
-                              MatchCandidate(key: "/books/OL\(index + 1)M", workKey: "/works/OL1W", title: "T", authors: [], score: 0.5),
-                          ])
+        return ReviewItem(
+            line: index + 2, bookId: "b\(index)", title: "Title \(text)", author: index.isMultiple(of: 3) ? nil : text,
+            isbn13: index.isMultiple(of: 2) ? "97800000000\(index % 10)" : nil,
+            candidates: index.isMultiple(of: 4)
+                ? []
+                : [
+                    MatchCandidate(key: "/books/OL\(index)M", title: text, authors: [text, "Second"], score: 0.71),
+                    MatchCandidate(key: "/books/OL\(index + 1)M", workKey: "/works/OL1W", title: "T", authors: [], score: 0.5),
+                ])
     }
 
     /// `items` (book id, item) and `ruledOut` spooled and written keeping the even book ids, and the
     /// same list written by `writeJSONFile`.
-    static func bothWays(importId: String, items: [(UInt64, ReviewItem)], ruledOut: [ReviewItem]) throws -> (spooled: String, encoded: String, listed: Int) {
+    static func bothWays(importId: String, items: [(UInt64, ReviewItem)], ruledOut: [ReviewItem]) throws -> (
+        spooled: String, encoded: String, listed: Int
+    ) {
         let directory = TemporaryDirectory("review-spool")
         let spool = try ReviewSpool(directory: directory.path)
         for (id, item) in items { try spool.appendItem(item, book: id) }
@@ -31,8 +38,10 @@ import TestSupport
         let listed = try spool.write(importId: importId, to: directory.file("spooled.json"), keep: { $0.isMultiple(of: 2) })
         let kept = items.filter { $0.0.isMultiple(of: 2) }.map(\.1)
         try writeJSONFile(ReviewList(importId: importId, items: kept, ruledOut: ruledOut), to: directory.file("encoded.json"))
-        return (try String(contentsOfFile: directory.file("spooled.json"), encoding: .utf8),
-                try String(contentsOfFile: directory.file("encoded.json"), encoding: .utf8), listed)
+        return (
+            try String(contentsOfFile: directory.file("spooled.json"), encoding: .utf8),
+            try String(contentsOfFile: directory.file("encoded.json"), encoding: .utf8), listed
+        )
     }
 
     @Test func streamedReviewListIsByteIdenticalToTheEncodedOne() throws {

@@ -1,7 +1,8 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLibrary
 
 /// Issue 12, dedupe's and merge's memory: the books' ids spooled to an unlinked scratch file.
@@ -49,6 +50,9 @@ import TestSupport
     @Test(.bug(id: 12)) func aScratchErrorSaysWhatFailedInOneLine() {
         let error = LibraryError.scratchIO(path: "/work/library/.merge-work-1/.book-ids-1-1", reason: "read: short read")
         #expect(error.exitStatus == .ioError)
-        #expect(error.description == "/work/library/.merge-work-1/.book-ids-1-1: I/O error on a scratch file: read: short read; nothing was written")
+        #expect(
+            error.description
+                == "/work/library/.merge-work-1/.book-ids-1-1: I/O error on a scratch file: read: short read; nothing was written"
+        )
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLookup
 
 /// Issue 12, lookup against a large catalog: the matcher judges a search's candidates whose
@@ -10,8 +11,10 @@ import TestSupport
     /// Near misses of every kind the matcher tells apart: the same title with a subtitle, a
     /// differing token, a sequel number or a typo; the same person written otherwise, another
     /// person of the same surname, another author; works with several editions.
-    static let titles = ["Glass River", "The Glass River", "Glass River: A Novel", "Glass River II", "Glass Rivers",
-                         "Glass Ocean", "Silver River", "River"]
+    static let titles = [
+        "Glass River", "The Glass River", "Glass River: A Novel", "Glass River II", "Glass Rivers",
+        "Glass Ocean", "Silver River", "River",
+    ]
     static let subtitles: [String?] = [nil, nil, nil, "A Novel", "Stories"]
     static let authors = ["Ann Zedd", "A. Zedd", "Zedd, Ann", "Bo Zedd", "Cy Other", "Ann Zed", "Dee Lane"]
 
@@ -19,7 +22,8 @@ import TestSupport
         var edition = EditionMetadata(source: SourceKind.catalog.rawValue)
         edition.editionKey = "/books/OL\(number)M"
         // A few works each, so that editions of one work compete for its best edition.
-        edition.workKey = Int.random(in: 0..<5, using: &generator) == 0 ? nil : "/works/OL\(Int.random(in: 0..<6, using: &generator))W"
+        edition.workKey =
+            Int.random(in: 0..<5, using: &generator) == 0 ? nil : "/works/OL\(Int.random(in: 0..<6, using: &generator))W"
         edition.title = titles.randomElement(using: &generator)
         edition.subtitle = subtitles.randomElement(using: &generator)!
         let count = Int.random(in: 0...2, using: &generator)
@@ -32,8 +36,9 @@ import TestSupport
 
     static func query(_ generator: inout SeededGenerator) -> LookupQuery {
         let count = Int.random(in: 0...2, using: &generator)
-        var query = LookupQuery(title: titles.randomElement(using: &generator)!,
-                                authors: (0..<count).map { _ in authors.randomElement(using: &generator)! })
+        var query = LookupQuery(
+            title: titles.randomElement(using: &generator)!,
+            authors: (0..<count).map { _ in authors.randomElement(using: &generator)! })
         query.year = Bool.random(using: &generator) ? 1990 + Int.random(in: 0..<3, using: &generator) : nil
         query.pages = Bool.random(using: &generator) ? 300 : nil
         query.isbn = Bool.random(using: &generator) ? "9780000000011" : nil
@@ -77,12 +82,17 @@ import TestSupport
         var matcher = Matcher()
         matcher.authorThreshold = threshold
         var generator = SeededGenerator(seed: 21)
-        let people = Self.authors + ["Ursula K. Le Guin", "Le Guin", "U. K. LeGuin", "Ann Zedd Jr.", "Zedd", "", "?", "Anne Zedd",
-                                     "Jean-Paul Sartre", "Ann Ze", "Zed Ann"]
+        let people =
+            Self.authors + [
+                "Ursula K. Le Guin", "Le Guin", "U. K. LeGuin", "Ann Zedd Jr.", "Zedd", "", "?", "Anne Zedd",
+                "Jean-Paul Sartre", "Ann Ze", "Zed Ann",
+            ]
         var matches = 0, trials = 0
         for _ in 0..<3_000 {
             func names() -> [Matcher.ComparedName] {
-                (0..<Int.random(in: 0...3, using: &generator)).map { _ in Matcher.ComparedName(name: people.randomElement(using: &generator)!) }
+                (0..<Int.random(in: 0...3, using: &generator)).map { _ in
+                    Matcher.ComparedName(name: people.randomElement(using: &generator)!)
+                }
             }
             let query = names().filter { !$0.tokens.isEmpty }, candidate = names()
             let expected = matcher.authorRelation(query, candidate).relation == .match
@@ -97,11 +107,15 @@ import TestSupport
     @Test(.bug(id: 12)) func aRowWithoutAuthorsIsJudgedOnEveryCandidateAtOnce() {
         let candidates = (1...3).map { number in
             var edition = EditionMetadata(source: SourceKind.catalog.rawValue)
-            (edition.editionKey, edition.workKey, edition.title, edition.authors) = ("/books/OL\(number)M", "/works/OL\(number)W", "Glass River", ["Ann Zedd"])
+            (edition.editionKey, edition.workKey, edition.title, edition.authors) = (
+                "/books/OL\(number)M", "/works/OL\(number)W", "Glass River", ["Ann Zedd"]
+            )
             return Matcher.PreparedEdition(edition)
         }
         var loads: [[Int]] = []
-        let verdict = Matcher().decide(LookupQuery(title: "Glass River", authors: []), hits: [0, 1, 2], names: { candidates[$0].names }) { hits in
+        let verdict = Matcher().decide(
+            LookupQuery(title: "Glass River", authors: []), hits: [0, 1, 2], names: { candidates[$0].names }
+        ) { hits in
             loads.append(hits)
             return hits.map { candidates[$0] }
         }
@@ -115,17 +129,22 @@ import TestSupport
             LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ursula K. Le Guin"}"#),
             LookupFixtures.dumpLine("author", "/authors/OL2A", #"{"name": "Bo Other Jr."}"#),
             LookupFixtures.dumpLine("redirect", "/authors/OL9A", #"{"location": "/authors/OL1A"}"#),
-            LookupFixtures.dumpLine("work", "/works/OL1W", #"{"title": "Glass River", "authors": [{"author": {"key": "/authors/OL2A"}}]}"#),
+            LookupFixtures.dumpLine(
+                "work", "/works/OL1W", #"{"title": "Glass River", "authors": [{"author": {"key": "/authors/OL2A"}}]}"#),
             // Its own author; its work's (none of its own); two, one through a redirect; one unknown id.
-            LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "Glass River", "authors": [{"key": "/authors/OL1A"}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL1M", #"{"title": "Glass River", "authors": [{"key": "/authors/OL1A"}]}"#),
             LookupFixtures.dumpLine("edition", "/books/OL2M", #"{"title": "Glass River", "works": [{"key": "/works/OL1W"}]}"#),
-            LookupFixtures.dumpLine("edition", "/books/OL3M",
-                                    #"{"title": "Glass River", "authors": [{"key": "/authors/OL9A"}, {"key": "/authors/OL2A"}]}"#),
-            LookupFixtures.dumpLine("edition", "/books/OL4M", #"{"title": "Glass River", "authors": [{"key": "/authors/OL77A"}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL3M",
+                #"{"title": "Glass River", "authors": [{"key": "/authors/OL9A"}, {"key": "/authors/OL2A"}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL4M", #"{"title": "Glass River", "authors": [{"key": "/authors/OL77A"}]}"#),
         ]
         try GzipFixture.write(text: lines.joined(), to: directory.file("dump.txt.gz"))
-        let index = try CatalogIndex.open(dumps: [directory.file("dump.txt.gz")], cacheDirectory: directory.file("cache"),
-                                          log: Logfmt(quiet: true))
+        let index = try CatalogIndex.open(
+            dumps: [directory.file("dump.txt.gz")], cacheDirectory: directory.file("cache"),
+            log: Logfmt(quiet: true))
         // Twice: from the rows, then from the editions the first round cached.
         for _ in 0..<2 {
             let hits = try index.searchHits(title: "Glass River", author: "Le Guin", limit: 20)
@@ -137,8 +156,10 @@ import TestSupport
                 #expect(hit.names.map(\.tokens) == fresh.names.map(\.tokens), "\(candidate.edition)")
                 #expect(candidate.names.map(\.sorted) == fresh.names.map(\.sorted))
             }
-            #expect(Set(prepared.map { $0.edition.authors ?? [] }) ==
-                    [["Ursula K. Le Guin"], ["Bo Other Jr."], ["Ursula K. Le Guin", "Bo Other Jr."], []])
+            #expect(
+                Set(prepared.map { $0.edition.authors ?? [] }) == [
+                    ["Ursula K. Le Guin"], ["Bo Other Jr."], ["Ursula K. Le Guin", "Bo Other Jr."], [],
+                ])
         }
     }
 }

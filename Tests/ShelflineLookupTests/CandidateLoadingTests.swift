@@ -1,7 +1,8 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLookup
 
 /// Issue 12, lookup against a large catalog: candidates loaded without their work's description
@@ -12,20 +13,29 @@ import TestSupport
         let lines = [
             LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ann Zedd"}"#),
             LookupFixtures.dumpLine("author", "/authors/OL2A", #"{"name": "Bo Other"}"#),
-            LookupFixtures.dumpLine("work", "/works/OL1W",
-                                    #"{"title": "Glass River", "description": "\#(String(repeating: "A long river story. ", count: 10))"}"#),
+            LookupFixtures.dumpLine(
+                "work", "/works/OL1W",
+                #"{"title": "Glass River", "description": "\#(String(repeating: "A long river story. ", count: 10))"}"#),
             LookupFixtures.dumpLine("work", "/works/odd-work", #"{"title": "Glass River", "description": "Short."}"#),
-            LookupFixtures.dumpLine("work", "/works/OL3W", #"{"title": "Glass River", "authors": [{"author": {"key": "/authors/OL2A"}}]}"#),
-            LookupFixtures.dumpLine("edition", "/books/OL1M",
-                                    #"{"title": "Glass River", "works": [{"key": "/works/OL1W"}], "authors": [{"key": "/authors/OL1A"}], "isbn_13": ["9780000000002"]}"#),
-            LookupFixtures.dumpLine("edition", "/books/OL2M",
-                                    #"{"title": "Glass River", "works": [{"key": "/works/odd-work"}], "authors": [{"key": "/authors/OL2A"}], "isbn_13": ["9780000000019"]}"#),
-            LookupFixtures.dumpLine("edition", "/books/OL3M",
-                                    #"{"title": "Glass River", "works": [{"key": "/works/OL3W"}], "isbn_13": ["9780000000026"], "publish_date": "May 1999"}"#),
+            LookupFixtures.dumpLine(
+                "work", "/works/OL3W", #"{"title": "Glass River", "authors": [{"author": {"key": "/authors/OL2A"}}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL1M",
+                #"{"title": "Glass River", "works": [{"key": "/works/OL1W"}], "authors": [{"key": "/authors/OL1A"}], "isbn_13": ["9780000000002"]}"#
+            ),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL2M",
+                #"{"title": "Glass River", "works": [{"key": "/works/odd-work"}], "authors": [{"key": "/authors/OL2A"}], "isbn_13": ["9780000000019"]}"#
+            ),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL3M",
+                #"{"title": "Glass River", "works": [{"key": "/works/OL3W"}], "isbn_13": ["9780000000026"], "publish_date": "May 1999"}"#
+            ),
         ]
         try GzipFixture.write(text: lines.joined(), to: directory.file("dump.txt.gz"))
-        return try CatalogIndex.open(dumps: [directory.file("dump.txt.gz")], cacheDirectory: directory.file("cache"),
-                                     log: Logfmt(quiet: true))
+        return try CatalogIndex.open(
+            dumps: [directory.file("dump.txt.gz")], cacheDirectory: directory.file("cache"),
+            log: Logfmt(quiet: true))
     }
 
     @Test(.bug(id: 12)) func anAcceptedCandidateIsDescribedLikeAnISBNAnswer() throws {
@@ -47,14 +57,17 @@ import TestSupport
             #expect(candidate.edition.description == (candidate.edition.workKey == "/works/odd-work" ? "Short." : nil))
             #expect(try index.described(candidate.edition) == answer)
         }
-        #expect(Set(try index.candidates(title: "Glass River", author: nil, limit: 20).map(\.description)) == Set(byISBN.values.map(\.description)))
+        #expect(
+            Set(try index.candidates(title: "Glass River", author: nil, limit: 20).map(\.description))
+                == Set(byISBN.values.map(\.description)))
     }
 
     @Test(.bug(id: 12)) func theEngineGivesAMatchedRowItsDescription() async throws {
         let directory = TemporaryDirectory("lookup-described-engine")
         let index = try describedCatalog(directory)
-        let engine = LookupEngine(sources: [CatalogSource(index: index)], cache: nil, matcher: Matcher(), searchLimit: 20,
-                                  now: { Date(timeIntervalSince1970: 0) })
+        let engine = LookupEngine(
+            sources: [CatalogSource(index: index)], cache: nil, matcher: Matcher(), searchLimit: 20,
+            now: { Date(timeIntervalSince1970: 0) })
         // Only the first work is by Ann Zedd with its own description; the search accepts its edition.
         let query = RecordQuery(isbn: nil, query: LookupQuery(title: "Glass River", authors: ["Ann Zedd"]))
         let outcomes = try await engine.resolve([query])
@@ -100,8 +113,12 @@ import TestSupport
     }
 
     /// The byte scan of an ASCII date and the Character scan of any other agree.
-    @Test(.bug(id: 12), arguments: [("1965", 1965), ("19651", nil), ("x2100y", 2100), ("1399", nil), ("May 1999", 1999), ("Mai 1999 é", 1999),
-                      ("é 1965", 1965), ("1965\u{301}", nil), ("", nil)] as [(String, Int?)])
+    @Test(
+        .bug(id: 12),
+        arguments: [
+            ("1965", 1965), ("19651", nil), ("x2100y", 2100), ("1399", nil), ("May 1999", 1999), ("Mai 1999 é", 1999),
+            ("é 1965", 1965), ("1965\u{301}", nil), ("", nil),
+        ] as [(String, Int?)])
     func publishYearByteScanAgreesWithCharacterScan(_ text: String, _ expected: Int?) {
         #expect(CatalogIndex.year(text) == expected)
     }
@@ -134,8 +151,10 @@ import TestSupport
     static let matches: [MatchResult] = [
         MatchResult(status: .matchedByIsbn, editionKey: "/books/OL1M", workKey: "/works/OL1W", source: "catalog"),
         MatchResult(status: .notEnriched, reason: "no \"candidate\""),
-        MatchResult(status: .needsReview, candidates: [MatchCandidate(key: "/books/OL2M", title: "T", authors: ["A"], score: 0.875, reason: "r")],
-                    reason: LookupEngine.isbnTitleConflict, source: "catalog"),
+        MatchResult(
+            status: .needsReview,
+            candidates: [MatchCandidate(key: "/books/OL2M", title: "T", authors: ["A"], score: 0.875, reason: "r")],
+            reason: LookupEngine.isbnTitleConflict, source: "catalog"),
         MatchResult(status: .matchedBySearch),
     ]
 

@@ -1,7 +1,8 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLookup
 
 /// The full-text table is filled by one SQL statement (issue 12): each edition's authors come from
@@ -15,27 +16,39 @@ import TestSupport
             LookupFixtures.dumpLine("author", "/authors/OL2A", #"{"name": "Bo Quill"}"#),
             LookupFixtures.dumpLine("redirect", "/authors/OL3A", #"{"location": "/authors/OL4A"}"#),
             LookupFixtures.dumpLine("author", "/authors/OL4A", #"{"name": "Cy Moved"}"#),
-            LookupFixtures.dumpLine("work", "/works/OL1W", #"{"title": "W", "authors": [{"author": {"key": "/authors/OL2A"}}, {"author": {"key": "/authors/OL3A"}}]}"#),
+            LookupFixtures.dumpLine(
+                "work", "/works/OL1W",
+                #"{"title": "W", "authors": [{"author": {"key": "/authors/OL2A"}}, {"author": {"key": "/authors/OL3A"}}]}"#),
             LookupFixtures.dumpLine("work", "/works/OL2W", #"{"title": "W", "authors": [{"author": {"key": "/authors/OL1A"}}]}"#),
             // Several authors, one of them redirected and one unknown.
-            LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "Glass River", "authors": [{"key": "/authors/OL1A"}, {"key": "/authors/OL3A"}, {"key": "/authors/OL99A"}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL1M",
+                #"{"title": "Glass River", "authors": [{"key": "/authors/OL1A"}, {"key": "/authors/OL3A"}, {"key": "/authors/OL99A"}]}"#
+            ),
             // No authors of its own: the work's two.
-            LookupFixtures.dumpLine("edition", "/books/OL2M", #"{"title": "Night", "subtitle": "A Glass Tale", "works": [{"key": "/works/OL1W"}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL2M", #"{"title": "Night", "subtitle": "A Glass Tale", "works": [{"key": "/works/OL1W"}]}"#),
             // Its own single author wins over the work's.
-            LookupFixtures.dumpLine("edition", "/books/OL3M", #"{"title": "Glass Tower", "authors": [{"key": "/authors/OL2A"}], "works": [{"key": "/works/OL2W"}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL3M",
+                #"{"title": "Glass Tower", "authors": [{"key": "/authors/OL2A"}], "works": [{"key": "/works/OL2W"}]}"#),
             // Only a redirected author.
             LookupFixtures.dumpLine("edition", "/books/OL4M", #"{"title": "Glass Moon", "authors": [{"key": "/authors/OL3A"}]}"#),
             // Only an unknown author: no author names at all.
-            LookupFixtures.dumpLine("edition", "/books/OL5M", #"{"title": "Glass Nobody", "authors": [{"key": "/authors/OL98A"}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL5M", #"{"title": "Glass Nobody", "authors": [{"key": "/authors/OL98A"}]}"#),
         ]
         try GzipFixture.write(text: lines.joined(), to: directory.file("dump.txt.gz"))
-        let index = try CatalogIndex.open(dumps: [directory.file("dump.txt.gz")], cacheDirectory: directory.file("cache"),
-                                          log: Logfmt(quiet: true))
+        let index = try CatalogIndex.open(
+            dumps: [directory.file("dump.txt.gz")], cacheDirectory: directory.file("cache"),
+            log: Logfmt(quiet: true))
         let expected: [(surname: String, editions: [Int])] = [
             ("zedd", [1]), ("ann", [1]), ("moved", [1, 2, 4]), ("quill", [2, 3]), ("cy", [1, 2, 4]), ("nobody", []),
         ]
         for (surname, editions) in expected {
-            #expect(try index.fullTextAuthorEditions(surname: surname, words: ["glass"], limit: 10).sorted() == editions, "\(surname)")
+            #expect(
+                try index.fullTextAuthorEditions(surname: surname, words: ["glass"], limit: 10).sorted() == editions, "\(surname)"
+            )
         }
         // The subtitle is searched with the title; the author column holds names only.
         #expect(try index.fullTextAuthorEditions(surname: "quill", words: ["tale"], limit: 10) == [2])

@@ -1,7 +1,8 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLookup
 
 @Suite struct CatalogIndexTests {
@@ -15,26 +16,32 @@ import TestSupport
         let directory = TemporaryDirectory("lookup-catalog")
         let isbn = LookupFixtures.isbn13("978000000001")
         let dump = [
-            LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "Good Book", "isbn_13": ["\#(isbn)"], "authors": [{"key": "/authors/OL1A"}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL1M",
+                #"{"title": "Good Book", "isbn_13": ["\#(isbn)"], "authors": [{"key": "/authors/OL1A"}]}"#),
             "not a dump line at all\n",
             LookupFixtures.dumpLine("edition", "/books/OL2M", #"{"title": "Broken JSON", "isbn_13": ["#),
             LookupFixtures.dumpLine("edition", "/books/OL3M", #"{"subtitle": "no title here"}"#),
             LookupFixtures.dumpLine("author", "/authors/OL2A", #"{"birth_date": "1900"}"#),
-            LookupFixtures.dumpLine("edition", "/books/OL4M", #"{"title": "Bad ISBN kept out", "isbn_13": ["9780000000000", "12-34"], "works": [{"key": "/works/OL4W"}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL4M",
+                #"{"title": "Bad ISBN kept out", "isbn_13": ["9780000000000", "12-34"], "works": [{"key": "/works/OL4W"}]}"#),
             // Issue 14: an edition with neither authors nor a work could never be accepted.
             LookupFixtures.dumpLine("edition", "/books/OL5M", #"{"title": "Nobody's Book"}"#),
             LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ann Author"}"#),
             LookupFixtures.dumpLine("delete", "/books/OL9M", #"{}"#),
         ].joined()
         try writeGzip(dump, to: directory.file("editions.txt.gz"))
-        let index = try CatalogIndex.open(dumps: [directory.file("editions.txt.gz")], cacheDirectory: directory.file("cache"), log: quiet)
+        let index = try CatalogIndex.open(
+            dumps: [directory.file("editions.txt.gz")], cacheDirectory: directory.file("cache"), log: quiet)
         #expect(index.built)
         #expect(index.stats.editions == 2)
         #expect(index.stats.skippedLines == 5)
-        #expect(index.stats.skippedReasons == [
-            "expected 5 tab-separated columns": 1, "invalid JSON": 1, "edition without title": 1,
-            "author without name": 1, "edition without authors or work": 1,
-        ])
+        #expect(
+            index.stats.skippedReasons == [
+                "expected 5 tab-separated columns": 1, "invalid JSON": 1, "edition without title": 1,
+                "author without name": 1, "edition without authors or work": 1,
+            ])
         #expect(index.stats.duplicateKeys == 0)
         let found = try index.editions(isbns: [isbn, "9780000000000"])
         #expect(found.keys.sorted() == [isbn])
@@ -45,7 +52,9 @@ import TestSupport
     @Test(.bug(id: 4)) func indexIsRebuiltOnlyWhenDumpContentChanges() throws {
         let directory = TemporaryDirectory("lookup-catalog")
         let path = directory.file("dump.txt")
-        directory.write("dump.txt", LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "First", "authors": [{"key": "/authors/OL1A"}]}"#))
+        directory.write(
+            "dump.txt",
+            LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "First", "authors": [{"key": "/authors/OL1A"}]}"#))
         let cache = directory.file("cache")
         let first = try CatalogIndex.open(dumps: [path], cacheDirectory: cache, log: quiet)
         #expect(first.built)
@@ -54,7 +63,9 @@ import TestSupport
         #expect(again.path == first.path)
         // Same size, new content, a later modification time set explicitly (no sleep): the content hash decides.
         let modified = try #require(FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
-        directory.write("dump.txt", LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "Other", "authors": [{"key": "/authors/OL1A"}]}"#))
+        directory.write(
+            "dump.txt",
+            LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "Other", "authors": [{"key": "/authors/OL1A"}]}"#))
         try FileManager.default.setAttributes([.modificationDate: modified.addingTimeInterval(10)], ofItemAtPath: path)
         let changed = try CatalogIndex.open(dumps: [path], cacheDirectory: cache, log: quiet)
         #expect(changed.built)
@@ -67,11 +78,15 @@ import TestSupport
     @Test(.bug(id: 4)) func stopSignalDuringTheBuildLeavesNoIndex() throws {
         let directory = TemporaryDirectory("lookup-catalog")
         var dump = ""
-        for number in 0..<25_000 { dump += LookupFixtures.dumpLine("edition", "/books/OL\(number)M", #"{"title": "T", "works": [{"key": "/works/OL1W"}]}"#) }
+        for number in 0..<25_000 {
+            dump += LookupFixtures.dumpLine(
+                "edition", "/books/OL\(number)M", #"{"title": "T", "works": [{"key": "/works/OL1W"}]}"#)
+        }
         directory.write("dump.txt", dump)
         #expect(throws: TryLaterError.self) {
-            try CatalogIndex.open(dumps: [directory.file("dump.txt")], cacheDirectory: directory.file("cache"), log: quiet,
-                                  isCancelled: { true })
+            try CatalogIndex.open(
+                dumps: [directory.file("dump.txt")], cacheDirectory: directory.file("cache"), log: quiet,
+                isCancelled: { true })
         }
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.file("cache")).filter { $0.contains(".sqlite") }
         #expect(left.isEmpty, "\(left)")
@@ -81,15 +96,20 @@ import TestSupport
         let directory = TemporaryDirectory("lookup-catalog")
         let first = LookupFixtures.isbn13("978000000011"), second = LookupFixtures.isbn13("978000000012")
         let dump = [
-            LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "First Line", "isbn_13": ["\#(first)"], "authors": [{"key": "/authors/OL1A"}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL1M",
+                #"{"title": "First Line", "isbn_13": ["\#(first)"], "authors": [{"key": "/authors/OL1A"}]}"#),
             LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ann Author"}"#),
-            LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "Second Line", "isbn_13": ["\#(second)"], "authors": [{"key": "/authors/OL1A"}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL1M",
+                #"{"title": "Second Line", "isbn_13": ["\#(second)"], "authors": [{"key": "/authors/OL1A"}]}"#),
             LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Other Name"}"#),
             LookupFixtures.dumpLine("work", "/works/OL1W", #"{"title": "W"}"#),
             LookupFixtures.dumpLine("work", "/works/OL1W", #"{"title": "W again"}"#),
         ].joined()
         try writeGzip(dump, to: directory.file("editions.txt.gz"))
-        let index = try CatalogIndex.open(dumps: [directory.file("editions.txt.gz")], cacheDirectory: directory.file("cache"), log: quiet)
+        let index = try CatalogIndex.open(
+            dumps: [directory.file("editions.txt.gz")], cacheDirectory: directory.file("cache"), log: quiet)
         #expect(index.stats.editions == 1)
         #expect(index.stats.duplicateKeys == 3)
         #expect(index.stats.skippedLines == 3)
@@ -98,9 +118,11 @@ import TestSupport
         #expect(found.keys.sorted() == [first], "the second line's ISBN is not indexed")
         #expect(found[first]?.title == "First Line")
         #expect(found[first]?.authors == ["Ann Author"])
-        #expect(try !index.candidates(title: "Second Line", author: "Ann Author", limit: 5).contains { $0.title == "Second Line" })
+        #expect(
+            try !index.candidates(title: "Second Line", author: "Ann Author", limit: 5).contains { $0.title == "Second Line" })
         // The counts are kept in the index: a run that reuses it reports the same.
-        let reused = try CatalogIndex.open(dumps: [directory.file("editions.txt.gz")], cacheDirectory: directory.file("cache"), log: quiet)
+        let reused = try CatalogIndex.open(
+            dumps: [directory.file("editions.txt.gz")], cacheDirectory: directory.file("cache"), log: quiet)
         #expect(!reused.built)
         #expect(reused.stats.duplicateKeys == 3)
         #expect(reused.stats.skippedReasons == index.stats.skippedReasons)
@@ -108,23 +130,33 @@ import TestSupport
 
     @Test(.bug(id: 14)) func aKeyInTwoDumpsIsTakenFromTheFirstListed() throws {
         let directory = TemporaryDirectory("lookup-catalog")
-        directory.write("a.txt", LookupFixtures.dumpLine("edition", "/books/OL7M", #"{"title": "From A", "authors": [{"key": "/authors/OL1A"}]}"#)
-            + LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ann Author"}"#))
-        directory.write("b.txt", LookupFixtures.dumpLine("edition", "/books/OL7M", #"{"title": "From B", "authors": [{"key": "/authors/OL1A"}]}"#))
+        directory.write(
+            "a.txt",
+            LookupFixtures.dumpLine("edition", "/books/OL7M", #"{"title": "From A", "authors": [{"key": "/authors/OL1A"}]}"#)
+                + LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ann Author"}"#))
+        directory.write(
+            "b.txt",
+            LookupFixtures.dumpLine("edition", "/books/OL7M", #"{"title": "From B", "authors": [{"key": "/authors/OL1A"}]}"#))
         let cache = directory.file("cache")
-        let ab = try CatalogIndex.open(dumps: [directory.file("a.txt"), directory.file("b.txt")], cacheDirectory: cache, log: quiet)
+        let ab = try CatalogIndex.open(
+            dumps: [directory.file("a.txt"), directory.file("b.txt")], cacheDirectory: cache, log: quiet)
         #expect(try ab.candidates(title: "From A", author: "Ann Author", limit: 5).map(\.editionKey) == ["/books/OL7M"])
         #expect(try ab.candidates(title: "From B", author: nil, limit: 5).isEmpty)
-        let ba = try CatalogIndex.open(dumps: [directory.file("b.txt"), directory.file("a.txt")], cacheDirectory: cache, log: quiet)
+        let ba = try CatalogIndex.open(
+            dumps: [directory.file("b.txt"), directory.file("a.txt")], cacheDirectory: cache, log: quiet)
         #expect(ba.built, "another order is another catalog")
         #expect(try ba.candidates(title: "From B", author: nil, limit: 5).map(\.title) == ["From B"])
         #expect(ba.stats.duplicateKeys == 1)
     }
 
-    @Test(.bug(id: 14), arguments: [
-        ("/books/OL1M", 1), ("/books/OL0M", 0), ("/books/OL123456789M", 123456789), ("/books/OL01M", nil), ("/books/OLM", nil),
-        ("/books/OL1W", nil), ("/works/OL1M", nil), ("/books/OL1x2M", nil), ("books/OL1M", nil), ("/books/OL99999999999999999999M", nil),
-    ] as [(String, Int?)])
+    @Test(
+        .bug(id: 14),
+        arguments: [
+            ("/books/OL1M", 1), ("/books/OL0M", 0), ("/books/OL123456789M", 123456789), ("/books/OL01M", nil),
+            ("/books/OLM", nil),
+            ("/books/OL1W", nil), ("/works/OL1M", nil), ("/books/OL1x2M", nil), ("books/OL1M", nil),
+            ("/books/OL99999999999999999999M", nil),
+        ] as [(String, Int?)])
     func onlyCanonicalEditionKeysAreNumbered(_ key: String, _ expected: Int?) {
         let number = CatalogDumpRecord.KeyKind.edition.number(key)
         #expect(number == expected)
@@ -141,20 +173,30 @@ import TestSupport
         let isbn = LookupFixtures.isbn13("978000000021")
         let dump = [
             // Wrong types are ignored, strings are unescaped, pages are read from text.
-            LookupFixtures.dumpLine("edition", "/books/OL1M", #"{"title": "Caf\u00e9 \"Noir\"", "subtitle": null, "isbn_13": ["\#(isbn)", 5], "publishers": "not a list", "number_of_pages": "320 p.", "covers": [1.5, -1, 42], "works": [{"key": "/works/OL1W"}], "authors": [{"key": "/authors/OL1A"}], "extra": {"deep": [1, {"x": null}]}}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL1M",
+                #"{"title": "Caf\u00e9 \"Noir\"", "subtitle": null, "isbn_13": ["\#(isbn)", 5], "publishers": "not a list", "number_of_pages": "320 p.", "covers": [1.5, -1, 42], "works": [{"key": "/works/OL1W"}], "authors": [{"key": "/authors/OL1A"}], "extra": {"deep": [1, {"x": null}]}}"#
+            ),
             LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "  Ann Author  "}"#),
-            LookupFixtures.dumpLine("work", "/works/OL1W", #"{"description": {"type": "/type/text", "value": "About it"}, "authors": [{"author": "/authors/OL1A"}]}"#),
+            LookupFixtures.dumpLine(
+                "work", "/works/OL1W",
+                #"{"description": {"type": "/type/text", "value": "About it"}, "authors": [{"author": "/authors/OL1A"}]}"#),
             LookupFixtures.dumpLine("edition", "/books/OL2M", #"{"title": 12, "authors": [{"key": "/authors/OL1A"}]}"#),
             LookupFixtures.dumpLine("edition", "/books/OL3M", #"{"title": "Trailing"} junk"#),
             LookupFixtures.dumpLine("edition", "/books/OL4M", #"{"title": "Bad escape \x"}"#),
-            LookupFixtures.dumpLine("edition", "/books/OL5M", String(repeating: "[", count: 200) + String(repeating: "]", count: 200)),
-            LookupFixtures.dumpLine("edition", "/books/OL06M", #"{"title": "Leading zero", "authors": [{"key": "/authors/OL1A"}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL5M", String(repeating: "[", count: 200) + String(repeating: "]", count: 200)),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL06M", #"{"title": "Leading zero", "authors": [{"key": "/authors/OL1A"}]}"#),
             LookupFixtures.dumpLine("edition", "/books/ia:x", #"{"title": "Odd key", "authors": [{"key": "/authors/OL1A"}]}"#),
-            LookupFixtures.dumpLine("edition", "/books/OL7M", #"{"title": "Odd author key only", "authors": [{"key": "/a/OL1A"}]}"#),
-            LookupFixtures.dumpLine("edition", "/books/OL8M", "{\"title\": \"Raw \u{1}control\", \"authors\": [{\"key\": \"/authors/OL1A\"}]}"),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL7M", #"{"title": "Odd author key only", "authors": [{"key": "/a/OL1A"}]}"#),
+            LookupFixtures.dumpLine(
+                "edition", "/books/OL8M", "{\"title\": \"Raw \u{1}control\", \"authors\": [{\"key\": \"/authors/OL1A\"}]}"),
         ].joined()
         directory.write("dump.txt", dump)
-        let index = try CatalogIndex.open(dumps: [directory.file("dump.txt")], cacheDirectory: directory.file("cache"), log: quiet)
+        let index = try CatalogIndex.open(
+            dumps: [directory.file("dump.txt")], cacheDirectory: directory.file("cache"), log: quiet)
         #expect(index.stats.editions == 4)
         #expect(index.stats.skippedReasons == ["edition without title": 1, "invalid JSON": 4])
         // Keys of another shape are kept and given back exactly.
@@ -177,13 +219,17 @@ import TestSupport
         let directory = TemporaryDirectory("lookup-catalog")
         var dump = ""
         for number in 1...200 {
-            dump += LookupFixtures.dumpLine("edition", "/books/OL\(number)M", #"{"title": "T \#(number)", "works": [{"key": "/works/OL1W"}]}"#)
+            dump += LookupFixtures.dumpLine(
+                "edition", "/books/OL\(number)M", #"{"title": "T \#(number)", "works": [{"key": "/works/OL1W"}]}"#)
         }
         directory.write("dump.txt", dump)
         let polls = Counter()
         #expect(throws: TryLaterError.self) {
-            try CatalogIndex.open(dumps: [directory.file("dump.txt")], cacheDirectory: directory.file("cache"), log: quiet,
-                                  isCancelled: { polls.increment(); return true })
+            try CatalogIndex.open(
+                dumps: [directory.file("dump.txt")], cacheDirectory: directory.file("cache"), log: quiet,
+                isCancelled: {
+                    polls.increment(); return true
+                })
         }
         #expect(polls.value >= 1)
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.file("cache")).filter { $0.contains(".sqlite") }
@@ -205,7 +251,10 @@ import TestSupport
         #expect(dispossessed?.year == 1994)
     }
 
-    @Test(arguments: [("March 1965", 1965), ("c1965", 1965), ("1965-03-01", 1965), ("n.d.", nil), ("12345", nil), ("Printed 2003", 2003)] as [(String, Int?)])
+    @Test(
+        arguments: [
+            ("March 1965", 1965), ("c1965", 1965), ("1965-03-01", 1965), ("n.d.", nil), ("12345", nil), ("Printed 2003", 2003),
+        ] as [(String, Int?)])
     func publishYear(_ text: String, _ expected: Int?) {
         #expect(CatalogIndex.year(text) == expected)
     }
@@ -255,16 +304,21 @@ final class Counter: @unchecked Sendable {
         ]
         for (number, fields) in zedd.enumerated() {
             let author = number % 3 == 2 ? "OL3A" : "OL1A"
-            lines.append(LookupFixtures.dumpLine("edition", "/books/OL\(number + 1)M", #"{\#(fields), "authors": [{"key": "/authors/\#(author)"}]}"#))
+            lines.append(
+                LookupFixtures.dumpLine(
+                    "edition", "/books/OL\(number + 1)M", #"{\#(fields), "authors": [{"key": "/authors/\#(author)"}]}"#))
         }
         // A prolific surname: more editions than the walk tests before running the full-text query.
         for number in 0..<(CatalogIndex.authorScanLimit + 50) {
             let title = number % 7 == 0 ? "Glass Volume \(number)" : "Volume \(number)"
-            lines.append(LookupFixtures.dumpLine("edition", "/books/OL\(1000 + number)M", #"{"title": "\#(title)", "authors": [{"key": "/authors/OL2A"}]}"#))
+            lines.append(
+                LookupFixtures.dumpLine(
+                    "edition", "/books/OL\(1000 + number)M", #"{"title": "\#(title)", "authors": [{"key": "/authors/OL2A"}]}"#))
         }
         try GzipFixture.write(text: lines.joined(), to: directory.file("dump.txt.gz"))
-        let index = try CatalogIndex.open(dumps: [directory.file("dump.txt.gz")], cacheDirectory: directory.file("cache"),
-                                          log: Logfmt(quiet: true))
+        let index = try CatalogIndex.open(
+            dumps: [directory.file("dump.txt.gz")], cacheDirectory: directory.file("cache"),
+            log: Logfmt(quiet: true))
         let queries: [(String, [String])] = [
             ("zedd", ["glass"]), ("zedd", ["river"]), ("zedd", ["glass", "river", "night"]), ("zedd", ["riviere"]),
             ("zedd", ["nuit"]), ("zedd", ["and"]), ("zedd", ["salt", "then"]), ("zedd", ["glas"]), ("zedd", ["chateau"]),

@@ -1,15 +1,17 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLookup
 
 /// The search filter never rules out what the index holds (every full-text term and title key
 /// tests positive), rules out most of what it lacks, and a damaged one gets its index rebuilt.
 @Suite struct CatalogSearchFilterTests {
     func sampleIndex(_ directory: TemporaryDirectory) throws -> CatalogIndex {
-        try CatalogIndex.open(dumps: LookupFixtures.sampleCatalog, cacheDirectory: directory.file("cache"),
-                              log: Logfmt(quiet: true))
+        try CatalogIndex.open(
+            dumps: LookupFixtures.sampleCatalog, cacheDirectory: directory.file("cache"),
+            log: Logfmt(quiet: true))
     }
 
     @Test(.bug(id: 12)) func everyTermAndTitleKeyOfTheIndexTestsPositive() throws {

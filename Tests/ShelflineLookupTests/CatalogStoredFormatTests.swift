@@ -1,17 +1,20 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLookup
 
 /// Schema 5's compact stored edition format (issue 12): what goes in comes back byte for byte.
 @Suite struct CatalogStoredFormatTests {
     let quiet = Logfmt(quiet: true)
 
-    @Test(.bug(id: 12), arguments: [
-        "", "Short.", String(repeating: "A long description that repeats. ", count: 20),
-        String(repeating: "Über die Brücke — 橋を渡る 🌉 ", count: 40), String(repeating: "x", count: 5000),
-    ])
+    @Test(
+        .bug(id: 12),
+        arguments: [
+            "", "Short.", String(repeating: "A long description that repeats. ", count: 20),
+            String(repeating: "Über die Brücke — 橋を渡る 🌉 ", count: 40), String(repeating: "x", count: 5000),
+        ])
     func descriptionsComeBackAsStoredUpToTheCut(_ description: String) throws {
         let stored = StoredDescription.Compressor().store(description)
         let expected = String(description.prefix(StoredDescription.maximumCharacters))
@@ -41,23 +44,30 @@ import TestSupport
         var isbns: [String] = []
         let dates = ["1965", "0123", "1.50", "-0", "-12", "March 1965", "99999999999999999999", "7"]
         // Publisher lists by id, repeated and not; a numeric name, a long one, one holding the separator.
-        let publishers: [[String]?] = [["Bench Press"], ["1984"], ["Bench Press", "Other House"], nil, ["Bench Press"],
-                                       [String(repeating: "Long Name ", count: 12)], ["1984"], ["A\\u001fB"]]
+        let publishers: [[String]?] = [
+            ["Bench Press"], ["1984"], ["Bench Press", "Other House"], nil, ["Bench Press"],
+            [String(repeating: "Long Name ", count: 12)], ["1984"], ["A\\u001fB"],
+        ]
         var dump = ""
         for (number, date) in dates.enumerated() {
             let isbn = LookupFixtures.isbn13("97800000\(1000 + number)")
             isbns.append(isbn)
-            let publisherJSON = publishers[number].map { #", "publishers": ["# + $0.map { "\"\($0)\"" }.joined(separator: ", ") + "]" } ?? ""
-            let authors = number % 2 == 0 ? #"[{"key": "/authors/OL1A"}]"# : #"[{"key": "/authors/OL2A"}, {"key": "/authors/OL1A"}]"#
-            dump += LookupFixtures.dumpLine("edition", "/books/OL\(number + 1)M",
-                #"{"title": "Book \#(number)", "isbn_13": ["\#(isbn)"], "publish_date": "\#(date)", "authors": \#(authors), "works": [{"key": "/works/OL\#(number % 3 + 1)W"}]\#(publisherJSON)}"#)
+            let publisherJSON =
+                publishers[number].map { #", "publishers": ["# + $0.map { "\"\($0)\"" }.joined(separator: ", ") + "]" } ?? ""
+            let authors =
+                number % 2 == 0 ? #"[{"key": "/authors/OL1A"}]"# : #"[{"key": "/authors/OL2A"}, {"key": "/authors/OL1A"}]"#
+            dump += LookupFixtures.dumpLine(
+                "edition", "/books/OL\(number + 1)M",
+                #"{"title": "Book \#(number)", "isbn_13": ["\#(isbn)"], "publish_date": "\#(date)", "authors": \#(authors), "works": [{"key": "/works/OL\#(number % 3 + 1)W"}]\#(publisherJSON)}"#
+            )
         }
         dump += LookupFixtures.dumpLine("work", "/works/OL1W", #"{"description": "\#(long)"}"#)
         dump += LookupFixtures.dumpLine("work", "/works/OL2W", #"{"description": "Short one."}"#)
         dump += LookupFixtures.dumpLine("author", "/authors/OL1A", #"{"name": "Ann Author"}"#)
         dump += LookupFixtures.dumpLine("author", "/authors/OL2A", #"{"name": "Ben Writer"}"#)
         directory.write("dump.txt", dump)
-        let index = try CatalogIndex.open(dumps: [directory.file("dump.txt")], cacheDirectory: directory.file("cache"), log: quiet)
+        let index = try CatalogIndex.open(
+            dumps: [directory.file("dump.txt")], cacheDirectory: directory.file("cache"), log: quiet)
         let found = try index.editions(isbns: isbns)
         for (number, date) in dates.enumerated() {
             let edition = try #require(found[isbns[number]])

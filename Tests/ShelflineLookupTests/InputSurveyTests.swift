@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ShelflineLookup
 
 /// Issue 12: the survey's byte search finds the marker wherever a plain search does.
@@ -9,7 +10,8 @@ import Testing
     ])
     func findsTheMarkerWhereAPlainSearchDoes(_ text: String) {
         let marker = Array("duplicateInFile".utf8), bytes = Array(text.utf8)
-        let expected = bytes.count >= marker.count
+        let expected =
+            bytes.count >= marker.count
             && (0...(bytes.count - marker.count)).contains { Array(bytes[$0..<($0 + marker.count)]) == marker }
         #expect(bytes.withUnsafeBytes { InputSurvey.contains($0, marker) } == expected)
     }

@@ -11,8 +11,10 @@ enum LookupFixtures {
     }
 
     /// A record as parse/dedupe would write it.
-    static func record(line: Int, title: String, author: String? = nil, isbn13: String? = nil, titleBase: String? = nil,
-                       dedupe: DedupeMark? = nil) -> BookRecord {
+    static func record(
+        line: Int, title: String, author: String? = nil, isbn13: String? = nil, titleBase: String? = nil,
+        dedupe: DedupeMark? = nil
+    ) -> BookRecord {
         var record = BookRecord(format: .goodreads, line: line, title: title)
         record.author = author
         record.isbn13 = isbn13
@@ -30,12 +32,15 @@ enum LookupFixtures {
     }
 
     /// A context whose lookup parameters are `parameters` (JSON), with a pinned clock.
-    static func context(_ parameters: String, directory: String, now: Date = Date(timeIntervalSince1970: 1_790_000_000),
-                        cancellation: CancellationFlag = CancellationFlag()) throws -> StageContext {
+    static func context(
+        _ parameters: String, directory: String, now: Date = Date(timeIntervalSince1970: 1_790_000_000),
+        cancellation: CancellationFlag = CancellationFlag()
+    ) throws -> StageContext {
         let value = try JSONDecoder().decode(JSONValue.self, from: Data(parameters.utf8))
         let config = PipelineConfig(stages: [StageDeclaration(name: .lookup, inputs: [], outputs: [], parameters: value)])
-        return StageContext(now: { now }, config: config, configPath: directory + "/pipeline.json", log: Logfmt(quiet: true),
-                            cancellation: cancellation)
+        return StageContext(
+            now: { now }, config: config, configPath: directory + "/pipeline.json", log: Logfmt(quiet: true),
+            cancellation: cancellation)
     }
 
     /// One dump line in the Open Library layout.

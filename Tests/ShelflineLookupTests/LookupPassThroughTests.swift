@@ -1,8 +1,9 @@
 import Clocks
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLookup
 
 /// Lookup copies what it does not read: a record's bytes reach its output unchanged, `match` and
@@ -17,12 +18,15 @@ import TestSupport
         let found = PassThroughLine.bytes(line: 2, title: books[isbn]!.title, author: "Ann Author", isbn13: isbn)
         let unknown = PassThroughLine.bytes(line: 3, title: "Nowhere", author: "Nobody", isbn13: nil, repeats: 3)
         try GzipFixture.write(bytes: found + [0x0A] + unknown + [0x0A], to: directory.file("in.ndjson.gz"))
-        let stage = LookupStage(options: LookupStage.Options(
-            input: directory.file("in.ndjson.gz"), output: directory.file("out.ndjson.gz"),
-            workspace: Workspace(root: directory.file("ws")), clock: PacingClock(ImmediateClock())))
+        let stage = LookupStage(
+            options: LookupStage.Options(
+                input: directory.file("in.ndjson.gz"), output: directory.file("out.ndjson.gz"),
+                workspace: Workspace(root: directory.file("ws")), clock: PacingClock(ImmediateClock())))
 
-        _ = try await stage.run(context: LookupFixtures.context(OpenLibrarySourceTests.parameters(server.baseURL),
-                                                                directory: directory.path))
+        _ = try await stage.run(
+            context: LookupFixtures.context(
+                OpenLibrarySourceTests.parameters(server.baseURL),
+                directory: directory.path))
 
         let lines = try PassThroughLine.lines(of: directory.file("out.ndjson.gz"))
         try #require(lines.count == 2)

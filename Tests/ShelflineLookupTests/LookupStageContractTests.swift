@@ -1,7 +1,7 @@
 import ShelflineCore
 import ShelflineLookup
-import Testing
 import TestSupport
+import Testing
 
 /// Lookup's side of the stage protocol: its ranges, declared once on `LookupParameters`.
 @Suite struct LookupStageContractTests {

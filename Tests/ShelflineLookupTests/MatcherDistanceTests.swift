@@ -1,5 +1,6 @@
-import Testing
 import ShelflineCore
+import Testing
+
 @testable import ShelflineLookup
 
 /// The matcher's fast paths must give exactly what the plain definitions give: the bit-parallel
@@ -32,7 +33,9 @@ import ShelflineCore
             let maxLength = [8, 40, 63, 64, 65, 90][round % 6]
             let lhs = Self.text(&generator, maxLength: maxLength), rhs = Self.text(&generator, maxLength: maxLength)
             let expected = lhs.isEmpty || rhs.isEmpty ? max(lhs.count, rhs.count) : EditDistance.tableDistance(lhs, rhs)
-            #expect(EditDistance.levenshtein(lhs, rhs) == expected, "\(String(String.UnicodeScalarView(lhs))) / \(String(String.UnicodeScalarView(rhs)))")
+            #expect(
+                EditDistance.levenshtein(lhs, rhs) == expected,
+                "\(String(String.UnicodeScalarView(lhs))) / \(String(String.UnicodeScalarView(rhs)))")
             #expect(EditDistance.levenshtein(rhs, lhs) == expected)
         }
     }

@@ -1,8 +1,9 @@
 import Clocks
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineLookup
 
 /// Issue 4 §3, §4, §8: the HTTP source against a real server on loopback serving Open
@@ -23,9 +24,12 @@ import TestSupport
 
     /// Test parameters: fast backoff and a high rate unless `extra` (JSON members) overrides them.
     static func parameters(_ baseURL: String, _ extra: String = "", top: String = "") -> String {
-        var openLibrary: [String: Any] = ["baseURL": baseURL, "requestsPerSecond": 100, "backoffBaseSeconds": 0.01,
-                                          "backoffMaxSeconds": 0.05, "timeoutSeconds": 2]
-        let overrides = try! JSONSerialization.jsonObject(with: Data(("{" + extra.drop { $0 == "," } + "}").utf8)) as! [String: Any]
+        var openLibrary: [String: Any] = [
+            "baseURL": baseURL, "requestsPerSecond": 100, "backoffBaseSeconds": 0.01,
+            "backoffMaxSeconds": 0.05, "timeoutSeconds": 2,
+        ]
+        let overrides =
+            try! JSONSerialization.jsonObject(with: Data(("{" + extra.drop { $0 == "," } + "}").utf8)) as! [String: Any]
         openLibrary.merge(overrides) { _, new in new }
         var object: [String: Any] = ["sources": ["openlibrary"], "openLibrary": openLibrary]
         let topOverrides = try! JSONSerialization.jsonObject(with: Data(("{" + top + "}").utf8)) as! [String: Any]
@@ -39,14 +43,17 @@ import TestSupport
     }
 
     /// Runs the stage; pacing and backoff waits pass at once on the default `ImmediateClock`.
-    static func run(_ records: [BookRecord], parameters: String, in directory: TemporaryDirectory,
-                    now: Date = Date(timeIntervalSince1970: 1_790_000_000),
-                    clock: PacingClock = PacingClock(ImmediateClock())) async throws -> Run {
+    static func run(
+        _ records: [BookRecord], parameters: String, in directory: TemporaryDirectory,
+        now: Date = Date(timeIntervalSince1970: 1_790_000_000),
+        clock: PacingClock = PacingClock(ImmediateClock())
+    ) async throws -> Run {
         try LookupFixtures.writeRecords(records, to: directory.file("in.ndjson.gz"))
-        let stage = LookupStage(options: LookupStage.Options(
-            input: directory.file("in.ndjson.gz"), output: directory.file("out.ndjson.gz"),
-            progress: directory.file("progress.json"),
-            workspace: Workspace(root: directory.file("ws")), clock: clock))
+        let stage = LookupStage(
+            options: LookupStage.Options(
+                input: directory.file("in.ndjson.gz"), output: directory.file("out.ndjson.gz"),
+                progress: directory.file("progress.json"),
+                workspace: Workspace(root: directory.file("ws")), clock: clock))
         let report = try await stage.run(context: LookupFixtures.context(parameters, directory: directory.path, now: now))
         return Run(report: report, records: try LookupFixtures.readRecords(directory.file("out.ndjson.gz")))
     }
@@ -56,8 +63,9 @@ import TestSupport
         let server = try await FakeOpenLibraryServer(books: books)
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-ol")
-        let run = try await Self.run(Self.isbnRecords(books), parameters: Self.parameters(server.baseURL, #", "batchSize": 50"#),
-                                     in: directory)
+        let run = try await Self.run(
+            Self.isbnRecords(books), parameters: Self.parameters(server.baseURL, #", "batchSize": 50"#),
+            in: directory)
         #expect(run.records.count == 120)
         #expect(run.records.allSatisfy { $0.match?.status == .matchedByIsbn && $0.match?.source == "openlibrary" })
         #expect(run.records.first?.metadata?.coverId == 123)
@@ -76,8 +84,9 @@ import TestSupport
         let books = Self.books(3)
         let server = try await FakeOpenLibraryServer(books: books)
         defer { Task { try? await server.shutdown() } }
-        let run = try await Self.run(Self.isbnRecords(books), parameters: Self.parameters(server.baseURL),
-                                     in: TemporaryDirectory("lookup-ol-work"))
+        let run = try await Self.run(
+            Self.isbnRecords(books), parameters: Self.parameters(server.baseURL),
+            in: TemporaryDirectory("lookup-ol-work"))
         #expect(run.records.count == 3)
         for record in run.records {
             #expect(record.match?.status == .matchedByIsbn)
@@ -154,8 +163,10 @@ import TestSupport
         records.append(LookupFixtures.record(line: 101, title: "Unknown To Everyone", author: "Nobody"))
         // A generous timeout except where the timeout is the fault: a loaded machine must not turn latency into one.
         let timeout = fault == .timeout ? 0.5 : 30
-        let run = try await Self.run(records, parameters: Self.parameters(
-            server.baseURL, #", "batchSize": 10, "timeoutSeconds": \#(timeout), "maxRetries": 3, "breakerThreshold": 50"#),
+        let run = try await Self.run(
+            records,
+            parameters: Self.parameters(
+                server.baseURL, #", "batchSize": 10, "timeoutSeconds": \#(timeout), "maxRetries": 3, "breakerThreshold": 50"#),
             in: directory)
         #expect(run.records.count == records.count, "no row lost")
         #expect(run.records.map(\.line) == records.map(\.line), "input order kept")
@@ -185,8 +196,9 @@ import TestSupport
         server.fault = { _, _ in .html("<html>maintenance</html>") }
         let directory = TemporaryDirectory("lookup-ol")
         let records = [LookupFixtures.record(line: 2, title: "Dune", author: "Frank Herbert", isbn13: Self.dune)]
-        let run = try await Self.run(records, parameters: Self.parameters(server.baseURL, #", "maxRetries": 2, "breakerThreshold": 50"#),
-                                     in: directory)
+        let run = try await Self.run(
+            records, parameters: Self.parameters(server.baseURL, #", "maxRetries": 2, "breakerThreshold": 50"#),
+            in: directory)
         #expect(run.records.map { $0.match?.status } == [.notEnriched])
         #expect(run.records[0].match?.reason?.hasPrefix("lookup failed: malformed response") == true)
         #expect(server.requests.count == 6, "ISBN request and search, 3 attempts each")
@@ -248,8 +260,10 @@ import TestSupport
         let clock = ImmediateClock()
         let directory = TemporaryDirectory("lookup-ol")
         let records = (0..<24).map { LookupFixtures.record(line: $0 + 2, title: "Distinct Title \($0)", author: "Someone") }
-        let run = try await Self.run(records, parameters: Self.parameters(
-            server.baseURL, #", "requestsPerSecond": 8, "concurrency": 1"#), in: directory, clock: PacingClock(clock))
+        let run = try await Self.run(
+            records,
+            parameters: Self.parameters(
+                server.baseURL, #", "requestsPerSecond": 8, "concurrency": 1"#), in: directory, clock: PacingClock(clock))
         #expect(server.requests.count == 24)
         #expect(run.records.allSatisfy { $0.match?.status == .notEnriched && $0.match?.reason == "no candidate" })
         // 24 starts at 8/s (with the 4 % safety margin): the last slot is 23 intervals after the first.
@@ -439,12 +453,15 @@ import TestSupport
         defer { withExtendedLifetime(closed) {} }  // the port stays bound (refusing) for the whole test
         let directory = TemporaryDirectory("lookup-ol")
         let records = (0..<400).map {
-            LookupFixtures.record(line: $0 + 2, title: "Title \($0)", author: "A",
-                                  isbn13: $0 % 2 == 0 ? LookupFixtures.isbn13(String(978_100_000_000 + $0)) : nil)
+            LookupFixtures.record(
+                line: $0 + 2, title: "Title \($0)", author: "A",
+                isbn13: $0 % 2 == 0 ? LookupFixtures.isbn13(String(978_100_000_000 + $0)) : nil)
         }
         let clock = ImmediateClock()
-        let run = try await Self.run(records, parameters: Self.parameters(
-            closed.baseURL, #", "requestsPerSecond": 3, "breakerCooldownSeconds": 30, "batchSize": 50"#),
+        let run = try await Self.run(
+            records,
+            parameters: Self.parameters(
+                closed.baseURL, #", "requestsPerSecond": 3, "breakerCooldownSeconds": 30, "batchSize": 50"#),
             in: directory, clock: PacingClock(clock))
         #expect(run.records.count == 400)
         #expect(run.records.allSatisfy { $0.match?.status == .notEnriched && $0.match?.reason == "offline" })
@@ -459,24 +476,29 @@ import TestSupport
 
     /// Issue 14 §5: with no `sources` in the config, the local catalog (when one is configured in
     /// pipeline.json or given with `--catalog`) is asked first, then the Open Library API.
-    @Test(.bug(id: 14), arguments: [
-        (#"{}"#, [], ["openlibrary"]),
-        (#"{"catalog": ["dump.txt"]}"#, [], ["catalog", "openlibrary"]),
-        (#"{}"#, ["dump.txt"], ["catalog", "openlibrary"]),
-        (#"{"sources": ["catalog"], "catalog": ["dump.txt"]}"#, [], ["catalog"]),
-        (#"{"sources": ["openlibrary"], "catalog": ["dump.txt"]}"#, [], ["openlibrary"]),
-    ] as [(String, [String], [String])])
+    @Test(
+        .bug(id: 14),
+        arguments: [
+            (#"{}"#, [], ["openlibrary"]),
+            (#"{"catalog": ["dump.txt"]}"#, [], ["catalog", "openlibrary"]),
+            (#"{}"#, ["dump.txt"], ["catalog", "openlibrary"]),
+            (#"{"sources": ["catalog"], "catalog": ["dump.txt"]}"#, [], ["catalog"]),
+            (#"{"sources": ["openlibrary"], "catalog": ["dump.txt"]}"#, [], ["openlibrary"]),
+        ] as [(String, [String], [String])])
     func defaultSourcesAreTheCatalogThenOpenLibrary(_ parameters: String, _ catalog: [String], _ expected: [String]) throws {
         let directory = TemporaryDirectory("lookup-ol")
-        let stage = LookupStage(options: LookupStage.Options(input: "in", output: "out", catalog: catalog,
-                                                             workspace: Workspace(root: directory.path)))
+        let stage = LookupStage(
+            options: LookupStage.Options(
+                input: "in", output: "out", catalog: catalog,
+                workspace: Workspace(root: directory.path)))
         let resolved = try stage.parameters(context: LookupFixtures.context(parameters, directory: directory.path))
         #expect(resolved.sources == expected)
     }
 
     @Test(.bug(id: 14)) func emptySourcesIsStillAConfigError() throws {
         let directory = TemporaryDirectory("lookup-ol")
-        let stage = LookupStage(options: LookupStage.Options(input: "in", output: "out", workspace: Workspace(root: directory.path)))
+        let stage = LookupStage(
+            options: LookupStage.Options(input: "in", output: "out", workspace: Workspace(root: directory.path)))
         #expect(throws: LookupError.self) {
             try stage.parameters(context: LookupFixtures.context(#"{"sources": []}"#, directory: directory.path))
         }
@@ -499,7 +521,10 @@ import TestSupport
         defer { Task { try? await server.shutdown() } }
         let online = try await Self.run(records, parameters: Self.parameters(server.baseURL), in: directory)
         #expect(online.report.cacheHits == 0)
-        #expect(online.records.map { $0.match?.status } == [.matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedBySearch])
+        #expect(
+            online.records.map { $0.match?.status } == [
+                .matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedBySearch,
+            ])
     }
 
     /// While the source is out of reach its rows are settled at once, unasked, yet an answer an
@@ -511,13 +536,17 @@ import TestSupport
         let server = try await FakeOpenLibraryServer(books: books)
         let online = try await Self.run(known, parameters: Self.parameters(server.baseURL), in: directory)
         try await server.shutdown()
-        #expect(online.records.compactMap { $0.match?.status } == [.matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedBySearch])
+        #expect(
+            online.records.compactMap { $0.match?.status } == [.matchedByIsbn, .matchedByIsbn, .matchedByIsbn, .matchedBySearch])
 
         let closed = try RefusingLoopbackPort()
         defer { withExtendedLifetime(closed) {} }  // the port stays bound (refusing) for the whole test
-        let unknown = [LookupFixtures.record(line: 50, title: "Never Asked", author: "New Author",
-                                             isbn13: LookupFixtures.isbn13("978100000777")),
-                       LookupFixtures.record(line: 51, title: "Never Searched", author: "New Author")]
+        let unknown = [
+            LookupFixtures.record(
+                line: 50, title: "Never Asked", author: "New Author",
+                isbn13: LookupFixtures.isbn13("978100000777")),
+            LookupFixtures.record(line: 51, title: "Never Searched", author: "New Author"),
+        ]
         let offline = try await Self.run(known + unknown, parameters: Self.parameters(closed.baseURL), in: directory)
         #expect(offline.report.cacheHits == 4, "\(offline.report)")
         #expect(offline.records.prefix(4).map { $0.match?.status } == online.records.map { $0.match?.status })
@@ -531,7 +560,8 @@ import TestSupport
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-ol")
         var records = Self.isbnRecords(books)
-        records.append(LookupFixtures.record(line: 50, title: "Not Known", author: "X", isbn13: LookupFixtures.isbn13("978999999999")))
+        records.append(
+            LookupFixtures.record(line: 50, title: "Not Known", author: "X", isbn13: LookupFixtures.isbn13("978999999999")))
         records.append(LookupFixtures.record(line: 51, title: "Book Number 3", author: "Ann Author"))
         let parameters = Self.parameters(server.baseURL, #", "batchSize": 2"#)
         let day = Date(timeIntervalSince1970: 1_790_000_000)
@@ -556,11 +586,14 @@ import TestSupport
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-ol")
         let records = [
-            LookupFixtures.record(line: 2, title: "Book Number 0", author: "Ann Author", dedupe: DedupeMark(status: .new, key: "k")),
-            LookupFixtures.record(line: 3, title: "Book Number 0", author: "Ann Author",
-                                  dedupe: DedupeMark(status: .duplicateInFile, key: "k", firstLine: 2)),
-            LookupFixtures.record(line: 4, title: "Book Number 0", author: "Ann Author",
-                                  dedupe: DedupeMark(status: .duplicateInFile, key: "k", firstLine: 2)),
+            LookupFixtures.record(
+                line: 2, title: "Book Number 0", author: "Ann Author", dedupe: DedupeMark(status: .new, key: "k")),
+            LookupFixtures.record(
+                line: 3, title: "Book Number 0", author: "Ann Author",
+                dedupe: DedupeMark(status: .duplicateInFile, key: "k", firstLine: 2)),
+            LookupFixtures.record(
+                line: 4, title: "Book Number 0", author: "Ann Author",
+                dedupe: DedupeMark(status: .duplicateInFile, key: "k", firstLine: 2)),
         ]
         let run = try await Self.run(records, parameters: Self.parameters(server.baseURL, top: #""chunkSize": 2"#), in: directory)
         #expect(server.requests.count == 1)
@@ -571,12 +604,16 @@ import TestSupport
 
     @Test(.bug(id: 4)) func sourcesAreChainedInOrder() async throws {
         let onlineOnly = LookupFixtures.isbn13("978100000000")
-        let server = try await FakeOpenLibraryServer(books: [onlineOnly: Book(key: "/books/OLX1M", title: "Online Only",
-                                                                            authors: ["Web Writer"], work: "/works/OLX1W")])
+        let server = try await FakeOpenLibraryServer(books: [
+            onlineOnly: Book(
+                key: "/books/OLX1M", title: "Online Only",
+                authors: ["Web Writer"], work: "/works/OLX1W")
+        ])
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-ol")
         let catalog = LookupFixtures.sampleCatalog.map { "\"\($0)\"" }.joined(separator: ",")
-        let parameters = Self.parameters(server.baseURL, top: #""sources": ["catalog", "openlibrary"], "catalog": ["# + catalog + "]")
+        let parameters = Self.parameters(
+            server.baseURL, top: #""sources": ["catalog", "openlibrary"], "catalog": ["# + catalog + "]")
         let records = [
             LookupFixtures.record(line: 2, title: "Dune", author: "Frank Herbert", isbn13: "9780441172719"),
             LookupFixtures.record(line: 3, title: "Online Only", author: "Web Writer", isbn13: onlineOnly),
@@ -603,12 +640,14 @@ import TestSupport
         }
         let directory = TemporaryDirectory("lookup-ol")
         try LookupFixtures.writeRecords(Self.isbnRecords(books), to: directory.file("in.ndjson.gz"))
-        let stage = LookupStage(options: LookupStage.Options(
-            input: directory.file("in.ndjson.gz"), output: directory.file("out.ndjson.gz"),
-            progress: directory.file("progress.json"), workspace: Workspace(root: directory.file("ws")),
-            clock: PacingClock(ImmediateClock())))
-        let context = try LookupFixtures.context(Self.parameters(
-            server.baseURL, #", "batchSize": 1, "concurrency": 2"#, top: #""chunkSize": 50"#),
+        let stage = LookupStage(
+            options: LookupStage.Options(
+                input: directory.file("in.ndjson.gz"), output: directory.file("out.ndjson.gz"),
+                progress: directory.file("progress.json"), workspace: Workspace(root: directory.file("ws")),
+                clock: PacingClock(ImmediateClock())))
+        let context = try LookupFixtures.context(
+            Self.parameters(
+                server.baseURL, #", "batchSize": 1, "concurrency": 2"#, top: #""chunkSize": 50"#),
             directory: directory.path, cancellation: flag)
         await #expect(throws: TryLaterError.self) { try await stage.run(context: context) }
         #expect(server.requests.count < 200, "stopped before the end")
@@ -619,8 +658,10 @@ import TestSupport
         server.latency = nil
         server.fault = { _, _ in nil }
         let before = server.requests.count
-        let resumed = try await Self.run(Self.isbnRecords(books), parameters: Self.parameters(
-            server.baseURL, #", "batchSize": 1, "concurrency": 5"#), in: directory)
+        let resumed = try await Self.run(
+            Self.isbnRecords(books),
+            parameters: Self.parameters(
+                server.baseURL, #", "batchSize": 1, "concurrency": 5"#), in: directory)
         #expect(resumed.report.cacheHits > 0)
         #expect(server.requests.count - before + resumed.report.cacheHits == 200)
     }

@@ -1,5 +1,6 @@
 import ShelflineCore
 import Testing
+
 @testable import ShelflineLookup
 
 /// The words a row's search is made of are made once per row (`SearchTerms`); the key rows are
@@ -19,8 +20,9 @@ import Testing
     @Test func queryKeyIsTheNormalisersKey() {
         for title in Self.titles {
             for author in Self.authors {
-                #expect(SearchTerms(title: title, author: author).queryKey == TextNormalizer.queryKey(title: title, author: author),
-                        "\(title) / \(author ?? "nil")")
+                #expect(
+                    SearchTerms(title: title, author: author).queryKey == TextNormalizer.queryKey(title: title, author: author),
+                    "\(title) / \(author ?? "nil")")
             }
         }
     }

@@ -74,12 +74,14 @@ import Testing
         var testDescription: String { "\(key) = \(value)" }
     }
 
-    @Test(.bug(id: 10), arguments: [
-        OutOfRange(stage: 4, key: "historyLimit", value: -1, message: "expected a number ≥ 1, found -1"),
-        OutOfRange(stage: 0, key: "maxRejectedShare", value: 1.5, message: "expected a number from 0 to 1, found 1.5"),
-        OutOfRange(stage: 0, key: "maxRejectedShare", value: -0.1, message: "expected a number from 0 to 1, found -0.1"),
-        OutOfRange(stage: 2, key: "cacheDays", value: -3, message: "expected a number > 0 and ≤ 36500, found -3"),
-    ])
+    @Test(
+        .bug(id: 10),
+        arguments: [
+            OutOfRange(stage: 4, key: "historyLimit", value: -1, message: "expected a number ≥ 1, found -1"),
+            OutOfRange(stage: 0, key: "maxRejectedShare", value: 1.5, message: "expected a number from 0 to 1, found 1.5"),
+            OutOfRange(stage: 0, key: "maxRejectedShare", value: -0.1, message: "expected a number from 0 to 1, found -0.1"),
+            OutOfRange(stage: 2, key: "cacheDays", value: -3, message: "expected a number > 0 and ≤ 36500, found -3"),
+        ])
     func outOfRangeValuesAreRefused(_ case: OutOfRange) throws {
         let fixture = try Fixture()
         try editParameters(fixture, stage: `case`.stage) { $0[`case`.key] = `case`.value }
@@ -93,20 +95,23 @@ import Testing
             openLibrary["requestsPerSecond"] = -2
             parameters["openLibrary"] = openLibrary
         }
-        try expectConfigError(fixture, ["stages[2].parameters.openLibrary.requestsPerSecond", "expected a number from 0.01 to 1000, found -2"])
+        try expectConfigError(
+            fixture, ["stages[2].parameters.openLibrary.requestsPerSecond", "expected a number from 0.01 to 1000, found -2"])
     }
 
     /// Issue 36 item 9: a duration or rate too large (or too small) to become a clock interval
     /// crashed the process that converted it; every such setting has a bounded range instead.
-    @Test(.bug(id: 36), arguments: [
-        (2, "openLibrary.timeoutSeconds", 1e300, "expected a number > 0 and ≤ 3600"),
-        (2, "openLibrary.requestsPerSecond", 1e-300, "expected a number from 0.01 to 1000"),
-        (2, "openLibrary.waitBudgetSeconds", 1e10, "expected a number from 0 to 86400"),
-        (2, "openLibrary.breakerCooldownSeconds", 1e300, "expected a number from 0 to 86400"),
-        (2, "cacheDays", 1e300, "expected a number > 0 and ≤ 36500"),
-        (4, "minimumUpdateIntervalSeconds", 1e300, "expected a number from 0 to 86400"),
-        (4, "importStaleAfterMinutes", 1e12, "expected a number from 1 to 525600"),
-    ] as [(Int, String, Double, String)])
+    @Test(
+        .bug(id: 36),
+        arguments: [
+            (2, "openLibrary.timeoutSeconds", 1e300, "expected a number > 0 and ≤ 3600"),
+            (2, "openLibrary.requestsPerSecond", 1e-300, "expected a number from 0.01 to 1000"),
+            (2, "openLibrary.waitBudgetSeconds", 1e10, "expected a number from 0 to 86400"),
+            (2, "openLibrary.breakerCooldownSeconds", 1e300, "expected a number from 0 to 86400"),
+            (2, "cacheDays", 1e300, "expected a number > 0 and ≤ 36500"),
+            (4, "minimumUpdateIntervalSeconds", 1e300, "expected a number from 0 to 86400"),
+            (4, "importStaleAfterMinutes", 1e12, "expected a number from 1 to 525600"),
+        ] as [(Int, String, Double, String)])
     func hugeDurationsAreRefusedNamingTheSetting(stage: Int, keyPath: String, value: Double, message: String) throws {
         let fixture = try Fixture()
         try editParameters(fixture, stage: stage) { parameters in

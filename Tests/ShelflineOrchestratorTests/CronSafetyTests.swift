@@ -82,7 +82,9 @@ import Testing
         try first.run()
         let snapshotPath = fixture.workspace + "/activity/import.json"
         try #require(
-            waitUntil(watching: [fixture.log, snapshotPath]) { fixture.stagesRun.contains("dedupe") && FileManager.default.fileExists(atPath: snapshotPath) },
+            waitUntil(watching: [fixture.log, snapshotPath]) {
+                fixture.stagesRun.contains("dedupe") && FileManager.default.fileExists(atPath: snapshotPath)
+            },
             "the import never started its activity")
         // Killed outright: nothing can end the activity now but a later command.
         kill(first.processIdentifier, SIGKILL)

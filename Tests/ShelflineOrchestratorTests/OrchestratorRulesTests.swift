@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCommands
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The orchestrator's restart rules (issue 5), each its own test, with the real `shelfline`
 /// executable driving stand-in stage scripts (real processes) so every rule is tested in isolation
@@ -24,10 +25,12 @@ import TestSupport
             try FileManager.default.createDirectory(atPath: dir.file("bin"), withIntermediateDirectories: true)
             let script = ExecutableRunner.repositoryRoot + "/Tests/ShelflineOrchestratorTests/Fixtures/stand-in-stage.sh"
             for stage in PipelineStages.descriptions {
-                try FileManager.default.createSymbolicLink(atPath: dir.file("bin/\(stage.executable)"), withDestinationPath: script)
+                try FileManager.default.createSymbolicLink(
+                    atPath: dir.file("bin/\(stage.executable)"), withDestinationPath: script)
             }
-            try FileManager.default.createSymbolicLink(atPath: dir.file("bin/shelfline"),
-                                                       withDestinationPath: ExecutableRunner.path("shelfline"))
+            try FileManager.default.createSymbolicLink(
+                atPath: dir.file("bin/shelfline"),
+                withDestinationPath: ExecutableRunner.path("shelfline"))
             csv = dir.write("export.csv", "Book Id,Title\n1,Dune\n2,Kindred\n")
             let shipped = try String(contentsOfFile: ExecutableRunner.repositoryRoot + "/pipeline.json", encoding: .utf8)
             config = dir.write("pipeline.json", shipped)
@@ -44,14 +47,16 @@ import TestSupport
         func run(_ extra: [String: String] = [:], arguments: [String]? = nil) throws -> ProcessResult {
             try? FileManager.default.removeItem(atPath: log)
             let args = arguments ?? ["run", "--csv", csv]
-            return try ExecutableRunner.run("shelfline", args + ["--config", config, "--workspace", workspace],
-                                            in: dir.path, environment: environment.merging(extra) { $1 })
+            return try ExecutableRunner.run(
+                "shelfline", args + ["--config", config, "--workspace", workspace],
+                in: dir.path, environment: environment.merging(extra) { $1 })
         }
 
         /// `shelfline run --csv` started and not waited for (for tests that signal or kill it).
         func start(_ extra: [String: String]) -> Process {
-            ExecutableRunner.start("shelfline", ["run", "--csv", csv, "--config", config, "--workspace", workspace],
-                                   environment: environment.merging(extra) { $1 })
+            ExecutableRunner.start(
+                "shelfline", ["run", "--csv", csv, "--config", config, "--workspace", workspace],
+                environment: environment.merging(extra) { $1 })
         }
 
         /// Stages that ran in the last `run`, in order.
@@ -68,11 +73,14 @@ import TestSupport
 
         /// The run `runs/latest` names, if any.
         var latest: String? {
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: workspace + "/runs/latest")).map { workspace + "/runs/" + $0 }
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: workspace + "/runs/latest")).map {
+                workspace + "/runs/" + $0
+            }
         }
 
         func setModificationTime(_ path: String, secondsAgo: Double) throws {
-            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -secondsAgo)], ofItemAtPath: path)
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -secondsAgo)], ofItemAtPath: path)
         }
     }
 
@@ -195,8 +203,9 @@ import TestSupport
         defer { if first.isRunning { first.terminate() } }
         // Wait until the first run holds the lock (its pid is written into the lock file).
         let lockFile = fixture.workspace + "/.lock"
-        try #require(waitUntil(watching: [lockFile]) { ((try? String(contentsOfFile: lockFile, encoding: .utf8)) ?? "").contains("pid=") },
-                     "the first run never took the lock")
+        try #require(
+            waitUntil(watching: [lockFile]) { ((try? String(contentsOfFile: lockFile, encoding: .utf8)) ?? "").contains("pid=") },
+            "the first run never took the lock")
         let second = try fixture.run()
         #expect(second.status == 75, "\(second)")
         #expect(second.stderr.contains("pid=\(first.processIdentifier)"), "\(second)")
@@ -246,8 +255,11 @@ import TestSupport
         let missing = try fixture.run(arguments: ["run", "--csv", fixture.dir.file("nope.csv")])
         #expect(missing.status == 66, "\(missing)")
         #expect(missing.stderr.contains("nope.csv"), "\(missing)")
-        try Data(#"{"stages": [{"name": "parse", "inputs": [], "outputs": [], "parameters": {}}, {"name": "frobnicate", "inputs": [], "outputs": [], "parameters": {}}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: fixture.config))
+        try Data(
+            #"{"stages": [{"name": "parse", "inputs": [], "outputs": [], "parameters": {}}, {"name": "frobnicate", "inputs": [], "outputs": [], "parameters": {}}]}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: fixture.config))
         let bad = try fixture.run()
         #expect(bad.status == 78, "\(bad)")
         #expect(bad.stderr.contains("stages[1].name"), "\(bad)")

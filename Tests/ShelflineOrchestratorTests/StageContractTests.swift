@@ -1,9 +1,10 @@
 import Foundation
-@testable import ShelflineOrchestrator
 import ShelflineCommands
 import ShelflineCore
 import TestSupport
 import Testing
+
+@testable import ShelflineOrchestrator
 
 /// The orchestrator's side of the stage contract (issue 9): each child's arguments and row
 /// count come from the stage description and the declared names, never from guesses.
@@ -23,18 +24,22 @@ import Testing
         func runner(_ config: PipelineConfig, reportType: @escaping (StageName) -> (any FileStageReport.Type)? = { _ in nil })
             -> PipelineRunner
         {
-            PipelineRunner(config: config, stages: PipelineStages.descriptions, configPath: dir.file("absent.json"), workspace: workspace, binDirectory: dir.path,
-                           log: Logfmt(quiet: true), quiet: false, now: { Date(timeIntervalSince1970: 0) },
-                           cancellation: CancellationFlag(), reportType: reportType)
+            PipelineRunner(
+                config: config, stages: PipelineStages.descriptions, configPath: dir.file("absent.json"), workspace: workspace,
+                binDirectory: dir.path,
+                log: Logfmt(quiet: true), quiet: false, now: { Date(timeIntervalSince1970: 0) },
+                cancellation: CancellationFlag(), reportType: reportType)
         }
     }
 
     /// Every stage declared with its description's default names, except the ones renamed.
     static func config(renaming renamed: [String: String] = [:]) -> PipelineConfig {
-        PipelineConfig(stages: PipelineStages.descriptions.map { stage in
-            StageDeclaration(name: stage.name, inputs: stage.inputs.map { renamed[$0.defaultName] ?? $0.defaultName },
-                             outputs: stage.outputs.map { renamed[$0.defaultName] ?? $0.defaultName })
-        })
+        PipelineConfig(
+            stages: PipelineStages.descriptions.map { stage in
+                StageDeclaration(
+                    name: stage.name, inputs: stage.inputs.map { renamed[$0.defaultName] ?? $0.defaultName },
+                    outputs: stage.outputs.map { renamed[$0.defaultName] ?? $0.defaultName })
+            })
     }
 
     /// `option value` pairs of an argument list.
@@ -44,14 +49,19 @@ import Testing
 
     @Test(.bug(id: 9)) func argumentsComeFromTheDescriptionAndTheDeclaredNames() throws {
         let fixture = try Fixture()
-        let renamed = ["merge-report.json": "import.json", "review.json": "to-review.json", "parse-report.json": "parsed.json",
-                       "deduped.ndjson.gz": "marked.ndjson.gz"]
+        let renamed = [
+            "merge-report.json": "import.json", "review.json": "to-review.json", "parse-report.json": "parsed.json",
+            "deduped.ndjson.gz": "marked.ndjson.gz",
+        ]
         let runner = fixture.runner(Self.config(renaming: renamed))
         let run = fixture.run
 
         let parse = try runner.arguments(for: .parse, run: run)
-        #expect(Array(parse.prefix(7)) == [run.file("input.csv"), "-o", "parsed.ndjson.gz", "--rejects", "rejects.ndjson.gz",
-                                           "--report", "parsed.json"])
+        #expect(
+            Array(parse.prefix(7)) == [
+                run.file("input.csv"), "-o", "parsed.ndjson.gz", "--rejects", "rejects.ndjson.gz",
+                "--report", "parsed.json",
+            ])
         let dedupe = try runner.arguments(for: .dedupe, run: run)
         #expect(dedupe.first == run.file("parsed.ndjson.gz") && Self.value(of: "-o", in: dedupe) == "marked.ndjson.gz")
         let lookup = try runner.arguments(for: .lookup, run: run)

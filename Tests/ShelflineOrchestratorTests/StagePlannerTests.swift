@@ -44,7 +44,8 @@ import Testing
             }
             let hash = planner.parametersHash(stage)
             let manifest = StageManifest(
-                stage: stage, fingerprint: StageManifest.fingerprint(stage: planner.description(stage), parametersHash: hash, inputs: inputs),
+                stage: stage,
+                fingerprint: StageManifest.fingerprint(stage: planner.description(stage), parametersHash: hash, inputs: inputs),
                 algorithmVersion: planner.description(stage).algorithmVersion, parametersHash: hash, inputs: inputs,
                 outputs: outputs, durationMs: 1, finishedAt: 0)
             try writeJSONFile(manifest, to: run.manifestPath(stage))
@@ -74,7 +75,9 @@ import Testing
             parse: .run(reason: "never completed in this run"), dedupe: .waiting(on: .parse)),
         Rule(
             name: "older algorithm version", change: { try $0.editManifest(.dedupe) { $0.algorithmVersion = 0 } },
-            parse: .upToDate, dedupe: .run(reason: "algorithm version changed (0 → \(PipelineStages.descriptions.named(.dedupe)!.algorithmVersion))")),
+            parse: .upToDate,
+            dedupe: .run(
+                reason: "algorithm version changed (0 → \(PipelineStages.descriptions.named(.dedupe)!.algorithmVersion))")),
         Rule(
             name: "parameters changed", change: { $0.config.stages[0].parameters = .object(["format": .string("goodreads")]) },
             parse: .run(reason: "parameters changed"), dedupe: .waiting(on: .parse)),
@@ -131,16 +134,22 @@ import Testing
         var known = try #require(try FileStamp.make(name: "parsed.ndjson.gz", path: path, previous: nil))
         let real = known.sha256
         known.sha256 = String(repeating: "0", count: 64)  // only a reused stamp can carry this hash
-        guard case .success(let reused) = try fixture.planner.inputStamps(declaration, run: fixture.run, previous: nil,
-                                                                          known: ["parsed.ndjson.gz": known]) else {
+        guard
+            case .success(let reused) = try fixture.planner.inputStamps(
+                declaration, run: fixture.run, previous: nil,
+                known: ["parsed.ndjson.gz": known])
+        else {
             Issue.record("inputs missing")
             return
         }
         #expect(reused.first { $0.name == "parsed.ndjson.gz" }?.sha256 == known.sha256)
         // Touched: the facts differ, so the file is hashed again and gets its real hash.
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: path)
-        guard case .success(let rehashed) = try fixture.planner.inputStamps(declaration, run: fixture.run, previous: nil,
-                                                                            known: ["parsed.ndjson.gz": known]) else {
+        guard
+            case .success(let rehashed) = try fixture.planner.inputStamps(
+                declaration, run: fixture.run, previous: nil,
+                known: ["parsed.ndjson.gz": known])
+        else {
             Issue.record("inputs missing")
             return
         }
@@ -150,9 +159,11 @@ import Testing
     /// A runner of a parse-only pipeline in `workspace` (no stage executable: nothing is run).
     static func parseOnlyRunner(in dir: TemporaryDirectory, workspace: Workspace) -> PipelineRunner {
         let config = PipelineConfig(stages: [StageDeclaration(name: .parse, inputs: ["{csv}"], outputs: ["parsed.ndjson.gz"])])
-        return PipelineRunner(config: config, stages: PipelineStages.descriptions, configPath: dir.file("absent.json"), workspace: workspace, binDirectory: dir.path,
-                              log: Logfmt(quiet: true), quiet: true, now: { Date(timeIntervalSince1970: 0) },
-                              cancellation: CancellationFlag(), reportType: { _ in nil })
+        return PipelineRunner(
+            config: config, stages: PipelineStages.descriptions, configPath: dir.file("absent.json"), workspace: workspace,
+            binDirectory: dir.path,
+            log: Logfmt(quiet: true), quiet: true, now: { Date(timeIntervalSince1970: 0) },
+            cancellation: CancellationFlag(), reportType: { _ in nil })
     }
 
     /// The copy of an export is hashed as it is written: the stamp `prepareRun` leaves for parse's
@@ -203,7 +214,8 @@ import Testing
         // Another export: its own run; this one's copy untouched.
         let second = try runner.prepareRun(csv: other)
         #expect(second.id == RunDirectory.id(forContentHash: try ContentHash.file(other)))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.runsDirectory).sorted() == [run.id, second.id].sorted())
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: workspace.runsDirectory).sorted() == [run.id, second.id].sorted())
         // The first export again: the same run, its copy kept.
         let again = try runner.prepareRun(csv: export)
         #expect(again == run)
@@ -215,6 +227,7 @@ import Testing
         try damaged.write(to: URL(fileURLWithPath: copy))
         _ = try runner.prepareRun(csv: export)
         #expect(FileManager.default.contents(atPath: copy) == FileManager.default.contents(atPath: export))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.runsDirectory).sorted() == [run.id, second.id].sorted())
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: workspace.runsDirectory).sorted() == [run.id, second.id].sorted())
     }
 }

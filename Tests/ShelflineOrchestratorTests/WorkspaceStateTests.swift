@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
 import ShelflineReports
-@testable import ShelflineOrchestrator
-import Testing
 import TestSupport
+import Testing
+
+@testable import ShelflineOrchestrator
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The orchestrator's own state files: failed imports whose file is gone, `runs/latest` that is
 /// not a link, and the one count of rows still to review.
@@ -47,10 +49,12 @@ import TestSupport
         var enrichment = EnrichmentCounts()
         enrichment.needsReview = needsReview
         enrichment.matchedByIsbn = 2
-        let report = MergeReport(importId: "i", rowsRead: needsReview + 2, outcomes: ImportOutcomes(), enrichment: enrichment,
-                                 libraryBooks: 5, ledger: "l", review: "r", failedRows: "f", reviewOpen: reviewOpen)
-        let outcome = RunOutcome(run: RunDirectory(id: "r", workspace: Workspace(root: "/ws")), stagesRun: [], report: report,
-                                 page: "report.html")
+        let report = MergeReport(
+            importId: "i", rowsRead: needsReview + 2, outcomes: ImportOutcomes(), enrichment: enrichment,
+            libraryBooks: 5, ledger: "l", review: "r", failedRows: "f", reviewOpen: reviewOpen)
+        let outcome = RunOutcome(
+            run: RunDirectory(id: "r", workspace: Workspace(root: "/ws")), stagesRun: [], report: report,
+            page: "report.html")
         #expect(report.rowsToReview == toReview && report.rowsReviewed == reviewed)
         #expect(outcome.summary.contains("\(toReview) need review"))
         #expect(outcome.summary.contains("\(reviewed) reviewed") == (reviewed > 0))

@@ -11,7 +11,9 @@ enum Corpus {
     /// deeper also looks two levels up).
     static let directory: String? = {
         let fileManager = FileManager.default
-        var candidates = [ExecutableRunner.repositoryRoot + "/../shared/corpus", ExecutableRunner.repositoryRoot + "/../../shared/corpus"]
+        var candidates = [
+            ExecutableRunner.repositoryRoot + "/../shared/corpus", ExecutableRunner.repositoryRoot + "/../../shared/corpus",
+        ]
         if let explicit = ProcessInfo.processInfo.environment["SHELFLINE_CORPUS"] { candidates.insert(explicit, at: 0) }
         let found = candidates.first { fileManager.fileExists(atPath: $0 + "/README.md") }
         if found == nil {
@@ -46,10 +48,13 @@ struct CorpusTests {
         .init(name: "small/generic.csv", format: .generic, rows: 4, generic: true),
     ]
 
-    static let genericParameters = try! JSONDecoder().decode(ParseParameters.self, from: Data(#"""
-        {"generic":{"columns":{"title":"title","author":"author","isbn":"ISBN13","rating":"rating","shelf":"shelf",
-        "review":"review","dateAdded":"added","dateRead":"finished","id":"id"}}}
-        """#.utf8))
+    static let genericParameters = try! JSONDecoder().decode(
+        ParseParameters.self,
+        from: Data(
+            #"""
+            {"generic":{"columns":{"title":"title","author":"author","isbn":"ISBN13","rating":"rating","shelf":"shelf",
+            "review":"review","dateAdded":"added","dateRead":"finished","id":"id"}}}
+            """#.utf8))
 
     static func run(_ name: String, parameters: ParseParameters = ParseParameters()) -> (StageRun, Int) {
         let bytes = Array(FileManager.default.contents(atPath: Corpus.path(name)) ?? Data())
@@ -85,7 +90,9 @@ struct CorpusTests {
         }
     }
 
-    @Test(.bug(id: 2), arguments: ["small/bookwyrm.csv", "small/calibre.csv", "small/openlibrary.csv", "small/openreads-csv-example.csv"])
+    @Test(
+        .bug(id: 2),
+        arguments: ["small/bookwyrm.csv", "small/calibre.csv", "small/openlibrary.csv", "small/openreads-csv-example.csv"])
     func unsupportedExportsGetAClearError(_ name: String) throws {
         let (run, _) = Self.run(name)
         let error = try #require(run.error as? ParseError)
@@ -141,8 +148,11 @@ struct CorpusTests {
         #expect(run.records.allSatisfy { $0.shelf == nil })  // no Date Read anywhere in this file
 
         // The Latin-1 byte 0xE2 in a Subjects cell is repaired to its Latin-1 character, not dropped.
-        let reader = DelimitedReader(source: .bytes(Array(FileManager.default.contents(
-            atPath: Corpus.path("lt_tsv_mixed-encoding_turtleengr.tsv"))!)), delimiter: 0x09)
+        let reader = DelimitedReader(
+            source: .bytes(
+                Array(
+                    FileManager.default.contents(
+                        atPath: Corpus.path("lt_tsv_mixed-encoding_turtleengr.tsv"))!)), delimiter: 0x09)
         var row = DelimitedRow()
         var subjects: [String] = []
         while try reader.next(into: &row) {
@@ -166,7 +176,8 @@ struct CorpusTests {
 /// The corpus suite above is skipped without `../shared/corpus`; under CI that is a failure, not a skip.
 @Suite struct CorpusPresenceTests {
     @Test func corpusIsPresentUnderCI() {
-        #expect(Corpus.available || !ContinuousIntegration.isRunning,
-                "CI=true but ../shared/corpus is missing (set SHELFLINE_CORPUS): the corpus tests did not run")
+        #expect(
+            Corpus.available || !ContinuousIntegration.isRunning,
+            "CI=true but ../shared/corpus is missing (set SHELFLINE_CORPUS): the corpus tests did not run")
     }
 }

@@ -6,8 +6,10 @@ import Testing
 @testable import ShelflineParse
 
 /// Reads every row of `text` with a small block size, so rows straddle refills.
-func readRows(_ bytes: [UInt8], delimiter: UInt8 = UInt8(ascii: ","), blockSize: Int = 7,
-              maxRowBytes: Int = 8 << 20) throws -> [(fields: [String], row: DelimitedRow)] {
+func readRows(
+    _ bytes: [UInt8], delimiter: UInt8 = UInt8(ascii: ","), blockSize: Int = 7,
+    maxRowBytes: Int = 8 << 20
+) throws -> [(fields: [String], row: DelimitedRow)] {
     let reader = DelimitedReader(source: .bytes(bytes), delimiter: delimiter, blockSize: blockSize, maxRowBytes: maxRowBytes)
     var rows: [(fields: [String], row: DelimitedRow)] = []
     var row = DelimitedRow()
@@ -34,18 +36,22 @@ struct DelimitedReaderCase: CustomTestStringConvertible, Sendable {
         .init(name: "no final newline CR", input: "a,b\r\n1,2\r", fields: [["a", "b"], ["1", "2"]], lines: [1, 2]),
         .init(name: "quoted comma", input: "a,b\n\"x, y\",z\n", fields: [["a", "b"], ["x, y", "z"]], lines: [1, 2]),
         .init(name: "doubled quotes", input: "a\n\"say \"\"hi\"\"\"\n", fields: [["a"], ["say \"hi\""]], lines: [1, 2]),
-        .init(name: "embedded newline", input: "a,b\n\"one\ntwo\",3\nx,y\n",
-              fields: [["a", "b"], ["one\ntwo", "3"], ["x", "y"]], lines: [1, 2, 4]),
-        .init(name: "embedded CRLF kept in field", input: "a,b\r\n\"one\r\ntwo\",3\r\nx,y\r\n",
-              fields: [["a", "b"], ["one\r\ntwo", "3"], ["x", "y"]], lines: [1, 2, 4]),
+        .init(
+            name: "embedded newline", input: "a,b\n\"one\ntwo\",3\nx,y\n",
+            fields: [["a", "b"], ["one\ntwo", "3"], ["x", "y"]], lines: [1, 2, 4]),
+        .init(
+            name: "embedded CRLF kept in field", input: "a,b\r\n\"one\r\ntwo\",3\r\nx,y\r\n",
+            fields: [["a", "b"], ["one\r\ntwo", "3"], ["x", "y"]], lines: [1, 2, 4]),
         .init(name: "empty fields", input: "a,b,c\n,,\n", fields: [["a", "b", "c"], ["", "", ""]], lines: [1, 2]),
         .init(name: "empty quoted field", input: "a,b\n\"\",x\n", fields: [["a", "b"], ["", "x"]], lines: [1, 2]),
         .init(name: "blank lines skipped", input: "a\n\n1\r\n\r\n2\n", fields: [["a"], ["1"], ["2"]], lines: [1, 3, 5]),
-        .init(name: "quote inside unquoted field is literal", input: "a,b\n5\" disk,x\n",
-              fields: [["a", "b"], ["5\" disk", "x"]], lines: [1, 2]),
+        .init(
+            name: "quote inside unquoted field is literal", input: "a,b\n5\" disk,x\n",
+            fields: [["a", "b"], ["5\" disk", "x"]], lines: [1, 2]),
         .init(name: "text after closing quote kept", input: "a\n\"ab\"cd\n", fields: [["a"], ["abcd"]], lines: [1, 2]),
-        .init(name: "Goodreads ISBN wrapper", input: "ISBN\n\"=\"\"0062445316\"\"\"\n", fields: [["ISBN"], ["=\"0062445316\""]],
-              lines: [1, 2]),
+        .init(
+            name: "Goodreads ISBN wrapper", input: "ISBN\n\"=\"\"0062445316\"\"\"\n", fields: [["ISBN"], ["=\"0062445316\""]],
+            lines: [1, 2]),
         .init(name: "BOM skipped", input: "\u{FEFF}a,b\n1,2\n", fields: [["a", "b"], ["1", "2"]], lines: [1, 2]),
         .init(name: "quoted field then CRLF", input: "a,b\r\n1,\"2\"\r\n", fields: [["a", "b"], ["1", "2"]], lines: [1, 2]),
     ]
@@ -70,7 +76,9 @@ struct DelimitedReaderCase: CustomTestStringConvertible, Sendable {
         let bytes = Array(text.utf8)
         let rows = try readRows(bytes)
         #expect(rows.count == 3)
-        let raws = rows.map { String(decoding: bytes[$0.row.byteOffset..<($0.row.byteOffset + $0.row.byteLength)], as: UTF8.self) }
+        let raws = rows.map {
+            String(decoding: bytes[$0.row.byteOffset..<($0.row.byteOffset + $0.row.byteLength)], as: UTF8.self)
+        }
         #expect(raws == ["a,b", "\"x\ny\",2", "last,row"])
         #expect(rows[0].row.byteOffset == 3)
     }
@@ -116,8 +124,11 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
         .init(name: "ASCII", bytes: Array("plain".utf8), text: "plain", repaired: false),
         .init(name: "valid UTF-8", bytes: Array("Mélanie 東京 😀".utf8), text: "Mélanie 東京 😀", repaired: false),
         .init(name: "Latin-1 é", bytes: [0x43, 0x61, 0x66, 0xE9], text: "Café", repaired: true),
-        .init(name: "CP1252 quotes and euro", bytes: [0x93, 0x68, 0x69, 0x94, 0x20, 0x80], text: "\u{201C}hi\u{201D} €", repaired: true),
-        .init(name: "mixed in one field", bytes: Array("Cortázar ".utf8) + [0x4D, 0xE2, 0x69], text: "Cortázar Mâi", repaired: true),
+        .init(
+            name: "CP1252 quotes and euro", bytes: [0x93, 0x68, 0x69, 0x94, 0x20, 0x80], text: "\u{201C}hi\u{201D} €",
+            repaired: true),
+        .init(
+            name: "mixed in one field", bytes: Array("Cortázar ".utf8) + [0x4D, 0xE2, 0x69], text: "Cortázar Mâi", repaired: true),
         .init(name: "truncated sequence", bytes: [0x61, 0xC3], text: "aÃ", repaired: true),
         .init(name: "overlong encoding", bytes: [0xC0, 0xAF], text: "À¯", repaired: true),
         .init(name: "surrogate encoded", bytes: [0xED, 0xA0, 0x80], text: "í\u{A0}€", repaired: true),
@@ -144,14 +155,18 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
         let input = "h1,h2\n\"\(before)\"\"\(after)\",x\n\"\(before)\n\(after)é\",y\nlast,z\n"
         // A block size larger than the input, so the whole-word path runs over the entire row.
         let rows = try readRows(Array(input.utf8), blockSize: 1 << 12)
-        #expect(rows.map { $0.fields } == [["h1", "h2"], ["\(before)\"\(after)", "x"], ["\(before)\n\(after)é", "y"], ["last", "z"]])
+        #expect(
+            rows.map { $0.fields } == [
+                ["h1", "h2"], ["\(before)\"\(after)", "x"], ["\(before)\n\(after)é", "y"], ["last", "z"],
+            ])
         #expect(rows.map { $0.row.line } == [1, 2, 3, 5])
         #expect(rows.map { $0.row.hasNonASCII } == [false, false, true, false])
     }
 
     @Test(.bug(id: 2), arguments: offsets)
     func invalidUTF8FoundAtEveryOffset(offset: Int) {
-        let before = Array(repeating: UInt8(ascii: "a"), count: offset), after = Array(repeating: UInt8(ascii: "b"), count: 19 - offset)
+        let before = Array(repeating: UInt8(ascii: "a"), count: offset),
+            after = Array(repeating: UInt8(ascii: "b"), count: 19 - offset)
         #expect(TextRepair.decode(before + [0xE9] + after).repaired)
         #expect(TextRepair.decode(before + [0xFF] + after).repaired)
         #expect(!TextRepair.decode(before + Array("é東😀".utf8) + after).repaired)
@@ -161,8 +176,10 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
     func jsonEscapesAtEveryOffset(offset: Int) throws {
         var encoder = BookRecordJSON()
         for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}", "é", "/"] {
-            let record = BookRecord(format: .goodreads, line: 2, title: String(repeating: "a", count: offset) + special
-                                    + String(repeating: "b", count: 19 - offset))
+            let record = BookRecord(
+                format: .goodreads, line: 2,
+                title: String(repeating: "a", count: offset) + special
+                    + String(repeating: "b", count: 19 - offset))
             try encoder.encode(record)
             let reference = try JSONEncoder.shelfline.encode(record)
             #expect(String(decoding: encoder.bytes, as: UTF8.self) == String(decoding: reference, as: UTF8.self))
@@ -175,17 +192,22 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
     static let lineEndCases: [DelimitedReaderCase] = [
         .init(name: "CR only", input: "a,b\r1,2\r3,4\r", fields: [["a", "b"], ["1", "2"], ["3", "4"]], lines: [1, 2, 3]),
         .init(name: "CR only, no final line end", input: "a,b\r1,2", fields: [["a", "b"], ["1", "2"]], lines: [1, 2]),
-        .init(name: "mixed LF, CRLF, CR", input: "a,b\r\n1,2\r3,4\n5,6\r\n7,8",
-              fields: [["a", "b"], ["1", "2"], ["3", "4"], ["5", "6"], ["7", "8"]], lines: [1, 2, 3, 4, 5]),
-        .init(name: "CR inside quotes is data and counts a line", input: "a,b\r\"x\ry\",2\r3,4\r",
-              fields: [["a", "b"], ["x\ry", "2"], ["3", "4"]], lines: [1, 2, 4]),
-        .init(name: "CRLF inside quotes counts one line", input: "a,b\n\"x\r\ny\",2\n3,4\n",
-              fields: [["a", "b"], ["x\r\ny", "2"], ["3", "4"]], lines: [1, 2, 4]),
+        .init(
+            name: "mixed LF, CRLF, CR", input: "a,b\r\n1,2\r3,4\n5,6\r\n7,8",
+            fields: [["a", "b"], ["1", "2"], ["3", "4"], ["5", "6"], ["7", "8"]], lines: [1, 2, 3, 4, 5]),
+        .init(
+            name: "CR inside quotes is data and counts a line", input: "a,b\r\"x\ry\",2\r3,4\r",
+            fields: [["a", "b"], ["x\ry", "2"], ["3", "4"]], lines: [1, 2, 4]),
+        .init(
+            name: "CRLF inside quotes counts one line", input: "a,b\n\"x\r\ny\",2\n3,4\n",
+            fields: [["a", "b"], ["x\r\ny", "2"], ["3", "4"]], lines: [1, 2, 4]),
         .init(name: "blank CR lines skipped", input: "a\r\r1\r\r\r2\r", fields: [["a"], ["1"], ["2"]], lines: [1, 3, 6]),
-        .init(name: "closing quote then CR", input: "a,b\r1,\"2\"\r3,4", fields: [["a", "b"], ["1", "2"], ["3", "4"]],
-              lines: [1, 2, 3]),
-        .init(name: "header with a line break outside quotes", input: "Owned Copies\r1\r",
-              fields: [["Owned Copies"], ["1"]], lines: [1, 2]),
+        .init(
+            name: "closing quote then CR", input: "a,b\r1,\"2\"\r3,4", fields: [["a", "b"], ["1", "2"], ["3", "4"]],
+            lines: [1, 2, 3]),
+        .init(
+            name: "header with a line break outside quotes", input: "Owned Copies\r1\r",
+            fields: [["Owned Copies"], ["1"]], lines: [1, 2]),
     ]
 
     @Test(.bug(id: 10), arguments: lineEndCases)
@@ -233,10 +255,11 @@ struct RepairCase: CustomTestStringConvertible, Sendable {
         for blockSize in [16, 512] {
             let rows = try readRows(input, blockSize: blockSize, maxRowBytes: 1000)
             #expect(rows.map(\.row.line) == [1, 2, 3, 4, 5, 6], "block size \(blockSize)")
-            #expect(rows.map(\.row.malformation) == [
-                nil, "row larger than 1000 bytes", nil,
-                "unterminated quoted field (a quote opened on this line is never closed)", "row larger than 1000 bytes", nil,
-            ])
+            #expect(
+                rows.map(\.row.malformation) == [
+                    nil, "row larger than 1000 bytes", nil,
+                    "unterminated quoted field (a quote opened on this line is never closed)", "row larger than 1000 bytes", nil,
+                ])
             #expect(rows[2].fields == ["ok1"] && rows[5].fields == ["ok2"])
             #expect(rows[3].row.byteLength == 3006)
         }

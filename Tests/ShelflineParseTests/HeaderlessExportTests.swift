@@ -16,11 +16,13 @@ func storygraphRow(_ title: String, isbn: String = "9780802148049") -> String {
 @Suite struct HeaderlessExportTests {
     /// Every known export read without its header row gives the records it gives with it (lines
     /// and byte offsets shift by the header).
-    @Test(.bug(id: 13), arguments: [
-        ("examples/goodreads_library_export.csv", FormatChoice.goodreads),
-        ("corpus:gr_24col_2025_bsanser.csv", .goodreads), ("corpus:gr_31col_html-reviews_genekaufman.csv", .goodreads),
-        ("corpus:sg_crlf_quarter-stars_bsanser.csv", .storygraph), ("corpus:small/storygraph.csv", .storygraph),
-    ])
+    @Test(
+        .bug(id: 13),
+        arguments: [
+            ("examples/goodreads_library_export.csv", FormatChoice.goodreads),
+            ("corpus:gr_24col_2025_bsanser.csv", .goodreads), ("corpus:gr_31col_html-reviews_genekaufman.csv", .goodreads),
+            ("corpus:sg_crlf_quarter-stars_bsanser.csv", .storygraph), ("corpus:small/storygraph.csv", .storygraph),
+        ])
     func noHeaderReadsKnownColumnOrders(_ name: String, _ format: FormatChoice) throws {
         let path: String
         if name.hasPrefix("corpus:") {
@@ -45,7 +47,8 @@ func storygraphRow(_ title: String, isbn: String = "9780802148049") -> String {
             record.byteOffset = 0
             return record
         }
-        #expect(headerless.records.map { normalised($0, lineShift: 0) } == withHeader.records.map { normalised($0, lineShift: 1) })
+        #expect(
+            headerless.records.map { normalised($0, lineShift: 0) } == withHeader.records.map { normalised($0, lineShift: 1) })
         #expect(headerless.report?.format.rawValue == format.rawValue)
     }
 
@@ -58,7 +61,8 @@ func storygraphRow(_ title: String, isbn: String = "9780802148049") -> String {
         let error = try #require(run.error as? ParseError)
         #expect(error.exitStatus == .dataError)
         let message = "\(error)"
-        #expect(message.contains("shelfline-parse --no-header --format goodreads \(run.directory.file("export.csv"))"), "\(message)")
+        #expect(
+            message.contains("shelfline-parse --no-header --format goodreads \(run.directory.file("export.csv"))"), "\(message)")
         #expect(message.contains(#""noHeader": true"#))
 
         let storygraph = StageRun((1...3).map { storygraphRow("Book \($0)") }.joined(separator: "\n") + "\n")

@@ -1,7 +1,7 @@
 import ShelflineCore
 import ShelflineParse
-import Testing
 import TestSupport
+import Testing
 
 /// Parse's side of the stage protocol: its ranges, declared once on `ParseParameters`.
 @Suite struct ParseStageContractTests {
@@ -11,7 +11,7 @@ import TestSupport
 
     @Test func aNumberOutOfItsRangeIsAConfigErrorNamingTheKey() throws {
         let config = PipelineConfig(stages: [
-            StageDeclaration(name: .parse, inputs: ["{csv}"], outputs: [], parameters: .object(["minRejectedRows": .number(-1)])),
+            StageDeclaration(name: .parse, inputs: ["{csv}"], outputs: [], parameters: .object(["minRejectedRows": .number(-1)]))
         ])
         let error = try #require(throws: ConfigError.self) { try config.parameters(ParseParameters.self, path: "p.json") }
         #expect("\(error)".contains("stages[0].parameters.minRejectedRows"), "\(error)")

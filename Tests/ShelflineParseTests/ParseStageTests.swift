@@ -14,12 +14,15 @@ struct StageRun {
     var rejects: [RejectedRow] = []
     var error: (any Error)?
 
-    init(_ contents: [UInt8], name: String = "export.csv", format: FormatChoice? = nil, noHeader: Bool? = nil,
-         parameters: ParseParameters = ParseParameters()) {
+    init(
+        _ contents: [UInt8], name: String = "export.csv", format: FormatChoice? = nil, noHeader: Bool? = nil,
+        parameters: ParseParameters = ParseParameters()
+    ) {
         let input = directory.write(name, bytes: contents)
-        let job = ParseStage.Job(input: input, output: directory.file("out.ndjson.gz"), rejects: directory.file("rej.ndjson.gz"),
-                                 report: directory.file("report.json"), format: format, noHeader: noHeader,
-                                 parameters: parameters)
+        let job = ParseStage.Job(
+            input: input, output: directory.file("out.ndjson.gz"), rejects: directory.file("rej.ndjson.gz"),
+            report: directory.file("report.json"), format: format, noHeader: noHeader,
+            parameters: parameters)
         do {
             let read = try ParseStage(job: job).run()
             report = read
@@ -34,17 +37,21 @@ struct StageRun {
         }
     }
 
-    init(_ text: String, name: String = "export.csv", format: FormatChoice? = nil, noHeader: Bool? = nil,
-         parameters: ParseParameters = ParseParameters()) {
+    init(
+        _ text: String, name: String = "export.csv", format: FormatChoice? = nil, noHeader: Bool? = nil,
+        parameters: ParseParameters = ParseParameters()
+    ) {
         self.init(Array(text.utf8), name: name, format: format, noHeader: noHeader, parameters: parameters)
     }
 }
 
-let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Recommended For,Recommended By,Owned Copies,Original Purchase Date,Original Purchase Location,Condition,Condition Description,BCID"
+let goodreadsHeader31 =
+    "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Recommended For,Recommended By,Owned Copies,Original Purchase Date,Original Purchase Location,Condition,Condition Description,BCID"
 
 @Suite struct ParseStageTests {
     @Test(.bug(id: 2)) func goodreadsRowBecomesCompactRecord() throws {
-        let csv = goodreadsHeader31 + "\n"
+        let csv =
+            goodreadsHeader31 + "\n"
             + "42036538,Gideon the Ninth (The Locked Tomb #1),Tamsyn   Muir,\"Muir, Tamsyn\",\"A  B, C D\",\"=\"\"1250313198\"\"\",\"=\"\"9781250313195\"\"\",3,4.20,Tor,Hardcover,448,2019,2019,2020/10/25,2020/10/21,\"read, favourites\",,read,\"<b>Great</b>, \"\"really\"\"\nsecond line\",,secret,1,,,1,,,,,\n"
         let run = StageRun(csv)
         #expect(run.error == nil)
@@ -66,7 +73,8 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
         // A 40-digit year trapped the stage on integer overflow (CI fuzz smoke, csv target): the row
         // is imported with no year, like any cell that is not a four-digit year.
         let digits = String(repeating: "7", count: 40)
-        let csv = goodreadsHeader31 + "\n"
+        let csv =
+            goodreadsHeader31 + "\n"
             + "1,Dune,Frank Herbert,\"Herbert, Frank\",,=\"\",=\"\",0,4.2,Ace,Paperback,412,\(digits),2020\(digits),,2020/10/21,,,to-read,,,,0,,,0,,,,,\n"
         let run = StageRun(csv)
         #expect(run.error == nil)
@@ -120,7 +128,8 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
     @Test(.bug(id: 2)) func genericFormatMapsColumnsFromParameters() throws {
         let json = #"{"generic":{"columns":{"isbn":"ISBN13","dateAdded":"added","dateRead":"finished"}}}"#
         let parameters = try JSONDecoder().decode(ParseParameters.self, from: Data(json.utf8))
-        let csv = "id,title,author,ISBN13,rating,shelf,review,added,finished\n38,Gideon the Ninth,Tamsyn Muir,\"9781250313195\",,read,,2021-11-10,2021-11-11\n"
+        let csv =
+            "id,title,author,ISBN13,rating,shelf,review,added,finished\n38,Gideon the Ninth,Tamsyn Muir,\"9781250313195\",,read,,2021-11-10,2021-11-11\n"
         let run = StageRun(csv, parameters: parameters)
         #expect(run.error == nil)
         let record = try #require(run.records.first)
@@ -145,8 +154,11 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
             try JSONDecoder().decode(ParseParameters.self, from: Data(#"{"generic":{"columns":{"nope":"x"}}}"#.utf8))
         }
         // The range is `ParseParameters.ranges`, checked where the config is decoded.
-        let config = PipelineConfig(stages: [StageDeclaration(name: .parse, inputs: [], outputs: [],
-                                                              parameters: .object(["maxRejectedShare": .number(2)]))])
+        let config = PipelineConfig(stages: [
+            StageDeclaration(
+                name: .parse, inputs: [], outputs: [],
+                parameters: .object(["maxRejectedShare": .number(2)]))
+        ])
         #expect(throws: ConfigError.self) { try config.parameters(ParseParameters.self, path: "pipeline.json") }
     }
 
@@ -165,8 +177,9 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
 
 @Suite struct BookRecordJSONTests {
     static func sample() -> [BookRecord] {
-        var full = BookRecord(format: .storygraph, line: 12, byteOffset: 3456, byteLength: 78,
-                              title: "Quote \" back\\slash /slash\n\t\r\u{8}\u{C}\u{1}\u{1F} é 東京 😀 \u{2028}")
+        var full = BookRecord(
+            format: .storygraph, line: 12, byteOffset: 3456, byteLength: 78,
+            title: "Quote \" back\\slash /slash\n\t\r\u{8}\u{C}\u{1}\u{1F} é 東京 😀 \u{2028}")
         full.rowId = "r1"
         full.titleBase = "Quote"
         full.series = "S"
@@ -186,7 +199,10 @@ let goodreadsHeader31 = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN
         full.shelf = "did-not-finish"
         full.shelves = []
         full.dateAdded = "2021-07-30"
-        full.reads = [ReadSpan(start: "2023-05-23", end: "2023-06-07"), ReadSpan(end: "2024-01-01"), ReadSpan(start: "2020-01-01"), ReadSpan()]
+        full.reads = [
+            ReadSpan(start: "2023-05-23", end: "2023-06-07"), ReadSpan(end: "2024-01-01"), ReadSpan(start: "2020-01-01"),
+            ReadSpan(),
+        ]
         full.readCount = 0
         full.review = "<br/>"
         full.notes = ""

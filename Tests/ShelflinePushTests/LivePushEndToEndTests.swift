@@ -3,8 +3,8 @@ import Foundation
 import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
-import Testing
 import TestSupport
+import Testing
 
 /// `shelfline run` with `apns` configured, through the built executables: the phone sees the
 /// import move while it runs. Open Library's answers are held until the test releases them, so
@@ -29,16 +29,19 @@ import TestSupport
     }
 
     static func export(rows: Int) -> (csv: String, books: [String: FakeOpenLibraryServer.Book]) {
-        var text = "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"
+        var text =
+            "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"
             + "Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,"
             + "Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies\n"
         var books: [String: FakeOpenLibraryServer.Book] = [:]
         for index in 0..<rows {
             let isbn = FakeOpenLibraryServer.isbn13(body: String(format: "978%09d", 200_000 + index * 11))
-            text += "\(index + 1),Live Book \(index),Live Author \(index),,,=\"\",\"=\"\"\(isbn)\"\"\",0,4.0,Press,"
+            text +=
+                "\(index + 1),Live Book \(index),Live Author \(index),,,=\"\",\"=\"\"\(isbn)\"\"\",0,4.0,Press,"
                 + "Paperback,\(100 + index),2001,2001,,2024/01/01,to-read,,to-read,,,,0,0\n"
-            books[isbn] = .init(key: "/books/OL\(index + 1)M", title: "Live Book \(index)", authors: ["Live Author \(index)"],
-                                work: "/works/OL\(index + 1)W")
+            books[isbn] = .init(
+                key: "/books/OL\(index + 1)M", title: "Live Book \(index)", authors: ["Live Author \(index)"],
+                work: "/works/OL\(index + 1)W")
         }
         return (text, books)
     }
@@ -48,12 +51,15 @@ import TestSupport
     /// test releasing answers, not a clock; issue 42), and `apns` when given.
     func config(_ fixture: PushFixture, name: String, openLibrary: String, apns: APNsConfig?) throws -> String {
         var config = try ConfigFile(contentsOf: ExecutableRunner.repositoryRoot + "/examples/pipeline.json")
-        config[stage: "lookup"]?["parameters"] = [
-            // Chunks of 2 rows: lookup's progress moves with every second answer.
-            "sources": ["openlibrary"], "catalog": [] as [String], "chunkSize": 2,
-            "openLibrary": ["baseURL": openLibrary, "requestsPerSecond": 100, "batchSize": 1, "concurrency": 1,
-                            "timeoutSeconds": 600, "maxRetries": 0],
-        ] as [String: Any]
+        config[stage: "lookup"]?["parameters"] =
+            [
+                // Chunks of 2 rows: lookup's progress moves with every second answer.
+                "sources": ["openlibrary"], "catalog": [] as [String], "chunkSize": 2,
+                "openLibrary": [
+                    "baseURL": openLibrary, "requestsPerSecond": 100, "batchSize": 1, "concurrency": 1,
+                    "timeoutSeconds": 600, "maxRetries": 0,
+                ],
+            ] as [String: Any]
         config.editParameters(of: "render") { $0["minimumUpdateIntervalSeconds"] = 0 }
         if let apns {
             config.object["apns"] = try JSONSerialization.jsonObject(with: JSONEncoder.shelfline.encode(apns))
@@ -92,8 +98,12 @@ import TestSupport
 
         // The outcome without pushes, for comparison.
         let reference = try await PushCommandTests.run(
-            "shelfline", ["run", "--csv", csv, "--config", try config(fixture, name: "reference.json", openLibrary: library.baseURL, apns: nil),
-                          "--workspace", fixture.temp.file("reference"), "--quiet"], in: fixture.temp.path)
+            "shelfline",
+            [
+                "run", "--csv", csv, "--config",
+                try config(fixture, name: "reference.json", openLibrary: library.baseURL, apns: nil),
+                "--workspace", fixture.temp.file("reference"), "--quiet",
+            ], in: fixture.temp.path)
         #expect(reference.status == 0, "\(reference)")
 
         var apnsConfig = fixture.apnsConfig(host: apns.host)
@@ -102,15 +112,19 @@ import TestSupport
         let updateToken = PushFixture.token(0xa1), startToken = PushFixture.token(0xb2)
         for (token, kind) in [(updateToken, "update"), (startToken, "start")] {
             let registered = try await PushCommandTests.run(
-                "shelfline-push", ["register", "--activity", "import", "--token", token.uppercased(), "--kind", kind,
-                                   "--workspace", fixture.workspace.root, "--config", config], in: fixture.temp.path)
+                "shelfline-push",
+                [
+                    "register", "--activity", "import", "--token", token.uppercased(), "--kind", kind,
+                    "--workspace", fixture.workspace.root, "--config", config,
+                ], in: fixture.temp.path)
             #expect(registered.status == 0, "\(registered)")
         }
 
         let output = fixture.temp.file("run.out")
         _ = FileManager.default.createFile(atPath: output, contents: nil)
-        let run = ExecutableRunner.start("shelfline", ["run", "--csv", csv, "--config", config, "--workspace", fixture.workspace.root],
-                                         in: fixture.temp.path)
+        let run = ExecutableRunner.start(
+            "shelfline", ["run", "--csv", csv, "--config", config, "--workspace", fixture.workspace.root],
+            in: fixture.temp.path)
         run.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         run.standardError = run.standardOutput
         try run.run()
@@ -118,7 +132,8 @@ import TestSupport
         func runOutput() -> String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
 
         // `start` reaches the push-to-start token while lookup waits for its first answer.
-        try #require(await eventually { log.delivered(to: startToken).contains { $0.push.event == "start" } }, "no start: \(runOutput())")
+        try #require(
+            await eventually { log.delivered(to: startToken).contains { $0.push.event == "start" } }, "no start: \(runOutput())")
         #expect(gate.released == 0)
 
         // Updates reach the update token while lookup runs, each further along.
@@ -126,8 +141,10 @@ import TestSupport
         for _ in 0..<3 {
             gate.release(Self.rows / 6)
             let before = progress
-            try #require(await eventually { (log.delivered(to: updateToken).last?.progress ?? -1) > before },
-                         "no update while lookup ran: \(heldLibrary.requests.map(\.uri)) released \(gate.released) \(runOutput().suffix(600))")
+            try #require(
+                await eventually { (log.delivered(to: updateToken).last?.progress ?? -1) > before },
+                "no update while lookup ran: \(heldLibrary.requests.map(\.uri)) released \(gate.released) \(runOutput().suffix(600))"
+            )
             progress = log.delivered(to: updateToken).last?.progress ?? progress
         }
 
@@ -138,21 +155,25 @@ import TestSupport
         for missed in 1...2 {
             gate.release(Self.rows / 6)
             let workspace = fixture.workspace
-            try #require(await eventually { ((try? Self.timestamps(workspace)) ?? []).filter { $0 > atOutage }.count >= missed },
-                         "render stopped during the outage")
+            try #require(
+                await eventually { ((try? Self.timestamps(workspace)) ?? []).filter { $0 > atOutage }.count >= missed },
+                "render stopped during the outage")
         }
         let watchLog = fixture.store.directory + "/watch.log"
-        try #require(await eventually { ((try? String(contentsOfFile: watchLog, encoding: .utf8)) ?? "").contains("status=network") },
-                     "the worker never tried during the outage")
+        try #require(
+            await eventually { ((try? String(contentsOfFile: watchLog, encoding: .utf8)) ?? "").contains("status=network") },
+            "the worker never tried during the outage")
 
         // APNs back (same host, same certificate): what goes out is the state of the moment, not
         // the states it missed — at most one of them (the newest when the worker's pass began).
         let atRecovery = try Self.timestamps(fixture.workspace).last ?? 0
         #expect(log.delivered(to: updateToken).count == deliveredBeforeOutage, "nothing delivered while APNs was down")
         restarted.server = try await bindingAgain {
-            try await APNsTestServer(expecting: fixture.expectations, port: apns.port, identity: apns.identity, responder: responder)
+            try await APNsTestServer(
+                expecting: fixture.expectations, port: apns.port, identity: apns.identity, responder: responder)
         }
-        try #require(await eventually { log.delivered(to: updateToken).count > deliveredBeforeOutage }, "nothing after the outage")
+        try #require(
+            await eventually { log.delivered(to: updateToken).count > deliveredBeforeOutage }, "nothing after the outage")
 
         gate.release(10_000)
         try #require(await eventually { !run.isRunning }, "the import never finished: \(runOutput())")
@@ -174,7 +195,8 @@ import TestSupport
         #expect(zip(timestamps, timestamps.dropFirst()).allSatisfy { $0 < $1 }, "\(timestamps)")
         let progresses = delivered.map(\.progress)
         #expect(zip(progresses, progresses.dropFirst()).allSatisfy { $0 <= $1 }, "\(progresses)")
-        let snapshot = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: store))) as? [String: Any])
+        let snapshot = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: store))) as? [String: Any])
         let end = try #require(delivered.last)
         let endBody = try #require(try JSONSerialization.jsonObject(with: Data(end.push.body)) as? NSDictionary)
         #expect(endBody == (snapshot["apns"] as? NSDictionary), "the end is import.json's")
@@ -182,8 +204,9 @@ import TestSupport
 
         // The outage changed nothing in the import.
         for file in ["library/library.ndjson.gz", "runs/latest/merge-report.json"] {
-            #expect(FileManager.default.contents(atPath: fixture.workspace.root + "/" + file)
-                == FileManager.default.contents(atPath: fixture.temp.file("reference/" + file)), "\(file) differs")
+            #expect(
+                FileManager.default.contents(atPath: fixture.workspace.root + "/" + file)
+                    == FileManager.default.contents(atPath: fixture.temp.file("reference/" + file)), "\(file) differs")
         }
     }
 
@@ -259,7 +282,9 @@ final class DeliveryLog: @unchecked Sendable {
     func delivered(to token: String) -> [Entry] {
         lock.withLock {
             var seen = Set<String>()
-            return entries.filter { $0.push.token == token && $0.status == 200 && seen.insert($0.push.headers["apns-id"] ?? "").inserted }
+            return entries.filter {
+                $0.push.token == token && $0.status == 200 && seen.insert($0.push.headers["apns-id"] ?? "").inserted
+            }
         }
     }
 }

@@ -1,23 +1,27 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import APNsTestServer
 import Crypto
 import Foundation
 import ShelflineCore
 import ShelflinePush
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The provider token is kept in the workspace and reused by every process until it is 50
 /// minutes old: Apple answers 429 `TooManyProviderTokenUpdates` to one renewed more often than
 /// every 20 minutes.
 @Suite struct ProviderTokenTests {
     /// Two instances stand for two processes: they share only the file.
-    func tokens(_ fixture: PushFixture, clock: ManualClock, keyId: String = PushFixture.keyId, teamId: String = PushFixture.teamId,
-                key: P256.Signing.PrivateKey? = nil) -> ProviderToken {
-        ProviderToken(key: key ?? fixture.key, keyId: keyId, teamId: teamId, now: { clock.now },
-                      storePath: fixture.store.providerTokenPath)
+    func tokens(
+        _ fixture: PushFixture, clock: ManualClock, keyId: String = PushFixture.keyId, teamId: String = PushFixture.teamId,
+        key: P256.Signing.PrivateKey? = nil
+    ) -> ProviderToken {
+        ProviderToken(
+            key: key ?? fixture.key, keyId: keyId, teamId: teamId, now: { clock.now },
+            storePath: fixture.store.providerTokenPath)
     }
 
     static func issuedAt(_ jwt: String) throws -> Int {
@@ -44,7 +48,8 @@ import TestSupport
         let renewed = try tokens(fixture, clock: clock).jwt()
         #expect(renewed != first, "renewed at 50 minutes")
         #expect(try Self.issuedAt(renewed) == Int(clock.now.timeIntervalSince1970))
-        #expect(try holder.jwt() == renewed, "a process holding the old one picks up the stored renewal instead of signing its own")
+        #expect(
+            try holder.jwt() == renewed, "a process holding the old one picks up the stored renewal instead of signing its own")
     }
 
     @Test(.bug(id: 23)) func anotherKeyIdTeamOrKeyNeverReusesTheStoredToken() throws {

@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import APNsTestServer
 import Crypto
 import Foundation
 import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `shelfline-push` as a process: exit statuses, messages, files, and a crash between send and record.
 @Suite struct PushCommandTests {
@@ -28,7 +29,12 @@ import TestSupport
         }
     }
 
-    @Test(.bug(id: 11), arguments: ["xyz123", "ab", String(repeating: "a", count: 63), String(repeating: "0", count: 512), "<" + String(repeating: "ab", count: 32) + ">"])
+    @Test(
+        .bug(id: 11),
+        arguments: [
+            "xyz123", "ab", String(repeating: "a", count: 63), String(repeating: "0", count: 512),
+            "<" + String(repeating: "ab", count: 32) + ">",
+        ])
     func malformedTokenExits64(token: String) async throws {
         let fixture = PushFixture("push-bad-token")
         let result = try await push(fixture, ["register", "--activity", "beer-queue", "--token", token])
@@ -68,11 +74,12 @@ import TestSupport
     @Test(.bug(id: 11), arguments: ["p384", "sec1", "garbage"])
     func keyNotP256PKCS8Exits78(kind: String) async throws {
         let fixture = PushFixture("push-key-kind")
-        let pem = switch kind {
-        case "p384": P384.Signing.PrivateKey().pemRepresentation
-        case "sec1": "-----BEGIN EC PRIVATE KEY-----\nbm90IGEga2V5\n-----END EC PRIVATE KEY-----\n"
-        default: "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n"
-        }
+        let pem =
+            switch kind {
+            case "p384": P384.Signing.PrivateKey().pemRepresentation
+            case "sec1": "-----BEGIN EC PRIVATE KEY-----\nbm90IGEga2V5\n-----END EC PRIVATE KEY-----\n"
+            default: "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n"
+            }
         _ = fixture.temp.write("AuthKey_\(PushFixture.keyId).p8", pem)
         chmod(fixture.keyFile, 0o600)
         let config = try fixture.writeConfig(host: "https://127.0.0.1:9")
@@ -111,7 +118,9 @@ import TestSupport
         #expect(result.status == 65, "\(result)")
         #expect(result.stderr.contains(path), "\(result)")
         if kind == "newer" { #expect(result.stderr.contains("newer")) }
-        if kind == "torn-history" { #expect(result.stderr.contains("\(path):2: ") && result.stderr.contains("torn"), "\(result)") }
+        if kind == "torn-history" {
+            #expect(result.stderr.contains("\(path):2: ") && result.stderr.contains("torn"), "\(result)")
+        }
         #expect(server.received.isEmpty, "nothing sent")
         #expect(FileManager.default.contents(atPath: path) == before, "left as it was")
         // register refuses to overwrite a registry it cannot read.
@@ -148,7 +157,8 @@ import TestSupport
             try fixture.emitBeerQueue(.update, beers: beers, at: 1_760_000_100 + offset)
         }
         holdAt.append("\(1_760_000_101)")
-        let process = ExecutableRunner.start("shelfline-push", ["send", "--workspace", fixture.workspace.root, "--config", config])
+        let process = ExecutableRunner.start(
+            "shelfline-push", ["send", "--workspace", fixture.workspace.root, "--config", config])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -170,8 +180,9 @@ import TestSupport
         #expect(result.status == 0, "\(result)")
         #expect(!FileManager.default.fileExists(atPath: fixture.store.journalPath), "compacted into outbox.json")
         let timestamps = server.received.dropFirst().compactMap(\.timestamp)
-        #expect(timestamps == [1_760_000_100, 1_760_000_101, 1_760_000_101, 1_760_000_102],
-                "every snapshot delivered, only the one in flight twice")
+        #expect(
+            timestamps == [1_760_000_100, 1_760_000_101, 1_760_000_101, 1_760_000_102],
+            "every snapshot delivered, only the one in flight twice")
         #expect(Set(server.received.dropFirst().map { $0.headers["apns-id"] }).count == 3, "a re-sent push keeps its apns-id")
     }
 
@@ -200,7 +211,8 @@ import TestSupport
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("POST \(server.host)/3/device/…\(token.suffix(6))\n"), "\(result)")
         #expect(!result.stdout.contains(token), "token shortened")
-        #expect(result.stdout.contains("apns-push-type: liveactivity\napns-topic: \(PushFixture.bundleId).push-type.liveactivity\n"))
+        #expect(
+            result.stdout.contains("apns-push-type: liveactivity\napns-topic: \(PushFixture.bundleId).push-type.liveactivity\n"))
         #expect(result.stdout.contains(#""content-state":{"beers":[{"date":"#) && result.stdout.contains("Pliny the Elder"))
         #expect(server.received.isEmpty)
         #expect(try fixture.store.readOutbox().cursors.isEmpty)
@@ -235,8 +247,12 @@ import TestSupport
         let csv = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
 
         // Without apns: the import runs, says once that pushes are skipped, and sends nothing.
-        let plain = try await Self.run("shelfline", ["run", "--csv", csv, "--config", try pipelineConfig(fixture, apns: nil),
-                                                           "--workspace", fixture.workspace.root], in: fixture.temp.path)
+        let plain = try await Self.run(
+            "shelfline",
+            [
+                "run", "--csv", csv, "--config", try pipelineConfig(fixture, apns: nil),
+                "--workspace", fixture.workspace.root,
+            ], in: fixture.temp.path)
         #expect(plain.status == 0, "\(plain)")
         #expect(plain.stderr.components(separatedBy: "push=skipped").count == 2, "\(plain)")
         #expect(server.received.isEmpty)
@@ -244,13 +260,16 @@ import TestSupport
         // With apns: the push worker and the final send bring the import's `end` to the registered
         // update token, last (a rerun of an import already done pushes nothing).
         let config = try pipelineConfig(fixture, apns: fixture.apnsConfig(host: server.host))
-        let result = try await Self.run("shelfline", ["run", "--csv", csv, "--config", config, "--workspace", fixture.workspace.root],
-                                              in: fixture.temp.path)
+        let result = try await Self.run(
+            "shelfline", ["run", "--csv", csv, "--config", config, "--workspace", fixture.workspace.root],
+            in: fixture.temp.path)
         #expect(result.status == 0, "\(result)")
         #expect(!result.stderr.contains("push=skipped"), "\(result)")
         #expect(result.stdout.contains("push: ") && result.stdout.contains("0 left for the next run"), "\(result)")
         let received = server.received
-        #expect(received.last?.event == "end" && received.allSatisfy { $0.problems.isEmpty && $0.token == token }, "\(received.map(\.problems))")
+        #expect(
+            received.last?.event == "end" && received.allSatisfy { $0.problems.isEmpty && $0.token == token },
+            "\(received.map(\.problems))")
         #expect(received.allSatisfy { $0.contentStateType == "CSVImportActivityAttributes" })
         #expect(Set(received.compactMap(\.timestamp)).count == received.count, "no snapshot pushed twice")
     }

@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import APNsTestServer
 import Crypto
 import Foundation
 import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A clock tests move by hand; `sleep` advances it instead of waiting.
 final class ManualClock: @unchecked Sendable {
@@ -22,12 +23,14 @@ final class ManualClock: @unchecked Sendable {
     func advance(_ seconds: Double) { lock.withLock { current = current.addingTimeInterval(seconds) } }
 
     var pushClock: PushClock {
-        PushClock(now: { self.now }, sleep: { seconds in
-            self.lock.withLock {
-                self.sleeps.append(seconds)
-                self.current = self.current.addingTimeInterval(seconds)
-            }
-        })
+        PushClock(
+            now: { self.now },
+            sleep: { seconds in
+                self.lock.withLock {
+                    self.sleeps.append(seconds)
+                    self.current = self.current.addingTimeInterval(seconds)
+                }
+            })
     }
 }
 
@@ -66,8 +69,9 @@ struct PushFixture {
     /// `timeout`: a test whose APNs is down or untrusted passes a short one, since a request is only
     /// failed when its deadline passes (AsyncHTTPClient retries connecting until then).
     func apnsConfig(host: String, waitBudget: Double = 60, timeout: Double = 30) -> APNsConfig {
-        APNsConfig(environment: "sandbox", host: host, keyFile: keyFile, keyId: Self.keyId, teamId: Self.teamId,
-                   bundleId: Self.bundleId, caFile: caFile, waitBudgetSeconds: waitBudget, concurrency: 8, timeoutSeconds: timeout)
+        APNsConfig(
+            environment: "sandbox", host: host, keyFile: keyFile, keyId: Self.keyId, teamId: Self.teamId,
+            bundleId: Self.bundleId, caFile: caFile, waitBudgetSeconds: waitBudget, concurrency: 8, timeoutSeconds: timeout)
     }
 
     /// `pipeline.json` for the executables: no stages, just `apns`.
@@ -85,14 +89,20 @@ struct PushFixture {
 
     /// Emits a beer-queue snapshot through render's own store (history and latest).
     @discardableResult
-    func emitBeerQueue(_ event: ActivityEvent, beers: [String], at timestamp: Int) throws -> ActivitySnapshot<BeerQueueAttributes, BeerQueueAttributes.ContentState> {
-        let queued = beers.enumerated().map { QueuedBeer(id: "\($0.offset + 1)", name: $0.element, date: "Apr 08, 2025 @ 03:10:18pm") }
-        let state = BeerQueueAttributes.ContentState(queueCount: queued.count, beers: queued, storeLocation: "Flying Saucer",
-                                                     lastUpdated: "\(timestamp)")
-        let snapshot = ActivitySnapshot(attributesType: BeerQueueAttributes.typeName,
-                                        attributes: BeerQueueAttributes(memberId: "42", storeId: "7"), contentState: state,
-                                        event: event, timestamp: timestamp, staleDate: timestamp + 900,
-                                        dismissalDate: event == .end ? timestamp + 600 : nil, alert: nil)
+    func emitBeerQueue(_ event: ActivityEvent, beers: [String], at timestamp: Int) throws -> ActivitySnapshot<
+        BeerQueueAttributes, BeerQueueAttributes.ContentState
+    > {
+        let queued = beers.enumerated().map {
+            QueuedBeer(id: "\($0.offset + 1)", name: $0.element, date: "Apr 08, 2025 @ 03:10:18pm")
+        }
+        let state = BeerQueueAttributes.ContentState(
+            queueCount: queued.count, beers: queued, storeLocation: "Flying Saucer",
+            lastUpdated: "\(timestamp)")
+        let snapshot = ActivitySnapshot(
+            attributesType: BeerQueueAttributes.typeName,
+            attributes: BeerQueueAttributes(memberId: "42", storeId: "7"), contentState: state,
+            event: event, timestamp: timestamp, staleDate: timestamp + 900,
+            dismissalDate: event == .end ? timestamp + 600 : nil, alert: nil)
         try ActivityStore(workspace: workspace, name: PushActivity.beerQueue.rawValue).publish(snapshot)
         return snapshot
     }
@@ -104,7 +114,8 @@ struct PushFixture {
             successCount: processed, duplicateCount: 0, failureCount: 0)
         let snapshot = ActivitySnapshot(
             attributesType: CSVImportActivityAttributes.typeName,
-            attributes: CSVImportActivityAttributes(fileName: "export.csv", sessionId: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!),
+            attributes: CSVImportActivityAttributes(
+                fileName: "export.csv", sessionId: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!),
             contentState: state, event: event, timestamp: timestamp, staleDate: timestamp + 600,
             dismissalDate: event == .end ? timestamp + 1800 : nil, alert: nil)
         try ActivityStore(workspace: workspace, name: PushActivity.import.rawValue).publish(snapshot)
@@ -121,17 +132,21 @@ struct PushFixture {
 
     /// A sender against `server` on a manual clock, logging into `lines`.
     func sender(_ server: APNsTestServer, clock: ManualClock, lines: LineLog = LineLog(), waitBudget: Double = 60) throws
-        -> (PushSender, APNsTransport, ProviderToken) {
+        -> (PushSender, APNsTransport, ProviderToken)
+    {
         let settings = try settings(host: server.host, waitBudget: waitBudget)
-        let sender = PushSender(workspace: workspace, settings: settings, clock: clock.pushClock,
-                                log: Logfmt(sink: { lines.append($0) }))
+        let sender = PushSender(
+            workspace: workspace, settings: settings, clock: clock.pushClock,
+            log: Logfmt(sink: { lines.append($0) }))
         let token = ProviderToken(key: try settings.loadSigningKey(), keyId: Self.keyId, teamId: Self.teamId, now: { clock.now })
         return (sender, try APNsTransport(settings: settings), token)
     }
 
     /// One `send` in process; the error it ended with, if any.
-    func send(_ server: APNsTestServer, clock: ManualClock = ManualClock(), lines: LineLog = LineLog(),
-              waitBudget: Double = 60) async throws -> (PushReport, (any Error)?) {
+    func send(
+        _ server: APNsTestServer, clock: ManualClock = ManualClock(), lines: LineLog = LineLog(),
+        waitBudget: Double = 60
+    ) async throws -> (PushReport, (any Error)?) {
         let (sender, transport, token) = try sender(server, clock: clock, lines: lines, waitBudget: waitBudget)
         do {
             let report = try await sender.send(transport: transport, providerToken: token)

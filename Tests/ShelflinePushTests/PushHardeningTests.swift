@@ -1,20 +1,22 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import APNsTestServer
 import Crypto
 import Foundation
 import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Hostile inputs to `shelfline-push` (the third hostile pass's push items), through the executable.
 @Suite struct PushHardeningTests {
     func push(_ fixture: PushFixture, _ arguments: [String], config: String) async throws -> ProcessResult {
-        try await PushCommandTests.run("shelfline-push", arguments + ["--workspace", fixture.workspace.root, "--config", config],
-                                       in: fixture.temp.path)
+        try await PushCommandTests.run(
+            "shelfline-push", arguments + ["--workspace", fixture.workspace.root, "--config", config],
+            in: fixture.temp.path)
     }
 
     /// `pipeline.json` with `apns` as `change` makes it.
@@ -23,7 +25,8 @@ import TestSupport
         var apns = fixture.apnsConfig(host: host, waitBudget: 0)
         change(&apns)
         config.apns = try JSONValue(encoding: apns)
-        return fixture.temp.write("pipeline.json", String(decoding: try JSONEncoder.shelflinePretty.encode(config), as: UTF8.self))
+        return fixture.temp.write(
+            "pipeline.json", String(decoding: try JSONEncoder.shelflinePretty.encode(config), as: UTF8.self))
     }
 
     @Test(.bug(id: 23)) func tokensDifferingOnlyInHexCaseAreOneToken() async throws {
@@ -32,7 +35,8 @@ import TestSupport
         try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
         // A registry edited by hand (or written by an older version): the same token twice.
         try Workspace.makeDirectory(fixture.store.directory)
-        try AtomicFile.write(#"""
+        try AtomicFile.write(
+            #"""
             {"version": 1, "tokens": [
               {"token": "\#(token.uppercased())", "activity": "beer-queue", "kind": "update", "registeredAt": 1},
               {"token": "\#(token)", "activity": "beer-queue", "kind": "update", "registeredAt": 2}]}
@@ -54,12 +58,17 @@ import TestSupport
     func aDamagedKeyFileIsNamedWithWhatIsWrong(damage: String) async throws {
         let fixture = PushFixture("push-key-damage")
         let pem = fixture.key.pemRepresentation
-        let (bytes, expected): (Data, String) = switch damage {
-        case "bom": (Data([0xEF, 0xBB, 0xBF]) + Data(pem.utf8), "byte order mark")
-        case "base64": (Data(pem.replacingOccurrences(of: "\n", with: "\n*", options: [], range: pem.range(of: "KEY-----\n")).utf8), "not valid base64")
-        case "cut": (Data(pem.utf8.prefix(pem.utf8.count / 2)), "cut short")
-        default: (Data(pem.utf8) + Data(repeating: 0x0a, count: 64 * 1024), "at most 8 KiB is read")
-        }
+        let (bytes, expected): (Data, String) =
+            switch damage {
+            case "bom": (Data([0xEF, 0xBB, 0xBF]) + Data(pem.utf8), "byte order mark")
+            case "base64":
+                (
+                    Data(pem.replacingOccurrences(of: "\n", with: "\n*", options: [], range: pem.range(of: "KEY-----\n")).utf8),
+                    "not valid base64"
+                )
+            case "cut": (Data(pem.utf8.prefix(pem.utf8.count / 2)), "cut short")
+            default: (Data(pem.utf8) + Data(repeating: 0x0a, count: 64 * 1024), "at most 8 KiB is read")
+            }
         try bytes.write(to: URL(fileURLWithPath: fixture.keyFile))
         chmod(fixture.keyFile, 0o600)
         let result = try await push(fixture, ["send", "--dry-run"], config: try config(fixture, host: "https://127.0.0.1:9"))
@@ -73,9 +82,12 @@ import TestSupport
         try await fixture.register(PushFixture.token(1))
         try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
         let missing = fixture.temp.file("no-such-ca.pem")
-        let result = try await push(fixture, ["send"], config: try config(fixture, host: "https://127.0.0.1:9") { $0.caFile = missing })
+        let result = try await push(
+            fixture, ["send"], config: try config(fixture, host: "https://127.0.0.1:9") { $0.caFile = missing })
         #expect(result.status == 78, "\(result)")
-        #expect(result.stderr.contains("apns.caFile") && result.stderr.contains(missing) && result.stderr.contains("No such file"), "\(result)")
+        #expect(
+            result.stderr.contains("apns.caFile") && result.stderr.contains(missing) && result.stderr.contains("No such file"),
+            "\(result)")
     }
 
     @Test(.bug(id: 23)) func anUntrustedCertificateIsAConfigErrorNotANetworkOne() async throws {
@@ -86,17 +98,23 @@ import TestSupport
         defer { Task { try? await server.shutdown() } }
         // Trust another server's certificate, not this one's.
         let otherCA = fixture.temp.write("other-ca.pem", APNsTestServer.Identity.other.certificatePEM)
-        let result = try await push(fixture, ["send"], config: try config(fixture, host: server.host) {
-            $0.caFile = otherCA
-            $0.timeoutSeconds = 5
-        })
+        let result = try await push(
+            fixture, ["send"],
+            config: try config(fixture, host: server.host) {
+                $0.caFile = otherCA
+                $0.timeoutSeconds = 5
+            })
         #expect(result.status == 78, "\(result)")
         #expect(result.stderr.contains("not trusted"), "\(result)")
         #expect(try fixture.store.readOutbox().cursors.isEmpty, "nothing marked as sent")
     }
 
-    @Test(.bug(id: 23), arguments: ["https://127.0.0.1:9/3/device", "https://127.0.0.1:9?x=1", "https://user:secret@127.0.0.1:9",
-                                        "https://127.0.0.1:9#frag", "http://127.0.0.1:9"])
+    @Test(
+        .bug(id: 23),
+        arguments: [
+            "https://127.0.0.1:9/3/device", "https://127.0.0.1:9?x=1", "https://user:secret@127.0.0.1:9",
+            "https://127.0.0.1:9#frag", "http://127.0.0.1:9",
+        ])
     func anAPNsHostWithAPathQueryOrCredentialsIsRefused(host: String) async throws {
         let fixture = PushFixture("push-host")
         let result = try await push(fixture, ["send", "--dry-run"], config: try config(fixture, host: host))

@@ -3,8 +3,8 @@ import Foundation
 import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
-import Testing
 import TestSupport
+import Testing
 
 /// `PushSender` in process against the loopback APNs (HTTP/2, TLS): every answer in issue 11's table.
 @Suite struct PushSenderTests {
@@ -94,7 +94,10 @@ import TestSupport
         #expect(report.droppedTokens == ["…" + gone.suffix(6)])
         #expect(try fixture.store.readRegistry().tokens.map(\.token.hex) == [kept])
         #expect(try fixture.store.readOutbox().cursors[gone] == nil)
-        #expect(lines.all.contains { $0.contains("token=…\(gone.suffix(6))") && $0.contains("status=\(status)") && $0.contains("reason=\(reason)") })
+        #expect(
+            lines.all.contains {
+                $0.contains("token=…\(gone.suffix(6))") && $0.contains("status=\(status)") && $0.contains("reason=\(reason)")
+            })
     }
 
     @Test(.bug(id: 11), arguments: ["ExpiredProviderToken", "InvalidProviderToken"])
@@ -156,7 +159,8 @@ import TestSupport
         let count = LineLog()
         let server = try await fixture.server { _ in
             count.append("x")
-            return count.all.count <= 2 ? APNsAnswer(status: status, reason: status == 429 ? "TooManyRequests" : "InternalServerError") : .ok
+            return count.all.count <= 2
+                ? APNsAnswer(status: status, reason: status == 429 ? "TooManyRequests" : "InternalServerError") : .ok
         }
         defer { Task { try? await server.shutdown() } }
         let clock = ManualClock()
@@ -195,7 +199,8 @@ import TestSupport
         let host = server.host
         try await server.shutdown()
         let settings = try fixture.settings(host: host, timeout: 2)
-        let sender = PushSender(workspace: fixture.workspace, settings: settings, clock: ManualClock().pushClock, log: Logfmt(sink: { _ in }))
+        let sender = PushSender(
+            workspace: fixture.workspace, settings: settings, clock: ManualClock().pushClock, log: Logfmt(sink: { _ in }))
         let transport = try APNsTransport(settings: settings)
         let providerToken = ProviderToken(key: fixture.key, keyId: PushFixture.keyId, teamId: PushFixture.teamId, now: { Date() })
         await #expect(throws: PushError.self) { try await sender.send(transport: transport, providerToken: providerToken) }
@@ -233,7 +238,8 @@ import TestSupport
         func line(_ token: String, _ timestamp: Int) throws -> String {
             let entry = try encoder.encode(["token": token])  // {"token":"…"}
             let value = try encoder.encode(cursor(timestamp))
-            return String(decoding: entry.dropLast(), as: UTF8.self) + ",\"cursor\":" + String(decoding: value, as: UTF8.self) + "}\n"
+            return String(decoding: entry.dropLast(), as: UTF8.self) + ",\"cursor\":" + String(decoding: value, as: UTF8.self)
+                + "}\n"
         }
         // Two groups appended, then a third cut short by a crash (no newline: never acknowledged).
         let journal = try line("aa", 10) + line("cc", 11) + line("aa", 12) + String(try line("bb", 13).dropLast(9))
@@ -256,4 +262,3 @@ import TestSupport
         }
     }
 }
-

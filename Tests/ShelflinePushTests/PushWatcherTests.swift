@@ -3,8 +3,8 @@ import Foundation
 import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
-import Testing
 import TestSupport
+import Testing
 
 /// The push worker's passes on a manual clock against the loopback APNs: the newest state per
 /// token, progress throttled at priority 5, what a person must see at once at 10, no backlog
@@ -13,8 +13,10 @@ import TestSupport
     static let t0 = 1_760_000_000
 
     /// A watcher on `clock` (one process's connection and provider token).
-    func watcher(_ fixture: PushFixture, _ server: APNsTestServer, clock: ManualClock, lines: LineLog = LineLog(),
-                 change: (inout PushSettings) -> Void = { _ in }) throws -> (PushWatcher, APNsTransport, ProviderToken) {
+    func watcher(
+        _ fixture: PushFixture, _ server: APNsTestServer, clock: ManualClock, lines: LineLog = LineLog(),
+        change: (inout PushSettings) -> Void = { _ in }
+    ) throws -> (PushWatcher, APNsTransport, ProviderToken) {
         var (sender, transport, providerToken) = try fixture.sender(server, clock: clock, lines: lines)
         sender.settings.minimumUpdateInterval = 5
         change(&sender.settings)
@@ -57,8 +59,9 @@ import TestSupport
         await transport.shutdown()
 
         #expect(pushes(server, to: start) == ["start@0/10"])
-        #expect(pushes(server, to: update) == ["update@3/5", "update@5/5", "end@9/10"],
-                "1 and 2 coalesced into 3; 4 held by the 5 s interval, then replaced by 5; the end at once")
+        #expect(
+            pushes(server, to: update) == ["update@3/5", "update@5/5", "end@9/10"],
+            "1 and 2 coalesced into 3; 4 held by the 5 s interval, then replaced by 5; the end at once")
         #expect(server.received.allSatisfy { $0.problems.isEmpty })
         #expect(state.delivered == 4 && state.failed == 0)
         let cursor = try #require(try fixture.store.readOutbox().cursors[update])
@@ -100,8 +103,9 @@ import TestSupport
         await pass(at: 8)
         await transport.shutdown()
 
-        #expect(pushes(server, to: update) == ["update@1/5", "update@6/5", "update@8/5"],
-                "the 503 for 2, then only 4: 2 and 3 are never replayed")
+        #expect(
+            pushes(server, to: update) == ["update@1/5", "update@6/5", "update@8/5"],
+            "the 503 for 2, then only 4: 2 and 3 are never replayed")
         #expect(lines.all.contains { $0.contains("status=503") && $0.contains("outcome=deferred") }, "\(lines.all)")
         #expect(try fixture.store.readOutbox().cursors[update]?.last.timestamp == Self.t0 + 8)
     }

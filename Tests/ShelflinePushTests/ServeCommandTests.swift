@@ -1,24 +1,27 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import AsyncHTTPClient
 import Foundation
 import NIOCore
 import ShelflineCore
 import ShelflinePush
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `shelfline-push devices` and `serve` as processes: the README's example (issue 27).
 @Suite(.bug(id: 27)) struct ServeCommandTests {
     func push(_ fixture: PushFixture, _ arguments: [String]) async throws -> ProcessResult {
-        try await PushCommandTests.run("shelfline-push", arguments + ["--workspace", fixture.workspace.root], in: fixture.temp.path)
+        try await PushCommandTests.run(
+            "shelfline-push", arguments + ["--workspace", fixture.workspace.root], in: fixture.temp.path)
     }
 
     /// Starts `serve --listen 127.0.0.1:0` and returns it with the URL it printed.
     func startServe(_ fixture: PushFixture, extra: [String] = []) async throws -> (Process, String) {
-        let process = ExecutableRunner.start("shelfline-push", ["serve", "--listen", "127.0.0.1:0", "--workspace", fixture.workspace.root] + extra,
-                                             in: fixture.temp.path)
+        let process = ExecutableRunner.start(
+            "shelfline-push", ["serve", "--listen", "127.0.0.1:0", "--workspace", fixture.workspace.root] + extra,
+            in: fixture.temp.path)
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -34,7 +37,9 @@ import TestSupport
                 continuation.resume(returning: String(decoding: data, as: UTF8.self))
             }
         }
-        guard line.hasPrefix("serving on http"), let url = line.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) else {
+        guard line.hasPrefix("serving on http"),
+            let url = line.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines)
+        else {
             process.terminate()
             throw FileError.corrupt(path: "shelfline-push serve", line: 1, reason: "unexpected first line: \(line)")
         }
@@ -65,8 +70,10 @@ import TestSupport
         var unauthorized = HTTPClientRequest(url: "\(url)/v1/tokens/\(token)")
         unauthorized.method = .DELETE
         let answers = await Result {
-            (try await client.execute(request, timeout: .seconds(120)).status.code,
-             try await client.execute(unauthorized, timeout: .seconds(120)).status.code)
+            (
+                try await client.execute(request, timeout: .seconds(120)).status.code,
+                try await client.execute(unauthorized, timeout: .seconds(120)).status.code
+            )
         }
         try await client.shutdown()
         let (status, refused) = try answers.get()

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
 import ShelflinePush
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The README's `serve` example, run as written by bash (issue 27's "done when"): add a device,
 /// `curl` a token in, `curl` a refresh, and the push arrives at the loopback APNs. The block is
@@ -21,7 +22,8 @@ import TestSupport
     static func exampleBlock(in file: String) throws -> String {
         let text = try String(contentsOfFile: ExecutableRunner.repositoryRoot + "/" + file, encoding: .utf8)
         guard let mark = text.range(of: marker), let open = text.range(of: "```sh\n", range: mark.upperBound..<text.endIndex),
-              let close = text.range(of: "\n```", range: open.upperBound..<text.endIndex) else {
+            let close = text.range(of: "\n```", range: open.upperBound..<text.endIndex)
+        else {
             throw RawConnectionError("\(file): no ```sh block after \(marker)")
         }
         return String(text[open.upperBound..<close.lowerBound])
@@ -36,7 +38,9 @@ import TestSupport
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw RawConnectionError("no free port: \(String(cString: strerror(errno)))") }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -45,13 +49,17 @@ import TestSupport
     @Test func theReadmeExampleRunsAsWrittenAndThePushArrives() async throws {
         let block = try Self.exampleBlock(in: "README.md")
         #expect(try Self.exampleBlock(in: "docs/push.md") == block, "docs/push.md's example differs from the README's")
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") || FileManager.default.isExecutableFile(atPath: "/bin/curl") else {
+        guard
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
+                || FileManager.default.isExecutableFile(atPath: "/bin/curl")
+        else {
             // Under CI=true a test that cannot run fails.
             if ContinuousIntegration.isRunning { Issue.record("curl is not installed") }
             return
         }
         let push = PushFixture("serve-example")
-        let queuePage = try String(contentsOfFile: ExecutableRunner.repositoryRoot + "/examples/beer-queue/queue.html", encoding: .utf8)
+        let queuePage = try String(
+            contentsOfFile: ExecutableRunner.repositoryRoot + "/examples/beer-queue/queue.html", encoding: .utf8)
         let site = try await BeerQueueSite(push, page: queuePage)
         _ = try site.writeConfig(push)
         let port = try Self.freePort()
@@ -71,10 +79,12 @@ import TestSupport
         #expect(result.stdout.contains("serving on http://127.0.0.1:\(port)\n"), "\(result)")
         let token = String(repeating: "5e", count: 32)
         #expect(block.contains(token))
-        #expect(site.apns.received.map { "\($0.token) \($0.event ?? "-") \($0.contentStateType ?? "-")" }
-                    == ["\(token) start BeerQueueAttributes"], "\(site.apns.received.map(\.problems))")
+        #expect(
+            site.apns.received.map { "\($0.token) \($0.event ?? "-") \($0.contentStateType ?? "-")" }
+                == ["\(token) start BeerQueueAttributes"], "\(site.apns.received.map(\.problems))")
         #expect(site.apns.received.allSatisfy { $0.problems.isEmpty })
-        #expect(site.apns.received.first.map { String(decoding: $0.body, as: UTF8.self) }?.contains("Founders KBS (2024)") == true)
+        #expect(
+            site.apns.received.first.map { String(decoding: $0.body, as: UTF8.self) }?.contains("Founders KBS (2024)") == true)
         // The example's workspace is ./var: the token is alice-iphone's.
         let registry = try PushStore(workspace: Workspace(root: push.temp.file("var"))).readRegistry()
         #expect(registry.tokens.map { "\($0.token.hex) \($0.device ?? "-")" } == ["\(token) alice-iphone"])

@@ -3,8 +3,8 @@ import Foundation
 import NIOHTTP1
 import ShelflineCore
 import ShelflinePush
-import Testing
 import TestSupport
+import Testing
 
 /// A loopback beer-queue site whose page the test sets, a loopback APNs, and a `pipeline.json`
 /// pointing both there: what `POST /v1/beer-queue/refresh` needs.
@@ -24,23 +24,34 @@ struct BeerQueueSite: Sendable {
     }
 
     /// `pipeline.json` with `beerQueue` (the loopback site, a 0600 cookie file) and `apns` (the loopback APNs).
-    func writeConfig(_ push: PushFixture, maxUpdatesPerHour: Int = 10, apnsWaitBudget: Double = 60,
-                     apnsTimeout: Double = 30, name: String = "pipeline.json") throws -> String {
+    func writeConfig(
+        _ push: PushFixture, maxUpdatesPerHour: Int = 10, apnsWaitBudget: Double = 60,
+        apnsTimeout: Double = 30, name: String = "pipeline.json"
+    ) throws -> String {
         let credentials = push.temp.write("queue.credentials", Self.cookie + "\n")
         chmod(credentials, 0o600)
-        var config = try #require(try JSONSerialization.jsonObject(with: JSONEncoder.shelflinePretty.encode(PipelineConfig(stages: []))) as? [String: Any])
-        config["beerQueue"] = ["host": site.baseURL, "credentialsFile": credentials, "memberId": "123456", "storeId": "13888",
-                               "storeLocation": "Example Saucer", "maxUpdatesPerHour": maxUpdatesPerHour, "timeoutSeconds": 30] as [String: Any]
-        config["apns"] = try JSONSerialization.jsonObject(with: JSONEncoder.shelfline.encode(push.apnsConfig(host: apns.host, waitBudget: apnsWaitBudget, timeout: apnsTimeout)))
-        return push.temp.write(name, String(decoding: try JSONSerialization.data(withJSONObject: config, options: [.prettyPrinted]), as: UTF8.self))
+        var config = try #require(
+            try JSONSerialization.jsonObject(with: JSONEncoder.shelflinePretty.encode(PipelineConfig(stages: [])))
+                as? [String: Any])
+        config["beerQueue"] =
+            [
+                "host": site.baseURL, "credentialsFile": credentials, "memberId": "123456", "storeId": "13888",
+                "storeLocation": "Example Saucer", "maxUpdatesPerHour": maxUpdatesPerHour, "timeoutSeconds": 30,
+            ] as [String: Any]
+        config["apns"] = try JSONSerialization.jsonObject(
+            with: JSONEncoder.shelfline.encode(push.apnsConfig(host: apns.host, waitBudget: apnsWaitBudget, timeout: apnsTimeout))
+        )
+        return push.temp.write(
+            name, String(decoding: try JSONSerialization.data(withJSONObject: config, options: [.prettyPrinted]), as: UTF8.self))
     }
 
     /// A queue page listing `beers`.
     static func page(_ beers: [String]) -> String {
-        "<html><body>" + beers.enumerated().map { index, name in
-            #"<h3 class="brewName">\#(name)<div class="brew_added_date">Apr 08, 2025 @ 03:10:18pm</div></h3>"#
-                + #"<a href="deleteQueuedBrew.php?cid=\#(4_418_000 + index)">Remove</a>"#
-        }.joined() + "</body></html>"
+        "<html><body>"
+            + beers.enumerated().map { index, name in
+                #"<h3 class="brewName">\#(name)<div class="brew_added_date">Apr 08, 2025 @ 03:10:18pm</div></h3>"#
+                    + #"<a href="deleteQueuedBrew.php?cid=\#(4_418_000 + index)">Remove</a>"#
+            }.joined() + "</body></html>"
     }
 
     /// APNs goes away (the site stays).
@@ -130,7 +141,8 @@ final class PageBox: @unchecked Sendable {
             site.page.set("down for maintenance", status: 503)
             var answer = try await serve.send(.POST, "/v1/beer-queue/refresh", secret: secret)
             #expect(answer.status == 502, "\(answer)")
-            let snapshot = try JSONSerialization.jsonObject(with: Data(ActivityStoreFile.beerQueue(push.workspace).utf8)) as? [String: Any]
+            let snapshot =
+                try JSONSerialization.jsonObject(with: Data(ActivityStoreFile.beerQueue(push.workspace).utf8)) as? [String: Any]
             #expect(snapshot?["offline"] as? Bool == true, "\(String(describing: snapshot))")
             // The offline mark still goes to the phone.
             #expect(site.apns.received.last?.event == "update")

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
 import ShelflinePush
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A blocking TCP connection to 127.0.0.1 that writes raw bytes and reads raw HTTP/1.1 answers:
 /// what a slow or stalled client looks like, which an HTTP client library will not produce.
@@ -72,7 +73,8 @@ final class RawConnection: @unchecked Sendable {
         }
         let head = String(decoding: buffered[..<headEnd!], as: UTF8.self)
         let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-        let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+        let length =
+            head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
             .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
         while buffered.count < headEnd! + length {
             guard try fill() else { return nil }
@@ -114,11 +116,13 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
     @Test(arguments: [
         "PUT /v1/tokens/" + PushFixture.token(1) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthoriz",
         "PUT /v1/tokens/" + PushFixture.token(1) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 40\r\n\r\n{\"activity\":",
-        "PUT /v1/tokens/" + PushFixture.token(1) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"act\r\n",
+        "PUT /v1/tokens/" + PushFixture.token(1)
+            + " HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"act\r\n",
     ])
     func aRequestThatStallsHalfWayIsAnswered408AndClosed(partial: String) async throws {
         // Only the request timeout is tiny: the idle one cannot close the connection before its first bytes.
-        try await ServeFixture.with("serve-slow", limits: ServeLimits(idleTimeoutSeconds: 60, requestTimeoutSeconds: 0.2)) { serve in
+        try await ServeFixture.with("serve-slow", limits: ServeLimits(idleTimeoutSeconds: 60, requestTimeoutSeconds: 0.2)) {
+            serve in
             _ = try await serve.addDevice("phone")
             let port = serve.server.port
             let sent = try await offPool {
@@ -164,11 +168,14 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
             // Connected and written at once: a connection silent for the idle timeout is closed.
             let connection = try await offPool {
                 let connection = try RawConnection(port: port)
-                try connection.write("PUT /v1/tokens/\(token) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(secret)\r\n"
-                                     + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                try connection.write(
+                    "PUT /v1/tokens/\(token) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(secret)\r\n"
+                        + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
                 return connection
             }
-            try #require(await ServeTests.waitOffPool(recheckingEvery: 0.05) { ServeTests.flockWaiters(lockPath) >= 1 }, "the PUT never reached the lock")
+            try #require(
+                await ServeTests.waitOffPool(recheckingEvery: 0.05) { ServeTests.flockWaiters(lockPath) >= 1 },
+                "the PUT never reached the lock")
             // Other connections come and go (each closed by the idle timeout) while it waits: at
             // least one idle period has passed when this returns.
             let idleClosed = try await offPool { try RawConnection(port: port).readUntilClosed() }
@@ -199,14 +206,16 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
                 return connection
             }
             // Connects (and drops) until the server no longer accepts.
-            let storm = Task.detached { try await offPool { () -> Int in
-                var opened = 0
-                while let connection = try? RawConnection(port: port) {
-                    _ = connection
-                    opened += 1
+            let storm = Task.detached {
+                try await offPool { () -> Int in
+                    var opened = 0
+                    while let connection = try? RawConnection(port: port) {
+                        _ = connection
+                        opened += 1
+                    }
+                    return opened
                 }
-                return opened
-            } }
+            }
             await server.shutdown()
             _ = try await storm.value
             let rest = try await offPool { try held.readUntilClosed() }
@@ -221,14 +230,17 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
     /// in this process would break Foundation's `Process.run` for every other test running beside it.
     @Test func aThousandConcurrentConnectionsAreAllAnswered() async throws {
         let connections = 1000
-        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: FileManager.default.isExecutableFile) else {
+        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: FileManager.default.isExecutableFile)
+        else {
             if ContinuousIntegration.isRunning { Issue.record("python3 is not installed") }
             return
         }
         let fixture = PushFixture("serve-thousand")
         let commands = ServeCommandTests()
-        let secret = try await commands.push(fixture, ["devices", "add", "phone"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let (server, url) = try await commands.startServe(fixture, extra: ["--rate-burst", "100000", "--rate-per-second", "100000"])
+        let secret = try await commands.push(fixture, ["devices", "add", "phone"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let (server, url) = try await commands.startServe(
+            fixture, extra: ["--rate-burst", "100000", "--rate-per-second", "100000"])
         defer { server.terminate() }
         let port = String(url.split(separator: ":").last ?? "")
         let script = ExecutableRunner.repositoryRoot + "/bench/serve/connections.py"

@@ -4,8 +4,8 @@ import NIOCore
 import NIOSSL
 import ShelflineCore
 import ShelflinePush
-import Testing
 import TestSupport
+import Testing
 
 /// `serve --tls-cert/--tls-key` (issue 27): HTTPS without a reverse proxy.
 @Suite(.bug(id: 27)) struct ServeTLSTests {
@@ -17,10 +17,12 @@ import TestSupport
             return nil
         }
         let cert = temp.file("cert.pem"), key = temp.file("key.pem")
-        let made = try ExecutableRunner.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert,
-        ])
+        let made = try ExecutableRunner.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert,
+            ])
         try #require(made.status == 0, "\(made)")
         return (cert, key)
     }
@@ -30,23 +32,27 @@ import TestSupport
         guard let (cert, key) = try Self.certificate(in: push.temp) else { return }
         let secret = try await DeviceStore(store: push.store).add("phone", now: Date())
         let router = ServeRouter(workspace: push.workspace, log: Logfmt(quiet: true))
-        let server = try await ServeHTTPServer.start(host: "127.0.0.1", port: 0, router: router,
-                                                     tls: try ServeHTTPServer.tlsContext(certificateFile: cert, keyFile: key))
+        let server = try await ServeHTTPServer.start(
+            host: "127.0.0.1", port: 0, router: router,
+            tls: try ServeHTTPServer.tlsContext(certificateFile: cert, keyFile: key))
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(cert))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
         let plain = HTTPClient(eventLoopGroupProvider: .singleton)
         let token = PushFixture.token(0x71)
         let outcome = await Result { () -> (Int, Int, Bool) in
-            let health = try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/healthz"), timeout: .seconds(120))
+            let health = try await client.execute(
+                HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/healthz"), timeout: .seconds(120))
             var put = HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/v1/tokens/\(token)")
             put.method = .PUT
             put.headers.add(name: "authorization", value: "Bearer \(secret)")
             put.body = .bytes(ByteBuffer(string: #"{"activity":"beer-queue","kind":"start"}"#))
             let registered = try await client.execute(put, timeout: .seconds(120))
             // Plain HTTP to the TLS port gets no HTTP answer.
-            let plainAnswered = (try? await plain.execute(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/healthz"),
-                                                          timeout: .seconds(120))) != nil
+            let plainAnswered =
+                (try? await plain.execute(
+                    HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/healthz"),
+                    timeout: .seconds(120))) != nil
             return (Int(health.status.code), Int(registered.status.code), plainAnswered)
         }
         try? await client.shutdown()
@@ -73,8 +79,12 @@ import TestSupport
         // Swapped: the key file is no certificate.
         #expect(throws: FileError.self) { try ServeHTTPServer.tlsContext(certificateFile: key, keyFile: key) }
 
-        let result = try await PushCommandTests.run("shelfline-push", ["serve", "--listen", "127.0.0.1:0", "--tls-cert", cert,
-                                                                       "--workspace", push.workspace.root], in: push.temp.path)
+        let result = try await PushCommandTests.run(
+            "shelfline-push",
+            [
+                "serve", "--listen", "127.0.0.1:0", "--tls-cert", cert,
+                "--workspace", push.workspace.root,
+            ], in: push.temp.path)
         #expect(result.status == 64 && result.stderr.contains("--tls-key"), "\(result)")
         let keyText = try String(contentsOfFile: key, encoding: .utf8)
         #expect(!result.stderr.contains(keyText))

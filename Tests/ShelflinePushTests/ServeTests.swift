@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
 import ShelflineCore
 import ShelflinePush
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A `ServeHTTPServer` on an ephemeral loopback port, a real HTTP client, and a device or two.
 struct ServeFixture {
@@ -31,8 +32,9 @@ struct ServeFixture {
         let refresher = configPath.map {
             BeerQueueRefresher(binDirectory: ExecutableRunner.productsDirectory, configPath: $0, workspace: push.workspace)
         }
-        let router = ServeRouter(workspace: push.workspace, limits: limits, now: { clock.now }, log: Logfmt(sink: { lines.append($0) }),
-                                 refresher: refresher)
+        let router = ServeRouter(
+            workspace: push.workspace, limits: limits, now: { clock.now }, log: Logfmt(sink: { lines.append($0) }),
+            refresher: refresher)
         server = try await ServeHTTPServer.start(host: "127.0.0.1", port: 0, router: router)
     }
 
@@ -41,8 +43,10 @@ struct ServeFixture {
     }
 
     /// One request; the status, headers and body.
-    func send(_ method: HTTPMethod, _ path: String, secret: String?, body: String? = nil,
-              authorization: String? = nil) async throws -> (status: Int, headers: HTTPHeaders, body: String) {
+    func send(
+        _ method: HTTPMethod, _ path: String, secret: String?, body: String? = nil,
+        authorization: String? = nil
+    ) async throws -> (status: Int, headers: HTTPHeaders, body: String) {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)\(path)")
         request.method = method
         if let authorization {
@@ -57,7 +61,8 @@ struct ServeFixture {
     }
 
     func put(_ token: String, secret: String?, activity: String = "beer-queue", kind: String = "update") async throws -> Int {
-        try await send(.PUT, "/v1/tokens/\(token)", secret: secret, body: #"{"activity":"\#(activity)","kind":"\#(kind)"}"#).status
+        try await send(.PUT, "/v1/tokens/\(token)", secret: secret, body: #"{"activity":"\#(activity)","kind":"\#(kind)"}"#)
+            .status
     }
 
     var registered: [Registration] { get throws { try push.store.readRegistry().tokens } }
@@ -69,8 +74,10 @@ struct ServeFixture {
     }
 
     /// Runs `body` against a fresh server, closing client and server however it ends.
-    static func with(_ label: String, limits: ServeLimits = patient, push: PushFixture? = nil, configPath: String? = nil,
-                     _ body: (ServeFixture) async throws -> Void) async throws {
+    static func with(
+        _ label: String, limits: ServeLimits = patient, push: PushFixture? = nil, configPath: String? = nil,
+        _ body: (ServeFixture) async throws -> Void
+    ) async throws {
         let serve = try await ServeFixture(label, limits: limits, push: push, configPath: configPath)
         do {
             try await body(serve)
@@ -90,12 +97,18 @@ struct ServeFixture {
             let token = PushFixture.token(0xa1, bytes: 40)
             #expect(try await serve.put(token, secret: secret, kind: "start") == 201)
             let id = try DeviceStore(store: serve.push.store).read().devices.first?.id
-            #expect(try serve.registered == [Registration(token: try DeviceToken(token), activity: .beerQueue, kind: .start,
-                                                          registeredAt: Int(serve.clock.now.timeIntervalSince1970), device: "phone",
-                                                          deviceId: id)])
+            #expect(
+                try serve.registered == [
+                    Registration(
+                        token: try DeviceToken(token), activity: .beerQueue, kind: .start,
+                        registeredAt: Int(serve.clock.now.timeIntervalSince1970), device: "phone",
+                        deviceId: id)
+                ])
             #expect(try await serve.put(token, secret: secret, kind: "start") == 200)
             let listed = try await TokenRegistrar(store: serve.push.store).list(workspace: serve.push.workspace)
-            #expect(listed.count == 1 && listed[0].hasPrefix("\(token) beer-queue start") && listed[0].hasSuffix(" device=phone"), "\(listed)")
+            #expect(
+                listed.count == 1 && listed[0].hasPrefix("\(token) beer-queue start") && listed[0].hasSuffix(" device=phone"),
+                "\(listed)")
             #expect(try await serve.send(.DELETE, "/v1/tokens/\(token)", secret: secret).status == 200)
             #expect(try serve.registered.isEmpty)
             #expect(try await serve.send(.DELETE, "/v1/tokens/\(token)", secret: secret).status == 404)
@@ -116,10 +129,13 @@ struct ServeFixture {
             // "SECRET" stands for the right secret without the Bearer scheme.
             let header = authorization == "SECRET" ? secret : authorization
             let token = PushFixture.token(3)
-            for (method, path) in [(HTTPMethod.PUT, "/v1/tokens/\(token)"), (.DELETE, "/v1/tokens/\(token)"), (.GET, "/v1/activities/import"),
-                                   (.POST, "/v1/beer-queue/refresh")] {
-                let response = try await serve.send(method, path, secret: nil, body: method == .PUT ? #"{"activity":"import"}"# : nil,
-                                                    authorization: header)
+            for (method, path) in [
+                (HTTPMethod.PUT, "/v1/tokens/\(token)"), (.DELETE, "/v1/tokens/\(token)"), (.GET, "/v1/activities/import"),
+                (.POST, "/v1/beer-queue/refresh"),
+            ] {
+                let response = try await serve.send(
+                    method, path, secret: nil, body: method == .PUT ? #"{"activity":"import"}"# : nil,
+                    authorization: header)
                 #expect(response.status == 401, "\(method) \(path): \(response)")
                 #expect(response.body == "{\"error\":\"unauthorized\"}\n")
             }
@@ -145,7 +161,9 @@ struct ServeFixture {
         }
     }
 
-    @Test(arguments: ["", "{", "[]", #"{"activity":"books","kind":"update"}"#, #"{"activity":"import","kind":"later"}"#, #"{"kind":"start"}"#])
+    @Test(arguments: [
+        "", "{", "[]", #"{"activity":"books","kind":"update"}"#, #"{"activity":"import","kind":"later"}"#, #"{"kind":"start"}"#,
+    ])
     func badJSONIs400(body: String) async throws {
         try await ServeFixture.with("serve-400") { serve in
             let secret = try await serve.addDevice("phone")
@@ -167,8 +185,9 @@ struct ServeFixture {
                 let port = serve.server.port, target = "/v1/tokens/\(PushFixture.token(6))"
                 let (answer, rest) = try await offPool { () -> (Int?, String) in
                     let connection = try RawConnection(port: port)
-                    try connection.write("PUT \(target) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(secret)\r\n"
-                                         + "Content-Length: \(size)\r\n\r\n")
+                    try connection.write(
+                        "PUT \(target) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(secret)\r\n"
+                            + "Content-Length: \(size)\r\n\r\n")
                     return (try connection.readResponse()?.status, try connection.readUntilClosed())
                 }
                 #expect(answer == 413 && rest.isEmpty, "\(String(describing: answer)) \(rest)")
@@ -182,7 +201,8 @@ struct ServeFixture {
 
     @Test(arguments: [
         "/v1/tokens/../x", "/v1/tokens/%2e%2e/x", "/v1/tokens/nothex", "/v1/tokens/" + String(repeating: "g", count: 64),
-        "/v1/tokens/" + PushFixture.token(7) + "/extra", "/v1/tokens//" + PushFixture.token(7), "/v1/tokens/%61" + String(repeating: "a", count: 63),
+        "/v1/tokens/" + PushFixture.token(7) + "/extra", "/v1/tokens//" + PushFixture.token(7),
+        "/v1/tokens/%61" + String(repeating: "a", count: 63),
         "/v1/tokens/./" + PushFixture.token(7), "/v1/activities/../tokens",
     ])
     func pathTricksAreRefused(path: String) async throws {
@@ -193,8 +213,10 @@ struct ServeFixture {
             #expect(try serve.registered.isEmpty)
             // The router itself, whatever the client did to the path.
             let router = ServeRouter(workspace: serve.push.workspace, log: Logfmt(quiet: true))
-            let direct = await router.handle(ServeRequest(method: "PUT", target: path, authorization: "Bearer \(secret)",
-                                                          body: Data(#"{"activity":"import"}"#.utf8)))
+            let direct = await router.handle(
+                ServeRequest(
+                    method: "PUT", target: path, authorization: "Bearer \(secret)",
+                    body: Data(#"{"activity":"import"}"#.utf8)))
             #expect([400, 404].contains(direct.status), "\(path): \(direct.status)")
             #expect(try serve.registered.isEmpty)
         }
@@ -256,7 +278,7 @@ struct ServeFixture {
             let secret = try await serve.addDevice("phone")
             let held = try HeldPushLock(serve.push.store)
             let lockPath = held.path
-            let waiting = 6 // more than the cooperative pool's threads, fewer than the client's 8 connections
+            let waiting = 6  // more than the cooperative pool's threads, fewer than the client's 8 connections
             try await withThrowingTaskGroup(of: Int.self) { group in
                 let client = serve.client, port = serve.server.port
                 for n in 0..<waiting {
@@ -270,7 +292,9 @@ struct ServeFixture {
                     }
                 }
                 // Every PUT is blocked in flock (the kernel lists each waiter in /proc/locks)...
-                try #require(await Self.waitOffPool(recheckingEvery: 0.05) { Self.flockWaiters(lockPath) >= waiting }, "the PUTs never reached the lock")
+                try #require(
+                    await Self.waitOffPool(recheckingEvery: 0.05) { Self.flockWaiters(lockPath) >= waiting },
+                    "the PUTs never reached the lock")
                 // ...and the server still answers.
                 #expect(try await serve.send(.GET, "/healthz", secret: nil).status == 200)
                 #expect(try await serve.send(.GET, "/v1/activities/import", secret: secret).status == 404)
@@ -301,9 +325,12 @@ struct ServeFixture {
                 let response = try await client.execute(request, timeout: .seconds(120))
                 return (Int(response.status.code), response.headers.first(name: "connection"))
             }
-            try #require(await Self.waitOffPool(recheckingEvery: 0.05) { Self.flockWaiters(lockPath) >= 1 }, "the PUT never reached the lock")
+            try #require(
+                await Self.waitOffPool(recheckingEvery: 0.05) { Self.flockWaiters(lockPath) >= 1 },
+                "the PUT never reached the lock")
             let stopping = Task { await server.shutdown() }
-            try #require(await Self.waitOffPool(recheckingEvery: 0.05) { !Self.accepts(port) }, "the server still accepts connections")
+            try #require(
+                await Self.waitOffPool(recheckingEvery: 0.05) { !Self.accepts(port) }, "the server still accepts connections")
             held.release()
             let (status, connection) = try await put.value
             #expect(status == 201)
@@ -319,8 +346,10 @@ struct ServeFixture {
     /// the loopback servers post one per request, `Process.postingOnExit()` one when it exits).
     /// `recheckingEvery`: only for a condition no event announces (`flockWaiters`' /proc/locks,
     /// a port that stops accepting, a process appearing in /proc).
-    static func waitOffPool(timeout: TimeInterval = 60, watching paths: [String] = [], recheckingEvery interval: TimeInterval? = nil,
-                            _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    static func waitOffPool(
+        timeout: TimeInterval = 60, watching paths: [String] = [], recheckingEvery interval: TimeInterval? = nil,
+        _ condition: @escaping @Sendable () -> Bool
+    ) async -> Bool {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: waitUntil(timeout: timeout, watching: paths, recheckingEvery: interval, condition))
@@ -337,7 +366,9 @@ struct ServeFixture {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
     }
 

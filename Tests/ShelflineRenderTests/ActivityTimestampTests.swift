@@ -2,8 +2,8 @@ import Foundation
 import ShelflineActivity
 import ShelflineCore
 import ShelflineRender
-import Testing
 import TestSupport
+import Testing
 
 /// An activity's timestamps never go backwards when the clock does (ActivityKit ignores an update
 /// or end older than what it shows); a new activity after an `end` starts from the clock again.
@@ -24,12 +24,15 @@ import TestSupport
         let update = try #require(try renderer.store.latest(ImportActivityRenderer.Snapshot.self))
         try renderer.interrupt(runDirectory: run, now: t0 + 1, .paused(stage: "lookup"))
         let paused = try #require(try renderer.store.latest(ImportActivityRenderer.Snapshot.self))
-        try Fixtures.write(Fixtures.mergeReport(added: 9, updated: 0, duplicates: 0, rejected: 1, needsReview: 0, notEnriched: 0,
-                                                matchedByIsbn: 9), to: run + "/merge-report.json")
+        try Fixtures.write(
+            Fixtures.mergeReport(
+                added: 9, updated: 0, duplicates: 0, rejected: 1, needsReview: 0, notEnriched: 0,
+                matchedByIsbn: 9), to: run + "/merge-report.json")
         #expect(try renderer.refresh(runDirectory: run, now: t0 + 2).emitted == [.end])
         let end = try #require(try renderer.store.latest(ImportActivityRenderer.Snapshot.self))
         for snapshot in [update, paused, end] {
-            #expect(snapshot.timestamp >= start.timestamp && snapshot.apns.aps.timestamp == snapshot.timestamp, "\(snapshot.event)")
+            #expect(
+                snapshot.timestamp >= start.timestamp && snapshot.apns.aps.timestamp == snapshot.timestamp, "\(snapshot.event)")
         }
     }
 }

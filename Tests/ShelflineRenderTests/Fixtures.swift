@@ -7,13 +7,16 @@ import TestSupport
 /// Builders for run directories shared by the render tests.
 enum Fixtures {
     static func parseReport(rowsRead: Int, rejected: Int, input: String = "goodreads_library_export.csv") -> ParseReport {
-        ParseReport(input: input, format: .goodreads, delimiter: ",", header: ["Book Id", "Title"], headerByteOffset: 0,
-                    headerByteLength: 13, rowsRead: rowsRead, rowsWritten: rowsRead - rejected, rowsRejected: rejected,
-                    fieldsRepaired: 0)
+        ParseReport(
+            input: input, format: .goodreads, delimiter: ",", header: ["Book Id", "Title"], headerByteOffset: 0,
+            headerByteLength: 13, rowsRead: rowsRead, rowsWritten: rowsRead - rejected, rowsRejected: rejected,
+            fieldsRepaired: 0)
     }
 
-    static func mergeReport(added: Int, updated: Int, duplicates: Int, rejected: Int, needsReview: Int, notEnriched: Int,
-                            matchedByIsbn: Int) -> MergeReport {
+    static func mergeReport(
+        added: Int, updated: Int, duplicates: Int, rejected: Int, needsReview: Int, notEnriched: Int,
+        matchedByIsbn: Int
+    ) -> MergeReport {
         var outcomes = ImportOutcomes()
         outcomes.added = added
         outcomes.updated = updated
@@ -23,8 +26,9 @@ enum Fixtures {
         enrichment.needsReview = needsReview
         enrichment.notEnriched = notEnriched
         enrichment.matchedByIsbn = matchedByIsbn
-        return MergeReport(importId: "imp-1", rowsRead: outcomes.total, outcomes: outcomes, enrichment: enrichment,
-                           libraryBooks: added + 40, ledger: "ledger.ndjson.gz", review: "review.json", failedRows: "failed-rows.csv")
+        return MergeReport(
+            importId: "imp-1", rowsRead: outcomes.total, outcomes: outcomes, enrichment: enrichment,
+            libraryBooks: added + 40, ledger: "ledger.ndjson.gz", review: "review.json", failedRows: "failed-rows.csv")
     }
 
     static func write(_ value: some Encodable, to path: String) throws {

@@ -3,8 +3,8 @@ import Foundation
 import ShelflineActivity
 import ShelflineCore
 import ShelflineRender
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ImportActivityTests {
     let t0 = Date(timeIntervalSince1970: 1_760_000_000)
@@ -22,7 +22,8 @@ import TestSupport
         let renderer = ImportActivityRenderer(workspace: workspace, files: .pipelineDefaults)
 
         // Nothing yet: the import has begun, so the activity starts.
-        var result = try renderer.refresh(runDirectory: run, now: at(0), sourceFile: temp.file("input/goodreads_library_export.csv"))
+        var result = try renderer.refresh(
+            runDirectory: run, now: at(0), sourceFile: temp.file("input/goodreads_library_export.csv"))
         #expect(result.emitted == [.start])
         #expect(result.contentState.currentStep == "Reading file…")
         let start = try renderer.store.latest(ImportActivityRenderer.Snapshot.self)
@@ -44,10 +45,13 @@ import TestSupport
         #expect(result.emitted.isEmpty)
 
         // Dedupe and lookup progress (dedupe's report read tolerantly, counts at any depth).
-        temp.write("ws/runs/run-a1b2c3/dedupe-report.json", #"{"records": 96, "counts": {"new": 80, "inLibrary": 10, "duplicateInFile": 6}}"#)
-        let progress = StageProgress(stage: "lookup", processed: 30, total: 96, counts: ["matchedByIsbn": 25, "notEnriched": 2, "needsReview": 3],
-                                     currentTitle: "Piranesi", currentAuthor: "Susanna   Clarke",
-                                     startedAt: at(31).timeIntervalSince1970, updatedAt: at(41).timeIntervalSince1970)
+        temp.write(
+            "ws/runs/run-a1b2c3/dedupe-report.json",
+            #"{"records": 96, "counts": {"new": 80, "inLibrary": 10, "duplicateInFile": 6}}"#)
+        let progress = StageProgress(
+            stage: "lookup", processed: 30, total: 96, counts: ["matchedByIsbn": 25, "notEnriched": 2, "needsReview": 3],
+            currentTitle: "Piranesi", currentAuthor: "Susanna   Clarke",
+            startedAt: at(31).timeIntervalSince1970, updatedAt: at(41).timeIntervalSince1970)
         try Fixtures.write(progress, to: run + "/lookup-progress.json")
         result = try renderer.refresh(runDirectory: run, now: at(41))
         #expect(result.emitted == [.update])
@@ -76,7 +80,9 @@ import TestSupport
         later.processed = 96
         later.finished = true
         try Fixtures.write(later, to: run + "/lookup-progress.json")
-        temp.write("ws/runs/run-a1b2c3/lookup-report.json", #"{"counts": {"matchedByIsbn": 80, "matchedBySearch": 5, "needsReview": 3, "notEnriched": 8}}"#)
+        temp.write(
+            "ws/runs/run-a1b2c3/lookup-report.json",
+            #"{"counts": {"matchedByIsbn": 80, "matchedBySearch": 5, "needsReview": 3, "notEnriched": 8}}"#)
         result = try renderer.refresh(runDirectory: run, now: at(60))
         #expect(result.emitted == [.update])
         #expect(result.contentState.currentStep == "Saving to library…")
@@ -85,8 +91,9 @@ import TestSupport
         #expect(result.contentState.currentBookTitle == nil)
 
         // Merge report: end at once (no 2 s wait), with the final tallies and the report page.
-        let merge = Fixtures.mergeReport(added: 70, updated: 20, duplicates: 6, rejected: 4, needsReview: 3, notEnriched: 8,
-                                         matchedByIsbn: 85)
+        let merge = Fixtures.mergeReport(
+            added: 70, updated: 20, duplicates: 6, rejected: 4, needsReview: 3, notEnriched: 8,
+            matchedByIsbn: 85)
         try Fixtures.write(merge, to: run + "/merge-report.json")
         result = try renderer.refresh(runDirectory: run, now: at(60.5))
         #expect(result.emitted == [.end])
@@ -113,8 +120,9 @@ import TestSupport
         // Ended: a call that finds the same tallies emits nothing; a merge rerun (review decisions)
         // is followed by the page and by a corrected `end` (issue 23: one count of rows to review).
         #expect(try renderer.refresh(runDirectory: run, now: at(75)).emitted.isEmpty)
-        var reviewed = Fixtures.mergeReport(added: 71, updated: 20, duplicates: 6, rejected: 4, needsReview: 2, notEnriched: 7,
-                                            matchedByIsbn: 86)
+        var reviewed = Fixtures.mergeReport(
+            added: 71, updated: 20, duplicates: 6, rejected: 4, needsReview: 2, notEnriched: 7,
+            matchedByIsbn: 86)
         reviewed.reviewOpen = 1
         try Fixtures.write(reviewed, to: run + "/merge-report.json")
         let after = try renderer.refresh(runDirectory: run, now: at(90))
@@ -149,7 +157,8 @@ import TestSupport
         #expect(one == ImportActivityRenderer.sessionId(runDirectory: temp.file("runs/r1/")))
         #expect(one == ImportActivityRenderer.sessionId(runDirectory: temp.file("runs/./r1")))
         #expect(one != ImportActivityRenderer.sessionId(runDirectory: temp.file("runs/r2")))
-        #expect(ImportActivityRenderer.sessionId(runDirectory: temp.file("runs/latest"))
+        #expect(
+            ImportActivityRenderer.sessionId(runDirectory: temp.file("runs/latest"))
                 == ImportActivityRenderer.sessionId(runDirectory: temp.file("runs/r2")))
         #expect(one.uuidString.count == 36)
     }
@@ -164,8 +173,10 @@ import TestSupport
             let run = temp.file("ws/runs/\(name)")
             try Workspace.makeDirectory(run)
             try Fixtures.write(Fixtures.parseReport(rowsRead: 10, rejected: 1), to: run + "/parse-report.json")
-            try Fixtures.write(Fixtures.mergeReport(added: 9, updated: 0, duplicates: 0, rejected: 1, needsReview: 0, notEnriched: 0,
-                                                    matchedByIsbn: 9), to: run + "/merge-report.json")
+            try Fixtures.write(
+                Fixtures.mergeReport(
+                    added: 9, updated: 0, duplicates: 0, rejected: 1, needsReview: 0, notEnriched: 0,
+                    matchedByIsbn: 9), to: run + "/merge-report.json")
             let result = try renderer.refresh(runDirectory: run, now: at(0))
             #expect(result.emitted == [.start, .end])
             #expect(result.contentState.currentStep == "Import complete")
@@ -196,10 +207,13 @@ import TestSupport
         let run = temp.file("run")
         try Workspace.makeDirectory(run)
         let longName = String(repeating: "🍺\u{05E9}\u{05DC}\u{05D5}\u{05DD} \"quoted\" ", count: 500)
-        try Fixtures.write(Fixtures.parseReport(rowsRead: 5, rejected: 0, input: longName + ".csv"), to: run + "/parse-report.json")
+        try Fixtures.write(
+            Fixtures.parseReport(rowsRead: 5, rejected: 0, input: longName + ".csv"), to: run + "/parse-report.json")
         temp.write("run/dedupe-report.json", "{}")
-        try Fixtures.write(StageProgress(stage: "lookup", processed: 1, total: 5, currentTitle: longName, currentAuthor: longName,
-                                         startedAt: 0, updatedAt: 1), to: run + "/lookup-progress.json")
+        try Fixtures.write(
+            StageProgress(
+                stage: "lookup", processed: 1, total: 5, currentTitle: longName, currentAuthor: longName,
+                startedAt: 0, updatedAt: 1), to: run + "/lookup-progress.json")
         let renderer = ImportActivityRenderer(workspace: workspace, files: .pipelineDefaults)
         try renderer.refresh(runDirectory: run, now: at(0))
         let snapshot = try #require(try renderer.store.latest(ImportActivityRenderer.Snapshot.self))
@@ -213,7 +227,8 @@ import TestSupport
         var parameters = RenderParameters()
         parameters.historyLimit = 3
         parameters.minimumUpdateIntervalSeconds = 0
-        let renderer = ImportActivityRenderer(workspace: Workspace(root: temp.file("ws")), parameters: parameters, files: .pipelineDefaults)
+        let renderer = ImportActivityRenderer(
+            workspace: Workspace(root: temp.file("ws")), parameters: parameters, files: .pipelineDefaults)
         let run = temp.file("run")
         try Workspace.makeDirectory(run)
         try renderer.refresh(runDirectory: run, now: at(0))

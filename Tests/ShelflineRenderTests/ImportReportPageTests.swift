@@ -1,8 +1,8 @@
 import Foundation
 import ShelflineCore
 import ShelflineRender
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ImportReportPageTests {
     /// Builds a finished run directory with review rows (in the two shapes the page accepts) and failed rows.
@@ -10,8 +10,10 @@ import TestSupport
         let run = temp.file("run")
         try Workspace.makeDirectory(run)
         try Fixtures.write(Fixtures.parseReport(rowsRead: 100, rejected: 4), to: run + "/parse-report.json")
-        try Fixtures.write(Fixtures.mergeReport(added: 70, updated: 20, duplicates: 6, rejected: 4, needsReview: 2,
-                                                notEnriched: 8, matchedByIsbn: 86), to: run + "/merge-report.json")
+        try Fixtures.write(
+            Fixtures.mergeReport(
+                added: 70, updated: 20, duplicates: 6, rejected: 4, needsReview: 2,
+                notEnriched: 8, matchedByIsbn: 86), to: run + "/merge-report.json")
         temp.write("run/review.json", reviewJSON)
         let csvLines = [
             "Book Id,Title,Author,ISBN13",
@@ -31,13 +33,15 @@ import TestSupport
           "match": {"candidates": [{"key": "/works/OL3W", "title": "Dune Messiah", "authors": ["Frank Herbert"], "score": 0.6}]}}]
         """
 
-    @Test(.bug(id: 6), arguments: [
-        reviewArray,
-        #"{"rows": \#(reviewArray)}"#,
-        // The merge stage's own shape (ShelflineLibrary.ReviewList).
-        #"{"importId": "imp-1", "items": \#(reviewArray)}"#,
-        #"{"17": {"title": "The Name of the Rose", "author": "Umberto Eco", "candidates": [{"key": "/books/OL1M", "title": "The Name of the Rose", "authors": ["Umberto Eco"], "score": 0.81}]}, "42": {"title": "Dune", "author": "Frank Herbert", "candidates": [{"key": "/works/OL3W", "title": "Dune Messiah", "authors": ["Frank Herbert"], "score": 0.6}]}}"#,
-    ])
+    @Test(
+        .bug(id: 6),
+        arguments: [
+            reviewArray,
+            #"{"rows": \#(reviewArray)}"#,
+            // The merge stage's own shape (ShelflineLibrary.ReviewList).
+            #"{"importId": "imp-1", "items": \#(reviewArray)}"#,
+            #"{"17": {"title": "The Name of the Rose", "author": "Umberto Eco", "candidates": [{"key": "/books/OL1M", "title": "The Name of the Rose", "authors": ["Umberto Eco"], "score": 0.81}]}, "42": {"title": "Dune", "author": "Frank Herbert", "candidates": [{"key": "/works/OL3W", "title": "Dune Messiah", "authors": ["Frank Herbert"], "score": 0.6}]}}"#,
+        ])
     func reportListsCountsReviewAndFailedRows(_ reviewJSON: String) throws {
         let temp = TemporaryDirectory("render-report")
         let run = try Self.finishedRun(temp, reviewJSON: reviewJSON)
@@ -72,7 +76,9 @@ import TestSupport
         let temp = TemporaryDirectory("render-report-empty")
         let run = try Self.finishedRun(temp, reviewJSON: "[]")
         try FileManager.default.removeItem(atPath: run + "/failed-rows.csv")
-        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults)), encoding: .utf8)
+        let html = try String(
+            contentsOfFile: try ImportReportPage.write(
+                status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults)), encoding: .utf8)
         #expect(html.contains("No rows need review."))
         #expect(html.contains("No rejected rows."))
         #expect(html.contains("Every imported book has metadata."))
@@ -97,7 +103,9 @@ import TestSupport
         let header = "Book Id,Title,Author,ISBN13"
         let unenriched = (1...5).map { "\($0),Book \($0),Author \($0)," }
         temp.write("run/not-enriched.csv", ([header] + unenriched).joined(separator: "\n") + "\n")
-        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults)), encoding: .utf8)
+        let html = try String(
+            contentsOfFile: try ImportReportPage.write(
+                status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults)), encoding: .utf8)
         #expect(!html.contains("Failed rows"))
         #expect(html.contains("Rejected rows (0)"))
         #expect(html.contains("Imported without metadata (\(unenriched.count))"))
@@ -119,7 +127,9 @@ import TestSupport
                                            "reason": "title differs in \\"two\\""}]}]}
             """
         let run = try Self.finishedRun(temp, reviewJSON: review)
-        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults)), encoding: .utf8)
+        let html = try String(
+            contentsOfFile: try ImportReportPage.write(
+                status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults)), encoding: .utf8)
         #expect(html.contains("Needs review (0)"))
         #expect(html.contains("every candidate was another book (1)"))
         #expect(html.contains("<table id=\"ruled-out\">"))

@@ -1,8 +1,8 @@
 import Foundation
 import ShelflineCore
 import ShelflineLibrary
-import Testing
 import TestSupport
+import Testing
 
 @testable import ShelflineRender
 
@@ -18,17 +18,27 @@ import TestSupport
         var books: [LibraryBook] = []
         func book(_ index: Int, _ title: String, _ change: (inout LibraryBook) -> Void) {
             var book = LibraryBook(id: String(format: "b%016x", index), title: title)
-            book.provenance = [Contribution(importId: "i", format: .goodreads, lines: [index + 1], rowIds: nil, fields: ["created"])]
+            book.provenance = [
+                Contribution(importId: "i", format: .goodreads, lines: [index + 1], rowIds: nil, fields: ["created"])
+            ]
             change(&book)
             books.append(book)
         }
-        book(1, "Dune") { $0.series = "Dune"; $0.seriesPosition = "1"; $0.author = "Frank Herbert"; $0.shelf = "read"
+        book(1, "Dune") {
+            $0.series = "Dune"; $0.seriesPosition = "1"; $0.author = "Frank Herbert"; $0.shelf = "read"
             $0.rating = 5; $0.pages = 600; $0.coverId = 12345; $0.dateAdded = "2023-01-02"
-            $0.reads = [ReadSpan(end: "2023-02-10"), ReadSpan(start: "2024-03-01", end: "2024-03-20")] }
-        book(2, "Emma") { $0.author = "Jane Austen"; $0.shelf = "read"; $0.rating = 3.75; $0.pages = 400; $0.isbn13 = "9780141439587"
-            $0.reads = [ReadSpan(end: "2024-03-05")]; $0.shelves = ["classics"] }
-        book(3, "<script>alert(1)</script>") { $0.shelf = "to-read"; $0.shelves = ["classics", "to-read"] }
-        book(4, "Neverwhere") { $0.author = "Neil Gaiman"; $0.shelf = "currently-reading" }
+            $0.reads = [ReadSpan(end: "2023-02-10"), ReadSpan(start: "2024-03-01", end: "2024-03-20")]
+        }
+        book(2, "Emma") {
+            $0.author = "Jane Austen"; $0.shelf = "read"; $0.rating = 3.75; $0.pages = 400; $0.isbn13 = "9780141439587"
+            $0.reads = [ReadSpan(end: "2024-03-05")]; $0.shelves = ["classics"]
+        }
+        book(3, "<script>alert(1)</script>") {
+            $0.shelf = "to-read"; $0.shelves = ["classics", "to-read"]
+        }
+        book(4, "Neverwhere") {
+            $0.author = "Neil Gaiman"; $0.shelf = "currently-reading"
+        }
         let lines = books.map { String(decoding: $0.jsonLine, as: UTF8.self) }.joined(separator: "\n") + "\n"
         try Data(lines.utf8).write(to: URL(fileURLWithPath: workspace.libraryFile))
         return workspace
@@ -51,20 +61,26 @@ import TestSupport
         #expect(summary == "\(stats.books) books · 3 readings finished · 1600 pages read", "\(summary)")
         // Shelves: each button's count is the library's.
         func shelves(_ id: String) -> [String: Int] {
-            let pairs = DOMText.matches("data-shelf=\"([^\"]*\" data-count=\"[0-9]+)\"", in: DOMText.section("ul", id: id, in: dom))
-                .map { pair in pair.components(separatedBy: "\" data-count=\"") }
+            let pairs = DOMText.matches(
+                "data-shelf=\"([^\"]*\" data-count=\"[0-9]+)\"", in: DOMText.section("ul", id: id, in: dom)
+            )
+            .map { pair in pair.components(separatedBy: "\" data-count=\"") }
             return Dictionary(uniqueKeysWithValues: pairs.map { ($0[0], Int($0[1])!) })
         }
         #expect(shelves("exclusive-shelves") == stats.exclusiveShelves && stats.exclusiveShelves.count == 3)
         #expect(shelves("shelves") == stats.shelves && stats.shelves == ["classics": 2])
         // The charts' data: per year and per month, readings and pages.
-        for (id, counts, pages) in [("per-year", stats.finishedPerYear, stats.pagesPerYear), ("per-month", stats.finishedPerMonth, stats.pagesPerMonth)] {
+        for (id, counts, pages) in [
+            ("per-year", stats.finishedPerYear, stats.pagesPerYear), ("per-month", stats.finishedPerMonth, stats.pagesPerMonth),
+        ] {
             let chart = DOMText.section("svg", id: id, in: dom)
             let periods = DOMText.matches("data-period=\"([^\"]+)\"", in: chart)
             let books = DOMText.matches("data-books=\"([0-9]+)\"", in: chart).compactMap { Int($0) }
             let pageCounts = DOMText.matches("data-pages=\"([0-9]+)\"", in: chart).compactMap { Int($0) }
             #expect(Dictionary(uniqueKeysWithValues: zip(periods, books)) == counts, "\(id)")
-            #expect(Dictionary(uniqueKeysWithValues: zip(periods, pageCounts)) == pages.merging(counts.mapValues { _ in 0 }) { a, _ in a }, "\(id)")
+            #expect(
+                Dictionary(uniqueKeysWithValues: zip(periods, pageCounts))
+                    == pages.merging(counts.mapValues { _ in 0 }) { a, _ in a }, "\(id)")
         }
         #expect(stats.finishedPerYear == ["2023": 1, "2024": 2])
         // One row per book, in the script's default order (newest added first), covers lazy.
@@ -73,14 +89,20 @@ import TestSupport
         // Covers by cover id, else ISBN, fetched by the script as rows near the viewport; offline (as
         // here) each failed image removes itself and the row keeps its placeholder.
         let html = try String(contentsOfFile: page, encoding: .utf8)
-        #expect(DOMText.matches("data-cover=\"([^\"]*)\"", in: dom).map { $0.replacingOccurrences(of: "&amp;", with: "&") }
-                    .sorted() == ["https://covers.openlibrary.org/b/id/12345-M.jpg", "https://covers.openlibrary.org/b/isbn/9780141439587-M.jpg?default=false"])
+        #expect(
+            DOMText.matches("data-cover=\"([^\"]*)\"", in: dom).map { $0.replacingOccurrences(of: "&amp;", with: "&") }
+                .sorted() == [
+                    "https://covers.openlibrary.org/b/id/12345-M.jpg",
+                    "https://covers.openlibrary.org/b/isbn/9780141439587-M.jpg?default=false",
+                ])
         #expect(!html.contains("<img") && !html.contains("<tr data-id"), "the rows and images are the script's, not the file's")
         #expect(DOMText.matches("<div class=\"ph\">([^<]*)</div>", in: dom).count == stats.books)
         // The default order is newest added first (books without a date last).
         let ids = DOMText.matches("<tr data-id=\"([^\"]+)\"", in: dom)
-        #expect(ids == ["b0000000000000001", "b0000000000000002", "b0000000000000003", "b0000000000000004"]
-                    .sorted { (Self.added[$0] ?? "", $1) > (Self.added[$1] ?? "", $0) }, "\(ids)")
+        #expect(
+            ids
+                == ["b0000000000000001", "b0000000000000002", "b0000000000000003", "b0000000000000004"]
+                .sorted { (Self.added[$0] ?? "", $1) > (Self.added[$1] ?? "", $0) }, "\(ids)")
         // Markup in a title is text.
         #expect(!dom.contains("<script>alert(1)</script>") && dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
         #expect(dom.contains("id=\"search\"") && dom.contains("id=\"sort\""))
@@ -91,8 +113,9 @@ import TestSupport
         let temp = TemporaryDirectory("library-shot")
         let page = try LibraryPage.write(workspace: try Self.workspace(temp))
         let png = temp.file("library.png")
-        let (status, _) = try ReportScreenshotTests.chromium(["--screenshot=\(png)", "--window-size=1100,1400"], page: page,
-                                                             profile: temp.file("profile"))
+        let (status, _) = try ReportScreenshotTests.chromium(
+            ["--screenshot=\(png)", "--window-size=1100,1400"], page: page,
+            profile: temp.file("profile"))
         #expect(status == 0)
         let image = try PNGImage(data: Data(contentsOf: URL(fileURLWithPath: png)))
         let background = image.pixel(x: 0, y: 0)
@@ -113,23 +136,36 @@ import TestSupport
         let workspace = try Self.workspace(temp)
         let html = try String(contentsOfFile: try LibraryPage.write(workspace: workspace), encoding: .utf8)
         func data(_ id: String) throws -> Any {
-            let text = try #require(DOMText.matches("<script type=\"application/json\" id=\"\(id)\">(.*?)</script>", in: html).first)
+            let text = try #require(
+                DOMText.matches("<script type=\"application/json\" id=\"\(id)\">(.*?)</script>", in: html).first)
             return try JSONSerialization.jsonObject(with: Data(text.utf8))
         }
         let books = try #require(try data("library-books") as? [[Any]])
-        #expect(books.map { $0[LibraryPage.Column.id.rawValue] as? String }
-                    == ["b0000000000000001", "b0000000000000002", "b0000000000000003", "b0000000000000004"])
+        #expect(
+            books.map { $0[LibraryPage.Column.id.rawValue] as? String }
+                == ["b0000000000000001", "b0000000000000002", "b0000000000000003", "b0000000000000004"])
         #expect(books.allSatisfy { $0.count == LibraryPage.Column.allCases.count })
         #expect(books[0][LibraryPage.Column.series.rawValue] as? String == "Dune #1")
-        #expect(books[0][LibraryPage.Column.finishes.rawValue] as? Int == 2 && books[0][LibraryPage.Column.finished.rawValue] as? String == "2024-03-20")
-        #expect(books[1][LibraryPage.Column.rating.rawValue] as? Double == 3.75 && books[1][LibraryPage.Column.cover.rawValue] as? String == "9780141439587")
+        #expect(
+            books[0][LibraryPage.Column.finishes.rawValue] as? Int == 2
+                && books[0][LibraryPage.Column.finished.rawValue] as? String == "2024-03-20")
+        #expect(
+            books[1][LibraryPage.Column.rating.rawValue] as? Double == 3.75
+                && books[1][LibraryPage.Column.cover.rawValue] as? String == "9780141439587")
         let names = try #require(try data("library-shelves") as? [String])
-        #expect(books.map { names[$0[LibraryPage.Column.state.rawValue] as! Int] } == ["read", "read", "to-read", "currently-reading"])
-        #expect(books.map { ($0[LibraryPage.Column.shelves.rawValue] as! [Int]).map { names[$0] } } == [[], ["classics"], ["classics"], []])
+        #expect(
+            books.map { names[$0[LibraryPage.Column.state.rawValue] as! Int] } == [
+                "read", "read", "to-read", "currently-reading",
+            ])
+        #expect(
+            books.map { ($0[LibraryPage.Column.shelves.rawValue] as! [Int]).map { names[$0] } } == [
+                [], ["classics"], ["classics"], [],
+            ])
         #expect(try data("library-order") as? [Int] == [0, 1, 2, 3])
 
         let dates = ["2024-01-01", "2023-05-05", "", "2024-01-01", "", "2025-12-31", "2023-05-05"]
-        #expect(LibraryPage.firstOrder(dates) == "<script type=\"application/json\" id=\"library-order\">[5,0,3,1,6,2,4]</script>\n")
+        #expect(
+            LibraryPage.firstOrder(dates) == "<script type=\"application/json\" id=\"library-order\">[5,0,3,1,6,2,4]</script>\n")
         #expect(LibraryPage.firstOrder([]) == "<script type=\"application/json\" id=\"library-order\">[]</script>\n")
     }
 
@@ -141,8 +177,10 @@ import TestSupport
         let temp = TemporaryDirectory("library-hostile")
         let workspace = Workspace(root: temp.file("ws"))
         try FileManager.default.createDirectory(atPath: workspace.libraryDirectory, withIntermediateDirectories: true)
-        let hostile = ["</script><script>document.title='pwned'</script>", "<img src=x onerror=\"document.title='pwned'\">",
-                       "javascript:alert(1)", "<!--", "\"><b>bold</b>", "</SCRIPT ><svg onload=alert(1)>"]
+        let hostile = [
+            "</script><script>document.title='pwned'</script>", "<img src=x onerror=\"document.title='pwned'\">",
+            "javascript:alert(1)", "<!--", "\"><b>bold</b>", "</SCRIPT ><svg onload=alert(1)>",
+        ]
         var lines = ""
         for (index, text) in hostile.enumerated() {
             var book = LibraryBook(id: String(format: "b%016x", index + 1), title: text)
@@ -153,8 +191,10 @@ import TestSupport
         try Data(lines.utf8).write(to: URL(fileURLWithPath: workspace.libraryFile))
         let page = try LibraryPage.write(workspace: workspace)
         let html = try String(contentsOfFile: page, encoding: .utf8)
-        #expect(html.components(separatedBy: "</script").count - 1 == 4 && html.lowercased().components(separatedBy: "</script").count - 1 == 4,
-                "the page's own four script elements end where they should")
+        #expect(
+            html.components(separatedBy: "</script").count - 1 == 4
+                && html.lowercased().components(separatedBy: "</script").count - 1 == 4,
+            "the page's own four script elements end where they should")
         #expect(!html.contains("<img") && !html.contains("<b>") && !html.contains("<!--") && !html.contains("<svg onload"))
         let (status, dom) = try ReportScreenshotTests.chromium(["--dump-dom"], page: page, profile: temp.file("profile"))
         #expect(status == 0)
@@ -170,14 +210,19 @@ import TestSupport
         let buttons = DOMText.matches("data-shelf=\"([^\"]*)\"", in: dom).map(DOMText.text)
         #expect(Set(buttons) == Set(hostile + hostile.map { $0 + " tag" }), "\(buttons)")
         // Covers only ever point at Open Library.
-        #expect(DOMText.matches("data-cover=\"([^\"]*)\"", in: dom).allSatisfy { $0.hasPrefix("https://covers.openlibrary.org/b/isbn/") })
+        #expect(
+            DOMText.matches("data-cover=\"([^\"]*)\"", in: dom).allSatisfy {
+                $0.hasPrefix("https://covers.openlibrary.org/b/isbn/")
+            })
     }
 
     /// Past 18 months a bar is labelled by its month's number; the year stands under the first
     /// bar and under each January (or the first month of a year that has bars).
     @Test(.bug(id: 38)) func monthChartLabelsCarryTheirYearWhereItChanges() {
-        let months = ["2022-11", "2022-12", "2023-01", "2023-02", "2023-03", "2023-05", "2023-06", "2023-07", "2023-08",
-                      "2023-09", "2023-10", "2023-11", "2023-12", "2024-01", "2024-02", "2024-03", "2024-04", "2024-07", "2025-03"]
+        let months = [
+            "2022-11", "2022-12", "2023-01", "2023-02", "2023-03", "2023-05", "2023-06", "2023-07", "2023-08",
+            "2023-09", "2023-10", "2023-11", "2023-12", "2024-01", "2024-02", "2024-03", "2024-04", "2024-07", "2025-03",
+        ]
         let counts = Dictionary(uniqueKeysWithValues: months.map { ($0, 1) })
         let svg = LibraryPage.chart(id: "per-month", counts: counts, pages: [:])
         let bars = DOMText.matches("(<g class=\"bar\".*?</g>)", in: svg)

@@ -1,8 +1,8 @@
 import Foundation
 import ShelflineCore
 import ShelflineRender
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 13.5: while merge runs, its progress file keeps the import activity updating.
 extension ImportActivityTests {
@@ -14,8 +14,9 @@ extension ImportActivityTests {
         let renderer = ImportActivityRenderer(workspace: workspace, files: .pipelineDefaults)
         try Fixtures.write(Fixtures.parseReport(rowsRead: 100, rejected: 4), to: run + "/parse-report.json")
         temp.write("ws/runs/run-merge/dedupe-report.json", #"{"duplicateInFile": 6}"#)
-        let lookup = StageProgress(stage: "lookup", processed: 96, total: 96, startedAt: at(1).timeIntervalSince1970,
-                                   updatedAt: at(20).timeIntervalSince1970, finished: true)
+        let lookup = StageProgress(
+            stage: "lookup", processed: 96, total: 96, startedAt: at(1).timeIntervalSince1970,
+            updatedAt: at(20).timeIntervalSince1970, finished: true)
         try Fixtures.write(lookup, to: run + "/lookup-progress.json")
         temp.write("ws/runs/run-merge/lookup-report.json", #"{"counts": {"notEnriched": 8}}"#)
         _ = try renderer.refresh(runDirectory: run, now: at(0))
@@ -23,8 +24,9 @@ extension ImportActivityTests {
         #expect(result.contentState.currentStep == "Saving to library…")
         let saving = result.contentState.progress
 
-        var progress = StageProgress(stage: "merge", processed: 0, total: 192, startedAt: at(21).timeIntervalSince1970,
-                                     updatedAt: at(21).timeIntervalSince1970)
+        var progress = StageProgress(
+            stage: "merge", processed: 0, total: 192, startedAt: at(21).timeIntervalSince1970,
+            updatedAt: at(21).timeIntervalSince1970)
         var fractions: [Double] = [saving]
         for (step, processed) in [96, 150, 192].enumerated() {
             progress.processed = processed

@@ -1,7 +1,7 @@
 import ShelflineCore
 import ShelflineRender
-import Testing
 import TestSupport
+import Testing
 
 /// Render's side of the stage protocol: its ranges, declared once on `RenderParameters`.
 @Suite struct RenderStageContractTests {

@@ -2,8 +2,9 @@ import Foundation
 import ShelflineActivity
 import ShelflineCore
 import ShelflineReports
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineRender
 
 /// Issue 25: render's HTML escaping and the not-enriched table, made cheaper, must write the same bytes.
@@ -12,9 +13,14 @@ import TestSupport
     /// is joined to its neighbours in one grapheme cluster (a combining accent after `"`, an Arabic
     /// number sign before `&`, an emoji ZWJ sequence), which the character walk leaves as it is.
     @Test(.bug(id: 25)) func escapingBytesMatchesEscapingCharacters() {
-        let pieces = ["a", " ", "&", "<", ">", "\"", "'", "é", "e\u{301}", "\u{301}", "\u{600}", "\u{200D}", "👩", "\r\n", "\n", "—", "&amp;"]
+        let pieces = [
+            "a", " ", "&", "<", ">", "\"", "'", "é", "e\u{301}", "\u{301}", "\u{600}", "\u{200D}", "👩", "\r\n", "\n", "—",
+            "&amp;",
+        ]
         var generator = SeededGenerator(seed: 25)
-        var samples = ["", "plain text", "Tom & Jerry <b>\"quoted\"</b> 'single'", "\"\u{301}", "\u{600}&", "&\u{200D}👩", "👩\u{200D}&"]
+        var samples = [
+            "", "plain text", "Tom & Jerry <b>\"quoted\"</b> 'single'", "\"\u{301}", "\u{600}&", "&\u{200D}👩", "👩\u{200D}&",
+        ]
         for _ in 0..<2000 {
             let length = Int(generator.next() % 12)
             samples.append((0..<length).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined())
@@ -30,8 +36,10 @@ import TestSupport
 
     /// A table cell is cut as `truncated(toCharacters:)` cuts it, without walking a whole long cell.
     @Test(.bug(id: 25)) func cellsAreCutAsTruncatedCutsThem() {
-        let texts = ["", "short", String(repeating: "é", count: 300), String(repeating: "e\u{301}", count: 300),
-                     String(repeating: "x", count: 299) + "👩‍👩‍👧", String(repeating: "x", count: 301), String(repeating: "ab", count: 5000)]
+        let texts = [
+            "", "short", String(repeating: "é", count: 300), String(repeating: "e\u{301}", count: 300),
+            String(repeating: "x", count: 299) + "👩‍👩‍👧", String(repeating: "x", count: 301), String(repeating: "ab", count: 5000),
+        ]
         for text in texts {
             for limit in [1, 2, 10, 299, 300, 301] {
                 #expect(ImportReportPage.cell(text, characters: limit) == text.truncated(toCharacters: limit), "\(limit)")
@@ -47,8 +55,9 @@ import TestSupport
         try Workspace.makeDirectory(run)
         let rows = 3000
         try Fixtures.write(Fixtures.parseReport(rowsRead: rows, rejected: 0), to: run + "/parse-report.json")
-        var report = Fixtures.mergeReport(added: rows, updated: 0, duplicates: 0, rejected: 0, needsReview: 0,
-                                          notEnriched: rows, matchedByIsbn: 0)
+        var report = Fixtures.mergeReport(
+            added: rows, updated: 0, duplicates: 0, rejected: 0, needsReview: 0,
+            notEnriched: rows, matchedByIsbn: 0)
         report.notEnrichedRows = "not-enriched.csv"
         temp.write("run/review.json", "[]")
         temp.write("run/not-enriched.csv", ReportPageStreamingTests.csv(rows: rows))
@@ -56,8 +65,10 @@ import TestSupport
         parameters.reportMaximumRows = 25
         func page() throws -> String {
             try Fixtures.write(report, to: run + "/merge-report.json")
-            return try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults),
-                                                                         parameters: parameters), encoding: .utf8)
+            return try String(
+                contentsOfFile: try ImportReportPage.write(
+                    status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults),
+                    parameters: parameters), encoding: .utf8)
         }
         let counted = try page()
         report.notEnrichedRowCount = rows

@@ -1,7 +1,8 @@
 import Foundation
 import ShelflineCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import ShelflineRender
 
 /// Issue 12: the report page streams failed-rows.csv and caps its rows instead of holding the file.
@@ -36,14 +37,18 @@ import TestSupport
         let run = temp.file("run")
         try Workspace.makeDirectory(run)
         try Fixtures.write(Fixtures.parseReport(rowsRead: 5000, rejected: 0), to: run + "/parse-report.json")
-        try Fixtures.write(Fixtures.mergeReport(added: 5000, updated: 0, duplicates: 0, rejected: 0, needsReview: 0,
-                                                notEnriched: 2500, matchedByIsbn: 0), to: run + "/merge-report.json")
+        try Fixtures.write(
+            Fixtures.mergeReport(
+                added: 5000, updated: 0, duplicates: 0, rejected: 0, needsReview: 0,
+                notEnriched: 2500, matchedByIsbn: 0), to: run + "/merge-report.json")
         temp.write("run/review.json", "[]")
         temp.write("run/failed-rows.csv", Self.csv(rows: 2500))
         var parameters = RenderParameters()
         parameters.reportMaximumRows = 25
-        let html = try String(contentsOfFile: try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults),
-                                                                         parameters: parameters), encoding: .utf8)
+        let html = try String(
+            contentsOfFile: try ImportReportPage.write(
+                status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults),
+                parameters: parameters), encoding: .utf8)
         #expect(html.contains("<h2>Rejected rows (2500)</h2>"))
         #expect(html.contains("… and 2475 more in failed-rows.csv."))
         let table = html.components(separatedBy: "<table id=\"failed\">")[1].components(separatedBy: "</table>")[0]

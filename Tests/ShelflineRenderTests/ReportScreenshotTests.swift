@@ -1,10 +1,10 @@
 import CZlib
 import Foundation
 import ShelflineCore
-import ShelflineReports
 import ShelflineRender
-import Testing
+import ShelflineReports
 import TestSupport
+import Testing
 
 /// Renders `report.html` in a real headless Chromium (Debian's `chromium-headless-shell`, which
 /// `.ci/run` installs): the DOM Chromium built from the page must carry merge-report.json's counts
@@ -29,8 +29,11 @@ import TestSupport
         let browser = try #require(browser, "\(missing); under CI=true this test must run")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: browser)
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-color-profile=srgb",
-                             "--user-data-dir=\(profile)"] + arguments + ["file://\(page)"]
+        process.arguments =
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-color-profile=srgb",
+                "--user-data-dir=\(profile)",
+            ] + arguments + ["file://\(page)"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -48,31 +51,44 @@ import TestSupport
         let (status, dom) = try Self.chromium(["--dump-dom"], page: page, profile: temp.file("profile"))
         #expect(status == 0)
         let merge = try readJSONFile(MergeReport.self, from: run + "/merge-report.json")
-        let reviewCount = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/review.json"))) as? [Any]).count
+        let reviewCount = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/review.json"))) as? [Any]
+        ).count
 
         let headings = DOMText.elements("h1", in: dom)
         #expect(headings.count == 1 && headings.first?.hasPrefix("Import report: ") == true, "\(headings)")
         let sections = DOMText.elements("h2", in: dom)
-        #expect(Array(sections.prefix(3)) == ["Where every row went", "Metadata", "Needs review (\(reviewCount))"], "\(sections)")
+        #expect(
+            Array(sections.prefix(3)) == ["Where every row went", "Metadata", "Needs review (\(reviewCount))"], "\(sections)")
         // "Rejected rows (N)" with N the rows of the rejected table (its header row aside), then the
         // rows imported without metadata, each under its own heading (issue 14 §6).
         let failedRows = DOMText.elements("tr", in: DOMText.section("table", id: "failed", in: dom)).count - 1
         let notEnrichedRows = max(0, DOMText.elements("tr", in: DOMText.section("table", id: "not-enriched", in: dom)).count - 1)
-        #expect(Array(sections.dropFirst(3)) == ["Rejected rows (\(failedRows))", "Imported without metadata (\(notEnrichedRows))"],
-                "\(sections)")
+        #expect(
+            Array(sections.dropFirst(3)) == ["Rejected rows (\(failedRows))", "Imported without metadata (\(notEnrichedRows))"],
+            "\(sections)")
         #expect(failedRows > 0)
         #expect(DOMText.elements("tr", in: DOMText.section("table", id: "review", in: dom)).count - 1 == reviewCount)
 
         let summary = try #require(DOMText.elements("p", in: dom).first)
-        #expect(summary.contains("\(merge.rowsRead) rows read") && summary.contains("holds \(merge.libraryBooks) books"), "\(summary)")
+        #expect(
+            summary.contains("\(merge.rowsRead) rows read") && summary.contains("holds \(merge.libraryBooks) books"), "\(summary)"
+        )
         // Each chart's text: label, count, label, count… as merge-report.json has them.
         let outcomes = DOMText.elements("text", in: DOMText.section("svg", id: "outcomes", in: dom))
-        #expect(outcomes == ["Added", "\(merge.outcomes.added)", "Updated", "\(merge.outcomes.updated)",
-                             "Duplicate in file", "\(merge.outcomes.duplicateInFile)", "Rejected", "\(merge.outcomes.rejected)"])
+        #expect(
+            outcomes == [
+                "Added", "\(merge.outcomes.added)", "Updated", "\(merge.outcomes.updated)",
+                "Duplicate in file", "\(merge.outcomes.duplicateInFile)", "Rejected", "\(merge.outcomes.rejected)",
+            ])
         #expect(outcomes.compactMap { Int($0) }.reduce(0, +) == merge.rowsRead)
         let enrichment = DOMText.elements("text", in: DOMText.section("svg", id: "enrichment", in: dom))
-        #expect(enrichment == ["Matched by ISBN", "\(merge.enrichment.matchedByIsbn)", "Matched by search", "\(merge.enrichment.matchedBySearch)",
-                               "Needs review", "\(merge.enrichment.needsReview)", "Not enriched", "\(merge.enrichment.notEnriched)"])
+        #expect(
+            enrichment == [
+                "Matched by ISBN", "\(merge.enrichment.matchedByIsbn)", "Matched by search",
+                "\(merge.enrichment.matchedBySearch)",
+                "Needs review", "\(merge.enrichment.needsReview)", "Not enriched", "\(merge.enrichment.notEnriched)",
+            ])
         // The page's own script-free markup survived: the escaped cell is text, not an element.
         #expect(!dom.contains("<script>alert(1)</script>") && dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
     }
@@ -83,7 +99,8 @@ import TestSupport
         let run = try ImportReportPageTests.finishedRun(temp, reviewJSON: ImportReportPageTests.reviewArray)
         let page = try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults))
         let png = temp.file("report.png")
-        let (status, _) = try Self.chromium(["--screenshot=\(png)", "--window-size=1000,1400"], page: page, profile: temp.file("profile"))
+        let (status, _) = try Self.chromium(
+            ["--screenshot=\(png)", "--window-size=1000,1400"], page: page, profile: temp.file("profile"))
         #expect(status == 0)
 
         let image = try PNGImage(data: Data(contentsOf: URL(fileURLWithPath: png)))
@@ -93,7 +110,9 @@ import TestSupport
         #expect(Double(differing) / Double(image.pixels.count) > 0.005, "only \(differing) non-background pixels")
         // The outcome chart's bars (added #34a853, rejected #ea4335) were painted.
         for (name, colour) in [("added", (52, 168, 83)), ("rejected", (234, 67, 53))] {
-            let found = image.pixels.contains { abs(Int($0.r) - colour.0) <= 4 && abs(Int($0.g) - colour.1) <= 4 && abs(Int($0.b) - colour.2) <= 4 }
+            let found = image.pixels.contains {
+                abs(Int($0.r) - colour.0) <= 4 && abs(Int($0.g) - colour.1) <= 4 && abs(Int($0.b) - colour.2) <= 4
+            }
             #expect(found, "no \(name) bar colour in the screenshot")
         }
     }
@@ -112,14 +131,17 @@ enum DOMText {
     }
 
     static func matches(_ pattern: String, in html: String) -> [String] {
-        guard let regex = try? NSRegularExpression(pattern: pattern, options: [.dotMatchesLineSeparators, .caseInsensitive]) else { return [] }
+        guard let regex = try? NSRegularExpression(pattern: pattern, options: [.dotMatchesLineSeparators, .caseInsensitive])
+        else { return [] }
         let range = NSRange(html.startIndex..., in: html)
         return regex.matches(in: html, range: range).compactMap { Range($0.range(at: 1), in: html).map { String(html[$0]) } }
     }
 
     static func text(_ markup: String) -> String {
         var text = markup.replacingOccurrences(of: "<[^>]+>", with: " ", options: .regularExpression)
-        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&nbsp;", " "), ("&amp;", "&")] {
+        for (entity, character) in [
+            ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&nbsp;", " "), ("&amp;", "&"),
+        ] {
             text = text.replacingOccurrences(of: entity, with: character)
         }
         return text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
@@ -142,7 +164,9 @@ struct PNGImage {
         var offset = 8
         var compressed: [UInt8] = []
         var colourType = 0
-        func be32(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
+        func be32(_ at: Int) -> Int {
+            Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+        }
         while offset + 8 <= bytes.count {
             let length = be32(offset)
             let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)

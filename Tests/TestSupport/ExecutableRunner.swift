@@ -40,8 +40,10 @@ public enum ExecutableRunner {
 
     /// Runs `name` (a built executable, or an absolute path) with `arguments` in `directory`, waits,
     /// and collects output.
-    public static func run(_ name: String, _ arguments: [String], in directory: String? = nil,
-                           environment: [String: String] = [:], stdin: String? = nil) throws -> ProcessResult {
+    public static func run(
+        _ name: String, _ arguments: [String], in directory: String? = nil,
+        environment: [String: String] = [:], stdin: String? = nil
+    ) throws -> ProcessResult {
         let process = start(name, arguments, in: directory, environment: environment)
         let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
         process.standardOutput = outPipe
@@ -61,14 +63,17 @@ public enum ExecutableRunner {
         let outData = outPipe.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                             stderr: String(decoding: errData, as: UTF8.self),
-                             signaled: process.terminationReason == .uncaughtSignal)
+        return ProcessResult(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self),
+            signaled: process.terminationReason == .uncaughtSignal)
     }
 
     /// A configured, not yet started process (for tests that signal or kill it).
-    public static func start(_ name: String, _ arguments: [String], in directory: String? = nil,
-                             environment: [String: String] = [:]) -> Process {
+    public static func start(
+        _ name: String, _ arguments: [String], in directory: String? = nil,
+        environment: [String: String] = [:]
+    ) -> Process {
         let process = Process()
         // An absolute name is a program outside the build (e.g. `/bin/sh` wrapping one of ours).
         process.executableURL = URL(fileURLWithPath: name.hasPrefix("/") ? name : path(name))

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The one Open Library stand-in, used by every lookup test and by `bench/lookup`: a real HTTP
@@ -43,11 +44,14 @@ public final class FakeOpenLibraryServer: Sendable {
     ///   - rateLimit: answer 429 (like openlibrary.org, without Retry-After) to requests beyond this
     ///     many in the last second of real time (bench; tests inject 429s with `fault`).
     ///   - port: the loopback port to listen on (0: any free one; a test restarting a server names its old one).
-    public init(books: [String: Book] = [:], everyISBN: Bool = false, derive: (@Sendable (String) -> Book?)? = nil,
-                rateLimit: Int? = nil, port: Int = 0) async throws {
+    public init(
+        books: [String: Book] = [:], everyISBN: Bool = false, derive: (@Sendable (String) -> Book?)? = nil,
+        rateLimit: Int? = nil, port: Int = 0
+    ) async throws {
         let benchBook: @Sendable (String) -> Book? = { isbn in
             let suffix = String(isbn.suffix(7))
-            return Book(key: "/books/OL\(suffix)M", title: "Bench Book \(isbn)", authors: ["Bench Author"], work: "/works/OL\(suffix)W")
+            return Book(
+                key: "/books/OL\(suffix)M", title: "Bench Book \(isbn)", authors: ["Bench Author"], work: "/works/OL\(suffix)W")
         }
         let state = State(books: books, derive: derive ?? (everyISBN ? benchBook : nil), rateLimit: rateLimit)
         self.state = state
@@ -148,14 +152,18 @@ public final class FakeOpenLibraryServer: Sendable {
                 for bibkey in keys {
                     let isbn = bibkey.replacingOccurrences(of: "ISBN:", with: "")
                     guard let book = snapshot.books[isbn] ?? snapshot.derive?(isbn) else { continue }
-                    entries.append(request.query["jscmd"] == "details"
-                        ? Self.details(bibkey: bibkey, isbn: isbn, book: book) : Self.edition(bibkey: bibkey, isbn: isbn, book: book))
+                    entries.append(
+                        request.query["jscmd"] == "details"
+                            ? Self.details(bibkey: bibkey, isbn: isbn, book: book)
+                            : Self.edition(bibkey: bibkey, isbn: isbn, book: book))
                 }
                 return .json("{" + entries.joined(separator: ",") + "}", delay: latency)
             case "/search.json":
                 let title = Self.words(request.query["title"] ?? "")
-                let docs = snapshot.books.values.filter { Self.words($0.title) == title }.sorted { $0.key < $1.key }.map(Self.searchDoc)
-                return .json(#"{"numFound": \#(docs.count), "start": 0, "docs": [\#(docs.joined(separator: ","))]}"#, delay: latency)
+                let docs = snapshot.books.values.filter { Self.words($0.title) == title }.sorted { $0.key < $1.key }.map(
+                    Self.searchDoc)
+                return .json(
+                    #"{"numFound": \#(docs.count), "start": 0, "docs": [\#(docs.joined(separator: ","))]}"#, delay: latency)
             default:
                 return .json(status: 404, #"{"error": "notfound"}"#)
             }

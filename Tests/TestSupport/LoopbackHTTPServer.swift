@@ -28,8 +28,10 @@ public struct LoopbackResponse: Sendable {
     /// Close the connection without answering.
     public var dropConnection: Bool
 
-    public init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = [], delay: Duration? = nil,
-                dropConnection: Bool = false) {
+    public init(
+        status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = [], delay: Duration? = nil,
+        dropConnection: Bool = false
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -41,8 +43,10 @@ public struct LoopbackResponse: Sendable {
         LoopbackResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(body.utf8), delay: delay)
     }
 
-    public static func text(status: Int = 200, _ body: String, contentType: String = "text/plain; charset=utf-8",
-                            delay: Duration? = nil) -> LoopbackResponse {
+    public static func text(
+        status: Int = 200, _ body: String, contentType: String = "text/plain; charset=utf-8",
+        delay: Duration? = nil
+    ) -> LoopbackResponse {
         LoopbackResponse(status: status, headers: [("Content-Type", contentType)], body: Array(body.utf8), delay: delay)
     }
 
@@ -175,7 +179,8 @@ private final class RequestLog: @unchecked Sendable {
             return (waiters.remove(at: index), entries.count)
         }
         if let (waiter, seen) = expired {
-            waiter.continuation.resume(throwing: LoopbackWaitTimeout(description: "waited for \(waiter.count) requests, \(seen) arrived"))
+            waiter.continuation.resume(
+                throwing: LoopbackWaitTimeout(description: "waited for \(waiter.count) requests, \(seen) arrived"))
         }
     }
 }
@@ -218,7 +223,9 @@ private final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable 
                 let response = handler(request)
                 if let delay = response.delay {
                     let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-                    eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) { self.respond(bound.value, response, keepAlive: keepAlive) }
+                    eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+                        self.respond(bound.value, response, keepAlive: keepAlive)
+                    }
                 } else {
                     respond(context, response, keepAlive: keepAlive)
                 }
@@ -261,7 +268,8 @@ private final class LoopbackHandler: ChannelInboundHandler, @unchecked Sendable 
         for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
         var headers: [String: String] = [:]
         for (name, value) in head.headers { headers[name.lowercased()] = value }
-        return LoopbackRequest(method: head.method.rawValue, uri: head.uri, path: components?.path ?? head.uri,
-                               query: query, headers: headers, body: body, receivedAt: Date())
+        return LoopbackRequest(
+            method: head.method.rawValue, uri: head.uri, path: components?.path ?? head.uri,
+            query: query, headers: headers, body: body, receivedAt: Date())
     }
 }

@@ -8,7 +8,8 @@ import ShelflineCore
 /// would change its bytes.
 public enum PassThroughLine {
     /// One stretch of the review: an HTML review as Goodreads exports it, with every escape kind.
-    public static let reviewUnit = #"<p>\"Quoted\" back\\slash \/ slash\b\f\n\r\t \u0000\u0001\u001f \u0008 \u00e9 \u00E9 \u2028\u2029 \ud83e\udd8a \u003cbr\/\u003e raw \#u{E9} \#u{65E5}\#u{672C}\#u{8A9E} \#u{1F98A}</p><br/>"#
+    public static let reviewUnit =
+        #"<p>\"Quoted\" back\\slash \/ slash\b\f\n\r\t \u0000\u0001\u001f \u0008 \u00e9 \u00E9 \u2028\u2029 \ud83e\udd8a \u003cbr\/\u003e raw \#u{E9} \#u{65E5}\#u{672C}\#u{8A9E} \#u{1F98A}</p><br/>"#
 
     /// The line's bytes (no newline); `repeats` stretches of review (the default is over 1 MiB).
     public static func bytes(line: Int, title: String, author: String, isbn13: String?, repeats: Int = 9_000) -> [UInt8] {

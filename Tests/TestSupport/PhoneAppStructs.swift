@@ -5,10 +5,10 @@ import Foundation
 /// so they do not collide with ShelflineRender's own mirrors; in TestSupport so the render and push
 /// tests decode with the same copies.
 public enum PhoneApp {
-    public struct CSVImportActivityAttributes {            // : ActivityAttributes on iOS
+    public struct CSVImportActivityAttributes {  // : ActivityAttributes on iOS
         public struct ContentState: Codable, Hashable {
-            public var progress: Double          // 0.0 ... 1.0
-            public var currentStep: String       // e.g. "Looking up ISBNs…"
+            public var progress: Double  // 0.0 ... 1.0
+            public var currentStep: String  // e.g. "Looking up ISBNs…"
             public var booksProcessed: Int
             public var totalBooks: Int
             public var successCount: Int
@@ -22,7 +22,7 @@ public enum PhoneApp {
         public var fileSize: Int64?
         public var estimatedDuration: TimeInterval?
     }
-    public struct BeerQueueAttributes {                    // : ActivityAttributes on iOS
+    public struct BeerQueueAttributes {  // : ActivityAttributes on iOS
         public struct ContentState: Codable, Hashable {
             public var queueCount: Int
             public var beers: [QueuedBeer]

@@ -8,13 +8,17 @@ public enum PipelineSchemaRanges {
     /// a range the schema states differently or not at all, a schema bound the type does not declare.
     public static func mismatches(stage: StageName, ranges: [String: ConfigLimits.Range]) throws -> [String] {
         let name = "\(stage.rawValue)Parameters"
-        guard let definition = (try schema()["$defs"] as? [String: Any])?[name] as? [String: Any] else { return ["no $defs.\(name)"] }
+        guard let definition = (try schema()["$defs"] as? [String: Any])?[name] as? [String: Any] else {
+            return ["no $defs.\(name)"]
+        }
         return mismatches(name, definition, ranges)
     }
 
     /// Every disagreement between `ranges` and the bounds of the top-level object `key` (`beerQueue`).
     public static func mismatches(section key: String, ranges: [String: ConfigLimits.Range]) throws -> [String] {
-        guard let definition = (try schema()["properties"] as? [String: Any])?[key] as? [String: Any] else { return ["no properties.\(key)"] }
+        guard let definition = (try schema()["properties"] as? [String: Any])?[key] as? [String: Any] else {
+            return ["no properties.\(key)"]
+        }
         return mismatches(key, definition, ranges)
     }
 
@@ -46,9 +50,10 @@ public enum PipelineSchemaRanges {
         for (key, value) in node["properties"] as? [String: Any] ?? [:] {
             guard let property = value as? [String: Any] else { continue }
             let path = prefix.map { "\($0).\(key)" } ?? key
-            let range = ConfigLimits.Range(minimum: property["minimum"] as? Double,
-                                           exclusiveMinimum: property["exclusiveMinimum"] as? Double,
-                                           maximum: property["maximum"] as? Double)
+            let range = ConfigLimits.Range(
+                minimum: property["minimum"] as? Double,
+                exclusiveMinimum: property["exclusiveMinimum"] as? Double,
+                maximum: property["maximum"] as? Double)
             if range != ConfigLimits.Range() { found[path] = range }
             found.merge(bounds(property, at: path)) { first, _ in first }
         }

@@ -19,8 +19,9 @@ public final class TemporaryDirectory: @unchecked Sendable {
     @discardableResult
     public func write(_ name: String, _ contents: String) -> String {
         let target = file(name)
-        try! FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent,
-                                                 withIntermediateDirectories: true)
+        try! FileManager.default.createDirectory(
+            atPath: (target as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
         try! Data(contents.utf8).write(to: URL(fileURLWithPath: target))
         return target
     }

@@ -47,14 +47,18 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     /// defaults each key; lookup then asks the Open Library API alone, as no catalog is configured),
     /// plus the parameters the stages take from `environment` (`Stage.environmentParameters`).
     public static func builtInDefault(stages: [Stage], environment: [String: String]) -> PipelineConfig {
-        PipelineConfig(stages: stages.map { stage in
-            var parameters = JSONValue.object([:])
-            for override in stage.environmentParameters {
-                if let value = environment[override.variable] { parameters = parameters.setting(override.keyPath, to: .string(value)) }
-            }
-            return StageDeclaration(name: stage.name, inputs: stage.inputs.map(\.defaultName),
-                                    outputs: stage.outputs.map(\.defaultName), parameters: parameters)
-        })
+        PipelineConfig(
+            stages: stages.map { stage in
+                var parameters = JSONValue.object([:])
+                for override in stage.environmentParameters {
+                    if let value = environment[override.variable] {
+                        parameters = parameters.setting(override.keyPath, to: .string(value))
+                    }
+                }
+                return StageDeclaration(
+                    name: stage.name, inputs: stage.inputs.map(\.defaultName),
+                    outputs: stage.outputs.map(\.defaultName), parameters: parameters)
+            })
     }
 
     /// The declaration of `stage`, or a config error naming it.
@@ -100,14 +104,16 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
             for (position, input) in stage.inputs.enumerated() where !input.hasPrefix("{") && !produced.contains(input) {
                 let missing = StageName.allCases.filter { name in !stages.contains { $0.name == name } }.map(\.rawValue)
                 let hint = missing.isEmpty ? "" : "; stage(s) \(missing.joined(separator: ", ")) are missing from the list"
-                throw ConfigError(path: path, key: "stages[\(index)].inputs[\(position)]",
-                                  expected: "'\(input)' is not an output of an earlier stage\(hint)")
+                throw ConfigError(
+                    path: path, key: "stages[\(index)].inputs[\(position)]",
+                    expected: "'\(input)' is not an output of an earlier stage\(hint)")
             }
             produced.formUnion(stage.outputs)
         }
         if stages.isEmpty {
-            throw ConfigError(path: path, key: "stages",
-                              expected: "the stages to run (\(StageName.allCases.map(\.rawValue).joined(separator: ", "))); none are declared")
+            throw ConfigError(
+                path: path, key: "stages",
+                expected: "the stages to run (\(StageName.allCases.map(\.rawValue).joined(separator: ", "))); none are declared")
         }
     }
 
@@ -115,13 +121,16 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         var seen: [StageName] = []
         for (index, stage) in stages.enumerated() {
             if seen.contains(stage.name) {
-                throw ConfigError(path: path, key: "stages[\(index)].name", expected: "each stage once; '\(stage.name.rawValue)' repeats")
+                throw ConfigError(
+                    path: path, key: "stages[\(index)].name", expected: "each stage once; '\(stage.name.rawValue)' repeats")
             }
             if let last = seen.last, stage.name < last {
-                throw ConfigError(path: path, key: "stages[\(index)].name",
-                                  expected: "stages in order \(StageName.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw ConfigError(
+                    path: path, key: "stages[\(index)].name",
+                    expected: "stages in order \(StageName.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            if case .object = stage.parameters {} else {
+            if case .object = stage.parameters {
+            } else {
                 throw ConfigError(path: path, key: "stages[\(index)].parameters", expected: "an object")
             }
             seen.append(stage.name)
@@ -160,7 +169,8 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
                 text += component.hasPrefix("[") ? component : (text.isEmpty ? "" : ".") + component
             }
             key.append(text)
-            let advice = unknown.suggestion.map { "did you mean '\($0)'?" }
+            let advice =
+                unknown.suggestion.map { "did you mean '\($0)'?" }
                 ?? (unknown.known.isEmpty ? "no keys are allowed here" : "known keys: \(unknown.known.joined(separator: ", "))")
             throw ConfigError(path: path, key: key.joined(separator: "."), expected: "unknown key; \(advice)")
         }

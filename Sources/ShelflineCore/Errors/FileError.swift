@@ -99,7 +99,7 @@ public func systemErrorMessage(_ code: Int32 = errno) -> String {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes every byte to `descriptor`, retrying short writes and `EINTR`; a failure is

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An exclusive `flock` on a lock file, for read-decide-publish steps that two processes must not

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CLibdeflate
 import CZlib
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Streams a gzip file (one or many members) and hands out its lines, in constant memory.
 ///
@@ -72,8 +73,9 @@ public final class GzipReader {
             var consumed = 0, produced = 0
             let result = pending.withUnsafeBytes { input in
                 output.withUnsafeMutableBytes { out in
-                    libdeflate_gzip_decompress_ex(decompressor, input.baseAddress! + start, end - start,
-                                                  out.baseAddress, out.count, &consumed, &produced)
+                    libdeflate_gzip_decompress_ex(
+                        decompressor, input.baseAddress! + start, end - start,
+                        out.baseAddress, out.count, &consumed, &produced)
                 }
             }
             if result == LIBDEFLATE_SUCCESS {
@@ -90,7 +92,9 @@ public final class GzipReader {
     }
 
     /// zlib's streaming inflate of `first` (bytes already read) and then the rest of the file.
-    private func inflateStream(after first: UnsafeMutableBufferPointer<UInt8>, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    private func inflateStream(after first: UnsafeMutableBufferPointer<UInt8>, _ body: (UnsafeRawBufferPointer) throws -> Void)
+        throws
+    {
         // 15 + 16: gzip only, so a plain or zlib-wrapped file is rejected rather than guessed at.
         guard inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw FileError.io(path: path, reason: "zlib inflateInit failed")
@@ -116,7 +120,8 @@ public final class GzipReader {
                     }
                     if stream.avail_in == 0 && fileEnded {
                         if inMember {
-                            throw FileError.corrupt(path: path, line: nil, reason: "truncated gzip file (ends before the CRC-32/size trailer)")
+                            throw FileError.corrupt(
+                                path: path, line: nil, reason: "truncated gzip file (ends before the CRC-32/size trailer)")
                         }
                         if !sawAnyInput {
                             throw FileError.corrupt(path: path, line: nil, reason: "empty file, not gzip")

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The one line reader of the project (issue 9): the lines of a file, gzip (one or many members,
@@ -16,8 +16,10 @@ public enum LineReader {
 
     /// Calls `body` with each line (without its `\n`) and its 1-based number. A last line without a
     /// newline is delivered too; an empty last line after a final newline is not.
-    public static func forEachLine(path: String, compression: Compression = .detect,
-                                   _ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+    public static func forEachLine(
+        path: String, compression: Compression = .detect,
+        _ body: (UnsafeRawBufferPointer, Int) throws -> Void
+    ) throws {
         let gzip: Bool
         switch compression {
         case .gzip: gzip = true

@@ -27,9 +27,11 @@ enum ReadAhead {
     }
 
     /// Calls `body` on the calling thread with each chunk `produce` hands out on its own thread.
-    static func forEachChunk(depth: Int = 3,
-                             produce: @escaping @Sendable (_ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
-                             _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    static func forEachChunk(
+        depth: Int = 3,
+        produce: @escaping @Sendable (_ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,
+        _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let recycled = Recycled()
         // In flight: the queue, the chunk the producer fills and the one `body` reads.
         let prefetcher = Prefetcher<[UInt8]>(depth: max(1, depth - 2)) { emit in

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Removes temporary files left behind by processes that died before they could clean up.
 ///
@@ -52,7 +53,8 @@ public enum StaleTemporaryFiles {
             guard let range = name.range(of: marker) else { continue }
             let digits = name[range.upperBound...].prefix { $0.isASCII && $0.isNumber }
             guard !digits.isEmpty, digits.count <= 9, let pid = pid_t(digits), pid > 0, pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH && (try? FileManager.default.removeItem(atPath: directory + "/" + name)) != nil {
+            if kill(pid, 0) != 0 && errno == ESRCH && (try? FileManager.default.removeItem(atPath: directory + "/" + name)) != nil
+            {
                 removed.append(name)
             }
         }

@@ -31,7 +31,9 @@ public enum ISBN {
     public static func classify(bytes cell: UnsafeBufferPointer<UInt8>) -> IdentifierCell {
         var bytes = cell[...]
         @inline(__always) func trim() {
-            while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D { bytes = bytes.dropFirst() }
+            while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D {
+                bytes = bytes.dropFirst()
+            }
             while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0A || last == 0x0D { bytes = bytes.dropLast() }
         }
         trim()
@@ -236,4 +238,3 @@ public enum ISBN {
         return result
     }
 }
-

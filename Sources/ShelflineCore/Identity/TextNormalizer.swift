@@ -26,7 +26,9 @@ public enum TextNormalizer {
                 case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): current.append(byte)
                 case UInt8(ascii: "A")...UInt8(ascii: "Z"): current.append(byte + 32)
                 default:
-                    if !current.isEmpty { tokens.append(String(decoding: current, as: UTF8.self)); current.removeAll(keepingCapacity: true) }
+                    if !current.isEmpty {
+                        tokens.append(String(decoding: current, as: UTF8.self)); current.removeAll(keepingCapacity: true)
+                    }
                     if byte == UInt8(ascii: "&") { tokens.append("and") }
                 }
             }
@@ -61,8 +63,11 @@ public enum TextNormalizer {
                 out.append(contentsOf: String(scalar).lowercased().unicodeScalars)
                 previousLatin = true
             } else if (0xC0...0x24F).contains(value) || (0x1E00...0x1EFF).contains(value) || (0xFF10...0xFF5A).contains(value) {
-                out.append(contentsOf: String(scalar).folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive],
-                                                              locale: nil).unicodeScalars)
+                out.append(
+                    contentsOf: String(scalar).folding(
+                        options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive],
+                        locale: nil
+                    ).unicodeScalars)
                 previousLatin = true
             } else if (0x300...0x36F).contains(value) {
                 if !previousLatin { out.append(scalar) }  // a mark left on a Latin letter is folded away
@@ -78,7 +83,8 @@ public enum TextNormalizer {
     /// skip Foundation's trimming, slow on Linux (a tenth of the catalog index build).
     package static func hasNoTrailingGroupOrSpace(_ title: String) -> Bool {
         guard let first = title.utf8.first, let last = title.utf8.last else { return false }
-        return first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80 && last != UInt8(ascii: ")") && last != UInt8(ascii: "]")
+        return first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80 && last != UInt8(ascii: ")")
+            && last != UInt8(ascii: "]")
     }
 
     /// `text` without leading and trailing `.whitespaces`. Foundation's trimming only when an end
@@ -86,7 +92,8 @@ public enum TextNormalizer {
     /// of lookup's CPU at 200,000 rows, perf), and nearly every name has nothing to trim.
     package static func trimmingWhitespace(_ text: String) -> String {
         guard let first = text.utf8.first, let last = text.utf8.last,
-              first <= 0x20 || first >= 0x80 || last <= 0x20 || last >= 0x80 else { return text }
+            first <= 0x20 || first >= 0x80 || last <= 0x20 || last >= 0x80
+        else { return text }
         return text.trimmingCharacters(in: .whitespaces)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 /// How a candidate's title relates to the user's, by meaning rather than by character count.
 ///
 /// Both titles are normalised (case, diacritics, punctuation, `&`/`and`, apostrophes, a leading
@@ -35,8 +36,9 @@ package struct TitleParts: Sendable {
         var mainWords = TitleParts.words(String(mainText))
         // Library catalogues move the article to the end: `Left Hand of Darkness, The`.
         if mainWords.count > 1, let last = mainWords.last, Self.leadingArticles.contains(last),
-           let comma = mainText.utf8.lastIndex(of: UInt8(ascii: ",")),
-           TitleParts.words(String(mainText[mainText.index(after: comma)...])) == [last] {
+            let comma = mainText.utf8.lastIndex(of: UInt8(ascii: ",")),
+            TitleParts.words(String(mainText[mainText.index(after: comma)...])) == [last]
+        {
             mainWords.removeLast()
         }
         main = TitleParts.droppingArticle(mainWords)
@@ -72,12 +74,16 @@ package struct TitleParts: Sendable {
     package static func separatorRange(in text: String) -> Range<String.Index>? {
         // No byte any separator starts with (`:`, `;`, a space, or 0xE2 of the dashes): none
         // (a title without a space has no spaced dash either). Saves Foundation's search per candidate.
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "-") || $0 == 0xE2 })
+        guard
+            text.utf8.contains(where: {
+                $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "-") || $0 == 0xE2
+            })
         else { return nil }
         var best: Range<String.Index>?
         for separator in [":", ";", " - ", " – ", " — "] {
             if let range = text.range(of: separator), range.lowerBound != text.startIndex,
-               best == nil || range.lowerBound < best!.lowerBound {
+                best == nil || range.lowerBound < best!.lowerBound
+            {
                 best = range
             }
         }
@@ -91,7 +97,8 @@ package struct TitleParts: Sendable {
         // search (a tenth of a search's time when every candidate's title went through it).
         let bytes = text.utf8
         guard bytes.contains(0x27) || bytes.contains(0x99),
-              text.contains("'") || text.contains("\u{2019}") else { return TextNormalizer.tokens(text) }
+            text.contains("'") || text.contains("\u{2019}")
+        else { return TextNormalizer.tokens(text) }
         var plain = String.UnicodeScalarView()
         var run = 0
         for scalar in text.unicodeScalars {
@@ -131,7 +138,8 @@ extension TitleRelation {
                 }
                 return typoLevel(user.subtitle, candidate.subtitle) ? .equivalent(tier: 1) : .subtitleDiffers
             }
-            let extra = userFull.count > candidateFull.count
+            let extra =
+                userFull.count > candidateFull.count
                 ? Array(userFull.dropFirst(candidateFull.count)) : Array(candidateFull.dropFirst(userFull.count))
             if let token = extra.first(where: DistinguishingTokens.contains) { return .distinguishing(token: token) }
             return .equivalent(tier: 2)
@@ -139,7 +147,8 @@ extension TitleRelation {
         if let token = DistinguishingTokens.firstDifference(userFull, candidateFull) {
             // Equal once the distinguishing tokens (and the little words around them) are set aside.
             if DistinguishingTokens.sameApartFromDistinguishing(userFull, candidateFull)
-                || DistinguishingTokens.sameApartFromDistinguishing(user.main, candidate.main) {
+                || DistinguishingTokens.sameApartFromDistinguishing(user.main, candidate.main)
+            {
                 return .distinguishing(token: token)
             }
             return .different
@@ -148,7 +157,8 @@ extension TitleRelation {
         // A slip in the main title, and at most one side with a subtitle (checked above: no
         // distinguishing token differs) or the same subtitle.
         if typoLevel(user.main, candidate.main)
-            && (user.subtitle.isEmpty || candidate.subtitle.isEmpty || user.subtitle == candidate.subtitle) {
+            && (user.subtitle.isEmpty || candidate.subtitle.isEmpty || user.subtitle == candidate.subtitle)
+        {
             return .equivalent(tier: 1)
         }
         return .different
@@ -174,7 +184,9 @@ extension TitleRelation {
             guard !DistinguishingTokens.contains(left), !DistinguishingTokens.contains(right) else { return false }
             let a = Array(left.unicodeScalars), b = Array(right.unicodeScalars)
             let shorter = min(a.count, b.count)
-            guard shorter >= 5, a.allSatisfy(\.properties.isAlphabetic), b.allSatisfy(\.properties.isAlphabetic) else { return false }
+            guard shorter >= 5, a.allSatisfy(\.properties.isAlphabetic), b.allSatisfy(\.properties.isAlphabetic) else {
+                return false
+            }
             guard EditDistance.levenshtein(a, b) <= (shorter >= 8 ? 2 : 1) else { return false }
         }
         return changed > 0

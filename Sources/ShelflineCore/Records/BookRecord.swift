@@ -184,8 +184,10 @@ public struct MatchResult: Codable, Sendable, Equatable {
     /// Which source answered (`catalog`, `openlibrary`).
     public var source: String?
 
-    public init(status: MatchStatus, editionKey: String? = nil, workKey: String? = nil,
-                candidates: [MatchCandidate]? = nil, reason: String? = nil, source: String? = nil) {
+    public init(
+        status: MatchStatus, editionKey: String? = nil, workKey: String? = nil,
+        candidates: [MatchCandidate]? = nil, reason: String? = nil, source: String? = nil
+    ) {
         self.status = status
         self.editionKey = editionKey
         self.workKey = workKey

@@ -382,8 +382,8 @@ extension JSONScanner {
 
     mutating func double(into value: inout Double?) -> Bool {
         guard let range = rawValue(depth: 1), let first = bytes[range].first,
-              first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39),
-              let number = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+            first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39),
+            let number = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
         else { return false }
         value = number
         return true

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A validating, allocation-light reader of one JSON text in memory, for the byte-level record
@@ -24,16 +24,20 @@ public struct JSONScanner {
     /// names into `String`s was a fifth of the parsing time).
     @inlinable
     public mutating func rawMembers(_ member: (inout JSONScanner, MemberName) -> Bool) -> Bool {
-        objectMembers(name: { scanner in
-            guard scanner.peek() == UInt8(ascii: "\""), let range = scanner.rawValue() else { return nil }
-            return MemberName(bytes: UnsafeRawBufferPointer(rebasing: scanner.bytes[(range.lowerBound + 1)..<(range.upperBound - 1)]))
-        }, member)
+        objectMembers(
+            name: { scanner in
+                guard scanner.peek() == UInt8(ascii: "\""), let range = scanner.rawValue() else { return nil }
+                return MemberName(
+                    bytes: UnsafeRawBufferPointer(rebasing: scanner.bytes[(range.lowerBound + 1)..<(range.upperBound - 1)]))
+            }, member)
     }
 
     /// The object loop of `members` and `rawMembers`, with the name read by `readName`.
     @inlinable @inline(__always)
-    mutating func objectMembers<Name>(name readName: (inout JSONScanner) -> Name?,
-                                      _ member: (inout JSONScanner, Name) -> Bool) -> Bool {
+    mutating func objectMembers<Name>(
+        name readName: (inout JSONScanner) -> Name?,
+        _ member: (inout JSONScanner, Name) -> Bool
+    ) -> Bool {
         guard take(UInt8(ascii: "{")) else { return false }
         skipWhitespace()
         if take(UInt8(ascii: "}")) { return true }

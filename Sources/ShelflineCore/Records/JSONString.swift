@@ -27,7 +27,8 @@ public enum JSONString {
             // Long plain runs (reviews) are skipped 8 bytes at a time: byte by byte, this scan was
             // ~6% of parse's CPU time (perf, 200,000-row bench file).
             while index + 8 <= count,
-                  !needsEscape(UnsafeRawPointer(utf8.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
+                !needsEscape(UnsafeRawPointer(utf8.baseAddress! + index).loadUnaligned(as: UInt64.self))
+            {
                 index += 8
             }
             guard index < count else { break }

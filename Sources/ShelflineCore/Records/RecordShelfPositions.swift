@@ -31,8 +31,10 @@ extension ShelfPosition {
     }
 
     /// A record's `shelfPositions` under `key`, in either shape.
-    static func decodeList<Key>(_ container: KeyedDecodingContainer<Key>, forKey key: Key,
-                                shelves: [String]?) throws -> [ShelfPosition]? {
+    static func decodeList<Key>(
+        _ container: KeyedDecodingContainer<Key>, forKey key: Key,
+        shelves: [String]?
+    ) throws -> [ShelfPosition]? {
         guard container.contains(key), try !container.decodeNil(forKey: key) else { return nil }
         var items = try container.nestedUnkeyedContainer(forKey: key)
         var compact: [Int?] = [], objects: [ShelfPosition] = []
@@ -47,7 +49,9 @@ extension ShelfPosition {
         }
         if compact.isEmpty { return objects }
         guard objects.isEmpty, let list = resolving(compact, shelves: shelves) else {
-            let reason = objects.isEmpty ? misalignment(positions: compact.count, shelves: shelves)
+            let reason =
+                objects.isEmpty
+                ? misalignment(positions: compact.count, shelves: shelves)
                 : "mixes positions and {shelf, position} objects"
             throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: reason)
         }
@@ -55,8 +59,10 @@ extension ShelfPosition {
     }
 
     /// Writes `list` under `key`: compact when it lines up with `shelves`, else the object array.
-    static func encodeList<Key>(_ list: [ShelfPosition]?, shelves: [String]?, into container: inout KeyedEncodingContainer<Key>,
-                                forKey key: Key) throws {
+    static func encodeList<Key>(
+        _ list: [ShelfPosition]?, shelves: [String]?, into container: inout KeyedEncodingContainer<Key>,
+        forKey key: Key
+    ) throws {
         guard let list else { return }
         if let compact = aligned(list, with: shelves) {
             try container.encode(compact, forKey: key)

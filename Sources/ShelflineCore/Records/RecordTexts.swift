@@ -30,8 +30,10 @@ public enum RecordTexts {
 
     /// Appends the texts line of source line `line`, whose row is `row` (byte offset and length;
     /// nil: a line as parse algorithm version 4 wrote it), without a newline.
-    public static func appendLine(line: Int, row: (byteOffset: Int, byteLength: Int)? = nil, review: String?, notes: String?,
-                                  to out: inout [UInt8]) {
+    public static func appendLine(
+        line: Int, row: (byteOffset: Int, byteLength: Int)? = nil, review: String?, notes: String?,
+        to out: inout [UInt8]
+    ) {
         out.append(UInt8(ascii: "{"))
         if let row {
             out.append(contentsOf: "\"byteLength\":\(row.byteLength),\"byteOffset\":\(row.byteOffset),".utf8)
@@ -88,7 +90,8 @@ public enum RecordTexts {
                 value = value * 10 + Int(bytes[index] - 0x30)
                 index += 1
             }
-            guard index > start, index < bytes.count, bytes[index] == UInt8(ascii: ",") || bytes[index] == UInt8(ascii: "}") else {
+            guard index > start, index < bytes.count, bytes[index] == UInt8(ascii: ",") || bytes[index] == UInt8(ascii: "}")
+            else {
                 return nil
             }
             index += 1
@@ -160,7 +163,8 @@ public final class RecordTextsReader {
         self.path = path
         expected = reference
         guard FileManager.default.isReadableFile(atPath: path) else {
-            throw FileError.missingInput(path: path, reason: "the records' reviews and notes (texts of \(reportPath)) are missing; run parse again")
+            throw FileError.missingInput(
+                path: path, reason: "the records' reviews and notes (texts of \(reportPath)) are missing; run parse again")
         }
         hash = FileHash(path: path)
         // Inflated on the prefetcher's own thread (no read-ahead thread of its own): one thread
@@ -170,8 +174,9 @@ public final class RecordTextsReader {
             try GzipReader(path: path).forEachLine(readAhead: false) { bytes, fileLine in
                 guard !bytes.isEmpty else { return }
                 guard let named = RecordTexts.leadingRecord(bytes) else {
-                    throw FileError.corrupt(path: path, line: fileLine,
-                                            reason: "not a texts line (expected {\"byteLength\":L,\"byteOffset\":O,\"line\":N,…})")
+                    throw FileError.corrupt(
+                        path: path, line: fileLine,
+                        reason: "not a texts line (expected {\"byteLength\":L,\"byteOffset\":O,\"line\":N,…})")
                 }
                 let start = batch.bytes.count
                 batch.bytes.append(contentsOf: bytes)
@@ -190,22 +195,27 @@ public final class RecordTextsReader {
     /// Calls `body` with the texts line of source line `line` (valid only during the call): the
     /// next line of the file must be it, and name the same row (`byteOffset`, `byteLength`: the
     /// record's) when it names one.
-    public func take(line: Int, byteOffset: Int, byteLength: Int, recordsPath: String,
-                     _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    public func take(
+        line: Int, byteOffset: Int, byteLength: Int, recordsPath: String,
+        _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         guard let entry = try nextLine() else {
-            throw FileError.corrupt(path: recordsPath, line: nil,
-                                    reason: "the record of source line \(line) has its texts apart, but \(path) ends before them")
+            throw FileError.corrupt(
+                path: recordsPath, line: nil,
+                reason: "the record of source line \(line) has its texts apart, but \(path) ends before them")
         }
         guard entry.line == line else {
-            throw FileError.corrupt(path: path, line: entry.fileLine,
-                                    reason: "texts of source line \(entry.line) where \(recordsPath) has the record of line \(line) next: "
-                                        + "records and texts are from different parses or out of order")
+            throw FileError.corrupt(
+                path: path, line: entry.fileLine,
+                reason: "texts of source line \(entry.line) where \(recordsPath) has the record of line \(line) next: "
+                    + "records and texts are from different parses or out of order")
         }
         if let row = entry.row, row != (byteOffset, byteLength) {
-            throw FileError.corrupt(path: path, line: entry.fileLine,
-                                    reason: "texts of the row at bytes \(row.byteOffset)+\(row.byteLength) of the source, where "
-                                        + "\(recordsPath)'s record of line \(line) is at \(byteOffset)+\(byteLength): records and texts "
-                                        + "are from different parses; give merge the parse report of the parse that wrote the records")
+            throw FileError.corrupt(
+                path: path, line: entry.fileLine,
+                reason: "texts of the row at bytes \(row.byteOffset)+\(row.byteLength) of the source, where "
+                    + "\(recordsPath)'s record of line \(line) is at \(byteOffset)+\(byteLength): records and texts "
+                    + "are from different parses; give merge the parse report of the parse that wrote the records")
         }
         next += 1
         taken += 1
@@ -215,15 +225,18 @@ public final class RecordTextsReader {
     /// Fails unless every line of the file was taken (as many as the report says).
     public func finish(recordsPath: String) throws {
         if let entry = try nextLine() {
-            throw FileError.corrupt(path: path, line: entry.fileLine,
-                                    reason: "texts of source line \(entry.line), which no record of \(recordsPath) has apart")
+            throw FileError.corrupt(
+                path: path, line: entry.fileLine,
+                reason: "texts of source line \(entry.line), which no record of \(recordsPath) has apart")
         }
         guard taken == expected.lines else {
-            throw FileError.corrupt(path: path, line: nil, reason: "\(taken) texts lines, the parse report says \(expected.lines)")
+            throw FileError.corrupt(
+                path: path, line: nil, reason: "\(taken) texts lines, the parse report says \(expected.lines)")
         }
         guard try hash.value() == expected.sha256 else {
-            throw FileError.corrupt(path: path, line: nil,
-                                    reason: "is not the texts file the parse report was written with (changed since parse?); run parse again")
+            throw FileError.corrupt(
+                path: path, line: nil,
+                reason: "is not the texts file the parse report was written with (changed since parse?); run parse again")
         }
         prefetcher.stop()
     }
@@ -275,7 +288,9 @@ extension RecordTexts {
         var texts: [Int: (review: String?, notes: String?)] = [:]
         try LineReader.forEachLine(path: textsPath) { bytes, line in
             guard !bytes.isEmpty else { return }
-            guard let decoded = decode(bytes) else { throw FileError.corrupt(path: textsPath, line: line, reason: "not a texts line") }
+            guard let decoded = decode(bytes) else {
+                throw FileError.corrupt(path: textsPath, line: line, reason: "not a texts line")
+            }
             texts[decoded.line] = (decoded.review, decoded.notes)
         }
         for index in records.indices where records[index].textsApart == true {

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Crypto
 import Dispatch
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// SHA-256 content hashes: what the orchestrator fingerprints and what run ids are made of.
 public enum ContentHash {

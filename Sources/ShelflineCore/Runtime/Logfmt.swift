@@ -72,8 +72,10 @@ public struct LogfmtLogHandler: LogHandler {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    public init(label: String, sink: @escaping @Sendable (String) -> Void = LogfmtLogHandler.standardError,
-                metadataProvider: Logger.MetadataProvider? = nil) {
+    public init(
+        label: String, sink: @escaping @Sendable (String) -> Void = LogfmtLogHandler.standardError,
+        metadataProvider: Logger.MetadataProvider? = nil
+    ) {
         self.sink = sink
         self.metadataProvider = metadataProvider
     }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a stage may know about the world: the time, its settings, its workspace and where to log.
@@ -26,14 +27,18 @@ public struct StageContext: Sendable {
 
     /// `workspace` defaults to the config's (else `./var`) against the current directory (kept
     /// relative when the working directory is gone: opening it then fails, it never means `/`).
-    public init(now: @escaping @Sendable () -> Date = { Date() }, config: PipelineConfig, configPath: String = "pipeline.json",
-                workspace: Workspace? = nil, stage: Stage? = nil, stages: [Stage] = [], log: Logfmt = Logfmt(),
-                cancellation: CancellationFlag = CancellationFlag()) {
+    public init(
+        now: @escaping @Sendable () -> Date = { Date() }, config: PipelineConfig, configPath: String = "pipeline.json",
+        workspace: Workspace? = nil, stage: Stage? = nil, stages: [Stage] = [], log: Logfmt = Logfmt(),
+        cancellation: CancellationFlag = CancellationFlag()
+    ) {
         self.now = now
         self.config = config
         self.configPath = configPath
-        self.workspace = workspace
-            ?? (try? Workspace.resolve(flag: nil, environment: [:], config: config, currentDirectory: Workspace.currentDirectory()))
+        self.workspace =
+            workspace
+            ?? (try? Workspace.resolve(
+                flag: nil, environment: [:], config: config, currentDirectory: Workspace.currentDirectory()))
             ?? Workspace(root: config.workspace ?? "var")
         self.stage = stage
         self.stages = stages
@@ -46,8 +51,10 @@ public struct StageContext: Sendable {
     /// anything it reads reruns it; decoding anything else is a programming error.
     public func parameters<T: StageParameters>(_ type: T.Type) throws -> T {
         if let stage {
-            precondition(stage.parameterStages.contains(T.stage),
-                         "stage \(stage.name.rawValue) decodes \(T.stage.rawValue)'s parameters, which its fingerprint does not cover; add it to Stage.parameterStages")
+            precondition(
+                stage.parameterStages.contains(T.stage),
+                "stage \(stage.name.rawValue) decodes \(T.stage.rawValue)'s parameters, which its fingerprint does not cover; add it to Stage.parameterStages"
+            )
         }
         return try config.parameters(T.self, path: configPath)
     }

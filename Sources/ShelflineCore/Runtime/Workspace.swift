@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The paths inside a workspace (`--workspace`, `SHELFLINE_WORKSPACE`, or `./var`).
 public struct Workspace: Sendable, Equatable {
@@ -15,10 +16,13 @@ public struct Workspace: Sendable, Equatable {
     /// every stage a run starts, gets the same absolute path (`StageContext.workspace`).
     /// `currentDirectory` nil (the working directory is gone, `currentDirectory()`): a relative
     /// workspace is `FileError.cannotCreate` (73) naming the cause, never a path under `/`.
-    public static func resolve(flag: String?, environment: [String: String], config: PipelineConfig?,
-                               currentDirectory: String?) throws -> Workspace {
+    public static func resolve(
+        flag: String?, environment: [String: String], config: PipelineConfig?,
+        currentDirectory: String?
+    ) throws -> Workspace {
         let given = flag ?? environment["SHELFLINE_WORKSPACE"] ?? config?.workspace ?? "./var"
-        return Workspace(root: try absolute(expandingTilde(given, home: environment["HOME"]), in: currentDirectory, role: .output))
+        return Workspace(
+            root: try absolute(expandingTilde(given, home: environment["HOME"]), in: currentDirectory, role: .output))
     }
 
     /// `~` and `~/…` with `home` (the password database's entry when it is unset), `~user/…` by
@@ -55,7 +59,8 @@ public struct Workspace: Sendable, Equatable {
     public static func absolute(_ path: String, in directory: String?, role: PathRole) throws -> String {
         if path.hasPrefix("/") { return path }
         guard let directory else {
-            let reason = "a relative path, and the working directory no longer exists (\(currentDirectoryFailure)); "
+            let reason =
+                "a relative path, and the working directory no longer exists (\(currentDirectoryFailure)); "
                 + "cd to an existing directory or give an absolute path"
             switch role {
             case .input: throw FileError.missingInput(path: path, reason: reason)
@@ -124,8 +129,11 @@ public struct Workspace: Sendable, Equatable {
                 if (info.st_mode & S_IFMT) == S_IFDIR { continue }
                 let what = (info.st_mode & S_IFMT) == S_IFREG ? "a regular file" : "not a directory"
                 let shown = path.hasPrefix("/") ? prefix : String(prefix.dropFirst(2))
-                throw FileError.cannotCreate(path: path, reason: "\(shown) is \(what), not a directory; "
-                    + (shown == path ? "choose another --workspace or remove it" : "move it away or choose another --workspace"))
+                throw FileError.cannotCreate(
+                    path: path,
+                    reason: "\(shown) is \(what), not a directory; "
+                        + (shown == path
+                            ? "choose another --workspace or remove it" : "move it away or choose another --workspace"))
             }
             if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
                 let reason = systemErrorMessage()

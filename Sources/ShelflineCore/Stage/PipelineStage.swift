@@ -90,8 +90,10 @@ public struct StageJob<Arguments: Sendable>: Sendable {
     public var progress: String?
     public var arguments: Arguments
 
-    public init(inputs: [StageFileRole: String] = [:], outputs: [StageFileRole: String] = [:], progress: String? = nil,
-                arguments: Arguments) {
+    public init(
+        inputs: [StageFileRole: String] = [:], outputs: [StageFileRole: String] = [:], progress: String? = nil,
+        arguments: Arguments
+    ) {
         self.inputs = inputs
         self.outputs = outputs
         self.progress = progress

@@ -65,9 +65,10 @@ public struct StageFile: Sendable, Equatable {
         switch passing {
         case .positional, .foundByRole: nil
         case .output: "output"
-        case .option: role.rawValue.reduce(into: "") { name, character in
-            name += character.isUppercase ? "-" + character.lowercased() : String(character)
-        }
+        case .option:
+            role.rawValue.reduce(into: "") { name, character in
+                name += character.isUppercase ? "-" + character.lowercased() : String(character)
+            }
         }
     }
 
@@ -138,9 +139,11 @@ public struct Stage: Sendable, Equatable {
         case runDirectory(subcommand: String)
     }
 
-    public init(name: StageName, inputs: [StageFile], outputs: [StageFile], progress: StageFile? = nil,
-                unlistedInputs: [StageFile] = [], unlistedOutputs: [StageFile] = [], parameterStages: [StageName],
-                algorithmVersion: Int, invocation: Invocation, environmentParameters: [EnvironmentParameter] = []) {
+    public init(
+        name: StageName, inputs: [StageFile], outputs: [StageFile], progress: StageFile? = nil,
+        unlistedInputs: [StageFile] = [], unlistedOutputs: [StageFile] = [], parameterStages: [StageName],
+        algorithmVersion: Int, invocation: Invocation, environmentParameters: [EnvironmentParameter] = []
+    ) {
         self.name = name
         self.inputs = inputs
         self.outputs = outputs
@@ -155,7 +158,9 @@ public struct Stage: Sendable, Equatable {
 
     /// The shipped name of this stage's input with `role` (a programming error when it has none).
     public func defaultInput(_ role: StageFileRole) -> String {
-        guard let file = inputs.first(where: { $0.role == role }) else { preconditionFailure("stage \(name.rawValue) reads no \(role.rawValue)") }
+        guard let file = inputs.first(where: { $0.role == role }) else {
+            preconditionFailure("stage \(name.rawValue) reads no \(role.rawValue)")
+        }
         return file.defaultName
     }
 

@@ -14,7 +14,8 @@ extension StageName {
         guard let stage = StageName(rawValue: text) else {
             throw DecodingError.dataCorruptedError(
                 in: container,
-                debugDescription: "unknown stage '\(text)', expected one of \(StageName.allCases.map(\.rawValue).joined(separator: ", "))")
+                debugDescription:
+                    "unknown stage '\(text)', expected one of \(StageName.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         self = stage
     }

@@ -11,8 +11,10 @@ public struct StageProgress: Codable, Sendable, Equatable {
     public var updatedAt: Double
     public var finished: Bool
 
-    public init(stage: String, processed: Int, total: Int, counts: [String: Int] = [:], currentTitle: String? = nil,
-                currentAuthor: String? = nil, startedAt: Double, updatedAt: Double, finished: Bool = false) {
+    public init(
+        stage: String, processed: Int, total: Int, counts: [String: Int] = [:], currentTitle: String? = nil,
+        currentAuthor: String? = nil, startedAt: Double, updatedAt: Double, finished: Bool = false
+    ) {
         self.stage = stage
         self.processed = processed
         self.total = total

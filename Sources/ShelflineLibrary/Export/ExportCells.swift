@@ -61,7 +61,7 @@ public enum ExportCells {
     static func value<T>(_ value: T?, _ field: String, of book: LibraryBook) -> T? {
         guard let value, book.metadataFields?.contains(field) == true else { return value }
         guard book.enrichment == MatchStatus.matchedByIsbn.rawValue,
-              ExportFormat.filledFromMetadata.contains(where: { $0.field == field })
+            ExportFormat.filledFromMetadata.contains(where: { $0.field == field })
         else { return nil }
         return value
     }

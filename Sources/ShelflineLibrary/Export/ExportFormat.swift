@@ -21,17 +21,17 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     public var limits: String {
         switch self {
         case .goodreads:
-            "one read (the last `Date Read`; `Read Count` says how many) and no start dates; whole-star `My Rating` " +
-                "(a fraction rounded half up: 3.5 → 4, 3.25 → 3; a rated book never below 1); no StoryGraph " +
-                "columns (moods, pace, characters, content warnings, contributors), an ASIN only in place of an ISBN-10, no older-export " +
-                "columns (purchase, condition, recommendations); `Average Rating` left empty (it is Goodreads', " +
-                "not yours); `Book Id` only for books a Goodreads export brought; cells as the reader's export " +
-                "wrote them (title, ISBNs valid or not), lookup filling only an empty " +
-                Self.filledFromMetadata.map { "`\($0.column)`" }.joined(separator: ", ") +
-                " from the edition of a match by the reader's ISBN"
+            "one read (the last `Date Read`; `Read Count` says how many) and no start dates; whole-star `My Rating` "
+                + "(a fraction rounded half up: 3.5 → 4, 3.25 → 3; a rated book never below 1); no StoryGraph "
+                + "columns (moods, pace, characters, content warnings, contributors), an ASIN only in place of an ISBN-10, no older-export "
+                + "columns (purchase, condition, recommendations); `Average Rating` left empty (it is Goodreads', "
+                + "not yours); `Book Id` only for books a Goodreads export brought; cells as the reader's export "
+                + "wrote them (title, ISBNs valid or not), lookup filling only an empty "
+                + Self.filledFromMetadata.map { "`\($0.column)`" }.joined(separator: ", ")
+                + " from the edition of a match by the reader's ISBN"
         case .storygraph:
-            "no publisher, pages, publication years, private notes, spoiler flag, shelf positions or copy count " +
-                "(`Owned?` is Yes/No); ratings kept to the quarter star as StoryGraph does"
+            "no publisher, pages, publication years, private notes, spoiler flag, shelf positions or copy count "
+                + "(`Owned?` is Yes/No); ratings kept to the quarter star as StoryGraph does"
         case .ndjson:
             "nothing: every field of every book, with enrichment keys, cover id, provenance and review decisions"
         }

@@ -126,12 +126,12 @@ enum LibraryBookScan {
     /// The members of a library line, named as in the JSON.
     enum Field: String, CaseIterable {
         case id, keys, title, subtitle, series, seriesPosition, author, additionalAuthors, isbn13, isbn10, asin, publisher,
-             binding, pages, year, originalYear, editionKey, workKey, coverId, metadataFields, shelf, shelves, rating,
-             dateAdded, reads, readCount, review, notes, owned, ownedCopies, shelfPositions, spoiler, recommendedFor,
-             recommendedBy, purchaseDate, purchaseLocation, condition, conditionDescription, bcid, contributors, moods, pace,
-             characterOrPlotDriven, strongCharacterDevelopment, loveableCharacters, diverseCharacters, flawedCharacters,
-             contentWarnings, contentWarningDescription, enrichment, enrichmentSource, needsReview, reviewDecision, provenance,
-             isbnAsWritten, titleAsWritten
+            binding, pages, year, originalYear, editionKey, workKey, coverId, metadataFields, shelf, shelves, rating,
+            dateAdded, reads, readCount, review, notes, owned, ownedCopies, shelfPositions, spoiler, recommendedFor,
+            recommendedBy, purchaseDate, purchaseLocation, condition, conditionDescription, bcid, contributors, moods, pace,
+            characterOrPlotDriven, strongCharacterDevelopment, loveableCharacters, diverseCharacters, flawedCharacters,
+            contentWarnings, contentWarningDescription, enrichment, enrichmentSource, needsReview, reviewDecision, provenance,
+            isbnAsWritten, titleAsWritten
 
         /// The fields named in `names` as a mask of their bits (names that are no field are left out).
         static func mask(of names: Set<String>) -> UInt64 {
@@ -187,8 +187,10 @@ enum LibraryBookScan {
 
     /// The book of line `line` of `path`: the fast path, else `JSONDecoder`; a line neither accepts
     /// is `FileError.corrupt` naming the file and line.
-    static func decode(_ bytes: UnsafeRawBufferPointer, decoder: JSONDecoder, path: String, line: Int,
-                       only: UInt64? = nil) throws -> LibraryBook {
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, decoder: JSONDecoder, path: String, line: Int,
+        only: UInt64? = nil
+    ) throws -> LibraryBook {
         if let book = scan(bytes, only: only) { return book }
         do {
             return try decoder.decode(LibraryBook.self, from: Data(bytes))

@@ -8,8 +8,10 @@ public enum LibraryBooks {
     /// `only`, when given, is asked for each book's index (0-based, in file order) first: a book it
     /// declines is skipped without being decoded.
     /// `fields`: decode only these members of each book (besides `id` and `title`; nil: all).
-    public static func forEach(path: String, only: ((Int) -> Bool)? = nil, fields: Set<String>? = nil,
-                               _ body: (LibraryBook, UnsafeRawBufferPointer) throws -> Void) throws {
+    public static func forEach(
+        path: String, only: ((Int) -> Bool)? = nil, fields: Set<String>? = nil,
+        _ body: (LibraryBook, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         try requireLibrary(path)
         let decoder = JSONDecoder()
         let mask = fields.map(LibraryBookScan.Field.mask(of:))

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writes the library in an export format, streaming: one book read, one row written, so memory
 /// stays flat whatever the library's size. Rows come in the library's order (by book id).

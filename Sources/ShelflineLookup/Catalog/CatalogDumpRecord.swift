@@ -114,7 +114,9 @@ enum CatalogDumpRecord {
 
     /// Parses one dump line; throws `Malformed` (only) for a line to skip and count. `descriptions`
     /// gives works' descriptions their stored form (the calling thread's own compressor).
-    static func parse(_ line: UnsafeRawBufferPointer, descriptions: StoredDescription.Compressor) throws(Malformed) -> CatalogDumpRecord {
+    static func parse(_ line: UnsafeRawBufferPointer, descriptions: StoredDescription.Compressor) throws(Malformed)
+        -> CatalogDumpRecord
+    {
         // Five tab-separated columns; the JSON is the rest of the line after the fourth tab.
         var tabs = (0, 0, 0, 0)
         var found = 0
@@ -233,12 +235,16 @@ enum CatalogDumpRecord {
         // Without authors of its own or a work to take them from, no match could ever be
         // accepted on it (authors decide): skipped and counted, like a line without a title.
         guard !authorIDs.isEmpty || work != nil else { throw Malformed(reason: "edition without authors or work") }
-        return Edition(id: id, title: title, oddKeys: oddKeys, titleHash: CatalogIndex.titleHash(TextNormalizer.titleKey(title)), subtitle: subtitle, isbns: isbns, isbn13: isbn13, isbn10: isbn10,
-                       publishers: publishers, cover: covers.first(where: { $0 > 0 }), work: work, authors: authorIDs,
-                       pages: pages, publishDate: publishDate)
+        return Edition(
+            id: id, title: title, oddKeys: oddKeys, titleHash: CatalogIndex.titleHash(TextNormalizer.titleKey(title)),
+            subtitle: subtitle, isbns: isbns, isbn13: isbn13, isbn10: isbn10,
+            publishers: publishers, cover: covers.first(where: { $0 > 0 }), work: work, authors: authorIDs,
+            pages: pages, publishDate: publishDate)
     }
 
-    private static func work(id: Int, _ scanner: inout JSONScanner, descriptions: StoredDescription.Compressor) throws(Malformed) -> Work {
+    private static func work(id: Int, _ scanner: inout JSONScanner, descriptions: StoredDescription.Compressor) throws(Malformed)
+        -> Work
+    {
         var authors: [Int] = []
         var description: String?
         try object(&scanner) { scanner, member in
@@ -284,12 +290,14 @@ enum CatalogDumpRecord {
                 return scanner.skipValue(depth: 1)
             }
         }
-        return Work(id: id, oddKey: nil, authors: authors,
-                    description: description.flatMap { $0.isEmpty ? nil : descriptions.store($0) })
+        return Work(
+            id: id, oddKey: nil, authors: authors,
+            description: description.flatMap { $0.isEmpty ? nil : descriptions.store($0) })
     }
 
     /// Reads the line's JSON object to its end; any syntax error, or text after it, is "invalid JSON".
-    private static func object(_ scanner: inout JSONScanner, _ member: (inout JSONScanner, MemberName) -> Bool) throws(Malformed) {
+    private static func object(_ scanner: inout JSONScanner, _ member: (inout JSONScanner, MemberName) -> Bool) throws(Malformed)
+    {
         guard scanner.rawMembers(member), scanner.atEnd() else { throw Malformed(reason: "invalid JSON") }
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSQLite
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Counts from building an index, for the report and the benchmark.
 public struct CatalogBuildStats: Codable, Sendable, Equatable {
@@ -85,8 +86,10 @@ public final class CatalogIndex: @unchecked Sendable {
     /// `isCancelled` is polled while building; when it turns true the build stops (temporary file
     /// removed) with `TryLaterError`. Scratch files of builds whose process died are removed first;
     /// a damaged index is set aside (`CacheFiles.opening`, named with `now`) and rebuilt.
-    public static func open(dumps: [String], cacheDirectory: String, log: Logfmt, now: Date = Date(timeIntervalSince1970: 0),
-                            isCancelled: () -> Bool = { false }) throws -> CatalogIndex {
+    public static func open(
+        dumps: [String], cacheDirectory: String, log: Logfmt, now: Date = Date(timeIntervalSince1970: 0),
+        isCancelled: () -> Bool = { false }
+    ) throws -> CatalogIndex {
         try Workspace.makeDirectory(cacheDirectory)
         CacheFiles.removeAbandonedBuilds(in: cacheDirectory)
         let hash = try DumpHashes(cacheDirectory: cacheDirectory).combinedHash(of: dumps, schemaVersion: schemaVersion)
@@ -102,9 +105,11 @@ public final class CatalogIndex: @unchecked Sendable {
         removeStaleIndexes(in: cacheDirectory, keeping: path)
         let index = try CatalogIndex(path: path, built: true)
         index.stats = stats
-        log.event(["stage": "lookup", "event": "catalog-built", "editions": stats.editions, "works": stats.works,
-                   "authors": stats.authors, "skipped": stats.skippedLines, "duplicates": stats.duplicateKeys,
-                   "seconds": String(format: "%.1f", stats.seconds), "bytes": stats.indexBytes])
+        log.event([
+            "stage": "lookup", "event": "catalog-built", "editions": stats.editions, "works": stats.works,
+            "authors": stats.authors, "skipped": stats.skippedLines, "duplicates": stats.duplicateKeys,
+            "seconds": String(format: "%.1f", stats.seconds), "bytes": stats.indexBytes,
+        ])
         return index
     }
 
@@ -121,7 +126,8 @@ public final class CatalogIndex: @unchecked Sendable {
         // quarter of a 200,000-row lookup's CPU); the mapped pages are the shared page cache.
         try database.execute("PRAGMA mmap_size = 68719476736")
         isbnStatement = try database.prepare("SELECT edition FROM isbns WHERE isbn = ? LIMIT 1")
-        editionStatement = try database.prepare("""
+        editionStatement = try database.prepare(
+            """
             SELECT work, title, subtitle, authors, publishers, isbn13, isbn10, pages, publish_date, cover
             FROM editions WHERE id = ?
             """)
@@ -148,7 +154,8 @@ public final class CatalogIndex: @unchecked Sendable {
         stats.duplicateKeys = try database.scalarInt("SELECT value FROM meta WHERE name = 'duplicates'") ?? 0
         let reasons = try database.prepare("SELECT value FROM meta WHERE name = 'skipped_reasons'")
         if try reasons.step(), let json = reasons.text(0),
-           let decoded = try? JSONDecoder().decode([String: Int].self, from: Data(json.utf8)) {
+            let decoded = try? JSONDecoder().decode([String: Int].self, from: Data(json.utf8))
+        {
             stats.skippedReasons = decoded
         }
         stats.indexBytes = Self.fileSize(path)

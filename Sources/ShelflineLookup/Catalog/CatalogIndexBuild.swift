@@ -1,15 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSQLite
 import Foundation
 import ShelflineCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 // The build side of CatalogIndex: streaming dumps into a new index (see CatalogIndex for the schema's shape).
 extension CatalogIndex {
     /// Streams the dumps into a new index at `path` (via a temporary file renamed when complete).
-    static func build(dumps: [String], into path: String, log: Logfmt, batchSize: Int = 20_000,
-                      isCancelled: () -> Bool = { false }) throws -> CatalogBuildStats {
+    static func build(
+        dumps: [String], into path: String, log: Logfmt, batchSize: Int = 20_000,
+        isCancelled: () -> Bool = { false }
+    ) throws -> CatalogBuildStats {
         let started = Date()  // build timing only; never part of any output record
         let temporary = path + ".building-\(getpid())"
         unlink(temporary)
@@ -20,7 +23,8 @@ extension CatalogIndex {
             // The system SQLite is built with SECURE_DELETE, which zeroes every page the dropped
             // staging tables and the merged full-text segments free: nothing to hide in a file
             // nobody else has opened yet (renamed into place when complete).
-            try database.execute("""
+            try database.execute(
+                """
                 PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-32768; PRAGMA temp_store=FILE;
                 PRAGMA soft_heap_limit=67108864; PRAGMA threads=0;
                 PRAGMA page_size=8192; PRAGMA locking_mode=EXCLUSIVE; PRAGMA secure_delete=OFF;
@@ -42,7 +46,8 @@ extension CatalogIndex {
             }
             // Duplicate keys: the primary key ignores the second line (first one wins: its ISBN and
             // title rows are already in, and no key is held in memory); `changes` tells.
-            let insertEdition = try database.prepare("""
+            let insertEdition = try database.prepare(
+                """
                 INSERT OR IGNORE INTO editions(id, work, title, subtitle, authors, publishers, isbn13, isbn10, pages,
                   publish_date, cover) VALUES (?,?,?,?,?,?,?,?,?,?,?)
                 """)
@@ -72,8 +77,10 @@ extension CatalogIndex {
                             stats.skip(reason)
                             if reportedBadLines < 5 {
                                 reportedBadLines += 1
-                                log.event(["stage": "lookup", "event": "catalog-skip", "file": dump, "line": line.number,
-                                           "reason": reason])
+                                log.event([
+                                    "stage": "lookup", "event": "catalog-skip", "file": dump, "line": line.number,
+                                    "reason": reason,
+                                ])
                             }
                         }
                         /// Runs an insert keyed by the record's own key; false (counted, skipped) when
@@ -144,19 +151,25 @@ extension CatalogIndex {
                 }
             }
             try database.execute("COMMIT")
-            log.event(["stage": "lookup", "event": "catalog-loaded", "lines": stats.lines,
-                       "seconds": String(format: "%.1f", Date().timeIntervalSince(started))])
+            log.event([
+                "stage": "lookup", "event": "catalog-loaded", "lines": stats.lines,
+                "seconds": String(format: "%.1f", Date().timeIntervalSince(started)),
+            ])
             try withoutActuallyEscaping(isCancelled) { isCancelled in
                 try finishIndex(database, isCancelled: isCancelled, paused: paused) { phase in
-                    log.event(["stage": "lookup", "event": "catalog-indexed", "phase": phase,
-                               "seconds": String(format: "%.1f", Date().timeIntervalSince(started))])
+                    log.event([
+                        "stage": "lookup", "event": "catalog-indexed", "phase": phase,
+                        "seconds": String(format: "%.1f", Date().timeIntervalSince(started)),
+                    ])
                 }
             }
             let reasons = String(decoding: try JSONEncoder.shelfline.encode(stats.skippedReasons), as: UTF8.self)
             let insertMeta = try database.prepare("INSERT INTO meta VALUES (?, ?)")
-            for (name, value) in [("schema", "\(schemaVersion)"), ("editions", "\(stats.editions)"),
-                                  ("skipped", "\(stats.skippedLines)"), ("duplicates", "\(stats.duplicateKeys)"),
-                                  ("lines", "\(stats.lines)")] {
+            for (name, value) in [
+                ("schema", "\(schemaVersion)"), ("editions", "\(stats.editions)"),
+                ("skipped", "\(stats.skippedLines)"), ("duplicates", "\(stats.duplicateKeys)"),
+                ("lines", "\(stats.lines)"),
+            ] {
                 insertMeta.bind(1, name)
                 insertMeta.bind(2, Int(value))
                 try insertMeta.run()
@@ -182,16 +195,20 @@ extension CatalogIndex {
     /// filter over both (`CatalogSearchFilter`). SQLite's
     /// progress handler polls `isCancelled` inside each long statement, so a signal stops the
     /// build within a fraction of a second whatever phase it is in.
-    private static func finishIndex(_ database: SQLiteDatabase, isCancelled: @escaping () -> Bool, paused: String,
-                                    finished: (String) -> Void) throws {
+    private static func finishIndex(
+        _ database: SQLiteDatabase, isCancelled: @escaping () -> Bool, paused: String,
+        finished: (String) -> Void
+    ) throws {
         final class Probe {
             let isCancelled: () -> Bool
             init(_ isCancelled: @escaping () -> Bool) { self.isCancelled = isCancelled }
         }
         let probe = Probe(isCancelled)
-        sqlite3_progress_handler(database.handle, 100_000, { context in
-            Unmanaged<Probe>.fromOpaque(context!).takeUnretainedValue().isCancelled() ? 1 : 0
-        }, Unmanaged.passUnretained(probe).toOpaque())
+        sqlite3_progress_handler(
+            database.handle, 100_000,
+            { context in
+                Unmanaged<Probe>.fromOpaque(context!).takeUnretainedValue().isCancelled() ? 1 : 0
+            }, Unmanaged.passUnretained(probe).toOpaque())
         defer { sqlite3_progress_handler(database.handle, 0, nil, nil) }
         // Also between phases: a signal during the last batch of the load stops the build at once.
         func checkpoint(_ phase: String?) throws {
@@ -209,7 +226,8 @@ extension CatalogIndex {
                 // against the soft heap limit, which is raised with it, or SQLite would evict the page
                 // cache the scan below reads through (a 32 MB hash under the 64 MB limit tripled this
                 // phase at 5M in stop 18).
-                try database.execute("""
+                try database.execute(
+                    """
                     CREATE VIRTUAL TABLE search USING fts5(title, authors, content='', columnsize=0, detail=column,
                       tokenize='unicode61 remove_diacritics 2');
                     INSERT INTO search(search, rank) VALUES ('hashsize', 33554432);
@@ -224,7 +242,8 @@ extension CatalogIndex {
                 // statement at 1M editions in the sqlite3 CLI, the same fts5vocab rows as the loop's
                 // table); with the hash size above, the 1M build went from 15.1 to 10.6 CPU s. The
                 // progress handler polls for a signal inside it.
-                try database.execute("""
+                try database.execute(
+                    """
                     INSERT INTO search(rowid, title, authors)
                       SELECT id, CASE WHEN subtitle IS NULL THEN title ELSE title || ' ' || subtitle END,
                         CASE typeof(ids)
@@ -247,7 +266,8 @@ extension CatalogIndex {
                 // 87 % full (isbns and title_keys 36.6 -> 32.0 MB at 1M editions).
                 for (table, key, stage) in [("isbns", "isbn", "isbn_stage"), ("title_keys", "hash", "title_stage")] {
                     let shape = "(\(key) INTEGER NOT NULL, edition INTEGER NOT NULL, PRIMARY KEY(\(key), edition)) WITHOUT ROWID"
-                    try database.execute("""
+                    try database.execute(
+                        """
                         CREATE TABLE temp.\(table)_sorted\(shape);
                         INSERT OR IGNORE INTO temp.\(table)_sorted SELECT \(key), edition FROM temp.\(stage) ORDER BY \(key), edition;
                         DROP TABLE temp.\(stage);

@@ -25,11 +25,13 @@ struct CatalogSearchFilter: Sendable {
 
     /// The filter as stored (`bytes`); nil when they cannot be one (not a whole number of 8-byte words).
     init?(bytes: some ContiguousBytes) {
-        guard let words = bytes.withUnsafeBytes({ raw -> [UInt64]? in
-            let count = raw.count / 8
-            guard count > 0, raw.count % 8 == 0 else { return nil }
-            return (0..<count).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
-        }) else { return nil }
+        guard
+            let words = bytes.withUnsafeBytes({ raw -> [UInt64]? in
+                let count = raw.count / 8
+                guard count > 0, raw.count % 8 == 0 else { return nil }
+                return (0..<count).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+            })
+        else { return nil }
         self.words = words
     }
 

@@ -24,7 +24,8 @@ public struct CatalogSource: MetadataSource {
         // small catalog the hand-offs cost more than they save (200,000 rows, release build, quiet
         // machine: the 30-edition sample catalog took 9.4 s with one connection and 13.1 s with two;
         // a 1,000,000-edition catalog 55.8 s with one and 34.6 s with two).
-        let cores = index.stats.editions >= Self.editionsForParallelSearch
+        let cores =
+            index.stats.editions >= Self.editionsForParallelSearch
             ? max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)) : 1
         let more = (1..<cores).compactMap { _ in try? CatalogIndex(path: index.path, built: false, sharing: index) }
         readers = ReaderPool([index] + more)

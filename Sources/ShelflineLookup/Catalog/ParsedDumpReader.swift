@@ -44,8 +44,10 @@ final class ParsedDumpReader: @unchecked Sendable {
 
     /// Calls `body` with each batch of parsed lines of `path`, in order, on the calling thread.
     /// A read error is thrown after the batches before it; an error from `body` stops the reader.
-    static func forEachBatch(path: String, batchSize: Int = 4096, queueLimit: Int = 4, parsers: Int = 2,
-                             _ body: ([Line]) throws -> Void) throws {
+    static func forEachBatch(
+        path: String, batchSize: Int = 4096, queueLimit: Int = 4, parsers: Int = 2,
+        _ body: ([Line]) throws -> Void
+    ) throws {
         let reader = ParsedDumpReader(path: path, batchSize: batchSize, queueLimit: queueLimit)
         reader.runningThreads = 1 + parsers
         reader.start { reader.read() }
@@ -133,9 +135,12 @@ final class ParsedDumpReader: @unchecked Sendable {
                         lines.append(Line(number: number, record: nil))
                         continue
                     }
-                    lines.append(Line(number: number, record: Result { () throws(CatalogDumpRecord.Malformed) in
-                        try CatalogDumpRecord.parse(line, descriptions: descriptions)
-                    }))
+                    lines.append(
+                        Line(
+                            number: number,
+                            record: Result { () throws(CatalogDumpRecord.Malformed) in
+                                try CatalogDumpRecord.parse(line, descriptions: descriptions)
+                            }))
                 }
             }
             condition.lock()

@@ -30,8 +30,9 @@ enum StoredDescription {
 
         init() {
             stream.initialize(to: z_stream())
-            let status = deflateInit2_(stream, 6, Z_DEFLATED, -15, 1, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-                                       Int32(MemoryLayout<z_stream>.size))
+            let status = deflateInit2_(
+                stream, 6, Z_DEFLATED, -15, 1, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                Int32(MemoryLayout<z_stream>.size))
             precondition(status == Z_OK, "zlib deflateInit2 failed (\(status))")
         }
 
@@ -42,7 +43,8 @@ enum StoredDescription {
 
         /// The stored form of `description`, cut to `maximumCharacters`.
         func store(_ description: String) -> StoredDescription {
-            var text = description.utf8.count <= StoredDescription.maximumCharacters
+            var text =
+                description.utf8.count <= StoredDescription.maximumCharacters
                 ? description : String(description.prefix(StoredDescription.maximumCharacters))
             let count = text.utf8.count
             guard count >= StoredDescription.minimumDeflatedBytes else { return .text(text) }
@@ -95,8 +97,9 @@ enum StoredDescription {
             guard position < stored.count, count > 0, count <= 1 << 24 else { return nil }
             var failed = false
             let text = String(unsafeUninitializedCapacity: count) { buffer in
-                let result = libdeflate_deflate_decompress(decompressor, stored.baseAddress! + position,
-                                                           stored.count - position, buffer.baseAddress, count, nil)
+                let result = libdeflate_deflate_decompress(
+                    decompressor, stored.baseAddress! + position,
+                    stored.count - position, buffer.baseAddress, count, nil)
                 failed = result != LIBDEFLATE_SUCCESS
                 return failed ? 0 : count
             }

@@ -9,9 +9,11 @@ public struct OpenLibrarySource: HTTPMetadataSource {
     public var name: String { SourceKind.openlibrary.rawValue }
 
     /// `clock` drives pacing, backoff and the circuit breaker (a test clock in tests).
-    public init(parameters: OpenLibraryParameters, clock: PacingClock = .continuous, configPath: String = "pipeline.json") throws {
-        baseURL = try SourceEndpoint.baseURL(parameters.baseURL, source: SourceKind.openlibrary.rawValue, section: "openLibrary",
-                                             configPath: configPath)
+    public init(parameters: OpenLibraryParameters, clock: PacingClock = .continuous, configPath: String = "pipeline.json") throws
+    {
+        baseURL = try SourceEndpoint.baseURL(
+            parameters.baseURL, source: SourceKind.openlibrary.rawValue, section: "openLibrary",
+            configPath: configPath)
         isbnBatchSize = parameters.batchSize
         client = ResilientHTTPClient(source: SourceKind.openlibrary.rawValue, policy: HTTPPolicy(parameters), clock: clock)
     }
@@ -39,7 +41,12 @@ public struct OpenLibrarySource: HTTPMetadataSource {
         var components = URLComponents(url: baseURL.appendingPathComponent("search.json"), resolvingAgainstBaseURL: false)!
         var items = [URLQueryItem(name: "title", value: title)]
         if let author, !author.isEmpty { items.append(URLQueryItem(name: "author", value: author)) }
-        items.append(URLQueryItem(name: "fields", value: "key,title,subtitle,author_name,cover_i,first_publish_year,publisher,isbn,number_of_pages_median,cover_edition_key"))
+        items.append(
+            URLQueryItem(
+                name: "fields",
+                value:
+                    "key,title,subtitle,author_name,cover_i,first_publish_year,publisher,isbn,number_of_pages_median,cover_edition_key"
+            ))
         items.append(URLQueryItem(name: "limit", value: String(limit)))
         components.queryItems = items
         return try await client.get(components.url!) { data in try Self.decodeSearch(data) }
@@ -122,7 +129,8 @@ public struct OpenLibrarySource: HTTPMetadataSource {
         let publishers = (record.publishers ?? []).compactMap(\.name)
         edition.publishers = publishers.isEmpty ? nil : publishers
         // The edition record's own ISBN-13 list is checked; the summary's is taken as written.
-        edition.isbn13 = record.isbn_13.map { $0.lazy.compactMap(ISBN.canonical13).first } ?? record.identifiers?["isbn_13"]?.first
+        edition.isbn13 =
+            record.isbn_13.map { $0.lazy.compactMap(ISBN.canonical13).first } ?? record.identifiers?["isbn_13"]?.first
         edition.isbn10 = (record.isbn_10 ?? record.identifiers?["isbn_10"])?.first
         edition.pages = record.number_of_pages
         edition.publishDate = record.publish_date

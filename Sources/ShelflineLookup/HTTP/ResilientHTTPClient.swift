@@ -53,8 +53,10 @@ public struct HTTPPolicy: Sendable {
     public var headers: [(String, String)] = []
 
     /// A source's own rate, concurrency, timeout, retries and size limit; the rest from the defaults.
-    init(concurrency: Int, requestsPerSecond: Double, timeoutSeconds: Double, maxRetries: Int, maxResponseBytes: Int,
-         userAgent: String, quotaStatuses: Set<Int>) {
+    init(
+        concurrency: Int, requestsPerSecond: Double, timeoutSeconds: Double, maxRetries: Int, maxResponseBytes: Int,
+        userAgent: String, quotaStatuses: Set<Int>
+    ) {
         self.init(OpenLibraryParameters())
         self.concurrency = concurrency
         self.requestsPerSecond = requestsPerSecond
@@ -212,7 +214,8 @@ public final class ResilientHTTPClient: Sendable {
                 return true
             }
             guard allowed else {
-                throw SourceFailure.failed(source: source, reason: "\(lastReason); wait budget of \(Int(policy.waitBudgetSeconds)) s used up")
+                throw SourceFailure.failed(
+                    source: source, reason: "\(lastReason); wait budget of \(Int(policy.waitBudgetSeconds)) s used up")
             }
             retries += 1
             try await clock.sleep(for: .milliseconds(Int64(delay * 1000)))
@@ -306,7 +309,11 @@ public final class ResilientHTTPClient: Sendable {
         defer { pacing.remove(waiter) }
         if refusesUnsent { sleeper.cancel() }
         do {
-            try await withTaskCancellationHandler { try await sleeper.value } onCancel: { sleeper.cancel() }
+            try await withTaskCancellationHandler {
+                try await sleeper.value
+            } onCancel: {
+                sleeper.cancel()
+            }
             return true
         } catch is CancellationError where !Task.isCancelled {
             return false  // woken: the source was found unreachable meanwhile
@@ -359,8 +366,9 @@ public final class ResilientHTTPClient: Sendable {
     /// Sends one request and classifies what came back.
     private func attempt(_ url: URL) async -> Outcome {
         counters.update { $0.requests += 1 }
-        let get = HTTPGet(url: url, headers: [("User-Agent", policy.userAgent), ("Accept", "application/json")] + policy.headers,
-                          timeoutSeconds: policy.timeoutSeconds, limit: policy.maxResponseBytes, redirects: .http(maximum: 5))
+        let get = HTTPGet(
+            url: url, headers: [("User-Agent", policy.userAgent), ("Accept", "application/json")] + policy.headers,
+            timeoutSeconds: policy.timeoutSeconds, limit: policy.maxResponseBytes, redirects: .http(maximum: 5))
         let result = await get.run()
         let host = url.host ?? ""
         switch result {
@@ -382,8 +390,9 @@ public final class ResilientHTTPClient: Sendable {
             }
         case .failure(.tooLarge):
             counters.update { $0.oversizedResponses += 1 }
-            return .failure(reason: "answer from \(url.path) longer than \(policy.maxResponseBytes) bytes (maxResponseBytes)",
-                            retryable: true, kind: .other)
+            return .failure(
+                reason: "answer from \(url.path) longer than \(policy.maxResponseBytes) bytes (maxResponseBytes)",
+                retryable: true, kind: .other)
         case .failure(.cancelled):
             return .cancelled
         case .failure(.timedOut):
@@ -397,8 +406,9 @@ public final class ResilientHTTPClient: Sendable {
             let port = url.port.map { ":\($0)" } ?? ""
             return .failure(reason: "\(reason) by \(host)\(port)", retryable: true, kind: .unreachable)
         case .failure(.redirectRefused(let target)):
-            return .failure(reason: "\(url.path) redirected to \(target?.absoluteString ?? "no usable Location") (not followed)",
-                            retryable: false, kind: .other)
+            return .failure(
+                reason: "\(url.path) redirected to \(target?.absoluteString ?? "no usable Location") (not followed)",
+                retryable: false, kind: .other)
         case .failure(.tooManyRedirects):
             return .failure(reason: "\(url.path) redirected more than 5 times", retryable: false, kind: .other)
         case .failure(.other(let reason)):
@@ -416,8 +426,9 @@ public final class ResilientHTTPClient: Sendable {
             var error: Failure?
         }
         guard let answer = try? JSONDecoder().decode(Answer.self, from: body),
-              let word = answer.error?.errors?.first?.reason ?? answer.error?.status,
-              !word.isEmpty, word.count <= 40, word.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") }) else { return nil }
+            let word = answer.error?.errors?.first?.reason ?? answer.error?.status,
+            !word.isEmpty, word.count <= 40, word.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") })
+        else { return nil }
         return word
     }
 

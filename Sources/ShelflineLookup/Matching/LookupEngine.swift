@@ -35,8 +35,10 @@ public final class LookupEngine: Sendable {
     let now: @Sendable () -> Date
     private let cacheCounters = CacheCounters()
 
-    public init(sources: [any MetadataSource], cache: LookupCache?, matcher: Matcher, searchLimit: Int,
-                now: @escaping @Sendable () -> Date) {
+    public init(
+        sources: [any MetadataSource], cache: LookupCache?, matcher: Matcher, searchLimit: Int,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.sources = sources
         self.cache = cache
         self.matcher = matcher
@@ -74,14 +76,16 @@ public final class LookupEngine: Sendable {
                         authors: edition.authors ?? [], score: matcher.score(queries[index].query, edition).combined,
                         reason: Self.isbnTitleConflict)
                     outcomes[index] = LookupOutcome(
-                        match: MatchResult(status: .needsReview, candidates: [candidate], reason: Self.isbnTitleConflict,
-                                           source: source.name),
+                        match: MatchResult(
+                            status: .needsReview, candidates: [candidate], reason: Self.isbnTitleConflict,
+                            source: source.name),
                         metadata: nil)
                     finished(index)
                 } else if let edition = answers[isbn] {
                     outcomes[index] = LookupOutcome(
-                        match: MatchResult(status: .matchedByIsbn, editionKey: edition.editionKey, workKey: edition.workKey,
-                                           source: source.name),
+                        match: MatchResult(
+                            status: .matchedByIsbn, editionKey: edition.editionKey, workKey: edition.workKey,
+                            source: source.name),
                         metadata: edition)
                     finished(index)
                 } else if let failure = failed[isbn] {
@@ -101,8 +105,9 @@ public final class LookupEngine: Sendable {
                 for index in pending {
                     failures[index].append(failure)
                     guard isLast else { continue }
-                    outcomes[index] = verdict(queries[index], reviews: reviews[index], ruledOut: ruledOut[index],
-                                              failures: failures[index])
+                    outcomes[index] = verdict(
+                        queries[index], reviews: reviews[index], ruledOut: ruledOut[index],
+                        failures: failures[index])
                     finished(index)
                 }
                 continue
@@ -123,12 +128,16 @@ public final class LookupEngine: Sendable {
             }
             let members = groups
             let matcher = self.matcher
-            try await forEachSearch(source, keys: order, representative: { key in
-                let first = groups[key]![0]
-                return (queries[first].query, searchTerms[first]!.terms)
-            }, decide: { key, found in
-                try members[key]!.map { try found.decision(queries[$0].query, by: matcher) }
-            }) { key, result in
+            try await forEachSearch(
+                source, keys: order,
+                representative: { key in
+                    let first = groups[key]![0]
+                    return (queries[first].query, searchTerms[first]!.terms)
+                },
+                decide: { key, found in
+                    try members[key]!.map { try found.decision(queries[$0].query, by: matcher) }
+                }
+            ) { key, result in
                 for (member, index) in groups[key]!.enumerated() {
                     switch result {
                     case .failure(let failure):
@@ -137,8 +146,9 @@ public final class LookupEngine: Sendable {
                         switch decisions[member] {
                         case .accept(let edition, _):
                             outcomes[index] = LookupOutcome(
-                                match: MatchResult(status: .matchedBySearch, editionKey: edition.editionKey,
-                                                   workKey: edition.workKey, source: source.name),
+                                match: MatchResult(
+                                    status: .matchedBySearch, editionKey: edition.editionKey,
+                                    workKey: edition.workKey, source: source.name),
                                 metadata: edition)
                         case .review(let candidates):
                             reviews[index].append(contentsOf: candidates)
@@ -150,8 +160,9 @@ public final class LookupEngine: Sendable {
                     }
                     if isLast || outcomes[index] != nil {
                         if outcomes[index] == nil {
-                            outcomes[index] = verdict(queries[index], reviews: reviews[index], ruledOut: ruledOut[index],
-                                                      failures: failures[index])
+                            outcomes[index] = verdict(
+                                queries[index], reviews: reviews[index], ruledOut: ruledOut[index],
+                                failures: failures[index])
                         }
                         finished(index)
                     }
@@ -180,18 +191,23 @@ public final class LookupEngine: Sendable {
     /// The outcome of a record no source matched.
     /// Candidates ruled out by the title rule (`MatchDecision.ruledOut`) make the row not enriched,
     /// kept with it and their reasons, unless some source left a real question (review).
-    private func verdict(_ query: RecordQuery, reviews: [MatchCandidate], ruledOut: [MatchCandidate],
-                         failures: [SourceFailure]) -> LookupOutcome {
+    private func verdict(
+        _ query: RecordQuery, reviews: [MatchCandidate], ruledOut: [MatchCandidate],
+        failures: [SourceFailure]
+    ) -> LookupOutcome {
         func best(_ candidates: [MatchCandidate]) -> [MatchCandidate] {
             var seen = Set<String>()
-            return Array(candidates.sorted { $0.score > $1.score }.filter { seen.insert($0.key).inserted }.prefix(matcher.maxCandidates))
+            return Array(
+                candidates.sorted { $0.score > $1.score }.filter { seen.insert($0.key).inserted }.prefix(matcher.maxCandidates))
         }
         if !reviews.isEmpty {
             return LookupOutcome(match: MatchResult(status: .needsReview, candidates: best(reviews)), metadata: nil)
         }
         if !ruledOut.isEmpty, failures.isEmpty {
-            return LookupOutcome(match: MatchResult(status: .notEnriched, candidates: best(ruledOut),
-                                                    reason: "every candidate is another book"), metadata: nil)
+            return LookupOutcome(
+                match: MatchResult(
+                    status: .notEnriched, candidates: best(ruledOut),
+                    reason: "every candidate is another book"), metadata: nil)
         }
         let reason: String
         if let failure = failures.first(where: { if case .unavailable = $0 { true } else { false } }) ?? failures.first {
@@ -212,7 +228,8 @@ public final class LookupEngine: Sendable {
     // MARK: ISBN answers (cache, then batches)
 
     private func isbnAnswers(_ source: any MetadataSource, isbns: [String]) async throws
-        -> ([String: EditionMetadata], [String: SourceFailure]) {
+        -> ([String: EditionMetadata], [String: SourceFailure])
+    {
         var answers: [String: EditionMetadata] = [:]
         var misses: [String] = []
         if source.isRemote, let cache {
@@ -247,9 +264,11 @@ public final class LookupEngine: Sendable {
                         let found = try await source.editions(isbns: batch)
                         if let cache {
                             let encoder = JSONEncoder.shelfline
-                            try cache.store(source: source.name, batch.map { isbn in
-                                (key: "isbn:\(isbn)", payload: found[isbn].flatMap { try? encoder.encode($0) })
-                            }, now: now())
+                            try cache.store(
+                                source: source.name,
+                                batch.map { isbn in
+                                    (key: "isbn:\(isbn)", payload: found[isbn].flatMap { try? encoder.encode($0) })
+                                }, now: now())
                         }
                         return (batch, .success(found))
                     } catch let failure as SourceFailure {
@@ -305,11 +324,13 @@ public final class LookupEngine: Sendable {
         let now = self.now
         if !source.isRemote {
             @Sendable func search(_ key: String, _ query: LookupQuery, _ terms: SearchTerms) async throws
-                -> Result<[MatchDecision], SourceFailure> {
+                -> Result<[MatchDecision], SourceFailure>
+            {
                 try Task.checkCancellation()
                 do {
                     guard let catalog = source as? CatalogSource else {
-                        let candidates = try await source.candidates(title: query.title, author: query.authors.first, limit: limit)
+                        let candidates = try await source.candidates(
+                            title: query.title, author: query.authors.first, limit: limit)
                         return .success(try decide(key, .prepared(candidates.map(Matcher.PreparedEdition.init))))
                     }
                     let hits = try await catalog.searchHits(title: query.title, terms: terms, limit: limit)
@@ -342,7 +363,8 @@ public final class LookupEngine: Sendable {
             for (key, query, _) in misses {
                 group.addTask {
                     do {
-                        let candidates = try await source.candidates(title: query.title, author: query.authors.first, limit: limit)
+                        let candidates = try await source.candidates(
+                            title: query.title, author: query.authors.first, limit: limit)
                         if let cache {
                             let payload = candidates.isEmpty ? nil : try? JSONEncoder.shelfline.encode(candidates)
                             try cache.store(source: source.name, [(key: "search:\(key)", payload: payload)], now: now())
@@ -400,6 +422,7 @@ struct SearchTerms: Sendable {
 
     /// `TextNormalizer.queryKey(title:author:)`, from these words.
     var queryKey: String {
-        titleTokens.joined(separator: " ") + "|" + (nameWords.map { TextNormalizer.joiningInitials($0).joined(separator: " ") } ?? "")
+        titleTokens.joined(separator: " ") + "|"
+            + (nameWords.map { TextNormalizer.joiningInitials($0).joined(separator: " ") } ?? "")
     }
 }

@@ -10,8 +10,10 @@ public struct LookupQuery: Sendable, Equatable {
     /// The row's canonical ISBN-13, to prefer the edition that carries it.
     public var isbn: String?
 
-    public init(title: String, authors: [String], year: Int? = nil, publisher: String? = nil, pages: Int? = nil,
-                isbn: String? = nil) {
+    public init(
+        title: String, authors: [String], year: Int? = nil, publisher: String? = nil, pages: Int? = nil,
+        isbn: String? = nil
+    ) {
         self.isbn = isbn
         self.title = title
         self.authors = authors
@@ -110,7 +112,8 @@ public struct Matcher: Sendable {
     func authorsMatch(_ names: [ComparedName], _ others: [ComparedName]) -> Bool {
         guard authorThreshold > Self.otherSurnameCeiling else { return authorRelation(names, others).relation == .match }
         for user in names where !user.tokens.isEmpty {
-            for other in others where !other.tokens.isEmpty && (user.tokens.last == other.tokens.last || user.sorted == other.sorted) {
+            for other in others
+            where !other.tokens.isEmpty && (user.tokens.last == other.tokens.last || user.sorted == other.sorted) {
                 if Self.nameSimilarity(user, other) >= authorThreshold { return true }
             }
         }
@@ -142,8 +145,10 @@ public struct Matcher: Sendable {
     /// one and is never a work's best edition over one. So those are loaded and judged first;
     /// when they give an acceptance it is the verdict over all the hits. Otherwise (review, or
     /// nothing) every hit is loaded and judged, as before.
-    func decide<Hit>(_ query: LookupQuery, hits: [Hit], names: (Hit) -> [ComparedName],
-                     load: ([Hit]) throws -> [PreparedEdition]) rethrows -> MatchDecision {
+    func decide<Hit>(
+        _ query: LookupQuery, hits: [Hit], names: (Hit) -> [ComparedName],
+        load: ([Hit]) throws -> [PreparedEdition]
+    ) rethrows -> MatchDecision {
         guard !hits.isEmpty else { return .none }
         let prepared = PreparedQuery(query)
         let authored = hits.filter { authorsMatch(prepared.names, names($0)) }
@@ -190,9 +195,10 @@ public struct Matcher: Sendable {
             let competing = bestTier != nil && scored.acceptTier == bestTier
             guard let reason = reviewReason(scored, competing: competing) else { return nil }
             if !isRuledOut(scored, competing: competing, names: prepared.names) { open = true }
-            return MatchCandidate(key: scored.edition.editionKey ?? scored.edition.workKey ?? "", workKey: scored.edition.workKey,
-                                  title: scored.edition.title ?? "", authors: scored.edition.authors ?? [],
-                                  score: rounded(scored.combined), reason: reason)
+            return MatchCandidate(
+                key: scored.edition.editionKey ?? scored.edition.workKey ?? "", workKey: scored.edition.workKey,
+                title: scored.edition.title ?? "", authors: scored.edition.authors ?? [],
+                score: rounded(scored.combined), reason: reason)
         }.prefix(maxCandidates)
         guard !shown.isEmpty else { return .none }
         return open ? .review(Array(shown)) : .ruledOut(Array(shown))
@@ -276,7 +282,10 @@ public struct Matcher: Sendable {
         var points = 0
         if let year = query.year, edition.year == year { points += 1 }
         if let publisher = query.publisher, let publishers = edition.publishers,
-           publishers.contains(where: { TextNormalizer.tokens($0) == TextNormalizer.tokens(publisher) }) { points += 1 }
+            publishers.contains(where: { TextNormalizer.tokens($0) == TextNormalizer.tokens(publisher) })
+        {
+            points += 1
+        }
         if let pages = query.pages, let editionPages = edition.pages, abs(pages - editionPages) <= 5 { points += 1 }
         return points
     }

@@ -63,8 +63,9 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         try check(!sources.isEmpty, "sources", "at least one source")
         try openLibrary.validate(configPath: configPath)
         if sources.contains(SourceKind.googlebooks.rawValue) {
-            _ = try SourceEndpoint.baseURL(googleBooks.baseURL, source: SourceKind.googlebooks.rawValue, section: "googleBooks",
-                                           configPath: configPath)
+            _ = try SourceEndpoint.baseURL(
+                googleBooks.baseURL, source: SourceKind.googlebooks.rawValue, section: "googleBooks",
+                configPath: configPath)
         }
     }
 }
@@ -108,7 +109,8 @@ public struct OpenLibraryParameters: Codable, Sendable, Equatable {
         backoffMaxSeconds = try container.decodeIfPresent(Double.self, forKey: .backoffMaxSeconds) ?? backoffMaxSeconds
         waitBudgetSeconds = try container.decodeIfPresent(Double.self, forKey: .waitBudgetSeconds) ?? waitBudgetSeconds
         breakerThreshold = try container.decodeIfPresent(Int.self, forKey: .breakerThreshold) ?? breakerThreshold
-        breakerCooldownSeconds = try container.decodeIfPresent(Double.self, forKey: .breakerCooldownSeconds) ?? breakerCooldownSeconds
+        breakerCooldownSeconds =
+            try container.decodeIfPresent(Double.self, forKey: .breakerCooldownSeconds) ?? breakerCooldownSeconds
         maxResponseBytes = try container.decodeIfPresent(Int.self, forKey: .maxResponseBytes) ?? maxResponseBytes
     }
 
@@ -117,7 +119,8 @@ public struct OpenLibraryParameters: Codable, Sendable, Equatable {
             if !ok { throw LookupError.invalidParameter(configPath: configPath, key: "openLibrary.\(key)", expected: expected) }
         }
         try check(backoffMaxSeconds >= backoffBaseSeconds, "backoffBaseSeconds", "0 ≤ backoffBaseSeconds ≤ backoffMaxSeconds")
-        _ = try SourceEndpoint.baseURL(baseURL, source: SourceKind.openlibrary.rawValue, section: "openLibrary", configPath: configPath)
+        _ = try SourceEndpoint.baseURL(
+            baseURL, source: SourceKind.openlibrary.rawValue, section: "openLibrary", configPath: configPath)
     }
 }
 

@@ -20,8 +20,10 @@ public struct LookupStage {
         /// Drives request pacing, backoff and the circuit breaker of remote sources.
         public var clock: PacingClock
 
-        public init(input: String, output: String, progress: String? = nil, catalog: [String] = [],
-                    sources: [String] = [], workspace: Workspace, terminal: Bool = false, clock: PacingClock = .continuous) {
+        public init(
+            input: String, output: String, progress: String? = nil, catalog: [String] = [],
+            sources: [String] = [], workspace: Workspace, terminal: Bool = false, clock: PacingClock = .continuous
+        ) {
             self.clock = clock
             self.input = input
             self.output = output
@@ -41,14 +43,17 @@ public struct LookupStage {
     func parameters(context: StageContext) throws -> LookupParameters {
         var parameters = try context.config.parameters(for: .lookup, as: LookupParameters.self, path: context.configPath)
         for name in options.sources where SourceKind(rawValue: name) == nil {
-            throw UsageError("--source \(name): unknown metadata source, expected one of \(SourceKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw UsageError(
+                "--source \(name): unknown metadata source, expected one of \(SourceKind.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         if !options.sources.isEmpty { parameters.sources = options.sources }
         if !options.catalog.isEmpty {
             parameters.catalog = options.catalog
         } else {
             // Paths in pipeline.json are relative to the file, so the stage works from any run directory.
-            let base = FileManager.default.fileExists(atPath: context.configPath)
+            let base =
+                FileManager.default.fileExists(atPath: context.configPath)
                 ? URL(fileURLWithPath: context.configPath).deletingLastPathComponent() : URL(fileURLWithPath: ".")
             parameters.catalog = parameters.catalog.map { $0.hasPrefix("/") ? $0 : base.appendingPathComponent($0).path }
         }
@@ -68,8 +73,9 @@ public struct LookupStage {
 
         // Started before the sources: building a large catalog index takes a while, and the
         // orchestrator should see the stage alive meanwhile.
-        let progress = ProgressReporter(stage: StageName.lookup.rawValue, total: survey.records, path: options.progress,
-                                        terminal: options.terminal, log: context.log, now: context.now)
+        let progress = ProgressReporter(
+            stage: StageName.lookup.rawValue, total: survey.records, path: options.progress,
+            terminal: options.terminal, log: context.log, now: context.now)
         progress.start()
         var started = false
         defer { if !started { progress.finish(finished: false) } }
@@ -80,33 +86,39 @@ public struct LookupStage {
             case .catalog:
                 guard !parameters.catalog.isEmpty else { throw LookupError.catalogNotConfigured(configPath: context.configPath) }
                 progress.update(processed: 0, counts: [:], title: "(opening the catalog index)", author: nil)
-                let index = try CatalogIndex.open(dumps: parameters.catalog, cacheDirectory: options.workspace.cacheDirectory,
-                                                  log: context.log, now: context.now(),
-                                                  isCancelled: { context.cancellation.isCancelled })
-                report.catalog = CatalogSummary(index: index.path, built: index.built, editions: index.stats.editions,
-                                                skippedLines: index.stats.skippedLines,
-                                                duplicateKeys: index.stats.duplicateKeys,
-                                                skippedReasons: index.stats.skippedReasons)
+                let index = try CatalogIndex.open(
+                    dumps: parameters.catalog, cacheDirectory: options.workspace.cacheDirectory,
+                    log: context.log, now: context.now(),
+                    isCancelled: { context.cancellation.isCancelled })
+                report.catalog = CatalogSummary(
+                    index: index.path, built: index.built, editions: index.stats.editions,
+                    skippedLines: index.stats.skippedLines,
+                    duplicateKeys: index.stats.duplicateKeys,
+                    skippedReasons: index.stats.skippedReasons)
                 sources.append(CatalogSource(index: index))
             case .openlibrary:
-                let source = try OpenLibrarySource(parameters: parameters.openLibrary, clock: options.clock,
-                                                   configPath: context.configPath)
+                let source = try OpenLibrarySource(
+                    parameters: parameters.openLibrary, clock: options.clock,
+                    configPath: context.configPath)
                 remote.append(source)
                 sources.append(source)
             case .googlebooks:
-                let source = try GoogleBooksSource(parameters: parameters.googleBooks, userAgent: parameters.openLibrary.userAgent,
-                                                   clock: options.clock, configPath: context.configPath)
+                let source = try GoogleBooksSource(
+                    parameters: parameters.googleBooks, userAgent: parameters.openLibrary.userAgent,
+                    clock: options.clock, configPath: context.configPath)
                 remote.append(source)
                 sources.append(source)
             case .isbndb:
                 guard let keyFile = parameters.isbndb.apiKeyFile else {
-                    context.log.error("shelfline-lookup: source 'isbndb' skipped: it needs a key (set the lookup stage's "
-                        + "isbndb.apiKeyFile in \(context.configPath) to a mode 0600 file holding it)")
+                    context.log.error(
+                        "shelfline-lookup: source 'isbndb' skipped: it needs a key (set the lookup stage's "
+                            + "isbndb.apiKeyFile in \(context.configPath) to a mode 0600 file holding it)")
                     continue
                 }
-                let source = try IsbndbSource(parameters: parameters.isbndb, apiKeyFile: keyFile,
-                                              userAgent: parameters.openLibrary.userAgent, clock: options.clock,
-                                              configPath: context.configPath)
+                let source = try IsbndbSource(
+                    parameters: parameters.isbndb, apiKeyFile: keyFile,
+                    userAgent: parameters.openLibrary.userAgent, clock: options.clock,
+                    configPath: context.configPath)
                 remote.append(source)
                 sources.append(source)
             }
@@ -117,12 +129,14 @@ public struct LookupStage {
             try Workspace.makeDirectory(options.workspace.cacheDirectory)
             let path = options.workspace.cacheDirectory + "/lookup-cache.sqlite"
             cache = try CacheFiles.opening(path, what: "lookup cache", now: context.now(), log: context.log) {
-                try LookupCache(path: path, positiveLifetime: parameters.cacheDays * 86_400,
-                                negativeLifetime: parameters.negativeCacheDays * 86_400)
+                try LookupCache(
+                    path: path, positiveLifetime: parameters.cacheDays * 86_400,
+                    negativeLifetime: parameters.negativeCacheDays * 86_400)
             }
         }
-        let engine = LookupEngine(sources: sources, cache: cache, matcher: parameters.match.matcher,
-                                  searchLimit: parameters.searchLimit, now: context.now)
+        let engine = LookupEngine(
+            sources: sources, cache: cache, matcher: parameters.match.matcher,
+            searchLimit: parameters.searchLimit, now: context.now)
         let writer = try NDJSONWriter<BookRecord>(path: options.output)
 
         started = true
@@ -131,8 +145,9 @@ public struct LookupStage {
         let owned = UncheckedSendable((writer, survey, report))
         let processing = Task {
             let (writer, survey, report) = owned.value
-            return try await Self.process(chunks: chunks, engine: engine, writer: writer, survey: survey,
-                                          progress: progress, report: report)
+            return try await Self.process(
+                chunks: chunks, engine: engine, writer: writer, survey: survey,
+                progress: progress, report: report)
         }
         let watcher = Task {
             while !Task.isCancelled {
@@ -159,10 +174,12 @@ public struct LookupStage {
             // Damage a query met deep inside the index or cache (opening found none): set the
             // file aside, so that the next run rebuilds it instead of failing the same way.
             if case LookupError.database(let path, let reason) = error, path == report.catalog?.index || path == cache?.path,
-               reason.contains("malformed") || reason.contains("not a database"),
-               let aside = try? CorruptFile.setAside(path, now: context.now()) {
-                context.log.error("shelfline-lookup: warning: \(path) is damaged (\(reason)); set aside as \(aside): "
-                    + "the next run rebuilds it")
+                reason.contains("malformed") || reason.contains("not a database"),
+                let aside = try? CorruptFile.setAside(path, now: context.now())
+            {
+                context.log.error(
+                    "shelfline-lookup: warning: \(path) is damaged (\(reason)); set aside as \(aside): "
+                        + "the next run rebuilds it")
             }
             throw error
         }
@@ -177,30 +194,38 @@ public struct LookupStage {
             report.rateLimited += counters.rateLimited
             report.breakerTrips += counters.breakerTrips
             if let reason = counters.quotaSpent {
-                context.log.error("shelfline-lookup: warning: source '\(source.name)' (\(source.endpoint)) answered that its quota is spent "
-                    + "(\(reason)); not asked again this run, its rows went on to the next source; the next run asks again")
+                context.log.error(
+                    "shelfline-lookup: warning: source '\(source.name)' (\(source.endpoint)) answered that its quota is spent "
+                        + "(\(reason)); not asked again this run, its rows went on to the next source; the next run asks again")
             } else if let reason = counters.offline {
                 // Offline but every row found elsewhere (e.g. the catalog): nothing to tell.
                 guard let offline = report.notEnrichedReasons["offline"], offline > 0 else { continue }
-                context.log.error("shelfline-lookup: warning: source '\(source.name)' (\(source.endpoint)) is offline (\(reason)); "
-                    + "\(offline) records marked notEnriched (offline) and not cached; "
-                    + "connect to the network and run the import again to enrich them, or set the lookup stage's \"sources\" "
-                    + "to [\"catalog\"] in \(context.configPath) to work offline")
+                context.log.error(
+                    "shelfline-lookup: warning: source '\(source.name)' (\(source.endpoint)) is offline (\(reason)); "
+                        + "\(offline) records marked notEnriched (offline) and not cached; "
+                        + "connect to the network and run the import again to enrich them, or set the lookup stage's \"sources\" "
+                        + "to [\"catalog\"] in \(context.configPath) to work offline")
             } else if counters.breakerTrips > 0 {
-                context.log.error("shelfline-lookup: warning: source '\(source.name)' (\(source.endpoint)) was unavailable; \(report.notEnrichedReasons["source unavailable"] ?? 0) records marked notEnriched (source unavailable)")
+                context.log.error(
+                    "shelfline-lookup: warning: source '\(source.name)' (\(source.endpoint)) was unavailable; \(report.notEnrichedReasons["source unavailable"] ?? 0) records marked notEnriched (source unavailable)"
+                )
             }
         }
         progress.finish(finished: true)
-        context.log.event(["stage": "lookup", "event": "done", "records": report.recordsRead,
-                           "matchedByIsbn": report.counts.matchedByIsbn, "matchedBySearch": report.counts.matchedBySearch,
-                           "needsReview": report.counts.needsReview, "notEnriched": report.counts.notEnriched,
-                           "requests": report.requests, "cacheHits": report.cacheHits])
+        context.log.event([
+            "stage": "lookup", "event": "done", "records": report.recordsRead,
+            "matchedByIsbn": report.counts.matchedByIsbn, "matchedBySearch": report.counts.matchedBySearch,
+            "needsReview": report.counts.needsReview, "notEnriched": report.counts.notEnriched,
+            "requests": report.requests, "cacheHits": report.cacheHits,
+        ])
         return report
     }
 
     /// The chunk loop: resolve, reuse answers for in-file duplicates, write in input order.
-    private static func process(chunks: RecordChunks, engine: LookupEngine, writer: NDJSONWriter<BookRecord>,
-                                survey: InputSurvey, progress: ProgressReporter, report: LookupReport) async throws -> LookupReport {
+    private static func process(
+        chunks: RecordChunks, engine: LookupEngine, writer: NDJSONWriter<BookRecord>,
+        survey: InputSurvey, progress: ProgressReporter, report: LookupReport
+    ) async throws -> LookupReport {
         var report = report
         var output = OutputLines()
         var firstAnswers: [Int: KeptAnswer] = [:]
@@ -275,8 +300,9 @@ public struct LookupStage {
                 firstAnswers = firstAnswers.filter { (survey.lastReference[$0.key] ?? 0) > done }
                 sweepAt = max(1024, 2 * firstAnswers.count)
             }
-            progress.update(processed: report.recordsWritten, counts: counts, title: chunk.last?.record.title,
-                            author: chunk.last?.record.author)
+            progress.update(
+                processed: report.recordsWritten, counts: counts, title: chunk.last?.record.title,
+                author: chunk.last?.record.author)
             chunks.consumed()
         }
         return report
@@ -301,7 +327,11 @@ struct UncheckedSendable<Value>: @unchecked Sendable {
 final class FinishedCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func increment() -> Int { lock.withLock { count += 1; return count } }
+    func increment() -> Int {
+        lock.withLock {
+            count += 1; return count
+        }
+    }
 }
 
 /// Writes enriched lines: the input line's bytes with `match` (and `metadata`) spliced in, their JSON

@@ -71,9 +71,11 @@ final class ProgressReporter: @unchecked Sendable {
             FileHandle.standardError.write(Data(ProgressLine.redraw(ProgressLine.bar(snapshot)).utf8))
         } else if force || snapshot.updatedAt - lastLogLine >= 5 {
             lastLogLine = snapshot.updatedAt
-            log.event(["stage": snapshot.stage, "event": "progress", "processed": snapshot.processed,
-                       "total": snapshot.total, "rate": String(format: "%.1f", snapshot.rate ?? 0),
-                       "title": snapshot.currentTitle ?? ""])
+            log.event([
+                "stage": snapshot.stage, "event": "progress", "processed": snapshot.processed,
+                "total": snapshot.total, "rate": String(format: "%.1f", snapshot.rate ?? 0),
+                "title": snapshot.currentTitle ?? "",
+            ])
         }
     }
 }

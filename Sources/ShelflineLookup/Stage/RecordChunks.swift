@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What one cheap pass over the input tells the stage before it starts: the record count (for
 /// progress) and which source lines later duplicates point back to (whose answers must be kept),
@@ -20,8 +21,9 @@ struct InputSurvey {
             records += 1
             // The record decoder the chunks use, not JSONDecoder (3 % of lookup's CPU, perf at 200,000 rows).
             guard Self.contains(bytes, marker),
-                  let mark = try BookRecordScan.decode(bytes, fields: .identity, path: path, line: line).record.dedupe,
-                  let first = mark.firstLine, mark.status == .duplicateInFile else { return }
+                let mark = try BookRecordScan.decode(bytes, fields: .identity, path: path, line: line).record.dedupe,
+                let first = mark.firstLine, mark.status == .duplicateInFile
+            else { return }
             lastReference[first] = max(lastReference[first] ?? 0, line)
         }
     }
@@ -76,8 +78,10 @@ final class RecordChunks: @unchecked Sendable {
                 try GzipReader(path: path).forEachLine { bytes, line in
                     guard !bytes.isEmpty else { return }
                     let scanned = try BookRecordScan.decode(bytes, fields: .identity, path: path, line: line)
-                    chunk.append(InputRecord(record: scanned.record, bytes: Array(bytes), fileLine: line,
-                                             annotated: scanned.hasMatch || scanned.hasMetadata))
+                    chunk.append(
+                        InputRecord(
+                            record: scanned.record, bytes: Array(bytes), fileLine: line,
+                            annotated: scanned.hasMatch || scanned.hasMetadata))
                     if chunk.count >= chunkSize {
                         try hand(chunk, to: output)
                         chunk.removeAll(keepingCapacity: true)

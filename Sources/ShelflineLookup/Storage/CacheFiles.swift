@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The rules for lookup's files in the workspace's `cache/` (the catalog index and the lookup
 /// cache): both can be rebuilt from their sources, so damage never stops a run, and a killed
@@ -27,8 +28,9 @@ enum CacheFiles {
         for side in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + side) {
             _ = rename(path + side, aside + side)
         }
-        log.error("shelfline-lookup: warning: the \(what) \(path) is damaged (\(damage)); "
-            + "set aside as \(aside) and rebuilt")
+        log.error(
+            "shelfline-lookup: warning: the \(what) \(path) is damaged (\(damage)); "
+                + "set aside as \(aside) and rebuilt")
         return try open()
     }
 
@@ -38,8 +40,9 @@ enum CacheFiles {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let header = try? handle.read(upToCount: 100), header.count == 100,
-              header.starts(with: Array("SQLite format 3\0".utf8)),
-              let size = try? handle.seekToEnd() else { return nil }
+            header.starts(with: Array("SQLite format 3\0".utf8)),
+            let size = try? handle.seekToEnd()
+        else { return nil }
         func integer(_ offset: Int, _ width: Int) -> Int {
             header[offset..<offset + width].reduce(0) { $0 << 8 | Int($1) }
         }

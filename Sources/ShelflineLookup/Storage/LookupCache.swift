@@ -28,7 +28,8 @@ public final class LookupCache: @unchecked Sendable {
         self.positiveLifetime = positiveLifetime
         self.negativeLifetime = negativeLifetime
         database = try SQLiteDatabase(path: path)
-        try database.execute("""
+        try database.execute(
+            """
             PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
             CREATE TABLE IF NOT EXISTS answers(source TEXT NOT NULL, key TEXT NOT NULL, payload BLOB,
               fetched_at REAL NOT NULL, PRIMARY KEY(source, key)) WITHOUT ROWID;
@@ -86,7 +87,11 @@ public final class LookupCache: @unchecked Sendable {
                 for answer in answers {
                     upsert.bind(1, source)
                     upsert.bind(2, answer.key)
-                    if let payload = answer.payload { upsert.bind(3, blob: Array(payload)) } else { upsert.bind(3, nil as String?) }
+                    if let payload = answer.payload {
+                        upsert.bind(3, blob: Array(payload))
+                    } else {
+                        upsert.bind(3, nil as String?)
+                    }
                     upsert.bind(4, now.timeIntervalSince1970)
                     try upsert.run()
                 }

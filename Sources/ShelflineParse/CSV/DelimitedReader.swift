@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Where `DelimitedReader` gets its bytes: a file descriptor (large `read(2)` calls) or memory (tests).
 public enum DelimitedSource {
@@ -116,8 +117,10 @@ public final class DelimitedReader {
     public private(set) var bomLength = 0
     private var startChecked = false
 
-    public init(source: DelimitedSource, delimiter: UInt8 = UInt8(ascii: ","), blockSize: Int = 1 << 20,
-                maxRowBytes: Int = defaultMaxRowBytes) {
+    public init(
+        source: DelimitedSource, delimiter: UInt8 = UInt8(ascii: ","), blockSize: Int = 1 << 20,
+        maxRowBytes: Int = defaultMaxRowBytes
+    ) {
         self.source = source
         self.delimiter = delimiter
         self.blockSize = blockSize
@@ -354,8 +357,9 @@ public final class DelimitedReader {
         let end = lineBreak ?? available.count
         var terminatorLength = 0
         if let lineBreak {
-            terminatorLength = available[lineBreak] == 0x0D && lineBreak + 1 < available.count
-                && available[lineBreak + 1] == 0x0A ? 2 : 1
+            terminatorLength =
+                available[lineBreak] == 0x0D && lineBreak + 1 < available.count
+                    && available[lineBreak + 1] == 0x0A ? 2 : 1
         }
         row.storage.append(contentsOf: available[..<end])
         row.ends.append(row.storage.count)
@@ -452,7 +456,8 @@ public final class DelimitedReader {
         } else {
             let end = contentEnd ?? (bufferFileOffset + index)
             row.byteLength = end - startOffset
-            row.malformation = state == .quoted
+            row.malformation =
+                state == .quoted
                 ? "unterminated quoted field (a quote opened on this line is never closed)"
                 : oversizedReason
             nextLine = startLine + newlines + (terminatorLength > 0 ? 1 : 0)

@@ -13,7 +13,8 @@ public enum TextRepair {
             // ASCII runs 8 bytes at a time: byte by byte, validating every field of every row with
             // a non-ASCII byte was ~2% of the stage's CPU time (perf, 200,000-row bench file).
             while index + 8 <= count,
-                  UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
                 index += 8
             }
             guard index < count else { break }

@@ -152,10 +152,11 @@ public enum HeaderlessExport {
         "Spoiler", "Private Notes", "Read Count", "Owned Copies",
     ]
     /// Goodreads' older export (31 columns: recommendations, purchase and condition columns too).
-    public static let goodreads31 = Array(goodreads24.prefix(23)) + [
-        "Recommended For", "Recommended By", "Owned Copies", "Original Purchase Date", "Original Purchase Location",
-        "Condition", "Condition Description", "BCID",
-    ]
+    public static let goodreads31 =
+        Array(goodreads24.prefix(23)) + [
+            "Recommended For", "Recommended By", "Owned Copies", "Original Purchase Date", "Original Purchase Location",
+            "Condition", "Condition Description", "BCID",
+        ]
     /// StoryGraph's export (23 columns).
     public static let storygraph = [
         "Title", "Authors", "Contributors", "ISBN/UID", "Format", "Read Status", "Date Added", "Last Date Read",
@@ -189,7 +190,9 @@ public enum HeaderlessExport {
         if cells.count == 24 || cells.count == 31 {
             let id = cells[0], rating = cells[7]
             if !id.isEmpty && id.allSatisfy({ $0.isASCII && $0.isNumber }) && filled(cells[1]) && filled(cells[2])
-                && isbnLike(cells[5]) && isbnLike(cells[6]) && (rating.isEmpty || ["0", "1", "2", "3", "4", "5"].contains(rating)) {
+                && isbnLike(cells[5]) && isbnLike(cells[6])
+                && (rating.isEmpty || ["0", "1", "2", "3", "4", "5"].contains(rating))
+            {
                 return .goodreads
             }
         }

@@ -25,7 +25,8 @@ public struct SeriesTitle: Equatable, Sendable {
     /// no `(Series, #n)` suffix. Works on bytes: parentheses, `#` and `,` are ASCII, so byte
     /// positions are safe cut points in UTF-8.
     static func ranges(in bytes: UnsafeBufferPointer<UInt8>, title: Range<Int>)
-        -> (base: Range<Int>, series: Range<Int>, position: Range<Int>)? {
+        -> (base: Range<Int>, series: Range<Int>, position: Range<Int>)?
+    {
         let title = CellBytes.trimmed(bytes, title)
         guard !title.isEmpty, bytes[title.upperBound - 1] == UInt8(ascii: ")") else { return nil }
         var depth = 0

@@ -45,7 +45,8 @@ extension ShelfPosition {
         let digits = text[text.index(after: hash)..<text.index(before: text.endIndex)]
         let head = text[..<hash]
         guard head.hasSuffix(" ("), !digits.isEmpty, digits.count <= 9,
-              digits.allSatisfy({ $0.isASCII && $0.isNumber }), let position = Int(digits) else {
+            digits.allSatisfy({ $0.isASCII && $0.isNumber }), let position = Int(digits)
+        else {
             return ShelfPosition(shelf: String(text))
         }
         return ShelfPosition(shelf: String(head.dropLast(2).trimmingSpaces), position: position)
@@ -60,11 +61,11 @@ extension ShelfPosition {
         guard !range.contains(where: { bytes[$0] >= 0x80 }) else { return parse(text(range)) }
         let close = range.upperBound - 1
         guard !range.isEmpty, bytes[close] == UInt8(ascii: ")"),
-              let hash = (range.lowerBound..<close).last(where: { bytes[$0] == UInt8(ascii: "#") })
+            let hash = (range.lowerBound..<close).last(where: { bytes[$0] == UInt8(ascii: "#") })
         else { return ShelfPosition(shelf: text(range)) }
         let digits = hash + 1..<close
         guard hash - range.lowerBound >= 2, bytes[hash - 2] == UInt8(ascii: " "), bytes[hash - 1] == UInt8(ascii: "("),
-              !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ bytes[$0] >= 0x30 && bytes[$0] <= 0x39 })
+            !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ bytes[$0] >= 0x30 && bytes[$0] <= 0x39 })
         else { return ShelfPosition(shelf: text(range)) }
         let position = digits.reduce(0) { $0 * 10 + Int(bytes[$1] - 0x30) }
         return ShelfPosition(shelf: text(CellBytes.trimmed(bytes, range.lowerBound..<hash - 2)), position: position)

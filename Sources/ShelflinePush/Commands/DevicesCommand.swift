@@ -9,7 +9,8 @@ public struct DevicesCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "Manage the devices allowed to call `shelfline-push serve`.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             <workspace>/push/devices.json (mode 0600) holds each device's name and the SHA-256 of its secret;
             the secret is printed once by `add` and stored nowhere.
             """),
@@ -37,14 +38,16 @@ public struct DevicesAddCommand: PushSubcommand {
         // The secret alone on stdout (for scripts); the note on stderr.
         print(secret)
         if !common.quiet {
-            FileHandle.standardError.write(Data("shelfline-push: device '\(name)' added; its secret above is shown only now\n".utf8))
+            FileHandle.standardError.write(
+                Data("shelfline-push: device '\(name)' added; its secret above is shown only now\n".utf8))
         }
     }
 }
 
 /// `devices list`.
 public struct DevicesListCommand: PushSubcommand {
-    public static let configuration = CommandConfiguration(commandName: "list", abstract: "List the devices (names and when added).")
+    public static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the devices (names and when added).")
 
     @OptionGroup public var common: CommonOptions
 
@@ -52,7 +55,12 @@ public struct DevicesListCommand: PushSubcommand {
 
     func execute(context: StageContext, workspace: Workspace) async throws {
         let devices = try DeviceStore(store: PushStore(workspace: workspace)).read().devices
-        print(devices.isEmpty ? "no devices" : devices.map { "\($0.name) added=\(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval($0.addedAt))))" }.joined(separator: "\n"))
+        print(
+            devices.isEmpty
+                ? "no devices"
+                : devices.map {
+                    "\($0.name) added=\(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval($0.addedAt))))"
+                }.joined(separator: "\n"))
     }
 }
 

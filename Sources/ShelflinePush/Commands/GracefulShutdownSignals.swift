@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Signals trapped (their default action no longer kills the process) and handed to `onSignal` on a
 /// Dispatch queue: `serve`'s graceful shutdown on SIGTERM and SIGINT (stop accepting, finish the

@@ -9,7 +9,8 @@ public struct PushCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "shelfline-push",
         abstract: "Send the Live Activity snapshots render emitted to the registered tokens through APNs (HTTP/2, token auth).",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Subcommands:
               send        push every snapshot not yet delivered to every token that fits its event
               watch       push the newest state as snapshots are written, until stdin closes (shelfline run's worker)
@@ -23,8 +24,10 @@ public struct PushCommand: AsyncParsableCommand {
             each atomically; one logfmt line per APNs answer on stderr. See docs/push.md.
             """),
         version: shelflineVersion,
-        subcommands: [SendCommand.self, WatchCommand.self, RegisterCommand.self, UnregisterCommand.self, ListCommand.self,
-                      ServeCommand.self, DevicesCommand.self])
+        subcommands: [
+            SendCommand.self, WatchCommand.self, RegisterCommand.self, UnregisterCommand.self, ListCommand.self,
+            ServeCommand.self, DevicesCommand.self,
+        ])
 
     public init() {}
 }

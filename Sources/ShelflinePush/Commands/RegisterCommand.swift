@@ -12,7 +12,8 @@ public struct RegisterCommand: PushSubcommand {
     public static let configuration = CommandConfiguration(
         commandName: "register",
         abstract: "Register a Live Activity push token (the app's pushTokenUpdates or pushToStartTokenUpdates).",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Writes <workspace>/push/registry.json atomically. A token not hex, or not 64 to 510 hex digits, exits 64.
             Registering a known token again with another activity or kind replaces it and restarts its delivery
             at the latest snapshot.

@@ -10,7 +10,8 @@ public struct SendCommand: PushSubcommand {
     public static let configuration = CommandConfiguration(
         commandName: "send",
         abstract: "Push every snapshot not yet delivered to every registered token that fits its event.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Update tokens get `update` and `end`, push-to-start tokens get `start`; a new token gets the latest
             snapshot only. A delivery (200) is recorded in <workspace>/push/outbox.json before that token's next
             push, so a crash re-sends at most the push that was in flight. 400 BadDeviceToken/DeviceTokenNotForTopic
@@ -32,10 +33,14 @@ public struct SendCommand: PushSubcommand {
     func execute(context: StageContext, workspace: Workspace) async throws {
         guard let apns = try APNsConfig.decode(context.config.apns, configPath: context.configPath) else {
             if ifConfigured {
-                if !common.quiet { print("shelfline-push: no apns section in \(context.configPath); Live Activity pushes skipped") }
+                if !common.quiet {
+                    print("shelfline-push: no apns section in \(context.configPath); Live Activity pushes skipped")
+                }
                 return
             }
-            throw ConfigError(path: context.configPath, key: "apns", expected: "required to send: keyFile, keyId, teamId, bundleId (docs/push.md)")
+            throw ConfigError(
+                path: context.configPath, key: "apns",
+                expected: "required to send: keyFile, keyId, teamId, bundleId (docs/push.md)")
         }
         let settings = try PushSettings(apns, configPath: context.configPath)
         let key = try settings.loadSigningKey()
@@ -47,8 +52,9 @@ public struct SendCommand: PushSubcommand {
             return
         }
         let transport = try APNsTransport(settings: settings)
-        let providerToken = ProviderToken(key: key, keyId: settings.keyId, teamId: settings.teamId, now: context.now,
-                                          storePath: sender.store.providerTokenPath)
+        let providerToken = ProviderToken(
+            key: key, keyId: settings.keyId, teamId: settings.teamId, now: context.now,
+            storePath: sender.store.providerTokenPath)
         do {
             let report = try await sender.store.withSendLock {
                 try await sender.send(transport: transport, providerToken: providerToken)
@@ -58,7 +64,9 @@ public struct SendCommand: PushSubcommand {
         } catch {
             await transport.shutdown()
             // These are thrown after the run's report was written; others stop before sending.
-            if !common.quiet, (error as? PushError)?.thrownAfterReport == true, let report = try? readJSONFile(PushReport.self, from: sender.store.reportPath) {
+            if !common.quiet, (error as? PushError)?.thrownAfterReport == true,
+                let report = try? readJSONFile(PushReport.self, from: sender.store.reportPath)
+            {
                 print(report.summary)
             }
             throw error

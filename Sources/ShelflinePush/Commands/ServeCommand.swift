@@ -1,18 +1,21 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import Foundation
 import ShelflineCore
 import ShelflinePush
 import ShelflineStageCLI
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `shelfline-push serve`: the app's HTTP door to the registry (issue 27).
 public struct ServeCommand: PushSubcommand {
     public static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the app's HTTP API: register/unregister tokens, refresh the beer queue, read the current activity snapshots.",
-        discussion: helpDiscussion("""
+        abstract:
+            "Serve the app's HTTP API: register/unregister tokens, refresh the beer queue, read the current activity snapshots.",
+        discussion: helpDiscussion(
+            """
             Routes (all but /healthz need `Authorization: Bearer <secret>` from `shelfline-push devices add`):
               PUT    /v1/tokens/{token}       body {"activity": "import"|"beer-queue", "kind": "start"|"update"}
               DELETE /v1/tokens/{token}       only the device that registered the token may remove it
@@ -49,7 +52,9 @@ public struct ServeCommand: PushSubcommand {
     @Option(name: .long, help: "Seconds a request's head and body may take to arrive after its first byte.")
     public var requestTimeout: Double = 10
 
-    @Option(name: .long, help: "Connections open at once; beyond it the oldest idle one is closed (default: the descriptor limit less 256).")
+    @Option(
+        name: .long,
+        help: "Connections open at once; beyond it the oldest idle one is closed (default: the descriptor limit less 256).")
     public var maxConnections: Int?
 
     @Option(name: .long, help: "Serve HTTPS with this PEM certificate chain (leaf first); needs --tls-key.")
@@ -63,7 +68,8 @@ public struct ServeCommand: PushSubcommand {
     /// `--listen` as host and port, nil when it is not HOST:PORT.
     var address: (host: String, port: Int)? {
         guard let colon = listen.lastIndex(of: ":"), colon != listen.startIndex,
-              let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+            let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port)
+        else { return nil }
         return (String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
     }
 
@@ -95,14 +101,17 @@ public struct ServeCommand: PushSubcommand {
         // A devices file others could write is refused before serving (78), as on every request.
         _ = try DeviceStore(store: PushStore(workspace: workspace)).read()
         Self.raiseDescriptorLimit()
-        let limits = ServeLimits(burst: rateBurst, requestsPerSecond: ratePerSecond, refreshBurst: refreshesPerMinute,
-                                 refreshesPerSecond: refreshesPerMinute / 60, idleTimeoutSeconds: idleTimeout,
-                                 requestTimeoutSeconds: requestTimeout,
-                                 maxConnections: maxConnections ?? ServeLimits.defaultMaxConnections())
+        let limits = ServeLimits(
+            burst: rateBurst, requestsPerSecond: ratePerSecond, refreshBurst: refreshesPerMinute,
+            refreshesPerSecond: refreshesPerMinute / 60, idleTimeoutSeconds: idleTimeout,
+            requestTimeoutSeconds: requestTimeout,
+            maxConnections: maxConnections ?? ServeLimits.defaultMaxConnections())
         // The refresh runs shelfline-render and shelfline-push from this executable's directory.
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let refresher = BeerQueueRefresher(binDirectory: (executable as NSString).deletingLastPathComponent,
-                                           configPath: context.configPath.hasPrefix("(") ? nil : context.configPath, workspace: workspace)
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let refresher = BeerQueueRefresher(
+            binDirectory: (executable as NSString).deletingLastPathComponent,
+            configPath: context.configPath.hasPrefix("(") ? nil : context.configPath, workspace: workspace)
         let router = ServeRouter(workspace: workspace, limits: limits, now: context.now, log: context.log, refresher: refresher)
         let tls = try tlsCert.map { try ServeHTTPServer.tlsContext(certificateFile: $0, keyFile: tlsKey ?? "") }
         let server: ServeHTTPServer
@@ -113,8 +122,11 @@ public struct ServeCommand: PushSubcommand {
         }
         if tls == nil, !Self.isLoopback(host) {
             // Said once, on stderr: bearer secrets and tokens would cross the network in clear.
-            FileHandle.standardError.write(Data(("shelfline-push serve: warning: listening on \(listen) without TLS: device secrets "
-                + "and tokens cross the network in clear; add --tls-cert/--tls-key or put a TLS reverse proxy in front (docs/push.md)\n").utf8))
+            FileHandle.standardError.write(
+                Data(
+                    ("shelfline-push serve: warning: listening on \(listen) without TLS: device secrets "
+                        + "and tokens cross the network in clear; add --tls-cert/--tls-key or put a TLS reverse proxy in front (docs/push.md)\n")
+                        .utf8))
         }
         let url = "\(tls == nil ? "http" : "https")://\(listen[..<(listen.lastIndex(of: ":") ?? listen.endIndex)]):\(server.port)"
         let signals = GracefulShutdownSignals([SIGTERM, SIGINT]) { Task { await server.shutdown() } }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import Foundation
 import ShelflineActivity
@@ -8,12 +5,17 @@ import ShelflineCore
 import ShelflinePush
 import ShelflineStageCLI
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `shelfline-push watch`: the push worker `shelfline run` starts beside the stages.
 public struct WatchCommand: PushSubcommand {
     public static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Push the Live Activity snapshots as they are written, over one APNs connection, until stdin closes.",
-        discussion: helpDiscussion("""
+        discussion: helpDiscussion(
+            """
             Started by `shelfline run` for the length of an import (its stdin is a pipe the run closes when the
             import ends; SIGTERM also ends it). Every pass (--poll-interval) gives each token the newest snapshot
             due to it: progress at apns-priority 5 at most once per apns.minimumUpdateIntervalSeconds, start,
@@ -36,7 +38,9 @@ public struct WatchCommand: PushSubcommand {
 
     func execute(context: StageContext, workspace: Workspace) async throws {
         guard let apns = try APNsConfig.decode(context.config.apns, configPath: context.configPath) else {
-            throw ConfigError(path: context.configPath, key: "apns", expected: "required to push: keyFile, keyId, teamId, bundleId (docs/push.md)")
+            throw ConfigError(
+                path: context.configPath, key: "apns",
+                expected: "required to push: keyFile, keyId, teamId, bundleId (docs/push.md)")
         }
         // A pass waits for an answer as long as `send` would: one that comes late is a delivery,
         // and a start sent again would open a second Live Activity (issue 36).
@@ -45,12 +49,15 @@ public struct WatchCommand: PushSubcommand {
         let stop = WatchStop()
         let sender = PushSender(workspace: workspace, settings: settings, clock: PushClock(now: context.now), log: context.log)
         let transport = try APNsTransport(settings: settings)
-        let providerToken = ProviderToken(key: key, keyId: settings.keyId, teamId: settings.teamId, now: context.now,
-                                          storePath: sender.store.providerTokenPath)
+        let providerToken = ProviderToken(
+            key: key, keyId: settings.keyId, teamId: settings.teamId, now: context.now,
+            storePath: sender.store.providerTokenPath)
         let state = await PushWatcher(sender: sender, pollInterval: pollInterval).run(
             transport: transport, providerToken: providerToken, stop: { stop.isSet })
         await transport.shutdown()
-        if !common.quiet { print("push watch: \(state.delivered) delivered, \(state.failed) not (left for the next pass or send)") }
+        if !common.quiet {
+            print("push watch: \(state.delivered) delivered, \(state.failed) not (left for the next pass or send)")
+        }
         if let error = state.stoppedBecause { throw error }
     }
 }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOSSL
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One push as APNs receives it.
 public struct PushRequest: Sendable, Equatable {
@@ -20,8 +21,10 @@ public struct PushRequest: Sendable, Equatable {
 
     /// The headers besides `authorization`, in the order `--dry-run` prints them.
     public var headers: [(String, String)] {
-        [("apns-push-type", "liveactivity"), ("apns-topic", topic), ("apns-priority", String(priority)),
-         ("apns-expiration", String(expiration)), ("apns-id", apnsId), ("content-type", "application/json")]
+        [
+            ("apns-push-type", "liveactivity"), ("apns-topic", topic), ("apns-priority", String(priority)),
+            ("apns-expiration", String(expiration)), ("apns-id", apnsId), ("content-type", "application/json"),
+        ]
     }
 
     public static func == (lhs: PushRequest, rhs: PushRequest) -> Bool {
@@ -72,7 +75,8 @@ public final class APNsTransport: PushTransport {
         }
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls, redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(Int64(max(1, settings.timeout))), read: .milliseconds(Int64(settings.timeout * 1000))))
+            timeout: .init(
+                connect: .seconds(Int64(max(1, settings.timeout))), read: .milliseconds(Int64(settings.timeout * 1000))))
         configuration.httpVersion = .automatic
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -101,7 +105,8 @@ public final class APNsTransport: PushTransport {
         }
         let body = try await response.body.collect(upTo: 64 * 1024)
         struct Reason: Decodable { var reason: String? }
-        let reason = body.readableBytes > 0 ? (try? JSONDecoder().decode(Reason.self, from: Data(body.readableBytesView)))?.reason : nil
+        let reason =
+            body.readableBytes > 0 ? (try? JSONDecoder().decode(Reason.self, from: Data(body.readableBytesView)))?.reason : nil
         return PushAnswer(status: Int(response.status.code), reason: reason, apnsId: response.headers.first(name: "apns-id"))
     }
 
@@ -114,7 +119,9 @@ public final class APNsTransport: PushTransport {
         guard stat(caFile, &info) == 0 else { throw refuse(systemErrorMessage()) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw refuse("not a regular file") }
         guard info.st_size <= 1 << 20 else { throw refuse("larger than 1 MiB") }
-        guard let data = FileManager.default.contents(atPath: caFile) else { throw refuse("cannot be read: \(systemErrorMessage())") }
+        guard let data = FileManager.default.contents(atPath: caFile) else {
+            throw refuse("cannot be read: \(systemErrorMessage())")
+        }
         guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
             throw refuse("holds no '-----BEGIN CERTIFICATE-----' block")
         }
@@ -128,9 +135,11 @@ public final class APNsTransport: PushTransport {
     /// The reason, when `error` is a TLS handshake refused because the server's certificate did not verify.
     static func untrustedCertificate(_ error: any Error) -> String? {
         let text = String(describing: error)
-        for marker in ["CERTIFICATE_VERIFY_FAILED", "certificate verify failed", "unable to get local issuer certificate",
-                       "self signed certificate", "self-signed certificate", "certificate has expired",
-                       "Hostname/IP does not match", "hostname mismatch"] where text.localizedCaseInsensitiveContains(marker) {
+        for marker in [
+            "CERTIFICATE_VERIFY_FAILED", "certificate verify failed", "unable to get local issuer certificate",
+            "self signed certificate", "self-signed certificate", "certificate has expired",
+            "Hostname/IP does not match", "hostname mismatch",
+        ] where text.localizedCaseInsensitiveContains(marker) {
             return marker
         }
         return nil
@@ -140,7 +149,6 @@ public final class APNsTransport: PushTransport {
         try? await client.shutdown()
     }
 }
-
 
 /// A request body of one buffer that says whether the client ever asked for it.
 final class WrittenBody: AsyncSequence, @unchecked Sendable {

@@ -14,7 +14,10 @@ public struct DeviceToken: Hashable, Sendable, Codable, Comparable, CustomString
         }
         guard text.utf8.count % 2 == 0, Self.byteCounts.contains(text.utf8.count / 2) else {
             throw PushError.malformedToken(
-                text, reason: "\(text.utf8.count) hex digits; expected an even number between \(Self.byteCounts.lowerBound * 2) and \(Self.byteCounts.upperBound * 2)")
+                text,
+                reason:
+                    "\(text.utf8.count) hex digits; expected an even number between \(Self.byteCounts.lowerBound * 2) and \(Self.byteCounts.upperBound * 2)"
+            )
         }
         hex = text.lowercased()
     }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `<workspace>/push/outbox.journal`: the cursors recorded since `outbox.json` was last written,
 /// one JSON line each, appended and made durable (one `fsync` per group of deliveries).
@@ -86,7 +87,8 @@ final class OutboxJournal {
             let line = data[start..<newline]
             start = newline + 1
             guard let entry = try? decoder.decode(Entry.self, from: line) else {
-                throw FileError.corrupt(path: path, line: lineNumber, reason: "not a journal entry; move the file away to resend from outbox.json")
+                throw FileError.corrupt(
+                    path: path, line: lineNumber, reason: "not a journal entry; move the file away to resend from outbox.json")
             }
             outbox.cursors[entry.token] = entry.cursor
         }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Crypto
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The APNs provider token: a JWT (ES256, header `kid`, claims `iss` = team id and `iat`) signed
 /// with the team's .p8 key. Apple refuses a token older than an hour and answers 429
@@ -38,12 +39,15 @@ public final class ProviderToken: @unchecked Sendable {
         var jwt: String
     }
 
-    public init(key: P256.Signing.PrivateKey, keyId: String, teamId: String, now: @escaping @Sendable () -> Date,
-                storePath: String? = nil) {
+    public init(
+        key: P256.Signing.PrivateKey, keyId: String, teamId: String, now: @escaping @Sendable () -> Date,
+        storePath: String? = nil
+    ) {
         self.key = key
         self.keyId = keyId
         self.teamId = teamId
-        self.keyDigest = SHA256.hash(data: key.publicKey.x963Representation).prefix(16).map { String(format: "%02x", $0) }.joined()
+        self.keyDigest = SHA256.hash(data: key.publicKey.x963Representation).prefix(16).map { String(format: "%02x", $0) }
+            .joined()
         self.now = now
         self.storePath = storePath
     }

@@ -8,8 +8,10 @@ public struct PushClock: Sendable {
     public var now: @Sendable () -> Date
     public var sleep: @Sendable (Double) async throws -> Void
 
-    public init(now: @escaping @Sendable () -> Date = { Date() },
-                sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }) {
+    public init(
+        now: @escaping @Sendable () -> Date = { Date() },
+        sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }
+    ) {
         self.now = now
         self.sleep = sleep
     }
@@ -68,8 +70,9 @@ public struct PushSender: Sendable {
             let due = entries.filter { $0.fits(registration.kind) }
             // An import's phone shows one state: only the newest is due, never a backlog of
             // progress before it (issue 36: the final send replayed every update, then the end).
-            return Plan(registration: registration, entries: registration.activity == .import ? Array(due.suffix(1)) : due,
-                        last: last, current: cursor)
+            return Plan(
+                registration: registration, entries: registration.activity == .import ? Array(due.suffix(1)) : due,
+                last: last, current: cursor)
         }
         return (registry, outbox, plans)
     }
@@ -138,8 +141,10 @@ public struct PushSender: Sendable {
     /// it certainly was not delivered (never written, or APNs answered 429/5xx/403).
     static func atMostOnce(_ entry: FeedEntry) -> Bool { entry.event != .update }
 
-    func deliver(_ plan: Plan, transport: any PushTransport, providerToken: ProviderToken, run: SendRun,
-                 recorder: OutboxRecorder) async {
+    func deliver(
+        _ plan: Plan, transport: any PushTransport, providerToken: ProviderToken, run: SendRun,
+        recorder: OutboxRecorder
+    ) async {
         let token = plan.registration.token
         let activity = plan.registration.activity
         var recorded = plan.current?.last
@@ -161,8 +166,9 @@ public struct PushSender: Sendable {
                     return
                 }
             }
-            var outcome = await attempt(makeRequest(token, entry), plan: plan, entry: entry, transport: transport,
-                                        providerToken: providerToken, run: run)
+            var outcome = await attempt(
+                makeRequest(token, entry), plan: plan, entry: entry, transport: transport,
+                providerToken: providerToken, run: run)
             if outcome == .unconfirmed { outcome = once ? .delivered : .deferred }
             if once, outcome == .deferred {
                 // Certainly not delivered: the next run sends it.
@@ -200,8 +206,10 @@ public struct PushSender: Sendable {
         }
     }
 
-    func attempt(_ request: PushRequest, plan: Plan, entry: FeedEntry, transport: any PushTransport,
-                 providerToken: ProviderToken, run: SendRun) async -> Outcome {
+    func attempt(
+        _ request: PushRequest, plan: Plan, entry: FeedEntry, transport: any PushTransport,
+        providerToken: ProviderToken, run: SendRun
+    ) async -> Outcome {
         var renewed = false
         var retries = 0
         var jwt: String
@@ -222,15 +230,17 @@ public struct PushSender: Sendable {
                 await run.halt(.config(error))
                 return .deferred
             } catch let error as PushNotSent {
-                logLine(plan, entry, status: "network", reason: "\(error.underlying)", apnsId: nil, outcome: "deferred", error: true)
+                logLine(
+                    plan, entry, status: "network", reason: "\(error.underlying)", apnsId: nil, outcome: "deferred", error: true)
                 await run.answer("network")
                 await run.halt(.network("no answer from \(settings.host): \(error.underlying)"))
                 return .deferred
             } catch {
                 // Written, never answered: APNs may have delivered it (a late success is a success).
                 let once = Self.atMostOnce(entry)
-                logLine(plan, entry, status: "network", reason: "\(error)", apnsId: nil,
-                        outcome: once ? "unconfirmed-not-resent" : "deferred", error: true)
+                logLine(
+                    plan, entry, status: "network", reason: "\(error)", apnsId: nil,
+                    outcome: once ? "unconfirmed-not-resent" : "deferred", error: true)
                 await run.answer("network")
                 await run.halt(.network("no answer from \(settings.host): \(error)"))
                 return .unconfirmed
@@ -242,14 +252,18 @@ public struct PushSender: Sendable {
                 logLine(plan, entry, status: "200", reason: nil, apnsId: answer.apnsId, outcome: "delivered", error: false)
                 return .delivered
             case 400 where reason.map(Self.goneReasons.contains) == true, 410:
-                logLine(plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "token-dropped", error: true)
+                logLine(
+                    plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "token-dropped",
+                    error: true)
                 return .dropped
             case 403:
                 // Only these two are cured by a new token (APNs' table); BadCertificate, Forbidden,
                 // TopicDisallowed… are not, so they stop the run at once.
                 if !renewed, reason.map(Self.renewableReasons.contains) ?? true {
                     renewed = true
-                    logLine(plan, entry, status: "403", reason: reason, apnsId: answer.apnsId, outcome: "retry-new-provider-token", error: true)
+                    logLine(
+                        plan, entry, status: "403", reason: reason, apnsId: answer.apnsId, outcome: "retry-new-provider-token",
+                        error: true)
                     do {
                         jwt = try providerToken.renew(replacing: jwt)
                     } catch {
@@ -266,8 +280,9 @@ public struct PushSender: Sendable {
                 let delay = min(Self.backoffCap, Self.backoffBase * pow(2, Double(retries)))
                 if await run.mayWait(delay, now: clock.now()) {
                     retries += 1
-                    logLine(plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId,
-                            outcome: "retry", error: true, retryIn: delay)
+                    logLine(
+                        plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId,
+                        outcome: "retry", error: true, retryIn: delay)
                     await run.retried()
                     do {
                         try await clock.sleep(delay)
@@ -276,20 +291,27 @@ public struct PushSender: Sendable {
                     }
                     continue
                 }
-                logLine(plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "deferred", error: true)
-                await run.busy("APNs answered \(answer.status)\(reason.map { " \($0)" } ?? "") beyond the wait budget of \(Int(settings.waitBudget)) s")
+                logLine(
+                    plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "deferred",
+                    error: true)
+                await run.busy(
+                    "APNs answered \(answer.status)\(reason.map { " \($0)" } ?? "") beyond the wait budget of \(Int(settings.waitBudget)) s"
+                )
                 return .deferred
             default:
                 // 413 and other 4xx: the request itself is wrong; retrying cannot help.
-                logLine(plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "rejected-bug", error: true)
+                logLine(
+                    plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "rejected-bug",
+                    error: true)
                 return .rejected
             }
         }
     }
 
     func makeRequest(_ token: DeviceToken, _ entry: FeedEntry) -> PushRequest {
-        PushRequest(token: token, topic: settings.topic, priority: entry.priority, expiration: entry.expiration,
-                    apnsId: Self.apnsId(token: token, snapshot: entry.id), body: entry.body)
+        PushRequest(
+            token: token, topic: settings.topic, priority: entry.priority, expiration: entry.expiration,
+            apnsId: Self.apnsId(token: token, snapshot: entry.id), body: entry.body)
     }
 
     /// A UUID (version 4 layout) from token and snapshot: the same push always has the same id.
@@ -298,14 +320,20 @@ public struct PushSender: Sendable {
         bytes[6] = (bytes[6] & 0x0f) | 0x40
         bytes[8] = (bytes[8] & 0x3f) | 0x80
         let hex = bytes.map { String(format: "%02X", $0) }.joined()
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        let parts = [
+            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
+            hex.dropFirst(20),
+        ]
         return parts.joined(separator: "-")
     }
 
-    func logLine(_ plan: Plan, _ entry: FeedEntry, status: String, reason: String?, apnsId: String?, outcome: String,
-                 error: Bool, retryIn: Double? = nil) {
+    func logLine(
+        _ plan: Plan, _ entry: FeedEntry, status: String, reason: String?, apnsId: String?, outcome: String,
+        error: Bool, retryIn: Double? = nil
+    ) {
         let line = Logfmt.format([
-            "push": plan.registration.activity.rawValue, "token": plan.registration.token.shortened, "event": entry.event.rawValue,
+            "push": plan.registration.activity.rawValue, "token": plan.registration.token.shortened,
+            "event": entry.event.rawValue,
             "status": status, "reason": reason ?? "-", "apns_id": apnsId ?? "-", "priority": entry.priority,
             "outcome": outcome, "retry_in": retryIn.map { String(format: "%.1f", $0) } ?? "-",
         ])

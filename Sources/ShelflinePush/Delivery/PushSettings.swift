@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Crypto
 import Foundation
 import ShelflineActivity
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `pipeline.json`'s `apns` section, checked and resolved: what a sender needs.
 public struct PushSettings: Sendable {
@@ -75,7 +76,7 @@ public struct PushSettings: Sendable {
         }
         let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
         guard trimmed.hasPrefix("https://"), let url = URLComponents(string: trimmed), url.scheme == "https",
-              let host = url.host, !host.isEmpty
+            let host = url.host, !host.isEmpty
         else { throw refuse("found '\(text.prefix(80))'") }
         guard url.user == nil, url.password == nil, !trimmed.dropFirst("https://".count).contains("@") else {
             throw refuse("no user:password@; APNs authenticates with the signing key")
@@ -103,7 +104,9 @@ public struct PushSettings: Sendable {
         guard mode & 0o077 == 0 else { throw PushError.keyFileMode(path: keyFile, mode: mode) }
         try Self.checkOwner(info, path: keyFile)
         guard info.st_size <= Self.keyFileLimit else {
-            throw PushError.keyNotP256(path: keyFile, reason: "\(info.st_size) bytes; a .p8 key is about 250 (at most \(Self.keyFileLimit / 1024) KiB is read)")
+            throw PushError.keyNotP256(
+                path: keyFile,
+                reason: "\(info.st_size) bytes; a .p8 key is about 250 (at most \(Self.keyFileLimit / 1024) KiB is read)")
         }
         guard let handle = FileHandle(forReadingAtPath: keyFile) else {
             throw FileError.missingInput(path: keyFile, reason: "cannot read (apns.keyFile)")
@@ -112,7 +115,8 @@ public struct PushSettings: Sendable {
         // Bounded even if the file grew since `stat`.
         let data = (try? handle.read(upToCount: Self.keyFileLimit + 1)) ?? Data()
         guard data.count <= Self.keyFileLimit else {
-            throw PushError.keyNotP256(path: keyFile, reason: "more than \(Self.keyFileLimit / 1024) KiB; a .p8 key is about 250 bytes")
+            throw PushError.keyNotP256(
+                path: keyFile, reason: "more than \(Self.keyFileLimit / 1024) KiB; a .p8 key is about 250 bytes")
         }
         return try Self.signingKey(pem: data, path: keyFile)
     }
@@ -150,9 +154,10 @@ public struct PushSettings: Sendable {
         guard let pem = String(data: data, encoding: .utf8) else { throw refuse("it is not text (a PEM file is ASCII)") }
         let begin = "-----BEGIN PRIVATE KEY-----", end = "-----END PRIVATE KEY-----"
         guard let start = pem.range(of: begin) else {
-            throw refuse(pem.contains("-----BEGIN EC PRIVATE KEY-----")
-                ? "a SEC1 'EC PRIVATE KEY' block; Apple's .p8 is PKCS#8 ('-----BEGIN PRIVATE KEY-----')"
-                : "no '\(begin)' block")
+            throw refuse(
+                pem.contains("-----BEGIN EC PRIVATE KEY-----")
+                    ? "a SEC1 'EC PRIVATE KEY' block; Apple's .p8 is PKCS#8 ('-----BEGIN PRIVATE KEY-----')"
+                    : "no '\(begin)' block")
         }
         guard let stop = pem.range(of: end, range: start.upperBound..<pem.endIndex) else {
             throw refuse("no '\(end)' line: the file was cut short")

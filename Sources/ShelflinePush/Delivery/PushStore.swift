@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Which Live Activity a token belongs to, and the history render keeps for it.
 public enum PushActivity: String, Codable, Sendable, CaseIterable {
@@ -28,8 +29,10 @@ public struct Registration: Codable, Sendable, Equatable {
     /// That device's id (`Device.id`), which ownership goes by: a name can be removed and added again.
     public var deviceId: String?
 
-    public init(token: DeviceToken, activity: PushActivity, kind: TokenKind, registeredAt: Int, device: String? = nil,
-                deviceId: String? = nil) {
+    public init(
+        token: DeviceToken, activity: PushActivity, kind: TokenKind, registeredAt: Int, device: String? = nil,
+        deviceId: String? = nil
+    ) {
         self.token = token
         self.activity = activity
         self.kind = kind
@@ -177,7 +180,8 @@ public struct PushStore: Sendable {
     public func readRegistry() throws -> Registry {
         var registry = try read(Registry.self, from: registryPath, what: "token registry") ?? Registry()
         var latest: [DeviceToken: Registration] = [:]
-        for registration in registry.tokens where (latest[registration.token]?.registeredAt ?? .min) <= registration.registeredAt {
+        for registration in registry.tokens where (latest[registration.token]?.registeredAt ?? .min) <= registration.registeredAt
+        {
             latest[registration.token] = registration
         }
         if latest.count != registry.tokens.count {
@@ -234,7 +238,10 @@ public struct PushStore: Sendable {
             throw FileError.missingInput(path: path, reason: "cannot read the \(what)")
         }
         guard let version = try? JSONDecoder().decode(Versioned.self, from: data).version else {
-            throw FileError.corrupt(path: path, line: nil, reason: "not a valid \(what) (no format version); it was not written by shelfline-push: restore it or move it away")
+            throw FileError.corrupt(
+                path: path, line: nil,
+                reason:
+                    "not a valid \(what) (no format version); it was not written by shelfline-push: restore it or move it away")
         }
         guard version <= Self.formatVersion else {
             throw PushError.newerVersion(path: path, found: version, supported: Self.formatVersion)

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineActivity
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The push worker beside a running import (`shelfline-push watch`, started by `shelfline run`):
 /// one APNs connection for the whole import, a pass every `pollInterval` over the snapshots render
@@ -87,8 +88,9 @@ public struct PushWatcher: Sendable {
         state.settled = nil
         do {
             state = try await sender.store.withSendLock { [state] in
-                try await locked(transport: transport, providerToken: providerToken, state: state, final: final, now: now,
-                                 stamps: stamps)
+                try await locked(
+                    transport: transport, providerToken: providerToken, state: state, final: final, now: now,
+                    stamps: stamps)
             }
         } catch {
             state.failed += 1
@@ -103,8 +105,10 @@ public struct PushWatcher: Sendable {
             + PushActivity.allCases.map { ActivityStore(workspace: sender.workspace, name: $0.rawValue).historyPath }
     }
 
-    private func locked(transport: any PushTransport, providerToken: ProviderToken, state: State, final: Bool,
-                        now: Date, stamps: [FileStamp]) async throws -> State {
+    private func locked(
+        transport: any PushTransport, providerToken: ProviderToken, state: State, final: Bool,
+        now: Date, stamps: [FileStamp]
+    ) async throws -> State {
         var state = state
         // The push lock only to read: a `register` never waits for APNs' answers.
         let (_, _, plans) = try await sender.store.withLock { try sender.plan() }
@@ -115,8 +119,13 @@ public struct PushWatcher: Sendable {
             guard let entry = plan.entries.last else {
                 // Nothing for this token (snapshots of the other kind): its cursor moves on.
                 if let last = plan.last, last != plan.current?.last {
-                    changes.append((plan.registration.token.hex, Cursor(activity: plan.registration.activity, last: last,
-                                                                        deliveredAt: plan.current?.deliveredAt)))
+                    changes.append(
+                        (
+                            plan.registration.token.hex,
+                            Cursor(
+                                activity: plan.registration.activity, last: last,
+                                deliveredAt: plan.current?.deliveredAt)
+                        ))
                 }
                 continue
             }
@@ -125,7 +134,8 @@ public struct PushWatcher: Sendable {
             if plan.registration.activity == .import {
                 if priority == 10, state.urgent[token, default: 0] >= sender.settings.maxUrgentPushesPerImport { priority = 5 }
                 if priority == 5, !final {
-                    let last = state.lastPushed[token]
+                    let last =
+                        state.lastPushed[token]
                         ?? plan.current?.deliveredAt.map { Date(timeIntervalSince1970: TimeInterval($0)) }
                     if let last, now.timeIntervalSince(last) < sender.settings.minimumUpdateInterval {
                         waiting = true
@@ -137,10 +147,17 @@ public struct PushWatcher: Sendable {
         }
         let run = SendRun(deadline: now)
         // A start or end is given at most once: recorded before it is sent (`PushSender.atMostOnce`).
-        try await sender.store.appendJournal(choices.filter { PushSender.atMostOnce($0.entry) }.compactMap { choice in
-            choice.plan.last.map { (choice.plan.registration.token.hex, Cursor(activity: choice.plan.registration.activity, last: $0,
-                                                                               deliveredAt: choice.plan.current?.deliveredAt)) }
-        })
+        try await sender.store.appendJournal(
+            choices.filter { PushSender.atMostOnce($0.entry) }.compactMap { choice in
+                choice.plan.last.map {
+                    (
+                        choice.plan.registration.token.hex,
+                        Cursor(
+                            activity: choice.plan.registration.activity, last: $0,
+                            deliveredAt: choice.plan.current?.deliveredAt)
+                    )
+                }
+            })
         let results = await withTaskGroup(of: (Choice, PushSender.Outcome).self) { group in
             var results: [(Choice, PushSender.Outcome)] = []
             var running = 0
@@ -152,8 +169,9 @@ public struct PushWatcher: Sendable {
                 group.addTask {
                     var request = sender.makeRequest(choice.plan.registration.token, choice.entry)
                     request.priority = choice.priority
-                    let outcome = await sender.attempt(request, plan: choice.plan, entry: choice.entry, transport: transport,
-                                                       providerToken: providerToken, run: run)
+                    let outcome = await sender.attempt(
+                        request, plan: choice.plan, entry: choice.entry, transport: transport,
+                        providerToken: providerToken, run: run)
                     return (choice, outcome)
                 }
                 running += 1
@@ -174,7 +192,8 @@ public struct PushWatcher: Sendable {
                 // The chosen snapshot stands for every one before it: the cursor moves to the newest.
                 let deliveredAt = outcome == .delivered ? Int(pushedAt.timeIntervalSince1970) : choice.plan.current?.deliveredAt
                 if let last = choice.plan.last {
-                    changes.append((token.hex, Cursor(activity: choice.plan.registration.activity, last: last, deliveredAt: deliveredAt)))
+                    changes.append(
+                        (token.hex, Cursor(activity: choice.plan.registration.activity, last: last, deliveredAt: deliveredAt)))
                 }
                 if outcome == .delivered {
                     state.delivered += 1

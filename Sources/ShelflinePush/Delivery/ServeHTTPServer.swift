@@ -40,8 +40,10 @@ public final class ServeHTTPServer: Sendable {
     }
 
     /// Binds `host:port` and starts accepting.
-    public static func start(host: String, port: Int, router: ServeRouter, tls: NIOSSLContext? = nil,
-                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> ServeHTTPServer {
+    public static func start(
+        host: String, port: Int, router: ServeRouter, tls: NIOSSLContext? = nil,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> ServeHTTPServer {
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -49,7 +51,8 @@ public final class ServeHTTPServer: Sendable {
                 child.eventLoop.makeCompletedFuture {
                     let phase = RequestPhase()
                     // Idle counts raw bytes (a stalled TLS handshake too); the deadline, decrypted ones.
-                    try child.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: Self.amount(router.limits.idleTimeoutSeconds)))
+                    try child.pipeline.syncOperations.addHandler(
+                        IdleStateHandler(readTimeout: Self.amount(router.limits.idleTimeoutSeconds)))
                     if let tls {
                         try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
                         // The request timeout covers the handshake too (issue 36: a ClientHello sent a
@@ -103,12 +106,14 @@ public final class ServeHTTPServer: Sendable {
             // The error names no key material, only what was wrong.
             throw FileError.corrupt(path: keyFile, line: nil, reason: "not a PEM private key")
         }
-        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.applicationProtocols = ["http/1.1"]
         do {
             return try NIOSSLContext(configuration: configuration)
         } catch {
-            throw FileError.corrupt(path: keyFile, line: nil, reason: "does not match the certificate in \(certificateFile) (\(error))")
+            throw FileError.corrupt(
+                path: keyFile, line: nil, reason: "does not match the certificate in \(certificateFile) (\(error))")
         }
     }
 
@@ -156,7 +161,9 @@ public final class ServeHTTPServer: Sendable {
                     guard let requestHead = head else { continue }
                     head = nil
                     if received > limit {
-                        router.log.event(["event": "request", "method": requestHead.method.rawValue, "route": "(body too large)", "status": 413])
+                        router.log.event([
+                            "event": "request", "method": requestHead.method.rawValue, "route": "(body too large)", "status": 413,
+                        ])
                         try await write(ServeResponse(413, error: "request body too large"), keepAlive: false, to: outbound)
                         return
                     }
@@ -173,11 +180,14 @@ public final class ServeHTTPServer: Sendable {
         }
     }
 
-    static func write(_ response: ServeResponse, keepAlive: Bool, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws {
+    static func write(
+        _ response: ServeResponse, keepAlive: Bool, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws {
         var headers = HTTPHeaders(response.headers)
         headers.add(name: "content-length", value: "\(response.body.count)")
         if !keepAlive { headers.add(name: "connection", value: "close") }
-        try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)))
+        try await outbound.write(
+            .head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)))
         try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body))))
         try await outbound.write(.end(nil))
     }
@@ -296,8 +306,9 @@ final class BadRequestOnce: ChannelDuplexHandler {
         guard !failed else { return }
         failed = true
         guard !answering else { return context.close(promise: nil) }
-        let head = HTTPResponseHead(version: .http1_1, status: .badRequest,
-                                    headers: HTTPHeaders([("connection", "close"), ("content-length", "0")]))
+        let head = HTTPResponseHead(
+            version: .http1_1, status: .badRequest,
+            headers: HTTPHeaders([("connection", "close"), ("content-length", "0")]))
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }

@@ -30,8 +30,12 @@ public struct BeerQueueRefresher: Sendable {
         await turns.acquire()
         let (render, send) = await runChildren()
         await turns.release()
-        log.event(["event": "refresh", "render": render.map(String.init) ?? "not-started", "send": send.map(String.init) ?? "not-run"])
-        return Self.answer(render: render, send: send, event: renderedEvent(), report: send.flatMap { [0, 75].contains($0) ? pushReport() : nil })
+        log.event([
+            "event": "refresh", "render": render.map(String.init) ?? "not-started", "send": send.map(String.init) ?? "not-run",
+        ])
+        return Self.answer(
+            render: render, send: send, event: renderedEvent(),
+            report: send.flatMap { [0, 75].contains($0) ? pushReport() : nil })
     }
 
     /// The exit statuses of render and send (nil: not started / not run).
@@ -41,7 +45,9 @@ public struct BeerQueueRefresher: Sendable {
         let render = await Self.run(binDirectory + "/shelfline-render", ["beer-queue", "--poll", "--user-triggered"] + common)
         // A failed poll still wrote what the phone must see (offline, or an end when the session
         // expired), so send runs after those too; not after a crash or a bad command line.
-        guard let render, [0, ExitStatus.dataError.rawValue, ExitStatus.tryLater.rawValue, ExitStatus.config.rawValue].contains(render) else {
+        guard let render,
+            [0, ExitStatus.dataError.rawValue, ExitStatus.tryLater.rawValue, ExitStatus.config.rawValue].contains(render)
+        else {
             return (render, nil)
         }
         return (render, await Self.run(binDirectory + "/shelfline-push", ["send"] + common))
@@ -58,7 +64,8 @@ public struct BeerQueueRefresher: Sendable {
         default:
             return ServeResponse(500, error: "internal error")
         }
-        let fields = #""event":"\#(event ?? "unknown")","delivered":\#(report?.delivered ?? 0),"deferred":\#(report?.deferred ?? 0)"#
+        let fields =
+            #""event":"\#(event ?? "unknown")","delivered":\#(report?.delivered ?? 0),"deferred":\#(report?.deferred ?? 0)"#
         switch send {
         case 0:
             return ServeResponse(200, json: #"{"status":"\#(event == "nothing" ? "unchanged" : "sent")",\#(fields)}"#)
@@ -74,7 +81,8 @@ public struct BeerQueueRefresher: Sendable {
     /// `event` of the render's report: start, update, end, nothing, deferred.
     func renderedEvent() -> String? {
         guard let data = FileManager.default.contents(atPath: workspace.activityDirectory + "/beer-queue.report.json"),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
         return object["event"] as? String
     }
 
@@ -86,9 +94,12 @@ public struct BeerQueueRefresher: Sendable {
     /// cannot start. `ChildProcess` (posix_spawn, default signal dispositions), not Foundation's
     /// `Process`, whose `run` crashed in a server holding a thousand connections.
     static func run(_ executable: String, _ arguments: [String]) async -> Int32? {
-        guard let child = try? ChildProcess.spawn(executable: executable, arguments: arguments,
-                                                  directory: FileManager.default.currentDirectoryPath,
-                                                  environment: ProcessInfo.processInfo.environment) else { return nil }
+        guard
+            let child = try? ChildProcess.spawn(
+                executable: executable, arguments: arguments,
+                directory: FileManager.default.currentDirectoryPath,
+                environment: ProcessInfo.processInfo.environment)
+        else { return nil }
         return await withCheckedContinuation { continuation in
             // waitpid blocks: on a Dispatch thread, not the cooperative pool.
             DispatchQueue.global().async {

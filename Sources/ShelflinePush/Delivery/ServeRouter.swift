@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineActivity
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Limits `serve` applies to every caller.
 public struct ServeLimits: Sendable {
@@ -24,10 +25,12 @@ public struct ServeLimits: Sendable {
     /// Connections open at once; beyond it the oldest idle one is closed (`Connections`).
     public var maxConnections: Int
 
-    public init(maxBodyBytes: Int = 4096, burst: Double = 30, requestsPerSecond: Double = 1,
-                refreshBurst: Double = 3, refreshesPerSecond: Double = 3.0 / 60,
-                idleTimeoutSeconds: Double = 60, requestTimeoutSeconds: Double = 10,
-                maxConnections: Int = ServeLimits.defaultMaxConnections()) {
+    public init(
+        maxBodyBytes: Int = 4096, burst: Double = 30, requestsPerSecond: Double = 1,
+        refreshBurst: Double = 3, refreshesPerSecond: Double = 3.0 / 60,
+        idleTimeoutSeconds: Double = 60, requestTimeoutSeconds: Double = 10,
+        maxConnections: Int = ServeLimits.defaultMaxConnections()
+    ) {
         self.maxConnections = maxConnections
         precondition(requestsPerSecond > 0 && burst >= 1 && refreshesPerSecond > 0 && refreshBurst >= 1)
         precondition(idleTimeoutSeconds > 0 && requestTimeoutSeconds > 0)
@@ -116,7 +119,8 @@ public struct ServeResponse: Sendable, Equatable {
     }
 
     public static func == (lhs: ServeResponse, rhs: ServeResponse) -> Bool {
-        lhs.status == rhs.status && lhs.body == rhs.body && lhs.headers.map { "\($0.0):\($0.1)" } == rhs.headers.map { "\($0.0):\($0.1)" }
+        lhs.status == rhs.status && lhs.body == rhs.body
+            && lhs.headers.map { "\($0.0):\($0.1)" } == rhs.headers.map { "\($0.0):\($0.1)" }
     }
 }
 
@@ -135,8 +139,10 @@ public struct ServeRouter: Sendable {
     let limiter: RateLimiter
     let refreshLimiter: RateLimiter
 
-    public init(workspace: Workspace, limits: ServeLimits = ServeLimits(), now: @escaping @Sendable () -> Date = { Date() },
-                log: Logfmt = Logfmt(), refresher: BeerQueueRefresher? = nil) {
+    public init(
+        workspace: Workspace, limits: ServeLimits = ServeLimits(), now: @escaping @Sendable () -> Date = { Date() },
+        log: Logfmt = Logfmt(), refresher: BeerQueueRefresher? = nil
+    ) {
         self.workspace = workspace
         self.limits = limits
         self.now = now
@@ -156,7 +162,9 @@ public struct ServeRouter: Sendable {
 
     public func handle(_ request: ServeRequest) async -> ServeResponse {
         let (route, response, device) = await route(request)
-        log.event(["event": "request", "method": request.method, "route": route, "status": response.status, "device": device ?? "-"])
+        log.event([
+            "event": "request", "method": request.method, "route": route, "status": response.status, "device": device ?? "-",
+        ])
         return response
     }
 
@@ -166,13 +174,19 @@ public struct ServeRouter: Sendable {
             return ("(bad path)", ServeResponse(400, error: "bad path"), nil)
         }
         if segments == ["healthz"] {
-            return ("/healthz", request.method == "GET" ? ServeResponse(200, json: #"{"status":"ok"}"#) : Self.methodNotAllowed("GET"), nil)
+            return (
+                "/healthz",
+                request.method == "GET" ? ServeResponse(200, json: #"{"status":"ok"}"#) : Self.methodNotAllowed("GET"), nil
+            )
         }
         let device: Device
         do {
             guard let header = request.authorization, header.hasPrefix("Bearer "),
-                  let found = try DeviceStore(store: store).device(secret: String(header.dropFirst("Bearer ".count))) else {
-                return ("(unauthorized)", ServeResponse(401, error: "unauthorized", headers: [("www-authenticate", "Bearer")]), nil)
+                let found = try DeviceStore(store: store).device(secret: String(header.dropFirst("Bearer ".count)))
+            else {
+                return (
+                    "(unauthorized)", ServeResponse(401, error: "unauthorized", headers: [("www-authenticate", "Bearer")]), nil
+                )
             }
             device = found
         } catch {
@@ -208,12 +222,15 @@ public struct ServeRouter: Sendable {
         do {
             if request.method == "PUT" {
                 guard let body = try? JSONDecoder().decode(TokenBody.self, from: request.body) else {
-                    return ServeResponse(400, error: #"expected {\"activity\": \"import\"|\"beer-queue\", \"kind\": \"start\"|\"update\"}"#)
+                    return ServeResponse(
+                        400, error: #"expected {\"activity\": \"import\"|\"beer-queue\", \"kind\": \"start\"|\"update\"}"#)
                 }
                 let changed = try await withTaskExecutorPreference(BlockingExecutor.shared) {
-                    try await registrar.register(token, activity: body.activity, kind: body.kind ?? .update, now: now(), device: device)
+                    try await registrar.register(
+                        token, activity: body.activity, kind: body.kind ?? .update, now: now(), device: device)
                 }
-                return ServeResponse(changed ? 201 : 200, json: #"{"status":"\#(changed ? "registered" : "already registered")"}"#)
+                return ServeResponse(
+                    changed ? 201 : 200, json: #"{"status":"\#(changed ? "registered" : "already registered")"}"#)
             }
             let removed = try await withTaskExecutorPreference(BlockingExecutor.shared) {
                 try await registrar.unregister(token, device: device)
@@ -249,7 +266,9 @@ public struct ServeRouter: Sendable {
     /// not absolute, percent-escapes, empty, `.` or `..` segments, bytes outside printable ASCII.
     static func segments(_ target: String) -> [String]? {
         let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        guard path.hasPrefix("/"), path.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "\\") }) else {
+        guard path.hasPrefix("/"),
+            path.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "\\") })
+        else {
             return nil
         }
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)

@@ -42,9 +42,13 @@ public struct SnapshotFeed: Sendable {
         }
         switch activity {
         case .import:
-            entries = try Self.decode(data, path: path, as: ActivitySnapshot<CSVImportActivityAttributes, CSVImportActivityAttributes.ContentState>.self) { _, _ in false }
+            entries = try Self.decode(
+                data, path: path, as: ActivitySnapshot<CSVImportActivityAttributes, CSVImportActivityAttributes.ContentState>.self
+            ) { _, _ in false }
         case .beerQueue:
-            entries = try Self.decode(data, path: path, as: ActivitySnapshot<BeerQueueAttributes, BeerQueueAttributes.ContentState>.self) {
+            entries = try Self.decode(
+                data, path: path, as: ActivitySnapshot<BeerQueueAttributes, BeerQueueAttributes.ContentState>.self
+            ) {
                 previous, current in
                 previous.queueCount != current.queueCount || previous.beers != current.beers
             }
@@ -52,8 +56,10 @@ public struct SnapshotFeed: Sendable {
     }
 
     /// `changed(previous, current)`: a content change the member should see at once.
-    static func decode<A, S>(_ data: Data, path: String, as type: ActivitySnapshot<A, S>.Type,
-                             changed: (S, S) -> Bool) throws -> [FeedEntry] {
+    static func decode<A, S>(
+        _ data: Data, path: String, as type: ActivitySnapshot<A, S>.Type,
+        changed: (S, S) -> Bool
+    ) throws -> [FeedEntry] {
         var result: [FeedEntry] = []
         var previous: S?
         let bytes = [UInt8](data)
@@ -77,10 +83,11 @@ public struct SnapshotFeed: Sendable {
             let aps = snapshot.apns.aps
             let urgent = aps.event != .update || aps.alert != nil || previous.map { changed($0, snapshot.contentState) } == true
             let digest = SHA256.hash(data: Data(line)).prefix(12).map { String(format: "%02x", $0) }.joined()
-            result.append(FeedEntry(
-                id: SnapshotID(timestamp: snapshot.timestamp, digest: digest), event: aps.event,
-                body: try snapshot.apns.encoded(), priority: urgent ? 10 : 5,
-                expiration: aps.staleDate ?? aps.dismissalDate ?? snapshot.timestamp + 3600))
+            result.append(
+                FeedEntry(
+                    id: SnapshotID(timestamp: snapshot.timestamp, digest: digest), event: aps.event,
+                    body: try snapshot.apns.encoded(), priority: urgent ? 10 : 5,
+                    expiration: aps.staleDate ?? aps.dismissalDate ?? snapshot.timestamp + 3600))
             previous = snapshot.contentState
         }
         return result

@@ -11,20 +11,25 @@ public struct TokenRegistrar: Sendable {
     /// the latest snapshot). Returns false when it was already registered exactly so.
     /// `device`: the `serve` caller; a token another device registered is refused (`DeviceError.notOwner`).
     @discardableResult
-    public func register(_ token: DeviceToken, activity: PushActivity, kind: TokenKind, now: Date, device: Device? = nil) async throws -> Bool {
+    public func register(_ token: DeviceToken, activity: PushActivity, kind: TokenKind, now: Date, device: Device? = nil)
+        async throws -> Bool
+    {
         try await store.withLock {
             var registry = try store.readRegistry()
             var outbox = try store.readOutbox()
             let existing = registry.tokens.first(where: { $0.token == token })
             if let device, let existing { try DeviceError.checkOwner(existing, device: device) }
             if let existing, existing.activity == activity, existing.kind == kind, existing.device == device?.name,
-               existing.deviceId == device?.id {
+                existing.deviceId == device?.id
+            {
                 return false
             }
             registry.tokens.removeAll { $0.token == token }
-            registry.tokens.append(Registration(token: token, activity: activity, kind: kind,
-                                                registeredAt: Int(now.timeIntervalSince1970), device: device?.name,
-                                                deviceId: device?.id))
+            registry.tokens.append(
+                Registration(
+                    token: token, activity: activity, kind: kind,
+                    registeredAt: Int(now.timeIntervalSince1970), device: device?.name,
+                    deviceId: device?.id))
             if outbox.cursors.removeValue(forKey: token.hex) != nil { try store.write(outbox) }
             try store.write(registry)
             return true
@@ -60,7 +65,8 @@ public struct TokenRegistrar: Sendable {
                     feeds[registration.activity] = try SnapshotFeed(workspace: workspace, activity: registration.activity)
                 }
                 let cursor = outbox.cursors[registration.token.hex]
-                let pending = feeds[registration.activity]!.pending(after: cursor).entries.filter { $0.fits(registration.kind) }.count
+                let pending = feeds[registration.activity]!.pending(after: cursor).entries.filter { $0.fits(registration.kind) }
+                    .count
                 let delivered = cursor?.deliveredAt.map { Self.iso($0) } ?? "never"
                 return "\(registration.token.hex) \(registration.activity.rawValue) \(registration.kind.rawValue) "
                     + "registered=\(Self.iso(registration.registeredAt)) delivered=\(delivered) pending=\(pending)"

@@ -64,16 +64,20 @@ public struct ImportActivityRenderer: Sendable {
                 // Another import's activity never ended (killed, abandoned): end it honestly
                 // before this one starts, so the phone never shows its spinner forever.
                 var state = previous.contentState
-                state.currentStep = "Not finished: \(previous.attributes.fileName) was replaced by a newer import; import it again"
+                state.currentStep =
+                    "Not finished: \(previous.attributes.fileName) was replaced by a newer import; import it again"
                 state.currentBookTitle = nil
                 state.currentBookAuthor = nil
-                try store.publish(makeSnapshot(.end, attributes: previous.attributes, state: state, now: now,
-                                               startedAt: previous.startedAt ?? previous.timestamp, failed: true,
-                                               after: previous.timestamp))
+                try store.publish(
+                    makeSnapshot(
+                        .end, attributes: previous.attributes, state: state, now: now,
+                        startedAt: previous.startedAt ?? previous.timestamp, failed: true,
+                        after: previous.timestamp))
             }
             let started = unixSeconds(now)
-            let attributes = Self.attributes(session: session, status: status, sourceFile: sourceFile,
-                                             runDirectory: runDirectory, startedAt: started, now: now)
+            let attributes = Self.attributes(
+                session: session, status: status, sourceFile: sourceFile,
+                runDirectory: runDirectory, startedAt: started, now: now)
             let snapshot = makeSnapshot(.start, attributes: attributes, state: state, now: now, startedAt: started)
             try store.publish(snapshot)
             emitted.append(.start)
@@ -81,7 +85,8 @@ public struct ImportActivityRenderer: Sendable {
         }
         guard var active = current else { return Refresh(emitted: emitted, contentState: state, reportPath: nil) }
         let startedAt = active.startedAt ?? active.timestamp
-        active.attributes.estimatedDuration = Self.estimatedDuration(status: status, startedAt: startedAt, now: now)
+        active.attributes.estimatedDuration =
+            Self.estimatedDuration(status: status, startedAt: startedAt, now: now)
             ?? active.attributes.estimatedDuration
 
         if active.event == .end {
@@ -91,21 +96,28 @@ public struct ImportActivityRenderer: Sendable {
             // ended activity's last word is corrected too, so no place shows the old count.
             if status.merge != nil {
                 if state != active.contentState {
-                    try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now,
-                                                   startedAt: startedAt, after: active.timestamp))
+                    try store.publish(
+                        makeSnapshot(
+                            .end, attributes: active.attributes, state: state, now: now,
+                            startedAt: startedAt, after: active.timestamp))
                     emitted.append(.end)
                 }
                 reportPath = try writePages(status, fileName: active.attributes.fileName)
             }
         } else if status.merge != nil {
-            try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
-                                           after: active.timestamp))
+            try store.publish(
+                makeSnapshot(
+                    .end, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
+                    after: active.timestamp))
             emitted.append(.end)
             reportPath = try writePages(status, fileName: active.attributes.fileName)
         } else if emitted.isEmpty, state != active.contentState,
-                  force || now.timeIntervalSince1970 - Double(active.timestamp) >= parameters.minimumUpdateIntervalSeconds {
-            try store.publish(makeSnapshot(.update, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
-                                           after: active.timestamp))
+            force || now.timeIntervalSince1970 - Double(active.timestamp) >= parameters.minimumUpdateIntervalSeconds
+        {
+            try store.publish(
+                makeSnapshot(
+                    .update, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
+                    after: active.timestamp))
             emitted.append(.update)
         }
         return Refresh(emitted: emitted, contentState: state, reportPath: reportPath)
@@ -115,8 +127,9 @@ public struct ImportActivityRenderer: Sendable {
     /// `fileName`: the user's file, as the activity names it (the run reads a copy, `input.csv`).
     func writePages(_ status: ImportRunStatus, fileName: String) throws -> String {
         let library = try LibraryPage.write(workspace: workspace)
-        return try ImportReportPage.write(status: status, parameters: parameters, fileName: fileName,
-                                          libraryPage: Self.relativePath(of: library, from: status.runDirectory))
+        return try ImportReportPage.write(
+            status: status, parameters: parameters, fileName: fileName,
+            libraryPage: Self.relativePath(of: library, from: status.runDirectory))
     }
 
     /// `path` as seen from `directory` (`../../library.html` from `<workspace>/runs/<id>`), or the
@@ -148,7 +161,8 @@ public struct ImportActivityRenderer: Sendable {
     public func interrupt(runDirectory: String, now: Date, sourceFile: String? = nil, _ interruption: Interruption) throws
         -> State?
     {
-        let status = (try? ImportRunStatus.read(runDirectory: runDirectory, files: files))
+        let status =
+            (try? ImportRunStatus.read(runDirectory: runDirectory, files: files))
             ?? ImportRunStatus(runDirectory: runDirectory, files: files)
         return try store.withLock {
             let session = Self.sessionId(runDirectory: runDirectory)
@@ -165,16 +179,22 @@ public struct ImportActivityRenderer: Sendable {
             switch interruption {
             case .failed(let stage, let reason, let advice):
                 state.currentStep = "Import failed at \(stage): \(reason). \(advice)"
-                try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now,
-                                               startedAt: startedAt, failed: true, after: active.timestamp))
+                try store.publish(
+                    makeSnapshot(
+                        .end, attributes: active.attributes, state: state, now: now,
+                        startedAt: startedAt, failed: true, after: active.timestamp))
             case .abandoned:
                 state.currentStep = "Import abandoned: it stopped without finishing. Import the file again"
-                try store.publish(makeSnapshot(.end, attributes: active.attributes, state: state, now: now,
-                                               startedAt: startedAt, failed: true, after: active.timestamp))
+                try store.publish(
+                    makeSnapshot(
+                        .end, attributes: active.attributes, state: state, now: now,
+                        startedAt: startedAt, failed: true, after: active.timestamp))
             case .paused(let stage):
                 state.currentStep = "Paused during \(stage) · resumes on the next run"
-                try store.publish(makeSnapshot(.update, attributes: active.attributes, state: state, now: now,
-                                               startedAt: startedAt, paused: true, after: active.timestamp))
+                try store.publish(
+                    makeSnapshot(
+                        .update, attributes: active.attributes, state: state, now: now,
+                        startedAt: startedAt, paused: true, after: active.timestamp))
             }
             return state
         }
@@ -258,12 +278,17 @@ public struct ImportActivityRenderer: Sendable {
         var bytes = Array(SHA256.hash(data: Data("shelfline.import-activity:\(resolved)".utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5 (name-based, SHA)
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
-    static func attributes(session: UUID, status: ImportRunStatus, sourceFile: String?, runDirectory: String,
-                           startedAt: Int, now: Date) -> CSVImportActivityAttributes {
+    static func attributes(
+        session: UUID, status: ImportRunStatus, sourceFile: String?, runDirectory: String,
+        startedAt: Int, now: Date
+    ) -> CSVImportActivityAttributes {
         let source = sourceFile ?? status.sourcePath
         let name = source.map { ($0 as NSString).lastPathComponent } ?? (runDirectory as NSString).lastPathComponent
         var size: Int64?
@@ -271,7 +296,8 @@ public struct ImportActivityRenderer: Sendable {
             let candidates = source.hasPrefix("/") ? [source] : [source, runDirectory + "/" + source]
             for candidate in candidates {
                 if let attributes = try? FileManager.default.attributesOfItem(atPath: candidate),
-                   let value = attributes[.size] as? NSNumber {
+                    let value = attributes[.size] as? NSNumber
+                {
                     size = value.int64Value
                     break
                 }
@@ -290,8 +316,10 @@ public struct ImportActivityRenderer: Sendable {
     // MARK: - Snapshots
 
     /// `previous`: the activity's latest snapshot, whose timestamp this one's never goes below.
-    func makeSnapshot(_ event: ActivityEvent, attributes: CSVImportActivityAttributes, state: State, now: Date,
-                      startedAt: Int, failed: Bool = false, paused: Bool = false, after previous: Int? = nil) -> Snapshot {
+    func makeSnapshot(
+        _ event: ActivityEvent, attributes: CSVImportActivityAttributes, state: State, now: Date,
+        startedAt: Int, failed: Bool = false, paused: Bool = false, after previous: Int? = nil
+    ) -> Snapshot {
         // ActivityKit ignores a push whose timestamp is not newer than the one it shows: a snapshot
         // written in the same second as the previous one (an end right after an update), or after
         // the clock moved back, is dated one second after it.
@@ -306,8 +334,9 @@ public struct ImportActivityRenderer: Sendable {
             let alert: PushAlert?
             switch event {
             case .start:
-                alert = PushAlert(title: "Importing \(attributes.fileName)",
-                                  body: state.totalBooks > 0 ? "\(state.totalBooks) books" : "Starting import")
+                alert = PushAlert(
+                    title: "Importing \(attributes.fileName)",
+                    body: state.totalBooks > 0 ? "\(state.totalBooks) books" : "Starting import")
             case .update where paused:
                 // A person must see this one (it goes at priority 10): the import waits for them.
                 alert = PushAlert(title: "Import paused: \(attributes.fileName)", body: state.currentStep)
@@ -316,7 +345,9 @@ public struct ImportActivityRenderer: Sendable {
             case .end where failed:
                 alert = PushAlert(title: "Import failed: \(attributes.fileName)", body: state.currentStep)
             case .end:
-                var parts = ["\(state.successCount) imported", "\(state.duplicateCount) duplicates", "\(state.failureCount) failed"]
+                var parts = [
+                    "\(state.successCount) imported", "\(state.duplicateCount) duplicates", "\(state.failureCount) failed",
+                ]
                 if state.currentStep.contains("to review") { parts.append(state.currentStep) }
                 alert = PushAlert(title: "Import finished: \(attributes.fileName)", body: parts.joined(separator: " · "))
             }

@@ -12,26 +12,32 @@ public enum ImportReportPage {
     @discardableResult
     /// `libraryPage`: the library page's path relative to the run directory, linked from the summary.
     /// `fileName`: the user's file the page is titled with (default: the run's copy's name).
-    public static func write(status: ImportRunStatus, parameters: RenderParameters = RenderParameters(),
-                             fileName: String? = nil, libraryPage: String? = nil) throws -> String {
+    public static func write(
+        status: ImportRunStatus, parameters: RenderParameters = RenderParameters(),
+        fileName: String? = nil, libraryPage: String? = nil
+    ) throws -> String {
         let directory = status.runDirectory
         /// Merge's file with `role`: as its report names it, else as the run's files do.
         func resolve(_ name: String?, _ role: StageFileRole) -> String {
-            let name = name?.isEmpty == false ? name! : status.files.output(.merge, role) ?? MergeStage.description.defaultOutput(role)
+            let name =
+                name?.isEmpty == false ? name! : status.files.output(.merge, role) ?? MergeStage.description.defaultOutput(role)
             return name.hasPrefix("/") ? name : directory + "/" + name
         }
         let review = try ReviewEntry.read(path: resolve(status.merge?.review, .review))
         let ruledOut = try ReviewEntry.readRuledOut(path: resolve(status.merge?.review, .review))
         // Streamed and capped: the page shows the first rows, the files can hold a whole import.
-        let failed = try CSVTable.read(path: resolve(status.merge?.failedRows, .failedRows),
-                                       maximumRows: parameters.reportMaximumRows)
-        let notEnriched = try CSVTable.read(path: resolve(status.merge?.notEnrichedRows, .notEnrichedRows),
-                                            maximumRows: parameters.reportMaximumRows,
-                                            knownDataRows: status.merge?.notEnrichedRowCount)
-        let html = render(status: status, review: review, failedRows: failed.rows, failedRowCount: failed.dataRows,
-                          notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
-                          ruledOut: ruledOut, maximumRows: parameters.reportMaximumRows, fileName: fileName,
-                          libraryPage: libraryPage)
+        let failed = try CSVTable.read(
+            path: resolve(status.merge?.failedRows, .failedRows),
+            maximumRows: parameters.reportMaximumRows)
+        let notEnriched = try CSVTable.read(
+            path: resolve(status.merge?.notEnrichedRows, .notEnrichedRows),
+            maximumRows: parameters.reportMaximumRows,
+            knownDataRows: status.merge?.notEnrichedRowCount)
+        let html = render(
+            status: status, review: review, failedRows: failed.rows, failedRowCount: failed.dataRows,
+            notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
+            ruledOut: ruledOut, maximumRows: parameters.reportMaximumRows, fileName: fileName,
+            libraryPage: libraryPage)
         let name = status.files.output(.render, .page) ?? RenderStage.description.defaultOutput(.page)
         let target = name.hasPrefix("/") ? name : directory + "/" + name
         try AtomicFile.write(html, to: target)
@@ -43,49 +49,55 @@ public enum ImportReportPage {
     /// without metadata (in the library): separate sections with their own counts. Each table is the
     /// CSV's header and (at least its first `maximumRows`) rows; a `…RowCount` is how many data rows
     /// its file holds in all, when only the first rows were read.
-    public static func render(status: ImportRunStatus, review: [ReviewEntry], failedRows: [[String]],
-                              failedRowCount: Int? = nil, notEnrichedRows: [[String]] = [],
-                              notEnrichedRowCount: Int? = nil, ruledOut: [ReviewEntry] = [], maximumRows: Int,
-                              fileName: String? = nil, libraryPage: String? = nil) -> String {
+    public static func render(
+        status: ImportRunStatus, review: [ReviewEntry], failedRows: [[String]],
+        failedRowCount: Int? = nil, notEnrichedRows: [[String]] = [],
+        notEnrichedRowCount: Int? = nil, ruledOut: [ReviewEntry] = [], maximumRows: Int,
+        fileName: String? = nil, libraryPage: String? = nil
+    ) -> String {
         let state = ImportActivityRenderer.contentState(for: status)
         let fileName = fileName ?? status.parse.map { ($0.input as NSString).lastPathComponent } ?? "import"
         var html = """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>Import report: \(escape(fileName))</title>
-        <style>
-        body { font: 15px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 60em;
-               padding: 0 1em; color: #1d1d1f; background: #fff; }
-        h1 { font-size: 1.6em; margin-bottom: .2em; }
-        h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-bottom: .2em; }
-        .summary { color: #555; }
-        table { border-collapse: collapse; width: 100%; margin-top: .5em; }
-        th, td { border: 1px solid #ddd; padding: .3em .5em; text-align: left; vertical-align: top; }
-        th { background: #f3f3f5; }
-        td.num { text-align: right; font-variant-numeric: tabular-nums; }
-        ol.candidates { margin: 0; padding-left: 1.3em; }
-        .muted { color: #777; }
-        .why { color: #8a5a00; }
-        .scroll { overflow-x: auto; }
-        svg text { font: 13px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; fill: #1d1d1f; }
-        </style>
-        </head>
-        <body>
-        <h1>Import report: \(escape(fileName))</h1>
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Import report: \(escape(fileName))</title>
+            <style>
+            body { font: 15px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 60em;
+                   padding: 0 1em; color: #1d1d1f; background: #fff; }
+            h1 { font-size: 1.6em; margin-bottom: .2em; }
+            h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-bottom: .2em; }
+            .summary { color: #555; }
+            table { border-collapse: collapse; width: 100%; margin-top: .5em; }
+            th, td { border: 1px solid #ddd; padding: .3em .5em; text-align: left; vertical-align: top; }
+            th { background: #f3f3f5; }
+            td.num { text-align: right; font-variant-numeric: tabular-nums; }
+            ol.candidates { margin: 0; padding-left: 1.3em; }
+            .muted { color: #777; }
+            .why { color: #8a5a00; }
+            .scroll { overflow-x: auto; }
+            svg text { font: 13px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; fill: #1d1d1f; }
+            </style>
+            </head>
+            <body>
+            <h1>Import report: \(escape(fileName))</h1>
 
-        """
+            """
         if let merge = status.merge {
-            html += "<p class=\"summary\">Import <code>\(escape(merge.importId))</code>: \(merge.rowsRead) rows read; "
+            html +=
+                "<p class=\"summary\">Import <code>\(escape(merge.importId))</code>: \(merge.rowsRead) rows read; "
                 + "the library now holds \(merge.libraryBooks) books"
                 + (libraryPage.map { " (<a id=\"library-link\" href=\"\(escape($0))\">see the library</a>)" } ?? "") + ".</p>\n"
             html += "<h2>Where every row went</h2>\n"
-            html += chart(id: "outcomes", bars: [
-                ("Added", merge.outcomes.added, "#34a853"), ("Updated", merge.outcomes.updated, "#4285f4"),
-                ("Duplicate in file", merge.outcomes.duplicateInFile, "#9aa0a6"), ("Rejected", merge.outcomes.rejected, "#ea4335"),
-            ])
+            html += chart(
+                id: "outcomes",
+                bars: [
+                    ("Added", merge.outcomes.added, "#34a853"), ("Updated", merge.outcomes.updated, "#4285f4"),
+                    ("Duplicate in file", merge.outcomes.duplicateInFile, "#9aa0a6"),
+                    ("Rejected", merge.outcomes.rejected, "#ea4335"),
+                ])
             html += "<h2>Metadata</h2>\n"
             // Rows settled by a review decision are no longer "needs review" (the same count as the
             // list below, the summary and the activity: `MergeReport.rowsToReview`).
@@ -97,18 +109,22 @@ public enum ImportReportPage {
             bars += [("Needs review", merge.rowsToReview, "#fbbc04"), ("Not enriched", merge.enrichment.notEnriched, "#ea4335")]
             html += chart(id: "enrichment", bars: bars)
         } else {
-            html += "<p class=\"summary\">\(escape(state.currentStep)) \(state.booksProcessed) of \(state.totalBooks) rows so far.</p>\n"
+            html +=
+                "<p class=\"summary\">\(escape(state.currentStep)) \(state.booksProcessed) of \(state.totalBooks) rows so far.</p>\n"
         }
 
         html += "<h2>Needs review (\(review.count))</h2>\n"
         if review.isEmpty {
             html += "<p class=\"muted\">No rows need review.</p>\n"
         } else {
-            html += "<p class=\"muted\">Imported from the export's own data. Decide with "
+            html +=
+                "<p class=\"muted\">Imported from the export's own data. Decide with "
                 + "<code>shelfline review accept ROW CANDIDATE</code> or <code>shelfline review reject ROW</code>.</p>\n"
-            html += "<div class=\"scroll\"><table id=\"review\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
+            html +=
+                "<div class=\"scroll\"><table id=\"review\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
             for entry in review.prefix(maximumRows) {
-                html += "<tr><td class=\"num\">\(entry.line.map(String.init) ?? "")</td><td>\(escape(entry.title))</td>"
+                html +=
+                    "<tr><td class=\"num\">\(entry.line.map(String.init) ?? "")</td><td>\(escape(entry.title))</td>"
                     + "<td>\(escape(entry.author))</td><td>"
                 html += candidateList(entry.candidates, verdict: "not accepted") + "</td></tr>\n"
             }
@@ -122,7 +138,8 @@ public enum ImportReportPage {
         let failedFile = MergeStage.description.defaultOutput(.failedRows)
         let notEnrichedFile = MergeStage.description.defaultOutput(.notEnrichedRows)
         html += rowsSection(
-            id: "failed", heading: "Rejected rows", table: failedRows, total: failedRowCount, file: failedFile, maximumRows: maximumRows,
+            id: "failed", heading: "Rejected rows", table: failedRows, total: failedRowCount, file: failedFile,
+            maximumRows: maximumRows,
             empty: "No rejected rows.",
             explanation: "Not in the library: these rows could not be read. Fix them in <code>\(failedFile)</code> "
                 + "(the export's original cells) and import that file again.")
@@ -133,16 +150,21 @@ public enum ImportReportPage {
                 + "They are listed in <code>\(notEnrichedFile)</code>.")
         if !ruledOut.isEmpty {
             html += "<h2>Imported without metadata: every candidate was another book (\(ruledOut.count))</h2>\n"
-            html += "<p class=\"muted\">Nothing to decide: the title rule ruled out each candidate for the reason shown "
+            html +=
+                "<p class=\"muted\">Nothing to decide: the title rule ruled out each candidate for the reason shown "
                 + "(another volume or subtitle, an author sharing no name). Listed so nothing is hidden.</p>\n"
-            html += "<div class=\"scroll\"><table id=\"ruled-out\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
+            html +=
+                "<div class=\"scroll\"><table id=\"ruled-out\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
             for entry in ruledOut.prefix(maximumRows) {
-                html += "<tr><td class=\"num\">\(entry.line.map(String.init) ?? "")</td><td>\(escape(entry.title))</td>"
-                    + "<td>\(escape(entry.author))</td><td>" + candidateList(entry.candidates, verdict: "ruled out") + "</td></tr>\n"
+                html +=
+                    "<tr><td class=\"num\">\(entry.line.map(String.init) ?? "")</td><td>\(escape(entry.title))</td>"
+                    + "<td>\(escape(entry.author))</td><td>" + candidateList(entry.candidates, verdict: "ruled out")
+                    + "</td></tr>\n"
             }
             html += "</table></div>\n"
             if ruledOut.count > maximumRows {
-                html += "<p class=\"muted\">… and \(ruledOut.count - maximumRows) more in review.json (<code>ruledOut</code>).</p>\n"
+                html +=
+                    "<p class=\"muted\">… and \(ruledOut.count - maximumRows) more in review.json (<code>ruledOut</code>).</p>\n"
             }
         }
         html += "</body>\n</html>\n"
@@ -150,8 +172,10 @@ public enum ImportReportPage {
     }
 
     /// One table of export rows (header first) under `heading (count)`.
-    static func rowsSection(id: String, heading: String, table: [[String]], total: Int? = nil, file: String, maximumRows: Int,
-                            empty: String, explanation: String) -> String {
+    static func rowsSection(
+        id: String, heading: String, table: [[String]], total: Int? = nil, file: String, maximumRows: Int,
+        empty: String, explanation: String
+    ) -> String {
         let header = table.first ?? []
         let rows = Array(table.dropFirst())
         let count = max(total ?? rows.count, rows.count)
@@ -175,7 +199,7 @@ public enum ImportReportPage {
         guard limit > 1 else { return text.truncated(toCharacters: limit) }
         // More than `limit` characters: at least two after the first `limit - 1`.
         guard text.utf8.count > limit, let kept = text.index(text.startIndex, offsetBy: limit - 1, limitedBy: text.endIndex),
-              kept != text.endIndex, text.index(after: kept) != text.endIndex
+            kept != text.endIndex, text.index(after: kept) != text.endIndex
         else { return text }
         return String(text[..<kept]) + "…"
     }
@@ -186,7 +210,8 @@ public enum ImportReportPage {
         var html = "<ol class=\"candidates\">"
         for candidate in candidates {
             let score = candidate.score.map { String(format: " (score %.2f)", $0) } ?? ""
-            html += "<li>\(escape(candidate.title))"
+            html +=
+                "<li>\(escape(candidate.title))"
                 + (candidate.authors.isEmpty ? "" : " — \(escape(candidate.authors.joined(separator: ", ")))")
                 + " <code>\(escape(candidate.key))</code>\(escape(score))"
                 + (candidate.reason.map { " <span class=\"why\">\(verdict): \(escape(Self.readable($0)))</span>" } ?? "")
@@ -204,12 +229,14 @@ public enum ImportReportPage {
     static func chart(id: String, bars: [(label: String, count: Int, color: String)]) -> String {
         let labelWidth = 150, barArea = 420, rowHeight = 30, width = labelWidth + barArea + 70
         let largest = max(1, bars.map(\.count).max() ?? 1)
-        var svg = "<svg id=\"\(id)\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(bars.count * rowHeight + 10)\" "
+        var svg =
+            "<svg id=\"\(id)\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(bars.count * rowHeight + 10)\" "
             + "role=\"img\" aria-label=\"\(escape(bars.map { "\($0.label): \($0.count)" }.joined(separator: ", ")))\">\n"
         for (index, bar) in bars.enumerated() {
             let y = index * rowHeight + 5
             let length = bar.count == 0 ? 0 : max(2, bar.count * barArea / largest)
-            svg += "<text x=\"0\" y=\"\(y + 18)\">\(escape(bar.label))</text>"
+            svg +=
+                "<text x=\"0\" y=\"\(y + 18)\">\(escape(bar.label))</text>"
                 + "<rect x=\"\(labelWidth)\" y=\"\(y + 3)\" width=\"\(length)\" height=\"20\" rx=\"3\" fill=\"\(bar.color)\"/>"
                 + "<text x=\"\(labelWidth + length + 6)\" y=\"\(y + 18)\">\(bar.count)</text>\n"
         }

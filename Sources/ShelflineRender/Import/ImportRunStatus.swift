@@ -25,9 +25,11 @@ public struct ImportRunStatus: Sendable, Equatable {
     /// The names of the run's files (renamed outputs included), from the stage descriptions.
     public var files: RunFiles
 
-    public init(runDirectory: String, parse: ParseReport? = nil, dedupeDuplicates: Int? = nil, dedupeFinished: Bool = false,
-                lookupProgress: StageProgress? = nil, lookupFinished: Bool = false, lookupNotEnriched: Int? = nil,
-                merge: MergeReport? = nil, files: RunFiles) {
+    public init(
+        runDirectory: String, parse: ParseReport? = nil, dedupeDuplicates: Int? = nil, dedupeFinished: Bool = false,
+        lookupProgress: StageProgress? = nil, lookupFinished: Bool = false, lookupNotEnriched: Int? = nil,
+        merge: MergeReport? = nil, files: RunFiles
+    ) {
         self.runDirectory = runDirectory
         self.files = files
         self.parse = parse

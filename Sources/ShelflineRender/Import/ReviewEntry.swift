@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import ShelflineCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One row needing review as `report.html` lists it, read tolerantly from merge's `review.json`:
 /// an array of entries, or an object holding them (under `rows`/`entries`/`items`/`review`, or
@@ -34,7 +35,9 @@ public struct ReviewEntry: Sendable, Equatable {
     /// candidate ruled out by the title rule (each with its reason).
     public static func readRuledOut(path: String) throws -> [ReviewEntry] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
-        guard case .object(let object) = try readJSONFile(JSONValue.self, from: path), let list = object["ruledOut"] else { return [] }
+        guard case .object(let object) = try readJSONFile(JSONValue.self, from: path), let list = object["ruledOut"] else {
+            return []
+        }
         return entries(in: list)
     }
 
@@ -74,10 +77,11 @@ public struct ReviewEntry: Sendable, Equatable {
         if case .array(let list)? = candidateValue {
             for item in list {
                 guard case .object = item else { continue }
-                candidates.append(Candidate(
-                    key: item["key"].map(\.text) ?? "", title: item["title"].map(\.text) ?? "",
-                    authors: item["authors"].map(\.textList) ?? [], score: item["score"]?.double,
-                    reason: item["reason"].map(\.text).flatMap { $0.isEmpty ? nil : $0 }))
+                candidates.append(
+                    Candidate(
+                        key: item["key"].map(\.text) ?? "", title: item["title"].map(\.text) ?? "",
+                        authors: item["authors"].map(\.textList) ?? [], score: item["score"]?.double,
+                        reason: item["reason"].map(\.text).flatMap { $0.isEmpty ? nil : $0 }))
             }
         }
         guard line != nil || !title.isEmpty || !candidates.isEmpty else { return nil }
@@ -156,7 +160,8 @@ struct CSVRowStream {
         while index < bytes.count {
             if quoted && !quoteSeen && !keeping {
                 // Counting only: skip to the quote that ends (or doubles inside) this field.
-                let next = memchr(base + index, Int32(UInt8(ascii: "\"")), bytes.count - index)
+                let next =
+                    memchr(base + index, Int32(UInt8(ascii: "\"")), bytes.count - index)
                     .map { base.distance(to: UnsafeRawPointer($0)) } ?? bytes.count
                 if next > index { fieldHasBytes = true }
                 index = next

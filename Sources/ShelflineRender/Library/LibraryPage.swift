@@ -69,8 +69,10 @@ public enum LibraryPage {
     }
 
     /// The members of a library line the page reads (besides `id` and `title`) beyond the counts'.
-    static let rowFields: Set<String> = ["dateAdded", "reads", "rating", "shelf", "shelves", "series", "seriesPosition",
-                                         "author", "coverId", "isbn13", "isbn10", "pages"]
+    static let rowFields: Set<String> = [
+        "dateAdded", "reads", "rating", "shelf", "shelves", "series", "seriesPosition",
+        "author", "coverId", "isbn13", "isbn10", "pages",
+    ]
 
     /// The shelf names the books' data refers to by index, in the order first met; one list for the
     /// reading states and the other shelves (a button says which list it filters).
@@ -146,45 +148,45 @@ public enum LibraryPage {
         let finished = stats.finishedPerYear.values.reduce(0, +)
         let pagesRead = stats.pagesPerYear.values.reduce(0, +)
         var html = """
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>Library: \(stats.books) books</title>
-        <style>
-        body { font: 15px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 72em;
-               padding: 0 1em; color: #1d1d1f; background: #fff; }
-        h1 { font-size: 1.6em; margin-bottom: .2em; }
-        h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: .2em; }
-        .summary { color: #555; }
-        .shelves { display: flex; flex-wrap: wrap; gap: .4em; padding: 0; list-style: none; }
-        .shelves button { font: inherit; border: 1px solid #ccd; background: #f6f6f9; border-radius: 1em; padding: .15em .8em; cursor: pointer; }
-        .shelves button.on { background: #1d1d1f; color: #fff; }
-        .shelves .count { color: #888; margin-left: .3em; }
-        .shelves .label { color: #666; min-width: 7.5em; padding-top: .2em; }
-        .shelves button.on .count { color: #ccc; }
-        .controls { display: flex; gap: .6em; margin: .8em 0; }
-        .controls input { flex: 1; font: inherit; padding: .3em .5em; }
-        .controls select { font: inherit; }
-        table { border-collapse: collapse; width: 100%; }
-        th, td { border-bottom: 1px solid #eee; padding: .35em .5em; text-align: left; vertical-align: top; }
-        th { background: #f3f3f5; }
-        td.num { text-align: right; font-variant-numeric: tabular-nums; }
-        td.date { white-space: nowrap; }
-        .cover { position: relative; width: 42px; height: 62px; padding: 0; }
-        .cover .ph { position: absolute; inset: 3px; border-radius: 3px; background: linear-gradient(135deg, #dfe3ea, #c3cad6);
-                     color: #556; font: 600 13px/56px sans-serif; text-align: center; overflow: hidden; }
-        .cover img { position: absolute; inset: 3px; width: 36px; height: 56px; object-fit: cover; border-radius: 3px; }
-        .title { font-weight: 600; }
-        .series, .author, .muted { color: #666; }
-        .stars { color: #d08a00; letter-spacing: 1px; white-space: nowrap; }
-        .scroll { overflow-x: auto; }
-        svg text { font: 12px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; fill: #1d1d1f; }
-        </style>
-        </head>
-        <body>
-        <h1>Library</h1>
-        <p class="summary" id="summary">\(stats.books) books · \(finished) readings finished · \(pagesRead) pages read</p>
-        <h2>Shelves</h2>
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Library: \(stats.books) books</title>
+            <style>
+            body { font: 15px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 72em;
+                   padding: 0 1em; color: #1d1d1f; background: #fff; }
+            h1 { font-size: 1.6em; margin-bottom: .2em; }
+            h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: .2em; }
+            .summary { color: #555; }
+            .shelves { display: flex; flex-wrap: wrap; gap: .4em; padding: 0; list-style: none; }
+            .shelves button { font: inherit; border: 1px solid #ccd; background: #f6f6f9; border-radius: 1em; padding: .15em .8em; cursor: pointer; }
+            .shelves button.on { background: #1d1d1f; color: #fff; }
+            .shelves .count { color: #888; margin-left: .3em; }
+            .shelves .label { color: #666; min-width: 7.5em; padding-top: .2em; }
+            .shelves button.on .count { color: #ccc; }
+            .controls { display: flex; gap: .6em; margin: .8em 0; }
+            .controls input { flex: 1; font: inherit; padding: .3em .5em; }
+            .controls select { font: inherit; }
+            table { border-collapse: collapse; width: 100%; }
+            th, td { border-bottom: 1px solid #eee; padding: .35em .5em; text-align: left; vertical-align: top; }
+            th { background: #f3f3f5; }
+            td.num { text-align: right; font-variant-numeric: tabular-nums; }
+            td.date { white-space: nowrap; }
+            .cover { position: relative; width: 42px; height: 62px; padding: 0; }
+            .cover .ph { position: absolute; inset: 3px; border-radius: 3px; background: linear-gradient(135deg, #dfe3ea, #c3cad6);
+                         color: #556; font: 600 13px/56px sans-serif; text-align: center; overflow: hidden; }
+            .cover img { position: absolute; inset: 3px; width: 36px; height: 56px; object-fit: cover; border-radius: 3px; }
+            .title { font-weight: 600; }
+            .series, .author, .muted { color: #666; }
+            .stars { color: #d08a00; letter-spacing: 1px; white-space: nowrap; }
+            .scroll { overflow-x: auto; }
+            svg text { font: 12px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; fill: #1d1d1f; }
+            </style>
+            </head>
+            <body>
+            <h1>Library</h1>
+            <p class="summary" id="summary">\(stats.books) books · \(finished) readings finished · \(pagesRead) pages read</p>
+            <h2>Shelves</h2>
 
-        """
+            """
         html += shelfList(id: "exclusive-shelves", label: "Reading state", stats.exclusiveShelves, names: names)
         html += shelfList(id: "shelves", label: "Shelves", stats.shelves, names: names)
         html += "<h2>Finished per year</h2>\n"
@@ -192,21 +194,21 @@ public enum LibraryPage {
         html += "<h2>Finished per month</h2>\n"
         html += chart(id: "per-month", counts: stats.finishedPerMonth, pages: stats.pagesPerMonth)
         html += """
-        <h2>Books (<span id="shown">\(stats.books)</span>)</h2>
-        <div class="controls">
-        <input id="search" type="search" placeholder="Search title, author, series, shelf" aria-label="Search">
-        <select id="sort" aria-label="Sort">
-        <option value="added-desc">Newest added</option><option value="added-asc">Oldest added</option>
-        <option value="finished-desc">Last finished</option><option value="title-asc">Title</option>
-        <option value="author-asc">Author</option><option value="rating-desc">Rating</option>
-        </select>
-        </div>
-        <div class="scroll"><table id="books" data-page="\(pageRows)">
-        <thead><tr><th></th><th>Book</th><th>Shelf</th><th>Rating</th><th>Added</th><th>Finished</th><th>Pages</th></tr></thead>
-        <tbody></tbody></table></div>
-        <p><button type="button" id="more" hidden>Show more</button></p>
-        <script type="application/json" id="library-shelves">
-        """
+            <h2>Books (<span id="shown">\(stats.books)</span>)</h2>
+            <div class="controls">
+            <input id="search" type="search" placeholder="Search title, author, series, shelf" aria-label="Search">
+            <select id="sort" aria-label="Sort">
+            <option value="added-desc">Newest added</option><option value="added-asc">Oldest added</option>
+            <option value="finished-desc">Last finished</option><option value="title-asc">Title</option>
+            <option value="author-asc">Author</option><option value="rating-desc">Rating</option>
+            </select>
+            </div>
+            <div class="scroll"><table id="books" data-page="\(pageRows)">
+            <thead><tr><th></th><th>Book</th><th>Shelf</th><th>Rating</th><th>Added</th><th>Finished</th><th>Pages</th></tr></thead>
+            <tbody></tbody></table></div>
+            <p><button type="button" id="more" hidden>Show more</button></p>
+            <script type="application/json" id="library-shelves">
+            """
         var json: [UInt8] = [UInt8(ascii: "[")]
         for (index, name) in names.names.enumerated() {
             if index > 0 { json.append(UInt8(ascii: ",")) }
@@ -222,7 +224,8 @@ public enum LibraryPage {
         guard !counts.isEmpty else { return "" }
         var html = "<ul class=\"shelves\" id=\"\(id)\"><li class=\"label\">\(label)</li>\n"
         for (shelf, count) in counts.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
-            html += "<li><button type=\"button\" data-index=\"\(names.index[shelf] ?? -1)\" data-shelf=\"\(escape(shelf))\" "
+            html +=
+                "<li><button type=\"button\" data-index=\"\(names.index[shelf] ?? -1)\" data-shelf=\"\(escape(shelf))\" "
                 + "data-count=\"\(count)\">\(escape(shelf))<span class=\"count\">\(count)</span></button></li>\n"
         }
         return html + "</ul>\n"
@@ -238,7 +241,8 @@ public enum LibraryPage {
         let barWidth = monthly ? (periods.count <= 18 ? 46 : 18) : 34, gap = 4, height = 140, top = 18
         let width = max(200, periods.count * (barWidth + gap) + 10)
         let largest = max(1, counts.values.max() ?? 1)
-        var svg = "<div class=\"scroll\"><svg id=\"\(id)\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" "
+        var svg =
+            "<div class=\"scroll\"><svg id=\"\(id)\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" "
             + "height=\"\(height + top + 40)\" role=\"img\" aria-label=\"Readings finished per period\">\n"
         for (index, period) in periods.enumerated() {
             let count = counts[period] ?? 0
@@ -247,9 +251,11 @@ public enum LibraryPage {
             let label = monthly && barWidth < 46 ? String(period.suffix(2)) : period
             // A month labelled by its number alone has its year under it where the year changes.
             let year = String(period.prefix(4))
-            let yearLabel = label.count == 2 && (index == 0 || !periods[index - 1].hasPrefix(year))
+            let yearLabel =
+                label.count == 2 && (index == 0 || !periods[index - 1].hasPrefix(year))
                 ? "<text class=\"year\" x=\"\(x)\" y=\"\(top + height + 28)\">\(escape(year))</text>" : ""
-            svg += "<g class=\"bar\" data-period=\"\(period)\" data-books=\"\(count)\" data-pages=\"\(pages[period] ?? 0)\">"
+            svg +=
+                "<g class=\"bar\" data-period=\"\(period)\" data-books=\"\(count)\" data-pages=\"\(pages[period] ?? 0)\">"
                 + "<title>\(period): \(count) finished, \(pages[period] ?? 0) pages</title>"
                 + "<rect x=\"\(x)\" y=\"\(top + height - length)\" width=\"\(barWidth)\" height=\"\(length)\" rx=\"2\" fill=\"#4285f4\"/>"
                 + "<text x=\"\(x + barWidth / 2)\" y=\"\(top + height - length - 4)\" text-anchor=\"middle\">\(count)</text>"
@@ -263,161 +269,161 @@ public enum LibraryPage {
     /// nears the viewport), searches and sorts every book, and filters by shelf button. Values go
     /// into the DOM as text (`textContent`), never as markup.
     static let tail = """
-    <script>
-    (function () {
-      // The data, read once; its elements then leave the DOM (at 200,000 books, 22 MB of text).
-      function json(id) {
-        var element = document.getElementById(id), value = JSON.parse(element.textContent);
-        element.remove();
-        return value;
-      }
-      // Columns of a book's array (LibraryPage.Column).
-      var ID = 0, TITLE = 1, SERIES = 2, AUTHOR = 3, STATE = 4, SHELVES = 5, RATING = 6, ADDED = 7, FINISHED = 8,
-          FINISHES = 9, PAGES = 10, COVER = 11;
-      var books = json('library-books'), names = json('library-shelves'), first = json('library-order');
-      var table = document.getElementById('books'), body = table.tBodies[0], pageRows = +table.dataset.page || 100;
-      var search = document.getElementById('search'), sort = document.getElementById('sort');
-      var shown = document.getElementById('shown'), more = document.getElementById('more');
-      // `rank`: each book's place in the first order (ties in any sort keep it); `orders`: the
-      // sorts computed so far; `texts`: what search matches, built on the first search.
-      var rank = new Int32Array(books.length), orders = { 'added-desc': first }, texts = null, filter = null;
-      first.forEach(function (book, i) { rank[book] = i; });
-      var visible = first, built = 0;
-      function text(b) {
-        var parts = [b[TITLE], b[SERIES] ? '(' + b[SERIES] + ')' : '', b[AUTHOR], names[b[STATE]]];
-        b[SHELVES].forEach(function (i) { parts.push(names[i]); });
-        return parts.join(' ').toLowerCase();
-      }
-      function key(name) {
-        if (name === 'rating') return function (b) { return b[RATING]; };
-        if (name === 'title') return function (b) { return b[TITLE].toLowerCase(); };
-        if (name === 'author') return function (b) { return b[AUTHOR].toLowerCase(); };
-        var column = name === 'added' ? ADDED : FINISHED;
-        return function (b) { return b[column]; };
-      }
-      function order() {
-        var value = sort.value;
-        if (!orders[value]) {
-          var parts = value.split('-'), sign = parts[1] === 'desc' ? -1 : 1, keyOf = key(parts[0]);
-          var keys = books.map(keyOf);
-          orders[value] = first.slice().sort(function (a, b) {
-            return keys[a] < keys[b] ? -sign : keys[a] > keys[b] ? sign : rank[a] - rank[b];
+        <script>
+        (function () {
+          // The data, read once; its elements then leave the DOM (at 200,000 books, 22 MB of text).
+          function json(id) {
+            var element = document.getElementById(id), value = JSON.parse(element.textContent);
+            element.remove();
+            return value;
+          }
+          // Columns of a book's array (LibraryPage.Column).
+          var ID = 0, TITLE = 1, SERIES = 2, AUTHOR = 3, STATE = 4, SHELVES = 5, RATING = 6, ADDED = 7, FINISHED = 8,
+              FINISHES = 9, PAGES = 10, COVER = 11;
+          var books = json('library-books'), names = json('library-shelves'), first = json('library-order');
+          var table = document.getElementById('books'), body = table.tBodies[0], pageRows = +table.dataset.page || 100;
+          var search = document.getElementById('search'), sort = document.getElementById('sort');
+          var shown = document.getElementById('shown'), more = document.getElementById('more');
+          // `rank`: each book's place in the first order (ties in any sort keep it); `orders`: the
+          // sorts computed so far; `texts`: what search matches, built on the first search.
+          var rank = new Int32Array(books.length), orders = { 'added-desc': first }, texts = null, filter = null;
+          first.forEach(function (book, i) { rank[book] = i; });
+          var visible = first, built = 0;
+          function text(b) {
+            var parts = [b[TITLE], b[SERIES] ? '(' + b[SERIES] + ')' : '', b[AUTHOR], names[b[STATE]]];
+            b[SHELVES].forEach(function (i) { parts.push(names[i]); });
+            return parts.join(' ').toLowerCase();
+          }
+          function key(name) {
+            if (name === 'rating') return function (b) { return b[RATING]; };
+            if (name === 'title') return function (b) { return b[TITLE].toLowerCase(); };
+            if (name === 'author') return function (b) { return b[AUTHOR].toLowerCase(); };
+            var column = name === 'added' ? ADDED : FINISHED;
+            return function (b) { return b[column]; };
+          }
+          function order() {
+            var value = sort.value;
+            if (!orders[value]) {
+              var parts = value.split('-'), sign = parts[1] === 'desc' ? -1 : 1, keyOf = key(parts[0]);
+              var keys = books.map(keyOf);
+              orders[value] = first.slice().sort(function (a, b) {
+                return keys[a] < keys[b] ? -sign : keys[a] > keys[b] ? sign : rank[a] - rank[b];
+              });
+            }
+            return orders[value];
+          }
+          function onShelf(b) {
+            return filter.list === 'exclusive-shelves' ? b[STATE] === filter.index : b[SHELVES].indexOf(filter.index) >= 0;
+          }
+          function apply() {
+            var words = search.value.toLowerCase().split(/\\s+/).filter(Boolean);
+            if (words.length && !texts) texts = books.map(text);
+            visible = order().filter(function (i) {
+              if (filter && !onShelf(books[i])) return false;
+              for (var w = 0; w < words.length; w++) if (texts[i].indexOf(words[w]) < 0) return false;
+              return true;
+            });
+            shown.textContent = visible.length;
+            body.textContent = '';
+            built = 0;
+            if (covers) covers.disconnect();
+            build();
+          }
+          function cell(row, className, value) {
+            var td = row.insertCell();
+            if (className) td.className = className;
+            if (value !== undefined) td.textContent = value;
+            return td;
+          }
+          function span(parent, className, value) {
+            var s = document.createElement('span');
+            s.className = className;
+            s.textContent = value;
+            parent.appendChild(s);
+            return s;
+          }
+          function row(b) {
+            var tr = document.createElement('tr');
+            tr.dataset.id = b[ID];
+            var cover = cell(tr, 'cover'), ph = document.createElement('div');
+            ph.className = 'ph';
+            ph.textContent = b[TITLE].split(' ').filter(Boolean).slice(0, 2).map(function (w) {
+              return Array.from(w)[0].toUpperCase();
+            }).join('');
+            cover.appendChild(ph);
+            if (b[COVER] !== null) {
+              cover.dataset.cover = typeof b[COVER] === 'number'
+                ? 'https://covers.openlibrary.org/b/id/' + b[COVER] + '-M.jpg'
+                : 'https://covers.openlibrary.org/b/isbn/' + encodeURIComponent(b[COVER]) + '-M.jpg?default=false';
+            }
+            var book = cell(tr);
+            span(book, 'title', b[TITLE]);
+            if (b[SERIES]) { book.appendChild(document.createTextNode(' ')); span(book, 'series', '(' + b[SERIES] + ')'); }
+            if (b[AUTHOR]) { book.appendChild(document.createElement('br')); span(book, 'author', b[AUTHOR]); }
+            cell(tr, '', names[b[STATE]]);
+            var rating = cell(tr);
+            if (b[RATING] > 0) {
+              var whole = Math.floor(b[RATING]);
+              span(rating, 'stars', '★★★★★'.slice(0, whole) + '☆☆☆☆☆'.slice(0, Math.max(0, 5 - whole))).title = b[RATING];
+              rating.appendChild(document.createTextNode(' ' + b[RATING]));
+            }
+            cell(tr, 'date', b[ADDED]);
+            var finished = cell(tr, 'date', b[FINISHED]);
+            if (b[FINISHES] > 1) { finished.appendChild(document.createTextNode(' ')); span(finished, 'muted', '(×' + b[FINISHES] + ')'); }
+            cell(tr, 'num', b[PAGES] === null ? '' : b[PAGES]);
+            return tr;
+          }
+          // The next page of rows; "Show more" stays while books are left.
+          function build() {
+            var end = Math.min(visible.length, built + pageRows), fragment = document.createDocumentFragment();
+            for (; built < end; built++) fragment.appendChild(row(books[visible[built]]));
+            body.appendChild(fragment);
+            more.hidden = built >= visible.length;
+            more.textContent = 'Show more (' + (visible.length - built) + ' left)';
+            if (covers) body.querySelectorAll('td.cover[data-cover]:not(.seen)').forEach(function (c) { covers.observe(c); });
+            else body.querySelectorAll('td.cover[data-cover]:not(.seen)').forEach(cover);
+            if (nearEnd) { nearEnd.unobserve(more); if (!more.hidden) nearEnd.observe(more); }
+          }
+          // Covers: fetched as their rows near the viewport; a failed one leaves the placeholder.
+          function cover(cell) {
+            cell.classList.add('seen');
+            var img = new Image();
+            img.alt = '';
+            img.onerror = function () { img.remove(); };
+            img.src = cell.dataset.cover;
+            cell.appendChild(img);
+          }
+          var covers = null, nearEnd = null;
+          if ('IntersectionObserver' in window) {
+            covers = new IntersectionObserver(function (entries) {
+              entries.forEach(function (entry) {
+                if (entry.isIntersecting) { covers.unobserve(entry.target); cover(entry.target); }
+              });
+            }, { rootMargin: '800px' });
+            nearEnd = new IntersectionObserver(function (entries) {
+              if (entries.some(function (entry) { return entry.isIntersecting; })) build();
+            }, { rootMargin: '800px' });
+          }
+          more.addEventListener('click', build);
+          search.addEventListener('input', apply);
+          sort.addEventListener('change', apply);
+          document.querySelectorAll('.shelves button').forEach(function (button) {
+            var list = button.closest('ul').id, index = +button.dataset.index;
+            button.addEventListener('click', function () {
+              var on = !(filter && filter.list === list && filter.index === index);
+              document.querySelectorAll('.shelves button').forEach(function (b) { b.classList.remove('on'); });
+              filter = on ? { list: list, index: index } : null;
+              if (on) button.classList.add('on');
+              apply();
+            });
           });
-        }
-        return orders[value];
-      }
-      function onShelf(b) {
-        return filter.list === 'exclusive-shelves' ? b[STATE] === filter.index : b[SHELVES].indexOf(filter.index) >= 0;
-      }
-      function apply() {
-        var words = search.value.toLowerCase().split(/\\s+/).filter(Boolean);
-        if (words.length && !texts) texts = books.map(text);
-        visible = order().filter(function (i) {
-          if (filter && !onShelf(books[i])) return false;
-          for (var w = 0; w < words.length; w++) if (texts[i].indexOf(words[w]) < 0) return false;
-          return true;
-        });
-        shown.textContent = visible.length;
-        body.textContent = '';
-        built = 0;
-        if (covers) covers.disconnect();
-        build();
-      }
-      function cell(row, className, value) {
-        var td = row.insertCell();
-        if (className) td.className = className;
-        if (value !== undefined) td.textContent = value;
-        return td;
-      }
-      function span(parent, className, value) {
-        var s = document.createElement('span');
-        s.className = className;
-        s.textContent = value;
-        parent.appendChild(s);
-        return s;
-      }
-      function row(b) {
-        var tr = document.createElement('tr');
-        tr.dataset.id = b[ID];
-        var cover = cell(tr, 'cover'), ph = document.createElement('div');
-        ph.className = 'ph';
-        ph.textContent = b[TITLE].split(' ').filter(Boolean).slice(0, 2).map(function (w) {
-          return Array.from(w)[0].toUpperCase();
-        }).join('');
-        cover.appendChild(ph);
-        if (b[COVER] !== null) {
-          cover.dataset.cover = typeof b[COVER] === 'number'
-            ? 'https://covers.openlibrary.org/b/id/' + b[COVER] + '-M.jpg'
-            : 'https://covers.openlibrary.org/b/isbn/' + encodeURIComponent(b[COVER]) + '-M.jpg?default=false';
-        }
-        var book = cell(tr);
-        span(book, 'title', b[TITLE]);
-        if (b[SERIES]) { book.appendChild(document.createTextNode(' ')); span(book, 'series', '(' + b[SERIES] + ')'); }
-        if (b[AUTHOR]) { book.appendChild(document.createElement('br')); span(book, 'author', b[AUTHOR]); }
-        cell(tr, '', names[b[STATE]]);
-        var rating = cell(tr);
-        if (b[RATING] > 0) {
-          var whole = Math.floor(b[RATING]);
-          span(rating, 'stars', '★★★★★'.slice(0, whole) + '☆☆☆☆☆'.slice(0, Math.max(0, 5 - whole))).title = b[RATING];
-          rating.appendChild(document.createTextNode(' ' + b[RATING]));
-        }
-        cell(tr, 'date', b[ADDED]);
-        var finished = cell(tr, 'date', b[FINISHED]);
-        if (b[FINISHES] > 1) { finished.appendChild(document.createTextNode(' ')); span(finished, 'muted', '(×' + b[FINISHES] + ')'); }
-        cell(tr, 'num', b[PAGES] === null ? '' : b[PAGES]);
-        return tr;
-      }
-      // The next page of rows; "Show more" stays while books are left.
-      function build() {
-        var end = Math.min(visible.length, built + pageRows), fragment = document.createDocumentFragment();
-        for (; built < end; built++) fragment.appendChild(row(books[visible[built]]));
-        body.appendChild(fragment);
-        more.hidden = built >= visible.length;
-        more.textContent = 'Show more (' + (visible.length - built) + ' left)';
-        if (covers) body.querySelectorAll('td.cover[data-cover]:not(.seen)').forEach(function (c) { covers.observe(c); });
-        else body.querySelectorAll('td.cover[data-cover]:not(.seen)').forEach(cover);
-        if (nearEnd) { nearEnd.unobserve(more); if (!more.hidden) nearEnd.observe(more); }
-      }
-      // Covers: fetched as their rows near the viewport; a failed one leaves the placeholder.
-      function cover(cell) {
-        cell.classList.add('seen');
-        var img = new Image();
-        img.alt = '';
-        img.onerror = function () { img.remove(); };
-        img.src = cell.dataset.cover;
-        cell.appendChild(img);
-      }
-      var covers = null, nearEnd = null;
-      if ('IntersectionObserver' in window) {
-        covers = new IntersectionObserver(function (entries) {
-          entries.forEach(function (entry) {
-            if (entry.isIntersecting) { covers.unobserve(entry.target); cover(entry.target); }
-          });
-        }, { rootMargin: '800px' });
-        nearEnd = new IntersectionObserver(function (entries) {
-          if (entries.some(function (entry) { return entry.isIntersecting; })) build();
-        }, { rootMargin: '800px' });
-      }
-      more.addEventListener('click', build);
-      search.addEventListener('input', apply);
-      sort.addEventListener('change', apply);
-      document.querySelectorAll('.shelves button').forEach(function (button) {
-        var list = button.closest('ul').id, index = +button.dataset.index;
-        button.addEventListener('click', function () {
-          var on = !(filter && filter.list === list && filter.index === index);
-          document.querySelectorAll('.shelves button').forEach(function (b) { b.classList.remove('on'); });
-          filter = on ? { list: list, index: index } : null;
-          if (on) button.classList.add('on');
-          apply();
-        });
-      });
-      build();
-    })();
-    </script>
-    </body>
-    </html>
+          build();
+        })();
+        </script>
+        </body>
+        </html>
 
-    """
+        """
 
     static func escape(_ text: String) -> String { ImportReportPage.escape(text) }
 }
