@@ -18,14 +18,14 @@ EXECUTABLES := shelfline shelfline-parse shelfline-dedupe shelfline-lookup shelf
 HEADERS := zlib.h:zlib1g-dev libdeflate.h:libdeflate-dev sqlite3.h:libsqlite3-dev
 INCLUDE_DIRS ?= /usr/include /usr/include/$(shell gcc -dumpmachine 2>/dev/null) /usr/local/include
 
-.PHONY: help check-deps build build-tests import test bench bench-serve beer-queue install uninstall clean
+.PHONY: help check-deps build build-tests import test lint bench bench-serve beer-queue install uninstall clean
 
 # `make` alone: what to run first.
 help:
 	@echo "Shelfline. To start:"
 	@echo "  make import CSV=examples/goodreads_library_export.csv   # build, then import the example offline"
 	@echo "  make test                                               # run every test"
-	@echo "Also: make build | bench | beer-queue | install PREFIX=/usr/local | uninstall | clean"
+	@echo "Also: make build | lint | bench | beer-queue | install PREFIX=/usr/local | uninstall | clean"
 
 # Names the missing package and the command that installs it, before the compiler can fail on a header.
 check-deps:
@@ -53,6 +53,11 @@ build-tests: check-deps
 
 test: build-tests
 	SHELFLINE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip-build
+
+# The committed .swift-format, applied by the tool (`swift format format -i -r Sources Tests Package.swift`):
+# any warning fails, so CI keeps the tree formatted.
+lint:
+	$(SWIFT) format lint --strict --configuration .swift-format -r Sources Tests Package.swift
 
 bench: build
 	bash bench/run.sh
