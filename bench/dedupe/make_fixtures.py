@@ -19,10 +19,14 @@ Writes, in OUT_DIR:
 - works.txt.gz, editions.txt.gz, authors.txt.gz: a catalog in Open Library dump format holding
   about 70 % of the books, siblings included (for the modes enriched by lookup);
 - labels.json: {"files": {"infile.csv": [row], "a.csv": [...], "b.csv": [...]}, "books": {id: book}}
-  where row = {"line", "book", "variant", "ambiguous"} in file order (line = the CSV line) and
+  where row = {"line", "book", "variant", "ambiguous", "entry"} in file order (line = the CSV line) and
   book = {"title", "author", "family", "kind", "source", "work"} (work: its catalog work, or null).
 A row is *ambiguous* when what it shows (it dropped its subtitle or series number) fits another
 book of the file as well as its own: it may stay a book of its own, but must not join another.
+A row is a *second entry* (`entry`) when it dropped its subtitle beside a row of its book in the
+same file that shows it, with no ISBN joining them: every row has its own Book Id, so by the
+two-entries rule (docs/library.md) they are two books; it too may stay a book of its own or join
+its own book, never another.
 Deterministic for a seed; nothing is tuned to the code under test.
 """
 import csv
@@ -32,6 +36,7 @@ import os
 import random
 import re
 import sys
+from collections import defaultdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from labelled_books import FreshISBNs, UnionFind, fold, split_subtitle, strip_series  # noqa: E402
@@ -549,14 +554,31 @@ def csv_cells(row, book_number, r):
             f"{shelf} (#{r.randint(1, 400)})", shelf, "", "", "", "1" if shelf == "read" else "0", "0"]
 
 
+def second_entries(chosen):
+    """Lines of rows that are the reader's second entry of their book in this file, by the
+    two-entries rule (docs/library.md): every row has its own Book Id, so a row that dropped the
+    subtitle beside a row of its book that shows it is another entry with another title, and two
+    books unless an ISBN joins them (both rows carry the book's one ISBN). Such a row may stay a
+    book of its own or join its own book, never another book."""
+    shown = defaultdict(set)  # book → ISBNs of its rows that show the subtitle ("" for none)
+    for _, row in chosen:
+        if not row["dropped_sub"]:
+            shown[row["book"]].add(row["isbn"] or "")
+    return {number for number, row in chosen
+            if row["dropped_sub"] and not row["ambiguous"] and row["book"] in shown
+            and not (row["isbn"] and row["isbn"] in shown[row["book"]])}
+
+
 def write(name, chosen):
     labels = []
+    entries = second_entries(chosen)
     with open(f"{out}/{name}", "w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(HEADER)
         for line, (number, row) in enumerate(chosen, 2):
             writer.writerow(csv_cells(row, number, random.Random(f"{seed}|cells|{number}")))
-            labels.append({"line": line, "book": row["book"], "variant": row["variant"], "ambiguous": row["ambiguous"]})
+            labels.append({"line": line, "book": row["book"], "variant": row["variant"], "ambiguous": row["ambiguous"],
+                           "entry": number in entries})
     return labels
 
 

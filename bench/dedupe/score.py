@@ -17,6 +17,10 @@ Per mode:
   listed with their titles;
 - same-book rows folded: rows of books with >= 2 (unambiguous) rows, folded when all of them share
   one book id (target >= 95 %);
+- second entries (a row that dropped its subtitle beside a row of its book that shows it, each
+  with its own Book Id and no ISBN joining them: two books by the two-entries rule): a book of
+  their own, with their own book, or with another book; not in the same-book share, and a
+  different-book fold when with another book;
 - ambiguous rows (they dropped what told their book from another): with their own book, alone, or
   with another book. Reported on their own, not in the folds above: such a row (`Bunny` written for
   `Bunny: Volume 2`) is by the title rule not the book its label names, and the rule sends it to
@@ -96,21 +100,23 @@ def score(mode):
     same_rows = same_folded = 0
     ambiguous = Counter()
     variant = defaultdict(Counter)
+    second = Counter()
     for book, entries in ids_of.items():
-        plain = [(label, book_id) for label, book_id in entries if not label["ambiguous"]]
+        plain = [(label, book_id) for label, book_id in entries if not label["ambiguous"] and not label.get("entry")]
         if len(plain) >= 2:
             same_rows += len(plain)
             if len({book_id for _, book_id in plain}) == 1 and plain[0][1]:
                 same_folded += len(plain)
         home = plain[0][1] if plain else None
         for position, (label, book_id) in enumerate(entries):
-            if label["ambiguous"]:
+            if label["ambiguous"] or label.get("entry"):
                 others = labels_on.get(book_id, set()) - {book}
-                ambiguous["wrong" if others else "own" if book_id == home and home else "alone"] += 1
+                tally = ambiguous if label["ambiguous"] else second
+                tally["wrong" if others else "own" if book_id == home and home else "alone"] += 1
             elif position > 0 or label["variant"] != "exact":
                 variant[label["variant"]]["rows"] += 1
                 variant[label["variant"]]["with"] += book_id == home and book_id is not None
-    result.update(sameRows=same_rows, sameFolded=same_folded, ambiguous=ambiguous, variant=variant)
+    result.update(sameRows=same_rows, sameFolded=same_folded, ambiguous=ambiguous, second=second, variant=variant)
 
     # Enriched as another book: the row's library book carries a work that is not its own book's.
     if mode.get("library"):
@@ -170,6 +176,10 @@ for r in results:
     amb = r["ambiguous"]
     print(f"ambiguous rows {sum(amb.values())}: with their own book {amb['own']}, a book of their own {amb['alone']}, "
           f"with another book {amb['wrong']}")
+    second = r["second"]
+    print(f"second entries {sum(second.values())} (two-entries rule: another Book Id, the subtitle dropped, no ISBN "
+          f"joining them): a book of their own {second['alone']}, with their own book {second['own']}, "
+          f"with another book {second['wrong']}")
     if r["enrichment"]["matchedByIsbn"] + r["enrichment"]["matchedBySearch"] + r["enrichment"]["needsReview"]:
         print("enrichment: " + ", ".join(f"{k} {v}" for k, v in sorted(r["enrichment"].items()))
               + (f"; rows on a book enriched as another book: {r['otherWork']}" if "otherWork" in r else ""))
