@@ -49,7 +49,7 @@ public struct APNsConfig: Codable, Sendable, Equatable {
 
     /// The documented range of each number (docs/push.md, docs/pipeline.schema.json); outside it,
     /// a `ConfigError` naming `apns.<key>` (78). A duration beyond its range would overflow the
-    /// nanoseconds a timer takes (issue 36: `timeoutSeconds: 1e300` crashed `send`).
+    /// nanoseconds a timer takes (`timeoutSeconds: 1e300` would crash `send`).
     public static let ranges: [String: ConfigLimits.Range] = [
         "waitBudgetSeconds": .within(0, 86_400),
         "concurrency": .within(1, 1000),

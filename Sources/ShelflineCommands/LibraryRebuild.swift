@@ -8,8 +8,8 @@ import ShelflineRender
 /// again, in the order they were first imported, into an empty library with the review decisions
 /// re-applied; then published as a new generation (the current one kept as `library.previous`).
 ///
-/// What it is for: a library written by an earlier identity rule (issue 21: books wrongly folded
-/// come apart), or one damaged or lost (no previous generation needed). Merge is deterministic,
+/// What it is for: a library written by an earlier identity rule (books it wrongly folded come
+/// apart), or one damaged or lost (no previous generation needed). Merge is deterministic,
 /// so a library built by this version from the same runs comes back byte-identical, and nothing
 /// is written. The runs' own files are not touched; each merge's report, ledger and review list
 /// go to a scratch directory removed at the end (the ledgers kept under `ledgers` when given).
@@ -49,7 +49,7 @@ struct LibraryRebuild {
         return merged.sorted { (place[$0.id] ?? Int.max, time($0), $0.id) < (place[$1.id] ?? Int.max, time($1), $1.id) }
     }
 
-    /// Before an import of a workspace whose library predates `ImportOrder` (issue 36): its stored
+    /// Before an import of a workspace whose library has no import order (`ImportOrder`) yet: its stored
     /// imports placed in the order `runs()` gives, so an older one run again still comes first.
     func placeEarlierImports() throws {
         guard !FileManager.default.fileExists(atPath: ImportOrder.path(in: workspace)),
@@ -60,7 +60,7 @@ struct LibraryRebuild {
 
     func run(progress: (String) -> Void) async throws -> Outcome {
         let files = RunFiles(config: config, stages: PipelineStages.descriptions)
-        // What a rebuild or merge killed outright left (issue 36: 32 MB at 110k books, never removed).
+        // What a rebuild or merge killed outright left (32 MB at 110k books, else never removed).
         LibraryScratch.sweep(workspace)
         let scratch = Workspace(root: LibraryScratch.rebuild.directory(in: workspace))
         try? FileManager.default.removeItem(atPath: scratch.root)

@@ -1,6 +1,6 @@
 /// Book ids in ascending order, looked up by binary search: 8 bytes an id where a `Set<UInt64>`
-/// takes 11–21 (at most 75 % full) and copies itself while growing (issue 12: merge's peak memory
-/// at 2,000,000 rows). The library's ids come sorted, and the fold emits books in id order.
+/// takes 11–21 (at most 75 % full) and copies itself while growing (at 2,000,000 rows, that copy
+/// would be merge's peak memory). The library's ids come sorted, and the fold emits books in id order.
 struct AscendingIds: Sendable {
     private var ids: [UInt64] = []
 

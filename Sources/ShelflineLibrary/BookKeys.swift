@@ -67,7 +67,7 @@ public enum BookKeys {
     /// The first 8 bytes of SHA-256(key), big-endian (the same bits as a book id made from `key`).
     public static func keyHash(_ key: String) -> UInt64 {
         var key = key
-        // Hashing the UTF-8 in place: a `Data` copy per key was a third of this function (perf, issue 12).
+        // Hashing the UTF-8 in place: a `Data` copy per key costs a third of this function (measured).
         let digest = key.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
         return digest.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
     }

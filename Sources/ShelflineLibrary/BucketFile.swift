@@ -61,18 +61,19 @@ final class BucketFile {
     }
 
     /// Bucket bytes above which pass 2 gets the bucket in parts: about what a 600,000-row import's
-    /// buckets hold (bench/parse's rows, 256 buckets). 2 MiB, not 1 (issue 25): the 200,000-row
-    /// corpus-shaped import (1,500-byte records, 1.2 MB buckets) was split and its 300 MB of scratch
-    /// written twice, 5 % of merge's CPU (9.86 -> 9.36 s, 3 alternating A/B runs) for 6 MB of peak RSS.
+    /// buckets hold (bench/parse's rows, 256 buckets). 2 MiB, not 1: at 1 MiB the 200,000-row
+    /// corpus-shaped import (1,500-byte records, 1.2 MB buckets) is split and its 300 MB of scratch
+    /// written twice, 5 % of merge's CPU for 6 MB of peak RSS (docs/performance.md, "Figures behind
+    /// the code's choices").
     static let partBytes = 2 << 20
 
     /// `files` (closed; bucket *b* holds the ids whose top `bucketBits` bits are *b*) as pass 2
     /// takes them: each one over `limit` bytes split by the next bits of its ids into as many
     /// parts as bring each part near `limit` (a power of two, at most 256), in id order.
     ///
-    /// Why (issue 12): a bucket is loaded whole in pass 2, and two threads load buckets ahead,
-    /// so with a fixed number of buckets merge's second pass grew with the import: 117 MB at
-    /// 2,000,000 rows against 58 MB at 200,000. Split, a part holds about what a bucket of a
+    /// Why: a bucket is loaded whole in pass 2, and two threads load buckets ahead, so with a
+    /// fixed number of buckets merge's second pass grows with the import (measured: 117 MB at
+    /// 2,000,000 rows against 58 MB at 200,000). Split, a part holds about what a bucket of a
     /// small import does, whatever the import's size; the cost is one more sequential pass over
     /// the large buckets' bytes. A book's lines stay in their order (the fold reads them so).
     static func plan(_ files: [BucketFile], bucketBits: Int, limit: Int = partBytes, recordsPath: String) throws -> Plan {
@@ -127,14 +128,14 @@ final class BucketFile {
 
     /// Reads a bucket back: `body` gets each book's entries (in file order, the import's record
     /// order), books in ascending id order. Records are decoded one book at a time, so a bucket
-    /// costs its bytes, not its decoded records (issue 12: with two threads loading buckets, the
-    /// decoded records of four buckets were most of merge's memory at 2,000,000 rows).
+    /// costs its bytes, not its decoded records (with two threads loading buckets, the decoded
+    /// records of four buckets would be most of merge's memory at 2,000,000 rows).
     ///
     /// `removing`: the file is unlinked once read (pass 2 reads each bucket once). Its page cache
     /// goes back to the system then, not when merge ends, and the library and `not-enriched.csv`
     /// written after it reuse those pages: written into pages never used before, a page-cache write
-    /// cost this machine about six times as much, and dropping 300 MB of scratch at the end was
-    /// merge's serial tail (perf, 200,000 corpus-shaped rows, issue 25).
+    /// costs the development machine about six times as much, and dropping 300 MB of scratch at the
+    /// end would be merge's serial tail (measured, 200,000 corpus-shaped rows; docs/performance.md).
     static func forEachBook(
         path: String, recordsPath: String, textsPath: String? = nil, removing: Bool = false,
         _ body: (UInt64, [Entry]) throws -> Void
@@ -145,7 +146,7 @@ final class BucketFile {
         if removing { unlink(path) }
         try data.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
             // Lines sorted by (book, position) rather than a dictionary of arrays: no array per
-            // book, and the books come out in id order (1 % of merge, perf, issue 12).
+            // book, and the books come out in id order (the dictionary measured 1 % of merge).
             var lines: [(id: UInt64, range: Range<Int>)] = []
             var start = 0
             while start < all.count {

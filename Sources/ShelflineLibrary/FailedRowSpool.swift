@@ -35,7 +35,7 @@ final class FailedRowSpool {
     func close() throws { try scratch.close() }
 
     /// Calls `body` with each row, in order; the rows are read back and parsed a batch ahead on a
-    /// thread of their own (issue 12: reading back was half of merge's not-enriched export, which
+    /// thread of their own (measured: reading back is half of merge's not-enriched export, which
     /// nothing else overlaps).
     func forEach(_ body: (FailedRow) throws -> Void) throws {
         let path = path

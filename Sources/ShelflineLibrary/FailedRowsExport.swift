@@ -89,7 +89,7 @@ public enum FailedRowsExport {
         }
         let size = Int(info.st_size)
         // Rows come in line order, so one read of a megabyte serves thousands of them: a `pread`
-        // per row was a third of merge's not-enriched export at 200,000 rows (perf, issue 12).
+        // per row costs a third of merge's not-enriched export at 200,000 rows (measured).
         var window: [UInt8] = []
         var windowStart = 0
         func read(offset: Int, count: Int) throws -> ArraySlice<UInt8> {
@@ -102,8 +102,8 @@ public enum FailedRowsExport {
             return window[(offset - windowStart)..<(offset - windowStart + count)]
         }
         // A row's bytes are written from the window as they are (two copies of every row into
-        // arrays of its own were a third of this export's CPU: 201 MB on a 200,000-row corpus-shaped
-        // import, issue 25). The slice is the window's until the next `line` call.
+        // arrays of its own cost a third of this export's CPU: 201 MB on a 200,000-row corpus-shaped
+        // import). The slice is the window's until the next `line` call.
         func line(offset: Int, length: Int) throws -> (bytes: ArraySlice<UInt8>, addNewline: Bool) {
             guard offset >= 0, length >= 0, offset + length <= size else {
                 throw SourceProblem(reason: "\(parse.input): shorter than the parse report says (changed since parse?)")

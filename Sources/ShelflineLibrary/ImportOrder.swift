@@ -4,7 +4,7 @@ import ShelflineCore
 /// The order in which imports first reached the library (`library/imports.json`), the one rule for
 /// which import wins a cell: the one imported later. Running an older export again (its run, or
 /// its content under another file name: the same import id) keeps its place, so its cells never
-/// replace what a later import wrote (issue 36). Merge appends an import the first time it merges
+/// replace what a later import wrote. Merge appends an import the first time it merges
 /// it; `shelfline rebuild` replays the stored imports in this order.
 ///
 /// It records order only, not what the library holds: a library restored or deleted keeps the order

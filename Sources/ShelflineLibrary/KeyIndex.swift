@@ -1,10 +1,9 @@
 /// The key index's table: a 64-bit key hash → the number of the book owning the key.
 ///
-/// Open addressing with linear probing on the hash's own bits (SHA-256: uniform already). It
-/// replaced a `[UInt64: Int32]`, which hashed every key again (SipHash and probing: about 2 % of
-/// merge, perf, issue 12). Memory is most of dedupe's and merge's at 2,000,000 rows (issue 12: 3.0M
-/// keys), so:
-/// - One 8-byte word a slot (it was 12: the whole hash and an `Int32` owner): the owner + 1 in the
+/// Open addressing with linear probing on the hash's own bits (SHA-256: uniform already), not a
+/// `[UInt64: Int32]`, which hashes every key again (SipHash and probing: about 2 % of merge,
+/// measured). Memory is most of dedupe's and merge's at 2,000,000 rows (3.0M keys), so:
+/// - One 8-byte word a slot (not 12: the whole hash and an `Int32` owner): the owner + 1 in the
 ///   low `ownerBits` bits (0: empty), as many as the largest owner needs, and above them the hash
 ///   minus its top 8 bits (which pick the shard), as many of its bits as fit: 43 at 1.83M books.
 ///   A lookup compares the tag of each slot it probes; an unrelated key with the same tag answers
@@ -13,9 +12,10 @@
 ///   where two of its 3.0M keys sharing their 64-bit hash (the book ids are these hashes) is
 ///   ≈ 2.4e-7 already.
 /// - 256 shards by the hash's top 8 bits, each filled to 80 % and doubled on its own: a shard's
-///   old and new slots coexist while it grows, never the whole table's (a 2^21-slot table held
+///   old and new slots coexist while it grows, never the whole table's (one 2^21-slot table holds
 ///   25 MB and its 50 MB successor at once at 1.68M keys).
-/// Dedupe's peak RSS at 2M rows went from 131 to 96 MB with these, 12-byte books and `MappedBuffer`s.
+/// With these, 12-byte books and `MappedBuffer`s, dedupe's peak RSS at 2M rows is 96 MB, not 131
+/// (docs/performance.md, "Figures behind the code's choices").
 struct KeyIndex {
     private static let shardBits = 8
     private var shards = (0..<1 << KeyIndex.shardBits).map { _ in Shard() }

@@ -160,7 +160,7 @@ public struct Resolution: Sendable, Equatable {
 /// ids are 64-bit too. A resolver is not copied once in use: its copies would share its files.
 public struct KeyResolver {
     /// What the resolver keeps of a book in memory: 4 bytes (`Entities`); its id is in a
-    /// `SpooledArray`. With `KeyIndex`, most of dedupe's and merge's memory at 2,000,000 rows (issue 12).
+    /// `SpooledArray`. With `KeyIndex`, most of dedupe's and merge's memory at 2,000,000 rows.
     struct Entity: Equatable {
         /// First line of the current file that resolved here (0: none yet). 30 bits, so the flags
         /// share its word: a file of more than a billion lines is beyond the index.

@@ -15,8 +15,8 @@ struct KeyedRecord {
 /// Reads a records file for dedupe and merge's first pass: lines are decoded (`.identity`) and
 /// keyed in batches on two threads of their own (each batch split in halves), while the caller
 /// resolves and writes on its thread (and the file is inflated on another, `GzipReader`).
-/// Decoding and keying were about 40 % of dedupe and a quarter of merge, more than the caller's
-/// own work (perf, issue 12). Records reach `body` in file order, a bad line's error after every
+/// Decoding and keying are about 40 % of dedupe and a quarter of merge (measured), more than the
+/// caller's own work. Records reach `body` in file order, a bad line's error after every
 /// line before it, exactly as when decoding in line.
 enum KeyedRecords {
     /// A few hundred lines: large enough to make the hand-over cheap, small enough to stay in cache.
@@ -32,9 +32,9 @@ enum KeyedRecords {
     }
 
     /// A batch whose two halves decode on threads of their own while the reader goes on with the
-    /// next batch. Waiting for both halves in the reader (as until issue 25) left a quarter of
-    /// both cores idle in merge's first pass: the reader, the two halves and the caller took turns
-    /// rather than overlapping (perf, 1.6 cores of 2).
+    /// next batch. Waiting for both halves in the reader leaves a quarter of both cores idle in
+    /// merge's first pass: the reader, the two halves and the caller take turns rather than
+    /// overlapping (measured: 1.6 cores of 2).
     fileprivate final class DecodingBatch: @unchecked Sendable {
         let bytes: [UInt8]
         // Each half is written by its own thread before it leaves `group`, read after `wait`.

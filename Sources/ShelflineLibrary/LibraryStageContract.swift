@@ -69,8 +69,8 @@ extension MergeStage: PipelineStage {
             StageFile(.library, .foundByRole, defaultName: "{library}"),
         ],
         // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
-        // 4: the library keeps every user-authored cell (export, issue 22); 3: the report's
-        // `reviewOpen` (rows still to review after the decisions); 2: the title identity (issue 21).
+        // 4: the library keeps every user-authored cell (export); 3: the report's
+        // `reviewOpen` (rows still to review after the decisions); 2: the title identity.
         parameterStages: [.dedupe, .merge], algorithmVersion: 5, invocation: .filesAndImportId)
 
     /// The library (its description's) and its previous generation.

@@ -7,12 +7,11 @@ import Foundation
 /// A fixed number of elements, zeroed, in pages mapped for them alone and unmapped when the last
 /// reference goes: the key index's shards and the books' chunks, instead of `Array`s.
 ///
-/// Why not `Array` (measured, issue 12): with 64–512 KB arrays, malloc kept the pages of merge's
-/// freed key index in its heap, and pass 2 added its own memory on top: merge's peak RSS at
-/// 2,000,000 rows went from 142 MB to 176 MB, where the index itself had shrunk from 91 to 56 MB
-/// (116 MB with the same arrays under `MALLOC_MMAP_THRESHOLD_=131072`, which confirmed the cause);
-/// mapped, 121 MB. Unmapped pages go back to the system at once, as the old index's 25–50 MB
-/// arrays did.
+/// Why not `Array` (measured): with 64–512 KB arrays, malloc keeps the pages of merge's freed key
+/// index in its heap, and pass 2 adds its own memory on top: merge's peak RSS at 2,000,000 rows is
+/// 176 MB with arrays (116 MB with the same arrays under `MALLOC_MMAP_THRESHOLD_=131072`, which
+/// confirmed the cause), 121 MB mapped. Unmapped pages go back to the system at once, as the
+/// pages of arrays of 25–50 MB do.
 final class MappedBuffer<Element: BitwiseCopyable> {
     let elements: UnsafeMutableBufferPointer<Element>
     private let bytes: Int

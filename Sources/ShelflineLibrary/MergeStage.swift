@@ -81,8 +81,8 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
     public var reason: String?
 
     /// Appends the entry as compact JSON with sorted keys (what `JSONEncoder.shelfline` writes).
-    /// Pieces are appended as they are: interpolating them into a String first was an allocation
-    /// per member (1 % of merge, perf, issue 12).
+    /// Pieces are appended as they are: interpolating them into a String first is an allocation
+    /// per member (measured at 1 % of merge).
     public func appendJSON(to out: inout [UInt8]) {
         func quoted(_ name: StaticString, _ value: String) {
             out.append(contentsOf: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
@@ -296,7 +296,7 @@ public enum MergeStage {
             }
         } while again
         let booksToRebuild = resolver.libraryBooksToRebuild
-        // The fold needs no key index: its memory goes before pass 2 takes its own (issue 12).
+        // The fold needs no key index: its memory goes before pass 2 takes its own.
         resolver.release()
 
         // Pass 2: fold buckets into the library in id order (large ones in parts).
@@ -319,7 +319,7 @@ public enum MergeStage {
                     line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
                     fallbackText: $0.raw, bookId: nil)
             }
-            // Issue 14 §6: rejected rows (not in the library) and rows imported without metadata
+            // Rejected rows (not in the library) and rows imported without metadata
             // (in the library) are separate files with their own counts. The not-enriched rows were
             // spooled in line order and are streamed back, keeping those whose book is still
             // without metadata after the fold.
@@ -386,8 +386,8 @@ public enum MergeStage {
         /// Touched books with an edition key after the merge although some of the import's rows for
         /// them were not enriched: those rows stay out of not-enriched.csv, the rest go in. Every
         /// spooled row's book is touched, so this is the same as listing the books left without an
-        /// edition key, but it stays small when most rows are not enriched (issue 12: the list of
-        /// every book was the last thing merge's memory grew by at 2,000,000 rows).
+        /// edition key, but it stays small when most rows are not enriched (a list of every book
+        /// would be the last thing merge's memory grows by at 2,000,000 rows).
         var enrichedAnyway: AscendingIds
     }
 
@@ -410,8 +410,8 @@ public enum MergeStage {
         let decoder = JSONDecoder()
 
         // Buckets are read, decoded and their new books folded and encoded ahead, on two threads of
-        // their own, while this one streams the library and writes (issue 12: decoding and folding
-        // were two thirds of merge's second pass, and an import mostly creates books).
+        // their own, while this one streams the library and writes (measured: decoding and folding
+        // are two thirds of merge's second pass, and an import mostly creates books).
         let ids = AscendingIds(sorted: scan.ids)
         let loader = OrderedPrefetcher<LoadedBucket>(count: paths.count, threads: 2) { index in
             try LoadedBucket(

@@ -8,9 +8,9 @@ import ShelflineCore
 /// An append-only array of fixed-size values numbered from 0: the newest 64Ki in memory, the rest
 /// written to a scratch file and read back (or rewritten) one at a time with `pread`/`pwrite`.
 ///
-/// Why (issue 12): the key resolver's book ids are uniform hashes, so nothing packs them, and held
-/// in memory they were 15 MB of dedupe's and merge's 2,000,000-row peaks, growing with every
-/// distinct book. A book's id (or its title node, issue 21) is read again only when a later row
+/// Why: the key resolver's book ids are uniform hashes, so nothing packs them, and held in memory
+/// they would be 15 MB of dedupe's and merge's 2,000,000-row peaks, growing with every distinct
+/// book. A book's id (or its title node) is read again only when a later row
 /// finds it (a duplicate, a book already in the library). The file is unlinked as soon as it is
 /// open: nothing is left behind whatever ends the process, and its pages are the kernel's cache,
 /// not the stage's memory.

@@ -76,7 +76,7 @@ public struct StageManifest: Codable, Sendable, Equatable {
     public var finishedAt: Double
     /// The workspace files the stage writes (`StagePlanner.workspaceOutputs`: merge's library) as
     /// they were before it ran: with `outputs`, one step of the library's lineage
-    /// (`StagePlanner.descends`). Absent in manifests written before issue 36.
+    /// (`StagePlanner.descends`). Absent in manifests of older versions.
     public var workspaceBefore: [FileStamp]?
 
     public init(

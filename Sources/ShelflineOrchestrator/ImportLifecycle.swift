@@ -107,7 +107,7 @@ public struct ImportLifecycle {
         runner.log = progress.log(log)
         if progress.terminal { runner.stageOutput = progress.stageOutput }
         let activity = try makeActivity(runner.sourceFile)
-        // With `apns`: pushes go out while the stages run (issue 26).
+        // With `apns`: pushes go out while the stages run.
         let pushWorker = config.apns == nil ? nil : PushWorker(lifecycle: self)
         runner.onTick = { stage, run in
             progress.tick(stage: stage, run: run)
@@ -221,9 +221,9 @@ public struct ImportLifecycle {
         }
     }
 
-    /// Issue 11: after render (and after the push worker's last pass, issue 26), `shelfline-push
-    /// send` delivers what is still due. Its failure is logged and never fails the import: the
-    /// outbox keeps what is undelivered for the next run, and the app's periodic poll is the fallback.
+    /// After render (and after the push worker's last pass), `shelfline-push send` delivers what is
+    /// still due. Its failure is logged and never fails the import: the outbox keeps what is
+    /// undelivered for the next run, and the app's periodic poll is the fallback.
     func sendPushes(within seconds: Double) {
         let executable = binDirectory + "/shelfline-push"
         let arguments = ["send", "--workspace", workspace.root, "--config", configPath] + (quiet ? ["--quiet"] : [])
@@ -232,7 +232,7 @@ public struct ImportLifecycle {
                 executable: executable, arguments: arguments,
                 directory: nil,
                 environment: ProcessInfo.processInfo.environment, stdinFromNull: false)
-            // The import's exit waits for APNs this long at most (issue 36); what is left stays in
+            // The import's exit waits for APNs this long at most; what is left stays in
             // the outbox (a start or end in flight counts as given) for the next send.
             guard let termination = child.wait(until: DispatchTime.now() + seconds) else {
                 child.send(SIGTERM)

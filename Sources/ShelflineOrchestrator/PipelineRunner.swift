@@ -436,8 +436,8 @@ final class StageOutputRelay {
 }
 
 /// A finished stage's outputs hashed, and its manifest written, on a thread of its own, so that the
-/// next stage need not wait: hashing them was 40–70 ms between every two stages of a 200,000-row
-/// import (SHA-256 of 70–90 MB), with both cores otherwise idle (issue 25). Until then the next
+/// next stage need not wait: hashing them takes 40–70 ms between every two stages of a 200,000-row
+/// import (SHA-256 of 70–90 MB), with both cores otherwise idle. Until then the next
 /// stage's input stamps carry `pending` for these files, and are completed once `wait` returns.
 final class OutputStamping: @unchecked Sendable {
     /// The hash of a stamp whose file is still being hashed.

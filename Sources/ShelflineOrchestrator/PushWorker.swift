@@ -73,8 +73,8 @@ final class PushWorker {
         }
     }
 
-    /// The longest the import's exit waits for the pushes once its last state is written (issue 36:
-    /// a slow or absent APNs never slows `shelfline run` by more than this).
+    /// The longest the import's exit waits for the pushes once its last state is written (so a
+    /// slow or absent APNs never slows `shelfline run` by more than this).
     static let exitWaitSeconds = 2.0
 
     /// Closes the worker's stdin: it makes one last pass (the final state, at once) and exits.

@@ -49,10 +49,10 @@ public struct StagePlanner: Sendable {
     static let optionalInputs: Set<String> = ["{decisions}", "{library}"]
 
     /// Workspace files a stage writes besides its declared outputs (`Stage.unlistedOutputs` named
-    /// `{…}`), recorded with them in its manifest: merge's library. A library restored from `library.previous`, damaged or removed
-    /// since is then an output modified or missing, and merge runs again (issue 21: "already
-    /// imported" while the file held other books). Merge is idempotent, so a library another
-    /// import changed since costs a merge that writes nothing.
+    /// `{…}`), recorded with them in its manifest: merge's library. A library restored from
+    /// `library.previous`, damaged or removed since is then an output modified or missing, and merge
+    /// runs again (else "already imported" while the file holds other books). Merge is idempotent,
+    /// so a library another import changed since costs a merge that writes nothing.
     public func workspaceOutputs(of stage: StageName) -> [String] {
         description(stage).unlistedOutputs.map(\.defaultName).filter { $0.hasPrefix("{") }
     }
@@ -180,7 +180,7 @@ public struct StagePlanner: Sendable {
                 let stamp = try FileStamp.make(name: recorded.name, path: path, previous: recorded)
             else { return StageCheck(decision: .run(reason: "output missing: \(recorded.name)"), inputs: inputs) }
             if stamp.sha256 != recorded.sha256 {
-                // The library later imports wrote on top of what this merge left (issue 36): still
+                // The library later imports wrote on top of what this merge left: still
                 // this import's, and merging it again would only repeat it.
                 if workspaceOutputs(of: stage).contains(recorded.name),
                     descends(recorded.name, of: stage, from: recorded.sha256, to: stamp.sha256)

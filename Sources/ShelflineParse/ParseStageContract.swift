@@ -27,8 +27,8 @@ extension ParseStage: PipelineStage {
         ],
         unlistedOutputs: [StageFile(.texts, .foundByRole, defaultName: RecordTexts.fileName, besides: .records)],
         // 5: each texts line names its record's row (`byteOffset`, `byteLength`), which merge
-        // checks (issue 36); 4: reviews and notes apart from the records (`RecordTexts`); 3: `shelfPositions`
-        // aligned with `shelves` (both issue 25).
+        // checks; 4: reviews and notes apart from the records (`RecordTexts`); 3: `shelfPositions`
+        // aligned with `shelves`.
         parameterStages: [.parse], algorithmVersion: 5, invocation: .files)
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ParseReport {

@@ -16,8 +16,9 @@ public final class GzipWriter {
     /// corpus-shaped 200,000-book library (299 MB of JSON, 1 MiB members, CPU seconds on one core /
     /// MB): level 1 1.18 / 87.6, 2 1.58 / 85.8, 3 1.81 / 83.3, 4 1.96 / 81.3, 5 2.36 / 79.4, 6 2.80 /
     /// 78.4. Compressing the library is most of merge's second pass, which keeps both cores busy, so
-    /// each CPU second saved there is wall time of every import (issue 25): 6 → 4 (stop 24) saved 0.84 s
-    /// for 2.9 MB, 4 → 1 (stop 25) 0.78 s for 6.3 MB (+8 %). Reading it back costs the same at any level.
+    /// each CPU second saved there is wall time of every import: level 1 trades a library about 8 %
+    /// larger for it (the import at each level: docs/performance.md). Reading it back costs the same
+    /// at any level.
     public static let libraryLevel: Int32 = 1
 
     private let sink: any ByteSink

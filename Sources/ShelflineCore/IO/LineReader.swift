@@ -2,7 +2,7 @@
     import Glibc
 #endif
 
-/// The one line reader of the project (issue 9): the lines of a file, gzip (one or many members,
+/// The one line reader of the project: the lines of a file, gzip (one or many members,
 /// detected by its magic bytes) or plain, in constant memory. Stage files, the library and the
 /// catalog dumps all go through it, so a line is split the same way whatever reads it.
 public enum LineReader {

@@ -3,7 +3,7 @@ import Foundation
 /// Runs a producer on a thread of its own, a bounded number of values ahead of the caller, who
 /// takes them in order with `next()`: every stage's reader inflates its input on one core while the
 /// stage works on the other (`ReadAhead`), and dedupe and merge decode records on one core while
-/// they resolve, fold and write on the other (issue 12: merge's decoding was a third of its time).
+/// they resolve, fold and write on the other (measured: decoding was a third of merge's time).
 ///
 /// At most `depth` values wait in the queue, so memory is bounded by `depth + 2` values (queued,
 /// being produced, being used). The producer's error reaches `next()` after every value it emitted

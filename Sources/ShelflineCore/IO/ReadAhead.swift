@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs a chunk producer (decompression) on its own thread while the caller consumes the chunks, so
-/// a stage inflates its input on one core while it works on the other (issue 12): a `Prefetcher`
+/// a stage inflates its input on one core while it works on the other: a `Prefetcher`
 /// of byte buffers, each copied into a buffer the consumer handed back, so a file of any size costs
 /// the same few allocations.
 ///

@@ -5,15 +5,15 @@ import Foundation
 /// and merge's first pass decide on and skips the rest (still checking its syntax), so a stage
 /// that adds an annotation can copy the line's bytes and append the member (`splice`).
 ///
-/// Why: each stage after parse decoded and re-encoded whole records with `JSONDecoder` and
-/// `JSONEncoder`, 4–20× slower than parse on the same rows (issue 12). A line this decoder does
+/// Why: decoding and re-encoding whole records with `JSONDecoder` and `JSONEncoder` in each stage
+/// after parse measured 4–20× slower than parse on the same rows. A line this decoder does
 /// not accept (any doubt: a wrong type, a missing key, bad syntax) goes to `JSONDecoder`, which
 /// either decodes it or gives the precise error; both give the same `BookRecord` for valid lines.
 ///
 /// Member names are matched as bytes (`JSONScanner.rawMembers`, a length test before any `memcmp`);
 /// a name with an escape that is no field sends the line to `JSONDecoder` (`skipUnknown`). Making
-/// every name a `String` and testing it against each `case` in turn was 2 % of the corpus-shaped
-/// import's CPU, most of it in dedupe (perf, issue 25).
+/// every name a `String` and testing it against each `case` in turn costs 2 % of the corpus-shaped
+/// import's CPU (measured), most of it in dedupe.
 public enum BookRecordScan {
     public enum Fields: Sendable { case identity, all }
 
@@ -55,7 +55,7 @@ public enum BookRecordScan {
             case "title": guard let value = s.string() else { return false }; title = value
             case "rowId": return s.string(into: &record.rowId)
             case "titleBase": return s.string(into: &record.titleBase)
-            case "seriesPosition": return s.string(into: &record.seriesPosition)  // identity (issue 21)
+            case "seriesPosition": return s.string(into: &record.seriesPosition)  // identity: the title key
             case "author": return s.string(into: &record.author)
             case "additionalAuthors": return s.strings(into: &record.additionalAuthors)
             case "isbn13": return s.string(into: &record.isbn13)

@@ -19,8 +19,8 @@ public struct JSONObjectWriter {
         return out
     }
 
-    /// Names are static strings, copied as bytes (appending a String's UTF-8 view went element by
-    /// element: 1 % of merge, perf, issue 12).
+    /// Names are static strings, copied as bytes (appending a String's UTF-8 view goes element by
+    /// element: measured at 1 % of merge).
     @inlinable
     public mutating func key(_ name: StaticString) {
         if !first { out.append(UInt8(ascii: ",")) }

@@ -1,13 +1,14 @@
 import Foundation
 
-// The record format's `shelfPositions` (issue 25). Goodreads' `Bookshelves with positions` nearly
-// always names the shelves of `Bookshelves`, in the same order, so a record writes only the
-// positions, aligned with `shelves`: `"shelfPositions":[267,38,null]` (null: that shelf has no
-// position). Measured on the 200,000-row corpus-shaped export: the object array
-// (`[{"position":267,"shelf":"g-before"},…]`) was 28 % of every record line (396 of 1,422 bytes),
-// repeating every shelf name; compact, 58 bytes (docs/parse.md has the stage figures). A list that does not line up with `shelves` (another count, order or name) keeps the object
-// array; readers take both shapes (a stage run by hand on an older run's files). The library's own
-// format (`LibraryBook`) keeps the object array.
+// The record format's `shelfPositions`. Goodreads' `Bookshelves with positions` nearly always
+// names the shelves of `Bookshelves`, in the same order, so a record writes only the positions,
+// aligned with `shelves`: `"shelfPositions":[267,38,null]` (null: that shelf has no position).
+// Measured on the 200,000-row corpus-shaped export: the object array
+// (`[{"position":267,"shelf":"g-before"},…]`) is 28 % of every record line (396 of 1,422 bytes),
+// repeating every shelf name; compact, 58 bytes (docs/parse.md has the stage figures). A list that
+// does not line up with `shelves` (another count, order or name) keeps the object array; readers
+// take both shapes (a stage run by hand on an older run's files). The library's own format
+// (`LibraryBook`) keeps the object array.
 extension ShelfPosition {
     /// The positions of `positions` when each names, byte for byte, the shelf at its index of
     /// `shelves` (the compact shape); nil when they do not line up.

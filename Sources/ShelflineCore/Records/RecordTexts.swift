@@ -4,10 +4,10 @@ import Foundation
 /// Parse's texts file: the `review` and `notes` of every record that has either, kept apart from
 /// the records (which say so with `textsApart`), and joined back by merge.
 ///
-/// Why (issue 25): reviews and notes were 47 % of the bytes of every intermediate file of a
-/// corpus-shaped import, and only merge reads them. Dedupe and lookup inflated, scanned,
-/// re-compressed and (the orchestrator) hashed them for nothing: dedupe took 0.82× and lookup
-/// 0.74× of their time once the records came without them (200,000 rows, alternating A/B).
+/// Why: reviews and notes are 47 % of the bytes of every intermediate file of a corpus-shaped
+/// import, and only merge reads them. Inside the records, dedupe and lookup would inflate, scan,
+/// re-compress and (the orchestrator) hash them for nothing: without them dedupe takes 0.82× and
+/// lookup 0.74× of the time (200,000 rows, alternating A/B; see docs/performance.md).
 ///
 /// The file sits beside parse's records (`path(besides:)`); parse's report names it with its
 /// SHA-256 and line count (`ParseReport.texts`), so merge joins the texts of the very parse that
@@ -17,8 +17,8 @@ import Foundation
 /// fields. The first three name the record's row as the record itself does (its provenance, which
 /// no later stage changes), so merge, taking each line for its record, also checks that both come
 /// from the same parse: another parse's texts, though the report naming them is right and their
-/// source lines coincide, differ there unless every row with texts sits at the same bytes (issue
-/// 36). Lines without them (parse algorithm version 4) are still read, by line alone.
+/// source lines coincide, differ there unless every row with texts sits at the same bytes.
+/// Lines without them (parse algorithm version 4) are still read, by line alone.
 public enum RecordTexts {
     /// Parse's unlisted output (`Stage.unlistedOutputs`, beside its records).
     public static let fileName = "texts.ndjson.gz"

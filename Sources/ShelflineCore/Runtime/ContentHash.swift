@@ -31,8 +31,8 @@ public enum ContentHash {
     /// file hashed and copied with one read where the copy's place depends on the hash.
     ///
     /// Each chunk is hashed and written at once, on two threads, while the next is read on a third
-    /// (`ReadAhead`): done in turn, the copy of a 201 MB export took 0.36 s before every new import's
-    /// first stage could start (issue 25). The hash is of the very bytes written: every thread reads
+    /// (`ReadAhead`): done in turn, the copy of a 201 MB export takes 0.36 s, and every new import's
+    /// first stage waits for it. The hash is of the very bytes written: every thread reads
     /// the same chunk. A sink that takes writes at offsets (`PositionalByteSink`: an `AtomicFile`)
     /// gets each half of a chunk from a thread of its own: writing into pages the kernel has not
     /// used lately was three quarters of the copy's time (a page-cache write of a 201 MB export,
@@ -90,7 +90,7 @@ public enum ContentHash {
 
     /// Calls `body` with the file's bytes, chunk by chunk.
     static func stream(_ path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        // Core's one plain reader: a FIFO or device would block `open`/`read` forever (issue 10),
+        // Core's one plain reader: a FIFO or device would block `open`/`read` forever,
         // so it refuses anything but a regular file (66).
         try PlainFileReader(path: path).forEachChunk(body)
     }

@@ -9,10 +9,10 @@ import Logging
 /// `LogfmtLogHandler`; a library user passes `Logfmt(logger:)` a `Logger` with their own handler.
 /// Values with spaces, quotes or `=` are quoted.
 ///
-/// swift-log was adopted rather than dropped (issue 24): it was already built and linked into
-/// every executable (Core declared it), so adopting it adds no start-up memory (`shelfline-parse
-/// --version`, peak RSS, see docs/ARCHITECTURE.md) and no build step; dropping it would save
-/// compiling its module once, 1.4 s of CPU (2.7 s wall, debug, load 6).
+/// Why swift-log rather than none: it is built and linked into every executable anyway (Core
+/// declares it), so using it adds no start-up memory (`shelfline-parse --version`, peak RSS, see
+/// docs/ARCHITECTURE.md) and no build step; dropping it would save only compiling its module once
+/// (about 1.4 s of CPU, debug).
 public struct Logfmt: Sendable {
     /// Where the lines go: its handler, level and metadata.
     public var logger: Logger

@@ -224,8 +224,8 @@ extension CatalogIndex {
                 // 64 MB (and a 128 MB limit) the 5M build peaked at 251 MB RSS, with 32 MB at 195 MB.
                 // The setting is kept in `search_config`; readers ignore it. The hash's memory counts
                 // against the soft heap limit, which is raised with it, or SQLite would evict the page
-                // cache the scan below reads through (a 32 MB hash under the 64 MB limit tripled this
-                // phase at 5M in stop 18).
+                // cache the scan below reads through (a 32 MB hash under the 64 MB limit triples this
+                // phase at 5M editions).
                 try database.execute(
                     """
                     CREATE VIRTUAL TABLE search USING fts5(title, authors, content='', columnsize=0, detail=column,

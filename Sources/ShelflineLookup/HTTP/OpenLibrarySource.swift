@@ -26,7 +26,7 @@ public struct OpenLibrarySource: HTTPMetadataSource {
         components.queryItems = [
             URLQueryItem(name: "bibkeys", value: isbns.map { "ISBN:\($0)" }.joined(separator: ",")),
             // `details` (not `data`): only the edition record names its work, so that editions of one
-            // work are one book whichever source found them (issue 14 §3).
+            // work are one book whichever source found them.
             URLQueryItem(name: "format", value: "json"), URLQueryItem(name: "jscmd", value: "details"),
         ]
         let answer = try await client.get(components.url!) { data in try Self.decodeBooks(data) }

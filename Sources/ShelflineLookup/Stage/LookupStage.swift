@@ -338,7 +338,7 @@ final class FinishedCounter: @unchecked Sendable {
 /// from `AnswerJSON` (the bytes `JSONEncoder.shelfline` gives; the same match twice in a row is written once).
 ///
 /// The members go after the record's own ones, not in sorted-key position: the record's bytes are
-/// copied, never re-encoded (issue 12). A line that already carries an answer is decoded whole and
+/// copied, never re-encoded. A line that already carries an answer is decoded whole and
 /// re-encoded instead, so no member appears twice.
 struct OutputLines {
     private var line: [UInt8] = []

@@ -8,7 +8,7 @@ import ShelflineCore
 /// What one cheap pass over the input tells the stage before it starts: the record count (for
 /// progress) and which source lines later duplicates point back to (whose answers must be kept),
 /// each with the input line of its last duplicate, after which its answer can be dropped: kept
-/// to the end, the answers grew with the import (issue 12: 2.8× the 200,000-row RSS at 2,000,000).
+/// to the end, the answers would grow with the import (measured: 2.8× the 200,000-row RSS at 2,000,000).
 struct InputSurvey {
     var records = 0
     /// Source line of a first row → the input (NDJSON) line of the last duplicate pointing at it.

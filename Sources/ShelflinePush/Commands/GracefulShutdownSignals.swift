@@ -6,9 +6,10 @@ import Dispatch
 
 /// Signals trapped (their default action no longer kills the process) and handed to `onSignal` on a
 /// Dispatch queue: `serve`'s graceful shutdown on SIGTERM and SIGINT (stop accepting, finish the
-/// requests in flight, exit 0), `watch`'s stop on SIGTERM. swift-service-lifecycle's `ServiceGroup` did this until issue 24's build-time
-/// figures: it compiled AsyncAlgorithms, ServiceLifecycle and UnixSignals for this alone, 19 CPU s
-/// of a fresh release build and 8 of a debug one (measured by compiler invocation on this 2-core machine).
+/// requests in flight, exit 0), `watch`'s stop on SIGTERM. Not swift-service-lifecycle's
+/// `ServiceGroup`: it compiles AsyncAlgorithms, ServiceLifecycle and UnixSignals for this alone,
+/// 19 CPU s of a fresh release build and 8 of a debug one (measured per compiler invocation on a
+/// 2-core machine; see docs/performance.md).
 final class GracefulShutdownSignals {
     private let sources: [any DispatchSourceSignal]
 

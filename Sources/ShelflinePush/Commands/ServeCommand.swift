@@ -8,7 +8,7 @@ import ShelflineStageCLI
     import Glibc
 #endif
 
-/// `shelfline-push serve`: the app's HTTP door to the registry (issue 27).
+/// `shelfline-push serve`: the app's HTTP door to the registry.
 public struct ServeCommand: PushSubcommand {
     public static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -74,7 +74,7 @@ public struct ServeCommand: PushSubcommand {
     }
 
     /// Each number option's documented range (docs/push.md): a duration beyond it would overflow
-    /// the nanoseconds a timer takes (issue 36: `--idle-timeout inf` died at the first connection).
+    /// the nanoseconds a timer takes (`--idle-timeout inf` would crash at the first connection).
     static let ranges: [(name: String, range: ConfigLimits.Range)] = [
         ("--rate-burst", .within(1, 1_000_000)),
         ("--rate-per-second", .within(0.001, 1_000_000)),

@@ -43,7 +43,7 @@ public struct WatchCommand: PushSubcommand {
                 expected: "required to push: keyFile, keyId, teamId, bundleId (docs/push.md)")
         }
         // A pass waits for an answer as long as `send` would: one that comes late is a delivery,
-        // and a start sent again would open a second Live Activity (issue 36).
+        // and a start sent again would open a second Live Activity.
         let settings = try PushSettings(apns, configPath: context.configPath)
         let key = try settings.loadSigningKey()
         let stop = WatchStop()

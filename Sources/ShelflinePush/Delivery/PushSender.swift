@@ -69,7 +69,7 @@ public struct PushSender: Sendable {
             }
             let due = entries.filter { $0.fits(registration.kind) }
             // An import's phone shows one state: only the newest is due, never a backlog of
-            // progress before it (issue 36: the final send replayed every update, then the end).
+            // progress before it (a final send would replay every update, then the end).
             return Plan(
                 registration: registration, entries: registration.activity == .import ? Array(due.suffix(1)) : due,
                 last: last, current: cursor)
@@ -136,7 +136,7 @@ public struct PushSender: Sendable {
     /// `unconfirmed`: the request was written but no answer came; APNs may have delivered it.
     enum Outcome { case delivered, dropped, rejected, deferred, unconfirmed }
 
-    /// A `start` or `end` is given at most once (issue 36): a second `start` opens a second Live
+    /// A `start` or `end` is given at most once: a second `start` opens a second Live
     /// Activity on the phone. Its cursor is recorded before it is sent and taken back only when
     /// it certainly was not delivered (never written, or APNs answered 429/5xx/403).
     static func atMostOnce(_ entry: FeedEntry) -> Bool { entry.event != .update }

@@ -130,7 +130,7 @@ public struct PushSettings: Sendable {
     }
 
     /// Refuses a private file that group or others may read or write, or another user owns
-    /// (`devices.json`, issue 36; the key file has its own message). Absent: nothing to check.
+    /// (`devices.json`; the key file has its own message). Absent: nothing to check.
     public static func checkPrivate(_ path: String) throws {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }

@@ -102,7 +102,7 @@ public struct Outbox: Codable, Sendable, Equatable {
 /// Commands hold `withLock` around each read-modify-write, so `register` never races a `send`; a
 /// sender (`send`, a `watch` pass) holds `withSendLock` for its run and takes `withLock` only to
 /// read its plan, append to the journal and compact it, never while waiting for APNs, so a `PUT`
-/// through `serve` never waits behind a slow APNs (issue 36).
+/// through `serve` never waits behind a slow APNs.
 public struct PushStore: Sendable {
     /// The version these files are written with; a newer one is refused, not misread.
     public static let formatVersion = 1

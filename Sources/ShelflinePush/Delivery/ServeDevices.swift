@@ -11,7 +11,7 @@ public struct Device: Codable, Sendable, Equatable {
     /// Unix seconds.
     public var addedAt: Int
 
-    /// What owns the tokens this device registers: never reused, unlike the name (issue 36: after
+    /// What owns the tokens this device registers: never reused, unlike the name (else, after
     /// `devices remove bob` and `devices add bob`, the new secret could delete the old bob's
     /// tokens). Derived from the digest of a secret drawn at random for this device alone.
     public var id: String { String(secretSHA256.prefix(32)) }

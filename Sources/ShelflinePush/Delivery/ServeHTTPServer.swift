@@ -55,8 +55,8 @@ public final class ServeHTTPServer: Sendable {
                         IdleStateHandler(readTimeout: Self.amount(router.limits.idleTimeoutSeconds)))
                     if let tls {
                         try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
-                        // The request timeout covers the handshake too (issue 36: a ClientHello sent a
-                        // byte every 10 s held its connection for good).
+                        // The request timeout covers the handshake too (else a ClientHello sent a
+                        // byte every 10 s holds its connection for good).
                         try child.pipeline.syncOperations.addHandler(
                             HandshakeDeadline(timeout: Self.amount(router.limits.requestTimeoutSeconds)))
                     }
@@ -291,7 +291,7 @@ final class RequestPhaseTracker: ChannelDuplexHandler {
 
 /// A request the HTTP decoder cannot parse (HTTP/0.9, a broken head) is answered 400 once and its
 /// connection closed. NIO's `HTTPServerProtocolErrorHandler` answers every parse error, and the
-/// decoder reports one per read until the close lands: an HTTP/0.9 request got two 400s (issue 36).
+/// decoder reports one per read until the close lands: an HTTP/0.9 request would get two 400s.
 final class BadRequestOnce: ChannelDuplexHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -359,7 +359,7 @@ final class HandshakeDeadline: ChannelInboundHandler {
 
 /// The open connections and whether each is in a request, for `shutdown`; at most `limit` open:
 /// the oldest idle one (between requests, or not yet in one) is closed to make room, and when every
-/// one is in a request the newcomer is (issue 36: 20,400 stalled handshakes used every descriptor).
+/// one is in a request the newcomer is (else stalled handshakes, 20,400 of them, use every descriptor).
 final class Connections: @unchecked Sendable {
     private let lock = NSLock()
     private var channels: [Int: (channel: any Channel, busy: Bool)] = [:]
