@@ -30,9 +30,20 @@ import Testing
         let scratch = cron.workspace + "/library/.rebuild-\(process.processIdentifier)"
         // A bound for a loaded machine, not a measured time.
         try #require(
-            waitUntil(timeout: 120) { FileManager.default.fileExists(atPath: scratch + "/library/library.ndjson.gz") },
+            waitUntil(watching: [cron.workspace + "/library"]) {
+                FileManager.default.fileExists(atPath: scratch + "/library/library.ndjson.gz")
+            },
             "the rebuild never merged into \(scratch)")
         return (cron, process, scratch, lock)
+    }
+
+    /// Whether `signal` sent to the process `pid` waits to be delivered (`ShdPnd` in its status).
+    static func signalPending(_ signal: Int32, in pid: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("ShdPnd:") }),
+            let mask = UInt64(line.dropFirst("ShdPnd:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << UInt64(signal - 1)) != 0
     }
 
     func library(_ cron: Cron) throws -> Data {
@@ -43,6 +54,11 @@ import Testing
         let (cron, process, scratch, lock) = try rebuildWaitingForTheLock()
         let before = try library(cron)
         kill(process.processIdentifier, SIGTERM)
+        // The lock is let go only once the signal was taken (its handler ran): a signal still
+        // pending when the rebuild gets the lock would be a rebuild stopped after it published.
+        try #require(
+            waitUntil(recheckingEvery: 0.01) { !Self.signalPending(SIGTERM, in: process.processIdentifier) },
+            "SIGTERM never reached the rebuild")
         close(lock)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 75)
