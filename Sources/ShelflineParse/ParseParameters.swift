@@ -1,10 +1,5 @@
 import ShelflineCore
 
-/// Which export format to read: detected from the header, or forced.
-public enum FormatChoice: String, Codable, Sendable, CaseIterable {
-    case auto, goodreads, storygraph, librarything, generic
-}
-
 /// The parse stage's `parameters` object in `pipeline.json`. Every key is optional: `{}` works.
 ///
 /// ```json

@@ -104,8 +104,8 @@ public struct ParseStage {
         } else {
             (header, headerOffset, headerLength) = (firstCells, row.byteOffset, row.byteLength)
         }
-        let (map, listSeparator) = try recognise(header: header, firstRow: firstCells)
-        let builder = RecordBuilder(map: map, listSeparator: listSeparator)
+        let (format, map, listSeparator) = try recognise(header: header, firstRow: firstCells)
+        let builder = RecordBuilder(format: format, map: map, listSeparator: listSeparator)
 
         // Outputs: all created before any row is read, all published at the end.
         let output = try NDJSONWriter<BookRecord>(path: job.output)
@@ -201,15 +201,17 @@ public struct ParseStage {
     /// for rows of `fieldCount` fields.
     func headerlessColumns(fieldCount: Int) throws -> [String] {
         let choice = job.format ?? job.parameters.format
-        guard let format = SourceFormat(rawValue: choice.rawValue), HeaderlessExport.formats.contains(format) else {
+        let known = ImportFormats.all.filter { !$0.headerlessColumns.isEmpty }
+        guard case .format(let name) = choice, let format = known.first(where: { $0.name == name }) else {
             throw UsageError(
-                "--no-header needs --format goodreads or --format storygraph (their column orders are known); "
-                    + "got '\(choice.rawValue)'")
+                "--no-header needs "
+                    + known.map { "--format \($0.name.rawValue)" }.joined(separator: " or ")
+                    + " (their column orders are known); got '\(choice.rawValue)'")
         }
-        guard let header = HeaderlessExport.header(for: format, fieldCount: fieldCount) else {
-            let widths = format == .goodreads ? "24 or 31" : "\(HeaderlessExport.storygraph.count)"
+        guard let header = format.headerlessHeader(fieldCount: fieldCount) else {
+            let widths = format.headerlessColumns.map { "\($0.count)" }.joined(separator: " or ")
             throw ParseError.headerlessMismatch(
-                path: job.input, reason: "the first row has \(fieldCount) fields; \(format.rawValue) exports have \(widths)")
+                path: job.input, reason: "the first row has \(fieldCount) fields; \(name.rawValue) exports have \(widths)")
         }
         return header
     }
@@ -230,41 +232,40 @@ public struct ParseStage {
     /// The column map for `header` under the chosen format, or the error a user can act on. When
     /// no format matches and `firstRow` looks like a known export's data row, the error suggests
     /// reading the file with `--no-header`.
-    func recognise(header: [String], firstRow: [String] = []) throws -> (ColumnMap, Character) {
+    func recognise(header: [String], firstRow: [String] = []) throws -> (any ImportFormat, ColumnMap, Character) {
         do {
             return try recogniseHeader(header)
         } catch let error as ParseError {
             let noHeader = job.noHeader ?? job.parameters.noHeader
-            if !noHeader, let format = HeaderlessExport.format(ofDataRow: firstRow) {
+            if !noHeader, let format = ImportFormats.all.first(where: { $0.looksLikeDataRow(firstRow) }) {
                 throw ParseError.headerMissing(
-                    path: job.input, format: format, fields: firstRow.count,
-                    command: headerlessCommand(format))
+                    path: job.input, format: format.name, fields: firstRow.count,
+                    command: headerlessCommand(format.name))
             }
             throw error
         }
     }
 
-    private func recogniseHeader(_ header: [String]) throws -> (ColumnMap, Character) {
+    private func recogniseHeader(_ header: [String]) throws -> (any ImportFormat, ColumnMap, Character) {
         let keys = header.map(ExportSchema.key)
-        let choice = job.format ?? job.parameters.format
-        let separator = job.parameters.generic?.listSeparator.first ?? ","
-        switch choice {
+        let parameters = job.parameters
+        switch job.format ?? parameters.format {
         case .auto:
-            for schema in ExportSchema.builtIn {
-                if let map = schema.resolve(header: keys) { return (map, ",") }
-            }
-            if let generic = job.parameters.generic, let map = generic.schema.resolve(header: keys) {
-                return (map, separator)
+            for format in ImportFormats.all where format.detected(with: parameters) {
+                if let map = format.schema(parameters).resolve(header: keys) {
+                    return (format, map, format.listSeparator(parameters))
+                }
             }
             throw ParseError.unrecognisedHeader(path: job.input, found: header, expected: expectedHeaders())
-        case .generic:
-            let schema = (job.parameters.generic ?? GenericMapping()).schema
-            if let map = schema.resolve(header: keys) { return (map, separator) }
-            throw ParseError.headerMismatch(path: job.input, format: "generic (as mapped)", missing: missing(schema, keys))
-        case .goodreads, .storygraph, .librarything:
-            let schema = ExportSchema.schema(for: SourceFormat(rawValue: choice.rawValue)!)!
-            if let map = schema.resolve(header: keys) { return (map, ",") }
-            throw ParseError.headerMismatch(path: job.input, format: choice.rawValue, missing: missing(schema, keys))
+        case .format(let name):
+            guard let format = ImportFormats.named(name) else {
+                throw UsageError(
+                    "unknown format '\(name.rawValue)'; expected one of \(FormatChoice.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
+            }
+            let schema = format.schema(parameters)
+            if let map = schema.resolve(header: keys) { return (format, map, format.listSeparator(parameters)) }
+            throw ParseError.headerMismatch(path: job.input, format: format.headerName, missing: missing(schema, keys))
         }
     }
 
@@ -274,11 +275,9 @@ public struct ParseStage {
     }
 
     private func expectedHeaders() -> [String] {
-        var expected = ExportSchema.builtIn.map { "\($0.format.rawValue) (\($0.expectedHeaders))" }
-        if let generic = job.parameters.generic {
-            expected.append("generic as configured (\(generic.schema.expectedHeaders))")
+        ImportFormats.all.filter { $0.detected(with: job.parameters) }.map { format in
+            "\(format.headerName) (\(format.schema(job.parameters).expectedHeaders))"
         }
-        return expected
     }
 
     /// Tab when the header line has more tabs than commas outside quotes, else comma.

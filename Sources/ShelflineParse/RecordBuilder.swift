@@ -3,11 +3,13 @@ import ShelflineCore
 /// Turns one data row of a known export into a `BookRecord`, applying the normalisation rules.
 ///
 /// Every rule lives in a small type under `Normalise/`; this type only knows which column feeds
-/// which rule, and the few places where formats differ (LibraryThing's `Last, First` authors and
-/// shelf derived from its read date, StoryGraph's author list).
-public struct RecordBuilder {
-    public let map: ColumnMap
+/// which rule; where formats differ (how authors are written, a shelf derived from read dates) it
+/// asks the format (`ImportFormat`).
+struct RecordBuilder {
+    let map: ColumnMap
     let listSeparator: Character
+    // The format's choices, looked up once per file.
+    private let authorCell: AuthorCell, coauthorCell: CoauthorCell, acceptsShortRows: Bool, shelfFromReadDates: Bool
     // Column positions, looked up once per file.
     private let id, title, author, additionalAuthors, isbn, isbn13, isbnList, asin, publisher, publication: Int?
     private let binding, pages, year, originalYear, rating, shelf, shelves, dateAdded, dateStarted, dateRead: Int?
@@ -16,9 +18,13 @@ public struct RecordBuilder {
     private let verbatimColumns: [(WritableKeyPath<ParsedRecord, FieldText?>, Int)]
     private let shelfPositions, spoiler, moods: Int?
 
-    public init(map: ColumnMap, listSeparator: Character = ",") {
+    init(format: any ImportFormat, map: ColumnMap, listSeparator: Character = ",") {
         self.map = map
         self.listSeparator = listSeparator
+        authorCell = format.authorCell
+        coauthorCell = format.coauthorCell
+        acceptsShortRows = format.acceptsShortRows
+        shelfFromReadDates = format.shelfFromReadDates
         id = map[.id]
         title = map[.title]
         author = map[.author]
@@ -84,7 +90,7 @@ public struct RecordBuilder {
         }
         // Known exports write every column on every row, so a short row there means damage. Hand-made
         // CSVs (generic) often leave trailing empty cells out: there missing cells read as empty.
-        let shortAllowed = map.format == .generic && row.count < map.columnCount
+        let shortAllowed = acceptsShortRows && row.count < map.columnCount
         if row.count > map.columnCount && Self.extraFieldsAreEmpty(row, after: map.columnCount) {
             extraEmptyFields += 1
         } else if row.count != map.columnCount && !shortAllowed {
@@ -126,22 +132,25 @@ public struct RecordBuilder {
         // Authors.
         var coauthors: [FieldText] = []
         if let range = cells.range(author) {
-            if format == .storygraph {
+            switch authorCell {
+            case .list:
                 var names = PersonName.list(cells.string(range)).map(FieldText.string)
                 if !names.isEmpty { record.author = names.removeFirst() }
                 coauthors = names
-            } else if format == .librarything {
+            case .invertedName:
                 record.author = .string(PersonName.uninverted(PersonName.collapse(cells.string(range))))
-            } else {
+            case .name:
                 record.author = cells.collapsedName(range)
             }
         }
         if let range = cells.range(additionalAuthors) {
-            if format == .librarything {
-                coauthors += PersonName.list(cells.string(range), separator: "|").map { .string(PersonName.uninverted($0)) }
-            } else {
-                let separator = format == .generic ? listSeparator.asciiValue ?? UInt8(ascii: ",") : UInt8(ascii: ",")
-                for piece in CellBytes.splitTrimmed(cells.bytes, range, separator) {
+            switch coauthorCell {
+            case .invertedList(let separator):
+                coauthors += PersonName.list(cells.string(range), separator: separator).map {
+                    .string(PersonName.uninverted($0))
+                }
+            case .list:
+                for piece in CellBytes.splitTrimmed(cells.bytes, range, listSeparator.asciiValue ?? UInt8(ascii: ",")) {
                     let name = cells.collapsedName(piece)
                     if name != .string("") { coauthors.append(name) }
                 }
@@ -190,8 +199,7 @@ public struct RecordBuilder {
         // Reader.
         record.rating = cells.range(rating).flatMap { CellValue.rating(bytes: cells.bytes($0)) }
         if let range = cells.range(shelves) {
-            let separator = format == .generic ? listSeparator.asciiValue ?? UInt8(ascii: ",") : UInt8(ascii: ",")
-            let pieces = CellBytes.splitTrimmed(cells.bytes, range, separator)
+            let pieces = CellBytes.splitTrimmed(cells.bytes, range, listSeparator.asciiValue ?? UInt8(ascii: ","))
             if !pieces.isEmpty { record.shelves = pieces.map(FieldText.cell) }
         }
         record.dateAdded = cells.range(dateAdded).flatMap { ExportDate.normalise(bytes: cells.bytes($0)) }
@@ -210,10 +218,10 @@ public struct RecordBuilder {
         record.readCount = cells.range(readCount).flatMap { CellValue.count(bytes: cells.bytes($0)) }
         if let range = cells.range(shelf) {
             record.shelf = cells.shelfName(range)
-        } else if format == .librarything, reads.contains(where: { $0.end != nil }) {
-            // LibraryThing has no reading state; a read date says the book was read.
+        } else if shelfFromReadDates, reads.contains(where: { $0.end != nil }) {
+            // The format has no reading state; a read date says the book was read.
             record.shelf = .string(ShelfName.read)
-        } else if format == .librarything, reads.contains(where: { $0.start != nil }) {
+        } else if shelfFromReadDates, reads.contains(where: { $0.start != nil }) {
             record.shelf = .string(ShelfName.currentlyReading)
         }
         record.review = cells.verbatim(review)

@@ -11,12 +11,12 @@ public struct ParseCommand: PipelineStageCommand {
 
     public static let configuration = CommandConfiguration(
         commandName: "shelfline-parse",
-        abstract: "Parse a Goodreads, StoryGraph or LibraryThing export (or a mapped CSV) into gzip NDJSON records.",
+        abstract: "Parse an export (\(FormatChoice.readableNames)) into gzip NDJSON records.",
         discussion: helpDiscussion(
             """
             Reads INPUT, a CSV or TSV export (UTF-8 with or without BOM; Latin-1/CP1252 bytes are repaired \
-            per field). The format is recognised from header names (Goodreads, StoryGraph, LibraryThing, or \
-            the generic column mapping in pipeline.json's parse parameters).
+            per field). The format is recognised from header names (\(FormatChoice.readableNames); the \
+            column mapping is pipeline.json's parse parameter `generic`).
 
             Writes OUTPUT (one BookRecord per line, gzip), REJECTS (rows that could not be parsed, with \
             line and reason) and REPORT (rowsRead = rowsWritten + rowsRejected). All are published \
@@ -41,7 +41,7 @@ public struct ParseCommand: PipelineStageCommand {
     @Option(name: .stageFile(.report, of: ParseStage.description), help: "Report file to write (JSON).")
     public var report: String?
 
-    @Option(help: "Export format: auto (detect from the header), goodreads, storygraph, librarything, generic.")
+    @Option(help: ArgumentHelp(FormatChoice.help))
     public var format: FormatChoice?
 
     @Flag(

@@ -142,7 +142,7 @@ let goodreadsHeader31 =
         // Without a mapping, auto does not guess.
         #expect(StageRun(csv).error is ParseError)
         // A configured column that is missing is named.
-        let missing = StageRun("title,author\nA,B\n", format: .generic, parameters: parameters)
+        let missing = StageRun("title,author\nA,B\n", format: .format(.generic), parameters: parameters)
         #expect("\(missing.error.map { "\($0)" } ?? "")".contains("isbn13"))
     }
 
