@@ -24,6 +24,8 @@ public struct ParseStage {
         public var format: FormatChoice?
         /// `--no-header` (true), overriding `parameters.noHeader` when given.
         public var noHeader: Bool?
+        /// `--columns`: read the file as a generic spreadsheet with this mapping.
+        public var columns: GenericMapping?
         public var parameters: ParseParameters
         /// Rows longer than this are rejected as `row larger than N bytes` (documented: 8 MiB).
         /// Only tests and the fuzz targets lower it, to reach that path with small inputs.
@@ -31,7 +33,8 @@ public struct ParseStage {
 
         public init(
             input: String, output: String, rejects: String? = nil, report: String? = nil,
-            format: FormatChoice? = nil, noHeader: Bool? = nil, parameters: ParseParameters = ParseParameters()
+            format: FormatChoice? = nil, noHeader: Bool? = nil, parameters: ParseParameters = ParseParameters(),
+            columns: GenericMapping? = nil
         ) {
             self.input = input
             self.output = output
@@ -40,6 +43,7 @@ public struct ParseStage {
             self.format = format
             self.noHeader = noHeader
             self.parameters = parameters
+            self.columns = columns
         }
     }
 
@@ -85,7 +89,7 @@ public struct ParseStage {
         let noHeader = job.noHeader ?? job.parameters.noHeader
         if row.malformation != nil && !noHeader {
             let found = [TextRepair.decode(firstLine).text]
-            throw ParseError.unrecognisedHeader(path: path, found: found, expected: expectedHeaders())
+            throw ParseError.unrecognisedHeader(path: path, found: found, expected: expectedHeaders(), suggestion: nil)
         }
         var headerRepaired = 0
         let firstCells = (0..<row.count).map { index -> String in
@@ -173,7 +177,8 @@ public struct ParseStage {
             headerByteOffset: headerOffset, headerByteLength: headerLength, rowsRead: rowsRead,
             rowsWritten: rowsWritten, rowsRejected: rowsRejected, fieldsRepaired: fieldsRepaired,
             rowsWithEmptyExtraFields: extraEmptyFields > 0 ? extraEmptyFields : nil,
-            nulBytesDropped: nulBytes > 0 ? nulBytes : nil, nulByteLines: nulBytes > 0 ? nulLines : nil, texts: textsReference)
+            nulBytesDropped: nulBytes > 0 ? nulBytes : nil, nulByteLines: nulBytes > 0 ? nulLines : nil, texts: textsReference,
+            notCarried: Self.notCarried(header: header, by: format))
         log.event([
             "stage": "parse", "input": path, "format": map.format.rawValue, "rows_read": rowsRead,
             "rows_written": rowsWritten, "rows_rejected": rowsRejected, "fields_repaired": fieldsRepaired,
@@ -185,6 +190,13 @@ public struct ParseStage {
             ])
         }
         return report
+    }
+
+    /// The header's columns `format` cannot carry, as `column: why`; nil when none.
+    static func notCarried(header: [String], by format: any ImportFormat) -> [String]? {
+        let reasons = format.cannotCarry
+        let said = header.compactMap { name in reasons[ExportSchema.key(name)].map { "\(name): \($0)" } }
+        return said.isEmpty ? nil : said
     }
 
     /// `path` as the report at `report` names it: relative to the report's directory when it lies
@@ -248,15 +260,20 @@ public struct ParseStage {
 
     private func recogniseHeader(_ header: [String]) throws -> (any ImportFormat, ColumnMap, Character) {
         let keys = header.map(ExportSchema.key)
-        let parameters = job.parameters
-        switch job.format ?? parameters.format {
+        var parameters = job.parameters, choice = job.format ?? parameters.format
+        if let columns = job.columns {
+            parameters.generic = columns
+            if job.format == nil { choice = .format(.generic) }
+        }
+        switch choice {
         case .auto:
             for format in ImportFormats.all where format.detected(with: parameters) {
                 if let map = format.schema(parameters).resolve(header: keys) {
                     return (format, map, format.listSeparator(parameters))
                 }
             }
-            throw ParseError.unrecognisedHeader(path: job.input, found: header, expected: expectedHeaders())
+            throw ParseError.unrecognisedHeader(
+                path: job.input, found: header, expected: expectedHeaders(), suggestion: HeaderSuggestion(header: header).text)
         case .format(let name):
             guard let format = ImportFormats.named(name) else {
                 throw UsageError(
@@ -265,7 +282,7 @@ public struct ParseStage {
             }
             let schema = format.schema(parameters)
             if let map = schema.resolve(header: keys) { return (format, map, format.listSeparator(parameters)) }
-            throw ParseError.headerMismatch(path: job.input, format: format.headerName, missing: missing(schema, keys))
+            throw ParseError.headerMismatch(path: job.input, format: format.name.rawValue, missing: missing(schema, keys))
         }
     }
 
@@ -276,7 +293,7 @@ public struct ParseStage {
 
     private func expectedHeaders() -> [String] {
         ImportFormats.all.filter { $0.detected(with: job.parameters) }.map { format in
-            "\(format.headerName) (\(format.schema(job.parameters).expectedHeaders))"
+            "\(format.name.rawValue) (\(format.schema(job.parameters).expectedHeaders))"
         }
     }
 

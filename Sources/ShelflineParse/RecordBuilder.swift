@@ -10,6 +10,9 @@ struct RecordBuilder {
     let listSeparator: Character
     // The format's choices, looked up once per file.
     private let authorCell: AuthorCell, coauthorCell: CoauthorCell, acceptsShortRows: Bool, shelfFromReadDates: Bool
+    private let format: any ImportFormat
+    /// Whether the format reads cells of its own (then `readOwnCells` runs for every row).
+    private let readsOwnCells: Bool, titleFromOwnCells: Bool
     // Column positions, looked up once per file.
     private let id, title, author, additionalAuthors, isbn, isbn13, isbnList, asin, publisher, publication: Int?
     private let binding, pages, year, originalYear, rating, shelf, shelves, dateAdded, dateStarted, dateRead: Int?
@@ -25,6 +28,9 @@ struct RecordBuilder {
         coauthorCell = format.coauthorCell
         acceptsShortRows = format.acceptsShortRows
         shelfFromReadDates = format.shelfFromReadDates
+        self.format = format
+        readsOwnCells = !map.own.isEmpty
+        titleFromOwnCells = format.titleFromOwnCells
         id = map[.id]
         title = map[.title]
         author = map[.author]
@@ -115,15 +121,16 @@ struct RecordBuilder {
 
     /// `build` once every cell of `row` is valid UTF-8.
     private func build(_ cells: RowCells, _ row: DelimitedRow, into record: inout ParsedRecord) -> Rejection? {
-        guard let titleRange = cells.range(title) else {
+        let titleRange = cells.range(title)
+        guard titleRange != nil || titleFromOwnCells else {
             return Rejection(reason: "empty title")
         }
         let format = map.format
         record = ParsedRecord(
             cells: row.storage, format: format, line: row.line, byteOffset: row.byteOffset,
-            byteLength: row.byteLength, title: .cell(titleRange))
+            byteLength: row.byteLength, title: titleRange.map(FieldText.cell) ?? .string(""))
         record.rowId = cells[id]
-        if let parts = SeriesTitle.ranges(in: cells.bytes, title: titleRange) {
+        if let titleRange, let parts = SeriesTitle.ranges(in: cells.bytes, title: titleRange) {
             record.titleBase = .cell(parts.base)
             record.series = .cell(parts.series)
             record.seriesPosition = .cell(parts.position)
@@ -170,22 +177,7 @@ struct RecordBuilder {
         }
         if let range = cells.range(asin) { identifiers.append(ISBN.classify(bytes: cells.bytes(range))) }
         if !identifiers.isEmpty {
-            let resolved = ISBN.resolve(identifiers)
-            record.isbn13 = resolved.isbn13
-            record.isbn10 = resolved.isbn10
-            // An ISBN or ISBN-13 cell the record's ISBNs do not show is kept as written, so exports
-            // give it back: a check digit that fails, even beside a valid cell (Goodreads writes
-            // `="0385535151"` beside `="9780385535151"`), or another edition's ISBN-10 beside the
-            // ISBN-13. Never an identifier. A list's odd item only when nothing else was valid.
-            record.isbnRaw =
-                identifiers.prefix(cellIdentifiers).lazy.compactMap { cell -> String? in
-                    switch cell {
-                    case .invalid(let raw): raw
-                    case .isbn10(let value) where ISBN.thirteen(from: value) != resolved.isbn13: value
-                    default: nil
-                    }
-                }.first ?? resolved.raw
-            record.asin = resolved.asin
+            record.setISBNs(identifiers, cellIdentifiers: cellIdentifiers)
         }
 
         // Edition.
@@ -251,6 +243,9 @@ struct RecordBuilder {
         }
         for (path, column) in verbatimColumns {
             record[keyPath: path] = cells[column]
+        }
+        if readsOwnCells, let reason = self.format.readOwnCells(OwnCells(cells: cells, positions: map.own), into: &record) {
+            return Rejection(reason: reason)
         }
         return nil
     }

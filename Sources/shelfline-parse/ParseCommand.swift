@@ -24,6 +24,10 @@ public struct ParseCommand: PipelineStageCommand {
             maxRejectedShare (default 0.1) and at least minRejectedRows (default 10) rows were rejected; \
             the outputs are still written then. An output that is the input or another output is exit 64; \
             an output or input that is not a regular file (FIFO, device) is exit 73 / 66. See docs/parse.md.
+
+            Any spreadsheet: --columns FIELD=HEADER,… names its columns (or "columns" in the parse \
+            parameters). Fields: \(GenericMapping.fieldNames). Dates: yyyy-mm-dd, yyyy/mm/dd or \
+            mm/dd/yyyy, a time after them ignored. Ratings: stars 0–5 (0 is unrated).
             """),
         version: shelflineVersion)
 
@@ -50,11 +54,18 @@ public struct ParseCommand: PipelineStageCommand {
     )
     public var noHeader = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Read any spreadsheet by naming its columns: FIELD=HEADER,… (e.g. title=Name,author=Writer,isbn=ISBN,rating=Stars,shelf=Status,added=Added,finished=Finished).",
+            valueName: "FIELD=HEADER,…"))
+    public var columns: String?
+
     public init() {}
 
     public func job(context: StageContext) throws -> StageJob<ParseStage.Arguments> {
         StageJob(
             inputs: [.export: input], outputs: [.records: output, .rejects: rejects, .report: report].compactMapValues { $0 },
-            arguments: ParseStage.Arguments(format: format, noHeader: noHeader ? true : nil))
+            arguments: ParseStage.Arguments(
+                format: format, noHeader: noHeader ? true : nil, columns: try columns.map(GenericMapping.init(argument:))))
     }
 }

@@ -30,6 +30,8 @@ public struct ExportSchema: Sendable {
     public var signature: [[String]]
     /// For each role, the header names that may hold it, best first.
     public var columns: [ColumnRole: [String]]
+    /// The columns only the format reads (`ImportFormat.readOwnCells`), each as its header names.
+    public var own: [[String]] = []
 
     /// The header names a user should see in an error: the signature, in export spelling.
     public var expectedHeaders: String {
@@ -57,6 +59,7 @@ public struct ExportSchema: Sendable {
         for (role, names) in columns {
             if let position = names.lazy.compactMap({ index[$0] }).first { map[role] = position }
         }
+        map.own = own.map { names in names.lazy.compactMap { index[$0] }.first }
         return map
     }
 }
@@ -65,6 +68,8 @@ public struct ExportSchema: Sendable {
 public struct ColumnMap: Sendable, Equatable {
     public var format: SourceFormat
     public var columnCount: Int
+    /// The position of each of the schema's `own` columns (nil: not in this file).
+    public var own: [Int?] = []
     private var positions: [Int]
 
     public init(format: SourceFormat, columnCount: Int) {

@@ -13,14 +13,13 @@ protocol ImportFormat: Sendable {
     var summary: String { get }
     /// The header names that identify the format and the columns it reads, under `parameters`.
     func schema(_ parameters: ParseParameters) -> ExportSchema
-    /// How errors about its header name it (`goodreads`, `generic (as mapped)`).
-    var headerName: String { get }
     /// The separator of its list cells (additional authors, shelves).
     func listSeparator(_ parameters: ParseParameters) -> Character
-    /// Whether `--format auto` tries it (a mapped CSV only when a mapping is configured).
+    /// Whether `--format auto` tries it (default: always).
     func detected(with parameters: ParseParameters) -> Bool
-    /// What the library cannot hold from this format, said in the parse report.
-    var cannotCarry: [String] { get }
+    /// The columns whose content the library cannot hold (header key → why), said in the parse
+    /// report when the file has them.
+    var cannotCarry: [String: String] { get }
     /// The column orders of its exports, for files whose header row was lost (empty: unknown).
     var headerlessColumns: [[String]] { get }
     /// Whether `cells` look like one of its data rows (a file whose header row was lost).
@@ -32,6 +31,11 @@ protocol ImportFormat: Sendable {
     /// Rows with fewer cells than the header read the missing ones as empty (hand-made CSVs);
     /// otherwise a short row is damage and is rejected.
     var acceptsShortRows: Bool { get }
+    /// Reads the cells only this format has (`ExportSchema.own`, in that order) into `record`,
+    /// after the shared rules filled it; returns why the row is not imported, or nil.
+    func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String?
+    /// The file has no title column: `readOwnCells` names the book instead.
+    var titleFromOwnCells: Bool { get }
     /// The format has no reading state: a read date says read, a start date currently reading.
     var shelfFromReadDates: Bool { get }
 }
@@ -56,9 +60,10 @@ enum CoauthorCell: Sendable {
 
 extension ImportFormat {
     func detected(with parameters: ParseParameters) -> Bool { true }
-    var headerName: String { name.rawValue }
     func listSeparator(_ parameters: ParseParameters) -> Character { "," }
-    var cannotCarry: [String] { [] }
+    var cannotCarry: [String: String] { [:] }
+    func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String? { nil }
+    var titleFromOwnCells: Bool { false }
     var headerlessColumns: [[String]] { [] }
     func looksLikeDataRow(_ cells: [String]) -> Bool { false }
     var authorCell: AuthorCell { .name }
@@ -75,12 +80,24 @@ extension ImportFormat {
 /// The formats Shelfline reads, in detection order (most specific signature first): the one list
 /// a new format is added to.
 enum ImportFormats {
-    static let all: [any ImportFormat] = [GoodreadsFormat(), StoryGraphFormat(), LibraryThingFormat(), GenericFormat()]
+    static let all: [any ImportFormat] = [
+        GoodreadsFormat(), StoryGraphFormat(), LibraryThingFormat(), CalibreFormat(), BookWyrmFormat(), OpenreadsFormat(),
+        OpenLibraryReadingLogFormat(), GenericFormat(),
+    ]
 
     /// The registered format named `name`.
     static func named(_ name: SourceFormat) -> (any ImportFormat)? {
         all.first { $0.name == name }
     }
+}
+
+/// A row's cells that only its format reads: `ExportSchema.own`'s columns, by their index there.
+struct OwnCells {
+    let cells: RowCells
+    let positions: [Int?]
+
+    /// The trimmed cell of own column `index`, nil when absent or empty.
+    func string(_ index: Int) -> String? { cells.string(positions[index]) }
 }
 
 /// Which export format to read: detected from the header (`auto`), or one registered format.
