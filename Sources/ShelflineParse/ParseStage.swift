@@ -178,7 +178,7 @@ public struct ParseStage {
             rowsWritten: rowsWritten, rowsRejected: rowsRejected, fieldsRepaired: fieldsRepaired,
             rowsWithEmptyExtraFields: extraEmptyFields > 0 ? extraEmptyFields : nil,
             nulBytesDropped: nulBytes > 0 ? nulBytes : nil, nulByteLines: nulBytes > 0 ? nulLines : nil, texts: textsReference,
-            notCarried: Self.notCarried(header: header, by: format))
+            notCarried: Self.notCarried(header: header, by: format, map: map))
         log.event([
             "stage": "parse", "input": path, "format": map.format.rawValue, "rows_read": rowsRead,
             "rows_written": rowsWritten, "rows_rejected": rowsRejected, "fields_repaired": fieldsRepaired,
@@ -192,10 +192,16 @@ public struct ParseStage {
         return report
     }
 
-    /// The header's columns `format` cannot carry, as `column: why`; nil when none.
-    static func notCarried(header: [String], by format: any ImportFormat) -> [String]? {
+    /// The header's columns `format` cannot carry, as `column: why`, in header order; nil when none.
+    static func notCarried(header: [String], by format: any ImportFormat, map: ColumnMap) -> [String]? {
         let reasons = format.cannotCarry
-        let said = header.compactMap { name in reasons[ExportSchema.key(name)].map { "\(name): \($0)" } }
+        let read = format.reportsUnreadColumns ? map.readColumns : []
+        let said = header.indices.compactMap { index -> String? in
+            let name = header[index]
+            if let reason = reasons[ExportSchema.key(name)] { return "\(name): \(reason)" }
+            guard format.reportsUnreadColumns, !read.contains(index), !ExportSchema.key(name).isEmpty else { return nil }
+            return "\(name): not read (no field is guessed from this name; map it with --columns)"
+        }
         return said.isEmpty ? nil : said
     }
 

@@ -36,6 +36,15 @@ import Testing
         #expect(record.dateAdded == "2021-11-10" && record.reads == [ReadSpan(start: nil, end: "2021-11-11")])
     }
 
+    /// A spreadsheet's columns nothing reads are named in the report, once each.
+    @Test(.bug(id: 40)) func unreadSpreadsheetColumnsAreReported() throws {
+        let run = StageRun("Title,Mood,Author,,Rating\nDune,dark,Frank Herbert,,5\n")
+        #expect(try #require(run.records.first).rating == 5)
+        #expect(run.report?.notCarried == ["Mood: not read (no field is guessed from this name; map it with --columns)"])
+        let mapped = StageRun("Name,Mood\nDune,dark\n", columns: try GenericMapping(argument: "title=Name"))
+        #expect(mapped.report?.notCarried?.map { String($0.prefix { $0 != ":" }) } == ["Mood"])
+    }
+
     /// `--columns` maps any header; the same mapping as the `columns` parameter reads the same.
     @Test(.bug(id: 40)) func columnsMapAnyHeader() throws {
         let csv = "\u{FEFF}Name,Writer,ISBN,Stars,Status,Added,Finished\nDune,Frank Herbert,0441172717,5,Finished,2024/01/15,\n"

@@ -91,4 +91,7 @@ public struct ColumnMap: Sendable, Equatable {
 
     @inline(__always)
     private static func slot(_ role: ColumnRole) -> Int { slots[role]! }
+
+    /// The columns a role or an own cell reads.
+    var readColumns: Set<Int> { Set(positions.filter { $0 >= 0 }).union(own.compactMap { $0 }) }
 }

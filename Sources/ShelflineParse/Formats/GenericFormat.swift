@@ -7,6 +7,7 @@ struct GenericFormat: ImportFormat {
     var name: SourceFormat { .generic }
     var summary: String { "any spreadsheet: header names that say what they hold, or columns mapped with --columns" }
     var acceptsShortRows: Bool { true }
+    var reportsUnreadColumns: Bool { true }
 
     /// A configured mapping is read exactly as mapped; without one, header names are guessed.
     func schema(_ parameters: ParseParameters) -> ExportSchema { parameters.generic?.schema ?? Self.guessed }

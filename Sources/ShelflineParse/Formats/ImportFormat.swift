@@ -20,6 +20,9 @@ protocol ImportFormat: Sendable {
     /// The columns whose content the library cannot hold (header key → why), said in the parse
     /// report when the file has them.
     var cannotCarry: [String: String] { get }
+    /// Whether the report names the header's columns nothing reads (a spreadsheet's: its columns
+    /// are whatever the user made; a known export's unread columns are documented instead).
+    var reportsUnreadColumns: Bool { get }
     /// The column orders of its exports, for files whose header row was lost (empty: unknown).
     var headerlessColumns: [[String]] { get }
     /// Whether `cells` look like one of its data rows (a file whose header row was lost).
@@ -62,6 +65,7 @@ extension ImportFormat {
     func detected(with parameters: ParseParameters) -> Bool { true }
     func listSeparator(_ parameters: ParseParameters) -> Character { "," }
     var cannotCarry: [String: String] { [:] }
+    var reportsUnreadColumns: Bool { false }
     func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String? { nil }
     var titleFromOwnCells: Bool { false }
     var headerlessColumns: [[String]] { [] }
