@@ -29,7 +29,7 @@ public func fuzzCSV(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let small = rows(blockSize: 61), large = rows(blockSize: 1 << 16)
     if small != large { fuzzFail("block size changes the rows:\n\(small)\nvs\n\(large)", input) }
 
-    let formats: [FormatChoice] = [.auto, .goodreads, .storygraph, .librarything, .generic]
+    let formats = FormatChoice.allCases
     var job = ParseStage.Job(input: scratchFile("input.csv", csv), output: fuzzScratch + "/out.ndjson.gz",
                              rejects: fuzzScratch + "/rejects.ndjson.gz", report: fuzzScratch + "/report.json",
                              format: formats[Int(options & 0x07) % formats.count], noHeader: options & 0x08 != 0,

@@ -4,6 +4,7 @@ import ShelflineActivity
 import ShelflineCore
 import ShelflineLibrary
 import ShelflineOrchestrator
+import ShelflineParse
 import ShelflineRender
 import ShelflineStageCLI
 
@@ -17,7 +18,7 @@ public struct RunCommand: StageCommand {
         abstract: "Import an export (--csv) or each new file in an inbox (--inbox), resuming where a previous run stopped.",
         discussion: helpDiscussion(
             """
-            Reads FILE (Goodreads, StoryGraph, LibraryThing or a mapped CSV), copies it into \
+            Reads FILE (\(FormatChoice.readableNames)), copies it into \
             <workspace>/runs/<run-id>/ (the id is a hash of its content), runs each incomplete stage \
             (parse, dedupe, lookup, merge, render) as its own process, and updates \
             <workspace>/library/library.ndjson.gz. A stage is skipped when its manifest matches its \

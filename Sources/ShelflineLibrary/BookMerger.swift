@@ -45,6 +45,7 @@ public enum BookMerger {
                 combined.isbnRaw = next.isbnRaw
             }
             fillNil(&combined.asin, next.asin)
+            combined.identifiers = unionIdentifiers(combined.identifiers, next.identifiers)
             fillNil(&combined.publisher, next.publisher)
             fillNil(&combined.binding, next.binding)
             fillNil(&combined.pages, next.pages)
@@ -125,6 +126,8 @@ public enum BookMerger {
         fill(&book.isbn13, .isbn13, incoming.isbn13, metadataFields: &book.metadataFields)
         fill(&book.isbn10, .isbn10, incoming.isbn10, metadataFields: &book.metadataFields)
         fill(&book.asin, .asin, incoming.asin, metadataFields: &book.metadataFields)
+        let identifiers = unionIdentifiers(book.identifiers, incoming.identifiers)
+        if identifiers != book.identifiers { book.identifiers = identifiers; changed.insert(.identifiers) }
         fill(&book.publisher, .publisher, incoming.publisher, metadataFields: &book.metadataFields)
         fill(&book.binding, .binding, incoming.binding, metadataFields: &book.metadataFields)
         fill(&book.pages, .pages, incoming.pages, metadataFields: &book.metadataFields)
@@ -458,6 +461,13 @@ public enum BookMerger {
         return text
     }
 
+    /// Every scheme of both; where both have one, the first writer's identifier.
+    static func unionIdentifiers(_ first: [String: String]?, _ second: [String: String]?) -> [String: String]? {
+        guard let second else { return first }
+        guard let first else { return second }
+        return first.merging(second) { kept, _ in kept }
+    }
+
     static func fillNil<T>(_ target: inout T?, _ value: T?) {
         if target == nil { target = value }
     }
@@ -471,7 +481,8 @@ struct ChangedFields: OptionSet {
     enum Field: Int, CaseIterable {
         case additionalAuthors, asin, author, bcid, binding, characterOrPlotDriven, condition, conditionDescription
         case contentWarningDescription, contentWarnings, contributors, coverId, dateAdded, diverseCharacters
-        case editionKey, enrichment, enrichmentSource, flawedCharacters, isbn10, isbn13, isbnAsWritten, keys, loveableCharacters
+        case editionKey, enrichment, enrichmentSource, flawedCharacters, identifiers, isbn10, isbn13, isbnAsWritten, keys,
+            loveableCharacters
         case metadataFields, moods, needsReview, notes, originalYear, owned, ownedCopies, pace, pages, publisher
         case purchaseDate, purchaseLocation, rating, readCount, reads, recommendedBy, recommendedFor, review
         case series, seriesPosition, shelf, shelfPositions, shelves, spoiler, strongCharacterDevelopment, subtitle

@@ -30,6 +30,9 @@ public struct LibraryBook: Codable, Sendable, Equatable {
     /// ISBNs (docs/export.md).
     public var isbnAsWritten: String?
     public var asin: String?
+    /// The identifiers the book has no field of its own for, by scheme (`BookRecord.identifiers`):
+    /// every scheme any import gave, the first import's value kept for each.
+    public var identifiers: [String: String]?
     public var publisher: String?
     public var binding: String?
     public var pages: Int?

@@ -25,6 +25,7 @@ extension LibraryBook {
         writer.string("enrichmentSource", enrichmentSource)
         writer.string("flawedCharacters", flawedCharacters)
         writer.string("id", id)
+        writer.stringMap("identifiers", identifiers)
         writer.string("isbn10", isbn10)
         writer.string("isbn13", isbn13)
         writer.string("isbnAsWritten", isbnAsWritten)

@@ -69,6 +69,17 @@ public struct BookRecordJSON {
             if let value = record.diverseCharacters { key("diverseCharacters", &first); text(value, cells) }
             if let value = record.flawedCharacters { key("flawedCharacters", &first); text(value, cells) }
             key("format", &first); string(record.format.rawValue)
+            if let value = record.identifiers {
+                key("identifiers", &first)
+                line.append(UInt8(ascii: "{"))
+                for (index, (scheme, identifier)) in value.sorted(by: { $0.key < $1.key }).enumerated() {
+                    if index > 0 { line.append(UInt8(ascii: ",")) }
+                    string(scheme)
+                    line.append(UInt8(ascii: ":"))
+                    string(identifier)
+                }
+                line.append(UInt8(ascii: "}"))
+            }
             if let value = record.isbn10 { key("isbn10", &first); string(value) }
             if let value = record.isbn13 { key("isbn13", &first); string(value) }
             if let value = record.isbnRaw { key("isbnRaw", &first); string(value) }

@@ -7,7 +7,8 @@ public enum ParseError: ShelflineError, Equatable {
     /// The file starts as a binary file does (`BinaryContent`), not as CSV/TSV text; `kind` says which.
     case binaryData(path: String, kind: String)
     /// The header matches no known export (nor the configured generic mapping).
-    case unrecognisedHeader(path: String, found: [String], expected: [String])
+    /// `suggestion`: the closest formats and the `--columns` line that reads the file.
+    case unrecognisedHeader(path: String, found: [String], expected: [String], suggestion: String?)
     /// The format was forced (`--format`) but the header lacks columns it needs.
     case headerMismatch(path: String, format: String, missing: [String])
     /// The first row is a known export's data row: the header row was lost. `command` is the
@@ -34,12 +35,13 @@ public enum ParseError: ShelflineError, Equatable {
             return "\(path): empty file (0 bytes): expected a library export with a header line"
         case .binaryData(let path, let kind):
             return "\(path): binary data (\(kind)), not a CSV or TSV export"
-        case .unrecognisedHeader(let path, let found, let expected):
+        case .unrecognisedHeader(let path, let found, let expected, let suggestion):
             let shown = found.prefix(6).map { Self.printable($0.count > 40 ? String($0.prefix(40)) + "…" : $0) }
             let more = found.count > 6 ? ", … (\(found.count) columns)" : ""
             return "\(path):1: unrecognised header [\(shown.joined(separator: ", "))\(more)]; expected "
                 + expected.joined(separator: "; or ")
-                + " (or configure a generic column mapping in pipeline.json, see docs/parse.md)"
+                + (suggestion.map { "; \($0)" } ?? "")
+                + " (or map the columns: --columns, or \"columns\" in pipeline.json's parse parameters, see docs/parse.md)"
         case .headerMismatch(let path, let format, let missing):
             return "\(path):1: not a \(format) export: header lacks \(missing.joined(separator: ", "))"
         case .headerMissing(let path, let format, let fields, let command):

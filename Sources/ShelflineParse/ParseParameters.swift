@@ -1,10 +1,5 @@
 import ShelflineCore
 
-/// Which export format to read: detected from the header, or forced.
-public enum FormatChoice: String, Codable, Sendable, CaseIterable {
-    case auto, goodreads, storygraph, librarything, generic
-}
-
 /// The parse stage's `parameters` object in `pipeline.json`. Every key is optional: `{}` works.
 ///
 /// ```json
@@ -23,8 +18,8 @@ public struct ParseParameters: Decodable, Sendable, Equatable {
     /// The file has no header row: its columns are those of `format` (goodreads, 24 or 31 columns
     /// picked by the first row's field count; storygraph). The command line's `--no-header` sets it too.
     public var noHeader: Bool
-    /// The column mapping for the generic format; nil when not configured (then `auto` never picks
-    /// generic, and `--format generic` uses `GenericMapping.defaultColumns`).
+    /// The column mapping for the generic format; nil when not configured (then the generic format
+    /// guesses columns from their names). `columns` in the JSON is `generic.columns` in short.
     public var generic: GenericMapping?
 
     public static let defaultMaxRejectedShare = 0.1
@@ -41,7 +36,7 @@ public struct ParseParameters: Decodable, Sendable, Equatable {
         self.generic = generic
     }
 
-    enum CodingKeys: String, CodingKey { case format, maxRejectedShare, minRejectedRows, noHeader, generic }
+    enum CodingKeys: String, CodingKey { case format, maxRejectedShare, minRejectedRows, noHeader, generic, columns }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -51,6 +46,15 @@ public struct ParseParameters: Decodable, Sendable, Equatable {
         minRejectedRows = try container.decodeIfPresent(Int.self, forKey: .minRejectedRows) ?? Self.defaultMinRejectedRows
         noHeader = try container.decodeIfPresent(Bool.self, forKey: .noHeader) ?? false
         generic = try container.decodeIfPresent(GenericMapping.self, forKey: .generic)
+        if let columns = try container.decodeIfPresent([String: String].self, forKey: .columns) {
+            guard generic == nil else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .columns, in: container, debugDescription: "give either columns or generic.columns, not both")
+            }
+            let nested = try container.nestedContainer(keyedBy: AnyKey.self, forKey: .columns)
+            let mapped = try GenericMapping.mapped(columns, in: nested)
+            generic = GenericMapping(columns: mapped)
+        }
     }
 
     /// True when `rejected` of `read` rows means "probably the wrong file": a share above
@@ -83,18 +87,10 @@ public struct GenericMapping: Decodable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let raw = try container.decodeIfPresent([String: String].self, forKey: .columns) ?? [:]
-        var columns: [ColumnRole: String] = [:]
-        for (key, header) in raw {
-            guard let role = ColumnRole(rawValue: key), role != .publication, role != .isbnList, role != .lastDateRead else {
-                let nested = try container.nestedContainer(keyedBy: AnyKey.self, forKey: .columns)
-                throw DecodingError.dataCorruptedError(
-                    forKey: AnyKey(key), in: nested,
-                    debugDescription:
-                        "unknown field '\(key)'; expected one of \(Self.roles.map(\.rawValue).joined(separator: ", "))")
-            }
-            columns[role] = header
+        columns = [:]
+        if !raw.isEmpty {
+            columns = try Self.mapped(raw, in: container.nestedContainer(keyedBy: AnyKey.self, forKey: .columns))
         }
-        self.columns = columns
         listSeparator = try container.decodeIfPresent(String.self, forKey: .listSeparator) ?? ","
         guard listSeparator.count == 1 else {
             throw DecodingError.dataCorruptedError(
@@ -105,6 +101,52 @@ public struct GenericMapping: Decodable, Sendable, Equatable {
 
     /// The roles a generic mapping may name.
     public static let roles: [ColumnRole] = ColumnRole.allCases.filter { ![.publication, .isbnList, .lastDateRead].contains($0) }
+
+    /// The words a spreadsheet's header uses, accepted as field names beside the roles' own.
+    public static let aliases: [String: ColumnRole] = [
+        "added": .dateAdded, "started": .dateStarted, "finished": .dateRead, "tags": .shelves,
+    ]
+
+    /// Every accepted field name, for help texts and errors.
+    public static var fieldNames: String {
+        (roles.map(\.rawValue) + aliases.keys.sorted().map { "\($0) (\(aliases[$0]!.rawValue))" }).joined(separator: ", ")
+    }
+
+    /// The role a field name stands for (a role's own name or an alias), nil for any other.
+    public static func role(named name: String) -> ColumnRole? {
+        if let role = aliases[name] { return role }
+        return ColumnRole(rawValue: name).flatMap { roles.contains($0) ? $0 : nil }
+    }
+
+    /// `field → header` as configured, each field checked; the error points at the bad key.
+    static func mapped(_ raw: [String: String], in container: KeyedDecodingContainer<AnyKey>) throws -> [ColumnRole: String] {
+        var columns: [ColumnRole: String] = [:]
+        for (key, header) in raw {
+            guard let role = role(named: key) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: AnyKey(key), in: container, debugDescription: "unknown field '\(key)'; expected one of \(fieldNames)")
+            }
+            columns[role] = header
+        }
+        return columns
+    }
+
+    /// `--columns title=Name,author=Writer,…`: the mapping, or a usage error naming the bad item.
+    public init(argument: String) throws {
+        var columns: [ColumnRole: String] = [:]
+        for item in argument.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1).map { String($0.trimmingSpaces) }
+            guard parts.count == 2, !parts[1].isEmpty else {
+                throw UsageError("--columns: '\(item)' is not FIELD=HEADER (e.g. --columns title=Name,author=Writer)")
+            }
+            guard let role = Self.role(named: parts[0]) else {
+                throw UsageError("--columns: unknown field '\(parts[0])'; expected one of \(Self.fieldNames)")
+            }
+            columns[role] = parts[1]
+        }
+        guard !columns.isEmpty else { throw UsageError("--columns: expected FIELD=HEADER,… (e.g. title=Name,author=Writer)") }
+        self.init(columns: columns)
+    }
 
     /// The schema this mapping describes: configured header names, else the role's own name.
     /// Configured columns must all be present, and there must be a title column.

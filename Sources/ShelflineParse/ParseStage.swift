@@ -24,6 +24,8 @@ public struct ParseStage {
         public var format: FormatChoice?
         /// `--no-header` (true), overriding `parameters.noHeader` when given.
         public var noHeader: Bool?
+        /// `--columns`: read the file as a generic spreadsheet with this mapping.
+        public var columns: GenericMapping?
         public var parameters: ParseParameters
         /// Rows longer than this are rejected as `row larger than N bytes` (documented: 8 MiB).
         /// Only tests and the fuzz targets lower it, to reach that path with small inputs.
@@ -31,7 +33,8 @@ public struct ParseStage {
 
         public init(
             input: String, output: String, rejects: String? = nil, report: String? = nil,
-            format: FormatChoice? = nil, noHeader: Bool? = nil, parameters: ParseParameters = ParseParameters()
+            format: FormatChoice? = nil, noHeader: Bool? = nil, parameters: ParseParameters = ParseParameters(),
+            columns: GenericMapping? = nil
         ) {
             self.input = input
             self.output = output
@@ -40,6 +43,7 @@ public struct ParseStage {
             self.format = format
             self.noHeader = noHeader
             self.parameters = parameters
+            self.columns = columns
         }
     }
 
@@ -85,7 +89,7 @@ public struct ParseStage {
         let noHeader = job.noHeader ?? job.parameters.noHeader
         if row.malformation != nil && !noHeader {
             let found = [TextRepair.decode(firstLine).text]
-            throw ParseError.unrecognisedHeader(path: path, found: found, expected: expectedHeaders())
+            throw ParseError.unrecognisedHeader(path: path, found: found, expected: expectedHeaders(), suggestion: nil)
         }
         var headerRepaired = 0
         let firstCells = (0..<row.count).map { index -> String in
@@ -104,8 +108,8 @@ public struct ParseStage {
         } else {
             (header, headerOffset, headerLength) = (firstCells, row.byteOffset, row.byteLength)
         }
-        let (map, listSeparator) = try recognise(header: header, firstRow: firstCells)
-        let builder = RecordBuilder(map: map, listSeparator: listSeparator)
+        let (format, map, listSeparator) = try recognise(header: header, firstRow: firstCells)
+        let builder = RecordBuilder(format: format, map: map, listSeparator: listSeparator)
 
         // Outputs: all created before any row is read, all published at the end.
         let output = try NDJSONWriter<BookRecord>(path: job.output)
@@ -173,7 +177,8 @@ public struct ParseStage {
             headerByteOffset: headerOffset, headerByteLength: headerLength, rowsRead: rowsRead,
             rowsWritten: rowsWritten, rowsRejected: rowsRejected, fieldsRepaired: fieldsRepaired,
             rowsWithEmptyExtraFields: extraEmptyFields > 0 ? extraEmptyFields : nil,
-            nulBytesDropped: nulBytes > 0 ? nulBytes : nil, nulByteLines: nulBytes > 0 ? nulLines : nil, texts: textsReference)
+            nulBytesDropped: nulBytes > 0 ? nulBytes : nil, nulByteLines: nulBytes > 0 ? nulLines : nil, texts: textsReference,
+            notCarried: Self.notCarried(header: header, by: format, map: map))
         log.event([
             "stage": "parse", "input": path, "format": map.format.rawValue, "rows_read": rowsRead,
             "rows_written": rowsWritten, "rows_rejected": rowsRejected, "fields_repaired": fieldsRepaired,
@@ -185,6 +190,19 @@ public struct ParseStage {
             ])
         }
         return report
+    }
+
+    /// The header's columns `format` cannot carry, as `column: why`, in header order; nil when none.
+    static func notCarried(header: [String], by format: any ImportFormat, map: ColumnMap) -> [String]? {
+        let reasons = format.cannotCarry
+        let read = format.reportsUnreadColumns ? map.readColumns : []
+        let said = header.indices.compactMap { index -> String? in
+            let name = header[index]
+            if let reason = reasons[ExportSchema.key(name)] { return "\(name): \(reason)" }
+            guard format.reportsUnreadColumns, !read.contains(index), !ExportSchema.key(name).isEmpty else { return nil }
+            return "\(name): not read (no field is guessed from this name; map it with --columns)"
+        }
+        return said.isEmpty ? nil : said
     }
 
     /// `path` as the report at `report` names it: relative to the report's directory when it lies
@@ -201,15 +219,17 @@ public struct ParseStage {
     /// for rows of `fieldCount` fields.
     func headerlessColumns(fieldCount: Int) throws -> [String] {
         let choice = job.format ?? job.parameters.format
-        guard let format = SourceFormat(rawValue: choice.rawValue), HeaderlessExport.formats.contains(format) else {
+        let known = ImportFormats.all.filter { !$0.headerlessColumns.isEmpty }
+        guard case .format(let name) = choice, let format = known.first(where: { $0.name == name }) else {
             throw UsageError(
-                "--no-header needs --format goodreads or --format storygraph (their column orders are known); "
-                    + "got '\(choice.rawValue)'")
+                "--no-header needs "
+                    + known.map { "--format \($0.name.rawValue)" }.joined(separator: " or ")
+                    + " (their column orders are known); got '\(choice.rawValue)'")
         }
-        guard let header = HeaderlessExport.header(for: format, fieldCount: fieldCount) else {
-            let widths = format == .goodreads ? "24 or 31" : "\(HeaderlessExport.storygraph.count)"
+        guard let header = format.headerlessHeader(fieldCount: fieldCount) else {
+            let widths = format.headerlessColumns.map { "\($0.count)" }.joined(separator: " or ")
             throw ParseError.headerlessMismatch(
-                path: job.input, reason: "the first row has \(fieldCount) fields; \(format.rawValue) exports have \(widths)")
+                path: job.input, reason: "the first row has \(fieldCount) fields; \(name.rawValue) exports have \(widths)")
         }
         return header
     }
@@ -230,41 +250,45 @@ public struct ParseStage {
     /// The column map for `header` under the chosen format, or the error a user can act on. When
     /// no format matches and `firstRow` looks like a known export's data row, the error suggests
     /// reading the file with `--no-header`.
-    func recognise(header: [String], firstRow: [String] = []) throws -> (ColumnMap, Character) {
+    func recognise(header: [String], firstRow: [String] = []) throws -> (any ImportFormat, ColumnMap, Character) {
         do {
             return try recogniseHeader(header)
         } catch let error as ParseError {
             let noHeader = job.noHeader ?? job.parameters.noHeader
-            if !noHeader, let format = HeaderlessExport.format(ofDataRow: firstRow) {
+            if !noHeader, let format = ImportFormats.all.first(where: { $0.looksLikeDataRow(firstRow) }) {
                 throw ParseError.headerMissing(
-                    path: job.input, format: format, fields: firstRow.count,
-                    command: headerlessCommand(format))
+                    path: job.input, format: format.name, fields: firstRow.count,
+                    command: headerlessCommand(format.name))
             }
             throw error
         }
     }
 
-    private func recogniseHeader(_ header: [String]) throws -> (ColumnMap, Character) {
+    private func recogniseHeader(_ header: [String]) throws -> (any ImportFormat, ColumnMap, Character) {
         let keys = header.map(ExportSchema.key)
-        let choice = job.format ?? job.parameters.format
-        let separator = job.parameters.generic?.listSeparator.first ?? ","
+        var parameters = job.parameters, choice = job.format ?? parameters.format
+        if let columns = job.columns {
+            parameters.generic = columns
+            if job.format == nil { choice = .format(.generic) }
+        }
         switch choice {
         case .auto:
-            for schema in ExportSchema.builtIn {
-                if let map = schema.resolve(header: keys) { return (map, ",") }
+            for format in ImportFormats.all where format.detected(with: parameters) {
+                if let map = format.schema(parameters).resolve(header: keys) {
+                    return (format, map, format.listSeparator(parameters))
+                }
             }
-            if let generic = job.parameters.generic, let map = generic.schema.resolve(header: keys) {
-                return (map, separator)
+            throw ParseError.unrecognisedHeader(
+                path: job.input, found: header, expected: expectedHeaders(), suggestion: HeaderSuggestion(header: header).text)
+        case .format(let name):
+            guard let format = ImportFormats.named(name) else {
+                throw UsageError(
+                    "unknown format '\(name.rawValue)'; expected one of \(FormatChoice.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
-            throw ParseError.unrecognisedHeader(path: job.input, found: header, expected: expectedHeaders())
-        case .generic:
-            let schema = (job.parameters.generic ?? GenericMapping()).schema
-            if let map = schema.resolve(header: keys) { return (map, separator) }
-            throw ParseError.headerMismatch(path: job.input, format: "generic (as mapped)", missing: missing(schema, keys))
-        case .goodreads, .storygraph, .librarything:
-            let schema = ExportSchema.schema(for: SourceFormat(rawValue: choice.rawValue)!)!
-            if let map = schema.resolve(header: keys) { return (map, ",") }
-            throw ParseError.headerMismatch(path: job.input, format: choice.rawValue, missing: missing(schema, keys))
+            let schema = format.schema(parameters)
+            if let map = schema.resolve(header: keys) { return (format, map, format.listSeparator(parameters)) }
+            throw ParseError.headerMismatch(path: job.input, format: format.name.rawValue, missing: missing(schema, keys))
         }
     }
 
@@ -274,11 +298,9 @@ public struct ParseStage {
     }
 
     private func expectedHeaders() -> [String] {
-        var expected = ExportSchema.builtIn.map { "\($0.format.rawValue) (\($0.expectedHeaders))" }
-        if let generic = job.parameters.generic {
-            expected.append("generic as configured (\(generic.schema.expectedHeaders))")
+        ImportFormats.all.filter { $0.detected(with: job.parameters) }.map { format in
+            "\(format.name.rawValue) (\(format.schema(job.parameters).expectedHeaders))"
         }
-        return expected
     }
 
     /// Tab when the header line has more tabs than commas outside quotes, else comma.

@@ -10,10 +10,12 @@ extension ParseStage: PipelineStage {
     public struct Arguments: Sendable {
         public var format: FormatChoice?
         public var noHeader: Bool?
+        public var columns: GenericMapping?
 
-        public init(format: FormatChoice? = nil, noHeader: Bool? = nil) {
+        public init(format: FormatChoice? = nil, noHeader: Bool? = nil, columns: GenericMapping? = nil) {
             self.format = format
             self.noHeader = noHeader
+            self.columns = columns
         }
     }
 
@@ -36,7 +38,7 @@ extension ParseStage: PipelineStage {
         let parse = Job(
             input: job.input(.export), output: job.output(.records), rejects: job.outputs[.rejects],
             report: job.outputs[.report], format: job.arguments.format, noHeader: job.arguments.noHeader,
-            parameters: parameters)
+            parameters: parameters, columns: job.arguments.columns)
         return try ParseStage(job: parse, log: context.log, cancellation: context.cancellation).run()
     }
 

@@ -33,6 +33,7 @@ struct ParsedRecord {
     var isbn10: String?
     var isbnRaw: String?
     var asin: String?
+    var identifiers: [String: String]?
     var publisher: FieldText?
     var binding: FieldText?
     var pages: Int?
@@ -77,6 +78,27 @@ struct ParsedRecord {
         self.title = title
     }
 
+    /// Sets the ISBNs (and ASIN) from the identifier cells of a row, best first; the first
+    /// `cellIdentifiers` are its ISBN cells, the rest list items.
+    mutating func setISBNs(_ identifiers: [IdentifierCell], cellIdentifiers: Int? = nil) {
+        let resolved = ISBN.resolve(identifiers)
+        isbn13 = resolved.isbn13
+        isbn10 = resolved.isbn10
+        // An ISBN or ISBN-13 cell the record's ISBNs do not show is kept as written, so exports
+        // give it back: a check digit that fails, even beside a valid cell (Goodreads writes
+        // `="0385535151"` beside `="9780385535151"`), or another edition's ISBN-10 beside the
+        // ISBN-13. Never an identifier. A list's odd item only when nothing else was valid.
+        isbnRaw =
+            identifiers.prefix(cellIdentifiers ?? identifiers.count).lazy.compactMap { cell -> String? in
+                switch cell {
+                case .invalid(let raw): raw
+                case .isbn10(let value) where ISBN.thirteen(from: value) != resolved.isbn13: value
+                default: nil
+                }
+            }.first ?? resolved.raw
+        asin = resolved.asin
+    }
+
     /// The parse-stage fields of `record`, all as strings.
     init(_ record: BookRecord) {
         self.init(
@@ -92,6 +114,7 @@ struct ParsedRecord {
         isbn10 = record.isbn10
         isbnRaw = record.isbnRaw
         asin = record.asin
+        identifiers = record.identifiers
         publisher = record.publisher.map(FieldText.string)
         binding = record.binding.map(FieldText.string)
         pages = record.pages

@@ -3,11 +3,16 @@ import ShelflineCore
 /// Turns one data row of a known export into a `BookRecord`, applying the normalisation rules.
 ///
 /// Every rule lives in a small type under `Normalise/`; this type only knows which column feeds
-/// which rule, and the few places where formats differ (LibraryThing's `Last, First` authors and
-/// shelf derived from its read date, StoryGraph's author list).
-public struct RecordBuilder {
-    public let map: ColumnMap
+/// which rule; where formats differ (how authors are written, a shelf derived from read dates) it
+/// asks the format (`ImportFormat`).
+struct RecordBuilder {
+    let map: ColumnMap
     let listSeparator: Character
+    // The format's choices, looked up once per file.
+    private let authorCell: AuthorCell, coauthorCell: CoauthorCell, acceptsShortRows: Bool, shelfFromReadDates: Bool
+    private let format: any ImportFormat
+    /// Whether the format reads cells of its own (then `readOwnCells` runs for every row).
+    private let readsOwnCells: Bool, titleFromOwnCells: Bool
     // Column positions, looked up once per file.
     private let id, title, author, additionalAuthors, isbn, isbn13, isbnList, asin, publisher, publication: Int?
     private let binding, pages, year, originalYear, rating, shelf, shelves, dateAdded, dateStarted, dateRead: Int?
@@ -16,9 +21,16 @@ public struct RecordBuilder {
     private let verbatimColumns: [(WritableKeyPath<ParsedRecord, FieldText?>, Int)]
     private let shelfPositions, spoiler, moods: Int?
 
-    public init(map: ColumnMap, listSeparator: Character = ",") {
+    init(format: any ImportFormat, map: ColumnMap, listSeparator: Character = ",") {
         self.map = map
         self.listSeparator = listSeparator
+        authorCell = format.authorCell
+        coauthorCell = format.coauthorCell
+        acceptsShortRows = format.acceptsShortRows
+        shelfFromReadDates = format.shelfFromReadDates
+        self.format = format
+        readsOwnCells = !map.own.isEmpty
+        titleFromOwnCells = format.titleFromOwnCells
         id = map[.id]
         title = map[.title]
         author = map[.author]
@@ -84,7 +96,7 @@ public struct RecordBuilder {
         }
         // Known exports write every column on every row, so a short row there means damage. Hand-made
         // CSVs (generic) often leave trailing empty cells out: there missing cells read as empty.
-        let shortAllowed = map.format == .generic && row.count < map.columnCount
+        let shortAllowed = acceptsShortRows && row.count < map.columnCount
         if row.count > map.columnCount && Self.extraFieldsAreEmpty(row, after: map.columnCount) {
             extraEmptyFields += 1
         } else if row.count != map.columnCount && !shortAllowed {
@@ -109,15 +121,16 @@ public struct RecordBuilder {
 
     /// `build` once every cell of `row` is valid UTF-8.
     private func build(_ cells: RowCells, _ row: DelimitedRow, into record: inout ParsedRecord) -> Rejection? {
-        guard let titleRange = cells.range(title) else {
+        let titleRange = cells.range(title)
+        guard titleRange != nil || titleFromOwnCells else {
             return Rejection(reason: "empty title")
         }
         let format = map.format
         record = ParsedRecord(
             cells: row.storage, format: format, line: row.line, byteOffset: row.byteOffset,
-            byteLength: row.byteLength, title: .cell(titleRange))
+            byteLength: row.byteLength, title: titleRange.map(FieldText.cell) ?? .string(""))
         record.rowId = cells[id]
-        if let parts = SeriesTitle.ranges(in: cells.bytes, title: titleRange) {
+        if let titleRange, let parts = SeriesTitle.ranges(in: cells.bytes, title: titleRange) {
             record.titleBase = .cell(parts.base)
             record.series = .cell(parts.series)
             record.seriesPosition = .cell(parts.position)
@@ -126,22 +139,25 @@ public struct RecordBuilder {
         // Authors.
         var coauthors: [FieldText] = []
         if let range = cells.range(author) {
-            if format == .storygraph {
+            switch authorCell {
+            case .list:
                 var names = PersonName.list(cells.string(range)).map(FieldText.string)
                 if !names.isEmpty { record.author = names.removeFirst() }
                 coauthors = names
-            } else if format == .librarything {
+            case .invertedName:
                 record.author = .string(PersonName.uninverted(PersonName.collapse(cells.string(range))))
-            } else {
+            case .name:
                 record.author = cells.collapsedName(range)
             }
         }
         if let range = cells.range(additionalAuthors) {
-            if format == .librarything {
-                coauthors += PersonName.list(cells.string(range), separator: "|").map { .string(PersonName.uninverted($0)) }
-            } else {
-                let separator = format == .generic ? listSeparator.asciiValue ?? UInt8(ascii: ",") : UInt8(ascii: ",")
-                for piece in CellBytes.splitTrimmed(cells.bytes, range, separator) {
+            switch coauthorCell {
+            case .invertedList(let separator):
+                coauthors += PersonName.list(cells.string(range), separator: separator).map {
+                    .string(PersonName.uninverted($0))
+                }
+            case .list:
+                for piece in CellBytes.splitTrimmed(cells.bytes, range, listSeparator.asciiValue ?? UInt8(ascii: ",")) {
                     let name = cells.collapsedName(piece)
                     if name != .string("") { coauthors.append(name) }
                 }
@@ -161,22 +177,7 @@ public struct RecordBuilder {
         }
         if let range = cells.range(asin) { identifiers.append(ISBN.classify(bytes: cells.bytes(range))) }
         if !identifiers.isEmpty {
-            let resolved = ISBN.resolve(identifiers)
-            record.isbn13 = resolved.isbn13
-            record.isbn10 = resolved.isbn10
-            // An ISBN or ISBN-13 cell the record's ISBNs do not show is kept as written, so exports
-            // give it back: a check digit that fails, even beside a valid cell (Goodreads writes
-            // `="0385535151"` beside `="9780385535151"`), or another edition's ISBN-10 beside the
-            // ISBN-13. Never an identifier. A list's odd item only when nothing else was valid.
-            record.isbnRaw =
-                identifiers.prefix(cellIdentifiers).lazy.compactMap { cell -> String? in
-                    switch cell {
-                    case .invalid(let raw): raw
-                    case .isbn10(let value) where ISBN.thirteen(from: value) != resolved.isbn13: value
-                    default: nil
-                    }
-                }.first ?? resolved.raw
-            record.asin = resolved.asin
+            record.setISBNs(identifiers, cellIdentifiers: cellIdentifiers)
         }
 
         // Edition.
@@ -190,8 +191,7 @@ public struct RecordBuilder {
         // Reader.
         record.rating = cells.range(rating).flatMap { CellValue.rating(bytes: cells.bytes($0)) }
         if let range = cells.range(shelves) {
-            let separator = format == .generic ? listSeparator.asciiValue ?? UInt8(ascii: ",") : UInt8(ascii: ",")
-            let pieces = CellBytes.splitTrimmed(cells.bytes, range, separator)
+            let pieces = CellBytes.splitTrimmed(cells.bytes, range, listSeparator.asciiValue ?? UInt8(ascii: ","))
             if !pieces.isEmpty { record.shelves = pieces.map(FieldText.cell) }
         }
         record.dateAdded = cells.range(dateAdded).flatMap { ExportDate.normalise(bytes: cells.bytes($0)) }
@@ -210,10 +210,10 @@ public struct RecordBuilder {
         record.readCount = cells.range(readCount).flatMap { CellValue.count(bytes: cells.bytes($0)) }
         if let range = cells.range(shelf) {
             record.shelf = cells.shelfName(range)
-        } else if format == .librarything, reads.contains(where: { $0.end != nil }) {
-            // LibraryThing has no reading state; a read date says the book was read.
+        } else if shelfFromReadDates, reads.contains(where: { $0.end != nil }) {
+            // The format has no reading state; a read date says the book was read.
             record.shelf = .string(ShelfName.read)
-        } else if format == .librarything, reads.contains(where: { $0.start != nil }) {
+        } else if shelfFromReadDates, reads.contains(where: { $0.start != nil }) {
             record.shelf = .string(ShelfName.currentlyReading)
         }
         record.review = cells.verbatim(review)
@@ -243,6 +243,9 @@ public struct RecordBuilder {
         }
         for (path, column) in verbatimColumns {
             record[keyPath: path] = cells[column]
+        }
+        if readsOwnCells, let reason = self.format.readOwnCells(OwnCells(cells: cells, positions: map.own), into: &record) {
+            return Rejection(reason: reason)
         }
         return nil
     }

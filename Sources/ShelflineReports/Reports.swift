@@ -22,6 +22,9 @@ public struct ParseReport: Codable, Sendable, Equatable, FileStageReport {
     /// the first `nulByteLinesKept` rows that held one; both absent when there were none.
     public var nulBytesDropped: Int?
     public var nulByteLines: [Int]?
+    /// The columns of the file whose content the library cannot hold, each with why
+    /// (`column: why`), in header order; absent when there are none.
+    public var notCarried: [String]?
     /// The file holding the records' reviews and notes (`RecordTexts`), which merge joins back;
     /// absent in reports of parses that kept them in the records.
     public var texts: RecordTexts.Reference?
@@ -36,7 +39,7 @@ public struct ParseReport: Codable, Sendable, Equatable, FileStageReport {
         input: String, format: SourceFormat, delimiter: String, header: [String], headerByteOffset: Int,
         headerByteLength: Int, rowsRead: Int, rowsWritten: Int, rowsRejected: Int, fieldsRepaired: Int,
         rowsWithEmptyExtraFields: Int? = nil, nulBytesDropped: Int? = nil, nulByteLines: [Int]? = nil,
-        texts: RecordTexts.Reference? = nil
+        texts: RecordTexts.Reference? = nil, notCarried: [String]? = nil
     ) {
         self.input = input
         self.format = format
@@ -52,6 +55,7 @@ public struct ParseReport: Codable, Sendable, Equatable, FileStageReport {
         self.nulBytesDropped = nulBytesDropped
         self.nulByteLines = nulByteLines
         self.texts = texts
+        self.notCarried = notCarried
     }
 }
 

@@ -11,12 +11,12 @@ public struct ParseCommand: PipelineStageCommand {
 
     public static let configuration = CommandConfiguration(
         commandName: "shelfline-parse",
-        abstract: "Parse a Goodreads, StoryGraph or LibraryThing export (or a mapped CSV) into gzip NDJSON records.",
+        abstract: "Parse an export (\(FormatChoice.readableNames)) into gzip NDJSON records.",
         discussion: helpDiscussion(
             """
             Reads INPUT, a CSV or TSV export (UTF-8 with or without BOM; Latin-1/CP1252 bytes are repaired \
-            per field). The format is recognised from header names (Goodreads, StoryGraph, LibraryThing, or \
-            the generic column mapping in pipeline.json's parse parameters).
+            per field). The format is recognised from header names (\(FormatChoice.readableNames); the \
+            column mapping is pipeline.json's parse parameter `generic`).
 
             Writes OUTPUT (one BookRecord per line, gzip), REJECTS (rows that could not be parsed, with \
             line and reason) and REPORT (rowsRead = rowsWritten + rowsRejected). All are published \
@@ -24,6 +24,10 @@ public struct ParseCommand: PipelineStageCommand {
             maxRejectedShare (default 0.1) and at least minRejectedRows (default 10) rows were rejected; \
             the outputs are still written then. An output that is the input or another output is exit 64; \
             an output or input that is not a regular file (FIFO, device) is exit 73 / 66. See docs/parse.md.
+
+            Any spreadsheet: --columns FIELD=HEADER,… names its columns (or "columns" in the parse \
+            parameters). Fields: \(GenericMapping.fieldNames). Dates: yyyy-mm-dd, yyyy/mm/dd or \
+            mm/dd/yyyy, a time after them ignored. Ratings: stars 0–5 (0 is unrated).
             """),
         version: shelflineVersion)
 
@@ -41,7 +45,7 @@ public struct ParseCommand: PipelineStageCommand {
     @Option(name: .stageFile(.report, of: ParseStage.description), help: "Report file to write (JSON).")
     public var report: String?
 
-    @Option(help: "Export format: auto (detect from the header), goodreads, storygraph, librarything, generic.")
+    @Option(help: ArgumentHelp(FormatChoice.help))
     public var format: FormatChoice?
 
     @Flag(
@@ -50,11 +54,18 @@ public struct ParseCommand: PipelineStageCommand {
     )
     public var noHeader = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Read any spreadsheet by naming its columns: FIELD=HEADER,… (e.g. title=Name,author=Writer,isbn=ISBN,rating=Stars,shelf=Status,added=Added,finished=Finished).",
+            valueName: "FIELD=HEADER,…"))
+    public var columns: String?
+
     public init() {}
 
     public func job(context: StageContext) throws -> StageJob<ParseStage.Arguments> {
         StageJob(
             inputs: [.export: input], outputs: [.records: output, .rejects: rejects, .report: report].compactMapValues { $0 },
-            arguments: ParseStage.Arguments(format: format, noHeader: noHeader ? true : nil))
+            arguments: ParseStage.Arguments(
+                format: format, noHeader: noHeader ? true : nil, columns: try columns.map(GenericMapping.init(argument:))))
     }
 }

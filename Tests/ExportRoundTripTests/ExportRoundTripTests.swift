@@ -327,7 +327,7 @@ import Testing
             "reads": [["start": "2024-01-01", "end": "2024-01-09"]], "readCount": 1, "owned": true,
             "ownedCopies": 2, "shelfPositions": [["shelf": "fav", "position": 3]], "spoiler": true,
             "moods": ["dark"], "additionalAuthors": ["A B"], "enrichment": "matchedByIsbn",
-            "needsReview": true, "reviewDecision": "accepted",
+            "needsReview": true, "reviewDecision": "accepted", "identifiers": ["goodreads": "1"],
             "provenance": [
                 [
                     "importId": "i", "format": "goodreads", "lines": [2], "rowIds": ["1"],

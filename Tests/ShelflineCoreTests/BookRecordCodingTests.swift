@@ -21,6 +21,7 @@ import Testing
         case ObjectIdentifier(Double?.self): "1.5"
         case ObjectIdentifier(Bool?.self): "true"
         case ObjectIdentifier([String]?.self): #"["x"]"#
+        case ObjectIdentifier([String: String]?.self): #"{"x":"y"}"#
         default: nil
         }
     }

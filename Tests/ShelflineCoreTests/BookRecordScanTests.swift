@@ -25,6 +25,7 @@ import Testing
             record.isbn10 = maybe("044117271X")
             record.isbnRaw = maybe("=\"12\"")
             record.asin = maybe("B00ABC")
+            record.identifiers = maybe(["goodreads": text(), "amazon": "B1"])
             record.publisher = maybe(text())
             record.binding = maybe("Paperback")
             record.pages = maybe(Int.random(in: 0...2000, using: &generator))

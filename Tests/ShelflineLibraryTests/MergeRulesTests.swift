@@ -37,6 +37,23 @@ import Testing
         #expect(fold(book, [rec("Dune", by: "Frank Herbert", shelf: incoming)]).shelf == expected)
     }
 
+    /// Identifiers from every row and import are kept; where two give a scheme, the first writer's stays.
+    @Test(.bug(id: 40)) func identifiersUnionFirstWriterWins() {
+        var first = BookRecord(format: .calibre, line: 2, title: "T")
+        first.identifiers = ["goodreads": "1", "calibre": "u"]
+        var second = BookRecord(format: .calibre, line: 3, title: "T")
+        second.identifiers = ["goodreads": "2", "amazon": "B0"]
+        let book = start(first)
+        #expect(book.identifiers == ["goodreads": "1", "calibre": "u"])
+        var later = BookRecord(format: .bookwyrm, line: 2, title: "T")
+        later.identifiers = ["goodreads": "9", "wikidata": "Q1"]
+        let merged = fold(book, [later])
+        #expect(merged.identifiers == ["goodreads": "1", "calibre": "u", "wikidata": "Q1"])
+        #expect(merged.provenance.last?.fields.contains("identifiers") == true)
+        #expect(fold(merged, [later]).identifiers == merged.identifiers)
+        #expect(fold(nil, [first, second]).identifiers == ["goodreads": "1", "calibre": "u", "amazon": "B0"])
+    }
+
     @Test(.bug(id: 3)) func didNotFinishIsNeverInferred() {
         let book = start(rec("Dune", by: "Frank Herbert", shelf: "currently-reading"))
         let merged = fold(book, [rec("Dune", by: "Frank Herbert", shelf: nil, shelves: ["abandoned"])])
@@ -186,6 +203,7 @@ import Testing
         book.reads = [ReadSpan(start: "2020-01-01", end: "2020-02-01"), ReadSpan(end: "2021-05-05")]
         book.provenance = [Contribution(importId: "i1", format: .storygraph, lines: [2, 7], rowIds: nil, fields: ["created"])]
         book.shelves = []
+        book.identifiers = ["openlibrary-edition": "OL1M", "q\"": "é \\ /"]
         let decoded = try JSONDecoder().decode(LibraryBook.self, from: Data(book.jsonLine))
         #expect(decoded == book)
         var whole = book

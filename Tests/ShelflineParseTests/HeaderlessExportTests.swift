@@ -5,7 +5,7 @@ import Testing
 
 @testable import ShelflineParse
 
-let storygraphHeader = HeaderlessExport.storygraph.joined(separator: ",")
+let storygraphHeader = StoryGraphFormat.columns.joined(separator: ",")
 
 /// A StoryGraph data row with `title`, 23 fields.
 func storygraphRow(_ title: String, isbn: String = "9780802148049") -> String {
@@ -19,9 +19,11 @@ func storygraphRow(_ title: String, isbn: String = "9780802148049") -> String {
     @Test(
         .bug(id: 13),
         arguments: [
-            ("examples/goodreads_library_export.csv", FormatChoice.goodreads),
-            ("corpus:gr_24col_2025_bsanser.csv", .goodreads), ("corpus:gr_31col_html-reviews_genekaufman.csv", .goodreads),
-            ("corpus:sg_crlf_quarter-stars_bsanser.csv", .storygraph), ("corpus:small/storygraph.csv", .storygraph),
+            ("examples/goodreads_library_export.csv", FormatChoice.format(.goodreads)),
+            ("corpus:gr_24col_2025_bsanser.csv", .format(.goodreads)),
+            ("corpus:gr_31col_html-reviews_genekaufman.csv", .format(.goodreads)),
+            ("corpus:sg_crlf_quarter-stars_bsanser.csv", .format(.storygraph)),
+            ("corpus:small/storygraph.csv", .format(.storygraph)),
         ])
     func noHeaderReadsKnownColumnOrders(_ name: String, _ format: FormatChoice) throws {
         let path: String
@@ -75,7 +77,7 @@ func storygraphRow(_ title: String, isbn: String = "9780802148049") -> String {
     @Test(.bug(id: 13)) func noHeaderNeedsAKnownFormatAndWidth() throws {
         let auto = StageRun(storygraphRow("A") + "\n", noHeader: true)
         #expect(auto.error is UsageError)
-        let narrow = StageRun("1,Title,Author\n", format: .goodreads, noHeader: true)
+        let narrow = StageRun("1,Title,Author\n", format: .format(.goodreads), noHeader: true)
         let error = try #require(narrow.error as? ParseError)
         #expect("\(error)".contains("first row has 3 fields") && "\(error)".contains("24 or 31"))
     }

@@ -16,13 +16,13 @@ struct StageRun {
 
     init(
         _ contents: [UInt8], name: String = "export.csv", format: FormatChoice? = nil, noHeader: Bool? = nil,
-        parameters: ParseParameters = ParseParameters()
+        parameters: ParseParameters = ParseParameters(), columns: GenericMapping? = nil
     ) {
         let input = directory.write(name, bytes: contents)
         let job = ParseStage.Job(
             input: input, output: directory.file("out.ndjson.gz"), rejects: directory.file("rej.ndjson.gz"),
             report: directory.file("report.json"), format: format, noHeader: noHeader,
-            parameters: parameters)
+            parameters: parameters, columns: columns)
         do {
             let read = try ParseStage(job: job).run()
             report = read
@@ -39,9 +39,9 @@ struct StageRun {
 
     init(
         _ text: String, name: String = "export.csv", format: FormatChoice? = nil, noHeader: Bool? = nil,
-        parameters: ParseParameters = ParseParameters()
+        parameters: ParseParameters = ParseParameters(), columns: GenericMapping? = nil
     ) {
-        self.init(Array(text.utf8), name: name, format: format, noHeader: noHeader, parameters: parameters)
+        self.init(Array(text.utf8), name: name, format: format, noHeader: noHeader, parameters: parameters, columns: columns)
     }
 }
 
@@ -139,10 +139,11 @@ let goodreadsHeader31 =
         // Generic rows may leave trailing cells out; too many cells is still a rejection.
         let short = StageRun("id,title,author,ISBN13,added,finished\n1,Short Row,A\n2,Long,A,,,,extra\n", parameters: parameters)
         #expect(short.records.map(\.title) == ["Short Row"] && short.rejects.map(\.line) == [3])
-        // Without a mapping, auto does not guess.
-        #expect(StageRun(csv).error is ParseError)
+        // Without a mapping, the header's names are guessed.
+        let guessed = try #require(StageRun(csv).records.first)
+        #expect(guessed.format == .generic && guessed.isbn13 == "9781250313195" && guessed.dateAdded == "2021-11-10")
         // A configured column that is missing is named.
-        let missing = StageRun("title,author\nA,B\n", format: .generic, parameters: parameters)
+        let missing = StageRun("title,author\nA,B\n", format: .format(.generic), parameters: parameters)
         #expect("\(missing.error.map { "\($0)" } ?? "")".contains("isbn13"))
     }
 
@@ -190,6 +191,7 @@ let goodreadsHeader31 =
         full.isbn10 = "0596101996"
         full.isbnRaw = "12"
         full.asin = "B07MNWKF2M"
+        full.identifiers = ["openlibrary-work": "OL1W", "goodreads": "1", "q\"/": "é \\ 東京"]
         full.publisher = "P"
         full.binding = "Paperback"
         full.pages = 1032
@@ -209,6 +211,7 @@ let goodreadsHeader31 =
         full.owned = false
         var whole = BookRecord(format: .goodreads, line: 1, title: "T")
         whole.rating = 4
+        whole.identifiers = [:]
         var half = BookRecord(format: .librarything, line: 100_000, byteOffset: 123_456_789, byteLength: 10, title: "")
         half.rating = 0.25
         half.owned = true

@@ -1,6 +1,6 @@
 /// The export a record came from.
 public enum SourceFormat: String, Codable, Sendable, CaseIterable {
-    case goodreads, storygraph, librarything, generic
+    case goodreads, storygraph, librarything, generic, calibre, bookwyrm, openreads, openlibrary
 }
 
 /// One reading of a book: either date may be unknown. Dates are ISO `yyyy-mm-dd`.
@@ -56,6 +56,10 @@ public struct BookRecord: Codable, Sendable, Equatable {
     /// ISBN-10 beside the ISBN-13), as written: kept for exports, never used as an identifier.
     public var isbnRaw: String?
     public var asin: String?
+    /// Identifiers the record has no field of its own for, by lower-case scheme (`goodreads`,
+    /// `librarything`, `amazon`, `openlibrary-work`, `openlibrary-edition`, `inventaire`,
+    /// `bookwyrm`, `oclc`, `wikidata`, `isfdb`, `viaf`, `bnf`, `google`, …), as the export wrote them.
+    public var identifiers: [String: String]?
     public var publisher: String?
     public var binding: String?
     public var pages: Int?

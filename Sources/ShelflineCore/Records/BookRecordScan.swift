@@ -141,6 +141,10 @@ public enum BookRecordScan {
         case "seriesPosition": return s.string(into: &record.seriesPosition)
         case "isbnRaw": return s.string(into: &record.isbnRaw)
         case "asin": return s.string(into: &record.asin)
+        case "identifiers":
+            guard let value = s.stringMap() else { return false }
+            record.identifiers = value
+            return true
         case "binding": return s.string(into: &record.binding)
         case "originalYear": return s.int(into: &record.originalYear)
         case "rating": return s.double(into: &record.rating)

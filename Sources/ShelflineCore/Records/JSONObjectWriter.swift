@@ -50,6 +50,20 @@ public struct JSONObjectWriter {
         out.append(UInt8(ascii: "]"))
     }
 
+    /// An object of strings, its keys sorted.
+    public mutating func stringMap(_ name: StaticString, _ values: [String: String]?) {
+        guard let values else { return }
+        key(name)
+        out.append(UInt8(ascii: "{"))
+        for (index, (key, value)) in values.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSONString.append(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            JSONString.append(value, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
     @inlinable
     public mutating func int(_ name: StaticString, _ value: Int?) {
         guard let value else { return }

@@ -54,6 +54,17 @@ public struct JSONScanner {
         }
     }
 
+    /// An object whose values are all strings, or nil when the value is anything else.
+    public mutating func stringMap() -> [String: String]? {
+        var map: [String: String] = [:]
+        let ok = members { s, key in
+            guard let value = s.string() else { return false }
+            map[key] = value
+            return true
+        }
+        return ok ? map : nil
+    }
+
     /// An array of strings, or nil when the value is anything else.
     public mutating func stringArray() -> [String]? {
         guard take(UInt8(ascii: "[")) else { return nil }

@@ -78,7 +78,7 @@ extension ShelfPosition {
 extension BookRecord {
     enum CodingKeys: String, CodingKey {
         case format, line, rowId, byteOffset, byteLength, title, titleBase, series, seriesPosition, author
-        case additionalAuthors, isbn13, isbn10, isbnRaw, asin, publisher, binding, pages, year, originalYear, rating
+        case additionalAuthors, isbn13, isbn10, isbnRaw, asin, identifiers, publisher, binding, pages, year, originalYear, rating
         case shelf, shelves, dateAdded, reads, readCount, review, notes, textsApart, owned, ownedCopies, shelfPositions, spoiler
         case recommendedFor, recommendedBy, purchaseDate, purchaseLocation, condition, conditionDescription, bcid
         case contributors, moods, pace, characterOrPlotDriven, strongCharacterDevelopment, loveableCharacters
@@ -102,6 +102,7 @@ extension BookRecord {
         isbn10 = try c.decodeIfPresent(String.self, forKey: .isbn10)
         isbnRaw = try c.decodeIfPresent(String.self, forKey: .isbnRaw)
         asin = try c.decodeIfPresent(String.self, forKey: .asin)
+        identifiers = try c.decodeIfPresent([String: String].self, forKey: .identifiers)
         publisher = try c.decodeIfPresent(String.self, forKey: .publisher)
         binding = try c.decodeIfPresent(String.self, forKey: .binding)
         pages = try c.decodeIfPresent(Int.self, forKey: .pages)
@@ -159,6 +160,7 @@ extension BookRecord {
         try c.encodeIfPresent(isbn10, forKey: .isbn10)
         try c.encodeIfPresent(isbnRaw, forKey: .isbnRaw)
         try c.encodeIfPresent(asin, forKey: .asin)
+        try c.encodeIfPresent(identifiers, forKey: .identifiers)
         try c.encodeIfPresent(publisher, forKey: .publisher)
         try c.encodeIfPresent(binding, forKey: .binding)
         try c.encodeIfPresent(pages, forKey: .pages)

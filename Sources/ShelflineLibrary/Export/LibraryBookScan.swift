@@ -63,6 +63,7 @@ enum LibraryBookScan {
             case .isbnAsWritten: return set(s.string(), &book.isbnAsWritten)
             case .titleAsWritten: return set(s.string(), &book.titleAsWritten)
             case .asin: return set(s.string(), &book.asin)
+            case .identifiers: return set(s.stringMap(), &book.identifiers)
             case .publisher: return set(s.string(), &book.publisher)
             case .binding: return set(s.string(), &book.binding)
             case .pages: return set(s.int(), &book.pages)
@@ -131,7 +132,7 @@ enum LibraryBookScan {
             recommendedBy, purchaseDate, purchaseLocation, condition, conditionDescription, bcid, contributors, moods, pace,
             characterOrPlotDriven, strongCharacterDevelopment, loveableCharacters, diverseCharacters, flawedCharacters,
             contentWarnings, contentWarningDescription, enrichment, enrichmentSource, needsReview, reviewDecision, provenance,
-            isbnAsWritten, titleAsWritten
+            isbnAsWritten, titleAsWritten, identifiers
 
         /// The fields named in `names` as a mask of their bits (names that are no field are left out).
         static func mask(of names: Set<String>) -> UInt64 {

@@ -30,63 +30,12 @@ public struct ExportSchema: Sendable {
     public var signature: [[String]]
     /// For each role, the header names that may hold it, best first.
     public var columns: [ColumnRole: [String]]
+    /// The columns only the format reads (`ImportFormat.readOwnCells`), each as its header names.
+    public var own: [[String]] = []
 
     /// The header names a user should see in an error: the signature, in export spelling.
     public var expectedHeaders: String {
         signature.map { $0.joined(separator: "/") }.joined(separator: ", ")
-    }
-
-    public static let goodreads = ExportSchema(
-        format: .goodreads,
-        signature: [["book id"], ["title"], ["author"], ["my rating"], ["exclusive shelf"]],
-        columns: [
-            .id: ["book id"], .title: ["title"], .author: ["author"], .additionalAuthors: ["additional authors"],
-            .isbn: ["isbn"], .isbn13: ["isbn13"], .rating: ["my rating"], .publisher: ["publisher"],
-            .binding: ["binding"], .pages: ["number of pages"], .year: ["year published"],
-            .originalYear: ["original publication year"], .dateRead: ["date read"], .dateAdded: ["date added"],
-            .shelves: ["bookshelves"], .shelf: ["exclusive shelf"], .review: ["my review"],
-            .notes: ["private notes"], .readCount: ["read count"], .owned: ["owned copies"],
-            .shelfPositions: ["bookshelves with positions"], .spoiler: ["spoiler"],
-            .recommendedFor: ["recommended for"], .recommendedBy: ["recommended by"],
-            .purchaseDate: ["original purchase date"], .purchaseLocation: ["original purchase location"],
-            .condition: ["condition"], .conditionDescription: ["condition description"], .bcid: ["bcid"],
-        ])
-
-    public static let storygraph = ExportSchema(
-        format: .storygraph,
-        signature: [["title"], ["authors"], ["isbn/uid"], ["read status"]],
-        columns: [
-            .title: ["title"], .author: ["authors"], .isbn: ["isbn/uid"], .binding: ["format"],
-            .shelf: ["read status"], .dateAdded: ["date added"], .dateRead: ["dates read"],
-            .lastDateRead: ["last date read"], .readCount: ["read count"], .rating: ["star rating"],
-            .review: ["review"], .shelves: ["tags"], .owned: ["owned?"],
-            .contributors: ["contributors"], .moods: ["moods"], .pace: ["pace"],
-            .characterOrPlotDriven: ["character- or plot-driven?"],
-            .strongCharacterDevelopment: ["strong character development?"],
-            .loveableCharacters: ["loveable characters?"], .diverseCharacters: ["diverse characters?"],
-            .flawedCharacters: ["flawed characters?"], .contentWarnings: ["content warnings"],
-            .contentWarningDescription: ["content warning description"],
-        ])
-
-    public static let librarything = ExportSchema(
-        format: .librarything,
-        signature: [["book id", "book_id"], ["title"], ["primary author", "author (last, first)"]],
-        columns: [
-            .id: ["book id", "book_id"], .title: ["title"],
-            .author: ["primary author", "author (last, first)", "author"],
-            .additionalAuthors: ["secondary author", "other authors"], .publication: ["publication"],
-            .publisher: ["publisher"], .binding: ["media"], .pages: ["page count", "pages"],
-            .year: ["date", "publication date"], .rating: ["rating"], .review: ["review"],
-            .notes: ["private comment", "comment", "comments"], .dateStarted: ["date started"],
-            .dateRead: ["date read"], .dateAdded: ["entry date"], .shelves: ["tags"],
-            .isbn: ["isbn"], .isbnList: ["isbns"], .owned: ["copies"], .bcid: ["bcid"],
-        ])
-
-    /// The built-in formats in detection order (most specific signature first).
-    public static let builtIn: [ExportSchema] = [goodreads, storygraph, librarything]
-
-    public static func schema(for format: SourceFormat) -> ExportSchema? {
-        builtIn.first { $0.format == format }
     }
 
     /// Header cell → comparison key: trimmed, lowercase, inner whitespace runs collapsed, and
@@ -110,6 +59,7 @@ public struct ExportSchema: Sendable {
         for (role, names) in columns {
             if let position = names.lazy.compactMap({ index[$0] }).first { map[role] = position }
         }
+        map.own = own.map { names in names.lazy.compactMap { index[$0] }.first }
         return map
     }
 }
@@ -118,6 +68,8 @@ public struct ExportSchema: Sendable {
 public struct ColumnMap: Sendable, Equatable {
     public var format: SourceFormat
     public var columnCount: Int
+    /// The position of each of the schema's `own` columns (nil: not in this file).
+    public var own: [Int?] = []
     private var positions: [Int]
 
     public init(format: SourceFormat, columnCount: Int) {
@@ -139,70 +91,7 @@ public struct ColumnMap: Sendable, Equatable {
 
     @inline(__always)
     private static func slot(_ role: ColumnRole) -> Int { slots[role]! }
-}
 
-/// The column orders of the known exports, for files whose header row was lost (a spreadsheet
-/// re-save): `--no-header --format goodreads|storygraph`.
-public enum HeaderlessExport {
-    /// Goodreads' current "Export Library" (24 columns).
-    public static let goodreads24 = [
-        "Book Id", "Title", "Author", "Author l-f", "Additional Authors", "ISBN", "ISBN13", "My Rating",
-        "Average Rating", "Publisher", "Binding", "Number of Pages", "Year Published", "Original Publication Year",
-        "Date Read", "Date Added", "Bookshelves", "Bookshelves with positions", "Exclusive Shelf", "My Review",
-        "Spoiler", "Private Notes", "Read Count", "Owned Copies",
-    ]
-    /// Goodreads' older export (31 columns: recommendations, purchase and condition columns too).
-    public static let goodreads31 =
-        Array(goodreads24.prefix(23)) + [
-            "Recommended For", "Recommended By", "Owned Copies", "Original Purchase Date", "Original Purchase Location",
-            "Condition", "Condition Description", "BCID",
-        ]
-    /// StoryGraph's export (23 columns).
-    public static let storygraph = [
-        "Title", "Authors", "Contributors", "ISBN/UID", "Format", "Read Status", "Date Added", "Last Date Read",
-        "Dates Read", "Read Count", "Moods", "Pace", "Character- or Plot-Driven?", "Strong Character Development?",
-        "Loveable Characters?", "Diverse Characters?", "Flawed Characters?", "Star Rating", "Review",
-        "Content Warnings", "Content Warning Description", "Tags", "Owned?",
-    ]
-
-    /// The formats that have a fixed column order.
-    public static let formats: [SourceFormat] = [.goodreads, .storygraph]
-
-    /// The header of `format` for a file whose rows have `fieldCount` fields (Goodreads: 24 or 31),
-    /// or nil when that format has no export of that width.
-    public static func header(for format: SourceFormat, fieldCount: Int) -> [String]? {
-        switch format {
-        case .goodreads: [goodreads24, goodreads31].first { $0.count == fieldCount }
-        case .storygraph: storygraph.count == fieldCount ? storygraph : nil
-        default: nil
-        }
-    }
-
-    /// The known export whose data row `cells` looks like (right field count, numeric Book Id,
-    /// a title and author, ISBN-like or empty identifier cells, a rating or read status), else nil.
-    public static func format(ofDataRow cells: [String]) -> SourceFormat? {
-        func isbnLike(_ cell: String) -> Bool {
-            var text = Substring(cell)
-            if text.hasPrefix("=\"") && text.hasSuffix("\"") { text = text.dropFirst(2).dropLast() }
-            return text.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "X" || $0 == "x" || $0 == "-") }
-        }
-        func filled(_ cell: String) -> Bool { !cell.trimmingCharacters(in: .whitespaces).isEmpty }
-        if cells.count == 24 || cells.count == 31 {
-            let id = cells[0], rating = cells[7]
-            if !id.isEmpty && id.allSatisfy({ $0.isASCII && $0.isNumber }) && filled(cells[1]) && filled(cells[2])
-                && isbnLike(cells[5]) && isbnLike(cells[6])
-                && (rating.isEmpty || ["0", "1", "2", "3", "4", "5"].contains(rating))
-            {
-                return .goodreads
-            }
-        }
-        if cells.count == storygraph.count {
-            let status = ExportSchema.key(cells[5])
-            let statuses = ["read", "to-read", "currently-reading", "did-not-finish", "paused"]
-            if filled(cells[0]) && filled(cells[1]) && isbnLike(cells[3]) && statuses.contains(status) {
-                return .storygraph
-            }
-        }
-        return nil
-    }
+    /// The columns a role or an own cell reads.
+    var readColumns: Set<Int> { Set(positions.filter { $0 >= 0 }).union(own.compactMap { $0 }) }
 }

@@ -1,0 +1,74 @@
+import ShelflineCore
+
+/// BookWyrm's CSV export (Settings → Export): one row per book, with the book's identifiers in
+/// every catalog BookWyrm knows, the latest reading's dates, the latest review and one shelf.
+///
+/// `shelf` is a shelf's identifier: `to-read`, `reading`, `read`, `stopped-reading` (BookWyrm's
+/// did-not-finish) or a custom shelf's slug, whose display name is `shelf_name`. A row on a custom
+/// shelf gets its reading state from its dates. Ratings are stars (halves allowed).
+struct BookWyrmFormat: ImportFormat {
+    var name: SourceFormat { .bookwyrm }
+    var summary: String { "BookWyrm: the CSV export" }
+    var authorCell: AuthorCell { .list }
+
+    /// Identifier columns → scheme (`BookRecord.identifiers`); `openlibrary_key` is split by kind.
+    static let identifierColumns: [(column: String, scheme: String)] = [
+        ("remote_id", "bookwyrm"), ("openlibrary_key", "openlibrary"), ("inventaire_id", "inventaire"),
+        ("librarything_key", "librarything"), ("goodreads_key", "goodreads"), ("bnf_id", "bnf"), ("viaf", "viaf"),
+        ("wikidata", "wikidata"), ("aasin", "audible"), ("isfdb", "isfdb"), ("oclc_number", "oclc"),
+        ("finna_key", "finna"), ("libris_key", "libris"),
+    ]
+
+    static let schema = ExportSchema(
+        format: .bookwyrm,
+        signature: [["title"], ["author_text"], ["remote_id", "review_cw", "shelf_name", "openlibrary_key"]],
+        columns: [
+            .title: ["title"], .author: ["author_text"], .isbn: ["isbn_10"], .isbn13: ["isbn_13"], .asin: ["asin"],
+            .pages: ["pages"], .dateStarted: ["start_date"], .dateRead: ["finish_date"], .rating: ["rating"],
+            .review: ["review_content"], .dateAdded: ["shelf_date"],
+        ],
+        own: [["shelf"], ["shelf_name"], ["stopped_date"], ["review_cw"]] + identifierColumns.map { [$0.column] })
+
+    func schema(_ parameters: ParseParameters) -> ExportSchema { Self.schema }
+
+    var cannotCarry: [String: String] {
+        [
+            "review_name": "the review's title; not kept (the review's text is)",
+            "review_cw": "the review's content warning text; the review is marked as a spoiler instead",
+            "review_published": "when the review was published; not kept",
+            "stopped_date": "when the reader stopped; kept only as the shelf did-not-finish",
+        ]
+    }
+
+    func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String? {
+        var identifiers: [String: String] = [:]
+        for (index, entry) in Self.identifierColumns.enumerated() {
+            guard let value = cells.string(4 + index) else { continue }
+            identifiers[entry.scheme == "openlibrary" ? IdentifierList.schemeName("openlibrary", value: value) : entry.scheme] =
+                value
+        }
+        if !identifiers.isEmpty { record.identifiers = identifiers }
+        if cells.string(3) != nil, record.review != nil { record.spoiler = true }
+        let stopped = cells.string(2) != nil
+        switch cells.string(0).map({ ExportSchema.key($0) }) {
+        case "to-read"?: record.shelf = .string(ShelfName.toRead)
+        case "reading"?: record.shelf = .string(ShelfName.currentlyReading)
+        case "read"?: record.shelf = .string(ShelfName.read)
+        case "stopped-reading"?: record.shelf = .string(ShelfName.didNotFinish)
+        case let custom?:
+            record.shelves = [.string(cells.string(1) ?? custom)]
+            record.shelf = Self.state(record.reads, stopped: stopped).map(FieldText.string)
+        case nil:
+            record.shelf = Self.state(record.reads, stopped: stopped).map(FieldText.string)
+        }
+        return nil
+    }
+
+    /// The reading state a row's dates say: finished, stopped, started, or none.
+    static func state(_ reads: [ReadSpan]?, stopped: Bool) -> String? {
+        if reads?.contains(where: { $0.end != nil }) == true { return ShelfName.read }
+        if stopped { return ShelfName.didNotFinish }
+        if reads?.contains(where: { $0.start != nil }) == true { return ShelfName.currentlyReading }
+        return nil
+    }
+}

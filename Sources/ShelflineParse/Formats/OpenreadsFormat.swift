@@ -1,0 +1,60 @@
+import Foundation
+import ShelflineCore
+
+/// Openreads' CSV export (Settings → Backup → Export as CSV).
+///
+/// `status` is the reading state (`finished`, `in_progress`, `planned`, `abandoned`/`unfinished`);
+/// `readings` holds every reading of the book, `start|finish|reading time` items separated by
+/// `;`; `tags` are separated by `|||||`; `favourite` is a shelf of its own; a `deleted` row is a book
+/// in Openreads' bin: it is not imported, and is rejected with that reason so the count says so.
+struct OpenreadsFormat: ImportFormat {
+    var name: SourceFormat { .openreads }
+    var summary: String { "Openreads: the CSV export" }
+
+    static let schema = ExportSchema(
+        format: .openreads,
+        signature: [["title"], ["author"], ["olid", "favourite", "deleted", "readings", "book_format", "my_review"]],
+        columns: [
+            .title: ["title"], .author: ["author"], .rating: ["rating"], .pages: ["pages"], .year: ["publication_year"],
+            .isbn: ["isbn"], .review: ["my_review"], .notes: ["notes"], .binding: ["book_format"], .dateAdded: ["date_added"],
+        ],
+        own: [["status"], ["favourite"], ["deleted"], ["olid"], ["tags"], ["readings"]])
+
+    func schema(_ parameters: ParseParameters) -> ExportSchema { Self.schema }
+
+    var cannotCarry: [String: String] {
+        [
+            "subtitle": "no subtitle field in an imported row; not kept (lookup supplies subtitles)",
+            "description": "the book's description, not the reader's review; not kept (lookup supplies descriptions)",
+            "date_modified": "when the row last changed in Openreads; not kept",
+            "readings": "each reading's reading time (its third part); the dates are kept",
+        ]
+    }
+
+    /// The name `favourite` rows are shelved under.
+    static let favouriteShelf = "favourites"
+
+    func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String? {
+        if let deleted = cells.string(2), CellValue.owned(deleted) { return "deleted in Openreads (in its bin): not imported" }
+        switch cells.string(0).map({ ExportSchema.key($0) }) {
+        case "finished"?: record.shelf = .string(ShelfName.read)
+        case "in_progress"?, "in progress"?: record.shelf = .string(ShelfName.currentlyReading)
+        case "planned"?: record.shelf = .string(ShelfName.toRead)
+        case "abandoned"?, "unfinished"?: record.shelf = .string(ShelfName.didNotFinish)
+        case let other?: record.shelf = ShelfName.normalise(other).map(FieldText.string)
+        case nil: break
+        }
+        var shelves = (cells.string(4) ?? "").components(separatedBy: "|||||").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
+        if let favourite = cells.string(1), CellValue.owned(favourite) { shelves.append(Self.favouriteShelf) }
+        if !shelves.isEmpty { record.shelves = shelves.map(FieldText.string) }
+        if let olid = cells.string(3) { record.identifiers = [IdentifierList.schemeName("openlibrary", value: olid): olid] }
+        let reads = (cells.string(5) ?? "").split(separator: ";").compactMap { item -> ReadSpan? in
+            let parts = item.split(separator: "|", omittingEmptySubsequences: false)
+            let start = parts.first.flatMap { ExportDate.normalise($0) }
+            let end = parts.count > 1 ? ExportDate.normalise(parts[1]) : nil
+            return start == nil && end == nil ? nil : ReadSpan(start: start, end: end)
+        }
+        if !reads.isEmpty { record.reads = reads }
+        return nil
+    }
+}
