@@ -113,8 +113,6 @@ let package = Package(
                 name: "ShelflinePush",
                 dependencies: [
                     "ShelflineCore", "ShelflineActivity",
-                    // `serve`'s refresh spawns render and send with its `ChildProcess`.
-                    "ShelflineOrchestrator",
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                     .product(name: "Crypto", package: "swift-crypto"),
                     .product(name: "NIOCore", package: "swift-nio"),
