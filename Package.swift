@@ -57,9 +57,11 @@ let package = Package(
         // The app's Live Activity models, push bodies and snapshot files: what render and the beer
         // queue publish and push sends, so that neither push nor the beer queue depends on render.
         .target(name: "ShelflineActivity", dependencies: ["ShelflineCore"]),
-        // The library page reads the library (ShelflineLibrary's `LibraryBook`).
+        // The library page reads the library (ShelflineLibrary's `LibraryBook`); the report page
+        // reads merge's export-layout CSVs with the parse stage's reader (ShelflineParse).
         .target(
-            name: "ShelflineRender", dependencies: ["ShelflineCore", "ShelflineReports", "ShelflineActivity", "ShelflineLibrary"]),
+            name: "ShelflineRender",
+            dependencies: ["ShelflineCore", "ShelflineReports", "ShelflineActivity", "ShelflineLibrary", "ShelflineParse"]),
         // The beer-queue activity and its cookie-carrying poll (ShelflineHTTP): only render links it.
         .target(name: "ShelflineBeerQueue", dependencies: ["ShelflineCore", "ShelflineActivity", "ShelflineHTTP"]),
         // The one HTTP GET (AsyncHTTPClient: streaming size limit, deadline, redirect rule) of lookup and
@@ -101,11 +103,8 @@ let package = Package(
             .executableTarget(name: "shelfline-merge", dependencies: ["ShelflineStageCLI", "ShelflineLibrary", argumentParser]),
             .executableTarget(
                 name: "shelfline-render",
-                // Parse, Library and Lookup for their stage descriptions only: render finds every stage's files by role.
-                dependencies: [
-                    "ShelflineStageCLI", "ShelflineRender", "ShelflineBeerQueue", "ShelflineParse", "ShelflineLibrary",
-                    "ShelflineLookup", argumentParser,
-                ]),
+                // Every stage's description comes from ShelflineReports' stage list: no stage library is linked for it.
+                dependencies: ["ShelflineStageCLI", "ShelflineRender", "ShelflineReports", "ShelflineBeerQueue", argumentParser]),
         ]
         + [
             // APNs delivery (issue 11): logic in ShelflinePush, commands in ShelflinePushCommands. Only
@@ -114,8 +113,6 @@ let package = Package(
                 name: "ShelflinePush",
                 dependencies: [
                     "ShelflineCore", "ShelflineActivity",
-                    // `serve`'s refresh spawns render and send with its `ChildProcess`.
-                    "ShelflineOrchestrator",
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                     .product(name: "Crypto", package: "swift-crypto"),
                     .product(name: "NIOCore", package: "swift-nio"),

@@ -18,10 +18,15 @@ public struct CSVImportActivityAttributes: Codable, Hashable, Sendable {
         public var failureCount: Int
         public var currentBookTitle: String?
         public var currentBookAuthor: String?
+        /// Books matched per metadata source (`openlibrary`, `googlebooks`; by ISBN and by search),
+        /// at the end, when more than one source matched; absent otherwise. Source names are the
+        /// configured ones (a few short words), so the push stays far below its 4096 bytes.
+        public var matchesBySource: [String: Int]?
 
         public init(
             progress: Double, currentStep: String, booksProcessed: Int, totalBooks: Int, successCount: Int,
-            duplicateCount: Int, failureCount: Int, currentBookTitle: String? = nil, currentBookAuthor: String? = nil
+            duplicateCount: Int, failureCount: Int, currentBookTitle: String? = nil, currentBookAuthor: String? = nil,
+            matchesBySource: [String: Int]? = nil
         ) {
             self.progress = progress
             self.currentStep = currentStep
@@ -32,6 +37,7 @@ public struct CSVImportActivityAttributes: Codable, Hashable, Sendable {
             self.failureCount = failureCount
             self.currentBookTitle = currentBookTitle
             self.currentBookAuthor = currentBookAuthor
+            self.matchesBySource = matchesBySource
         }
     }
 

@@ -3,22 +3,24 @@ import ShelflineLibrary
 import ShelflineLookup
 import ShelflineParse
 import ShelflineRender
+import ShelflineReports
 
-/// The pipeline's stages as types, in order (each declares its description, `PipelineStage.description`):
-/// the one list of stages. `shelfline` validates every parameter object with them before any stage
-/// starts and reads a finished stage's report (`rows=`) with them, and hands their descriptions to
-/// what needs several (the orchestrator, the built-in default configuration, `RunFiles`).
+/// The pipeline's stage types, one for each entry of `Stage.pipeline`, in its order: `shelfline`
+/// validates every parameter object with them before any stage starts and reads a finished
+/// stage's report (`rows=`) with them. Their descriptions are the pipeline's stage list, which the
+/// commands hand to what needs several (the orchestrator, the built-in default configuration, `RunFiles`).
 public enum PipelineStages {
     public static let all: [any PipelineStage.Type] = [
         ParseStage.self, DedupeStage.self, LookupStage.self, MergeStage.self, RenderStage.self,
     ]
 
     /// Every stage's description, in order.
-    public static let descriptions: [Stage] = all.map { $0.description }
+    public static var descriptions: [Stage] { Stage.pipeline }
 
     static func named(_ name: StageName) -> any PipelineStage.Type {
-        precondition(all.map { $0.name } == StageName.allCases, "PipelineStages.all must list every stage, in order")
-        return all[StageName.allCases.firstIndex(of: name)!]
+        precondition(
+            all.map { $0.description } == Stage.pipeline, "PipelineStages.all must list Stage.pipeline's stages, in order")
+        return all[Stage.pipeline.firstIndex { $0.name == name }!]
     }
 
     /// Decodes and checks `stage`'s parameters as its own type does.

@@ -6,15 +6,7 @@ extension DedupeStage: PipelineStage {
     public typealias Parameters = DedupeParameters
     public typealias Report = DedupeReport
 
-    public static let description = Stage(
-        name: .dedupe,
-        inputs: [StageFile(.records, .positional, defaultName: "parsed.ndjson.gz")],
-        outputs: [
-            StageFile(.records, .output, defaultName: "deduped.ndjson.gz"),
-            StageFile(.report, .option, defaultName: "dedupe-report.json"),
-        ],
-        unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
-        parameterStages: [.dedupe], algorithmVersion: 3, invocation: .files)
+    public static var description: Stage { .dedupe }
 
     public static func run(_ job: StageJob<NoStageArguments>, context: StageContext) async throws -> DedupeReport {
         let parameters = try context.parameters(DedupeParameters.self)
@@ -48,30 +40,7 @@ extension MergeStage: PipelineStage {
         }
     }
 
-    public static let description = Stage(
-        name: .merge,
-        inputs: [
-            StageFile(.records, .positional, defaultName: "enriched.ndjson.gz"),
-            StageFile(.parseReport, .option, defaultName: "parse-report.json"),
-            StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
-            StageFile(.decisions, .foundByRole, defaultName: "{decisions}"),
-        ],
-        outputs: [
-            StageFile(.report, .option, defaultName: "merge-report.json"),
-            StageFile(.ledger, .option, defaultName: "ledger.ndjson.gz"),
-            StageFile(.review, .option, defaultName: "review.json"),
-            StageFile(.failedRows, .option, defaultName: "failed-rows.csv"),
-        ],
-        progress: StageFile(.progress, .option, defaultName: "merge-progress.json"),
-        unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
-        unlistedOutputs: [
-            StageFile(.notEnrichedRows, .foundByRole, defaultName: "not-enriched.csv"),
-            StageFile(.library, .foundByRole, defaultName: "{library}"),
-        ],
-        // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
-        // 4: the library keeps every user-authored cell (export); 3: the report's
-        // `reviewOpen` (rows still to review after the decisions); 2: the title identity.
-        parameterStages: [.dedupe, .merge], algorithmVersion: 5, invocation: .filesAndImportId)
+    public static var description: Stage { .merge }
 
     /// The library (its description's) and its previous generation.
     public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {

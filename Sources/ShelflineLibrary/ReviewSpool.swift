@@ -1,5 +1,6 @@
 import Foundation
 import ShelflineCore
+import ShelflineReports
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import ShelflineCore
+import ShelflineReports
 
 /// Lookup as a pipeline stage (`PipelineStage`): its parameter and report types and its one entry.
 extension LookupStage: PipelineStage {
@@ -21,17 +22,7 @@ extension LookupStage: PipelineStage {
         }
     }
 
-    public static let description = Stage(
-        name: .lookup,
-        inputs: [StageFile(.records, .positional, defaultName: "deduped.ndjson.gz")],
-        outputs: [
-            StageFile(.records, .output, defaultName: "enriched.ndjson.gz"),
-            StageFile(.report, .option, defaultName: "lookup-report.json"),
-        ],
-        progress: StageFile(.progress, .option, defaultName: "lookup-progress.json"),
-        parameterStages: [.lookup], algorithmVersion: 1, invocation: .files,
-        // The Open Library API to ask without a pipeline.json (a mirror, a loopback stand-in in tests).
-        environmentParameters: [Stage.EnvironmentParameter("SHELFLINE_OPENLIBRARY_URL", "openLibrary.baseURL")])
+    public static var description: Stage { .lookup }
 
     /// The catalog dumps given on the command line.
     public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {

@@ -19,19 +19,7 @@ extension ParseStage: PipelineStage {
         }
     }
 
-    public static let description = Stage(
-        name: .parse,
-        inputs: [StageFile(.export, .positional, defaultName: "{csv}")],
-        outputs: [
-            StageFile(.records, .output, defaultName: "parsed.ndjson.gz"),
-            StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
-            StageFile(.report, .option, defaultName: "parse-report.json"),
-        ],
-        unlistedOutputs: [StageFile(.texts, .foundByRole, defaultName: RecordTexts.fileName, besides: .records)],
-        // 5: each texts line names its record's row (`byteOffset`, `byteLength`), which merge
-        // checks; 4: reviews and notes apart from the records (`RecordTexts`); 3: `shelfPositions`
-        // aligned with `shelves`.
-        parameterStages: [.parse], algorithmVersion: 5, invocation: .files)
+    public static var description: Stage { .parse }
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ParseReport {
         let parameters = try context.parameters(ParseParameters.self)

@@ -1,5 +1,6 @@
 import Foundation
 import ShelflineCore
+import ShelflineReports
 
 /// Render as a pipeline stage (`PipelineStage`): one refresh of the import activity for a run
 /// directory, whose files it finds by role (`RunFiles`); it writes no report file of its own.
@@ -22,14 +23,7 @@ public enum RenderStage: PipelineStage {
         }
     }
 
-    public static let description = Stage(
-        name: .render,
-        inputs: [
-            StageFile(.report, .foundByRole, defaultName: "merge-report.json"),
-            StageFile(.review, .foundByRole, defaultName: "review.json"),
-        ],
-        outputs: [StageFile(.page, .foundByRole, defaultName: "report.html")],
-        parameterStages: [.render], algorithmVersion: 2, invocation: .runDirectory(subcommand: "import"))
+    public static var description: Stage { .render }
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ImportActivityRenderer.Refresh {
         let parameters = try context.parameters(RenderParameters.self)

@@ -90,6 +90,13 @@ public struct EnrichmentCounts: Codable, Sendable, Equatable {
         if status == .matchedBySearch { searchBySource = (searchBySource ?? [:]).merging([source: 1], uniquingKeysWith: +) }
     }
 
+    /// Matches by ISBN and by search of each source that made them, when more than one source
+    /// matched (what the report page and the import Live Activity show); nil otherwise.
+    public var matchesBySource: [String: Int]? {
+        let matches = (isbnBySource ?? [:]).merging(searchBySource ?? [:], uniquingKeysWith: +)
+        return matches.count > 1 ? matches : nil
+    }
+
     /// ` (openlibrary 450, googlebooks 19)` when more than one source matched, most first; else empty.
     public static func sourceBreakdown(_ counts: [String: Int]?) -> String {
         guard let counts, counts.count > 1 else { return "" }

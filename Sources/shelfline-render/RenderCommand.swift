@@ -1,10 +1,8 @@
 import ArgumentParser
 import Foundation
 import ShelflineCore
-import ShelflineLibrary
-import ShelflineLookup
-import ShelflineParse
 import ShelflineRender
+import ShelflineReports
 import ShelflineStageCLI
 
 /// `shelfline-render`: Live Activity snapshots for the import and the beer queue.
@@ -39,14 +37,8 @@ public struct ImportActivityCommand: RenderSubcommand, PipelineStageCommand {
     public typealias Runs = RenderStage
 
     /// Render reads every stage's files, by role under the names the config gives them
-    /// (`RunFiles`), so it knows every stage's description (which is why this executable links the
-    /// stage libraries).
-    public static var knownStages: [Stage] {
-        [
-            ParseStage.description, DedupeStage.description, LookupStage.description, MergeStage.description,
-            RenderStage.description,
-        ]
-    }
+    /// (`RunFiles`), so it knows every stage's description: the pipeline's stage list.
+    public static var knownStages: [Stage] { Stage.pipeline }
 
     public static let configuration = CommandConfiguration(
         commandName: "import",

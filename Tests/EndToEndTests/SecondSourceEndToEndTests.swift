@@ -17,6 +17,12 @@ import Testing
         var counts: EnrichmentCounts
     }
 
+    /// The import activity's snapshot, as far as this test reads it.
+    struct ActivityFile: Decodable {
+        struct State: Decodable { var matchesBySource: [String: Int]? }
+        var contentState: State
+    }
+
     @Test(.bug("39")) func booksOpenLibraryLacksComeFromGoogleBooksAndNeverAWrongOne() async throws {
         let dir = TemporaryDirectory("second-source-e2e")
         let csv = dir.write("export.csv", PipelineEndToEndTests.syntheticExport(count: 6))
@@ -59,6 +65,13 @@ import Testing
         #expect(merge.enrichment.notEnriched == 1, "the same title by another author is not taken")
         #expect(merge.enrichment.isbnBySource == ["openlibrary": 4, "googlebooks": 1])
         #expect(result.stdout.contains("enrichment: 5 by ISBN (openlibrary 4, googlebooks 1), 0 by search,"), "\(result)")
+        // The report page and the import Live Activity's end count the matches per source too.
+        let page = try String(contentsOfFile: run + "/report.html", encoding: .utf8)
+        let sources = try #require(page.components(separatedBy: "<table id=\"sources\">").dropFirst().first)
+        #expect(sources.contains("<td>openlibrary</td><td class=\"num\">4</td>"), "\(sources)")
+        #expect(sources.contains("<td>googlebooks</td><td class=\"num\">1</td>"), "\(sources)")
+        let activity = try readJSONFile(ActivityFile.self, from: workspace + "/activity/import.json")
+        #expect(activity.contentState.matchesBySource == ["openlibrary": 4, "googlebooks": 1], "\(activity)")
         let lookup = try readJSONFile(LookupReportFile.self, from: run + "/lookup-report.json")
         #expect(
             lookup.matchesBySource == [

@@ -24,7 +24,7 @@ import Testing
         static let description = Stage(
             name: .dedupe, inputs: [StageFile(.records, .positional, defaultName: "in.txt")],
             outputs: [StageFile(.report, .option, defaultName: "report.json")],
-            parameterStages: [.dedupe], algorithmVersion: 1, invocation: .files)
+            parameterStages: [.dedupe], algorithmVersion: 1, invocation: .files, activity: Stage.ActivityStep(nil, share: 0))
 
         static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> CountReport {
             let text = try String(contentsOfFile: job.input(.records), encoding: .utf8)

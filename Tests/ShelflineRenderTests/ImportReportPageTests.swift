@@ -1,12 +1,13 @@
 import Foundation
 import ShelflineCore
 import ShelflineRender
+import ShelflineReports
 import TestSupport
 import Testing
 
 @Suite struct ImportReportPageTests {
-    /// Builds a finished run directory with review rows (in the two shapes the page accepts) and failed rows.
-    static func finishedRun(_ temp: TemporaryDirectory, reviewJSON: String) throws -> String {
+    /// Builds a finished run directory with review rows (`review.json` as merge writes it) and failed rows.
+    static func finishedRun(_ temp: TemporaryDirectory, review: ReviewList) throws -> String {
         let run = temp.file("run")
         try Workspace.makeDirectory(run)
         try Fixtures.write(Fixtures.parseReport(rowsRead: 100, rejected: 4), to: run + "/parse-report.json")
@@ -14,7 +15,7 @@ import Testing
             Fixtures.mergeReport(
                 added: 70, updated: 20, duplicates: 6, rejected: 4, needsReview: 2,
                 notEnriched: 8, matchedByIsbn: 86), to: run + "/merge-report.json")
-        temp.write("run/review.json", reviewJSON)
+        try Fixtures.write(review, to: run + "/review.json")
         let csvLines = [
             "Book Id,Title,Author,ISBN13",
             #"901,"Broken, Book","Doe, Jane","=""978000000000""""#,
@@ -25,26 +26,43 @@ import Testing
         return run
     }
 
-    static let reviewArray = """
-        [{"line": 17, "title": "The Name of the Rose", "author": "Umberto Eco",
-          "candidates": [{"key": "/books/OL1M", "title": "The Name of the Rose", "authors": ["Umberto Eco"], "score": 0.81},
-                         {"key": "/books/OL2M", "title": "The Name of the Rose: Postscript", "authors": "Umberto Eco", "score": 0.74}]},
-         {"line": 42, "record": {"title": "Dune", "author": "Frank Herbert"},
-          "match": {"candidates": [{"key": "/works/OL3W", "title": "Dune Messiah", "authors": ["Frank Herbert"], "score": 0.6}]}}]
-        """
+    static func item(_ line: Int, _ title: String, _ author: String, _ candidates: [MatchCandidate]) -> ReviewItem {
+        ReviewItem(
+            line: line, bookId: String(format: "b%016d", line), title: title, author: author, isbn13: nil,
+            candidates: candidates)
+    }
 
-    @Test(
-        .bug(id: 6),
-        arguments: [
-            reviewArray,
-            #"{"rows": \#(reviewArray)}"#,
-            // The merge stage's own shape (ShelflineLibrary.ReviewList).
-            #"{"importId": "imp-1", "items": \#(reviewArray)}"#,
-            #"{"17": {"title": "The Name of the Rose", "author": "Umberto Eco", "candidates": [{"key": "/books/OL1M", "title": "The Name of the Rose", "authors": ["Umberto Eco"], "score": 0.81}]}, "42": {"title": "Dune", "author": "Frank Herbert", "candidates": [{"key": "/works/OL3W", "title": "Dune Messiah", "authors": ["Frank Herbert"], "score": 0.6}]}}"#,
+    static func candidate(_ key: String, _ title: String, _ author: String, _ score: Double, _ reason: String? = nil)
+        -> MatchCandidate
+    {
+        MatchCandidate(key: key, title: title, authors: [author], score: score, reason: reason)
+    }
+
+    /// The page written for `run`, as text.
+    static func page(_ run: String) throws -> String {
+        try String(
+            contentsOfFile: try ImportReportPage.write(
+                status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults)), encoding: .utf8)
+    }
+
+    static let review = ReviewList(
+        importId: "imp-1",
+        items: [
+            item(
+                17, "The Name of the Rose", "Umberto Eco",
+                [
+                    candidate("/books/OL1M", "The Name of the Rose", "Umberto Eco", 0.81),
+                    candidate("/books/OL2M", "The Name of the Rose: Postscript", "Umberto Eco", 0.74),
+                ]),
+            item(
+                42, "Dune", "Frank Herbert",
+                [candidate("/works/OL3W", "Dune Messiah", "Frank Herbert", 0.6)]),
         ])
-    func reportListsCountsReviewAndFailedRows(_ reviewJSON: String) throws {
+
+    @Test(.bug(id: 6))
+    func reportListsCountsReviewAndFailedRows() throws {
         let temp = TemporaryDirectory("render-report")
-        let run = try Self.finishedRun(temp, reviewJSON: reviewJSON)
+        let run = try Self.finishedRun(temp, review: Self.review)
         let path = try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults))
         let html = try String(contentsOfFile: path, encoding: .utf8)
 
@@ -74,11 +92,9 @@ import Testing
 
     @Test(.bug(id: 6)) func reportWithoutReviewOrFailedRowsSaysSo() throws {
         let temp = TemporaryDirectory("render-report-empty")
-        let run = try Self.finishedRun(temp, reviewJSON: "[]")
+        let run = try Self.finishedRun(temp, review: ReviewList(importId: "imp-1", items: []))
         try FileManager.default.removeItem(atPath: run + "/failed-rows.csv")
-        let html = try String(
-            contentsOfFile: try ImportReportPage.write(
-                status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults)), encoding: .utf8)
+        let html = try Self.page(run)
         #expect(html.contains("No rows need review."))
         #expect(html.contains("No rejected rows."))
         #expect(html.contains("Every imported book has metadata."))
@@ -88,24 +104,28 @@ import Testing
     /// and count; and each review candidate says why it was not accepted.
     @Test(.bug(id: 14)) func notEnrichedIsNotFailedAndReviewSaysWhy() throws {
         let temp = TemporaryDirectory("render-report-words")
-        let review = """
-            [{"line": 7, "title": "Three Uses of the Knife", "author": "David Mamet",
-              "candidates": [{"key": "/books/OL9M", "title": "Three Uses of the Knife II", "authors": ["David Mamet"], "score": 0.9,
-                              "reason": "title differs in \\"ii\\""},
-                             {"key": "/books/OL8M", "title": "Three Uses of the Knife", "authors": ["Ann Other"], "score": 0.7,
-                              "reason": "author mismatch"}]},
-             {"line": 8, "title": "Dune", "author": "Frank Herbert",
-              "candidates": [{"key": "/books/OL7M", "title": "Cooking", "authors": ["Irma Rombauer"], "score": 0.2,
-                              "reason": "isbnTitleConflict"}]}]
-            """
-        let run = try Self.finishedRun(temp, reviewJSON: review)
+        let review = ReviewList(
+            importId: "imp-1",
+            items: [
+                Self.item(
+                    7, "Three Uses of the Knife", "David Mamet",
+                    [
+                        Self.candidate(
+                            "/books/OL9M", "Three Uses of the Knife II", "David Mamet", 0.9, "title differs in \"ii\""),
+                        Self.candidate("/books/OL8M", "Three Uses of the Knife", "Ann Other", 0.7, "author mismatch"),
+                    ]),
+                Self.item(
+                    8, "Dune", "Frank Herbert",
+                    [
+                        Self.candidate("/books/OL7M", "Cooking", "Irma Rombauer", 0.2, "isbnTitleConflict")
+                    ]),
+            ])
+        let run = try Self.finishedRun(temp, review: review)
         try FileManager.default.removeItem(atPath: run + "/failed-rows.csv")
         let header = "Book Id,Title,Author,ISBN13"
         let unenriched = (1...5).map { "\($0),Book \($0),Author \($0)," }
         temp.write("run/not-enriched.csv", ([header] + unenriched).joined(separator: "\n") + "\n")
-        let html = try String(
-            contentsOfFile: try ImportReportPage.write(
-                status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults)), encoding: .utf8)
+        let html = try Self.page(run)
         #expect(!html.contains("Failed rows"))
         #expect(html.contains("Rejected rows (0)"))
         #expect(html.contains("Imported without metadata (\(unenriched.count))"))
@@ -120,20 +140,63 @@ import Testing
     /// own section, each candidate with its reason (merge's `review.json` `ruledOut`).
     @Test(.bug(id: 21)) func candidatesRuledOutAreShownWithTheirReasons() throws {
         let temp = TemporaryDirectory("render-report-ruled-out")
-        let review = """
-            {"importId": "abc", "items": [],
-             "ruledOut": [{"line": 9, "bookId": "b0000000000000001", "title": "Dune", "author": "Frank Herbert",
-                           "candidates": [{"key": "/books/OL2M", "title": "Dune: Book Two", "authors": ["Frank Herbert"], "score": 0.8,
-                                           "reason": "title differs in \\"two\\""}]}]}
-            """
-        let run = try Self.finishedRun(temp, reviewJSON: review)
-        let html = try String(
-            contentsOfFile: try ImportReportPage.write(
-                status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults)), encoding: .utf8)
+        let review = ReviewList(
+            importId: "abc", items: [],
+            ruledOut: [
+                Self.item(
+                    9, "Dune", "Frank Herbert",
+                    [
+                        Self.candidate("/books/OL2M", "Dune: Book Two", "Frank Herbert", 0.8, "title differs in \"two\"")
+                    ])
+            ])
+        let run = try Self.finishedRun(temp, review: review)
+        let html = try Self.page(run)
         #expect(html.contains("Needs review (0)"))
         #expect(html.contains("every candidate was another book (1)"))
         #expect(html.contains("<table id=\"ruled-out\">"))
         #expect(html.contains("Dune: Book Two"))
         #expect(html.contains("ruled out: title differs in &quot;two&quot;"))
+    }
+
+    /// The page reads `review.json` with merge's own type: a file in any other shape is no guess
+    /// but an error naming it (render's 65), and the page is not written.
+    @Test(.bug("37")) func reviewFileNotAsMergeWritesItIsAnErrorNamingIt() throws {
+        let temp = TemporaryDirectory("render-report-review-shape")
+        let run = try Self.finishedRun(temp, review: Self.review)
+        temp.write("run/review.json", #"{"rows": [{"line": 17, "title": "Dune", "candidates": []}]}"#)
+        #expect {
+            try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults))
+        } throws: { error in
+            "\(error)".contains("review.json")
+        }
+        #expect(!FileManager.default.fileExists(atPath: run + "/report.html"))
+    }
+
+    /// Issue 39: when more than one metadata source matched, the page lists each source's matches
+    /// by ISBN and by search, most first; with one source it shows no such table.
+    @Test(.bug("39")) func reportListsMatchesPerSourceWhenSeveralMatched() throws {
+        let temp = TemporaryDirectory("render-report-sources")
+        let run = try Self.finishedRun(temp, review: Self.review)
+        var merge = Fixtures.mergeReport(
+            added: 70, updated: 20, duplicates: 6, rejected: 4, needsReview: 2, notEnriched: 8, matchedByIsbn: 80)
+        merge.enrichment.matchedBySearch = 6
+        merge.enrichment.isbnBySource = ["openlibrary": 61, "googlebooks": 19]
+        merge.enrichment.searchBySource = ["openlibrary": 5, "isbndb": 1]
+        try Fixtures.write(merge, to: run + "/merge-report.json")
+        let html = try Self.page(run)
+        let table = try #require(html.components(separatedBy: "<table id=\"sources\">").dropFirst().first)
+            .components(separatedBy: "</table>")[0]
+        let rows = table.components(separatedBy: "<tr>").dropFirst().dropFirst().map {
+            $0.components(separatedBy: "<td").dropFirst().map { cell in
+                String(cell.drop { $0 != ">" }.dropFirst().prefix { $0 != "<" })
+            }
+        }
+        #expect(
+            rows == [["openlibrary", "61", "5"], ["googlebooks", "19", "0"], ["isbndb", "0", "1"]], "\(table)")
+
+        merge.enrichment.isbnBySource = ["openlibrary": 80]
+        merge.enrichment.searchBySource = ["openlibrary": 6]
+        try Fixtures.write(merge, to: run + "/merge-report.json")
+        #expect(!(try Self.page(run)).contains("id=\"sources\""))
     }
 }

@@ -46,14 +46,12 @@ import Testing
     @Test(.bug(id: 11), .enabled(if: runnable))
     func reportPageTextInChromiumMatchesMergeReport() throws {
         let temp = TemporaryDirectory("render-dom")
-        let run = try ImportReportPageTests.finishedRun(temp, reviewJSON: ImportReportPageTests.reviewArray)
+        let run = try ImportReportPageTests.finishedRun(temp, review: ImportReportPageTests.review)
         let page = try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults))
         let (status, dom) = try Self.chromium(["--dump-dom"], page: page, profile: temp.file("profile"))
         #expect(status == 0)
         let merge = try readJSONFile(MergeReport.self, from: run + "/merge-report.json")
-        let reviewCount = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/review.json"))) as? [Any]
-        ).count
+        let reviewCount = try readJSONFile(ReviewList.self, from: run + "/review.json").items.count
 
         let headings = DOMText.elements("h1", in: dom)
         #expect(headings.count == 1 && headings.first?.hasPrefix("Import report: ") == true, "\(headings)")
@@ -96,7 +94,7 @@ import Testing
     @Test(.bug(id: 6), .enabled(if: runnable))
     func reportScreenshotIsNotBlank() throws {
         let temp = TemporaryDirectory("render-shot")
-        let run = try ImportReportPageTests.finishedRun(temp, reviewJSON: ImportReportPageTests.reviewArray)
+        let run = try ImportReportPageTests.finishedRun(temp, review: ImportReportPageTests.review)
         let page = try ImportReportPage.write(status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults))
         let png = temp.file("report.png")
         let (status, _) = try Self.chromium(

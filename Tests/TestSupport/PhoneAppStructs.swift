@@ -16,6 +16,7 @@ public enum PhoneApp {
             public var failureCount: Int
             public var currentBookTitle: String?
             public var currentBookAuthor: String?
+            public var matchesBySource: [String: Int]?
         }
         public var fileName: String
         public var sessionId: UUID

@@ -15,8 +15,8 @@ public protocol PipelineStage {
     associatedtype Arguments: Sendable = NoStageArguments
 
     /// The stage's description: its name, files by role (and so its executable's options), progress
-    /// file, the parameters it decodes, algorithm version and invocation. Declared by the stage
-    /// type itself, in its library; the commands layer lists them in order (`PipelineStages`).
+    /// file and activity step, the parameters it decodes, algorithm version and invocation: its
+    /// entry in the pipeline's stage list (`Stage.pipeline`, in ShelflineReports).
     static var description: Stage { get }
 
     /// Workspace or option files the stage reads besides `job`'s, for the stage-file safety check

@@ -85,10 +85,10 @@ public struct StageFile: Sendable, Equatable {
     }
 }
 
-/// The stage contract: everything the orchestrator, the config decoder, the stage executables and
-/// the docs need to know about a stage, in one value. Each stage type declares its own
-/// (`PipelineStage.description`, in its library); the pipeline's list of them, in order, is the
-/// commands layer's (`PipelineStages`), which passes it to whatever needs several.
+/// The stage contract: everything the orchestrator, the config decoder, the stage executables,
+/// render and the docs need to know about a stage, in one value. The pipeline's list of them, in
+/// order, is `Stage.pipeline` (ShelflineReports); each stage type takes its entry from it
+/// (`PipelineStage.description`), and the commands pass the list to whatever needs several.
 public struct Stage: Sendable, Equatable {
     public var name: StageName
     /// The executable that runs it (beside `shelfline`, or in `SHELFLINE_BIN`).
@@ -116,6 +116,23 @@ public struct Stage: Sendable, Equatable {
     /// Parameters the built-in default configuration (no `pipeline.json`) takes from the
     /// environment, when set (`PipelineConfig.builtInDefault`).
     public var environmentParameters: [EnvironmentParameter] = []
+    /// The stage's step of the import activity's progress bar.
+    public var activity: ActivityStep
+
+    /// What the import Live Activity shows while the stage runs: its words (`Looking up books…`;
+    /// nil for a stage that runs once the activity has ended) and its share of the progress bar.
+    /// The shares of the pipeline's stages sum to 1; the bar stands at the sum of the earlier
+    /// stages' shares when the stage starts, and the stage's progress file, if it has one, moves
+    /// it across the stage's own share.
+    public struct ActivityStep: Sendable, Equatable {
+        public var text: String?
+        public var share: Double
+
+        public init(_ text: String?, share: Double) {
+            self.text = text
+            self.share = share
+        }
+    }
 
     /// An environment variable that sets one parameter of the built-in default configuration.
     public struct EnvironmentParameter: Sendable, Equatable {
@@ -142,7 +159,8 @@ public struct Stage: Sendable, Equatable {
     public init(
         name: StageName, inputs: [StageFile], outputs: [StageFile], progress: StageFile? = nil,
         unlistedInputs: [StageFile] = [], unlistedOutputs: [StageFile] = [], parameterStages: [StageName],
-        algorithmVersion: Int, invocation: Invocation, environmentParameters: [EnvironmentParameter] = []
+        algorithmVersion: Int, invocation: Invocation, environmentParameters: [EnvironmentParameter] = [],
+        activity: ActivityStep
     ) {
         self.name = name
         self.inputs = inputs
@@ -154,6 +172,7 @@ public struct Stage: Sendable, Equatable {
         self.algorithmVersion = algorithmVersion
         self.invocation = invocation
         self.environmentParameters = environmentParameters
+        self.activity = activity
     }
 
     /// The shipped name of this stage's input with `role` (a programming error when it has none).

@@ -1,4 +1,5 @@
-/// The pipeline's stages, in order; each one's contract is a `Stage`, which its stage type declares (`PipelineStage.description`).
+/// A stage's name, in the pipeline's order: what `pipeline.json` and the manifests call it. Its
+/// contract is its entry in `Stage.pipeline` (ShelflineReports), which lists the stages in this order.
 public enum StageName: String, Codable, Sendable, CaseIterable, Comparable {
     case parse, dedupe, lookup, merge, render
 

@@ -1,6 +1,5 @@
 import Foundation
 import ShelflineCore
-import ShelflineOrchestrator
 
 /// `POST /v1/beer-queue/refresh`: the member asked for a fresh queue, so `serve` does what
 /// `make beer-queue` does, user-triggered: `shelfline-render beer-queue --poll --user-triggered`,

@@ -215,7 +215,7 @@ public struct ImportActivityRenderer: Sendable {
                 booksProcessed: merge.rowsRead, totalBooks: merge.rowsRead,
                 successCount: merge.outcomes.added + merge.outcomes.updated,
                 duplicateCount: merge.outcomes.duplicateInFile,
-                failureCount: merge.outcomes.rejected)
+                failureCount: merge.outcomes.rejected, matchesBySource: merge.enrichment.matchesBySource)
         }
         let total = status.parse?.rowsRead ?? 0
         let progressFile = status.lookupProgress
@@ -228,26 +228,8 @@ public struct ImportActivityRenderer: Sendable {
         }
         let duplicates = status.dedupeDuplicates ?? 0
 
-        let step: String
-        var fraction: Double
-        if status.lookupFinished {
-            step = "Saving to library…"
-            // Merge's own progress moves the bar from 95 % to 99 %, so the activity keeps updating.
-            let saved = status.mergeProgress.map { Double($0.processed) / Double(max($0.total, 1)) } ?? 0
-            fraction = 0.95 + 0.04 * min(max(saved, 0), 1)
-        } else if progressFile != nil || status.dedupeFinished {
-            step = "Looking up books…"
-            let done = lookupTotal > 0 ? Double(lookupProcessed) / Double(lookupTotal) : 0
-            fraction = 0.10 + 0.85 * min(max(done, 0), 1)
-        } else if status.parse != nil {
-            step = "Finding duplicates…"
-            fraction = 0.05
-        } else {
-            step = "Reading file…"
-            fraction = 0
-        }
-        fraction = (fraction * 1000).rounded() / 1000
-        let looking = !status.lookupFinished && progressFile != nil && progressFile?.finished != true
+        let (step, fraction, running) = Self.progressStep(for: status)
+        let shown = running.flatMap { status.progress[$0] }.flatMap { $0.finished ? nil : $0 }
         return State(
             progress: fraction, currentStep: step,
             booksProcessed: total > 0 ? min(rejected + lookupProcessed, total) : rejected + lookupProcessed,
@@ -257,8 +239,32 @@ public struct ImportActivityRenderer: Sendable {
             successCount: max(0, lookupProcessed - duplicates),
             duplicateCount: duplicates,
             failureCount: rejected,
-            currentBookTitle: looking ? progressFile?.currentTitle.map(Self.displayText) : nil,
-            currentBookAuthor: looking ? progressFile?.currentAuthor.map(Self.displayText) : nil)
+            currentBookTitle: shown?.currentTitle.map(Self.displayText),
+            currentBookAuthor: shown?.currentAuthor.map(Self.displayText))
+    }
+
+    /// The running stage's words and where the bar stands, from the stage list's activity steps
+    /// (`Stage.activity`): the first stage without a report is running; the bar stands at the sum
+    /// of the earlier stages' shares, plus the running stage's share times the fraction of its
+    /// progress file, if it has one. Three decimals, so a tiny change is no update.
+    static func progressStep(for status: ImportRunStatus) -> (step: String, fraction: Double, running: StageName?) {
+        var start = 0.0
+        var last: (step: String, fraction: Double, running: StageName?) = ("", 0, nil)
+        for stage in status.files.stages {
+            guard let text = stage.activity.text else { break }
+            // The shares summed as written (0.05 + 0.05 + 0.85 is not 0.95 in binary): whole millionths.
+            let stageStart = (start * 1_000_000).rounded() / 1_000_000
+            guard status.finished.contains(stage.name) else {
+                let done = status.progress[stage.name].map {
+                    $0.total > 0 ? Double(min($0.processed, $0.total)) / Double($0.total) : 0
+                }
+                let fraction = stageStart + stage.activity.share * min(max(done ?? 0, 0), 1)
+                return (text, (fraction * 1000).rounded() / 1000, stage.name)
+            }
+            start += stage.activity.share
+            last = (text, ((start * 1_000_000).rounded() / 1_000_000 * 1000).rounded() / 1000, nil)
+        }
+        return last
     }
 
     /// Whole seconds the whole import is expected to take: time so far plus what lookup's measured

@@ -1,7 +1,12 @@
 import Foundation
 import ShelflineCore
 import ShelflineLibrary
+import ShelflineParse
 import ShelflineReports
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `<run dir>/report.html`: one self-contained page (inline CSS and SVG, no scripts, nothing
 /// fetched) with the outcome counts as a chart, the rows needing review with their candidates,
@@ -20,16 +25,20 @@ public enum ImportReportPage {
         /// Merge's file with `role`: as its report names it, else as the run's files do.
         func resolve(_ name: String?, _ role: StageFileRole) -> String {
             let name =
-                name?.isEmpty == false ? name! : status.files.output(.merge, role) ?? MergeStage.description.defaultOutput(role)
+                name?.isEmpty == false ? name! : status.files.output(.merge, role) ?? Stage.merge.defaultOutput(role)
             return name.hasPrefix("/") ? name : directory + "/" + name
         }
-        let review = try ReviewEntry.read(path: resolve(status.merge?.review, .review))
-        let ruledOut = try ReviewEntry.readRuledOut(path: resolve(status.merge?.review, .review))
+        // Merge's own type: the file is what merge wrote, or absent (a run before merge).
+        let reviewPath = resolve(status.merge?.review, .review)
+        let reviewList =
+            FileManager.default.fileExists(atPath: reviewPath) ? try readJSONFile(ReviewList.self, from: reviewPath) : nil
+        let review = reviewList?.items ?? []
+        let ruledOut = reviewList?.ruledOut ?? []
         // Streamed and capped: the page shows the first rows, the files can hold a whole import.
-        let failed = try CSVTable.read(
+        let failed = try exportRows(
             path: resolve(status.merge?.failedRows, .failedRows),
             maximumRows: parameters.reportMaximumRows)
-        let notEnriched = try CSVTable.read(
+        let notEnriched = try exportRows(
             path: resolve(status.merge?.notEnrichedRows, .notEnrichedRows),
             maximumRows: parameters.reportMaximumRows,
             knownDataRows: status.merge?.notEnrichedRowCount)
@@ -38,7 +47,7 @@ public enum ImportReportPage {
             notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
             ruledOut: ruledOut, maximumRows: parameters.reportMaximumRows, fileName: fileName,
             libraryPage: libraryPage)
-        let name = status.files.output(.render, .page) ?? RenderStage.description.defaultOutput(.page)
+        let name = status.files.output(.render, .page) ?? Stage.render.defaultOutput(.page)
         let target = name.hasPrefix("/") ? name : directory + "/" + name
         try AtomicFile.write(html, to: target)
         return target
@@ -50,9 +59,9 @@ public enum ImportReportPage {
     /// CSV's header and (at least its first `maximumRows`) rows; a `…RowCount` is how many data rows
     /// its file holds in all, when only the first rows were read.
     public static func render(
-        status: ImportRunStatus, review: [ReviewEntry], failedRows: [[String]],
+        status: ImportRunStatus, review: [ReviewItem], failedRows: [[String]],
         failedRowCount: Int? = nil, notEnrichedRows: [[String]] = [],
-        notEnrichedRowCount: Int? = nil, ruledOut: [ReviewEntry] = [], maximumRows: Int,
+        notEnrichedRowCount: Int? = nil, ruledOut: [ReviewItem] = [], maximumRows: Int,
         fileName: String? = nil, libraryPage: String? = nil
     ) -> String {
         let state = ImportActivityRenderer.contentState(for: status)
@@ -108,6 +117,9 @@ public enum ImportReportPage {
             if merge.rowsReviewed > 0 { bars.append(("Reviewed", merge.rowsReviewed, "#00897b")) }
             bars += [("Needs review", merge.rowsToReview, "#fbbc04"), ("Not enriched", merge.enrichment.notEnriched, "#ea4335")]
             html += chart(id: "enrichment", bars: bars)
+            if let matches = merge.enrichment.matchesBySource {
+                html += sourcesTable(matches, enrichment: merge.enrichment)
+            }
         } else {
             html +=
                 "<p class=\"summary\">\(escape(state.currentStep)) \(state.booksProcessed) of \(state.totalBooks) rows so far.</p>\n"
@@ -124,8 +136,8 @@ public enum ImportReportPage {
                 "<div class=\"scroll\"><table id=\"review\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
             for entry in review.prefix(maximumRows) {
                 html +=
-                    "<tr><td class=\"num\">\(entry.line.map(String.init) ?? "")</td><td>\(escape(entry.title))</td>"
-                    + "<td>\(escape(entry.author))</td><td>"
+                    "<tr><td class=\"num\">\(entry.line)</td><td>\(escape(entry.title))</td>"
+                    + "<td>\(escape(entry.author ?? ""))</td><td>"
                 html += candidateList(entry.candidates, verdict: "not accepted") + "</td></tr>\n"
             }
             html += "</table></div>\n"
@@ -135,8 +147,8 @@ public enum ImportReportPage {
         }
 
         // Named as merge's description names them (`Stage.unlistedOutputs` for not-enriched rows).
-        let failedFile = MergeStage.description.defaultOutput(.failedRows)
-        let notEnrichedFile = MergeStage.description.defaultOutput(.notEnrichedRows)
+        let failedFile = Stage.merge.defaultOutput(.failedRows)
+        let notEnrichedFile = Stage.merge.defaultOutput(.notEnrichedRows)
         html += rowsSection(
             id: "failed", heading: "Rejected rows", table: failedRows, total: failedRowCount, file: failedFile,
             maximumRows: maximumRows,
@@ -157,8 +169,8 @@ public enum ImportReportPage {
                 "<div class=\"scroll\"><table id=\"ruled-out\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
             for entry in ruledOut.prefix(maximumRows) {
                 html +=
-                    "<tr><td class=\"num\">\(entry.line.map(String.init) ?? "")</td><td>\(escape(entry.title))</td>"
-                    + "<td>\(escape(entry.author))</td><td>" + candidateList(entry.candidates, verdict: "ruled out")
+                    "<tr><td class=\"num\">\(entry.line)</td><td>\(escape(entry.title))</td>"
+                    + "<td>\(escape(entry.author ?? ""))</td><td>" + candidateList(entry.candidates, verdict: "ruled out")
                     + "</td></tr>\n"
             }
             html += "</table></div>\n"
@@ -169,6 +181,46 @@ public enum ImportReportPage {
         }
         html += "</body>\n</html>\n"
         return html
+    }
+
+    /// The header and the first `maximumRows` data rows of the export-layout CSV at `path` (merge's
+    /// failed or not-enriched rows), read with the parse stage's reader, and how many data rows it
+    /// holds in all (a missing file has none). `knownDataRows`: that count as the file's writer
+    /// reported it (`MergeReport.notEnrichedRowCount`); reading then stops after the rows kept.
+    static func exportRows(path: String, maximumRows: Int, knownDataRows: Int? = nil) throws -> (rows: [[String]], dataRows: Int)
+    {
+        guard FileManager.default.fileExists(atPath: path) else { return ([], 0) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError.missingInput(path: path, reason: "not readable") }
+        defer { close(fd) }
+        let reader = DelimitedReader(source: .descriptor(fd, path: path))
+        var row = DelimitedRow()
+        var rows: [[String]] = []
+        var count = 0
+        while try reader.next(into: &row) {
+            if count <= maximumRows {
+                rows.append(
+                    (0..<row.count).map { index in
+                        row.bytes(index).withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
+                    })
+            } else if let knownDataRows {
+                return (rows, knownDataRows)
+            }
+            count += 1
+        }
+        return (rows, max(0, count - 1))
+    }
+
+    /// The books each metadata source matched, by ISBN and by search, most first.
+    static func sourcesTable(_ matches: [String: Int], enrichment: EnrichmentCounts) -> String {
+        var html = "<div class=\"scroll\"><table id=\"sources\">\n<tr><th>Source</th><th>Matched by ISBN</th>"
+        html += "<th>Matched by search</th></tr>\n"
+        for (source, _) in matches.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
+            html +=
+                "<tr><td>\(escape(source))</td><td class=\"num\">\(enrichment.isbnBySource?[source] ?? 0)</td>"
+                + "<td class=\"num\">\(enrichment.searchBySource?[source] ?? 0)</td></tr>\n"
+        }
+        return html + "</table></div>\n"
     }
 
     /// One table of export rows (header first) under `heading (count)`.
@@ -205,16 +257,18 @@ public enum ImportReportPage {
     }
 
     /// A numbered list of candidates, each with why it was `verdict` (not accepted, ruled out).
-    static func candidateList(_ candidates: [ReviewEntry.Candidate], verdict: String) -> String {
+    static func candidateList(_ candidates: [MatchCandidate], verdict: String) -> String {
         guard !candidates.isEmpty else { return "<span class=\"muted\">none</span>" }
         var html = "<ol class=\"candidates\">"
         for candidate in candidates {
-            let score = candidate.score.map { String(format: " (score %.2f)", $0) } ?? ""
+            let score = String(format: " (score %.2f)", candidate.score)
             html +=
                 "<li>\(escape(candidate.title))"
                 + (candidate.authors.isEmpty ? "" : " — \(escape(candidate.authors.joined(separator: ", ")))")
                 + " <code>\(escape(candidate.key))</code>\(escape(score))"
-                + (candidate.reason.map { " <span class=\"why\">\(verdict): \(escape(Self.readable($0)))</span>" } ?? "")
+                + (candidate.reason.flatMap { $0.isEmpty ? nil : $0 }.map {
+                    " <span class=\"why\">\(verdict): \(escape(Self.readable($0)))</span>"
+                } ?? "")
                 + "</li>"
         }
         return html + "</ol>"

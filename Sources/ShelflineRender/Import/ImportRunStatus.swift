@@ -12,34 +12,26 @@ public struct ImportRunStatus: Sendable, Equatable {
     public var parse: ParseReport?
     /// `duplicateInFile` from `dedupe-report.json`, when dedupe has finished.
     public var dedupeDuplicates: Int?
-    public var dedupeFinished: Bool
-    public var lookupProgress: StageProgress?
-    /// True once `lookup-report.json` exists.
-    public var lookupFinished: Bool
     /// `notEnriched` from the lookup report, when it has one.
     public var lookupNotEnriched: Int?
     public var merge: MergeReport?
-    /// `merge-progress.json` while merge runs (records resolved, then folded into the library).
-    public var mergeProgress: StageProgress?
+    /// The stages whose report file exists (a stage's report is the last file it writes).
+    public var finished: Set<StageName> = []
+    /// The progress file of each stage that has written one (lookup's rows asked, merge's records
+    /// resolved then folded into the library). Progress is advisory: one that does not decode is left out.
+    public var progress: [StageName: StageProgress] = [:]
 
     /// The names of the run's files (renamed outputs included), from the stage descriptions.
     public var files: RunFiles
 
-    public init(
-        runDirectory: String, parse: ParseReport? = nil, dedupeDuplicates: Int? = nil, dedupeFinished: Bool = false,
-        lookupProgress: StageProgress? = nil, lookupFinished: Bool = false, lookupNotEnriched: Int? = nil,
-        merge: MergeReport? = nil, files: RunFiles
-    ) {
+    public init(runDirectory: String, files: RunFiles) {
         self.runDirectory = runDirectory
         self.files = files
-        self.parse = parse
-        self.dedupeDuplicates = dedupeDuplicates
-        self.dedupeFinished = dedupeFinished
-        self.lookupProgress = lookupProgress
-        self.lookupFinished = lookupFinished
-        self.lookupNotEnriched = lookupNotEnriched
-        self.merge = merge
     }
+
+    public var lookupProgress: StageProgress? { progress[.lookup] }
+    /// True once `lookup-report.json` exists.
+    public var lookupFinished: Bool { finished.contains(.lookup) }
 
     /// Reads the run directory, finding each stage's file by role under the name `files` gives it.
     /// A missing directory is `FileError.missingInput`; a report that exists but does not decode
@@ -57,24 +49,20 @@ public struct ImportRunStatus: Sendable, Equatable {
         }
 
         var status = ImportRunStatus(runDirectory: runDirectory, files: files)
+        for stage in files.stages {
+            if existing(files.output(stage.name, .report)) != nil { status.finished.insert(stage.name) }
+            if let path = existing(files.progress(stage.name)) {
+                status.progress[stage.name] = try? readJSONFile(StageProgress.self, from: path)
+            }
+        }
         if let path = existing(files.output(.parse, .report)) {
             status.parse = try readJSONFile(ParseReport.self, from: path)
         }
         if let path = existing(files.output(.dedupe, .report)) {
-            let report = try readJSONFile(JSONValue.self, from: path)
-            status.dedupeFinished = true
-            status.dedupeDuplicates = report.firstCount(named: "duplicateInFile")
-        }
-        if let path = existing(files.progress(.lookup)) {
-            status.lookupProgress = try readJSONFile(StageProgress.self, from: path)
+            status.dedupeDuplicates = try readJSONFile(JSONValue.self, from: path).firstCount(named: "duplicateInFile")
         }
         if let path = existing(files.output(.lookup, .report)) {
-            let report = try readJSONFile(JSONValue.self, from: path)
-            status.lookupFinished = true
-            status.lookupNotEnriched = report.firstCount(named: "notEnriched")
-        }
-        if let path = existing(files.progress(.merge)) {
-            status.mergeProgress = try? readJSONFile(StageProgress.self, from: path)
+            status.lookupNotEnriched = try readJSONFile(JSONValue.self, from: path).firstCount(named: "notEnriched")
         }
         if let path = existing(files.output(.merge, .report)) {
             status.merge = try readJSONFile(MergeReport.self, from: path)

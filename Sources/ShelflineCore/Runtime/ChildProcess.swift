@@ -1,6 +1,5 @@
 import CSystemShims
 import Foundation
-import ShelflineCore
 
 #if canImport(Glibc)
     import Glibc
@@ -9,8 +8,9 @@ import ShelflineCore
 /// A stage process started with `posix_spawn`, with a clean signal mask and default signal
 /// dispositions. Foundation's `Process` passes on the spawning thread's mask, in which Swift's
 /// runtime threads block SIGTERM, so a stage started that way could never be paused.
-/// Public for `shelfline-push serve`'s refresh (Foundation's `Process.run` also crashes in a
-/// process holding about a thousand descriptors, as a busy server does).
+/// In Core for the orchestrator's stages and notify and for `shelfline-push serve`'s refresh
+/// (Foundation's `Process.run` also crashes in a process holding about a thousand descriptors, as
+/// a busy server does), so that push need not link the orchestrator for it.
 public struct ChildProcess: Sendable {
     public let pid: pid_t
 
@@ -22,11 +22,18 @@ public struct ChildProcess: Sendable {
 
     /// Where a child's standard streams go. `nil` keeps the parent's.
     public struct Redirection {
-        var stdin: Int32?
-        var stdout: Int32?
-        var stderr: Int32?
+        public var stdin: Int32?
+        public var stdout: Int32?
+        public var stderr: Int32?
         /// Descriptors closed in the child (the parent's ends of pipes).
-        var closeInChild: [Int32] = []
+        public var closeInChild: [Int32] = []
+
+        public init(stdin: Int32? = nil, stdout: Int32? = nil, stderr: Int32? = nil, closeInChild: [Int32] = []) {
+            self.stdin = stdin
+            self.stdout = stdout
+            self.stderr = stderr
+            self.closeInChild = closeInChild
+        }
     }
 
     /// `directory`: the child's working directory; nil keeps the parent's.
@@ -85,7 +92,7 @@ public struct ChildProcess: Sendable {
     }
 
     /// The termination if the child has ended, without blocking.
-    func poll() -> Termination? {
+    public func poll() -> Termination? {
         var status: Int32 = 0
         let result = waitpid(pid, &status, WNOHANG)
         guard result == pid else { return nil }
@@ -94,7 +101,7 @@ public struct ChildProcess: Sendable {
 
     /// A descriptor that polls readable once the child has ended (`pidfd_open`), or -1 where the
     /// kernel has none. The caller closes it.
-    func exitDescriptor() -> Int32 { shelfline_pidfd_open(pid) }
+    public func exitDescriptor() -> Int32 { shelfline_pidfd_open(pid) }
 
     /// Waits for the child to end.
     public func wait() -> Termination {
@@ -103,11 +110,11 @@ public struct ChildProcess: Sendable {
         return Self.decode(status)
     }
 
-    func send(_ signalNumber: Int32) { kill(pid, signalNumber) }
+    public func send(_ signalNumber: Int32) { kill(pid, signalNumber) }
 
     /// A pipe whose ends are close-on-exec (the child gets only what a redirection dup2s), the
     /// read end non-blocking unless it is to be a child's stdin.
-    static func pipe(nonBlockingRead: Bool = true) -> (read: Int32, write: Int32)? {
+    public static func pipe(nonBlockingRead: Bool = true) -> (read: Int32, write: Int32)? {
         var ends: [Int32] = [-1, -1]
         guard Glibc.pipe(&ends) == 0 else { return nil }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -116,9 +123,9 @@ public struct ChildProcess: Sendable {
     }
 
     /// Signals the child's whole process group (for a child spawned with `ownProcessGroup`).
-    func sendToGroup(_ signalNumber: Int32) { kill(-pid, signalNumber) }
+    public func sendToGroup(_ signalNumber: Int32) { kill(-pid, signalNumber) }
 
-    static func decode(_ status: Int32) -> Termination {
+    public static func decode(_ status: Int32) -> Termination {
         let signal = status & 0x7f
         return signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal)
     }

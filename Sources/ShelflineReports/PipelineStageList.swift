@@ -1,0 +1,88 @@
+import ShelflineCore
+
+/// The pipeline's stages, in order: one entry per stage, the one list every command learns the
+/// stages from (the orchestrator, the built-in configuration, render, the import activity's
+/// progress bar). Each stage type takes its description from here (`PipelineStage.description`),
+/// so its executable, the orchestrator and render cannot disagree. It sits in this light module,
+/// not in the stages' libraries, so render and the orchestrator know every stage without linking
+/// any stage's code.
+extension Stage {
+    public static let pipeline: [Stage] = [.parse, .dedupe, .lookup, .merge, .render]
+
+    public static let parse = Stage(
+        name: .parse,
+        inputs: [StageFile(.export, .positional, defaultName: "{csv}")],
+        outputs: [
+            StageFile(.records, .output, defaultName: "parsed.ndjson.gz"),
+            StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
+            StageFile(.report, .option, defaultName: "parse-report.json"),
+        ],
+        unlistedOutputs: [StageFile(.texts, .foundByRole, defaultName: RecordTexts.fileName, besides: .records)],
+        // 5: each texts line names its record's row (`byteOffset`, `byteLength`), which merge
+        // checks; 4: reviews and notes apart from the records (`RecordTexts`); 3: `shelfPositions`
+        // aligned with `shelves`.
+        parameterStages: [.parse], algorithmVersion: 5, invocation: .files,
+        activity: ActivityStep("Reading file…", share: 0.05))
+
+    public static let dedupe = Stage(
+        name: .dedupe,
+        inputs: [StageFile(.records, .positional, defaultName: "parsed.ndjson.gz")],
+        outputs: [
+            StageFile(.records, .output, defaultName: "deduped.ndjson.gz"),
+            StageFile(.report, .option, defaultName: "dedupe-report.json"),
+        ],
+        unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
+        parameterStages: [.dedupe], algorithmVersion: 3, invocation: .files,
+        activity: ActivityStep("Finding duplicates…", share: 0.05))
+
+    public static let lookup = Stage(
+        name: .lookup,
+        inputs: [StageFile(.records, .positional, defaultName: "deduped.ndjson.gz")],
+        outputs: [
+            StageFile(.records, .output, defaultName: "enriched.ndjson.gz"),
+            StageFile(.report, .option, defaultName: "lookup-report.json"),
+        ],
+        progress: StageFile(.progress, .option, defaultName: "lookup-progress.json"),
+        parameterStages: [.lookup], algorithmVersion: 1, invocation: .files,
+        // The Open Library API to ask without a pipeline.json (a mirror, a loopback stand-in in tests).
+        environmentParameters: [Stage.EnvironmentParameter("SHELFLINE_OPENLIBRARY_URL", "openLibrary.baseURL")],
+        // Most of an import's time goes to asking the sources.
+        activity: ActivityStep("Looking up books…", share: 0.85))
+
+    public static let merge = Stage(
+        name: .merge,
+        inputs: [
+            StageFile(.records, .positional, defaultName: "enriched.ndjson.gz"),
+            StageFile(.parseReport, .option, defaultName: "parse-report.json"),
+            StageFile(.rejects, .option, defaultName: "rejects.ndjson.gz"),
+            StageFile(.decisions, .foundByRole, defaultName: "{decisions}"),
+        ],
+        outputs: [
+            StageFile(.report, .option, defaultName: "merge-report.json"),
+            StageFile(.ledger, .option, defaultName: "ledger.ndjson.gz"),
+            StageFile(.review, .option, defaultName: "review.json"),
+            StageFile(.failedRows, .option, defaultName: "failed-rows.csv"),
+        ],
+        progress: StageFile(.progress, .option, defaultName: "merge-progress.json"),
+        unlistedInputs: [StageFile(.library, .foundByRole, defaultName: "{library}")],
+        unlistedOutputs: [
+            StageFile(.notEnrichedRows, .foundByRole, defaultName: "not-enriched.csv"),
+            StageFile(.library, .foundByRole, defaultName: "{library}"),
+        ],
+        // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
+        // 4: the library keeps every user-authored cell (export); 3: the report's `reviewOpen` (rows still to review after the decisions); 2: the title identity.
+        parameterStages: [.dedupe, .merge], algorithmVersion: 5, invocation: .filesAndImportId,
+        activity: ActivityStep("Saving to library…", share: 0.04))
+
+    /// Finds every stage's files by role in the run directory (`RunFiles`); it writes no report file.
+    public static let render = Stage(
+        name: .render,
+        inputs: [
+            StageFile(.report, .foundByRole, defaultName: "merge-report.json"),
+            StageFile(.review, .foundByRole, defaultName: "review.json"),
+        ],
+        outputs: [StageFile(.page, .foundByRole, defaultName: "report.html")],
+        parameterStages: [.render], algorithmVersion: 2, invocation: .runDirectory(subcommand: "import"),
+        // Runs once merge has reported, when the activity has ended: the bar's last step.
+        activity: ActivityStep(nil, share: 0.01))
+}
