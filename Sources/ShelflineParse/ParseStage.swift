@@ -111,10 +111,12 @@ public struct ParseStage {
         let (format, map, listSeparator) = try recognise(header: header, firstRow: firstCells)
         let builder = RecordBuilder(format: format, map: map, listSeparator: listSeparator)
 
-        // Outputs: all created before any row is read, all published at the end.
-        let output = try NDJSONWriter<BookRecord>(path: job.output)
+        // Outputs: all created before any row is read, all published at the end. One chunk of each
+        // file compresses while the next fills: with the stage's own thread that keeps both cores
+        // busy, and each further chunk in flight would only hold memory.
+        let output = try NDJSONWriter<BookRecord>(path: job.output, threads: 1)
         // Reviews and notes, apart from the records (`RecordTexts`): lines written raw.
-        let texts = try NDJSONWriter<BookRecord>(path: textsPath)
+        let texts = try NDJSONWriter<BookRecord>(path: textsPath, hashing: true, threads: 1)
         let rejects = try job.rejects.map { try NDJSONWriter<RejectedRow>(path: $0) }
         var abandon = true
         defer {
@@ -171,7 +173,7 @@ public struct ParseStage {
         // Named by its hash, so merge joins these texts to these records or refuses.
         let textsReference = RecordTexts.Reference(
             file: Self.relative(textsPath, to: job.report ?? job.output),
-            sha256: try ContentHash.file(textsPath), lines: texts.count)
+            sha256: try texts.sha256 ?? ContentHash.file(textsPath), lines: texts.count)
         let report = ParseReport(
             input: path, format: map.format, delimiter: reader.delimiter == 0x09 ? "\t" : ",", header: header,
             headerByteOffset: headerOffset, headerByteLength: headerLength, rowsRead: rowsRead,

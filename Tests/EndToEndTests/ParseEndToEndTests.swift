@@ -80,6 +80,46 @@ import Testing
     }
 
     /// The texts file goes beside the records: an input or output already there is refused, not overwritten.
+    /// An export whose records and texts run to several gzip chunks each, compressed and written
+    /// from worker threads while parse reads on (issue 41): every line arrives, in order, the
+    /// texts file is the one the report names by its SHA-256 (taken as it was written), and the
+    /// same input gives the same bytes again.
+    @Test(.bug(id: 41)) func recordsAndTextsOfManyChunksArriveWholeAndInOrder() throws {
+        let directory = TemporaryDirectory("parse-e2e-chunks")
+        let header = Self.goodreads.split(separator: "\n")[0]
+        var export = String(header) + "\n"
+        var reviews: [String] = []
+        for row in 1...3000 {
+            let review = "Review \(row): " + String(repeating: "a long <b>reading</b> note, row \(row); ", count: 40)
+            reviews.append(review)
+            export +=
+                "\(row),Book \(row),Author \(row),\"\(row), Author\",,,,4,4.0,Press,Paperback,\(100 + row),2001,1999,,2024/01/15,"
+            export += "read,read (#\(row)),read,\"\(review)\",,,1,0\n"
+        }
+        directory.write("export.csv", export)
+        let result = try Self.run(["export.csv", "-o", "parsed.ndjson.gz", "--report", "report.json", "--quiet"], in: directory)
+        #expect(result.status == 0, "\(result)")
+        let textsPath = directory.file("texts.ndjson.gz")
+        #expect(reviews.map(\.utf8.count).reduce(0, +) > 4 << 20)
+        let report = try readJSONFile(ParseReport.self, from: directory.file("report.json"))
+        #expect(
+            report.texts == RecordTexts.Reference(file: "texts.ndjson.gz", sha256: try ContentHash.file(textsPath), lines: 3000))
+        let records = try RecordTexts.readRecords(path: directory.file("parsed.ndjson.gz"))
+        #expect(records.map(\.line) == Array(2...3001))
+        #expect(records.map(\.review) == reviews)
+        #expect(records.map(\.title) == (1...3000).map { "Book \($0)" })
+
+        try FileManager.default.createDirectory(atPath: directory.file("again"), withIntermediateDirectories: false)
+        let again = try Self.run(
+            ["export.csv", "-o", "again/parsed.ndjson.gz", "--report", "again/report.json", "--quiet"], in: directory)
+        #expect(again.status == 0, "\(again)")
+        for name in ["parsed.ndjson.gz", "texts.ndjson.gz"] {
+            #expect(
+                FileManager.default.contents(atPath: directory.file("again/" + name))
+                    == FileManager.default.contents(atPath: directory.file(name)), "\(name)")
+        }
+    }
+
     @Test(.bug(id: 25)) func theTextsFileCannotBeTheInputOrAnotherOutput() throws {
         let directory = TemporaryDirectory("parse-e2e")
         directory.write("texts.ndjson.gz", Self.goodreads)

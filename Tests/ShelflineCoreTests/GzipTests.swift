@@ -44,6 +44,64 @@ import Testing
         #expect(lines.trimmingCharacters(in: .whitespacesAndNewlines) == "50000")
     }
 
+    /// Chunks are compressed on worker threads and written from there, in order, into reused
+    /// slots (issue 41): the bytes are the same whatever the number of chunks in flight, a line's
+    /// newline included (`write(byte:)`), and every chunk arrives in order.
+    @Test(.bug(id: 41), arguments: [1, 2, 4])
+    func bytesDoNotDependOnChunksInFlight(threads: Int) throws {
+        var text: [UInt8] = []
+        for line in 0..<20_000 { text += Array("{\"n\":\(line),\"t\":\"línea \(line % 97)\"}".utf8) + [0x0A] }
+        let reference = CapturingSink()
+        let single = GzipWriter(sink: reference, path: "reference.gz", chunkSize: 4096, threads: 1)
+        try single.write(text)
+        try single.finish()
+        let sink = CapturingSink()
+        let writer = GzipWriter(sink: sink, path: "out.gz", chunkSize: 4096, threads: threads)
+        var start = 0
+        for (index, byte) in text.enumerated() where byte == 0x0A {
+            try text[start..<index].withUnsafeBytes { try writer.write($0) }
+            try writer.write(byte: byte)
+            start = index + 1
+        }
+        try writer.finish()
+        #expect(sink.bytes == reference.bytes)
+        let dir = TemporaryDirectory()
+        let path = dir.write("out.gz", bytes: sink.bytes)
+        var inflated: [UInt8] = []
+        try GzipReader(path: path).forEachChunk { inflated += $0 }
+        #expect(inflated == text)
+    }
+
+    /// The sink is written by the compressing threads: a write that fails there reaches the caller,
+    /// from a later `write` or from `finish`, and nothing more is written after it.
+    @Test(.bug(id: 41)) func aSinkFailureOnAWorkerReachesTheCaller() throws {
+        let sink = CapturingSink(failAfter: 2)
+        let writer = GzipWriter(sink: sink, path: "out.gz", chunkSize: 1024, threads: 2)
+        var generator = SeededGenerator(seed: 41)
+        let error = #expect(throws: FileError.self) {
+            for _ in 0..<200 {
+                try writer.write((0..<1000).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+            }
+            try writer.finish()
+        }
+        #expect(error == FileError.io(path: "out.gz", reason: "write: disk full"))
+        #expect(sink.writes == 2)
+    }
+
+    /// `NDJSONWriter(hashing:)` takes the SHA-256 of the bytes it writes: the same as reading the
+    /// committed file again (parse names its texts file by it).
+    @Test(.bug(id: 41)) func hashingWriterNamesTheFileItCommitted() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("texts.ndjson.gz")
+        let writer = try NDJSONWriter<String>(path: path, hashing: true, threads: 2)
+        for line in 0..<60_000 { try writer.append("line \(line) of a file of several gzip members") }
+        try writer.commit()
+        #expect(writer.sha256 == (try ContentHash.file(path)))
+        let plain = try NDJSONWriter<String>(path: dir.file("plain.ndjson.gz"))
+        try plain.commit()
+        #expect(plain.sha256 == nil)
+    }
+
     @Test func truncatedFileIsAnErrorNamingTheFile() throws {
         let dir = TemporaryDirectory()
         let path = try gzip(String(repeating: "x,y,z\n", count: 10_000), in: dir)
@@ -182,4 +240,19 @@ import Testing
     let error = FileError.corrupt(path: "records.ndjson.gz", line: 1, reason: "invalid record: not JSON (value \"a\nb\")")
     #expect(!"\(error)".contains("\n") && "\(error)".contains(#"a\nb"#), "\(error)")
     #expect(!"\(DataError("x\ny"))".contains("\n") && !"\(TryLaterError("x\ry"))".contains("\r"))
+}
+
+/// A sink keeping what it is given, in memory; after `failAfter` writes it fails as a full disk.
+final class CapturingSink: ByteSink, @unchecked Sendable {
+    private(set) var bytes: [UInt8] = []
+    private(set) var writes = 0
+    private let failAfter: Int?
+
+    init(failAfter: Int? = nil) { self.failAfter = failAfter }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        if let failAfter, writes >= failAfter { throw FileError.io(path: "out.gz", reason: "write: disk full") }
+        writes += 1
+        self.bytes += bytes
+    }
 }

@@ -1,17 +1,28 @@
+import Crypto
 import Foundation
 
 /// Writes one JSON value per line into a gzip file, published atomically by `commit()`.
 public final class NDJSONWriter<Value: Encodable> {
     public let path: String
     private let file: AtomicFile
+    private let hashing: HashingSink?
     private let gzip: GzipWriter
     private let encoder: JSONEncoder
     public private(set) var count = 0
+    /// The hex SHA-256 of the committed file's bytes, when created with `hashing: true`.
+    public private(set) var sha256: String?
 
-    public init(path: String, level: Int32 = GzipWriter.intermediateLevel) throws {
+    /// `hashing`: take the file's SHA-256 from the bytes as they are written (`sha256`), rather
+    /// than reading the file again after `commit()`. `threads`: chunks compressed at once
+    /// (`GzipWriter`).
+    public init(
+        path: String, level: Int32 = GzipWriter.intermediateLevel, hashing: Bool = false,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws {
         self.path = path
         file = try AtomicFile(path: path)
-        gzip = GzipWriter(sink: file, path: path, level: level)
+        self.hashing = hashing ? HashingSink(file) : nil
+        gzip = GzipWriter(sink: self.hashing ?? file, path: path, level: level, threads: threads)
         encoder = JSONEncoder.shelfline
     }
 
@@ -25,7 +36,7 @@ public final class NDJSONWriter<Value: Encodable> {
     /// Appends a line that is already JSON (no trailing newline).
     public func appendRaw(_ line: UnsafeRawBufferPointer) throws {
         try gzip.write(line)
-        try gzip.write([UInt8(ascii: "\n")])
+        try gzip.write(byte: UInt8(ascii: "\n"))
         count += 1
     }
 
@@ -33,10 +44,28 @@ public final class NDJSONWriter<Value: Encodable> {
     public func commit() throws {
         try gzip.finish()
         try file.commit()
+        sha256 = hashing.map { ContentHash.hex($0.hasher.finalize()) }
     }
 
     /// Drops everything written; the previous file at `path` stays untouched.
-    public func abandon() { file.abandon() }
+    public func abandon() {
+        gzip.discard()
+        file.abandon()
+    }
+}
+
+/// Passes bytes on to a file, hashing them on the way (written by one thread at a time, the
+/// gzip writer's, in file order).
+private final class HashingSink: ByteSink {
+    let file: AtomicFile
+    var hasher = SHA256()
+
+    init(_ file: AtomicFile) { self.file = file }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        hasher.update(bufferPointer: bytes)
+        try file.write(bytes)
+    }
 }
 
 /// Reads a gzip NDJSON file one value at a time, naming file and line on any bad line.
