@@ -26,6 +26,9 @@ public final class GzipWriter {
     private let maxInFlight: Int
     private var pending: [CompressionJob] = []
     private var current: [UInt8]
+    /// Buffers of written members, reused for the next chunks: a fresh megabyte a chunk is new pages
+    /// to fault in (and, under merge's fixed mmap threshold, a mapping) every time.
+    private var spare: (input: [UInt8], output: [UInt8])?
     private var wroteMember = false
     private let path: String
 
@@ -73,8 +76,14 @@ public final class GzipWriter {
     }
 
     private func submitCurrent() throws {
-        let job = CompressionJob(input: current, level: level)
-        current = []
+        // The oldest member is written first, so its buffers carry this chunk and no third pair is held.
+        while pending.count >= maxInFlight {
+            try drainOldest()
+        }
+        let job = CompressionJob(input: current, output: spare?.output ?? [], level: level)
+        current = spare?.input ?? []
+        spare = nil
+        current.removeAll(keepingCapacity: true)
         current.reserveCapacity(chunkSize)
         wroteMember = true
         if maxInFlight == 1 {
@@ -84,9 +93,6 @@ public final class GzipWriter {
             job.start()
             pending.append(job)
         }
-        while pending.count > maxInFlight {
-            try drainOldest()
-        }
     }
 
     private func drainOldest() throws {
@@ -95,22 +101,32 @@ public final class GzipWriter {
         guard job.status == Z_OK else {
             throw FileError.io(path: path, reason: "gzip compression failed (\(job.status))")
         }
-        try sink.write(job.output)
+        try job.output.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[..<job.written])) }
+        spare = job.takeBuffers()
     }
 }
 
 /// One chunk compressed into one gzip member, on a background queue.
 private final class CompressionJob: @unchecked Sendable {
     // Written by `run()` before `done` is signalled, read by the owner only after `wait()`.
-    let input: [UInt8]
+    private(set) var input: [UInt8]
     let level: Int32
-    var output: [UInt8] = []
+    /// Its first `written` bytes are the member.
+    private(set) var output: [UInt8]
+    private(set) var written = 0
     var status: Int32 = Z_OK
     private let done = DispatchSemaphore(value: 0)
 
-    init(input: [UInt8], level: Int32) {
+    init(input: [UInt8], output: [UInt8], level: Int32) {
         self.input = input
+        self.output = output
         self.level = level
+    }
+
+    /// The input and output buffers, for the writer's next chunk.
+    func takeBuffers() -> (input: [UInt8], output: [UInt8]) {
+        defer { (input, output) = ([], []) }
+        return (input, output)
     }
 
     func start() {
@@ -131,8 +147,8 @@ private final class CompressionJob: @unchecked Sendable {
         }
         defer { libdeflate_free_compressor(compressor) }
         let bound = libdeflate_gzip_compress_bound(compressor, input.count)
-        output = [UInt8](repeating: 0, count: bound)
-        let written = input.withUnsafeBytes { inBuf in
+        if output.count < bound { output = [UInt8](repeating: 0, count: bound) }
+        written = input.withUnsafeBytes { inBuf in
             output.withUnsafeMutableBytes { outBuf in
                 libdeflate_gzip_compress(compressor, inBuf.baseAddress, inBuf.count, outBuf.baseAddress, outBuf.count)
             }
@@ -141,7 +157,6 @@ private final class CompressionJob: @unchecked Sendable {
             status = Z_BUF_ERROR
             return
         }
-        output.removeSubrange(written...)
         status = Z_OK
     }
 }
