@@ -16,7 +16,7 @@ final class BucketFile {
     var path: String { scratch.path }
 
     /// Bytes buffered a bucket before a write: merge's first pass fills every bucket at once, so
-    /// 256 buckets of 32 KiB were 9 MB of its peak; 16 KiB costs one more write call per 16 KiB.
+    /// this times the number of buckets is part of its peak; a smaller one costs more write calls.
     static let flushBytes = 1 << 14
 
     init(path: String) throws {

@@ -90,8 +90,8 @@ public enum FailedRowsExport {
         let size = Int(info.st_size)
         // Rows come in line order, so one read of a megabyte serves thousands of them: a `pread`
         // per row was a third of merge's not-enriched export at 200,000 rows (perf, issue 12).
-        // One buffer for every window: a fresh megabyte each was 200 mappings and 51,000 page faults
-        // on the corpus-shaped import under shelfline-merge's fixed mmap threshold.
+        // One buffer for every window: under shelfline-merge's fixed mmap threshold a fresh megabyte
+        // each would be a new mapping whose pages are faulted in and zeroed again.
         var window: [UInt8] = []
         var windowStart = 0, windowCount = 0
         func read(offset: Int, count: Int) throws -> ArraySlice<UInt8> {

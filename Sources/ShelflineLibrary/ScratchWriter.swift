@@ -31,8 +31,8 @@ final class ScratchWriter {
 
     func flush() throws {
         try buffer.withUnsafeBytes { try writeAll($0, to: descriptor, path: path) }
-        // An entry with long texts grows the buffer; keeping every bucket's grown buffer was 3 MB of
-        // merge's first pass on the corpus-shaped import.
+        // An entry with long texts grows the buffer; kept, every bucket's grown buffer would add up
+        // in merge's first pass, which fills all of them at once.
         if buffer.capacity > 2 * capacity {
             buffer = []
             buffer.reserveCapacity(capacity)

@@ -11,9 +11,8 @@ enum Entrypoint {
         #if canImport(Glibc)
             // Merge's large buffers (the gzip writers' and readers' megabyte chunks) are made on one
             // thread and freed on another. glibc raises its mmap threshold to the size of each such
-            // buffer freed, after which they come from the threads' arenas and their pages stay
-            // there: 11 MB of merge's peak on the 200,000-row corpus-shaped import. A fixed
-            // threshold maps them apart and gives them back when freed.
+            // buffer freed, after which they come from the threads' arenas, whose pages stay with
+            // the process. A fixed threshold maps them apart and gives them back when freed.
             _ = mallopt(M_MMAP_THRESHOLD, 1 << 20)
         #endif
         let run: () async -> Void = MergeCommand.main
