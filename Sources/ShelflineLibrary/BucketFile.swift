@@ -15,8 +15,12 @@ final class BucketFile {
     private let scratch: ScratchWriter
     var path: String { scratch.path }
 
+    /// Bytes buffered a bucket before a write: merge's first pass fills every bucket at once, so
+    /// this times the number of buckets is part of its peak; a smaller one costs more write calls.
+    static let flushBytes = 1 << 14
+
     init(path: String) throws {
-        scratch = try ScratchWriter(path: path)
+        scratch = try ScratchWriter(path: path, flushSize: Self.flushBytes)
     }
 
     func append(id: UInt64, fileLine: Int, keys: [String], texts: UnsafeRawBufferPointer? = nil, record: UnsafeRawBufferPointer)
@@ -140,11 +144,10 @@ final class BucketFile {
         path: String, recordsPath: String, textsPath: String? = nil, removing: Bool = false,
         _ body: (UInt64, [Entry]) throws -> Void
     ) throws {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw FileError.io(path: path, reason: "cannot read scratch bucket")
-        }
+        let mapped = try MappedFile(path: path)
         if removing { unlink(path) }
-        try data.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
+        try withExtendedLifetime(mapped) {
+            let all = mapped.bytes
             // Lines sorted by (book, position) rather than a dictionary of arrays: no array per
             // book, and the books come out in id order (the dictionary measured 1 % of merge).
             var lines: [(id: UInt64, range: Range<Int>)] = []

@@ -10,13 +10,14 @@ final class ScratchWriter {
     private var descriptor: Int32
     private var buffer: [UInt8] = []
     private let flushSize: Int
+    private var capacity: Int { flushSize + (1 << 12) }
 
     init(path: String, flushSize: Int = 1 << 15) throws {
         self.path = path
         self.flushSize = flushSize
         descriptor = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
         // Room for a flush's worth plus one entry, so appends rarely grow it (256 buckets at once).
-        buffer.reserveCapacity(flushSize + (1 << 12))
+        buffer.reserveCapacity(capacity)
         guard descriptor >= 0 else { throw FileError.cannotCreate(path: path, reason: systemErrorMessage()) }
     }
 
@@ -30,7 +31,14 @@ final class ScratchWriter {
 
     func flush() throws {
         try buffer.withUnsafeBytes { try writeAll($0, to: descriptor, path: path) }
-        buffer.removeAll(keepingCapacity: true)
+        // An entry with long texts grows the buffer; kept, every bucket's grown buffer would add up
+        // in merge's first pass, which fills all of them at once.
+        if buffer.capacity > 2 * capacity {
+            buffer = []
+            buffer.reserveCapacity(capacity)
+        } else {
+            buffer.removeAll(keepingCapacity: true)
+        }
     }
 
     func close() throws {

@@ -27,6 +27,28 @@ import Testing
         #expect(count == lines)
     }
 
+    /// The writer reuses a written member's buffers for the next chunk: a member that compresses
+    /// well, written into the buffer of one that did not, must leave nothing of the older one.
+    @Test(.bug(id: 41), arguments: [1, 2])
+    func membersWrittenIntoReusedBuffersHoldOnlyTheirOwnBytes(threads: Int) throws {
+        let dir = TemporaryDirectory()
+        var generator = SeededGenerator(seed: 41)
+        var bytes: [UInt8] = []
+        for chunk in 0..<12 {
+            let noise = chunk % 3 == 0
+            bytes += (0..<4096).map { _ in noise ? UInt8.random(in: 0...255, using: &generator) : UInt8(ascii: "a") }
+        }
+        let path = dir.file("reused.gz")
+        let file = try AtomicFile(path: path)
+        let writer = GzipWriter(sink: file, path: path, chunkSize: 4096, threads: threads)
+        try writer.write(bytes)
+        try writer.finish()
+        try file.commit()
+        var read: [UInt8] = []
+        try GzipReader(path: path).forEachChunk { read += $0 }
+        #expect(read == bytes)
+    }
+
     @Test func outputIsDeterministicAndReadableByGunzip() throws {
         let dir = TemporaryDirectory()
         let text = String(repeating: "same input, same bytes\n", count: 50_000)

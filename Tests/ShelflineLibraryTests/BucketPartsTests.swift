@@ -83,4 +83,30 @@ import Testing
             _ = try BucketFile.plan([file], bucketBits: 0, limit: 1_024, recordsPath: "records.ndjson.gz")
         }
     }
+
+    /// Pass 2 maps each bucket rather than copying it; a bucket the import left empty maps nothing
+    /// and still goes, and one that is gone is an error naming it.
+    @Test(.bug(id: 41)) func bucketsAreReadByMappingThemEmptyOnesIncluded() throws {
+        let directory = TemporaryDirectory("bucket-mapped")
+        let empty = try BucketFile(path: directory.file("bucket-0"))
+        try empty.close()
+        var books = 0
+        try BucketFile.forEachBook(path: empty.path, recordsPath: "records.ndjson.gz", removing: true) { _, _ in books += 1 }
+        #expect(books == 0)
+        #expect(!FileManager.default.fileExists(atPath: empty.path))
+
+        let full = try BucketFile(path: directory.file("bucket-1"))
+        let record = try JSONEncoder.shelfline.encode(BookRecord(format: .goodreads, line: 7, title: "Mapped"))
+        try record.withUnsafeBytes { try full.append(id: 42, fileLine: 7, keys: ["isbn:42"], record: $0) }
+        try full.close()
+        var seen: [(UInt64, [String])] = []
+        try BucketFile.forEachBook(path: full.path, recordsPath: "records.ndjson.gz", removing: true) { id, entries in
+            seen.append((id, entries.map(\.record.title)))
+        }
+        #expect(seen.map(\.0) == [42] && seen.map(\.1) == [["Mapped"]])
+        #expect(!FileManager.default.fileExists(atPath: full.path))
+        #expect(throws: FileError.self) {
+            try BucketFile.forEachBook(path: full.path, recordsPath: "records.ndjson.gz") { _, _ in }
+        }
+    }
 }

@@ -265,6 +265,22 @@ import Testing
         #expect(notEnriched == ImportFixture.header + "\r\n" + rows[0].raw + "\r\n" + rows[1].raw + "\n")
     }
 
+    /// not-enriched.csv reads the source a window at a time into one reused buffer: a row longer
+    /// than a window, then rows past the end of a shorter window, still come out whole and exact.
+    @Test(.bug(id: 41)) func notEnrichedRowsReadThroughOneReusedWindowAreExact() throws {
+        let unmatched = MatchResult(status: .notEnriched, reason: "no candidate")
+        let long = "1,\"" + String(repeating: "a long review ", count: 110_000) + "\",Ana Lima"
+        var rows = [ImportFixture.Row(raw: long, record: rec("Long", by: "Ana Lima", match: unmatched))]
+        for n in 0..<24 {
+            let raw = "\(n + 2),\"" + String(repeating: "review \(n) ", count: 10_000) + "\",Ana Lima"
+            rows.append(ImportFixture.Row(raw: raw, record: rec("Book \(n)", by: "Ana Lima", match: unmatched)))
+        }
+        let fixture = try ImportFixture(directory: temp.file("windows"), rows: rows)
+        _ = try merge(fixture)
+        let notEnriched = try String(contentsOfFile: fixture.directory + "/not-enriched.csv", encoding: .utf8)
+        #expect(notEnriched == ImportFixture.header + "\n" + rows.map { $0.raw + "\n" }.joined())
+    }
+
     @Test(.bug(id: 12)) func notEnrichedRowsOfABookAnotherRowEnrichedStayOut() throws {
         // Two rows of Dune (one matched, one not) make one enriched book: its unmatched row is not
         // "imported without metadata". Emma's rows are all unmatched: both are listed.
