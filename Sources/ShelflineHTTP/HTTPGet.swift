@@ -19,16 +19,19 @@ public struct HTTPGet: Sendable {
     /// The longest body read; a longer one fails with `tooLarge`.
     public var limit: Int
     public var redirects: RedirectRule
+    /// Sent as a POST with this body (its `Content-Type` among `headers`); nil: a GET.
+    public var body: Data?
 
     public init(
         url: URL, headers: [(String, String)] = [], timeoutSeconds: Double, limit: Int,
-        redirects: RedirectRule = .none
+        redirects: RedirectRule = .none, body: Data? = nil
     ) {
         self.url = url
         self.headers = headers
         self.timeoutSeconds = timeoutSeconds
         self.limit = limit
         self.redirects = redirects
+        self.body = body
     }
 
     /// Which redirects are followed, at most `maximum` in a row; `allows` judges each target.
@@ -55,6 +58,8 @@ public struct HTTPGet: Sendable {
         public var status: Int
         /// `Location` of a redirect not followed (`RedirectRule.none`), nil otherwise.
         public var location: String?
+        /// `Retry-After` as sent (seconds or an HTTP date), nil without one.
+        public var retryAfter: String?
         public var body: Data
     }
 
@@ -80,7 +85,7 @@ public struct HTTPGet: Sendable {
         var followed = 0
         while true {
             let answer: Answer
-            switch await Self.once(current, headers: headers, timeoutSeconds: timeoutSeconds, limit: limit) {
+            switch await Self.once(current, headers: headers, body: body, timeoutSeconds: timeoutSeconds, limit: limit) {
             case .failure(let failure): return .failure(failure)
             case .success(let value): answer = value
             }
@@ -98,13 +103,15 @@ public struct HTTPGet: Sendable {
     }
 
     /// One request, no redirect followed.
-    private static func once(_ url: URL, headers: [(String, String)], timeoutSeconds: Double, limit: Int) async
-        -> Result<Answer, Failure>
-    {
+    private static func once(
+        _ url: URL, headers: [(String, String)], body: Data?, timeoutSeconds: Double, limit: Int
+    ) async -> Result<Answer, Failure> {
         if Task.isCancelled { return .failure(.cancelled) }
         let request: HTTPClient.Request
         do {
-            request = try HTTPClient.Request(url: url.absoluteString, method: .GET, headers: HTTPHeaders(headers))
+            request = try HTTPClient.Request(
+                url: url.absoluteString, method: body == nil ? .GET : .POST, headers: HTTPHeaders(headers),
+                body: body.map { .bytes(Array($0)) })
         } catch {
             return .failure(.other("cannot send to \(url.absoluteString): \(error)"))
         }
@@ -167,6 +174,7 @@ final class LimitedBody: HTTPClientResponseDelegate, @unchecked Sendable {
     // Touched only on the request's event loop, one callback at a time.
     private var status = 0
     private var location: String?
+    private var retryAfter: String?
     private var body = Data()
 
     init(limit: Int) { self.limit = limit }
@@ -174,6 +182,7 @@ final class LimitedBody: HTTPClientResponseDelegate, @unchecked Sendable {
     func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         status = Int(head.status.code)
         location = head.headers.first(name: "location")
+        retryAfter = head.headers.first(name: "retry-after")
         if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > limit {
             return task.eventLoop.makeFailedFuture(TooLarge())
         }
@@ -190,7 +199,7 @@ final class LimitedBody: HTTPClientResponseDelegate, @unchecked Sendable {
     }
 
     func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
-        HTTPGet.Answer(status: status, location: location, body: body)
+        HTTPGet.Answer(status: status, location: location, retryAfter: retryAfter, body: body)
     }
 }
 

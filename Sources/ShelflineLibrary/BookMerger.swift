@@ -331,6 +331,7 @@ public enum BookMerger {
         fill(&book.pages, .pages, metadata.pages, metadataFields: &book.metadataFields)
         fill(&book.year, .year, metadata.year, metadataFields: &book.metadataFields)
         fill(&book.coverId, .coverId, metadata.coverId, metadataFields: &book.metadataFields)
+        fill(&book.coverURL, .coverURL, metadata.coverURL, metadataFields: &book.metadataFields)
     }
 
     static func removeMetadataField(_ name: String, from metadataFields: inout [String]?) {
@@ -344,8 +345,10 @@ public enum BookMerger {
         case .accept:
             if let candidate = decision.candidate {
                 // A search candidate that names no edition carries its work's key as `key`: each
-                // key goes in its own field, and no edition is claimed.
-                let isWork = candidate.key.hasPrefix("/works/")
+                // key goes in its own field, and no edition is claimed. Older runs wrote such a
+                // candidate without `workKey`; their keys are Open Library's.
+                let isWork =
+                    candidate.key == candidate.workKey || (candidate.workKey == nil && candidate.key.hasPrefix("/works/"))
                 book.editionKey = isWork ? nil : candidate.key
                 if let workKey = candidate.workKey ?? (isWork ? candidate.key : nil) { book.workKey = workKey }
                 if book.author == nil, let author = candidate.authors.first {
@@ -480,7 +483,7 @@ struct ChangedFields: OptionSet {
     /// Every field a fold can change, named as in the library's JSON; declared in sorted order (a test checks).
     enum Field: Int, CaseIterable {
         case additionalAuthors, asin, author, bcid, binding, characterOrPlotDriven, condition, conditionDescription
-        case contentWarningDescription, contentWarnings, contributors, coverId, dateAdded, diverseCharacters
+        case contentWarningDescription, contentWarnings, contributors, coverId, coverURL, dateAdded, diverseCharacters
         case editionKey, enrichment, enrichmentSource, flawedCharacters, identifiers, isbn10, isbn13, isbnAsWritten, keys,
             loveableCharacters
         case metadataFields, moods, needsReview, notes, originalYear, owned, ownedCopies, pace, pages, publisher

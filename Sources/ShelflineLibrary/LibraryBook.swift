@@ -38,10 +38,12 @@ public struct LibraryBook: Codable, Sendable, Equatable {
     public var pages: Int?
     public var year: Int?
     public var originalYear: Int?
-    /// Open Library edition and work keys and cover id, when a metadata source knew them.
+    /// The matching source's own edition and work ids (`enrichmentSource` names it) and its
+    /// cover: Open Library's numbered cover, or an image URL from a source without numbered ones.
     public var editionKey: String?
     public var workKey: String?
     public var coverId: Int?
+    public var coverURL: String?
     /// Bibliographic fields whose value came from lookup metadata rather than an export, sorted.
     public var metadataFields: [String]?
 

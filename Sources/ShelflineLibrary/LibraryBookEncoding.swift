@@ -18,6 +18,7 @@ extension LibraryBook {
         writer.string("contentWarnings", contentWarnings)
         writer.string("contributors", contributors)
         writer.int("coverId", coverId)
+        writer.string("coverURL", coverURL)
         writer.string("dateAdded", dateAdded)
         writer.string("diverseCharacters", diverseCharacters)
         writer.string("editionKey", editionKey)

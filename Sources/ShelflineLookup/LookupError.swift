@@ -23,7 +23,7 @@ public enum LookupError: ShelflineError, Equatable {
     public var description: String {
         switch self {
         case .unknownSource(let name, let key):
-            "\(key): unknown metadata source '\(name)', expected one of \(SourceKind.allCases.map(\.rawValue).joined(separator: ", "))"
+            "\(key): unknown metadata source '\(name)', expected one of \(MetadataSources.names.joined(separator: ", "))"
         case .catalogNotConfigured(let configPath):
             "\(configPath): key 'stages[lookup].parameters.catalog': the catalog source needs dump files (set it, or pass --catalog FILE)"
         case .invalidParameter(let configPath, let key, let expected):

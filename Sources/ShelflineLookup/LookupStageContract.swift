@@ -46,16 +46,8 @@ extension LookupParameters: StageParameters {
         "negativeCacheDays": .init(exclusiveMinimum: 0, maximum: 36_500),
         // The runner-up must be seen.
         "searchLimit": .atLeast(2), "chunkSize": .atLeast(1),
-        "openLibrary.concurrency": .atLeast(1), "openLibrary.requestsPerSecond": .within(0.01, 1000),
-        "openLibrary.batchSize": .within(1, 1000),
-        "openLibrary.timeoutSeconds": .init(exclusiveMinimum: 0, maximum: 3600), "openLibrary.maxRetries": .atLeast(0),
-        "openLibrary.backoffBaseSeconds": .within(0, 86_400), "openLibrary.backoffMaxSeconds": .within(0, 86_400),
-        "openLibrary.waitBudgetSeconds": .within(0, 86_400), "openLibrary.breakerThreshold": .atLeast(1),
-        "openLibrary.breakerCooldownSeconds": .within(0, 86_400),
-        "openLibrary.maxResponseBytes": .atLeast(1024),
         "match.titleThreshold": .within(0, 1), "match.authorThreshold": .within(0, 1), "match.margin": .within(0, 1),
-    ].merging(GoogleBooksParameters.ranges(section: "googleBooks")) { own, _ in own }
-        .merging(IsbndbParameters.ranges(section: "isbndb")) { own, _ in own }
+    ].merging(MetadataSources.ranges) { own, _ in own }  // each source's own, under its section
 }
 
 extension LookupReport: FileStageReport {

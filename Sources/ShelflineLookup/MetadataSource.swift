@@ -1,13 +1,8 @@
+import Foundation
 import ShelflineCore
-
-/// The source kinds `pipeline.json` and `--source` may name, in one list.
-public enum SourceKind: String, CaseIterable, Sendable, Codable {
-    case catalog, openlibrary, googlebooks, isbndb
-}
 
 /// Somewhere edition metadata comes from. The stage chains sources in the configured order.
 ///
-/// Adding a source (e.g. Google Books) is one new conforming type plus a `SourceKind` case.
 /// Methods throw `SourceFailure` when the source cannot answer; an answer with nothing in it is
 /// an empty result, not an error.
 public protocol MetadataSource: Sendable {
@@ -21,6 +16,9 @@ public protocol MetadataSource: Sendable {
     func editions(isbns: [String]) async throws -> [String: EditionMetadata]
     /// Candidate editions (or works) for a title and optional author, best-effort ordered.
     func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata]
+    /// Editions by the source's own ids (the `editionKey` or `workKey` it writes), keyed by the id
+    /// asked for; misses and ids of another shape are absent.
+    func editions(ids: [String]) async throws -> [String: EditionMetadata]
     /// The failure every request would meet now, once the source knows it (e.g. found out of
     /// reach); nil while it may answer. Rows are then settled with it at once: no request, no task,
     /// no cache write. It may clear later in the run (a source that refused connections and whose
@@ -32,6 +30,7 @@ public protocol MetadataSource: Sendable {
 
 extension MetadataSource {
     public var standingFailure: SourceFailure? { nil }
+    public func editions(ids: [String]) async throws -> [String: EditionMetadata] { [:] }
 }
 
 /// A source asked over HTTP (`ResilientHTTPClient`): the stage reads its counters for the report
@@ -45,4 +44,120 @@ public protocol HTTPMetadataSource: MetadataSource {
 extension HTTPMetadataSource {
     public var isRemote: Bool { true }
     public var standingFailure: SourceFailure? { client.standingFailure() }
+}
+
+/// A metadata source as users add one: its name, its settings (a section of the lookup stage's
+/// parameters, with defaults and ranges) and how a run makes it. Registered once, in
+/// `MetadataSources.all`; the names `sources` and `--source` accept, the parameters' sections and
+/// their ranges come from that list.
+public protocol RegisteredSource: MetadataSource {
+    associatedtype Settings: SourceSettings
+    /// Its name in `sources`, `--source`, `match.source` and `metadata.source`.
+    static var sourceName: String { get }
+    /// The key of its settings in the lookup stage's parameters (`openLibrary`).
+    static var section: String { get }
+    /// The source for this run; nil when it is skipped (it logs one line saying why).
+    static func make(_ settings: Settings, setup: SourceSetup) throws -> Self?
+}
+
+extension RegisteredSource {
+    public var name: String { Self.sourceName }
+}
+
+/// The settings of one source: every member has a default, so `{}` (or no section) works.
+public protocol SourceSettings: Codable, Sendable, Equatable {
+    init()
+    /// The allowed range of each bounded number, by key inside the section (`batchSize`).
+    static var ranges: [String: ConfigLimits.Range] { get }
+    /// Checks no range can state (a URL, one value against another); 78 naming `section.key`
+    /// (`source` is the source's name, for messages).
+    func validate(source: String, section: String, configPath: String) throws
+    /// Makes file paths relative to pipeline.json absolute (`besideConfig`).
+    mutating func resolvePaths(_ besideConfig: (String) -> String)
+}
+
+extension SourceSettings {
+    public static var ranges: [String: ConfigLimits.Range] { [:] }
+    public func validate(source: String, section: String, configPath: String) throws {}
+    public mutating func resolvePaths(_ besideConfig: (String) -> String) {}
+}
+
+/// What a source is made with besides its own settings.
+public struct SourceSetup {
+    public var configPath: String
+    /// Drives pacing, backoff and the circuit breaker of HTTP sources.
+    public var clock: PacingClock
+    /// What every HTTP source sends as User-Agent (`openLibrary.userAgent`, which names the contact).
+    public var userAgent: String
+    /// Where a local source keeps its index.
+    public var cacheDirectory: String
+    public var log: Logfmt
+    public var now: Date
+    public var isCancelled: () -> Bool
+    /// Shows what a source is doing before the first row (opening a large index takes a while).
+    public var announce: (String) -> Void
+}
+
+/// Every metadata source, in the order help texts and docs list them: the one place a source is
+/// registered.
+public enum MetadataSources {
+    public static let all: [any RegisteredSource.Type] = [
+        CatalogSource.self, OpenLibrarySource.self, GoogleBooksSource.self, IsbndbSource.self,
+    ]
+
+    /// The names `sources` and `--source` accept.
+    public static var names: [String] { all.map { $0.sourceName } }
+
+    public static func named(_ name: String) -> (any RegisteredSource.Type)? {
+        all.first { $0.sourceName == name }
+    }
+
+    /// Every source's ranges under its section (`openLibrary.batchSize`).
+    static var ranges: [String: ConfigLimits.Range] {
+        all.reduce(into: [:]) { ranges, source in
+            for (key, range) in source.settingsRanges { ranges["\(source.section).\(key)"] = range }
+        }
+    }
+}
+
+/// The operations on a source's settings that the lookup parameters need without knowing its type.
+extension RegisteredSource {
+    static var settingsRanges: [String: ConfigLimits.Range] { Settings.ranges }
+
+    static func settings(in sections: [String: any SourceSettings]) -> Settings {
+        sections[section] as? Settings ?? Settings()
+    }
+
+    static func decodeSettings(
+        from container: KeyedDecodingContainer<LookupParameters.Key>, into sections: inout [String: any SourceSettings]
+    ) throws {
+        if let settings = try container.decodeIfPresent(Settings.self, forKey: LookupParameters.Key(section)) {
+            sections[section] = settings
+        }
+    }
+
+    static func encodeSettings(
+        _ sections: [String: any SourceSettings], to container: inout KeyedEncodingContainer<LookupParameters.Key>
+    ) throws {
+        try container.encode(settings(in: sections), forKey: LookupParameters.Key(section))
+    }
+
+    static func sameSettings(_ a: [String: any SourceSettings], _ b: [String: any SourceSettings]) -> Bool {
+        settings(in: a) == settings(in: b)
+    }
+
+    static func validateSettings(_ sections: [String: any SourceSettings], configPath: String) throws {
+        try settings(in: sections).validate(source: sourceName, section: section, configPath: configPath)
+    }
+
+    static func resolvePaths(in sections: inout [String: any SourceSettings], _ besideConfig: (String) -> String) {
+        var settings = settings(in: sections)
+        settings.resolvePaths(besideConfig)
+        sections[section] = settings
+    }
+
+    /// This source for a run with `parameters`, or nil when it is skipped.
+    static func make(from parameters: LookupParameters, setup: SourceSetup) throws -> (any MetadataSource)? {
+        try make(parameters[Self.self], setup: setup)
+    }
 }

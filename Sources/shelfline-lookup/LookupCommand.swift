@@ -53,7 +53,7 @@ public struct LookupCommand: PipelineStageCommand {
     @Option(
         name: .long,
         help:
-            "Metadata source to ask, in order: catalog, openlibrary or googlebooks. Repeatable; overrides the config (default: catalog when configured, then openlibrary; --source catalog stays offline)."
+            "Metadata source to ask, in order: \(MetadataSources.names.joined(separator: ", ")). Repeatable; overrides the config (default: catalog when configured, then openlibrary; --source catalog stays offline)."
     )
     public var source: [String] = []
 

@@ -94,6 +94,11 @@ import Testing
         let book4 = try #require(lines.first { $0.contains("\"Book 4\"") })
         #expect(book4.contains(#""enrichmentSource":"googlebooks""#), "\(book4)")
         #expect(book4.contains(#""editionKey":"gbBook4""#), "\(book4)")
+        // Covers come from whichever source has one: Google's thumbnail, asked over https, on the page too.
+        let cover = "https://books.google.com/books/content?id=gbBook4&zoom=1"
+        #expect(book4.contains(#""coverURL":"\#(cover)""#), "\(book4)")
+        let page = try String(contentsOfFile: workspace + "/library.html", encoding: .utf8)
+        #expect(page.contains("\"\(cover)\""), "the page's cover for the Google Books match")
         #expect(!lines.contains { $0.contains("gbWrong5") })
 
         // The key is in no message and no file of the run.

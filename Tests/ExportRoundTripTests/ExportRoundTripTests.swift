@@ -323,6 +323,7 @@ import Testing
         var object: [String: Any] = [
             "id": book.id, "title": book.title, "keys": [String](), "isbn13": "9780441172719",
             "isbn10": "0441172717", "pages": 10, "year": 2000, "originalYear": 1965, "coverId": 12,
+            "coverURL": "https://covers.example/b/12.jpg",
             "metadataFields": ["coverId"], "shelves": ["fav"], "rating": 3.75, "dateAdded": "2024-01-02",
             "reads": [["start": "2024-01-01", "end": "2024-01-09"]], "readCount": 1, "owned": true,
             "ownedCopies": 2, "shelfPositions": [["shelf": "fav", "position": 3]], "spoiler": true,

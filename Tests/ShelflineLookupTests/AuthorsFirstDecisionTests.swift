@@ -19,7 +19,7 @@ import Testing
     static let authors = ["Ann Zedd", "A. Zedd", "Zedd, Ann", "Bo Zedd", "Cy Other", "Ann Zed", "Dee Lane"]
 
     static func edition(_ number: Int, _ generator: inout SeededGenerator) -> EditionMetadata {
-        var edition = EditionMetadata(source: SourceKind.catalog.rawValue)
+        var edition = EditionMetadata(source: CatalogSource.sourceName)
         edition.editionKey = "/books/OL\(number)M"
         // A few works each, so that editions of one work compete for its best edition.
         edition.workKey =
@@ -106,7 +106,7 @@ import Testing
 
     @Test(.bug(id: 12)) func aRowWithoutAuthorsIsJudgedOnEveryCandidateAtOnce() {
         let candidates = (1...3).map { number in
-            var edition = EditionMetadata(source: SourceKind.catalog.rawValue)
+            var edition = EditionMetadata(source: CatalogSource.sourceName)
             (edition.editionKey, edition.workKey, edition.title, edition.authors) = (
                 "/books/OL\(number)M", "/works/OL\(number)W", "Glass River", ["Ann Zedd"]
             )

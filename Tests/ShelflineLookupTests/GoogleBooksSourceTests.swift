@@ -178,6 +178,23 @@ import Testing
         #expect(run.report.retries == 1)
     }
 
+    /// A `Retry-After` is waited out on the injected clock before the retry, longer than the backoff.
+    @Test(.bug("39")) func retryAfterIsWaitedOutOnTheClock() async throws {
+        let server = try await FakeGoogleBooksServer(volumes: [Self.schwarmVolume])
+        defer { Task { try? await server.shutdown() } }
+        let busy = LoopbackResponse(status: 503, headers: [("Retry-After", "7")], body: Array("busy".utf8))
+        server.fault = { number, _ in number == 1 ? busy : nil }
+        let directory = TemporaryDirectory("lookup-gb")
+        let records = [LookupFixtures.record(line: 2, title: "Der Schwarm", author: "Frank Schätzing", isbn13: Self.schwarm)]
+        let clock = ImmediateClock()
+        let run = try await OpenLibrarySourceTests.run(
+            records, parameters: Self.parameters(server.baseURL), in: directory, clock: PacingClock(clock))
+        #expect(run.records.first?.match?.status == .matchedByIsbn)
+        #expect(run.report.retries == 1)
+        #expect(run.report.http["googlebooks"]?.backoffSeconds ?? 0 >= 7)
+        #expect(clock.elapsed >= .seconds(7), "waited on the clock, not in real time")
+    }
+
     @Test(.bug("39")) func hugeAnswerIsCutOffAndTheRowIsNotEnriched() async throws {
         let server = try await FakeGoogleBooksServer(volumes: [])
         defer { Task { try? await server.shutdown() } }

@@ -1,11 +1,49 @@
+import Foundation
 import ShelflineCore
 import ShelflineLookup
 import TestSupport
 import Testing
 
-/// Lookup's side of the stage protocol: its ranges, declared once on `LookupParameters`.
+/// Lookup's side of the stage protocol: its ranges, declared once on `LookupParameters`, and its
+/// sources, registered once in `MetadataSources.all`.
 @Suite struct LookupStageContractTests {
     @Test func parameterRangesAreTheOnesTheSchemaStates() throws {
         #expect(try PipelineSchemaRanges.mismatches(of: LookupStage.self) == [])
+    }
+
+    static func lookupSchema() throws -> [String: Any] {
+        let path = ExecutableRunner.repositoryRoot + "/docs/pipeline.schema.json"
+        let schema = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+        let definitions = schema?["$defs"] as? [String: Any]
+        return (definitions?["lookupParameters"] as? [String: Any])?["properties"] as? [String: Any] ?? [:]
+    }
+
+    /// The schema's `sources` names and sections are the registered sources', and each section
+    /// states every setting its source decodes.
+    @Test(.bug("37")) func schemaNamesEveryRegisteredSourceAndItsSettings() throws {
+        let properties = try Self.lookupSchema()
+        let items = (properties["sources"] as? [String: Any])?["items"] as? [String: Any]
+        #expect(items?["enum"] as? [String] == MetadataSources.names)
+        let defaults =
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(LookupParameters())) as? [String: Any] ?? [:]
+        for source in MetadataSources.all {
+            let section = properties[source.section] as? [String: Any]
+            #expect(section != nil, "no lookupParameters.\(source.section) in the schema for '\(source.sourceName)'")
+            guard let settings = defaults[source.section] as? [String: Any] else { continue }
+            let stated = Set((section?["properties"] as? [String: Any] ?? [:]).keys)
+            #expect(Set(settings.keys).subtracting(stated).isEmpty, "\(source.section): settings the schema does not state")
+        }
+    }
+
+    /// `--help` and the unknown-source message list the registered sources.
+    @Test(.bug("37")) func helpAndErrorsNameEveryRegisteredSource() throws {
+        let help = try ExecutableRunner.run("shelfline-lookup", ["--help"])
+        let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains(MetadataSources.names.joined(separator: ", ")), "\(help.stdout)")
+        let directory = TemporaryDirectory("lookup-sources")
+        let unknown = try ExecutableRunner.run(
+            "shelfline-lookup", ["in.ndjson.gz", "-o", "out.ndjson.gz", "--source", "nowhere"], in: directory.path)
+        #expect(unknown.status == 64, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains(MetadataSources.names.joined(separator: ", ")), "\(unknown.stderr)")
     }
 }

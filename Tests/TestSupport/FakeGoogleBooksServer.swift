@@ -1,7 +1,7 @@
 import Foundation
 
 /// A Google Books stand-in on loopback: `GET /books/v1/volumes?q=isbn:X` and
-/// `q=intitle:… inauthor:…` answered in the documented shape (`{"kind": "books#volumes",
+/// `q=intitle:… inauthor:…` and `GET /books/v1/volumes/{id}` answered in the documented shape (`{"kind": "books#volumes",
 /// "totalItems": N, "items": […]}`, no `items` when nothing matches), with injected faults and a
 /// request log. The title search, like the real one, matches title words and ignores whether the
 /// author fits, so near misses (same title, another author) come back as candidates.
@@ -87,6 +87,13 @@ public final class FakeGoogleBooksServer: Sendable {
                 return (fields.count, fields.fault, fields.volumes)
             }
             if let failure = fault(number, request) { return failure }
+            if request.path.hasPrefix("/books/v1/volumes/") {
+                let id = request.path.dropFirst("/books/v1/volumes/".count)
+                guard let volume = volumes.first(where: { $0.id == id }) else {
+                    return .json(status: 404, #"{"error": {"code": 404, "message": "The volume ID could not be found."}}"#)
+                }
+                return .json(Self.item(volume))
+            }
             guard request.path == "/books/v1/volumes", let q = request.query["q"] else {
                 return .json(status: 404, #"{"error": {"code": 404, "message": "Not Found"}}"#)
             }

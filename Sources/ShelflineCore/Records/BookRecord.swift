@@ -215,8 +215,10 @@ public struct EditionMetadata: Codable, Sendable, Equatable {
     public var publishDate: String?
     public var year: Int?
     public var coverId: Int?
+    /// A cover image (`https://`) from a source whose covers are not Open Library's numbered ones.
+    public var coverURL: String?
     public var description: String?
-    /// `catalog` or `openlibrary`.
+    /// The source's name (`MetadataSources`).
     public var source: String
 
     public init(source: String) { self.source = source }

@@ -347,6 +347,7 @@ public enum BookRecordScan {
             case "publishDate": return s.string(into: &metadata.publishDate)
             case "year": return s.int(into: &metadata.year)
             case "coverId": return s.int(into: &metadata.coverId)
+            case "coverURL": return s.string(into: &metadata.coverURL)
             case "description": return s.string(into: &metadata.description)
             default: return s.skipUnknown(name, depth: 2)
             }

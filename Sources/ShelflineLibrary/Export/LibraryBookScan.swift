@@ -72,6 +72,7 @@ enum LibraryBookScan {
             case .editionKey: return set(s.string(), &book.editionKey)
             case .workKey: return set(s.string(), &book.workKey)
             case .coverId: return set(s.int(), &book.coverId)
+            case .coverURL: return set(s.string(), &book.coverURL)
             case .metadataFields: return set(s.stringArray(), &book.metadataFields)
             case .shelf: return set(s.string(), &book.shelf)
             case .shelves: return set(s.stringArray(), &book.shelves)
@@ -127,7 +128,7 @@ enum LibraryBookScan {
     /// The members of a library line, named as in the JSON.
     enum Field: String, CaseIterable {
         case id, keys, title, subtitle, series, seriesPosition, author, additionalAuthors, isbn13, isbn10, asin, publisher,
-            binding, pages, year, originalYear, editionKey, workKey, coverId, metadataFields, shelf, shelves, rating,
+            binding, pages, year, originalYear, editionKey, workKey, coverId, coverURL, metadataFields, shelf, shelves, rating,
             dateAdded, reads, readCount, review, notes, owned, ownedCopies, shelfPositions, spoiler, recommendedFor,
             recommendedBy, purchaseDate, purchaseLocation, condition, conditionDescription, bcid, contributors, moods, pace,
             characterOrPlotDriven, strongCharacterDevelopment, loveableCharacters, diverseCharacters, flawedCharacters,

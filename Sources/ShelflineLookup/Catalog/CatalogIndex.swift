@@ -180,6 +180,22 @@ public final class CatalogIndex: @unchecked Sendable {
         }
     }
 
+    /// The editions with these Open Library edition keys (`/books/OL1M`, or the bare `OL1M`), keyed
+    /// as asked; other shapes and keys not in the dumps are absent.
+    public func editions(keys: [String]) throws -> [String: EditionMetadata] {
+        try lock.withLock {
+            var found: [String: EditionMetadata] = [:]
+            for key in keys {
+                let full = Array((key.hasPrefix("/") ? key : "/books/" + key).utf8)
+                guard let id = full.withUnsafeBytes({ CatalogDumpRecord.KeyKind.edition.number($0) }),
+                    let edition = try loadEdition(id)
+                else { continue }
+                found[key] = try describing(edition)
+            }
+            return found
+        }
+    }
+
     /// Candidate editions for a title and author, from three queries:
     /// 1. editions whose normalised title equals the query's (an index lookup, however common the words);
     /// 2. with an author, editions by the author's surname sharing any title word (FTS5);
@@ -448,7 +464,7 @@ public final class CatalogIndex: @unchecked Sendable {
         statement.bind(1, id)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        var edition = EditionMetadata(source: SourceKind.catalog.rawValue)
+        var edition = EditionMetadata(source: CatalogSource.sourceName)
         let work = statement.int(0)
         edition.editionKey = try key(id, .edition)
         edition.workKey = try work.flatMap { try key($0, .work) }

@@ -5,10 +5,12 @@ import ShelflineCore
 ///
 /// Searches may run concurrently (the lookup engine runs one per core): the source holds one
 /// read-only connection to the index per core, each used by one search at a time.
-public struct CatalogSource: MetadataSource {
+public struct CatalogSource: RegisteredSource {
+    public static let sourceName = "catalog"
+    /// The dump files are the `catalog` member itself: a list of paths.
+    public static let section = "catalog"
     public let index: CatalogIndex
     private let readers: ReaderPool
-    public var name: String { SourceKind.catalog.rawValue }
     public var isRemote: Bool { false }
     public var isbnBatchSize: Int { 500 }
     /// How many searches the engine may run at once against this source.
@@ -31,6 +33,16 @@ public struct CatalogSource: MetadataSource {
         readers = ReaderPool([index] + more)
     }
 
+    /// Opens (building or refreshing when the dumps changed) the index of `settings`' dumps.
+    public static func make(_ settings: CatalogDumps, setup: SourceSetup) throws -> CatalogSource? {
+        guard !settings.paths.isEmpty else { throw LookupError.catalogNotConfigured(configPath: setup.configPath) }
+        setup.announce("(opening the catalog index)")
+        let index = try CatalogIndex.open(
+            dumps: settings.paths, cacheDirectory: setup.cacheDirectory, log: setup.log, now: setup.now,
+            isCancelled: setup.isCancelled)
+        return CatalogSource(index: index)
+    }
+
     /// Split over the connections, one part each at once: on one connection the ISBN half of a
     /// chunk left the other core idle.
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
@@ -47,6 +59,15 @@ public struct CatalogSource: MetadataSource {
                 for try await part in group { found.merge(part) { first, _ in first } }
                 return found
             }
+        } catch {
+            throw SourceFailure.failed(source: name, reason: "\(error)")
+        }
+    }
+
+    /// Editions by their Open Library edition key (`/books/OL1M` or `OL1M`), as the dumps hold them.
+    public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
+        do {
+            return try readers.with { try $0.editions(keys: ids) }
         } catch {
             throw SourceFailure.failed(source: name, reason: "\(error)")
         }
@@ -96,6 +117,21 @@ public struct CatalogSource: MetadataSource {
         } catch {
             throw SourceFailure.failed(source: name, reason: "\(error)")
         }
+    }
+}
+
+/// The catalog's settings: its dump files (editions, works, authors; gzip or plain), written as
+/// the list itself (`"catalog": ["editions.txt.gz"]`), relative to pipeline.json.
+public struct CatalogDumps: SourceSettings {
+    public var paths: [String] = []
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws { paths = try decoder.singleValueContainer().decode([String].self) }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(paths)
     }
 }
 

@@ -2,14 +2,15 @@ import Foundation
 import ShelflineCore
 
 /// The Google Books API: `/books/v1/volumes?q=isbn:X` for one ISBN, `q=intitle:… inauthor:…` for
-/// title/author. Works without a key (a small shared quota); `key=` from `apiKeyFile` when set.
+/// title/author, `/books/v1/volumes/{id}` for a volume id (its own id, written as `editionKey`). Works without a key (a small shared quota); `key=` from `apiKeyFile` when set.
 /// A quota answer (403 daily limit, 429 rate limit) ends the source for the run.
-public struct GoogleBooksSource: HTTPMetadataSource {
+public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
+    public static let sourceName = "googlebooks"
+    public static let section = "googleBooks"
     public let client: ResilientHTTPClient
     let baseURL: URL
     /// Sent as `key=`; never in a message (the client's messages name the host and path only).
     private let apiKey: String?
-    public var name: String { SourceKind.googlebooks.rawValue }
     /// The API has no documented many-ISBN query: one ISBN per request.
     public var isbnBatchSize: Int { 1 }
     public var endpoint: String { baseURL.absoluteString }
@@ -23,13 +24,17 @@ public struct GoogleBooksSource: HTTPMetadataSource {
         configPath: String = "pipeline.json"
     ) throws {
         baseURL = try SourceEndpoint.baseURL(
-            parameters.baseURL, source: SourceKind.googlebooks.rawValue,
-            section: "googleBooks", configPath: configPath)
+            parameters.baseURL, source: Self.sourceName, section: Self.section, configPath: configPath)
         apiKey = try parameters.apiKeyFile.map {
             try SourceEndpoint.apiKey(path: $0, key: "stages[lookup].parameters.googleBooks.apiKeyFile", configPath: configPath)
         }
         let policy = parameters.policy(userAgent: userAgent, quotaStatuses: [403, 429])
-        client = ResilientHTTPClient(source: SourceKind.googlebooks.rawValue, policy: policy, clock: clock)
+        client = ResilientHTTPClient(source: Self.sourceName, policy: policy, clock: clock)
+    }
+
+    public static func make(_ settings: GoogleBooksParameters, setup: SourceSetup) throws -> GoogleBooksSource? {
+        try GoogleBooksSource(
+            parameters: settings, userAgent: setup.userAgent, clock: setup.clock, configPath: setup.configPath)
     }
 
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
@@ -48,15 +53,37 @@ public struct GoogleBooksSource: HTTPMetadataSource {
         return try await client.get(volumesURL(query: query, limit: limit)) { try Self.decodeVolumes($0) }
     }
 
+    /// One request per volume id; an unknown id (404) is absent, an id of another shape not asked.
+    public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
+        var found: [String: EditionMetadata] = [:]
+        for id in ids where SourceEndpoint.isPlainID(id) {
+            let url = volumesURL(path: id, query: nil, limit: nil)
+            if let edition = try await client.get(url, absent: [404], decode: { try Self.decodeVolume($0) }) {
+                found[id] = edition
+            }
+        }
+        return found
+    }
+
     private func volumesURL(query: String, limit: Int) -> URL {
-        var components = URLComponents(url: baseURL.appendingPathComponent("books/v1/volumes"), resolvingAgainstBaseURL: false)!
-        var items = [
-            URLQueryItem(name: "q", value: query),
-            URLQueryItem(name: "maxResults", value: String(min(max(1, limit), Self.maxResults))),
-            URLQueryItem(name: "printType", value: "books"),
-        ]
+        volumesURL(path: nil, query: query, limit: limit)
+    }
+
+    /// `books/v1/volumes[/path]` with the search's query items (none for a volume) and the key.
+    private func volumesURL(path: String?, query: String?, limit: Int?) -> URL {
+        var url = baseURL.appendingPathComponent("books/v1/volumes")
+        if let path { url.appendPathComponent(path) }
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+        var items: [URLQueryItem] = []
+        if let query, let limit {
+            items = [
+                URLQueryItem(name: "q", value: query),
+                URLQueryItem(name: "maxResults", value: String(min(max(1, limit), Self.maxResults))),
+                URLQueryItem(name: "printType", value: "books"),
+            ]
+        }
         if let apiKey { items.append(URLQueryItem(name: "key", value: apiKey)) }
-        components.queryItems = items
+        components.queryItems = items.isEmpty ? nil : items
         return components.url!
     }
 
@@ -85,9 +112,11 @@ public struct GoogleBooksSource: HTTPMetadataSource {
         var publishedDate: String?
         var pageCount: Int?
         var industryIdentifiers: [Identifier]?
+        var imageLinks: ImageLinks?
         var description: String?
 
         struct Identifier: Decodable { var type: String?; var identifier: String? }
+        struct ImageLinks: Decodable { var thumbnail: String? }
     }
 
     /// `{"kind": "books#volumes", "totalItems": N, "items": [volume, …]}`, no `items` when nothing
@@ -106,9 +135,22 @@ public struct GoogleBooksSource: HTTPMetadataSource {
         }
     }
 
+    /// One volume (`/books/v1/volumes/{id}`); an empty body (404) is none.
+    static func decodeVolume(_ data: Data) throws -> EditionMetadata? {
+        guard !data.isEmpty else { return nil }
+        let volume: Volume
+        do {
+            volume = try JSONDecoder().decode(Volume.self, from: data)
+        } catch {
+            throw Malformed()
+        }
+        guard let id = volume.id, let info = volume.volumeInfo, info.title != nil else { return nil }
+        return edition(id: id, info)
+    }
+
     /// The one mapping from a volume to `EditionMetadata`: the volume id is the source's own key.
     private static func edition(id: String, _ info: VolumeInfo) -> EditionMetadata {
-        var edition = EditionMetadata(source: SourceKind.googlebooks.rawValue)
+        var edition = EditionMetadata(source: Self.sourceName)
         edition.editionKey = id
         edition.title = info.title
         edition.subtitle = info.subtitle
@@ -122,6 +164,7 @@ public struct GoogleBooksSource: HTTPMetadataSource {
         edition.publishDate = info.publishedDate
         edition.year = info.publishedDate.flatMap(CatalogIndex.year)
         edition.description = info.description
+        edition.coverURL = SourceEndpoint.coverURL(info.imageLinks?.thumbnail)
         return edition
     }
 }

@@ -1,14 +1,16 @@
 import Foundation
 import ShelflineCore
 
-/// The ISBNdb API v2: `GET /book/{isbn}` and `GET /books/{title}?column=title`, the key in the
-/// `Authorization` header (required: without `isbndb.apiKeyFile` the stage skips the source).
+/// The ISBNdb API v2: `GET /book/{isbn}`, `POST /books` (`isbns=` for many at once) and
+/// `GET /books/{title}?column=title`, the key in the `Authorization` header (required: without `isbndb.apiKeyFile` the stage skips the source).
 /// A 404 means "not known"; 403 and 429 mean the plan's quota is spent and end the source for the run.
-public struct IsbndbSource: HTTPMetadataSource {
+public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
+    public static let sourceName = "isbndb"
+    public static let section = "isbndb"
     public let client: ResilientHTTPClient
     let baseURL: URL
-    public var name: String { SourceKind.isbndb.rawValue }
-    public var isbnBatchSize: Int { 1 }
+    /// The basic plan's most ISBNs per `POST /books`.
+    public var isbnBatchSize: Int { 100 }
     public var endpoint: String { baseURL.absoluteString }
 
     public init(
@@ -16,25 +18,57 @@ public struct IsbndbSource: HTTPMetadataSource {
         configPath: String = "pipeline.json"
     ) throws {
         baseURL = try SourceEndpoint.baseURL(
-            parameters.baseURL, source: SourceKind.isbndb.rawValue, section: "isbndb",
-            configPath: configPath)
+            parameters.baseURL, source: Self.sourceName, section: Self.section, configPath: configPath)
         let key = try SourceEndpoint.apiKey(
             path: apiKeyFile, key: "stages[lookup].parameters.isbndb.apiKeyFile", configPath: configPath)
         var policy = parameters.policy(userAgent: userAgent, quotaStatuses: [403, 429])
         policy.absentStatuses = [404]
         policy.headers = [("Authorization", key)]
-        client = ResilientHTTPClient(source: SourceKind.isbndb.rawValue, policy: policy, clock: clock)
+        client = ResilientHTTPClient(source: Self.sourceName, policy: policy, clock: clock)
     }
 
+    /// Skipped, with one line saying so, when no key file is set: the API answers nothing without one.
+    public static func make(_ settings: IsbndbParameters, setup: SourceSetup) throws -> IsbndbSource? {
+        guard let keyFile = settings.apiKeyFile else {
+            setup.log.error(
+                "shelfline-lookup: source '\(sourceName)' skipped: it needs a key (set the lookup stage's "
+                    + "\(section).apiKeyFile in \(setup.configPath) to a mode 0600 file holding it)")
+            return nil
+        }
+        return try IsbndbSource(
+            parameters: settings, apiKeyFile: keyFile, userAgent: setup.userAgent, clock: setup.clock,
+            configPath: setup.configPath)
+    }
+
+    /// One ISBN: `GET /book/{isbn}`; more: one `POST /books` for all of them.
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
+        guard !isbns.isEmpty else { return [:] }
+        let books: [EditionMetadata]
+        if isbns.count == 1 {
+            let url = baseURL.appendingPathComponent("book").appendingPathComponent(isbns[0])
+            books = try await client.get(url) { try Self.decode($0) }
+        } else {
+            let form = "isbns=" + isbns.joined(separator: ",")
+            books = try await client.post(baseURL.appendingPathComponent("books"), form: form) { try Self.decode($0) }
+        }
         var found: [String: EditionMetadata] = [:]
         for isbn in isbns {
-            let url = baseURL.appendingPathComponent("book").appendingPathComponent(isbn)
-            let books = try await client.get(url) { try Self.decode($0) }
             if let edition = books.first(where: { GoogleBooksSource.carries($0, isbn: isbn) }) { found[isbn] = edition }
         }
         return found
     }
+
+    /// Its own id is `isbndb:` and the ISBN-13 (`editionKey`): asked as that ISBN.
+    public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
+        var isbnOf: [String: String] = [:]
+        for id in ids where id.hasPrefix(Self.idPrefix) {
+            if let isbn = ISBN.canonical13(String(id.dropFirst(Self.idPrefix.count))) { isbnOf[id] = isbn }
+        }
+        let found = try await editions(isbns: Array(Set(isbnOf.values)).sorted())
+        return isbnOf.compactMapValues { found[$0] }
+    }
+
+    static let idPrefix = "isbndb:"
 
     public func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata] {
         var components = URLComponents(
@@ -48,9 +82,11 @@ public struct IsbndbSource: HTTPMetadataSource {
 
     struct Malformed: Error {}
 
+    /// `book` from `GET /book`, `books` from a title search, `data` from `POST /books`.
     private struct Answer: Decodable {
         var book: Book?
         var books: [Book]?
+        var data: [Book]?
     }
 
     private struct Book: Decodable {
@@ -64,9 +100,11 @@ public struct IsbndbSource: HTTPMetadataSource {
         var isbn10: String?
         var isbn: String?
         var synopsis: String?
+        var image: String?
     }
 
-    /// `{"book": {…}}` or `{"total": N, "books": […]}`; an empty body (404) is no book.
+    /// `{"book": {…}}`, `{"total": N, "books": […]}` or `{"total": N, "requested": N, "data": […]}`;
+    /// an empty body (404) is no book.
     static func decode(_ data: Data) throws -> [EditionMetadata] {
         guard !data.isEmpty else { return [] }
         let answer: Answer
@@ -75,12 +113,12 @@ public struct IsbndbSource: HTTPMetadataSource {
         } catch {
             throw Malformed()
         }
-        return ((answer.book.map { [$0] } ?? []) + (answer.books ?? [])).compactMap { book in
+        return ((answer.book.map { [$0] } ?? []) + (answer.books ?? []) + (answer.data ?? [])).compactMap { book in
             guard let title = book.title ?? book.title_long else { return nil }
-            var edition = EditionMetadata(source: SourceKind.isbndb.rawValue)
+            var edition = EditionMetadata(source: Self.sourceName)
             edition.isbn13 = (book.isbn13 ?? book.isbn).flatMap(ISBN.canonical13)
             edition.isbn10 = book.isbn10
-            edition.editionKey = edition.isbn13.map { "isbndb:\($0)" }
+            edition.editionKey = edition.isbn13.map { idPrefix + $0 }
             edition.title = title
             edition.authors = book.authors.flatMap { $0.isEmpty ? nil : $0 }
             edition.publishers = book.publisher.map { [$0] }
@@ -88,6 +126,7 @@ public struct IsbndbSource: HTTPMetadataSource {
             edition.year = book.date_published.flatMap(CatalogIndex.year)
             edition.pages = book.pages.flatMap { $0 > 0 ? $0 : nil }
             edition.description = book.synopsis
+            edition.coverURL = SourceEndpoint.coverURL(book.image)
             return edition
         }
     }

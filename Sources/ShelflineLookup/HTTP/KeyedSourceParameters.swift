@@ -9,7 +9,7 @@ public protocol KeyedSourceDefaults: Sendable {
 
 /// The settings of an HTTP source asked with an API key (Google Books, ISBNdb): one shape, one
 /// decoder and one table of ranges for all of them; each source names its defaults.
-public struct KeyedSourceParameters<Defaults: KeyedSourceDefaults>: Codable, Sendable, Equatable {
+public struct KeyedSourceParameters<Defaults: KeyedSourceDefaults>: SourceSettings {
     public var baseURL = Defaults.baseURL
     /// A file (mode 0600) holding the API key, relative to pipeline.json.
     public var apiKeyFile: String?
@@ -32,13 +32,18 @@ public struct KeyedSourceParameters<Defaults: KeyedSourceDefaults>: Codable, Sen
         maxResponseBytes = try container.decodeIfPresent(Int.self, forKey: .maxResponseBytes) ?? maxResponseBytes
     }
 
-    /// The ranges of the numbers, under the source's section (`LookupParameters.ranges`).
-    static func ranges(section: String) -> [String: ConfigLimits.Range] {
+    public static var ranges: [String: ConfigLimits.Range] {
         [
             "requestsPerSecond": .within(0.01, 50), "concurrency": .within(1, 16), "timeoutSeconds": .within(1, 300),
             "maxRetries": .within(0, 10), "maxResponseBytes": .within(1024, 67_108_864),
-        ].reduce(into: [:]) { $0["\(section).\($1.key)"] = $1.value }
+        ]
     }
+
+    public func validate(source: String, section: String, configPath: String) throws {
+        _ = try SourceEndpoint.baseURL(baseURL, source: source, section: section, configPath: configPath)
+    }
+
+    public mutating func resolvePaths(_ besideConfig: (String) -> String) { apiKeyFile = apiKeyFile.map(besideConfig) }
 
     /// The client policy these settings give; `quotaStatuses` end the source for the run.
     func policy(userAgent: String, quotaStatuses: Set<Int>) -> HTTPPolicy {

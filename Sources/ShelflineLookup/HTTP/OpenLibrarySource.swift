@@ -1,21 +1,26 @@
 import Foundation
 import ShelflineCore
 
-/// The Open Library API: `/api/books` for batches of ISBNs, `/search.json` for title/author.
-public struct OpenLibrarySource: HTTPMetadataSource {
+/// The Open Library API: `/api/books` for batches of ISBNs, `/search.json` for title/author,
+/// `/books/{OLID}.json` and `/works/{OLID}.json` for its own ids.
+public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
+    public static let sourceName = "openlibrary"
+    public static let section = "openLibrary"
     public let client: ResilientHTTPClient
     let baseURL: URL
     public let isbnBatchSize: Int
-    public var name: String { SourceKind.openlibrary.rawValue }
 
     /// `clock` drives pacing, backoff and the circuit breaker (a test clock in tests).
     public init(parameters: OpenLibraryParameters, clock: PacingClock = .continuous, configPath: String = "pipeline.json") throws
     {
         baseURL = try SourceEndpoint.baseURL(
-            parameters.baseURL, source: SourceKind.openlibrary.rawValue, section: "openLibrary",
-            configPath: configPath)
+            parameters.baseURL, source: Self.sourceName, section: Self.section, configPath: configPath)
         isbnBatchSize = parameters.batchSize
-        client = ResilientHTTPClient(source: SourceKind.openlibrary.rawValue, policy: HTTPPolicy(parameters), clock: clock)
+        client = ResilientHTTPClient(source: Self.sourceName, policy: HTTPPolicy(parameters), clock: clock)
+    }
+
+    public static func make(_ settings: OpenLibraryParameters, setup: SourceSetup) throws -> OpenLibrarySource? {
+        try OpenLibrarySource(parameters: settings, clock: setup.clock, configPath: setup.configPath)
     }
 
     public var endpoint: String { baseURL.absoluteString }
@@ -52,6 +57,56 @@ public struct OpenLibrarySource: HTTPMetadataSource {
         return try await client.get(components.url!) { data in try Self.decodeSearch(data) }
     }
 
+    /// One request per id (`/books/OL1M`, `/works/OL1W`, or the bare `OL1M`); an unknown id (404)
+    /// is absent, an id of another shape not asked. The records name authors by key only, so the
+    /// editions found carry no author names.
+    public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
+        var found: [String: EditionMetadata] = [:]
+        for id in ids {
+            guard let path = Self.recordPath(id) else { continue }
+            let url = baseURL.appendingPathComponent(path)
+            if let edition = try await client.get(url, absent: [404], decode: { try Self.decodeRecord($0) }) {
+                found[id] = edition
+            }
+        }
+        return found
+    }
+
+    /// `books/OL1M.json` or `works/OL1W.json` for an Open Library id; nil for any other shape.
+    static func recordPath(_ id: String) -> String? {
+        let parts = id.split(separator: "/", omittingEmptySubsequences: false)
+        let olid = parts.last ?? ""
+        guard olid.hasPrefix("OL"), olid.count > 3, olid.dropFirst(2).dropLast().allSatisfy(\.isWholeNumber)
+        else { return nil }
+        let folder: String
+        switch olid.last {
+        case "M": folder = "books"
+        case "W": folder = "works"
+        default: return nil
+        }
+        guard parts.count == 1 || parts == ["", Substring(folder), olid] else { return nil }
+        return "\(folder)/\(olid).json"
+    }
+
+    /// An edition or work record; an empty body (404) is none.
+    static func decodeRecord(_ data: Data) throws -> EditionMetadata? {
+        guard !data.isEmpty else { return nil }
+        let record: EditionRecord
+        do {
+            record = try JSONDecoder().decode(EditionRecord.self, from: data)
+        } catch {
+            throw Malformed()
+        }
+        guard record.title != nil, let key = record.key else { return nil }
+        var found = edition(record)
+        if key.hasPrefix("/works/") {
+            found.editionKey = nil
+            found.workKey = key
+        }
+        found.description = record.description?.value
+        return found
+    }
+
     struct Malformed: Error {}
 
     // MARK: Response shapes (documented Open Library JSON)
@@ -86,9 +141,26 @@ public struct OpenLibrarySource: HTTPMetadataSource {
         var cover: Cover?
         var covers: [Int]?
         var works: [Ref]?
+        /// Read only from a record asked by id (`decodeRecord`).
+        var description: Text?
 
         struct Cover: Decodable { var small: String?; var medium: String?; var large: String? }
         struct Ref: Decodable { var key: String? }
+    }
+
+    /// `"A text"` or `{"type": "/type/text", "value": "A text"}`.
+    private struct Text: Decodable {
+        var value: String?
+
+        init(from decoder: any Decoder) throws {
+            if let text = try? decoder.singleValueContainer().decode(String.self) {
+                value = text
+            } else {
+                value = try decoder.container(keyedBy: Key.self).decodeIfPresent(String.self, forKey: .value)
+            }
+        }
+
+        enum Key: String, CodingKey { case value }
     }
 
     /// `"Ace"` or `{"name": "Ace", …}`.
@@ -119,7 +191,7 @@ public struct OpenLibrarySource: HTTPMetadataSource {
 
     /// The one mapping from an Open Library edition to `EditionMetadata`, whichever shape it came in.
     private static func edition(_ record: EditionRecord) -> EditionMetadata {
-        var edition = EditionMetadata(source: SourceKind.openlibrary.rawValue)
+        var edition = EditionMetadata(source: Self.sourceName)
         edition.editionKey = record.key
         edition.workKey = record.works?.first?.key
         edition.title = record.title
@@ -172,7 +244,7 @@ public struct OpenLibrarySource: HTTPMetadataSource {
         }
         return answer.docs.compactMap { doc in
             guard let key = doc.key, doc.title != nil else { return nil }
-            var edition = EditionMetadata(source: SourceKind.openlibrary.rawValue)
+            var edition = EditionMetadata(source: Self.sourceName)
             edition.workKey = key
             edition.editionKey = doc.cover_edition_key.map { $0.hasPrefix("/") ? $0 : "/books/\($0)" }
             edition.title = doc.title

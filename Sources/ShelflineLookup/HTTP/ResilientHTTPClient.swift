@@ -131,7 +131,21 @@ public final class ResilientHTTPClient: Sendable {
     }
 
     /// GETs `url` and hands a 200 body to `decode`; a decode error counts as a failed attempt.
-    public func get<T: Sendable>(_ url: URL, decode: @Sendable (Data) throws -> T) async throws -> T {
+    /// `absent`: statuses that mean "nothing here" for this request (besides the policy's).
+    public func get<T: Sendable>(
+        _ url: URL, absent: Set<Int> = [], decode: @Sendable (Data) throws -> T
+    ) async throws -> T {
+        try await request(url, body: nil, absent: absent, decode: decode)
+    }
+
+    /// POSTs `form` (`application/x-www-form-urlencoded`) to `url`, otherwise as `get`.
+    public func post<T: Sendable>(_ url: URL, form: String, decode: @Sendable (Data) throws -> T) async throws -> T {
+        try await request(url, body: Data(form.utf8), absent: [], decode: decode)
+    }
+
+    private func request<T: Sendable>(
+        _ url: URL, body: Data?, absent: Set<Int>, decode: @Sendable (Data) throws -> T
+    ) async throws -> T {
         var lastReason = "no attempt made"
         var retries = 0
         var attempts = 0
@@ -146,6 +160,8 @@ public final class ResilientHTTPClient: Sendable {
         // their own, so the retries that open the breaker came one slot (1/rate s) apart.
         var holdsGate = false
         defer { if holdsGate { releaseGate() } }
+        // The wait the last answer's `Retry-After` asked for: the backoff is at least that long.
+        var serverAsked: Double?
         while true {
             try Task.checkCancellation()
             if !holdsGate {
@@ -153,7 +169,7 @@ public final class ResilientHTTPClient: Sendable {
                 holdsGate = true
             }
             let outcome: Outcome
-            switch try await send(url, paced: !slotUnused) {
+            switch try await send(url, body: body, absent: absent, paced: !slotUnused) {
             case .sent(let answer): outcome = answer
             case .refused(let failure):
                 counters.update { $0.notSent += 1 }
@@ -181,8 +197,9 @@ public final class ResilientHTTPClient: Sendable {
                 counters.update { if $0.quotaSpent == nil { $0.quotaSpent = reason } }
                 pacing.wakeAll()
                 throw SourceFailure.quotaSpent(source: source)
-            case .failure(let reason, let retryable, let kind):
+            case .failure(let reason, let retryable, let kind, let retryAfter):
                 lastReason = reason
+                serverAsked = retryAfter
                 if !retryable {
                     breaker.recordSuccess()  // the source answered; the request itself is wrong
                     throw SourceFailure.failed(source: source, reason: reason)
@@ -206,7 +223,7 @@ public final class ResilientHTTPClient: Sendable {
             releaseGate()  // not held while backing off
             holdsGate = false
             guard retries < policy.maxRetries else { break }
-            let delay = backoff(attempt: retries)
+            let delay = max(backoff(attempt: retries), serverAsked ?? 0)
             let allowed = counters.update { counters -> Bool in
                 guard counters.backoffSeconds + delay <= policy.waitBudgetSeconds else { return false }
                 counters.backoffSeconds += delay
@@ -231,7 +248,8 @@ public final class ResilientHTTPClient: Sendable {
 
     private enum Outcome {
         case success(Data)
-        case failure(reason: String, retryable: Bool, kind: AttemptFailure)
+        /// `retryAfter`: the seconds the answer's `Retry-After` asked to wait.
+        case failure(reason: String, retryable: Bool, kind: AttemptFailure, retryAfter: Double? = nil)
         /// A status of `HTTPPolicy.quotaStatuses`; `reason` names it (and the answer's own reason word).
         case quotaSpent(reason: String)
         case cancelled
@@ -263,7 +281,7 @@ public final class ResilientHTTPClient: Sendable {
     /// refusals are spread over the cooldown, so rows after a short outage are still answered once
     /// the probe succeeds. `paced` false: the attempt reuses the slot of one that never reached the server.
     /// The caller holds a place in the concurrency gate.
-    private func send(_ url: URL, paced: Bool) async throws -> Attempt {
+    private func send(_ url: URL, body: Data?, absent: Set<Int>, paced: Bool) async throws -> Attempt {
         if quotaSpent.value != nil { return .refused(.quotaSpent(source: source)) }
         var admission = breaker.admit()
         if admission == .unavailable, paced {
@@ -294,7 +312,7 @@ public final class ResilientHTTPClient: Sendable {
             // Woken without a slot (the source was found unreachable meanwhile) yet admitted again
             // (a probe re-admitted it): wait for a slot of its own.
         }
-        let outcome = await attempt(url)
+        let outcome = await attempt(url, body: body, absent: absent)
         if probe, case .cancelled = outcome { breaker.abandonProbe() }
         return .sent(outcome)
     }
@@ -348,7 +366,7 @@ public final class ResilientHTTPClient: Sendable {
             }
             switch await attempt(url) {
             case .success, .quotaSpent: breaker.recordSuccess()
-            case .failure(_, let retryable, let kind): retryable ? breaker.recordFailure(kind) : breaker.recordSuccess()
+            case .failure(_, let retryable, let kind, _): retryable ? breaker.recordFailure(kind) : breaker.recordSuccess()
             case .cancelled: breaker.abandonProbe()
             }
         }
@@ -364,27 +382,34 @@ public final class ResilientHTTPClient: Sendable {
     func probeFinished() async { await probes.current?.value }
 
     /// Sends one request and classifies what came back.
-    private func attempt(_ url: URL) async -> Outcome {
+    private func attempt(_ url: URL, body: Data? = nil, absent: Set<Int> = []) async -> Outcome {
         counters.update { $0.requests += 1 }
+        let form = body == nil ? [] : [("Content-Type", "application/x-www-form-urlencoded")]
         let get = HTTPGet(
-            url: url, headers: [("User-Agent", policy.userAgent), ("Accept", "application/json")] + policy.headers,
-            timeoutSeconds: policy.timeoutSeconds, limit: policy.maxResponseBytes, redirects: .http(maximum: 5))
+            url: url,
+            headers: [("User-Agent", policy.userAgent), ("Accept", "application/json")] + form + policy.headers,
+            timeoutSeconds: policy.timeoutSeconds, limit: policy.maxResponseBytes, redirects: .http(maximum: 5), body: body)
         let result = await get.run()
         let host = url.host ?? ""
         switch result {
         case .success(let answer):
             switch answer.status {
             case 200: return .success(answer.body)
-            case let status where policy.absentStatuses.contains(status): return .success(Data())
+            case let status where policy.absentStatuses.contains(status) || absent.contains(status):
+                return .success(Data())
             case let status where policy.quotaStatuses.contains(status):
                 let word = Self.errorReason(answer.body).map { " \($0)" } ?? ""
                 return .quotaSpent(reason: "HTTP \(status)\(word) from \(host)")
             case 429:
                 counters.update { $0.rateLimited += 1 }
-                return .failure(reason: "HTTP 429 from \(host)", retryable: true, kind: .other)
+                return .failure(
+                    reason: "HTTP 429 from \(host)", retryable: true, kind: .other,
+                    retryAfter: Self.seconds(retryAfter: answer.retryAfter))
             case 500...599, 408:
                 counters.update { $0.serverErrors += 1 }
-                return .failure(reason: "HTTP \(answer.status) from \(host)", retryable: true, kind: .other)
+                return .failure(
+                    reason: "HTTP \(answer.status) from \(host)", retryable: true, kind: .other,
+                    retryAfter: Self.seconds(retryAfter: answer.retryAfter))
             default:
                 return .failure(reason: "HTTP \(answer.status) from \(url.path)", retryable: false, kind: .other)
             }
@@ -415,6 +440,15 @@ public final class ResilientHTTPClient: Sendable {
             counters.update { $0.connectionErrors += 1 }
             return .failure(reason: "connection error: \(reason)", retryable: true, kind: .other)
         }
+    }
+
+    /// A `Retry-After` in seconds; nil for none, a date (not followed: the backoff applies) or
+    /// nonsense. A wait longer than the run's wait budget gives up the request instead.
+    static func seconds(retryAfter: String?) -> Double? {
+        guard let text = retryAfter?.trimmingCharacters(in: .whitespaces), let seconds = Int(text), seconds >= 0 else {
+            return nil
+        }
+        return Double(seconds)
     }
 
     /// The first `error.errors[].reason` of a Google-style error answer (`dailyLimitExceeded`),

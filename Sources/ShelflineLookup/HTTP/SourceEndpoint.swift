@@ -25,6 +25,27 @@ enum SourceEndpoint {
         return url
     }
 
+    /// A cover image URL a source names, as the page may load it: `https://` with a host (plain
+    /// `http://` is upgraded: a page served over https may not load it otherwise); anything else nil.
+    static func coverURL(_ text: String?) -> String? {
+        guard let text, var components = URLComponents(string: text), let host = components.host, !host.isEmpty else {
+            return nil
+        }
+        switch components.scheme?.lowercased() {
+        case "https": return text
+        case "http":
+            components.scheme = "https"
+            return components.string
+        default: return nil
+        }
+    }
+
+    /// An id a source gave, fit to be one path component: letters, digits, `-` and `_` only.
+    static func isPlainID(_ text: some StringProtocol) -> Bool {
+        !text.isEmpty && text.count <= 64
+            && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+    }
+
     /// The most a key file is read: API keys are a few dozen characters.
     static let keyFileLimit = 4096
 

@@ -11,6 +11,7 @@ enum AnswerJSON {
         var object = newObject()
         object.strings("authors", edition.authors)
         object.int("coverId", edition.coverId)
+        object.string("coverURL", edition.coverURL)
         object.string("description", edition.description)
         object.string("editionKey", edition.editionKey)
         object.string("isbn10", edition.isbn10)

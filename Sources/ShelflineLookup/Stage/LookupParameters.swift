@@ -2,6 +2,7 @@ import Foundation
 import ShelflineCore
 
 /// The lookup stage's `parameters` in `pipeline.json`; every field has a default, so `{}` works.
+/// Each registered source (`MetadataSources.all`) has its settings under its own section.
 public struct LookupParameters: Codable, Sendable, Equatable {
     /// Sources in the order they are asked. When the config names none: the local catalog when one
     /// is configured (or given with `--catalog`), then the Open Library API.
@@ -11,11 +12,8 @@ public struct LookupParameters: Codable, Sendable, Equatable {
     }
     /// `sources` as pipeline.json names it; nil for the default.
     private var configuredSources: [String]?
-    /// Catalog dump files (editions, works, authors; gzip or plain), relative to pipeline.json.
-    public var catalog: [String] = []
-    public var openLibrary = OpenLibraryParameters()
-    public var googleBooks = GoogleBooksParameters()
-    public var isbndb = IsbndbParameters()
+    /// The sources' settings by section; a section not given has its defaults.
+    private var sections: [String: any SourceSettings] = [:]
     /// Days a found answer stays in the cache, and a negative one.
     public var cacheDays: Double = 30
     public var negativeCacheDays: Double = 3
@@ -27,23 +25,44 @@ public struct LookupParameters: Codable, Sendable, Equatable {
 
     public init() {}
 
-    /// The default `sources`: enrichment is on, the local catalog first when there is one.
-    public static func defaultSources(catalogConfigured: Bool) -> [String] {
-        (catalogConfigured ? [SourceKind.catalog] : []).map(\.rawValue) + [SourceKind.openlibrary.rawValue]
+    /// The settings of `source`.
+    public subscript<Source: RegisteredSource>(_ source: Source.Type) -> Source.Settings {
+        get { Source.settings(in: sections) }
+        set { sections[Source.section] = newValue }
     }
 
-    enum CodingKeys: String, CodingKey {
-        case configuredSources = "sources"
-        case catalog, openLibrary, googleBooks, isbndb, cacheDays, negativeCacheDays, searchLimit, chunkSize, match
+    /// Catalog dump files (editions, works, authors; gzip or plain), relative to pipeline.json.
+    public var catalog: [String] {
+        get { self[CatalogSource.self].paths }
+        set { self[CatalogSource.self].paths = newValue }
+    }
+
+    public var openLibrary: OpenLibraryParameters {
+        get { self[OpenLibrarySource.self] }
+        set { self[OpenLibrarySource.self] = newValue }
+    }
+
+    /// The default `sources`: enrichment is on, the local catalog first when there is one.
+    public static func defaultSources(catalogConfigured: Bool) -> [String] {
+        (catalogConfigured ? [CatalogSource.sourceName] : []) + [OpenLibrarySource.sourceName]
+    }
+
+    /// A member of the parameters: a fixed one or a source's section.
+    public struct Key: CodingKey {
+        public var stringValue: String
+        public var intValue: Int? { nil }
+        public init(_ name: String) { stringValue = name }
+        public init?(stringValue: String) { self.init(stringValue) }
+        public init?(intValue: Int) { nil }
+
+        static let sources = Key("sources"), cacheDays = Key("cacheDays"), negativeCacheDays = Key("negativeCacheDays")
+        static let searchLimit = Key("searchLimit"), chunkSize = Key("chunkSize"), match = Key("match")
     }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        configuredSources = try container.decodeIfPresent([String].self, forKey: .configuredSources)
-        catalog = try container.decodeIfPresent([String].self, forKey: .catalog) ?? catalog
-        openLibrary = try container.decodeIfPresent(OpenLibraryParameters.self, forKey: .openLibrary) ?? openLibrary
-        googleBooks = try container.decodeIfPresent(GoogleBooksParameters.self, forKey: .googleBooks) ?? googleBooks
-        isbndb = try container.decodeIfPresent(IsbndbParameters.self, forKey: .isbndb) ?? isbndb
+        let container = try decoder.container(keyedBy: Key.self)
+        configuredSources = try container.decodeIfPresent([String].self, forKey: .sources)
+        for source in MetadataSources.all { try source.decodeSettings(from: container, into: &sections) }
         cacheDays = try container.decodeIfPresent(Double.self, forKey: .cacheDays) ?? cacheDays
         negativeCacheDays = try container.decodeIfPresent(Double.self, forKey: .negativeCacheDays) ?? negativeCacheDays
         searchLimit = try container.decodeIfPresent(Int.self, forKey: .searchLimit) ?? searchLimit
@@ -51,27 +70,44 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         match = try container.decodeIfPresent(MatchParameters.self, forKey: .match) ?? match
     }
 
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encodeIfPresent(configuredSources, forKey: .sources)
+        for source in MetadataSources.all { try source.encodeSettings(sections, to: &container) }
+        try container.encode(cacheDays, forKey: .cacheDays)
+        try container.encode(negativeCacheDays, forKey: .negativeCacheDays)
+        try container.encode(searchLimit, forKey: .searchLimit)
+        try container.encode(chunkSize, forKey: .chunkSize)
+        try container.encode(match, forKey: .match)
+    }
+
+    public static func == (lhs: LookupParameters, rhs: LookupParameters) -> Bool {
+        lhs.configuredSources == rhs.configuredSources && lhs.cacheDays == rhs.cacheDays
+            && lhs.negativeCacheDays == rhs.negativeCacheDays && lhs.searchLimit == rhs.searchLimit
+            && lhs.chunkSize == rhs.chunkSize && lhs.match == rhs.match
+            && MetadataSources.all.allSatisfy { $0.sameSettings(lhs.sections, rhs.sections) }
+    }
+
+    /// Makes every source's file paths (key files) absolute against pipeline.json's directory.
+    mutating func resolvePaths(_ besideConfig: (String) -> String) {
+        for source in MetadataSources.all { source.resolvePaths(in: &sections, besideConfig) }
+    }
+
     /// Rejects values that cannot work, naming the key (each number's range: `ranges`, in
     /// LookupStageContract.swift, checked before decoding).
     public func validate(configPath: String) throws {
-        func check(_ ok: Bool, _ key: String, _ expected: String) throws {
-            if !ok { throw LookupError.invalidParameter(configPath: configPath, key: key, expected: expected) }
-        }
-        for (index, name) in sources.enumerated() where SourceKind(rawValue: name) == nil {
+        for (index, name) in sources.enumerated() where MetadataSources.named(name) == nil {
             throw LookupError.unknownSource(name: name, key: "\(configPath): key 'stages[lookup].parameters.sources[\(index)]'")
         }
-        try check(!sources.isEmpty, "sources", "at least one source")
-        try openLibrary.validate(configPath: configPath)
-        if sources.contains(SourceKind.googlebooks.rawValue) {
-            _ = try SourceEndpoint.baseURL(
-                googleBooks.baseURL, source: SourceKind.googlebooks.rawValue, section: "googleBooks",
-                configPath: configPath)
+        if sources.isEmpty {
+            throw LookupError.invalidParameter(configPath: configPath, key: "sources", expected: "at least one source")
         }
+        for source in MetadataSources.all { try source.validateSettings(sections, configPath: configPath) }
     }
 }
 
 /// Settings of the Open Library HTTP source.
-public struct OpenLibraryParameters: Codable, Sendable, Equatable {
+public struct OpenLibraryParameters: SourceSettings {
     public var baseURL = "https://openlibrary.org"
     public var userAgent = "Shelfline/0.1 (set stages.lookup.parameters.openLibrary.userAgent to name your contact)"
     /// Requests in flight at once.
@@ -114,13 +150,22 @@ public struct OpenLibraryParameters: Codable, Sendable, Equatable {
         maxResponseBytes = try container.decodeIfPresent(Int.self, forKey: .maxResponseBytes) ?? maxResponseBytes
     }
 
-    func validate(configPath: String) throws {
-        func check(_ ok: Bool, _ key: String, _ expected: String) throws {
-            if !ok { throw LookupError.invalidParameter(configPath: configPath, key: "openLibrary.\(key)", expected: expected) }
+    public static let ranges: [String: ConfigLimits.Range] = [
+        "concurrency": .atLeast(1), "requestsPerSecond": .within(0.01, 1000), "batchSize": .within(1, 1000),
+        "timeoutSeconds": .init(exclusiveMinimum: 0, maximum: 3600), "maxRetries": .atLeast(0),
+        "backoffBaseSeconds": .within(0, 86_400), "backoffMaxSeconds": .within(0, 86_400),
+        "waitBudgetSeconds": .within(0, 86_400), "breakerThreshold": .atLeast(1),
+        "breakerCooldownSeconds": .within(0, 86_400), "maxResponseBytes": .atLeast(1024),
+    ]
+
+    public func validate(source: String, section: String, configPath: String) throws {
+        guard backoffMaxSeconds >= backoffBaseSeconds else {
+            throw LookupError.invalidParameter(
+                configPath: configPath, key: "\(section).backoffBaseSeconds",
+                expected: "0 ≤ backoffBaseSeconds ≤ backoffMaxSeconds")
         }
-        try check(backoffMaxSeconds >= backoffBaseSeconds, "backoffBaseSeconds", "0 ≤ backoffBaseSeconds ≤ backoffMaxSeconds")
         _ = try SourceEndpoint.baseURL(
-            baseURL, source: SourceKind.openlibrary.rawValue, section: "openLibrary", configPath: configPath)
+            baseURL, source: source, section: section, configPath: configPath)
     }
 }
 

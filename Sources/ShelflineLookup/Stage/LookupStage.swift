@@ -42,10 +42,9 @@ public struct LookupStage {
     /// Resolved parameters: config, then command-line overrides, validated.
     func parameters(context: StageContext) throws -> LookupParameters {
         var parameters = try context.config.parameters(for: .lookup, as: LookupParameters.self, path: context.configPath)
-        for name in options.sources where SourceKind(rawValue: name) == nil {
+        for name in options.sources where MetadataSources.named(name) == nil {
             throw UsageError(
-                "--source \(name): unknown metadata source, expected one of \(SourceKind.allCases.map(\.rawValue).joined(separator: ", "))"
-            )
+                "--source \(name): unknown metadata source, expected one of \(MetadataSources.names.joined(separator: ", "))")
         }
         if !options.sources.isEmpty { parameters.sources = options.sources }
         if !options.catalog.isEmpty {
@@ -58,9 +57,7 @@ public struct LookupStage {
             parameters.catalog = parameters.catalog.map { $0.hasPrefix("/") ? $0 : base.appendingPathComponent($0).path }
         }
         let base = URL(fileURLWithPath: context.configPath).deletingLastPathComponent()
-        func besideConfig(_ path: String) -> String { path.hasPrefix("/") ? path : base.appendingPathComponent(path).path }
-        parameters.googleBooks.apiKeyFile = parameters.googleBooks.apiKeyFile.map(besideConfig)
-        parameters.isbndb.apiKeyFile = parameters.isbndb.apiKeyFile.map(besideConfig)
+        parameters.resolvePaths { $0.hasPrefix("/") ? $0 : base.appendingPathComponent($0).path }
         try parameters.validate(configPath: context.configPath)
         return parameters
     }
@@ -81,47 +78,23 @@ public struct LookupStage {
         defer { if !started { progress.finish(finished: false) } }
         var sources: [any MetadataSource] = []
         var remote: [any HTTPMetadataSource] = []
+        let setup = SourceSetup(
+            configPath: context.configPath, clock: options.clock, userAgent: parameters.openLibrary.userAgent,
+            cacheDirectory: options.workspace.cacheDirectory, log: context.log, now: context.now(),
+            isCancelled: { context.cancellation.isCancelled },
+            announce: { progress.update(processed: 0, counts: [:], title: $0, author: nil) })
         for name in parameters.sources {
-            switch SourceKind(rawValue: name)! {
-            case .catalog:
-                guard !parameters.catalog.isEmpty else { throw LookupError.catalogNotConfigured(configPath: context.configPath) }
-                progress.update(processed: 0, counts: [:], title: "(opening the catalog index)", author: nil)
-                let index = try CatalogIndex.open(
-                    dumps: parameters.catalog, cacheDirectory: options.workspace.cacheDirectory,
-                    log: context.log, now: context.now(),
-                    isCancelled: { context.cancellation.isCancelled })
+            guard let source = try MetadataSources.named(name)!.make(from: parameters, setup: setup) else { continue }
+            if let catalog = source as? CatalogSource {
+                let index = catalog.index
                 report.catalog = CatalogSummary(
                     index: index.path, built: index.built, editions: index.stats.editions,
                     skippedLines: index.stats.skippedLines,
                     duplicateKeys: index.stats.duplicateKeys,
                     skippedReasons: index.stats.skippedReasons)
-                sources.append(CatalogSource(index: index))
-            case .openlibrary:
-                let source = try OpenLibrarySource(
-                    parameters: parameters.openLibrary, clock: options.clock,
-                    configPath: context.configPath)
-                remote.append(source)
-                sources.append(source)
-            case .googlebooks:
-                let source = try GoogleBooksSource(
-                    parameters: parameters.googleBooks, userAgent: parameters.openLibrary.userAgent,
-                    clock: options.clock, configPath: context.configPath)
-                remote.append(source)
-                sources.append(source)
-            case .isbndb:
-                guard let keyFile = parameters.isbndb.apiKeyFile else {
-                    context.log.error(
-                        "shelfline-lookup: source 'isbndb' skipped: it needs a key (set the lookup stage's "
-                            + "isbndb.apiKeyFile in \(context.configPath) to a mode 0600 file holding it)")
-                    continue
-                }
-                let source = try IsbndbSource(
-                    parameters: parameters.isbndb, apiKeyFile: keyFile,
-                    userAgent: parameters.openLibrary.userAgent, clock: options.clock,
-                    configPath: context.configPath)
-                remote.append(source)
-                sources.append(source)
             }
+            if let source = source as? any HTTPMetadataSource { remote.append(source) }
+            sources.append(source)
         }
         defer { for source in remote { source.client.shutdown() } }
         var cache: LookupCache?

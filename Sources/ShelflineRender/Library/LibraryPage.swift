@@ -71,7 +71,7 @@ public enum LibraryPage {
     /// The members of a library line the page reads (besides `id` and `title`) beyond the counts'.
     static let rowFields: Set<String> = [
         "dateAdded", "reads", "rating", "shelf", "shelves", "series", "seriesPosition",
-        "author", "coverId", "isbn13", "isbn10", "pages",
+        "author", "coverId", "coverURL", "isbn13", "isbn10", "pages",
     ]
 
     /// The shelf names the books' data refers to by index, in the order first met; one list for the
@@ -107,7 +107,9 @@ public enum LibraryPage {
         out.append(UInt8(ascii: ","))
         for text in [book.dateAdded ?? "", finishes.max() ?? ""] { string(text) }
         raw("\(finishes.count),\(book.pages.map(String.init) ?? "null"),")
-        if let id = book.coverId {
+        if let url = book.coverURL {
+            JSONString.append(url, to: &out)
+        } else if let id = book.coverId {
             raw(String(id))
         } else if let isbn = book.isbn13 ?? book.isbn10 {
             JSONString.append(isbn, to: &out)
@@ -354,6 +356,7 @@ public enum LibraryPage {
             if (b[COVER] !== null) {
               cover.dataset.cover = typeof b[COVER] === 'number'
                 ? 'https://covers.openlibrary.org/b/id/' + b[COVER] + '-M.jpg'
+                : b[COVER].indexOf('https://') === 0 ? b[COVER]
                 : 'https://covers.openlibrary.org/b/isbn/' + encodeURIComponent(b[COVER]) + '-M.jpg?default=false';
             }
             var book = cell(tr);
