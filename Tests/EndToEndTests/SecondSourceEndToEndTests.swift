@@ -97,8 +97,8 @@ import Testing
         // Covers come from whichever source has one: Google's thumbnail, asked over https, on the page too.
         let cover = "https://books.google.com/books/content?id=gbBook4&zoom=1"
         #expect(book4.contains(#""coverURL":"\#(cover)""#), "\(book4)")
-        let page = try String(contentsOfFile: workspace + "/library.html", encoding: .utf8)
-        #expect(page.contains("\"\(cover)\""), "the page's cover for the Google Books match")
+        let libraryPage = try String(contentsOfFile: workspace + "/library.html", encoding: .utf8)
+        #expect(libraryPage.contains("\"\(cover)\""), "the page's cover for the Google Books match")
         #expect(!lines.contains { $0.contains("gbWrong5") })
 
         // The key is in no message and no file of the run.
