@@ -149,4 +149,48 @@ import Testing
         #expect(report.counts.matchedByIsbn == 30)
         #expect(report.matchesBySource == ["openlibrary": .init(byIsbn: 30, bySearch: 0)])
     }
+
+    /// An ISBN Open Library files under another book (a reused or mistyped ISBN) sends the row on
+    /// to Google Books, which has the row's book under it: matched there, not left to review. A
+    /// row Google Books lacks keeps Open Library's conflict for a person to decide.
+    @Test(.bug("39")) func anISBNOpenLibraryFilesUnderAnotherBookGoesOnToGoogleBooks() async throws {
+        let directory = TemporaryDirectory("second-source-conflict")
+        let reused = FakeOpenLibraryServer.isbn13(body: "978000000101")
+        let other = FakeOpenLibraryServer.isbn13(body: "978000000202")
+        try LookupEndToEndTests.writeInput(
+            [
+                LookupEndToEndTests.record(2, "Die Vermessung der Welt", "Daniel Kehlmann", isbn13: reused),
+                LookupEndToEndTests.record(3, "Tyll", "Daniel Kehlmann", isbn13: other),
+            ], in: directory)
+        let openLibrary = try await FakeOpenLibraryServer(books: [
+            reused: .init(key: "/books/OL7M", title: "Cooking for Two", authors: ["Someone Else"], work: "/works/OL7W"),
+            other: .init(key: "/books/OL8M", title: "Gardening Basics", authors: ["Another Person"], work: "/works/OL8W"),
+        ])
+        let google = try await FakeGoogleBooksServer(volumes: [
+            .init(id: "gbKehlmann1", title: "Die Vermessung der Welt", authors: ["Daniel Kehlmann"], isbn13: reused)
+        ])
+        directory.write(
+            "pipeline.json",
+            """
+            {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["openlibrary", "googlebooks"],
+              "googleBooks": {"baseURL": "\(google.baseURL)", "requestsPerSecond": 50},
+              "openLibrary": {"baseURL": "\(openLibrary.baseURL)", "requestsPerSecond": 50}}}]}
+            """)
+        let result = try ExecutableRunner.run(
+            "shelfline-lookup",
+            ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"],
+            in: directory.path)
+        try await openLibrary.shutdown()
+        try await google.shutdown()
+        #expect(result.status == 0, "\(result)")
+        var out: [BookRecord] = []
+        try GzipReader(path: directory.file("out.ndjson.gz")).forEachLine { bytes, _ in
+            out.append(try JSONDecoder().decode(BookRecord.self, from: Data(bytes)))
+        }
+        let found = try #require(out.first { $0.line == 2 }?.match)
+        #expect(found.status == .matchedByIsbn && found.source == "googlebooks" && found.editionKey == "gbKehlmann1", "\(found)")
+        let conflict = try #require(out.first { $0.line == 3 }?.match)
+        #expect(conflict.status == .needsReview && conflict.reason == "isbnTitleConflict", "\(conflict)")
+        #expect(conflict.source == "openlibrary" && conflict.candidates?.first?.key == "/books/OL8M", "\(conflict)")
+    }
 }

@@ -57,9 +57,18 @@ public final class LookupEngine: Sendable {
         var failures = [[SourceFailure]](repeating: [], count: queries.count)
         var reviews = [[MatchCandidate]](repeating: [], count: queries.count)
         var ruledOut = [[MatchCandidate]](repeating: [], count: queries.count)
+        // An ISBN a source files under another book: that source's answer goes to review unless a
+        // later source finds the row's book (by the ISBN or by search); earlier sources and the one
+        // that answered are not searched again (`searchFrom`).
+        var conflicts = [LookupOutcome?](repeating: nil, count: queries.count)
+        var searchFrom = [Int](repeating: 0, count: queries.count)
+        func settle(_ index: Int) -> LookupOutcome {
+            conflicts[index]
+                ?? verdict(queries[index], reviews: reviews[index], ruledOut: ruledOut[index], failures: failures[index])
+        }
 
         // ISBN in every source first: an identifier match anywhere beats a search match.
-        for source in sources {
+        for (position, source) in sources.enumerated() {
             let pending = queries.indices.filter { outcomes[$0] == nil && queries[$0].isbn != nil }
             guard !pending.isEmpty else { break }
             if let failure = unaskedFailure(source) {
@@ -75,12 +84,14 @@ public final class LookupEngine: Sendable {
                         key: edition.editionKey ?? edition.workKey ?? "", workKey: edition.workKey, title: edition.title ?? "",
                         authors: edition.authors ?? [], score: matcher.score(queries[index].query, edition).combined,
                         reason: Self.isbnTitleConflict)
-                    outcomes[index] = LookupOutcome(
-                        match: MatchResult(
-                            status: .needsReview, candidates: [candidate], reason: Self.isbnTitleConflict,
-                            source: source.name),
-                        metadata: nil)
-                    finished(index)
+                    if conflicts[index] == nil {
+                        conflicts[index] = LookupOutcome(
+                            match: MatchResult(
+                                status: .needsReview, candidates: [candidate], reason: Self.isbnTitleConflict,
+                                source: source.name),
+                            metadata: nil)
+                    }
+                    searchFrom[index] = position + 1
                 } else if let edition = answers[isbn] {
                     outcomes[index] = LookupOutcome(
                         match: MatchResult(
@@ -99,15 +110,15 @@ public final class LookupEngine: Sendable {
         var searchTerms = [(key: String, terms: SearchTerms)?](repeating: nil, count: queries.count)
         for (position, source) in sources.enumerated() {
             let isLast = position == sources.count - 1
-            let pending = queries.indices.filter { outcomes[$0] == nil && !queries[$0].query.title.isEmpty }
-            guard !pending.isEmpty else { break }
+            let pending = queries.indices.filter {
+                outcomes[$0] == nil && !queries[$0].query.title.isEmpty && searchFrom[$0] <= position
+            }
+            guard !pending.isEmpty else { continue }
             if let failure = unaskedFailure(source) {
                 for index in pending {
                     failures[index].append(failure)
                     guard isLast else { continue }
-                    outcomes[index] = verdict(
-                        queries[index], reviews: reviews[index], ruledOut: ruledOut[index],
-                        failures: failures[index])
+                    outcomes[index] = settle(index)
                     finished(index)
                 }
                 continue
@@ -159,11 +170,7 @@ public final class LookupEngine: Sendable {
                         }
                     }
                     if isLast || outcomes[index] != nil {
-                        if outcomes[index] == nil {
-                            outcomes[index] = verdict(
-                                queries[index], reviews: reviews[index], ruledOut: ruledOut[index],
-                                failures: failures[index])
-                        }
+                        if outcomes[index] == nil { outcomes[index] = settle(index) }
                         finished(index)
                     }
                 }
@@ -172,7 +179,7 @@ public final class LookupEngine: Sendable {
 
         return queries.indices.map { index in
             if let outcome = outcomes[index] { return outcome }
-            let outcome = verdict(queries[index], reviews: reviews[index], ruledOut: ruledOut[index], failures: failures[index])
+            let outcome = settle(index)
             finished(index)
             return outcome
         }
