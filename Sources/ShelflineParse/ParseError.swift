@@ -40,7 +40,7 @@ public enum ParseError: ShelflineError, Equatable {
             let more = found.count > 6 ? ", … (\(found.count) columns)" : ""
             return "\(path):1: unrecognised header [\(shown.joined(separator: ", "))\(more)]; expected "
                 + expected.joined(separator: "; or ")
-                + (suggestion.map { "; \($0)" } ?? "")
+                + (suggestion.map { "; " + Self.printable($0) } ?? "")
                 + " (or map the columns: --columns, or \"columns\" in pipeline.json's parse parameters, see docs/parse.md)"
         case .headerMismatch(let path, let format, let missing):
             return "\(path):1: not a \(format) export: header lacks \(missing.joined(separator: ", "))"

@@ -82,4 +82,14 @@ import Testing
         #expect(near.contains("closest: librarything (shares book id"))
         #expect(near.contains("--columns title=Name,author=Primary Author"))
     }
+
+    /// A header cell holding a line break (a quoted cell) stays on the message's one line, in the
+    /// `--columns` line too (the fuzz target's invariant).
+    @Test(.bug(id: 40)) func aHeaderCellWithALineBreakKeepsTheMessageOnOneLine() throws {
+        let run = StageRun("\"Name\nfirst\",\"Writer\r\",Stars\nDune,Frank Herbert,5\n")
+        let message = "\(try #require(run.error as? ParseError))"
+        #expect(message.contains("unrecognised header"))
+        #expect(!message.contains("\n") && !message.contains("\r"), "\(message)")
+        #expect(message.contains("--columns title=Name\\u{a}first"), "\(message)")
+    }
 }
