@@ -41,7 +41,7 @@ import Testing
     /// Runs the executable off Swift's cooperative pool, so the in-process server keeps answering.
     static func beerQueueDetached(_ temp: TemporaryDirectory, _ arguments: [String]) async throws -> ProcessResult {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            DispatchQueue.blockingWork().async {
                 continuation.resume(with: Result { try beerQueue(temp, arguments) })
             }
         }

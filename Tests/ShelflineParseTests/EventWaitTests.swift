@@ -32,7 +32,7 @@ import Testing
         let seen = waitUntil {
             if !flag.isStarted {
                 flag.isStarted = true
-                DispatchQueue.global().async {
+                DispatchQueue.blockingWork().async {
                     flag.isSet = true
                     TestEvent.post()
                 }

@@ -23,7 +23,7 @@ import Testing
     /// few cooperative threads the loopback APNs needs to answer that same child.
     static func run(_ name: String, _ arguments: [String], in directory: String) async throws -> ProcessResult {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            DispatchQueue.blockingWork().async {
                 continuation.resume(with: Result { try ExecutableRunner.run(name, arguments, in: directory) })
             }
         }
@@ -165,7 +165,7 @@ import Testing
         for await _ in arrivals { break }
         kill(process.processIdentifier, SIGKILL)
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            DispatchQueue.blockingWork().async {
                 process.waitUntilExit()
                 continuation.resume()
             }

@@ -27,7 +27,7 @@ import Testing
         process.standardError = FileHandle.nullDevice
         try process.run()
         let line: String = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            DispatchQueue.blockingWork().async {
                 var data = Data()
                 while !data.contains(UInt8(ascii: "\n")) {
                     let chunk = out.fileHandleForReading.availableData
@@ -83,7 +83,7 @@ import Testing
         // SIGTERM: a graceful stop, exit 0.
         server.terminate()
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            DispatchQueue.blockingWork().async {
                 server.waitUntilExit()
                 continuation.resume()
             }

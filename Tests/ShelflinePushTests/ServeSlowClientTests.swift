@@ -100,7 +100,7 @@ struct RawConnectionError: Error, CustomStringConvertible {
 /// own tasks run).
 func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        DispatchQueue.blockingWork().async { continuation.resume(with: Result { try body() }) }
     }
 }
 

@@ -351,7 +351,7 @@ struct ServeFixture {
         _ condition: @escaping @Sendable () -> Bool
     ) async -> Bool {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            DispatchQueue.blockingWork().async {
                 continuation.resume(returning: waitUntil(timeout: timeout, watching: paths, recheckingEvery: interval, condition))
             }
         }

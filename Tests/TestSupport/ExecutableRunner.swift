@@ -56,7 +56,7 @@ public enum ExecutableRunner {
         let group = DispatchGroup()
         nonisolated(unsafe) var errData = Data()
         group.enter()
-        DispatchQueue.global().async {
+        DispatchQueue.blockingWork().async {
             errData = errPipe.fileHandleForReading.readDataToEndOfFile()
             group.leave()
         }

@@ -282,13 +282,16 @@ public struct ServeRouter: Sendable {
 /// holds for its whole run (up to apns.waitBudgetSeconds): on the pool a few such waits would stall
 /// every other request, `/healthz` included. `ServeHTTPServer` runs each connection here too, so a
 /// process whose pool is busy elsewhere (the test suite) still answers.
+///
+/// Each job gets a serial queue of its own: serial queues run on libdispatch's overcommit threads,
+/// one started whenever every thread is busy, where a concurrent queue keeps to about one thread
+/// per core, so a few jobs waiting in `flock` would again hold up the rest.
 public final class BlockingExecutor: TaskExecutor {
     public static let shared = BlockingExecutor()
-    private let queue = DispatchQueue(label: "shelfline-push.serve.registry", attributes: .concurrent)
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
+        DispatchQueue(label: "shelfline-push.serve.blocking").async { job.runSynchronously(on: executor) }
     }
 }
