@@ -125,17 +125,9 @@ import Testing
         google.fault = { _, _ in FakeGoogleBooksServer.quotaAnswer(status: 403) }
         let secret = "AIzaSyQUOTA-never-shown-42"
         chmod(directory.write("google.key", secret), 0o600)
-        directory.write(
-            "pipeline.json",
-            """
-            {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["googlebooks", "openlibrary"],
-              "googleBooks": {"baseURL": "\(google.baseURL)", "apiKeyFile": "google.key", "requestsPerSecond": 50},
-              "openLibrary": {"baseURL": "\(openLibrary.baseURL)", "requestsPerSecond": 50}}}]}
-            """)
-        let result = try ExecutableRunner.run(
-            "shelfline-lookup",
-            ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"],
-            in: directory.path)
+        let result = try Self.lookUp(
+            in: directory, sources: ["googlebooks", "openlibrary"], google: google, openLibrary: openLibrary,
+            googleKeyFile: "google.key")
         try await openLibrary.shutdown()
         try await google.shutdown()
         #expect(result.status == 0, "\(result)")
@@ -169,28 +161,37 @@ import Testing
         let google = try await FakeGoogleBooksServer(volumes: [
             .init(id: "gbKehlmann1", title: "Die Vermessung der Welt", authors: ["Daniel Kehlmann"], isbn13: reused)
         ])
-        directory.write(
-            "pipeline.json",
-            """
-            {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": ["openlibrary", "googlebooks"],
-              "googleBooks": {"baseURL": "\(google.baseURL)", "requestsPerSecond": 50},
-              "openLibrary": {"baseURL": "\(openLibrary.baseURL)", "requestsPerSecond": 50}}}]}
-            """)
-        let result = try ExecutableRunner.run(
-            "shelfline-lookup",
-            ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"],
-            in: directory.path)
+        let result = try Self.lookUp(
+            in: directory, sources: ["openlibrary", "googlebooks"], google: google, openLibrary: openLibrary)
         try await openLibrary.shutdown()
         try await google.shutdown()
         #expect(result.status == 0, "\(result)")
-        var out: [BookRecord] = []
-        try GzipReader(path: directory.file("out.ndjson.gz")).forEachLine { bytes, _ in
-            out.append(try JSONDecoder().decode(BookRecord.self, from: Data(bytes)))
-        }
+        let out = try RecordTexts.readRecords(path: directory.file("out.ndjson.gz"))
         let found = try #require(out.first { $0.line == 2 }?.match)
         #expect(found.status == .matchedByIsbn && found.source == "googlebooks" && found.editionKey == "gbKehlmann1", "\(found)")
         let conflict = try #require(out.first { $0.line == 3 }?.match)
         #expect(conflict.status == .needsReview && conflict.reason == "isbnTitleConflict", "\(conflict)")
         #expect(conflict.source == "openlibrary" && conflict.candidates?.first?.key == "/books/OL8M", "\(conflict)")
+    }
+
+    /// `shelfline-lookup` on `deduped.ndjson.gz` in `directory`, with both stand-ins in the order
+    /// `sources` names them (Google Books with `googleKeyFile` when given).
+    static func lookUp(
+        in directory: TemporaryDirectory, sources: [String], google: FakeGoogleBooksServer,
+        openLibrary: FakeOpenLibraryServer, googleKeyFile: String? = nil
+    ) throws -> ProcessResult {
+        let key = googleKeyFile.map { #""apiKeyFile": "\#($0)", "# } ?? ""
+        let names = sources.map { "\"\($0)\"" }.joined(separator: ", ")
+        directory.write(
+            "pipeline.json",
+            """
+            {"stages": [{"name": "lookup", "inputs": [], "outputs": [], "parameters": {"sources": [\(names)],
+              "googleBooks": {"baseURL": "\(google.baseURL)", \(key)"requestsPerSecond": 50},
+              "openLibrary": {"baseURL": "\(openLibrary.baseURL)", "requestsPerSecond": 50}}}]}
+            """)
+        return try ExecutableRunner.run(
+            "shelfline-lookup",
+            ["deduped.ndjson.gz", "-o", "out.ndjson.gz", "--report", "report.json", "--workspace", "ws", "--quiet"],
+            in: directory.path)
     }
 }
