@@ -111,7 +111,10 @@ public enum LibraryPage {
             JSONString.append(url, to: &out)
         } else if let id = book.coverId {
             raw(String(id))
-        } else if let isbn = book.isbn13 ?? book.isbn10 {
+        } else if let isbn = book.isbn13.flatMap({ ISBN.isValid13($0) ? $0 : nil })
+            ?? book.isbn10.flatMap({ ISBN.isValid10($0) ? $0 : nil })
+        {
+            // Only an ISBN names a cover: any other text would be an image request for nothing.
             JSONString.append(isbn, to: &out)
         } else {
             raw("null")
