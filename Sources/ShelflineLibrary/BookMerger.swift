@@ -93,6 +93,12 @@ public enum BookMerger {
         let incoming = combined.record
         var book = existing ?? LibraryBook(id: id, title: incoming.titleBase ?? incoming.title)
         var changed: ChangedFields = existing == nil ? [.title] : []
+        // A placeholder title (the key a reading log names the book by) is no reader's word: listed
+        // with the metadata fields, so the title of the edition lookup matches replaces it.
+        if existing == nil, incoming.titleIsPlaceholder == true {
+            book.metadataFields = [ChangedFields.Field.title.name]
+            changed.insert(.metadataFields)
+        }
         let kept = laterImports.isEmpty ? [] : writtenByLater(book.provenance, laterImports)
 
         /// A bibliographic field from the export: fills a gap, or replaces what only metadata supplied.
@@ -319,6 +325,13 @@ public enum BookMerger {
                 metadataFields = ((metadataFields ?? []) + [field.name]).sorted()
                 changed.insert(.metadataFields)
             }
+        }
+        // Only a title that is no reader's (`fold`'s placeholder, or a source's before it).
+        if book.metadataFields?.contains(ChangedFields.Field.title.name) == true, let title = nonEmpty(metadata.title),
+            book.title != title
+        {
+            book.title = title
+            changed.insert(.title)
         }
         fill(&book.subtitle, .subtitle, nonEmpty(metadata.subtitle), metadataFields: &book.metadataFields)
         fill(&book.author, .author, metadata.authors?.first, metadataFields: &book.metadataFields)

@@ -42,12 +42,11 @@ extension LookupStage: PipelineStage {
 extension LookupParameters: StageParameters {
     public static var stage: StageName { .lookup }
     public static let ranges: [String: ConfigLimits.Range] = [
-        "cacheDays": .init(exclusiveMinimum: 0, maximum: 36_500),
-        "negativeCacheDays": .init(exclusiveMinimum: 0, maximum: 36_500),
         // The runner-up must be seen.
         "searchLimit": .atLeast(2), "chunkSize": .atLeast(1),
         "match.titleThreshold": .within(0, 1), "match.authorThreshold": .within(0, 1), "match.margin": .within(0, 1),
-    ].merging(MetadataSources.ranges) { own, _ in own }  // each source's own, under its section
+    ].merging(SourceCacheDays.ranges) { own, _ in own }
+        .merging(MetadataSources.ranges) { own, _ in own }  // each source's own, under its section
 }
 
 extension LookupReport: FileStageReport {

@@ -19,6 +19,11 @@ public protocol MetadataSource: Sendable {
     /// Editions by the source's own ids (the `editionKey` or `workKey` it writes), keyed by the id
     /// asked for; misses and ids of another shape are absent.
     func editions(ids: [String]) async throws -> [String: EditionMetadata]
+    /// The schemes of a record's `identifiers` that hold this source's own ids, most specific
+    /// first: the lookup asks `editions(ids:)` for the first one a record carries. None by default.
+    var identifierSchemes: [String] { get }
+    /// How many ids one `editions(ids:)` call should carry.
+    var idBatchSize: Int { get }
     /// The failure every request would meet now, once the source knows it (e.g. found out of
     /// reach); nil while it may answer. Rows are then settled with it at once: no request, no task,
     /// no cache write. It may clear later in the run (a source that refused connections and whose
@@ -31,6 +36,8 @@ public protocol MetadataSource: Sendable {
 extension MetadataSource {
     public var standingFailure: SourceFailure? { nil }
     public func editions(ids: [String]) async throws -> [String: EditionMetadata] { [:] }
+    public var identifierSchemes: [String] { [] }
+    public var idBatchSize: Int { isbnBatchSize }
 }
 
 /// A source asked over HTTP (`ResilientHTTPClient`): the stage reads its counters for the report
@@ -74,12 +81,33 @@ public protocol SourceSettings: Codable, Sendable, Equatable {
     func validate(source: String, section: String, configPath: String) throws
     /// Makes file paths relative to pipeline.json absolute (`besideConfig`).
     mutating func resolvePaths(_ besideConfig: (String) -> String)
+    /// How long the source's answers stay in the lookup cache, where its section says.
+    var cacheLifetime: SourceCacheDays { get }
 }
 
 extension SourceSettings {
     public static var ranges: [String: ConfigLimits.Range] { [:] }
+    public var cacheLifetime: SourceCacheDays { SourceCacheDays() }
     public func validate(source: String, section: String, configPath: String) throws {}
     public mutating func resolvePaths(_ besideConfig: (String) -> String) {}
+}
+
+/// A source's own cache lifetimes, in days (`cacheDays` and `negativeCacheDays` in its section);
+/// nil: the lookup stage's.
+public struct SourceCacheDays: Sendable, Equatable {
+    public var cacheDays: Double?
+    public var negativeCacheDays: Double?
+
+    public init(cacheDays: Double? = nil, negativeCacheDays: Double? = nil) {
+        self.cacheDays = cacheDays
+        self.negativeCacheDays = negativeCacheDays
+    }
+
+    /// Their ranges, in a source's section as in the lookup stage's parameters.
+    public static let ranges: [String: ConfigLimits.Range] = [
+        "cacheDays": .init(exclusiveMinimum: 0, maximum: 36_500),
+        "negativeCacheDays": .init(exclusiveMinimum: 0, maximum: 36_500),
+    ]
 }
 
 /// What a source is made with besides its own settings.
@@ -140,6 +168,10 @@ extension RegisteredSource {
         _ sections: [String: any SourceSettings], to container: inout KeyedEncodingContainer<LookupParameters.Key>
     ) throws {
         try container.encode(settings(in: sections), forKey: LookupParameters.Key(section))
+    }
+
+    static func cacheLifetime(in sections: [String: any SourceSettings]) -> SourceCacheDays {
+        settings(in: sections).cacheLifetime
     }
 
     static func sameSettings(_ a: [String: any SourceSettings], _ b: [String: any SourceSettings]) -> Bool {

@@ -141,6 +141,7 @@ public struct BookRecordJSON {
             if apart { key("textsApart", &first); literal("true") }
             key("title", &first); text(record.title, cells)
             if let value = record.titleBase { key("titleBase", &first); text(value, cells) }
+            if let value = record.titleIsPlaceholder { key("titleIsPlaceholder", &first); literal(value ? "true" : "false") }
             if let value = record.year { key("year", &first); integer(value) }
             line.append(UInt8(ascii: "}"))
             guard apart else { return }

@@ -25,6 +25,7 @@ struct ParsedRecord {
     var byteLength: Int
     var title: FieldText
     var titleBase: FieldText?
+    var titleIsPlaceholder: Bool?
     var series: FieldText?
     var seriesPosition: FieldText?
     var author: FieldText?
@@ -106,6 +107,7 @@ struct ParsedRecord {
             byteLength: record.byteLength, title: .string(record.title))
         rowId = record.rowId.map(FieldText.string)
         titleBase = record.titleBase.map(FieldText.string)
+        titleIsPlaceholder = record.titleIsPlaceholder
         series = record.series.map(FieldText.string)
         seriesPosition = record.seriesPosition.map(FieldText.string)
         author = record.author.map(FieldText.string)

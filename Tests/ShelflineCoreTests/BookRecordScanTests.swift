@@ -17,6 +17,7 @@ import Testing
                 byteLength: 99, title: text())
             record.rowId = maybe(String(index))
             record.titleBase = maybe(text())
+            record.titleIsPlaceholder = maybe(true)
             record.series = maybe(text())
             record.seriesPosition = maybe("1.5")
             record.author = maybe(text())
@@ -93,6 +94,8 @@ import Testing
                 byteLength: record.byteLength, title: record.title)
             expected.rowId = record.rowId
             expected.titleBase = record.titleBase
+            expected.titleIsPlaceholder = record.titleIsPlaceholder  // lookup asks by key
+            expected.identifiers = record.identifiers
             expected.seriesPosition = record.seriesPosition  // the title identity's series number
             expected.author = record.author
             expected.additionalAuthors = record.additionalAuthors

@@ -46,9 +46,12 @@ import Testing
         let work = try #require(found["OL45804W"])
         #expect(work.editionKey == nil && work.workKey == "/works/OL45804W", "a work claims no edition")
         #expect(work.description == "A fox outwits three farmers." && work.coverId == 6498519)
+        #expect(edition.authors == nil, "an author the API does not know is left out")
         #expect(
-            server.requests.map(\.path).sorted() == ["/books/OL1M.json", "/books/OL7353617M.json", "/works/OL45804W.json"],
-            "one request per id of the right shape; no other is sent")
+            server.requests.map(\.path).sorted() == [
+                "/authors/OL34184A.json", "/authors/OL34184A.json", "/books/OL1M.json", "/books/OL7353617M.json",
+                "/works/OL45804W.json",
+            ], "one request per id of the right shape, and per author a found record names; no other is sent")
     }
 
     @Test(.bug("39")) func catalogFindsEditionsByTheirKey() async throws {

@@ -24,6 +24,7 @@ import Testing
                 ["openlibrary-edition": "OL1M"], ["openlibrary-work": "OL9W"],
             ])
         #expect(run.records.allSatisfy { $0.author == nil && $0.isbn13 == nil })
+        #expect(run.records.allSatisfy { $0.titleIsPlaceholder == true }, "the key stands in for a title: lookup asks by it")
     }
 
     /// A row naming no book at all is the only one refused, with that reason.

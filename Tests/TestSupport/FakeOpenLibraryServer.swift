@@ -5,8 +5,8 @@ import Foundation
 #endif
 
 /// The one Open Library stand-in, used by every lookup test and by `bench/lookup`: a real HTTP
-/// server on loopback answering `/api/books?bibkeys=ISBN:…` and `/search.json` in the documented
-/// shapes, with injected faults (429, 5xx, malformed bodies, drops, latency) and a request log.
+/// server on loopback answering `/api/books?bibkeys=ISBN:…`, `/search.json` and the records by key
+/// (`/books/{id}.json`, `/works/{id}.json`, `/authors/{id}.json`) in the documented shapes, with injected faults (429, 5xx, malformed bodies, drops, latency) and a request log.
 public final class FakeOpenLibraryServer: Sendable {
     /// An edition the fake knows, keyed by its ISBN-13.
     public struct Book: Sendable {
@@ -89,6 +89,12 @@ public final class FakeOpenLibraryServer: Sendable {
 
     public func shutdown() async throws { try await server.shutdown() }
 
+    /// An author's key in the fake's records, the same for the same name (`/authors/OL…A`).
+    public static func authorKey(_ name: String) -> String {
+        let number = name.utf8.reduce(UInt32(2_166_136_261)) { ($0 ^ UInt32($1)) &* 16_777_619 } % 100_000_000
+        return "/authors/OL\(number)A"
+    }
+
     /// `count` books numbered from 0 (ISBN-13s `9781000NNNNN?`, title `Book Number N`, author Ann Author).
     public static func numberedBooks(_ count: Int) -> [String: Book] {
         var books: [String: Book] = [:]
@@ -165,8 +171,43 @@ public final class FakeOpenLibraryServer: Sendable {
                 return .json(
                     #"{"numFound": \#(docs.count), "start": 0, "docs": [\#(docs.joined(separator: ","))]}"#, delay: latency)
             default:
-                return .json(status: 404, #"{"error": "notfound"}"#)
+                guard let record = Self.record(request.path, snapshot.books) else {
+                    return .json(status: 404, #"{"error": "notfound"}"#)
+                }
+                return .json(record, delay: latency)
             }
+        }
+
+        /// The edition (`/books/{id}.json`), work (`/works/{id}.json`) or author (`/authors/{id}.json`)
+        /// record of a book the fake knows, as openlibrary.org writes them: the edition and work
+        /// name their authors by key only (`authorKey`).
+        static func record(_ path: String, _ books: [String: Book]) -> String? {
+            guard path.hasSuffix(".json") else { return nil }
+            let key = String(path.dropLast(5))
+            for (isbn, book) in books.sorted(by: { $0.key < $1.key }) {
+                if book.key == key {
+                    let authors = book.authors.map { #"{"key": \#(json(FakeOpenLibraryServer.authorKey($0)))}"# }
+                    return #"""
+                        {"key": \#(json(book.key)), "title": \#(json(book.title)), "authors": [\#(authors.joined(separator: ","))],
+                        "works": [{"key": \#(json(book.work))}], "isbn_13": [\#(json(isbn))], "publishers": ["Ace"],
+                        "publish_date": "1990", "number_of_pages": 604, "covers": [123], "type": {"key": "/type/edition"}}
+                        """#
+                }
+                if book.work == key {
+                    let authors = book.authors.map {
+                        #"{"author": {"key": \#(json(FakeOpenLibraryServer.authorKey($0)))}, "type": {"key": "/type/author_role"}}"#
+                    }
+                    return #"""
+                        {"key": \#(json(book.work)), "title": \#(json(book.title)), "authors": [\#(authors.joined(separator: ","))],
+                        "covers": [77], "description": {"type": "/type/text", "value": "About \#(book.title)."},
+                        "type": {"key": "/type/work"}}
+                        """#
+                }
+                if let name = book.authors.first(where: { FakeOpenLibraryServer.authorKey($0) == key }) {
+                    return #"{"key": \#(json(key)), "name": \#(json(name)), "type": {"key": "/type/author"}}"#
+                }
+            }
+            return nil
         }
 
         /// Lowercased letter/digit runs: enough to find a title asked for in another case or spacing.

@@ -44,6 +44,11 @@ public struct BookRecord: Codable, Sendable, Equatable {
     public var title: String
     /// The title without its `(Series, #n)` suffix; present only when a series was parsed.
     public var titleBase: String?
+    /// The title is no title of the book's but a stand-in: the key an export names the book by
+    /// (Open Library's reading log has no title column). Lookup asks by the record's identifiers
+    /// and takes their answer without comparing titles; merge lets the source's title replace it.
+    /// `true` or absent.
+    public var titleIsPlaceholder: Bool?
     public var series: String?
     public var seriesPosition: String?
     public var author: String?

@@ -55,6 +55,10 @@ public enum BookRecordScan {
             case "title": guard let value = s.string() else { return false }; title = value
             case "rowId": return s.string(into: &record.rowId)
             case "titleBase": return s.string(into: &record.titleBase)
+            case "titleIsPlaceholder": return s.bool(into: &record.titleIsPlaceholder)  // lookup asks by key
+            case "identifiers":  // lookup asks the sources that read them
+                guard let value = s.stringMap() else { return false }
+                record.identifiers = value
             case "seriesPosition": return s.string(into: &record.seriesPosition)  // identity: the title key
             case "author": return s.string(into: &record.author)
             case "additionalAuthors": return s.strings(into: &record.additionalAuthors)
@@ -141,10 +145,6 @@ public enum BookRecordScan {
         case "seriesPosition": return s.string(into: &record.seriesPosition)
         case "isbnRaw": return s.string(into: &record.isbnRaw)
         case "asin": return s.string(into: &record.asin)
-        case "identifiers":
-            guard let value = s.stringMap() else { return false }
-            record.identifiers = value
-            return true
         case "binding": return s.string(into: &record.binding)
         case "originalYear": return s.int(into: &record.originalYear)
         case "rating": return s.double(into: &record.rating)

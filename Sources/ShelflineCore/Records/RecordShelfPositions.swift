@@ -77,7 +77,7 @@ extension ShelfPosition {
 /// the synthesised conformance wrote (absent values omitted, null read as absent).
 extension BookRecord {
     enum CodingKeys: String, CodingKey {
-        case format, line, rowId, byteOffset, byteLength, title, titleBase, series, seriesPosition, author
+        case format, line, rowId, byteOffset, byteLength, title, titleBase, titleIsPlaceholder, series, seriesPosition, author
         case additionalAuthors, isbn13, isbn10, isbnRaw, asin, identifiers, publisher, binding, pages, year, originalYear, rating
         case shelf, shelves, dateAdded, reads, readCount, review, notes, textsApart, owned, ownedCopies, shelfPositions, spoiler
         case recommendedFor, recommendedBy, purchaseDate, purchaseLocation, condition, conditionDescription, bcid
@@ -94,6 +94,7 @@ extension BookRecord {
         byteLength = try c.decode(Int.self, forKey: .byteLength)
         title = try c.decode(String.self, forKey: .title)
         titleBase = try c.decodeIfPresent(String.self, forKey: .titleBase)
+        titleIsPlaceholder = try c.decodeIfPresent(Bool.self, forKey: .titleIsPlaceholder)
         series = try c.decodeIfPresent(String.self, forKey: .series)
         seriesPosition = try c.decodeIfPresent(String.self, forKey: .seriesPosition)
         author = try c.decodeIfPresent(String.self, forKey: .author)
@@ -152,6 +153,7 @@ extension BookRecord {
         try c.encode(byteLength, forKey: .byteLength)
         try c.encode(title, forKey: .title)
         try c.encodeIfPresent(titleBase, forKey: .titleBase)
+        try c.encodeIfPresent(titleIsPlaceholder, forKey: .titleIsPlaceholder)
         try c.encodeIfPresent(series, forKey: .series)
         try c.encodeIfPresent(seriesPosition, forKey: .seriesPosition)
         try c.encodeIfPresent(author, forKey: .author)

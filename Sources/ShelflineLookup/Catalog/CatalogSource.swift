@@ -64,6 +64,9 @@ public struct CatalogSource: RegisteredSource {
         }
     }
 
+    /// A record's Open Library edition key: the index finds editions by key, not by their work.
+    public var identifierSchemes: [String] { ["openlibrary-edition"] }
+
     /// Editions by their Open Library edition key (`/books/OL1M` or `OL1M`), as the dumps hold them.
     public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
         do {

@@ -53,6 +53,9 @@ public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
         return try await client.get(volumesURL(query: query, limit: limit)) { try Self.decodeVolumes($0) }
     }
 
+    /// A record's Google Books volume id (Calibre's `google:` identifier).
+    public var identifierSchemes: [String] { ["google"] }
+
     /// One request per volume id; an unknown id (404) is absent, an id of another shape not asked.
     public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
         var found: [String: EditionMetadata] = [:]

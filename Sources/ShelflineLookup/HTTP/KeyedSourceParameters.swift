@@ -18,8 +18,13 @@ public struct KeyedSourceParameters<Defaults: KeyedSourceDefaults>: SourceSettin
     public var timeoutSeconds = 10.0
     public var maxRetries = 3
     public var maxResponseBytes = 4_194_304
+    /// Days its answers stay in the cache (found, and not found); nil: the lookup stage's.
+    public var cacheDays: Double?
+    public var negativeCacheDays: Double?
 
     public init() {}
+
+    public var cacheLifetime: SourceCacheDays { SourceCacheDays(cacheDays: cacheDays, negativeCacheDays: negativeCacheDays) }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -30,13 +35,15 @@ public struct KeyedSourceParameters<Defaults: KeyedSourceDefaults>: SourceSettin
         timeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .timeoutSeconds) ?? timeoutSeconds
         maxRetries = try container.decodeIfPresent(Int.self, forKey: .maxRetries) ?? maxRetries
         maxResponseBytes = try container.decodeIfPresent(Int.self, forKey: .maxResponseBytes) ?? maxResponseBytes
+        cacheDays = try container.decodeIfPresent(Double.self, forKey: .cacheDays)
+        negativeCacheDays = try container.decodeIfPresent(Double.self, forKey: .negativeCacheDays)
     }
 
     public static var ranges: [String: ConfigLimits.Range] {
-        [
+        SourceCacheDays.ranges.merging([
             "requestsPerSecond": .within(0.01, 50), "concurrency": .within(1, 16), "timeoutSeconds": .within(1, 300),
             "maxRetries": .within(0, 10), "maxResponseBytes": .within(1024, 67_108_864),
-        ]
+        ]) { own, _ in own }
     }
 
     public func validate(source: String, section: String, configPath: String) throws {

@@ -57,39 +57,64 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         return try await client.get(components.url!) { data in try Self.decodeSearch(data) }
     }
 
+    /// A record's Open Library edition key, else its work key (`BookRecord.identifiers`).
+    public var identifierSchemes: [String] { ["openlibrary-edition", "openlibrary-work"] }
+    /// One request per id: batches of one run side by side, paced by the client.
+    public var idBatchSize: Int { 1 }
+
     /// One request per id (`/books/OL1M`, `/works/OL1W`, or the bare `OL1M`); an unknown id (404)
-    /// is absent, an id of another shape not asked. The records name authors by key only, so the
-    /// editions found carry no author names.
+    /// is absent, an id of another shape not asked. The records name their authors by key only:
+    /// each author's name is asked too (`/authors/OL1A.json`; one the API does not know is left out).
     public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
         var found: [String: EditionMetadata] = [:]
         for id in ids {
             guard let path = Self.recordPath(id) else { continue }
             let url = baseURL.appendingPathComponent(path)
-            if let edition = try await client.get(url, absent: [404], decode: { try Self.decodeRecord($0) }) {
-                found[id] = edition
+            guard let (record, authorKeys) = try await client.get(url, absent: [404], decode: { try Self.decodeRecord($0) })
+            else { continue }
+            var edition = record
+            var names: [String] = []
+            for key in authorKeys.prefix(Self.authorsAsked) {
+                guard let authorPath = Self.authorPath(key) else { continue }
+                let name = try await client.get(baseURL.appendingPathComponent(authorPath), absent: [404]) {
+                    try Self.decodeAuthor($0)
+                }
+                if let name { names.append(name) }
             }
+            if !names.isEmpty { edition.authors = names }
+            found[id] = edition
         }
         return found
     }
 
+    /// The most authors of one record whose names are asked.
+    static let authorsAsked = 3
+
     /// `books/OL1M.json` or `works/OL1W.json` for an Open Library id; nil for any other shape.
     static func recordPath(_ id: String) -> String? {
-        let parts = id.split(separator: "/", omittingEmptySubsequences: false)
-        let olid = parts.last ?? ""
-        guard olid.hasPrefix("OL"), olid.count > 3, olid.dropFirst(2).dropLast().allSatisfy(\.isWholeNumber)
-        else { return nil }
-        let folder: String
-        switch olid.last {
-        case "M": folder = "books"
-        case "W": folder = "works"
-        default: return nil
-        }
-        guard parts.count == 1 || parts == ["", Substring(folder), olid] else { return nil }
-        return "\(folder)/\(olid).json"
+        guard let (folder, bare) = folderAndID(id, kinds: ["M": "books", "W": "works"]) else { return nil }
+        return "\(folder)/\(bare).json"
     }
 
-    /// An edition or work record; an empty body (404) is none.
-    static func decodeRecord(_ data: Data) throws -> EditionMetadata? {
+    /// `authors/OL1A.json` for an author key (`/authors/OL1A`); nil for any other shape.
+    static func authorPath(_ key: String) -> String? {
+        guard let (folder, bare) = folderAndID(key, kinds: ["A": "authors"]) else { return nil }
+        return "\(folder)/\(bare).json"
+    }
+
+    /// The folder and bare id of `id` (`/books/OL1M` or `OL1M`) when its last letter is one of `kinds`.
+    private static func folderAndID(_ id: String, kinds: [Character: String]) -> (String, Substring)? {
+        let parts = id.split(separator: "/", omittingEmptySubsequences: false)
+        let olid = parts.last ?? ""
+        guard olid.hasPrefix("OL"), olid.count > 3, olid.dropFirst(2).dropLast().allSatisfy(\.isWholeNumber),
+            let kind = olid.last, let folder = kinds[kind]
+        else { return nil }
+        guard parts.count == 1 || parts == ["", Substring(folder), olid] else { return nil }
+        return (folder, olid)
+    }
+
+    /// An edition or work record and its authors' keys; an empty body (404) is none.
+    static func decodeRecord(_ data: Data) throws -> (EditionMetadata, [String])? {
         guard !data.isEmpty else { return nil }
         let record: EditionRecord
         do {
@@ -104,7 +129,17 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
             found.workKey = key
         }
         found.description = record.description?.value
-        return found
+        return (found, (record.authors ?? []).compactMap(\.key))
+    }
+
+    /// An author record's name (`{"key": "/authors/OL1A", "name": "…"}`); an empty body (404) is none.
+    static func decodeAuthor(_ data: Data) throws -> String? {
+        guard !data.isEmpty else { return nil }
+        do {
+            return try JSONDecoder().decode(Name.self, from: data).name
+        } catch {
+            throw Malformed()
+        }
     }
 
     struct Malformed: Error {}
@@ -163,19 +198,26 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         enum Key: String, CodingKey { case value }
     }
 
-    /// `"Ace"` or `{"name": "Ace", …}`.
+    /// `"Ace"` or `{"name": "Ace", …}`; an author named by key (an edition record's
+    /// `{"key": "/authors/OL1A"}`, a work record's `{"author": {"key": …}}`) keeps the key.
     private struct Name: Decodable {
         var name: String?
+        var key: String?
 
         init(from decoder: any Decoder) throws {
             if let text = try? decoder.singleValueContainer().decode(String.self) {
                 name = text
             } else {
-                name = try decoder.container(keyedBy: Key.self).decodeIfPresent(String.self, forKey: .name)
+                let container = try decoder.container(keyedBy: Key.self)
+                name = try container.decodeIfPresent(String.self, forKey: .name)
+                key =
+                    try container.decodeIfPresent(String.self, forKey: .key)
+                    ?? container.decodeIfPresent(Ref.self, forKey: .author)?.key
             }
         }
 
-        enum Key: String, CodingKey { case name }
+        struct Ref: Decodable { var key: String? }
+        enum Key: String, CodingKey { case name, key, author }
     }
 
     /// `{"ISBN:…": {…}}`; anything else (HTML, an array, a truncated body) is malformed.

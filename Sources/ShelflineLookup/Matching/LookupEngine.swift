@@ -6,16 +6,33 @@ public struct RecordQuery: Sendable {
     /// Canonical ISBN-13 (or the ISBN-10 when that is all the record has).
     public var isbn: String?
     public var query: LookupQuery
+    /// The record's identifiers by scheme (`BookRecord.identifiers`): each source that reads one
+    /// of the schemes (`MetadataSource.identifierSchemes`) is asked by it.
+    public var identifiers: [String: String]
+    /// The record has no title of its own (`BookRecord.titleIsPlaceholder`): an answer to its
+    /// identifiers is taken as it is, and there is no title to search for (`query.title` is empty).
+    public var titleIsPlaceholder: Bool
 
-    public init(isbn: String?, query: LookupQuery) {
+    public init(isbn: String?, query: LookupQuery, identifiers: [String: String] = [:], titleIsPlaceholder: Bool = false) {
         self.isbn = isbn
         self.query = query
+        self.identifiers = identifiers
+        self.titleIsPlaceholder = titleIsPlaceholder
     }
 
     public init(record: BookRecord) {
         isbn = record.isbn13 ?? record.isbn10.flatMap(ISBN.canonical13)
         query = LookupQuery(record: record)
         query.isbn = isbn
+        identifiers = record.identifiers ?? [:]
+        titleIsPlaceholder = record.titleIsPlaceholder == true
+        if titleIsPlaceholder { query.title = "" }
+    }
+
+    /// The id `source` is asked by: the record's value of the first scheme the source reads.
+    func id(for source: any MetadataSource) -> String? {
+        guard !identifiers.isEmpty else { return nil }
+        return source.identifierSchemes.lazy.compactMap { identifiers[$0] }.first
     }
 }
 
@@ -67,6 +84,33 @@ public final class LookupEngine: Sendable {
                 ?? verdict(queries[index], reviews: reviews[index], ruledOut: ruledOut[index], failures: failures[index])
         }
 
+        // A source's own id first, in every source that reads one the row carries: the row names
+        // that source's book. A row without a title of its own has no other way to its book, and
+        // the answer is its book; a row with a title takes the answer only when the matcher
+        // accepts it (a wrong id attaches no wrong book) and otherwise goes on as if unanswered.
+        for source in sources where !source.identifierSchemes.isEmpty {
+            let asked = queries.indices.compactMap { index in
+                outcomes[index] == nil ? queries[index].id(for: source).map { (index, $0) } : nil
+            }
+            guard !asked.isEmpty else { continue }
+            if let failure = unaskedFailure(source) {
+                for (index, _) in asked { failures[index].append(failure) }
+                continue
+            }
+            let (answers, failed) = try await keyedAnswers(
+                source, keys: unique(asked.map(\.1)), kind: "id", batchSize: source.idBatchSize
+            ) { try await source.editions(ids: $0) }
+            for (index, id) in asked {
+                if let edition = answers[id] {
+                    guard queries[index].titleIsPlaceholder || accepts(queries[index].query, edition) else { continue }
+                    outcomes[index] = Self.identifierMatch(edition, from: source)
+                    finished(index)
+                } else if let failure = failed[id] {
+                    failures[index].append(failure)
+                }
+            }
+        }
+
         // ISBN in every source first: an identifier match anywhere beats a search match.
         for (position, source) in sources.enumerated() {
             let pending = queries.indices.filter { outcomes[$0] == nil && queries[$0].isbn != nil }
@@ -75,7 +119,9 @@ public final class LookupEngine: Sendable {
                 for index in pending { failures[index].append(failure) }
                 continue
             }
-            let (answers, failed) = try await isbnAnswers(source, isbns: unique(pending.map { queries[$0].isbn! }))
+            let (answers, failed) = try await keyedAnswers(
+                source, keys: unique(pending.map { queries[$0].isbn! }), kind: "isbn", batchSize: source.isbnBatchSize
+            ) { try await source.editions(isbns: $0) }
             for index in pending {
                 let isbn = queries[index].isbn!
                 if let edition = answers[isbn], matcher.isbnConflict(queries[index].query, edition) {
@@ -93,11 +139,7 @@ public final class LookupEngine: Sendable {
                     }
                     searchFrom[index] = position + 1
                 } else if let edition = answers[isbn] {
-                    outcomes[index] = LookupOutcome(
-                        match: MatchResult(
-                            status: .matchedByIsbn, editionKey: edition.editionKey, workKey: edition.workKey,
-                            source: source.name),
-                        metadata: edition)
+                    outcomes[index] = Self.identifierMatch(edition, from: source)
                     finished(index)
                 } else if let failure = failed[isbn] {
                     failures[index].append(failure)
@@ -219,6 +261,8 @@ public final class LookupEngine: Sendable {
         let reason: String
         if let failure = failures.first(where: { if case .unavailable = $0 { true } else { false } }) ?? failures.first {
             reason = failure.recordReason
+        } else if query.titleIsPlaceholder {
+            reason = "no source knows its key"
         } else if query.isbn == nil && query.query.title.isEmpty {
             reason = "no ISBN and no title to search for"
         } else {
@@ -232,49 +276,66 @@ public final class LookupEngine: Sendable {
         return values.filter { seen.insert($0).inserted }
     }
 
-    // MARK: ISBN answers (cache, then batches)
+    /// A match by an identifier (the record's ISBN, or `source`'s own id the record carries).
+    private static func identifierMatch(_ edition: EditionMetadata, from source: any MetadataSource) -> LookupOutcome {
+        LookupOutcome(
+            match: MatchResult(
+                status: .matchedByIsbn, editionKey: edition.editionKey, workKey: edition.workKey, source: source.name),
+            metadata: edition)
+    }
 
-    private func isbnAnswers(_ source: any MetadataSource, isbns: [String]) async throws
-        -> ([String: EditionMetadata], [String: SourceFailure])
-    {
+    /// Whether the matcher takes `edition` as the book `query` names.
+    private func accepts(_ query: LookupQuery, _ edition: EditionMetadata) -> Bool {
+        if case .accept = matcher.decide(query, candidates: [edition]) { return true }
+        return false
+    }
+
+    // MARK: ISBN and id answers (cache, then batches)
+
+    /// The answers of `source` for `keys` (ISBNs or its own ids, cached as `kind:key`), from the
+    /// cache where it holds them, the rest asked by `fetch` in batches of `batchSize`; found and
+    /// not found are both cached, a failure is not.
+    private func keyedAnswers(
+        _ source: any MetadataSource, keys: [String], kind: String, batchSize: Int,
+        fetch: @escaping @Sendable ([String]) async throws -> [String: EditionMetadata]
+    ) async throws -> ([String: EditionMetadata], [String: SourceFailure]) {
         var answers: [String: EditionMetadata] = [:]
         var misses: [String] = []
         if source.isRemote, let cache {
-            let cached = try cache.lookup(source: source.name, keys: isbns.map { "isbn:\($0)" }, now: now())
-            for isbn in isbns {
-                if let entry = cached["isbn:\(isbn)"] {
+            let cached = try cache.lookup(source: source.name, keys: keys.map { "\(kind):\($0)" }, now: now())
+            for key in keys {
+                if let entry = cached["\(kind):\(key)"] {
                     cacheCounters.hit()
                     if let payload = entry.payload, let edition = try? JSONDecoder().decode(EditionMetadata.self, from: payload) {
-                        answers[isbn] = edition
+                        answers[key] = edition
                     }
                 } else {
-                    misses.append(isbn)
+                    misses.append(key)
                 }
             }
         } else {
-            misses = isbns
+            misses = keys
         }
         var failed: [String: SourceFailure] = [:]
         if !misses.isEmpty, let failure = source.standingFailure {
-            for isbn in misses { failed[isbn] = failure }
+            for key in misses { failed[key] = failure }
             return (answers, failed)
         }
-        let batches = stride(from: 0, to: misses.count, by: max(1, source.isbnBatchSize)).map {
-            Array(misses[$0..<min($0 + source.isbnBatchSize, misses.count)])
-        }
+        let size = max(1, batchSize)
+        let batches = stride(from: 0, to: misses.count, by: size).map { Array(misses[$0..<min($0 + size, misses.count)]) }
         let cache = source.isRemote ? self.cache : nil
         let now = self.now
         try await withThrowingTaskGroup(of: ([String], Result<[String: EditionMetadata], SourceFailure>).self) { group in
             for batch in batches {
                 group.addTask {
                     do {
-                        let found = try await source.editions(isbns: batch)
+                        let found = try await fetch(batch)
                         if let cache {
                             let encoder = JSONEncoder.shelfline
                             try cache.store(
                                 source: source.name,
-                                batch.map { isbn in
-                                    (key: "isbn:\(isbn)", payload: found[isbn].flatMap { try? encoder.encode($0) })
+                                batch.map { key in
+                                    (key: "\(kind):\(key)", payload: found[key].flatMap { try? encoder.encode($0) })
                                 }, now: now())
                         }
                         return (batch, .success(found))
@@ -286,7 +347,7 @@ public final class LookupEngine: Sendable {
             for try await (batch, result) in group {
                 switch result {
                 case .success(let found): answers.merge(found) { first, _ in first }
-                case .failure(let failure): for isbn in batch { failed[isbn] = failure }
+                case .failure(let failure): for key in batch { failed[key] = failure }
                 }
             }
         }

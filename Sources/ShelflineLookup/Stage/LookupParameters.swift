@@ -88,6 +88,16 @@ public struct LookupParameters: Codable, Sendable, Equatable {
             && MetadataSources.all.allSatisfy { $0.sameSettings(lhs.sections, rhs.sections) }
     }
 
+    /// How long each source's answers stay in the cache, in seconds: its section's `cacheDays` and
+    /// `negativeCacheDays`, else the stage's.
+    public var cacheLifetimes: [String: LookupCache.Lifetime] {
+        MetadataSources.all.reduce(into: [:]) { lifetimes, source in
+            let own = source.cacheLifetime(in: sections)
+            lifetimes[source.sourceName] = LookupCache.Lifetime(
+                positive: (own.cacheDays ?? cacheDays) * 86_400, negative: (own.negativeCacheDays ?? negativeCacheDays) * 86_400)
+        }
+    }
+
     /// Makes every source's file paths (key files) absolute against pipeline.json's directory.
     mutating func resolvePaths(_ besideConfig: (String) -> String) {
         for source in MetadataSources.all { source.resolvePaths(in: &sections, besideConfig) }
@@ -129,8 +139,13 @@ public struct OpenLibraryParameters: SourceSettings {
     /// The largest answer read, in bytes; a longer one is cut off while it streams in and the
     /// attempt fails like a malformed answer (retried, then the rows are `notEnriched`).
     public var maxResponseBytes = 4_194_304
+    /// Days its answers stay in the cache (found, and not found); nil: the lookup stage's.
+    public var cacheDays: Double?
+    public var negativeCacheDays: Double?
 
     public init() {}
+
+    public var cacheLifetime: SourceCacheDays { SourceCacheDays(cacheDays: cacheDays, negativeCacheDays: negativeCacheDays) }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -148,15 +163,17 @@ public struct OpenLibraryParameters: SourceSettings {
         breakerCooldownSeconds =
             try container.decodeIfPresent(Double.self, forKey: .breakerCooldownSeconds) ?? breakerCooldownSeconds
         maxResponseBytes = try container.decodeIfPresent(Int.self, forKey: .maxResponseBytes) ?? maxResponseBytes
+        cacheDays = try container.decodeIfPresent(Double.self, forKey: .cacheDays)
+        negativeCacheDays = try container.decodeIfPresent(Double.self, forKey: .negativeCacheDays)
     }
 
-    public static let ranges: [String: ConfigLimits.Range] = [
+    public static let ranges: [String: ConfigLimits.Range] = SourceCacheDays.ranges.merging([
         "concurrency": .atLeast(1), "requestsPerSecond": .within(0.01, 1000), "batchSize": .within(1, 1000),
         "timeoutSeconds": .init(exclusiveMinimum: 0, maximum: 3600), "maxRetries": .atLeast(0),
         "backoffBaseSeconds": .within(0, 86_400), "backoffMaxSeconds": .within(0, 86_400),
         "waitBudgetSeconds": .within(0, 86_400), "breakerThreshold": .atLeast(1),
         "breakerCooldownSeconds": .within(0, 86_400), "maxResponseBytes": .atLeast(1024),
-    ]
+    ]) { own, _ in own }
 
     public func validate(source: String, section: String, configPath: String) throws {
         guard backoffMaxSeconds >= backoffBaseSeconds else {

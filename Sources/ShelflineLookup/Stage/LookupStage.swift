@@ -104,7 +104,7 @@ public struct LookupStage {
             cache = try CacheFiles.opening(path, what: "lookup cache", now: context.now(), log: context.log) {
                 try LookupCache(
                     path: path, positiveLifetime: parameters.cacheDays * 86_400,
-                    negativeLifetime: parameters.negativeCacheDays * 86_400)
+                    negativeLifetime: parameters.negativeCacheDays * 86_400, lifetimes: parameters.cacheLifetimes)
             }
         }
         let engine = LookupEngine(

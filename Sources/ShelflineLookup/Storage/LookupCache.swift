@@ -12,21 +12,36 @@ public final class LookupCache: @unchecked Sendable {
     private let lock = NSLock()
     private let select: SQLiteStatement
     private let upsert: SQLiteStatement
-    private let positiveLifetime: Double
-    private let negativeLifetime: Double
+    private let lifetime: Lifetime
+    /// Sources whose answers live other than `lifetime`, by source name.
+    private let lifetimes: [String: Lifetime]
     /// Sources with at least one answer stored: a source with none (a new workspace, a source not
     /// yet reached) is answered "not cached" without a query.
     private var sourcesStored: Set<String> = []
+
+    /// How long answers stay, in seconds: found (`positive`) and not found (`negative`).
+    public struct Lifetime: Sendable, Equatable {
+        public var positive: Double
+        public var negative: Double
+
+        public init(positive: Double, negative: Double) {
+            self.positive = positive
+            self.negative = negative
+        }
+    }
 
     /// A cached answer: `payload` is nil for a negative one.
     public struct Entry: Sendable {
         public var payload: Data?
     }
 
-    public init(path: String, positiveLifetime: Double, negativeLifetime: Double) throws {
+    /// `lifetimes`: a source's own, where it has one (`LookupParameters.cacheLifetimes`).
+    public init(
+        path: String, positiveLifetime: Double, negativeLifetime: Double, lifetimes: [String: Lifetime] = [:]
+    ) throws {
         self.path = path
-        self.positiveLifetime = positiveLifetime
-        self.negativeLifetime = negativeLifetime
+        lifetime = Lifetime(positive: positiveLifetime, negative: negativeLifetime)
+        self.lifetimes = lifetimes
         database = try SQLiteDatabase(path: path)
         try database.execute(
             """
@@ -62,14 +77,15 @@ public final class LookupCache: @unchecked Sendable {
             try database.execute("BEGIN")
             defer { try? database.execute("COMMIT") }
             var found: [String: Entry] = [:]
+            let lifetime = lifetimes[source] ?? self.lifetime
             for key in keys {
                 select.bind(1, source)
                 select.bind(2, key)
                 defer { select.reset() }
                 guard try select.step(), let fetchedAt = select.double(1) else { continue }
                 let payload = select.blob(0)
-                let lifetime = payload == nil ? negativeLifetime : positiveLifetime
-                if now.timeIntervalSince1970 - fetchedAt < lifetime { found[key] = Entry(payload: payload) }
+                let kept = payload == nil ? lifetime.negative : lifetime.positive
+                if now.timeIntervalSince1970 - fetchedAt < kept { found[key] = Entry(payload: payload) }
             }
             return found
         }

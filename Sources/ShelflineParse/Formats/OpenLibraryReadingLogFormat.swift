@@ -4,8 +4,8 @@ import ShelflineCore
 ///
 /// It holds no title, author or ISBN: only the book's Open Library keys and its shelf. A row is
 /// never rejected for that: it keeps its keys (`identifiers`) and its shelf, and its title is its
-/// key (`OL45804W`, the work's, else the edition's) until a metadata source that looks books up by
-/// key fills it in. BookWyrm's shelf names: `Want to Read`, `Currently Reading`, `Already Read`.
+/// key (`OL45804W`, the work's, else the edition's), marked a placeholder (`titleIsPlaceholder`),
+/// until a metadata source that looks books up by key fills it in. BookWyrm's shelf names: `Want to Read`, `Currently Reading`, `Already Read`.
 struct OpenLibraryReadingLogFormat: ImportFormat {
     var name: SourceFormat { .openlibrary }
     var summary: String { "Open Library: the reading log CSV (Work Id, Edition Id, Bookshelf)" }
@@ -27,6 +27,7 @@ struct OpenLibraryReadingLogFormat: ImportFormat {
         if let edition { identifiers["openlibrary-edition"] = edition }
         record.identifiers = identifiers
         record.title = .string(key)
+        record.titleIsPlaceholder = true
         return nil
     }
 }
