@@ -63,6 +63,9 @@ The comparison's rules (each where BookWyrm's reading is not a statement of the 
   shelf (did-not-finish, dnf, abandoned: what the user's own shelf says) is did-not-finish.
   BookWyrm's fallback to-read, where the row states no reading state at all (a LibraryThing row
   without dates), is BookWyrm's default, not the row's: Shelfline may leave the state unset.
+  Openreads' `status` is Openreads' own statement of the state; BookWyrm's get_shelf lets a
+  reading's dates outrank it (an abandoned book with a start date would be "reading"), so where
+  the row has a status BookWyrm maps, that status's shelf is the one compared.
   A custom shelf (BookWyrm's own export: `shelf` a slug, `shelf_name` its name) is a shelf of
   Shelfline's (`shelf` or `shelves`, by either); the reading state Shelfline takes from the same
   row's dates then stands beside it (BookWyrm's reading of those dates is compared as dates).
@@ -247,6 +250,7 @@ def parse_date(text):
 
 def bookwyrm_item(importer, normalized):
     """What BookWyrm's ImportItem and handle_imported_book make of one normalized row."""
+    stated = normalized.get("shelf") if importer == "openreads" else None
     shelf, fallback = get_shelf(importer, normalized)
     normalized["shelf"] = shelf
     rating = None
@@ -272,11 +276,11 @@ def bookwyrm_item(importer, normalized):
         "rating": rating or None, "shelf": shelf, "shelf_fallback": fallback, "added": added, "reads": reads,
         "start_guessed": guessed, "review": normalized.get("review_body"),
         "keys": [normalized.get(k) for k in ("openlibrary_key", "openlibrary_work_key") if normalized.get(k)],
-        "shelf_name": normalized.get("shelf_name"),
+        "shelf_name": normalized.get("shelf_name"), "stated_shelf": stated,
     }
 
 
-def read_rows(path, importer, delimiter):
+def read_rows(path, delimiter):
     """The file's data rows as BookWyrm's DictReader gives them, each with its first line."""
     data = open(path, "rb").read()
     if data.startswith(b"\xef\xbb\xbf"):
@@ -365,8 +369,7 @@ def compare(item, book, importer, separator, mapped):
     def check(field, bookwyrm, shelfline):
         if bookwyrm == shelfline:
             return
-        unread = importer != "openreads" and not mapped.get(SOURCE_FIELDS[field])
-        unread = unread or (importer == "openreads" and field == "review" and not mapped.get("review_body"))
+        unread = not mapped.get(SOURCE_FIELDS[field])
         (more if bookwyrm is None and unread else wrong).append((field, bookwyrm, shelfline))
 
     if importer == "openlibrary":
@@ -409,7 +412,7 @@ def compare(item, book, importer, separator, mapped):
 
     check("rating", item["rating"], book.get("rating"))
 
-    theirs = shelf_state(item["shelf"])
+    theirs = shelf_state(item["stated_shelf"] or item["shelf"])
     ours = book.get("shelf")
     custom = theirs not in (None, "to-read", "currently-reading", "read", "did-not-finish")
     ours_all = [ours] + (book.get("shelves") or [])
@@ -447,7 +450,7 @@ def main():
     details = []
     for name, importer, delimiter, separator in SAMPLES:
         path = os.path.join(samples, name)
-        headers, rows = read_rows(path, importer, delimiter)
+        headers, rows = read_rows(path, delimiter)
         mappings = row_mappings(importer, headers)
         ledger, library, report = shelfline_run(bin_dir, path, config, os.path.join(work, "ws-" + name))
         kept = skipped = lost = 0
