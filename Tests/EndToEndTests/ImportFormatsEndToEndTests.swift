@@ -85,6 +85,8 @@ import Testing
         #expect(ledger.count == 3 && ledger.contains { $0.contains("\"line\":3") && $0.contains("\"outcome\":\"skipped\"") })
         let failed = try String(contentsOfFile: run + "/" + report.failedRows, encoding: .utf8)
         #expect(!failed.contains("Binned"), "\(failed)")
+        let page = try String(contentsOfFile: run + "/report.html", encoding: .utf8)
+        #expect(page.contains("Rejected: 0, Skipped: 1"), "the report page's outcomes sum to the rows read")
     }
 
     /// `shelfline run --columns` reads a spreadsheet no format knows, overriding the config's
