@@ -14,6 +14,8 @@ struct OrchestratorSetup {
     var configPath: String
     var workspace: Workspace
     var binDirectory: String
+    /// Options a stage executable gets besides those its description derives (a run's `--columns`).
+    var stageArguments: [StageName: [String]] = [:]
 
     init(context: StageContext) throws {
         config = context.config
@@ -23,11 +25,13 @@ struct OrchestratorSetup {
     }
 
     func runner(context: StageContext, quiet: Bool) -> PipelineRunner {
-        PipelineRunner(
+        var runner = PipelineRunner(
             config: config, stages: PipelineStages.descriptions, configPath: configPath, workspace: workspace,
             binDirectory: binDirectory,
             log: context.log, quiet: quiet, now: context.now, cancellation: context.cancellation,
             reportType: { PipelineStages.named($0).reportFile })
+        runner.stageArguments = stageArguments
+        return runner
     }
 
     var planner: StagePlanner { StagePlanner(config: config, stages: PipelineStages.descriptions, workspace: workspace) }

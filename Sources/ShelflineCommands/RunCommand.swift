@@ -50,6 +50,13 @@ public struct RunCommand: StageCommand {
     var settle: Double = 5
 
     @Option(
+        name: .long,
+        help: ArgumentHelp(
+            GenericMapping.optionHelp + " Overrides the parse parameters' columns for this run. " + GenericMapping.accepted,
+            valueName: "FIELD=HEADER,…"))
+    var columns: String?
+
+    @Option(
         name: .long, help: "auto: a live line per stage on a terminal, logfmt events otherwise; logfmt: always logfmt events.")
     var logFormat: LogFormat = .auto
 
@@ -66,7 +73,16 @@ public struct RunCommand: StageCommand {
     }
 
     public func execute(context: StageContext) async throws {
-        let setup = try OrchestratorSetup(context: context)
+        var setup = try OrchestratorSetup(context: context)
+        if let columns {
+            // Checked (64 naming the bad entry) before anything runs; in the config the planner
+            // fingerprints, so a run with another mapping parses again, and passed to parse itself.
+            let mapping = try GenericMapping(argument: columns)
+            for index in setup.config.stages.indices where setup.config.stages[index].name == .parse {
+                setup.config.stages[index].parameters = mapping.replacingColumns(in: setup.config.stages[index].parameters)
+            }
+            setup.stageArguments[.parse] = ["--columns", columns]
+        }
         try setup.validateStageParameters()
         // `apns` is decoded by shelfline-push; checked here too, so a typo is 78 before the import, not a push failing after it.
         _ = try APNsConfig.decode(setup.config.apns, configPath: setup.configPath)

@@ -67,7 +67,7 @@ public struct MergeRequest: Sendable {
 
 /// One line of the per-row ledger: where a source row went.
 public struct LedgerEntry: Codable, Sendable, Equatable {
-    public enum Outcome: String, Codable, Sendable { case rejected, added, updated, duplicateInFile }
+    public enum Outcome: String, Codable, Sendable { case rejected, added, updated, duplicateInFile, skipped }
     public var line: Int
     public var outcome: Outcome
     public var bookId: String?
@@ -77,7 +77,7 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
     public var key: String?
     /// Lookup's verdict (absent: not looked up, counted as `notEnriched`).
     public var match: MatchStatus?
-    /// Why the row was rejected.
+    /// Why the row was rejected or skipped.
     public var reason: String?
 
     /// Appends the entry as compact JSON with sorted keys (what `JSONEncoder.shelfline` writes).
@@ -131,6 +131,11 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
         self.match = match
         self.reason = reason
     }
+
+    /// The entry of a row parse did not import: skipped when its source said so, else rejected.
+    init(notImported row: RejectedRow) {
+        self.init(line: row.line, outcome: row.skipped == true ? .skipped : .rejected, reason: row.reason)
+    }
 }
 
 /// `shelfline-merge`: folds one import's records into the library under the merge lock.
@@ -153,7 +158,9 @@ public enum MergeStage {
     ) throws -> MergeReport {
         let parse = try readJSONFile(ParseReport.self, from: request.parseReport)
         var rejects: [RejectedRow] = []
-        if let path = request.rejects, parse.rowsRejected > 0 || FileManager.default.fileExists(atPath: path) {
+        if let path = request.rejects,
+            parse.rowsRejected + (parse.rowsSkipped ?? 0) > 0 || FileManager.default.fileExists(atPath: path)
+        {
             rejects = try NDJSONReader<RejectedRow>(path: path).readAll().sorted { $0.line < $1.line }
         }
         let importId = try request.importId ?? defaultImportId(parse: parse, records: request.records)
@@ -193,7 +200,9 @@ public enum MergeStage {
             buckets = try (0..<parameters.buckets).map { try BucketFile(path: workDirectory + "/bucket-\($0)") }
             ledger = try NDJSONWriter<LedgerEntry>(path: request.ledger)
             outcomes = ImportOutcomes()
-            outcomes.rejected = rejects.count
+            let skipped = rejects.count(where: { $0.skipped == true })
+            outcomes.rejected = rejects.count - skipped
+            outcomes.skipped = skipped > 0 ? skipped : nil
             enrichment = EnrichmentCounts()
             review = try ReviewSpool(directory: workDirectory)
             notEnriched = try FailedRowSpool(path: workDirectory + "/not-enriched")
@@ -214,8 +223,7 @@ public enum MergeStage {
                     }
                     let record = keyed.identity
                     while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
-                        try appendLedger(
-                            LedgerEntry(line: rejects[rejectIndex].line, outcome: .rejected, reason: rejects[rejectIndex].reason))
+                        try appendLedger(LedgerEntry(notImported: rejects[rejectIndex]))
                         rejectIndex += 1
                     }
                     recordCount += 1
@@ -276,7 +284,7 @@ public enum MergeStage {
                     if firstPass { progress.advance(by: 1, counts: { outcomes.progressCounts }, title: record.title) }
                 }
                 for reject in rejects[rejectIndex...] {
-                    try appendLedger(LedgerEntry(line: reject.line, outcome: .rejected, reason: reject.reason))
+                    try appendLedger(LedgerEntry(notImported: reject))
                 }
                 try texts?.finish(recordsPath: request.records)
                 guard recordCount + rejects.count == parse.rowsRead else {
@@ -314,7 +322,7 @@ public enum MergeStage {
             reviewOpen = try review.write(
                 importId: importId, to: request.review, keep: fold.flagged.contains,
                 settled: { decisions[$0] != nil })
-            let failed = rejects.map {
+            let failed = rejects.filter { $0.skipped != true }.map {
                 FailedRow(
                     line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
                     fallbackText: $0.raw, bookId: nil)

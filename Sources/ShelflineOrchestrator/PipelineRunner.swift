@@ -21,9 +21,11 @@ public struct RunOutcome: Sendable {
         let o = report.outcomes, e = report.enrichment
         // Rows settled by review decisions are counted apart from those still to review.
         let reviewed = report.rowsReviewed > 0 ? "\(report.rowsReviewed) reviewed, " : ""
+        // Rows the source itself marks as not to import (a book in its bin) are neither failed nor imported.
+        let skipped = o.skipped.map { ", \($0) skipped (not to be imported, as the source marks them)" } ?? ""
         return """
             run \(run.id): \(report.rowsRead) rows read: \(o.added) added, \(o.updated) updated, \
-            \(o.duplicateInFile) duplicate in file, \(o.rejected) rejected; enrichment: \(e.matchedByIsbn) by ISBN\
+            \(o.duplicateInFile) duplicate in file, \(o.rejected) rejected\(skipped); enrichment: \(e.matchedByIsbn) by ISBN\
             \(EnrichmentCounts.sourceBreakdown(e.isbnBySource)), \(e.matchedBySearch) by search\
             \(EnrichmentCounts.sourceBreakdown(e.searchBySource)), \(reviewed)\(report.rowsToReview) need review, \(e.notEnriched) not enriched; \
             library: \(report.libraryBooks) books
@@ -65,6 +67,10 @@ public struct PipelineRunner {
     /// When set, each line a stage writes on stderr is passed here instead of going straight to
     /// the terminal (so a live progress line and stage messages never interleave).
     public var stageOutput: ((String) -> Void)?
+    /// Options a stage executable gets besides those its description derives (a run's
+    /// `--columns` for parse); the caller puts what they change in the config's parameters too,
+    /// so the stage's fingerprint follows them.
+    public var stageArguments: [StageName: [String]] = [:]
 
     /// How a stage ended in this run.
     public enum StageResult: Sendable, Equatable {
@@ -350,7 +356,7 @@ public struct PipelineRunner {
             if let progress = description.progress, let flag = progress.flag {
                 options += [flag, progress.defaultName]
             }
-            arguments += options
+            arguments += options + (stageArguments[stage] ?? [])
             if description.invocation == .filesAndImportId { arguments += ["--import-id", run.id] }
         case .runDirectory(let subcommand):
             arguments = [subcommand, "--run", run.path] + (sourceFile.map { ["--source", $0] } ?? [])

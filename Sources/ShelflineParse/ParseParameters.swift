@@ -148,6 +148,28 @@ public struct GenericMapping: Decodable, Sendable, Equatable {
         self.init(columns: columns)
     }
 
+    /// The `--columns` option's help, the same for `shelfline-parse` and `shelfline run`.
+    public static let optionHelp =
+        "Read any spreadsheet by naming its columns: FIELD=HEADER,… (e.g. title=Name,author=Writer,isbn=ISBN,rating=Stars,shelf=Status,added=Added,finished=Finished)."
+
+    /// What `--columns` accepts: its field names, date forms and rating scale.
+    public static var accepted: String {
+        "Fields: \(fieldNames). Dates: yyyy-mm-dd, yyyy/mm/dd or mm/dd/yyyy, a time after them ignored. "
+            + "Ratings: stars 0–5 (0 is unrated)."
+    }
+
+    /// `parameters` (parse's `parameters` object in pipeline.json) with this mapping as its
+    /// `columns`, replacing any configured one: a command line's `--columns` for one run.
+    public func replacingColumns(in parameters: JSONValue) -> JSONValue {
+        guard case .object(var object) = parameters else { return parameters }
+        object["columns"] = .object(Dictionary(uniqueKeysWithValues: columns.map { ($0.key.rawValue, .string($0.value)) }))
+        if case .object(var generic)? = object["generic"] {
+            generic["columns"] = nil
+            object["generic"] = generic.isEmpty ? nil : .object(generic)
+        }
+        return .object(object)
+    }
+
     /// The schema this mapping describes: configured header names, else the role's own name.
     /// Configured columns must all be present, and there must be a title column.
     public var schema: ExportSchema {

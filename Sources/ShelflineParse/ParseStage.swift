@@ -127,7 +127,8 @@ public struct ParseStage {
             }
         }
 
-        var rowsRead = 0, rowsWritten = 0, rowsRejected = 0, fieldsRepaired = headerRepaired, extraEmptyFields = 0
+        var rowsRead = 0, rowsWritten = 0, rowsRejected = 0, rowsSkipped = 0, fieldsRepaired = headerRepaired,
+            extraEmptyFields = 0
         var json = BookRecordJSON()
         var record = ParsedRecord(cells: [], format: map.format, line: 0, byteOffset: 0, byteLength: 0, title: .string(""))
         var firstRowIsData = noHeader
@@ -142,7 +143,7 @@ public struct ParseStage {
                 row, into: &record, repairedFields: &fieldsRepaired,
                 extraEmptyFields: &extraEmptyFields)
             {
-                rowsRejected += 1
+                if rejection.skipped { rowsSkipped += 1 } else { rowsRejected += 1 }
                 if let rejects {
                     // The row's fields were counted in fieldsRepaired already; this only makes its text.
                     var alreadyCounted = false
@@ -154,7 +155,7 @@ public struct ParseStage {
                     try rejects.append(
                         RejectedRow(
                             line: row.line, reason: rejection.reason, byteOffset: row.byteOffset,
-                            byteLength: row.byteLength, raw: raw))
+                            byteLength: row.byteLength, raw: raw, skipped: rejection.skipped ? true : nil))
                 }
             } else {
                 json.encode(record, textsApart: true)
@@ -180,10 +181,11 @@ public struct ParseStage {
             rowsWritten: rowsWritten, rowsRejected: rowsRejected, fieldsRepaired: fieldsRepaired,
             rowsWithEmptyExtraFields: extraEmptyFields > 0 ? extraEmptyFields : nil,
             nulBytesDropped: nulBytes > 0 ? nulBytes : nil, nulByteLines: nulBytes > 0 ? nulLines : nil, texts: textsReference,
-            notCarried: Self.notCarried(header: header, by: format, map: map))
+            notCarried: Self.notCarried(header: header, by: format, map: map), rowsSkipped: rowsSkipped > 0 ? rowsSkipped : nil)
         log.event([
             "stage": "parse", "input": path, "format": map.format.rawValue, "rows_read": rowsRead,
-            "rows_written": rowsWritten, "rows_rejected": rowsRejected, "fields_repaired": fieldsRepaired,
+            "rows_written": rowsWritten, "rows_rejected": rowsRejected, "rows_skipped": rowsSkipped,
+            "fields_repaired": fieldsRepaired,
         ])
         if nulBytes > 0 {
             log.event([

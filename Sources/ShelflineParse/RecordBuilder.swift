@@ -77,6 +77,8 @@ struct RecordBuilder {
     /// Why a row could not become a record.
     public struct Rejection: Error, Equatable {
         public var reason: String
+        /// The source marks the row as not to be imported (`ImportFormat.skipReason`): skipped, not rejected.
+        public var skipped = false
     }
 
     /// Makes `record` the record for `row`, or returns why the row is rejected. `repairedFields`
@@ -244,8 +246,10 @@ struct RecordBuilder {
         for (path, column) in verbatimColumns {
             record[keyPath: path] = cells[column]
         }
-        if readsOwnCells, let reason = self.format.readOwnCells(OwnCells(cells: cells, positions: map.own), into: &record) {
-            return Rejection(reason: reason)
+        if readsOwnCells {
+            let own = OwnCells(cells: cells, positions: map.own)
+            if let reason = self.format.skipReason(own) { return Rejection(reason: reason, skipped: true) }
+            if let reason = self.format.readOwnCells(own, into: &record) { return Rejection(reason: reason) }
         }
         return nil
     }

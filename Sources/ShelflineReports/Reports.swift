@@ -13,6 +13,9 @@ public struct ParseReport: Codable, Sendable, Equatable, FileStageReport {
     public var rowsRead: Int
     public var rowsWritten: Int
     public var rowsRejected: Int
+    /// Rows the source marks as not to be imported (`RejectedRow.skipped`), in the rejects file
+    /// but not rejected; absent when there were none. rowsRead = written + rejected + skipped.
+    public var rowsSkipped: Int?
     /// Fields that held bytes that were not UTF-8 and were repaired from Latin-1/CP1252.
     public var fieldsRepaired: Int
     /// Rows with more fields than the header, all the extra ones empty, read as if they were not
@@ -32,14 +35,14 @@ public struct ParseReport: Codable, Sendable, Equatable, FileStageReport {
     /// How many lines `nulByteLines` lists at most (the count is always whole).
     public static let nulByteLinesKept = 100
 
-    /// Rows read (`StageReport`): written + rejected.
+    /// Rows read (`StageReport`): written + rejected + skipped.
     public var rowCount: Int { rowsRead }
 
     public init(
         input: String, format: SourceFormat, delimiter: String, header: [String], headerByteOffset: Int,
         headerByteLength: Int, rowsRead: Int, rowsWritten: Int, rowsRejected: Int, fieldsRepaired: Int,
         rowsWithEmptyExtraFields: Int? = nil, nulBytesDropped: Int? = nil, nulByteLines: [Int]? = nil,
-        texts: RecordTexts.Reference? = nil, notCarried: [String]? = nil
+        texts: RecordTexts.Reference? = nil, notCarried: [String]? = nil, rowsSkipped: Int? = nil
     ) {
         self.input = input
         self.format = format
@@ -50,6 +53,7 @@ public struct ParseReport: Codable, Sendable, Equatable, FileStageReport {
         self.rowsRead = rowsRead
         self.rowsWritten = rowsWritten
         self.rowsRejected = rowsRejected
+        self.rowsSkipped = rowsSkipped
         self.fieldsRepaired = fieldsRepaired
         self.rowsWithEmptyExtraFields = rowsWithEmptyExtraFields
         self.nulBytesDropped = nulBytesDropped
@@ -65,8 +69,10 @@ public struct ImportOutcomes: Codable, Sendable, Equatable {
     public var added = 0
     public var updated = 0
     public var duplicateInFile = 0
+    /// Rows the source marks as not to be imported (`RejectedRow.skipped`); absent when none.
+    public var skipped: Int?
     public init() {}
-    public var total: Int { rejected + added + updated + duplicateInFile }
+    public var total: Int { rejected + added + updated + duplicateInFile + (skipped ?? 0) }
 }
 
 /// How records were enriched: the counts sum to the records that reached lookup.

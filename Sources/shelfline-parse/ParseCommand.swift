@@ -19,15 +19,15 @@ public struct ParseCommand: PipelineStageCommand {
             column mapping is pipeline.json's parse parameter `generic`).
 
             Writes OUTPUT (one BookRecord per line, gzip), REJECTS (rows that could not be parsed, with \
-            line and reason) and REPORT (rowsRead = rowsWritten + rowsRejected). All are published \
+            line and reason; rows the source marks as not to import, such as Openreads' deleted books, are there \
+            too, flagged skipped) and REPORT (rowsRead = rowsWritten + rowsRejected + rowsSkipped). All are published \
             atomically at the end; on an error none is touched. Exit 65 when the rejected share exceeds \
             maxRejectedShare (default 0.1) and at least minRejectedRows (default 10) rows were rejected; \
             the outputs are still written then. An output that is the input or another output is exit 64; \
             an output or input that is not a regular file (FIFO, device) is exit 73 / 66. See docs/parse.md.
 
             Any spreadsheet: --columns FIELD=HEADER,… names its columns (or "columns" in the parse \
-            parameters). Fields: \(GenericMapping.fieldNames). Dates: yyyy-mm-dd, yyyy/mm/dd or \
-            mm/dd/yyyy, a time after them ignored. Ratings: stars 0–5 (0 is unrated).
+            parameters). \(GenericMapping.accepted)
             """),
         version: shelflineVersion)
 
@@ -55,9 +55,7 @@ public struct ParseCommand: PipelineStageCommand {
     public var noHeader = false
 
     @Option(
-        help: ArgumentHelp(
-            "Read any spreadsheet by naming its columns: FIELD=HEADER,… (e.g. title=Name,author=Writer,isbn=ISBN,rating=Stars,shelf=Status,added=Added,finished=Finished).",
-            valueName: "FIELD=HEADER,…"))
+        help: ArgumentHelp(GenericMapping.optionHelp, valueName: "FIELD=HEADER,…"))
     public var columns: String?
 
     public init() {}

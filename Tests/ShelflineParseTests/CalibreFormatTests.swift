@@ -47,6 +47,22 @@ let calibreHeader =
         #expect(notCarried.contains { $0.hasPrefix("comments: the book's description") })
     }
 
+    /// Calibre joins authors with ` & ` (newer catalogs) or `, ` (older ones): with `&` the cell is
+    /// split there alone, so an inverted name keeps its comma.
+    @Test(
+        .bug(id: 40),
+        arguments: [
+            ("Terry Pratchett & Neil Gaiman", "Terry Pratchett", ["Neil Gaiman"]),
+            ("Le Guin, Ursula K. & Attebery, Brian", "Le Guin, Ursula K.", ["Attebery, Brian"]),
+            ("Ursula K. Le Guin, Brian Attebery", "Ursula K. Le Guin", ["Brian Attebery"]),
+            ("Frank Herbert", "Frank Herbert", nil),
+        ] as [(String, String, [String]?)])
+    func authorsAreSplitAsCalibreJoinsThem(_ cell: String, _ author: String, _ others: [String]?) throws {
+        let run = StageRun("title,authors,uuid\nT,\"\(cell)\",u-1\n")
+        let record = try #require(run.records.first)
+        #expect(record.author == author && record.additionalAuthors == others)
+    }
+
     /// Calibre lets the user pick the catalog's columns: a subset in another order is still Calibre.
     @Test(.bug(id: 40)) func aSubsetInAnotherOrderIsRecognised() throws {
         let run = StageRun("title,uuid,authors\nDune,u-1,Frank Herbert\n")

@@ -237,12 +237,16 @@ public struct RejectedRow: Codable, Sendable, Equatable {
     public var byteLength: Int
     /// The raw row text (repaired to UTF-8), so a user can see and fix it.
     public var raw: String
+    /// True when the source marks the row as not to be imported (a book in its bin): counted as
+    /// skipped, not rejected, and not a failed row. Absent for rejected rows.
+    public var skipped: Bool?
 
-    public init(line: Int, reason: String, byteOffset: Int, byteLength: Int, raw: String) {
+    public init(line: Int, reason: String, byteOffset: Int, byteLength: Int, raw: String, skipped: Bool? = nil) {
         self.line = line
         self.reason = reason
         self.byteOffset = byteOffset
         self.byteLength = byteLength
         self.raw = raw
+        self.skipped = skipped
     }
 }

@@ -37,6 +37,9 @@ protocol ImportFormat: Sendable {
     /// Reads the cells only this format has (`ExportSchema.own`, in that order) into `record`,
     /// after the shared rules filled it; returns why the row is not imported, or nil.
     func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String?
+    /// Why the source itself says this row is not to be imported (a book in its bin), or nil. Such
+    /// a row is counted as skipped, apart from rejected rows, and is no failed row to fix.
+    func skipReason(_ cells: OwnCells) -> String?
     /// The file has no title column: `readOwnCells` names the book instead.
     var titleFromOwnCells: Bool { get }
     /// The format has no reading state: a read date says read, a start date currently reading.
@@ -67,6 +70,7 @@ extension ImportFormat {
     var cannotCarry: [String: String] { [:] }
     var reportsUnreadColumns: Bool { false }
     func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String? { nil }
+    func skipReason(_ cells: OwnCells) -> String? { nil }
     var titleFromOwnCells: Bool { false }
     var headerlessColumns: [[String]] { [] }
     func looksLikeDataRow(_ cells: [String]) -> Bool { false }

@@ -6,7 +6,7 @@ import ShelflineCore
 /// `status` is the reading state (`finished`, `in_progress`, `planned`, `abandoned`/`unfinished`);
 /// `readings` holds every reading of the book, `start|finish|reading time` items separated by
 /// `;`; `tags` are separated by `|||||`; `favourite` is a shelf of its own; a `deleted` row is a book
-/// in Openreads' bin: it is not imported, and is rejected with that reason so the count says so.
+/// in Openreads' bin: it is skipped (not imported, counted as skipped with that reason).
 struct OpenreadsFormat: ImportFormat {
     var name: SourceFormat { .openreads }
     var summary: String { "Openreads: the CSV export" }
@@ -34,8 +34,12 @@ struct OpenreadsFormat: ImportFormat {
     /// The name `favourite` rows are shelved under.
     static let favouriteShelf = "favourites"
 
+    func skipReason(_ cells: OwnCells) -> String? {
+        guard let deleted = cells.string(2), CellValue.owned(deleted) else { return nil }
+        return "deleted in the source (in Openreads' bin): not imported"
+    }
+
     func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String? {
-        if let deleted = cells.string(2), CellValue.owned(deleted) { return "deleted in Openreads (in its bin): not imported" }
         switch cells.string(0).map({ ExportSchema.key($0) }) {
         case "finished"?: record.shelf = .string(ShelfName.read)
         case "in_progress"?, "in progress"?: record.shelf = .string(ShelfName.currentlyReading)

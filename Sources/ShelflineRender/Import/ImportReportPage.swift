@@ -106,7 +106,7 @@ public enum ImportReportPage {
                     ("Added", merge.outcomes.added, "#34a853"), ("Updated", merge.outcomes.updated, "#4285f4"),
                     ("Duplicate in file", merge.outcomes.duplicateInFile, "#9aa0a6"),
                     ("Rejected", merge.outcomes.rejected, "#ea4335"),
-                ])
+                ] + (merge.outcomes.skipped.map { [("Skipped", $0, "#bdc1c6")] } ?? []))
             html += "<h2>Metadata</h2>\n"
             // Rows settled by a review decision are no longer "needs review" (the same count as the
             // list below, the summary and the activity: `MergeReport.rowsToReview`).
