@@ -15,7 +15,7 @@ DESTDIR ?=
 # The installed executables: add one here when a new executable lands.
 EXECUTABLES := shelfline shelfline-parse shelfline-dedupe shelfline-lookup shelfline-merge shelfline-render shelfline-push
 # System headers the build needs, each with the Debian package that provides it.
-HEADERS := zlib.h:zlib1g-dev libdeflate.h:libdeflate-dev sqlite3.h:libsqlite3-dev
+HEADERS := zlib.h:zlib1g-dev libdeflate.h:libdeflate-dev sqlite3.h:libsqlite3-dev openssl/evp.h:libssl-dev
 INCLUDE_DIRS ?= /usr/include /usr/include/$(shell gcc -dumpmachine 2>/dev/null) /usr/local/include
 
 .PHONY: help check-deps build build-tests import test lint bench bench-serve beer-queue install uninstall clean

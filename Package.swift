@@ -16,9 +16,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // Property-based tests of the beer-queue parser (issue 10 fuzzing invariants), tests only.
+        // Property-based tests of the beer-queue parser (its fuzzing invariants), tests only.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -33,6 +32,9 @@ let package = Package(
         ),
         .systemLibrary(name: "CSystemShims"),
         // Writes gzip members about twice as fast as zlib at level 1 (bench in GzipWriter.swift).
+        // SHA-256, ES256 and random bytes from the system's libcrypto rather than swift-crypto, whose
+        // own BoringSSL is about a fifth of a fresh build beside swift-nio-ssl's (docs/performance.md, "Build").
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(
             name: "CSQLite",
@@ -42,8 +44,8 @@ let package = Package(
             name: "ShelflineCore",
             dependencies: [
                 "CZlib", "CLibdeflate", "CSystemShims",
+                "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The report files one stage writes and others read (parse's, merge's): not in Core, which
@@ -107,19 +109,19 @@ let package = Package(
                 dependencies: ["ShelflineStageCLI", "ShelflineRender", "ShelflineReports", "ShelflineBeerQueue", argumentParser]),
         ]
         + [
-            // APNs delivery (issue 11): logic in ShelflinePush, commands in ShelflinePushCommands. Only
+            // APNs delivery: logic in ShelflinePush, commands in ShelflinePushCommands. Only
             // shelfline-push links AsyncHTTPClient; the stage executables do not.
             .target(
                 name: "ShelflinePush",
                 dependencies: [
                     "ShelflineCore", "ShelflineActivity",
+                    "COpenSSL",
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                    .product(name: "Crypto", package: "swift-crypto"),
                     .product(name: "NIOCore", package: "swift-nio"),
                     .product(name: "NIOSSL", package: "swift-nio-ssl"),
                     // `serve`'s TLS handshake deadline watches the handshake-completed event.
                     .product(name: "NIOTLS", package: "swift-nio"),
-                    // `serve` (issue 27): HTTP/1.1 on NIO directly, no web framework (ServeHTTPServer.swift).
+                    // `serve`: HTTP/1.1 on NIO directly, no web framework (ServeHTTPServer.swift).
                     .product(name: "NIOPosix", package: "swift-nio"),
                     .product(name: "NIOHTTP1", package: "swift-nio"),
                 ],
@@ -138,8 +140,7 @@ let package = Package(
             .target(
                 name: "APNsTestServer",
                 dependencies: [
-                    "TestSupport",
-                    .product(name: "Crypto", package: "swift-crypto"),
+                    "TestSupport", "COpenSSL",
                     .product(name: "NIOCore", package: "swift-nio"),
                     .product(name: "NIOPosix", package: "swift-nio"),
                     .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -155,7 +156,7 @@ let package = Package(
             .testTarget(
                 name: "ShelflinePushTests",
                 dependencies: [
-                    "ShelflinePush", "ShelflineActivity", "APNsTestServer", "TestSupport",
+                    "ShelflinePush", "ShelflineActivity", "APNsTestServer", "TestSupport", "COpenSSL",
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 ]),
             .target(
@@ -211,3 +212,9 @@ let package = Package(
         ],
     swiftLanguageModes: [.v6]
 )
+
+// Test code is compiled without optimisation: the products it tests are the release build's, and
+// optimising the test targets cost most of `make test`'s build (docs/performance.md, "Build").
+for target in package.targets where target.type == .test || target.path?.hasPrefix("Tests/") == true {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone"])]
+}

@@ -1,4 +1,4 @@
-import Crypto
+import COpenSSL
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -56,15 +56,14 @@ public final class APNsTestServer: Sendable {
     private let log: PushLog
 
     public struct Expectations: Sendable {
-        /// The team key's public half (x9.63 bytes: swift-crypto's key type is not `Sendable`).
-        private var publicKeyBytes: Data
-        public var publicKey: P256.Signing.PublicKey { try! P256.Signing.PublicKey(x963Representation: publicKeyBytes) }
+        /// The team key's public half: its uncompressed P-256 point.
+        public var publicPoint: [UInt8]
         public var keyId: String
         public var teamId: String
         public var bundleId: String
 
-        public init(publicKey: P256.Signing.PublicKey, keyId: String, teamId: String, bundleId: String) {
-            self.publicKeyBytes = publicKey.x963Representation
+        public init(publicPoint: [UInt8], keyId: String, teamId: String, bundleId: String) {
+            self.publicPoint = publicPoint
             self.keyId = keyId
             self.teamId = teamId
             self.bundleId = bundleId
@@ -219,8 +218,16 @@ struct PushChecker: Sendable {
         // A provider token is reused for many pushes: its signature is checked once.
         if verified.contains(jwt) { return issuedAt }
         let signed = Data((parts[0] + "." + parts[1]).utf8)
-        if let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData) {
-            if expectations.publicKey.isValidSignature(signature, for: signed) {
+        if signatureData.count == 64 {
+            let valid = signatureData.withUnsafeBytes { signature in
+                signed.withUnsafeBytes { message in
+                    shelfline_es256_verify(
+                        expectations.publicPoint, expectations.publicPoint.count,
+                        message.bindMemory(to: UInt8.self).baseAddress, message.count,
+                        signature.bindMemory(to: UInt8.self).baseAddress)
+                }
+            }
+            if valid == 1 {
                 verified.insert(jwt)
             } else {
                 problems.append("JWT signature does not verify")

@@ -1,5 +1,4 @@
 import APNsTestServer
-import Crypto
 import Foundation
 import ShelflineCore
 import ShelflinePush
@@ -17,7 +16,7 @@ import Testing
     /// Two instances stand for two processes: they share only the file.
     func tokens(
         _ fixture: PushFixture, clock: ManualClock, keyId: String = PushFixture.keyId, teamId: String = PushFixture.teamId,
-        key: P256.Signing.PrivateKey? = nil
+        key: P256SigningKey? = nil
     ) -> ProviderToken {
         ProviderToken(
             key: key ?? fixture.key, keyId: keyId, teamId: teamId, now: { clock.now },
@@ -60,9 +59,9 @@ import Testing
         #expect(otherId != original)
         let otherTeam = try tokens(fixture, clock: clock, teamId: "OTHERTEAM1").jwt()
         #expect(otherTeam != otherId && otherTeam != original)
-        let otherKey = try tokens(fixture, clock: clock, key: P256.Signing.PrivateKey()).jwt()
+        let otherKey = try tokens(fixture, clock: clock, key: P256SigningKey.generate()).jwt()
         #expect(![original, otherId, otherTeam].contains(otherKey), "same key id and team, another .p8")
-        #expect(try tokens(fixture, clock: clock, key: P256.Signing.PrivateKey()).jwt() != otherKey)
+        #expect(try tokens(fixture, clock: clock, key: P256SigningKey.generate()).jwt() != otherKey)
     }
 
     @Test(.bug(id: 23)) func aRejectedTokenIsRenewedOnceForEveryProcess() throws {

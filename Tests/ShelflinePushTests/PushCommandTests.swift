@@ -1,5 +1,4 @@
 import APNsTestServer
-import Crypto
 import Foundation
 import ShelflineActivity
 import ShelflineCore
@@ -76,7 +75,7 @@ import Testing
         let fixture = PushFixture("push-key-kind")
         let pem =
             switch kind {
-            case "p384": P384.Signing.PrivateKey().pemRepresentation
+            case "p384": P256SigningKey.generate(curve: "P-384").pemRepresentation
             case "sec1": "-----BEGIN EC PRIVATE KEY-----\nbm90IGEga2V5\n-----END EC PRIVATE KEY-----\n"
             default: "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n"
             }

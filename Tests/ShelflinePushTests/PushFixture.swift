@@ -1,5 +1,4 @@
 import APNsTestServer
-import Crypto
 import Foundation
 import ShelflineActivity
 import ShelflineCore
@@ -42,21 +41,21 @@ struct PushFixture {
 
     let temp: TemporaryDirectory
     let workspace: Workspace
-    let key: P256.Signing.PrivateKey
+    let key: P256SigningKey
     let keyFile: String
     let caFile: String
 
     init(_ label: String) {
         temp = TemporaryDirectory(label)
         workspace = Workspace(root: temp.file("ws"))
-        key = P256.Signing.PrivateKey()
+        key = P256SigningKey.generate()
         keyFile = temp.write("AuthKey_\(Self.keyId).p8", key.pemRepresentation)
         chmod(keyFile, 0o600)
         caFile = temp.file("ca.pem")
     }
 
     var expectations: APNsTestServer.Expectations {
-        .init(publicKey: key.publicKey, keyId: Self.keyId, teamId: Self.teamId, bundleId: Self.bundleId)
+        .init(publicPoint: key.publicPoint, keyId: Self.keyId, teamId: Self.teamId, bundleId: Self.bundleId)
     }
 
     /// Starts a loopback APNs and writes its certificate to `caFile`.

@@ -1,5 +1,4 @@
 import APNsTestServer
-import Crypto
 import Foundation
 import ShelflineActivity
 import ShelflineCore

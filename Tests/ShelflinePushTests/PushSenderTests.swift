@@ -212,7 +212,7 @@ import Testing
 
     @Test(.bug(id: 11)) func providerTokenReusedTwentyMinutesRenewedBeforeSixty() throws {
         let clock = ManualClock()
-        let provider = ProviderToken(key: .init(), keyId: PushFixture.keyId, teamId: PushFixture.teamId, now: { clock.now })
+        let provider = ProviderToken(key: .generate(), keyId: PushFixture.keyId, teamId: PushFixture.teamId, now: { clock.now })
         let first = try provider.jwt()
         clock.advance(20 * 60)
         #expect(try provider.jwt() == first)

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// Writes one JSON value per line into a gzip file, published atomically by `commit()`.

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import ShelflineCore
 
@@ -19,7 +18,7 @@ public final class ProviderToken: @unchecked Sendable {
     /// Reused for at least 20 minutes and renewed before 60.
     public static let lifetime: TimeInterval = 50 * 60
 
-    private let key: P256.Signing.PrivateKey
+    private let key: P256SigningKey
     private let keyId: String
     private let teamId: String
     /// Identifies the signing key without revealing it: a digest of its public half.
@@ -40,13 +39,13 @@ public final class ProviderToken: @unchecked Sendable {
     }
 
     public init(
-        key: P256.Signing.PrivateKey, keyId: String, teamId: String, now: @escaping @Sendable () -> Date,
+        key: P256SigningKey, keyId: String, teamId: String, now: @escaping @Sendable () -> Date,
         storePath: String? = nil
     ) {
         self.key = key
         self.keyId = keyId
         self.teamId = teamId
-        self.keyDigest = SHA256.hash(data: key.publicKey.x963Representation).prefix(16).map { String(format: "%02x", $0) }
+        self.keyDigest = SHA256.hash(data: key.publicPoint).prefix(16).map { String(format: "%02x", $0) }
             .joined()
         self.now = now
         self.storePath = storePath
@@ -106,7 +105,7 @@ public final class ProviderToken: @unchecked Sendable {
         let claims = #"{"iss":"\#(teamId)","iat":\#(time)}"#
         let signingInput = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
         let signature = try key.signature(for: Data(signingInput.utf8))
-        let jwt = signingInput + "." + Base64URL.encode(signature.rawRepresentation)
+        let jwt = signingInput + "." + Base64URL.encode(signature)
         let token = Stored(version: 1, keyId: keyId, teamId: teamId, keyDigest: keyDigest, issuedAt: time, jwt: jwt)
         if let storePath {
             // A bearer credential for up to an hour: readable by its owner only.

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import ShelflineActivity
 import ShelflineCore
@@ -92,7 +91,7 @@ public struct PushSettings: Sendable {
 
     /// Reads the signing key: a regular file of at most 8 KiB, mode 0600 (else exit 78 with the
     /// chmod remedy), PKCS#8 P-256. The key's bytes never appear in an error.
-    public func loadSigningKey() throws -> P256.Signing.PrivateKey {
+    public func loadSigningKey() throws -> P256SigningKey {
         var info = stat()
         guard stat(keyFile, &info) == 0 else {
             throw FileError.missingInput(path: keyFile, reason: "\(systemErrorMessage()) (apns.keyFile)")
@@ -146,7 +145,7 @@ public struct PushSettings: Sendable {
     /// order mark, a block cut short, base64 that does not decode, another kind of key. SEC1
     /// (`BEGIN EC PRIVATE KEY`) is refused too: Apple issues PKCS#8, and a different file is more
     /// likely the wrong file.
-    static func signingKey(pem data: Data, path: String) throws -> P256.Signing.PrivateKey {
+    static func signingKey(pem data: Data, path: String) throws -> P256SigningKey {
         func refuse(_ reason: String) -> PushError { .keyNotP256(path: path, reason: reason) }
         if data.starts(with: [0xEF, 0xBB, 0xBF]) || data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
             throw refuse("it starts with a byte order mark (an editor saved it as 'UTF-8 with BOM'); save it without one")
@@ -165,7 +164,7 @@ public struct PushSettings: Sendable {
         let base64 = pem[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
         guard let der = Data(base64Encoded: String(base64)) else { throw refuse("the block is not valid base64") }
         do {
-            return try P256.Signing.PrivateKey(derRepresentation: der)
+            return try P256SigningKey(pkcs8: der)
         } catch {
             throw refuse("the PKCS#8 block does not hold a P-256 key (\(der.count) bytes of DER)")
         }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import ShelflineCore
 
@@ -84,7 +83,7 @@ public struct DeviceStore: Sendable {
     /// Adds `name` with a new random secret (256 bits, hex) and returns the secret: the only time it exists in clear.
     public func add(_ name: String, now: Date) async throws -> String {
         guard (1...64).contains(name.utf8.count), name.utf8.allSatisfy(Self.isNameByte) else { throw DeviceError.badName(name) }
-        let secret = SymmetricKey(size: .bits256).withUnsafeBytes { Self.hex($0) }
+        let secret = secureRandomBytes(32).withUnsafeBytes { Self.hex($0) }
         try await store.withLock {
             var list = try read()
             guard !list.devices.contains(where: { $0.name == name }) else { throw DeviceError.exists(name) }

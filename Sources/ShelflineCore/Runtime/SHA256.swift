@@ -1,0 +1,62 @@
+import COpenSSL
+import Foundation
+
+/// SHA-256 from the system's libcrypto, streamed or in one call.
+///
+/// Why not swift-crypto: on Linux it compiles a BoringSSL of its own beside the one swift-nio-ssl
+/// already builds for HTTPS, about a fifth of a fresh clone's build (docs/performance.md, "Build");
+/// libcrypto's SHA-256 uses the same processor instructions.
+public struct SHA256: Sendable {
+    private var context = SHA256_CTX()
+
+    public init() { SHA256_Init(&context) }
+
+    public mutating func update(bufferPointer bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        SHA256_Update(&context, base, bytes.count)
+    }
+
+    public mutating func update(data: some DataProtocol) {
+        for region in data.regions { region.withUnsafeBytes { update(bufferPointer: $0) } }
+    }
+
+    /// The digest of everything given so far (the hasher itself is left as it was).
+    public func finalize() -> SHA256Digest {
+        var context = context
+        var bytes = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        SHA256_Final(&bytes, &context)
+        return SHA256Digest(bytes: bytes)
+    }
+
+    public static func hash(data: some DataProtocol) -> SHA256Digest {
+        var hasher = SHA256()
+        hasher.update(data: data)
+        return hasher.finalize()
+    }
+
+    public static func hash(data bytes: UnsafeRawBufferPointer) -> SHA256Digest {
+        var hasher = SHA256()
+        hasher.update(bufferPointer: bytes)
+        return hasher.finalize()
+    }
+}
+
+/// The 32 bytes of a SHA-256 digest.
+public struct SHA256Digest: RandomAccessCollection, Hashable, Sendable {
+    public let bytes: [UInt8]
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { bytes.count }
+    public subscript(position: Int) -> UInt8 { bytes[position] }
+
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try bytes.withUnsafeBytes(body)
+    }
+}
+
+/// Cryptographically random bytes from libcrypto's generator.
+public func secureRandomBytes(_ count: Int) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: count)
+    // RAND_bytes fails only when the generator cannot be seeded; nothing secret may be made then.
+    precondition(RAND_bytes(&bytes, Int32(count)) == 1, "libcrypto's random generator is not seeded")
+    return bytes
+}
