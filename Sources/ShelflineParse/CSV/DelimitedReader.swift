@@ -244,7 +244,6 @@ public final class DelimitedReader {
     private func scanRow(into row: inout DelimitedRow) -> ScanResult {
         let delimiter = self.delimiter
         let quote: UInt8 = 0x22
-        let delimiters = 0x0101_0101_0101_0101 &* UInt64(delimiter)
         let base = buffer
         let limit = filled
         var index = position
@@ -296,15 +295,8 @@ public final class DelimitedReader {
                     break
                 }
             }
-            // Unquoted part (the whole field, or text after a closing quote): 8 bytes at a time
-            // while there is no delimiter or line break in them, as for quoted text.
+            // Unquoted part (the whole field, or text after a closing quote).
             let runStart = index
-            while index + 8 <= limit {
-                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                if Self.hasDelimiterOrLineBreak(word, delimiters) { break }
-                if word & 0x8080_8080_8080_8080 != 0 { highBits |= 0x80 }
-                index += 8
-            }
             while index < limit {
                 let byte = base[index]
                 if byte == delimiter || byte == 0x0A || byte == 0x0D { break }
@@ -347,16 +339,6 @@ public final class DelimitedReader {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* 0x22), lineFeed = word ^ (ones &* 0x0A), carriageReturn = word ^ (ones &* 0x0D)
         return ((quote &- ones) & ~quote & highs) | ((lineFeed &- ones) & ~lineFeed & highs)
-            | ((carriageReturn &- ones) & ~carriageReturn & highs) != 0
-    }
-
-    /// True when one of the 8 bytes of `word` is the delimiter (`delimiters`: it in every byte), a
-    /// line feed or a carriage return.
-    @inline(__always)
-    static func hasDelimiterOrLineBreak(_ word: UInt64, _ delimiters: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let delimiter = word ^ delimiters, lineFeed = word ^ (ones &* 0x0A), carriageReturn = word ^ (ones &* 0x0D)
-        return ((delimiter &- ones) & ~delimiter & highs) | ((lineFeed &- ones) & ~lineFeed & highs)
             | ((carriageReturn &- ones) & ~carriageReturn & highs) != 0
     }
 
