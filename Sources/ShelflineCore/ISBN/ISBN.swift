@@ -60,7 +60,8 @@ public enum ISBN {
         }
         guard count == 13 || count == 10 || count == 9 || count == 8 else { return .invalid(raw) }
         // The digits (X upper-cased) are checked in a stack buffer and become a string only when
-        // valid: a string first, checked through its UTF-8 view, cost about three times as much.
+        // valid: made a string first and checked through its UTF-8 view, they were most of the
+        // cost of a row's ISBNs (docs/performance.md).
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 13) { buffer in
             // A spreadsheet read an 8- or 9-digit cell's ISBN-10 as a number and dropped its
             // leading zeros: the zeros go back first, and the padded value must validate.
