@@ -89,14 +89,18 @@ struct ParsedRecord {
         // give it back: a check digit that fails, even beside a valid cell (Goodreads writes
         // `="0385535151"` beside `="9780385535151"`), or another edition's ISBN-10 beside the
         // ISBN-13. Never an identifier. A list's odd item only when nothing else was valid.
-        isbnRaw =
-            identifiers.prefix(cellIdentifiers ?? identifiers.count).lazy.compactMap { cell -> String? in
-                switch cell {
-                case .invalid(let raw): raw
-                case .isbn10(let value) where ISBN.thirteen(from: value) != resolved.isbn13: value
-                default: nil
-                }
-            }.first ?? resolved.raw
+        isbnRaw = resolved.raw
+        for cell in identifiers.prefix(cellIdentifiers ?? identifiers.count) {
+            if case .invalid(let raw) = cell {
+                isbnRaw = raw
+                break
+            }
+            // The record's ISBN-10 is the first cell's that gives its ISBN-13 (`ISBN.resolve`).
+            if case .isbn10(let value) = cell, value != resolved.isbn10, ISBN.thirteen(from: value) != resolved.isbn13 {
+                isbnRaw = value
+                break
+            }
+        }
         asin = resolved.asin
     }
 

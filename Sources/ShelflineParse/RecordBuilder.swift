@@ -8,6 +8,8 @@ import ShelflineCore
 struct RecordBuilder {
     let map: ColumnMap
     let listSeparator: Character
+    /// `listSeparator` as the byte the cells are split on.
+    private let listSeparatorByte: UInt8
     // The format's choices, looked up once per file.
     private let authorCell: AuthorCell, coauthorCell: CoauthorCell, acceptsShortRows: Bool, shelfFromReadDates: Bool
     private let format: any ImportFormat
@@ -24,6 +26,7 @@ struct RecordBuilder {
     init(format: any ImportFormat, map: ColumnMap, listSeparator: Character = ",") {
         self.map = map
         self.listSeparator = listSeparator
+        listSeparatorByte = listSeparator.asciiValue ?? UInt8(ascii: ",")
         authorCell = format.authorCell
         coauthorCell = format.coauthorCell
         acceptsShortRows = format.acceptsShortRows
@@ -159,7 +162,7 @@ struct RecordBuilder {
                     .string(PersonName.uninverted($0))
                 }
             case .list:
-                for piece in CellBytes.splitTrimmed(cells.bytes, range, listSeparator.asciiValue ?? UInt8(ascii: ",")) {
+                for piece in CellBytes.splitTrimmed(cells.bytes, range, listSeparatorByte) {
                     let name = cells.collapsedName(piece)
                     if name != .string("") { coauthors.append(name) }
                 }
@@ -193,15 +196,15 @@ struct RecordBuilder {
         // Reader.
         record.rating = cells.range(rating).flatMap { CellValue.rating(bytes: cells.bytes($0)) }
         if let range = cells.range(shelves) {
-            let pieces = CellBytes.splitTrimmed(cells.bytes, range, listSeparator.asciiValue ?? UInt8(ascii: ","))
-            if !pieces.isEmpty { record.shelves = pieces.map(FieldText.cell) }
+            let pieces = CellBytes.splitTrimmed(cells.bytes, range, listSeparatorByte, FieldText.cell)
+            if !pieces.isEmpty { record.shelves = pieces }
         }
         record.dateAdded = cells.range(dateAdded).flatMap { ExportDate.normalise(bytes: cells.bytes($0)) }
-        var reads = cells.string(dateRead).map { ExportDate.reads($0) } ?? []
-        if reads.isEmpty, let text = cells.string(lastDateRead), let date = ExportDate.normalise(text) {
+        var reads = cells.range(dateRead).map { ExportDate.reads(bytes: cells.bytes($0)) } ?? []
+        if reads.isEmpty, let range = cells.range(lastDateRead), let date = ExportDate.normalise(bytes: cells.bytes(range)) {
             reads = [ReadSpan(start: nil, end: date)]
         }
-        if let text = cells.string(dateStarted), let start = ExportDate.normalise(text) {
+        if let range = cells.range(dateStarted), let start = ExportDate.normalise(bytes: cells.bytes(range)) {
             if reads.count == 1 && reads[0].start == nil {
                 reads[0].start = start
             } else if reads.isEmpty {
@@ -233,18 +236,19 @@ struct RecordBuilder {
 
         // The formats' own reader cells.
         if let range = cells.range(shelfPositions) {
-            let positions = CellBytes.splitTrimmed(cells.bytes, range, UInt8(ascii: ",")).map {
+            let positions = CellBytes.splitTrimmed(cells.bytes, range, UInt8(ascii: ",")) {
                 ShelfPosition.parse(cells.bytes, $0)
             }
             if !positions.isEmpty { record.shelfPositions = positions }
         }
         if let text = cells.string(spoiler), CellValue.owned(text) { record.spoiler = true }
         if let range = cells.range(moods) {
-            let pieces = CellBytes.splitTrimmed(cells.bytes, range, UInt8(ascii: ","))
-            if !pieces.isEmpty { record.moods = pieces.map(FieldText.cell) }
+            let pieces = CellBytes.splitTrimmed(cells.bytes, range, UInt8(ascii: ","), FieldText.cell)
+            if !pieces.isEmpty { record.moods = pieces }
         }
+        // The record starts with every field nil: only a cell with text is written.
         for (path, column) in verbatimColumns {
-            record[keyPath: path] = cells[column]
+            if let text = cells[column] { record[keyPath: path] = text }
         }
         if readsOwnCells {
             let own = OwnCells(cells: cells, positions: map.own)
@@ -266,7 +270,16 @@ struct RecordBuilder {
     /// Fields of `row` holding bytes that are not UTF-8.
     static func countInvalidFields(_ row: DelimitedRow) -> Int {
         row.storage.withUnsafeBufferPointer { storage in
-            (0..<row.count).count(where: { !TextRepair.isValidUTF8(UnsafeBufferPointer(rebasing: storage[row.range($0)])) })
+            // The usual case in one pass: the row's bytes are valid UTF-8 and no field starts with a
+            // continuation byte (10xxxxxx), so no sequence spans two fields and every field is valid.
+            if TextRepair.isValidUTF8(storage),
+                !row.ends.contains(where: { $0 < storage.count && storage[$0] & 0xC0 == 0x80 })
+            {
+                return 0
+            }
+            return (0..<row.count).count(where: {
+                !TextRepair.isValidUTF8(UnsafeBufferPointer(rebasing: storage[row.range($0)]))
+            })
         }
     }
 
@@ -340,13 +353,17 @@ struct RowCells {
     /// The exclusive shelf (`ShelfName.normalise`), comparing the canonical spellings as bytes.
     func shelfName(_ range: Range<Int>) -> FieldText? {
         let cell = bytes(range)
-        for name in Self.canonicalShelves where cell.elementsEqual(name.utf8) {
+        for (name, utf8) in Self.canonicalShelves
+        where utf8.count == cell.count && utf8.withUnsafeBufferPointer({ $0.elementsEqual(cell) }) {
             return .string(name)
         }
         return ShelfName.normalise(string(range)).map(FieldText.string)
     }
 
+    /// The canonical spellings with their bytes: compared through `String.UTF8View`, this check was
+    /// a measurable part of a row's time (docs/performance.md).
     private static let canonicalShelves = [ShelfName.read, ShelfName.toRead, ShelfName.currentlyReading, ShelfName.didNotFinish]
+        .map { ($0, Array($0.utf8)) }
 
     @inline(__always)
     static func isEdgeSpace(_ byte: UInt8) -> Bool {

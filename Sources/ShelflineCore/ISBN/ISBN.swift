@@ -58,33 +58,31 @@ public enum ISBN {
             default: return .invalid(raw)  // letters, dots, `E+`: not an ISBN
             }
         }
-        let digits = String(unsafeUninitializedCapacity: count) { output in
-            var index = 0
+        guard count == 13 || count == 10 || count == 9 || count == 8 else { return .invalid(raw) }
+        // The digits (X upper-cased) are checked in a stack buffer and become a string only when
+        // valid: made a string first and checked through its UTF-8 view, they were most of the
+        // cost of a row's ISBNs (docs/performance.md).
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 13) { buffer in
+            // A spreadsheet read an 8- or 9-digit cell's ISBN-10 as a number and dropped its
+            // leading zeros: the zeros go back first, and the padded value must validate.
+            let padding = count < 10 ? 10 - count : 0
+            for index in 0..<padding { buffer[index] = UInt8(ascii: "0") }
+            var index = padding
             for byte in bytes {
                 switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): output[index] = byte
-                case UInt8(ascii: "X"), UInt8(ascii: "x"): output[index] = UInt8(ascii: "X")
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): buffer[index] = byte
+                case UInt8(ascii: "X"), UInt8(ascii: "x"): buffer[index] = UInt8(ascii: "X")
                 default: continue
                 }
                 index += 1
             }
-            return index
-        }
-        // An X may only be the last character of an ISBN-10.
-        if let x = digits.utf8.firstIndex(of: UInt8(ascii: "X")), digits.utf8.index(after: x) != digits.utf8.endIndex {
-            return .invalid(raw)
-        }
-        switch count {
-        case 13:
-            return isValid13(digits) ? .isbn13(digits) : .invalid(raw)
-        case 10:
-            return isValid10(digits) ? .isbn10(digits) : .invalid(raw)
-        case 8, 9:
-            // A spreadsheet read the ISBN-10 as a number and dropped its leading zeros.
-            let padded = String(repeating: "0", count: 10 - count) + digits
-            return isValid10(padded) ? .isbn10(padded) : .invalid(raw)
-        default:
-            return .invalid(raw)
+            let digits = UnsafeBufferPointer(rebasing: buffer[..<index])
+            // An X may only be the last character of an ISBN-10.
+            if let x = digits.firstIndex(of: UInt8(ascii: "X")), x != index - 1 { return .invalid(raw) }
+            if index == 13 {
+                return isValid13(bytes: digits) ? .isbn13(String(decoding: digits, as: UTF8.self)) : .invalid(raw)
+            }
+            return isValid10(bytes: digits) ? .isbn10(String(decoding: digits, as: UTF8.self)) : .invalid(raw)
         }
     }
 
@@ -130,28 +128,35 @@ public enum ISBN {
     }
 
     public static func isValid13(_ value: String) -> Bool {
-        let bytes = value.utf8
-        guard bytes.count == 13, bytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
-        guard bytes.starts(with: "978".utf8) || bytes.starts(with: "979".utf8) else { return false }
+        var value = value
+        return value.withUTF8 { isValid13(bytes: $0) }
+    }
+
+    public static func isValid10(_ value: String) -> Bool {
+        var value = value
+        return value.withUTF8 { isValid10(bytes: $0) }
+    }
+
+    static func isValid13(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 13, bytes[0] == UInt8(ascii: "9"), bytes[1] == UInt8(ascii: "7") else { return false }
+        guard bytes[2] == UInt8(ascii: "8") || bytes[2] == UInt8(ascii: "9") else { return false }
         var sum = 0
-        for (index, byte) in bytes.enumerated() {
-            sum += Int(byte - 48) * (index % 2 == 0 ? 1 : 3)
+        for index in 0..<13 {
+            let digit = bytes[index] &- 48
+            guard digit <= 9 else { return false }
+            sum += Int(digit) * (index & 1 == 0 ? 1 : 3)
         }
         return sum % 10 == 0
     }
 
-    public static func isValid10(_ value: String) -> Bool {
-        let bytes = value.utf8
+    static func isValid10(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count == 10 else { return false }
         var sum = 0
-        for (index, byte) in bytes.enumerated() {
-            let digit: Int
-            if byte >= 48 && byte <= 57 {
-                digit = Int(byte - 48)
-            } else if byte == UInt8(ascii: "X") && index == 9 {
+        for index in 0..<10 {
+            var digit = Int(bytes[index] &- 48)
+            if digit > 9 {
+                guard bytes[index] == UInt8(ascii: "X") && index == 9 else { return false }
                 digit = 10
-            } else {
-                return false
             }
             sum += digit * (10 - index)
         }
@@ -163,19 +168,22 @@ public enum ISBN {
 
     /// The ISBN-13 of a valid ISBN-10 (prefix 978, new check digit).
     public static func thirteen(from isbn10: String) -> String {
-        String(unsafeUninitializedCapacity: 13) { output in
-            output[0] = 57; output[1] = 55; output[2] = 56  // 978
-            var index = 3
-            for byte in isbn10.utf8.prefix(9) {
-                output[index] = byte
-                index += 1
+        var isbn10 = isbn10
+        return isbn10.withUTF8 { ten in
+            String(unsafeUninitializedCapacity: 13) { output in
+                output[0] = 57; output[1] = 55; output[2] = 56  // 978
+                var index = 3
+                for byte in ten.prefix(9) {
+                    output[index] = byte
+                    index += 1
+                }
+                var sum = 0
+                for position in 0..<index {
+                    sum += Int(output[position] &- 48) * (position & 1 == 0 ? 1 : 3)
+                }
+                output[index] = UInt8(48 + (10 - sum % 10) % 10)
+                return index + 1
             }
-            var sum = 0
-            for position in 0..<index {
-                sum += Int(output[position] &- 48) * (position % 2 == 0 ? 1 : 3)
-            }
-            output[index] = UInt8(48 + (10 - sum % 10) % 10)
-            return index + 1
         }
     }
 
@@ -223,8 +231,9 @@ public enum ISBN {
             case .isbn13(let value):
                 if result.isbn13 == nil { result.isbn13 = value }
             case .isbn10(let value):
-                if result.isbn13 == nil { result.isbn13 = thirteen(from: value) }
-                if result.isbn10 == nil && thirteen(from: value) == result.isbn13 { result.isbn10 = value }
+                let converted = thirteen(from: value)
+                if result.isbn13 == nil { result.isbn13 = converted }
+                if result.isbn10 == nil && converted == result.isbn13 { result.isbn10 = value }
             case .asin(let value):
                 if result.asin == nil { result.asin = value }
             case .invalid(let value):

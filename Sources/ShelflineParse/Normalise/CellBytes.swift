@@ -29,15 +29,23 @@ enum CellBytes {
 
     /// The pieces of `range` between `separator` bytes, each trimmed, empty pieces dropped.
     static func splitTrimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ separator: UInt8) -> [Range<Int>] {
-        var pieces: [Range<Int>] = []
+        splitTrimmed(bytes, range, separator) { $0 }
+    }
+
+    /// `splitTrimmed`, each piece made into the element the caller keeps, in one array.
+    @inline(__always)
+    static func splitTrimmed<Piece>(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ separator: UInt8, _ piece: (Range<Int>) -> Piece
+    ) -> [Piece] {
+        var pieces: [Piece] = []
         var pieceStart = range.lowerBound
         for index in range where bytes[index] == separator {
-            let piece = trimmed(bytes, pieceStart..<index)
-            if !piece.isEmpty { pieces.append(piece) }
+            let trimmedPiece = trimmed(bytes, pieceStart..<index)
+            if !trimmedPiece.isEmpty { pieces.append(piece(trimmedPiece)) }
             pieceStart = index + 1
         }
-        let piece = trimmed(bytes, pieceStart..<range.upperBound)
-        if !piece.isEmpty { pieces.append(piece) }
+        let trimmedPiece = trimmed(bytes, pieceStart..<range.upperBound)
+        if !trimmedPiece.isEmpty { pieces.append(piece(trimmedPiece)) }
         return pieces
     }
 }

@@ -83,6 +83,16 @@ public enum ExportDate {
         return spans
     }
 
+    /// `reads` on a cell's bytes: a cell holding one date (the usual case) is read without making
+    /// strings of it.
+    static func reads(bytes cell: UnsafeBufferPointer<UInt8>) -> [ReadSpan] {
+        // Without a comma the cell is one item; `normalise` stops at a time, so a list must go the long way.
+        if !cell.contains(UInt8(ascii: ",")), let date = normalise(bytes: cell) {
+            return [ReadSpan(start: nil, end: date)]
+        }
+        return reads(String(decoding: cell, as: UTF8.self))
+    }
+
     static func isValid(year: Int, month: Int, day: Int) -> Bool {
         guard year >= 1000 && year <= 9999, month >= 1 && month <= 12, day >= 1 else { return false }
         let days: Int
