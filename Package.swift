@@ -203,6 +203,14 @@ let package = Package(
             .testTarget(
                 name: "ShelflineCommandsTests",
                 dependencies: ["ShelflineCommands", "ShelflineCore", "ShelflineLibrary", "ShelflineParse", "TestSupport"]),
+            // docs/ARCHITECTURE.md's recipes followed from outside the product: a toy import format
+            // and a toy metadata source, run through every stage.
+            .testTarget(
+                name: "RecipeTests",
+                dependencies: [
+                    "ShelflineParse", "ShelflineLookup", "ShelflineLibrary", "ShelflineRender", "ShelflineReports",
+                    "ShelflineCore", "TestSupport",
+                ]),
             .testTarget(
                 name: "ExportRoundTripTests",
                 dependencies: [

@@ -5,22 +5,25 @@ import ShelflineParse
 import ShelflineRender
 import ShelflineReports
 
-/// The pipeline's stage types, one for each entry of `Stage.pipeline`, in its order: `shelfline`
+/// The pipeline's stage types, one for each stage name, in `StageName`'s order: `shelfline`
 /// validates every parameter object with them before any stage starts and reads a finished
 /// stage's report (`rows=`) with them. Their descriptions are the pipeline's stage list, which the
 /// commands hand to what needs several (the orchestrator, the built-in default configuration, `RunFiles`).
 public enum PipelineStages {
-    public static let all: [any PipelineStage.Type] = [
-        ParseStage.self, DedupeStage.self, LookupStage.self, MergeStage.self, RenderStage.self,
-    ]
+    public static let all: [any PipelineStage.Type] = StageName.allCases.map(named)
 
     /// Every stage's description, in order.
     public static var descriptions: [Stage] { Stage.pipeline }
 
+    /// The type of the stage named `name` (the compiler asks for one for each name).
     static func named(_ name: StageName) -> any PipelineStage.Type {
-        precondition(
-            all.map { $0.description } == Stage.pipeline, "PipelineStages.all must list Stage.pipeline's stages, in order")
-        return all[Stage.pipeline.firstIndex { $0.name == name }!]
+        switch name {
+        case .parse: ParseStage.self
+        case .dedupe: DedupeStage.self
+        case .lookup: LookupStage.self
+        case .merge: MergeStage.self
+        case .render: RenderStage.self
+        }
     }
 
     /// Decodes and checks `stage`'s parameters as its own type does.

@@ -182,7 +182,7 @@ public enum BookMerger {
                 }
                 if book.needsReview != nil { book.needsReview = nil; changed.insert(.needsReview) }
             case .needsReview:
-                if book.reviewDecision == nil && book.editionKey == nil && book.needsReview != true {
+                if book.reviewDecision == nil && !book.isEnriched && book.needsReview != true {
                     book.needsReview = true
                     changed.insert(.needsReview)
                 }

@@ -102,6 +102,14 @@ public struct LibraryBook: Codable, Sendable, Equatable {
     }
 }
 
+extension LibraryBook {
+    /// A metadata source matched the book: it holds that source's own id for it, an edition's or,
+    /// when the source named only a work, the work's, whatever the source (`enrichmentSource`, or
+    /// `review` for a decision's candidate; stored matches written without a source name count the
+    /// same) and whatever the id's shape. The one meaning of "enriched" for merge and its not-enriched export.
+    public var isEnriched: Bool { editionKey != nil || workKey != nil }
+}
+
 /// What one import changed in one book.
 public struct Contribution: Codable, Sendable, Equatable {
     /// The import id (`--import-id`: the orchestrator's run id, or the input's content hash).

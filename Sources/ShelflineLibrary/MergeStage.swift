@@ -12,7 +12,7 @@ public struct MergeParameters: Codable, Sendable, Equatable {
     public var buckets = 256
     /// gzip level of the library file.
     public var libraryLevel = Int(GzipWriter.libraryLevel)
-    /// Also export rows lookup could not enrich (and whose book has no edition) to not-enriched.csv,
+    /// Also export rows lookup could not enrich (and whose book no source matched) to not-enriched.csv,
     /// next to failed-rows.csv (which holds the rejected rows only).
     public var failedRowsIncludeNotEnriched = true
 
@@ -391,10 +391,10 @@ public enum MergeStage {
         var books: Int
         /// Touched books left flagged for review.
         var flagged: AscendingIds
-        /// Touched books with an edition key after the merge although some of the import's rows for
-        /// them were not enriched: those rows stay out of not-enriched.csv, the rest go in. Every
-        /// spooled row's book is touched, so this is the same as listing the books left without an
-        /// edition key, but it stays small when most rows are not enriched (a list of every book
+        /// Touched books enriched after the merge (`LibraryBook.isEnriched`) although some of the
+        /// import's rows for them were not: those rows stay out of not-enriched.csv, the rest go in.
+        /// Every spooled row's book is touched, so this is the same as listing the books left not
+        /// enriched, but it stays small when most rows are not enriched (a list of every book
         /// would be the last thing merge's memory grows by at 2,000,000 rows).
         var enrichedAnyway: AscendingIds
     }
@@ -441,7 +441,7 @@ public enum MergeStage {
 
         func note(_ book: LibraryBook, id: UInt64, entries: [BucketFile.Entry]) {
             if book.needsReview == true { flagged.append(id) }
-            if book.editionKey != nil && entries.contains(where: \.notEnriched) { enrichedAnyway.append(id) }
+            if book.isEnriched && entries.contains(where: \.notEnriched) { enrichedAnyway.append(id) }
         }
 
         func fold(_ original: LibraryBook, id: UInt64, entries: [BucketFile.Entry]) -> LibraryBook {
@@ -576,7 +576,7 @@ public enum MergeStage {
                         CreatedBook(
                             id: id, line: book.jsonLine, records: entries.count, title: book.title,
                             needsReview: book.needsReview == true,
-                            enrichedAnyway: book.editionKey != nil && entries.contains(where: \.notEnriched)))
+                            enrichedAnyway: book.isEnriched && entries.contains(where: \.notEnriched)))
                 }
             }
         }

@@ -14,11 +14,17 @@ extension LookupStage: PipelineStage {
         public var sources: [String]
         /// stderr is a terminal: draw a progress bar instead of log lines.
         public var terminal: Bool
+        /// The sources `sources` may name (an in-process lookup may add its own).
+        public var registry: [any RegisteredSource.Type]
 
-        public init(catalog: [String] = [], sources: [String] = [], terminal: Bool = false) {
+        public init(
+            catalog: [String] = [], sources: [String] = [], terminal: Bool = false,
+            registry: [any RegisteredSource.Type] = MetadataSources.all
+        ) {
             self.catalog = catalog
             self.sources = sources
             self.terminal = terminal
+            self.registry = registry
         }
     }
 
@@ -34,19 +40,24 @@ extension LookupStage: PipelineStage {
             options: Options(
                 input: job.input(.records), output: job.output(.records), progress: job.progress,
                 catalog: job.arguments.catalog, sources: job.arguments.sources, workspace: context.workspace,
-                terminal: job.arguments.terminal))
+                terminal: job.arguments.terminal, registry: job.arguments.registry))
         return try await stage.run(context: context)
     }
 }
 
 extension LookupParameters: StageParameters {
     public static var stage: StageName { .lookup }
-    public static let ranges: [String: ConfigLimits.Range] = [
-        // The runner-up must be seen.
-        "searchLimit": .atLeast(2), "chunkSize": .atLeast(1),
-        "match.titleThreshold": .within(0, 1), "match.authorThreshold": .within(0, 1), "match.margin": .within(0, 1),
-    ].merging(SourceCacheDays.ranges) { own, _ in own }
-        .merging(MetadataSources.ranges) { own, _ in own }  // each source's own, under its section
+    public static let ranges: [String: ConfigLimits.Range] = ranges(for: MetadataSources.all)
+
+    /// The stage's own ranges and each of `registry`'s sources' under its section.
+    static func ranges(for registry: [any RegisteredSource.Type]) -> [String: ConfigLimits.Range] {
+        [
+            // The runner-up must be seen.
+            "searchLimit": .atLeast(2), "chunkSize": .atLeast(1),
+            "match.titleThreshold": .within(0, 1), "match.authorThreshold": .within(0, 1), "match.margin": .within(0, 1),
+        ].merging(SourceCacheDays.ranges) { own, _ in own }
+            .merging(MetadataSources.ranges(registry)) { own, _ in own }  // each source's own, under its section
+    }
 }
 
 extension LookupReport: FileStageReport {

@@ -140,9 +140,9 @@ public enum MetadataSources {
         all.first { $0.sourceName == name }
     }
 
-    /// Every source's ranges under its section (`openLibrary.batchSize`).
-    static var ranges: [String: ConfigLimits.Range] {
-        all.reduce(into: [:]) { ranges, source in
+    /// Each of `registry`'s sources' ranges under its section (`openLibrary.batchSize`).
+    static func ranges(_ registry: [any RegisteredSource.Type]) -> [String: ConfigLimits.Range] {
+        registry.reduce(into: [:]) { ranges, source in
             for (key, range) in source.settingsRanges { ranges["\(source.section).\(key)"] = range }
         }
     }

@@ -30,6 +30,8 @@ public struct ParseStage {
         /// Rows longer than this are rejected as `row larger than N bytes` (documented: 8 MiB).
         /// Only tests and the fuzz targets lower it, to reach that path with small inputs.
         public var maxRowBytes = DelimitedReader.defaultMaxRowBytes
+        /// The formats detection tries, in order, and `format` may name.
+        var formats: [any ImportFormat] = ImportFormats.all
 
         public init(
             input: String, output: String, rejects: String? = nil, report: String? = nil,
@@ -223,7 +225,7 @@ public struct ParseStage {
     /// for rows of `fieldCount` fields.
     func headerlessColumns(fieldCount: Int) throws -> [String] {
         let choice = job.format ?? job.parameters.format
-        let known = ImportFormats.all.filter { !$0.headerlessColumns.isEmpty }
+        let known = job.formats.filter { !$0.headerlessColumns.isEmpty }
         guard case .format(let name) = choice, let format = known.first(where: { $0.name == name }) else {
             throw UsageError(
                 "--no-header needs "
@@ -259,7 +261,7 @@ public struct ParseStage {
             return try recogniseHeader(header)
         } catch let error as ParseError {
             let noHeader = job.noHeader ?? job.parameters.noHeader
-            if !noHeader, let format = ImportFormats.all.first(where: { $0.looksLikeDataRow(firstRow) }) {
+            if !noHeader, let format = job.formats.first(where: { $0.looksLikeDataRow(firstRow) }) {
                 throw ParseError.headerMissing(
                     path: job.input, format: format.name, fields: firstRow.count,
                     command: headerlessCommand(format.name))
@@ -277,18 +279,18 @@ public struct ParseStage {
         }
         switch choice {
         case .auto:
-            for format in ImportFormats.all where format.detected(with: parameters) {
+            for format in job.formats where format.detected(with: parameters) {
                 if let map = format.schema(parameters).resolve(header: keys) {
                     return (format, map, format.listSeparator(parameters))
                 }
             }
             throw ParseError.unrecognisedHeader(
-                path: job.input, found: header, expected: expectedHeaders(), suggestion: HeaderSuggestion(header: header).text)
+                path: job.input, found: header, expected: expectedHeaders(),
+                suggestion: HeaderSuggestion(header: header, formats: job.formats).text)
         case .format(let name):
-            guard let format = ImportFormats.named(name) else {
-                throw UsageError(
-                    "unknown format '\(name.rawValue)'; expected one of \(FormatChoice.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
+            guard let format = job.formats.first(where: { $0.name == name }) else {
+                let choices = ["auto"] + job.formats.map(\.name.rawValue)
+                throw UsageError("unknown format '\(name.rawValue)'; expected one of \(choices.joined(separator: ", "))")
             }
             let schema = format.schema(parameters)
             if let map = schema.resolve(header: keys) { return (format, map, format.listSeparator(parameters)) }
@@ -302,7 +304,7 @@ public struct ParseStage {
     }
 
     private func expectedHeaders() -> [String] {
-        ImportFormats.all.filter { $0.detected(with: job.parameters) }.map { format in
+        job.formats.filter { $0.detected(with: job.parameters) }.map { format in
             "\(format.name.rawValue) (\(format.schema(job.parameters).expectedHeaders))"
         }
     }

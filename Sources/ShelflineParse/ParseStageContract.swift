@@ -11,6 +11,8 @@ extension ParseStage: PipelineStage {
         public var format: FormatChoice?
         public var noHeader: Bool?
         public var columns: GenericMapping?
+        /// The formats detection tries, in order, and `format` may name (an in-process parse may add its own).
+        var formats: [any ImportFormat] = ImportFormats.all
 
         public init(format: FormatChoice? = nil, noHeader: Bool? = nil, columns: GenericMapping? = nil) {
             self.format = format
@@ -23,10 +25,11 @@ extension ParseStage: PipelineStage {
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ParseReport {
         let parameters = try context.parameters(ParseParameters.self)
-        let parse = Job(
+        var parse = Job(
             input: job.input(.export), output: job.output(.records), rejects: job.outputs[.rejects],
             report: job.outputs[.report], format: job.arguments.format, noHeader: job.arguments.noHeader,
             parameters: parameters, columns: job.arguments.columns)
+        parse.formats = job.arguments.formats
         return try ParseStage(job: parse, log: context.log, cancellation: context.cancellation).run()
     }
 

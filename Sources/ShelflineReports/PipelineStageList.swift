@@ -7,7 +7,19 @@ import ShelflineCore
 /// not in the stages' libraries, so render and the orchestrator know every stage without linking
 /// any stage's code.
 extension Stage {
-    public static let pipeline: [Stage] = [.parse, .dedupe, .lookup, .merge, .render]
+    /// Every stage's entry, in `StageName`'s order: the names and their order are said once, there.
+    public static let pipeline: [Stage] = StageName.allCases.map(entry)
+
+    /// The entry of the stage named `name` (the compiler asks for one for each name).
+    public static func entry(_ name: StageName) -> Stage {
+        switch name {
+        case .parse: .parse
+        case .dedupe: .dedupe
+        case .lookup: .lookup
+        case .merge: .merge
+        case .render: .render
+        }
+    }
 
     public static let parse = Stage(
         name: .parse,

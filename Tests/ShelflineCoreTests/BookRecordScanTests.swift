@@ -13,7 +13,7 @@ import Testing
         func maybe<T>(_ value: @autoclosure () -> T) -> T? { Bool.random(using: &generator) ? value() : nil }
         return (0..<300).map { index in
             var record = BookRecord(
-                format: SourceFormat.allCases[index % 4], line: index + 2, byteOffset: index * 100,
+                format: [.goodreads, .storygraph, .librarything, .generic][index % 4], line: index + 2, byteOffset: index * 100,
                 byteLength: 99, title: text())
             record.rowId = maybe(String(index))
             record.titleBase = maybe(text())
@@ -152,7 +152,7 @@ import Testing
         arguments: [
             #"{"format":"goodreads","line":"2","byteOffset":0,"byteLength":1,"title":"T"}"#,  // wrong type
             #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1}"#,  // no title
-            #"{"format":"kindle","line":2,"byteOffset":0,"byteLength":1,"title":"T"}"#,  // unknown format
+            #"{"format":"","line":2,"byteOffset":0,"byteLength":1,"title":"T"}"#,  // no format name (any other names a format)
             #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T""#,  // truncated
             #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T"} x"#,  // trailing bytes
             #"{"format":"goodreads","line":2,"byteOffset":0,"byteLength":1,"title":"T","match":{"status":"maybe"}}"#,

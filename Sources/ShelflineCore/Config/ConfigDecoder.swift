@@ -7,7 +7,10 @@ import Foundation
 /// dictionaries (`allKeys`) accept any key, and `$schema` is always allowed. Numbers decoded as
 /// integers must be whole.
 public struct ConfigDecoder {
-    public init() {}
+    /// What the decoded types read besides the JSON (lookup's parameters: the metadata sources).
+    public var userInfo: [CodingUserInfoKey: Any]
+
+    public init(userInfo: [CodingUserInfoKey: Any] = [:]) { self.userInfo = userInfo }
 
     /// An unknown key: its path, and the keys the type knows at that level.
     public struct UnknownKey: Error, Sendable, Equatable {
@@ -45,7 +48,7 @@ public struct ConfigDecoder {
 
     /// Decodes `type` from `value`; throws `DecodingError` as `JSONDecoder` would, or `UnknownKey`.
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        let tracker = KeyTracker()
+        let tracker = KeyTracker(userInfo: userInfo)
         let result = try T(from: ValueDecoder(value: value, codingPath: [], tracker: tracker))
         if let unknown = tracker.firstUnknown() { throw unknown }
         return result
@@ -54,6 +57,9 @@ public struct ConfigDecoder {
 
 /// Which keys each object's decoding asked for.
 final class KeyTracker {
+    let userInfo: [CodingUserInfoKey: Any]
+    init(userInfo: [CodingUserInfoKey: Any]) { self.userInfo = userInfo }
+
     struct Object {
         var path: [any CodingKey]
         var keys: [String]
@@ -106,7 +112,7 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
     let value: JSONValue
     let codingPath: [any CodingKey]
     let tracker: KeyTracker
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var userInfo: [CodingUserInfoKey: Any] { tracker.userInfo }
 
     func context(_ text: String) -> DecodingError.Context {
         DecodingError.Context(codingPath: codingPath, debugDescription: text)

@@ -70,16 +70,21 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     }
 
     /// Decodes `stage`'s parameters into the stage's own type; errors name the exact key. A
-    /// `StageParameters` type's ranges are checked first.
-    public func parameters<T: Decodable>(for stage: StageName, as type: T.Type, path: String = "pipeline.json") throws -> T {
+    /// `StageParameters` type's ranges (or `ranges`, when given) are checked first; `userInfo` is
+    /// the decoder's.
+    public func parameters<T: Decodable>(
+        for stage: StageName, as type: T.Type, path: String = "pipeline.json", ranges: [String: ConfigLimits.Range]? = nil,
+        userInfo: [CodingUserInfoKey: Any] = [:]
+    ) throws -> T {
         guard let index = stages.firstIndex(where: { $0.name == stage }) else {
-            return try Self.decode(T.self, from: Data("{}".utf8), path: path, keyPrefix: "stages[\(stage.rawValue)].parameters")
+            return try Self.decode(
+                T.self, from: .object([:]), path: path, keyPrefix: "stages[\(stage.rawValue)].parameters", userInfo: userInfo)
         }
         let keyPrefix = "stages[\(index)].parameters"
-        if let ranges = (T.self as? any StageParameters.Type)?.ranges {
+        if let ranges = ranges ?? (T.self as? any StageParameters.Type)?.ranges {
             try ConfigLimits.check(stages[index].parameters, ranges: ranges, keyPrefix: keyPrefix, path: path)
         }
-        return try Self.decode(T.self, from: stages[index].parameters, path: path, keyPrefix: keyPrefix)
+        return try Self.decode(T.self, from: stages[index].parameters, path: path, keyPrefix: keyPrefix, userInfo: userInfo)
     }
 
     /// Loads and validates `pipeline.json`. Every problem is a `ConfigError` (exit 78) naming the key.
@@ -157,9 +162,11 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
 
     /// Decodes parsed JSON strictly (`ConfigDecoder`): unknown keys, wrong types and enum values
     /// become a `ConfigError` naming the key.
-    public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue, path: String, keyPrefix: String?) throws -> T {
+    public static func decode<T: Decodable>(
+        _ type: T.Type, from value: JSONValue, path: String, keyPrefix: String?, userInfo: [CodingUserInfoKey: Any] = [:]
+    ) throws -> T {
         do {
-            return try ConfigDecoder().decode(T.self, from: value)
+            return try ConfigDecoder(userInfo: userInfo).decode(T.self, from: value)
         } catch let error as DecodingError {
             throw configError(error, path: path, keyPrefix: keyPrefix)
         } catch let unknown as ConfigDecoder.UnknownKey {

@@ -1,6 +1,24 @@
-/// The export a record came from.
-public enum SourceFormat: String, Codable, Sendable, CaseIterable {
-    case goodreads, storygraph, librarything, generic, calibre, bookwyrm, openreads, openlibrary
+/// The export a record came from: an import format's persisted name (ShelflineParse's
+/// `ImportFormats.all` lists them). Names are open, so a format declares its own in its type
+/// (`var name: SourceFormat { "calibre" }`); a name never changes once records carry it.
+public struct SourceFormat: RawRepresentable, Hashable, Codable, Sendable, ExpressibleByStringLiteral {
+    public let rawValue: String
+
+    /// Nil for an empty name.
+    public init?(rawValue: String) {
+        guard !rawValue.isEmpty else { return nil }
+        self.rawValue = rawValue
+    }
+
+    public init(stringLiteral name: String) {
+        precondition(!name.isEmpty, "a format's name is not empty")
+        rawValue = name
+    }
+
+    public static let goodreads: SourceFormat = "goodreads", storygraph: SourceFormat = "storygraph"
+    public static let librarything: SourceFormat = "librarything", generic: SourceFormat = "generic"
+    public static let calibre: SourceFormat = "calibre", bookwyrm: SourceFormat = "bookwyrm"
+    public static let openreads: SourceFormat = "openreads", openlibrary: SourceFormat = "openlibrary"
 }
 
 /// One reading of a book: either date may be unknown. Dates are ISO `yyyy-mm-dd`.

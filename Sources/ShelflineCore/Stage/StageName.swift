@@ -1,5 +1,6 @@
-/// A stage's name, in the pipeline's order: what `pipeline.json` and the manifests call it. Its
-/// contract is its entry in `Stage.pipeline` (ShelflineReports), which lists the stages in this order.
+/// A stage's name, in the pipeline's order: what `pipeline.json` and the manifests call it. The one
+/// list of the stages: `Stage.pipeline` (ShelflineReports) and the commands' stage types
+/// (`PipelineStages`) follow these cases, and the compiler asks for a new case's entry and type.
 public enum StageName: String, Codable, Sendable, CaseIterable, Comparable {
     case parse, dedupe, lookup, merge, render
 

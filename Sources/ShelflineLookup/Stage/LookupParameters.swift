@@ -2,7 +2,8 @@ import Foundation
 import ShelflineCore
 
 /// The lookup stage's `parameters` in `pipeline.json`; every field has a default, so `{}` works.
-/// Each registered source (`MetadataSources.all`) has its settings under its own section.
+/// Each registered source (`MetadataSources.all`, or the list under `CodingUserInfoKey.metadataSources`
+/// when decoded with one) has its settings under its own section.
 public struct LookupParameters: Codable, Sendable, Equatable {
     /// Sources in the order they are asked. When the config names none: the local catalog when one
     /// is configured (or given with `--catalog`), then the Open Library API.
@@ -14,6 +15,8 @@ public struct LookupParameters: Codable, Sendable, Equatable {
     private var configuredSources: [String]?
     /// The sources' settings by section; a section not given has its defaults.
     private var sections: [String: any SourceSettings] = [:]
+    /// The sources these parameters know: `sources` names them, `sections` holds their settings.
+    public private(set) var registry: [any RegisteredSource.Type] = MetadataSources.all
     /// Days a found answer stays in the cache, and a negative one.
     public var cacheDays: Double = 30
     public var negativeCacheDays: Double = 3
@@ -59,10 +62,26 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         static let searchLimit = Key("searchLimit"), chunkSize = Key("chunkSize"), match = Key("match")
     }
 
+    /// `stages[lookup].parameters` of `config` for a lookup asking `registry`'s sources: each
+    /// source's ranges checked and its section decoded (`validate` comes after paths are resolved).
+    public static func decoded(
+        from config: PipelineConfig, path: String, registry: [any RegisteredSource.Type] = MetadataSources.all
+    ) throws -> LookupParameters {
+        try config.parameters(
+            for: .lookup, as: LookupParameters.self, path: path, ranges: ranges(for: registry),
+            userInfo: [.metadataSources: registry])
+    }
+
+    /// The registered source named `name`, nil for any other.
+    public func registered(_ name: String) -> (any RegisteredSource.Type)? {
+        registry.first { $0.sourceName == name }
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         configuredSources = try container.decodeIfPresent([String].self, forKey: .sources)
-        for source in MetadataSources.all { try source.decodeSettings(from: container, into: &sections) }
+        registry = decoder.userInfo[.metadataSources] as? [any RegisteredSource.Type] ?? registry
+        for source in registry { try source.decodeSettings(from: container, into: &sections) }
         cacheDays = try container.decodeIfPresent(Double.self, forKey: .cacheDays) ?? cacheDays
         negativeCacheDays = try container.decodeIfPresent(Double.self, forKey: .negativeCacheDays) ?? negativeCacheDays
         searchLimit = try container.decodeIfPresent(Int.self, forKey: .searchLimit) ?? searchLimit
@@ -73,7 +92,7 @@ public struct LookupParameters: Codable, Sendable, Equatable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         try container.encodeIfPresent(configuredSources, forKey: .sources)
-        for source in MetadataSources.all { try source.encodeSettings(sections, to: &container) }
+        for source in registry { try source.encodeSettings(sections, to: &container) }
         try container.encode(cacheDays, forKey: .cacheDays)
         try container.encode(negativeCacheDays, forKey: .negativeCacheDays)
         try container.encode(searchLimit, forKey: .searchLimit)
@@ -85,7 +104,8 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         lhs.configuredSources == rhs.configuredSources && lhs.cacheDays == rhs.cacheDays
             && lhs.negativeCacheDays == rhs.negativeCacheDays && lhs.searchLimit == rhs.searchLimit
             && lhs.chunkSize == rhs.chunkSize && lhs.match == rhs.match
-            && MetadataSources.all.allSatisfy { $0.sameSettings(lhs.sections, rhs.sections) }
+            && lhs.registry.map { $0.sourceName } == rhs.registry.map { $0.sourceName }
+            && lhs.registry.allSatisfy { $0.sameSettings(lhs.sections, rhs.sections) }
     }
 
     /// How long each source's answers stay in the cache, in seconds: its section's `cacheDays` and
@@ -100,20 +120,26 @@ public struct LookupParameters: Codable, Sendable, Equatable {
 
     /// Makes every source's file paths (key files) absolute against pipeline.json's directory.
     mutating func resolvePaths(_ besideConfig: (String) -> String) {
-        for source in MetadataSources.all { source.resolvePaths(in: &sections, besideConfig) }
+        for source in registry { source.resolvePaths(in: &sections, besideConfig) }
     }
 
     /// Rejects values that cannot work, naming the key (each number's range: `ranges`, in
     /// LookupStageContract.swift, checked before decoding).
     public func validate(configPath: String) throws {
-        for (index, name) in sources.enumerated() where MetadataSources.named(name) == nil {
+        for (index, name) in sources.enumerated() where registered(name) == nil {
             throw LookupError.unknownSource(name: name, key: "\(configPath): key 'stages[lookup].parameters.sources[\(index)]'")
         }
         if sources.isEmpty {
             throw LookupError.invalidParameter(configPath: configPath, key: "sources", expected: "at least one source")
         }
-        for source in MetadataSources.all { try source.validateSettings(sections, configPath: configPath) }
+        for source in registry { try source.validateSettings(sections, configPath: configPath) }
     }
+}
+
+extension CodingUserInfoKey {
+    /// The metadata sources `LookupParameters` decode sections for (`[any RegisteredSource.Type]`;
+    /// absent: `MetadataSources.all`).
+    public static let metadataSources = CodingUserInfoKey(rawValue: "shelfline.metadataSources")!
 }
 
 /// Settings of the Open Library HTTP source.

@@ -19,12 +19,16 @@ public struct LookupStage {
         public var terminal: Bool
         /// Drives request pacing, backoff and the circuit breaker of remote sources.
         public var clock: PacingClock
+        /// The sources `sources` may name.
+        public var registry: [any RegisteredSource.Type]
 
         public init(
             input: String, output: String, progress: String? = nil, catalog: [String] = [],
-            sources: [String] = [], workspace: Workspace, terminal: Bool = false, clock: PacingClock = .continuous
+            sources: [String] = [], workspace: Workspace, terminal: Bool = false, clock: PacingClock = .continuous,
+            registry: [any RegisteredSource.Type] = MetadataSources.all
         ) {
             self.clock = clock
+            self.registry = registry
             self.input = input
             self.output = output
             self.progress = progress
@@ -41,10 +45,11 @@ public struct LookupStage {
 
     /// Resolved parameters: config, then command-line overrides, validated.
     func parameters(context: StageContext) throws -> LookupParameters {
-        var parameters = try context.config.parameters(for: .lookup, as: LookupParameters.self, path: context.configPath)
-        for name in options.sources where MetadataSources.named(name) == nil {
+        var parameters = try LookupParameters.decoded(from: context.config, path: context.configPath, registry: options.registry)
+        for name in options.sources where parameters.registered(name) == nil {
             throw UsageError(
-                "--source \(name): unknown metadata source, expected one of \(MetadataSources.names.joined(separator: ", "))")
+                "--source \(name): unknown metadata source, expected one of \(options.registry.map { $0.sourceName }.joined(separator: ", "))"
+            )
         }
         if !options.sources.isEmpty { parameters.sources = options.sources }
         if !options.catalog.isEmpty {
@@ -84,7 +89,7 @@ public struct LookupStage {
             isCancelled: { context.cancellation.isCancelled },
             announce: { progress.update(processed: 0, counts: [:], title: $0, author: nil) })
         for name in parameters.sources {
-            guard let source = try MetadataSources.named(name)!.make(from: parameters, setup: setup) else { continue }
+            guard let source = try parameters.registered(name)!.make(from: parameters, setup: setup) else { continue }
             if let catalog = source as? CatalogSource {
                 let index = catalog.index
                 report.catalog = CatalogSummary(

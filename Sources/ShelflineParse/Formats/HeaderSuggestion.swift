@@ -4,6 +4,7 @@ import ShelflineCore
 /// shares most, and the `--columns` line that reads it as a spreadsheet.
 struct HeaderSuggestion {
     let header: [String]
+    var formats: [any ImportFormat] = ImportFormats.all
 
     /// The words each field's column is usually named with, for the `--columns` line.
     static let words: [(field: String, words: [String])] = [
@@ -16,7 +17,7 @@ struct HeaderSuggestion {
     var text: String {
         let keys = header.map(ExportSchema.key)
         var closest: [(name: String, shared: [String])] = []
-        for format in ImportFormats.all where format.name != .generic {
+        for format in formats where format.name != .generic {
             let schema = format.schema(ParseParameters())
             let names = Set(schema.columns.values.joined()).union(schema.own.joined()).union(schema.signature.joined())
             let shared = keys.filter(names.contains)
