@@ -18,10 +18,10 @@ extension Stage {
             StageFile(.report, .option, defaultName: "parse-report.json"),
         ],
         unlistedOutputs: [StageFile(.texts, .foundByRole, defaultName: RecordTexts.fileName, besides: .records)],
-        // 5: each texts line names its record's row (`byteOffset`, `byteLength`), which merge
-        // checks; 4: reviews and notes apart from the records (`RecordTexts`); 3: `shelfPositions`
-        // aligned with `shelves`.
-        parameterStages: [.parse], algorithmVersion: 5, invocation: .files,
+        // 6: BookWyrm's `reviewName`, `reviewContentWarning`; 5: each texts line names its record's
+        // row (`byteOffset`, `byteLength`), which merge checks; 4: reviews and notes apart from the
+        // records (`RecordTexts`); 3: `shelfPositions` aligned with `shelves`.
+        parameterStages: [.parse], algorithmVersion: 6, invocation: .files,
         activity: ActivityStep("Reading file…", share: 0.05))
 
     public static let dedupe = Stage(
