@@ -19,41 +19,48 @@ func take(_ array: inout [UInt8]) -> [UInt8] {
     return taken
 }
 
+// The arrays of objects, written out one by one rather than through a shared closure: the
+// library is written for every import, and these three are on each of its books.
 extension JSONObjectWriter {
     mutating func readSpans(_ name: StaticString, _ reads: [ReadSpan]?) {
-        objects(name, reads) { inner, span in
+        guard let reads else { return }
+        key(name)
+        out.append(UInt8(ascii: "["))
+        for (index, span) in reads.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            var inner = JSONObjectWriter(out: take(&out))
             inner.string("end", span.end)
             inner.string("start", span.start)
+            out = inner.finish()
         }
+        out.append(UInt8(ascii: "]"))
     }
 
     mutating func shelfPositions(_ name: StaticString, _ positions: [ShelfPosition]?) {
-        objects(name, positions) { inner, item in
+        guard let positions else { return }
+        key(name)
+        out.append(UInt8(ascii: "["))
+        for (index, item) in positions.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            var inner = JSONObjectWriter(out: take(&out))
             inner.int("position", item.position)
             inner.string("shelf", item.shelf)
+            out = inner.finish()
         }
+        out.append(UInt8(ascii: "]"))
     }
 
-    mutating func contributions(_ name: StaticString, _ provenance: [Contribution]?) {
-        objects(name, provenance) { inner, contribution in
+    mutating func contributions(_ name: StaticString, _ provenance: [Contribution]) {
+        key(name)
+        out.append(UInt8(ascii: "["))
+        for (index, contribution) in provenance.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            var inner = JSONObjectWriter(out: take(&out))
             inner.strings("fields", contribution.fields)
             inner.string("format", contribution.format.rawValue)
             inner.string("importId", contribution.importId)
             inner.ints("lines", contribution.lines)
             inner.strings("rowIds", contribution.rowIds)
-        }
-    }
-
-    /// An array of objects under `name`, each written by `members`; nothing when `items` is nil.
-    private mutating func objects<Item>(_ name: StaticString, _ items: [Item]?, _ members: (inout JSONObjectWriter, Item) -> Void)
-    {
-        guard let items else { return }
-        key(name)
-        out.append(UInt8(ascii: "["))
-        for (index, item) in items.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            var inner = JSONObjectWriter(out: take(&out))
-            members(&inner, item)
             out = inner.finish()
         }
         out.append(UInt8(ascii: "]"))
