@@ -210,18 +210,6 @@ public enum BookMerger {
         return book
     }
 
-    /// The exports' own reader cells (Goodreads' positions, spoiler flag, copy count and older
-    /// columns; StoryGraph's moods, pace, character answers, warnings, contributors): the text
-    /// ones, each a field of the same name in the record and the book (`ownText(_:)`).
-    /// Named by field and read through a `switch`, not key paths: reading a key path of a
-    /// `BookRecord` copies the whole record (every string retained, then released) per cell,
-    /// 16 copies a row, measured at 6 % of merge's CPU on a 200,000-row first import.
-    static let ownTexts: [ChangedFields.Field] = [
-        .recommendedFor, .recommendedBy, .purchaseDate, .purchaseLocation, .condition, .conditionDescription, .bcid,
-        .contributors, .pace, .characterOrPlotDriven, .strongCharacterDevelopment, .loveableCharacters,
-        .diverseCharacters, .flawedCharacters, .contentWarnings, .contentWarningDescription,
-    ]
-
     /// Rows of one import: a later row's own cells replace an earlier row's, as its review does.
     static func combineOwnCells(_ combined: inout BookRecord, _ next: BookRecord) {
         for field in ownTexts {
@@ -493,20 +481,6 @@ public enum BookMerger {
 /// provenance's sorted list falls out of the bits: a `Set<String>` per book, its inserts and its
 /// sort cost 6 % of merge (measured).
 struct ChangedFields: OptionSet {
-    /// Every field a fold can change, named as in the library's JSON; declared in sorted order (a test checks).
-    enum Field: Int, CaseIterable {
-        case additionalAuthors, asin, author, bcid, binding, characterOrPlotDriven, condition, conditionDescription
-        case contentWarningDescription, contentWarnings, contributors, coverId, coverURL, dateAdded, diverseCharacters
-        case editionKey, enrichment, enrichmentSource, flawedCharacters, identifiers, isbn10, isbn13, isbnAsWritten, keys,
-            loveableCharacters
-        case metadataFields, moods, needsReview, notes, originalYear, owned, ownedCopies, pace, pages, publisher
-        case purchaseDate, purchaseLocation, rating, readCount, reads, recommendedBy, recommendedFor, review
-        case series, seriesPosition, shelf, shelfPositions, shelves, spoiler, strongCharacterDevelopment, subtitle
-        case title, titleAsWritten, workKey, year
-
-        var name: String { ChangedFields.fieldNames[rawValue] }
-    }
-
     static let fieldNames = Field.allCases.map { String(describing: $0) }
 
     var rawValue: UInt64
@@ -532,73 +506,6 @@ struct ChangedFields: OptionSet {
     }
 }
 
-/// The text cells of `BookMerger.ownTexts`, which records and library books both have under the
-/// same names: one `switch` reads and writes them in either (see `ownTexts` for why not key paths).
-protocol OwnTextCells {
-    var recommendedFor: String? { get set }
-    var recommendedBy: String? { get set }
-    var purchaseDate: String? { get set }
-    var purchaseLocation: String? { get set }
-    var condition: String? { get set }
-    var conditionDescription: String? { get set }
-    var bcid: String? { get set }
-    var contributors: String? { get set }
-    var pace: String? { get set }
-    var characterOrPlotDriven: String? { get set }
-    var strongCharacterDevelopment: String? { get set }
-    var loveableCharacters: String? { get set }
-    var diverseCharacters: String? { get set }
-    var flawedCharacters: String? { get set }
-    var contentWarnings: String? { get set }
-    var contentWarningDescription: String? { get set }
-}
-
-extension BookRecord: OwnTextCells {}
-extension LibraryBook: OwnTextCells {}
-
-extension OwnTextCells {
-    /// The cell `field` names (nil for a field not in `BookMerger.ownTexts`).
-    func ownText(_ field: ChangedFields.Field) -> String? {
-        switch field {
-        case .recommendedFor: recommendedFor
-        case .recommendedBy: recommendedBy
-        case .purchaseDate: purchaseDate
-        case .purchaseLocation: purchaseLocation
-        case .condition: condition
-        case .conditionDescription: conditionDescription
-        case .bcid: bcid
-        case .contributors: contributors
-        case .pace: pace
-        case .characterOrPlotDriven: characterOrPlotDriven
-        case .strongCharacterDevelopment: strongCharacterDevelopment
-        case .loveableCharacters: loveableCharacters
-        case .diverseCharacters: diverseCharacters
-        case .flawedCharacters: flawedCharacters
-        case .contentWarnings: contentWarnings
-        case .contentWarningDescription: contentWarningDescription
-        default: nil
-        }
-    }
-
-    mutating func setOwnText(_ field: ChangedFields.Field, _ value: String?) {
-        switch field {
-        case .recommendedFor: recommendedFor = value
-        case .recommendedBy: recommendedBy = value
-        case .purchaseDate: purchaseDate = value
-        case .purchaseLocation: purchaseLocation = value
-        case .condition: condition = value
-        case .conditionDescription: conditionDescription = value
-        case .bcid: bcid = value
-        case .contributors: contributors = value
-        case .pace: pace = value
-        case .characterOrPlotDriven: characterOrPlotDriven = value
-        case .strongCharacterDevelopment: strongCharacterDevelopment = value
-        case .loveableCharacters: loveableCharacters = value
-        case .diverseCharacters: diverseCharacters = value
-        case .flawedCharacters: flawedCharacters = value
-        case .contentWarnings: contentWarnings = value
-        case .contentWarningDescription: contentWarningDescription = value
-        default: preconditionFailure("\(field.name) is not an own text cell")
-        }
-    }
+extension ChangedFields.Field {
+    var name: String { ChangedFields.fieldNames[rawValue] }
 }

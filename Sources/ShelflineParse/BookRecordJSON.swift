@@ -50,99 +50,7 @@ public struct BookRecordJSON {
         let apart = textsApart && (record.review != nil || record.notes != nil)
         wroteTexts = apart
         record.cells.withUnsafeBufferPointer { cells in
-            var first = true
-            // Keys in the order JSONEncoder's `.sortedKeys` produces.
-            if let value = record.additionalAuthors { key("additionalAuthors", &first); texts(value, cells) }
-            if let value = record.asin { key("asin", &first); string(value) }
-            if let value = record.author { key("author", &first); text(value, cells) }
-            if let value = record.bcid { key("bcid", &first); text(value, cells) }
-            if let value = record.binding { key("binding", &first); text(value, cells) }
-            key("byteLength", &first); integer(record.byteLength)
-            key("byteOffset", &first); integer(record.byteOffset)
-            if let value = record.characterOrPlotDriven { key("characterOrPlotDriven", &first); text(value, cells) }
-            if let value = record.condition { key("condition", &first); text(value, cells) }
-            if let value = record.conditionDescription { key("conditionDescription", &first); text(value, cells) }
-            if let value = record.contentWarningDescription { key("contentWarningDescription", &first); text(value, cells) }
-            if let value = record.contentWarnings { key("contentWarnings", &first); text(value, cells) }
-            if let value = record.contributors { key("contributors", &first); text(value, cells) }
-            if let value = record.dateAdded { key("dateAdded", &first); string(value) }
-            if let value = record.diverseCharacters { key("diverseCharacters", &first); text(value, cells) }
-            if let value = record.flawedCharacters { key("flawedCharacters", &first); text(value, cells) }
-            key("format", &first); string(record.format.rawValue)
-            if let value = record.identifiers {
-                key("identifiers", &first)
-                line.append(UInt8(ascii: "{"))
-                for (index, (scheme, identifier)) in value.sorted(by: { $0.key < $1.key }).enumerated() {
-                    if index > 0 { line.append(UInt8(ascii: ",")) }
-                    string(scheme)
-                    line.append(UInt8(ascii: ":"))
-                    string(identifier)
-                }
-                line.append(UInt8(ascii: "}"))
-            }
-            if let value = record.isbn10 { key("isbn10", &first); string(value) }
-            if let value = record.isbn13 { key("isbn13", &first); string(value) }
-            if let value = record.isbnRaw { key("isbnRaw", &first); string(value) }
-            key("line", &first); integer(record.line)
-            if let value = record.loveableCharacters { key("loveableCharacters", &first); text(value, cells) }
-            if let value = record.moods { key("moods", &first); texts(value, cells) }
-            if !apart, let value = record.notes { key("notes", &first); text(value, cells) }
-            if let value = record.originalYear { key("originalYear", &first); integer(value) }
-            if let value = record.owned { key("owned", &first); literal(value ? "true" : "false") }
-            if let value = record.ownedCopies { key("ownedCopies", &first); integer(value) }
-            if let value = record.pace { key("pace", &first); text(value, cells) }
-            if let value = record.pages { key("pages", &first); integer(value) }
-            if let value = record.publisher { key("publisher", &first); text(value, cells) }
-            if let value = record.purchaseDate { key("purchaseDate", &first); text(value, cells) }
-            if let value = record.purchaseLocation { key("purchaseLocation", &first); text(value, cells) }
-            if let value = record.rating { key("rating", &first); double(value) }
-            if let value = record.readCount { key("readCount", &first); integer(value) }
-            if let value = record.reads {
-                key("reads", &first)
-                line.append(UInt8(ascii: "["))
-                for (index, span) in value.enumerated() {
-                    if index > 0 { line.append(UInt8(ascii: ",")) }
-                    var inner = true
-                    if let end = span.end { key("end", &inner); string(end) }
-                    if let start = span.start { key("start", &inner); string(start) }
-                    if inner { line.append(UInt8(ascii: "{")) }
-                    line.append(UInt8(ascii: "}"))
-                }
-                line.append(UInt8(ascii: "]"))
-            }
-            if let value = record.recommendedBy { key("recommendedBy", &first); text(value, cells) }
-            if let value = record.recommendedFor { key("recommendedFor", &first); text(value, cells) }
-            if !apart, let value = record.review { key("review", &first); text(value, cells) }
-            if let value = record.rowId { key("rowId", &first); text(value, cells) }
-            if let value = record.series { key("series", &first); text(value, cells) }
-            if let value = record.seriesPosition { key("seriesPosition", &first); text(value, cells) }
-            if let value = record.shelf { key("shelf", &first); text(value, cells) }
-            if let value = record.shelfPositions {
-                key("shelfPositions", &first)
-                line.append(UInt8(ascii: "["))
-                // One position per shelf of `shelves` when the list lines up with it (`ShelfPosition.aligned`).
-                let aligned = record.shelves.map { Self.linesUp(value, $0, cells) } ?? false
-                for (index, item) in value.enumerated() {
-                    if index > 0 { line.append(UInt8(ascii: ",")) }
-                    if aligned {
-                        if let position = item.position { integer(position) } else { literal("null") }
-                        continue
-                    }
-                    var inner = true
-                    if let position = item.position { key("position", &inner); integer(position) }
-                    key("shelf", &inner); string(item.shelf)
-                    line.append(UInt8(ascii: "}"))
-                }
-                line.append(UInt8(ascii: "]"))
-            }
-            if let value = record.shelves { key("shelves", &first); texts(value, cells) }
-            if let value = record.spoiler { key("spoiler", &first); literal(value ? "true" : "false") }
-            if let value = record.strongCharacterDevelopment { key("strongCharacterDevelopment", &first); text(value, cells) }
-            if apart { key("textsApart", &first); literal("true") }
-            key("title", &first); text(record.title, cells)
-            if let value = record.titleBase { key("titleBase", &first); text(value, cells) }
-            if let value = record.titleIsPlaceholder { key("titleIsPlaceholder", &first); literal(value ? "true" : "false") }
-            if let value = record.year { key("year", &first); integer(value) }
+            members(record, cells, apart: apart)
             line.append(UInt8(ascii: "}"))
             guard apart else { return }
             // The texts line, by the same writers: `RecordTexts`' format.
@@ -158,6 +66,48 @@ public struct BookRecordJSON {
             if let value = record.review { key("review", &inner); text(value, cells) }
             line.append(UInt8(ascii: "}"))
         }
+    }
+
+    mutating func stringMap(_ value: [String: String]) {
+        line.append(UInt8(ascii: "{"))
+        for (index, (scheme, identifier)) in value.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { line.append(UInt8(ascii: ",")) }
+            string(scheme)
+            line.append(UInt8(ascii: ":"))
+            string(identifier)
+        }
+        line.append(UInt8(ascii: "}"))
+    }
+
+    mutating func readSpans(_ value: [ReadSpan]) {
+        line.append(UInt8(ascii: "["))
+        for (index, span) in value.enumerated() {
+            if index > 0 { line.append(UInt8(ascii: ",")) }
+            var inner = true
+            if let end = span.end { key("end", &inner); string(end) }
+            if let start = span.start { key("start", &inner); string(start) }
+            if inner { line.append(UInt8(ascii: "{")) }
+            line.append(UInt8(ascii: "}"))
+        }
+        line.append(UInt8(ascii: "]"))
+    }
+
+    /// Only the positions when the list lines up with `shelves` (`ShelfPosition.aligned`), else the objects.
+    mutating func shelfPositions(_ value: [ShelfPosition], shelves: [FieldText]?, _ cells: UnsafeBufferPointer<UInt8>) {
+        line.append(UInt8(ascii: "["))
+        let aligned = shelves.map { Self.linesUp(value, $0, cells) } ?? false
+        for (index, item) in value.enumerated() {
+            if index > 0 { line.append(UInt8(ascii: ",")) }
+            if aligned {
+                if let position = item.position { integer(position) } else { literal("null") }
+                continue
+            }
+            var inner = true
+            if let position = item.position { key("position", &inner); integer(position) }
+            key("shelf", &inner); string(item.shelf)
+            line.append(UInt8(ascii: "}"))
+        }
+        line.append(UInt8(ascii: "]"))
     }
 
     /// Whether each of `positions` names, byte for byte, the shelf at its index of `shelves`.
@@ -176,7 +126,7 @@ public struct BookRecordJSON {
     }
 
     @inline(__always)
-    private mutating func key(_ name: StaticString, _ first: inout Bool) {
+    mutating func key(_ name: StaticString, _ first: inout Bool) {
         line.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
         first = false
         line.append(UInt8(ascii: "\""))
@@ -185,11 +135,11 @@ public struct BookRecordJSON {
         line.append(UInt8(ascii: ":"))
     }
 
-    private mutating func literal(_ text: StaticString) {
+    mutating func literal(_ text: StaticString) {
         line.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    private mutating func integer(_ value: Int) {
+    mutating func integer(_ value: Int) {
         if value >= 0 && value < 10 {
             line.append(UInt8(48 + value))
             return
@@ -214,7 +164,7 @@ public struct BookRecordJSON {
 
     /// Doubles as Foundation writes them: whole numbers without a fraction (`4`), others in
     /// Swift's shortest round-tripping form (`3.75`).
-    private mutating func double(_ value: Double) {
+    mutating func double(_ value: Double) {
         if value == value.rounded(), abs(value) < 1e15 {
             integer(Int(value))
         } else {
@@ -222,7 +172,7 @@ public struct BookRecordJSON {
         }
     }
 
-    private mutating func texts(_ values: [FieldText], _ cells: UnsafeBufferPointer<UInt8>) {
+    mutating func texts(_ values: [FieldText], _ cells: UnsafeBufferPointer<UInt8>) {
         line.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
             if index > 0 { line.append(UInt8(ascii: ",")) }
@@ -232,21 +182,21 @@ public struct BookRecordJSON {
     }
 
     @inline(__always)
-    private mutating func text(_ value: FieldText, _ cells: UnsafeBufferPointer<UInt8>) {
+    mutating func text(_ value: FieldText, _ cells: UnsafeBufferPointer<UInt8>) {
         switch value {
         case .cell(let range): string(UnsafeBufferPointer(rebasing: cells[range]))
         case .string(let value): string(value)
         }
     }
 
-    private mutating func string(_ value: String) {
+    mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { string($0) }
     }
 
     /// A JSON string, by the project's one escaper (`JSONString`, in Core).
     @inline(__always)
-    private mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
+    mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
         line.reserve(utf8.count * 6 + 2)  // every byte escaped as \u00XX at worst
         JSONString.append(utf8, to: &line)
     }

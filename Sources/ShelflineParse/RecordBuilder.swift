@@ -65,18 +65,6 @@ struct RecordBuilder {
         verbatimColumns = Self.verbatim.compactMap { role, path in map[role].map { (path, $0) } }
     }
 
-    /// Cells kept as they are (trimmed), each in the record field of the same name.
-    /// (`nonisolated(unsafe)`: a constant; key paths are immutable but not `Sendable`.)
-    nonisolated(unsafe) static let verbatim: [(ColumnRole, WritableKeyPath<ParsedRecord, FieldText?>)] = [
-        (.recommendedFor, \.recommendedFor), (.recommendedBy, \.recommendedBy), (.purchaseDate, \.purchaseDate),
-        (.purchaseLocation, \.purchaseLocation), (.condition, \.condition),
-        (.conditionDescription, \.conditionDescription), (.bcid, \.bcid), (.contributors, \.contributors),
-        (.pace, \.pace), (.characterOrPlotDriven, \.characterOrPlotDriven),
-        (.strongCharacterDevelopment, \.strongCharacterDevelopment), (.loveableCharacters, \.loveableCharacters),
-        (.diverseCharacters, \.diverseCharacters), (.flawedCharacters, \.flawedCharacters),
-        (.contentWarnings, \.contentWarnings), (.contentWarningDescription, \.contentWarningDescription),
-    ]
-
     /// Why a row could not become a record.
     public struct Rejection: Error, Equatable {
         public var reason: String

@@ -30,10 +30,10 @@ extension Stage {
             StageFile(.report, .option, defaultName: "parse-report.json"),
         ],
         unlistedOutputs: [StageFile(.texts, .foundByRole, defaultName: RecordTexts.fileName, besides: .records)],
-        // 5: each texts line names its record's row (`byteOffset`, `byteLength`), which merge
-        // checks; 4: reviews and notes apart from the records (`RecordTexts`); 3: `shelfPositions`
-        // aligned with `shelves`.
-        parameterStages: [.parse], algorithmVersion: 5, invocation: .files,
+        // 6: BookWyrm's `reviewName`, `reviewContentWarning`; 5: each texts line names its record's
+        // row (`byteOffset`, `byteLength`), which merge checks; 4: reviews and notes apart from the
+        // records (`RecordTexts`); 3: `shelfPositions` aligned with `shelves`.
+        parameterStages: [.parse], algorithmVersion: 6, invocation: .files,
         activity: ActivityStep("Reading file…", share: 0.05))
 
     public static let dedupe = Stage(
@@ -55,7 +55,7 @@ extension Stage {
             StageFile(.report, .option, defaultName: "lookup-report.json"),
         ],
         progress: StageFile(.progress, .option, defaultName: "lookup-progress.json"),
-        parameterStages: [.lookup], algorithmVersion: 1, invocation: .files,
+        parameterStages: [.lookup], algorithmVersion: 2, invocation: .files,
         // The Open Library API to ask without a pipeline.json (a mirror, a loopback stand-in in tests).
         environmentParameters: [Stage.EnvironmentParameter("SHELFLINE_OPENLIBRARY_URL", "openLibrary.baseURL")],
         // Most of an import's time goes to asking the sources.
@@ -83,7 +83,7 @@ extension Stage {
         ],
         // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
         // 4: the library keeps every user-authored cell (export); 3: the report's `reviewOpen` (rows still to review after the decisions); 2: the title identity.
-        parameterStages: [.dedupe, .merge], algorithmVersion: 5, invocation: .filesAndImportId,
+        parameterStages: [.dedupe, .merge], algorithmVersion: 6, invocation: .filesAndImportId,
         activity: ActivityStep("Saving to library…", share: 0.04))
 
     /// Finds every stage's files by role in the run directory (`RunFiles`); it writes no report file.

@@ -132,5 +132,26 @@ import Testing
         let result = try ExecutableRunner.run(
             "/bin/bash", [script], environment: ["SHELFLINE_BIN": ExecutableRunner.productsDirectory])
         #expect(result.status == 0 && result.stdout.contains("total: 0 disagreements, 0 rows not kept"), "\(result)")
+    /// BookWyrm's review title and content warning reach the library and `export --format ndjson`;
+    /// a later import's non-empty cell replaces one, an empty cell keeps it.
+    @Test(.bug(id: 37)) func bookWyrmReviewTitleAndWarningReachTheLibrary() throws {
+        let dir = TemporaryDirectory("formats-e2e")
+        let header = "title,author_text,remote_id,isbn_13,rating,review_name,review_cw,review_content,shelf,shelf_name\n"
+        let row = "Kindred,Octavia E. Butler,https://books.example/book/31,9780807083055,5"
+        let workspace = dir.file("ws")
+        for (name, cells) in [
+            ("first.csv", ",Hard reading ,violence,<p>Yes.</p>"), ("second.csv", ",Harder reading,,<p>Yes.</p>"),
+        ] {
+            let csv = dir.write(name, header + row + cells + ",read,Read\n")
+            let result = try ExecutableRunner.run(
+                "shelfline", ["run", "--csv", csv, "--config", Self.config, "--workspace", workspace], in: dir.path)
+            #expect(result.status == 0, "\(result)")
+        }
+        let export = try ExecutableRunner.run(
+            "shelfline", ["export", "--format", "ndjson", "--config", Self.config, "--workspace", workspace], in: dir.path)
+        #expect(export.status == 0, "\(export)")
+        let book = try JSONSerialization.jsonObject(with: Data(export.stdout.utf8)) as? [String: Any]
+        #expect(book?["reviewName"] as? String == "Harder reading", "\(export.stdout)")
+        #expect(book?["reviewContentWarning"] as? String == "violence", "\(export.stdout)")
     }
 }

@@ -2,10 +2,10 @@ import Foundation
 import ShelflineCore
 import Testing
 
-/// `BookRecord`'s JSON conformance is written by hand (RecordShelfPositions.swift: `shelfPositions`
-/// is read against `shelves`), so a stored property added to the record but not to its
-/// `CodingKeys`, `init(from:)` or `encode(to:)` would be dropped silently from every stage's
-/// records. This fills every scalar and string-list property through JSON and checks each comes
+/// `BookRecord`'s JSON conformance is written out, not synthesised (`shelfPositions` is read against
+/// `shelves`: RecordShelfPositions.swift), so a stored property missing from its `CodingKeys`,
+/// `init(from:)` or `encode(to:)` (all generated from codegen/fields.json) would be dropped silently
+/// from every stage's records. This fills every scalar and string-list property through JSON and checks each comes
 /// back, read and written.
 @Suite struct BookRecordCodingTests {
     /// Properties whose types this test does not fill; a new property of another type must be

@@ -139,56 +139,6 @@ public enum BookRecordScan {
 
     // MARK: - Parts
 
-    static func readerField(_ key: MemberName, _ s: inout JSONScanner, _ record: inout BookRecord) -> Bool {
-        switch key {
-        case "series": return s.string(into: &record.series)
-        case "seriesPosition": return s.string(into: &record.seriesPosition)
-        case "isbnRaw": return s.string(into: &record.isbnRaw)
-        case "asin": return s.string(into: &record.asin)
-        case "binding": return s.string(into: &record.binding)
-        case "originalYear": return s.int(into: &record.originalYear)
-        case "rating": return s.double(into: &record.rating)
-        case "shelf": return s.string(into: &record.shelf)
-        case "shelves": return s.strings(into: &record.shelves)
-        case "dateAdded": return s.string(into: &record.dateAdded)
-        case "readCount": return s.int(into: &record.readCount)
-        case "review": return s.string(into: &record.review)
-        case "notes": return s.string(into: &record.notes)
-        case "owned":
-            guard let value = s.bool() else { return false }
-            record.owned = value
-            return true
-        case "ownedCopies": return s.int(into: &record.ownedCopies)
-        case "spoiler":
-            guard let value = s.bool() else { return false }
-            record.spoiler = value
-            return true
-        case "recommendedFor": return s.string(into: &record.recommendedFor)
-        case "recommendedBy": return s.string(into: &record.recommendedBy)
-        case "purchaseDate": return s.string(into: &record.purchaseDate)
-        case "purchaseLocation": return s.string(into: &record.purchaseLocation)
-        case "condition": return s.string(into: &record.condition)
-        case "conditionDescription": return s.string(into: &record.conditionDescription)
-        case "bcid": return s.string(into: &record.bcid)
-        case "contributors": return s.string(into: &record.contributors)
-        case "moods": return s.strings(into: &record.moods)
-        case "pace": return s.string(into: &record.pace)
-        case "characterOrPlotDriven": return s.string(into: &record.characterOrPlotDriven)
-        case "strongCharacterDevelopment": return s.string(into: &record.strongCharacterDevelopment)
-        case "loveableCharacters": return s.string(into: &record.loveableCharacters)
-        case "diverseCharacters": return s.string(into: &record.diverseCharacters)
-        case "flawedCharacters": return s.string(into: &record.flawedCharacters)
-        case "contentWarnings": return s.string(into: &record.contentWarnings)
-        case "contentWarningDescription": return s.string(into: &record.contentWarningDescription)
-        case "reads":
-            guard let spans = readSpans(&s) else { return false }
-            record.reads = spans
-            return true
-        default:
-            return s.skipUnknown(key, depth: 1)
-        }
-    }
-
     /// A `reads` array of a record or library book (`{start?, end?}` objects, other members skipped).
     public static func readSpans(_ s: inout JSONScanner) -> [ReadSpan]? {
         var spans: [ReadSpan] = []
@@ -376,6 +326,18 @@ extension JSONScanner {
     mutating func strings(into value: inout [String]?) -> Bool {
         guard let texts = stringArray() else { return false }
         value = texts
+        return true
+    }
+
+    mutating func stringMap(into value: inout [String: String]?) -> Bool {
+        guard let map = stringMap() else { return false }
+        value = map
+        return true
+    }
+
+    mutating func readSpans(into value: inout [ReadSpan]?) -> Bool {
+        guard let spans = BookRecordScan.readSpans(&self) else { return false }
+        value = spans
         return true
     }
 

@@ -53,62 +53,10 @@ enum LibraryBookScan {
                 book.provenance = contributions
                 hasProvenance = true
                 return true
-            case .subtitle: return set(s.string(), &book.subtitle)
-            case .series: return set(s.string(), &book.series)
-            case .seriesPosition: return set(s.string(), &book.seriesPosition)
-            case .author: return set(s.string(), &book.author)
-            case .additionalAuthors: return set(s.stringArray(), &book.additionalAuthors)
-            case .isbn13: return set(s.string(), &book.isbn13)
-            case .isbn10: return set(s.string(), &book.isbn10)
-            case .isbnAsWritten: return set(s.string(), &book.isbnAsWritten)
-            case .titleAsWritten: return set(s.string(), &book.titleAsWritten)
-            case .asin: return set(s.string(), &book.asin)
-            case .identifiers: return set(s.stringMap(), &book.identifiers)
-            case .publisher: return set(s.string(), &book.publisher)
-            case .binding: return set(s.string(), &book.binding)
-            case .pages: return set(s.int(), &book.pages)
-            case .year: return set(s.int(), &book.year)
-            case .originalYear: return set(s.int(), &book.originalYear)
-            case .editionKey: return set(s.string(), &book.editionKey)
-            case .workKey: return set(s.string(), &book.workKey)
-            case .coverId: return set(s.int(), &book.coverId)
-            case .coverURL: return set(s.string(), &book.coverURL)
-            case .metadataFields: return set(s.stringArray(), &book.metadataFields)
-            case .shelf: return set(s.string(), &book.shelf)
-            case .shelves: return set(s.stringArray(), &book.shelves)
             case .rating:
                 guard let range = s.rawValue() else { return false }
                 return set(Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)), &book.rating)
-            case .dateAdded: return set(s.string(), &book.dateAdded)
-            case .reads: return set(BookRecordScan.readSpans(&s), &book.reads)
-            case .readCount: return set(s.int(), &book.readCount)
-            case .review: return set(s.string(), &book.review)
-            case .notes: return set(s.string(), &book.notes)
-            case .owned: return set(s.boolean(), &book.owned)
-            case .ownedCopies: return set(s.int(), &book.ownedCopies)
-            case .shelfPositions: return set(BookRecordScan.shelfPositions(&s), &book.shelfPositions)
-            case .spoiler: return set(s.boolean(), &book.spoiler)
-            case .recommendedFor: return set(s.string(), &book.recommendedFor)
-            case .recommendedBy: return set(s.string(), &book.recommendedBy)
-            case .purchaseDate: return set(s.string(), &book.purchaseDate)
-            case .purchaseLocation: return set(s.string(), &book.purchaseLocation)
-            case .condition: return set(s.string(), &book.condition)
-            case .conditionDescription: return set(s.string(), &book.conditionDescription)
-            case .bcid: return set(s.string(), &book.bcid)
-            case .contributors: return set(s.string(), &book.contributors)
-            case .moods: return set(s.stringArray(), &book.moods)
-            case .pace: return set(s.string(), &book.pace)
-            case .characterOrPlotDriven: return set(s.string(), &book.characterOrPlotDriven)
-            case .strongCharacterDevelopment: return set(s.string(), &book.strongCharacterDevelopment)
-            case .loveableCharacters: return set(s.string(), &book.loveableCharacters)
-            case .diverseCharacters: return set(s.string(), &book.diverseCharacters)
-            case .flawedCharacters: return set(s.string(), &book.flawedCharacters)
-            case .contentWarnings: return set(s.string(), &book.contentWarnings)
-            case .contentWarningDescription: return set(s.string(), &book.contentWarningDescription)
-            case .enrichment: return set(s.string(), &book.enrichment)
-            case .enrichmentSource: return set(s.string(), &book.enrichmentSource)
-            case .needsReview: return set(s.boolean(), &book.needsReview)
-            case .reviewDecision: return set(s.string(), &book.reviewDecision)
+            default: return read(field, &s, into: &book)
             }
         }
         guard wellFormed, scanner.atEnd(), let id, let title, hasKeys, hasProvenance else { return nil }
@@ -119,47 +67,10 @@ enum LibraryBookScan {
 
     /// Stores a value read (false: there was none to read).
     @inline(__always)
-    private static func set<Value>(_ value: Value?, _ target: inout Value?) -> Bool {
+    static func set<Value>(_ value: Value?, _ target: inout Value?) -> Bool {
         guard let value else { return false }
         target = value
         return true
-    }
-
-    /// The members of a library line, named as in the JSON.
-    enum Field: String, CaseIterable {
-        case id, keys, title, subtitle, series, seriesPosition, author, additionalAuthors, isbn13, isbn10, asin, publisher,
-            binding, pages, year, originalYear, editionKey, workKey, coverId, coverURL, metadataFields, shelf, shelves, rating,
-            dateAdded, reads, readCount, review, notes, owned, ownedCopies, shelfPositions, spoiler, recommendedFor,
-            recommendedBy, purchaseDate, purchaseLocation, condition, conditionDescription, bcid, contributors, moods, pace,
-            characterOrPlotDriven, strongCharacterDevelopment, loveableCharacters, diverseCharacters, flawedCharacters,
-            contentWarnings, contentWarningDescription, enrichment, enrichmentSource, needsReview, reviewDecision, provenance,
-            isbnAsWritten, titleAsWritten, identifiers
-
-        /// The fields named in `names` as a mask of their bits (names that are no field are left out).
-        static func mask(of names: Set<String>) -> UInt64 {
-            zip(allCases, 0...).reduce(0) { mask, entry in names.contains(entry.0.rawValue) ? mask | 1 << entry.1 : mask }
-        }
-
-        /// The field a member name spells, compared as bytes (no `String` made), and its bit.
-        static func named(_ name: MemberName) -> (Field, UInt64)? {
-            let count = name.bytes.count
-            guard count < byLength.count else { return nil }
-            for entry in byLength[count]
-            where entry.spelling.withUnsafeBytes({ memcmp($0.baseAddress!, name.bytes.baseAddress!, count) == 0 }) {
-                return (entry.field, entry.bit)
-            }
-            return nil
-        }
-
-        /// The fields' spellings by their length in bytes, with their bits.
-        private static let byLength: [[(spelling: [UInt8], field: Field, bit: UInt64)]] = {
-            var table = [[(spelling: [UInt8], field: Field, bit: UInt64)]](
-                repeating: [], count: 1 + allCases.map(\.rawValue.utf8.count).max()!)
-            for (field, index) in zip(allCases, 0...) {
-                table[field.rawValue.utf8.count].append((Array(field.rawValue.utf8), field, 1 << UInt64(index)))
-            }
-            return table
-        }()
     }
 
     static func contribution(_ s: inout JSONScanner) -> Contribution? {
@@ -209,4 +120,32 @@ extension JSONScanner {
         if peek() == UInt8(ascii: "f") { return rawValue().flatMap { bytes[$0].elementsEqual("false".utf8) ? false : nil } }
         return nil
     }
+}
+
+extension LibraryBookScan.Field {
+    /// The fields named in `names` as a mask of their bits (names that are no field are left out).
+    static func mask(of names: Set<String>) -> UInt64 {
+        zip(allCases, 0...).reduce(0) { mask, entry in names.contains(entry.0.rawValue) ? mask | 1 << entry.1 : mask }
+    }
+
+    /// The field a member name spells, compared as bytes (no `String` made), and its bit.
+    static func named(_ name: MemberName) -> (LibraryBookScan.Field, UInt64)? {
+        let count = name.bytes.count
+        guard count < byLength.count else { return nil }
+        for entry in byLength[count]
+        where entry.spelling.withUnsafeBytes({ memcmp($0.baseAddress!, name.bytes.baseAddress!, count) == 0 }) {
+            return (entry.field, entry.bit)
+        }
+        return nil
+    }
+
+    /// The fields' spellings by their length in bytes, with their bits.
+    private static let byLength: [[(spelling: [UInt8], field: LibraryBookScan.Field, bit: UInt64)]] = {
+        var table = [[(spelling: [UInt8], field: LibraryBookScan.Field, bit: UInt64)]](
+            repeating: [], count: 1 + allCases.map(\.rawValue.utf8.count).max()!)
+        for (field, index) in zip(allCases, 0...) {
+            table[field.rawValue.utf8.count].append((Array(field.rawValue.utf8), field, 1 << UInt64(index)))
+        }
+        return table
+    }()
 }

@@ -26,6 +26,7 @@ struct BookWyrmFormat: ImportFormat {
             .title: ["title"], .author: ["author_text"], .isbn: ["isbn_10"], .isbn13: ["isbn_13"], .asin: ["asin"],
             .pages: ["pages"], .dateStarted: ["start_date"], .dateRead: ["finish_date"], .rating: ["rating"],
             .review: ["review_content"], .dateAdded: ["shelf_date"],
+            .reviewName: ["review_name"], .reviewContentWarning: ["review_cw"],
         ],
         own: [["shelf"], ["shelf_name"], ["stopped_date"], ["review_cw"]] + identifierColumns.map { [$0.column] })
 
@@ -33,8 +34,6 @@ struct BookWyrmFormat: ImportFormat {
 
     var cannotCarry: [String: String] {
         [
-            "review_name": "the review's title; not kept (the review's text is)",
-            "review_cw": "the review's content warning text; the review is marked as a spoiler instead",
             "review_published": "when the review was published; not kept",
             "stopped_date": "when the reader stopped; kept only as the shelf did-not-finish",
         ]

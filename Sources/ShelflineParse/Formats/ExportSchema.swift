@@ -1,28 +1,6 @@
 import Foundation
 import ShelflineCore
 
-/// What a column means to Shelfline, whatever the export calls it.
-public enum ColumnRole: String, CaseIterable, Sendable, Codable {
-    case id, title, author, additionalAuthors
-    /// A single identifier cell (`ISBN`, `ISBN/UID`), a preferred ISBN-13 cell, and a list cell (`ISBNs`).
-    case isbn, isbn13, isbnList
-    case asin, publisher
-    /// LibraryThing's `Publication` (`Plume (1992), 864 pages`): the publisher is read from it.
-    case publication
-    case binding, pages, year, originalYear
-    case rating, shelf, shelves, dateAdded, dateStarted, dateRead
-    /// StoryGraph's `Last Date Read`: used when `Dates Read` is empty.
-    case lastDateRead
-    case readCount, review, notes, owned
-    /// Goodreads' own reader columns: `Bookshelves with positions`, `Spoiler`, and the older
-    /// export's recommendation, purchase and condition columns (also LibraryThing's `BCID`).
-    case shelfPositions, spoiler, recommendedFor, recommendedBy, purchaseDate, purchaseLocation, condition
-    case conditionDescription, bcid
-    /// StoryGraph's own columns.
-    case contributors, moods, pace, characterOrPlotDriven, strongCharacterDevelopment, loveableCharacters
-    case diverseCharacters, flawedCharacters, contentWarnings, contentWarningDescription
-}
-
 /// How one export format names its columns, and which of them identify it.
 public struct ExportSchema: Sendable {
     public var format: SourceFormat
