@@ -132,6 +132,8 @@ import Testing
         let result = try ExecutableRunner.run(
             "/bin/bash", [script], environment: ["SHELFLINE_BIN": ExecutableRunner.productsDirectory])
         #expect(result.status == 0 && result.stdout.contains("total: 0 disagreements, 0 rows not kept"), "\(result)")
+    }
+
     /// BookWyrm's review title and content warning reach the library and `export --format ndjson`;
     /// a later import's non-empty cell replaces one, an empty cell keeps it.
     @Test(.bug(id: 37)) func bookWyrmReviewTitleAndWarningReachTheLibrary() throws {
