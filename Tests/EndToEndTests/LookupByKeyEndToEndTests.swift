@@ -78,6 +78,12 @@ import Testing
         #expect(offline["OL45804W"]?["title"] as? String == "OL45804W")
         #expect(offline["OL1000001W"]?["title"] as? String == "OL1000001W")
         #expect(offline.values.allSatisfy { $0["enrichment"] == nil && $0["author"] == nil })
+
+        // Still out of reach: asked again, nothing new found, the library byte-identical.
+        let library = try Data(contentsOf: URL(fileURLWithPath: keyed.workspace + "/library/library.ndjson.gz"))
+        let stillDown = try keyed.run()
+        #expect(stillDown.stdout.contains("asking again for 2 rows no source could answer last time"), "\(stillDown)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: keyed.workspace + "/library/library.ndjson.gz")) == library)
         down = nil
 
         // Reachable, but failing for one of the keys: the other book is filled in.
