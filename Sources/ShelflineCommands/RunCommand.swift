@@ -23,7 +23,9 @@ public struct RunCommand: StageCommand {
             (parse, dedupe, lookup, merge, render) as its own process, and updates \
             <workspace>/library/library.ndjson.gz. A stage is skipped when its manifest matches its \
             inputs' content, its parameters and its algorithm version. Rerunning a completed import \
-            is a no-op that prints the earlier summary. runs/latest names the newest successful or \
+            is a no-op that prints the earlier summary, unless its lookup left rows no source could \
+            answer (offline, quota spent): those are asked again (an inbox file once its last attempt \
+            is askAgainAfterMinutes old, default 60). runs/latest names the newest successful or \
             paused import; failed ones are listed in <workspace>/failed-inputs.json (`status`). \
             With --inbox, each new file is its own import: one that fails or cannot be read is \
             reported and the others are still imported; the exit status is the first failure's. \

@@ -100,8 +100,11 @@ public struct ImportLifecycle {
         }
     }
 
-    func importFile(_ csv: String, events: inout [ImportEvent]) async throws {
+    /// `askAgainAfterSeconds`: `PipelineRunner.askAgainAfterSeconds` (an export the user names is
+    /// asked again at once; an inbox waits `askAgainAfterMinutes`).
+    func importFile(_ csv: String, askAgainAfterSeconds: Double = 0, events: inout [ImportEvent]) async throws {
         var runner = makeRunner()
+        runner.askAgainAfterSeconds = askAgainAfterSeconds
         runner.sourceFile = try Workspace.absolute(csv, role: .input)
         let progress = TerminalProgress(enabled: !quiet, logfmt: logfmt, files: runner.files, now: now)
         runner.log = progress.log(log)
@@ -175,7 +178,11 @@ public struct ImportLifecycle {
     func importInbox(_ directory: String, settleSeconds: Double, events: inout [ImportEvent]) async throws {
         _ = try Workspace.absolute(directory, role: .input)  // a relative inbox needs a working directory
         let inbox = Inbox(directory: directory, workspace: workspace, settleSeconds: settleSeconds)
-        let scan = try inbox.scan(now: now(), log: log)
+        let askAgainAfter = (config.askAgainAfterMinutes ?? AskAgain.defaultInboxMinutes) * 60
+        let askAgain = AskAgain(files: makeRunner().files, afterSeconds: askAgainAfter)
+        let scan = try inbox.scan(now: now(), log: log) { hash in
+            askAgain.rows(in: RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace), now: now()) > 0
+        }
         var failures: [(path: String, error: any ShelflineError)] = []
         let failedInputs = FailedInputs(workspace: workspace)
         for (path, error) in scan.unreadable {
@@ -194,7 +201,7 @@ public struct ImportLifecycle {
         for (path, hash) in scan.pending {
             if cancellation.isCancelled { throw OrchestratorError.paused(stage: .parse) }
             do {
-                try await importFile(path, events: &events)
+                try await importFile(path, askAgainAfterSeconds: askAgainAfter, events: &events)
                 try inbox.record(hash: hash, name: (path as NSString).lastPathComponent, now: now())
                 imported += 1
             } catch let error as any ShelflineError {

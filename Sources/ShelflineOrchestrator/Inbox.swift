@@ -84,7 +84,9 @@ public struct Inbox: Sendable {
     }
 
     /// Looks at every regular, non-hidden file of the inbox. Only a missing inbox is an error.
-    public func scan(now: Date, log: Logfmt? = nil) throws -> Scan {
+    /// `askAgain`: whether the import of content with this hash, already imported, left rows to ask
+    /// again now (`AskAgain`): such a file is pending again.
+    public func scan(now: Date, log: Logfmt? = nil, askAgain: (String) -> Bool = { _ in false }) throws -> Scan {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw FileError.missingInput(path: directory, reason: "inbox is not a directory")
@@ -119,7 +121,7 @@ public struct Inbox: Sendable {
                 result.unreadable.append((path, error))
                 continue
             }
-            if done[hash] != nil {
+            if done[hash] != nil, !askAgain(hash) {
                 result.alreadyImported += 1
             } else if !result.pending.contains(where: { $0.hash == hash }) {
                 result.pending.append((path, hash))

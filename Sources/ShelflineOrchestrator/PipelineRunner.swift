@@ -14,6 +14,8 @@ public struct RunOutcome: Sendable {
     public var report: MergeReport?
     /// The run's report page (render's `page` output).
     public var page: String
+    /// Rows asked again because no source could answer them last time (`AskAgain`).
+    public var askedAgain = 0
 
     /// The one-paragraph summary printed at the end of a run.
     public var summary: String {
@@ -28,7 +30,7 @@ public struct RunOutcome: Sendable {
             \(o.duplicateInFile) duplicate in file, \(o.rejected) rejected\(skipped); enrichment: \(e.matchedByIsbn) by ISBN\
             \(EnrichmentCounts.sourceBreakdown(e.isbnBySource)), \(e.matchedBySearch) by search\
             \(EnrichmentCounts.sourceBreakdown(e.searchBySource)), \(reviewed)\(report.rowsToReview) need review, \(e.notEnriched) not enriched; \
-            library: \(report.libraryBooks) books
+            library: \(report.libraryBooks) books\(askedAgain > 0 ? "; " + AskAgain.reason(rows: askedAgain) : "")
             """
     }
 
@@ -71,6 +73,9 @@ public struct PipelineRunner {
     /// `--columns` for parse); the caller puts what they change in the config's parameters too,
     /// so the stage's fingerprint follows them.
     public var stageArguments: [StageName: [String]] = [:]
+    /// A stage complete but for rows no source could answer runs again once its last attempt is
+    /// this many seconds old (`AskAgain`; 0: every run of the export asks again).
+    public var askAgainAfterSeconds: Double = 0
 
     /// How a stage ended in this run.
     public enum StageResult: Sendable, Equatable {
@@ -180,6 +185,8 @@ public struct PipelineRunner {
     /// caller), so a failed import never hides the last good one.
     public func run(_ run: RunDirectory) throws -> RunOutcome {
         var stagesRun: [StageName] = []
+        var askedAgain = 0
+        let askAgain = AskAgain(files: files, afterSeconds: askAgainAfterSeconds)
         // The stamps of the outputs this run has checked or written, for the later stages' inputs.
         var produced: [String: FileStamp] = [:]
         if let preparedInput { produced[preparedInput.name] = preparedInput }
@@ -196,7 +203,11 @@ public struct PipelineRunner {
                 let stage = declaration.name
                 // A stage judged against its manifest needs the hashes of what it reads.
                 if stamping != nil, run.manifest(stage) != nil { try settle() }
-                let check = try planner.check(stage, run: run)
+                var check = try planner.check(stage, run: run)
+                if check.decision.isUpToDate, case let rows = askAgain.rows(stage, in: run, now: now()), rows > 0 {
+                    check.decision = .run(reason: AskAgain.reason(rows: rows))
+                    askedAgain += rows
+                }
                 let decision = check.decision
                 if decision.isUpToDate {
                     for stamp in run.manifest(stage)?.outputs ?? [] { produced[stamp.name] = stamp }
@@ -272,7 +283,7 @@ public struct PipelineRunner {
         let report = files.output(.merge, .report).flatMap { try? readJSONFile(MergeReport.self, from: run.file($0)) }
         return RunOutcome(
             run: run, stagesRun: stagesRun, report: report,
-            page: files.output(.render, .page) ?? planner.description(.render).defaultOutput(.page))
+            page: files.output(.render, .page) ?? planner.description(.render).defaultOutput(.page), askedAgain: askedAgain)
     }
 
     /// Starts the stage executable in the run directory and waits, forwarding SIGTERM/SIGINT.

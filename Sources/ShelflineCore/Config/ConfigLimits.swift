@@ -45,7 +45,8 @@ public enum ConfigLimits {
 
     /// Top-level settings, by key path.
     public static let topLevel: [String: Range] = [
-        "notifyTimeoutSeconds": Range(exclusiveMinimum: 0, maximum: 86_400)
+        "notifyTimeoutSeconds": Range(exclusiveMinimum: 0, maximum: 86_400),
+        "askAgainAfterMinutes": Range(minimum: 0, maximum: 525_600),
     ]
 
     /// Checks every bounded top-level number present in the parsed file. Stage parameters'

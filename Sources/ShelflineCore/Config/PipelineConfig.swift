@@ -30,6 +30,9 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     public var notify: [String]?
     /// Seconds `notify` may run before it is killed (default 30).
     public var notifyTimeoutSeconds: Double?
+    /// Minutes an inbox waits before importing again a file whose import left rows no source could
+    /// answer (default 60; 0: every run).
+    public var askAgainAfterMinutes: Double?
     /// Live Activity delivery through APNs (`shelfline-push`); nil: no pushes are sent. Kept as
     /// JSON: ShelflineActivity's `APNsConfig` decodes it.
     public var apns: JSONValue?

@@ -40,6 +40,9 @@ public struct RecordQuery: Sendable {
 public struct LookupOutcome: Sendable, Equatable {
     public var match: MatchResult
     public var metadata: EditionMetadata?
+    /// Left `notEnriched` because a source could not answer (offline, breaker open, quota spent,
+    /// retries exhausted), not because it said no: a later run of the same export asks again.
+    public var askAgain = false
 }
 
 /// Resolves records against the chained sources: ISBN in every source first, then title/author
@@ -260,7 +263,8 @@ public final class LookupEngine: Sendable {
         }
         let reason: String
         if let failure = failures.first(where: { if case .unavailable = $0 { true } else { false } }) ?? failures.first {
-            reason = failure.recordReason
+            return LookupOutcome(
+                match: MatchResult(status: .notEnriched, reason: failure.recordReason), metadata: nil, askAgain: true)
         } else if query.titleIsPlaceholder {
             reason = "no source knows its key"
         } else if query.isbn == nil && query.query.title.isEmpty {

@@ -13,6 +13,9 @@ public struct LookupReport: Codable, Sendable, Equatable {
     public var matchesBySource: [String: SourceMatchCounts] = [:]
     /// `notEnriched` records by reason (`no candidate`, `source unavailable`, …).
     public var notEnrichedReasons: [String: Int] = [:]
+    /// Of the `notEnriched` records, those a source could not answer (offline, breaker open, quota
+    /// spent, retries exhausted): `shelfline run` of the same export asks for them again.
+    public var rowsToAskAgain: Int?
     /// Duplicate rows (dedupe `duplicateInFile`) that reused the first row's answer.
     public var duplicatesReused = 0
     /// Remote answers served from the persistent cache instead of a request.

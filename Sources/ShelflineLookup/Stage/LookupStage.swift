@@ -267,6 +267,7 @@ public struct LookupStage {
                 counts[outcome.match.status.rawValue, default: 0] += 1
                 if outcome.match.status == .notEnriched {
                     report.notEnrichedReasons[outcome.match.reason ?? "unknown", default: 0] += 1
+                    if outcome.askAgain { report.rowsToAskAgain = (report.rowsToAskAgain ?? 0) + 1 }
                 }
                 let line = chunk[index].record.line
                 if survey.lastReference[line] != nil {
