@@ -57,8 +57,12 @@ public func fuzzCSV(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard exists, let report else {
         fuzzFail("outputs missing after a run", input)
     }
-    if report.rowsRead != report.rowsWritten + report.rowsRejected {
-        fuzzFail("rows not conserved: \(report.rowsRead) != \(report.rowsWritten) + \(report.rowsRejected)", input)
+    // Every row read is written, rejected or skipped (a row its format marks as not to import).
+    let skipped = report.rowsSkipped ?? 0
+    if report.rowsRead != report.rowsWritten + report.rowsRejected + skipped {
+        fuzzFail(
+            "rows not conserved: \(report.rowsRead) != \(report.rowsWritten) + \(report.rowsRejected) + \(skipped) skipped",
+            input)
     }
     var records = 0
     do {
@@ -68,7 +72,8 @@ public func fuzzCSV(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             records += 1
         }
         let rejects = try NDJSONReader<RejectedRow>(path: job.rejects!).readAll()
-        if records != report.rowsWritten || rejects.count != report.rowsRejected {
+        let skippedRows = rejects.filter { $0.skipped == true }.count
+        if records != report.rowsWritten || rejects.count - skippedRows != report.rowsRejected || skippedRows != skipped {
             fuzzFail("files hold \(records) records, \(rejects.count) rejects; report says \(report)", input)
         }
     } catch {
