@@ -23,9 +23,11 @@ public struct SHA256: Sendable {
     /// The digest of everything given so far (the hasher itself is left as it was).
     public func finalize() -> SHA256Digest {
         var context = context
-        var bytes = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        SHA256_Final(&bytes, &context)
-        return SHA256Digest(bytes: bytes)
+        var digest = SHA256Digest()
+        withUnsafeMutableBytes(of: &digest.bytes) {
+            _ = SHA256_Final($0.baseAddress!.assumingMemoryBound(to: UInt8.self), &context)
+        }
+        return digest
     }
 
     public static func hash(data: some DataProtocol) -> SHA256Digest {
@@ -41,15 +43,16 @@ public struct SHA256: Sendable {
     }
 }
 
-/// The 32 bytes of a SHA-256 digest.
+/// The 32 bytes of a SHA-256 digest, held inline: book ids hash every record's key, and a heap
+/// array per digest would be an allocation per record.
 public struct SHA256Digest: RandomAccessCollection, Hashable, Sendable {
-    public let bytes: [UInt8]
+    fileprivate var bytes = SIMD32<UInt8>()
     public var startIndex: Int { 0 }
-    public var endIndex: Int { bytes.count }
+    public var endIndex: Int { 32 }
     public subscript(position: Int) -> UInt8 { bytes[position] }
 
     public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try bytes.withUnsafeBytes(body)
+        try Swift.withUnsafeBytes(of: bytes, body)
     }
 }
 

@@ -16,6 +16,8 @@ public final class P256SigningKey: @unchecked Sendable {
         case notPKCS8
         /// A private key, but on another curve or of another kind (the curve's name, if any).
         case notP256(curve: String?)
+        /// libcrypto could not sign with the key.
+        case signingFailed
     }
 
     /// The key in PKCS#8 DER (the body of a .p8 file's `BEGIN PRIVATE KEY` block).
@@ -53,7 +55,7 @@ public final class P256SigningKey: @unchecked Sendable {
         let signed = message.withUnsafeBytes { bytes in
             shelfline_es256_sign(key, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count, &signature)
         }
-        guard signed == 1 else { throw KeyError.notP256(curve: nil) }
+        guard signed == 1 else { throw KeyError.signingFailed }
         return Data(signature)
     }
 
