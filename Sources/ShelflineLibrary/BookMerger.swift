@@ -413,8 +413,14 @@ public enum BookMerger {
         // book costs 2 % of merge (measured, 200,000-row import).
         if a?.isEmpty ?? true, let b, isSortedSet(b), b.first != "" { return b.isEmpty ? nil : b }
         if b?.isEmpty ?? true, let a, isSortedSet(a), a.first != "" { return a.isEmpty ? nil : a }
-        let all = Set((a ?? []) + (b ?? [])).filter { !$0.isEmpty }
-        return all.isEmpty ? nil : all.sorted()
+        // Sorted, then each run of equal names once (its first, as a `Set` keeps the first one
+        // inserted): hashing every name into a `Set` cost more than the sort (measured).
+        var all = (a ?? []) + (b ?? [])
+        all.sort()
+        var distinct: [String] = []
+        distinct.reserveCapacity(all.count)
+        for name in all where !name.isEmpty && distinct.last != name { distinct.append(name) }
+        return distinct.isEmpty ? nil : distinct
     }
 
     /// Every distinct reading, sorted; a span that only repeats part of another (`{end: d}` beside
