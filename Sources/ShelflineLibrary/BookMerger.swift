@@ -63,13 +63,15 @@ public enum BookMerger {
             combined.owned = mergeOwned(combined.owned, next.owned)
             combineOwnCells(&combined, next)
         }
-        var best: BookRecord?
-        for record in sorted where record.match != nil {
-            if best == nil || matchRank(record.match!.status) > matchRank(best!.match!.status) { best = record }
+        // The best row by its index: holding it as a record copied every field of it, for every book.
+        var best: Int?
+        for index in sorted.indices {
+            guard let match = sorted[index].match else { continue }
+            if best == nil || matchRank(match.status) > matchRank(sorted[best!].match!.status) { best = index }
         }
         return Combined(
             record: combined, lines: sorted.map(\.line), rowIds: sorted.compactMap(\.rowId),
-            match: best?.match, metadata: best?.metadata)
+            match: best.flatMap { sorted[$0].match }, metadata: best.flatMap { sorted[$0].metadata })
     }
 
     static func matchRank(_ status: MatchStatus) -> Int {
