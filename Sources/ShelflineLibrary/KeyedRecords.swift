@@ -59,11 +59,12 @@ enum KeyedRecords {
             }
         }
 
-        /// The batch's records up to its first bad line, and that line's error.
-        func wait() -> (records: [KeyedRecord], failure: (any Error)?) {
+        /// The batch's records up to its first bad line (in its two halves: joining them copied
+        /// every record), and that line's error.
+        func wait() -> (records: [[KeyedRecord]], failure: (any Error)?) {
             group.wait()
-            if let failure = first.failure { return (first.records, failure) }
-            return (first.records + second.records, second.failure)
+            if let failure = first.failure { return ([first.records], failure) }
+            return ([first.records, second.records], second.failure)
         }
     }
 
@@ -122,8 +123,8 @@ enum KeyedRecords {
         while let batch = try prefetcher.next() {
             let (records, failure) = batch.wait()
             try batch.bytes.withUnsafeBytes { all in
-                for record in records {
-                    try body(record, UnsafeRawBufferPointer(rebasing: all[record.range]))
+                for half in records {
+                    for record in half { try body(record, UnsafeRawBufferPointer(rebasing: all[record.range])) }
                 }
             }
             if let failure { throw failure }

@@ -227,3 +227,26 @@ import Testing
         #expect(bytes == Array(try JSONEncoder.shelfline.encode(entry)))
     }
 }
+
+@Suite struct ShelfUnionTests {
+    /// `BookMerger.union` of two shelf lists: what a `Set` of both, without "", sorted gives, down to
+    /// the bytes of canonically equal names (the first one listed is kept).
+    @Test(
+        .bug(id: 41),
+        arguments: [
+            ([String]?.none, [String]?.none, [String]?.none),
+            (["b", "a", "b", ""], nil, ["a", "b"]),
+            (
+                ["to-read", "g-bitter", "g-back"], ["g-back", "currently-reading"],
+                ["currently-reading", "g-back", "g-bitter", "to-read"]
+            ),
+            ([""], [""], nil),
+            (["caf\u{E9}", "x"], ["cafe\u{301}"], ["caf\u{E9}", "x"]),
+            (["cafe\u{301}", "x"], ["caf\u{E9}"], ["cafe\u{301}", "x"]),
+            (nil, ["a", "b"], ["a", "b"]),
+        ])
+    func unionIsTheSortedSetOfBoth(a: [String]?, b: [String]?, expected: [String]?) {
+        let union = BookMerger.union(a, b)
+        #expect(union?.map { Array($0.utf8) } == expected?.map { Array($0.utf8) })
+    }
+}
