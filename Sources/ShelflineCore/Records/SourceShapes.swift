@@ -25,11 +25,18 @@ public struct SourceShape: Sendable, Equatable {
     /// How its cover numbers become URLs; nil for a source whose covers are whole URLs
     /// (`EditionMetadata.coverURL`) or that has none.
     public var covers: CoverURLTemplate?
+    /// What its work ids begin with, where one field holds its work or edition ids (a candidate's
+    /// `key`); nil when its ids do not say.
+    public var workKeyPrefix: String?
 
-    public init(source: String, covers: CoverURLTemplate? = nil) {
+    public init(source: String, covers: CoverURLTemplate? = nil, workKeyPrefix: String? = nil) {
         self.source = source
         self.covers = covers
+        self.workKeyPrefix = workKeyPrefix
     }
+
+    /// Whether `key`, one of its ids, names a work (not an edition).
+    public func isWorkKey(_ key: String) -> Bool { workKeyPrefix.map(key.hasPrefix) ?? false }
 }
 
 /// The sources whose ids have a shape the library or the page reads: the one place such a source
@@ -44,8 +51,8 @@ public enum SourceShapes {
     /// Each source's shape; the first's covers are also those a book's ISBN is looked up by when
     /// no source gave one.
     public static let all: [SourceShape] = [
-        SourceShape(source: "catalog", covers: openLibraryCovers),
-        SourceShape(source: "openlibrary", covers: openLibraryCovers),
+        SourceShape(source: "catalog", covers: openLibraryCovers, workKeyPrefix: "/works/"),
+        SourceShape(source: "openlibrary", covers: openLibraryCovers, workKeyPrefix: "/works/"),
     ]
 
     /// The shape of `source`'s ids. A book or candidate no listed source names (`review`: a
