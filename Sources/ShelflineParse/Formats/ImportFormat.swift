@@ -113,14 +113,32 @@ public enum FormatChoice: Hashable, Sendable, Codable, RawRepresentable, CaseIte
     case auto
     case format(SourceFormat)
 
-    public init?(rawValue: String) {
-        if rawValue == "auto" {
+    public init?(rawValue: String) { self.init(rawValue, formats: ImportFormats.all) }
+
+    /// `auto`, or the format of `formats` named `name`.
+    init?(_ name: String, formats: [any ImportFormat]) {
+        if name == "auto" {
             self = .auto
-        } else if let format = SourceFormat(rawValue: rawValue), ImportFormats.named(format) != nil {
-            self = .format(format)
+        } else if let format = formats.first(where: { $0.name.rawValue == name }) {
+            self = .format(format.name)
         } else {
             return nil
         }
+    }
+
+    /// A name of the formats under `CodingUserInfoKey.importFormats` (a parse run with its own list),
+    /// else of `ImportFormats.all`.
+    public init(from decoder: any Decoder) throws {
+        let name = try decoder.singleValueContainer().decode(String.self)
+        let formats = decoder.userInfo[.importFormats] as? [any ImportFormat] ?? ImportFormats.all
+        guard let choice = Self(name, formats: formats) else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "'\(name)' is not allowed; expected one of "
+                        + (["auto"] + formats.map(\.name.rawValue)).joined(separator: ", ")))
+        }
+        self = choice
     }
 
     public var rawValue: String {
@@ -144,6 +162,11 @@ public enum FormatChoice: Hashable, Sendable, Codable, RawRepresentable, CaseIte
         let names = ImportFormats.all.map(\.displayName)
         return names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
     }
+}
+
+extension CodingUserInfoKey {
+    /// The formats a decoded `FormatChoice` may name (`[any ImportFormat]`); absent: `ImportFormats.all`.
+    static let importFormats = CodingUserInfoKey(rawValue: "shelfline.importFormats")!
 }
 
 extension ImportFormat {
