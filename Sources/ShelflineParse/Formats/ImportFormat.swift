@@ -52,8 +52,10 @@ enum AuthorCell: Sendable {
     case name
     /// One name written `Last, First`.
     case invertedName
-    /// Every author, comma-separated: the first is the author, the rest additional authors.
-    case list
+    /// Every author: the first is the author, the rest additional authors. The cell is split on the
+    /// first of `separators` it holds (Calibre's `["&", ","]`: a cell with ` & ` is split there
+    /// alone, so `Le Guin, Ursula K. & Attebery, Brian` keeps its inverted names).
+    case list(separators: [Character] = [","])
 }
 
 /// How a format writes the additional-authors cell.
