@@ -4,7 +4,7 @@
 codegen/fields.json lists every field of `BookRecord` and `LibraryBook`: its name (also its JSON key),
 Swift type, which structs have it, the columns that feed it, how merge combines it and its JSON schema.
 This script writes, from that table alone, the `*.generated.swift` files (stored properties, JSON
-encoders, byte scanners, Codable conformance, column roles, merge's per-field rules),
+encoders, byte scanners, Codable conformance, column roles, merge's per-field rules, export columns),
 docs/library-book.schema.json and docs/export.md's "not carried" rows. Python 3 standard library only; the output is already in the form
 `swift format` gives it, so `make lint` checks the generated files as it checks the others.
 
@@ -21,7 +21,12 @@ Table keys of a field (docs/ARCHITECTURE.md, "Adding a field"):
   parsed                ParsedRecord's type when it differs (FieldText: a byte range of the row), null: none.
   recordScan / libraryScan: "identity" | "hand"   read by the hand-written part of the byte scanner.
   json: "apart" | "apartFlag"   the texts parse may write apart (`RecordTexts`).
-  notCarried            the CSV exports (goodreads, storygraph) without a column for it (docs/export.md's rows).
+  notCarried            the CSV exports (goodreads, storygraph) without a column for it (docs/export.md's rows,
+                        `ExportFormat.limits`).
+  export                per CSV export, the columns the field fills and their positions (`{"goodreads": {"ISBN": 6}}`);
+                        with the top-level `exports` (each format's `own` columns no field fills, its `limits` in
+                        words), the exports' headers, `ExportFormat.limits` and `.filledFromMetadata`.
+  exportFilled          an export fills the field's empty cell from lookup's metadata (`ExportFormat.filledFromMetadata`).
   recordMark, libraryMark   a `// MARK:` section starting at the field.
   doc, recordDoc, libraryDoc   the property's doc comment; schema: its JSON schema when not the type's default.
 """
@@ -394,6 +399,84 @@ def export_doc(table):
     return "\n".join(lines)
 
 
+# MARK: - Export
+
+
+CSV_EXPORTS = {"goodreads": "GoodreadsExport", "storygraph": "StoryGraphExport"}
+
+
+def export_header(table, fmt):
+    """The export's columns in order: each field's `export` names its columns and their positions,
+    the format's `own` the columns no field fills; every position from 1 is named once."""
+    named = {}
+    claims = [(f["name"], f.get("export", {}).get(fmt, {})) for f in table["fields"]]
+    claims.append((f"exports.{fmt}.own", table["exports"][fmt].get("own", {})))
+    for owner, columns in claims:
+        for column, position in columns.items():
+            if named.setdefault(position, column) != column:
+                raise SystemExit(f"{owner}: {fmt} column {position} is `{named[position]}`, not `{column}`")
+    if sorted(named) != list(range(1, len(named) + 1)):
+        raise SystemExit(f"{fmt}: export columns {sorted(named)} leave a position unnamed")
+    if len(set(named.values())) != len(named):
+        raise SystemExit(f"{fmt}: an export column is named at two positions")
+    return [named[position] for position in sorted(named)]
+
+
+def swift_string(text):
+    return json.dumps(text, ensure_ascii=False)
+
+
+def string_lines(text, indent):
+    """A long string literal as `"…" + "…"` lines, cut between words."""
+    pieces, piece = [], ""
+    for word in text.split(" "):
+        if piece and len(indent) + 7 + len(piece) + 1 + len(word) > 118:
+            pieces.append(piece + " ")
+            piece = word
+        else:
+            piece = word if not piece else piece + " " + word
+    pieces.append(piece)
+    return [f"{indent}{swift_string(pieces[0])}"] + [f"{indent}    + {swift_string(p)}" for p in pieces[1:]]
+
+
+def export_columns(table):
+    library = of(table, "library")
+    out = [HEADER, "import ShelflineCore", ""]
+    for fmt, kind in CSV_EXPORTS.items():
+        out.append(f"extension {kind} {{")
+        out.append("    /// The header: each column where a field's `export` (or the format's `own`) puts it.")
+        out.append("    static let header = [")
+        out += wrapped("        ", [swift_string(c) for c in export_header(table, fmt)], "        ", ",", ",")
+        out += ["    ]", "}", ""]
+    filled = []
+    for f in library:
+        if f.get("exportFilled"):
+            column = next(iter(f.get("export", {}).get("goodreads", {})), None)
+            if column is None:
+                raise SystemExit(f"{f['name']}: exportFilled needs a goodreads export column")
+            filled.append((f["name"], column))
+    out.append("extension ExportFormat {")
+    out.append("    /// The cells an export fills from lookup's metadata when the reader's export left them empty")
+    out.append("    /// (library field, Goodreads column): only from the edition the reader's own ISBN named (a")
+    out.append("    /// match by ISBN), and never an identifier, title or author, so that export → import → export")
+    out.append("    /// gives the same file (`ExportCells.value`). StoryGraph has none of these columns.")
+    out.append("    public static let filledFromMetadata: [(field: String, column: String)] = [")
+    out += wrapped("        ", [f"({swift_string(n)}, {swift_string(c)})" for n, c in filled], "        ", ",", ",")
+    out += ["    ]", ""]
+    out.append("    /// Where a format keeps less than the library, in words (for `--help` and the docs): its own")
+    out.append("    /// limits, then the library fields it has no column for (`notCarried` in the table).")
+    out += ["    public var limits: String {", "        switch self {"]
+    for fmt, spec in table["exports"].items():
+        text = spec["limits"].replace("{filled}", ", ".join(f"`{c}`" for _, c in filled))
+        names = sorted(f["name"] for f in library if fmt in f.get("notCarried", []))
+        if names:
+            text += "; no column for " + ", ".join(f"`{n}`" for n in names)
+        out.append(f"        case .{fmt}:")
+        out += string_lines(text, "            ")
+    out += ["        }", "    }", "}"]
+    return out
+
+
 def outputs(table):
     swift = {
         "Sources/ShelflineCore/Records/BookRecord.generated.swift": book_record,
@@ -406,6 +489,7 @@ def outputs(table):
         "Sources/ShelflineLibrary/LibraryBookEncoding.generated.swift": library_book_encoding,
         "Sources/ShelflineLibrary/Export/LibraryBookScan.generated.swift": library_book_scan,
         "Sources/ShelflineLibrary/BookMerger.generated.swift": book_merger,
+        "Sources/ShelflineLibrary/Export/ExportColumns.generated.swift": export_columns,
     }
     files = {path: "\n".join(make(table)) + "\n" for path, make in swift.items()}
     files["docs/library-book.schema.json"] = library_schema(table)

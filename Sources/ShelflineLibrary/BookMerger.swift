@@ -349,9 +349,11 @@ public enum BookMerger {
             if let candidate = decision.candidate {
                 // A search candidate that names no edition carries its work's key as `key`: each
                 // key goes in its own field, and no edition is claimed. Older runs wrote such a
-                // candidate without `workKey`; their keys are Open Library's.
+                // candidate without `workKey`: the shape of its source's ids says (`SourceShapes`).
                 let isWork =
-                    candidate.key == candidate.workKey || (candidate.workKey == nil && candidate.key.hasPrefix("/works/"))
+                    candidate.key == candidate.workKey
+                    || (candidate.workKey == nil
+                        && SourceShapes.of(book.enrichmentSource)?.isWorkKey(candidate.key) == true)
                 book.editionKey = isWork ? nil : candidate.key
                 if let workKey = candidate.workKey ?? (isWork ? candidate.key : nil) { book.workKey = workKey }
                 if book.author == nil, let author = candidate.authors.first {

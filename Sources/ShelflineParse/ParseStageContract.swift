@@ -19,12 +19,17 @@ extension ParseStage: PipelineStage {
             self.noHeader = noHeader
             self.columns = columns
         }
+
+        /// The stage's parameters, whose `format` may name any of `formats`.
+        func parameters(_ context: StageContext) throws -> ParseParameters {
+            try context.parameters(ParseParameters.self, userInfo: [.importFormats: formats])
+        }
     }
 
     public static var description: Stage { .parse }
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ParseReport {
-        let parameters = try context.parameters(ParseParameters.self)
+        let parameters = try job.arguments.parameters(context)
         var parse = Job(
             input: job.input(.export), output: job.output(.records), rejects: job.outputs[.rejects],
             report: job.outputs[.report], format: job.arguments.format, noHeader: job.arguments.noHeader,
@@ -35,7 +40,7 @@ extension ParseStage: PipelineStage {
 
     /// Too many rows rejected is 65 once everything, the report included, is written.
     public static func check(_ report: ParseReport, of job: StageJob<Arguments>, context: StageContext) throws {
-        try rejectedShare(report, parameters: try context.parameters(ParseParameters.self), rejects: job.outputs[.rejects])
+        try rejectedShare(report, parameters: try job.arguments.parameters(context), rejects: job.outputs[.rejects])
     }
 
     /// `ParseError.tooManyRejected` (65) when the rejected share of `report` is above the threshold.

@@ -133,8 +133,10 @@ struct RecordBuilder {
         var coauthors: [FieldText] = []
         if let range = cells.range(author) {
             switch authorCell {
-            case .list:
-                var names = PersonName.list(cells.string(range)).map(FieldText.string)
+            case .list(let separators):
+                let text = cells.string(range)
+                let separator = separators.count == 1 ? separators[0] : separators.first { text.contains($0) } ?? ","
+                var names = PersonName.list(text, separator: separator).map(FieldText.string)
                 if !names.isEmpty { record.author = names.removeFirst() }
                 coauthors = names
             case .invertedName:

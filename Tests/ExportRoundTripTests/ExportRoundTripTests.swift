@@ -242,6 +242,27 @@ import Testing
         #expect(String(decoding: line.bytes, as: UTF8.self) == expected + "\n")
     }
 
+    /// The headers come from codegen/fields.json and the cells from the writers: each is the
+    /// format's own header (the example's and StoryGraph's), and a line has a cell per column.
+    @Test(.bug(id: 37)) func exportHeadersAreTheFormatsOwnAndLinesFillEveryColumn() throws {
+        let example = try String(
+            contentsOfFile: ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv", encoding: .utf8)
+        let exampleHeader = String(example.prefix { $0 != "\n" })
+        #expect(GoodreadsExport.header.joined(separator: ",") == exampleHeader)
+        let storyGraphHeader: String =
+            "Title,Authors,Contributors,ISBN/UID,Format,Read Status,Date Added,Last Date Read,Dates Read,Read Count,"
+            + "Moods,Pace,Character- or Plot-Driven?,Strong Character Development?,Loveable Characters?,"
+            + "Diverse Characters?,Flawed Characters?,Star Rating,Review,Content Warnings,Content Warning Description,"
+            + "Tags,Owned?"
+        #expect(StoryGraphExport.header.joined(separator: ",") == storyGraphHeader)
+        let book = LibraryBook(id: "b0123456789abcdef", title: "T")
+        var goodreads = CSVLine(), storyGraph = CSVLine()
+        GoodreadsExport.write(book, to: &goodreads)
+        StoryGraphExport.write(book, to: &storyGraph)
+        #expect(goodreads.bytes.count { $0 == UInt8(ascii: ",") } + 1 == GoodreadsExport.header.count)
+        #expect(storyGraph.bytes.count { $0 == UInt8(ascii: ",") } + 1 == StoryGraphExport.header.count)
+    }
+
     @Test func everyLibraryFieldIsDescribedByTheSchema() throws {
         var book = LibraryBook(id: "b0123456789abcdef", title: "T")
         // Every optional field set: a field the schema does not list fails `additionalProperties`.

@@ -32,13 +32,15 @@ import Testing
 
         """
 
-    /// The shipped example's configuration, lookup asking the toy source alone.
-    func config(toy: [String: Any]? = nil) throws -> (PipelineConfig, String) {
+    /// The shipped example's configuration, lookup asking the toy source alone (and parse reading
+    /// `parseFormat`, when given).
+    func config(toy: [String: Any]? = nil, parseFormat: String? = nil) throws -> (PipelineConfig, String) {
         var file = try ConfigFile.shippedExample()
         file.editParameters(of: "lookup") { parameters in
             parameters["sources"] = [ToySource.sourceName]
             parameters[ToySource.section] = toy
         }
+        if let parseFormat { file.editParameters(of: "parse") { $0["format"] = parseFormat } }
         let path = try file.write(to: temp.file("pipeline.json"))
         return (try PipelineConfig.load(path: path), path)
     }
@@ -171,6 +173,26 @@ import Testing
         let found = try await ToySource(settings: .init()).editions(ids: ["TOY-2", "TOY-9", "/books/OL1M"])
         #expect(found.keys.sorted() == ["TOY-2"])
         #expect(found["TOY-2"]?.title == "Le città invisibili" && found["TOY-2"]?.source == "toy")
+    }
+
+    /// `parse.format` in pipeline.json names any format of the list the stage runs with, the toy
+    /// too: a file of another shape is then read as the toy's, and refused naming its columns. A
+    /// parse without the toy refuses the name, listing the formats it has.
+    @Test(.bug(id: 37)) func configuredParseFormatNamesTheToyFormat() async throws {
+        let config = try config(parseFormat: ToyFormat().name.rawValue)
+        let input = temp.write("other.csv", "Title,Author\nDune,Frank Herbert\n")
+        func parse(_ formats: [any ImportFormat]) async throws {
+            var arguments = ParseStage.Arguments()
+            arguments.formats = formats
+            _ = try await ParseStage.perform(
+                StageJob(inputs: [.export: input], outputs: [.records: temp.file("out.ndjson.gz")], arguments: arguments),
+                context: context(.parse, config, Workspace(root: temp.file("ws"))))
+        }
+        let refused = await #expect(throws: ParseError.self) { try await parse(Self.formats) }
+        #expect(refused.map { "\($0)" }?.contains("libro") == true, "\(String(describing: refused))")
+        let unknown = await #expect(throws: ConfigError.self) { try await parse(ImportFormats.all) }
+        let message = unknown.map { "\($0)" } ?? ""
+        #expect(message.contains("parameters.format") && message.contains("'toy' is not allowed"), "\(message)")
     }
 
     /// Named with `--format toy`, a file of another shape is refused naming the toy's columns.

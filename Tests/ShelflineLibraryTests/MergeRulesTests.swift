@@ -190,6 +190,28 @@ import Testing
         let later = fold(existing, [rec("Dune", by: "Frank Herbert", match: MatchResult(status: .needsReview))])
         #expect(later.needsReview == nil)
     }
+
+    /// A search candidate stored without `workKey` (older runs) names a work where the shape of its
+    /// source's ids says so (`SourceShapes`), whatever the source.
+    @Test(.bug(id: 37)) func acceptedCandidateWithoutWorkKeyIsReadByItsSourcesShape() {
+        func accept(_ key: String, source: String?) -> LibraryBook {
+            var book = start(rec("Dune", by: "Frank Herbert", match: MatchResult(status: .needsReview, candidates: [])))
+            book.enrichmentSource = source
+            let candidate = MatchCandidate(key: key, title: "Dune", authors: ["Frank Herbert"], score: 0.7)
+            BookMerger.apply(
+                ReviewDecision(bookId: book.id, action: .accept, candidate: candidate, importId: "i", line: 2), to: &book)
+            return book
+        }
+        let work = accept("/works/OL9W", source: "openlibrary")
+        #expect(work.workKey == "/works/OL9W" && work.editionKey == nil)
+        let older = accept("/works/OL9W", source: nil)
+        #expect(older.workKey == "/works/OL9W" && older.editionKey == nil)
+        let edition = accept("/books/OL9M", source: "catalog")
+        #expect(edition.editionKey == "/books/OL9M" && edition.workKey == nil)
+        let toy = SourceShape(source: "toy", workKeyPrefix: "TOY-W")
+        #expect(toy.isWorkKey("TOY-W1") && !toy.isWorkKey("/works/OL9W"))
+        #expect(!SourceShape(source: "google").isWorkKey("/works/OL9W"))
+    }
 }
 
 @Suite struct LibraryBookEncodingTests {

@@ -46,4 +46,12 @@ import Testing
         #expect(unknown.status == 64, "\(unknown.stderr)")
         #expect(unknown.stderr.contains(MetadataSources.names.joined(separator: ", ")), "\(unknown.stderr)")
     }
+
+    /// `SourceShapes` (Core, where the page and merge read it) names only registered sources, each
+    /// once: a shape under a misspelt name would never be used.
+    @Test(.bug("37")) func sourceShapesNameRegisteredSources() {
+        let names = SourceShapes.all.map(\.source)
+        #expect(Set(names).count == names.count)
+        #expect(names.allSatisfy(MetadataSources.names.contains), "\(names)")
+    }
 }

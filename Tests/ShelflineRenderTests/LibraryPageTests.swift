@@ -169,6 +169,30 @@ import Testing
         #expect(LibraryPage.firstOrder([]) == "<script type=\"application/json\" id=\"library-order\">[]</script>\n")
     }
 
+    /// A numbered cover becomes a URL by its source's declaration (`SourceShapes`), not by a URL the
+    /// page knows: the script is built from the page's covers' templates, and a number of other
+    /// covers is written out as its URL.
+    @Test(.bug(id: 37)) func coverURLsComeFromTheSourcesDeclaration() throws {
+        let toy = CoverURLTemplate(byId: "https://toy.example/c/{id}.jpg")
+        let script = LibraryPage.coverScript(toy)
+        #expect(script.contains("? 'https://toy.example/c/' + b[COVER] + '.jpg'"), "\(script)")
+        #expect(script.hasSuffix(": b[COVER];") && !script.contains("openlibrary"), "\(script)")
+        // Today's page: Open Library's covers, as the catalog and Open Library declare them.
+        let temp = TemporaryDirectory("library-covers")
+        let html = try String(contentsOfFile: try LibraryPage.write(workspace: try Self.workspace(temp)), encoding: .utf8)
+        #expect(html.contains(LibraryPage.coverScript(SourceShapes.openLibraryCovers)))
+        #expect(html.contains("? 'https://covers.openlibrary.org/b/id/' + b[COVER] + '-M.jpg'"))
+        var book = LibraryBook(id: "b0000000000000009", title: "T")
+        (book.coverId, book.enrichmentSource) = (8_231_856, "openlibrary")
+        func cover(_ covers: CoverURLTemplate) -> String {
+            var names = LibraryPage.ShelfNames(), out: [UInt8] = []
+            LibraryPage.appendData(book, names: &names, to: &out, covers: covers)
+            return String(decoding: out, as: UTF8.self)
+        }
+        #expect(cover(SourceShapes.openLibraryCovers).hasSuffix(",8231856]"))
+        #expect(cover(toy).hasSuffix(",\"https://covers.openlibrary.org/b/id/8231856-M.jpg\"]"))
+    }
+
     /// Markup, script and URL text in every value the page shows reaches it as text: the data's
     /// `<` are `\u003c` (no `</script>` ends its element early), the shelf buttons escape their
     /// names, and the script puts values in the DOM as text.

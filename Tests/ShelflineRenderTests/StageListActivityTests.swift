@@ -37,4 +37,16 @@ import Testing
         let step = ImportActivityRenderer.progressStep(for: status)
         #expect(step.step == "Looking up books…" && step.fraction == 0.575)
     }
+
+    /// A stage's part of the bar is its share of all the shares: a stage added with its own share
+    /// (here as large as all the others') makes room without the others' entries changing.
+    @Test(.bug("37")) func aStageAddedMakesRoomWithoutEditingTheOthers() {
+        var stages = Stage.pipeline
+        var added = Stage.pipeline[2]
+        added.activity.share = 1
+        stages.insert(added, at: 2)
+        var status = ImportRunStatus(runDirectory: "/run", files: RunFiles(config: nil, stages: stages))
+        status.finished = [.parse, .dedupe]
+        #expect(ImportActivityRenderer.progressStep(for: status).fraction == 0.05)
+    }
 }

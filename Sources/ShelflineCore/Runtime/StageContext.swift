@@ -49,14 +49,15 @@ public struct StageContext: Sendable {
     /// Decodes `T`'s parameters from the config, strictly, and validates them. A stage may decode
     /// only what the orchestrator fingerprints for it (`Stage.parameterStages`), so a change to
     /// anything it reads reruns it; decoding anything else is a programming error.
-    public func parameters<T: StageParameters>(_ type: T.Type) throws -> T {
+    /// `userInfo` is the decoder's (a stage run with its own list of formats or sources passes it).
+    public func parameters<T: StageParameters>(_ type: T.Type, userInfo: [CodingUserInfoKey: Any] = [:]) throws -> T {
         if let stage {
             precondition(
                 stage.parameterStages.contains(T.stage),
                 "stage \(stage.name.rawValue) decodes \(T.stage.rawValue)'s parameters, which its fingerprint does not cover; add it to Stage.parameterStages"
             )
         }
-        return try config.parameters(T.self, path: configPath)
+        return try config.parameters(T.self, path: configPath, userInfo: userInfo)
     }
 }
 

@@ -42,9 +42,11 @@ public struct RunFiles: Sendable, Equatable {
 }
 
 extension PipelineConfig {
-    /// Decodes the parameters of `T.stage` strictly; errors name the exact key.
-    public func parameters<T: StageParameters>(_ type: T.Type, path: String) throws -> T {
-        let parameters = try self.parameters(for: T.stage, as: T.self, path: path)
+    /// Decodes the parameters of `T.stage` strictly; errors name the exact key. `userInfo` is the decoder's.
+    public func parameters<T: StageParameters>(
+        _ type: T.Type, path: String, userInfo: [CodingUserInfoKey: Any] = [:]
+    ) throws -> T {
+        let parameters = try self.parameters(for: T.stage, as: T.self, path: path, userInfo: userInfo)
         try parameters.validate(configPath: path)
         return parameters
     }

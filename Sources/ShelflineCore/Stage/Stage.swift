@@ -120,10 +120,10 @@ public struct Stage: Sendable, Equatable {
     public var activity: ActivityStep
 
     /// What the import Live Activity shows while the stage runs: its words (`Looking up books…`;
-    /// nil for a stage that runs once the activity has ended) and its share of the progress bar.
-    /// The shares of the pipeline's stages sum to 1; the bar stands at the sum of the earlier
-    /// stages' shares when the stage starts, and the stage's progress file, if it has one, moves
-    /// it across the stage's own share.
+    /// nil for a stage that runs once the activity has ended) and its share of the progress bar,
+    /// relative to the other stages' (its part is its share over their sum, so a stage added brings
+    /// its own and no other entry changes); the bar stands at the sum of the earlier stages' parts
+    /// when the stage starts, and the stage's progress file, if it has one, moves it across its own.
     public struct ActivityStep: Sendable, Equatable {
         public var text: String?
         public var share: Double

@@ -1,14 +1,8 @@
 import ShelflineCore
 
-/// Goodreads' current "Export Library" file: its 24-column header, order, quoting and cell forms.
+/// Goodreads' current "Export Library" file: its quoting and cell forms, in the order of its 24-column
+/// header (`header`, from codegen/fields.json).
 enum GoodreadsExport {
-    static let header = [
-        "Book Id", "Title", "Author", "Author l-f", "Additional Authors", "ISBN", "ISBN13", "My Rating",
-        "Average Rating", "Publisher", "Binding", "Number of Pages", "Year Published", "Original Publication Year",
-        "Date Read", "Date Added", "Bookshelves", "Bookshelves with positions", "Exclusive Shelf", "My Review",
-        "Spoiler", "Private Notes", "Read Count", "Owned Copies",
-    ]
-
     /// Goodreads ends every line with LF, the last one too.
     static let terminator = "\n"
 

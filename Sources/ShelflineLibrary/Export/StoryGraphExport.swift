@@ -1,14 +1,8 @@
 import ShelflineCore
 
-/// StoryGraph's export file: its 23-column header and cell forms.
+/// StoryGraph's export file: its cell forms, in the order of its 23-column header (`header`, from
+/// codegen/fields.json).
 enum StoryGraphExport {
-    static let header = [
-        "Title", "Authors", "Contributors", "ISBN/UID", "Format", "Read Status", "Date Added", "Last Date Read",
-        "Dates Read", "Read Count", "Moods", "Pace", "Character- or Plot-Driven?", "Strong Character Development?",
-        "Loveable Characters?", "Diverse Characters?", "Flawed Characters?", "Star Rating", "Review",
-        "Content Warnings", "Content Warning Description", "Tags", "Owned?",
-    ]
-
     /// StoryGraph ends its lines with CRLF.
     static let terminator = "\r\n"
 

@@ -9,7 +9,7 @@ import ShelflineCore
 struct BookWyrmFormat: ImportFormat {
     var name: SourceFormat { .bookwyrm }
     var summary: String { "BookWyrm: the CSV export" }
-    var authorCell: AuthorCell { .list }
+    var authorCell: AuthorCell { .list() }
 
     /// Identifier columns → scheme (`BookRecord.identifiers`); `openlibrary_key` is split by kind.
     static let identifierColumns: [(column: String, scheme: String)] = [

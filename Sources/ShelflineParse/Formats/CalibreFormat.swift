@@ -7,8 +7,8 @@ import ShelflineCore
 /// (as BookWyrm's Calibre import does) with its tags as shelves. The catalog writes the rating in
 /// stars (Calibre halves its internal 0–10 scale); a cell above 5 is read as that 0–10 scale.
 /// `comments` is the book's description (HTML or text), not the reader's review. Calibre joins a
-/// book's authors with ` & ` in its own texts (newer catalogs) or with `, ` (older ones): a cell
-/// with `&` is split there alone, so a name written `Le Guin, Ursula K.` stays one name.
+/// book's authors with ` & ` in its own texts (newer catalogs) or with `, ` (older ones): its
+/// author cell's separators (`authorCell`) say so, so a name written `Le Guin, Ursula K.` stays one.
 struct CalibreFormat: ImportFormat {
     var name: SourceFormat { .calibre }
     var summary: String { "Calibre: the CSV catalog (any subset of its columns, in any order)" }
@@ -23,10 +23,10 @@ struct CalibreFormat: ImportFormat {
             .id: ["id"], .title: ["title"], .author: ["authors"], .isbn: ["isbn"], .publisher: ["publisher"],
             .year: ["pubdate"], .dateAdded: ["timestamp"], .shelves: ["tags"],
         ],
-        own: [["rating"], ["identifiers"], ["series"], ["series_index"], ["uuid"], ["authors"]])
+        own: [["rating"], ["identifiers"], ["series"], ["series_index"], ["uuid"]])
 
     func schema(_ parameters: ParseParameters) -> ExportSchema { Self.schema }
-    var authorCell: AuthorCell { .list }
+    var authorCell: AuthorCell { .list(separators: ["&", ","]) }
 
     var cannotCarry: [String: String] {
         [
@@ -51,11 +51,6 @@ struct CalibreFormat: ImportFormat {
         if let series = cells.string(2) {
             record.series = .string(series)
             record.seriesPosition = cells.string(3).flatMap(SeriesIndex.position).map(FieldText.string)
-        }
-        if let authors = cells.string(5), authors.contains("&") {
-            var names = PersonName.list(authors, separator: "&")
-            if !names.isEmpty { record.author = .string(names.removeFirst()) }
-            record.additionalAuthors = names.isEmpty ? nil : names.map(FieldText.string)
         }
         if record.shelf == nil { record.shelf = .string(ShelfName.toRead) }
         return nil

@@ -52,8 +52,10 @@ enum AuthorCell: Sendable {
     case name
     /// One name written `Last, First`.
     case invertedName
-    /// Every author, comma-separated: the first is the author, the rest additional authors.
-    case list
+    /// Every author: the first is the author, the rest additional authors. The cell is split on the
+    /// first of `separators` it holds (Calibre's `["&", ","]`: a cell with ` & ` is split there
+    /// alone, so `Le Guin, Ursula K. & Attebery, Brian` keeps its inverted names).
+    case list(separators: [Character] = [","])
 }
 
 /// How a format writes the additional-authors cell.
@@ -113,14 +115,32 @@ public enum FormatChoice: Hashable, Sendable, Codable, RawRepresentable, CaseIte
     case auto
     case format(SourceFormat)
 
-    public init?(rawValue: String) {
-        if rawValue == "auto" {
+    public init?(rawValue: String) { self.init(rawValue, formats: ImportFormats.all) }
+
+    /// `auto`, or the format of `formats` named `name`.
+    init?(_ name: String, formats: [any ImportFormat]) {
+        if name == "auto" {
             self = .auto
-        } else if let format = SourceFormat(rawValue: rawValue), ImportFormats.named(format) != nil {
-            self = .format(format)
+        } else if let format = formats.first(where: { $0.name.rawValue == name }) {
+            self = .format(format.name)
         } else {
             return nil
         }
+    }
+
+    /// A name of the formats under `CodingUserInfoKey.importFormats` (a parse run with its own list),
+    /// else of `ImportFormats.all`.
+    public init(from decoder: any Decoder) throws {
+        let name = try decoder.singleValueContainer().decode(String.self)
+        let formats = decoder.userInfo[.importFormats] as? [any ImportFormat] ?? ImportFormats.all
+        guard let choice = Self(name, formats: formats) else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "'\(name)' is not allowed; expected one of "
+                        + (["auto"] + formats.map(\.name.rawValue)).joined(separator: ", ")))
+        }
+        self = choice
     }
 
     public var rawValue: String {
@@ -144,6 +164,11 @@ public enum FormatChoice: Hashable, Sendable, Codable, RawRepresentable, CaseIte
         let names = ImportFormats.all.map(\.displayName)
         return names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
     }
+}
+
+extension CodingUserInfoKey {
+    /// The formats a decoded `FormatChoice` may name (`[any ImportFormat]`); absent: `ImportFormats.all`.
+    static let importFormats = CodingUserInfoKey(rawValue: "shelfline.importFormats")!
 }
 
 extension ImportFormat {

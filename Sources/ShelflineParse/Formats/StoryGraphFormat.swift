@@ -4,7 +4,7 @@ import ShelflineCore
 struct StoryGraphFormat: ImportFormat {
     var name: SourceFormat { .storygraph }
     var summary: String { "StoryGraph: the CSV export (23 columns)" }
-    var authorCell: AuthorCell { .list }
+    var authorCell: AuthorCell { .list() }
 
     static let schema = ExportSchema(
         format: .storygraph,

@@ -244,9 +244,13 @@ public struct ImportActivityRenderer: Sendable {
 
     /// The running stage's words and where the bar stands, from the stage list's activity steps
     /// (`Stage.activity`): the first stage without a report is running; the bar stands at the sum
-    /// of the earlier stages' shares, plus the running stage's share times the fraction of its
-    /// progress file, if it has one. Three decimals, so a tiny change is no update.
+    /// of the earlier stages' parts, plus the running stage's part times the fraction of its
+    /// progress file, if it has one. A stage's part is its share of all the stages' shares, so a
+    /// stage added brings its own and the others' need no change. Three decimals, so a tiny change
+    /// is no update.
     static func progressStep(for status: ImportRunStatus) -> (step: String, fraction: Double, running: StageName?) {
+        let whole = status.files.stages.reduce(0) { $0 + $1.activity.share }
+        func part(_ stage: Stage) -> Double { whole > 0 ? stage.activity.share / whole : 0 }
         var start = 0.0
         var last: (step: String, fraction: Double, running: StageName?) = ("", 0, nil)
         for stage in status.files.stages {
@@ -257,10 +261,10 @@ public struct ImportActivityRenderer: Sendable {
                 let done = status.progress[stage.name].map {
                     $0.total > 0 ? Double(min($0.processed, $0.total)) / Double($0.total) : 0
                 }
-                let fraction = stageStart + stage.activity.share * min(max(done ?? 0, 0), 1)
+                let fraction = stageStart + part(stage) * min(max(done ?? 0, 0), 1)
                 return (text, (fraction * 1000).rounded() / 1000, stage.name)
             }
-            start += stage.activity.share
+            start += part(stage)
             last = (text, ((start * 1_000_000).rounded() / 1_000_000 * 1000).rounded() / 1000, nil)
         }
         return last

@@ -3,9 +3,9 @@ import ShelflineCore
 import ShelflineLibrary
 
 /// `<workspace>/library.html`: the whole library on one self-contained page (inline CSS, SVG and a
-/// small inline script; nothing fetched but Open Library covers, lazily, over a placeholder that
-/// stays when offline). Shelves with counts, books finished per year and per month (with pages),
-/// and every book with its cover, rating, dates and series, sortable and searchable.
+/// small inline script; nothing fetched but the sources' covers (`SourceShapes`), lazily, over a
+/// placeholder that stays when offline). Shelves with counts, books finished per year and per month
+/// (with pages), and every book with its cover, rating, dates and series, sortable and searchable.
 ///
 /// The books are data, not markup: one compact JSON array per book (columns by position, `Column`)
 /// in a `<script type="application/json">`, from which the page's script builds only the rows in
@@ -31,7 +31,8 @@ public enum LibraryPage {
         case state, shelves
         /// Rating (0 when unrated), date added, last finish (`""` when none), finishes, pages (null).
         case rating, added, finished, finishes, pages
-        /// Open Library cover id (a number), else an ISBN (a string), else null.
+        /// A cover: a number of the page's `covers`, a whole URL, or an ISBN their `byISBN` is
+        /// asked for (a string); else null.
         case cover
     }
 
@@ -91,7 +92,7 @@ public enum LibraryPage {
     /// The members of a library line the page reads (besides `id` and `title`) beyond the counts'.
     static let rowFields: Set<String> = [
         "dateAdded", "reads", "rating", "shelf", "shelves", "series", "seriesPosition",
-        "author", "coverId", "coverURL", "isbn13", "isbn10", "pages",
+        "author", "coverId", "coverURL", "enrichmentSource", "isbn13", "isbn10", "pages",
     ]
 
     /// The shelf names the books' data refers to by index, in the order first met; one list for the
@@ -130,9 +131,35 @@ public enum LibraryPage {
         }
     }
 
+    /// The covers the page's script makes URLs of: a number in a book's data is a cover of these,
+    /// a string an ISBN their `byISBN` is asked for (or a whole URL).
+    static let covers = SourceShapes.all.first?.covers
+
+    /// The script's statement that sets a row's cover URL from the book's `Column.cover` value
+    /// (`b[COVER]`, not null): its covers' templates as JavaScript, so the page holds no source's URLs.
+    static func coverScript(_ covers: CoverURLTemplate?) -> String {
+        func concat(_ template: String, _ hole: String, _ value: String) -> String {
+            let parts = template.components(separatedBy: hole).map { "'" + jsEscape($0) + "'" }
+            return parts.joined(separator: " + \(value) + ")
+        }
+        guard let covers else { return "      cover.dataset.cover = b[COVER];" }
+        let byISBN = covers.byISBN.map { concat($0, "{isbn}", "encodeURIComponent(b[COVER])") } ?? "b[COVER]"
+        return "      cover.dataset.cover = typeof b[COVER] === 'number'\n"
+            + "        ? \(concat(covers.byId, "{id}", "b[COVER]"))\n"
+            + "        : b[COVER].indexOf('https://') === 0 ? b[COVER]\n"
+            + "        : \(byISBN);"
+    }
+
+    /// `text` inside a single-quoted JavaScript string.
+    static func jsEscape(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+    }
+
     /// Appends `book`'s JSON array (`Column`'s order). Every `<` is written `\u003c`, so no value
     /// can end the `<script>` element that holds the data (`</script>`) or open a comment in it.
-    static func appendData(_ book: LibraryBook, names: inout ShelfNames, to out: inout [UInt8]) {
+    static func appendData(
+        _ book: LibraryBook, names: inout ShelfNames, to out: inout [UInt8], covers: CoverURLTemplate? = covers
+    ) {
         let start = out.count
         let finishes = LibraryStats.finishes(book)
         let series = book.series.map { series in book.seriesPosition.map { "\(series) #\($0)" } ?? series } ?? ""
@@ -167,10 +194,12 @@ public enum LibraryPage {
         if let pages = book.pages { number(pages) } else { raw("null,") }
         if let url = book.coverURL {
             JSONString.append(url, to: &out)
-        } else if let id = book.coverId {
-            raw(String(id))
-        } else if let isbn = book.isbn13.flatMap({ ISBN.isValid13($0) ? $0 : nil })
-            ?? book.isbn10.flatMap({ ISBN.isValid10($0) ? $0 : nil })
+        } else if let id = book.coverId, let own = SourceShapes.of(book.enrichmentSource)?.covers {
+            // The page's script makes the URL of a number in its covers; another source's is written out.
+            if own == covers { raw(String(id)) } else { JSONString.append(own.url(id: id), to: &out) }
+        } else if covers?.byISBN != nil,
+            let isbn = book.isbn13.flatMap({ ISBN.isValid13($0) ? $0 : nil })
+                ?? book.isbn10.flatMap({ ISBN.isValid10($0) ? $0 : nil })
         {
             // Only an ISBN names a cover: any other text would be an image request for nothing.
             JSONString.append(isbn, to: &out)
@@ -436,10 +465,7 @@ public enum LibraryPage {
             }).join('');
             cover.appendChild(ph);
             if (b[COVER] !== null) {
-              cover.dataset.cover = typeof b[COVER] === 'number'
-                ? 'https://covers.openlibrary.org/b/id/' + b[COVER] + '-M.jpg'
-                : b[COVER].indexOf('https://') === 0 ? b[COVER]
-                : 'https://covers.openlibrary.org/b/isbn/' + encodeURIComponent(b[COVER]) + '-M.jpg?default=false';
+        \(coverScript(covers))
             }
             var book = cell(tr);
             span(book, 'title', b[TITLE]);
