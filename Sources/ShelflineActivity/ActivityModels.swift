@@ -1,9 +1,6 @@
 import Foundation
 
 /// Mirror of the app's `CSVImportActivityAttributes` (an `ActivityAttributes` on iOS).
-///
-/// Property names and types match the app's struct exactly, so the synthesized `Codable` gives the
-/// JSON a default `JSONDecoder` on the phone expects.
 public struct CSVImportActivityAttributes: Codable, Hashable, Sendable {
     /// Mirror of the app's `CSVImportActivityAttributes.ContentState`.
     public struct ContentState: Codable, Hashable, Sendable {

@@ -42,20 +42,6 @@ public struct ActivityAPS<Attributes: Codable & Hashable & Sendable, State: Coda
         case dismissalDate = "dismissal-date"
         case attributesType = "attributes-type"
     }
-
-    public init(
-        timestamp: Int, event: ActivityEvent, contentState: State, staleDate: Int? = nil, dismissalDate: Int? = nil,
-        alert: PushAlert? = nil, attributesType: String? = nil, attributes: Attributes? = nil
-    ) {
-        self.timestamp = timestamp
-        self.event = event
-        self.contentState = contentState
-        self.staleDate = staleDate
-        self.dismissalDate = dismissalDate
-        self.alert = alert
-        self.attributesType = attributesType
-        self.attributes = attributes
-    }
 }
 
 /// A complete APNs body: `{"aps": {…}}`.
@@ -63,8 +49,6 @@ public struct ActivityPushBody<Attributes: Codable & Hashable & Sendable, State:
     Hashable, Sendable
 {
     public var aps: ActivityAPS<Attributes, State>
-
-    public init(aps: ActivityAPS<Attributes, State>) { self.aps = aps }
 
     /// The bytes a sender posts (compact, sorted keys), whose size APNs limits to 4096.
     public func encoded() throws -> Data {
@@ -88,21 +72,9 @@ public struct ActivitySnapshot<Attributes: Codable & Hashable & Sendable, State:
     public var offline: Bool?
     /// Import: Unix seconds when this import's activity started (for the measured duration).
     public var startedAt: Int?
+}
 
-    public init(
-        attributesType: String, attributes: Attributes, contentState: State, event: ActivityEvent, timestamp: Int,
-        apns: ActivityPushBody<Attributes, State>, offline: Bool? = nil, startedAt: Int? = nil
-    ) {
-        self.attributesType = attributesType
-        self.attributes = attributes
-        self.contentState = contentState
-        self.event = event
-        self.timestamp = timestamp
-        self.apns = apns
-        self.offline = offline
-        self.startedAt = startedAt
-    }
-
+extension ActivitySnapshot {
     /// Builds a snapshot whose push body carries exactly Apple's keys for `event`:
     /// `start` adds `attributes-type` and `attributes`; `dismissal-date` only on `end`.
     public init(

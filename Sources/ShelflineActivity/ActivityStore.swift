@@ -76,17 +76,9 @@ public struct ActivityStore: Sendable {
     /// The last `count` complete lines of `bytes` (a partial last line is dropped).
     static func lastLines(of bytes: [UInt8], keeping count: Int) -> [UInt8] {
         guard count > 0 else { return [] }
-        var end = bytes.count
-        while end > 0 && bytes[end - 1] != UInt8(ascii: "\n") { end -= 1 }
-        var start = end
-        var lines = 0
-        while start > 0 {
-            var index = start - 1
-            while index > 0 && bytes[index - 1] != UInt8(ascii: "\n") { index -= 1 }
-            lines += 1
-            start = index
-            if lines == count { break }
-        }
+        let newlines = bytes.indices.filter { bytes[$0] == UInt8(ascii: "\n") }
+        let end = (newlines.last ?? -1) + 1
+        let start = newlines.count > count ? newlines[newlines.count - count - 1] + 1 : 0
         return Array(bytes[start..<end])
     }
 }

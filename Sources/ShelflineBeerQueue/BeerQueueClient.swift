@@ -1,17 +1,13 @@
 import Foundation
 import ShelflineHTTP
 
-/// Fetches `GET <host>/memberQueues.php` with the member's cookie, through the project's one HTTP
-/// client (`HTTPGet`, AsyncHTTPClient).
+/// Fetches `GET <host>/memberQueues.php` with the member's cookie through `HTTPGet`, which stops
+/// the transfer at the page limit (URLSession reads ahead of its delegate, so it could not).
 ///
 /// No cookie jar, no cache, a hard timeout. The cookie goes only to the configured origin (scheme,
-/// host and port): redirects are followed only within that origin — a redirect to another origin,
-/// or from https to http, is not followed (the answer is unrecognised, `queueUnavailable`, exit 75).
-/// The page limit holds while reading: a `Content-Length` over it stops the transfer before the
-/// body, and the body is counted as it arrives and the transfer stopped at the limit, so memory
-/// stays bounded by it. (URLSession was not used: it reads ahead of its delegate and queued up to
-/// the whole 300 MB answer in memory before a cancel took effect.) Every failure is
-/// `BeerQueueError.queueUnavailable`, whose reason never holds the cookie.
+/// host and port): a redirect to another origin, or from https to http, is not followed
+/// (`queueUnavailable`, exit 75). Every failure is `BeerQueueError.queueUnavailable`, whose reason
+/// never holds the cookie.
 public struct BeerQueueClient: Sendable {
     public var host: String
     public var credentials: BeerQueueCredentials

@@ -39,35 +39,26 @@ public enum BeerQueueFile {
         var skipped: [SkippedRow] = []
         var seenIds: [String: Int] = [:]
         for (index, item) in list.enumerated() {
-            let reason: String?
-            let id =
-                item["id"]?.integer.map(String.init)
-                ?? item["id"].flatMap { value -> String? in
-                    if case .string(let text) = value, !SnapshotText.clean(text).isEmpty { return SnapshotText.clean(text) }
-                    return nil
-                }
-            var name = ""
-            if case .string(let rawName)? = item["name"] { name = BeerQueuePage.collapse(rawName) }
-            var isObject = false
-            if case .object = item { isObject = true }
-            if !isObject {
-                reason = "beers[\(index)] is not an object"
-            } else if id == nil {
-                reason = "beers[\(index)] has no 'id'"
-            } else if name.isEmpty {
-                reason = "beers[\(index)] has no 'name'"
-            } else if let earlier = seenIds[id!] {
-                reason = "beers[\(index)] has the same id \(id!) as beers[\(earlier)]"
-            } else {
-                reason = nil
+            var id = item["id"]?.integer.map(String.init)
+            if id == nil, case .string(let text)? = item["id"], !SnapshotText.clean(text).isEmpty {
+                id = SnapshotText.clean(text)
             }
-            if let reason {
-                skipped.append(SkippedRow(row: index + 1, reason: reason))
+            var name = ""
+            if case .string(let rawName)? = item["name"] { name = SnapshotText.clean(rawName) }
+            let reason: String? =
+                switch (item, id) {
+                case (.object, nil): "beers[\(index)] has no 'id'"
+                case (.object, _) where name.isEmpty: "beers[\(index)] has no 'name'"
+                case (.object, let id?): seenIds[id].map { "beers[\(index)] has the same id \(id) as beers[\($0)]" }
+                default: "beers[\(index)] is not an object"
+                }
+            guard let id, reason == nil else {
+                skipped.append(SkippedRow(row: index + 1, reason: reason!))
                 continue
             }
-            seenIds[id!] = index
+            seenIds[id] = index
             let date = item["date"].map(\.text) ?? ""
-            beers.append(QueuedBeer(id: id!, name: ContainerLabel.displayName(name), date: BeerQueuePage.collapse(date)))
+            beers.append(QueuedBeer(id: id, name: ContainerLabel.displayName(name), date: SnapshotText.clean(date)))
         }
         if beers.isEmpty && !skipped.isEmpty {
             throw BeerQueueError.malformedRows(source: path, skipped: skipped)

@@ -102,19 +102,13 @@ public struct BeerQueueJob: Sendable {
             if case .malformedRows(_, let rows) = error { skipped = rows }
         }
         switch source {
-        case .html(let path):
+        case .html(let path), .json(let path):
             sourceName = path
             do {
-                let reading = try BeerQueuePage.parse(try Self.readPage(path: path), source: path)
+                let reading =
+                    source == .json(path: path)
+                    ? try BeerQueueFile.read(path: path) : try BeerQueuePage.parse(try Self.readPage(path: path), source: path)
                 (observation, skipped) = Self.observation(reading)
-                if observation == .sessionExpired { pending = BeerQueueError.sessionExpired(credentialsFile: nil) }
-            } catch let error as BeerQueueError {
-                unreadable(error)
-            }
-        case .json(let path):
-            sourceName = path
-            do {
-                (observation, skipped) = Self.observation(try BeerQueueFile.read(path: path))
                 if observation == .sessionExpired { pending = BeerQueueError.sessionExpired(credentialsFile: nil) }
             } catch let error as BeerQueueError {
                 unreadable(error)
@@ -192,7 +186,7 @@ public struct BeerQueueJob: Sendable {
                 path: configPath, key: "beerQueue.host",
                 expected: "an https:// URL such as https://www.beerknurd.com, found '\(host)'")
         }
-        if scheme == "http" && !Self.isLoopback(name) {
+        if scheme == "http" && !Loopback.isLoopback(name) {
             throw ConfigError(
                 path: configPath, key: "beerQueue.host",
                 expected:
@@ -201,9 +195,6 @@ public struct BeerQueueJob: Sendable {
         }
         return host
     }
-
-    /// `localhost`, `127.0.0.0/8` and `::1`.
-    static func isLoopback(_ host: String) -> Bool { Loopback.isLoopback(host) }
 
     func makeRenderer() throws -> BeerQueueRenderer {
         let memberId = try required(config.memberId, key: "memberId", what: "the member's id (or set beerQueue.visitor to true)")
@@ -266,17 +257,12 @@ struct BeerQueueReport: Encodable {
         decision: BeerQueueLifecycle.Decision, problem: String?
     ) {
         self.source = source
-        switch observation {
-        case .queue(let beers):
-            observed = "queue"
-            self.beers = beers.count
-        case .sessionExpired:
-            observed = "sessionExpired"
-            beers = 0
-        case .fetchFailed:
-            observed = "unreadable"
-            beers = 0
-        }
+        (observed, beers) =
+            switch observation {
+            case .queue(let beers): ("queue", beers.count)
+            case .sessionExpired: ("sessionExpired", 0)
+            case .fetchFailed: ("unreadable", 0)
+            }
         rows = beers + skipped.count
         skippedRows = skipped.count
         self.skipped = skipped

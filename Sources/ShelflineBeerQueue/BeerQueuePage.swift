@@ -69,7 +69,7 @@ public enum BeerQueuePage {
             nameDepth = nil
             dateDepth = nil
             rowCount += 1
-            let name = collapse(row.name)
+            let name = SnapshotText.clean(row.name)
             let reason: String?
             if name.isEmpty {
                 reason = "a brewName heading without a name"
@@ -88,7 +88,8 @@ public enum BeerQueuePage {
                 skipped.append(SkippedRow(row: rowCount, reason: reason))
             } else {
                 seenIds[row.ids[0]] = rowCount
-                beers.append(QueuedBeer(id: row.ids[0], name: ContainerLabel.displayName(name), date: collapse(row.date)))
+                beers.append(
+                    QueuedBeer(id: row.ids[0], name: ContainerLabel.displayName(name), date: SnapshotText.clean(row.date)))
             }
         }
 
@@ -138,7 +139,7 @@ public enum BeerQueuePage {
                 if text.utf8.allSatisfy(HTMLScanner.isSpace) { continue }
                 if nameDepth != nil, open != nil {
                     if dateDepth != nil { open!.date += " " + text } else { open!.name += " " + text }
-                } else if collapse(text).lowercased().contains("no brew in queue") {
+                } else if SnapshotText.clean(text).lowercased().contains("no brew in queue") {
                     sawEmptyMarker = true
                 }
             }
@@ -172,12 +173,6 @@ public enum BeerQueuePage {
         }
         return nil
     }
-
-    /// `text` with control characters removed (C0, DEL and C1: a NUL from `&#0;` or a raw byte
-    /// never reaches a snapshot; tabs and line breaks count as spaces) and whitespace collapsed.
-    static func collapse(_ text: String) -> String {
-        SnapshotText.clean(text)
-    }
 }
 
 /// Container labels (`(Draft)`, `(BTL)`, `(CAN)`, `(16oz Can)`, `(Nitro)`, …) removed from the end
@@ -192,7 +187,7 @@ public enum ContainerLabel {
 
     /// `name` without its trailing serving labels; never empty when `name` was not.
     public static func displayName(_ name: String) -> String {
-        var result = BeerQueuePage.collapse(name)
+        var result = SnapshotText.clean(name)
         while result.hasSuffix(")"), let open = result.lastIndex(of: "(") {
             let inside = result[result.index(after: open)..<result.index(before: result.endIndex)]
             let prefix = result[..<open].trimmingCharacters(in: .whitespaces)

@@ -80,25 +80,23 @@ public struct BeerQueueRenderer: Sendable {
                 return try read()
             } catch let error as FileError {
                 guard case .corrupt = error else { throw error }
-                setAside.append(
-                    try Self.setAside(path, now: now, reason: "\(error)".replacingOccurrences(of: path + ": ", with: "")))
+                let reason = "\(error)".replacingOccurrences(of: path + ": ", with: "")
+                setAside.append(SetAside(original: path, movedTo: try CorruptFile.setAside(path, now: now), reason: reason))
                 return nil
             }
         }
         let snapshotReadable = try readable(store.snapshotPath) { try store.latest(Snapshot.self) }
         _ = try readable(store.historyPath) { try store.history(Snapshot.self) }
         let previousSnapshot = snapshotReadable ?? nil
-        let previous: BeerQueueLifecycle.Previous
-        switch previousSnapshot {
-        case nil: previous = snapshotReadable == nil ? .unknown : .none
-        case let snapshot? where snapshot.event == .end: previous = .ended
-        case let snapshot?:
-            previous = .active(
-                BeerQueueLifecycle.Display(
-                    queueCount: snapshot.contentState.queueCount,
-                    beers: snapshot.contentState.beers),
-                offline: snapshot.offline == true)
-        }
+        let previous: BeerQueueLifecycle.Previous =
+            switch previousSnapshot {
+            case nil: snapshotReadable == nil ? .unknown : .none
+            case let snapshot? where snapshot.event == .end: .ended
+            case let snapshot?:
+                .active(
+                    BeerQueueLifecycle.Display(queueCount: snapshot.contentState.queueCount, beers: snapshot.contentState.beers),
+                    offline: snapshot.offline == true)
+            }
         var budget = try readable(budgetPath) { try readBudget(now: now) } ?? []
         if budget.contains(unixSeconds(now)), FileManager.default.fileExists(atPath: budgetPath) {
             // Clamped times are written back, so that they age from now rather than from the future.
@@ -112,28 +110,27 @@ public struct BeerQueueRenderer: Sendable {
         // after an `end` starts afresh).
         let timestamp = activityTimestamp(now, notBefore: previousSnapshot.flatMap { $0.event == .end ? nil : $0.timestamp })
         let lastUpdated = Self.lastUpdatedText(now)
-        let snapshot: Snapshot?
-        switch (decision, observation) {
-        case (.start, .queue(let queue)), (.update, .queue(let queue)):
-            snapshot = makeSnapshot(
-                decision == .start ? .start : .update, queue: queue, lastUpdated: lastUpdated,
-                timestamp: timestamp, staleDate: timestamp + staleAfterMinutes * 60, offline: nil)
-        case (.end, _):
-            snapshot = makeSnapshot(.end, queue: [], lastUpdated: lastUpdated, timestamp: timestamp, staleDate: nil, offline: nil)
-        case (.endSessionExpired, _):
-            snapshot = makeSnapshot(
-                .end, queue: [], lastUpdated: Self.sessionExpiredText, timestamp: timestamp,
-                staleDate: nil, offline: nil,
-                alert: PushAlert(title: "Beer queue", body: Self.sessionExpiredText))
-        case (.markOffline, _):
-            // The last known beers as they were, stale from now on.
-            guard let last = previousSnapshot else { snapshot = nil; break }
-            snapshot = fitted(
-                event: .update, state: last.contentState, queueCount: last.contentState.queueCount,
-                timestamp: timestamp, staleDate: timestamp, offline: true, alert: nil)
-        default:
-            snapshot = nil
-        }
+        let snapshot: Snapshot? =
+            switch (decision, observation) {
+            case (.start, .queue(let queue)), (.update, .queue(let queue)):
+                makeSnapshot(
+                    decision == .start ? .start : .update, queue: queue, lastUpdated: lastUpdated,
+                    timestamp: timestamp, staleDate: timestamp + staleAfterMinutes * 60)
+            case (.end, _):
+                makeSnapshot(.end, queue: [], lastUpdated: lastUpdated, timestamp: timestamp, staleDate: nil)
+            case (.endSessionExpired, _):
+                makeSnapshot(
+                    .end, queue: [], lastUpdated: Self.sessionExpiredText, timestamp: timestamp, staleDate: nil,
+                    alert: PushAlert(title: "Beer queue", body: Self.sessionExpiredText))
+            case (.markOffline, _):
+                // The last known beers as they were, stale from now on.
+                previousSnapshot.map { last in
+                    fitted(
+                        event: .update, state: last.contentState, timestamp: timestamp, staleDate: timestamp, offline: true,
+                        alert: nil)
+                }
+            default: nil
+            }
         if let snapshot {
             try store.publish(snapshot)
             if decision.isUpdate && !userTriggered {
@@ -142,11 +139,6 @@ public struct BeerQueueRenderer: Sendable {
             }
         }
         return Outcome(decision: decision, snapshot: snapshot, setAside: setAside)
-    }
-
-    /// Renames `path` to `<path>.corrupt-<UTC time>` (`CorruptFile.setAside`).
-    static func setAside(_ path: String, now: Date, reason: String) throws -> SetAside {
-        SetAside(original: path, movedTo: try CorruptFile.setAside(path, now: now), reason: reason)
     }
 
     /// `lastUpdated`: the poll time in ISO 8601 UTC, which the app can parse and format locally.
@@ -159,7 +151,7 @@ public struct BeerQueueRenderer: Sendable {
 
     func makeSnapshot(
         _ event: ActivityEvent, queue: [QueuedBeer], lastUpdated: String, timestamp: Int, staleDate: Int?,
-        offline: Bool?, alert: PushAlert? = nil
+        alert: PushAlert? = nil
     ) -> Snapshot {
         let display = BeerQueueLifecycle.Display(queue: queue)
         let state = State(
@@ -170,16 +162,13 @@ public struct BeerQueueRenderer: Sendable {
             alert = PushAlert(
                 title: "Beer queue", body: "\(display.queueCount) beer\(display.queueCount == 1 ? "" : "s") queued\(where_)")
         }
-        return fitted(
-            event: event, state: state, queueCount: display.queueCount, timestamp: timestamp, staleDate: staleDate,
-            offline: offline, alert: alert)
+        return fitted(event: event, state: state, timestamp: timestamp, staleDate: staleDate, offline: nil, alert: alert)
     }
 
     /// The snapshot with its push body within 4096 bytes: first long names are shortened, then
     /// beers are dropped from the end of the list, then every text is shortened. Never fails.
     func fitted(
-        event: ActivityEvent, state: State, queueCount: Int, timestamp: Int, staleDate: Int?, offline: Bool?,
-        alert: PushAlert?
+        event: ActivityEvent, state: State, timestamp: Int, staleDate: Int?, offline: Bool?, alert: PushAlert?
     ) -> Snapshot {
         func build(beers: Int, textLimit: Int) -> Snapshot {
             // Every text is cleaned here, whatever its source (page, JSON file, config, old snapshot).
@@ -207,16 +196,10 @@ public struct BeerQueueRenderer: Sendable {
         }
         let all = state.beers.count
         var candidate = build(beers: all, textLimit: Int.max)
-        if fits(candidate) { return candidate }
-        candidate = build(beers: all, textLimit: 160)
-        if fits(candidate) { return candidate }
-        for count in stride(from: all - 1, through: 0, by: -1) {
-            candidate = build(beers: count, textLimit: 160)
-            if fits(candidate) { return candidate }
-        }
-        for limit in PushBodyFitting.textLimits.dropFirst(2) {
-            candidate = build(beers: 0, textLimit: limit)
-            if fits(candidate) { return candidate }
+        let attempts = (0...all).reversed().map { ($0, 160) } + PushBodyFitting.textLimits.dropFirst(2).map { (0, $0) }
+        for (beers, textLimit) in attempts {
+            if fits(candidate) { break }
+            candidate = build(beers: beers, textLimit: textLimit)
         }
         return candidate
     }

@@ -19,23 +19,11 @@ struct HTMLScanner {
                 tokens.append(.text(decodeEntities(String(decoding: bytes[textStart..<end], as: UTF8.self))))
             }
         }
-        func find(_ needle: [UInt8], from start: Int, caseInsensitive: Bool = false) -> Int? {
-            guard needle.count <= count else { return nil }
-            var position = start
-            while position + needle.count <= count {
-                var matches = true
-                for offset in 0..<needle.count {
-                    let byte = bytes[position + offset]
-                    let wanted = needle[offset]
-                    if byte != wanted && !(caseInsensitive && lower(byte) == wanted) {
-                        matches = false
-                        break
-                    }
-                }
-                if matches { return position }
-                position += 1
-            }
-            return nil
+        /// Where `needle` (lower case when `caseInsensitive`) next starts at or after `start`.
+        func find(_ needle: String, from start: Int, caseInsensitive: Bool = false) -> Int? {
+            let needle = Array(needle.utf8)
+            if caseInsensitive { return bytes[start...].lazy.map(lower).firstRange(of: needle)?.lowerBound }
+            return bytes[start...].firstRange(of: needle)?.lowerBound
         }
         while index < count {
             guard bytes[index] == UInt8(ascii: "<"), index + 1 < count else {
@@ -46,10 +34,10 @@ struct HTMLScanner {
             if next == UInt8(ascii: "!") || next == UInt8(ascii: "?") {
                 flushText(index)
                 if bytes[index...].starts(with: Array("<!--".utf8)) {
-                    guard let close = find(Array("-->".utf8), from: index + 4) else { return (tokens, true) }
+                    guard let close = find("-->", from: index + 4) else { return (tokens, true) }
                     index = close + 3
                 } else {
-                    guard let close = find([UInt8(ascii: ">")], from: index + 2) else { return (tokens, true) }
+                    guard let close = find(">", from: index + 2) else { return (tokens, true) }
                     index = close + 1
                 }
                 textStart = index
@@ -119,8 +107,8 @@ struct HTMLScanner {
             tokens.append(.start(name: name, attributes: attributes))
             if name == "script" || name == "style" {
                 // Raw text: skip to the matching close tag; its contents are never page text.
-                guard let close = find(Array("</\(name)".utf8), from: index, caseInsensitive: true) else { return (tokens, true) }
-                guard let tagEnd = find([UInt8(ascii: ">")], from: close) else { return (tokens, true) }
+                guard let close = find("</\(name)", from: index, caseInsensitive: true) else { return (tokens, true) }
+                guard let tagEnd = find(">", from: close) else { return (tokens, true) }
                 tokens.append(.end(name: name))
                 index = tagEnd + 1
                 textStart = index

@@ -4,13 +4,8 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// One HTTP GET through AsyncHTTPClient, the one HTTP client of the project: a deadline for the
-/// whole exchange (connect, head and body), the answer read against a size limit while it streams
-/// in (the transfer stops at the limit: the body never grows past it), redirects followed only
-/// where the caller's rule allows, and cancellation with the calling task.
-///
-/// Used by lookup's Open Library client and the beer-queue poll; `shelfline-push` keeps its own
-/// HTTP/2 client. The stage executables that make no request (parse, dedupe, merge) do not link it.
+/// One request of `ShelflineHTTP`: its deadline covers connect, head and body, and it is cancelled
+/// with the calling task.
 public struct HTTPGet: Sendable {
     public var url: URL
     public var headers: [(String, String)]
@@ -90,12 +85,8 @@ public struct HTTPGet: Sendable {
             case .success(let value): answer = value
             }
             guard redirects.maximum > 0, [301, 302, 303, 307, 308].contains(answer.status) else { return .success(answer) }
-            guard let location = answer.location, let next = URL(string: location, relativeTo: current)?.absoluteURL,
-                redirects.allows(next)
-            else {
-                return .failure(
-                    .redirectRefused(to: answer.location.flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }))
-            }
+            let next = answer.location.flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
+            guard let next, redirects.allows(next) else { return .failure(.redirectRefused(to: next)) }
             followed += 1
             guard followed <= redirects.maximum else { return .failure(.tooManyRedirects) }
             current = next

@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineCore
 import Testing
 
 @testable import ShelflineBeerQueue
@@ -35,6 +36,6 @@ import Testing
             ("10.0.0.1", false), ("www.beerknurd.com", false), ("127.0.0.1.example.com", false), ("128.0.0.1", false),
         ])
     func plainHttpOnlyForLoopback(_ host: String, _ loopback: Bool) {
-        #expect(BeerQueueJob.isLoopback(host) == loopback)
+        #expect(Loopback.isLoopback(host) == loopback)
     }
 }

@@ -172,3 +172,12 @@ extension PushReport {
     /// Every planned push ended in exactly one outcome.
     var outcomesAddUp: Bool { delivered + dropped + rejected + deferred == pushes }
 }
+
+extension Base64URL {
+    /// Decodes base64url without padding (a JWT's parts).
+    static func decode(_ text: some StringProtocol) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+}

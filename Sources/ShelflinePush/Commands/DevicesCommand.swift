@@ -57,10 +57,7 @@ public struct DevicesListCommand: PushSubcommand {
         let devices = try DeviceStore(store: PushStore(workspace: workspace)).read().devices
         print(
             devices.isEmpty
-                ? "no devices"
-                : devices.map {
-                    "\($0.name) added=\(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval($0.addedAt))))"
-                }.joined(separator: "\n"))
+                ? "no devices" : devices.map { "\($0.name) added=\(TokenRegistrar.iso($0.addedAt))" }.joined(separator: "\n"))
     }
 }
 

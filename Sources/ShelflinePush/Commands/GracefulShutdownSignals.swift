@@ -7,9 +7,7 @@ import Dispatch
 /// Signals trapped (their default action no longer kills the process) and handed to `onSignal` on a
 /// Dispatch queue: `serve`'s graceful shutdown on SIGTERM and SIGINT (stop accepting, finish the
 /// requests in flight, exit 0), `watch`'s stop on SIGTERM. Not swift-service-lifecycle's
-/// `ServiceGroup`: it compiles AsyncAlgorithms, ServiceLifecycle and UnixSignals for this alone,
-/// 19 CPU s of a fresh release build and 8 of a debug one (measured per compiler invocation on a
-/// 2-core machine; see docs/performance.md).
+/// `ServiceGroup`, whose three packages would be compiled for this alone (docs/performance.md).
 final class GracefulShutdownSignals {
     private let sources: [any DispatchSourceSignal]
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
 import ShelflineStageCLI
@@ -45,5 +46,22 @@ extension PushSubcommand {
             let context = try common.context()
             try await execute(context: context, workspace: context.workspace)
         }
+    }
+
+    /// What `send` and `watch` deliver with: a sender for the checked `apns` section and its signing
+    /// key; nil when the config has no `apns`.
+    func delivery(_ context: StageContext, workspace: Workspace) throws -> (PushSender, P256SigningKey)? {
+        guard let apns = try APNsConfig.decode(context.config.apns, configPath: context.configPath) else { return nil }
+        let settings = try PushSettings(apns, configPath: context.configPath)
+        let key = try settings.loadSigningKey()
+        return (PushSender(workspace: workspace, settings: settings, clock: PushClock(now: context.now), log: context.log), key)
+    }
+}
+
+extension PushSender {
+    /// The provider token signed with `key`, shared through the push directory with every other sender.
+    func providerToken(signedWith key: P256SigningKey) -> ProviderToken {
+        ProviderToken(
+            key: key, keyId: settings.keyId, teamId: settings.teamId, now: clock.now, storePath: store.providerTokenPath)
     }
 }

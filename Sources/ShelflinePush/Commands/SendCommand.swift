@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
 import ShelflineStageCLI
@@ -31,7 +30,7 @@ public struct SendCommand: PushSubcommand {
     public init() {}
 
     func execute(context: StageContext, workspace: Workspace) async throws {
-        guard let apns = try APNsConfig.decode(context.config.apns, configPath: context.configPath) else {
+        guard case let (sender, key)? = try delivery(context, workspace: workspace) else {
             if ifConfigured {
                 if !common.quiet {
                     print("shelfline-push: no apns section in \(context.configPath); Live Activity pushes skipped")
@@ -42,19 +41,14 @@ public struct SendCommand: PushSubcommand {
                 path: context.configPath, key: "apns",
                 expected: "required to send: keyFile, keyId, teamId, bundleId (docs/push.md)")
         }
-        let settings = try PushSettings(apns, configPath: context.configPath)
-        let key = try settings.loadSigningKey()
-        let sender = PushSender(workspace: workspace, settings: settings, clock: PushClock(now: context.now), log: context.log)
         if dryRun {
             let (text, report) = try await sender.store.withLock { try sender.dryRun() }
             print(text, terminator: "")
             if !common.quiet { print(report.summary.replacingOccurrences(of: "push:", with: "push (dry run):")) }
             return
         }
-        let transport = try APNsTransport(settings: settings)
-        let providerToken = ProviderToken(
-            key: key, keyId: settings.keyId, teamId: settings.teamId, now: context.now,
-            storePath: sender.store.providerTokenPath)
+        let transport = try APNsTransport(settings: sender.settings)
+        let providerToken = sender.providerToken(signedWith: key)
         do {
             let report = try await sender.store.withSendLock {
                 try await sender.send(transport: transport, providerToken: providerToken)

@@ -120,7 +120,7 @@ public struct ServeCommand: PushSubcommand {
         } catch {
             throw PushError.cannotListen(address: listen, reason: "\(error)")
         }
-        if tls == nil, !Self.isLoopback(host) {
+        if tls == nil, !Loopback.isLoopback(host) {
             // Said once, on stderr: bearer secrets and tokens would cross the network in clear.
             FileHandle.standardError.write(
                 Data(
@@ -136,11 +136,6 @@ public struct ServeCommand: PushSubcommand {
         await server.wait()
         signals.cancel()
         context.log.event(["event": "stopped"])
-    }
-
-    /// Whether `host` is this machine only (127.0.0.0/8, ::1, localhost).
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     /// Each connection is a descriptor: the soft limit goes up to the hard one (systemd's default

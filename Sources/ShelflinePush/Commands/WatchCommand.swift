@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
 import ShelflineStageCLI
@@ -37,21 +36,16 @@ public struct WatchCommand: PushSubcommand {
     }
 
     func execute(context: StageContext, workspace: Workspace) async throws {
-        guard let apns = try APNsConfig.decode(context.config.apns, configPath: context.configPath) else {
+        guard case let (sender, key)? = try delivery(context, workspace: workspace) else {
             throw ConfigError(
                 path: context.configPath, key: "apns",
                 expected: "required to push: keyFile, keyId, teamId, bundleId (docs/push.md)")
         }
+        let stop = WatchStop()
         // A pass waits for an answer as long as `send` would: one that comes late is a delivery,
         // and a start sent again would open a second Live Activity.
-        let settings = try PushSettings(apns, configPath: context.configPath)
-        let key = try settings.loadSigningKey()
-        let stop = WatchStop()
-        let sender = PushSender(workspace: workspace, settings: settings, clock: PushClock(now: context.now), log: context.log)
-        let transport = try APNsTransport(settings: settings)
-        let providerToken = ProviderToken(
-            key: key, keyId: settings.keyId, teamId: settings.teamId, now: context.now,
-            storePath: sender.store.providerTokenPath)
+        let transport = try APNsTransport(settings: sender.settings)
+        let providerToken = sender.providerToken(signedWith: key)
         let state = await PushWatcher(sender: sender, pollInterval: pollInterval).run(
             transport: transport, providerToken: providerToken, stop: { stop.isSet })
         await transport.shutdown()

@@ -26,11 +26,6 @@ public struct PushRequest: Sendable, Equatable {
             ("apns-expiration", String(expiration)), ("apns-id", apnsId), ("content-type", "application/json"),
         ]
     }
-
-    public static func == (lhs: PushRequest, rhs: PushRequest) -> Bool {
-        lhs.token == rhs.token && lhs.topic == rhs.topic && lhs.priority == rhs.priority && lhs.expiration == rhs.expiration
-            && lhs.apnsId == rhs.apnsId && lhs.body == rhs.body
-    }
 }
 
 /// APNs' answer: the status, its `reason` when not 200, and the `apns-id` it echoed.

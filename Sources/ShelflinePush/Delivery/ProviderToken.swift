@@ -5,15 +5,12 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// The APNs provider token: a JWT (ES256, header `kid`, claims `iss` = team id and `iat`) signed
-/// with the team's .p8 key. Apple refuses a token older than an hour and answers 429
-/// `TooManyProviderTokenUpdates` to one renewed more often than every 20 minutes, so one is reused
-/// for `lifetime` (50 minutes) and then renewed.
-///
-/// With a `storePath` (`<workspace>/push/provider-token.json`, mode 0600) the token is kept across
-/// processes: every `shelfline-push send` from cron and the push worker of each `shelfline run`
-/// reuse it until it is 50 minutes old. A stored token signed for another key id, team or key is
-/// never reused; a stored file that does not decode is replaced (it is only a cache).
+/// The APNs provider token: a JWT (ES256, header `kid`, claims `iss` = team id and `iat`) signed with
+/// the team's .p8 key. Apple refuses one older than an hour and answers 429
+/// `TooManyProviderTokenUpdates` to renewals within 20 minutes, so one is reused for `lifetime`. With
+/// a `storePath` (`push/provider-token.json`, mode 0600) every process shares it (cron's `send`, each
+/// run's worker); a stored token of another key id, team or key is never reused, and a stored file
+/// that does not decode is replaced (it is only a cache).
 public final class ProviderToken: @unchecked Sendable {
     /// Reused for at least 20 minutes and renewed before 60.
     public static let lifetime: TimeInterval = 50 * 60
@@ -45,31 +42,16 @@ public final class ProviderToken: @unchecked Sendable {
         self.key = key
         self.keyId = keyId
         self.teamId = teamId
-        self.keyDigest = SHA256.hash(data: key.publicPoint).prefix(16).map { String(format: "%02x", $0) }
-            .joined()
+        self.keyDigest = String(ContentHash.bytes(key.publicPoint).prefix(32))
         self.now = now
         self.storePath = storePath
     }
 
     /// The token to send now: the current one (in memory, else the stored one) while younger than
-    /// `lifetime` and signed by this key for this key id and team, else a new one.
-    public func jwt() throws -> String {
-        try lock.withLock {
-            let time = Int(now().timeIntervalSince1970)
-            if let current, usable(current, at: time) { return current.jwt }
-            return try withStore { stored in
-                if let stored, usable(stored, at: time) {
-                    current = stored
-                    return stored.jwt
-                }
-                return try issue(at: time)
-            }
-        }
-    }
-
-    /// After APNs rejected `rejected` (403 Expired/InvalidProviderToken): a new token, unless
-    /// another request or process already replaced it.
-    public func renew(replacing rejected: String) throws -> String {
+    /// `lifetime`, signed by this key for this key id and team, and not `rejected` (APNs refused it:
+    /// 403 Expired/InvalidProviderToken), else a new one. Another request or process may already
+    /// have replaced a rejected one.
+    public func jwt(replacing rejected: String? = nil) throws -> String {
         try lock.withLock {
             let time = Int(now().timeIntervalSince1970)
             if let current, current.jwt != rejected, usable(current, at: time) { return current.jwt }
@@ -121,11 +103,5 @@ public enum Base64URL {
     public static func encode(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
-    }
-
-    public static func decode(_ text: some StringProtocol) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
     }
 }

@@ -48,6 +48,11 @@ public struct PushSender: Sendable {
         /// Cursor to record once every entry is dealt with (covers snapshots not for this token).
         var last: SnapshotID?
         var current: Cursor?
+
+        /// The cursor recording `last` for this plan's token.
+        func cursor(_ last: SnapshotID, deliveredAt: Int?) -> Cursor {
+            Cursor(activity: registration.activity, last: last, deliveredAt: deliveredAt)
+        }
     }
 
     /// Reads registry, outbox and histories (every error before anything is sent) and plans.
@@ -103,27 +108,20 @@ public struct PushSender: Sendable {
         // The push lock only while reading: a `register` (a `PUT` through `serve`) never waits
         // for APNs' answers. The caller holds the send lock.
         let (registry, _, plans) = try await store.withLock { try plan() }
-        let run = SendRun(deadline: clock.now().addingTimeInterval(settings.waitBudget))
-        await run.setTokens(registry.tokens.count, pushes: plans.reduce(0) { $0 + $1.entries.count })
+        let run = SendRun(
+            deadline: clock.now().addingTimeInterval(settings.waitBudget), tokens: registry.tokens.count,
+            pushes: plans.reduce(0) { $0 + $1.entries.count })
         let recorder = OutboxRecorder(store: store)
-        await withTaskGroup(of: Void.self) { group in
-            var running = 0
-            for plan in plans where !plan.entries.isEmpty || plan.last != plan.current?.last {
-                if running == settings.concurrency {
-                    await group.next()
-                    running -= 1
-                }
-                group.addTask {
-                    await deliver(plan, transport: transport, providerToken: providerToken, run: run, recorder: recorder)
-                }
-                running += 1
-            }
+        let due = plans.filter { !$0.entries.isEmpty || $0.last != $0.current?.last }
+        _ = await concurrently(due, limit: settings.concurrency) { plan in
+            await deliver(plan, transport: transport, providerToken: providerToken, run: run, recorder: recorder)
         }
         let dropped = await run.droppedTokens
         var report = await run.report
         report.droppedTokens = dropped.sorted().map(\.shortened)
         try await store.dropTokens(dropped)
-        try await recorder.finish(removing: dropped)
+        // Compacts the journal (this send's appends, or a killed send's) into `outbox.json`.
+        try await store.updateOutbox([], removing: dropped)
         try store.write(report)
         if let error = await run.failure { throw error }
         if let stop = await run.stop, let error = stop.error(keyId: settings.keyId) { throw error }
@@ -132,8 +130,7 @@ public struct PushSender: Sendable {
         return report
     }
 
-    /// `unconfirmed`: the request was written but no answer came; APNs may have delivered it.
-    enum Outcome { case delivered, dropped, rejected, deferred, unconfirmed }
+    enum Outcome { case delivered, dropped, rejected, deferred }
 
     /// A `start` or `end` is given at most once: a second `start` opens a second Live
     /// Activity on the phone. Its cursor is recorded before it is sent and taken back only when
@@ -145,7 +142,6 @@ public struct PushSender: Sendable {
         recorder: OutboxRecorder
     ) async {
         let token = plan.registration.token
-        let activity = plan.registration.activity
         var recorded = plan.current?.last
         /// The cursor on disk before this chain's at-most-once push, to take it back.
         var before = plan.current
@@ -158,17 +154,16 @@ public struct PushSender: Sendable {
             let once = Self.atMostOnce(entry)
             if once {
                 do {
-                    try await recorder.record(token, Cursor(activity: activity, last: entry.id, deliveredAt: deliveredAt))
+                    try await recorder.record(token, plan.cursor(entry.id, deliveredAt: deliveredAt))
                 } catch {
                     await run.fail(error)
                     await run.count(.deferred, plan.entries.count - index)
                     return
                 }
             }
-            var outcome = await attempt(
+            let outcome = await attempt(
                 makeRequest(token, entry), plan: plan, entry: entry, transport: transport,
                 providerToken: providerToken, run: run)
-            if outcome == .unconfirmed { outcome = once ? .delivered : .deferred }
             if once, outcome == .deferred {
                 // Certainly not delivered: the next run sends it.
                 try? await recorder.record(token, before)
@@ -178,7 +173,7 @@ public struct PushSender: Sendable {
             case .delivered, .rejected:
                 if outcome == .delivered { deliveredAt = Int(clock.now().timeIntervalSince1970) }
                 do {
-                    before = Cursor(activity: activity, last: entry.id, deliveredAt: deliveredAt)
+                    before = plan.cursor(entry.id, deliveredAt: deliveredAt)
                     try await recorder.record(token, before)
                     recorded = entry.id
                 } catch {
@@ -191,14 +186,14 @@ public struct PushSender: Sendable {
                 await run.drop(token)
                 await run.count(.dropped, plan.entries.count - index - 1)
                 return
-            case .deferred, .unconfirmed:
+            case .deferred:
                 await run.count(.deferred, plan.entries.count - index - 1)
                 return
             }
         }
         if let last = plan.last, last != recorded {
             do {
-                try await recorder.record(token, Cursor(activity: activity, last: last, deliveredAt: deliveredAt))
+                try await recorder.record(token, plan.cursor(last, deliveredAt: deliveredAt))
             } catch {
                 await run.fail(error)
             }
@@ -222,49 +217,45 @@ public struct PushSender: Sendable {
             let answer: PushAnswer
             do {
                 answer = try await transport.send(request, providerToken: jwt)
-            } catch let error as PushError {
-                // Not APNs, or not one we trust: a configuration error, whatever it answered.
-                logLine(plan, entry, status: "refused", reason: "\(error)", apnsId: nil, outcome: "deferred", error: true)
-                await run.answer("network")
-                await run.halt(.config(error))
-                return .deferred
-            } catch let error as PushNotSent {
-                logLine(
-                    plan, entry, status: "network", reason: "\(error.underlying)", apnsId: nil, outcome: "deferred", error: true)
-                await run.answer("network")
-                await run.halt(.network("no answer from \(settings.host): \(error.underlying)"))
-                return .deferred
             } catch {
-                // Written, never answered: APNs may have delivered it (a late success is a success).
-                let once = Self.atMostOnce(entry)
-                logLine(
-                    plan, entry, status: "network", reason: "\(error)", apnsId: nil,
-                    outcome: once ? "unconfirmed-not-resent" : "deferred", error: true)
                 await run.answer("network")
+                if let error = error as? PushError {
+                    // Not APNs, or not one we trust: a configuration error, whatever it answered.
+                    logLine(plan, entry, status: "refused", reason: "\(error)", outcome: "deferred")
+                    await run.halt(.config(error))
+                    return .deferred
+                }
+                // Written, never answered (not `PushNotSent`): APNs may have delivered it (a late
+                // success is a success), so a start or end counts as delivered, never sent twice.
+                let unconfirmed = !(error is PushNotSent)
+                logLine(
+                    plan, entry, status: "network", reason: "\(error)",
+                    outcome: unconfirmed && Self.atMostOnce(entry) ? "unconfirmed-not-resent" : "deferred")
                 await run.halt(.network("no answer from \(settings.host): \(error)"))
-                return .unconfirmed
+                return unconfirmed && Self.atMostOnce(entry) ? .delivered : .deferred
             }
             await run.answer(String(answer.status))
             let reason = answer.reason
+            func log(_ outcome: String, retryIn: Double? = nil) {
+                logLine(
+                    plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: outcome,
+                    retryIn: retryIn)
+            }
             switch answer.status {
             case 200:
-                logLine(plan, entry, status: "200", reason: nil, apnsId: answer.apnsId, outcome: "delivered", error: false)
+                log("delivered")
                 return .delivered
             case 400 where reason.map(Self.goneReasons.contains) == true, 410:
-                logLine(
-                    plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "token-dropped",
-                    error: true)
+                log("token-dropped")
                 return .dropped
             case 403:
                 // Only these two are cured by a new token (APNs' table); BadCertificate, Forbidden,
                 // TopicDisallowed… are not, so they stop the run at once.
                 if !renewed, reason.map(Self.renewableReasons.contains) ?? true {
                     renewed = true
-                    logLine(
-                        plan, entry, status: "403", reason: reason, apnsId: answer.apnsId, outcome: "retry-new-provider-token",
-                        error: true)
+                    log("retry-new-provider-token")
                     do {
-                        jwt = try providerToken.renew(replacing: jwt)
+                        jwt = try providerToken.jwt(replacing: jwt)
                     } catch {
                         await run.halt(.providerToken(status: 403, reason: "cannot sign: \(error)"))
                         return .deferred
@@ -272,16 +263,14 @@ public struct PushSender: Sendable {
                     await run.renewed()
                     continue
                 }
-                logLine(plan, entry, status: "403", reason: reason, apnsId: answer.apnsId, outcome: "deferred", error: true)
+                log("deferred")
                 await run.halt(.providerToken(status: 403, reason: reason ?? "Forbidden"))
                 return .deferred
             case 429, 500...599:
                 let delay = min(Self.backoffCap, Self.backoffBase * pow(2, Double(retries)))
                 if await run.mayWait(delay, now: clock.now()) {
                     retries += 1
-                    logLine(
-                        plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId,
-                        outcome: "retry", error: true, retryIn: delay)
+                    log("retry", retryIn: delay)
                     await run.retried()
                     do {
                         try await clock.sleep(delay)
@@ -290,18 +279,14 @@ public struct PushSender: Sendable {
                     }
                     continue
                 }
-                logLine(
-                    plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "deferred",
-                    error: true)
+                log("deferred")
                 await run.busy(
                     "APNs answered \(answer.status)\(reason.map { " \($0)" } ?? "") beyond the wait budget of \(Int(settings.waitBudget)) s"
                 )
                 return .deferred
             default:
                 // 413 and other 4xx: the request itself is wrong; retrying cannot help.
-                logLine(
-                    plan, entry, status: String(answer.status), reason: reason, apnsId: answer.apnsId, outcome: "rejected-bug",
-                    error: true)
+                log("rejected-bug")
                 return .rejected
             }
         }
@@ -326,9 +311,10 @@ public struct PushSender: Sendable {
         return parts.joined(separator: "-")
     }
 
+    /// One logfmt line per answer; with `--quiet`, only those not delivered.
     func logLine(
-        _ plan: Plan, _ entry: FeedEntry, status: String, reason: String?, apnsId: String?, outcome: String,
-        error: Bool, retryIn: Double? = nil
+        _ plan: Plan, _ entry: FeedEntry, status: String, reason: String?, apnsId: String? = nil, outcome: String,
+        retryIn: Double? = nil
     ) {
         let line = Logfmt.format([
             "push": plan.registration.activity.rawValue, "token": plan.registration.token.shortened,
@@ -336,7 +322,22 @@ public struct PushSender: Sendable {
             "status": status, "reason": reason ?? "-", "apns_id": apnsId ?? "-", "priority": entry.priority,
             "outcome": outcome, "retry_in": retryIn.map { String(format: "%.1f", $0) } ?? "-",
         ])
-        if error || !log.quiet { log.error(line) }
+        if outcome != "delivered" || !log.quiet { log.error(line) }
+    }
+}
+
+/// Runs `work` on each of `items`, at most `limit` at a time; the results in the order they finish.
+func concurrently<T: Sendable, R: Sendable>(
+    _ items: [T], limit: Int, _ work: @escaping @Sendable (T) async -> R
+) async -> [R] {
+    await withTaskGroup(of: R.self) { group in
+        var results: [R] = []
+        for (index, item) in items.enumerated() {
+            if index >= limit, let result = await group.next() { results.append(result) }
+            group.addTask { await work(item) }
+        }
+        for await result in group { results.append(result) }
+        return results
     }
 }
 
@@ -364,9 +365,8 @@ actor SendRun {
     private(set) var droppedTokens: Set<DeviceToken> = []
     let deadline: Date
 
-    init(deadline: Date) { self.deadline = deadline }
-
-    func setTokens(_ tokens: Int, pushes: Int) {
+    init(deadline: Date, tokens: Int = 0, pushes: Int = 0) {
+        self.deadline = deadline
         report.tokens = tokens
         report.pushes = pushes
     }
@@ -377,7 +377,7 @@ actor SendRun {
         case .delivered: report.delivered += n
         case .dropped: report.dropped += n
         case .rejected: report.rejected += n
-        case .deferred, .unconfirmed: report.deferred += n
+        case .deferred: report.deferred += n
         }
     }
 
@@ -414,8 +414,7 @@ actor SendRun {
 
 /// Records each delivery before the token's next push, grouping deliveries that complete together
 /// into one journal append and `fsync` (group commit): `record` returns only once its cursor is on
-/// disk. Each append takes the push lock for its moment; `finish` compacts the journal into
-/// `outbox.json` as it is then (with whatever a `register` changed meanwhile).
+/// disk. Each append takes the push lock for its moment.
 actor OutboxRecorder {
     private let store: PushStore
     private var pending: [(token: String, cursor: Cursor?)] = []
@@ -454,11 +453,5 @@ actor OutboxRecorder {
             await Task.yield()
         }
         flushing = false
-    }
-
-    /// Removes dropped tokens' cursors and compacts the journal (this send's appends, or a killed
-    /// send's) into `outbox.json`.
-    func finish(removing dropped: Set<DeviceToken>) async throws {
-        try await store.updateOutbox([], removing: dropped)
     }
 }

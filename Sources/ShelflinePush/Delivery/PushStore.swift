@@ -41,7 +41,8 @@ public struct Registration: Codable, Sendable, Equatable {
         self.deviceId = deviceId
     }
 
-    /// Whether `owner` registered this token (`DeviceError.checkOwner`).
+    /// Whether `owner` registered this token: by its id; a token recorded before ids (name only)
+    /// belongs to the device of that name only if it was added before the token was registered.
     func isOwned(by owner: Device) -> Bool {
         if let deviceId { return deviceId == owner.id }
         return device == owner.name && owner.addedAt <= registeredAt
@@ -127,16 +128,17 @@ public struct PushStore: Sendable {
     /// Runs `body` holding an exclusive `flock` on the push directory (dropped by the kernel if
     /// the process dies).
     public func withLock<T>(_ body: () async throws -> T) async throws -> T {
-        try Workspace.makeDirectory(directory)
-        let fd = try FileLock.acquire(lockPath)
-        defer { FileLock.release(fd) }
-        return try await body()
+        try await holding(lockPath, body)
     }
 
     /// Runs `body` as the one sender (`send`, a `watch` pass): a second waits for the first.
     public func withSendLock<T>(_ body: () async throws -> T) async throws -> T {
+        try await holding(sendLockPath, body)
+    }
+
+    private func holding<T>(_ path: String, _ body: () async throws -> T) async throws -> T {
         try Workspace.makeDirectory(directory)
-        let fd = try FileLock.acquire(sendLockPath)
+        let fd = try FileLock.acquire(path)
         defer { FileLock.release(fd) }
         return try await body()
     }

@@ -7,22 +7,12 @@ import ShelflineCore
 #endif
 
 /// The push worker beside a running import (`shelfline-push watch`, started by `shelfline run`):
-/// one APNs connection for the whole import, a pass every `pollInterval` over the snapshots render
-/// and the orchestrator write, and only the newest state per token.
-///
-/// - Coalesced: a token gets the newest snapshot due to it; the ones before it count as given, so
-///   a stall (APNs down, slow, 429) never replays a backlog.
-/// - Throttled: import progress (priority 5) goes to a token at most once per
-///   `minimumUpdateInterval`; what a person must see (start, paused, failed, finished, an alert)
-///   goes at once at priority 10, at most `maxUrgentPushesPerImport` times per token per import
-///   (beyond it at 5). Beer-queue snapshots (a user-triggered refresh) go at once: render's hourly
-///   budget already bounds them.
-/// - Never waits: a 429, 5xx or no answer leaves the token's cursor where it was and the watcher
-///   tries again after a backoff (1, 2, 4 s, at most 5 s); the import never waits on it. An answer
-///   is awaited for `apns.timeoutSeconds`: a late 200 is a delivery, never a reason to send again.
-///
-/// Every delivery is recorded in the outbox, so the run's final `shelfline-push send` delivers
-/// only what is still due. Time comes from `PushClock`.
+/// one APNs connection for the whole import, a pass every `pollInterval`, and only the newest state
+/// per token, throttled and bounded as docs/push.md says. A 429, 5xx or no answer leaves the token's
+/// cursor where it was and is retried after a backoff with the newest state, so the import never
+/// waits and a stall never replays a backlog; a late 200 is a delivery, never a reason to send
+/// again. Every delivery is recorded in the outbox, so the run's final `send` delivers only what
+/// is still due. Time comes from `PushClock`.
 public struct PushWatcher: Sendable {
     public var sender: PushSender
     /// Seconds between passes.
@@ -119,13 +109,7 @@ public struct PushWatcher: Sendable {
             guard let entry = plan.entries.last else {
                 // Nothing for this token (snapshots of the other kind): its cursor moves on.
                 if let last = plan.last, last != plan.current?.last {
-                    changes.append(
-                        (
-                            plan.registration.token.hex,
-                            Cursor(
-                                activity: plan.registration.activity, last: last,
-                                deliveredAt: plan.current?.deliveredAt)
-                        ))
+                    changes.append((plan.registration.token.hex, plan.cursor(last, deliveredAt: plan.current?.deliveredAt)))
                 }
                 continue
             }
@@ -150,51 +134,26 @@ public struct PushWatcher: Sendable {
         try await sender.store.appendJournal(
             choices.filter { PushSender.atMostOnce($0.entry) }.compactMap { choice in
                 choice.plan.last.map {
-                    (
-                        choice.plan.registration.token.hex,
-                        Cursor(
-                            activity: choice.plan.registration.activity, last: $0,
-                            deliveredAt: choice.plan.current?.deliveredAt)
-                    )
+                    (choice.plan.registration.token.hex, choice.plan.cursor($0, deliveredAt: choice.plan.current?.deliveredAt))
                 }
             })
-        let results = await withTaskGroup(of: (Choice, PushSender.Outcome).self) { group in
-            var results: [(Choice, PushSender.Outcome)] = []
-            var running = 0
-            for choice in choices {
-                if running == sender.settings.concurrency, let result = await group.next() {
-                    results.append(result)
-                    running -= 1
-                }
-                group.addTask {
-                    var request = sender.makeRequest(choice.plan.registration.token, choice.entry)
-                    request.priority = choice.priority
-                    let outcome = await sender.attempt(
-                        request, plan: choice.plan, entry: choice.entry, transport: transport,
-                        providerToken: providerToken, run: run)
-                    return (choice, outcome)
-                }
-                running += 1
-            }
-            for await result in group { results.append(result) }
-            return results
+        let results = await concurrently(choices, limit: sender.settings.concurrency) { choice in
+            var request = sender.makeRequest(choice.plan.registration.token, choice.entry)
+            request.priority = choice.priority
+            let outcome = await sender.attempt(
+                request, plan: choice.plan, entry: choice.entry, transport: transport, providerToken: providerToken, run: run)
+            return (choice, outcome)
         }
         var dropped: Set<DeviceToken> = []
         var anyFailed = false
         let pushedAt = sender.clock.now()
         for (choice, outcome) in results {
             let token = choice.plan.registration.token
-            let once = PushSender.atMostOnce(choice.entry)
-            var outcome = outcome
-            if outcome == .unconfirmed { outcome = once ? .delivered : .deferred }
             switch outcome {
             case .delivered, .rejected:
                 // The chosen snapshot stands for every one before it: the cursor moves to the newest.
                 let deliveredAt = outcome == .delivered ? Int(pushedAt.timeIntervalSince1970) : choice.plan.current?.deliveredAt
-                if let last = choice.plan.last {
-                    changes.append(
-                        (token.hex, Cursor(activity: choice.plan.registration.activity, last: last, deliveredAt: deliveredAt)))
-                }
+                if let last = choice.plan.last { changes.append((token.hex, choice.plan.cursor(last, deliveredAt: deliveredAt))) }
                 if outcome == .delivered {
                     state.delivered += 1
                     state.lastPushed[token] = pushedAt
@@ -202,9 +161,9 @@ public struct PushWatcher: Sendable {
                 }
             case .dropped:
                 dropped.insert(token)
-            case .deferred, .unconfirmed:
+            case .deferred:
                 // Certainly not delivered: a start or end recorded before sending is taken back.
-                if once { changes.append((token.hex, choice.plan.current)) }
+                if PushSender.atMostOnce(choice.entry) { changes.append((token.hex, choice.plan.current)) }
                 anyFailed = true
                 state.failed += 1
             }

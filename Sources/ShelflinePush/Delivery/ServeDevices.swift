@@ -49,13 +49,6 @@ public enum DeviceError: ShelflineError, Equatable {
         case .notOwner: "the token belongs to another device"
         }
     }
-
-    /// Throws `notOwner` unless `device` registered `registration`: by its id; a token recorded
-    /// before ids (name only) belongs to the device of that name only if it was added before the
-    /// token was registered.
-    static func checkOwner(_ registration: Registration, device: Device) throws {
-        guard registration.isOwned(by: device) else { throw DeviceError.notOwner }
-    }
 }
 
 /// `devices add|list|remove` and the server's secret check, over `devices.json` beside the registry.
@@ -82,12 +75,15 @@ public struct DeviceStore: Sendable {
 
     /// Adds `name` with a new random secret (256 bits, hex) and returns the secret: the only time it exists in clear.
     public func add(_ name: String, now: Date) async throws -> String {
-        guard (1...64).contains(name.utf8.count), name.utf8.allSatisfy(Self.isNameByte) else { throw DeviceError.badName(name) }
-        let secret = secureRandomBytes(32).withUnsafeBytes { Self.hex($0) }
+        guard (1...64).contains(name.utf8.count),
+            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+        else { throw DeviceError.badName(name) }
+        let secret = secureRandomBytes(32).map { String(format: "%02x", $0) }.joined()
         try await store.withLock {
             var list = try read()
             guard !list.devices.contains(where: { $0.name == name }) else { throw DeviceError.exists(name) }
-            list.devices.append(Device(name: name, secretSHA256: Self.digest(secret), addedAt: Int(now.timeIntervalSince1970)))
+            list.devices.append(
+                Device(name: name, secretSHA256: ContentHash.string(secret), addedAt: Int(now.timeIntervalSince1970)))
             list.devices.sort { $0.name < $1.name }
             try write(list)
         }
@@ -107,25 +103,12 @@ public struct DeviceStore: Sendable {
     /// The device whose secret is `secret`, if any. Compares digests, so the time taken says
     /// nothing about the secret.
     public func device(secret: String) throws -> Device? {
-        let digest = Self.digest(secret)
+        let digest = ContentHash.string(secret)
         return try read().devices.first { $0.secretSHA256 == digest }
     }
 
     private func write(_ list: DeviceList) throws {
         try Workspace.makeDirectory(store.directory)
         try writeJSONFile(list, to: path, permissions: 0o600)
-    }
-
-    static func digest(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).withUnsafeBytes { hex($0) }
-    }
-
-    static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
-    }
-
-    static func isNameByte(_ byte: UInt8) -> Bool {
-        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte == 46 || byte == 95
-            || byte == 45
     }
 }

@@ -6,22 +6,16 @@ import NIOSSL
 import NIOTLS
 import ShelflineCore
 
-/// HTTP/1.1 for `ServeRouter`, on SwiftNIO directly. NIOCore/NIOPosix/NIOHTTP1 are already in the
-/// build (the loopback APNs and AsyncHTTPClient use them); Hummingbird would add its own packages
-/// and minutes to every clean CI build for four routes. TLS: a reverse proxy (docs/push.md), or
-/// `tls` (NIOSSL, `--tls-cert`/`--tls-key`).
+/// HTTP/1.1 for `ServeRouter` on SwiftNIO directly: NIO is already in the build, where a web
+/// framework would add its packages to every clean build for four routes. TLS: `tls` (NIOSSL,
+/// `--tls-cert`/`--tls-key`) or a reverse proxy (docs/push.md, which gives the limits below).
 ///
-/// Connections are kept alive and served one request at a time. A body over `maxBodyBytes` is
-/// read and discarded up to `drainLimit` (so the client sees the answer, not a reset), answered 413,
-/// and the connection closed; a `content-length` beyond `drainLimit` is answered at once.
-///
-/// Slow clients: a request must arrive in full within `requestTimeoutSeconds` of its first byte
-/// (else 408 and close), and a connection between requests that sends nothing for
-/// `idleTimeoutSeconds` is closed (`IdleStateHandler`); a request being answered (a refresh may
-/// take the poll's and the push's time) is never cut off.
-///
-/// `shutdown` (SIGTERM in `serve`) stops accepting, closes idle connections, lets each request
-/// in flight finish and answers it with `connection: close`, then returns.
+/// Keep-alive, one request at a time. A body over `maxBodyBytes` is read and discarded up to
+/// `drainLimit` (so the client sees the 413, not a reset), then the connection closes. A request
+/// must arrive in full within `requestTimeoutSeconds` of its first byte (else 408); a connection
+/// idle between requests for `idleTimeoutSeconds` is closed; a request being answered (a refresh
+/// takes a poll and a push) is never cut off. `shutdown` stops accepting, closes the idle
+/// connections and lets each request in flight finish with `connection: close`.
 public final class ServeHTTPServer: Sendable {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
@@ -50,21 +44,18 @@ public final class ServeHTTPServer: Sendable {
             .bind(host: host, port: port) { child in
                 child.eventLoop.makeCompletedFuture {
                     let phase = RequestPhase()
+                    let pipeline = child.pipeline.syncOperations
+                    let requestTimeout = Self.amount(router.limits.requestTimeoutSeconds)
                     // Idle counts raw bytes (a stalled TLS handshake too); the deadline, decrypted ones.
-                    try child.pipeline.syncOperations.addHandler(
-                        IdleStateHandler(readTimeout: Self.amount(router.limits.idleTimeoutSeconds)))
+                    try pipeline.addHandler(IdleStateHandler(readTimeout: Self.amount(router.limits.idleTimeoutSeconds)))
                     if let tls {
-                        try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
                         // The request timeout covers the handshake too (else a ClientHello sent a
                         // byte every 10 s holds its connection for good).
-                        try child.pipeline.syncOperations.addHandler(
-                            HandshakeDeadline(timeout: Self.amount(router.limits.requestTimeoutSeconds)))
+                        try pipeline.addHandlers(NIOSSLServerHandler(context: tls), HandshakeDeadline(timeout: requestTimeout))
                     }
-                    try child.pipeline.syncOperations.addHandler(
-                        RequestReadDeadline(phase: phase, timeout: Self.amount(router.limits.requestTimeoutSeconds)))
-                    try child.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
-                    try child.pipeline.syncOperations.addHandler(BadRequestOnce())
-                    try child.pipeline.syncOperations.addHandler(RequestPhaseTracker(phase: phase))
+                    try pipeline.addHandler(RequestReadDeadline(phase: phase, timeout: requestTimeout))
+                    try pipeline.configureHTTPServerPipeline(withErrorHandling: false)
+                    try pipeline.addHandlers(BadRequestOnce(), RequestPhaseTracker(phase: phase))
                     return Accepted(try Connection(wrappingChannelSynchronously: child))
                 }
             }
@@ -142,7 +133,7 @@ public final class ServeHTTPServer: Sendable {
             for try await part in inbound {
                 switch part {
                 case .head(let requestHead):
-                    guard connections.busy(id) else { return }
+                    guard connections.mark(id, busy: true) else { return }
                     head = requestHead
                     body.clear()
                     received = 0
@@ -172,7 +163,7 @@ public final class ServeHTTPServer: Sendable {
                         authorization: requestHead.headers.first(name: "authorization"),
                         body: Data(body.readableBytesView))
                     let response = await router.handle(request)
-                    let keepAlive = requestHead.isKeepAlive && connections.idle(id)
+                    let keepAlive = requestHead.isKeepAlive && connections.mark(id, busy: false)
                     try await write(response, keepAlive: keepAlive, to: outbound)
                     if !keepAlive { return }
                 }
@@ -196,7 +187,7 @@ public final class ServeHTTPServer: Sendable {
 /// A connection from its creation (in the child initializer) until the accept loop takes it. One
 /// accepted as the server shuts down never reaches the loop: its async channel is then closed
 /// here, since NIO stops the process (a precondition) when an async channel's writer is released
-/// unfinished (seen in the suite: a test's connection raced `shutdown`).
+/// unfinished.
 final class Accepted: @unchecked Sendable {
     private let connection: ServeHTTPServer.Connection
     private let lock = NSLock()
@@ -359,7 +350,7 @@ final class HandshakeDeadline: ChannelInboundHandler {
 
 /// The open connections and whether each is in a request, for `shutdown`; at most `limit` open:
 /// the oldest idle one (between requests, or not yet in one) is closed to make room, and when every
-/// one is in a request the newcomer is (else stalled handshakes, 20,400 of them, use every descriptor).
+/// one is in a request the newcomer is (else stalled handshakes use every descriptor).
 final class Connections: @unchecked Sendable {
     private let lock = NSLock()
     private var channels: [Int: (channel: any Channel, busy: Bool)] = [:]
@@ -385,18 +376,11 @@ final class Connections: @unchecked Sendable {
         }
     }
 
-    /// A request began: false when draining (the connection is to close instead).
-    func busy(_ id: Int) -> Bool {
+    /// A request began (`busy`) or was answered: false when draining (the connection is to close
+    /// instead, or answer with `connection: close`).
+    func mark(_ id: Int, busy: Bool) -> Bool {
         lock.withLock {
-            channels[id]?.busy = true
-            return !draining
-        }
-    }
-
-    /// A request was answered: false when draining (answer with `connection: close`).
-    func idle(_ id: Int) -> Bool {
-        lock.withLock {
-            channels[id]?.busy = false
+            channels[id]?.busy = busy
             return !draining
         }
     }

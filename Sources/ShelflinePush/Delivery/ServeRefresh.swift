@@ -1,15 +1,12 @@
 import Foundation
 import ShelflineCore
 
-/// `POST /v1/beer-queue/refresh`: the member asked for a fresh queue, so `serve` does what
-/// `make beer-queue` does, user-triggered: `shelfline-render beer-queue --poll --user-triggered`,
-/// then `shelfline-push send`, the two executables beside this one, with serve's `--config` and
-/// `--workspace`. Running them (rather than linking the poll in) keeps one path for cron and the
-/// app: the same locks, budget rule, cookie redaction and exit statuses, and no libcurl in `serve`.
-///
-/// One refresh runs at a time (a second waits its turn: both would poll the same page). The
-/// children's stderr is the server's (their lines are redacted as they are under cron); they run
-/// in the server's working directory and environment.
+/// `POST /v1/beer-queue/refresh`: what `make beer-queue` does, user-triggered. It runs
+/// `shelfline-render beer-queue --poll --user-triggered`, then `shelfline-push send`, the executables
+/// beside this one, with serve's `--config`, `--workspace`, working directory, environment and
+/// stderr. Running them rather than linking the poll in keeps one path for cron and the app (locks,
+/// budget, cookie redaction, exit statuses) and no libcurl in `serve`. One refresh runs at a time:
+/// two would poll the same page.
 public struct BeerQueueRefresher: Sendable {
     /// Where `shelfline-render` and `shelfline-push` are.
     public var binDirectory: String

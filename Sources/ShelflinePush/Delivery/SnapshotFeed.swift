@@ -61,30 +61,21 @@ public struct SnapshotFeed: Sendable {
     ) throws -> [FeedEntry] {
         var result: [FeedEntry] = []
         var previous: S?
-        let bytes = [UInt8](data)
-        var lineNumber = 0
-        var start = 0
-        while start < bytes.count {
-            var end = start
-            while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
-            lineNumber += 1
-            let line = bytes[start..<end]
-            let terminated = end < bytes.count
-            start = end + 1
-            if line.isEmpty { continue }
+        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        for (index, line) in lines.enumerated() where !line.isEmpty {
             let snapshot: ActivitySnapshot<A, S>
             do {
-                snapshot = try JSONDecoder().decode(type, from: Data(line))
+                snapshot = try JSONDecoder().decode(type, from: line)
             } catch {
-                let torn = !terminated ? " (torn last line: the file was cut short)" : ""
-                throw FileError.corrupt(path: path, line: lineNumber, reason: "not a valid snapshot\(torn); nothing was sent")
+                let torn = index == lines.count - 1 ? " (torn last line: the file was cut short)" : ""
+                throw FileError.corrupt(path: path, line: index + 1, reason: "not a valid snapshot\(torn); nothing was sent")
             }
             let aps = snapshot.apns.aps
             let urgent = aps.event != .update || aps.alert != nil || previous.map { changed($0, snapshot.contentState) } == true
-            let digest = SHA256.hash(data: Data(line)).prefix(12).map { String(format: "%02x", $0) }.joined()
             result.append(
                 FeedEntry(
-                    id: SnapshotID(timestamp: snapshot.timestamp, digest: digest), event: aps.event,
+                    id: SnapshotID(timestamp: snapshot.timestamp, digest: String(ContentHash.bytes(line).prefix(24))),
+                    event: aps.event,
                     body: try snapshot.apns.encoded(), priority: urgent ? 10 : 5,
                     expiration: aps.staleDate ?? aps.dismissalDate ?? snapshot.timestamp + 3600))
             previous = snapshot.contentState

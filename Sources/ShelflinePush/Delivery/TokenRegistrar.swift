@@ -18,7 +18,7 @@ public struct TokenRegistrar: Sendable {
             var registry = try store.readRegistry()
             var outbox = try store.readOutbox()
             let existing = registry.tokens.first(where: { $0.token == token })
-            if let device, let existing { try DeviceError.checkOwner(existing, device: device) }
+            if let device, let existing, !existing.isOwned(by: device) { throw DeviceError.notOwner }
             if let existing, existing.activity == activity, existing.kind == kind, existing.device == device?.name,
                 existing.deviceId == device?.id
             {
@@ -42,8 +42,8 @@ public struct TokenRegistrar: Sendable {
         try await store.withLock {
             var registry = try store.readRegistry()
             var outbox = try store.readOutbox()
-            if let device, let existing = registry.tokens.first(where: { $0.token == token }) {
-                try DeviceError.checkOwner(existing, device: device)
+            if let device, let existing = registry.tokens.first(where: { $0.token == token }), !existing.isOwned(by: device) {
+                throw DeviceError.notOwner
             }
             let before = registry.tokens.count
             registry.tokens.removeAll { $0.token == token }
@@ -75,7 +75,8 @@ public struct TokenRegistrar: Sendable {
         }
     }
 
-    static func iso(_ seconds: Int) -> String {
+    /// Unix seconds as `list` and `devices list` show them.
+    public static func iso(_ seconds: Int) -> String {
         ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 }
