@@ -494,7 +494,19 @@ struct SearchTerms: Sendable {
 
     /// `TextNormalizer.queryKey(title:author:)`, from these words.
     var queryKey: String {
-        titleTokens.joined(separator: " ") + "|"
-            + (nameWords.map { TextNormalizer.joiningInitials($0).joined(separator: " ") } ?? "")
+        // Appended into one string: `joined` twice and `+` were about 2 % of an offline lookup's CPU (perf).
+        var key = ""
+        key.reserveCapacity(
+            titleTokens.reduce(2) { $0 + $1.utf8.count + 1 } + (nameWords?.reduce(0) { $0 + $1.utf8.count + 1 } ?? 0))
+        func append(_ words: [String]) {
+            for (position, word) in words.enumerated() {
+                if position > 0 { key.append(" ") }
+                key.append(word)
+            }
+        }
+        append(titleTokens)
+        key.append("|")
+        if let nameWords { append(TextNormalizer.joiningInitials(nameWords)) }
+        return key
     }
 }
