@@ -26,4 +26,16 @@ import Testing
             }
         }
     }
+
+    /// The catalog's search hashes a row's exact title key from its words without joining them,
+    /// and hashes no token longer than any stopword to tell it is none.
+    @Test func titleKeyHashFromTheWordsIsTheHashOfTheKey() {
+        for title in Self.titles {
+            let tokens = SearchTerms(title: title, author: nil).titleTokens
+            #expect(
+                CatalogIndex.titleHash(joining: Matcher.droppingArticle(tokens))
+                    == CatalogIndex.titleHash(TextNormalizer.titleKey(title)), "\(title)")
+        }
+        #expect(TextNormalizer.stopwords.allSatisfy { $0.utf8.count <= 3 })
+    }
 }

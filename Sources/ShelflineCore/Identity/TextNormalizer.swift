@@ -18,6 +18,7 @@ public enum TextNormalizer {
     /// Lower-case, diacritic-free tokens; `&` reads as `and`.
     public static func tokens(_ text: String) -> [String] {
         // Fast path for ASCII (most titles and names): Foundation's folding is slow on Linux.
+        if let tokens = text.utf8.withContiguousStorageIfAvailable(asciiTokens), let tokens { return tokens }
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
             var tokens: [String] = []
             var current: [UInt8] = []
@@ -48,6 +49,37 @@ public enum TextNormalizer {
         }
         if !current.isEmpty { tokens.append(current) }
         return tokens
+    }
+
+    /// `tokens` of ASCII `bytes` in one pass, each token a slice of one folded copy; nil at the
+    /// first byte that is not ASCII.
+    private static func asciiTokens(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, bytes.count)) { folded -> [String]? in
+            var tokens: [String] = []
+            tokens.reserveCapacity(bytes.count / 4 + 1)
+            var end = 0
+            var start = 0
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    folded[end] = byte
+                    end += 1
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    folded[end] = byte + 32
+                    end += 1
+                case 0x80...:
+                    return nil
+                default:
+                    if end > start {
+                        tokens.append(String(decoding: UnsafeBufferPointer(rebasing: folded[start..<end]), as: UTF8.self))
+                        start = end
+                    }
+                    if byte == UInt8(ascii: "&") { tokens.append("and") }
+                }
+            }
+            if end > start { tokens.append(String(decoding: UnsafeBufferPointer(rebasing: folded[start..<end]), as: UTF8.self)) }
+            return tokens
+        }
     }
 
     /// Case folded in every script; diacritics and width folded on Latin letters only (`É` → `e`,

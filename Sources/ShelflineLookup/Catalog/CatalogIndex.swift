@@ -211,9 +211,8 @@ public final class CatalogIndex: @unchecked Sendable {
     /// is matched to needs it (`described(_:)`). Inflating every candidate's description was
     /// a tenth of lookup's CPU against a 1,000,000-edition catalog (perf, bench/lookup part b).
     public func preparedCandidates(title: String, author: String?, limit: Int) throws -> [Matcher.PreparedEdition] {
-        try lock.withLock {
-            try preparing(findingHits(title: title, terms: SearchTerms(title: title, author: author), limit: limit))
-        }
+        guard let plan = searchPlan(title: title, terms: SearchTerms(title: title, author: author)) else { return [] }
+        return try lock.withLock { try preparing(findingHits(plan, limit: limit)) }
     }
 
     /// A search's candidate before its edition is loaded: the row, and its authors as the matcher
@@ -234,7 +233,10 @@ public final class CatalogIndex: @unchecked Sendable {
 
     /// `searchHits` with the query's words made already (`terms`: of `title` and the author).
     func searchHits(title: String, terms: SearchTerms, limit: Int) throws -> [SearchHit] {
-        try lock.withLock { try findingHits(title: title, terms: terms, limit: limit) }
+        // Planned outside the lock: the filter is immutable, and most rows of an import against a
+        // small catalog end here.
+        guard let plan = searchPlan(title: title, terms: terms) else { return [] }
+        return try lock.withLock { try findingHits(plan, limit: limit) }
     }
 
     /// The hits' editions, prepared for the matcher, in the hits' order (a hit whose row is gone is left out).
@@ -242,28 +244,53 @@ public final class CatalogIndex: @unchecked Sendable {
         try lock.withLock { try preparing(hits) }
     }
 
-    /// Candidate editions from three queries (see `candidates`). A query the search filter rules
-    /// out (no exact title key, and neither the author nor the title words in the index) is
-    /// answered without SQLite.
-    private func findingHits(title: String, terms: SearchTerms, limit: Int) throws -> [SearchHit] {
+    /// What `findingHits` asks SQLite: the exact title keys' hashes, the surname and title words
+    /// of the author query, and whether the title words alone are searched.
+    private struct SearchPlan {
+        var hashes: [Int]
+        var surname: String?
+        var searched: [String]
+        var titleSearch: Bool
+    }
+
+    /// The queries a search needs; nil when the search filter rules them all out (no exact title
+    /// key, and neither the author nor the title words in the index). The cheap tests come first
+    /// and nothing is allocated for a search ruled out by them.
+    private func searchPlan(title: String, terms: SearchTerms) -> SearchPlan? {
         let tokens = terms.titleTokens
-        guard !tokens.isEmpty else { return [] }
-        let significant = tokens.filter { !TextNormalizer.stopwords.contains($0) }
-        let searched = significant.isEmpty ? tokens : significant
-        // `titleKey(title)`, from the tokens at hand.
-        var keys = [Matcher.droppingArticle(tokens).joined(separator: " ")]
-        if let colon = TextNormalizer.firstIndex(of: ":", in: title) {
-            keys.append(TextNormalizer.titleKey(String(title[..<colon])))
+        guard !tokens.isEmpty else { return nil }
+        // Every stopword is at most three bytes: a longer token is not hashed to know it is none.
+        func isStopword(_ token: String) -> Bool { token.utf8.count <= 3 && TextNormalizer.stopwords.contains(token) }
+        let hasSignificant = tokens.contains { !isStopword($0) }
+        func isSearched(_ token: String) -> Bool { !hasSignificant || !isStopword(token) }
+        var titleSearch = true
+        var anyTitleWord = false
+        for token in tokens where isSearched(token) {
+            if mayHold(token, .title) { anyTitleWord = true } else { titleSearch = false }
+            if anyTitleWord && !titleSearch { break }
         }
-        let hashes = keys.filter { !$0.isEmpty }.map(Self.titleHash).filter(searchFilter.mayContain(titleHash:))
+        // `titleKey(title)`, from the tokens at hand, hashed as it would be joined.
+        var keyHashes = [Self.titleHash(joining: Matcher.droppingArticle(tokens))]
+        if title.utf8.contains(UInt8(ascii: ":")), let colon = TextNormalizer.firstIndex(of: ":", in: title) {
+            let key = TextNormalizer.titleKey(String(title[..<colon]))
+            if !key.isEmpty { keyHashes.append(Self.titleHash(key)) }
+        }
+        let hashes = keyHashes.filter(searchFilter.mayContain(titleHash:))
         // The surname: last word of the name in `First Last` order (`Le Guin, Ursula K.` → `guin`),
-        // as a token the FTS index holds (not a joined run of initials).
-        let surname = terms.nameWords.flatMap { words -> String? in
-            let plain = Set(words)
-            return TextNormalizer.joiningInitials(words).last { $0.count > 1 && plain.contains($0) }
-        }.flatMap { mayHold($0, .authors) && searched.contains { mayHold($0, .title) } ? $0 : nil }
-        let titleSearch = searched.allSatisfy { mayHold($0, .title) }
-        guard !hashes.isEmpty || surname != nil || titleSearch else { return [] }
+        // as a token the FTS index holds (not a joined run of initials); searched only with a title word.
+        let surname =
+            anyTitleWord
+            ? terms.nameWords.flatMap { words -> String? in
+                let plain = Set(words)
+                return TextNormalizer.joiningInitials(words).last { $0.count > 1 && plain.contains($0) }
+            }.flatMap { mayHold($0, .authors) ? $0 : nil } : nil
+        guard !hashes.isEmpty || surname != nil || titleSearch else { return nil }
+        return SearchPlan(hashes: hashes, surname: surname, searched: tokens.filter(isSearched), titleSearch: titleSearch)
+    }
+
+    /// Candidate editions from three queries (see `candidates`), as `plan` says.
+    private func findingHits(_ plan: SearchPlan, limit: Int) throws -> [SearchHit] {
+        let (hashes, surname, searched, titleSearch) = (plan.hashes, plan.surname, plan.searched, plan.titleSearch)
         let words = searched.map { "\"\($0)\"" }
         var ids: [Int] = []
         var seen = Set<Int>()
@@ -425,6 +452,16 @@ public final class CatalogIndex: @unchecked Sendable {
     /// the matcher then scores on its real title.
     static func titleHash(_ key: String) -> Int {
         Int(bitPattern: UInt(fnv1a(key.utf8)))
+    }
+
+    /// `titleHash(words.joined(separator: " "))`, without the joined string.
+    static func titleHash(joining words: [String]) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for (position, word) in words.enumerated() {
+            if position > 0 { hash = (hash ^ UInt64(UInt8(ascii: " "))) &* 0x0000_0100_0000_01b3 }
+            for byte in word.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        }
+        return Int(bitPattern: UInt(hash))
     }
 
     /// 64-bit FNV-1a: stable across runs and machines (Swift's `Hasher` is seeded per process).

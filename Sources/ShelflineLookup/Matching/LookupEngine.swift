@@ -179,8 +179,9 @@ public final class LookupEngine: Sendable {
                     key = terms.queryKey
                     searchTerms[index] = (key, terms)
                 }
-                if groups[key] == nil { order.append(key) }
+                let known = groups.count
                 groups[key, default: []].append(index)
+                if groups.count > known { order.append(key) }
             }
             let members = groups
             let matcher = self.matcher
@@ -494,7 +495,20 @@ struct SearchTerms: Sendable {
 
     /// `TextNormalizer.queryKey(title:author:)`, from these words.
     var queryKey: String {
-        titleTokens.joined(separator: " ") + "|"
-            + (nameWords.map { TextNormalizer.joiningInitials($0).joined(separator: " ") } ?? "")
+        // Bytes appended into one buffer: `joined` twice and `+` were about 2 % of an offline
+        // lookup's CPU (perf), appending to a `String` word by word still 3 %.
+        var key: [UInt8] = []
+        key.reserveCapacity(
+            titleTokens.reduce(2) { $0 + $1.utf8.count + 1 } + (nameWords?.reduce(0) { $0 + $1.utf8.count + 1 } ?? 0))
+        func append(_ words: [String]) {
+            for (position, word) in words.enumerated() {
+                if position > 0 { key.append(UInt8(ascii: " ")) }
+                key.append(contentsOf: word.utf8)
+            }
+        }
+        append(titleTokens)
+        key.append(UInt8(ascii: "|"))
+        if let nameWords { append(TextNormalizer.joiningInitials(nameWords)) }
+        return String(decoding: key, as: UTF8.self)
     }
 }

@@ -322,6 +322,8 @@ final class FinishedCounter: @unchecked Sendable {
 struct OutputLines {
     private var line: [UInt8] = []
     private var lastMatch: (MatchResult, [UInt8])?
+    /// Reused across lines instead of an array allocated and freed for each.
+    private var members: [(String, [UInt8])] = []
 
     mutating func write(_ item: InputRecord, _ outcome: LookupOutcome, to writer: NDJSONWriter<BookRecord>) throws {
         guard !item.annotated else {
@@ -332,7 +334,8 @@ struct OutputLines {
             return
         }
         if lastMatch?.0 != outcome.match { lastMatch = (outcome.match, try AnswerJSON.match(outcome.match)) }
-        var members: [(String, [UInt8])] = [("match", lastMatch!.1)]
+        members.removeAll(keepingCapacity: true)
+        members.append(("match", lastMatch!.1))
         if let metadata = outcome.metadata { members.append(("metadata", AnswerJSON.metadata(metadata))) }
         line.removeAll(keepingCapacity: true)
         item.bytes.withUnsafeBytes { BookRecordScan.splice($0, adding: members, into: &line) }
