@@ -36,6 +36,9 @@ struct OrchestratorSetup {
 
     var planner: StagePlanner { StagePlanner(config: config, stages: PipelineStages.descriptions, workspace: workspace) }
 
+    /// The rows a run of an export by name asks again: every run does (`PipelineRunner`'s default).
+    var askAgain: AskAgain { AskAgain(files: files, afterSeconds: 0) }
+
     /// The names of a run's files, as the config declares them.
     var files: RunFiles { RunFiles(config: config, stages: PipelineStages.descriptions) }
 

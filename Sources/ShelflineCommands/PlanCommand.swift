@@ -31,7 +31,7 @@ public struct PlanCommand: StageCommand {
             }
             return
         }
-        for (stage, decision) in try setup.planner.plan(run: run) {
+        for (stage, decision) in try setup.planner.plan(run: run, askAgain: setup.askAgain, now: context.now()) {
             print("\(stage.rawValue): \(decision.text)")
         }
     }

@@ -11,7 +11,8 @@ public struct StatusCommand: AsyncParsableCommand {
         discussion: """
             Reads the run for --csv FILE (default: the latest run) and its manifests. Runs left \
             incomplete for more than 24 hours are listed as stale (`clean --stale` removes them), \
-            and imports that failed are listed on their own.
+            and imports that failed are listed on their own. Rows the last lookup could not get an answer \
+            for (a source offline) are work pending: `run` asks again for them.
 
             A failed import whose file is gone is dropped from the list, said once. \
             Exit status: 0 up to date, 1 work pending (or no run yet), 2 error (bad config, unreadable \
@@ -47,7 +48,7 @@ public struct StatusCommand: AsyncParsableCommand {
                 print("pending: no run yet")
                 throw ExitCode(1)
             }
-            let plan = try setup.planner.plan(run: run)
+            let plan = try setup.planner.plan(run: run, askAgain: setup.askAgain)
             for (stage, decision) in plan { print("\(stage.rawValue): \(decision.text)") }
             if plan.contains(where: { !$0.1.isUpToDate }) { throw ExitCode(1) }
         } catch let error as ExitCode {

@@ -195,7 +195,9 @@ public struct StagePlanner: Sendable {
 
     /// Decisions for every stage in order, without running anything: after the first stage that
     /// must run, later stages wait for it.
-    public func plan(run: RunDirectory) throws -> [(StageName, StageDecision)] {
+    /// With `askAgain`, a stage that is up to date but left rows to ask again (`AskAgain`) will run,
+    /// as `run` decides it at `now`.
+    public func plan(run: RunDirectory, askAgain: AskAgain? = nil, now: Date = Date()) throws -> [(StageName, StageDecision)] {
         var result: [(StageName, StageDecision)] = []
         var blocker: StageName?
         for declaration in config.stages {
@@ -203,7 +205,10 @@ public struct StagePlanner: Sendable {
                 result.append((declaration.name, .waiting(on: blocker)))
                 continue
             }
-            let decision = try decide(declaration.name, run: run)
+            var decision = try decide(declaration.name, run: run)
+            if decision.isUpToDate, let rows = askAgain?.rows(declaration.name, in: run, now: now), rows > 0 {
+                decision = .run(reason: AskAgain.reason(rows: rows))
+            }
             if !decision.isUpToDate { blocker = declaration.name }
             result.append((declaration.name, decision))
         }

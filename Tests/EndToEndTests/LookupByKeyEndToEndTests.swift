@@ -44,6 +44,12 @@ import Testing
             return result
         }
 
+        /// `shelfline plan` or `shelfline status` for the reading log, with the same config.
+        func ask(_ command: String) throws -> ProcessResult {
+            try ExecutableRunner.run(
+                "shelfline", [command, "--csv", csv, "--config", configPath, "--workspace", workspace], in: dir.path)
+        }
+
         /// The library's books by Open Library work key; each row is one book.
         func books() throws -> [String: [String: Any]] {
             var books: [String: [String: Any]] = [:]
@@ -78,6 +84,15 @@ import Testing
         #expect(offline["OL45804W"]?["title"] as? String == "OL45804W")
         #expect(offline["OL1000001W"]?["title"] as? String == "OL1000001W")
         #expect(offline.values.allSatisfy { $0["enrichment"] == nil && $0["author"] == nil })
+
+        // `plan` and `status` say what the next run will do: ask again, so work is pending.
+        let plan = try keyed.ask("plan")
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdout.contains("lookup: will run: asking again for 2 rows no source could answer last time"), "\(plan)")
+        #expect(plan.stdout.contains("merge: "), "\(plan)")
+        let status = try keyed.ask("status")
+        #expect(status.status == 1, "work pending: \(status)")
+        #expect(status.stdout.contains("lookup: will run: asking again for 2 rows"), "\(status)")
 
         // Still out of reach: asked again, nothing new found, the library byte-identical.
         let library = try Data(contentsOf: URL(fileURLWithPath: keyed.workspace + "/library/library.ndjson.gz"))
@@ -124,6 +139,9 @@ import Testing
         try await full.shutdown()
         #expect(fourth.stdout.hasPrefix("already imported; nothing to do"), "\(fourth)")
         #expect(requestsAfterFourth == requestsAfterThird, "\(full.requests.map(\.path))")
+        let upToDate = try keyed.ask("status")
+        #expect(upToDate.status == 0, "\(upToDate)")
+        #expect(!upToDate.stdout.contains("asking again"), "\(upToDate)")
     }
 
     /// Every row answered, one of them "not known" (a source's no, not a failure): nothing is left
