@@ -29,11 +29,12 @@ package struct TitleParts: Sendable {
         let stripped = TitleParts.strippingSeries(title)
         var mainText = Substring(stripped)
         var rest: Substring = ""
-        if let range = Self.separatorRange(in: stripped) {
+        let separator = Self.separatorRange(in: stripped)
+        if let range = separator {
             mainText = stripped[..<range.lowerBound]
             rest = stripped[range.upperBound...]
         }
-        var mainWords = TitleParts.words(String(mainText))
+        var mainWords = separator == nil ? TitleParts.words(stripped) : TitleParts.words(String(mainText))
         // Library catalogues move the article to the end: `Left Hand of Darkness, The`.
         if mainWords.count > 1, let last = mainWords.last, Self.leadingArticles.contains(last),
             let comma = mainText.utf8.lastIndex(of: UInt8(ascii: ",")),
@@ -42,7 +43,7 @@ package struct TitleParts: Sendable {
             mainWords.removeLast()
         }
         main = TitleParts.droppingArticle(mainWords)
-        var sub = TitleParts.words(String(rest))
+        var sub = rest.isEmpty ? [] : TitleParts.words(String(rest))
         if let subtitle, !subtitle.isEmpty { sub += TitleParts.words(subtitle) }
         self.subtitle = sub
         if main.isEmpty {  // `: Subtitle` alone, or a title that is only an article
@@ -79,6 +80,45 @@ package struct TitleParts: Sendable {
                 $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "-") || $0 == 0xE2
             })
         else { return nil }
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return asciiSeparatorRange(in: text) }
+        return searchedSeparatorRange(in: text)
+    }
+
+    /// `separatorRange` of ASCII text, by bytes (each byte is a `Character` there): Foundation's
+    /// search per separator was most of splitting a title. The same answer as
+    /// `searchedSeparatorRange`: each separator's first occurrence counts, and none when it starts the text.
+    package static func asciiSeparatorRange(in text: String) -> Range<String.Index>? {
+        let bytes = text.utf8
+        var colon = true, semicolon = true, dash = true
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let atStart = index == bytes.startIndex
+            var length = 0
+            switch bytes[index] {
+            case UInt8(ascii: ":"):
+                if colon { length = 1 }
+                colon = false
+            case UInt8(ascii: ";"):
+                if semicolon { length = 1 }
+                semicolon = false
+            case UInt8(ascii: " "):
+                let next = bytes.index(after: index)
+                if next != bytes.endIndex, bytes[next] == UInt8(ascii: "-"), bytes.index(after: next) != bytes.endIndex,
+                    bytes[bytes.index(after: next)] == UInt8(ascii: " ")
+                {
+                    if dash { length = 3 }
+                    dash = false
+                }
+            default: break
+            }
+            if length > 0, !atStart { return index..<bytes.index(index, offsetBy: length) }
+            index = bytes.index(after: index)
+        }
+        return nil
+    }
+
+    /// `separatorRange` by Foundation's search, for text that is not ASCII.
+    package static func searchedSeparatorRange(in text: String) -> Range<String.Index>? {
         var best: Range<String.Index>?
         for separator in [":", ";", " - ", " – ", " — "] {
             if let range = text.range(of: separator), range.lowerBound != text.startIndex,
@@ -106,10 +146,16 @@ package struct TitleParts: Sendable {
                 if run <= 1 { plain.append(" ") }
                 continue
             }
-            run = scalar.properties.isAlphabetic ? run + 1 : 0
+            run = isAlphabetic(scalar) ? run + 1 : 0
             plain.append(scalar)
         }
         return TextNormalizer.tokens(String(plain))
+    }
+
+    /// `scalar.properties.isAlphabetic`, without the property table for ASCII (most titles with an apostrophe).
+    package static func isAlphabetic(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.isASCII else { return scalar.properties.isAlphabetic }
+        return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(UInt8(scalar.value) | 0x20)
     }
 
     /// Leading articles of the languages exports hold (English, French, Spanish, Italian, German, Dutch, Portuguese).
