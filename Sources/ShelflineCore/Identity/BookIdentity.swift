@@ -68,23 +68,31 @@ public struct TitleIdentity: Sendable, Equatable {
         guard parts.count > 1 || !prefix.isEmpty else { return parts.first ?? "" }
         let count = parts.reduce(prefix.utf8.count + max(parts.count - 1, 0)) { $0 + $1.utf8.count }
         return String(unsafeUninitializedCapacity: count) { buffer in
-            var offset = 0
-            for byte in prefix.utf8 {
-                buffer[offset] = byte
-                offset += 1
-            }
+            var offset = copy(prefix, into: buffer, at: 0)
             for (index, part) in parts.enumerated() {
                 if index > 0 {
                     buffer[offset] = UInt8(separator.value)
                     offset += 1
                 }
-                for byte in part.utf8 {
-                    buffer[offset] = byte
-                    offset += 1
-                }
+                offset = copy(part, into: buffer, at: offset)
             }
             return offset
         }
+    }
+
+    /// Copies `text`'s UTF-8 into `buffer` at `offset`; returns the offset after it.
+    private static func copy(_ text: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+            if let source = bytes.baseAddress { (buffer.baseAddress! + offset).update(from: source, count: bytes.count) }
+            return offset + bytes.count
+        }
+        if let copied { return copied }
+        var end = offset
+        for byte in text.utf8 {
+            buffer[end] = byte
+            end += 1
+        }
+        return end
     }
 
     public var descriptor: TitleDescriptor {
