@@ -13,7 +13,10 @@ import Testing
             "A - B", ":Colon first", ";Semi first", " - Dash first", "Ender’s Game", "Das Boot", "Thinking, Fast and Slow",
             "Left Hand of Darkness, The", "X", "",
         ]
-        let separators = ["", ": ", "; ", " - ", " – ", " — ", ":", " -", "- ", " : ", "::", ";:", " - - ", " -- "]
+        let separators = [
+            "", ": ", "; ", " - ", " – ", " — ", ":", " -", "- ", " : ", "::", ";:", " - - ", " -- ", ":\u{301} ",
+            " -\u{301} ", "\u{37E} ", " é: ",
+        ]
         let subtitles = ["", "A Novel", "Book Two", "Volume 2", "Guía de estudio", "L'histoire d'O", "x - y; z"]
         let groups = ["", " (Dune Chronicles, #1)", " (Kindle Edition)", " [Boxed Set]", " (Volume 2)", " (Série, #1-3)"]
         return mains.flatMap { main in
@@ -36,10 +39,7 @@ import Testing
         for title in Self.titles {
             let searched = offsets(TitleParts.searchedSeparatorRange(in: title), in: title)
             #expect(offsets(TitleParts.separatorRange(in: title), in: title) == searched, "\(title)")
-            if title.utf8.allSatisfy({ $0 < 0x80 }) {
-                asciiTitles += 1
-                #expect(offsets(TitleParts.asciiSeparatorRange(in: title), in: title) == searched, "\(title)")
-            }
+            if title.utf8.allSatisfy({ $0 < 0x80 }) { asciiTitles += 1 }
         }
         #expect(asciiTitles > 1000)
     }

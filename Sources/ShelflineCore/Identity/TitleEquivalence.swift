@@ -73,52 +73,56 @@ package struct TitleParts: Sendable {
 
     /// The first subtitle separator: `:`, `;`, or a dash between spaces.
     package static func separatorRange(in text: String) -> Range<String.Index>? {
-        // No byte any separator starts with (`:`, `;`, a space, or 0xE2 of the dashes): none
-        // (a title without a space has no spaced dash either). Saves Foundation's search per candidate.
-        guard
-            text.utf8.contains(where: {
-                $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "-") || $0 == 0xE2
-            })
-        else { return nil }
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return asciiSeparatorRange(in: text) }
-        return searchedSeparatorRange(in: text)
+        switch text.utf8.withContiguousStorageIfAvailable(asciiSeparator) ?? .notASCII {
+        case .none: return nil
+        case .found(let offset, let length):
+            let lower = text.utf8.index(text.utf8.startIndex, offsetBy: offset)
+            return lower..<text.utf8.index(lower, offsetBy: length)
+        case .notASCII: return searchedSeparatorRange(in: text)
+        }
     }
 
-    /// `separatorRange` of ASCII text, by bytes (each byte is a `Character` there): Foundation's
-    /// search per separator was most of splitting a title. The same answer as
-    /// `searchedSeparatorRange`: each separator's first occurrence counts, and none when it starts the text.
-    package static func asciiSeparatorRange(in text: String) -> Range<String.Index>? {
-        let bytes = text.utf8
+    private enum SeparatorScan { case found(offset: Int, length: Int), none, notASCII }
+
+    /// The first separator by bytes while the text is ASCII, where each byte is a `Character`
+    /// (Foundation's search per separator was most of splitting a title): as `searchedSeparatorRange`,
+    /// each separator's first occurrence counts, and none when it starts the text. Text that is
+    /// not ASCII before the answer, or a byte after it that is not (a mark joining the separator
+    /// into another `Character`), is left to Foundation's search.
+    private static func asciiSeparator(in bytes: UnsafeBufferPointer<UInt8>) -> SeparatorScan {
         var colon = true, semicolon = true, dash = true
-        var index = bytes.startIndex
-        while index != bytes.endIndex {
-            let atStart = index == bytes.startIndex
+        for index in bytes.indices {
             var length = 0
             switch bytes[index] {
+            case 0x80...: return .notASCII
             case UInt8(ascii: ":"):
                 if colon { length = 1 }
                 colon = false
             case UInt8(ascii: ";"):
                 if semicolon { length = 1 }
                 semicolon = false
-            case UInt8(ascii: " "):
-                let next = bytes.index(after: index)
-                if next != bytes.endIndex, bytes[next] == UInt8(ascii: "-"), bytes.index(after: next) != bytes.endIndex,
-                    bytes[bytes.index(after: next)] == UInt8(ascii: " ")
-                {
-                    if dash { length = 3 }
-                    dash = false
-                }
-            default: break
+            case UInt8(ascii: " ")
+            where index + 2 < bytes.count && bytes[index + 1] == UInt8(ascii: "-") && bytes[index + 2] == UInt8(ascii: " "):
+                if dash { length = 3 }
+                dash = false
+            default: continue
             }
-            if length > 0, !atStart { return index..<bytes.index(index, offsetBy: length) }
-            index = bytes.index(after: index)
+            guard length > 0, index > 0 else { continue }
+            if index + length < bytes.count, bytes[index + length] >= 0x80 { return .notASCII }
+            return .found(offset: index, length: length)
         }
-        return nil
+        return .none
     }
 
     /// `separatorRange` by Foundation's search, for text that is not ASCII.
     package static func searchedSeparatorRange(in text: String) -> Range<String.Index>? {
+        // No byte any separator starts with (`:`, `;`, a space, or 0xE2 of the dashes): none
+        // (a title without a space has no spaced dash either).
+        guard
+            text.utf8.contains(where: {
+                $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "-") || $0 == 0xE2
+            })
+        else { return nil }
         var best: Range<String.Index>?
         for separator in [":", ";", " - ", " – ", " — "] {
             if let range = text.range(of: separator), range.lowerBound != text.startIndex,
@@ -136,7 +140,7 @@ package struct TitleParts: Sendable {
         // Neither byte sequence (`'`, or U+2019's E2 80 99): no apostrophe, without Foundation's
         // search (a tenth of a search's time when every candidate's title went through it).
         let bytes = text.utf8
-        guard bytes.contains(0x27) || bytes.contains(0x99),
+        guard bytes.contains(where: { $0 == 0x27 || $0 == 0x99 }),
             text.contains("'") || text.contains("\u{2019}")
         else { return TextNormalizer.tokens(text) }
         var plain = String.UnicodeScalarView()
