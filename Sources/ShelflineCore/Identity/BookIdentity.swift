@@ -62,8 +62,8 @@ public struct TitleIdentity: Sendable, Equatable {
     /// `tk:<main>|<surname>`: the books that may be this one are found under it.
     public var mainKey: String { Self.joined([main, surname], separator: "|", prefix: "tk:") }
 
-    /// `prefix` and `parts` joined by `separator` (ASCII), built in one allocation: interpolation and `joined` grow
-    /// the string piece by piece, a tenth of building an identity.
+    /// `prefix` and `parts` joined by `separator` (ASCII), built in one allocation with one copy per
+    /// part: interpolation and `joined` grow the string piece by piece, for every record.
     static func joined(_ parts: [String], separator: Unicode.Scalar, prefix: String = "") -> String {
         guard parts.count > 1 || !prefix.isEmpty else { return parts.first ?? "" }
         let count = parts.reduce(prefix.utf8.count + max(parts.count - 1, 0)) { $0 + $1.utf8.count }

@@ -85,7 +85,7 @@ package struct TitleParts: Sendable {
     private enum SeparatorScan { case found(offset: Int, length: Int), none, notASCII }
 
     /// The first separator by bytes while the text is ASCII, where each byte is a `Character`
-    /// (Foundation's search per separator was most of splitting a title): as `searchedSeparatorRange`,
+    /// (Foundation's search, one per separator, is slow on Linux): as `searchedSeparatorRange`,
     /// each separator's first occurrence counts, and none when it starts the text. Text that is
     /// not ASCII before the answer, or a byte after it that is not (a mark joining the separator
     /// into another `Character`), is left to Foundation's search.
