@@ -33,8 +33,8 @@ public struct TitleIdentity: Sendable, Equatable {
         let parts = TitleParts(title: title)
         let main = splitSubtitle ? parts.main : parts.full
         guard !main.isEmpty else { return nil }
-        self.main = main.joined(separator: " ")
-        subtitle = splitSubtitle ? parts.subtitle.joined(separator: " ") : ""
+        self.main = Self.joined(main, separator: " ")
+        subtitle = splitSubtitle ? Self.joined(parts.subtitle, separator: " ") : ""
         seriesNumber = Self.normalisedNumber(seriesPosition)
         (surname, initial) = Self.authorParts(author)
     }
@@ -58,9 +58,42 @@ public struct TitleIdentity: Sendable, Equatable {
     }
 
     /// `tk:<main>|<surname>|<subtitle>|<series number>|<initial>`: what a library book stores.
-    public var key: String { "tk:\(main)|\(surname)|\(subtitle)|\(seriesNumber)|\(initial)" }
+    public var key: String { Self.joined([main, surname, subtitle, seriesNumber, initial], separator: "|", prefix: "tk:") }
     /// `tk:<main>|<surname>`: the books that may be this one are found under it.
-    public var mainKey: String { "tk:\(main)|\(surname)" }
+    public var mainKey: String { Self.joined([main, surname], separator: "|", prefix: "tk:") }
+
+    /// `prefix` and `parts` joined by `separator` (ASCII), built in one allocation with one copy per
+    /// part: interpolation and `joined` grow the string piece by piece, for every record.
+    static func joined(_ parts: [String], separator: Unicode.Scalar, prefix: String = "") -> String {
+        guard parts.count > 1 || !prefix.isEmpty else { return parts.first ?? "" }
+        let count = parts.reduce(prefix.utf8.count + max(parts.count - 1, 0)) { $0 + $1.utf8.count }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var offset = copy(prefix, into: buffer, at: 0)
+            for (index, part) in parts.enumerated() {
+                if index > 0 {
+                    buffer[offset] = UInt8(separator.value)
+                    offset += 1
+                }
+                offset = copy(part, into: buffer, at: offset)
+            }
+            return offset
+        }
+    }
+
+    /// Copies `text`'s UTF-8 into `buffer` at `offset`; returns the offset after it.
+    private static func copy(_ text: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+            if let source = bytes.baseAddress { (buffer.baseAddress! + offset).update(from: source, count: bytes.count) }
+            return offset + bytes.count
+        }
+        if let copied { return copied }
+        var end = offset
+        for byte in text.utf8 {
+            buffer[end] = byte
+            end += 1
+        }
+        return end
+    }
 
     public var descriptor: TitleDescriptor {
         TitleDescriptor(subtitle: subtitle, seriesNumber: seriesNumber, initial: initial)
@@ -75,17 +108,18 @@ public struct TitleIdentity: Sendable, Equatable {
     /// joins its numbers with `-`; words lowercased; "" for none.
     static func normalisedNumber(_ text: String?) -> String {
         guard let text else { return "" }
-        let tokens = TextNormalizer.tokens(text).map { Int($0).map(String.init) ?? $0 }
+        let words = TextNormalizer.tokens(text)
+        let tokens = words.map { Int($0).map(String.init) ?? $0 }
         guard !tokens.isEmpty else { return "" }
-        if isRange(text) { return tokens.joined(separator: "-") }
+        if isRange(text, tokens: words) { return tokens.joined(separator: "-") }
         var joined = tokens.joined(separator: ".")
         if joined.hasSuffix(".0") { joined.removeLast(2) }
         return joined
     }
 
     /// A series position naming several books (`1-3`, `1–3`, `1, 2`, `1 & 2`).
-    static func isRange(_ text: String) -> Bool {
-        text.contains(where: { "-–—,&+/".contains($0) }) || TextNormalizer.tokens(text).contains("and")
+    static func isRange(_ text: String, tokens: [String]) -> Bool {
+        text.contains(where: { "-–—,&+/".contains($0) }) || tokens.contains("and")
     }
 
     /// The surname's last word and the first given name's initial: `Le Guin, Ursula K.` and
@@ -94,11 +128,13 @@ public struct TitleIdentity: Sendable, Equatable {
     static func authorParts(_ author: String?) -> (surname: String, initial: String) {
         guard let author else { return ("", "") }
         func names(_ text: some StringProtocol) -> [String] {
-            TextNormalizer.tokens(String(text)).filter { !nameSuffixes.contains($0) }
+            TextNormalizer.tokens(String(text)).filter { !isNameSuffix($0) }
         }
         var surnameWords: [String], givenWords: [String]
-        if let comma = TextNormalizer.firstIndex(of: ",", in: author), !names(author[..<comma]).isEmpty {
-            surnameWords = names(author[..<comma])
+        let comma = TextNormalizer.firstIndex(of: ",", in: author)
+        let beforeComma = comma.map { names(author[..<$0]) } ?? []
+        if let comma, !beforeComma.isEmpty {
+            surnameWords = beforeComma
             givenWords = names(author[author.index(after: comma)...])
         } else {
             let words = names(author)
@@ -111,6 +147,11 @@ public struct TitleIdentity: Sendable, Equatable {
 
     /// Name suffixes that are not a surname.
     static let nameSuffixes: Set<String> = ["jr", "sr", "ii", "iii", "iv", "phd", "md", "dr"]
+
+    /// `nameSuffixes` holds `word`; a longer word (most names) needs no hashing.
+    static func isNameSuffix(_ word: String) -> Bool {
+        word.utf8.count <= 3 && nameSuffixes.contains(word)
+    }
 }
 
 /// The parts of a `TitleIdentity` beside its main key, packed in 32 bits for the key index:

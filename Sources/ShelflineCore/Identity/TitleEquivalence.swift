@@ -29,11 +29,12 @@ package struct TitleParts: Sendable {
         let stripped = TitleParts.strippingSeries(title)
         var mainText = Substring(stripped)
         var rest: Substring = ""
-        if let range = Self.separatorRange(in: stripped) {
+        let separator = Self.separatorRange(in: stripped)
+        if let range = separator {
             mainText = stripped[..<range.lowerBound]
             rest = stripped[range.upperBound...]
         }
-        var mainWords = TitleParts.words(String(mainText))
+        var mainWords = separator == nil ? TitleParts.words(stripped) : TitleParts.words(String(mainText))
         // Library catalogues move the article to the end: `Left Hand of Darkness, The`.
         if mainWords.count > 1, let last = mainWords.last, Self.leadingArticles.contains(last),
             let comma = mainText.utf8.lastIndex(of: UInt8(ascii: ",")),
@@ -42,7 +43,7 @@ package struct TitleParts: Sendable {
             mainWords.removeLast()
         }
         main = TitleParts.droppingArticle(mainWords)
-        var sub = TitleParts.words(String(rest))
+        var sub = rest.isEmpty ? [] : TitleParts.words(String(rest))
         if let subtitle, !subtitle.isEmpty { sub += TitleParts.words(subtitle) }
         self.subtitle = sub
         if main.isEmpty {  // `: Subtitle` alone, or a title that is only an article
@@ -72,8 +73,51 @@ package struct TitleParts: Sendable {
 
     /// The first subtitle separator: `:`, `;`, or a dash between spaces.
     package static func separatorRange(in text: String) -> Range<String.Index>? {
+        switch text.utf8.withContiguousStorageIfAvailable(asciiSeparator) ?? .notASCII {
+        case .none: return nil
+        case .found(let offset, let length):
+            let lower = text.utf8.index(text.utf8.startIndex, offsetBy: offset)
+            return lower..<text.utf8.index(lower, offsetBy: length)
+        case .notASCII: return searchedSeparatorRange(in: text)
+        }
+    }
+
+    private enum SeparatorScan { case found(offset: Int, length: Int), none, notASCII }
+
+    /// The first separator by bytes while the text is ASCII, where each byte is a `Character`
+    /// (Foundation's search, one per separator, is slow on Linux): as `searchedSeparatorRange`,
+    /// each separator's first occurrence counts, and none when it starts the text. Text that is
+    /// not ASCII before the answer, or a byte after it that is not (a mark joining the separator
+    /// into another `Character`), is left to Foundation's search.
+    private static func asciiSeparator(in bytes: UnsafeBufferPointer<UInt8>) -> SeparatorScan {
+        var colon = true, semicolon = true, dash = true
+        for index in bytes.indices {
+            var length = 0
+            switch bytes[index] {
+            case 0x80...: return .notASCII
+            case UInt8(ascii: ":"):
+                if colon { length = 1 }
+                colon = false
+            case UInt8(ascii: ";"):
+                if semicolon { length = 1 }
+                semicolon = false
+            case UInt8(ascii: " ")
+            where index + 2 < bytes.count && bytes[index + 1] == UInt8(ascii: "-") && bytes[index + 2] == UInt8(ascii: " "):
+                if dash { length = 3 }
+                dash = false
+            default: continue
+            }
+            guard length > 0, index > 0 else { continue }
+            if index + length < bytes.count, bytes[index + length] >= 0x80 { return .notASCII }
+            return .found(offset: index, length: length)
+        }
+        return .none
+    }
+
+    /// `separatorRange` by Foundation's search, for text that is not ASCII.
+    package static func searchedSeparatorRange(in text: String) -> Range<String.Index>? {
         // No byte any separator starts with (`:`, `;`, a space, or 0xE2 of the dashes): none
-        // (a title without a space has no spaced dash either). Saves Foundation's search per candidate.
+        // (a title without a space has no spaced dash either).
         guard
             text.utf8.contains(where: {
                 $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "-") || $0 == 0xE2
@@ -96,7 +140,7 @@ package struct TitleParts: Sendable {
         // Neither byte sequence (`'`, or U+2019's E2 80 99): no apostrophe, without Foundation's
         // search (a tenth of a search's time when every candidate's title went through it).
         let bytes = text.utf8
-        guard bytes.contains(0x27) || bytes.contains(0x99),
+        guard bytes.contains(where: { $0 == 0x27 || $0 == 0x99 }),
             text.contains("'") || text.contains("\u{2019}")
         else { return TextNormalizer.tokens(text) }
         var plain = String.UnicodeScalarView()
@@ -106,10 +150,16 @@ package struct TitleParts: Sendable {
                 if run <= 1 { plain.append(" ") }
                 continue
             }
-            run = scalar.properties.isAlphabetic ? run + 1 : 0
+            run = isAlphabetic(scalar) ? run + 1 : 0
             plain.append(scalar)
         }
         return TextNormalizer.tokens(String(plain))
+    }
+
+    /// `scalar.properties.isAlphabetic`, without the property table for ASCII (most titles with an apostrophe).
+    package static func isAlphabetic(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.isASCII else { return scalar.properties.isAlphabetic }
+        return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(UInt8(scalar.value) | 0x20)
     }
 
     /// Leading articles of the languages exports hold (English, French, Spanish, Italian, German, Dutch, Portuguese).
