@@ -17,25 +17,11 @@ public enum TextNormalizer {
 
     /// Lower-case, diacritic-free tokens; `&` reads as `and`.
     public static func tokens(_ text: String) -> [String] {
-        // Fast path for ASCII (most titles and names): Foundation's folding is slow on Linux.
-        if let tokens = text.utf8.withContiguousStorageIfAvailable(asciiTokens), let tokens { return tokens }
-        if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            var tokens: [String] = []
-            var current: [UInt8] = []
-            for byte in text.utf8 {
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): current.append(byte)
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"): current.append(byte + 32)
-                default:
-                    if !current.isEmpty {
-                        tokens.append(String(decoding: current, as: UTF8.self)); current.removeAll(keepingCapacity: true)
-                    }
-                    if byte == UInt8(ascii: "&") { tokens.append("and") }
-                }
-            }
-            if !current.isEmpty { tokens.append(String(decoding: current, as: UTF8.self)) }
-            return tokens
-        }
+        // Fast path for ASCII (most titles and names): Foundation's folding is slow on Linux. A native
+        // string is already contiguous (`makeContiguousUTF8` then copies nothing).
+        var text = text
+        text.makeContiguousUTF8()
+        if let tokens = text.utf8.withContiguousStorageIfAvailable(asciiTokens) ?? nil { return tokens }
         let folded = fold(text)
         var tokens: [String] = []
         var current = ""
