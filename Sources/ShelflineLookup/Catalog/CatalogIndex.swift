@@ -456,17 +456,20 @@ public final class CatalogIndex: @unchecked Sendable {
 
     /// `titleHash(words.joined(separator: " "))`, without the joined string.
     static func titleHash(joining words: [String]) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = fnv1aOffsetBasis
         for (position, word) in words.enumerated() {
-            if position > 0 { hash = (hash ^ UInt64(UInt8(ascii: " "))) &* 0x0000_0100_0000_01b3 }
-            for byte in word.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            if position > 0 { hash = fnv1a(CollectionOfOne(UInt8(ascii: " ")), continuing: hash) }
+            hash = fnv1a(word.utf8, continuing: hash)
         }
         return Int(bitPattern: UInt(hash))
     }
 
+    static let fnv1aOffsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+
     /// 64-bit FNV-1a: stable across runs and machines (Swift's `Hasher` is seeded per process).
-    static func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    /// `continuing` a hash of earlier bytes, it is the hash of those bytes followed by `bytes`.
+    static func fnv1a(_ bytes: some Sequence<UInt8>, continuing start: UInt64 = fnv1aOffsetBasis) -> UInt64 {
+        var hash = start
         for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
