@@ -135,7 +135,8 @@ struct RecordBuilder {
             switch authorCell {
             case .list(let separators):
                 let text = cells.string(range)
-                let separator = separators.count == 1 ? separators[0] : separators.first { text.contains($0) } ?? ","
+                // The first declared separator the cell holds; a cell with none is one name whichever is used.
+                let separator = separators.first { text.contains($0) } ?? separators.first ?? ","
                 var names = PersonName.list(text, separator: separator).map(FieldText.string)
                 if !names.isEmpty { record.author = names.removeFirst() }
                 coauthors = names
