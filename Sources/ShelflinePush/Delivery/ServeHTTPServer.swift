@@ -62,7 +62,9 @@ public final class ServeHTTPServer: Sendable {
         let listening = server.channel
         let bound = listening.localAddress?.port ?? port
         let connections = Connections(limit: router.limits.maxConnections)
-        let accepting = Task<Void, Never> {
+        // The accept loop runs off the cooperative pool as the connections do (`BlockingExecutor`):
+        // on the pool, a process whose pool threads are all blocked elsewhere would take no new connection.
+        let accepting = Task<Void, Never>(executorPreference: BlockingExecutor.shared) {
             try? await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { inbound in
                     for try await accepted in inbound {
