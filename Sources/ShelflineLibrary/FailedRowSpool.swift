@@ -1,29 +1,39 @@
 import ShelflineCore
 
-/// The rows of an export, spooled to a scratch file while merge reads the import and read back
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The rows of an export, spooled to scratch files while merge reads the import and read back
 /// once the library is folded, so merge's memory does not grow with the number of rows: held in
 /// an array, 2,000,000 not-enriched rows cost about 400 MB (bench/orchestrator scaling run).
-/// Line format: `[line,byteOffset,byteLength,"<16 hex book id>","reason","fallback text"]`.
+///
+/// Two files, appended in step. `PATH` holds each row's numbers as five little-endian 64-bit words
+/// (line, byte offset, byte length, whether it has a book, book id); `PATH.texts` holds its words,
+/// a line `["reason","fallback text"]`. The export copies rows from the source and needs only the
+/// numbers: decoding both strings of every row and copying them through was most of merge's
+/// not-enriched export (perf, 200,000 rows), which nothing else overlaps. The words are read only
+/// when the source is gone and the export falls back to them.
 final class FailedRowSpool {
-    private let scratch: ScratchWriter
-    var path: String { scratch.path }
+    private let positions: ScratchWriter
+    private let texts: ScratchWriter
+    var path: String { positions.path }
+    static let wordsPerRow = 5
 
     init(path: String) throws {
-        scratch = try ScratchWriter(path: path, flushSize: 1 << 16)
+        positions = try ScratchWriter(path: path, flushSize: 1 << 16)
+        texts = try ScratchWriter(path: path + ".texts", flushSize: 1 << 16)
     }
 
     func append(_ row: FailedRow) throws {
-        try scratch.append { buffer in
-            buffer.append(UInt8(ascii: "["))
-            for number in [row.line, row.byteOffset, row.byteLength] {
-                buffer.append(contentsOf: String(number).utf8)
-                buffer.append(UInt8(ascii: ","))
+        try positions.append { buffer in
+            for word in [row.line, row.byteOffset, row.byteLength, row.bookId == nil ? 0 : 1] {
+                withUnsafeBytes(of: UInt64(truncatingIfNeeded: word).littleEndian) { buffer.append(contentsOf: $0) }
             }
-            // The id as a JSON string of hex digits (nothing to escape), without a String per row.
-            buffer.append(UInt8(ascii: "\""))
-            if let id = row.bookId { BookKeys.appendHex(id, to: &buffer) }
-            buffer.append(UInt8(ascii: "\""))
-            buffer.append(UInt8(ascii: ","))
+            withUnsafeBytes(of: (row.bookId ?? 0).littleEndian) { buffer.append(contentsOf: $0) }
+        }
+        try texts.append { buffer in
+            buffer.append(UInt8(ascii: "["))
             JSONString.append(row.reason, to: &buffer)
             buffer.append(UInt8(ascii: ","))
             JSONString.append(row.fallbackText, to: &buffer)
@@ -32,42 +42,87 @@ final class FailedRowSpool {
     }
 
     /// Flushes and closes; `forEach` reads the rows back in the order they were appended.
-    func close() throws { try scratch.close() }
+    func close() throws {
+        try positions.close()
+        try texts.close()
+    }
 
-    /// Calls `body` with each row, in order; the rows are read back and parsed a batch ahead on a
-    /// thread of their own (measured: reading back is half of merge's not-enriched export, which
-    /// nothing else overlaps).
-    func forEach(_ body: (FailedRow) throws -> Void) throws {
-        let path = path
-        let reader = Prefetcher<[FailedRow]>(depth: 2) { emit in
-            var batch: [FailedRow] = []
-            try Self.readBack(path: path) { row in
-                batch.append(row)
-                if batch.count == 1024 {
-                    try emit(batch)
-                    batch.removeAll(keepingCapacity: true)
-                }
-            }
-            if !batch.isEmpty { try emit(batch) }
+    /// Calls `body` with each row, in order. Without `texts`, a row's `reason` and `fallbackText`
+    /// are empty and only the numbers are read.
+    func forEach(texts: Bool = true, _ body: (FailedRow) throws -> Void) throws {
+        try Self.readBack(path: path, texts: texts, body)
+    }
+
+    static func readBack(path: String, texts: Bool = true, _ body: (FailedRow) throws -> Void) throws {
+        let numbers = try Numbers(path: path)
+        guard texts else {
+            while let row = try numbers.next() { try body(row) }
+            return
         }
-        defer { reader.stop() }
-        while let batch = try reader.next() {
-            for row in batch { try body(row) }
+        let textsPath = path + ".texts"
+        try LineReader.forEachLine(path: textsPath) { line, number in
+            var scanner = JSONScanner(line)
+            guard var row = try numbers.next(), scanner.take(UInt8(ascii: "[")), let reason = scanner.string(),
+                scanner.take(UInt8(ascii: ",")), let fallback = scanner.string(), scanner.take(UInt8(ascii: "]"))
+            else { throw FileError.corrupt(path: textsPath, line: number, reason: "scratch row is damaged") }
+            (row.reason, row.fallbackText) = (reason, fallback)
+            try body(row)
+        }
+        guard try numbers.next() == nil else {
+            throw FileError.corrupt(path: textsPath, line: numbers.rowsRead, reason: "scratch rows are missing")
         }
     }
 
-    static func readBack(path: String, _ body: (FailedRow) throws -> Void) throws {
-        try LineReader.forEachLine(path: path) { line, number in
-            var scanner = JSONScanner(line)
-            func comma() -> Bool { scanner.take(UInt8(ascii: ",")) }
-            guard scanner.take(UInt8(ascii: "[")), let line = scanner.int(), comma(), let offset = scanner.int(), comma(),
-                let length = scanner.int(), comma(), let id = scanner.string(), comma(), let reason = scanner.string(),
-                comma(), let fallback = scanner.string(), scanner.take(UInt8(ascii: "]"))
-            else { throw FileError.corrupt(path: path, line: number, reason: "scratch row is damaged") }
-            try body(
-                FailedRow(
-                    line: line, byteOffset: offset, byteLength: length, reason: reason, fallbackText: fallback,
-                    bookId: id.isEmpty ? nil : UInt64(id, radix: 16)))
+    /// The numbers file read a block of rows at a time: mapped whole, 2,000,000 rows' numbers would
+    /// be 80 MB of merge's resident memory.
+    private final class Numbers {
+        private let path: String
+        private let descriptor: Int32
+        private var block: [UInt8]
+        private var start = 0, end = 0
+        private(set) var rowsRead = 0
+        private static let rowSize = FailedRowSpool.wordsPerRow * 8
+
+        init(path: String) throws {
+            self.path = path
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw FileError.io(path: path, reason: "cannot read scratch rows: \(systemErrorMessage())")
+            }
+            block = [UInt8](repeating: 0, count: Self.rowSize << 11)
+        }
+
+        deinit { Glibc.close(descriptor) }
+
+        func next() throws -> FailedRow? {
+            if start == end {
+                start = 0
+                end = 0
+                // A block holds whole rows; a read may still end inside one.
+                while end < block.count {
+                    let count = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + end, $0.count - end) }
+                    if count < 0 && errno == EINTR { continue }
+                    guard count >= 0 else { throw FileError.io(path: path, reason: "read: \(systemErrorMessage())") }
+                    if count == 0 { break }
+                    end += count
+                }
+                guard end % Self.rowSize == 0 else {
+                    throw FileError.corrupt(path: path, line: rowsRead + end / Self.rowSize + 1, reason: "scratch row is damaged")
+                }
+                if end == 0 { return nil }
+            }
+            func word(_ index: Int) -> UInt64 {
+                block.withUnsafeBytes {
+                    UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: start + index * 8, as: UInt64.self))
+                }
+            }
+            let row = FailedRow(
+                line: Int(truncatingIfNeeded: word(0)), byteOffset: Int(truncatingIfNeeded: word(1)),
+                byteLength: Int(truncatingIfNeeded: word(2)), reason: "", fallbackText: "",
+                bookId: word(3) == 0 ? nil : word(4))
+            start += Self.rowSize
+            rowsRead += 1
+            return row
         }
     }
 }

@@ -39,12 +39,15 @@ public enum FailedRowsExport {
     public static let notEnrichedFileName = MergeStage.description.defaultOutput(.notEnrichedRows)
 
     public static func write(_ rows: [FailedRow], parse: ParseReport, to path: String) throws -> Result {
-        try write(rows: { body in try rows.forEach(body) }, parse: parse, to: path)
+        try write(rows: { _, body in try rows.forEach(body) }, parse: parse, to: path)
     }
 
     /// Streams the rows `rows` hands out (it may be called twice: the fallback reads them again)
-    /// into the file, row by row: it can hold most of a large import.
-    static func write(rows: ((FailedRow) throws -> Void) throws -> Void, parse: ParseReport, to path: String) throws -> Result {
+    /// into the file, row by row: it can hold most of a large import. Its first argument says
+    /// whether the rows' `reason` and `fallbackText` are read (only the fallback does).
+    static func write(
+        rows: (_ texts: Bool, (FailedRow) throws -> Void) throws -> Void, parse: ParseReport, to path: String
+    ) throws -> Result {
         var count = 0
         do {
             let file = try AtomicFile(path: path)
@@ -61,7 +64,7 @@ public enum FailedRowsExport {
             let file = try AtomicFile(path: path)
             do {
                 try file.write("Source Line,Reason,Row\n")
-                try rows { row in
+                try rows(true) { row in
                     try file.write("\(row.line),\(quote(row.reason)),\(quote(row.fallbackText))\n")
                     count += 1
                 }
@@ -77,7 +80,7 @@ public enum FailedRowsExport {
     struct SourceProblem: Error { var reason: String }
 
     static func verbatim(
-        _ rows: ((FailedRow) throws -> Void) throws -> Void, parse: ParseReport, into file: AtomicFile,
+        _ rows: (_ texts: Bool, (FailedRow) throws -> Void) throws -> Void, parse: ParseReport, into file: AtomicFile,
         count: inout Int
     ) throws {
         let fd = open(parse.input, O_RDONLY | O_CLOEXEC)
@@ -140,7 +143,7 @@ public enum FailedRowsExport {
             throw SourceProblem(reason: "\(parse.input): header no longer matches the parse report (file changed since parse)")
         }
         try write(header)
-        try rows { row in
+        try rows(false) { row in
             try write(try line(offset: row.byteOffset, length: row.byteLength))
             count += 1
         }

@@ -336,8 +336,8 @@ public enum MergeStage {
             if parameters.failedRowsIncludeNotEnriched {
                 exports.append(
                     try FailedRowsExport.write(
-                        rows: { body in
-                            try notEnriched.forEach { row in
+                        rows: { texts, body in
+                            try notEnriched.forEach(texts: texts) { row in
                                 if !fold.enrichedAnyway.contains(row.bookId!) { try body(row) }
                             }
                         }, parse: parse, to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))

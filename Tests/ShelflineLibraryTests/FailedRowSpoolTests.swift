@@ -26,13 +26,41 @@ import Testing
         #expect(back == rows)
     }
 
-    @Test(.bug(id: 12)) func aDamagedSpoolLineIsAnErrorNamingIt() throws {
-        let directory = TemporaryDirectory("failed-row-spool-damaged")
-        let path = directory.write("spool", "[2,0,10,\"\",\"r\",\"t\"]\n[3,0,\n")
-        let spool = try FailedRowSpool(path: directory.file("other"))
+    @Test func theExportReadsOnlyTheNumbersUnlessItAsksForTheWords() throws {
+        let directory = TemporaryDirectory("failed-row-spool-numbers")
+        let spool = try FailedRowSpool(path: directory.file("spool"))
+        let row = FailedRow(line: 7, byteOffset: 1 << 40, byteLength: 12, reason: "no match", fallbackText: "t | a", bookId: 42)
+        try spool.append(row)
         try spool.close()
-        #expect(throws: FileError.self) {
-            try FailedRowSpool.readBack(path: path) { _ in }
+        var numbers: [FailedRow] = []
+        try spool.forEach(texts: false) { numbers.append($0) }
+        #expect(numbers == [FailedRow(line: 7, byteOffset: 1 << 40, byteLength: 12, reason: "", fallbackText: "", bookId: 42)])
+        var whole: [FailedRow] = []
+        try spool.forEach(texts: true) { whole.append($0) }
+        #expect(whole == [row])
+    }
+
+    @Test(.bug(id: 12)) func aDamagedSpoolIsAnErrorNamingIt() throws {
+        let directory = TemporaryDirectory("failed-row-spool-damaged")
+        let spool = try FailedRowSpool(path: directory.file("spool"))
+        for line in 2...3 {
+            try spool.append(FailedRow(line: line, byteOffset: 0, byteLength: 10, reason: "r", fallbackText: "t", bookId: nil))
+        }
+        try spool.close()
+        // The words' file: a line cut short, then one row's words missing.
+        try Data("[\"r\",\"t\"]\n[\"r\",".utf8).write(to: URL(fileURLWithPath: spool.path + ".texts"))
+        #expect(throws: FileError.corrupt(path: spool.path + ".texts", line: 2, reason: "scratch row is damaged")) {
+            try FailedRowSpool.readBack(path: spool.path) { _ in }
+        }
+        try Data("[\"r\",\"t\"]\n".utf8).write(to: URL(fileURLWithPath: spool.path + ".texts"))
+        #expect(throws: FileError.corrupt(path: spool.path + ".texts", line: 2, reason: "scratch rows are missing")) {
+            try FailedRowSpool.readBack(path: spool.path) { _ in }
+        }
+        // The numbers' file cut inside its second row.
+        let numbers = try Data(contentsOf: URL(fileURLWithPath: spool.path))
+        try numbers.prefix(numbers.count - 3).write(to: URL(fileURLWithPath: spool.path))
+        #expect(throws: FileError.corrupt(path: spool.path, line: 2, reason: "scratch row is damaged")) {
+            try FailedRowSpool.readBack(path: spool.path, texts: false) { _ in }
         }
     }
 }
