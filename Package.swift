@@ -156,7 +156,7 @@ let package = Package(
             .testTarget(
                 name: "ShelflinePushTests",
                 dependencies: [
-                    "ShelflinePush", "ShelflineActivity", "APNsTestServer", "TestSupport", "COpenSSL",
+                    "ShelflinePush", "ShelflineActivity", "APNsTestServer", "TestSupport", "TestTraits", "COpenSSL",
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 ]),
             .target(
@@ -170,19 +170,25 @@ let package = Package(
                 ],
                 path: "Tests/TestSupport"
             ),
+            // Swift Testing traits the suites share (imports Testing).
+            .target(name: "TestTraits", path: "Tests/TestTraits"),
             // The Open Library stand-in as a process, for bench/lookup.
             .executableTarget(name: "fake-openlibrary", dependencies: ["TestSupport"], path: "Tests/FakeOpenLibrary"),
             .testTarget(
                 name: "ShelflineCoreTests",
-                dependencies: ["ShelflineCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
-            .testTarget(name: "ShelflineParseTests", dependencies: ["ShelflineParse", "ShelflineReports", "TestSupport"]),
-            .testTarget(name: "ShelflineLibraryTests", dependencies: ["ShelflineLibrary", "ShelflineReports", "TestSupport"]),
-            .testTarget(name: "ShelflineLookupTests", dependencies: ["ShelflineLookup", "TestSupport"]),
-            .testTarget(name: "ShelflineHTTPTests", dependencies: ["ShelflineHTTP", "TestSupport"]),
+                dependencies: ["ShelflineCore", "TestSupport", "TestTraits", .product(name: "Logging", package: "swift-log")]),
+            .testTarget(
+                name: "ShelflineParseTests", dependencies: ["ShelflineParse", "ShelflineReports", "TestSupport", "TestTraits"]),
+            .testTarget(
+                name: "ShelflineLibraryTests",
+                dependencies: ["ShelflineLibrary", "ShelflineReports", "TestSupport", "TestTraits"]),
+            .testTarget(name: "ShelflineLookupTests", dependencies: ["ShelflineLookup", "TestSupport", "TestTraits"]),
+            .testTarget(name: "ShelflineHTTPTests", dependencies: ["ShelflineHTTP", "TestSupport", "TestTraits"]),
             .testTarget(
                 name: "ShelflineRenderTests",
                 dependencies: [
                     "ShelflineRender", "ShelflineReports", "ShelflineActivity", "ActivityTestSupport", "TestSupport",
+                    "TestTraits",
                     "ShelflineCommands",
                 ]),
             // Snapshot checks against the phone's structs, shared by the render and beer-queue tests (imports Testing).
@@ -190,31 +196,34 @@ let package = Package(
             .testTarget(
                 name: "ShelflineBeerQueueTests",
                 dependencies: [
-                    "ShelflineBeerQueue", "ShelflineActivity", "ActivityTestSupport", "TestSupport",
+                    "ShelflineBeerQueue", "ShelflineActivity", "ActivityTestSupport", "TestSupport", "TestTraits",
                     .product(name: "PropertyBased", package: "swift-property-based"),
                 ]),
             .testTarget(
                 name: "ShelflineOrchestratorTests",
-                dependencies: ["ShelflineOrchestrator", "ShelflineReports", "TestSupport", "ShelflineCommands"],
+                dependencies: ["ShelflineOrchestrator", "ShelflineReports", "TestSupport", "TestTraits", "ShelflineCommands"],
                 exclude: ["Fixtures"]),
             .testTarget(
-                name: "EndToEndTests", dependencies: ["ShelflineCore", "ShelflineReports", "TestSupport", "ShelflineCommands"]),
+                name: "EndToEndTests",
+                dependencies: ["ShelflineCore", "ShelflineReports", "TestSupport", "TestTraits", "ShelflineCommands"]),
             // The stage descriptions as the commands layer lists them (`PipelineStages`).
             .testTarget(
                 name: "ShelflineCommandsTests",
-                dependencies: ["ShelflineCommands", "ShelflineCore", "ShelflineLibrary", "ShelflineParse", "TestSupport"]),
+                dependencies: [
+                    "ShelflineCommands", "ShelflineCore", "ShelflineLibrary", "ShelflineParse", "TestSupport", "TestTraits",
+                ]),
             // docs/ARCHITECTURE.md's recipes followed from outside the product: a toy import format
             // and a toy metadata source, run through every stage.
             .testTarget(
                 name: "RecipeTests",
                 dependencies: [
                     "ShelflineParse", "ShelflineLookup", "ShelflineLibrary", "ShelflineRender", "ShelflineReports",
-                    "ShelflineCore", "TestSupport",
+                    "ShelflineCore", "TestSupport", "TestTraits",
                 ]),
             .testTarget(
                 name: "ExportRoundTripTests",
                 dependencies: [
-                    "ShelflineParse", "ShelflineLibrary", "TestSupport",
+                    "ShelflineParse", "ShelflineLibrary", "TestSupport", "TestTraits",
                     .product(name: "PropertyBased", package: "swift-property-based"),
                 ]),
         ],

@@ -2,12 +2,13 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 /// An activity's timestamps never go backwards: ActivityKit ignores an update or end older than
 /// what it shows. The clock "moving back" is the state an earlier run left: its snapshot two
 /// hours ahead of this run's clock.
-@Suite(.bug(id: 23)) struct ActivityTimestampEndToEndTests {
+@Suite(.bug(id: 23), .offCooperativePool) struct ActivityTimestampEndToEndTests {
     typealias E2E = RenderEndToEndTests
 
     /// Moves the latest snapshot's timestamps `seconds` into the future, as a run whose clock was

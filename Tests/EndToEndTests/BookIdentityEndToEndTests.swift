@@ -2,12 +2,13 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 /// Every distinct book stays a distinct book (issue 21), through the built executables: near misses
 /// sharing a main title and author stay apart, the same book spelled otherwise folds, dedupe and
 /// merge answer alike, and a damaged or lost library comes back by the advice its error gives.
-@Suite(.serialized) struct BookIdentityEndToEndTests {
+@Suite(.serialized, .offCooperativePool) struct BookIdentityEndToEndTests {
     static let config = ExecutableRunner.repositoryRoot + "/examples/pipeline.json"
     static let header =
         "Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,"

@@ -2,6 +2,7 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 
 /// Issue 15: `shelfline run` as cron runs it — no terminal, `--quiet`, an inbox — through the real
 /// stage executables, offline against the example catalog.
-@Suite(.serialized) struct CronEndToEndTests {
+@Suite(.serialized, .offCooperativePool) struct CronEndToEndTests {
     static let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
 
     /// A workspace, an inbox and a config (the shipped one, catalog paths made absolute, plus `extra`).

@@ -3,11 +3,12 @@ import ShelflineCommands
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 /// `shelfline run --csv FILE` with no `pipeline.json` anywhere: the built-in default configuration
 /// (every stage, its default files and parameters; lookup asks the Open Library API alone).
-@Suite struct DefaultConfigEndToEndTests {
+@Suite(.offCooperativePool) struct DefaultConfigEndToEndTests {
     @Test(.bug(id: 24))
     func importRunsWithoutAnyPipelineJSONAskingOpenLibraryAlone() async throws {
         let server = try await PipelineEndToEndTests.openLibrary()

@@ -1,6 +1,7 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 /// `shelfline export` through the built executables: every real export in `../shared/corpus` and
 /// `examples/` imported, exported in its own format, imported again into an empty workspace, and
 /// the two libraries compared field by field (the fields a format cannot carry are named below).
-@Suite struct ExportEndToEndTests {
+@Suite(.offCooperativePool) struct ExportEndToEndTests {
     /// `$SHELFLINE_CORPUS`, else `../shared/corpus` beside the repository (or two levels up from a worktree).
     static let corpus: String? = {
         var candidates = [
@@ -363,7 +364,7 @@ import Testing
 /// `shelfline export`'s documented behaviour besides the formats (docs/export.md): the ndjson export
 /// copies library lines whole, permissions, an unknown shelf, atomic output when killed, a reader
 /// that goes away, and the exit statuses 65, 73 and 74.
-@Suite struct ExportBehaviourEndToEndTests {
+@Suite(.offCooperativePool) struct ExportBehaviourEndToEndTests {
     let temp = TemporaryDirectory("export-behaviour")
 
     func config() throws -> String { try ConfigFile.shippedExample().write(to: temp.file("pipeline.json")) }

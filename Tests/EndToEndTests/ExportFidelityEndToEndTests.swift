@@ -1,10 +1,11 @@
 import Foundation
 import TestSupport
+import TestTraits
 import Testing
 
 /// Our export gives back the cells the reader's export wrote, and export → import → export gives
 /// the same file, through the built executables (docs/export.md).
-@Suite struct ExportFidelityEndToEndTests {
+@Suite(.offCooperativePool) struct ExportFidelityEndToEndTests {
     let temp = TemporaryDirectory("export-fidelity")
     static let corpus = ExportEndToEndTests.corpus
     static let examples = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"

@@ -2,10 +2,11 @@ import Foundation
 import ShelflineCommands
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 /// Every executable documents itself: `--help` names the exit statuses, `--version` answers.
-@Suite struct HelpEndToEndTests {
+@Suite(.offCooperativePool) struct HelpEndToEndTests {
     static let executables = ["shelfline"] + PipelineStages.descriptions.map(\.executable)
 
     @Test(.bug(id: 2), arguments: executables)

@@ -2,10 +2,11 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 /// The new formats through the built executables, as a user imports them.
-@Suite struct ImportFormatsEndToEndTests {
+@Suite(.offCooperativePool) struct ImportFormatsEndToEndTests {
     static let config = ExecutableRunner.repositoryRoot + "/examples/pipeline.json"
 
     /// A reading log without titles goes through dedupe, lookup and merge: every row becomes a book

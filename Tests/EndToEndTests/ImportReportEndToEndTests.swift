@@ -1,9 +1,10 @@
 import Foundation
 import TestSupport
+import TestTraits
 import Testing
 
 /// The import's report page (`runs/<id>/report.html`) through `shelfline run`.
-@Suite struct ImportReportEndToEndTests {
+@Suite(.offCooperativePool) struct ImportReportEndToEndTests {
     /// The run reads a copy of the file (`input.csv`); the page names the user's file.
     @Test(.bug(id: 38)) func reportIsTitledWithTheUsersFileName() throws {
         let temp = TemporaryDirectory("import-report")

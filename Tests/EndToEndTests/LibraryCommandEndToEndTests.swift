@@ -1,11 +1,12 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 /// `shelfline library list/show/stats` through the built executable, on a library whose values hold
 /// terminal escape sequences (as a CSV or the catalog can bring them).
-@Suite struct LibraryCommandEndToEndTests {
+@Suite(.offCooperativePool) struct LibraryCommandEndToEndTests {
     let temp = TemporaryDirectory("library-command")
 
     /// Sets the terminal's title, clears the screen, hides text (SGR 8 through C1 CSI), and a

@@ -2,10 +2,11 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 /// Issue 3 end to end: the built `shelfline-dedupe` and `shelfline-merge` on NDJSON written here.
-@Suite struct LibraryEndToEndTests {
+@Suite(.offCooperativePool) struct LibraryEndToEndTests {
     let temp = TemporaryDirectory("library-e2e")
 
     /// Writes records (and a matching source CSV and parse report) for `titles` into `name/`.
@@ -232,7 +233,7 @@ import Testing
 }
 
 /// The real exports of one person (Goodreads, then StoryGraph) through parse, dedupe and merge.
-@Suite struct LibraryEndToEndCorpusTests {
+@Suite(.offCooperativePool) struct LibraryEndToEndCorpusTests {
     /// `$SHELFLINE_CORPUS`, else `../shared/corpus` beside the repository (or beside a worktree's parent).
     static let corpus: String = {
         let candidates =

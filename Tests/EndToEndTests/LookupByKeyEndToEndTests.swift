@@ -1,12 +1,13 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 /// An Open Library reading log (no titles, only keys) through `shelfline run`: its books are looked
 /// up by their keys; out of reach or unknown, they are kept with their keys and shelves, not
 /// enriched, and a later run with the source answering fills them in, with no second book.
-@Suite struct LookupByKeyEndToEndTests {
+@Suite(.offCooperativePool) struct LookupByKeyEndToEndTests {
     typealias Book = FakeOpenLibraryServer.Book
     static let fox = Book(
         key: "/books/OL7353617M", title: "Fantastic Mr. Fox", authors: ["Roald Dahl"], work: "/works/OL45804W")

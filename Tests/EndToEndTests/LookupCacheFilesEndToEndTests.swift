@@ -2,11 +2,12 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 /// The files lookup keeps in the workspace's `cache/` — the catalog index and the lookup cache —
 /// can always be rebuilt, so damage never stops a run and a killed build never leaks its scratch.
-@Suite struct LookupCacheFilesEndToEndTests {
+@Suite(.offCooperativePool) struct LookupCacheFilesEndToEndTests {
     enum Damage: String, CaseIterable, Sendable {
         /// Cut to half its length, as a full disk or an interrupted copy leaves it.
         case truncated

@@ -2,10 +2,11 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 /// `shelfline-lookup` as the orchestrator runs it: the built executable in a fresh directory.
-@Suite struct LookupEndToEndTests {
+@Suite(.offCooperativePool) struct LookupEndToEndTests {
     static var catalogDirectory: String { ExecutableRunner.repositoryRoot + "/examples/catalog" }
     static var catalogArguments: [String] {
         ["editions.txt.gz", "works.txt.gz", "authors.txt"].flatMap { ["--catalog", catalogDirectory + "/" + $0] }

@@ -2,6 +2,7 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Testing
 #endif
 
 /// What lookup's Open Library client accepts from the network and where it may send requests.
-@Suite struct LookupHTTPLimitsEndToEndTests {
+@Suite(.offCooperativePool) struct LookupHTTPLimitsEndToEndTests {
     /// The lookup report's fields these tests read.
     struct Report: Decodable {
         var recordsRead: Int

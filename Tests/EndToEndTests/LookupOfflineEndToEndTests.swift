@@ -1,11 +1,12 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 /// A source found out of reach is not asked again in the run: every later row it would have
 /// served is settled at once (`notEnriched`, reason `offline`), at the cost of a row no source has.
-@Suite struct LookupOfflineEndToEndTests {
+@Suite(.offCooperativePool) struct LookupOfflineEndToEndTests {
     typealias Report = LookupHTTPLimitsEndToEndTests.Report
 
     @Test(.bug(id: 25)) func sourceFoundOfflineIsNotAskedForTheRowsOfLaterChunks() throws {

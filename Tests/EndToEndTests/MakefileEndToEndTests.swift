@@ -1,9 +1,10 @@
 import Foundation
 import TestSupport
+import TestTraits
 import Testing
 
 /// Issue 13: the Makefile a newcomer meets first — `make` alone, the dependency check, install.
-@Suite struct MakefileEndToEndTests {
+@Suite(.offCooperativePool) struct MakefileEndToEndTests {
     /// Runs `make -s arguments` in the repository, collecting its output.
     func make(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let dir = TemporaryDirectory("make-output")

@@ -2,12 +2,13 @@ import Foundation
 import ShelflineCore
 import ShelflineOrchestrator
 import TestSupport
+import TestTraits
 import Testing
 
 /// A stage's outputs are hashed, and its manifest written, while the next stage runs (issue 25):
 /// every manifest must still hold the real hashes of what its stage wrote and read, so that a
 /// rerun finds everything up to date and a changed file is still noticed.
-@Suite struct ManifestStampsEndToEndTests {
+@Suite(.offCooperativePool) struct ManifestStampsEndToEndTests {
     @Test func everyManifestHoldsTheHashesOfWhatItsStageWroteAndRead() throws {
         let examples = ExecutableRunner.repositoryRoot + "/examples"
         let dir = TemporaryDirectory("manifest-stamps")

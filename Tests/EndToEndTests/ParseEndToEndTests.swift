@@ -2,6 +2,7 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Testing
 #endif
 
 /// Runs the built `shelfline-parse` in a fresh directory, as the orchestrator does.
-@Suite struct ParseEndToEndTests {
+@Suite(.offCooperativePool) struct ParseEndToEndTests {
     static let goodreads = #"""
         Book Id,Title,Author,Author l-f,Additional Authors,ISBN,ISBN13,My Rating,Average Rating,Publisher,Binding,Number of Pages,Year Published,Original Publication Year,Date Read,Date Added,Bookshelves,Bookshelves with positions,Exclusive Shelf,My Review,Spoiler,Private Notes,Read Count,Owned Copies
         1,"Dune (Dune, #1)",Frank Herbert,"Herbert, Frank",,"=""0441172717""","=""9780441172719""",5,4.2,Ace,Paperback,604,1990,1965,2024/03/02,2024/01/15,read,read (#1),read,"Big, ""sandy""
@@ -300,7 +301,7 @@ import Testing
 
 /// Issue 10 through the built executables: outputs that would destroy inputs, non-regular files,
 /// CR-only exports, oversized rows, full disks. Issue 13: small files with odd rows, header-less exports.
-@Suite struct ParseHostileInputEndToEndTests {
+@Suite(.offCooperativePool) struct ParseHostileInputEndToEndTests {
     static func parse(_ arguments: [String], in directory: TemporaryDirectory) throws -> ProcessResult {
         try ExecutableRunner.run("shelfline-parse", arguments, in: directory.path)
     }

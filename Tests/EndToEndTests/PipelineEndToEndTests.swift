@@ -2,6 +2,7 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Testing
 #endif
 
 /// The whole import through the real stage executables, driven by `shelfline run`.
-@Suite(.serialized) struct PipelineEndToEndTests {
+@Suite(.serialized, .offCooperativePool) struct PipelineEndToEndTests {
     static let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
     /// The example's config (catalog only, so no test contacts the internet; issue 14 §5).
     static let shippedConfig = ExecutableRunner.repositoryRoot + "/examples/pipeline.json"

@@ -1,6 +1,7 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 /// `shelfline rebuild` through the built executable: stopped by a signal (SIGTERM exits 75 with its
 /// scratch removed and the library unchanged; what a SIGKILL leaves is removed by the next
 /// rebuild), and refusing a run whose files were edited since its stages wrote them.
-@Suite(.serialized) struct RebuildEndToEndTests {
+@Suite(.serialized, .offCooperativePool) struct RebuildEndToEndTests {
     typealias Cron = CronEndToEndTests.Cron
 
     /// A workspace with the example imported, and `shelfline rebuild` started while this process

@@ -1,11 +1,12 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 /// `shelfline-render` as cron and the orchestrator run it: real executable, real files, a real
 /// HTTP server on loopback standing in for the beer-queue site.
-@Suite struct RenderEndToEndTests {
+@Suite(.offCooperativePool) struct RenderEndToEndTests {
     static let cookie = "PHPSESSID=e2e-SECRET-cookie-7f3a9b"
     static let examples = ExecutableRunner.repositoryRoot + "/examples/beer-queue"
 

@@ -1,10 +1,11 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 /// What `shelfline review accept` writes into the library.
-@Suite struct ReviewAcceptEndToEndTests {
+@Suite(.offCooperativePool) struct ReviewAcceptEndToEndTests {
     /// An Open Library search answers with works; one without `cover_edition_key` names no edition.
     /// Accepting it records its work key as the work, and claims no edition.
     @Test(.bug(id: 23, "minor")) func acceptingASearchCandidateThatNamesNoEditionKeepsItsKeyOutOfEditionKey() async throws {

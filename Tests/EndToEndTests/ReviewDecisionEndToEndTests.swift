@@ -1,11 +1,12 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 /// A review decision stays changeable after a run applied it, and the next run and a rebuild apply
 /// the new one.
-@Suite struct ReviewDecisionEndToEndTests {
+@Suite(.offCooperativePool) struct ReviewDecisionEndToEndTests {
     struct Book: Decodable, Equatable {
         var editionKey: String?
         var workKey: String?

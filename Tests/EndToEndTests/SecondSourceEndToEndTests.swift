@@ -2,12 +2,13 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 /// Issue 39: `shelfline run` with `"sources": ["openlibrary", "googlebooks"]`, both loopback fakes.
 /// Open Library lacks two of the six books; Google Books has one of them, and for the other only
 /// a book with the same title by another author, which must not be taken.
-@Suite struct SecondSourceEndToEndTests {
+@Suite(.offCooperativePool) struct SecondSourceEndToEndTests {
     struct LookupReportFile: Decodable {
         struct Matches: Decodable, Equatable {
             var byIsbn: Int

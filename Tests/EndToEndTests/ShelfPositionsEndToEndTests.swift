@@ -1,12 +1,13 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 /// Issue 25 end to end: the built `shelfline-dedupe` and `shelfline-merge` on records whose
 /// `shelfPositions` come in the compact shape parse now writes, in the object shape of older runs,
 /// or in neither.
-@Suite struct ShelfPositionsEndToEndTests {
+@Suite(.offCooperativePool) struct ShelfPositionsEndToEndTests {
     let temp = TemporaryDirectory("positions-e2e")
 
     /// Writes the run directories: source CSV, records, rejects, parse report.

@@ -2,11 +2,12 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 /// The stage contract through the built executables (issue 9): outputs renamed in pipeline.json
 /// are what every stage, render, the summary and `review` use.
-@Suite struct StageContractEndToEndTests {
+@Suite(.offCooperativePool) struct StageContractEndToEndTests {
     static let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
 
     @Test(.bug(id: 9)) func renamedOutputsWorkEndToEnd() throws {

@@ -2,12 +2,13 @@ import Foundation
 import ShelflineCommands
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 /// Each stage executable takes its files under the options its description derives from their
 /// roles (`StageFile.optionName`), which is what the orchestrator passes: read from the built
 /// executable's own argument-parser dump, not from its source.
-@Suite struct StageOptionsEndToEndTests {
+@Suite(.offCooperativePool) struct StageOptionsEndToEndTests {
     struct Dump: Decodable {
         struct Command: Decodable { var arguments: [Argument] }
         struct Argument: Decodable {

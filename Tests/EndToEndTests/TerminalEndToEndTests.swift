@@ -1,11 +1,12 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 /// Issue 13.2: what `shelfline run` leaves on a terminal, run through a pseudo-terminal
 /// (util-linux `script`) and read back as the screen shows it.
-@Suite(.serialized) struct TerminalEndToEndTests {
+@Suite(.serialized, .offCooperativePool) struct TerminalEndToEndTests {
     static let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
     static let shippedConfig = ExecutableRunner.repositoryRoot + "/examples/pipeline.json"
 

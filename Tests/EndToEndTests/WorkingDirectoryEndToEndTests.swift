@@ -2,13 +2,14 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 /// Every executable started from a working directory that has been deleted (a shell left in a
 /// removed folder, cron's `cd` into one): a relative workspace, config or input is an error naming
 /// the cause (73 for the workspace and outputs, 66 for inputs), never a path under `/`; absolute
 /// paths work as anywhere else.
-@Suite(.bug(id: 23)) struct WorkingDirectoryEndToEndTests {
+@Suite(.bug(id: 23), .offCooperativePool) struct WorkingDirectoryEndToEndTests {
     static let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
 
     /// Runs `name` from a directory removed just before it starts: the shell enters it, removes

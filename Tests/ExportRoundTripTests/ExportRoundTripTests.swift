@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 @testable import ShelflineLibrary
@@ -9,7 +10,7 @@ import Testing
 
 /// The export writers against the real parser: a library written as Goodreads or StoryGraph CSV and
 /// parsed back gives the same books (every field the format carries), whatever the cells hold.
-@Suite struct ExportRoundTripTests {
+@Suite(.offCooperativePool) struct ExportRoundTripTests {
     /// Cells that break naive CSV writers and readers, spreadsheets, and text handling.
     static let hostile: [String] = [
         ",", "\"", "\"\"", "\n", "\r\n", "a,b", "say \"hi\"", "<b>bold</b>", "<br/>", "<spoiler>x</spoiler>", "&amp;",

@@ -1,9 +1,10 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
-@Suite struct GzipTests {
+@Suite(.offCooperativePool) struct GzipTests {
     /// Writes `text` through GzipWriter into an atomic file and returns its path.
     func gzip(_ text: String, in dir: TemporaryDirectory, name: String = "out.gz", chunkSize: Int = 1 << 20) throws -> String {
         try GzipFixture.write(text: text, to: dir.file(name), chunkSize: chunkSize)
@@ -165,7 +166,7 @@ import Testing
     }
 }
 
-@Suite struct AtomicFileTests {
+@Suite(.offCooperativePool) struct AtomicFileTests {
     @Test func uncommittedWriteLeavesPreviousFileAndNoTemporary() throws {
         let dir = TemporaryDirectory()
         let target = dir.write("out.txt", "previous")
@@ -216,7 +217,7 @@ import Testing
     }
 }
 
-@Suite struct PipelineConfigTests {
+@Suite(.offCooperativePool) struct PipelineConfigTests {
     @Test func shippedConfigLoads() throws {
         let config = try PipelineConfig.load(path: ExecutableRunner.repositoryRoot + "/pipeline.json")
         #expect(config.stages.map(\.name) == StageName.allCases)

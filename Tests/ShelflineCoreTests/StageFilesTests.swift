@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import TestTraits
 import Testing
 
 @testable import ShelflineCore
@@ -9,7 +10,7 @@ import Testing
 #endif
 
 /// Issue 10: the shared check on a stage's files, non-regular targets, stale temporary files.
-@Suite struct StageFilesTests {
+@Suite(.offCooperativePool) struct StageFilesTests {
     @Test(.bug(id: 10)) func sameFileIsFoundByInodeOrResolvedPath() throws {
         let directory = TemporaryDirectory("stage-files")
         let input = directory.write("in.csv", "x")

@@ -2,11 +2,12 @@ import Foundation
 import ShelflineCore
 import ShelflineLookup
 import TestSupport
+import TestTraits
 import Testing
 
 /// Lookup's side of the stage protocol: its ranges, declared once on `LookupParameters`, and its
 /// sources, registered once in `MetadataSources.all`.
-@Suite struct LookupStageContractTests {
+@Suite(.offCooperativePool) struct LookupStageContractTests {
     @Test func parameterRangesAreTheOnesTheSchemaStates() throws {
         #expect(try PipelineSchemaRanges.mismatches(of: LookupStage.self) == [])
     }

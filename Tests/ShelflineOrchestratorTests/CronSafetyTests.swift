@@ -1,6 +1,7 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Testing
 
 /// Issue 15's orchestrator rules with stand-in stages (real `shelfline`, real processes), where
 /// the rule needs a state real stages would take long to reach: aged runs, a stage held running.
-@Suite(.serialized) struct CronSafetyTests {
+@Suite(.serialized, .offCooperativePool) struct CronSafetyTests {
     typealias Fixture = OrchestratorRulesTests.Fixture
 
     func age(_ run: String, days: Double, _ fixture: Fixture) throws {

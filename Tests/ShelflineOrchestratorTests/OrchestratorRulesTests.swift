@@ -2,6 +2,7 @@ import Foundation
 import ShelflineCommands
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Testing
 /// The orchestrator's restart rules (issue 5), each its own test, with the real `shelfline`
 /// executable driving stand-in stage scripts (real processes) so every rule is tested in isolation
 /// from what the stages compute.
-@Suite(.serialized) struct OrchestratorRulesTests {
+@Suite(.serialized, .offCooperativePool) struct OrchestratorRulesTests {
     /// A workspace, a bin directory with `shelfline` and stand-in stages, an export and a log.
     final class Fixture {
         let dir = TemporaryDirectory("orchestrator")

@@ -1,10 +1,11 @@
 import Foundation
 import TestSupport
+import TestTraits
 import Testing
 
 /// `waitUntil` (TestSupport/Polling.swift) wakes on events, not on a timer (issue 42 item 4): a
 /// file another process writes deep under a watched directory, or `TestEvent.post()`.
-@Suite struct EventWaitTests {
+@Suite(.offCooperativePool) struct EventWaitTests {
     @Test(.bug("42")) func aFileAnotherProcessWritesInANewSubdirectoryEndsTheWait() throws {
         let temp = TemporaryDirectory("event-wait")
         let target = temp.file("a/b/done")

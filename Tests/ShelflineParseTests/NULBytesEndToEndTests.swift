@@ -2,12 +2,13 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 /// A NUL byte in a cell, wherever it is in the file, is dropped and its row kept (docs/parse.md,
 /// "Binary files and NUL bytes"); only a file that starts as a binary file does is refused; and
 /// an export never writes a NUL. Through the built executables.
-@Suite struct NULBytesEndToEndTests {
+@Suite(.offCooperativePool) struct NULBytesEndToEndTests {
     let temp = TemporaryDirectory("nul-bytes")
 
     static let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"

@@ -2,12 +2,13 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 /// Parse's texts file (the records' reviews and notes, apart from them: `RecordTexts`), through
 /// the built executables: the orchestrator reruns parse when it changed (docs/parse.md), and merge
 /// joins it only to the records of the parse that wrote it.
-@Suite struct TextsFileEndToEndTests {
+@Suite(.offCooperativePool) struct TextsFileEndToEndTests {
     static let example = ExecutableRunner.repositoryRoot + "/examples/goodreads_library_export.csv"
     static let config = ExecutableRunner.repositoryRoot + "/examples/pipeline.json"
 

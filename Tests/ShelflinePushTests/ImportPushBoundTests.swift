@@ -3,6 +3,7 @@ import Foundation
 import ShelflineCore
 import ShelflinePush
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -15,7 +16,7 @@ import Testing
 /// releases it, with `apns.timeoutSeconds` far beyond the test's bound: a run that waited for an
 /// answer would never end within it. No clock is read; each wait is for an event, with a generous
 /// bound (`ImportPushBoundTests.bound`) that only ends a test that would otherwise hang.
-@Suite struct ImportPushBoundTests {
+@Suite(.offCooperativePool) struct ImportPushBoundTests {
     /// Seconds a wait may take on a loaded machine before the test fails rather than hangs; the
     /// run under test exits within `PushWorker.exitWaitSeconds` (2 s) of its import.
     static let bound: TimeInterval = 120
@@ -242,7 +243,7 @@ import Testing
 /// The sender's rules behind it, in process against a transport the test scripts: a `start` whose
 /// answer never came counts as given; one that never left is sent later; an import's backlog is
 /// never replayed.
-@Suite struct AtMostOnceStartTests {
+@Suite(.offCooperativePool) struct AtMostOnceStartTests {
     let token = PushFixture.token(0x3c)
 
     func send(_ fixture: PushFixture, _ transport: ScriptedTransport) async throws -> (any Error)? {

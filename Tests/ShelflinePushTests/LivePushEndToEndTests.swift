@@ -4,12 +4,13 @@ import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
 import TestSupport
+import TestTraits
 import Testing
 
 /// `shelfline run` with `apns` configured, through the built executables: the phone sees the
 /// import move while it runs. Open Library's answers are held until the test releases them, so
 /// "while lookup runs" is decided by the test, not by a clock.
-@Suite struct LivePushEndToEndTests {
+@Suite(.offCooperativePool) struct LivePushEndToEndTests {
     static let rows = 24
 
     /// A Goodreads export of `rows` books, each with its own ISBN-13, and the editions Open Library

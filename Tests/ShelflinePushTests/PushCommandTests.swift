@@ -4,6 +4,7 @@ import ShelflineActivity
 import ShelflineCore
 import ShelflinePush
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Testing
 #endif
 
 /// `shelfline-push` as a process: exit statuses, messages, files, and a crash between send and record.
-@Suite struct PushCommandTests {
+@Suite(.offCooperativePool) struct PushCommandTests {
     func push(_ fixture: PushFixture, _ arguments: [String], config: String? = nil) async throws -> ProcessResult {
         var arguments = arguments + ["--workspace", fixture.workspace.root]
         if let config { arguments += ["--config", config] }

@@ -4,6 +4,7 @@ import NIOCore
 import ShelflineCore
 import ShelflinePush
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Testing
 #endif
 
 /// `shelfline-push devices` and `serve` as processes: the README's example (issue 27).
-@Suite(.bug(id: 27)) struct ServeCommandTests {
+@Suite(.bug(id: 27), .offCooperativePool) struct ServeCommandTests {
     func push(_ fixture: PushFixture, _ arguments: [String]) async throws -> ProcessResult {
         try await PushCommandTests.run(
             "shelfline-push", arguments + ["--workspace", fixture.workspace.root], in: fixture.temp.path)

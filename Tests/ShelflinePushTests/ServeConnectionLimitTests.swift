@@ -1,6 +1,7 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Testing
 /// shed), a non-loopback listen without TLS is warned about, a busy port is named, and an HTTP/0.9
 /// request gets exactly one 400. What is waited for is the server closing a connection; the
 /// backstop (`RawConnection`'s 120 s receive timeout) only ends a test that would otherwise hang.
-@Suite struct ServeConnectionLimitTests {
+@Suite(.offCooperativePool) struct ServeConnectionLimitTests {
     let commands = ServeCommandTests()
 
     /// The port of a `serving on http(s)://HOST:PORT` URL.

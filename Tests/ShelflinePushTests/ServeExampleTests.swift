@@ -2,6 +2,7 @@ import Foundation
 import ShelflineCore
 import ShelflinePush
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -15,7 +16,7 @@ import Testing
 /// loopback site serving examples/beer-queue/queue.html and `apns` at the loopback APNs, with the
 /// built executables first on PATH. Each `# {…}` comment in the block is the answer the `curl`
 /// above it must print.
-@Suite(.bug(id: 27)) struct ServeExampleTests {
+@Suite(.bug(id: 27), .offCooperativePool) struct ServeExampleTests {
     static let marker = "<!-- serve example -->"
 
     /// The first ```sh block after `marker` in `file`.

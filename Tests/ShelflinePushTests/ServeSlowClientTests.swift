@@ -2,6 +2,7 @@ import Foundation
 import ShelflineCore
 import ShelflinePush
 import TestSupport
+import TestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -110,7 +111,7 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
 /// (`readUntilClosed`, end of stream), never a duration, and nothing here measures time. The only
 /// bound is `RawConnection`'s 120 s receive backstop, generous for a loaded 2-core machine, which
 /// fails a server that never answers or closes instead of hanging the suite (issue 42).
-@Suite(.bug(id: 27)) struct ServeSlowClientTests {
+@Suite(.bug(id: 27), .offCooperativePool) struct ServeSlowClientTests {
     static let tinyTimeouts = ServeLimits(idleTimeoutSeconds: 0.5, requestTimeoutSeconds: 0.5)
 
     @Test(arguments: [

@@ -5,10 +5,11 @@ import NIOSSL
 import ShelflineCore
 import ShelflinePush
 import TestSupport
+import TestTraits
 import Testing
 
 /// `serve --tls-cert/--tls-key` (issue 27): HTTPS without a reverse proxy.
-@Suite(.bug(id: 27)) struct ServeTLSTests {
+@Suite(.bug(id: 27), .offCooperativePool) struct ServeTLSTests {
     /// A self-signed P-256 certificate for 127.0.0.1 made by the openssl command; nil (and a
     /// failure under CI=true) without it.
     static func certificate(in temp: TemporaryDirectory) throws -> (cert: String, key: String)? {

@@ -2,6 +2,7 @@ import Foundation
 import ShelflineCore
 import ShelflineLibrary
 import TestSupport
+import TestTraits
 import Testing
 
 /// The library page's script driven in headless Chromium: the page `shelfline library html` wrote
@@ -10,7 +11,7 @@ import Testing
 /// events, and records the rows shown after each step: the first page, then every page ("Show more"). Each step's rows are compared with rows computed here from the library file
 /// (not from `LibraryStats`, which the page uses). Neither the fixture's file order nor the page's
 /// first order (newest added) is any other sort's order, so a page that never sorts fails. Skips without a browser locally; fails under CI.
-@Suite struct LibraryPageScriptTests {
+@Suite(.offCooperativePool) struct LibraryPageScriptTests {
     /// A book of the fixture; `index` is its place in the library file.
     struct Book {
         var index: Int

@@ -4,13 +4,14 @@ import ShelflineCore
 import ShelflineRender
 import ShelflineReports
 import TestSupport
+import TestTraits
 import Testing
 
 /// Renders `report.html` in a real headless Chromium (Debian's `chromium-headless-shell`, which
 /// `.ci/run` installs): the DOM Chromium built from the page must carry merge-report.json's counts
 /// and the expected headings (`--dump-dom`), and a screenshot must not be blank. Without a browser
 /// these tests skip locally with a message; under CI (`ContinuousIntegration`) they fail.
-@Suite struct ReportScreenshotTests {
+@Suite(.offCooperativePool) struct ReportScreenshotTests {
     static let browser: String? = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium", "/usr/bin/chromium-browser"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
