@@ -80,8 +80,6 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
         return try await client.get(components.url!) { try Self.decode($0) }
     }
 
-    struct Malformed: Error {}
-
     /// `book` from `GET /book`, `books` from a title search, `data` from `POST /books`.
     private struct Answer: Decodable {
         var book: Book?
@@ -107,12 +105,7 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
     /// an empty body (404) is no book.
     static func decode(_ data: Data) throws -> [EditionMetadata] {
         guard !data.isEmpty else { return [] }
-        let answer: Answer
-        do {
-            answer = try JSONDecoder().decode(Answer.self, from: data)
-        } catch {
-            throw Malformed()
-        }
+        let answer = try JSONDecoder().decode(Answer.self, from: data)
         return ((answer.book.map { [$0] } ?? []) + (answer.books ?? []) + (answer.data ?? [])).compactMap { book in
             guard let title = book.title ?? book.title_long else { return nil }
             var edition = EditionMetadata(source: Self.sourceName)

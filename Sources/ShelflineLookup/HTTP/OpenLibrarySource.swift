@@ -116,12 +116,7 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
     /// An edition or work record and its authors' keys; an empty body (404) is none.
     static func decodeRecord(_ data: Data) throws -> (EditionMetadata, [String])? {
         guard !data.isEmpty else { return nil }
-        let record: EditionRecord
-        do {
-            record = try JSONDecoder().decode(EditionRecord.self, from: data)
-        } catch {
-            throw Malformed()
-        }
+        let record = try JSONDecoder().decode(EditionRecord.self, from: data)
         guard record.title != nil, let key = record.key else { return nil }
         var found = edition(record)
         if key.hasPrefix("/works/") {
@@ -135,14 +130,8 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
     /// An author record's name (`{"key": "/authors/OL1A", "name": "…"}`); an empty body (404) is none.
     static func decodeAuthor(_ data: Data) throws -> String? {
         guard !data.isEmpty else { return nil }
-        do {
-            return try JSONDecoder().decode(Name.self, from: data).name
-        } catch {
-            throw Malformed()
-        }
+        return try JSONDecoder().decode(Name.self, from: data).name
     }
-
-    struct Malformed: Error {}
 
     // MARK: Response shapes (documented Open Library JSON)
 
@@ -222,13 +211,7 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
 
     /// `{"ISBN:…": {…}}`; anything else (HTML, an array, a truncated body) is malformed.
     static func decodeBooks(_ data: Data) throws -> [String: EditionMetadata] {
-        let entries: [String: BooksEntry]
-        do {
-            entries = try JSONDecoder().decode([String: BooksEntry].self, from: data)
-        } catch {
-            throw Malformed()
-        }
-        return entries.mapValues { edition($0.edition) }
+        try JSONDecoder().decode([String: BooksEntry].self, from: data).mapValues { edition($0.edition) }
     }
 
     /// The one mapping from an Open Library edition to `EditionMetadata`, whichever shape it came in.
@@ -278,13 +261,7 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
 
     /// `{"docs": [work, …]}`: candidates are works (edition key when the search names one).
     static func decodeSearch(_ data: Data) throws -> [EditionMetadata] {
-        let answer: SearchAnswer
-        do {
-            answer = try JSONDecoder().decode(SearchAnswer.self, from: data)
-        } catch {
-            throw Malformed()
-        }
-        return answer.docs.compactMap { doc in
+        try JSONDecoder().decode(SearchAnswer.self, from: data).docs.compactMap { doc in
             guard let key = doc.key, doc.title != nil else { return nil }
             var edition = EditionMetadata(source: Self.sourceName)
             edition.workKey = key

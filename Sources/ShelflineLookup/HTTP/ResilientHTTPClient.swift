@@ -52,21 +52,6 @@ public struct HTTPPolicy: Sendable {
     /// Headers sent besides User-Agent and Accept (ISBNdb's `Authorization`); never in a message.
     public var headers: [(String, String)] = []
 
-    /// A source's own rate, concurrency, timeout, retries and size limit; the rest from the defaults.
-    init(
-        concurrency: Int, requestsPerSecond: Double, timeoutSeconds: Double, maxRetries: Int, maxResponseBytes: Int,
-        userAgent: String, quotaStatuses: Set<Int>
-    ) {
-        self.init(OpenLibraryParameters())
-        self.concurrency = concurrency
-        self.requestsPerSecond = requestsPerSecond
-        self.timeoutSeconds = timeoutSeconds
-        self.maxRetries = maxRetries
-        self.maxResponseBytes = maxResponseBytes
-        self.userAgent = userAgent
-        self.quotaStatuses = quotaStatuses
-    }
-
     init(_ parameters: OpenLibraryParameters) {
         concurrency = parameters.concurrency
         requestsPerSecond = parameters.requestsPerSecond
@@ -93,7 +78,7 @@ public final class ResilientHTTPClient: Sendable {
     private let limiter: RateLimiter
     private let gate: AsyncSemaphore
     let breaker: CircuitBreaker
-    private let counters = Counters()
+    private let counters = LockedValue(HTTPCounters())
     private let pacing = PacingWaiters()
     /// The last URL whose connection was refused: what the breaker's probe asks again.
     private let probeURL = LockedValue<URL?>(nil)
@@ -400,13 +385,8 @@ public final class ResilientHTTPClient: Sendable {
             case let status where policy.quotaStatuses.contains(status):
                 let word = Self.errorReason(answer.body).map { " \($0)" } ?? ""
                 return .quotaSpent(reason: "HTTP \(status)\(word) from \(host)")
-            case 429:
-                counters.update { $0.rateLimited += 1 }
-                return .failure(
-                    reason: "HTTP 429 from \(host)", retryable: true, kind: .other,
-                    retryAfter: Self.seconds(retryAfter: answer.retryAfter))
-            case 500...599, 408:
-                counters.update { $0.serverErrors += 1 }
+            case let status where status == 429 || status == 408 || (500...599).contains(status):
+                counters.update { if status == 429 { $0.rateLimited += 1 } else { $0.serverErrors += 1 } }
                 return .failure(
                     reason: "HTTP \(answer.status) from \(host)", retryable: true, kind: .other,
                     retryAfter: Self.seconds(retryAfter: answer.retryAfter))
@@ -499,6 +479,9 @@ final class LockedValue<Value: Sendable>: @unchecked Sendable {
     init(_ value: Value) { stored = value }
     var value: Value { lock.withLock { stored } }
     func set(_ value: Value) { lock.withLock { stored = value } }
+    /// Changes the value in place under the lock; returns what `body` returns.
+    @discardableResult
+    func update<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&stored) } }
 }
 
 /// The breaker's probe task (at most one is out: the breaker is half-open meanwhile), cancelled at shutdown.
@@ -522,13 +505,4 @@ final class ProbeTask: @unchecked Sendable {
             task?.cancel()
         }
     }
-}
-
-/// Lock-protected counters shared by concurrent requests.
-final class Counters: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage = HTTPCounters()
-    var value: HTTPCounters { lock.withLock { storage } }
-    @discardableResult
-    func update<T>(_ body: (inout HTTPCounters) -> T) -> T { lock.withLock { body(&storage) } }
 }
