@@ -68,14 +68,14 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
     public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
         var found: [String: EditionMetadata] = [:]
         for id in ids {
-            guard let path = Self.recordPath(id) else { continue }
+            guard let path = Self.jsonPath(id, kinds: ["M": "books", "W": "works"]) else { continue }
             let url = baseURL.appendingPathComponent(path)
             guard let (record, authorKeys) = try await client.get(url, absent: [404], decode: { try Self.decodeRecord($0) })
             else { continue }
             var edition = record
             var names: [String] = []
             for key in authorKeys.prefix(Self.authorsAsked) {
-                guard let authorPath = Self.authorPath(key) else { continue }
+                guard let authorPath = Self.jsonPath(key, kinds: ["A": "authors"]) else { continue }
                 let name = try await client.get(baseURL.appendingPathComponent(authorPath), absent: [404]) {
                     try Self.decodeAuthor($0)
                 }
@@ -90,27 +90,16 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
     /// The most authors of one record whose names are asked.
     static let authorsAsked = 3
 
-    /// `books/OL1M.json` or `works/OL1W.json` for an Open Library id; nil for any other shape.
-    static func recordPath(_ id: String) -> String? {
-        guard let (folder, bare) = folderAndID(id, kinds: ["M": "books", "W": "works"]) else { return nil }
-        return "\(folder)/\(bare).json"
-    }
-
-    /// `authors/OL1A.json` for an author key (`/authors/OL1A`); nil for any other shape.
-    static func authorPath(_ key: String) -> String? {
-        guard let (folder, bare) = folderAndID(key, kinds: ["A": "authors"]) else { return nil }
-        return "\(folder)/\(bare).json"
-    }
-
-    /// The folder and bare id of `id` (`/books/OL1M` or `OL1M`) when its last letter is one of `kinds`.
-    private static func folderAndID(_ id: String, kinds: [Character: String]) -> (String, Substring)? {
+    /// `books/OL1M.json` for an Open Library id or key (`/books/OL1M` or `OL1M`) whose last letter
+    /// names its folder in `kinds` (`M`: `books`); nil for any other shape.
+    private static func jsonPath(_ id: String, kinds: [Character: String]) -> String? {
         let parts = id.split(separator: "/", omittingEmptySubsequences: false)
         let olid = parts.last ?? ""
         guard olid.hasPrefix("OL"), olid.count > 3, olid.dropFirst(2).dropLast().allSatisfy(\.isWholeNumber),
             let kind = olid.last, let folder = kinds[kind]
         else { return nil }
         guard parts.count == 1 || parts == ["", Substring(folder), olid] else { return nil }
-        return (folder, olid)
+        return "\(folder)/\(olid).json"
     }
 
     /// An edition or work record and its authors' keys; an empty body (404) is none.

@@ -30,21 +30,13 @@ public struct HTTPCounters: Codable, Sendable, Equatable {
     public init() {}
 }
 
-/// Limits and retry policy of one HTTP source, taken from its parameters. Backoff, wait budget
-/// and breaker default to `OpenLibraryParameters`' values for sources that do not set their own.
+/// Limits and retry policy of one HTTP source, taken from its parameters: the limits Open
+/// Library's section holds (rate, concurrency, timeout, retries, backoff, wait budget, breaker,
+/// User-Agent, answer size), read as `policy.maxRetries`; a source that does not set one of them
+/// has `OpenLibraryParameters`' default.
+@dynamicMemberLookup
 public struct HTTPPolicy: Sendable {
-    public var concurrency: Int
-    public var requestsPerSecond: Double
-    public var timeoutSeconds: Double
-    public var maxRetries: Int
-    public var backoffBaseSeconds: Double
-    public var backoffMaxSeconds: Double
-    public var waitBudgetSeconds: Double
-    public var breakerThreshold: Int
-    public var breakerCooldownSeconds: Double
-    public var userAgent: String
-    /// The largest answer read; a longer one is cut off while it streams in.
-    public var maxResponseBytes: Int
+    public var limits: OpenLibraryParameters
     /// Statuses that mean the source's quota is spent: the source is not asked again this run.
     public var quotaStatuses: Set<Int> = []
     /// Statuses that mean "nothing here" (ISBNdb's 404): handed to `decode` as an empty body.
@@ -52,18 +44,11 @@ public struct HTTPPolicy: Sendable {
     /// Headers sent besides User-Agent and Accept (ISBNdb's `Authorization`); never in a message.
     public var headers: [(String, String)] = []
 
-    init(_ parameters: OpenLibraryParameters) {
-        concurrency = parameters.concurrency
-        requestsPerSecond = parameters.requestsPerSecond
-        timeoutSeconds = parameters.timeoutSeconds
-        maxRetries = parameters.maxRetries
-        backoffBaseSeconds = parameters.backoffBaseSeconds
-        backoffMaxSeconds = parameters.backoffMaxSeconds
-        waitBudgetSeconds = parameters.waitBudgetSeconds
-        breakerThreshold = parameters.breakerThreshold
-        breakerCooldownSeconds = parameters.breakerCooldownSeconds
-        userAgent = parameters.userAgent
-        maxResponseBytes = parameters.maxResponseBytes
+    init(_ limits: OpenLibraryParameters) { self.limits = limits }
+
+    public subscript<Value>(dynamicMember limit: WritableKeyPath<OpenLibraryParameters, Value>) -> Value {
+        get { limits[keyPath: limit] }
+        set { limits[keyPath: limit] = newValue }
     }
 }
 
@@ -283,7 +268,7 @@ public final class ResilientHTTPClient: Sendable {
                 if probe { breaker.abandonProbe() }
                 throw error
             }
-            if !probe, !breaker.stillAllowed() {
+            if !probe, breaker.state != .closed {
                 admission = breaker.admit()
                 if let failure = refusal(admission) { return .refused(failure) }
                 guard case .send(let isProbe) = admission else { return .refused(.unavailable(source: source)) }
