@@ -35,14 +35,7 @@ struct CatalogSearchFilter: Sendable {
     }
 
     /// Little-endian words.
-    var bytes: [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(words.count * 8)
-        for word in words {
-            for byte in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(8 * byte))) }
-        }
-        return bytes
-    }
+    var bytes: [UInt8] { words.map(\.littleEndian).withUnsafeBytes { Array($0) } }
 
     /// The full-text table's columns, as fts5vocab names them.
     enum Column: String {

@@ -51,11 +51,9 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
             let form = "isbns=" + isbns.joined(separator: ",")
             books = try await client.post(baseURL.appendingPathComponent("books"), form: form) { try Self.decode($0) }
         }
-        var found: [String: EditionMetadata] = [:]
-        for isbn in isbns {
-            if let edition = books.first(where: { GoogleBooksSource.carries($0, isbn: isbn) }) { found[isbn] = edition }
+        return isbns.reduce(into: [:]) { found, isbn in
+            found[isbn] = books.first { GoogleBooksSource.carries($0, isbn: isbn) }
         }
-        return found
     }
 
     /// Its own id is `isbndb:` and the ISBN-13 (`editionKey`): asked as that ISBN.

@@ -35,11 +35,7 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
             URLQueryItem(name: "format", value: "json"), URLQueryItem(name: "jscmd", value: "details"),
         ]
         let answer = try await client.get(components.url!) { data in try Self.decodeBooks(data) }
-        var found: [String: EditionMetadata] = [:]
-        for isbn in isbns {
-            if let edition = answer["ISBN:\(isbn)"] { found[isbn] = edition }
-        }
-        return found
+        return isbns.reduce(into: [:]) { found, isbn in found[isbn] = answer["ISBN:\(isbn)"] }
     }
 
     public func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata] {
