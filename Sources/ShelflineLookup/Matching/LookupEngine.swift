@@ -8,18 +8,20 @@ public struct RecordQuery: Sendable {
     public var query: LookupQuery
     /// The record's identifiers by scheme (`BookRecord.identifiers`): each source that reads one
     /// of the schemes (`MetadataSource.identifierSchemes`) is asked by it.
-    public var identifiers: [String: String]
+    public var identifiers: [String: String] = [:]
     /// The record has no title of its own (`BookRecord.titleIsPlaceholder`): an answer to its
     /// identifiers is taken as it is, and there is no title to search for (`query.title` is empty).
-    public var titleIsPlaceholder: Bool
+    public var titleIsPlaceholder = false
 
-    public init(isbn: String?, query: LookupQuery, identifiers: [String: String] = [:], titleIsPlaceholder: Bool = false) {
-        self.isbn = isbn
-        self.query = query
-        self.identifiers = identifiers
-        self.titleIsPlaceholder = titleIsPlaceholder
+    /// The id `source` is asked by: the record's value of the first scheme the source reads.
+    func id(for source: any MetadataSource) -> String? {
+        guard !identifiers.isEmpty else { return nil }
+        return source.identifierSchemes.lazy.compactMap { identifiers[$0] }.first
     }
+}
 
+// In an extension, so that the memberwise initializer stays.
+extension RecordQuery {
     public init(record: BookRecord) {
         isbn = record.isbn13 ?? record.isbn10.flatMap(ISBN.canonical13)
         query = LookupQuery(record: record)
@@ -27,12 +29,6 @@ public struct RecordQuery: Sendable {
         identifiers = record.identifiers ?? [:]
         titleIsPlaceholder = record.titleIsPlaceholder == true
         if titleIsPlaceholder { query.title = "" }
-    }
-
-    /// The id `source` is asked by: the record's value of the first scheme the source reads.
-    func id(for source: any MetadataSource) -> String? {
-        guard !identifiers.isEmpty else { return nil }
-        return source.identifierSchemes.lazy.compactMap { identifiers[$0] }.first
     }
 }
 

@@ -9,19 +9,10 @@ public struct LookupQuery: Sendable, Equatable {
     public var pages: Int?
     /// The row's canonical ISBN-13, to prefer the edition that carries it.
     public var isbn: String?
+}
 
-    public init(
-        title: String, authors: [String], year: Int? = nil, publisher: String? = nil, pages: Int? = nil,
-        isbn: String? = nil
-    ) {
-        self.isbn = isbn
-        self.title = title
-        self.authors = authors
-        self.year = year
-        self.publisher = publisher
-        self.pages = pages
-    }
-
+// In an extension, so that the memberwise initializer stays.
+extension LookupQuery {
     /// The query for a record: the title without its series suffix, primary author first.
     public init(record: BookRecord) {
         title = record.titleBase ?? TextNormalizer.strippingSeries(record.title)
