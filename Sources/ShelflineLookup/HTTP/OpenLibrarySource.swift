@@ -42,13 +42,7 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         var components = URLComponents(url: baseURL.appendingPathComponent("search.json"), resolvingAgainstBaseURL: false)!
         var items = [URLQueryItem(name: "title", value: title)]
         if let author, !author.isEmpty { items.append(URLQueryItem(name: "author", value: author)) }
-        items.append(
-            URLQueryItem(
-                name: "fields",
-                value:
-                    "key,title,subtitle,author_name,cover_i,first_publish_year,publisher,isbn,number_of_pages_median,cover_edition_key"
-            ))
-        items.append(URLQueryItem(name: "limit", value: String(limit)))
+        items += [URLQueryItem(name: "fields", value: Self.searchFields), URLQueryItem(name: "limit", value: String(limit))]
         components.queryItems = items
         return try await client.get(components.url!) { data in try Self.decodeSearch(data) }
     }
@@ -227,6 +221,10 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         guard let range = url.range(of: "/b/id/") else { return nil }
         return Int(url[range.upperBound...].prefix { $0.isNumber })
     }
+
+    /// The members of `SearchAnswer.Doc`, asked of the search so that it sends no others.
+    static let searchFields =
+        "key,title,subtitle,author_name,cover_i,first_publish_year,publisher,isbn,number_of_pages_median,cover_edition_key"
 
     private struct SearchAnswer: Decodable {
         var docs: [Doc]
