@@ -2,7 +2,7 @@ import ShelflineCore
 
 /// Errors of the lookup stage: configuration of sources and the local SQLite files it keeps.
 public enum LookupError: ShelflineError, Equatable {
-    /// A source name that is not `catalog` or `openlibrary`.
+    /// A source name that no registered source has (`MetadataSources`).
     case unknownSource(name: String, key: String)
     /// The catalog source is enabled but no dump file is configured.
     case catalogNotConfigured(configPath: String)

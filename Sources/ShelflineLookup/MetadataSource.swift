@@ -136,10 +136,6 @@ public enum MetadataSources {
     /// The names `sources` and `--source` accept.
     public static var names: [String] { all.map { $0.sourceName } }
 
-    public static func named(_ name: String) -> (any RegisteredSource.Type)? {
-        all.first { $0.sourceName == name }
-    }
-
     /// Each of `registry`'s sources' ranges under its section (`openLibrary.batchSize`).
     static func ranges(_ registry: [any RegisteredSource.Type]) -> [String: ConfigLimits.Range] {
         registry.reduce(into: [:]) { ranges, source in

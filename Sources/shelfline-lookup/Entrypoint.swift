@@ -10,9 +10,8 @@ enum Entrypoint {
     static func main() async {
         #if canImport(Glibc)
             // glibc gives each thread that contends for malloc an arena of its own (up to 8 per core);
-            // lookup's threads (dump parsers, catalog searches, libcurl transfers) left a few MB of
-            // partly used arenas each: 200,000 rows with the API configured peaked at 68 MB, 63 MB
-            // with two arenas (catalog only: 62 → 57 MB), at the same CPU time (bench/offline).
+            // lookup's threads (dump parsers, catalog searches, libcurl transfers) leave a few MB of
+            // partly used arenas each. Two arenas lower the peak memory at the same CPU time.
             _ = mallopt(M_ARENA_MAX, 2)
         #endif
         let run: () async -> Void = LookupCommand.main

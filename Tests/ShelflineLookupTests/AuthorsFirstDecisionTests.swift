@@ -147,7 +147,8 @@ import Testing
             log: Logfmt(quiet: true))
         // Twice: from the rows, then from the editions the first round cached.
         for _ in 0..<2 {
-            let hits = try index.searchHits(title: "Glass River", author: "Le Guin", limit: 20)
+            let terms = SearchTerms(title: "Glass River", author: "Le Guin")
+            let hits = try index.searchHits(title: "Glass River", terms: terms, limit: 20)
             let prepared = try index.prepared(hits)
             #expect(hits.count == 4)
             #expect(prepared.count == 4)

@@ -124,7 +124,7 @@ import Testing
         #expect(data.isbn13 == "9780807083697" && data.isbn10 == "0807083690")
         #expect(data.year == 2003 && data.coverId == 77)
         // A publisher that is neither a name nor an object is a malformed answer, not a guess.
-        #expect(throws: OpenLibrarySource.Malformed.self) {
+        #expect(throws: DecodingError.self) {
             try OpenLibrarySource.decodeBooks(Data(#"{"ISBN:C": {"details": {"publishers": [42]}}}"#.utf8))
         }
     }

@@ -41,9 +41,6 @@ public struct CatalogBuildStats: Codable, Sendable, Equatable {
 /// staged in a temporary file and written sorted after the load, SQLite's page cache is capped.
 public final class CatalogIndex: @unchecked Sendable {
     /// Bumped when the schema or the parsing of dumps changes, so old indexes are rebuilt.
-    /// 4: integer keys, title-key hashes, duplicate keys skipped (the first line wins).
-    /// 5: long descriptions deflated (`StoredDescription`), publisher lists by id (`PublisherNames`),
-    /// single author ids and numeric publish dates as integers, and the search filter (`CatalogSearchFilter`).
     static let schemaVersion = 5
     public let path: String
     public private(set) var stats: CatalogBuildStats
@@ -70,14 +67,12 @@ public final class CatalogIndex: @unchecked Sendable {
     /// Editions already loaded, by id (a search brings the same editions again and again), without
     /// their work's description (`described(_:)` adds it to the editions a row is given).
     /// Searches keep each edition's matcher-side normalisation with it (`prepared`). At most 10,000
-    /// (two generations of 5,000): 20,000 gave the same CPU time and 70 MB more peak RSS (1M editions).
+    /// (two generations of 5,000): more saved no time and cost memory.
     private var editionCache = RecentCache<Int, (edition: EditionMetadata, prepared: Matcher.PreparedEdition?)>(
         generationLimit: 5_000)
     /// Author names, with their matcher form, by id: one or two per search hit, each two b-tree
     /// seeks (through `redirects`) and a normalisation, and the same names come back again and
-    /// again. Shared by the connections to the index. Against a 1,000,000-edition catalog
-    /// (125,000 authors), two generations of 20,000 per connection missed 58 % of the time and
-    /// the misses were 16 % of lookup's CPU (perf, bench/lookup part b).
+    /// again. Shared by the connections to the index: a cache per connection missed too often.
     private let authorNames: SharedRecentCache<Int, (name: String, compared: Matcher.ComparedName)>
     /// Publisher lists by id: one per edition loaded; a few hundred lists cover most editions.
     private var publisherLists = RecentCache<Int, [String]>(generationLimit: 1_000)
@@ -119,11 +114,10 @@ public final class CatalogIndex: @unchecked Sendable {
         self.built = built
         database = try SQLiteDatabase(path: path, readOnly: true)
         // The index never changes once renamed into place: keep the shared lock from the first read
-        // instead of taking and dropping it (fcntl + fstat) around every query, which was ~20 % of
-        // lookup's CPU at 200,000 rows (perf, bench/orchestrator). Readers still share the file.
+        // instead of taking and dropping it (fcntl + fstat) around every query. Readers still share the file.
         try database.execute("PRAGMA locking_mode = EXCLUSIVE")
-        // Pages read through a memory map instead of a read() copy each (pread and its copy were a
-        // quarter of a 200,000-row lookup's CPU); the mapped pages are the shared page cache.
+        // Pages read through a memory map instead of a read() copy each; the mapped pages are the
+        // shared page cache.
         try database.execute("PRAGMA mmap_size = 68719476736")
         isbnStatement = try database.prepare("SELECT edition FROM isbns WHERE isbn = ? LIMIT 1")
         editionStatement = try database.prepare(
@@ -208,8 +202,7 @@ public final class CatalogIndex: @unchecked Sendable {
 
     /// `candidates`, each with its normalisation for the matcher (kept with the cached edition),
     /// without its work's description: the matcher does not read it, and only the edition a row
-    /// is matched to needs it (`described(_:)`). Inflating every candidate's description was
-    /// a tenth of lookup's CPU against a 1,000,000-edition catalog (perf, bench/lookup part b).
+    /// is matched to needs it (`described(_:)`).
     public func preparedCandidates(title: String, author: String?, limit: Int) throws -> [Matcher.PreparedEdition] {
         guard let plan = searchPlan(title: title, terms: SearchTerms(title: title, author: author)) else { return [] }
         return try lock.withLock { try preparing(findingHits(plan, limit: limit)) }
@@ -223,15 +216,9 @@ public final class CatalogIndex: @unchecked Sendable {
         let names: [Matcher.ComparedName]
     }
 
-    /// What `candidates` finds, before the editions are loaded. Against a 1,000,000-edition catalog
-    /// a search found 19 editions on average, most of them the same title by other authors; loading
-    /// and normalising each was most of lookup's CPU (perf, bench/lookup part b), though a row is
-    /// accepted on the few whose authors match.
-    public func searchHits(title: String, author: String?, limit: Int) throws -> [SearchHit] {
-        try searchHits(title: title, terms: SearchTerms(title: title, author: author), limit: limit)
-    }
-
-    /// `searchHits` with the query's words made already (`terms`: of `title` and the author).
+    /// What `candidates` finds, before the editions are loaded: most hits are the same title by
+    /// other authors, and a row is accepted only on the few whose authors match, so loading and
+    /// normalising every hit would be most of lookup's work. `terms`: the words of `title` and the author.
     func searchHits(title: String, terms: SearchTerms, limit: Int) throws -> [SearchHit] {
         // Planned outside the lock: the filter is immutable, and most rows of an import against a
         // small catalog end here.
@@ -323,7 +310,7 @@ public final class CatalogIndex: @unchecked Sendable {
     /// Editions `ids` as search hits: their authors' names, from the cached edition or from the
     /// row (or its work's, when it has none, as `loadEdition` takes them), without loading the
     /// rest. The names come from the cache the connections share in one locked pass for the whole
-    /// search, and the ones it lacks in another: locking per name was 4 % of lookup's CPU.
+    /// search, and the ones it lacks in another, not a lock per name.
     private func hits(_ ids: [Int]) throws -> [SearchHit] {
         var rows: [(id: Int, names: [Matcher.ComparedName]?, authors: Range<Int>)] = []
         var authorIDs: [Int] = []
@@ -370,7 +357,7 @@ public final class CatalogIndex: @unchecked Sendable {
     /// rowid order, at most `limit`: what the full-text query `authors : "surname" AND title : (w1
     /// OR w2 …)` answers, found by walking the author's (short) posting list and testing each
     /// edition's title, instead of FTS5 seeking through the long lists of common title words
-    /// (0.3 ms a search, the largest part of a title/author lookup at 1M editions). The test is
+    /// (the largest part of a title/author lookup in a large catalog). The test is
     /// the tokenizer's: an ASCII title is split exactly as `unicode61` does (any non-alphanumeric
     /// byte separates, case folded); any other title is asked of FTS5 for that row alone. A query
     /// word the fast test cannot decide alike (not plain ASCII, or `and`, which `&` also gives
@@ -628,7 +615,7 @@ public final class CatalogIndex: @unchecked Sendable {
 
     /// The first plausible 4-digit year in a free-text publish date (`March 1965`, `c1965`, `1965-03-01`).
     static func year(_ text: String) -> Int? {
-        // ASCII (nearly every date): the same scan over bytes; Characters were 1.3 % of lookup's CPU (perf, 1M editions).
+        // ASCII (nearly every date): the same scan over bytes, cheaper than over Characters.
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
             var value = 0, count = 0
             for byte in text.utf8 {

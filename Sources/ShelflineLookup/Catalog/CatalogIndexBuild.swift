@@ -219,13 +219,11 @@ extension CatalogIndex {
             try withExtendedLifetime(probe) {
                 try checkpoint(nil)
                 // FTS5 flushes its pending terms as a new segment whenever they pass `hashsize` (1 MB by
-                // default), and merges segments as they pile up: in the sqlite3 CLI at 1M editions, 64 MB
-                // took the table's build from 2.5 to 1.1 CPU s and left no free pages. 32 MB here: with
-                // 64 MB (and a 128 MB limit) the 5M build peaked at 251 MB RSS, with 32 MB at 195 MB.
+                // default), and merges segments as they pile up: a larger hash builds the table in less
+                // CPU and leaves no free pages; 32 MB rather than 64 keeps the peak memory down.
                 // The setting is kept in `search_config`; readers ignore it. The hash's memory counts
                 // against the soft heap limit, which is raised with it, or SQLite would evict the page
-                // cache the scan below reads through (a 32 MB hash under the 64 MB limit triples this
-                // phase at 5M editions).
+                // cache the scan below reads through.
                 try database.execute(
                     """
                     CREATE VIRTUAL TABLE search USING fts5(title, authors, content='', columnsize=0, detail=column,
@@ -238,10 +236,8 @@ extension CatalogIndex {
                 // INTEGER, several a TEXT of ids joined by spaces (`bindIDs`), read as a JSON array.
                 // The order and spacing of the names do not matter: the table keeps neither the text
                 // nor positions (detail=column), only which tokens each column of each row holds.
-                // One statement instead of a Swift loop with two lookups an edition (1.3 CPU s for this
-                // statement at 1M editions in the sqlite3 CLI, the same fts5vocab rows as the loop's
-                // table); with the hash size above, the 1M build went from 15.1 to 10.6 CPU s. The
-                // progress handler polls for a signal inside it.
+                // One statement instead of a Swift loop with two lookups an edition (the same terms,
+                // far less CPU). The progress handler polls for a signal inside it.
                 try database.execute(
                     """
                     INSERT INTO search(rowid, title, authors)
@@ -260,10 +256,9 @@ extension CatalogIndex {
                 try database.execute("INSERT INTO search(search) VALUES ('optimize')")
                 try checkpoint("optimize")
                 // After the full-text table: the pages its merges freed are reused here, not left
-                // empty in the file (a free list of 737 pages, 6 MB, at 1M editions when built before it).
-                // Sorted into a temporary copy first, then copied whole: SQLite's transfer of a table into
-                // an empty one of the same shape packs its pages full, where the sorted INSERT leaves them
-                // 87 % full (isbns and title_keys 36.6 -> 32.0 MB at 1M editions).
+                // empty in the file. Sorted into a temporary copy first, then copied whole: SQLite's
+                // transfer of a table into an empty one of the same shape packs its pages full, where
+                // the sorted INSERT leaves them partly empty.
                 for (table, key, stage) in [("isbns", "isbn", "isbn_stage"), ("title_keys", "hash", "title_stage")] {
                     let shape = "(\(key) INTEGER NOT NULL, edition INTEGER NOT NULL, PRIMARY KEY(\(key), edition)) WITHOUT ROWID"
                     try database.execute(

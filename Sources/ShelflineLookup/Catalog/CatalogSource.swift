@@ -23,9 +23,7 @@ public struct CatalogSource: RegisteredSource {
         self.index = index
         // More connections on the same file (shared locks, the mapped pages shared); a connection
         // that cannot open only leaves fewer. They pay off only where searches are expensive: on a
-        // small catalog the hand-offs cost more than they save (200,000 rows, release build, quiet
-        // machine: the 30-edition sample catalog took 9.4 s with one connection and 13.1 s with two;
-        // a 1,000,000-edition catalog 55.8 s with one and 34.6 s with two).
+        // small catalog the hand-offs cost more than they save.
         let cores =
             index.stats.editions >= Self.editionsForParallelSearch
             ? max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)) : 1
@@ -69,11 +67,7 @@ public struct CatalogSource: RegisteredSource {
 
     /// Editions by their Open Library edition key (`/books/OL1M` or `OL1M`), as the dumps hold them.
     public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
-        do {
-            return try readers.with { try $0.editions(keys: ids) }
-        } catch {
-            throw SourceFailure.failed(source: name, reason: "\(error)")
-        }
+        try reading { try $0.editions(keys: ids) }
     }
 
     /// ISBNs not worth a task of their own.
@@ -81,13 +75,9 @@ public struct CatalogSource: RegisteredSource {
 
     /// `decisions` with the accepted editions' descriptions, which candidates are loaded without.
     func described(_ decisions: [MatchDecision]) async throws -> [MatchDecision] {
-        do {
-            return try decisions.map { decision in
-                guard case .accept(let edition, let score) = decision else { return decision }
-                return .accept(try readers.with { try $0.described(edition) }, score: score)
-            }
-        } catch {
-            throw SourceFailure.failed(source: name, reason: "\(error)")
+        try decisions.map { decision in
+            guard case .accept(let edition, let score) = decision else { return decision }
+            return .accept(try reading { try $0.described(edition) }, score: score)
         }
     }
 
@@ -97,26 +87,23 @@ public struct CatalogSource: RegisteredSource {
 
     /// What a title/author search finds, before the editions are loaded (`prepared(_:)`).
     func searchHits(title: String, terms: SearchTerms, limit: Int) async throws -> [CatalogIndex.SearchHit] {
-        do {
-            return try readers.with { try $0.searchHits(title: title, terms: terms, limit: limit) }
-        } catch {
-            throw SourceFailure.failed(source: name, reason: "\(error)")
-        }
+        try reading { try $0.searchHits(title: title, terms: terms, limit: limit) }
     }
 
     /// The hits' editions, prepared for the matcher.
     func prepared(_ hits: [CatalogIndex.SearchHit]) throws -> [Matcher.PreparedEdition] {
-        do {
-            return try readers.with { try $0.prepared(hits) }
-        } catch {
-            throw SourceFailure.failed(source: name, reason: "\(error)")
-        }
+        try reading { try $0.prepared(hits) }
     }
 
     /// Candidates with their matcher-side normalisation, which the index keeps with cached editions.
     public func preparedCandidates(title: String, author: String?, limit: Int) async throws -> [Matcher.PreparedEdition] {
+        try reading { try $0.preparedCandidates(title: title, author: author, limit: limit) }
+    }
+
+    /// `body` on a free connection; an error of the index is this source's failure.
+    private func reading<T>(_ body: (CatalogIndex) throws -> T) throws -> T {
         do {
-            return try readers.with { try $0.preparedCandidates(title: title, author: author, limit: limit) }
+            return try readers.with(body)
         } catch {
             throw SourceFailure.failed(source: name, reason: "\(error)")
         }

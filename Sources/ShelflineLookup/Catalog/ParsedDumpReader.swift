@@ -5,8 +5,7 @@ import Foundation
 /// SQLite. At most `queueLimit` batches are read ahead of the caller (raw or parsed), so memory stays
 /// bounded whatever the dump size.
 ///
-/// Two parsers, not one: with one, parsing was the load's bottleneck (at 1M editions, under load,
-/// the parsing thread used 5.6 CPU s against 3.2 s for the SQLite writer, perf samples per thread).
+/// Two parsers, not one: parsing takes more CPU than the SQLite writer, and one parser held it up.
 final class ParsedDumpReader: @unchecked Sendable {
     /// One dump line: its number, and its record (nil for an empty line) or why it is skipped.
     struct Line {

@@ -1,7 +1,7 @@
 /// Editions' publisher lists kept once each in the `publishers` table and referred to by id
 /// (an INTEGER in `editions.publishers`; a TEXT there is the list itself): a few publishers
-/// name most editions, and the id takes 1–3 bytes where the text took 12 or more (the synthetic
-/// 1M-edition dump: 11 MB of 209). Ids are given in the order lists first appear, so a dump
+/// name most editions, and the id takes 1–3 bytes where the text takes 12 or more. Ids are given
+/// in the order lists first appear, so a dump
 /// always gives the same index. Memory stays bounded: after `limit` lists, or for a list longer
 /// than `maximumBytes`, the text is stored in the edition as before.
 struct PublisherNames {

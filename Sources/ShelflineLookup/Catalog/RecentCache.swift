@@ -2,9 +2,8 @@ import Foundation
 
 /// A bounded map keeping what was used recently, in two generations: when the current one is
 /// full it becomes the previous one (the older is dropped), and a value found in the previous
-/// generation moves back into the current one. Emptying one table when it filled (the edition
-/// cache before) dropped the editions a common title brings back row after row, and the rebuild
-/// was ~4 % of lookup's CPU against a 1,000,000-edition catalog (perf, bench/lookup part b).
+/// generation moves back into the current one. Emptying one table when it fills would drop the
+/// editions a common title brings back row after row.
 struct RecentCache<Key: Hashable, Value> {
     private var current: [Key: Value] = [:]
     private var previous: [Key: Value] = [:]

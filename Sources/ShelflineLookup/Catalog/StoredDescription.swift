@@ -4,10 +4,8 @@ import CZlib
 /// How a work's description is kept in the index: as TEXT when short or incompressible, else as
 /// a BLOB of its UTF-8 byte count (LEB128) followed by the raw DEFLATE of those bytes.
 ///
-/// Descriptions were 30 % of the index (62 MB of 209 MB for 1M synthetic editions, dbstat);
-/// raw DEFLATE takes the synthetic 108-byte description to 40 bytes (its text repeats, so that is
-/// more than real prose gives: 1,512 bytes of this project's README became 1,003). Compression runs on
-/// the dump-parsing thread, off the thread that writes SQLite, and a lookup inflates only the
+/// Descriptions are a large part of the index and prose deflates by about a third. Compression runs
+/// on the dump-parsing thread, off the thread that writes SQLite, and a lookup inflates only the
 /// descriptions of the editions it loads (libdeflate: one call, no stream state).
 enum StoredDescription {
     case text(String)
@@ -20,10 +18,8 @@ enum StoredDescription {
     static let maximumCharacters = 2000
 
     /// One compressor per thread that parses a dump, reset for each description. zlib rather
-    /// than libdeflate: libdeflate prepares its match finder's tables on every call, 6.2–7.1 µs of
-    /// CPU a description against zlib's 2.0–2.3 µs with a 256-entry hash (memLevel 1; a C loop
-    /// over the bench's description, same 40-byte output; level 1 or Z_FIXED saved nothing
-    /// measurable): still about 6 s of the parsing thread at 5M editions (2.5M works).
+    /// than libdeflate: libdeflate prepares its match finder's tables on every call, about three
+    /// times zlib's CPU with a 256-entry hash (memLevel 1) for the same output.
     final class Compressor {
         private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         private var output = [UInt8](repeating: 0, count: 256)
@@ -73,8 +69,8 @@ enum StoredDescription {
         }
     }
 
-    /// Inflates stored descriptions, one at a time: each `CatalogIndex` keeps its own (a
-    /// decompressor allocated per description was 6 % of a 20,000-row lookup's CPU, perf).
+    /// Inflates stored descriptions, one at a time: each `CatalogIndex` keeps its own rather than
+    /// allocating one per description.
     final class Decompressor {
         private let decompressor: OpaquePointer
 

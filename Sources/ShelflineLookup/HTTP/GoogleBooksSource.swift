@@ -68,12 +68,8 @@ public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
         return found
     }
 
-    private func volumesURL(query: String, limit: Int) -> URL {
-        volumesURL(path: nil, query: query, limit: limit)
-    }
-
     /// `books/v1/volumes[/path]` with the search's query items (none for a volume) and the key.
-    private func volumesURL(path: String?, query: String?, limit: Int?) -> URL {
+    private func volumesURL(path: String? = nil, query: String?, limit: Int?) -> URL {
         var url = baseURL.appendingPathComponent("books/v1/volumes")
         if let path { url.appendPathComponent(path) }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
@@ -93,8 +89,6 @@ public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
     static func carries(_ edition: EditionMetadata, isbn: String) -> Bool {
         edition.isbn13 == isbn || edition.isbn10.flatMap(ISBN.canonical13) == isbn
     }
-
-    struct Malformed: Error {}
 
     // MARK: Response shape (documented Google Books JSON)
 
@@ -126,33 +120,19 @@ public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
     /// matched; anything else (HTML, an array, a truncated body) is malformed. Volumes without an
     /// id or a title are skipped.
     static func decodeVolumes(_ data: Data) throws -> [EditionMetadata] {
-        let answer: VolumesAnswer
-        do {
-            answer = try JSONDecoder().decode(VolumesAnswer.self, from: data)
-        } catch {
-            throw Malformed()
-        }
-        return (answer.items ?? []).compactMap { volume in
-            guard let id = volume.id, let info = volume.volumeInfo, info.title != nil else { return nil }
-            return edition(id: id, info)
-        }
+        (try JSONDecoder().decode(VolumesAnswer.self, from: data).items ?? []).compactMap(edition)
     }
 
     /// One volume (`/books/v1/volumes/{id}`); an empty body (404) is none.
     static func decodeVolume(_ data: Data) throws -> EditionMetadata? {
         guard !data.isEmpty else { return nil }
-        let volume: Volume
-        do {
-            volume = try JSONDecoder().decode(Volume.self, from: data)
-        } catch {
-            throw Malformed()
-        }
-        guard let id = volume.id, let info = volume.volumeInfo, info.title != nil else { return nil }
-        return edition(id: id, info)
+        return edition(try JSONDecoder().decode(Volume.self, from: data))
     }
 
     /// The one mapping from a volume to `EditionMetadata`: the volume id is the source's own key.
-    private static func edition(id: String, _ info: VolumeInfo) -> EditionMetadata {
+    /// A volume without an id or a title is none.
+    private static func edition(_ volume: Volume) -> EditionMetadata? {
+        guard let id = volume.id, let info = volume.volumeInfo, info.title != nil else { return nil }
         var edition = EditionMetadata(source: Self.sourceName)
         edition.editionKey = id
         edition.title = info.title

@@ -51,11 +51,9 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
             let form = "isbns=" + isbns.joined(separator: ",")
             books = try await client.post(baseURL.appendingPathComponent("books"), form: form) { try Self.decode($0) }
         }
-        var found: [String: EditionMetadata] = [:]
-        for isbn in isbns {
-            if let edition = books.first(where: { GoogleBooksSource.carries($0, isbn: isbn) }) { found[isbn] = edition }
+        return isbns.reduce(into: [:]) { found, isbn in
+            found[isbn] = books.first { GoogleBooksSource.carries($0, isbn: isbn) }
         }
-        return found
     }
 
     /// Its own id is `isbndb:` and the ISBN-13 (`editionKey`): asked as that ISBN.
@@ -79,8 +77,6 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
         ]
         return try await client.get(components.url!) { try Self.decode($0) }
     }
-
-    struct Malformed: Error {}
 
     /// `book` from `GET /book`, `books` from a title search, `data` from `POST /books`.
     private struct Answer: Decodable {
@@ -107,12 +103,7 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
     /// an empty body (404) is no book.
     static func decode(_ data: Data) throws -> [EditionMetadata] {
         guard !data.isEmpty else { return [] }
-        let answer: Answer
-        do {
-            answer = try JSONDecoder().decode(Answer.self, from: data)
-        } catch {
-            throw Malformed()
-        }
+        let answer = try JSONDecoder().decode(Answer.self, from: data)
         return ((answer.book.map { [$0] } ?? []) + (answer.books ?? []) + (answer.data ?? [])).compactMap { book in
             guard let title = book.title ?? book.title_long else { return nil }
             var edition = EditionMetadata(source: Self.sourceName)

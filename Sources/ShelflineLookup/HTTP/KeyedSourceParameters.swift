@@ -52,10 +52,17 @@ public struct KeyedSourceParameters<Defaults: KeyedSourceDefaults>: SourceSettin
 
     public mutating func resolvePaths(_ besideConfig: (String) -> String) { apiKeyFile = apiKeyFile.map(besideConfig) }
 
-    /// The client policy these settings give; `quotaStatuses` end the source for the run.
+    /// The client policy these settings give (backoff, wait budget and breaker: Open Library's
+    /// defaults); `quotaStatuses` end the source for the run.
     func policy(userAgent: String, quotaStatuses: Set<Int>) -> HTTPPolicy {
-        HTTPPolicy(
-            concurrency: concurrency, requestsPerSecond: requestsPerSecond, timeoutSeconds: timeoutSeconds,
-            maxRetries: maxRetries, maxResponseBytes: maxResponseBytes, userAgent: userAgent, quotaStatuses: quotaStatuses)
+        var policy = HTTPPolicy(OpenLibraryParameters())
+        policy.concurrency = concurrency
+        policy.requestsPerSecond = requestsPerSecond
+        policy.timeoutSeconds = timeoutSeconds
+        policy.maxRetries = maxRetries
+        policy.maxResponseBytes = maxResponseBytes
+        policy.userAgent = userAgent
+        policy.quotaStatuses = quotaStatuses
+        return policy
     }
 }

@@ -35,24 +35,14 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
             URLQueryItem(name: "format", value: "json"), URLQueryItem(name: "jscmd", value: "details"),
         ]
         let answer = try await client.get(components.url!) { data in try Self.decodeBooks(data) }
-        var found: [String: EditionMetadata] = [:]
-        for isbn in isbns {
-            if let edition = answer["ISBN:\(isbn)"] { found[isbn] = edition }
-        }
-        return found
+        return isbns.reduce(into: [:]) { found, isbn in found[isbn] = answer["ISBN:\(isbn)"] }
     }
 
     public func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata] {
         var components = URLComponents(url: baseURL.appendingPathComponent("search.json"), resolvingAgainstBaseURL: false)!
         var items = [URLQueryItem(name: "title", value: title)]
         if let author, !author.isEmpty { items.append(URLQueryItem(name: "author", value: author)) }
-        items.append(
-            URLQueryItem(
-                name: "fields",
-                value:
-                    "key,title,subtitle,author_name,cover_i,first_publish_year,publisher,isbn,number_of_pages_median,cover_edition_key"
-            ))
-        items.append(URLQueryItem(name: "limit", value: String(limit)))
+        items += [URLQueryItem(name: "fields", value: Self.searchFields), URLQueryItem(name: "limit", value: String(limit))]
         components.queryItems = items
         return try await client.get(components.url!) { data in try Self.decodeSearch(data) }
     }
@@ -68,14 +58,14 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
     public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
         var found: [String: EditionMetadata] = [:]
         for id in ids {
-            guard let path = Self.recordPath(id) else { continue }
+            guard let path = Self.jsonPath(id, kinds: ["M": "books", "W": "works"]) else { continue }
             let url = baseURL.appendingPathComponent(path)
             guard let (record, authorKeys) = try await client.get(url, absent: [404], decode: { try Self.decodeRecord($0) })
             else { continue }
             var edition = record
             var names: [String] = []
             for key in authorKeys.prefix(Self.authorsAsked) {
-                guard let authorPath = Self.authorPath(key) else { continue }
+                guard let authorPath = Self.jsonPath(key, kinds: ["A": "authors"]) else { continue }
                 let name = try await client.get(baseURL.appendingPathComponent(authorPath), absent: [404]) {
                     try Self.decodeAuthor($0)
                 }
@@ -90,38 +80,22 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
     /// The most authors of one record whose names are asked.
     static let authorsAsked = 3
 
-    /// `books/OL1M.json` or `works/OL1W.json` for an Open Library id; nil for any other shape.
-    static func recordPath(_ id: String) -> String? {
-        guard let (folder, bare) = folderAndID(id, kinds: ["M": "books", "W": "works"]) else { return nil }
-        return "\(folder)/\(bare).json"
-    }
-
-    /// `authors/OL1A.json` for an author key (`/authors/OL1A`); nil for any other shape.
-    static func authorPath(_ key: String) -> String? {
-        guard let (folder, bare) = folderAndID(key, kinds: ["A": "authors"]) else { return nil }
-        return "\(folder)/\(bare).json"
-    }
-
-    /// The folder and bare id of `id` (`/books/OL1M` or `OL1M`) when its last letter is one of `kinds`.
-    private static func folderAndID(_ id: String, kinds: [Character: String]) -> (String, Substring)? {
+    /// `books/OL1M.json` for an Open Library id or key (`/books/OL1M` or `OL1M`) whose last letter
+    /// names its folder in `kinds` (`M`: `books`); nil for any other shape.
+    private static func jsonPath(_ id: String, kinds: [Character: String]) -> String? {
         let parts = id.split(separator: "/", omittingEmptySubsequences: false)
         let olid = parts.last ?? ""
         guard olid.hasPrefix("OL"), olid.count > 3, olid.dropFirst(2).dropLast().allSatisfy(\.isWholeNumber),
             let kind = olid.last, let folder = kinds[kind]
         else { return nil }
         guard parts.count == 1 || parts == ["", Substring(folder), olid] else { return nil }
-        return (folder, olid)
+        return "\(folder)/\(olid).json"
     }
 
     /// An edition or work record and its authors' keys; an empty body (404) is none.
     static func decodeRecord(_ data: Data) throws -> (EditionMetadata, [String])? {
         guard !data.isEmpty else { return nil }
-        let record: EditionRecord
-        do {
-            record = try JSONDecoder().decode(EditionRecord.self, from: data)
-        } catch {
-            throw Malformed()
-        }
+        let record = try JSONDecoder().decode(EditionRecord.self, from: data)
         guard record.title != nil, let key = record.key else { return nil }
         var found = edition(record)
         if key.hasPrefix("/works/") {
@@ -135,14 +109,8 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
     /// An author record's name (`{"key": "/authors/OL1A", "name": "…"}`); an empty body (404) is none.
     static func decodeAuthor(_ data: Data) throws -> String? {
         guard !data.isEmpty else { return nil }
-        do {
-            return try JSONDecoder().decode(Name.self, from: data).name
-        } catch {
-            throw Malformed()
-        }
+        return try JSONDecoder().decode(Name.self, from: data).name
     }
-
-    struct Malformed: Error {}
 
     // MARK: Response shapes (documented Open Library JSON)
 
@@ -222,13 +190,7 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
 
     /// `{"ISBN:…": {…}}`; anything else (HTML, an array, a truncated body) is malformed.
     static func decodeBooks(_ data: Data) throws -> [String: EditionMetadata] {
-        let entries: [String: BooksEntry]
-        do {
-            entries = try JSONDecoder().decode([String: BooksEntry].self, from: data)
-        } catch {
-            throw Malformed()
-        }
-        return entries.mapValues { edition($0.edition) }
+        try JSONDecoder().decode([String: BooksEntry].self, from: data).mapValues { edition($0.edition) }
     }
 
     /// The one mapping from an Open Library edition to `EditionMetadata`, whichever shape it came in.
@@ -260,6 +222,10 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         return Int(url[range.upperBound...].prefix { $0.isNumber })
     }
 
+    /// The members of `SearchAnswer.Doc`, asked of the search so that it sends no others.
+    static let searchFields =
+        "key,title,subtitle,author_name,cover_i,first_publish_year,publisher,isbn,number_of_pages_median,cover_edition_key"
+
     private struct SearchAnswer: Decodable {
         var docs: [Doc]
         struct Doc: Decodable {
@@ -278,13 +244,7 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
 
     /// `{"docs": [work, …]}`: candidates are works (edition key when the search names one).
     static func decodeSearch(_ data: Data) throws -> [EditionMetadata] {
-        let answer: SearchAnswer
-        do {
-            answer = try JSONDecoder().decode(SearchAnswer.self, from: data)
-        } catch {
-            throw Malformed()
-        }
-        return answer.docs.compactMap { doc in
+        try JSONDecoder().decode(SearchAnswer.self, from: data).docs.compactMap { doc in
             guard let key = doc.key, doc.title != nil else { return nil }
             var edition = EditionMetadata(source: Self.sourceName)
             edition.workKey = key

@@ -172,9 +172,6 @@ final class CircuitBreaker: @unchecked Sendable {
         }
     }
 
-    /// Whether an attempt admitted before it waited for its pacing slot may still go out.
-    func stillAllowed() -> Bool { state == .closed }
-
     func recordSuccess() {
         lock.withLock {
             consecutiveFailures = 0

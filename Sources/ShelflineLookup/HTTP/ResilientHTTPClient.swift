@@ -30,21 +30,13 @@ public struct HTTPCounters: Codable, Sendable, Equatable {
     public init() {}
 }
 
-/// Limits and retry policy of one HTTP source, taken from its parameters. Backoff, wait budget
-/// and breaker default to `OpenLibraryParameters`' values for sources that do not set their own.
+/// Limits and retry policy of one HTTP source, taken from its parameters: the limits Open
+/// Library's section holds (rate, concurrency, timeout, retries, backoff, wait budget, breaker,
+/// User-Agent, answer size), read as `policy.maxRetries`; a source that does not set one of them
+/// has `OpenLibraryParameters`' default.
+@dynamicMemberLookup
 public struct HTTPPolicy: Sendable {
-    public var concurrency: Int
-    public var requestsPerSecond: Double
-    public var timeoutSeconds: Double
-    public var maxRetries: Int
-    public var backoffBaseSeconds: Double
-    public var backoffMaxSeconds: Double
-    public var waitBudgetSeconds: Double
-    public var breakerThreshold: Int
-    public var breakerCooldownSeconds: Double
-    public var userAgent: String
-    /// The largest answer read; a longer one is cut off while it streams in.
-    public var maxResponseBytes: Int
+    public var limits: OpenLibraryParameters
     /// Statuses that mean the source's quota is spent: the source is not asked again this run.
     public var quotaStatuses: Set<Int> = []
     /// Statuses that mean "nothing here" (ISBNdb's 404): handed to `decode` as an empty body.
@@ -52,33 +44,11 @@ public struct HTTPPolicy: Sendable {
     /// Headers sent besides User-Agent and Accept (ISBNdb's `Authorization`); never in a message.
     public var headers: [(String, String)] = []
 
-    /// A source's own rate, concurrency, timeout, retries and size limit; the rest from the defaults.
-    init(
-        concurrency: Int, requestsPerSecond: Double, timeoutSeconds: Double, maxRetries: Int, maxResponseBytes: Int,
-        userAgent: String, quotaStatuses: Set<Int>
-    ) {
-        self.init(OpenLibraryParameters())
-        self.concurrency = concurrency
-        self.requestsPerSecond = requestsPerSecond
-        self.timeoutSeconds = timeoutSeconds
-        self.maxRetries = maxRetries
-        self.maxResponseBytes = maxResponseBytes
-        self.userAgent = userAgent
-        self.quotaStatuses = quotaStatuses
-    }
+    init(_ limits: OpenLibraryParameters) { self.limits = limits }
 
-    init(_ parameters: OpenLibraryParameters) {
-        concurrency = parameters.concurrency
-        requestsPerSecond = parameters.requestsPerSecond
-        timeoutSeconds = parameters.timeoutSeconds
-        maxRetries = parameters.maxRetries
-        backoffBaseSeconds = parameters.backoffBaseSeconds
-        backoffMaxSeconds = parameters.backoffMaxSeconds
-        waitBudgetSeconds = parameters.waitBudgetSeconds
-        breakerThreshold = parameters.breakerThreshold
-        breakerCooldownSeconds = parameters.breakerCooldownSeconds
-        userAgent = parameters.userAgent
-        maxResponseBytes = parameters.maxResponseBytes
+    public subscript<Value>(dynamicMember limit: WritableKeyPath<OpenLibraryParameters, Value>) -> Value {
+        get { limits[keyPath: limit] }
+        set { limits[keyPath: limit] = newValue }
     }
 }
 
@@ -93,7 +63,7 @@ public final class ResilientHTTPClient: Sendable {
     private let limiter: RateLimiter
     private let gate: AsyncSemaphore
     let breaker: CircuitBreaker
-    private let counters = Counters()
+    private let counters = LockedValue(HTTPCounters())
     private let pacing = PacingWaiters()
     /// The last URL whose connection was refused: what the breaker's probe asks again.
     private let probeURL = LockedValue<URL?>(nil)
@@ -298,7 +268,7 @@ public final class ResilientHTTPClient: Sendable {
                 if probe { breaker.abandonProbe() }
                 throw error
             }
-            if !probe, !breaker.stillAllowed() {
+            if !probe, breaker.state != .closed {
                 admission = breaker.admit()
                 if let failure = refusal(admission) { return .refused(failure) }
                 guard case .send(let isProbe) = admission else { return .refused(.unavailable(source: source)) }
@@ -400,13 +370,8 @@ public final class ResilientHTTPClient: Sendable {
             case let status where policy.quotaStatuses.contains(status):
                 let word = Self.errorReason(answer.body).map { " \($0)" } ?? ""
                 return .quotaSpent(reason: "HTTP \(status)\(word) from \(host)")
-            case 429:
-                counters.update { $0.rateLimited += 1 }
-                return .failure(
-                    reason: "HTTP 429 from \(host)", retryable: true, kind: .other,
-                    retryAfter: Self.seconds(retryAfter: answer.retryAfter))
-            case 500...599, 408:
-                counters.update { $0.serverErrors += 1 }
+            case let status where status == 429 || status == 408 || (500...599).contains(status):
+                counters.update { if status == 429 { $0.rateLimited += 1 } else { $0.serverErrors += 1 } }
                 return .failure(
                     reason: "HTTP \(answer.status) from \(host)", retryable: true, kind: .other,
                     retryAfter: Self.seconds(retryAfter: answer.retryAfter))
@@ -499,6 +464,9 @@ final class LockedValue<Value: Sendable>: @unchecked Sendable {
     init(_ value: Value) { stored = value }
     var value: Value { lock.withLock { stored } }
     func set(_ value: Value) { lock.withLock { stored = value } }
+    /// Changes the value in place under the lock; returns what `body` returns.
+    @discardableResult
+    func update<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&stored) } }
 }
 
 /// The breaker's probe task (at most one is out: the breaker is half-open meanwhile), cancelled at shutdown.
@@ -522,13 +490,4 @@ final class ProbeTask: @unchecked Sendable {
             task?.cancel()
         }
     }
-}
-
-/// Lock-protected counters shared by concurrent requests.
-final class Counters: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage = HTTPCounters()
-    var value: HTTPCounters { lock.withLock { storage } }
-    @discardableResult
-    func update<T>(_ body: (inout HTTPCounters) -> T) -> T { lock.withLock { body(&storage) } }
 }

@@ -8,18 +8,20 @@ public struct RecordQuery: Sendable {
     public var query: LookupQuery
     /// The record's identifiers by scheme (`BookRecord.identifiers`): each source that reads one
     /// of the schemes (`MetadataSource.identifierSchemes`) is asked by it.
-    public var identifiers: [String: String]
+    public var identifiers: [String: String] = [:]
     /// The record has no title of its own (`BookRecord.titleIsPlaceholder`): an answer to its
     /// identifiers is taken as it is, and there is no title to search for (`query.title` is empty).
-    public var titleIsPlaceholder: Bool
+    public var titleIsPlaceholder = false
 
-    public init(isbn: String?, query: LookupQuery, identifiers: [String: String] = [:], titleIsPlaceholder: Bool = false) {
-        self.isbn = isbn
-        self.query = query
-        self.identifiers = identifiers
-        self.titleIsPlaceholder = titleIsPlaceholder
+    /// The id `source` is asked by: the record's value of the first scheme the source reads.
+    func id(for source: any MetadataSource) -> String? {
+        guard !identifiers.isEmpty else { return nil }
+        return source.identifierSchemes.lazy.compactMap { identifiers[$0] }.first
     }
+}
 
+// In an extension, so that the memberwise initializer stays.
+extension RecordQuery {
     public init(record: BookRecord) {
         isbn = record.isbn13 ?? record.isbn10.flatMap(ISBN.canonical13)
         query = LookupQuery(record: record)
@@ -27,12 +29,6 @@ public struct RecordQuery: Sendable {
         identifiers = record.identifiers ?? [:]
         titleIsPlaceholder = record.titleIsPlaceholder == true
         if titleIsPlaceholder { query.title = "" }
-    }
-
-    /// The id `source` is asked by: the record's value of the first scheme the source reads.
-    func id(for source: any MetadataSource) -> String? {
-        guard !identifiers.isEmpty else { return nil }
-        return source.identifierSchemes.lazy.compactMap { identifiers[$0] }.first
     }
 }
 
@@ -53,7 +49,7 @@ public final class LookupEngine: Sendable {
     let matcher: Matcher
     let searchLimit: Int
     let now: @Sendable () -> Date
-    private let cacheCounters = CacheCounters()
+    private let cacheHitCount = LockedValue(0)
 
     public init(
         sources: [any MetadataSource], cache: LookupCache?, matcher: Matcher, searchLimit: Int,
@@ -66,7 +62,7 @@ public final class LookupEngine: Sendable {
         self.now = now
     }
 
-    public var cacheHits: Int { cacheCounters.hits }
+    public var cacheHits: Int { cacheHitCount.value }
 
     /// The review reason of an ISBN hit whose edition contradicts the row's title and authors.
     public static let isbnTitleConflict = "isbnTitleConflict"
@@ -233,8 +229,7 @@ public final class LookupEngine: Sendable {
 
     /// The failure every row `source` would serve meets now (it is out of reach: `standingFailure`)
     /// when no answer of it is cached either: those rows are settled with it at once, without
-    /// their ISBNs or search keys being gathered, grouped and looked up one by one only to meet it
-    /// (3-5 % of an offline lookup's CPU, perf, 200,000 rows).
+    /// their ISBNs or search keys being gathered, grouped and looked up one by one only to meet it.
     private func unaskedFailure(_ source: any MetadataSource) -> SourceFailure? {
         guard let failure = source.standingFailure else { return nil }
         if source.isRemote, let cache, cache.holdsAnswers(from: source.name) { return nil }
@@ -310,7 +305,7 @@ public final class LookupEngine: Sendable {
             let cached = try cache.lookup(source: source.name, keys: keys.map { "\(kind):\($0)" }, now: now())
             for key in keys {
                 if let entry = cached["\(kind):\(key)"] {
-                    cacheCounters.hit()
+                    cacheHitCount.update { $0 += 1 }
                     if let payload = entry.payload, let edition = try? JSONDecoder().decode(EditionMetadata.self, from: payload) {
                         answers[key] = edition
                     }
@@ -380,7 +375,7 @@ public final class LookupEngine: Sendable {
         let cached = try cache?.lookup(source: source.name, keys: keys.map { "search:\($0)" }, now: now()) ?? [:]
         for key in keys {
             if let entry = cached["search:\(key)"] {
-                cacheCounters.hit()
+                cacheHitCount.update { $0 += 1 }
                 let candidates = entry.payload.flatMap { try? JSONDecoder().decode([EditionMetadata].self, from: $0) } ?? []
                 try body(key, .success(candidates.map(Matcher.PreparedEdition.init)))
             } else {
@@ -472,16 +467,9 @@ enum SearchCandidates: Sendable {
     }
 }
 
-final class CacheCounters: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func hit() { lock.withLock { count += 1 } }
-    var hits: Int { lock.withLock { count } }
-}
-
 /// The words of a row's title/author query, made once: its search key (`queryKey`) and the
-/// catalog's search (`CatalogIndex.searchHits`) both start from them. Each tokenising the title and
-/// the name again was 4 % of lookup's CPU (perf, 200,000 rows shaped like ../shared/corpus).
+/// catalog's search (`CatalogIndex.searchHits`) both start from them, instead of each tokenising
+/// the title and the name again.
 struct SearchTerms: Sendable {
     /// `TextNormalizer.tokens(TextNormalizer.strippingSeries(title))`.
     let titleTokens: [String]
@@ -495,8 +483,8 @@ struct SearchTerms: Sendable {
 
     /// `TextNormalizer.queryKey(title:author:)`, from these words.
     var queryKey: String {
-        // Bytes appended into one buffer: `joined` twice and `+` were about 2 % of an offline
-        // lookup's CPU (perf), appending to a `String` word by word still 3 %.
+        // Bytes appended into one buffer: cheaper than `joined` twice and `+`, or appending to a
+        // `String` word by word.
         var key: [UInt8] = []
         key.reserveCapacity(
             titleTokens.reduce(2) { $0 + $1.utf8.count + 1 } + (nameWords?.reduce(0) { $0 + $1.utf8.count + 1 } ?? 0))

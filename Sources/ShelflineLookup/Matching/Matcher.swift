@@ -9,19 +9,10 @@ public struct LookupQuery: Sendable, Equatable {
     public var pages: Int?
     /// The row's canonical ISBN-13, to prefer the edition that carries it.
     public var isbn: String?
+}
 
-    public init(
-        title: String, authors: [String], year: Int? = nil, publisher: String? = nil, pages: Int? = nil,
-        isbn: String? = nil
-    ) {
-        self.isbn = isbn
-        self.title = title
-        self.authors = authors
-        self.year = year
-        self.publisher = publisher
-        self.pages = pages
-    }
-
+// In an extension, so that the memberwise initializer stays.
+extension LookupQuery {
     /// The query for a record: the title without its series suffix, primary author first.
     public init(record: BookRecord) {
         title = record.titleBase ?? TextNormalizer.strippingSeries(record.title)
@@ -91,11 +82,7 @@ public struct Matcher: Sendable {
     }
 
     public func score(_ query: LookupQuery, _ candidate: EditionMetadata) -> Scored {
-        score(PreparedQuery(query), candidate)
-    }
-
-    func score(_ prepared: PreparedQuery, _ candidate: EditionMetadata) -> Scored {
-        score(prepared, PreparedEdition(candidate))
+        score(PreparedQuery(query), PreparedEdition(candidate))
     }
 
     func score(_ prepared: PreparedQuery, _ candidate: PreparedEdition) -> Scored {
@@ -310,14 +297,6 @@ public struct Matcher: Sendable {
         }
     }
 
-    func titleScore(_ title: String, _ candidate: EditionMetadata) -> Double {
-        titleScore(PreparedQuery(LookupQuery(title: title, authors: [])), candidate)
-    }
-
-    func titleScore(_ prepared: PreparedQuery, _ candidate: EditionMetadata) -> Double {
-        titleScore(prepared, PreparedEdition(candidate))
-    }
-
     func titleScore(_ prepared: PreparedQuery, _ candidate: PreparedEdition) -> Double {
         let userForms = prepared.titleForms
         var best = 0.0
@@ -434,16 +413,8 @@ public struct Matcher: Sendable {
     /// Name suffixes that are not part of the surname.
     static let nameSuffixes: Set<String> = ["jr", "sr", "ii", "iii", "iv", "phd", "md", "dr"]
 
-    /// Names: same tokens in any order → 1; same surname with compatible given names or initials
-    /// (`J. R. R.` for `John Ronald Reuel`, `Chris` for `Christopher`) → 0.9; a surname alone → 0.85.
-    /// Another given name with the same surname (`Brian Herbert` for `Frank Herbert`) is another person.
-    static func nameSimilarity(_ lhs: [String], _ rhs: [String]) -> Double {
-        nameSimilarity(ComparedName(lhs), ComparedName(rhs))
-    }
-
     /// A name as `nameSimilarity` compares it: tokens without suffixes, and sorted; made once per
-    /// name of a query or an edition instead of once per pair (sorting per pair was ~4 % of
-    /// lookup's CPU against a 1,000,000-edition catalog, perf).
+    /// name of a query or an edition instead of once per pair.
     struct ComparedName: Sendable {
         let tokens: [String]
         let sorted: [String]
@@ -461,6 +432,9 @@ public struct Matcher: Sendable {
         }
     }
 
+    /// Names: same tokens in any order → 1; same surname with compatible given names or initials
+    /// (`J. R. R.` for `John Ronald Reuel`, `Chris` for `Christopher`) → 0.9; a surname alone → 0.85.
+    /// Another given name with the same surname (`Brian Herbert` for `Frank Herbert`) is another person.
     static func nameSimilarity(_ left: ComparedName, _ right: ComparedName) -> Double {
         let lhs = left.tokens, rhs = right.tokens
         guard !lhs.isEmpty, !rhs.isEmpty else { return 0 }

@@ -3,9 +3,9 @@ import ShelflineCore
 
 /// The JSON of the `match` and `metadata` members lookup splices into each line, written byte by
 /// byte by Core's `JSONObjectWriter`: the bytes `JSONEncoder.shelfline` gives (sorted keys, absent
-/// values left out, strings by the one escaper, `JSONString`). Foundation's encoder for them was
-/// 6–8 % of lookup's CPU against a 1,000,000-edition catalog (perf, bench/lookup part b). A match carrying review
-/// candidates, whose scores are doubles, still goes through `JSONEncoder` (rare; tested alike).
+/// values left out, strings by the one escaper, `JSONString`), at a fraction of Foundation's
+/// encoder's cost. A match carrying review candidates, whose scores are doubles, still goes
+/// through `JSONEncoder` (rare; tested alike).
 enum AnswerJSON {
     static func metadata(_ edition: EditionMetadata) -> [UInt8] {
         var object = newObject()

@@ -207,8 +207,7 @@ public struct OpenLibraryParameters: SourceSettings {
                 configPath: configPath, key: "\(section).backoffBaseSeconds",
                 expected: "0 ≤ backoffBaseSeconds ≤ backoffMaxSeconds")
         }
-        _ = try SourceEndpoint.baseURL(
-            baseURL, source: source, section: section, configPath: configPath)
+        _ = try SourceEndpoint.baseURL(baseURL, source: source, section: section, configPath: configPath)
     }
 }
 

@@ -11,37 +11,19 @@ public struct LookupStage {
         public var output: String
         public var progress: String?
         /// `--catalog` files; when empty, the `catalog` parameter (relative to pipeline.json).
-        public var catalog: [String]
+        public var catalog: [String] = []
         /// `--source` names; when empty, the `sources` parameter.
-        public var sources: [String]
+        public var sources: [String] = []
         public var workspace: Workspace
         /// stderr is a terminal: draw a progress bar instead of log lines.
-        public var terminal: Bool
+        public var terminal = false
         /// Drives request pacing, backoff and the circuit breaker of remote sources.
-        public var clock: PacingClock
+        public var clock = PacingClock.continuous
         /// The sources `sources` may name.
-        public var registry: [any RegisteredSource.Type]
-
-        public init(
-            input: String, output: String, progress: String? = nil, catalog: [String] = [],
-            sources: [String] = [], workspace: Workspace, terminal: Bool = false, clock: PacingClock = .continuous,
-            registry: [any RegisteredSource.Type] = MetadataSources.all
-        ) {
-            self.clock = clock
-            self.registry = registry
-            self.input = input
-            self.output = output
-            self.progress = progress
-            self.catalog = catalog
-            self.sources = sources
-            self.workspace = workspace
-            self.terminal = terminal
-        }
+        public var registry: [any RegisteredSource.Type] = MetadataSources.all
     }
 
     let options: Options
-
-    init(options: Options) { self.options = options }
 
     /// Resolved parameters: config, then command-line overrides, validated.
     func parameters(context: StageContext) throws -> LookupParameters {
@@ -218,8 +200,8 @@ public struct LookupStage {
             var queryOwner: [Int] = []
             var copies: [(Int, Int)] = []
             var indexOfLine: [Int: Int] = [:]
-            // By index, not `for item in chunk`: a copy of each record (a score of strings, each
-            // retained and released) was 2 % of lookup's CPU (perf, 200,000 rows).
+            // By index, not `for item in chunk`: that copies each record (a score of strings, each
+            // retained and released).
             for index in chunk.indices {
                 if let mark = chunk[index].record.dedupe, mark.status == .duplicateInFile, let first = mark.firstLine {
                     if let answer = firstAnswers[first] {
@@ -237,12 +219,15 @@ public struct LookupStage {
                 queries.append(RecordQuery(record: chunk[index].record))
             }
             let base = report.recordsWritten
-            let finishedCount = FinishedCounter()
+            let finishedCount = LockedValue(0)
             let owners = queryOwner
             let titles = chunk.map { ($0.record.title, $0.record.author) }
             let countsSoFar = counts
             let resolved = try await engine.resolve(queries) { queryIndex in
-                let done = finishedCount.increment()
+                let done = finishedCount.update { count in
+                    count += 1
+                    return count
+                }
                 let (title, author) = titles[owners[queryIndex]]
                 progress.update(processed: base + done, counts: countsSoFar, title: title, author: author)
             }
@@ -290,8 +275,7 @@ public struct LookupStage {
 
 /// An answer kept for later duplicates of its row. Boxed: a `LookupOutcome` is a few hundred bytes
 /// of mostly empty optionals, and the table held one inline per first row; consecutive equal
-/// answers (most often "no candidate") share one box. 2,000,000 bench rows (sample catalog):
-/// peak RSS 146 MB before, 64 MB after (1.2× the 200,000-row figure).
+/// answers (most often "no candidate") share one box.
 final class KeptAnswer: Sendable {
     let outcome: LookupOutcome
     init(_ outcome: LookupOutcome) { self.outcome = outcome }
@@ -301,16 +285,6 @@ final class KeptAnswer: Sendable {
 struct UncheckedSendable<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
-}
-
-final class FinishedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func increment() -> Int {
-        lock.withLock {
-            count += 1; return count
-        }
-    }
 }
 
 /// Writes enriched lines: the input line's bytes with `match` (and `metadata`) spliced in, their JSON

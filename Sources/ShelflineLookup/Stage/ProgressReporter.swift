@@ -56,26 +56,22 @@ final class ProgressReporter: @unchecked Sendable {
         writeLock.withLock {
             guard !finalWritten else { return }
             finalWritten = force && lock.withLock { progress.finished }
-            publishUnlocked(force: force)
-        }
-    }
-
-    private func publishUnlocked(force: Bool) {
-        let snapshot: StageProgress = lock.withLock {
-            progress.updatedAt = now().timeIntervalSince1970
-            return progress
-        }
-        if let path { try? writeJSONFile(snapshot, to: path) }
-        if terminal {
-            drewBar = true
-            FileHandle.standardError.write(Data(ProgressLine.redraw(ProgressLine.bar(snapshot)).utf8))
-        } else if force || snapshot.updatedAt - lastLogLine >= 5 {
-            lastLogLine = snapshot.updatedAt
-            log.event([
-                "stage": snapshot.stage, "event": "progress", "processed": snapshot.processed,
-                "total": snapshot.total, "rate": String(format: "%.1f", snapshot.rate ?? 0),
-                "title": snapshot.currentTitle ?? "",
-            ])
+            let snapshot: StageProgress = lock.withLock {
+                progress.updatedAt = now().timeIntervalSince1970
+                return progress
+            }
+            if let path { try? writeJSONFile(snapshot, to: path) }
+            if terminal {
+                drewBar = true
+                FileHandle.standardError.write(Data(ProgressLine.redraw(ProgressLine.bar(snapshot)).utf8))
+            } else if force || snapshot.updatedAt - lastLogLine >= 5 {
+                lastLogLine = snapshot.updatedAt
+                log.event([
+                    "stage": snapshot.stage, "event": "progress", "processed": snapshot.processed,
+                    "total": snapshot.total, "rate": String(format: "%.1f", snapshot.rate ?? 0),
+                    "title": snapshot.currentTitle ?? "",
+                ])
+            }
         }
     }
 }

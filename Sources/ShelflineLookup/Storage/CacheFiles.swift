@@ -55,9 +55,8 @@ enum CacheFiles {
     }
 
     /// Removes the scratch files of catalog index builds (`catalog-….sqlite.building-<pid>`)
-    /// whose process no longer exists; a live build's file is left alone. Returns the names removed.
-    @discardableResult
-    static func removeAbandonedBuilds(in directory: String) -> [String] {
+    /// whose process no longer exists; a live build's file is left alone.
+    static func removeAbandonedBuilds(in directory: String) {
         StaleTemporaryFiles.removeAbandoned(in: directory, prefix: "catalog-", marker: ".sqlite.building-")
     }
 }
