@@ -55,10 +55,6 @@ public struct SeriesTitle: Equatable, Sendable {
     }
 
     /// `1`, `2.5`, `1-3`, `0.5-2`: digits, optional decimal part, optional range.
-    static func isPosition(_ text: String) -> Bool {
-        isPosition(Array(text.utf8))
-    }
-
     static func isPosition(_ bytes: some Collection<UInt8>) -> Bool {
         var dashes = 0, dots = 0, digits = 0  // dots in the current part, digits in the current piece
         for byte in bytes {
