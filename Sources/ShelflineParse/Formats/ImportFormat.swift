@@ -46,6 +46,15 @@ protocol ImportFormat: Sendable {
     var shelfFromReadDates: Bool { get }
 }
 
+/// A format whose header names are the same whatever the parse parameters: its schema is a constant.
+protocol FixedSchemaFormat: ImportFormat {
+    static var schema: ExportSchema { get }
+}
+
+extension FixedSchemaFormat {
+    func schema(_ parameters: ParseParameters) -> ExportSchema { Self.schema }
+}
+
 /// How a format writes the author cell.
 enum AuthorCell: Sendable {
     /// One name (whitespace runs collapsed).
