@@ -78,7 +78,7 @@ import Testing
             (String(repeating: "9", count: 30) + " 1984", 1984),
         ] as [(String, Int?)])
     func yearIsTheFirstFourDigitRunAndLongRunsNeverOverflow(_ cell: String, _ expected: Int?) {
-        #expect(ExportDate.year(cell) == expected)
+        #expect(ExportDate.year(bytes: cell.utf8) == expected)
     }
 
     @Test(.bug(id: 2)) func readsSingleRangesAndLists() {

@@ -90,6 +90,9 @@ extension ImportFormat {
     var acceptsShortRows: Bool { false }
     var shelfFromReadDates: Bool { false }
 
+    /// The format's name as a person writes it (`summary` up to its first ":").
+    var displayName: String { String(summary.prefix { $0 != ":" }) }
+
     /// The header of its export whose rows have `fieldCount` fields, or nil.
     func headerlessHeader(fieldCount: Int) -> [String]? {
         headerlessColumns.first { $0.count == fieldCount }
@@ -178,11 +181,4 @@ public enum FormatChoice: Hashable, Sendable, Codable, RawRepresentable, CaseIte
 extension CodingUserInfoKey {
     /// The formats a decoded `FormatChoice` may name (`[any ImportFormat]`); absent: `ImportFormats.all`.
     static let importFormats = CodingUserInfoKey(rawValue: "shelfline.importFormats")!
-}
-
-extension ImportFormat {
-    /// The format's name as a person writes it (`summary` up to its first ":").
-    var displayName: String {
-        String(summary.prefix { $0 != ":" })
-    }
 }
