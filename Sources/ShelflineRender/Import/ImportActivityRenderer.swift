@@ -281,17 +281,10 @@ public struct ImportActivityRenderer: Sendable {
     ) -> CSVImportActivityAttributes {
         let source = sourceFile ?? status.parse?.input
         let name = source.map { ($0 as NSString).lastPathComponent } ?? (runDirectory as NSString).lastPathComponent
-        var size: Int64?
-        if let source {
-            let candidates = source.hasPrefix("/") ? [source] : [source, runDirectory + "/" + source]
-            for candidate in candidates {
-                if let attributes = try? FileManager.default.attributesOfItem(atPath: candidate),
-                    let value = attributes[.size] as? NSNumber
-                {
-                    size = value.int64Value
-                    break
-                }
-            }
+        let size = source.flatMap { source in
+            (source.hasPrefix("/") ? [source] : [source, runDirectory + "/" + source]).lazy.compactMap {
+                (try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? NSNumber
+            }.first?.int64Value
         }
         return CSVImportActivityAttributes(
             fileName: displayText(name), sessionId: session, fileSize: size,
