@@ -49,12 +49,7 @@ public struct ColumnMap: Sendable, Equatable {
     /// The position of each of the schema's `own` columns (nil: not in this file).
     public var own: [Int?] = []
     /// Read once per file (`RecordBuilder` keeps the positions it uses), so a dictionary will do.
-    private var positions: [ColumnRole: Int] = [:]
-
-    public init(format: SourceFormat, columnCount: Int) {
-        self.format = format
-        self.columnCount = columnCount
-    }
+    var positions: [ColumnRole: Int] = [:]
 
     public subscript(role: ColumnRole) -> Int? {
         get { positions[role] }
