@@ -65,15 +65,13 @@ extension ParseParameters {
 /// its own name (`title` → a `title` column), so `{}` reads a CSV whose headers are the role names.
 public struct GenericMapping: Decodable, Sendable, Equatable {
     /// Role → header name, as configured.
-    public var columns: [ColumnRole: String]
+    public var columns: [ColumnRole: String] = [:]
     /// Separator of `additionalAuthors` and `shelves` lists. Default `,`.
-    public var listSeparator: String
+    public var listSeparator = ","
+}
 
-    public init(columns: [ColumnRole: String] = [:], listSeparator: String = ",") {
-        self.columns = columns
-        self.listSeparator = listSeparator
-    }
-
+// Decoding and parsing in an extension keep the memberwise initialiser (`GenericMapping(columns:)`).
+extension GenericMapping {
     enum CodingKeys: String, CodingKey { case columns, listSeparator }
 
     public init(from decoder: any Decoder) throws {

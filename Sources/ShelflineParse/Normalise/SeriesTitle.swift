@@ -3,13 +3,10 @@ public struct SeriesTitle: Equatable, Sendable {
     public var base: String
     public var series: String
     public var position: String
+}
 
-    public init(base: String, series: String, position: String) {
-        self.base = base
-        self.series = series
-        self.position = position
-    }
-
+// In an extension, so the memberwise initialiser stays.
+extension SeriesTitle {
     /// Parses the last parenthesised group of `title` when it holds a `#` position:
     /// `Dune (Dune, #1)`, `Waypoint Kangaroo (Kangaroo #1)`, `1Q84 (1Q84, #1-3)`,
     /// `Sistah Samurai (The Champloo Mixes, Mix #1)` (the label after the last comma is dropped).
