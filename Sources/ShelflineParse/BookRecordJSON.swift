@@ -4,12 +4,10 @@ import ShelflineCore
 /// Writes a `BookRecord` as one compact JSON line, byte for byte what `JSONEncoder.shelfline`
 /// writes (sorted keys, absent fields omitted, slashes unescaped), only much faster.
 ///
-/// Why hand-written: measured on the 200,000-row benchmark file (bench/parse, release build, shared
-/// 2-core machine), the whole stage took 13.8–16.1 s wall / 7.4–7.7 s CPU when records went through
-/// `JSONEncoder` (`NDJSONWriter.append`), against 3.0–4.2 s wall / 3.7–4.3 s CPU with this encoder:
-/// JSONEncoder alone cost about twice the Python baseline's entire run. Records that carry later
-/// stages' annotations (`dedupe`, `match`, `metadata`) fall back to `JSONEncoder`, since parse never
-/// writes them. Tests check the bytes against `JSONEncoder.shelfline` and the decoded round trip.
+/// Why hand-written: through `JSONEncoder` (`NDJSONWriter.append`) the whole stage took three to five
+/// times as long (docs/performance.md). Records that carry later stages' annotations (`dedupe`,
+/// `match`, `metadata`) fall back to `JSONEncoder`, since parse never writes them. Tests check the
+/// bytes against `JSONEncoder.shelfline` and the decoded round trip.
 public struct BookRecordJSON {
     private var line = LineBuffer(capacity: 1 << 14)
     /// The texts line of the last record encoded with its texts apart (`RecordTexts`).

@@ -8,16 +8,16 @@ import ShelflineCore
 /// ```
 public struct ParseParameters: Decodable, Sendable, Equatable {
     /// `auto` detects the format from header names; the command line's `--format` overrides this.
-    public var format: FormatChoice
+    public var format: FormatChoice = .auto
     /// Exit 65 when rejected rows / rows read is greater than this (0…1) and at least
     /// `minRejectedRows` rows were rejected. Default 0.1.
-    public var maxRejectedShare: Double
+    public var maxRejectedShare = defaultMaxRejectedShare
     /// Fewer rejected rows than this never fail the stage, whatever their share: one odd row in a
     /// 9-row file is not "probably the wrong file". Default 10; 0 or 1 makes the share alone decide.
-    public var minRejectedRows: Int
+    public var minRejectedRows = defaultMinRejectedRows
     /// The file has no header row: its columns are those of `format` (goodreads, 24 or 31 columns
     /// picked by the first row's field count; storygraph). The command line's `--no-header` sets it too.
-    public var noHeader: Bool
+    public var noHeader = false
     /// The column mapping for the generic format; nil when not configured (then the generic format
     /// guesses columns from their names). `columns` in the JSON is `generic.columns` in short.
     public var generic: GenericMapping?
@@ -25,17 +25,15 @@ public struct ParseParameters: Decodable, Sendable, Equatable {
     public static let defaultMaxRejectedShare = 0.1
     public static let defaultMinRejectedRows = 10
 
-    public init(
-        format: FormatChoice = .auto, maxRejectedShare: Double = defaultMaxRejectedShare,
-        minRejectedRows: Int = defaultMinRejectedRows, noHeader: Bool = false, generic: GenericMapping? = nil
-    ) {
-        self.format = format
-        self.maxRejectedShare = maxRejectedShare
-        self.minRejectedRows = minRejectedRows
-        self.noHeader = noHeader
-        self.generic = generic
+    /// True when `rejected` of `read` rows means "probably the wrong file": a share above
+    /// `maxRejectedShare` and at least `minRejectedRows` rows.
+    public func tooManyRejected(_ rejected: Int, of read: Int) -> Bool {
+        read > 0 && rejected >= minRejectedRows && Double(rejected) / Double(read) > maxRejectedShare
     }
+}
 
+// Decoding in an extension keeps the memberwise initialiser (`ParseParameters(minRejectedRows: 3)`).
+extension ParseParameters {
     enum CodingKeys: String, CodingKey { case format, maxRejectedShare, minRejectedRows, noHeader, generic, columns }
 
     public init(from decoder: any Decoder) throws {
@@ -56,12 +54,6 @@ public struct ParseParameters: Decodable, Sendable, Equatable {
             generic = GenericMapping(columns: mapped)
         }
     }
-
-    /// True when `rejected` of `read` rows means "probably the wrong file": a share above
-    /// `maxRejectedShare` and at least `minRejectedRows` rows.
-    public func tooManyRejected(_ rejected: Int, of read: Int) -> Bool {
-        read > 0 && rejected >= minRejectedRows && Double(rejected) / Double(read) > maxRejectedShare
-    }
 }
 
 /// Which header names hold which fields in a CSV that is none of the known exports.
@@ -73,15 +65,13 @@ public struct ParseParameters: Decodable, Sendable, Equatable {
 /// its own name (`title` → a `title` column), so `{}` reads a CSV whose headers are the role names.
 public struct GenericMapping: Decodable, Sendable, Equatable {
     /// Role → header name, as configured.
-    public var columns: [ColumnRole: String]
+    public var columns: [ColumnRole: String] = [:]
     /// Separator of `additionalAuthors` and `shelves` lists. Default `,`.
-    public var listSeparator: String
+    public var listSeparator = ","
+}
 
-    public init(columns: [ColumnRole: String] = [:], listSeparator: String = ",") {
-        self.columns = columns
-        self.listSeparator = listSeparator
-    }
-
+// Decoding and parsing in an extension keep the memberwise initialiser (`GenericMapping(columns:)`).
+extension GenericMapping {
     enum CodingKeys: String, CodingKey { case columns, listSeparator }
 
     public init(from decoder: any Decoder) throws {

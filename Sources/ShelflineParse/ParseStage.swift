@@ -24,40 +24,19 @@ public struct ParseStage {
         public var format: FormatChoice?
         /// `--no-header` (true), overriding `parameters.noHeader` when given.
         public var noHeader: Bool?
+        public var parameters = ParseParameters()
         /// `--columns`: read the file as a generic spreadsheet with this mapping.
         public var columns: GenericMapping?
-        public var parameters: ParseParameters
         /// Rows longer than this are rejected as `row larger than N bytes` (documented: 8 MiB).
         /// Only tests and the fuzz targets lower it, to reach that path with small inputs.
         public var maxRowBytes = DelimitedReader.defaultMaxRowBytes
         /// The formats detection tries, in order, and `format` may name.
         var formats: [any ImportFormat] = ImportFormats.all
-
-        public init(
-            input: String, output: String, rejects: String? = nil, report: String? = nil,
-            format: FormatChoice? = nil, noHeader: Bool? = nil, parameters: ParseParameters = ParseParameters(),
-            columns: GenericMapping? = nil
-        ) {
-            self.input = input
-            self.output = output
-            self.rejects = rejects
-            self.report = report
-            self.format = format
-            self.noHeader = noHeader
-            self.parameters = parameters
-            self.columns = columns
-        }
     }
 
     let job: Job
-    let log: Logfmt
-    let cancellation: CancellationFlag?
-
-    init(job: Job, log: Logfmt = Logfmt(quiet: true), cancellation: CancellationFlag? = nil) {
-        self.job = job
-        self.log = log
-        self.cancellation = cancellation
-    }
+    var log = Logfmt(quiet: true)
+    var cancellation: CancellationFlag?
 
     /// Runs the stage and returns its report, which the caller writes to `job.report`
     /// (`PipelineStage.perform`) and then checks (`rejectedShare`: 65 when too many were rejected).

@@ -14,15 +14,6 @@ enum FieldText: Equatable {
 }
 
 extension ParsedRecord {
-    init(cells: [UInt8], format: SourceFormat, line: Int, byteOffset: Int, byteLength: Int, title: FieldText) {
-        self.cells = cells
-        self.format = format
-        self.line = line
-        self.byteOffset = byteOffset
-        self.byteLength = byteLength
-        self.title = title
-    }
-
     /// Sets the ISBNs (and ASIN) from the identifier cells of a row, best first; the first
     /// `cellIdentifiers` are its ISBN cells, the rest list items.
     mutating func setISBNs(_ identifiers: [IdentifierCell], cellIdentifiers: Int? = nil) {

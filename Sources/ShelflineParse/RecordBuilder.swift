@@ -7,8 +7,7 @@ import ShelflineCore
 /// asks the format (`ImportFormat`).
 struct RecordBuilder {
     let map: ColumnMap
-    let listSeparator: Character
-    /// `listSeparator` as the byte the cells are split on.
+    /// The separator of list cells (additional authors, shelves), as the byte they are split on.
     private let listSeparatorByte: UInt8
     // The format's choices, looked up once per file.
     private let authorCell: AuthorCell, coauthorCell: CoauthorCell, acceptsShortRows: Bool, shelfFromReadDates: Bool
@@ -23,9 +22,8 @@ struct RecordBuilder {
     private let verbatimColumns: [(WritableKeyPath<ParsedRecord, FieldText?>, Int)]
     private let shelfPositions, spoiler, moods: Int?
 
-    init(format: any ImportFormat, map: ColumnMap, listSeparator: Character = ",") {
+    init(format: any ImportFormat, map: ColumnMap, listSeparator: Character) {
         self.map = map
-        self.listSeparator = listSeparator
         listSeparatorByte = listSeparator.asciiValue ?? UInt8(ascii: ",")
         authorCell = format.authorCell
         coauthorCell = format.coauthorCell
@@ -118,9 +116,8 @@ struct RecordBuilder {
         guard titleRange != nil || titleFromOwnCells else {
             return Rejection(reason: "empty title")
         }
-        let format = map.format
         record = ParsedRecord(
-            cells: row.storage, format: format, line: row.line, byteOffset: row.byteOffset,
+            cells: row.storage, format: map.format, line: row.line, byteOffset: row.byteOffset,
             byteLength: row.byteLength, title: titleRange.map(FieldText.cell) ?? .string(""))
         record.rowId = cells[id]
         if let titleRange, let parts = SeriesTitle.ranges(in: cells.bytes, title: titleRange) {

@@ -4,24 +4,18 @@ import ShelflineCore
 
 /// The render stage's `parameters` in `pipeline.json`; every field has a default so `{}` works.
 public struct RenderParameters: Codable, Sendable, Equatable {
-    public static let defaultHistoryLimit = ActivityStore.defaultHistoryLimit
-
-    /// Least time between two import `update`s (the issue asks for at most one per 2 s).
+    /// Least time between two import `update`s (at most one per 2 s).
     public var minimumUpdateIntervalSeconds: Double = 2
     /// An import activity not updated for this long shows as stale on the phone (`stale-date`).
     public var importStaleAfterMinutes: Int = 10
     /// How long a finished import stays on the Lock Screen (`dismissal-date` of its `end`).
     public var importDismissAfterMinutes: Int = 30
     /// Snapshots kept per activity history file.
-    public var historyLimit: Int = RenderParameters.defaultHistoryLimit
+    public var historyLimit = ActivityStore.defaultHistoryLimit
     /// Rows listed per table in `report.html` (the counts always cover every row).
     public var reportMaximumRows: Int = 1000
 
     public init() {}
-
-    enum CodingKeys: String, CodingKey {
-        case minimumUpdateIntervalSeconds, importStaleAfterMinutes, importDismissAfterMinutes, historyLimit, reportMaximumRows
-    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

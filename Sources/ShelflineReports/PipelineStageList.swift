@@ -30,9 +30,6 @@ extension Stage {
             StageFile(.report, .option, defaultName: "parse-report.json"),
         ],
         unlistedOutputs: [StageFile(.texts, .foundByRole, defaultName: RecordTexts.fileName, besides: .records)],
-        // 6: BookWyrm's `reviewName`, `reviewContentWarning`; 5: each texts line names its record's
-        // row (`byteOffset`, `byteLength`), which merge checks; 4: reviews and notes apart from the
-        // records (`RecordTexts`); 3: `shelfPositions` aligned with `shelves`.
         parameterStages: [.parse], algorithmVersion: 6, invocation: .files,
         activity: ActivityStep("Reading file…", share: 0.05))
 
@@ -82,7 +79,6 @@ extension Stage {
             StageFile(.library, .foundByRole, defaultName: "{library}"),
         ],
         // Merge resolves keys exactly as dedupe did, so dedupe's parameters are its own too.
-        // 4: the library keeps every user-authored cell (export); 3: the report's `reviewOpen` (rows still to review after the decisions); 2: the title identity.
         parameterStages: [.dedupe, .merge], algorithmVersion: 6, invocation: .filesAndImportId,
         activity: ActivityStep("Saving to library…", share: 0.04))
 

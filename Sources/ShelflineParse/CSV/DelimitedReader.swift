@@ -94,7 +94,6 @@ public struct DelimitedRow {
 /// being held in memory and reported as one malformed row (`row larger than N bytes`) covering its
 /// real extent, so the next row starts where it really does and line numbers stay right.
 public final class DelimitedReader {
-    public static let utf8BOM: [UInt8] = [0xEF, 0xBB, 0xBF]
     /// The documented row size limit: 8 MiB (8,388,608 bytes), far above any real export's row.
     public static let defaultMaxRowBytes = 8 << 20
 
@@ -113,8 +112,6 @@ public final class DelimitedReader {
     private let blockSize: Int
     /// Set once a block read held a NUL byte: from then on each row's fields are checked for them.
     private var sawNUL = false
-    /// Bytes skipped at the start (3 for a UTF-8 BOM, else 0); known after `peekFirstLine()` or the first row.
-    public private(set) var bomLength = 0
     private var startChecked = false
 
     public init(
@@ -364,7 +361,7 @@ public final class DelimitedReader {
         row.storage.append(contentsOf: available[..<end])
         row.ends.append(row.storage.count)
         row.hasNonASCII = available[..<end].contains { $0 & 0x80 != 0 }
-        row.malformation = "unterminated quoted field (a quote opened on this line is never closed)"
+        row.malformation = Self.unterminatedReason
         row.line = nextLine
         row.byteOffset = bufferFileOffset + position
         row.byteLength = end
@@ -450,16 +447,13 @@ public final class DelimitedReader {
             // A quote never closed: the first physical line is the malformed row; resume after it
             // (the blank-line skip in `next` consumes its line break and counts the line).
             try rewind(to: firstBreak)
-            row.malformation = "unterminated quoted field (a quote opened on this line is never closed)"
+            row.malformation = Self.unterminatedReason
             row.byteLength = firstBreak - startOffset
             nextLine = startLine
         } else {
             let end = contentEnd ?? (bufferFileOffset + index)
             row.byteLength = end - startOffset
-            row.malformation =
-                state == .quoted
-                ? "unterminated quoted field (a quote opened on this line is never closed)"
-                : oversizedReason
+            row.malformation = state == .quoted ? Self.unterminatedReason : oversizedReason
             nextLine = startLine + newlines + (terminatorLength > 0 ? 1 : 0)
             position = index
         }
@@ -469,6 +463,7 @@ public final class DelimitedReader {
     }
 
     private var oversizedReason: String { "row larger than \(maxRowBytes) bytes" }
+    private static let unterminatedReason = "unterminated quoted field (a quote opened on this line is never closed)"
 
     /// Moves the read position back to file offset `offset` (rows before it were already returned).
     private func rewind(to offset: Int) throws {
@@ -494,7 +489,6 @@ public final class DelimitedReader {
         startChecked = true
         if filled - position >= 3 && buffer[position] == 0xEF && buffer[position + 1] == 0xBB && buffer[position + 2] == 0xBF {
             position += 3
-            bomLength = 3
         }
     }
 

@@ -64,7 +64,8 @@ public enum TextRepair {
                 index += length
                 continue
             }
-            appendUTF8(windows1252(byte), to: &output)
+            // Every value of the table is a scalar (none is a surrogate).
+            UTF8.encode(Unicode.Scalar(windows1252(byte))!) { output.append($0) }
             index += 1
         }
         return output
@@ -107,20 +108,6 @@ public enum TextRepair {
             return 4
         default:
             return 0
-        }
-    }
-
-    static func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {
-        switch scalar {
-        case 0..<0x80:
-            output.append(UInt8(scalar))
-        case 0x80..<0x800:
-            output.append(UInt8(0xC0 | (scalar >> 6)))
-            output.append(UInt8(0x80 | (scalar & 0x3F)))
-        default:
-            output.append(UInt8(0xE0 | (scalar >> 12)))
-            output.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-            output.append(UInt8(0x80 | (scalar & 0x3F)))
         }
     }
 }

@@ -6,7 +6,7 @@ import ShelflineCore
 /// `shelf` is a shelf's identifier: `to-read`, `reading`, `read`, `stopped-reading` (BookWyrm's
 /// did-not-finish) or a custom shelf's slug, whose display name is `shelf_name`. A row on a custom
 /// shelf gets its reading state from its dates. Ratings are stars (halves allowed).
-struct BookWyrmFormat: ImportFormat {
+struct BookWyrmFormat: FixedSchemaFormat {
     var name: SourceFormat { .bookwyrm }
     var summary: String { "BookWyrm: the CSV export" }
     var authorCell: AuthorCell { .list() }
@@ -29,8 +29,6 @@ struct BookWyrmFormat: ImportFormat {
             .reviewName: ["review_name"], .reviewContentWarning: ["review_cw"],
         ],
         own: [["shelf"], ["shelf_name"], ["stopped_date"], ["review_cw"]] + identifierColumns.map { [$0.column] })
-
-    func schema(_ parameters: ParseParameters) -> ExportSchema { Self.schema }
 
     var cannotCarry: [String: String] {
         [

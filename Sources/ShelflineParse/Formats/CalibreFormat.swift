@@ -9,7 +9,7 @@ import ShelflineCore
 /// `comments` is the book's description (HTML or text), not the reader's review. Calibre joins a
 /// book's authors with ` & ` in its own texts (newer catalogs) or with `, ` (older ones): its
 /// author cell's separators (`authorCell`) say so, so a name written `Le Guin, Ursula K.` stays one.
-struct CalibreFormat: ImportFormat {
+struct CalibreFormat: FixedSchemaFormat {
     var name: SourceFormat { .calibre }
     var summary: String { "Calibre: the CSV catalog (any subset of its columns, in any order)" }
 
@@ -25,7 +25,6 @@ struct CalibreFormat: ImportFormat {
         ],
         own: [["rating"], ["identifiers"], ["series"], ["series_index"], ["uuid"]])
 
-    func schema(_ parameters: ParseParameters) -> ExportSchema { Self.schema }
     var authorCell: AuthorCell { .list(separators: ["&", ","]) }
 
     var cannotCarry: [String: String] {

@@ -48,28 +48,14 @@ public struct ColumnMap: Sendable, Equatable {
     public var columnCount: Int
     /// The position of each of the schema's `own` columns (nil: not in this file).
     public var own: [Int?] = []
-    private var positions: [Int]
-
-    public init(format: SourceFormat, columnCount: Int) {
-        self.format = format
-        self.columnCount = columnCount
-        positions = Array(repeating: -1, count: ColumnRole.allCases.count)
-    }
+    /// Read once per file (`RecordBuilder` keeps the positions it uses), so a dictionary will do.
+    var positions: [ColumnRole: Int] = [:]
 
     public subscript(role: ColumnRole) -> Int? {
-        get {
-            let value = positions[Self.slot(role)]
-            return value < 0 ? nil : value
-        }
-        set { positions[Self.slot(role)] = newValue ?? -1 }
+        get { positions[role] }
+        set { positions[role] = newValue }
     }
 
-    private static let slots: [ColumnRole: Int] = Dictionary(
-        uniqueKeysWithValues: ColumnRole.allCases.enumerated().map { ($1, $0) })
-
-    @inline(__always)
-    private static func slot(_ role: ColumnRole) -> Int { slots[role]! }
-
     /// The columns a role or an own cell reads.
-    var readColumns: Set<Int> { Set(positions.filter { $0 >= 0 }).union(own.compactMap { $0 }) }
+    var readColumns: Set<Int> { Set(positions.values).union(own.compactMap { $0 }) }
 }

@@ -2,7 +2,7 @@ import Foundation
 import ShelflineCore
 
 /// Goodreads' "Export Library" CSV: the current 24-column and the older 31-column export.
-struct GoodreadsFormat: ImportFormat {
+struct GoodreadsFormat: FixedSchemaFormat {
     var name: SourceFormat { .goodreads }
     var summary: String { "Goodreads: the \"Export Library\" CSV (24-column current or 31-column older export)" }
 
@@ -21,8 +21,6 @@ struct GoodreadsFormat: ImportFormat {
             .purchaseDate: ["original purchase date"], .purchaseLocation: ["original purchase location"],
             .condition: ["condition"], .conditionDescription: ["condition description"], .bcid: ["bcid"],
         ])
-
-    func schema(_ parameters: ParseParameters) -> ExportSchema { Self.schema }
 
     /// The current "Export Library" (24 columns).
     static let columns24 = [

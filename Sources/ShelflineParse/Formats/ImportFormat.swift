@@ -46,6 +46,15 @@ protocol ImportFormat: Sendable {
     var shelfFromReadDates: Bool { get }
 }
 
+/// A format whose header names are the same whatever the parse parameters: its schema is a constant.
+protocol FixedSchemaFormat: ImportFormat {
+    static var schema: ExportSchema { get }
+}
+
+extension FixedSchemaFormat {
+    func schema(_ parameters: ParseParameters) -> ExportSchema { Self.schema }
+}
+
 /// How a format writes the author cell.
 enum AuthorCell: Sendable {
     /// One name (whitespace runs collapsed).
@@ -80,6 +89,9 @@ extension ImportFormat {
     var coauthorCell: CoauthorCell { .list }
     var acceptsShortRows: Bool { false }
     var shelfFromReadDates: Bool { false }
+
+    /// The format's name as a person writes it (`summary` up to its first ":").
+    var displayName: String { String(summary.prefix { $0 != ":" }) }
 
     /// The header of its export whose rows have `fieldCount` fields, or nil.
     func headerlessHeader(fieldCount: Int) -> [String]? {
@@ -169,11 +181,4 @@ public enum FormatChoice: Hashable, Sendable, Codable, RawRepresentable, CaseIte
 extension CodingUserInfoKey {
     /// The formats a decoded `FormatChoice` may name (`[any ImportFormat]`); absent: `ImportFormats.all`.
     static let importFormats = CodingUserInfoKey(rawValue: "shelfline.importFormats")!
-}
-
-extension ImportFormat {
-    /// The format's name as a person writes it (`summary` up to its first ":").
-    var displayName: String {
-        String(summary.prefix { $0 != ":" })
-    }
 }

@@ -1,7 +1,7 @@
 import ShelflineCore
 
 /// LibraryThing's export, TSV or CSV.
-struct LibraryThingFormat: ImportFormat {
+struct LibraryThingFormat: FixedSchemaFormat {
     var name: SourceFormat { .librarything }
     var summary: String { "LibraryThing: the TSV or CSV export" }
     var authorCell: AuthorCell { .invertedName }
@@ -22,5 +22,4 @@ struct LibraryThingFormat: ImportFormat {
             .isbn: ["isbn"], .isbnList: ["isbns"], .owned: ["copies"], .bcid: ["bcid"],
         ])
 
-    func schema(_ parameters: ParseParameters) -> ExportSchema { Self.schema }
 }

@@ -6,7 +6,7 @@ import ShelflineCore
 /// never rejected for that: it keeps its keys (`identifiers`) and its shelf, and its title is its
 /// key (`OL45804W`, the work's, else the edition's), marked a placeholder (`titleIsPlaceholder`),
 /// until a metadata source that looks books up by key fills it in. BookWyrm's shelf names: `Want to Read`, `Currently Reading`, `Already Read`.
-struct OpenLibraryReadingLogFormat: ImportFormat {
+struct OpenLibraryReadingLogFormat: FixedSchemaFormat {
     var name: SourceFormat { .openlibrary }
     var summary: String { "Open Library: the reading log CSV (Work Id, Edition Id, Bookshelf)" }
     var titleFromOwnCells: Bool { true }
@@ -16,8 +16,6 @@ struct OpenLibraryReadingLogFormat: ImportFormat {
         signature: [["work id"], ["bookshelf"]],
         columns: [.shelf: ["bookshelf"]],
         own: [["work id"], ["edition id"]])
-
-    func schema(_ parameters: ParseParameters) -> ExportSchema { Self.schema }
 
     func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String? {
         let work = cells.string(0), edition = cells.string(1)

@@ -7,7 +7,7 @@ import ShelflineCore
 /// `readings` holds every reading of the book, `start|finish|reading time` items separated by
 /// `;`; `tags` are separated by `|||||`; `favourite` is a shelf of its own; a `deleted` row is a book
 /// in Openreads' bin: it is skipped (not imported, counted as skipped with that reason).
-struct OpenreadsFormat: ImportFormat {
+struct OpenreadsFormat: FixedSchemaFormat {
     var name: SourceFormat { .openreads }
     var summary: String { "Openreads: the CSV export" }
 
@@ -19,8 +19,6 @@ struct OpenreadsFormat: ImportFormat {
             .isbn: ["isbn"], .review: ["my_review"], .notes: ["notes"], .binding: ["book_format"], .dateAdded: ["date_added"],
         ],
         own: [["status"], ["favourite"], ["deleted"], ["olid"], ["tags"], ["readings"]])
-
-    func schema(_ parameters: ParseParameters) -> ExportSchema { Self.schema }
 
     var cannotCarry: [String: String] {
         [

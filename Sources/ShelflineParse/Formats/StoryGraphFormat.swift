@@ -1,7 +1,7 @@
 import ShelflineCore
 
 /// The StoryGraph's CSV export.
-struct StoryGraphFormat: ImportFormat {
+struct StoryGraphFormat: FixedSchemaFormat {
     var name: SourceFormat { .storygraph }
     var summary: String { "StoryGraph: the CSV export (23 columns)" }
     var authorCell: AuthorCell { .list() }
@@ -21,8 +21,6 @@ struct StoryGraphFormat: ImportFormat {
             .flawedCharacters: ["flawed characters?"], .contentWarnings: ["content warnings"],
             .contentWarningDescription: ["content warning description"],
         ])
-
-    func schema(_ parameters: ParseParameters) -> ExportSchema { Self.schema }
 
     /// The export's 23 columns, in order.
     static let columns = [

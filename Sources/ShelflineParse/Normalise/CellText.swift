@@ -1,12 +1,5 @@
 /// Cell text helpers of the normalisers: edge spaces and separator splitting, scanned as bytes.
 
-extension Character {
-    /// Spaces a cell may carry at its edges: space, tab, line ends, no-break space.
-    var isEdgeSpace: Bool {
-        self == " " || self == "\t" || self == "\n" || self == "\r" || self == "\r\n" || self == "\u{A0}"
-    }
-}
-
 extension StringProtocol {
     /// Without leading and trailing spaces, tabs, line ends and no-break spaces (scanned as bytes).
     var trimmingSpaces: Substring {

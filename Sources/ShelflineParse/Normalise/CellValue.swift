@@ -2,7 +2,13 @@
 public enum CellValue {
     /// A star rating: `4`, `4.5`, `3.75`. `0` is how exports say "unrated" → nil; so is anything
     /// outside 0–5 or not a number.
-    /// `rating` on a cell's bytes: a single digit is read directly, anything else as text.
+    public static func rating(_ cell: some StringProtocol) -> Double? {
+        let text = cell.trimmingSpaces
+        guard !text.isEmpty, let value = Double(text), value.isFinite, value > 0, value <= 5 else { return nil }
+        return value
+    }
+
+    /// `rating` on a cell's bytes: a single digit (the usual cell) is read without making a string.
     static func rating(bytes cell: UnsafeBufferPointer<UInt8>) -> Double? {
         let text = CellBytes.trimmed(cell, 0..<cell.count)
         if text.count == 1 {
@@ -10,15 +16,6 @@ public enum CellValue {
             if digit >= 48 && digit <= 57 { return digit > 48 && digit <= 53 ? Double(digit - 48) : nil }
         }
         return rating(String(decoding: cell, as: UTF8.self))
-    }
-
-    public static func rating(_ cell: some StringProtocol) -> Double? {
-        let text = cell.trimmingSpaces
-        if text.utf8.count == 1, let digit = text.utf8.first, digit >= 48 && digit <= 57 {
-            return digit > 48 && digit <= 53 ? Double(digit - 48) : nil  // "0" = unrated
-        }
-        guard !text.isEmpty, let value = Double(text), value.isFinite, value > 0, value <= 5 else { return nil }
-        return value
     }
 
     /// A non-negative whole number, allowing surrounding spaces and a trailing unit (`590 p.`).

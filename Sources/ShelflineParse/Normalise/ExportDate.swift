@@ -123,10 +123,6 @@ public enum ExportDate {
     }
 
     /// The first run of exactly four digits that reads as a year (1000–2999): `2006`, `c1999`, `1979-05`.
-    public static func year(_ cell: some StringProtocol) -> Int? {
-        year(bytes: cell.utf8)
-    }
-
     static func year(bytes: some Sequence<UInt8>) -> Int? {
         var run = 0
         var value = 0

@@ -3,7 +3,7 @@ public enum PersonName {
     /// Whitespace runs (spaces, tabs, no-break spaces, newlines) collapsed to one space, trimmed:
     /// Goodreads writes `Amy    Wallace`.
     public static func collapse(_ text: some StringProtocol) -> String {
-        if isCollapsed(text) { return String(text) }
+        if isCollapsed(utf8: text.utf8) { return String(text) }
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return collapse(ascii: text.utf8) }
         var result = ""
         result.reserveCapacity(text.utf8.count)
@@ -44,10 +44,6 @@ public enum PersonName {
 
     /// True when there is nothing to collapse: no edge spaces, no double spaces, only plain spaces
     /// (checked on bytes; the usual case, so it must be cheap).
-    static func isCollapsed(_ text: some StringProtocol) -> Bool {
-        isCollapsed(utf8: text.utf8)
-    }
-
     static func isCollapsed(utf8: some Collection<UInt8>) -> Bool {
         var previousSpace = true  // a leading space is not collapsed
         for byte in utf8 {

@@ -3,13 +3,10 @@ public struct SeriesTitle: Equatable, Sendable {
     public var base: String
     public var series: String
     public var position: String
+}
 
-    public init(base: String, series: String, position: String) {
-        self.base = base
-        self.series = series
-        self.position = position
-    }
-
+// In an extension, so the memberwise initialiser stays.
+extension SeriesTitle {
     /// Parses the last parenthesised group of `title` when it holds a `#` position:
     /// `Dune (Dune, #1)`, `Waypoint Kangaroo (Kangaroo #1)`, `1Q84 (1Q84, #1-3)`,
     /// `Sistah Samurai (The Champloo Mixes, Mix #1)` (the label after the last comma is dropped).
@@ -55,10 +52,6 @@ public struct SeriesTitle: Equatable, Sendable {
     }
 
     /// `1`, `2.5`, `1-3`, `0.5-2`: digits, optional decimal part, optional range.
-    static func isPosition(_ text: String) -> Bool {
-        isPosition(Array(text.utf8))
-    }
-
     static func isPosition(_ bytes: some Collection<UInt8>) -> Bool {
         var dashes = 0, dots = 0, digits = 0  // dots in the current part, digits in the current piece
         for byte in bytes {

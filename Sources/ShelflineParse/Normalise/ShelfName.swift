@@ -29,11 +29,6 @@ public enum ShelfName {
         default: return String(text)
         }
     }
-
-    /// A comma-separated tag or shelf list, trimmed, empties dropped, order kept.
-    public static func list(_ cell: some StringProtocol, separator: Character = ",") -> [String] {
-        cell.splitTrimmed(separator.asciiValue ?? UInt8(ascii: ",")).map { String($0) }
-    }
 }
 
 extension ShelfPosition {

@@ -88,29 +88,20 @@ public struct ImportActivityRenderer: Sendable {
             Self.estimatedDuration(status: status, startedAt: startedAt, now: now)
             ?? active.attributes.estimatedDuration
 
-        if active.event == .end {
-            // Already ended: the page is rewritten (same bytes for the same files) so a merge rerun
+        if status.merge != nil {
+            // Once ended, the page is still rewritten (same bytes for the same files) so a merge rerun
             // after review decisions is reflected and the render stage's declared output always
             // exists; when that rerun changed the final tallies (rows to review answered), the
             // ended activity's last word is corrected too, so no place shows the old count.
-            if status.merge != nil {
-                if state != active.contentState {
-                    try store.publish(
-                        makeSnapshot(
-                            .end, attributes: active.attributes, state: state, now: now,
-                            startedAt: startedAt, after: active.timestamp))
-                    emitted.append(.end)
-                }
-                reportPath = try writePages(status, fileName: active.attributes.fileName)
+            if active.event != .end || state != active.contentState {
+                try store.publish(
+                    makeSnapshot(
+                        .end, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
+                        after: active.timestamp))
+                emitted.append(.end)
             }
-        } else if status.merge != nil {
-            try store.publish(
-                makeSnapshot(
-                    .end, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
-                    after: active.timestamp))
-            emitted.append(.end)
             reportPath = try writePages(status, fileName: active.attributes.fileName)
-        } else if emitted.isEmpty, state != active.contentState,
+        } else if active.event != .end, emitted.isEmpty, state != active.contentState,
             force || now.timeIntervalSince1970 - Double(active.timestamp) >= parameters.minimumUpdateIntervalSeconds
         {
             try store.publish(
@@ -174,27 +165,20 @@ public struct ImportActivityRenderer: Sendable {
             var state = Self.contentState(for: status)
             state.currentBookTitle = nil
             state.currentBookAuthor = nil
-            let startedAt = active.startedAt ?? active.timestamp
             switch interruption {
             case .failed(let stage, let reason, let advice):
                 state.currentStep = "Import failed at \(stage): \(reason). \(advice)"
-                try store.publish(
-                    makeSnapshot(
-                        .end, attributes: active.attributes, state: state, now: now,
-                        startedAt: startedAt, failed: true, after: active.timestamp))
             case .abandoned:
                 state.currentStep = "Import abandoned: it stopped without finishing. Import the file again"
-                try store.publish(
-                    makeSnapshot(
-                        .end, attributes: active.attributes, state: state, now: now,
-                        startedAt: startedAt, failed: true, after: active.timestamp))
             case .paused(let stage):
                 state.currentStep = "Paused during \(stage) · resumes on the next run"
-                try store.publish(
-                    makeSnapshot(
-                        .update, attributes: active.attributes, state: state, now: now,
-                        startedAt: startedAt, paused: true, after: active.timestamp))
             }
+            let paused = if case .paused = interruption { true } else { false }
+            try store.publish(
+                makeSnapshot(
+                    paused ? .update : .end, attributes: active.attributes, state: state, now: now,
+                    startedAt: active.startedAt ?? active.timestamp, failed: !paused, paused: paused,
+                    after: active.timestamp))
             return state
         }
     }
@@ -217,10 +201,10 @@ public struct ImportActivityRenderer: Sendable {
                 failureCount: merge.outcomes.rejected, matchesBySource: merge.enrichment.matchesBySource)
         }
         let total = status.parse?.rowsRead ?? 0
-        let progressFile = status.lookupProgress
+        let progressFile = status.progress[.lookup]
         let lookupTotal = progressFile?.total ?? status.parse?.rowsWritten ?? 0
         let lookupProcessed: Int
-        if status.lookupFinished {
+        if status.finished.contains(.lookup) {
             lookupProcessed = status.parse?.rowsWritten ?? progressFile?.total ?? 0
         } else {
             lookupProcessed = min(progressFile?.processed ?? 0, max(lookupTotal, 0))
@@ -275,7 +259,8 @@ public struct ImportActivityRenderer: Sendable {
     static func estimatedDuration(status: ImportRunStatus, startedAt: Int, now: Date) -> TimeInterval? {
         let elapsed = max(0, now.timeIntervalSince1970 - Double(startedAt))
         if status.merge != nil { return elapsed.rounded() }
-        guard !status.lookupFinished, let progress = status.lookupProgress, let rate = progress.rate, rate > 0 else { return nil }
+        guard !status.finished.contains(.lookup), let progress = status.progress[.lookup], let rate = progress.rate, rate > 0
+        else { return nil }
         let remaining = Double(max(0, progress.total - progress.processed)) / rate
         return (elapsed + remaining).rounded()
     }
@@ -287,30 +272,19 @@ public struct ImportActivityRenderer: Sendable {
         var bytes = Array(SHA256.hash(data: Data("shelfline.import-activity:\(resolved)".utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5 (name-based, SHA)
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
-        return UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
+        return bytes.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
     }
 
     static func attributes(
         session: UUID, status: ImportRunStatus, sourceFile: String?, runDirectory: String,
         startedAt: Int, now: Date
     ) -> CSVImportActivityAttributes {
-        let source = sourceFile ?? status.sourcePath
+        let source = sourceFile ?? status.parse?.input
         let name = source.map { ($0 as NSString).lastPathComponent } ?? (runDirectory as NSString).lastPathComponent
-        var size: Int64?
-        if let source {
-            let candidates = source.hasPrefix("/") ? [source] : [source, runDirectory + "/" + source]
-            for candidate in candidates {
-                if let attributes = try? FileManager.default.attributesOfItem(atPath: candidate),
-                    let value = attributes[.size] as? NSNumber
-                {
-                    size = value.int64Value
-                    break
-                }
-            }
+        let size = source.flatMap { source in
+            (source.hasPrefix("/") ? [source] : [source, runDirectory + "/" + source]).lazy.compactMap {
+                (try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? NSNumber
+            }.first?.int64Value
         }
         return CSVImportActivityAttributes(
             fileName: displayText(name), sessionId: session, fileSize: size,

@@ -132,15 +132,7 @@ public enum ImportReportPage {
             html +=
                 "<p class=\"muted\">Imported from the export's own data. Decide with "
                 + "<code>shelfline review accept ROW CANDIDATE</code> or <code>shelfline review reject ROW</code>.</p>\n"
-            html +=
-                "<div class=\"scroll\"><table id=\"review\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
-            for entry in review.prefix(maximumRows) {
-                html +=
-                    "<tr><td class=\"num\">\(entry.line)</td><td>\(escape(entry.title))</td>"
-                    + "<td>\(escape(entry.author ?? ""))</td><td>"
-                html += candidateList(entry.candidates, verdict: "not accepted") + "</td></tr>\n"
-            }
-            html += "</table></div>\n"
+            html += reviewTable(id: "review", review, verdict: "not accepted", maximumRows: maximumRows)
             if review.count > maximumRows {
                 html += "<p class=\"muted\">… and \(review.count - maximumRows) more in review.json.</p>\n"
             }
@@ -165,15 +157,7 @@ public enum ImportReportPage {
             html +=
                 "<p class=\"muted\">Nothing to decide: the title rule ruled out each candidate for the reason shown "
                 + "(another volume or subtitle, an author sharing no name). Listed so nothing is hidden.</p>\n"
-            html +=
-                "<div class=\"scroll\"><table id=\"ruled-out\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
-            for entry in ruledOut.prefix(maximumRows) {
-                html +=
-                    "<tr><td class=\"num\">\(entry.line)</td><td>\(escape(entry.title))</td>"
-                    + "<td>\(escape(entry.author ?? ""))</td><td>" + candidateList(entry.candidates, verdict: "ruled out")
-                    + "</td></tr>\n"
-            }
-            html += "</table></div>\n"
+            html += reviewTable(id: "ruled-out", ruledOut, verdict: "ruled out", maximumRows: maximumRows)
             if ruledOut.count > maximumRows {
                 html +=
                     "<p class=\"muted\">… and \(ruledOut.count - maximumRows) more in review.json (<code>ruledOut</code>).</p>\n"
@@ -199,10 +183,7 @@ public enum ImportReportPage {
         var count = 0
         while try reader.next(into: &row) {
             if count <= maximumRows {
-                rows.append(
-                    (0..<row.count).map { index in
-                        row.bytes(index).withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
-                    })
+                rows.append((0..<row.count).map { String(decoding: row.bytes($0), as: UTF8.self) })
             } else if let knownDataRows {
                 return (rows, knownDataRows)
             }
@@ -254,6 +235,19 @@ public enum ImportReportPage {
             kept != text.endIndex, text.index(after: kept) != text.endIndex
         else { return text }
         return String(text[..<kept]) + "…"
+    }
+
+    /// The first `maximumRows` of `entries`, each with its candidates and why each was `verdict`.
+    static func reviewTable(id: String, _ entries: [ReviewItem], verdict: String, maximumRows: Int) -> String {
+        var html =
+            "<div class=\"scroll\"><table id=\"\(id)\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
+        for entry in entries.prefix(maximumRows) {
+            html +=
+                "<tr><td class=\"num\">\(entry.line)</td><td>\(escape(entry.title))</td>"
+                + "<td>\(escape(entry.author ?? ""))</td><td>" + candidateList(entry.candidates, verdict: verdict)
+                + "</td></tr>\n"
+        }
+        return html + "</table></div>\n"
     }
 
     /// A numbered list of candidates, each with why it was `verdict` (not accepted, ruled out).

@@ -24,15 +24,6 @@ public struct ImportRunStatus: Sendable, Equatable {
     /// The names of the run's files (renamed outputs included), from the stage descriptions.
     public var files: RunFiles
 
-    public init(runDirectory: String, files: RunFiles) {
-        self.runDirectory = runDirectory
-        self.files = files
-    }
-
-    public var lookupProgress: StageProgress? { progress[.lookup] }
-    /// True once `lookup-report.json` exists.
-    public var lookupFinished: Bool { finished.contains(.lookup) }
-
     /// Reads the run directory, finding each stage's file by role under the name `files` gives it.
     /// A missing directory is `FileError.missingInput`; a report that exists but does not decode
     /// is `FileError.corrupt` naming it.
@@ -69,9 +60,6 @@ public struct ImportRunStatus: Sendable, Equatable {
         }
         return status
     }
-
-    /// The imported file's name, from the parse report.
-    public var sourcePath: String? { parse?.input }
 }
 
 extension JSONValue {
