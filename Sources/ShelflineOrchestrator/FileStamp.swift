@@ -79,20 +79,6 @@ public struct StageManifest: Codable, Sendable, Equatable {
     /// (`StagePlanner.descends`). Absent in manifests of older versions.
     public var workspaceBefore: [FileStamp]?
 
-    public init(
-        stage: StageName, fingerprint: String, algorithmVersion: Int, parametersHash: String, inputs: [FileStamp],
-        outputs: [FileStamp], durationMs: Int, finishedAt: Double
-    ) {
-        self.stage = stage
-        self.fingerprint = fingerprint
-        self.algorithmVersion = algorithmVersion
-        self.parametersHash = parametersHash
-        self.inputs = inputs
-        self.outputs = outputs
-        self.durationMs = durationMs
-        self.finishedAt = finishedAt
-    }
-
     /// The fingerprint over inputs' content, parameters and algorithm version.
     public static func fingerprint(stage: Stage, parametersHash: String, inputs: [FileStamp]) -> String {
         var text = "stage=\(stage.name.rawValue)\nversion=\(stage.algorithmVersion)\nparameters=\(parametersHash)\n"

@@ -1,9 +1,10 @@
 import Foundation
 import ShelflineCommands
 import ShelflineCore
-import ShelflineOrchestrator
 import TestSupport
 import Testing
+
+@testable import ShelflineOrchestrator
 
 /// Which stored runs a rerun asks again: lookup's report counts rows no source could answer, and
 /// the last attempt must be old enough (the minimum interval, on the clock given as `now`).

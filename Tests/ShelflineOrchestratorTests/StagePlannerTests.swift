@@ -1,9 +1,10 @@
 import Foundation
 import ShelflineCommands
 import ShelflineCore
-import ShelflineOrchestrator
 import TestSupport
 import Testing
+
+@testable import ShelflineOrchestrator
 
 /// StagePlanner's rules (issue 9 item 7), one table row per rule, against real files and
 /// manifests in a temporary run directory, without running any stage.
@@ -122,7 +123,7 @@ import Testing
         let declaration = try fixture.config.declaration(.dedupe)
         let stamps = try fixture.planner.inputStamps(declaration, run: fixture.run, previous: nil)
         #expect(stamps == .failure(StagePlanner.MissingInput(name: "parsed.ndjson.gz")))
-        #expect(try fixture.planner.decide(.dedupe, run: fixture.run) == .run(reason: "input missing: parsed.ndjson.gz"))
+        #expect(try fixture.planner.check(.dedupe, run: fixture.run).decision == .run(reason: "input missing: parsed.ndjson.gz"))
     }
 
     /// Issue 12: a stage's input stamp reuses the stamp this run took of it as an earlier stage's
