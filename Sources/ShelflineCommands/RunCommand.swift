@@ -168,7 +168,7 @@ final class LiveImportActivity: ImportActivity {
         lastCall = now
         // Once merge's report exists, the activity's `end` and the pages are render's. Ended from
         // here, the tick wrote the library page (a read of the whole library) inside the wait for
-        // merge, and render started only after it: about a second at 200k rows.
+        // merge, and render started only after it.
         if let mergeReport, FileManager.default.fileExists(atPath: run.file(mergeReport)) { return }
         do {
             _ = try renderer.refresh(runDirectory: run.path, now: now, sourceFile: sourceFile)
