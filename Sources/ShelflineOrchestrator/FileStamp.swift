@@ -27,9 +27,7 @@ public struct FileStamp: Codable, Sendable, Equatable {
     /// Stamps `path`, reusing `previous`'s hash when the file's stat facts are unchanged.
     public static func make(name: String, path: String, previous: FileStamp?) throws -> FileStamp? {
         guard var stamp = statFacts(name: name, path: path) else { return nil }
-        if let previous, previous.size == stamp.size, previous.mtimeNs == stamp.mtimeNs, previous.ctimeNs == stamp.ctimeNs,
-            previous.inode == stamp.inode, previous.sha256 != "absent"
-        {
+        if let previous, previous.sameFile(as: stamp), previous.sha256 != "absent" {
             stamp.sha256 = previous.sha256
         } else {
             stamp.sha256 = try ContentHash.file(path)

@@ -105,16 +105,15 @@ public struct Notifier: Sendable {
         defer { close(readEnd) }
         let child: ChildProcess
         do {
+            defer { close(writeEnd) }
             child = try ChildProcess.spawn(
                 executable: executable, arguments: Array(command.dropFirst()), directory: directory,
                 environment: ProcessInfo.processInfo.environment,
                 redirection: .init(stdin: input, stdout: writeEnd, stderr: writeEnd), ownProcessGroup: true,
                 searchPath: !executable.contains("/"))
         } catch {
-            close(writeEnd)
             return .failed("cannot run \(executable): \(error)")
         }
-        close(writeEnd)
 
         let started = now()
         let limit = cancellation.isCancelled ? min(timeoutSeconds, Self.stoppingTimeoutSeconds) : timeoutSeconds

@@ -279,19 +279,15 @@ public struct PipelineRunner {
         }
         var environment = ProcessInfo.processInfo.environment
         environment["SHELFLINE_ORCHESTRATOR_PID"] = String(getpid())
+        let arguments = try arguments(for: stage, run: run)
         let child: ChildProcess
         let relay = stageOutput.map { StageOutputRelay(handler: $0) }
         do {
-            let arguments = try arguments(for: stage, run: run)
+            defer { relay?.started() }
             child = try ChildProcess.spawn(
                 executable: executable, arguments: arguments, directory: run.path,
                 environment: environment, redirection: relay?.redirection)
-            relay?.started()
-        } catch let error as ConfigError {
-            relay?.started()
-            throw error
         } catch {
-            relay?.started()
             throw OrchestratorError.stageMissing(stage: stage, path: executable)
         }
         var forwarded = false
