@@ -89,10 +89,7 @@ public struct RunCommand: StageCommand {
         // `apns` is decoded by shelfline-push; checked here too, so a typo is 78 before the import, not a push failing after it.
         _ = try APNsConfig.decode(setup.config.apns, configPath: setup.configPath)
         var lifecycle = ImportLifecycle(
-            config: setup.config, configPath: setup.configPath, workspace: setup.workspace, binDirectory: setup.binDirectory,
-            log: context.log, quiet: common.quiet, logfmt: logFormat == .logfmt, now: context.now,
-            cancellation: context.cancellation,
-            makeRunner: { setup.runner(context: context, quiet: common.quiet) },
+            runner: setup.runner(context: context, quiet: common.quiet), logfmt: logFormat == .logfmt,
             makeActivity: { try LiveImportActivity(setup: setup, context: context, sourceFile: $0) })
         let rebuild = LibraryRebuild(
             workspace: setup.workspace, config: setup.config, configPath: setup.configPath,
