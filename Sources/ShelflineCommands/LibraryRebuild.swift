@@ -59,7 +59,7 @@ struct LibraryRebuild {
     }
 
     func run(progress: (String) -> Void) async throws -> Outcome {
-        let files = RunFiles(config: config, stages: PipelineStages.descriptions)
+        let files = RunFiles(config: config, stages: Stage.pipeline)
         // What a rebuild or merge killed outright left (else never removed).
         LibraryScratch.sweep(workspace)
         let scratch = Workspace(root: LibraryScratch.rebuild.directory(in: workspace))

@@ -31,7 +31,7 @@ public struct ReviewCommand: AsyncParsableCommand {
         public init() {}
 
         func desk() throws -> ReviewDesk {
-            let context = try common.context(stages: PipelineStages.descriptions)
+            let context = try common.context(stages: Stage.pipeline)
             return ReviewDesk(
                 workspace: context.workspace, runDirectory: run,
                 mergeReport: RunFiles(config: context.config, stages: context.stages).output(.merge, .report)

@@ -11,7 +11,7 @@ import ShelflineStageCLI
 /// `shelfline run`: import one export, or every new export in an inbox folder.
 public struct RunCommand: StageCommand {
     /// Without a pipeline.json, every stage with its defaults.
-    public static var knownStages: [Stage] { PipelineStages.descriptions }
+    public static var knownStages: [Stage] { Stage.pipeline }
 
     public static let configuration = CommandConfiguration(
         commandName: "run",

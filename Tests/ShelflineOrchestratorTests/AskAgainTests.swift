@@ -42,7 +42,7 @@ import Testing
             stage: .lookup, fingerprint: "f", algorithmVersion: 1, parametersHash: "p", inputs: [], outputs: [],
             durationMs: 1, finishedAt: finished)
         try writeJSONFile(manifest, to: run.manifestPath(.lookup))
-        let files = RunFiles(config: nil, stages: PipelineStages.descriptions)
+        let files = RunFiles(config: nil, stages: Stage.pipeline)
         if let report = check.report { dir.write("ws/runs/\(run.id)/\(try #require(files.output(.lookup, .report)))", report) }
         let askAgain = AskAgain(files: files, afterSeconds: check.afterSeconds)
         let now = Date(timeIntervalSince1970: finished + check.age)
