@@ -124,19 +124,16 @@ final class LiveImportActivity: ImportActivity {
 
     /// Ends the activity with a failure state the app can show, or shows it paused.
     func interrupt(run: RunDirectory, error: any ShelflineError) {
-        let stage: String
-        var interruption: ImportActivityRenderer.Interruption
+        let interruption: ImportActivityRenderer.Interruption
         switch error {
-        case OrchestratorError.paused(let paused):
-            stage = paused.rawValue
-            interruption = .paused(stage: stage)
-        case OrchestratorError.stageFailed(let failed, let status):
-            stage = failed.rawValue
+        case OrchestratorError.paused(let stage):
+            interruption = .paused(stage: stage.rawValue)
+        case OrchestratorError.stageFailed(let stage, let status):
             let explanation = Self.explanation(status: status)
-            interruption = .failed(stage: stage, reason: explanation.reason, advice: explanation.advice)
-        case OrchestratorError.stageKilled(let killed, _), OrchestratorError.stageMissing(let killed, _):
-            stage = killed.rawValue
-            interruption = .failed(stage: stage, reason: "the stage stopped unexpectedly", advice: "Run the import again")
+            interruption = .failed(stage: stage.rawValue, reason: explanation.reason, advice: explanation.advice)
+        case OrchestratorError.stageKilled(let stage, _), OrchestratorError.stageMissing(let stage, _):
+            interruption = .failed(
+                stage: stage.rawValue, reason: "the stage stopped unexpectedly", advice: "Run the import again")
         default:
             let explanation = Self.explanation(status: error.exitCode)
             interruption = .failed(stage: "start", reason: explanation.reason, advice: explanation.advice)
