@@ -12,18 +12,14 @@ public struct BeerQueueClient: Sendable {
     public var host: String
     public var credentials: BeerQueueCredentials
     public var timeoutSeconds: Double
-    public var maximumBytes: Int
+    public var maximumBytes = BeerQueuePage.maximumBytes
     /// Redirects followed within the origin (the site sends one to its login page).
     public static let maximumRedirects = 5
 
-    public init(
-        host: String, credentials: BeerQueueCredentials, timeoutSeconds: Double = 20,
-        maximumBytes: Int = BeerQueuePage.maximumBytes
-    ) {
+    public init(host: String, credentials: BeerQueueCredentials, timeoutSeconds: Double = 20) {
         self.host = host.hasSuffix("/") ? String(host.dropLast()) : host
         self.credentials = credentials
         self.timeoutSeconds = timeoutSeconds
-        self.maximumBytes = maximumBytes
     }
 
     public var pageURL: String { host + "/memberQueues.php" }

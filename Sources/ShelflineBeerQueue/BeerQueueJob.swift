@@ -27,33 +27,23 @@ public struct BeerQueueJob: Sendable {
     /// Set when `beerQueue` did not decode: what `run` throws first (78, naming the key).
     var configError: ConfigError?
 
-    public init(
-        config: BeerQueueConfig?, configPath: String, workspace: Workspace,
-        historyLimit: Int = ActivityStore.defaultHistoryLimit
-    ) {
-        self.config = config ?? BeerQueueConfig()
-        self.configPath = configPath
-        self.workspace = workspace
-        self.historyLimit = historyLimit
-    }
-
     /// The job for `pipeline.json`'s `beerQueue` as the file holds it (`PipelineConfig.beerQueue`).
     /// A section that does not decode is the config error `run` throws before reading anything.
     public init(
         config section: JSONValue?, configPath: String, workspace: Workspace,
         historyLimit: Int = ActivityStore.defaultHistoryLimit
     ) {
-        var decoded: BeerQueueConfig?
-        var failure: ConfigError?
+        config = BeerQueueConfig()
+        self.configPath = configPath
+        self.workspace = workspace
+        self.historyLimit = historyLimit
         do {
-            decoded = try BeerQueueConfig.decode(section, configPath: configPath)
+            config = try BeerQueueConfig.decode(section, configPath: configPath)
         } catch let error as ConfigError {
-            failure = error
+            configError = error
         } catch {
-            failure = ConfigError(path: configPath, key: "beerQueue", expected: "\(error)")
+            configError = ConfigError(path: configPath, key: "beerQueue", expected: "\(error)")
         }
-        self.init(config: decoded, configPath: configPath, workspace: workspace, historyLimit: historyLimit)
-        configError = failure
     }
 
     /// Runs once. Returns nil in visitor mode (no activity at all). A page that could not be

@@ -10,16 +10,6 @@ public enum BeerQueueLifecycle {
     public struct Display: Hashable, Sendable {
         public var queueCount: Int
         public var beers: [QueuedBeer]
-
-        public init(queue: [QueuedBeer]) {
-            queueCount = queue.count
-            beers = Array(queue.prefix(BeerQueueLifecycle.listedBeers))
-        }
-
-        public init(queueCount: Int, beers: [QueuedBeer]) {
-            self.queueCount = queueCount
-            self.beers = beers
-        }
     }
 
     /// The state the previous snapshot left.
@@ -81,5 +71,11 @@ public enum BeerQueueLifecycle {
         }
         if decision.isUpdate && !userTriggered && !budgetLeft { return .deferred }
         return decision
+    }
+}
+
+extension BeerQueueLifecycle.Display {
+    public init(queue: [QueuedBeer]) {
+        self.init(queueCount: queue.count, beers: Array(queue.prefix(BeerQueueLifecycle.listedBeers)))
     }
 }

@@ -14,11 +14,6 @@ public struct SkippedRow: Sendable, Equatable, Codable {
     /// 1-based position among the page's `brewName` rows.
     public var row: Int
     public var reason: String
-
-    public init(row: Int, reason: String) {
-        self.row = row
-        self.reason = reason
-    }
 }
 
 /// Parses a saved or fetched `memberQueues.php` page.
@@ -205,9 +200,7 @@ public enum ContainerLabel {
         var index = 0
         while index < tokens.count {
             let token = tokens[index]
-            if words.contains(String(token)) {
-                sawWord = true
-            } else if isVolume(token) {
+            if words.contains(String(token)) || isVolume(token) {
                 sawWord = true
             } else if token.allSatisfy({ $0.isNumber || $0 == "." }), index + 1 < tokens.count,
                 ["oz", "ml", "cl", "l"].contains(String(tokens[index + 1]))

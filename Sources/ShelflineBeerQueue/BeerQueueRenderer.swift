@@ -17,23 +17,9 @@ public struct BeerQueueRenderer: Sendable {
     public var workspace: Workspace
     public var attributes: BeerQueueAttributes
     public var storeLocation: String
-    public var maxUpdatesPerHour: Int
-    public var staleAfterMinutes: Int
-    public var historyLimit: Int
-
-    public init(
-        workspace: Workspace, attributes: BeerQueueAttributes, storeLocation: String,
-        maxUpdatesPerHour: Int = BeerQueueRenderer.defaultMaxUpdatesPerHour,
-        staleAfterMinutes: Int = BeerQueueRenderer.defaultStaleAfterMinutes,
-        historyLimit: Int = ActivityStore.defaultHistoryLimit
-    ) {
-        self.workspace = workspace
-        self.attributes = attributes
-        self.storeLocation = storeLocation
-        self.maxUpdatesPerHour = maxUpdatesPerHour
-        self.staleAfterMinutes = staleAfterMinutes
-        self.historyLimit = historyLimit
-    }
+    public var maxUpdatesPerHour = BeerQueueRenderer.defaultMaxUpdatesPerHour
+    public var staleAfterMinutes = BeerQueueRenderer.defaultStaleAfterMinutes
+    public var historyLimit = ActivityStore.defaultHistoryLimit
 
     public var store: ActivityStore { ActivityStore(workspace: workspace, name: "beer-queue", historyLimit: historyLimit) }
     public var budgetPath: String { workspace.activityDirectory + "/beer-queue.budget.json" }

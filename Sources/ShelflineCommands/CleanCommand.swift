@@ -8,7 +8,7 @@ import ShelflineStageCLI
 /// `shelfline clean`: remove run state so stages rerun, or stale runs.
 public struct CleanCommand: StageCommand {
     /// Without a pipeline.json, every stage with its defaults.
-    public static var knownStages: [Stage] { PipelineStages.descriptions }
+    public static var knownStages: [Stage] { Stage.pipeline }
 
     public static let configuration = CommandConfiguration(
         commandName: "clean",

@@ -62,7 +62,7 @@ public struct ExportCommand: AsyncParsableCommand {
 
     public func run() async throws {
         try await reportingErrors(as: "shelfline export") {
-            let context = try common.context(stages: PipelineStages.descriptions)
+            let context = try common.context(stages: Stage.pipeline)
             let export = LibraryExport(format: format, shelves: shelf)
             let library = context.workspace.libraryFile
             if mode != nil && output == nil { throw UsageError("--mode sets the permissions of -o FILE; give -o or drop --mode") }

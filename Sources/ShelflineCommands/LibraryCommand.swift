@@ -29,7 +29,7 @@ public struct LibraryCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "JSON for scripts instead of text.") public var json = false
         public init() {}
 
-        func workspace() throws -> Workspace { try common.context(stages: PipelineStages.descriptions).workspace }
+        func workspace() throws -> Workspace { try common.context(stages: Stage.pipeline).workspace }
     }
 
     /// `library list [--shelf NAME]...`.

@@ -59,8 +59,8 @@ struct LibraryRebuild {
     }
 
     func run(progress: (String) -> Void) async throws -> Outcome {
-        let files = RunFiles(config: config, stages: PipelineStages.descriptions)
-        // What a rebuild or merge killed outright left (32 MB at 110k books, else never removed).
+        let files = RunFiles(config: config, stages: Stage.pipeline)
+        // What a rebuild or merge killed outright left (else never removed).
         LibraryScratch.sweep(workspace)
         let scratch = Workspace(root: LibraryScratch.rebuild.directory(in: workspace))
         try? FileManager.default.removeItem(atPath: scratch.root)

@@ -26,7 +26,7 @@ struct OrchestratorSetup {
 
     func runner(context: StageContext, quiet: Bool) -> PipelineRunner {
         var runner = PipelineRunner(
-            config: config, stages: PipelineStages.descriptions, configPath: configPath, workspace: workspace,
+            config: config, stages: Stage.pipeline, configPath: configPath, workspace: workspace,
             binDirectory: binDirectory,
             log: context.log, quiet: quiet, now: context.now, cancellation: context.cancellation,
             reportType: { PipelineStages.named($0).reportFile })
@@ -34,13 +34,13 @@ struct OrchestratorSetup {
         return runner
     }
 
-    var planner: StagePlanner { StagePlanner(config: config, stages: PipelineStages.descriptions, workspace: workspace) }
+    var planner: StagePlanner { StagePlanner(config: config, stages: Stage.pipeline, workspace: workspace) }
 
     /// The rows a run of an export by name asks again: every run does (`PipelineRunner`'s default).
     var askAgain: AskAgain { AskAgain(files: files, afterSeconds: 0) }
 
     /// The names of a run's files, as the config declares them.
-    var files: RunFiles { RunFiles(config: config, stages: PipelineStages.descriptions) }
+    var files: RunFiles { RunFiles(config: config, stages: Stage.pipeline) }
 
     /// Everything a whole run will need from the config, checked before any stage starts: the
     /// stages' wiring (a stage left out is 78, not a missing file later) and every parameter

@@ -7,13 +7,10 @@ import ShelflineReports
 
 /// The pipeline's stage types, one for each stage name, in `StageName`'s order: `shelfline`
 /// validates every parameter object with them before any stage starts and reads a finished
-/// stage's report (`rows=`) with them. Their descriptions are the pipeline's stage list, which the
-/// commands hand to what needs several (the orchestrator, the built-in default configuration, `RunFiles`).
+/// stage's report (`rows=`) with them. Their descriptions are the pipeline's stage list
+/// (`Stage.pipeline`, which tests keep equal to theirs).
 public enum PipelineStages {
     public static let all: [any PipelineStage.Type] = StageName.allCases.map(named)
-
-    /// Every stage's description, in order.
-    public static var descriptions: [Stage] { Stage.pipeline }
 
     /// The type of the stage named `name` (the compiler asks for one for each name).
     static func named(_ name: StageName) -> any PipelineStage.Type {

@@ -7,7 +7,7 @@ import ShelflineStageCLI
 /// `shelfline plan`: what `run` would do, one line per stage, without doing it.
 public struct PlanCommand: StageCommand {
     /// Without a pipeline.json, every stage with its defaults.
-    public static var knownStages: [Stage] { PipelineStages.descriptions }
+    public static var knownStages: [Stage] { Stage.pipeline }
 
     public static let configuration = CommandConfiguration(
         commandName: "plan", abstract: "Print what `run` would do and why, one line per stage.",

@@ -50,7 +50,7 @@ public struct RebuildCommand: AsyncParsableCommand {
 
     public func run() async throws {
         try await reportingErrors(as: "shelfline") {
-            let context = try common.context(stages: PipelineStages.descriptions, cancellation: SignalCancellation.install())
+            let context = try common.context(stages: Stage.pipeline, cancellation: SignalCancellation.install())
             let lock = try WorkspaceLock(workspace: context.workspace, now: Date())
             defer { withExtendedLifetime(lock) {} }
             // The parameters merge decodes (dedupe's and its own) are checked now, as `run` checks them, not mid-rebuild.

@@ -31,7 +31,7 @@ public struct ReviewCommand: AsyncParsableCommand {
         public init() {}
 
         func desk() throws -> ReviewDesk {
-            let context = try common.context(stages: PipelineStages.descriptions)
+            let context = try common.context(stages: Stage.pipeline)
             return ReviewDesk(
                 workspace: context.workspace, runDirectory: run,
                 mergeReport: RunFiles(config: context.config, stages: context.stages).output(.merge, .report)
@@ -41,7 +41,7 @@ public struct ReviewCommand: AsyncParsableCommand {
         /// Records a decision about source line `row` (`accept`: a candidate; nil: reject them)
         /// and says what was decided, unless quiet.
         func decide(row: Int, accept: String?, _ said: (ReviewDecision) -> String) async throws {
-            try await reportingErrors {
+            try await reportingErrors(as: "shelfline review") {
                 let decision = try desk().decide(row: row, accept: accept)
                 if !common.quiet { print("row \(row): \(said(decision)); the next merge applies it") }
             }
@@ -56,7 +56,7 @@ public struct ReviewCommand: AsyncParsableCommand {
         @OptionGroup public var options: RunOptions
         public init() {}
         public func run() async throws {
-            try await reportingErrors { print(try options.desk().listing(), terminator: "") }
+            try await reportingErrors(as: "shelfline review") { print(try options.desk().listing(), terminator: "") }
         }
     }
 
@@ -88,9 +88,4 @@ public struct ReviewCommand: AsyncParsableCommand {
             try await options.decide(row: row, accept: nil) { decision in "rejected the candidates for book \(decision.bookId)" }
         }
     }
-}
-
-/// Any error as `shelfline review: error: …` and its documented exit status.
-private func reportingErrors(_ body: () throws -> Void) async throws {
-    try await ShelflineStageCLI.reportingErrors(as: "shelfline review", body)
 }

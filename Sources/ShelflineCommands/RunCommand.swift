@@ -11,7 +11,7 @@ import ShelflineStageCLI
 /// `shelfline run`: import one export, or every new export in an inbox folder.
 public struct RunCommand: StageCommand {
     /// Without a pipeline.json, every stage with its defaults.
-    public static var knownStages: [Stage] { PipelineStages.descriptions }
+    public static var knownStages: [Stage] { Stage.pipeline }
 
     public static let configuration = CommandConfiguration(
         commandName: "run",
@@ -89,10 +89,7 @@ public struct RunCommand: StageCommand {
         // `apns` is decoded by shelfline-push; checked here too, so a typo is 78 before the import, not a push failing after it.
         _ = try APNsConfig.decode(setup.config.apns, configPath: setup.configPath)
         var lifecycle = ImportLifecycle(
-            config: setup.config, configPath: setup.configPath, workspace: setup.workspace, binDirectory: setup.binDirectory,
-            log: context.log, quiet: common.quiet, logfmt: logFormat == .logfmt, now: context.now,
-            cancellation: context.cancellation,
-            makeRunner: { setup.runner(context: context, quiet: common.quiet) },
+            runner: setup.runner(context: context, quiet: common.quiet), logfmt: logFormat == .logfmt,
             makeActivity: { try LiveImportActivity(setup: setup, context: context, sourceFile: $0) })
         let rebuild = LibraryRebuild(
             workspace: setup.workspace, config: setup.config, configPath: setup.configPath,
@@ -127,19 +124,16 @@ final class LiveImportActivity: ImportActivity {
 
     /// Ends the activity with a failure state the app can show, or shows it paused.
     func interrupt(run: RunDirectory, error: any ShelflineError) {
-        let stage: String
-        var interruption: ImportActivityRenderer.Interruption
+        let interruption: ImportActivityRenderer.Interruption
         switch error {
-        case OrchestratorError.paused(let paused):
-            stage = paused.rawValue
-            interruption = .paused(stage: stage)
-        case OrchestratorError.stageFailed(let failed, let status):
-            stage = failed.rawValue
+        case OrchestratorError.paused(let stage):
+            interruption = .paused(stage: stage.rawValue)
+        case OrchestratorError.stageFailed(let stage, let status):
             let explanation = Self.explanation(status: status)
-            interruption = .failed(stage: stage, reason: explanation.reason, advice: explanation.advice)
-        case OrchestratorError.stageKilled(let killed, _), OrchestratorError.stageMissing(let killed, _):
-            stage = killed.rawValue
-            interruption = .failed(stage: stage, reason: "the stage stopped unexpectedly", advice: "Run the import again")
+            interruption = .failed(stage: stage.rawValue, reason: explanation.reason, advice: explanation.advice)
+        case OrchestratorError.stageKilled(let stage, _), OrchestratorError.stageMissing(let stage, _):
+            interruption = .failed(
+                stage: stage.rawValue, reason: "the stage stopped unexpectedly", advice: "Run the import again")
         default:
             let explanation = Self.explanation(status: error.exitCode)
             interruption = .failed(stage: "start", reason: explanation.reason, advice: explanation.advice)
@@ -168,7 +162,7 @@ final class LiveImportActivity: ImportActivity {
         lastCall = now
         // Once merge's report exists, the activity's `end` and the pages are render's. Ended from
         // here, the tick wrote the library page (a read of the whole library) inside the wait for
-        // merge, and render started only after it: about a second at 200k rows.
+        // merge, and render started only after it.
         if let mergeReport, FileManager.default.fileExists(atPath: run.file(mergeReport)) { return }
         do {
             _ = try renderer.refresh(runDirectory: run.path, now: now, sourceFile: sourceFile)

@@ -9,7 +9,7 @@ public struct ShelflineCommand: AsyncParsableCommand {
         abstract: "Import reading-library exports into a local library, stage by stage, resumably.",
         discussion: helpDiscussion(
             """
-            Stages (each its own executable): \(PipelineStages.descriptions.map(\.executable).joined(separator: ", ")). \
+            Stages (each its own executable): \(Stage.pipeline.map(\.executable).joined(separator: ", ")). \
             Configured by pipeline.json (--config). Workspace: --workspace, $SHELFLINE_WORKSPACE, or ./var.
             """),
         version: shelflineVersion,

@@ -27,7 +27,7 @@ public struct StatusCommand: AsyncParsableCommand {
 
     public func run() async throws {
         do {
-            let setup = try OrchestratorSetup(context: try common.context(stages: PipelineStages.descriptions))
+            let setup = try OrchestratorSetup(context: try common.context(stages: Stage.pipeline))
             try setup.workspace.checkReadable()
             for stale in StaleRuns(workspace: setup.workspace).find(now: Date()) {
                 print("stale: run \(stale.id) incomplete since \(ISO8601DateFormatter().string(from: stale.lastActivity))")

@@ -25,14 +25,6 @@ public struct FailedInputs: Sendable {
 
         /// Its file no longer exists (`FailedInputs.isGone`).
         public var isGone: Bool { FailedInputs.isGone(input) }
-
-        public init(input: String, runId: String?, exitStatus: Int32, message: String, failedAt: Double) {
-            self.input = input
-            self.runId = runId
-            self.exitStatus = exitStatus
-            self.message = message
-            self.failedAt = failedAt
-        }
     }
 
     /// The list, newest last; an unreadable file counts as empty (it is rewritten on the next change).

@@ -27,9 +27,7 @@ public struct FileStamp: Codable, Sendable, Equatable {
     /// Stamps `path`, reusing `previous`'s hash when the file's stat facts are unchanged.
     public static func make(name: String, path: String, previous: FileStamp?) throws -> FileStamp? {
         guard var stamp = statFacts(name: name, path: path) else { return nil }
-        if let previous, previous.size == stamp.size, previous.mtimeNs == stamp.mtimeNs, previous.ctimeNs == stamp.ctimeNs,
-            previous.inode == stamp.inode, previous.sha256 != "absent"
-        {
+        if let previous, previous.sameFile(as: stamp), previous.sha256 != "absent" {
             stamp.sha256 = previous.sha256
         } else {
             stamp.sha256 = try ContentHash.file(path)
@@ -78,20 +76,6 @@ public struct StageManifest: Codable, Sendable, Equatable {
     /// they were before it ran: with `outputs`, one step of the library's lineage
     /// (`StagePlanner.descends`). Absent in manifests of older versions.
     public var workspaceBefore: [FileStamp]?
-
-    public init(
-        stage: StageName, fingerprint: String, algorithmVersion: Int, parametersHash: String, inputs: [FileStamp],
-        outputs: [FileStamp], durationMs: Int, finishedAt: Double
-    ) {
-        self.stage = stage
-        self.fingerprint = fingerprint
-        self.algorithmVersion = algorithmVersion
-        self.parametersHash = parametersHash
-        self.inputs = inputs
-        self.outputs = outputs
-        self.durationMs = durationMs
-        self.finishedAt = finishedAt
-    }
 
     /// The fingerprint over inputs' content, parameters and algorithm version.
     public static func fingerprint(stage: Stage, parametersHash: String, inputs: [FileStamp]) -> String {

@@ -16,19 +16,11 @@ public protocol ImportActivity: AnyObject {
 /// the push worker beside the stages, `shelfline-push send` after them, the failed-inputs list
 /// kept, and the notify command run once the lock is released.
 public struct ImportLifecycle {
-    public var config: PipelineConfig
-    public var configPath: String
-    public var workspace: Workspace
-    /// Where `shelfline-push` sits (beside the stage executables).
-    public var binDirectory: String
-    public var log: Logfmt
-    public var quiet: Bool
+    /// The runner each file's import starts from, a copy of it (the command binds the stages'
+    /// report types); its config, workspace, log, clock and cancellation are the whole run's.
+    public var runner: PipelineRunner
     /// `--log-format logfmt`: events, never a live line.
     public var logfmt: Bool
-    public var now: @Sendable () -> Date
-    public var cancellation: CancellationFlag
-    /// A runner for one file (the command binds the stages' report types).
-    public var makeRunner: () -> PipelineRunner
     /// The Live Activity of one import, given the file the user imported.
     public var makeActivity: (String?) throws -> any ImportActivity
     /// Where the summary and next steps go (stdout).
@@ -42,23 +34,21 @@ public struct ImportLifecycle {
     /// a library older than it, `ImportOrder`).
     public var beforeImport: (() throws -> Void)?
 
-    public init(
-        config: PipelineConfig, configPath: String, workspace: Workspace, binDirectory: String, log: Logfmt,
-        quiet: Bool, logfmt: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
-        makeRunner: @escaping () -> PipelineRunner, makeActivity: @escaping (String?) throws -> any ImportActivity
-    ) {
-        self.config = config
-        self.configPath = configPath
-        self.workspace = workspace
-        self.binDirectory = binDirectory
-        self.log = log
-        self.quiet = quiet
+    public init(runner: PipelineRunner, logfmt: Bool, makeActivity: @escaping (String?) throws -> any ImportActivity) {
+        self.runner = runner
         self.logfmt = logfmt
-        self.now = now
-        self.cancellation = cancellation
-        self.makeRunner = makeRunner
         self.makeActivity = makeActivity
     }
+
+    var config: PipelineConfig { runner.planner.config }
+    var configPath: String { runner.configPath }
+    var workspace: Workspace { runner.workspace }
+    /// Where `shelfline-push` sits (beside the stage executables).
+    var binDirectory: String { runner.binDirectory }
+    var log: Logfmt { runner.log }
+    var quiet: Bool { runner.quiet }
+    var now: @Sendable () -> Date { runner.now }
+    var cancellation: CancellationFlag { runner.cancellation }
 
     /// What to import: one export, or each new file of an inbox.
     public enum Source {
@@ -103,7 +93,7 @@ public struct ImportLifecycle {
     /// `askAgainAfterSeconds`: `PipelineRunner.askAgainAfterSeconds` (an export the user names is
     /// asked again at once; an inbox waits `askAgainAfterMinutes`).
     func importFile(_ csv: String, askAgainAfterSeconds: Double = 0, events: inout [ImportEvent]) async throws {
-        var runner = makeRunner()
+        var runner = self.runner
         runner.askAgainAfterSeconds = askAgainAfterSeconds
         runner.sourceFile = try Workspace.absolute(csv, role: .input)
         let progress = TerminalProgress(enabled: !quiet, logfmt: logfmt, files: runner.files, now: now)
@@ -179,7 +169,7 @@ public struct ImportLifecycle {
         _ = try Workspace.absolute(directory, role: .input)  // a relative inbox needs a working directory
         let inbox = Inbox(directory: directory, workspace: workspace, settleSeconds: settleSeconds)
         let askAgainAfter = (config.askAgainAfterMinutes ?? AskAgain.defaultInboxMinutes) * 60
-        let askAgain = AskAgain(files: makeRunner().files, afterSeconds: askAgainAfter)
+        let askAgain = AskAgain(files: runner.files, afterSeconds: askAgainAfter)
         let scan = try inbox.scan(now: now(), log: log) { hash in
             askAgain.rows(in: RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace), now: now()) > 0
         }

@@ -14,12 +14,6 @@ public struct Inbox: Sendable {
     /// A file modified less than this many seconds ago may still be being copied: skip it.
     public var settleSeconds: Double
 
-    public init(directory: String, workspace: Workspace, settleSeconds: Double) {
-        self.directory = directory
-        self.workspace = workspace
-        self.settleSeconds = settleSeconds
-    }
-
     /// Content hashes already imported, in `<workspace>/inbox-imported.json`.
     public var ledgerPath: String { workspace.root + "/inbox-imported.json" }
 

@@ -16,19 +16,6 @@ public struct ImportEvent: Codable, Sendable, Equatable {
     public var message: String
     public var exitStatus: Int32
     public var report: MergeReport?
-
-    public init(
-        event: String, runId: String?, input: String?, workspace: String, message: String, exitStatus: Int32,
-        report: MergeReport?
-    ) {
-        self.event = event
-        self.runId = runId
-        self.input = input
-        self.workspace = workspace
-        self.message = message
-        self.exitStatus = exitStatus
-        self.report = report
-    }
 }
 
 /// Runs the configured `notify` command with the event on stdin, never letting it change the
@@ -118,16 +105,15 @@ public struct Notifier: Sendable {
         defer { close(readEnd) }
         let child: ChildProcess
         do {
+            defer { close(writeEnd) }
             child = try ChildProcess.spawn(
                 executable: executable, arguments: Array(command.dropFirst()), directory: directory,
                 environment: ProcessInfo.processInfo.environment,
                 redirection: .init(stdin: input, stdout: writeEnd, stderr: writeEnd), ownProcessGroup: true,
                 searchPath: !executable.contains("/"))
         } catch {
-            close(writeEnd)
             return .failed("cannot run \(executable): \(error)")
         }
-        close(writeEnd)
 
         let started = now()
         let limit = cancellation.isCancelled ? min(timeoutSeconds, Self.stoppingTimeoutSeconds) : timeoutSeconds

@@ -14,8 +14,7 @@ public enum OrchestratorError: ShelflineError, Equatable {
     public var exitStatus: ExitStatus {
         switch self {
         case .stageFailed(_, let status): ExitStatus(rawValue: status) ?? .ioError
-        case .stageKilled: .ioError
-        case .stageMissing: .ioError
+        case .stageKilled, .stageMissing: .ioError
         case .paused: .tryLater
         }
     }

@@ -112,28 +112,20 @@ public struct PipelineRunner {
         let hash = try ContentHash.file(csv)
         let run = RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace)
         try Workspace.makeDirectory(run.manifestsDirectory)
-        if let existing = run.existingInput {
-            // Parse's manifest holds the copy's stamp, so an intact copy is not hashed again.
-            let recorded = run.manifest(.parse)?.inputs.first { $0.name == "{csv}" }
-            if let stamp = try FileStamp.make(name: "{csv}", path: existing, previous: recorded), stamp.sha256 == hash {
-                preparedInput = stamp
-                return run
-            }
-        }
-        let ext = (csv as NSString).pathExtension.lowercased()
-        let copy = run.inputPath(extension: ext)
+        if try reuseIntactCopy(in: run, hash: hash) { return run }
+        let copy = run.inputPath(extension: (csv as NSString).pathExtension.lowercased())
         try ContentHash.copy(csv, to: copy, expected: hash, permissions: 0o600)
         // The copy hashed `hash` as it was written: parse's input stamp takes it rather than reading
-        // the export a third time (86 MB at 200k rows).
+        // the export a third time.
         preparedInput = FileStamp.make(name: "{csv}", path: copy, sha256: hash)
         return run
     }
 
     /// `prepareRun` for an export no run holds a copy of the size of (a new export, not a rerun):
     /// copied into the runs directory while hashed, then renamed into its run. Hashing first and
-    /// copying after read the export twice (201 MB at 200,000 corpus-shaped rows: the second read
-    /// and hash were a third of the orchestrator's own CPU time). Nil when a run's copy has its
-    /// size: that may be this export again, which is only hashed, not written.
+    /// copying after read the export twice (the second read and hash were a third of the
+    /// orchestrator's own CPU time). Nil when a run's copy has its size: that may be this export
+    /// again, which is only hashed, not written.
     mutating func prepareNewRun(csv: String) throws -> RunDirectory? {
         var info = stat()
         guard stat(csv, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
@@ -143,38 +135,31 @@ public struct PipelineRunner {
             if let input = run.existingInput, stat(input, &copy) == 0, Int64(copy.st_size) == size { return nil }
         }
         try Workspace.makeDirectory(workspace.runsDirectory)
-        let ext = (csv as NSString).pathExtension.lowercased()
         // Written as a temporary file of `runs/` and renamed into its run once the hash names it:
         // one left by a process killed before the rename is removed by the next sweep of `runs/`
-        // (`StaleTemporaryFiles`).
+        // (`StaleTemporaryFiles`). Not committed, it is removed when released (`AtomicFile.deinit`).
         let file = try AtomicFile(path: workspace.runsDirectory + "/export", permissions: 0o600)
-        let hash: String
-        do {
-            hash = try ContentHash.copy(csv, into: file)
-        } catch {
-            file.abandon()
-            throw error
-        }
+        let hash = try ContentHash.copy(csv, into: file)
         let run = RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace)
-        do {
-            try Workspace.makeDirectory(run.manifestsDirectory)
-        } catch {
-            file.abandon()
-            throw error
-        }
-        if let existing = run.existingInput {
-            // This content's run with an intact copy (the export changed since its size was checked).
-            let recorded = run.manifest(.parse)?.inputs.first { $0.name == "{csv}" }
-            if let stamp = try FileStamp.make(name: "{csv}", path: existing, previous: recorded), stamp.sha256 == hash {
-                file.abandon()
-                preparedInput = stamp
-                return run
-            }
-        }
-        let copy = run.inputPath(extension: ext)
+        try Workspace.makeDirectory(run.manifestsDirectory)
+        // This content's run with an intact copy (the export changed since its size was checked).
+        if try reuseIntactCopy(in: run, hash: hash) { return run }
+        let copy = run.inputPath(extension: (csv as NSString).pathExtension.lowercased())
         try file.commit(to: copy)
         preparedInput = FileStamp.make(name: "{csv}", path: copy, sha256: hash)
         return run
+    }
+
+    /// Whether `run` already holds an intact copy of the content hashing `hash`: then it is the
+    /// prepared input. Parse's manifest holds the copy's stamp, so an intact copy is not hashed again.
+    private mutating func reuseIntactCopy(in run: RunDirectory, hash: String) throws -> Bool {
+        guard let existing = run.existingInput else { return false }
+        let recorded = run.manifest(.parse)?.inputs.first { $0.name == "{csv}" }
+        guard let stamp = try FileStamp.make(name: "{csv}", path: existing, previous: recorded), stamp.sha256 == hash else {
+            return false
+        }
+        preparedInput = stamp
+        return true
     }
 
     /// The stamp of the copy `prepareRun` checked or wrote (`run` trusts it while its stat facts match).
@@ -294,19 +279,15 @@ public struct PipelineRunner {
         }
         var environment = ProcessInfo.processInfo.environment
         environment["SHELFLINE_ORCHESTRATOR_PID"] = String(getpid())
+        let arguments = try arguments(for: stage, run: run)
         let child: ChildProcess
         let relay = stageOutput.map { StageOutputRelay(handler: $0) }
         do {
-            let arguments = try arguments(for: stage, run: run)
+            defer { relay?.started() }
             child = try ChildProcess.spawn(
                 executable: executable, arguments: arguments, directory: run.path,
                 environment: environment, redirection: relay?.redirection)
-            relay?.started()
-        } catch let error as ConfigError {
-            relay?.started()
-            throw error
         } catch {
-            relay?.started()
             throw OrchestratorError.stageMissing(stage: stage, path: executable)
         }
         var forwarded = false
@@ -453,8 +434,7 @@ final class StageOutputRelay {
 }
 
 /// A finished stage's outputs hashed, and its manifest written, on a thread of its own, so that the
-/// next stage need not wait: hashing them takes 40–70 ms between every two stages of a 200,000-row
-/// import (SHA-256 of 70–90 MB), with both cores otherwise idle. Until then the next
+/// next stage need not wait for a large file's SHA-256 while a core is otherwise idle. Until then the next
 /// stage's input stamps carry `pending` for these files, and are completed once `wait` returns.
 final class OutputStamping: @unchecked Sendable {
     /// The hash of a stamp whose file is still being hashed.

@@ -83,7 +83,8 @@ final class PushWorker {
     /// the outbox for the next `shelfline-push send`). A worker killed mid-import is said once, here
     /// and in its log. Returns the seconds left for the run's own `send` of what is still due, nil
     /// when the worker is still at it (a `send` now would only wait for it).
-    func finish(grace: Double = PushWorker.exitWaitSeconds) -> Double? {
+    func finish() -> Double? {
+        let grace = Self.exitWaitSeconds
         guard let child else { return grace }
         self.child = nil
         let died = child.poll()

@@ -140,11 +140,6 @@ public struct StagePlanner: Sendable {
         public init(name: String) { self.name = name }
     }
 
-    /// Decides one stage against its manifest.
-    public func decide(_ stage: StageName, run: RunDirectory) throws -> StageDecision {
-        try check(stage, run: run).decision
-    }
-
     /// A decision, with the input stamps computed on the way (nil when it was decided before
     /// hashing), so a stage about to run does not hash its inputs twice.
     public struct StageCheck: Sendable {
@@ -205,7 +200,7 @@ public struct StagePlanner: Sendable {
                 result.append((declaration.name, .waiting(on: blocker)))
                 continue
             }
-            var decision = try decide(declaration.name, run: run)
+            var decision = try check(declaration.name, run: run).decision
             if decision.isUpToDate, let rows = askAgain?.rows(declaration.name, in: run, now: now), rows > 0 {
                 decision = .run(reason: AskAgain.reason(rows: rows))
             }

@@ -8,12 +8,9 @@ import ShelflineCore
 /// changed since then make it "pending" for `status`, not stale.
 public struct StaleRuns: Sendable {
     public var workspace: Workspace
-    public var maximumAge: TimeInterval
+    static let maximumAge: TimeInterval = 24 * 3600
 
-    public init(workspace: Workspace, maximumAge: TimeInterval = 24 * 3600) {
-        self.workspace = workspace
-        self.maximumAge = maximumAge
-    }
+    public init(workspace: Workspace) { self.workspace = workspace }
 
     public struct Stale: Sendable {
         public var run: RunDirectory
@@ -25,7 +22,7 @@ public struct StaleRuns: Sendable {
         RunDirectory.all(in: workspace).compactMap { run in
             guard !run.isComplete else { return nil }
             let last = Self.lastActivity(run)
-            guard now.timeIntervalSince(last) > maximumAge else { return nil }
+            guard now.timeIntervalSince(last) > Self.maximumAge else { return nil }
             return Stale(run: run, lastActivity: last)
         }
     }

@@ -25,7 +25,6 @@ final class TerminalProgress: @unchecked Sendable {
     private var started = Date()
     private var lastDraw = Date.distantPast
     private var lineShown = false
-    private var frame = 0
 
     /// `enabled`: not `--quiet`; `logfmt`: `--log-format logfmt` (events, never a live line).
     init(
@@ -70,7 +69,6 @@ final class TerminalProgress: @unchecked Sendable {
             }
             guard time.timeIntervalSince(lastDraw) >= 0.25 else { return }
             lastDraw = time
-            frame += 1
             var line = "\(stage.rawValue): running \(String(format: "%.1f", time.timeIntervalSince(started))) s"
             if let name = files.progress(stage), let progress = try? readJSONFile(StageProgress.self, from: run.file(name)),
                 progress.total > 0, !progress.finished || progress.processed > 0

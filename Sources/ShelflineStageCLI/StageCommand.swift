@@ -72,12 +72,10 @@ public protocol StageCommand: AsyncParsableCommand {
 
 extension StageCommand {
     /// `shelfline-parse`, or `shelfline run` for the orchestrator's subcommands.
-    static var qualifiedName: String {
+    public static var reportedName: String {
         let name = configuration.commandName ?? "shelfline"
         return name.hasPrefix("shelfline") ? name : "shelfline \(name)"
     }
-
-    public static var reportedName: String { qualifiedName }
 
     public static var stage: Stage? { nil }
 

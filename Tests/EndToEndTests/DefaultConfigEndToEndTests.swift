@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func builtInDefaultDeclaresEveryStageWithItsDefaultFiles() throws {
-        let stages = PipelineStages.descriptions
+        let stages = Stage.pipeline
         let config = PipelineConfig.builtInDefault(stages: stages, environment: [:])
         try config.validateWiring(path: "(built-in defaults)")
         #expect(config.stages.map(\.name) == StageName.allCases)

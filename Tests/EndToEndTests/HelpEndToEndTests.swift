@@ -7,7 +7,7 @@ import Testing
 
 /// Every executable documents itself: `--help` names the exit statuses, `--version` answers.
 @Suite(.offCooperativePool) struct HelpEndToEndTests {
-    static let executables = ["shelfline"] + PipelineStages.descriptions.map(\.executable)
+    static let executables = ["shelfline"] + Stage.pipeline.map(\.executable)
 
     @Test(.bug(id: 2), arguments: executables)
     func helpListsExitStatusesAndVersionAnswers(executable: String) throws {

@@ -19,11 +19,11 @@ import Testing
         var command: Command
     }
 
-    static let stagesGivenFiles = PipelineStages.descriptions.filter { $0.invocation != .runDirectory(subcommand: "import") }
+    static let stagesGivenFiles = Stage.pipeline.filter { $0.invocation != .runDirectory(subcommand: "import") }
 
     @Test(.bug(id: 24), arguments: stagesGivenFiles.map(\.name))
     func everyFileOptionTheDescriptionDerivesIsAnOptionOfTheExecutable(_ name: StageName) throws {
-        let stage = try #require(PipelineStages.descriptions.named(name))
+        let stage = try #require(Stage.pipeline.named(name))
         let result = try ExecutableRunner.run(stage.executable, ["--experimental-dump-help"])
         #expect(result.status == 0, "\(result)")
         let dump = try JSONDecoder().decode(Dump.self, from: Data(result.stdout.utf8))

@@ -1,9 +1,10 @@
 import Foundation
 import ShelflineActivity
-import ShelflineBeerQueue
 import ShelflineCore
 import TestSupport
 import Testing
+
+@testable import ShelflineBeerQueue
 
 /// An activity's timestamps never go backwards when the clock does (ActivityKit ignores an update
 /// or end older than what it shows); a new activity after an `end` starts from the clock again.

@@ -1,10 +1,11 @@
 import ActivityTestSupport
 import Foundation
 import ShelflineActivity
-import ShelflineBeerQueue
 import ShelflineCore
 import TestSupport
 import Testing
+
+@testable import ShelflineBeerQueue
 
 typealias Lifecycle = BeerQueueLifecycle
 

@@ -1,10 +1,11 @@
 import Foundation
 import PropertyBased
 import ShelflineActivity
-import ShelflineBeerQueue
 import ShelflineCore
 import TestSupport
 import Testing
+
+@testable import ShelflineBeerQueue
 
 /// Issue 10 fuzzing, as property-based tests in `make test`: random pages built from the markup the
 /// parser cares about (and the bytes that hurt parsers) must never crash it, and whatever it accepts

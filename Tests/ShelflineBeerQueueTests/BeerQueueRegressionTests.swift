@@ -1,10 +1,11 @@
 import ActivityTestSupport
 import Foundation
 import ShelflineActivity
-import ShelflineBeerQueue
 import ShelflineCore
 import TestSupport
 import Testing
+
+@testable import ShelflineBeerQueue
 
 /// Regressions from issues 10 and 15 at the library level: rows, texts, state files, budget.
 @Suite struct BeerQueueRegressionTests {

@@ -9,7 +9,7 @@ import Testing
 @Suite struct StageDescriptionTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
-    static let stages = PipelineStages.descriptions
+    static let stages = Stage.pipeline
 
     @Test(.bug(id: 24)) func theListHasEveryStageOnceInOrderEachDeclaredByItsType() {
         #expect(Self.stages.map(\.name) == StageName.allCases)

@@ -17,13 +17,13 @@ import Testing
                 StageFile(.texts, .foundByRole, defaultName: "texts.ndjson.gz", besides: .records)
             ])
         #expect(ParseStage.description.unlistedInputs.isEmpty)
-        for stage in PipelineStages.descriptions where stage.name != .dedupe && stage.name != .merge && stage.name != .parse {
+        for stage in Stage.pipeline where stage.name != .dedupe && stage.name != .merge && stage.name != .parse {
             #expect(stage.unlistedInputs.isEmpty && stage.unlistedOutputs.isEmpty, "\(stage.name)")
         }
     }
 
     @Test func unlistedFilesAreFoundByRoleUnderTheDescriptionsNames() {
-        let stages = PipelineStages.descriptions
+        let stages = Stage.pipeline
         let files = RunFiles(config: PipelineConfig.builtInDefault(stages: stages, environment: [:]), stages: stages)
         #expect(files.output(.merge, .notEnrichedRows) == "not-enriched.csv")
         #expect(files.output(.merge, .failedRows) == "failed-rows.csv")

@@ -1,9 +1,10 @@
 import Foundation
 import ShelflineCommands
 import ShelflineCore
-import ShelflineOrchestrator
 import TestSupport
 import Testing
+
+@testable import ShelflineOrchestrator
 
 /// Which stored runs a rerun asks again: lookup's report counts rows no source could answer, and
 /// the last attempt must be old enough (the minimum interval, on the clock given as `now`).
@@ -41,7 +42,7 @@ import Testing
             stage: .lookup, fingerprint: "f", algorithmVersion: 1, parametersHash: "p", inputs: [], outputs: [],
             durationMs: 1, finishedAt: finished)
         try writeJSONFile(manifest, to: run.manifestPath(.lookup))
-        let files = RunFiles(config: nil, stages: PipelineStages.descriptions)
+        let files = RunFiles(config: nil, stages: Stage.pipeline)
         if let report = check.report { dir.write("ws/runs/\(run.id)/\(try #require(files.output(.lookup, .report)))", report) }
         let askAgain = AskAgain(files: files, afterSeconds: check.afterSeconds)
         let now = Date(timeIntervalSince1970: finished + check.age)

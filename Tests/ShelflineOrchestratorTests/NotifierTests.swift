@@ -1,8 +1,9 @@
 import Foundation
 import ShelflineCore
-import ShelflineOrchestrator
 import TestSupport
 import Testing
+
+@testable import ShelflineOrchestrator
 
 /// Issue 15.2/15.3: the notify command's timeout and cancellation, driven by an injected clock
 /// (a real child process that would otherwise run for 1000 s).

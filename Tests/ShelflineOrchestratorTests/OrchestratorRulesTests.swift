@@ -25,7 +25,7 @@ import Testing
         init(parameters: String = "{}") throws {
             try FileManager.default.createDirectory(atPath: dir.file("bin"), withIntermediateDirectories: true)
             let script = ExecutableRunner.repositoryRoot + "/Tests/ShelflineOrchestratorTests/Fixtures/stand-in-stage.sh"
-            for stage in PipelineStages.descriptions {
+            for stage in Stage.pipeline {
                 try FileManager.default.createSymbolicLink(
                     atPath: dir.file("bin/\(stage.executable)"), withDestinationPath: script)
             }

@@ -25,7 +25,7 @@ import Testing
             -> PipelineRunner
         {
             PipelineRunner(
-                config: config, stages: PipelineStages.descriptions, configPath: dir.file("absent.json"), workspace: workspace,
+                config: config, stages: Stage.pipeline, configPath: dir.file("absent.json"), workspace: workspace,
                 binDirectory: dir.path,
                 log: Logfmt(quiet: true), quiet: false, now: { Date(timeIntervalSince1970: 0) },
                 cancellation: CancellationFlag(), reportType: reportType)
@@ -35,7 +35,7 @@ import Testing
     /// Every stage declared with its description's default names, except the ones renamed.
     static func config(renaming renamed: [String: String] = [:]) -> PipelineConfig {
         PipelineConfig(
-            stages: PipelineStages.descriptions.map { stage in
+            stages: Stage.pipeline.map { stage in
                 StageDeclaration(
                     name: stage.name, inputs: stage.inputs.map { renamed[$0.defaultName] ?? $0.defaultName },
                     outputs: stage.outputs.map { renamed[$0.defaultName] ?? $0.defaultName })
@@ -115,9 +115,9 @@ import Testing
     @Test(.bug(id: 9)) func mergeRerunsWhenDedupesParametersChange() throws {
         let fixture = try Fixture()
         var config = Self.config()
-        let before = StagePlanner(config: config, stages: PipelineStages.descriptions, workspace: fixture.workspace)
+        let before = StagePlanner(config: config, stages: Stage.pipeline, workspace: fixture.workspace)
         config.stages[1].parameters = .object(["stripSubtitle": .bool(false)])
-        let after = StagePlanner(config: config, stages: PipelineStages.descriptions, workspace: fixture.workspace)
+        let after = StagePlanner(config: config, stages: Stage.pipeline, workspace: fixture.workspace)
         #expect(before.parametersHash(.merge) != after.parametersHash(.merge))
         #expect(before.parametersHash(.lookup) == after.parametersHash(.lookup))
     }

@@ -1,9 +1,10 @@
 import Foundation
 import ShelflineCommands
 import ShelflineCore
-import ShelflineOrchestrator
 import TestSupport
 import Testing
+
+@testable import ShelflineOrchestrator
 
 /// StagePlanner's rules (issue 9 item 7), one table row per rule, against real files and
 /// manifests in a temporary run directory, without running any stage.
@@ -14,7 +15,7 @@ import Testing
         let workspace: Workspace
         let run: RunDirectory
         var config: PipelineConfig
-        var planner: StagePlanner { StagePlanner(config: config, stages: PipelineStages.descriptions, workspace: workspace) }
+        var planner: StagePlanner { StagePlanner(config: config, stages: Stage.pipeline, workspace: workspace) }
 
         init() throws {
             workspace = Workspace(root: dir.file("ws"))
@@ -77,7 +78,7 @@ import Testing
             name: "older algorithm version", change: { try $0.editManifest(.dedupe) { $0.algorithmVersion = 0 } },
             parse: .upToDate,
             dedupe: .run(
-                reason: "algorithm version changed (0 → \(PipelineStages.descriptions.named(.dedupe)!.algorithmVersion))")),
+                reason: "algorithm version changed (0 → \(Stage.pipeline.named(.dedupe)!.algorithmVersion))")),
         Rule(
             name: "parameters changed", change: { $0.config.stages[0].parameters = .object(["format": .string("goodreads")]) },
             parse: .run(reason: "parameters changed"), dedupe: .waiting(on: .parse)),
@@ -122,7 +123,7 @@ import Testing
         let declaration = try fixture.config.declaration(.dedupe)
         let stamps = try fixture.planner.inputStamps(declaration, run: fixture.run, previous: nil)
         #expect(stamps == .failure(StagePlanner.MissingInput(name: "parsed.ndjson.gz")))
-        #expect(try fixture.planner.decide(.dedupe, run: fixture.run) == .run(reason: "input missing: parsed.ndjson.gz"))
+        #expect(try fixture.planner.check(.dedupe, run: fixture.run).decision == .run(reason: "input missing: parsed.ndjson.gz"))
     }
 
     /// Issue 12: a stage's input stamp reuses the stamp this run took of it as an earlier stage's
@@ -160,7 +161,7 @@ import Testing
     static func parseOnlyRunner(in dir: TemporaryDirectory, workspace: Workspace) -> PipelineRunner {
         let config = PipelineConfig(stages: [StageDeclaration(name: .parse, inputs: ["{csv}"], outputs: ["parsed.ndjson.gz"])])
         return PipelineRunner(
-            config: config, stages: PipelineStages.descriptions, configPath: dir.file("absent.json"), workspace: workspace,
+            config: config, stages: Stage.pipeline, configPath: dir.file("absent.json"), workspace: workspace,
             binDirectory: dir.path,
             log: Logfmt(quiet: true), quiet: true, now: { Date(timeIntervalSince1970: 0) },
             cancellation: CancellationFlag(), reportType: { _ in nil })

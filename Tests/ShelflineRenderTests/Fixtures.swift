@@ -38,5 +38,5 @@ enum Fixtures {
 
 extension RunFiles {
     /// Every stage's files under its description's names (no `pipeline.json`), as render finds them.
-    static let pipelineDefaults = RunFiles(config: nil, stages: PipelineStages.descriptions)
+    static let pipelineDefaults = RunFiles(config: nil, stages: Stage.pipeline)
 }
