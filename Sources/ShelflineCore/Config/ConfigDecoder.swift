@@ -187,8 +187,11 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
         do {
             return try T(from: self)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == codingPath.count {
-            // An enum given a value it does not have: name the allowed ones.
-            if let allowed = allowedValues(T.self), case .string(let text) = value {
+            // An enum given a value it does not have: name the allowed ones, unless the type's own
+            // message does (parse's formats are the list in `userInfo`, not `allCases`).
+            if !context.debugDescription.contains(" is not allowed; "), let allowed = allowedValues(T.self),
+                case .string(let text) = value
+            {
                 throw DecodingError.dataCorrupted(
                     self.context(
                         "'\(text)' is not allowed; expected one of \(allowed.joined(separator: ", "))"))
