@@ -111,7 +111,7 @@ public enum BookRecordScan {
             // (null or not), so a stage re-encodes it rather than splicing a second member in.
             return Result(record: record, hasDedupe: true, hasMatch: true, hasMetadata: true)
         } catch {
-            throw FileError.corrupt(path: path, line: line, reason: "invalid record: \(NDJSONReader<BookRecord>.describe(error))")
+            throw FileError.corrupt(path: path, line: line, reason: "invalid record: \(describeDecoding(error))")
         }
     }
 
