@@ -242,12 +242,6 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     let tracker: KeyTracker
     var currentIndex = 0
 
-    init(array: [JSONValue], codingPath: [any CodingKey], tracker: KeyTracker) {
-        self.array = array
-        self.codingPath = codingPath
-        self.tracker = tracker
-    }
-
     var count: Int? { array.count }
     var isAtEnd: Bool { currentIndex >= array.count }
 
