@@ -195,6 +195,25 @@ import Testing
         #expect(message.contains("parameters.format") && message.contains("'toy' is not allowed"), "\(message)")
     }
 
+    /// An unknown `parse.format` is refused (78) in one line listing the formats the run has, the
+    /// toy included, not the product's alone.
+    @Test(.bug(id: 37)) func unknownParseFormatListsTheRunsFormats() async throws {
+        let config = try config(parseFormat: "libro")
+        var arguments = ParseStage.Arguments()
+        arguments.formats = Self.formats
+        let job = StageJob(
+            inputs: [.export: temp.write("toy.csv", Self.export)], outputs: [.records: temp.file("out.ndjson.gz")],
+            arguments: arguments)
+        let error = await #expect(throws: ConfigError.self) {
+            _ = try await ParseStage.perform(job, context: context(.parse, config, Workspace(root: temp.file("ws"))))
+        }
+        let expected =
+            "'libro' is not allowed; expected one of " + (["auto"] + Self.formats.map(\.name.rawValue)).joined(separator: ", ")
+        let message = error.map { "\($0)" } ?? ""
+        #expect(message.contains("parameters.format") && message.hasSuffix(expected), "\(message)")
+        #expect(!message.contains("\n") && error?.exitStatus == .config)
+    }
+
     /// Named with `--format toy`, a file of another shape is refused naming the toy's columns.
     @Test(.bug(id: 37)) func forcedToyFormatNamesItsMissingColumns() throws {
         let input = temp.write("other.csv", "Title,Author\nDune,Frank Herbert\n")

@@ -23,7 +23,7 @@ import Testing
             #expect(
                 !bytes.contains(0x09) && !bytes.contains(0x0A),
                 "no raw tab or line break: merge's scratch lines are tab-separated")
-            #expect(bytes.withUnsafeBytes { RecordTexts.leadingLine($0) } == 1234)
+            #expect(bytes.withUnsafeBytes { RecordTexts.leadingRecord($0)?.line } == 1234)
             // What JSONEncoder writes for the same three fields, byte for byte.
             struct Texts: Encodable { var line: Int; var notes: String?; var review: String? }
             let encoded = try? JSONEncoder.shelfline.encode(Texts(line: 1234, notes: notes, review: review))
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test(.bug(id: 25)) func theLeadingLineIsReadOnlyFromTheWrittenShape() {
-        func leading(_ text: String) -> Int? { Array(text.utf8).withUnsafeBytes { RecordTexts.leadingLine($0) } }
+        func leading(_ text: String) -> Int? { Array(text.utf8).withUnsafeBytes { RecordTexts.leadingRecord($0)?.line } }
         #expect(leading(#"{"line":42,"review":"r"}"#) == 42)
         #expect(leading(#"{"line":42}"#) == 42)
         for text in [

@@ -22,27 +22,12 @@ public struct ConfigDecoder {
         public var suggestion: String? {
             var best: (key: String, distance: Int)?
             for candidate in known.sorted() {
-                let distance: Int = Self.distance(candidate.lowercased(), key.lowercased())
+                let distance = EditDistance.levenshtein(
+                    Array(candidate.lowercased().unicodeScalars), Array(key.lowercased().unicodeScalars))
                 if best == nil || distance < best!.distance { best = (candidate, distance) }
             }
             guard let best, best.distance <= max(2, key.count / 3) else { return nil }
             return best.key
-        }
-
-        /// Levenshtein distance.
-        static func distance(_ a: String, _ b: String) -> Int {
-            let a = Array(a), b = Array(b)
-            if a.isEmpty { return b.count }
-            if b.isEmpty { return a.count }
-            var previous = Array(0...b.count)
-            for i in 1...a.count {
-                var current = [i] + Array(repeating: 0, count: b.count)
-                for j in 1...b.count {
-                    current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-                }
-                previous = current
-            }
-            return previous[b.count]
         }
     }
 
@@ -118,18 +103,19 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
         DecodingError.Context(codingPath: codingPath, debugDescription: text)
     }
 
+    /// `value` is not what `type` reads: "expected `expected`, found …".
+    func mismatch(_ type: Any.Type, _ expected: String) -> DecodingError {
+        .typeMismatch(type, context("expected \(expected), found \(value.kind)"))
+    }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .object(let object) = value else {
-            throw DecodingError.typeMismatch([String: Any].self, context("expected an object, found \(value.kind)"))
-        }
+        guard case .object(let object) = value else { throw mismatch([String: Any].self, "an object") }
         tracker.register(codingPath, keys: Array(object.keys))
         return KeyedDecodingContainer(KeyedContainer<Key>(object: object, codingPath: codingPath, tracker: tracker))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard case .array(let array) = value else {
-            throw DecodingError.typeMismatch([Any].self, context("expected an array, found \(value.kind)"))
-        }
+        guard case .array(let array) = value else { throw mismatch([Any].self, "an array") }
         return UnkeyedContainer(array: array, codingPath: codingPath, tracker: tracker)
     }
 
@@ -138,23 +124,17 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
     func decodeNil() -> Bool { value == .null }
 
     func decode(_ type: Bool.Type) throws -> Bool {
-        guard case .bool(let flag) = value else {
-            throw DecodingError.typeMismatch(type, context("expected true or false, found \(value.kind)"))
-        }
+        guard case .bool(let flag) = value else { throw mismatch(type, "true or false") }
         return flag
     }
 
     func decode(_ type: String.Type) throws -> String {
-        guard case .string(let text) = value else {
-            throw DecodingError.typeMismatch(type, context("expected a string, found \(value.kind)"))
-        }
+        guard case .string(let text) = value else { throw mismatch(type, "a string") }
         return text
     }
 
     func number() throws -> Double {
-        guard case .number(let number) = value else {
-            throw DecodingError.typeMismatch(Double.self, context("expected a number, found \(value.kind)"))
-        }
+        guard case .number(let number) = value else { throw mismatch(Double.self, "a number") }
         return number
     }
 
@@ -162,11 +142,8 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
     func decode(_ type: Float.Type) throws -> Float { Float(try number()) }
 
     func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
-        guard case .number(let number) = value else {
-            throw DecodingError.typeMismatch(type, context("expected an integer, found \(value.kind)"))
-        }
-        guard number == number.rounded(), let whole = I(exactly: number) else {
-            throw DecodingError.typeMismatch(type, context("expected an integer, found \(JSONValue.number(number).kind)"))
+        guard case .number(let number) = value, number == number.rounded(), let whole = I(exactly: number) else {
+            throw mismatch(type, "an integer")
         }
         return whole
     }
@@ -187,8 +164,11 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
         do {
             return try T(from: self)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == codingPath.count {
-            // An enum given a value it does not have: name the allowed ones.
-            if let allowed = allowedValues(T.self), case .string(let text) = value {
+            // An enum given a value it does not have: name the allowed ones, unless the type's own
+            // message does (parse's formats are the list in `userInfo`, not `allCases`).
+            if !context.debugDescription.contains(" is not allowed; "), let allowed = allowedValues(T.self),
+                case .string(let text) = value
+            {
                 throw DecodingError.dataCorrupted(
                     self.context(
                         "'\(text)' is not allowed; expected one of \(allowed.joined(separator: ", "))"))
@@ -262,12 +242,6 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     let tracker: KeyTracker
     var currentIndex = 0
 
-    init(array: [JSONValue], codingPath: [any CodingKey], tracker: KeyTracker) {
-        self.array = array
-        self.codingPath = codingPath
-        self.tracker = tracker
-    }
-
     var count: Int? { array.count }
     var isAtEnd: Bool { currentIndex >= array.count }
 
@@ -304,8 +278,7 @@ extension JSONValue {
         switch self {
         case .null: "null"
         case .bool(let flag): "\(flag)"
-        case .number(let number):
-            number == number.rounded() && abs(number) < 1e15 ? "\(Int(number))" : "\(number)"
+        case .number: text
         case .string(let text): "the string \"\(text.prefix(40))\""
         case .array: "an array"
         case .object: "an object"

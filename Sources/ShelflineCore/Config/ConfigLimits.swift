@@ -49,12 +49,6 @@ public enum ConfigLimits {
         "askAgainAfterMinutes": Range(minimum: 0, maximum: 525_600),
     ]
 
-    /// Checks every bounded top-level number present in the parsed file. Stage parameters'
-    /// ranges are their types' own (`StageParameters.ranges`), checked where they are decoded.
-    public static func check(_ config: JSONValue, path: String) throws {
-        try check(config, ranges: topLevel, keyPrefix: nil, path: path)
-    }
-
     /// Checks every number of `object` bounded by `ranges` (key paths inside it), naming it
     /// `keyPrefix.key`.
     public static func check(_ object: JSONValue, ranges: [String: Range], keyPrefix: String?, path: String) throws {

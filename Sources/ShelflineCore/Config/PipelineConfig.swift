@@ -95,9 +95,14 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(path: path, key: "(file)", expected: "a readable JSON file")
         }
-        let value = try decode(JSONValue.self, from: data, path: path, keyPrefix: nil)
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch let error as DecodingError {
+            throw configError(error, path: path, keyPrefix: nil)
+        }
         guard case .object = value else { throw ConfigError(path: path, key: "(top level)", expected: "expected an object") }
-        try ConfigLimits.check(value, path: path)
+        try ConfigLimits.check(value, ranges: ConfigLimits.topLevel, keyPrefix: nil, path: path)
         let config = try decode(PipelineConfig.self, from: value, path: path, keyPrefix: nil)
         try config.validate(path: path)
         return config
@@ -137,8 +142,7 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
                     path: path, key: "stages[\(index)].name",
                     expected: "stages in order \(StageName.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            if case .object = stage.parameters {
-            } else {
+            guard case .object = stage.parameters else {
                 throw ConfigError(path: path, key: "stages[\(index)].parameters", expected: "an object")
             }
             seen.append(stage.name)
@@ -150,17 +154,6 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     public static func section<T: Decodable>(_ type: T.Type, _ value: JSONValue?, key: String, path: String) throws -> T? {
         guard let value else { return nil }
         return try decode(type, from: value, path: path, keyPrefix: key)
-    }
-
-    /// Decodes JSON, turning decoding errors into a `ConfigError` that names the key and what was expected.
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, path: String, keyPrefix: String?) throws -> T {
-        let value: JSONValue
-        do {
-            value = try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch let error as DecodingError {
-            throw configError(error, path: path, keyPrefix: keyPrefix)
-        }
-        return try decode(type, from: value, path: path, keyPrefix: keyPrefix)
     }
 
     /// Decodes parsed JSON strictly (`ConfigDecoder`): unknown keys, wrong types and enum values

@@ -32,11 +32,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
 
     /// Maps any error to its exit status. Errors that are not `ShelflineError` are I/O errors.
     public init(for error: any Error) {
-        if let error = error as? any ShelflineError {
-            self = error.exitStatus
-        } else {
-            self = .ioError
-        }
+        self = (error as? any ShelflineError)?.exitStatus ?? .ioError
     }
 }
 

@@ -10,16 +10,13 @@ import Foundation
 /// §2.2) that `gunzip` and `GzipReader` read as a single stream. Chunk boundaries depend only on the
 /// byte count, and libdeflate's gzip header carries no timestamp or name, so the same input always gives
 /// byte-identical output. Memory is bounded by `(inFlight + 1) × chunkSize` whatever the input size.
-public final class GzipWriter {
+public final class GzipWriter: ByteSink {
     /// Default level for intermediates between stages: speed over size.
     public static let intermediateLevel: Int32 = 1
-    /// Default level for the persistent library (merge's `libraryLevel`): 1. libdeflate on the
-    /// corpus-shaped 200,000-book library (299 MB of JSON, 1 MiB members, CPU seconds on one core /
-    /// MB): level 1 1.18 / 87.6, 2 1.58 / 85.8, 3 1.81 / 83.3, 4 1.96 / 81.3, 5 2.36 / 79.4, 6 2.80 /
-    /// 78.4. Compressing the library is most of merge's second pass, which keeps both cores busy, so
-    /// each CPU second saved there is wall time of every import: level 1 trades a library about 8 %
-    /// larger for it (the import at each level: docs/performance.md). Reading it back costs the same
-    /// at any level.
+    /// Default level for the persistent library (merge's `libraryLevel`): 1. Compressing the library
+    /// is most of merge's second pass, which keeps both cores busy, so each CPU second saved there is
+    /// wall time of every import: level 1 trades a library about 8 % larger for it (each level's
+    /// figures: docs/performance.md). Reading it back costs the same at any level.
     public static let libraryLevel: Int32 = 1
 
     private let level: Int32
@@ -65,15 +62,6 @@ public final class GzipWriter {
         slot.input.storeBytes(of: byte, toByteOffset: slot.count, as: UInt8.self)
         slot.count += 1
         if slot.count == chunkSize { submitCurrent() }
-    }
-
-    public func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { try write($0) }
-    }
-
-    public func write(_ string: String) throws {
-        var string = string
-        try string.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
     }
 
     /// Stops: waits for the chunks in flight and writes nothing more to the sink, which the caller

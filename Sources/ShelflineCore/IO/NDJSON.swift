@@ -83,7 +83,7 @@ public struct NDJSONReader<Value: Decodable> {
             do {
                 value = try decoder.decode(Value.self, from: Data(bytes))
             } catch {
-                throw FileError.corrupt(path: path, line: line, reason: "invalid record: \(Self.describe(error))")
+                throw FileError.corrupt(path: path, line: line, reason: "invalid record: \(describeDecoding(error))")
             }
             try body(value, line)
         }
@@ -95,8 +95,6 @@ public struct NDJSONReader<Value: Decodable> {
         try forEach { value, _ in values.append(value) }
         return values
     }
-
-    static func describe(_ error: any Error) -> String { describeDecoding(error) }
 }
 
 extension JSONEncoder {
@@ -130,7 +128,7 @@ public func readJSONFile<T: Decodable>(_ type: T.Type, from path: String) throws
     do {
         return try JSONDecoder().decode(T.self, from: data)
     } catch {
-        throw FileError.corrupt(path: path, line: nil, reason: "invalid JSON: \(NDJSONReader<T>.describe(error))")
+        throw FileError.corrupt(path: path, line: nil, reason: "invalid JSON: \(describeDecoding(error))")
     }
 }
 

@@ -41,9 +41,7 @@ public enum StageFiles {
                 throw FileError.missingInput(path: input, reason: "\(describe(kind)), not a regular file")
             }
         }
-        for output in outputs {
-            try refuseNonRegular(output)
-        }
+        for output in outputs { try refuseNonRegular(output) }
         var seen: [(path: String, identity: Identity, isOutput: Bool)] = []
         for (path, isOutput) in inputs.map({ ($0, false) }) + outputs.map({ ($0, true) }) {
             let identity = Identity(path)

@@ -110,10 +110,6 @@ public enum ISBN {
     }
 
     /// `B` followed by nine uppercase letters or digits, at least one a digit (`B07MNWKF2M`).
-    public static func isASIN(_ bytes: ArraySlice<UInt8>) -> Bool {
-        isASIN(bytes: bytes)
-    }
-
     static func isASIN(bytes: some Collection<UInt8>) -> Bool {
         guard bytes.count == 10, bytes.first == UInt8(ascii: "B") else { return false }
         var sawDigit = false

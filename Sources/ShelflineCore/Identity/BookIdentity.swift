@@ -192,8 +192,6 @@ public struct TitleDescriptor: Sendable, Hashable {
     private static let rangeBit: UInt32 = 1 << 30
     private static let closedBit: UInt32 = 1 << 31
 
-    public var hasSubtitle: Bool { rawValue & Self.subtitleMask != 0 }
-
     /// The subtitle's part alone (0: none): what tells a title from another of its main title
     /// besides a series marker (`Dune` and `Dune (Dune Chronicles, #1)` have the same).
     public var subtitlePart: UInt32 { rawValue & (Self.subtitleMask | Self.distinguishingBit) }

@@ -111,7 +111,7 @@ public enum BookRecordScan {
             // (null or not), so a stage re-encodes it rather than splicing a second member in.
             return Result(record: record, hasDedupe: true, hasMatch: true, hasMetadata: true)
         } catch {
-            throw FileError.corrupt(path: path, line: line, reason: "invalid record: \(NDJSONReader<BookRecord>.describe(error))")
+            throw FileError.corrupt(path: path, line: line, reason: "invalid record: \(describeDecoding(error))")
         }
     }
 
@@ -316,36 +316,19 @@ extension JSONScanner {
         !name.bytes.contains(UInt8(ascii: "\\")) && skipValue(depth: depth)
     }
 
-    /// Reads a string into `value`; false when the value is not one.
-    mutating func string(into value: inout String?) -> Bool {
-        guard let text = string() else { return false }
-        value = text
+    /// Stores a value read into `value`; false when none was read (the value is not of the type).
+    @inline(__always) static func store<Value>(_ read: Value?, in value: inout Value?) -> Bool {
+        guard let read else { return false }
+        value = read
         return true
     }
 
-    mutating func strings(into value: inout [String]?) -> Bool {
-        guard let texts = stringArray() else { return false }
-        value = texts
-        return true
-    }
-
-    mutating func stringMap(into value: inout [String: String]?) -> Bool {
-        guard let map = stringMap() else { return false }
-        value = map
-        return true
-    }
-
-    mutating func readSpans(into value: inout [ReadSpan]?) -> Bool {
-        guard let spans = BookRecordScan.readSpans(&self) else { return false }
-        value = spans
-        return true
-    }
-
-    mutating func int(into value: inout Int?) -> Bool {
-        guard let number = int() else { return false }
-        value = number
-        return true
-    }
+    /// Reads a string into `value`; false when the value is not one (and so for the others).
+    mutating func string(into value: inout String?) -> Bool { Self.store(string(), in: &value) }
+    mutating func strings(into value: inout [String]?) -> Bool { Self.store(stringArray(), in: &value) }
+    mutating func stringMap(into value: inout [String: String]?) -> Bool { Self.store(stringMap(), in: &value) }
+    mutating func readSpans(into value: inout [ReadSpan]?) -> Bool { Self.store(BookRecordScan.readSpans(&self), in: &value) }
+    mutating func int(into value: inout Int?) -> Bool { Self.store(int(), in: &value) }
 
     mutating func double(into value: inout Double?) -> Bool {
         guard let range = rawValue(depth: 1), let first = bytes[range].first,
@@ -356,11 +339,7 @@ extension JSONScanner {
         return true
     }
 
-    mutating func bool(into value: inout Bool?) -> Bool {
-        guard let flag = bool() else { return false }
-        value = flag
-        return true
-    }
+    mutating func bool(into value: inout Bool?) -> Bool { Self.store(bool(), in: &value) }
 
     mutating func bool() -> Bool? {
         if peek() == UInt8(ascii: "t") { return literal("true") ? true : nil }

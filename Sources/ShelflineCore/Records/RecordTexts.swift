@@ -105,9 +105,6 @@ public enum RecordTexts {
         return member("line").map { ($0, nil) }
     }
 
-    /// The source line a texts line names (`leadingRecord`).
-    static func leadingLine(_ bytes: UnsafeRawBufferPointer) -> Int? { leadingRecord(bytes)?.line }
-
     /// What a parse report says of its texts file.
     public struct Reference: Codable, Sendable, Equatable {
         /// The file, relative to the report's directory when it lies inside it.

@@ -12,7 +12,7 @@ import Logging
 /// Why swift-log rather than none: it is built and linked into every executable anyway (Core
 /// declares it), so using it adds no start-up memory (`shelfline-parse --version`, peak RSS, see
 /// docs/ARCHITECTURE.md) and no build step; dropping it would save only compiling its module once
-/// (about 1.4 s of CPU, debug).
+/// (docs/performance.md).
 public struct Logfmt: Sendable {
     /// Where the lines go: its handler, level and metadata.
     public var logger: Logger
