@@ -65,7 +65,7 @@ import Testing
         return (cron, january)
     }
 
-    @Test(.bug("36")) func anOlderExportImportedAgainChangesNothing() throws {
+    @Test(.bug(id: 36)) func anOlderExportImportedAgainChangesNothing() throws {
         let (cron, january) = try januaryThenJune()
         let newer = try library(cron)
         #expect(try books(cron)["Dune"]?["rating"] as? Double == 5)
@@ -87,7 +87,7 @@ import Testing
         #expect(rebuild.status == 0 && rebuild.stdout.contains("library unchanged"), "\(rebuild)")
     }
 
-    @Test(.bug("36")) func anOlderImportMergedAgainKeepsTheCellsALaterImportWrote() throws {
+    @Test(.bug(id: 36)) func anOlderImportMergedAgainKeepsTheCellsALaterImportWrote() throws {
         let (cron, january) = try januaryThenJune()
         // January's merge must run again (its manifest gone): it still comes before June.
         try FileManager.default.removeItem(atPath: cron.workspace + "/runs/\(try cron.runId(january))/.manifests/merge.json")
@@ -99,7 +99,7 @@ import Testing
         #expect((dune["reads"] as? [[String: Any]])?.count == 2, "\(dune)")
     }
 
-    @Test(.bug("36")) func aShelfTheBookHasLeftIsGone() throws {
+    @Test(.bug(id: 36)) func aShelfTheBookHasLeftIsGone() throws {
         let cron = try Cron()
         let earlier = export(
             cron, "earlier.csv",

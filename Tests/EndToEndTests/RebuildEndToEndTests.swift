@@ -51,7 +51,7 @@ import Testing
         try Data(contentsOf: URL(fileURLWithPath: cron.workspace + "/library/library.ndjson.gz"))
     }
 
-    @Test(.bug("36")) func sigtermStopsARebuildWith75AndRemovesItsScratch() throws {
+    @Test(.bug(id: 36)) func sigtermStopsARebuildWith75AndRemovesItsScratch() throws {
         let (cron, process, scratch, lock) = try rebuildWaitingForTheLock()
         let before = try library(cron)
         kill(process.processIdentifier, SIGTERM)
@@ -67,7 +67,7 @@ import Testing
         #expect(try library(cron) == before)
     }
 
-    @Test(.bug("36")) func aKilledRebuildsScratchIsRemovedByTheNextRebuild() throws {
+    @Test(.bug(id: 36)) func aKilledRebuildsScratchIsRemovedByTheNextRebuild() throws {
         let (cron, process, scratch, lock) = try rebuildWaitingForTheLock()
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -81,7 +81,7 @@ import Testing
         #expect(left.isEmpty, "\(left)")
     }
 
-    @Test(.bug("36")) func rebuildRefusesARunWhoseFilesWereEditedAndNamesIt() throws {
+    @Test(.bug(id: 36)) func rebuildRefusesARunWhoseFilesWereEditedAndNamesIt() throws {
         let cron = try Cron()
         let imported = try cron.shelfline(["run", "--csv", CronEndToEndTests.example, "--quiet"])
         #expect(imported.status == 0, "\(imported)")

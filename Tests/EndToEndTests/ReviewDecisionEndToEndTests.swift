@@ -33,7 +33,7 @@ import Testing
         return (server, csv, ["--config", configPath, "--workspace", dir.file("ws")])
     }
 
-    @Test(.bug("36")) func aDecisionARunAppliedCanBeChangedAndTheNextRunAppliesIt() async throws {
+    @Test(.bug(id: 36)) func aDecisionARunAppliedCanBeChangedAndTheNextRunAppliesIt() async throws {
         let dir = TemporaryDirectory("review-change")
         let (server, csv, common) = try await Self.kindred(in: dir)
         defer { Task { try? await server.shutdown() } }

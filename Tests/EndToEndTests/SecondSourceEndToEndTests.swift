@@ -24,7 +24,7 @@ import Testing
         var contentState: State
     }
 
-    @Test(.bug("39")) func booksOpenLibraryLacksComeFromGoogleBooksAndNeverAWrongOne() async throws {
+    @Test(.bug(id: 39)) func booksOpenLibraryLacksComeFromGoogleBooksAndNeverAWrongOne() async throws {
         let dir = TemporaryDirectory("second-source-e2e")
         let csv = dir.write("export.csv", PipelineEndToEndTests.syntheticExport(count: 6))
         // Row n: title "Book n", author "Author n", ISBN as `syntheticExport` writes it.
@@ -114,7 +114,7 @@ import Testing
 
     /// A spent quota ends Google Books for the run with one line naming it (and never the key);
     /// the rows go on to Open Library.
-    @Test(.bug("39")) func spentQuotaEndsGoogleBooksWithOneLineAndRowsGoOn() async throws {
+    @Test(.bug(id: 39)) func spentQuotaEndsGoogleBooksWithOneLineAndRowsGoOn() async throws {
         let directory = TemporaryDirectory("second-source-quota")
         let books = FakeOpenLibraryServer.numberedBooks(30)
         let records = books.keys.sorted().enumerated().map { index, isbn in
@@ -146,7 +146,7 @@ import Testing
     /// An ISBN Open Library files under another book (a reused or mistyped ISBN) sends the row on
     /// to Google Books, which has the row's book under it: matched there, not left to review. A
     /// row Google Books lacks keeps Open Library's conflict for a person to decide.
-    @Test(.bug("39")) func anISBNOpenLibraryFilesUnderAnotherBookGoesOnToGoogleBooks() async throws {
+    @Test(.bug(id: 39)) func anISBNOpenLibraryFilesUnderAnotherBookGoesOnToGoogleBooks() async throws {
         let directory = TemporaryDirectory("second-source-conflict")
         let reused = FakeOpenLibraryServer.isbn13(body: "978000000101")
         let other = FakeOpenLibraryServer.isbn13(body: "978000000202")

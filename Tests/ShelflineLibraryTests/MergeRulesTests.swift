@@ -73,7 +73,7 @@ import Testing
         #expect(merged.reads == [ReadSpan(start: "2019-04-20", end: "2019-05-01"), ReadSpan(end: "2023-01-02")])
     }
 
-    @Test(.bug("36")) func shelvesAreTheLatestExportsList() {
+    @Test(.bug(id: 36)) func shelvesAreTheLatestExportsList() {
         let existing = start(rec("Dune", by: "Frank Herbert", shelf: "to-read", shelves: ["sci-fi", "favorites", "to-read"]))
         let merged = fold(existing, [rec("Dune", by: "Frank Herbert", shelf: "read", shelves: ["book-club", "sci-fi"])])
         #expect(merged.shelf == "read")

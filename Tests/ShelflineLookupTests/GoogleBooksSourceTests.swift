@@ -40,7 +40,7 @@ import Testing
         try await OpenLibrarySourceTests.run(records, parameters: parameters, in: directory)
     }
 
-    @Test(.bug("39")) func foundByISBNFillsTheEditionFromTheVolume() async throws {
+    @Test(.bug(id: 39)) func foundByISBNFillsTheEditionFromTheVolume() async throws {
         let server = try await FakeGoogleBooksServer(volumes: [Self.schwarmVolume])
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-gb")
@@ -62,7 +62,7 @@ import Testing
         #expect(run.report.matchesBySource["googlebooks"]?.byIsbn == 1)
     }
 
-    @Test(.bug("39")) func titleSearchAsksInTitleAndInAuthorWithAtMostFortyResults() async throws {
+    @Test(.bug(id: 39)) func titleSearchAsksInTitleAndInAuthorWithAtMostFortyResults() async throws {
         let server = try await FakeGoogleBooksServer(volumes: [Self.schwarmVolume])
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-gb")
@@ -79,7 +79,7 @@ import Testing
         #expect(run.report.matchesBySource["googlebooks"]?.bySearch == 1)
     }
 
-    @Test(.bug("39")) func absentBookIsNoCandidate() async throws {
+    @Test(.bug(id: 39)) func absentBookIsNoCandidate() async throws {
         let server = try await FakeGoogleBooksServer(volumes: [])
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-gb")
@@ -92,7 +92,7 @@ import Testing
     }
 
     /// A volume found by `isbn:` that does not carry the ISBN asked for is not an ISBN match.
-    @Test(.bug("39")) func isbnAnswerWithoutTheISBNAskedForIsNoMatch() async throws {
+    @Test(.bug(id: 39)) func isbnAnswerWithoutTheISBNAskedForIsNoMatch() async throws {
         var other = Self.schwarmVolume
         other.isbn13 = LookupFixtures.isbn13("978345358201")
         let otherISBN = other.isbn13!
@@ -115,7 +115,7 @@ import Testing
 
     /// The same title by another author (and a sequel) must not be taken: every source's
     /// candidates pass the same matcher.
-    @Test(.bug("39")) func wrongBookWithTheSameTitleIsNotMatched() async throws {
+    @Test(.bug(id: 39)) func wrongBookWithTheSameTitleIsNotMatched() async throws {
         let server = try await FakeGoogleBooksServer(volumes: [
             Volume(id: "gbOther", title: "Der Schwarm", authors: ["Heinz Müller"], isbn13: LookupFixtures.isbn13("978300000001")),
             Volume(
@@ -134,7 +134,7 @@ import Testing
 
     /// 403 (daily limit) and 429 (rate limit) end the source for the run: one request, no retry,
     /// the rows go on to the next source, nothing cached.
-    @Test(.bug("39"), arguments: [403, 429])
+    @Test(.bug(id: 39), arguments: [403, 429])
     func quotaAnswerEndsTheSourceAndRowsGoOnToTheNext(_ status: Int) async throws {
         let google = try await FakeGoogleBooksServer(volumes: [Self.schwarmVolume])
         defer { Task { try? await google.shutdown() } }
@@ -166,7 +166,7 @@ import Testing
         #expect(third.report.cacheHits == 0, "a quota answer is not cached")
     }
 
-    @Test(.bug("39")) func serverErrorsAreRetried() async throws {
+    @Test(.bug(id: 39)) func serverErrorsAreRetried() async throws {
         let server = try await FakeGoogleBooksServer(volumes: [Self.schwarmVolume])
         defer { Task { try? await server.shutdown() } }
         server.fault = { number, _ in number == 1 ? .json(status: 503, "unavailable") : nil }
@@ -179,7 +179,7 @@ import Testing
     }
 
     /// A `Retry-After` is waited out on the injected clock before the retry, longer than the backoff.
-    @Test(.bug("39")) func retryAfterIsWaitedOutOnTheClock() async throws {
+    @Test(.bug(id: 39)) func retryAfterIsWaitedOutOnTheClock() async throws {
         let server = try await FakeGoogleBooksServer(volumes: [Self.schwarmVolume])
         defer { Task { try? await server.shutdown() } }
         let busy = LoopbackResponse(status: 503, headers: [("Retry-After", "7")], body: Array("busy".utf8))
@@ -195,7 +195,7 @@ import Testing
         #expect(clock.elapsed >= .seconds(7), "waited on the clock, not in real time")
     }
 
-    @Test(.bug("39")) func hugeAnswerIsCutOffAndTheRowIsNotEnriched() async throws {
+    @Test(.bug(id: 39)) func hugeAnswerIsCutOffAndTheRowIsNotEnriched() async throws {
         let server = try await FakeGoogleBooksServer(volumes: [])
         defer { Task { try? await server.shutdown() } }
         let huge = #"{"kind": "books#volumes", "totalItems": 0, "padding": ""# + String(repeating: "x", count: 100_000) + #""}"#
@@ -211,7 +211,7 @@ import Testing
         #expect(run.report.http["googlebooks"]?.oversizedResponses == 4, "two requests, two attempts each")
     }
 
-    @Test(.bug("39")) func malformedAnswerIsRetriedThenNotEnriched() async throws {
+    @Test(.bug(id: 39)) func malformedAnswerIsRetriedThenNotEnriched() async throws {
         let server = try await FakeGoogleBooksServer(volumes: [Self.schwarmVolume])
         defer { Task { try? await server.shutdown() } }
         server.fault = { _, _ in .html("<html>Service temporarily unavailable</html>") }
@@ -225,7 +225,7 @@ import Testing
         #expect(run.report.http["googlebooks"]?.malformedResponses == 4)
     }
 
-    @Test(.bug("39")) func apiKeyFromAnOwnerOnlyFileIsSentAndNeverShown() async throws {
+    @Test(.bug(id: 39)) func apiKeyFromAnOwnerOnlyFileIsSentAndNeverShown() async throws {
         let server = try await FakeGoogleBooksServer(volumes: [Self.schwarmVolume])
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-gb")
@@ -253,7 +253,7 @@ import Testing
         }
     }
 
-    @Test(.bug("39")) func plainHTTPIsRefusedExceptOnLoopback() throws {
+    @Test(.bug(id: 39)) func plainHTTPIsRefusedExceptOnLoopback() throws {
         for (url, allowed) in [
             ("http://books.example.com", false), ("https://www.googleapis.com", true), ("http://127.0.0.1:9", true),
         ] {
@@ -269,7 +269,7 @@ import Testing
 
     /// Each setting has a documented range; outside it the stage stops with exit 78 naming the key.
     @Test(
-        .bug("39"),
+        .bug(id: 39),
         arguments: [
             ("requestsPerSecond", 0.0), ("concurrency", 0), ("concurrency", 17), ("timeoutSeconds", 0), ("maxRetries", 11),
             ("maxResponseBytes", 100),

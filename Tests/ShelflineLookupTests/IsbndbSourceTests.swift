@@ -46,7 +46,7 @@ import Testing
         return String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self)
     }
 
-    @Test(.bug("39")) func foundByISBNWithTheKeyInTheAuthorizationHeader() async throws {
+    @Test(.bug(id: 39)) func foundByISBNWithTheKeyInTheAuthorizationHeader() async throws {
         let server = try await Self.server()
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-isbndb")
@@ -68,7 +68,7 @@ import Testing
         #expect(server.requests.allSatisfy { $0.headers["authorization"] ?? $0.headers["Authorization"] == "isbndb-secret-1" })
     }
 
-    @Test(.bug("39")) func withoutAKeyTheSourceIsSkippedNotAnError() async throws {
+    @Test(.bug(id: 39)) func withoutAKeyTheSourceIsSkippedNotAnError() async throws {
         let server = try await Self.server()
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-isbndb")
@@ -80,7 +80,7 @@ import Testing
     }
 
     /// Many ISBNs go out in one `POST /books`; the image is the cover.
-    @Test(.bug("39")) func manyISBNsAreAskedInOnePostWithTheImageAsCover() async throws {
+    @Test(.bug(id: 39)) func manyISBNsAreAskedInOnePostWithTheImageAsCover() async throws {
         let server = try await Self.server()
         defer { Task { try? await server.shutdown() } }
         let directory = TemporaryDirectory("lookup-isbndb")
@@ -102,7 +102,7 @@ import Testing
     }
 
     /// A quota answer (403, 429) ends ISBNdb for the run: nothing more is sent, the counters name it.
-    @Test(.bug("39"), arguments: [403, 429])
+    @Test(.bug(id: 39), arguments: [403, 429])
     func quotaAnswerEndsTheSource(_ status: Int) async throws {
         let server = try await Self.server { _ in .json(status: status, #"{"errorMessage": "quota exceeded"}"#) }
         defer { Task { try? await server.shutdown() } }

@@ -21,7 +21,7 @@ import Testing
 
     /// The schema's `sources` names and sections are the registered sources', and each section
     /// states every setting its source decodes.
-    @Test(.bug("37")) func schemaNamesEveryRegisteredSourceAndItsSettings() throws {
+    @Test(.bug(id: 37)) func schemaNamesEveryRegisteredSourceAndItsSettings() throws {
         let properties = try Self.lookupSchema()
         let items = (properties["sources"] as? [String: Any])?["items"] as? [String: Any]
         #expect(items?["enum"] as? [String] == MetadataSources.names)
@@ -37,7 +37,7 @@ import Testing
     }
 
     /// `--help` and the unknown-source message list the registered sources.
-    @Test(.bug("37")) func helpAndErrorsNameEveryRegisteredSource() throws {
+    @Test(.bug(id: 37)) func helpAndErrorsNameEveryRegisteredSource() throws {
         let help = try ExecutableRunner.run("shelfline-lookup", ["--help"])
         let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(words.contains(MetadataSources.names.joined(separator: ", ")), "\(help.stdout)")
@@ -50,7 +50,7 @@ import Testing
 
     /// `SourceShapes` (Core, where the page and merge read it) names only registered sources, each
     /// once: a shape under a misspelt name would never be used.
-    @Test(.bug("37")) func sourceShapesNameRegisteredSources() {
+    @Test(.bug(id: 37)) func sourceShapesNameRegisteredSources() {
         let names = SourceShapes.all.map(\.source)
         #expect(Set(names).count == names.count)
         #expect(names.allSatisfy(MetadataSources.names.contains), "\(names)")

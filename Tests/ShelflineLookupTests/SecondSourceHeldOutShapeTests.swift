@@ -23,7 +23,7 @@ import Testing
         var isbn: String
     }
 
-    @Test(.bug("39")) func secondSourceFillsWhatTheFirstLacksAndNeverAWrongBook() async throws {
+    @Test(.bug(id: 39)) func secondSourceFillsWhatTheFirstLacksAndNeverAWrongBook() async throws {
         let books = (0..<60).map { index in
             Book(
                 index: index, title: "Die Nacht im \(Self.word(index))", author: "Greta \(Self.word(index + 7))mann",

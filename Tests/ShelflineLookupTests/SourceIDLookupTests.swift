@@ -31,7 +31,7 @@ import Testing
         })
     }
 
-    @Test(.bug("39")) func openLibraryEditionAndWorkIdsAreAskedAsTheirRecords() async throws {
+    @Test(.bug(id: 39)) func openLibraryEditionAndWorkIdsAreAskedAsTheirRecords() async throws {
         let server = try await Self.openLibrary()
         defer { Task { try? await server.shutdown() } }
         var parameters = OpenLibraryParameters()
@@ -54,7 +54,7 @@ import Testing
             ], "one request per id of the right shape, and per author a found record names; no other is sent")
     }
 
-    @Test(.bug("39")) func catalogFindsEditionsByTheirKey() async throws {
+    @Test(.bug(id: 39)) func catalogFindsEditionsByTheirKey() async throws {
         let directory = TemporaryDirectory("lookup-ids")
         let index = try CatalogIndex.open(
             dumps: LookupFixtures.sampleCatalog, cacheDirectory: directory.file("cache"), log: Logfmt(quiet: true))
@@ -65,7 +65,7 @@ import Testing
         #expect(found["OL920002M"]?.editionKey == "/books/OL920002M")
     }
 
-    @Test(.bug("39")) func googleBooksVolumeIdIsAskedAsTheVolumeWithItsCoverOverHTTPS() async throws {
+    @Test(.bug(id: 39)) func googleBooksVolumeIdIsAskedAsTheVolumeWithItsCoverOverHTTPS() async throws {
         let volume = FakeGoogleBooksServer.Volume(
             id: "zyTCAlFPjgYC", title: "Der Schwarm", authors: ["Frank Schätzing"], isbn13: "9783453582002")
         let server = try await FakeGoogleBooksServer(volumes: [volume])

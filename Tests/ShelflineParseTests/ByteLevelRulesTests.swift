@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test(
-        .bug("41"),
+        .bug(id: 41),
         arguments: [
             ([0x61, 0xC3, 0x2C, 0xA9, 0x62], 2),  // é split by the delimiter: both halves are invalid
             ([0x78, 0x2C, 0xF0, 0x9F, 0x2C, 0x98, 0x80], 2),  // an emoji split likewise
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test(
-        .bug("41"),
+        .bug(id: 41),
         arguments: [
             "2022/08/06", " 2022/08/06 ", "2020/01/01 12:00, 2021/02/02", "2024-03-01T13:01:12.937, 2023/05/23",
             "2023/05/23-2023/06/07", "2021/01/02, 2023/05/23-2023/06/07", "10/25/2020", "2020/02/30", "soon", "",
@@ -43,7 +43,7 @@ import Testing
         #expect(text.withUTF8 { ExportDate.reads(bytes: $0) } == ExportDate.reads(cell))
     }
 
-    @Test(.bug("41")) func readsEveryDateOfAListWhoseFirstHasATime() {
+    @Test(.bug(id: 41)) func readsEveryDateOfAListWhoseFirstHasATime() {
         var cell = "2020/01/01 12:00, 2021/02/02"
         #expect(
             cell.withUTF8 { ExportDate.reads(bytes: $0) } == [
@@ -51,13 +51,13 @@ import Testing
             ])
     }
 
-    @Test(.bug("41"), arguments: ["Amy \t  Wallace", "\u{0B}A\u{0C} B\r\nC ", "  x  ", "Ann  Leckie", "a\u{85}  b", "  "])
+    @Test(.bug(id: 41), arguments: ["Amy \t  Wallace", "\u{0B}A\u{0C} B\r\nC ", "  x  ", "Ann  Leckie", "a\u{85}  b", "  "])
     func collapsesNamesAsCharacterRulesDo(_ name: String) {
         #expect(PersonName.collapse(name) == name.split(whereSeparator: \.isWhitespace).joined(separator: " "))
     }
 
     @Test(
-        .bug("41"),
+        .bug(id: 41),
         arguments: [
             ("14200135X", IdentifierCell.isbn10("014200135X")),  // zero restored before an X
             ("42001356X", .invalid("42001356X")),  // padded, the check fails

@@ -5,7 +5,7 @@ import Testing
 /// (`ContinuousIntegration`): before it, some tests failed only when `CI` was exactly `true`.
 @Suite struct ContinuousIntegrationTests {
     @Test(
-        .bug("42"),
+        .bug(id: 42),
         arguments: [
             ("true", true), ("TRUE", true), ("1", true), ("yes", true), ("Yes", true), ("woodpecker", true),
             ("", false), ("0", false), ("false", false), ("False", false), ("no", false),
@@ -14,7 +14,7 @@ import Testing
         #expect(ContinuousIntegration.isRunning(environment: ["CI": value]) == underCI)
     }
 
-    @Test(.bug("42")) func noCIVariableIsNotUnderCI() {
+    @Test(.bug(id: 42)) func noCIVariableIsNotUnderCI() {
         #expect(!ContinuousIntegration.isRunning(environment: ["PATH": "/usr/bin"]))
     }
 }

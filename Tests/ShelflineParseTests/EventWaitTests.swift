@@ -6,7 +6,7 @@ import Testing
 /// `waitUntil` (TestSupport/Polling.swift) wakes on events, not on a timer (issue 42 item 4): a
 /// file another process writes deep under a watched directory, or `TestEvent.post()`.
 @Suite(.offCooperativePool) struct EventWaitTests {
-    @Test(.bug("42")) func aFileAnotherProcessWritesInANewSubdirectoryEndsTheWait() throws {
+    @Test(.bug(id: 42)) func aFileAnotherProcessWritesInANewSubdirectoryEndsTheWait() throws {
         let temp = TemporaryDirectory("event-wait")
         let target = temp.file("a/b/done")
         let writer = Process()
@@ -28,7 +28,7 @@ import Testing
         #expect(seen, "the file never appeared")
     }
 
-    @Test(.bug("42")) func aPostedEventEndsTheWait() {
+    @Test(.bug(id: 42)) func aPostedEventEndsTheWait() {
         let flag = Flag()
         let seen = waitUntil {
             if !flag.isStarted {

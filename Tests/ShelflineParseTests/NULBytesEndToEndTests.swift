@@ -56,7 +56,7 @@ import Testing
         return books
     }
 
-    @Test(.bug("36")) func anExportWithNULBytesRoundTripsAndNoExportWritesOne() throws {
+    @Test(.bug(id: 36)) func anExportWithNULBytesRoundTripsAndNoExportWritesOne() throws {
         let (csv, lastLine) = try Self.exportWithNULs()
         let input = temp.write("nul.csv", bytes: csv)
         let first = try run(["run", "--csv", input, "--workspace", temp.file("ws")])
@@ -85,7 +85,7 @@ import Testing
     }
 
     /// A library written before NULs were dropped can hold one: the export still writes none.
-    @Test(.bug("36")) func anExportOfALibraryHoldingANULWritesNone() throws {
+    @Test(.bug(id: 36)) func anExportOfALibraryHoldingANULWritesNone() throws {
         let first = try run(["run", "--csv", Self.example, "--workspace", temp.file("ws")])
         try #require(first.status == 0, "\(first)")
         let library = temp.file("ws/library/library.ndjson.gz")
@@ -128,7 +128,7 @@ import Testing
         .init(name: "only NULs", bytes: { _, _ in [UInt8](repeating: 0, count: 4096) }, kind: "control bytes"),
     ]
 
-    @Test(.bug("36"), arguments: binaryInputs)
+    @Test(.bug(id: 36), arguments: binaryInputs)
     func aFileThatStartsAsBinaryIsRefusedNamingItsKind(_ example: BinaryInput) throws {
         let csv = Array(try String(contentsOfFile: Self.example, encoding: .utf8).utf8)
         let input = temp.write("input.csv", bytes: try example.bytes(csv, temp))

@@ -43,7 +43,7 @@ import Testing
 
     /// docs/parse.md: "a run whose texts file is gone or changed runs parse again"; parse writes
     /// it back as it was, so nothing after parse runs and the library is untouched.
-    @Test(.bug("42"), arguments: changes)
+    @Test(.bug(id: 42), arguments: changes)
     func aChangedTextsFileRerunsParseAlone(_ change: Change) throws {
         let (arguments, workspace) = try importExample()
         let texts = workspace + "/runs/latest/texts.ndjson.gz"
@@ -113,7 +113,7 @@ import Testing
     /// Merge run by hand with one parse's records and another parse's report (whose texts file
     /// that report names rightly, with reviews on the same source lines and as many rows): 65
     /// naming the texts file, the library untouched; with its own report the same records merge.
-    @Test(.bug("36"), arguments: otherExports)
+    @Test(.bug(id: 36), arguments: otherExports)
     func mergeRefusesTheTextsOfAnotherParseWhoseLinesCoincide(_ other: OtherExport) throws {
         let example = try String(contentsOfFile: Self.example, encoding: .utf8)
         let changed = other.make(example)

@@ -160,7 +160,7 @@ import Testing
 
     /// The page reads `review.json` with merge's own type: a file in any other shape is no guess
     /// but an error naming it (render's 65), and the page is not written.
-    @Test(.bug("37")) func reviewFileNotAsMergeWritesItIsAnErrorNamingIt() throws {
+    @Test(.bug(id: 37)) func reviewFileNotAsMergeWritesItIsAnErrorNamingIt() throws {
         let temp = TemporaryDirectory("render-report-review-shape")
         let run = try Self.finishedRun(temp, review: Self.review)
         temp.write("run/review.json", #"{"rows": [{"line": 17, "title": "Dune", "candidates": []}]}"#)
@@ -174,7 +174,7 @@ import Testing
 
     /// Issue 39: when more than one metadata source matched, the page lists each source's matches
     /// by ISBN and by search, most first; with one source it shows no such table.
-    @Test(.bug("39")) func reportListsMatchesPerSourceWhenSeveralMatched() throws {
+    @Test(.bug(id: 39)) func reportListsMatchesPerSourceWhenSeveralMatched() throws {
         let temp = TemporaryDirectory("render-report-sources")
         let run = try Self.finishedRun(temp, review: Self.review)
         var merge = Fixtures.mergeReport(

@@ -7,7 +7,7 @@ import Testing
 
 /// Issue 39: the import Live Activity's end says how many books each metadata source matched.
 extension ImportActivityTests {
-    @Test(.bug("39")) func activityEndCarriesMatchesPerSourceWhenSeveralMatched() throws {
+    @Test(.bug(id: 39)) func activityEndCarriesMatchesPerSourceWhenSeveralMatched() throws {
         let temp = TemporaryDirectory("render-sources")
         let renderer = ImportActivityRenderer(workspace: Workspace(root: temp.file("ws")), files: .pipelineDefaults)
         /// The end snapshot of a finished run whose matches came from `isbn` and `search` by source.

@@ -9,7 +9,7 @@ import Testing
 /// not from a table of its own.
 @Suite struct StageListActivityTests {
     /// Each stage's words, from where the earlier stages' shares end: the shipped bar.
-    @Test(.bug("37")) func eachStageShowsItsWordsWhereTheEarlierSharesEnd() {
+    @Test(.bug(id: 37)) func eachStageShowsItsWordsWhereTheEarlierSharesEnd() {
         var status = ImportRunStatus(runDirectory: "/run", files: .pipelineDefaults)
         var steps: [String] = []
         var fractions: [Double] = []
@@ -26,7 +26,7 @@ import Testing
 
     /// Another list (shares moved from lookup to dedupe) moves the bar with it; the running stage's
     /// progress file moves it across that stage's share.
-    @Test(.bug("37")) func theBarFollowsTheListsShares() {
+    @Test(.bug(id: 37)) func theBarFollowsTheListsShares() {
         var stages = Stage.pipeline
         stages[1].activity.share = 0.15
         stages[2].activity.share = 0.75
@@ -40,7 +40,7 @@ import Testing
 
     /// A stage's part of the bar is its share of all the shares: a stage added with its own share
     /// (here as large as all the others') makes room without the others' entries changing.
-    @Test(.bug("37")) func aStageAddedMakesRoomWithoutEditingTheOthers() {
+    @Test(.bug(id: 37)) func aStageAddedMakesRoomWithoutEditingTheOthers() {
         var stages = Stage.pipeline
         var added = Stage.pipeline[2]
         added.activity.share = 1
