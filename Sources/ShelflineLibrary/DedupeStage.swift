@@ -24,20 +24,13 @@ public struct DedupeReport: Codable, Sendable, Equatable {
 extension DedupeMark {
     /// Appends the mark as JSON with sorted keys (the same bytes `JSONEncoder.shelfline` writes).
     func appendJSON(to line: inout [UInt8]) {
-        line.append(contentsOf: "{".utf8)
-        if let bookId { line.append(contentsOf: "\"bookId\":\"\(bookId)\",".utf8) }
-        if let firstLine { line.append(contentsOf: "\"firstLine\":\(firstLine),".utf8) }
-        line.append(contentsOf: "\"key\":".utf8)
-        appendJSONString(key, to: &line)
-        line.append(contentsOf: ",\"status\":\"\(status.rawValue)\"}".utf8)
+        var writer = JSONObjectWriter(out: take(&line))
+        writer.string("bookId", bookId)
+        writer.int("firstLine", firstLine)
+        writer.string("key", key)
+        writer.string("status", status.rawValue)
+        line = writer.finish()
     }
-}
-
-/// Appends a JSON string literal escaped exactly as `JSONEncoder` does (the project's one escaper,
-/// `JSONString` in Core), so hand-written lines match its bytes.
-@inline(__always)
-func appendJSONString(_ text: String, to line: inout [UInt8]) {
-    JSONString.append(text, to: &line)
 }
 
 /// `shelfline-dedupe`: marks every record `new`, `duplicateInFile` or `inLibrary` (never drops one).
@@ -62,7 +55,7 @@ public enum DedupeStage {
         guard first.needsISBNTitles else { return first.report }
         // A row joined a book by title that a later row with an ISBN showed to be another: the
         // file again, with what its ISBNs' rows say known from the first row.
-        let titles = try ISBNTitles.learn(from: input, parameters: parameters)
+        let titles = try ISBNTitles.learn(from: [input], parameters: parameters)
         return try pass(
             input: input, output: output, workspace: workspace, parameters: parameters,
             titles: titles, cancellation: cancellation

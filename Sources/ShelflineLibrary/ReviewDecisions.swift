@@ -37,11 +37,7 @@ public struct ReviewDecisions: Codable, Sendable, Equatable {
 
     /// Decisions keyed by book id bits.
     public var byBook: [UInt64: ReviewDecision] {
-        var result: [UInt64: ReviewDecision] = [:]
-        for decision in decisions {
-            if let id = BookKeys.idBits(decision.bookId) { result[id] = decision }
-        }
-        return result
+        Dictionary(decisions.compactMap { decision in BookKeys.idBits(decision.bookId).map { ($0, decision) } }) { $1 }
     }
 
     /// Records `decision`, replacing an earlier one for the same book.
