@@ -13,8 +13,8 @@ public struct DedupeParameters: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        titleAuthorKeys = try container.decodeIfPresent(Bool.self, forKey: .titleAuthorKeys) ?? true
-        stripSubtitle = try container.decodeIfPresent(Bool.self, forKey: .stripSubtitle) ?? true
+        titleAuthorKeys = try container.decodeIfPresent(Bool.self, forKey: .titleAuthorKeys) ?? titleAuthorKeys
+        stripSubtitle = try container.decodeIfPresent(Bool.self, forKey: .stripSubtitle) ?? stripSubtitle
     }
 }
 

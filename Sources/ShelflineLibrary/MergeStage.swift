@@ -20,9 +20,10 @@ public struct MergeParameters: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        buckets = try container.decodeIfPresent(Int.self, forKey: .buckets) ?? 256
-        libraryLevel = try container.decodeIfPresent(Int.self, forKey: .libraryLevel) ?? Int(GzipWriter.libraryLevel)
-        failedRowsIncludeNotEnriched = try container.decodeIfPresent(Bool.self, forKey: .failedRowsIncludeNotEnriched) ?? true
+        buckets = try container.decodeIfPresent(Int.self, forKey: .buckets) ?? buckets
+        libraryLevel = try container.decodeIfPresent(Int.self, forKey: .libraryLevel) ?? libraryLevel
+        failedRowsIncludeNotEnriched =
+            try container.decodeIfPresent(Bool.self, forKey: .failedRowsIncludeNotEnriched) ?? failedRowsIncludeNotEnriched
     }
 
     /// What a range cannot state (the ranges: `ranges`, in LibraryStageContract.swift); errors name the key.
@@ -218,18 +219,16 @@ public enum MergeStage {
                                 fallbackText: [record.title, record.author ?? "", record.isbn13 ?? ""].joined(separator: " | "),
                                 bookId: resolution.bookId))
                     }
-                    let bookId = BookKeys.idString(resolution.bookId)
+                    let bookId = BookKeys.idString(resolution.bookId), candidates = record.match?.candidates ?? []
+                    func item() -> ReviewItem {
+                        ReviewItem(
+                            line: record.line, bookId: bookId, title: record.title, author: record.author,
+                            isbn13: record.isbn13, candidates: candidates)
+                    }
                     if status == .needsReview {
-                        try review.appendItem(
-                            ReviewItem(
-                                line: record.line, bookId: bookId, title: record.title, author: record.author,
-                                isbn13: record.isbn13, candidates: record.match?.candidates ?? []),
-                            book: resolution.bookId)
-                    } else if status == .notEnriched, let candidates = record.match?.candidates, !candidates.isEmpty {
-                        try review.appendRuledOut(
-                            ReviewItem(
-                                line: record.line, bookId: bookId, title: record.title,
-                                author: record.author, isbn13: record.isbn13, candidates: candidates))
+                        try review.appendItem(item(), book: resolution.bookId)
+                    } else if status == .notEnriched, !candidates.isEmpty {
+                        try review.appendRuledOut(item())
                     }
                     try appendLedger(
                         LedgerEntry(

@@ -9,12 +9,10 @@ import ShelflineReports
 /// review.json's items, encoded as merge's first pass meets them and spooled to scratch files, then
 /// streamed into review.json once the fold says which books are still flagged.
 ///
-/// Why: merge kept every `needsReview` row as a `ReviewItem` until the end and then encoded the
-/// whole `ReviewList` with `JSONEncoder`, whose tree of the list held several times the file's
-/// bytes at once. On bench/library's records (5 % needsReview) that was merge's peak at 2,000,000
-/// rows: 382 MB against 217 MB for the first pass (the file is 61 MB). The bytes written are the
-/// same: each item is encoded by `JSONEncoder.shelflinePretty` alone and indented to its place
-/// in the list, the list's own lines are taken from the encoder too (`ReviewList` without items).
+/// Why: encoding the whole `ReviewList` with `JSONEncoder` at the end held every item and a tree
+/// of several times the file's bytes at once, merge's peak (docs/performance.md). The bytes written
+/// are the same: each item is encoded by `JSONEncoder.shelflinePretty` alone and indented to its
+/// place in the list, the list's own lines are taken from the encoder too (`ReviewList` without items).
 final class ReviewSpool {
     private let items: ScratchWriter
     private let ruledOut: ScratchWriter
