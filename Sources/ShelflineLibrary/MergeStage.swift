@@ -401,28 +401,13 @@ public enum MergeStage {
         }
         defer { loader.stop() }
 
-        func loadNext() throws {
-            if let cancellation, cancellation.isCancelled {
-                throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
-            }
-            // The loader hands out one bucket per index, in order.
-            let bucket = try loader.next()!
-            pending = bucket.existing
-            created = bucket.created
-            newIndex = 0
-        }
-
-        func note(_ book: LibraryBook, id: UInt64, entries: [BucketFile.Entry]) {
-            if book.needsReview == true { flagged.append(id) }
-            if book.isEnriched && entries.contains(where: \.notEnriched) { enrichedAnyway.append(id) }
-        }
-
         func fold(_ original: LibraryBook, id: UInt64, entries: [BucketFile.Entry]) -> LibraryBook {
             let book = foldBook(
                 original, id: id, entries: entries, decision: decisions[id], importId: importId,
                 laterImports: laterImports)
             progress?.advance(by: entries.count, counts: { counts }, title: book.title)
-            note(book, id: id, entries: entries)
+            if book.needsReview == true { flagged.append(id) }
+            if book.isEnriched && entries.contains(where: \.notEnriched) { enrichedAnyway.append(id) }
             return book
         }
 
@@ -443,7 +428,15 @@ public enum MergeStage {
             while current < target {
                 if current >= 0 { try emitNew(before: nil) }
                 current += 1
-                if current < paths.count { try loadNext() }
+                guard current < paths.count else { continue }
+                if let cancellation, cancellation.isCancelled {
+                    throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
+                }
+                // The loader hands out one bucket per index, in order.
+                let bucket = try loader.next()!
+                pending = bucket.existing
+                created = bucket.created
+                newIndex = 0
             }
         }
 
