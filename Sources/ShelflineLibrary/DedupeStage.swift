@@ -14,11 +14,6 @@ public struct DedupeReport: Codable, Sendable, Equatable {
     /// Rows several books could be by title (one main title and author, other subtitles): each
     /// became a book of its own rather than a guess (docs/library.md).
     public var ambiguousTitle = 0
-
-    public init(input: String, output: String) {
-        self.input = input
-        self.output = output
-    }
 }
 
 extension DedupeMark {

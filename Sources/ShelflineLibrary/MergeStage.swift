@@ -49,21 +49,6 @@ public struct MergeRequest: Sendable {
     public var importId: String?
     /// Progress JSON to keep current while merging (`StageProgress`), or nil.
     public var progress: String?
-
-    public init(
-        records: String, parseReport: String, rejects: String?, report: String, ledger: String, review: String,
-        failedRows: String, importId: String?, progress: String? = nil
-    ) {
-        self.progress = progress
-        self.records = records
-        self.parseReport = parseReport
-        self.rejects = rejects
-        self.report = report
-        self.ledger = ledger
-        self.review = review
-        self.failedRows = failedRows
-        self.importId = importId
-    }
 }
 
 /// One line of the per-row ledger: where a source row went.
@@ -93,20 +78,9 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
         writer.string("reason", reason)
         out = writer.finish()
     }
+}
 
-    public init(
-        line: Int, outcome: Outcome, bookId: String? = nil, firstLine: Int? = nil, key: String? = nil,
-        match: MatchStatus? = nil, reason: String? = nil
-    ) {
-        self.line = line
-        self.outcome = outcome
-        self.bookId = bookId
-        self.firstLine = firstLine
-        self.key = key
-        self.match = match
-        self.reason = reason
-    }
-
+extension LedgerEntry {
     /// The entry of a row parse did not import: skipped when its source said so, else rejected.
     init(notImported row: RejectedRow) {
         self.init(line: row.line, outcome: row.skipped == true ? .skipped : .rejected, reason: row.reason)

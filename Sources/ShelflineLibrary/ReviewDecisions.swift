@@ -12,22 +12,12 @@ public struct ReviewDecision: Codable, Sendable, Equatable {
     /// Where the decision was made: the import and source line of the listed row.
     public var importId: String
     public var line: Int
-
-    public init(bookId: String, action: Action, candidate: MatchCandidate?, importId: String, line: Int) {
-        self.bookId = bookId
-        self.action = action
-        self.candidate = candidate
-        self.importId = importId
-        self.line = line
-    }
 }
 
 /// The decisions file (`Workspace.decisionsFile`): one decision per book, sorted by book id.
 /// Merge applies every decision on every run (idempotently), so decisions survive re-imports.
 public struct ReviewDecisions: Codable, Sendable, Equatable {
-    public var decisions: [ReviewDecision]
-
-    public init(decisions: [ReviewDecision] = []) { self.decisions = decisions }
+    public var decisions: [ReviewDecision] = []
 
     /// Reads the decisions file; a missing file is no decisions.
     public static func load(workspace: Workspace) throws -> ReviewDecisions {
