@@ -33,12 +33,6 @@ extension DedupeMark {
 /// Only the identity fields are decoded (`BookRecordScan`); the mark is spliced into the record's
 /// JSON line, so the rest of the record passes through byte for byte.
 public enum DedupeStage {
-    /// The directory `output` will be written in, for the stage's scratch file.
-    static func directory(of output: String) -> String {
-        let directory = (output as NSString).deletingLastPathComponent
-        return directory.isEmpty ? "." : directory
-    }
-
     static func run(
         input: String, output: String, workspace: Workspace,
         parameters: DedupeParameters = DedupeParameters(),
@@ -65,8 +59,10 @@ public enum DedupeStage {
         titles: ISBNTitles?, cancellation: CancellationFlag?
     ) throws -> (report: DedupeReport, needsISBNTitles: Bool) {
         var resolver: KeyResolver
+        // The scratch file goes in the directory `output` will be written in.
+        let directory = (output as NSString).deletingLastPathComponent
         do {
-            resolver = try KeyResolver(parameters: parameters, scratchDirectory: Self.directory(of: output))
+            resolver = try KeyResolver(parameters: parameters, scratchDirectory: directory.isEmpty ? "." : directory)
         } catch FileError.cannotCreate(_, let reason) {
             // The scratch file goes where the output will: its failure is the output's.
             throw FileError.cannotCreate(path: output, reason: reason)

@@ -137,8 +137,7 @@ public enum MergeStage {
         // `isbnTitles` given (rebuild: what every stored import says): with them, in one pass.
         var titles = isbnTitles
         var resolver: KeyResolver, scan: LibraryFile.Scan, buckets: [BucketFile], ledger: NDJSONWriter<LedgerEntry>
-        var enrichment: EnrichmentCounts, review: ReviewSpool
-        var notEnriched: FailedRowSpool
+        var enrichment: EnrichmentCounts, review: ReviewSpool, notEnriched: FailedRowSpool
         // The records' reviews and notes, when parse wrote them apart (`RecordTexts`).
         let textsPath = parse.texts?.path(reportPath: request.parseReport)
         var again = false

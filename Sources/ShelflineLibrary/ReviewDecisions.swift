@@ -99,15 +99,12 @@ public struct ReviewDesk {
         guard let item = rows.first(where: { $0.line == row }) else {
             throw LibraryError.unknownReviewRow(path: runDirectory + "/review.json", row: row, rows: rows.map(\.line).sorted())
         }
-        var chosen: MatchCandidate?
-        if let candidate {
-            if let number = Int(candidate), number >= 1, number <= item.candidates.count {
-                chosen = item.candidates[number - 1]
-            } else if let match = item.candidates.first(where: { $0.key == candidate }) {
-                chosen = match
-            } else {
+        let chosen = try candidate.map { candidate in
+            if let number = Int(candidate), number >= 1, number <= item.candidates.count { return item.candidates[number - 1] }
+            guard let match = item.candidates.first(where: { $0.key == candidate }) else {
                 throw LibraryError.unknownCandidate(row: row, candidate: candidate, count: item.candidates.count)
             }
+            return match
         }
         let decision = ReviewDecision(
             bookId: item.bookId, action: chosen == nil ? .reject : .accept, candidate: chosen,

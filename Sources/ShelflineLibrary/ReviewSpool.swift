@@ -93,7 +93,11 @@ final class ReviewSpool {
                 try file.write(",\n  \"ruledOut\" : ")
                 try copy(ruledOut.path, to: file, emptyList: emptyList, keep: { _ in true })
             }
-            if listed < itemCount, try contains(items.path, where: { !keep($0) && settled($0) }) {
+            var anySettled = false
+            if listed < itemCount {
+                try forEachEntry(items.path) { id, _ in anySettled = anySettled || (!keep(id) && settled(id)) }
+            }
+            if anySettled {
                 try file.write(",\n  \"settled\" : ")
                 try copy(items.path, to: file, emptyList: emptyList, keep: { !keep($0) && settled($0) })
             }
@@ -104,15 +108,6 @@ final class ReviewSpool {
             file.abandon()
             throw error
         }
-    }
-
-    /// Whether a spool file holds an entry whose book `test` says.
-    private func contains(_ spool: String, where test: (UInt64) -> Bool) throws -> Bool {
-        var found = false
-        try forEachEntry(spool) { id, _ in
-            if test(id) { found = true }
-        }
-        return found
     }
 
     /// Streams the kept entries of a spool file into `file` as a list.
