@@ -450,14 +450,12 @@ public enum BookMerger {
     }
 
     static func maxOptional<T: Comparable>(_ a: T?, _ b: T?) -> T? {
-        guard let a else { return b }
-        guard let b else { return a }
+        guard let a, let b else { return a ?? b }
         return max(a, b)
     }
 
     static func minOptional<T: Comparable>(_ a: T?, _ b: T?) -> T? {
-        guard let a else { return b }
-        guard let b else { return a }
+        guard let a, let b else { return a ?? b }
         return min(a, b)
     }
 
