@@ -103,25 +103,31 @@ public enum BookMerger {
         }
         let kept = laterImports.isEmpty ? [] : writtenByLater(book.provenance, laterImports)
 
+        /// A field whose new value the rules computed: noted as changed when it differs.
+        func update<T: Equatable>(_ slot: inout T, _ field: ChangedFields.Field, _ value: T) {
+            guard slot != value else { return }
+            slot = value
+            changed.insert(field)
+        }
+
         /// A bibliographic field from the export: fills a gap, or replaces what only metadata supplied.
         func fill<T: Equatable>(_ slot: inout T?, _ field: ChangedFields.Field, _ value: T?, metadataFields: inout [String]?) {
             guard let value else { return }
             let fromMetadata = metadataFields?.contains(field.name) ?? false
             guard slot == nil || fromMetadata else { return }
-            if slot != value { slot = value; changed.insert(field) }
+            update(&slot, field, value)
             if fromMetadata { removeMetadataField(field.name, from: &metadataFields); changed.insert(.metadataFields) }
         }
 
         /// A field the export's value replaces, unless a later import wrote it.
         func replace<T: Equatable>(_ slot: inout T?, _ field: ChangedFields.Field, _ value: T?) {
-            guard let value, slot != value, !kept.contains(field) else { return }
-            slot = value
-            changed.insert(field)
+            guard let value, !kept.contains(field) else { return }
+            update(&slot, field, value)
         }
 
         // Keys
         let keys = book.keys.isEmpty && isSortedSet(grantedKeys) ? grantedKeys : Set(book.keys).union(grantedKeys).sorted()
-        if keys != book.keys { book.keys = keys; changed.insert(.keys) }
+        update(&book.keys, .keys, keys)
 
         // The title as the exports will write it, before this import's series fills.
         let writtenTitle = existing.map(ExportCells.title) ?? incoming.title
@@ -134,8 +140,7 @@ public enum BookMerger {
         fill(&book.isbn13, .isbn13, incoming.isbn13, metadataFields: &book.metadataFields)
         fill(&book.isbn10, .isbn10, incoming.isbn10, metadataFields: &book.metadataFields)
         fill(&book.asin, .asin, incoming.asin, metadataFields: &book.metadataFields)
-        let identifiers = unionIdentifiers(book.identifiers, incoming.identifiers)
-        if identifiers != book.identifiers { book.identifiers = identifiers; changed.insert(.identifiers) }
+        update(&book.identifiers, .identifiers, unionIdentifiers(book.identifiers, incoming.identifiers))
         fill(&book.publisher, .publisher, incoming.publisher, metadataFields: &book.metadataFields)
         fill(&book.binding, .binding, incoming.binding, metadataFields: &book.metadataFields)
         fill(&book.pages, .pages, incoming.pages, metadataFields: &book.metadataFields)
@@ -143,8 +148,7 @@ public enum BookMerger {
         fill(&book.originalYear, .originalYear, incoming.originalYear, metadataFields: &book.metadataFields)
         // The cells as written: the title when its series put back would read otherwise, and an
         // invalid ISBN cell from the row whose ISBNs the book shows (not one lookup found).
-        let titleAsWritten = ExportCells.seriesTitle(book) == writtenTitle ? nil : writtenTitle
-        if titleAsWritten != book.titleAsWritten { book.titleAsWritten = titleAsWritten; changed.insert(.titleAsWritten) }
+        update(&book.titleAsWritten, .titleAsWritten, ExportCells.seriesTitle(book) == writtenTitle ? nil : writtenTitle)
         let readerISBN = book.metadataFields?.contains(ChangedFields.Field.isbn13.name) == true ? nil : book.isbn13
         if book.isbnAsWritten == nil, let raw = incoming.isbnRaw, readerISBN == nil || readerISBN == incoming.isbn13 {
             book.isbnAsWritten = raw
@@ -152,23 +156,17 @@ public enum BookMerger {
         }
 
         // Reader fields.
-        let shelf = kept.contains(.shelf) ? book.shelf : mergeShelf(book.shelf, incoming.shelf)
-        if shelf != book.shelf { book.shelf = shelf; changed.insert(.shelf) }
+        update(&book.shelf, .shelf, kept.contains(.shelf) ? book.shelf : mergeShelf(book.shelf, incoming.shelf))
         if !kept.contains(.shelves), let listed = listedShelves(incoming) {
-            let shelves = withoutLeftStates(union(nil, listed), shelf: book.shelf)
-            if shelves != book.shelves { book.shelves = shelves; changed.insert(.shelves) }
+            update(&book.shelves, .shelves, withoutLeftStates(union(nil, listed), shelf: book.shelf))
         }
-        let reads = mergeReads(book.reads, incoming.reads)
-        if reads != book.reads { book.reads = reads; changed.insert(.reads) }
-        let readCount = maxOptional(book.readCount, incoming.readCount)
-        if readCount != book.readCount { book.readCount = readCount; changed.insert(.readCount) }
-        let dateAdded = minOptional(book.dateAdded, incoming.dateAdded)
-        if dateAdded != book.dateAdded { book.dateAdded = dateAdded; changed.insert(.dateAdded) }
+        update(&book.reads, .reads, mergeReads(book.reads, incoming.reads))
+        update(&book.readCount, .readCount, maxOptional(book.readCount, incoming.readCount))
+        update(&book.dateAdded, .dateAdded, minOptional(book.dateAdded, incoming.dateAdded))
         replace(&book.rating, .rating, incoming.rating.flatMap { $0 > 0 ? $0 : nil })
         replace(&book.review, .review, nonEmpty(incoming.review))
         replace(&book.notes, .notes, nonEmpty(incoming.notes))
-        let owned = mergeOwned(book.owned, incoming.owned)
-        if owned != book.owned { book.owned = owned; changed.insert(.owned) }
+        update(&book.owned, .owned, mergeOwned(book.owned, incoming.owned))
         applyOwnCells(incoming, to: &book, changed: &changed, kept: kept)
 
         // Lookup: metadata fills gaps; never touches reader fields.
@@ -287,16 +285,11 @@ public enum BookMerger {
     }
 
     /// The cells a later import's value replaces (the newer export wins): see `writtenByLater`.
-    static let replacedByLater: ChangedFields = {
-        var cells = ChangedFields(ownTexts.map { ChangedFields($0) })
-        for field: ChangedFields.Field in [
-            .rating, .review, .notes, .shelf, .shelves, .moods, .shelfPositions, .ownedCopies,
-            .spoiler, .editionKey, .workKey, .enrichment, .enrichmentSource,
-        ] {
-            cells.insert(field)
-        }
-        return cells
-    }()
+    static let replacedByLater = ChangedFields(
+        (ownTexts + [
+            .rating, .review, .notes, .shelf, .shelves, .moods, .shelfPositions, .ownedCopies, .spoiler, .editionKey,
+            .workKey, .enrichment, .enrichmentSource,
+        ]).map { ChangedFields($0) })
 
     /// Lookup metadata fills empty bibliographic fields (and refreshes fields it filled before).
     static func applyMetadata(
@@ -457,14 +450,12 @@ public enum BookMerger {
     }
 
     static func maxOptional<T: Comparable>(_ a: T?, _ b: T?) -> T? {
-        guard let a else { return b }
-        guard let b else { return a }
+        guard let a, let b else { return a ?? b }
         return max(a, b)
     }
 
     static func minOptional<T: Comparable>(_ a: T?, _ b: T?) -> T? {
-        guard let a else { return b }
-        guard let b else { return a }
+        guard let a, let b else { return a ?? b }
         return min(a, b)
     }
 

@@ -14,30 +14,18 @@ public struct DedupeReport: Codable, Sendable, Equatable {
     /// Rows several books could be by title (one main title and author, other subtitles): each
     /// became a book of its own rather than a guess (docs/library.md).
     public var ambiguousTitle = 0
-
-    public init(input: String, output: String) {
-        self.input = input
-        self.output = output
-    }
 }
 
 extension DedupeMark {
     /// Appends the mark as JSON with sorted keys (the same bytes `JSONEncoder.shelfline` writes).
     func appendJSON(to line: inout [UInt8]) {
-        line.append(contentsOf: "{".utf8)
-        if let bookId { line.append(contentsOf: "\"bookId\":\"\(bookId)\",".utf8) }
-        if let firstLine { line.append(contentsOf: "\"firstLine\":\(firstLine),".utf8) }
-        line.append(contentsOf: "\"key\":".utf8)
-        appendJSONString(key, to: &line)
-        line.append(contentsOf: ",\"status\":\"\(status.rawValue)\"}".utf8)
+        var writer = JSONObjectWriter(out: take(&line))
+        writer.string("bookId", bookId)
+        writer.int("firstLine", firstLine)
+        writer.string("key", key)
+        writer.string("status", status.rawValue)
+        line = writer.finish()
     }
-}
-
-/// Appends a JSON string literal escaped exactly as `JSONEncoder` does (the project's one escaper,
-/// `JSONString` in Core), so hand-written lines match its bytes.
-@inline(__always)
-func appendJSONString(_ text: String, to line: inout [UInt8]) {
-    JSONString.append(text, to: &line)
 }
 
 /// `shelfline-dedupe`: marks every record `new`, `duplicateInFile` or `inLibrary` (never drops one).
@@ -45,12 +33,6 @@ func appendJSONString(_ text: String, to line: inout [UInt8]) {
 /// Only the identity fields are decoded (`BookRecordScan`); the mark is spliced into the record's
 /// JSON line, so the rest of the record passes through byte for byte.
 public enum DedupeStage {
-    /// The directory `output` will be written in, for the stage's scratch file.
-    static func directory(of output: String) -> String {
-        let directory = (output as NSString).deletingLastPathComponent
-        return directory.isEmpty ? "." : directory
-    }
-
     static func run(
         input: String, output: String, workspace: Workspace,
         parameters: DedupeParameters = DedupeParameters(),
@@ -62,7 +44,7 @@ public enum DedupeStage {
         guard first.needsISBNTitles else { return first.report }
         // A row joined a book by title that a later row with an ISBN showed to be another: the
         // file again, with what its ISBNs' rows say known from the first row.
-        let titles = try ISBNTitles.learn(from: input, parameters: parameters)
+        let titles = try ISBNTitles.learn(from: [input], parameters: parameters)
         return try pass(
             input: input, output: output, workspace: workspace, parameters: parameters,
             titles: titles, cancellation: cancellation
@@ -77,8 +59,10 @@ public enum DedupeStage {
         titles: ISBNTitles?, cancellation: CancellationFlag?
     ) throws -> (report: DedupeReport, needsISBNTitles: Bool) {
         var resolver: KeyResolver
+        // The scratch file goes in the directory `output` will be written in.
+        let directory = (output as NSString).deletingLastPathComponent
         do {
-            resolver = try KeyResolver(parameters: parameters, scratchDirectory: Self.directory(of: output))
+            resolver = try KeyResolver(parameters: parameters, scratchDirectory: directory.isEmpty ? "." : directory)
         } catch FileError.cannotCreate(_, let reason) {
             // The scratch file goes where the output will: its failure is the output's.
             throw FileError.cannotCreate(path: output, reason: reason)

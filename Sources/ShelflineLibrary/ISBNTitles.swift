@@ -24,11 +24,6 @@ public struct ISBNTitles {
 
     public init() {}
 
-    /// What the rows of the records file at `path` say of their ISBNs' titles.
-    static func learn(from path: String, parameters: DedupeParameters) throws -> ISBNTitles {
-        try learn(from: [path], parameters: parameters)
-    }
-
     /// What the rows of all the records files at `paths` say together of their ISBNs' titles (an
     /// ISBN's first main title, in the order given, is the one kept).
     public static func learn(from paths: [String], parameters: DedupeParameters) throws -> ISBNTitles {
@@ -38,9 +33,6 @@ public struct ISBNTitles {
         }
         return titles
     }
-
-    /// How many ISBNs are kept (named with a subtitle or series number by some row).
-    public var count: Int { isbns.count }
 
     /// Adds what `keys`' title says of its ISBN.
     mutating func note(_ keys: RecordKeys) {

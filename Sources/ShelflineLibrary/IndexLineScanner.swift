@@ -1,6 +1,6 @@
 import ShelflineCore
 
-/// Reads a library line's `id`, `keys`, `reviewDecision` and creating import without building the whole object:
+/// Reads a library line's `id`, `keys` and creating import without building the whole object:
 /// the key scan of every merge and dedupe touches every book, and Foundation's `JSONDecoder`
 /// spent most of its time on fields the index does not need.
 ///
@@ -11,7 +11,6 @@ struct IndexLineScanner {
     struct Fields {
         var id: String?
         var keys: [String]?
-        var reviewDecision: String?
         /// The import whose contribution created the book (the first provenance entry, `fields: ["created"]`).
         var createdBy: String?
     }
@@ -29,10 +28,6 @@ struct IndexLineScanner {
             case "id":
                 guard let value = scanner.string() else { return false }
                 fields.id = value
-            case "reviewDecision":
-                if scanner.peek() == UInt8(ascii: "n") { return scanner.skipValue(depth: 1) }
-                guard let value = scanner.string() else { return false }
-                fields.reviewDecision = value
             case "keys":
                 guard let keys = scanner.stringArray() else { return false }
                 fields.keys = keys

@@ -13,8 +13,8 @@ public struct DedupeParameters: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        titleAuthorKeys = try container.decodeIfPresent(Bool.self, forKey: .titleAuthorKeys) ?? true
-        stripSubtitle = try container.decodeIfPresent(Bool.self, forKey: .stripSubtitle) ?? true
+        titleAuthorKeys = try container.decodeIfPresent(Bool.self, forKey: .titleAuthorKeys) ?? titleAuthorKeys
+        stripSubtitle = try container.decodeIfPresent(Bool.self, forKey: .stripSubtitle) ?? stripSubtitle
     }
 }
 
@@ -79,21 +79,18 @@ public struct RecordKeys: Sendable, Equatable {
 
 /// The fields of a record that decide its identity, and what merge's first pass needs: decoding
 /// only these is several times faster than decoding a whole `BookRecord`.
-public struct RecordIdentity: Decodable, Sendable {
+public struct RecordIdentity: Sendable {
     public var format: SourceFormat
     public var line: Int
     public var rowId: String?
     public var byteOffset: Int
     public var byteLength: Int
     public var title: String
-    public var titleBase: String?
     public var seriesPosition: String?
     public var author: String?
     public var isbn13: String?
     public var isbn10: String?
     public var match: MatchResult?
-    /// Whether the line already carries a dedupe mark (then it is re-encoded, not spliced).
-    public var dedupe: DedupeMark?
     /// The record's review and notes are in parse's texts file (merge joins them: `RecordTexts`).
     public var textsApart: Bool?
 
@@ -104,13 +101,11 @@ public struct RecordIdentity: Decodable, Sendable {
         byteOffset = record.byteOffset
         byteLength = record.byteLength
         title = record.title
-        titleBase = record.titleBase
         seriesPosition = record.seriesPosition
         author = record.author
         isbn13 = record.isbn13
         isbn10 = record.isbn10
         match = record.match
-        dedupe = record.dedupe
         textsApart = record.textsApart
     }
 }
@@ -507,9 +502,9 @@ public struct KeyResolver {
 
 extension KeyResolver {
     /// The books' states, numbered from 0, in chunks of 64Ki (`MappedBuffer`s): an array of
-    /// millions of them grew by copying itself into one twice its size, both held at once (issue
-    /// 12: peak memory at 2,000,000 rows). 4 bytes a book: the first line and the two flags (the
-    /// id, 8 more, is in a `SpooledArray`).
+    /// millions of them grew by copying itself into one twice its size, both held at once (merge's
+    /// peak memory). 4 bytes a book: the first line and the two flags (the id, 8 more, is in a
+    /// `SpooledArray`).
     struct Entities {
         private static let chunkBits = 16
         private static let lineMask: UInt32 = (1 << 30) - 1

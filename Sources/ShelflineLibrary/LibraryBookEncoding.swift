@@ -19,48 +19,45 @@ func take(_ array: inout [UInt8]) -> [UInt8] {
     return taken
 }
 
-// The arrays of objects, written out one by one rather than through a shared closure: the
-// library is written for every import, and these three are on each of its books.
+// The arrays of objects: the library is written for every import, and these three are on each of
+// its books, so `objects` is inlined into each (its closure with it).
 extension JSONObjectWriter {
     mutating func readSpans(_ name: StaticString, _ reads: [ReadSpan]?) {
-        guard let reads else { return }
-        key(name)
-        out.append(UInt8(ascii: "["))
-        for (index, span) in reads.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            var inner = JSONObjectWriter(out: take(&out))
+        objects(name, reads) { inner, span in
             inner.string("end", span.end)
             inner.string("start", span.start)
-            out = inner.finish()
         }
-        out.append(UInt8(ascii: "]"))
     }
 
     mutating func shelfPositions(_ name: StaticString, _ positions: [ShelfPosition]?) {
-        guard let positions else { return }
-        key(name)
-        out.append(UInt8(ascii: "["))
-        for (index, item) in positions.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            var inner = JSONObjectWriter(out: take(&out))
+        objects(name, positions) { inner, item in
             inner.int("position", item.position)
             inner.string("shelf", item.shelf)
-            out = inner.finish()
         }
-        out.append(UInt8(ascii: "]"))
     }
 
     mutating func contributions(_ name: StaticString, _ provenance: [Contribution]) {
-        key(name)
-        out.append(UInt8(ascii: "["))
-        for (index, contribution) in provenance.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            var inner = JSONObjectWriter(out: take(&out))
+        objects(name, provenance) { inner, contribution in
             inner.strings("fields", contribution.fields)
             inner.string("format", contribution.format.rawValue)
             inner.string("importId", contribution.importId)
             inner.ints("lines", contribution.lines)
             inner.strings("rowIds", contribution.rowIds)
+        }
+    }
+
+    /// `items` as a list of objects, each written by `write`.
+    @inline(__always)
+    private mutating func objects<Item>(
+        _ name: StaticString, _ items: [Item]?, _ write: (inout JSONObjectWriter, Item) -> Void
+    ) {
+        guard let items else { return }
+        key(name)
+        out.append(UInt8(ascii: "["))
+        for (index, item) in items.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            var inner = JSONObjectWriter(out: take(&out))
+            write(&inner, item)
             out = inner.finish()
         }
         out.append(UInt8(ascii: "]"))

@@ -19,7 +19,6 @@ public struct LibraryFile {
     struct IndexEntry: Decodable {
         var id: String
         var keys: [String]
-        var reviewDecision: String?
         var provenance: [Creation]?
 
         struct Creation: Decodable {
@@ -34,10 +33,9 @@ public struct LibraryFile {
         }
     }
 
-    /// What a scan learned: ids in file order, and books that already carry a review decision.
+    /// What a scan learned: the books' ids in file order.
     public struct Scan {
         public var ids: [UInt64] = []
-        public var decided: Set<UInt64> = []
     }
 
     /// Reads the whole library, checking it is a sorted, duplicate-free list of books, and
@@ -60,7 +58,7 @@ public struct LibraryFile {
                 let entry: IndexEntry
                 if let fields = IndexLineScanner.scan(bytes), let id = fields.id, let keys = fields.keys {
                     entry = IndexEntry(
-                        id: id, keys: keys, reviewDecision: fields.reviewDecision,
+                        id: id, keys: keys,
                         provenance: fields.createdBy.map { [.init(importId: $0, fields: ["created"])] })
                 } else {
                     do {
@@ -77,7 +75,6 @@ public struct LibraryFile {
                 }
                 previous = id
                 scan.ids.append(id)
-                if entry.reviewDecision != nil { scan.decided.insert(id) }
                 try resolver.addLibraryBook(
                     id: id, keys: entry.keys,
                     existedBeforeImport: importId == nil || entry.createdBy != importId)

@@ -7,11 +7,9 @@ import Foundation
 /// A fixed number of elements, zeroed, in pages mapped for them alone and unmapped when the last
 /// reference goes: the key index's shards and the books' chunks, instead of `Array`s.
 ///
-/// Why not `Array` (measured): with 64–512 KB arrays, malloc keeps the pages of merge's freed key
-/// index in its heap, and pass 2 adds its own memory on top: merge's peak RSS at 2,000,000 rows is
-/// 176 MB with arrays (116 MB with the same arrays under `MALLOC_MMAP_THRESHOLD_=131072`, which
-/// confirmed the cause), 121 MB mapped. Unmapped pages go back to the system at once, as the
-/// pages of arrays of 25–50 MB do.
+/// Why not `Array` (measured): malloc keeps the pages of 64–512 KB arrays (merge's freed key index)
+/// in its heap, and pass 2 adds its own memory on top; unmapped pages go back to the system at once
+/// (docs/performance.md, "Figures behind the code's choices").
 final class MappedBuffer<Element: BitwiseCopyable> {
     let elements: UnsafeMutableBufferPointer<Element>
     private let bytes: Int

@@ -12,22 +12,12 @@ public struct ReviewDecision: Codable, Sendable, Equatable {
     /// Where the decision was made: the import and source line of the listed row.
     public var importId: String
     public var line: Int
-
-    public init(bookId: String, action: Action, candidate: MatchCandidate?, importId: String, line: Int) {
-        self.bookId = bookId
-        self.action = action
-        self.candidate = candidate
-        self.importId = importId
-        self.line = line
-    }
 }
 
 /// The decisions file (`Workspace.decisionsFile`): one decision per book, sorted by book id.
 /// Merge applies every decision on every run (idempotently), so decisions survive re-imports.
 public struct ReviewDecisions: Codable, Sendable, Equatable {
-    public var decisions: [ReviewDecision]
-
-    public init(decisions: [ReviewDecision] = []) { self.decisions = decisions }
+    public var decisions: [ReviewDecision] = []
 
     /// Reads the decisions file; a missing file is no decisions.
     public static func load(workspace: Workspace) throws -> ReviewDecisions {
@@ -37,11 +27,7 @@ public struct ReviewDecisions: Codable, Sendable, Equatable {
 
     /// Decisions keyed by book id bits.
     public var byBook: [UInt64: ReviewDecision] {
-        var result: [UInt64: ReviewDecision] = [:]
-        for decision in decisions {
-            if let id = BookKeys.idBits(decision.bookId) { result[id] = decision }
-        }
-        return result
+        Dictionary(decisions.compactMap { decision in BookKeys.idBits(decision.bookId).map { ($0, decision) } }) { $1 }
     }
 
     /// Records `decision`, replacing an earlier one for the same book.
@@ -113,15 +99,12 @@ public struct ReviewDesk {
         guard let item = rows.first(where: { $0.line == row }) else {
             throw LibraryError.unknownReviewRow(path: runDirectory + "/review.json", row: row, rows: rows.map(\.line).sorted())
         }
-        var chosen: MatchCandidate?
-        if let candidate {
-            if let number = Int(candidate), number >= 1, number <= item.candidates.count {
-                chosen = item.candidates[number - 1]
-            } else if let match = item.candidates.first(where: { $0.key == candidate }) {
-                chosen = match
-            } else {
+        let chosen = try candidate.map { candidate in
+            if let number = Int(candidate), number >= 1, number <= item.candidates.count { return item.candidates[number - 1] }
+            guard let match = item.candidates.first(where: { $0.key == candidate }) else {
                 throw LibraryError.unknownCandidate(row: row, candidate: candidate, count: item.candidates.count)
             }
+            return match
         }
         let decision = ReviewDecision(
             bookId: item.bookId, action: chosen == nil ? .reject : .accept, candidate: chosen,

@@ -9,12 +9,10 @@ import ShelflineReports
 /// review.json's items, encoded as merge's first pass meets them and spooled to scratch files, then
 /// streamed into review.json once the fold says which books are still flagged.
 ///
-/// Why: merge kept every `needsReview` row as a `ReviewItem` until the end and then encoded the
-/// whole `ReviewList` with `JSONEncoder`, whose tree of the list held several times the file's
-/// bytes at once. On bench/library's records (5 % needsReview) that was merge's peak at 2,000,000
-/// rows: 382 MB against 217 MB for the first pass (the file is 61 MB). The bytes written are the
-/// same: each item is encoded by `JSONEncoder.shelflinePretty` alone and indented to its place
-/// in the list, the list's own lines are taken from the encoder too (`ReviewList` without items).
+/// Why: encoding the whole `ReviewList` with `JSONEncoder` at the end held every item and a tree
+/// of several times the file's bytes at once, merge's peak (docs/performance.md). The bytes written
+/// are the same: each item is encoded by `JSONEncoder.shelflinePretty` alone and indented to its
+/// place in the list, the list's own lines are taken from the encoder too (`ReviewList` without items).
 final class ReviewSpool {
     private let items: ScratchWriter
     private let ruledOut: ScratchWriter
@@ -95,7 +93,11 @@ final class ReviewSpool {
                 try file.write(",\n  \"ruledOut\" : ")
                 try copy(ruledOut.path, to: file, emptyList: emptyList, keep: { _ in true })
             }
-            if listed < itemCount, try contains(items.path, where: { !keep($0) && settled($0) }) {
+            var anySettled = false
+            if listed < itemCount {
+                try forEachEntry(items.path) { id, _ in anySettled = anySettled || (!keep(id) && settled(id)) }
+            }
+            if anySettled {
                 try file.write(",\n  \"settled\" : ")
                 try copy(items.path, to: file, emptyList: emptyList, keep: { !keep($0) && settled($0) })
             }
@@ -106,15 +108,6 @@ final class ReviewSpool {
             file.abandon()
             throw error
         }
-    }
-
-    /// Whether a spool file holds an entry whose book `test` says.
-    private func contains(_ spool: String, where test: (UInt64) -> Bool) throws -> Bool {
-        var found = false
-        try forEachEntry(spool) { id, _ in
-            if test(id) { found = true }
-        }
-        return found
     }
 
     /// Streams the kept entries of a spool file into `file` as a list.

@@ -315,7 +315,8 @@ import Testing
                 withJSONObject: Self.filled(
                     LibraryBook(id: "b0123456789abcdef", title: "T"))))
         full.keys = ["isbn:9780441172719"]
-        let fields: Set<String> = ["shelf", "reads", "rating", "pages", "owned", "nonsense"]
+        let fields = LibraryBookScan.Field.mask(of: ["shelf", "reads", "rating", "pages", "owned", "nonsense"])
+        let shelf = LibraryBookScan.Field.mask(of: ["shelf"])
         var expected = LibraryBook(id: full.id, title: full.title)
         (expected.shelf, expected.reads, expected.rating, expected.pages, expected.owned) = (
             full.shelf, full.reads, full.rating, full.pages, full.owned
@@ -325,11 +326,11 @@ import Testing
         let unknown = #"{"id":"b1","keys":[],"provenance":[],"shelf":"read","someday":{"a":[1]},"title":"T"}"#
         var shelved = LibraryBook(id: "b1", title: "T")
         shelved.shelf = "read"
-        #expect(Array(unknown.utf8).withUnsafeBytes { LibraryBookScan.scan($0, only: ["shelf"]) } == shelved)
+        #expect(Array(unknown.utf8).withUnsafeBytes { LibraryBookScan.scan($0, only: shelf) } == shelved)
         // A member name with an escape is JSONDecoder's to read, asked for or not.
         let escaped = #"{"id":"b1","keys":[],"provenance":[],"shel\u0066":"read","title":"T"}"#
         #expect(Array(escaped.utf8).withUnsafeBytes { LibraryBookScan.scan($0) } == nil)
-        #expect(Array(escaped.utf8).withUnsafeBytes { LibraryBookScan.scan($0, only: ["shelf"]) } == nil)
+        #expect(Array(escaped.utf8).withUnsafeBytes { LibraryBookScan.scan($0, only: shelf) } == nil)
         #expect(try JSONDecoder().decode(LibraryBook.self, from: Data(escaped.utf8)) == shelved)
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 import ShelflineCore
-import ShelflineLibrary
 import ShelflineReports
 import TestSupport
+
+@testable import ShelflineLibrary
 
 /// A tiny import written the way parse (and lookup) would: a real source CSV whose rows' byte
 /// offsets the records carry, the records NDJSON, rejects and the parse report.

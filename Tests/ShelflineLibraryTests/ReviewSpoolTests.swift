@@ -27,18 +27,23 @@ import Testing
                 ])
     }
 
-    /// `items` (book id, item) and `ruledOut` spooled and written keeping the even book ids, and the
-    /// same list written by `writeJSONFile`.
-    static func bothWays(importId: String, items: [(UInt64, ReviewItem)], ruledOut: [ReviewItem]) throws -> (
+    /// `items` (book id, item) and `ruledOut` spooled and written keeping the even book ids (the
+    /// others `settled` says listed as settled), and the same list written by `writeJSONFile`.
+    static func bothWays(
+        importId: String, items: [(UInt64, ReviewItem)], ruledOut: [ReviewItem], settled: (UInt64) -> Bool = { _ in false }
+    ) throws -> (
         spooled: String, encoded: String, listed: Int
     ) {
         let directory = TemporaryDirectory("review-spool")
         let spool = try ReviewSpool(directory: directory.path)
         for (id, item) in items { try spool.appendItem(item, book: id) }
         for item in ruledOut { try spool.appendRuledOut(item) }
-        let listed = try spool.write(importId: importId, to: directory.file("spooled.json"), keep: { $0.isMultiple(of: 2) })
+        let listed = try spool.write(
+            importId: importId, to: directory.file("spooled.json"), keep: { $0.isMultiple(of: 2) }, settled: settled)
         let kept = items.filter { $0.0.isMultiple(of: 2) }.map(\.1)
-        try writeJSONFile(ReviewList(importId: importId, items: kept, ruledOut: ruledOut), to: directory.file("encoded.json"))
+        let decided = items.filter { !$0.0.isMultiple(of: 2) && settled($0.0) }.map(\.1)
+        try writeJSONFile(
+            ReviewList(importId: importId, items: kept, ruledOut: ruledOut, settled: decided), to: directory.file("encoded.json"))
         return (
             try String(contentsOfFile: directory.file("spooled.json"), encoding: .utf8),
             try String(contentsOfFile: directory.file("encoded.json"), encoding: .utf8), listed
@@ -63,5 +68,15 @@ import Testing
         let result = try Self.bothWays(importId: "abc", items: items, ruledOut: ruledOut)
         #expect(result.spooled == result.encoded)
         #expect(result.listed == 0)
+    }
+
+    /// Items no longer listed whose book has a decision follow as `settled`, wherever they are in
+    /// the spool; without any, the file has no `settled` list.
+    @Test(arguments: [3, 49, 1_000])
+    func settledItemsAreStreamedAsTheEncoderWritesThem(decided: UInt64) throws {
+        let items = (0..<50).map { (UInt64($0), Self.item($0)) }
+        let result = try Self.bothWays(importId: "abc", items: items, ruledOut: [], settled: { $0 == decided })
+        #expect(result.spooled == result.encoded)
+        #expect(result.spooled.contains("\"settled\" : [") == (decided < 50))
     }
 }

@@ -5,23 +5,19 @@ import ShelflineCore
 /// `shelfline library`): one pass with `JSONScanner`. A line it cannot vouch for (an unknown key, a
 /// wrong type, bad syntax) goes to `JSONDecoder`, which decodes it or names the problem.
 ///
-/// Why: `JSONDecoder` made a 187,000-book Goodreads export take 9.8 s (bench/export, release
-/// build), three times the 3 s and twice Python's csv writer over the same lines.
+/// Why: with `JSONDecoder`, a 187,000-book Goodreads export took twice as long as Python's csv
+/// writer over the same lines (bench/export).
 enum LibraryBookScan {
     /// The book of `bytes`, or nil when the fast path cannot vouch for the line.
-    /// `only`: the members to decode (besides `id` and `title`); the others are skipped, still
-    /// checked for syntax. The library page's counts need a few fields of every book, and decoding
-    /// whole books (provenance, reviews) was most of its time at 200,000 books.
-    static func scan(_ bytes: UnsafeRawBufferPointer, only: Set<String>? = nil) -> LibraryBook? {
-        scan(bytes, only: only.map(Field.mask(of:)))
-    }
-
-    /// `scan(_:only:)` with `only` as a `Field.mask(of:)`, made once for a whole file.
+    /// `only`: the members to decode (besides `id` and `title`) as a `Field.mask(of:)`, made once
+    /// for a whole file; the others are skipped, still checked for syntax. The library page's
+    /// counts need a few fields of every book, and decoding whole books (provenance, reviews) was
+    /// most of its time at 200,000 books.
     ///
     /// Members are matched by their raw bytes (`JSONScanner.rawMembers`) and dispatched by a
     /// `switch`: making each member name a `String` and looking it up in key-path tables was most
     /// of the scan (perf, 200k-book library: merge's second import, render's page).
-    static func scan(_ bytes: UnsafeRawBufferPointer, only mask: UInt64?) -> LibraryBook? {
+    static func scan(_ bytes: UnsafeRawBufferPointer, only mask: UInt64? = nil) -> LibraryBook? {
         var scanner = JSONScanner(bytes)
         var book = LibraryBook(id: "", title: "")
         var id: String?, title: String?, hasKeys = mask != nil, hasProvenance = mask != nil

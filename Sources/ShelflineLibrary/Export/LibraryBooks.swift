@@ -5,21 +5,16 @@ import ShelflineCore
 public enum LibraryBooks {
     /// Calls `body` with each book of the library at `path`, in file order. A missing library is
     /// `FileError.missingInput` (66); a line that is not a book is `FileError.corrupt` naming it (65).
-    /// `only`, when given, is asked for each book's index (0-based, in file order) first: a book it
-    /// declines is skipped without being decoded.
     /// `fields`: decode only these members of each book (besides `id` and `title`; nil: all).
     public static func forEach(
-        path: String, only: ((Int) -> Bool)? = nil, fields: Set<String>? = nil,
+        path: String, fields: Set<String>? = nil,
         _ body: (LibraryBook, UnsafeRawBufferPointer) throws -> Void
     ) throws {
         try requireLibrary(path)
         let decoder = JSONDecoder()
         let mask = fields.map(LibraryBookScan.Field.mask(of:))
-        var index = 0
         try LineReader.forEachLine(path: path) { bytes, number in
             guard !bytes.isEmpty else { return }
-            defer { index += 1 }
-            if let only, !only(index) { return }
             try body(try LibraryBookScan.decode(bytes, decoder: decoder, path: path, line: number, only: mask), bytes)
         }
     }
