@@ -204,3 +204,13 @@ public struct BeerQueueRenderer: Sendable {
             .map { min($0, nowSeconds) }.filter { $0 > nowSeconds - 3600 }.sorted()
     }
 }
+
+// In an extension, so the memberwise initializer (the job's, the tests') stays. Public for the
+// `html` fuzz target (fuzz/HTMLTarget.swift), which renders every queue the page reader accepts.
+extension BeerQueueRenderer {
+    public init(workspace: Workspace, attributes: BeerQueueAttributes, storeLocation: String) {
+        self.workspace = workspace
+        self.attributes = attributes
+        self.storeLocation = storeLocation
+    }
+}
