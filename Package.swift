@@ -171,7 +171,7 @@ let package = Package(
                 path: "Tests/TestSupport"
             ),
             // Swift Testing traits the suites share (imports Testing).
-            .target(name: "TestTraits", path: "Tests/TestTraits"),
+            .target(name: "TestTraits", dependencies: ["ShelflineCore"], path: "Tests/TestTraits"),
             // The Open Library stand-in as a process, for bench/lookup.
             .executableTarget(name: "fake-openlibrary", dependencies: ["TestSupport"], path: "Tests/FakeOpenLibrary"),
             .testTarget(

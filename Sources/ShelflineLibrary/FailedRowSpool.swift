@@ -1,9 +1,5 @@
 import ShelflineCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The rows of an export, spooled to scratch files while merge reads the import and read back
 /// once the library is folded, so merge's memory does not grow with the number of rows: held in
 /// an array, 2,000,000 not-enriched rows cost about 400 MB (bench/orchestrator scaling run).
@@ -76,23 +72,16 @@ final class FailedRowSpool {
     /// The numbers file read a block of rows at a time: mapped whole, 2,000,000 rows' numbers would
     /// be 80 MB of merge's resident memory.
     private final class Numbers {
-        private let path: String
-        private let descriptor: Int32
+        private let file: RegularFile
         private var block: [UInt8]
         private var start = 0, end = 0
         private(set) var rowsRead = 0
         private static let rowSize = FailedRowSpool.wordsPerRow * 8
 
         init(path: String) throws {
-            self.path = path
-            descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                throw FileError.io(path: path, reason: "cannot read scratch rows: \(systemErrorMessage())")
-            }
+            file = try RegularFile(path: path)
             block = [UInt8](repeating: 0, count: Self.rowSize << 11)
         }
-
-        deinit { Glibc.close(descriptor) }
 
         func next() throws -> FailedRow? {
             if start == end {
@@ -100,14 +89,13 @@ final class FailedRowSpool {
                 end = 0
                 // A block holds whole rows; a read may still end inside one.
                 while end < block.count {
-                    let count = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + end, $0.count - end) }
-                    if count < 0 && errno == EINTR { continue }
-                    guard count >= 0 else { throw FileError.io(path: path, reason: "read: \(systemErrorMessage())") }
+                    let count = try block.withUnsafeMutableBufferPointer { try file.read(into: .init(rebasing: $0[end...])) }
                     if count == 0 { break }
                     end += count
                 }
                 guard end % Self.rowSize == 0 else {
-                    throw FileError.corrupt(path: path, line: rowsRead + end / Self.rowSize + 1, reason: "scratch row is damaged")
+                    throw FileError.corrupt(
+                        path: file.path, line: rowsRead + end / Self.rowSize + 1, reason: "scratch row is damaged")
                 }
                 if end == 0 { return nil }
             }

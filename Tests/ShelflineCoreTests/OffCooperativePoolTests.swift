@@ -1,10 +1,11 @@
 import Dispatch
+import ShelflineCore
 import TestTraits
 import Testing
 
 /// The suites that wait for child processes run off the cooperative pool (`OffCooperativePool`).
 @Suite(.offCooperativePool) struct OffCooperativePoolTests {
-    static var offPool: Bool { DispatchQueue.getSpecific(key: BlockingTestExecutor.queueKey) == true }
+    static var offPool: Bool { DispatchQueue.getSpecific(key: BlockingExecutor.queueKey) == true }
 
     @Test func aSynchronousTestRunsOnAQueueOfItsOwnNotThePool() {
         #expect(Self.offPool)

@@ -94,11 +94,11 @@ public struct LineSplitter {
 
 /// An open regular file (never a FIFO, device or directory, which would block or mislead a
 /// reader), closed when released.
-final class RegularFile {
-    let path: String
+public final class RegularFile {
+    public let path: String
     let descriptor: Int32
 
-    init(path: String) throws {
+    public init(path: String) throws {
         self.path = path
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -121,7 +121,7 @@ final class RegularFile {
     deinit { close(descriptor) }
 
     /// Reads up to `buffer.count` bytes; 0 at the end of the file.
-    func read(into buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
+    public func read(into buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
         while true {
             let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }

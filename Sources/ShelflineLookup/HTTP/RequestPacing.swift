@@ -48,30 +48,6 @@ actor RateLimiter {
     }
 }
 
-/// At most `limit` holders at once; waiters are served in order.
-actor AsyncSemaphore {
-    private var available: Int
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    init(limit: Int) { available = limit }
-
-    func acquire() async {
-        if available > 0 {
-            available -= 1
-            return
-        }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func release() {
-        if waiters.isEmpty {
-            available += 1
-        } else {
-            waiters.removeFirst().resume()
-        }
-    }
-}
-
 /// How an attempt failed, as the breaker sees it.
 enum AttemptFailure: Sendable, Equatable {
     /// The host name did not resolve: the source is out of reach for this run.

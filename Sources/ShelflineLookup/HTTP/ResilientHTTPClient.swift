@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineCore
 import ShelflineHTTP
 
 /// What happened on the wire, for the report.

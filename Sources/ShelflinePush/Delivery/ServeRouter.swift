@@ -276,22 +276,3 @@ public struct ServeRouter: Sendable {
         return segments
     }
 }
-
-/// Runs tasks on Dispatch threads instead of Swift's cooperative pool (one thread per core). The
-/// registry's read-modify-write waits in `flock` for the push lock, which a `shelfline-push send`
-/// holds for its whole run (up to apns.waitBudgetSeconds): on the pool a few such waits would stall
-/// every other request, `/healthz` included. `ServeHTTPServer` runs its accept loop and each
-/// connection here too, so a process whose pool is busy elsewhere (the test suite) still answers.
-///
-/// Each job gets a serial queue of its own: serial queues run on libdispatch's overcommit threads,
-/// one started whenever every thread is busy, where a concurrent queue keeps to about one thread
-/// per core, so a few jobs waiting in `flock` would again hold up the rest.
-public final class BlockingExecutor: TaskExecutor {
-    public static let shared = BlockingExecutor()
-
-    public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        DispatchQueue(label: "shelfline-push.serve.blocking").async { job.runSynchronously(on: executor) }
-    }
-}
