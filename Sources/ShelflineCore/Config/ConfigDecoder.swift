@@ -164,11 +164,8 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
         do {
             return try T(from: self)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == codingPath.count {
-            // An enum given a value it does not have: name the allowed ones, unless the type's own
-            // message does (parse's formats are the list in `userInfo`, not `allCases`).
-            if !context.debugDescription.contains(" is not allowed; "), let allowed = allowedValues(T.self),
-                case .string(let text) = value
-            {
+            // An enum given a value it does not have: name the allowed ones.
+            if let allowed = allowedValues(T.self, userInfo: userInfo), case .string(let text) = value {
                 throw DecodingError.dataCorrupted(
                     self.context(
                         "'\(text)' is not allowed; expected one of \(allowed.joined(separator: ", "))"))
@@ -179,7 +176,14 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
 }
 
 /// The raw values of a `CaseIterable` enum, for error messages.
-func allowedValues<T>(_ type: T.Type) -> [String]? {
+/// A type whose allowed values depend on what the decoder was given (parse's formats: the list
+/// under `userInfo`, not `allCases`).
+public protocol DecoderListedValues {
+    static func allowedValues(userInfo: [CodingUserInfoKey: Any]) -> [String]
+}
+
+func allowedValues<T>(_ type: T.Type, userInfo: [CodingUserInfoKey: Any]) -> [String]? {
+    if let listed = type as? any DecoderListedValues.Type { return listed.allowedValues(userInfo: userInfo) }
     guard let iterable = type as? any CaseIterable.Type else { return nil }
     func values<C: CaseIterable>(_ type: C.Type) -> [String] {
         C.allCases.map { item in (item as? any RawRepresentable).map { "\($0.rawValue)" } ?? "\(item)" }

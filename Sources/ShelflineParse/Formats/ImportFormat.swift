@@ -123,7 +123,7 @@ struct OwnCells {
 }
 
 /// Which export format to read: detected from the header (`auto`), or one registered format.
-public enum FormatChoice: Hashable, Sendable, Codable, RawRepresentable, CaseIterable {
+public enum FormatChoice: Hashable, Sendable, Codable, RawRepresentable, CaseIterable, DecoderListedValues {
     case auto
     case format(SourceFormat)
 
@@ -144,15 +144,22 @@ public enum FormatChoice: Hashable, Sendable, Codable, RawRepresentable, CaseIte
     /// else of `ImportFormats.all`.
     public init(from decoder: any Decoder) throws {
         let name = try decoder.singleValueContainer().decode(String.self)
-        let formats = decoder.userInfo[.importFormats] as? [any ImportFormat] ?? ImportFormats.all
-        guard let choice = Self(name, formats: formats) else {
+        guard let choice = Self(name, formats: Self.formats(decoder.userInfo)) else {
             throw DecodingError.dataCorrupted(
                 .init(
                     codingPath: decoder.codingPath,
                     debugDescription: "'\(name)' is not allowed; expected one of "
-                        + (["auto"] + formats.map(\.name.rawValue)).joined(separator: ", ")))
+                        + Self.allowedValues(userInfo: decoder.userInfo).joined(separator: ", ")))
         }
         self = choice
+    }
+
+    public static func allowedValues(userInfo: [CodingUserInfoKey: Any]) -> [String] {
+        ["auto"] + formats(userInfo).map(\.name.rawValue)
+    }
+
+    private static func formats(_ userInfo: [CodingUserInfoKey: Any]) -> [any ImportFormat] {
+        userInfo[.importFormats] as? [any ImportFormat] ?? ImportFormats.all
     }
 
     public var rawValue: String {
