@@ -29,6 +29,8 @@ Table keys of a field (docs/ARCHITECTURE.md, "Adding a field"):
   exportFilled          an export fills the field's empty cell from lookup's metadata (`ExportFormat.filledFromMetadata`).
   recordMark, libraryMark   a `// MARK:` section starting at the field.
   doc, recordDoc, libraryDoc   the property's doc comment; schema: its JSON schema when not the type's default.
+                        An `"enum": "importFormats"` in it is the registered import formats (read from
+                        docs/pipeline.schema.json, which ImportFormatRegistryTests writes from `ImportFormats.all`).
 """
 
 import json
@@ -377,6 +379,23 @@ SCHEMA_TYPES = {
 }
 
 
+def import_formats():
+    """The registered import formats, from docs/pipeline.schema.json's `parse.format` enum (which
+    ImportFormatRegistryTests writes from `ImportFormats.all`), without `auto`."""
+    with open(os.path.join(ROOT, "docs", "pipeline.schema.json"), encoding="utf-8") as f:
+        choices = json.load(f)["$defs"]["parseParameters"]["properties"]["format"]["enum"]
+    return [name for name in choices if name != "auto"]
+
+
+def resolve_enums(value, formats):
+    """`value` with each `"enum": "importFormats"` replaced by the registered formats' names."""
+    if isinstance(value, dict):
+        return {k: formats if (k, v) == ("enum", "importFormats") else resolve_enums(v, formats) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve_enums(v, formats) for v in value]
+    return value
+
+
 def library_schema(table):
     schema = dict(table["schema"])
     fields = of(table, "library")
@@ -384,7 +403,7 @@ def library_schema(table):
     schema["properties"] = {
         f["name"]: f.get("schema") or SCHEMA_TYPES[f["type"]] for f in sorted(fields, key=lambda f: f["name"])
     }
-    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(resolve_enums(schema, import_formats()), indent=2, ensure_ascii=False) + "\n"
 
 
 def export_doc(table):
