@@ -1,13 +1,14 @@
 import Foundation
 import ShelflineCore
 import TestSupport
+import TestTraits
 import Testing
 
 @testable import ShelflineParse
 
 /// The list of import formats is the one place a format is registered: the persisted names, the
 /// schemas, `--format`, the help and docs/parse.md all agree with it.
-@Suite struct ImportFormatRegistryTests {
+@Suite(.offCooperativePool) struct ImportFormatRegistryTests {
     static let names = ImportFormats.all.map(\.name.rawValue)
 
     static func json(_ file: String) throws -> [String: Any] {
