@@ -2,10 +2,9 @@ import Foundation
 import ShelflineActivity
 import ShelflineCore
 
-/// Reads a JSON queue file: an array of `{"id", "name", "date"}` (id a string or whole number,
-/// date optional), or an object with that array under `beers` (or `queue`); an object with
-/// `"sessionExpired": true` stands for the login page. Names lose their container label as on
-/// the page.
+/// A JSON queue file: an array of `{"id", "name", "date"}` (id a string or whole number, date
+/// optional), or an object with it under `beers` (or `queue`); `"sessionExpired": true` stands for
+/// the login page.
 public enum BeerQueueFile {
     public static func read(path: String) throws -> BeerQueueReading {
         guard FileManager.default.isReadableFile(atPath: path) else {
@@ -34,7 +33,7 @@ public enum BeerQueueFile {
         default:
             throw BeerQueueError.invalidQueueFile(path: path, reason: "expected an array of beers or an object with 'beers'")
         }
-        // As on a page: a malformed entry is skipped and counted; only a file of nothing but is an error.
+        // As on a page: a malformed entry is skipped; only a file of nothing but is an error.
         var beers: [QueuedBeer] = []
         var skipped: [SkippedRow] = []
         var seenIds: [String: Int] = [:]

@@ -19,7 +19,7 @@ struct HTMLScanner {
                 tokens.append(.text(decodeEntities(String(decoding: bytes[textStart..<end], as: UTF8.self))))
             }
         }
-        /// Where `needle` (lower case when `caseInsensitive`) next starts at or after `start`.
+        /// `needle` in lower case when `caseInsensitive`.
         func find(_ needle: String, from start: Int, caseInsensitive: Bool = false) -> Int? {
             let needle = Array(needle.utf8)
             if caseInsensitive { return bytes[start...].lazy.map(lower).firstRange(of: needle)?.lowerBound }
@@ -57,7 +57,7 @@ struct HTMLScanner {
                 position += 1
             }
             let name = String(decoding: bytes[nameStart..<position].map(lower), as: UTF8.self)
-            // Attributes, honouring quotes (a ">" inside a quoted value does not end the tag).
+            // A ">" inside a quoted value does not end the tag.
             var attributes: [String: String] = [:]
             var closed = false
             while position < count {
@@ -106,7 +106,7 @@ struct HTMLScanner {
             }
             tokens.append(.start(name: name, attributes: attributes))
             if name == "script" || name == "style" {
-                // Raw text: skip to the matching close tag; its contents are never page text.
+                // Raw text: never page text.
                 guard let close = find("</\(name)", from: index, caseInsensitive: true) else { return (tokens, true) }
                 guard let tagEnd = find(">", from: close) else { return (tokens, true) }
                 tokens.append(.end(name: name))

@@ -1,7 +1,6 @@
 /// The one rule for text that goes into a beer-queue snapshot.
 public enum SnapshotText {
-    /// `text` without control characters (C0, DEL, C1; a NUL from `&#0;` or a raw byte included),
-    /// with every run of whitespace — tabs and line breaks too — collapsed to one space and trimmed.
+    /// Without control characters (C0, DEL, C1), every run of whitespace collapsed to one space, trimmed.
     public static func clean(_ text: String) -> String {
         var result = String.UnicodeScalarView()
         var pendingSpace = false
