@@ -23,19 +23,9 @@ public struct BeerQueueClient: Sendable {
 
     /// Invalid UTF-8 is repaired.
     public func fetchPage() async throws -> String {
-        switch await fetch() {
-        case .success(let data): return String(decoding: data, as: UTF8.self)
-        case .failure(let problem): throw BeerQueueError.queueUnavailable(host: host, reason: problem.reason)
-        }
-    }
-
-    struct Problem: Error {
-        var reason: String
-    }
-
-    func fetch() async -> Result<Data, Problem> {
+        func unavailable(_ reason: String) -> BeerQueueError { .queueUnavailable(host: host, reason: reason) }
         guard let url = URL(string: pageURL), let origin = Origin(url) else {
-            return .failure(Problem(reason: "beerQueue.host is not an http(s) URL"))
+            throw unavailable("beerQueue.host is not an http(s) URL")
         }
         let get = HTTPGet(
             url: url,
@@ -47,10 +37,10 @@ public struct BeerQueueClient: Sendable {
             redirects: HTTPGet.RedirectRule(maximum: Self.maximumRedirects) { Origin($0) == origin })
         switch await get.run() {
         case .success(let answer):
-            guard answer.status == 200 else { return .failure(Problem(reason: "HTTP \(answer.status)")) }
-            return .success(answer.body)
+            guard answer.status == 200 else { throw unavailable("HTTP \(answer.status)") }
+            return String(decoding: answer.body, as: UTF8.self)
         case .failure(let failure):
-            return .failure(Problem(reason: describe(failure, origin: origin)))
+            throw unavailable(describe(failure, origin: origin))
         }
     }
 

@@ -116,12 +116,7 @@ public struct BeerQueueJob: Sendable {
         }
         if !redactor.secrets.isEmpty {
             // A server echoing the cookie never gets it into a snapshot or the report.
-            if case .queue(let beers) = observation {
-                observation = .queue(
-                    beers.map {
-                        QueuedBeer(id: redactor.redact($0.id), name: redactor.redact($0.name), date: redactor.redact($0.date))
-                    })
-            }
+            observation = observation.mapTexts { redactor.redact($0) }
             skipped = skipped.map { SkippedRow(row: $0.row, reason: redactor.redact($0.reason)) }
         }
         let outcome = try renderer.render(observation, now: now, userTriggered: userTriggered)

@@ -64,6 +64,14 @@ public enum BeerQueueLifecycle {
     }
 }
 
+extension BeerQueueLifecycle.Observation {
+    /// Every text of a queue's beers through `transform`.
+    func mapTexts(_ transform: (String) -> String) -> Self {
+        guard case .queue(let beers) = self else { return self }
+        return .queue(beers.map { QueuedBeer(id: transform($0.id), name: transform($0.name), date: transform($0.date)) })
+    }
+}
+
 extension BeerQueueLifecycle.Display {
     public init(queue: [QueuedBeer]) {
         self.init(queueCount: queue.count, beers: Array(queue.prefix(BeerQueueLifecycle.listedBeers)))

@@ -46,14 +46,7 @@ public struct BeerQueueRenderer: Sendable {
 
     func renderLocked(_ observation: BeerQueueLifecycle.Observation, now: Date, userTriggered: Bool) throws -> Outcome {
         // Compared and published as the snapshot will show them, whatever the source let through.
-        var observation = observation
-        if case .queue(let queue) = observation {
-            observation = .queue(
-                queue.map {
-                    QueuedBeer(
-                        id: SnapshotText.clean($0.id), name: SnapshotText.clean($0.name), date: SnapshotText.clean($0.date))
-                })
-        }
+        let observation = observation.mapTexts(SnapshotText.clean)
         var setAside: [SetAside] = []
         // A state file that does not decode never stops the activity: it is set aside and rebuilt.
         func readable<T>(_ path: String, _ read: () throws -> T) throws -> T? {

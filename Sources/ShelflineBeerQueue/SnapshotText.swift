@@ -9,7 +9,7 @@ public enum SnapshotText {
                 pendingSpace = !result.isEmpty
                 continue
             }
-            if isControl(scalar) { continue }
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { continue }
             if pendingSpace {
                 result.append(" ")
                 pendingSpace = false
@@ -17,9 +17,5 @@ public enum SnapshotText {
             result.append(scalar)
         }
         return String(result)
-    }
-
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 }

@@ -99,14 +99,13 @@ public struct ImportLifecycle {
             }
         }
         runner.onStageEnd = { stage, run, result in progress.stageEnded(stage: stage, run: run, result: result) }
-        let failed = FailedInputs(workspace: workspace)
         var run: RunDirectory?
         do {
             run = try runner.prepareRun(csv: csv)
             let outcome = try runner.run(run!)
             let pushBudget = pushWorker.map { $0.finish() } ?? PushWorker.exitWaitSeconds
             progress.finish()
-            try? failed.clear(input: runner.sourceFile ?? csv, runId: outcome.run.id)
+            try? FailedInputs(workspace: workspace).clear(input: runner.sourceFile ?? csv, runId: outcome.run.id)
             if !quiet {
                 let prefix = outcome.stagesRun.isEmpty ? "already imported; nothing to do. Earlier summary: " : ""
                 output(prefix + outcome.summary)
@@ -136,19 +135,27 @@ public struct ImportLifecycle {
             // The worker's last pass pushes the paused or failed state; a paused run exits at once.
             let pushBudget = pushWorker.map { $0.finish() } ?? PushWorker.exitWaitSeconds
             if !paused, let pushBudget, config.apns != nil { sendPushes(within: pushBudget) }
-            if !paused {
-                try? failed.record(
-                    .init(
-                        input: runner.sourceFile ?? csv, runId: run?.id, exitStatus: error.exitCode,
-                        message: error.description, failedAt: now().timeIntervalSince1970))
-            }
-            events.append(
-                ImportEvent(
-                    event: paused ? "paused" : "failed", runId: run?.id, input: csv,
-                    workspace: workspace.root, message: error.description,
-                    exitStatus: error.exitCode, report: nil))
+            recordEnd(error, paused: paused, input: csv, as: runner.sourceFile ?? csv, runId: run?.id, events: &events)
             throw error
         }
+    }
+
+    /// A failed or paused import as a notify event; a failure is also kept in `failed-inputs.json`
+    /// under `recorded` (absolute).
+    func recordEnd(
+        _ error: any ShelflineError, paused: Bool, input: String, as recorded: String?, runId: String?,
+        events: inout [ImportEvent]
+    ) {
+        if !paused, let recorded {
+            try? FailedInputs(workspace: workspace).record(
+                .init(
+                    input: recorded, runId: runId, exitStatus: error.exitCode, message: error.description,
+                    failedAt: now().timeIntervalSince1970))
+        }
+        events.append(
+            ImportEvent(
+                event: paused ? "paused" : "failed", runId: runId, input: input, workspace: workspace.root,
+                message: error.description, exitStatus: error.exitCode, report: nil))
     }
 
     /// Imports each new file as its own import: one that fails is reported and the others go on;
@@ -162,18 +169,11 @@ public struct ImportLifecycle {
             askAgain.rows(in: RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace), now: now()) > 0
         }
         var failures: [(path: String, error: any ShelflineError)] = []
-        let failedInputs = FailedInputs(workspace: workspace)
         for (path, error) in scan.unreadable {
             log.error("shelfline: error: \(error)")
             failures.append((path, error))
-            try? failedInputs.record(
-                .init(
-                    input: Workspace.absolute(path, role: .input), runId: nil, exitStatus: error.exitCode,
-                    message: error.description, failedAt: now().timeIntervalSince1970))
-            events.append(
-                ImportEvent(
-                    event: "failed", runId: nil, input: path, workspace: workspace.root,
-                    message: error.description, exitStatus: error.exitCode, report: nil))
+            recordEnd(
+                error, paused: false, input: path, as: try? Workspace.absolute(path, role: .input), runId: nil, events: &events)
         }
         var imported = 0
         for (path, hash) in scan.pending {

@@ -102,14 +102,7 @@ public struct PipelineRunner {
     public mutating func prepareRun(csv: String) throws -> RunDirectory {
         if let run = try prepareNewRun(csv: csv) { return run }
         let hash = try ContentHash.file(csv)
-        let run = RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace)
-        try Workspace.makeDirectory(run.manifestsDirectory)
-        if try reuseIntactCopy(in: run, hash: hash) { return run }
-        let copy = run.inputPath(extension: (csv as NSString).pathExtension.lowercased())
-        try ContentHash.copy(csv, to: copy, expected: hash, permissions: 0o600)
-        // Parse's input stamp takes the hash taken while copying rather than reading the export a third time.
-        preparedInput = FileStamp.make(name: "{csv}", path: copy, sha256: hash)
-        return run
+        return try place(csv, hash: hash) { try ContentHash.copy(csv, to: $0, expected: hash, permissions: 0o600) }
     }
 
     /// `prepareRun` for an export no run holds a copy of its size of: hashed while copied, then
@@ -126,27 +119,27 @@ public struct PipelineRunner {
         try Workspace.makeDirectory(workspace.runsDirectory)
         // A temporary file of `runs/`: one a kill left is swept (`StaleTemporaryFiles`); uncommitted, `deinit` removes it.
         let file = try AtomicFile(path: workspace.runsDirectory + "/export", permissions: 0o600)
-        let hash = try ContentHash.copy(csv, into: file)
-        let run = RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace)
-        try Workspace.makeDirectory(run.manifestsDirectory)
-        // The export may have changed since its size was checked.
-        if try reuseIntactCopy(in: run, hash: hash) { return run }
-        let copy = run.inputPath(extension: (csv as NSString).pathExtension.lowercased())
-        try file.commit(to: copy)
-        preparedInput = FileStamp.make(name: "{csv}", path: copy, sha256: hash)
-        return run
+        return try place(csv, hash: try ContentHash.copy(csv, into: file)) { try file.commit(to: $0) }
     }
 
-    /// Whether `run` already holds an intact copy of `hash`'s content (checked against parse's
-    /// manifest stamp, so not hashed again); it becomes the prepared input.
-    private mutating func reuseIntactCopy(in run: RunDirectory, hash: String) throws -> Bool {
-        guard let existing = run.existingInput else { return false }
-        let recorded = run.manifest(.parse)?.inputs.first { $0.name == "{csv}" }
-        guard let stamp = try FileStamp.make(name: "{csv}", path: existing, previous: recorded), stamp.sha256 == hash else {
-            return false
+    /// The run of content `hash`: its intact copy (checked against parse's manifest stamp, so not
+    /// hashed again; the export may have changed since its size was checked), else one `write` makes.
+    /// The copy's stamp takes `hash`, taken while copying, rather than reading the export a third time.
+    private mutating func place(_ csv: String, hash: String, write: (String) throws -> Void) throws -> RunDirectory {
+        let run = RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace)
+        try Workspace.makeDirectory(run.manifestsDirectory)
+        if let existing = run.existingInput,
+            let stamp = try FileStamp.make(
+                name: "{csv}", path: existing, previous: run.manifest(.parse)?.inputs.first { $0.name == "{csv}" }),
+            stamp.sha256 == hash
+        {
+            preparedInput = stamp
+            return run
         }
-        preparedInput = stamp
-        return true
+        let copy = run.inputPath(extension: (csv as NSString).pathExtension.lowercased())
+        try write(copy)
+        preparedInput = FileStamp.make(name: "{csv}", path: copy, sha256: hash)
+        return run
     }
 
     /// The stamp of the copy `prepareRun` checked or wrote (`run` trusts it while its stat facts match).
