@@ -3,13 +3,11 @@ import ShelflineActivity
 
 /// What a beer-queue source said.
 public enum BeerQueueReading: Sendable, Equatable {
-    /// The member's queue in queue order (possibly empty), and the rows left out as malformed.
+    /// In queue order (possibly empty), and the rows left out as malformed.
     case queue([QueuedBeer], skipped: [SkippedRow] = [])
-    /// The site answered with its login page.
     case sessionExpired
 }
 
-/// A queue row left out of the snapshot, and why.
 public struct SkippedRow: Sendable, Equatable, Codable {
     /// 1-based position among the page's `brewName` rows.
     public var row: Int

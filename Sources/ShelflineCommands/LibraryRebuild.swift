@@ -4,14 +4,11 @@ import ShelflineLibrary
 import ShelflineOrchestrator
 import ShelflineRender
 
-/// Rebuilds the library from the imports stored under `runs/`: each finished run merged again, in
-/// first-import order, into an empty library with the review decisions re-applied, then published
-/// as a new generation. For a library an earlier identity rule wrongly folded, or one damaged or
-/// lost. Merge is deterministic: the same runs give a byte-identical library, and nothing is written.
-///
-/// What the rows sharing an ISBN say of its title is learnt from every run first (`ISBNTitles`), so
-/// a row an earlier export filed under its main title alone (`War` with the ISBN of `War: volume 0`)
-/// is its own book from the start; merge alone cannot part them once folded.
+/// Rebuilds the library from the imports stored under `runs/`, merged again in first-import order
+/// with the review decisions re-applied: for a library an earlier identity rule wrongly folded, or
+/// one damaged or lost. What the rows sharing an ISBN say of its title is learnt from every run
+/// first (`ISBNTitles`), so a row filed under its main title alone (`War` with the ISBN of
+/// `War: volume 0`) is its own book from the start; merge alone cannot part them once folded.
 struct LibraryRebuild {
     var workspace: Workspace
     var config: PipelineConfig

@@ -18,7 +18,9 @@ struct OrchestratorSetup {
 
     init(context: StageContext) throws {
         config = context.config
-        configPath = try Self.absolute(context.configPath)
+        // `(built-in defaults)` stays as it is.
+        configPath =
+            context.configPath.hasPrefix("(") ? context.configPath : try Workspace.absolute(context.configPath, role: .input)
         workspace = context.workspace
         binDirectory = ProcessInfo.processInfo.environment["SHELFLINE_BIN"] ?? Self.ownDirectory
     }
@@ -55,12 +57,6 @@ struct OrchestratorSetup {
     static var ownDirectory: String {
         let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return (path as NSString).deletingLastPathComponent
-    }
-
-    /// `(built-in defaults)` stays as it is.
-    static func absolute(_ path: String) throws -> String {
-        if path.hasPrefix("(") { return path }
-        return try Workspace.absolute(path, role: .input)
     }
 
     /// The run of `--csv` (nothing copied), else the latest run.

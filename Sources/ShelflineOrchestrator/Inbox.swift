@@ -107,12 +107,10 @@ public struct Inbox: Sendable {
                 result.unreadable.append((path, error))
                 continue
             }
-            if done[hash] != nil, !askAgain(hash) {
+            if (done[hash] != nil && !askAgain(hash)) || result.pending.contains(where: { $0.hash == hash }) {
                 result.alreadyImported += 1
-            } else if !result.pending.contains(where: { $0.hash == hash }) {
-                result.pending.append((path, hash))
             } else {
-                result.alreadyImported += 1
+                result.pending.append((path, hash))
             }
         }
         return result

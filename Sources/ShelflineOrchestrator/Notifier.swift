@@ -130,8 +130,7 @@ public struct Notifier: Sendable {
         var outcome: Outcome?
         var termination: ChildProcess.Termination?
         while termination == nil {
-            var descriptor = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-            if open { _ = poll(&descriptor, 1, 100) } else { _ = poll(nil, 0, 100) }
+            StageOutputRelay.wait(milliseconds: 100, forAnyOf: [open ? readEnd : -1])
             drain()
             termination = child.poll()
             if termination != nil { break }

@@ -220,12 +220,11 @@ public struct PipelineRunner {
                 }
                 let parametersHash = planner.parametersHash(stage)
                 let description = planner.description(stage)
-                var manifest = StageManifest(
+                let manifest = StageManifest(
                     stage: stage,
                     fingerprint: StageManifest.fingerprint(stage: description, parametersHash: parametersHash, inputs: inputs),
                     algorithmVersion: description.algorithmVersion, parametersHash: parametersHash, inputs: inputs, outputs: [],
-                    durationMs: milliseconds, finishedAt: 0)
-                manifest.workspaceBefore = workspaceBefore.isEmpty ? nil : workspaceBefore
+                    durationMs: milliseconds, finishedAt: 0, workspaceBefore: workspaceBefore.isEmpty ? nil : workspaceBefore)
                 stamping = OutputStamping(outputs: outputs, manifest: manifest, path: run.manifestPath(stage), now: now)
                 stagesRun.append(stage)
                 var fields: KeyValuePairs<String, Any> = ["stage": stage.rawValue, "event": "done", "ms": milliseconds]
