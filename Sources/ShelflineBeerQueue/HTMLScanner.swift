@@ -25,6 +25,9 @@ struct HTMLScanner {
             if caseInsensitive { return bytes[start...].lazy.map(lower).firstRange(of: needle)?.lowerBound }
             return bytes[start...].firstRange(of: needle)?.lowerBound
         }
+        func skip(_ position: inout Int, while condition: (UInt8) -> Bool) {
+            while position < count, condition(bytes[position]) { position += 1 }
+        }
         while index < count {
             guard bytes[index] == UInt8(ascii: "<"), index + 1 < count else {
                 index += 1
@@ -51,13 +54,9 @@ struct HTMLScanner {
             }
             flushText(index)
             var position = nameStart
-            while position < count, !isSpace(bytes[position]), bytes[position] != UInt8(ascii: ">"),
-                bytes[position] != UInt8(ascii: "/")
-            {
-                position += 1
-            }
+            skip(&position) { !isSpace($0) && !">/".utf8.contains($0) }
             let name = String(decoding: bytes[nameStart..<position].map(lower), as: UTF8.self)
-            // A ">" inside a quoted value does not end the tag.
+            // Attributes; a ">" inside a quoted value does not end the tag.
             var attributes: [String: String] = [:]
             var closed = false
             while position < count {
@@ -72,17 +71,13 @@ struct HTMLScanner {
                     continue
                 }
                 let keyStart = position
-                while position < count, !isSpace(bytes[position]), bytes[position] != UInt8(ascii: "="),
-                    bytes[position] != UInt8(ascii: ">"), bytes[position] != UInt8(ascii: "/")
-                {
-                    position += 1
-                }
+                skip(&position) { !isSpace($0) && !"=>/".utf8.contains($0) }
                 let key = String(decoding: bytes[keyStart..<position].map(lower), as: UTF8.self)
-                while position < count, isSpace(bytes[position]) { position += 1 }
+                skip(&position, while: isSpace)
                 var value = ""
                 if position < count, bytes[position] == UInt8(ascii: "=") {
                     position += 1
-                    while position < count, isSpace(bytes[position]) { position += 1 }
+                    skip(&position, while: isSpace)
                     if position < count, bytes[position] == UInt8(ascii: "\"") || bytes[position] == UInt8(ascii: "'") {
                         let quote = bytes[position]
                         let valueStart = position + 1
@@ -91,7 +86,7 @@ struct HTMLScanner {
                         position = close + 1
                     } else {
                         let valueStart = position
-                        while position < count, !isSpace(bytes[position]), bytes[position] != UInt8(ascii: ">") { position += 1 }
+                        skip(&position) { !isSpace($0) && $0 != UInt8(ascii: ">") }
                         value = String(decoding: bytes[valueStart..<position], as: UTF8.self)
                     }
                 }
