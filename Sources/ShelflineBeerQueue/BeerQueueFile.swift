@@ -20,17 +20,9 @@ public enum BeerQueueFile {
     }
 
     static func parse(_ value: JSONValue, path: String) throws -> BeerQueueReading {
-        let list: [JSONValue]
-        switch value {
-        case .array(let array):
-            list = array
-        case .object(let object):
-            if object["sessionExpired"] == .bool(true) { return .sessionExpired }
-            guard case .array(let array)? = object["beers"] ?? object["queue"] else {
-                throw BeerQueueError.invalidQueueFile(path: path, reason: "expected an array of beers or an object with 'beers'")
-            }
-            list = array
-        default:
+        if value["sessionExpired"] == .bool(true) { return .sessionExpired }
+        // The array itself, or an object holding it under `beers` or `queue`.
+        guard case .array(let list) = value["beers"] ?? value["queue"] ?? value else {
             throw BeerQueueError.invalidQueueFile(path: path, reason: "expected an array of beers or an object with 'beers'")
         }
         // As on a page: a malformed entry is skipped; only a file of nothing but is an error.

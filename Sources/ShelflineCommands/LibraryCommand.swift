@@ -170,14 +170,10 @@ enum LibraryListing {
         var text = "\(book.title)\(book.author.map { " — \($0)" } ?? "")".escapingControlCharacters + "\n"
         for key in object.keys.sorted() where key != "provenance" {
             let value = object[key]!
-            let shown: String
-            if let data = try? JSONSerialization.data(
-                withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes, .sortedKeys])
-            {
-                shown = String(decoding: data, as: UTF8.self)
-            } else {
-                shown = "\(value)"
-            }
+            let shown =
+                (try? JSONSerialization.data(
+                    withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes, .sortedKeys]))
+                .map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"
             text +=
                 "  \(key.escapingControlCharacters.padding(toLength: 26, withPad: " ", startingAt: 0)) \(shown.escapingControlCharacters)\n"
         }

@@ -24,7 +24,7 @@ public struct FileStamp: Codable, Sendable, Equatable {
 
     /// Reuses `previous`'s hash when the stat facts are unchanged; nil when the file does not exist.
     public static func make(name: String, path: String, previous: FileStamp?) throws -> FileStamp? {
-        guard var stamp = statFacts(name: name, path: path) else { return nil }
+        guard var stamp = make(name: name, path: path, sha256: "") else { return nil }
         if let previous, previous.sameFile(as: stamp), previous.sha256 != "absent" {
             stamp.sha256 = previous.sha256
         } else {
@@ -40,18 +40,12 @@ public struct FileStamp: Codable, Sendable, Equatable {
 
     /// With a hash the caller has just taken (while writing the file).
     static func make(name: String, path: String, sha256: String) -> FileStamp? {
-        guard var stamp = statFacts(name: name, path: path) else { return nil }
-        stamp.sha256 = sha256
-        return stamp
-    }
-
-    private static func statFacts(name: String, path: String) -> FileStamp? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         let ctime = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
         return FileStamp(
-            name: name, sha256: "", size: Int64(info.st_size), mtimeNs: mtime, ctimeNs: ctime,
+            name: name, sha256: sha256, size: Int64(info.st_size), mtimeNs: mtime, ctimeNs: ctime,
             inode: UInt64(info.st_ino))
     }
 }
