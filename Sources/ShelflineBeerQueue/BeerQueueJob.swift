@@ -77,24 +77,14 @@ public struct BeerQueueJob: Sendable {
         var observation = BeerQueueLifecycle.Observation.fetchFailed
         var skipped: [SkippedRow] = []
         let sourceName: String
-        /// A running activity is marked offline, then the error is thrown.
-        func unreadable(_ error: BeerQueueError) {
-            observation = .fetchFailed
-            pending = error
-            // Every row counted, even on a page refused because all of them are malformed.
-            if case .malformedRows(_, let rows) = error { skipped = rows }
-        }
+        let read: () async throws -> BeerQueueReading
+        var credentialsFile: String?
         switch source {
         case .html(let path), .json(let path):
             sourceName = path
-            do {
-                let reading =
-                    source == .json(path: path)
+            read = {
+                source == .json(path: path)
                     ? try BeerQueueFile.read(path: path) : try BeerQueuePage.parse(try Self.readPage(path: path), source: path)
-                (observation, skipped) = Self.observation(reading)
-                if observation == .sessionExpired { pending = BeerQueueError.sessionExpired(credentialsFile: nil) }
-            } catch let error as BeerQueueError {
-                unreadable(error)
             }
         case .poll:
             let host = try validatedHost()
@@ -105,14 +95,21 @@ public struct BeerQueueJob: Sendable {
             redactor = SecretRedactor(cookie: credentials.cookie)
             let client = BeerQueueClient(host: host, credentials: credentials, timeoutSeconds: config.timeoutSeconds ?? 20)
             sourceName = client.pageURL
-            do {
-                let page = try await client.fetchPage()
-                (observation, skipped) = Self.observation(try BeerQueuePage.parse(page, source: client.pageURL))
-                if observation == .sessionExpired { pending = BeerQueueError.sessionExpired(credentialsFile: credentialsPath) }
-            } catch let error as BeerQueueError {
-                // Never an `end`.
-                unreadable(error)
+            credentialsFile = credentialsPath
+            read = { try BeerQueuePage.parse(try await client.fetchPage(), source: client.pageURL) }
+        }
+        do {
+            switch try await read() {
+            case .queue(let beers, let rows): (observation, skipped) = (.queue(beers), rows)
+            case .sessionExpired:
+                observation = .sessionExpired
+                pending = BeerQueueError.sessionExpired(credentialsFile: credentialsFile)
             }
+        } catch let error as BeerQueueError {
+            // Not a queue: a running activity is marked offline (never an `end`), then the error is thrown.
+            pending = error
+            // Every row counted, even on a page refused because all of them are malformed.
+            if case .malformedRows(_, let rows) = error { skipped = rows }
         }
         if !redactor.secrets.isEmpty {
             // A server echoing the cookie never gets it into a snapshot or the report.
@@ -144,13 +141,6 @@ public struct BeerQueueJob: Sendable {
         log.event(fields)
         if let pending { throw pending }
         return outcome
-    }
-
-    static func observation(_ reading: BeerQueueReading) -> (BeerQueueLifecycle.Observation, [SkippedRow]) {
-        switch reading {
-        case .queue(let beers, let skipped): (.queue(beers), skipped)
-        case .sessionExpired: (.sessionExpired, [])
-        }
     }
 
     /// Plain `http://` only to a loopback address: the cookie would otherwise cross the network in clear text.
