@@ -1,19 +1,16 @@
 import Foundation
 import ShelflineHTTP
 
-/// Fetches `GET <host>/memberQueues.php` with the member's cookie through `HTTPGet`, which stops
-/// the transfer at the page limit (URLSession reads ahead of its delegate, so it could not).
-///
-/// No cookie jar, no cache, a hard timeout. The cookie goes only to the configured origin (scheme,
-/// host and port): a redirect to another origin, or from https to http, is not followed
-/// (`queueUnavailable`, exit 75). Every failure is `BeerQueueError.queueUnavailable`, whose reason
-/// never holds the cookie.
+/// Fetches `<host>/memberQueues.php` with the member's cookie through `HTTPGet`, which stops at the
+/// page limit (URLSession reads ahead of its delegate). No cookie jar, no cache, a hard timeout; the
+/// cookie goes only to the configured origin (a redirect elsewhere is not followed). Every failure
+/// is `queueUnavailable`, whose reason never holds the cookie.
 public struct BeerQueueClient: Sendable {
     public var host: String
     public var credentials: BeerQueueCredentials
     public var timeoutSeconds: Double
     public var maximumBytes = BeerQueuePage.maximumBytes
-    /// Redirects followed within the origin (the site sends one to its login page).
+    /// Within the origin (the site redirects to its login page).
     public static let maximumRedirects = 5
 
     public init(host: String, credentials: BeerQueueCredentials, timeoutSeconds: Double = 20) {
@@ -24,21 +21,11 @@ public struct BeerQueueClient: Sendable {
 
     public var pageURL: String { host + "/memberQueues.php" }
 
-    /// The page's HTML (invalid UTF-8 repaired), or `queueUnavailable`.
+    /// Invalid UTF-8 is repaired.
     public func fetchPage() async throws -> String {
-        switch await fetch() {
-        case .success(let data): return String(decoding: data, as: UTF8.self)
-        case .failure(let problem): throw BeerQueueError.queueUnavailable(host: host, reason: problem.reason)
-        }
-    }
-
-    struct Problem: Error {
-        var reason: String
-    }
-
-    func fetch() async -> Result<Data, Problem> {
+        func unavailable(_ reason: String) -> BeerQueueError { .queueUnavailable(host: host, reason: reason) }
         guard let url = URL(string: pageURL), let origin = Origin(url) else {
-            return .failure(Problem(reason: "beerQueue.host is not an http(s) URL"))
+            throw unavailable("beerQueue.host is not an http(s) URL")
         }
         let get = HTTPGet(
             url: url,
@@ -46,14 +33,14 @@ public struct BeerQueueClient: Sendable {
                 ("Cookie", credentials.cookie), ("Accept", "text/html"), ("User-Agent", "Shelfline/0.1 (beer-queue poll)"),
             ],
             timeoutSeconds: timeoutSeconds, limit: maximumBytes,
-            // Never followed elsewhere, so the cookie never leaves for another origin or over plain http.
+            // The cookie never leaves for another origin or over plain http.
             redirects: HTTPGet.RedirectRule(maximum: Self.maximumRedirects) { Origin($0) == origin })
         switch await get.run() {
         case .success(let answer):
-            guard answer.status == 200 else { return .failure(Problem(reason: "HTTP \(answer.status)")) }
-            return .success(answer.body)
+            guard answer.status == 200 else { throw unavailable("HTTP \(answer.status)") }
+            return String(decoding: answer.body, as: UTF8.self)
         case .failure(let failure):
-            return .failure(Problem(reason: describe(failure, origin: origin)))
+            throw unavailable(describe(failure, origin: origin))
         }
     }
 
@@ -75,7 +62,7 @@ public struct BeerQueueClient: Sendable {
         var description: String { "\(scheme)://\(host):\(port)" }
     }
 
-    /// The reason a user reads (never the cookie: requests' headers are not part of any failure).
+    /// Never the cookie: requests' headers are not part of any failure.
     func describe(_ failure: HTTPGet.Failure, origin: Origin) -> String {
         switch failure {
         case .tooLarge: "the page is larger than \(maximumBytes) bytes"

@@ -5,11 +5,8 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// The member's session cookie, read from a file only its owner may read.
-///
-/// The file holds either one line — a `Cookie` header value such as `PHPSESSID=…` (a bare value
-/// means `PHPSESSID=<value>`; a leading `Cookie:` is allowed) — or JSON `{"cookie": "…"}`.
-/// The value is never logged, printed or written anywhere; `description` hides it.
+/// The member's session cookie, from a file only its owner may read: one `Cookie` header line
+/// (a bare value means `PHPSESSID=<value>`) or JSON `{"cookie": "…"}`. Never logged or printed.
 public struct BeerQueueCredentials: Sendable, CustomStringConvertible {
     /// The `Cookie` header value.
     public let cookie: String
@@ -18,8 +15,7 @@ public struct BeerQueueCredentials: Sendable, CustomStringConvertible {
 
     public var description: String { "BeerQueueCredentials(cookie: <redacted>)" }
 
-    /// Loads `path`, refusing a file that group or others may access (it must be 0600, or 0400)
-    /// or that another user owns.
+    /// Refuses a file that group or others may access, or that another user owns.
     public static func load(path: String) throws -> BeerQueueCredentials {
         var info = stat()
         guard stat(path, &info) == 0 else {

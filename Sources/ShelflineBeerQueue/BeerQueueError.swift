@@ -4,19 +4,13 @@ import ShelflineCore
 /// Errors of the beer-queue activity. Messages never contain the session cookie: whatever a page
 /// or server said is passed through `redacting(_:)` before it is shown.
 public enum BeerQueueError: ShelflineError, Equatable {
-    /// The beer-queue page is neither a queue, the empty queue, nor the login page.
     case unrecognisedPage(source: String, reason: String)
-    /// Every queued beer on the page is malformed; `skipped` says why each one was.
+    /// Every queued beer on the page is malformed.
     case malformedRows(source: String, skipped: [SkippedRow])
-    /// The site answered with its login page: the cookie in the credentials file is no longer valid.
     case sessionExpired(credentialsFile: String?)
-    /// The queue could not be fetched; the last known queue was kept and marked offline.
     case queueUnavailable(host: String, reason: String)
-    /// The credentials file may be read by others.
     case insecureCredentials(path: String, mode: String)
-    /// The credentials file holds no usable cookie.
     case invalidCredentials(path: String, reason: String)
-    /// A JSON queue file that is not the documented shape.
     case invalidQueueFile(path: String, reason: String)
 
     public var exitStatus: ExitStatus {
@@ -49,7 +43,7 @@ public enum BeerQueueError: ShelflineError, Equatable {
         }
     }
 
-    /// The same error with every occurrence of each secret in its texts replaced by `<redacted>`.
+    /// The same error with every secret in its texts replaced by `<redacted>`.
     public func redacting(_ redactor: SecretRedactor) -> BeerQueueError {
         let r = redactor.redact
         return switch self {
@@ -64,7 +58,7 @@ public enum BeerQueueError: ShelflineError, Equatable {
     }
 }
 
-/// Replaces secrets (the cookie's values) in text meant for a person or a snapshot.
+/// Replaces the cookie's values in text meant for a person or a snapshot.
 public struct SecretRedactor: Sendable {
     /// Shorter values are not treated as secrets: redacting `1` or `en` would garble every message.
     public static let minimumSecretLength = 6
@@ -72,7 +66,7 @@ public struct SecretRedactor: Sendable {
 
     public let secrets: [String]
 
-    /// The secrets of a `Cookie` header value: the whole value and each `name=value` pair's value.
+    /// The whole `Cookie` header value and each `name=value` pair's value.
     public init(cookie: String) {
         var secrets = [cookie]
         for pair in cookie.split(separator: ";") {

@@ -2,10 +2,9 @@ import Foundation
 import ShelflineActivity
 import ShelflineCore
 
-/// Reads a JSON queue file: an array of `{"id", "name", "date"}` (id a string or whole number,
-/// date optional), or an object with that array under `beers` (or `queue`); an object with
-/// `"sessionExpired": true` stands for the login page. Names lose their container label as on
-/// the page.
+/// A JSON queue file: an array of `{"id", "name", "date"}` (id a string or whole number, date
+/// optional), or an object with it under `beers` (or `queue`); `"sessionExpired": true` stands for
+/// the login page.
 public enum BeerQueueFile {
     public static func read(path: String) throws -> BeerQueueReading {
         guard FileManager.default.isReadableFile(atPath: path) else {
@@ -21,20 +20,12 @@ public enum BeerQueueFile {
     }
 
     static func parse(_ value: JSONValue, path: String) throws -> BeerQueueReading {
-        let list: [JSONValue]
-        switch value {
-        case .array(let array):
-            list = array
-        case .object(let object):
-            if object["sessionExpired"] == .bool(true) { return .sessionExpired }
-            guard case .array(let array)? = object["beers"] ?? object["queue"] else {
-                throw BeerQueueError.invalidQueueFile(path: path, reason: "expected an array of beers or an object with 'beers'")
-            }
-            list = array
-        default:
+        if value["sessionExpired"] == .bool(true) { return .sessionExpired }
+        // The array itself, or an object holding it under `beers` or `queue`.
+        guard case .array(let list) = value["beers"] ?? value["queue"] ?? value else {
             throw BeerQueueError.invalidQueueFile(path: path, reason: "expected an array of beers or an object with 'beers'")
         }
-        // As on a page: a malformed entry is skipped and counted; only a file of nothing but is an error.
+        // As on a page: a malformed entry is skipped; only a file of nothing but is an error.
         var beers: [QueuedBeer] = []
         var skipped: [SkippedRow] = []
         var seenIds: [String: Int] = [:]

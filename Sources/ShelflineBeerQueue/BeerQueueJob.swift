@@ -10,25 +10,21 @@ import ShelflineCore
 public enum BeerQueueSource: Sendable, Equatable {
     /// A saved `memberQueues.php` page.
     case html(path: String)
-    /// A JSON queue file (`BeerQueueFile`).
     case json(path: String)
     /// A live `GET <host>/memberQueues.php` with the credentials file's cookie.
     case poll
 }
 
-/// One beer-queue run end to end, shared by `shelfline-render beer-queue` and the orchestrator:
-/// settings from `pipeline.json`'s `beerQueue`, read the source, render, report problems.
+/// One beer-queue run end to end: settings from `pipeline.json`'s `beerQueue`, read, render, report.
 public struct BeerQueueJob: Sendable {
     public var config: BeerQueueConfig
     public var configPath: String
     public var workspace: Workspace
     public var historyLimit: Int
 
-    /// Set when `beerQueue` did not decode: what `run` throws first (78, naming the key).
+    /// What `run` throws first when `beerQueue` did not decode.
     var configError: ConfigError?
 
-    /// The job for `pipeline.json`'s `beerQueue` as the file holds it (`PipelineConfig.beerQueue`).
-    /// A section that does not decode is the config error `run` throws before reading anything.
     public init(
         config section: JSONValue?, configPath: String, workspace: Workspace,
         historyLimit: Int = ActivityStore.defaultHistoryLimit
@@ -46,10 +42,8 @@ public struct BeerQueueJob: Sendable {
         }
     }
 
-    /// Runs once. Returns nil in visitor mode (no activity at all). A page that could not be
-    /// fetched or read marks a running activity offline and then throws; a login page ends the
-    /// activity and then throws `sessionExpired` so the user renews the cookie. With `--poll`, every
-    /// message, log line, report and snapshot text has the cookie's values redacted.
+    /// Runs once; nil in visitor mode. A page that could not be read marks a running activity
+    /// offline, a login page ends it, and then each throws. Every text has the cookie redacted.
     public func run(source: BeerQueueSource, now: Date, userTriggered: Bool, log: Logfmt) async throws -> BeerQueueRenderer
         .Outcome?
     {
@@ -59,8 +53,7 @@ public struct BeerQueueJob: Sendable {
             return nil
         }
         let renderer = try makeRenderer()
-        // A saved page may hold the cookie too: redact it when the credentials file can be read
-        // (best effort here; a poll loads it strictly).
+        // A saved page may hold the cookie too (best effort here; a poll loads it strictly).
         var redactor = SecretRedactor()
         if source != .poll, let path = config.credentialsFile,
             let credentials = try? BeerQueueCredentials.load(path: (path as NSString).expandingTildeInPath)
@@ -84,51 +77,43 @@ public struct BeerQueueJob: Sendable {
         var observation = BeerQueueLifecycle.Observation.fetchFailed
         var skipped: [SkippedRow] = []
         let sourceName: String
-        /// A page or file that is not a queue: a running activity is marked offline, then the error is thrown.
-        func unreadable(_ error: BeerQueueError) {
-            observation = .fetchFailed
-            pending = error
-            // Every row counted, even on a page refused because all of them are malformed.
-            if case .malformedRows(_, let rows) = error { skipped = rows }
-        }
+        let read: () async throws -> BeerQueueReading
+        var credentialsFile: String?
         switch source {
         case .html(let path), .json(let path):
             sourceName = path
-            do {
-                let reading =
-                    source == .json(path: path)
+            read = {
+                source == .json(path: path)
                     ? try BeerQueueFile.read(path: path) : try BeerQueuePage.parse(try Self.readPage(path: path), source: path)
-                (observation, skipped) = Self.observation(reading)
-                if observation == .sessionExpired { pending = BeerQueueError.sessionExpired(credentialsFile: nil) }
-            } catch let error as BeerQueueError {
-                unreadable(error)
             }
         case .poll:
             let host = try validatedHost()
             let credentialsPath = try required(
                 config.credentialsFile, key: "credentialsFile", what: "the path of a 0600 file holding the session cookie")
-            // `~/…` as pipeline.json's example writes it (expanded against the user's home directory).
+            // `~/…` as pipeline.json's example writes it.
             let credentials = try BeerQueueCredentials.load(path: (credentialsPath as NSString).expandingTildeInPath)
             redactor = SecretRedactor(cookie: credentials.cookie)
             let client = BeerQueueClient(host: host, credentials: credentials, timeoutSeconds: config.timeoutSeconds ?? 20)
             sourceName = client.pageURL
-            do {
-                let page = try await client.fetchPage()
-                (observation, skipped) = Self.observation(try BeerQueuePage.parse(page, source: client.pageURL))
-                if observation == .sessionExpired { pending = BeerQueueError.sessionExpired(credentialsFile: credentialsPath) }
-            } catch let error as BeerQueueError {
-                // Unreachable, timed out, HTTP error, a redirect elsewhere or an unreadable page: never an `end`.
-                unreadable(error)
+            credentialsFile = credentialsPath
+            read = { try BeerQueuePage.parse(try await client.fetchPage(), source: client.pageURL) }
+        }
+        do {
+            switch try await read() {
+            case .queue(let beers, let rows): (observation, skipped) = (.queue(beers), rows)
+            case .sessionExpired:
+                observation = .sessionExpired
+                pending = BeerQueueError.sessionExpired(credentialsFile: credentialsFile)
             }
+        } catch let error as BeerQueueError {
+            // Not a queue: a running activity is marked offline (never an `end`), then the error is thrown.
+            pending = error
+            // Every row counted, even on a page refused because all of them are malformed.
+            if case .malformedRows(_, let rows) = error { skipped = rows }
         }
         if !redactor.secrets.isEmpty {
-            // A server that echoes the cookie into a page never gets it into a snapshot or the report.
-            if case .queue(let beers) = observation {
-                observation = .queue(
-                    beers.map {
-                        QueuedBeer(id: redactor.redact($0.id), name: redactor.redact($0.name), date: redactor.redact($0.date))
-                    })
-            }
+            // A server echoing the cookie never gets it into a snapshot or the report.
+            observation = observation.mapTexts { redactor.redact($0) }
             skipped = skipped.map { SkippedRow(row: $0.row, reason: redactor.redact($0.reason)) }
         }
         let outcome = try renderer.render(observation, now: now, userTriggered: userTriggered)
@@ -158,15 +143,7 @@ public struct BeerQueueJob: Sendable {
         return outcome
     }
 
-    static func observation(_ reading: BeerQueueReading) -> (BeerQueueLifecycle.Observation, [SkippedRow]) {
-        switch reading {
-        case .queue(let beers, let skipped): (.queue(beers), skipped)
-        case .sessionExpired: (.sessionExpired, [])
-        }
-    }
-
-    /// `beerQueue.host` for a poll: an http(s) origin; plain `http://` only to a loopback address,
-    /// since the cookie would otherwise cross the network in clear text.
+    /// Plain `http://` only to a loopback address: the cookie would otherwise cross the network in clear text.
     func validatedHost() throws -> String {
         let host = try required(config.host, key: "host", what: "the site's https:// origin")
         guard let url = URL(string: host), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
@@ -204,8 +181,7 @@ public struct BeerQueueJob: Sendable {
         return value
     }
 
-    /// Reads a saved page, never more than `maximumBytes` + 1 bytes: missing or not a regular file
-    /// → 66, too large → 65. Invalid UTF-8 is repaired, not fatal.
+    /// Reads a saved page, never more than `maximumBytes` + 1 bytes. Invalid UTF-8 is repaired, not fatal.
     public static func readPage(path: String, maximumBytes: Int = BeerQueuePage.maximumBytes) throws -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw FileError.missingInput(path: path, reason: systemErrorMessage()) }
@@ -228,13 +204,12 @@ public struct BeerQueueJob: Sendable {
     }
 }
 
-/// `activity/beer-queue.report.json`: what the last run read and did, so every row the page had
-/// ends in one counted outcome (listed or skipped).
+/// `activity/beer-queue.report.json`: what the last run read and did, every row counted.
 struct BeerQueueReport: Encodable {
     var source: String
     /// `queue`, `sessionExpired` or `unreadable`.
     var observed: String
-    /// `brewName` rows on the page (listed + skipped).
+    /// Listed + skipped.
     var rows: Int
     var beers: Int
     var skippedRows: Int

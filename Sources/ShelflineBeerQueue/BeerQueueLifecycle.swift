@@ -3,7 +3,6 @@ import ShelflineActivity
 /// What one observation of the queue means for the beer-queue Live Activity, decided against the
 /// previous snapshot alone (a pure function, so the rules are one table).
 public enum BeerQueueLifecycle {
-    /// How many beers the activity lists.
     public static let listedBeers = 5
 
     /// What the phone shows: the count and the first `listedBeers` beers.
@@ -12,47 +11,38 @@ public enum BeerQueueLifecycle {
         public var beers: [QueuedBeer]
     }
 
-    /// The state the previous snapshot left.
     public enum Previous: Hashable, Sendable {
-        /// No snapshot yet.
         case none
         /// The snapshot could not be read (it was set aside): the phone may show anything.
         case unknown
-        /// The last snapshot was an `end`.
         case ended
-        /// A running activity showing `display`; `offline` when the last fetch failed.
         case active(Display, offline: Bool)
     }
 
-    /// What was observed now.
     public enum Observation: Hashable, Sendable {
         case queue([QueuedBeer])
         case sessionExpired
-        /// The page could not be fetched or read.
         case fetchFailed
     }
 
     public enum Decision: Hashable, Sendable {
-        /// Nothing new to emit.
         case nothing
         case start
         /// The content changed (or an offline mark is cleared).
         case update
-        /// Keep the last beers, mark them offline and stale.
+        /// Keep the last beers, marked offline and stale.
         case markOffline
-        /// The queue became empty: end now.
         case end
-        /// The session expired: end with a generic state and no beer names.
+        /// End with a generic state and no beer names.
         case endSessionExpired
-        /// An update was due but the hourly budget of periodic updates is spent; the next poll retries.
+        /// The hourly budget of periodic updates is spent; the next poll retries.
         case deferred
 
-        /// True for decisions that spend the periodic-update budget.
+        /// Spends the periodic-update budget.
         public var isUpdate: Bool { self == .update || self == .markOffline }
     }
 
-    /// The decision for `observation` after `previous`. `budgetLeft` says whether a periodic
-    /// update may still be sent this hour; user-triggered refreshes are not limited.
+    /// `budgetLeft`: a periodic update may still be sent this hour; user-triggered ones are not limited.
     public static func decide(previous: Previous, observation: Observation, budgetLeft: Bool, userTriggered: Bool) -> Decision {
         let decision: Decision
         switch (previous, observation) {
@@ -71,6 +61,14 @@ public enum BeerQueueLifecycle {
         }
         if decision.isUpdate && !userTriggered && !budgetLeft { return .deferred }
         return decision
+    }
+}
+
+extension BeerQueueLifecycle.Observation {
+    /// Every text of a queue's beers through `transform`.
+    func mapTexts(_ transform: (String) -> String) -> Self {
+        guard case .queue(let beers) = self else { return self }
+        return .queue(beers.map { QueuedBeer(id: transform($0.id), name: transform($0.name), date: transform($0.date)) })
     }
 }
 

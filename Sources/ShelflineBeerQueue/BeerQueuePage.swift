@@ -3,13 +3,11 @@ import ShelflineActivity
 
 /// What a beer-queue source said.
 public enum BeerQueueReading: Sendable, Equatable {
-    /// The member's queue in queue order (possibly empty), and the rows left out as malformed.
+    /// In queue order (possibly empty), and the rows left out as malformed.
     case queue([QueuedBeer], skipped: [SkippedRow] = [])
-    /// The site answered with its login page.
     case sessionExpired
 }
 
-/// A queue row left out of the snapshot, and why.
 public struct SkippedRow: Sendable, Equatable, Codable {
     /// 1-based position among the page's `brewName` rows.
     public var row: Int
@@ -18,16 +16,13 @@ public struct SkippedRow: Sendable, Equatable, Codable {
 
 /// Parses a saved or fetched `memberQueues.php` page.
 ///
-/// Each queued beer is an `h3` whose class list has `brewName`; its text (minus child elements'
-/// text) is the name with a container label, its child `div.brew_added_date` the date. The row runs
-/// from its heading to the next `brewName` heading or the end of the heading's own container, and
-/// its entry id is the `cid` of the `deleteQueuedBrew.php?cid=` link inside that row — never a link
-/// of another row. A malformed row (no link, a non-numeric or ambiguous cid, a heading with no name,
-/// an id already listed) is skipped and reported; a page where every row is malformed is an error.
-/// `No brew in queue` is the empty queue, a password input the login page. Anything else — including
-/// a page cut off before its `</html>` — is an error, never an empty queue.
+/// Each queued beer is an `h3.brewName` (its own text the name, its `div.brew_added_date` the
+/// date); the row runs to the next such heading or the end of the heading's container, and its id
+/// is the `cid` of the `deleteQueuedBrew.php?cid=` link in that row only. A malformed row is
+/// skipped and reported; a page of nothing but is an error. `No brew in queue` is the empty queue,
+/// a password input the login page; anything else, a truncated page too, is an error.
 public enum BeerQueuePage {
-    /// Pages larger than this are refused (a queue page is a few kilobytes to a few hundred).
+    /// A queue page is a few kilobytes to a few hundred.
     public static let maximumBytes = 8 << 20
 
     public static func parse(_ html: String, source: String) throws -> BeerQueueReading {
@@ -36,7 +31,7 @@ public enum BeerQueuePage {
         struct Row {
             var name = ""
             var date = ""
-            /// Distinct numeric cids of the row's delete links, in order.
+            /// Distinct numeric cids of the row's delete links.
             var ids: [String] = []
             var badLink = false
             /// Elements open outside the heading: the row ends when its container closes.
@@ -123,7 +118,7 @@ public enum BeerQueuePage {
                 }
             case .end(let name):
                 if name == "html" { sawHTMLClose = true }
-                // Close the innermost open element of that name (and any left unclosed inside it).
+                // Closes the innermost element of that name and any left unclosed inside it.
                 guard let index = stack.lastIndex(of: name) else { continue }
                 stack.removeSubrange(index...)
                 if let depth = dateDepth, stack.count < depth { dateDepth = nil }
@@ -157,7 +152,7 @@ public enum BeerQueuePage {
 
     static let voidElements: Set<String> = ["br", "img", "input", "meta", "link", "hr", "wbr", "source", "area", "col", "embed"]
 
-    /// The digits of `cid=` in a query string, or nil when absent or not all digits.
+    /// Nil when absent or not all digits.
     static func cid(in query: Substring) -> String? {
         guard let question = query.firstIndex(of: "?") else { return nil }
         for pair in query[query.index(after: question)...].split(whereSeparator: { $0 == "&" || $0 == ";" }) {
@@ -173,14 +168,13 @@ public enum BeerQueuePage {
 /// Container labels (`(Draft)`, `(BTL)`, `(CAN)`, `(16oz Can)`, `(Nitro)`, …) removed from the end
 /// of a beer name for display; other parentheses, like a vintage, stay.
 public enum ContainerLabel {
-    /// Words that make up a serving label, lowercased.
     static let words: Set<String> = [
         "draft", "draught", "btl", "bottle", "bottled", "can", "canned", "cans", "cask", "nitro", "crowler", "growler",
         "tap", "on", "keg", "firkin", "pint", "half", "snifter", "tulip", "pour", "taster", "flight", "bomber", "stubby",
         "tallboy", "large", "small", "glass", "pitcher",
     ]
 
-    /// `name` without its trailing serving labels; never empty when `name` was not.
+    /// Never empty when `name` was not.
     public static func displayName(_ name: String) -> String {
         var result = SnapshotText.clean(name)
         while result.hasSuffix(")"), let open = result.lastIndex(of: "(") {

@@ -2,14 +2,12 @@ import Foundation
 import ShelflineActivity
 import ShelflineCore
 
-/// The beer-queue Live Activity: decides (with `BeerQueueLifecycle`) and publishes the snapshot
-/// `<workspace>/activity/beer-queue.json`, its history, and the hourly update budget
-/// (`beer-queue.budget.json`).
+/// The beer-queue Live Activity: decides (`BeerQueueLifecycle`) and publishes the snapshot, its
+/// history and the hourly update budget.
 public struct BeerQueueRenderer: Sendable {
     public typealias State = BeerQueueAttributes.ContentState
     public typealias Snapshot = ActivitySnapshot<BeerQueueAttributes, State>
 
-    /// The generic text shown when the session expired.
     public static let sessionExpiredText = "Please open app to refresh"
     public static let defaultMaxUpdatesPerHour = 10
     public static let defaultStaleAfterMinutes = 15
@@ -23,7 +21,7 @@ public struct BeerQueueRenderer: Sendable {
 
     public var store: ActivityStore { ActivityStore(workspace: workspace, name: "beer-queue", historyLimit: historyLimit) }
     public var budgetPath: String { workspace.activityDirectory + "/beer-queue.budget.json" }
-    /// What the last run read and did (`BeerQueueReport`).
+    /// `BeerQueueReport`.
     public var reportPath: String { workspace.activityDirectory + "/beer-queue.report.json" }
 
     /// A state file that could not be read, moved out of the way so the run could rebuild it.
@@ -33,16 +31,14 @@ public struct BeerQueueRenderer: Sendable {
         public var reason: String
     }
 
-    /// What one observation led to.
     public struct Outcome: Sendable, Equatable {
         public var decision: BeerQueueLifecycle.Decision
         /// The snapshot published, if any.
         public var snapshot: Snapshot?
-        /// Corrupt state files set aside (and rebuilt) by this run, for the caller to log once.
+        /// For the caller to log once.
         public var setAside: [SetAside] = []
     }
 
-    /// Decides what `observation` means against the latest snapshot and publishes it.
     @discardableResult
     public func render(_ observation: BeerQueueLifecycle.Observation, now: Date, userTriggered: Bool) throws -> Outcome {
         try store.withLock { try renderLocked(observation, now: now, userTriggered: userTriggered) }
@@ -50,17 +46,9 @@ public struct BeerQueueRenderer: Sendable {
 
     func renderLocked(_ observation: BeerQueueLifecycle.Observation, now: Date, userTriggered: Bool) throws -> Outcome {
         // Compared and published as the snapshot will show them, whatever the source let through.
-        var observation = observation
-        if case .queue(let queue) = observation {
-            observation = .queue(
-                queue.map {
-                    QueuedBeer(
-                        id: SnapshotText.clean($0.id), name: SnapshotText.clean($0.name), date: SnapshotText.clean($0.date))
-                })
-        }
+        let observation = observation.mapTexts(SnapshotText.clean)
         var setAside: [SetAside] = []
-        // A state file that does not decode (edited by hand, a disk fault) never stops the activity:
-        // it is set aside as `<name>.corrupt-<time>` and rebuilt from this observation.
+        // A state file that does not decode never stops the activity: it is set aside and rebuilt.
         func readable<T>(_ path: String, _ read: () throws -> T) throws -> T? {
             do {
                 return try read()
@@ -85,15 +73,14 @@ public struct BeerQueueRenderer: Sendable {
             }
         var budget = try readable(budgetPath) { try readBudget(now: now) } ?? []
         if budget.contains(unixSeconds(now)), FileManager.default.fileExists(atPath: budgetPath) {
-            // Clamped times are written back, so that they age from now rather than from the future.
+            // Clamped times are written back, so they age from now rather than from the future.
             try writeJSONFile(BudgetFile(periodicUpdates: budget), to: budgetPath)
         }
         let decision = BeerQueueLifecycle.decide(
             previous: previous, observation: observation, budgetLeft: budget.count < maxUpdatesPerHour,
             userTriggered: userTriggered)
 
-        // An activity's timestamps never go backwards, whatever the clock did (a new activity
-        // after an `end` starts afresh).
+        // Timestamps never go backwards, whatever the clock did (a new activity after an `end` starts afresh).
         let timestamp = activityTimestamp(now, notBefore: previousSnapshot.flatMap { $0.event == .end ? nil : $0.timestamp })
         let lastUpdated = Self.lastUpdatedText(now)
         let snapshot: Snapshot? =
@@ -109,7 +96,7 @@ public struct BeerQueueRenderer: Sendable {
                     .end, queue: [], lastUpdated: Self.sessionExpiredText, timestamp: timestamp, staleDate: nil,
                     alert: PushAlert(title: "Beer queue", body: Self.sessionExpiredText))
             case (.markOffline, _):
-                // The last known beers as they were, stale from now on.
+                // The last known beers, stale from now on.
                 previousSnapshot.map { last in
                     fitted(
                         event: .update, state: last.contentState, timestamp: timestamp, staleDate: timestamp, offline: true,
@@ -127,7 +114,7 @@ public struct BeerQueueRenderer: Sendable {
         return Outcome(decision: decision, snapshot: snapshot, setAside: setAside)
     }
 
-    /// `lastUpdated`: the poll time in ISO 8601 UTC, which the app can parse and format locally.
+    /// ISO 8601 UTC, which the app can parse and format locally.
     public static func lastUpdatedText(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -151,13 +138,13 @@ public struct BeerQueueRenderer: Sendable {
         return fitted(event: event, state: state, timestamp: timestamp, staleDate: staleDate, offline: nil, alert: alert)
     }
 
-    /// The snapshot with its push body within 4096 bytes: first long names are shortened, then
-    /// beers are dropped from the end of the list, then every text is shortened. Never fails.
+    /// The snapshot with its push body within 4096 bytes: long names shortened, then beers dropped
+    /// from the end, then every text shortened. Never fails.
     func fitted(
         event: ActivityEvent, state: State, timestamp: Int, staleDate: Int?, offline: Bool?, alert: PushAlert?
     ) -> Snapshot {
         func build(beers: Int, textLimit: Int) -> Snapshot {
-            // Every text is cleaned here, whatever its source (page, JSON file, config, old snapshot).
+            // Every text is cleaned here, whatever its source.
             func text(_ value: String, _ limit: Int) -> String { SnapshotText.clean(value).truncated(toCharacters: limit) }
             var state = state
             state.beers = state.beers.prefix(beers).map {
@@ -198,15 +185,13 @@ public struct BeerQueueRenderer: Sendable {
     func readBudget(now: Date) throws -> [Int] {
         guard FileManager.default.fileExists(atPath: budgetPath) else { return [] }
         let nowSeconds = unixSeconds(now)
-        // A time after now means the clock went back: count it as now, so it holds updates back
-        // for an hour at most rather than until the clock catches up.
+        // A time after now (the clock went back) counts as now: it holds updates back an hour at most.
         return try readJSONFile(BudgetFile.self, from: budgetPath).periodicUpdates
             .map { min($0, nowSeconds) }.filter { $0 > nowSeconds - 3600 }.sorted()
     }
 }
 
-// In an extension, so the memberwise initializer (the job's, the tests') stays. Public for the
-// `html` fuzz target (fuzz/HTMLTarget.swift), which renders every queue the page reader accepts.
+// In an extension, so the memberwise initializer stays. Public for the `html` fuzz target.
 extension BeerQueueRenderer {
     public init(workspace: Workspace, attributes: BeerQueueAttributes, storeLocation: String) {
         self.workspace = workspace

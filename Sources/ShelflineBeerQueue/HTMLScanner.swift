@@ -19,11 +19,14 @@ struct HTMLScanner {
                 tokens.append(.text(decodeEntities(String(decoding: bytes[textStart..<end], as: UTF8.self))))
             }
         }
-        /// Where `needle` (lower case when `caseInsensitive`) next starts at or after `start`.
+        /// `needle` in lower case when `caseInsensitive`.
         func find(_ needle: String, from start: Int, caseInsensitive: Bool = false) -> Int? {
             let needle = Array(needle.utf8)
             if caseInsensitive { return bytes[start...].lazy.map(lower).firstRange(of: needle)?.lowerBound }
             return bytes[start...].firstRange(of: needle)?.lowerBound
+        }
+        func skip(_ position: inout Int, while condition: (UInt8) -> Bool) {
+            while position < count, condition(bytes[position]) { position += 1 }
         }
         while index < count {
             guard bytes[index] == UInt8(ascii: "<"), index + 1 < count else {
@@ -51,13 +54,9 @@ struct HTMLScanner {
             }
             flushText(index)
             var position = nameStart
-            while position < count, !isSpace(bytes[position]), bytes[position] != UInt8(ascii: ">"),
-                bytes[position] != UInt8(ascii: "/")
-            {
-                position += 1
-            }
+            skip(&position) { !isSpace($0) && !">/".utf8.contains($0) }
             let name = String(decoding: bytes[nameStart..<position].map(lower), as: UTF8.self)
-            // Attributes, honouring quotes (a ">" inside a quoted value does not end the tag).
+            // Attributes; a ">" inside a quoted value does not end the tag.
             var attributes: [String: String] = [:]
             var closed = false
             while position < count {
@@ -72,17 +71,13 @@ struct HTMLScanner {
                     continue
                 }
                 let keyStart = position
-                while position < count, !isSpace(bytes[position]), bytes[position] != UInt8(ascii: "="),
-                    bytes[position] != UInt8(ascii: ">"), bytes[position] != UInt8(ascii: "/")
-                {
-                    position += 1
-                }
+                skip(&position) { !isSpace($0) && !"=>/".utf8.contains($0) }
                 let key = String(decoding: bytes[keyStart..<position].map(lower), as: UTF8.self)
-                while position < count, isSpace(bytes[position]) { position += 1 }
+                skip(&position, while: isSpace)
                 var value = ""
                 if position < count, bytes[position] == UInt8(ascii: "=") {
                     position += 1
-                    while position < count, isSpace(bytes[position]) { position += 1 }
+                    skip(&position, while: isSpace)
                     if position < count, bytes[position] == UInt8(ascii: "\"") || bytes[position] == UInt8(ascii: "'") {
                         let quote = bytes[position]
                         let valueStart = position + 1
@@ -91,7 +86,7 @@ struct HTMLScanner {
                         position = close + 1
                     } else {
                         let valueStart = position
-                        while position < count, !isSpace(bytes[position]), bytes[position] != UInt8(ascii: ">") { position += 1 }
+                        skip(&position) { !isSpace($0) && $0 != UInt8(ascii: ">") }
                         value = String(decoding: bytes[valueStart..<position], as: UTF8.self)
                     }
                 }
@@ -106,7 +101,7 @@ struct HTMLScanner {
             }
             tokens.append(.start(name: name, attributes: attributes))
             if name == "script" || name == "style" {
-                // Raw text: skip to the matching close tag; its contents are never page text.
+                // Raw text: never page text.
                 guard let close = find("</\(name)", from: index, caseInsensitive: true) else { return (tokens, true) }
                 guard let tagEnd = find(">", from: close) else { return (tokens, true) }
                 tokens.append(.end(name: name))

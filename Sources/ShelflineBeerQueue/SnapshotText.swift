@@ -1,7 +1,6 @@
 /// The one rule for text that goes into a beer-queue snapshot.
 public enum SnapshotText {
-    /// `text` without control characters (C0, DEL, C1; a NUL from `&#0;` or a raw byte included),
-    /// with every run of whitespace — tabs and line breaks too — collapsed to one space and trimmed.
+    /// Without control characters (C0, DEL, C1), every run of whitespace collapsed to one space, trimmed.
     public static func clean(_ text: String) -> String {
         var result = String.UnicodeScalarView()
         var pendingSpace = false
@@ -10,7 +9,7 @@ public enum SnapshotText {
                 pendingSpace = !result.isEmpty
                 continue
             }
-            if isControl(scalar) { continue }
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { continue }
             if pendingSpace {
                 result.append(" ")
                 pendingSpace = false
@@ -18,9 +17,5 @@ public enum SnapshotText {
             result.append(scalar)
         }
         return String(result)
-    }
-
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 }

@@ -37,7 +37,7 @@ public struct CleanCommand: StageCommand {
         let lock = try WorkspaceLock(workspace: setup.workspace, now: context.now())
         defer { withExtendedLifetime(lock) {} }
         let fileManager = FileManager.default
-        // Whatever is removed, `runs/latest` is left naming a run that exists, or gone.
+        // `runs/latest` is left naming a run that exists, or gone.
         defer { try? RunDirectory.repairLatest(in: setup.workspace) }
         if failed || all {
             let forgotten = try FailedInputs(workspace: setup.workspace).removeAll()

@@ -120,10 +120,8 @@ public struct LibraryCommand: AsyncParsableCommand {
     }
 }
 
-/// How `shelfline library` prints books and stats. As text, every value from the library (a CSV's
-/// or the catalog's) has its control characters escaped (`\u{1B}`, `\n`, `\t`: `escapingControlCharacters`),
-/// so a title cannot move the cursor, clear the screen or set the terminal's title; `--json` keeps
-/// the exact text (JSON escapes them itself).
+/// How `shelfline library` prints books and stats. As text, every library value has its control
+/// characters escaped, so a title cannot drive the terminal; `--json` keeps the exact text.
 enum LibraryListing {
     static func line(_ book: LibraryBook) -> String {
         let rating = book.rating.map { "★" + (ExportCells.stars($0) ?? "") } ?? "  "
@@ -150,7 +148,7 @@ enum LibraryListing {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Books matching `query`: by id, by ISBN, else every book whose title holds all its words.
+    /// By id, by ISBN, else every book whose title holds all the query's words.
     static func find(_ query: String, in path: String) throws -> [(LibraryBook, String)] {
         let words = query.lowercased().split(separator: " ").map(String.init)
         let digits = query.filter { $0.isNumber || $0 == "X" }
@@ -166,20 +164,16 @@ enum LibraryListing {
         return exact.isEmpty ? byTitle : exact
     }
 
-    /// Every field the book has, one per line, then its provenance.
+    /// One line per field, then the provenance.
     static func details(_ book: LibraryBook) -> String {
         let object = (try? JSONSerialization.jsonObject(with: Data(book.jsonLine))) as? [String: Any] ?? [:]
         var text = "\(book.title)\(book.author.map { " — \($0)" } ?? "")".escapingControlCharacters + "\n"
         for key in object.keys.sorted() where key != "provenance" {
             let value = object[key]!
-            let shown: String
-            if let data = try? JSONSerialization.data(
-                withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes, .sortedKeys])
-            {
-                shown = String(decoding: data, as: UTF8.self)
-            } else {
-                shown = "\(value)"
-            }
+            let shown =
+                (try? JSONSerialization.data(
+                    withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes, .sortedKeys]))
+                .map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"
             text +=
                 "  \(key.escapingControlCharacters.padding(toLength: 26, withPad: " ", startingAt: 0)) \(shown.escapingControlCharacters)\n"
         }

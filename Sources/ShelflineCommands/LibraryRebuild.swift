@@ -4,30 +4,17 @@ import ShelflineLibrary
 import ShelflineOrchestrator
 import ShelflineRender
 
-/// Rebuilds the library from the imports stored under `runs/`: each finished run's records merged
-/// again, in the order they were first imported, into an empty library with the review decisions
-/// re-applied; then published as a new generation (the current one kept as `library.previous`).
-///
-/// What it is for: a library written by an earlier identity rule (books it wrongly folded come
-/// apart), or one damaged or lost (no previous generation needed). Merge is deterministic,
-/// so a library built by this version from the same runs comes back byte-identical, and nothing
-/// is written. The runs' own files are not touched; each merge's report, ledger and review list
-/// go to a scratch directory removed at the end (the ledgers kept under `ledgers` when given).
-///
-/// What the rows sharing an ISBN say of its title is learnt from every run's records first
-/// (`ISBNTitles`) and known to each replay from its first row: a row an earlier export filed under
-/// its main title alone (`War` with the ISBN of `War: volume 0`) is then its own book from the
-/// start, and the plain `War` rows of that export no longer join it. Merge alone cannot part them
-/// once folded (`MergeReport.booksToRebuild`); `shelfline run` rebuilds after such an import.
+/// Rebuilds the library from the imports stored under `runs/`, merged again in first-import order
+/// with the review decisions re-applied: for a library an earlier identity rule wrongly folded, or
+/// one damaged or lost. What the rows sharing an ISBN say of its title is learnt from every run
+/// first (`ISBNTitles`), so a row filed under its main title alone (`War` with the ISBN of
+/// `War: volume 0`) is its own book from the start; merge alone cannot part them once folded.
 struct LibraryRebuild {
     var workspace: Workspace
-    /// The config merge decodes its parameters (dedupe's and its own) from, as in an import.
     var config: PipelineConfig
     var configPath: String
-    /// Where to keep each run's ledger as rebuilt (`<ledgers>/<run id>/ledger.ndjson.gz`): where
-    /// its rows are in the rebuilt library. Nil: not kept.
+    /// Keeps each run's ledger as rebuilt in `<ledgers>/<run id>/ledger.ndjson.gz`.
     var ledgers: String? = nil
-    /// Set by SIGTERM/SIGINT: the rebuild stops (75), its scratch removed, the library unchanged.
     var cancellation = CancellationFlag()
 
     struct Outcome: Equatable {
@@ -37,10 +24,9 @@ struct LibraryRebuild {
         var changed: Bool
     }
 
-    /// The runs whose merge completed, oldest import first: in the library's import order
-    /// (`ImportOrder`, the order merge first took them in), then any it does not list by parse's
-    /// manifest time (a run's parse runs once, when the export is first imported; merge may run
-    /// again later). The same order decides which import wins a cell in a merge.
+    /// The runs whose merge completed, in the library's import order (`ImportOrder`), then by
+    /// parse's manifest time (parse runs once per export; merge may run again). The same order
+    /// decides which import wins a cell in a merge.
     func runs() -> [RunDirectory] {
         let merged = RunDirectory.all(in: workspace).filter { $0.manifest(.merge) != nil }
         let order = (try? ImportOrder.load(workspace: workspace).imports) ?? []
@@ -49,8 +35,7 @@ struct LibraryRebuild {
         return merged.sorted { (place[$0.id] ?? Int.max, time($0), $0.id) < (place[$1.id] ?? Int.max, time($1), $1.id) }
     }
 
-    /// Before an import of a workspace whose library has no import order (`ImportOrder`) yet: its stored
-    /// imports placed in the order `runs()` gives, so an older one run again still comes first.
+    /// Gives a library without an import order its stored imports' order, so an older one run again still comes first.
     func placeEarlierImports() throws {
         guard !FileManager.default.fileExists(atPath: ImportOrder.path(in: workspace)),
             FileManager.default.fileExists(atPath: workspace.libraryFile)
@@ -60,7 +45,7 @@ struct LibraryRebuild {
 
     func run(progress: (String) -> Void) async throws -> Outcome {
         let files = RunFiles(config: config, stages: Stage.pipeline)
-        // What a rebuild or merge killed outright left (else never removed).
+        // What a killed rebuild or merge left.
         LibraryScratch.sweep(workspace)
         let scratch = Workspace(root: LibraryScratch.rebuild.directory(in: workspace))
         try? FileManager.default.removeItem(atPath: scratch.root)
@@ -74,8 +59,7 @@ struct LibraryRebuild {
         try refuseChangedRuns(runs)
         var books = 0
         func name(_ role: StageFileRole) -> String { files.input(.merge, role) ?? MergeStage.description.defaultInput(role) }
-        // Each run goes through merge's one entry, as in an import (its report written, its check
-        // run), into the scratch workspace; quiet: the rebuild prints its own lines.
+        // Merge's one entry, as in an import, into the scratch workspace; quiet: the rebuild prints its own lines.
         let context = StageContext(
             config: config, configPath: configPath, workspace: scratch, stage: MergeStage.description,
             log: Logfmt(quiet: true), cancellation: cancellation)
@@ -116,7 +100,6 @@ struct LibraryRebuild {
         let lock = try MergeLock(workspace: workspace)
         defer { withExtendedLifetime(lock) {} }
         try stopIfCancelled()
-        // The order the rebuild merged them in is the library's import order from now on.
         let order = ImportOrder(imports: runs.map(\.id))
         if (try? ImportOrder.load(workspace: workspace)) != order { try order.write(workspace: workspace) }
         if FileManager.default.contentsEqual(atPath: rebuilt, andPath: workspace.libraryFile) {
@@ -130,9 +113,8 @@ struct LibraryRebuild {
 }
 
 extension LibraryRebuild {
-    /// A run whose files merge reads were edited since its stages wrote them (their manifests hold
-    /// other hashes) would be rebuilt from what no import wrote: refused (65) naming the run and
-    /// the file, before anything is merged.
+    /// A run whose files were edited since its stages wrote them would be rebuilt from what no
+    /// import wrote: refused before anything is merged.
     func refuseChangedRuns(_ runs: [RunDirectory]) throws {
         for run in runs {
             guard let file = try run.filesChanged(readBy: .merge).first else { continue }
@@ -143,11 +125,9 @@ extension LibraryRebuild {
         }
     }
 
-    /// After an import that found books of the library only a rebuild can part
-    /// (`MergeReport.booksToRebuild`; `shelfline run` calls it under the lock): the library rebuilt
-    /// from the stored imports, when they still hold every import the library was built from.
-    /// Never fails the import, which is in the library either way: a rebuild that cannot be made is
-    /// an error line saying what to do. Returns the lines to show.
+    /// After an import that found books only a rebuild can part (`MergeReport.booksToRebuild`):
+    /// rebuilds when the runs still hold every import. Never fails the import, which is in the
+    /// library either way; returns the lines to show.
     func afterImport(log: Logfmt) async -> [String] {
         do {
             let missing = try importsMissingFromRuns()
@@ -159,7 +139,7 @@ extension LibraryRebuild {
                 return []
             }
             let outcome = try await run { _ in }
-            // Render wrote the library page before the rebuild: it shows the library as rebuilt.
+            // Render wrote the page before the rebuild.
             if outcome.changed { _ = try LibraryPage.write(workspace: workspace) }
             return [
                 "library rebuilt from \(outcome.runs.count) stored import(s), what every import says of its ISBNs known from the start: "
@@ -173,8 +153,7 @@ extension LibraryRebuild {
         }
     }
 
-    /// The import ids the library's books name (`Contribution.importId`) that no finished run under
-    /// `runs/` has: a rebuild would leave their books out.
+    /// The import ids the library's books name that no finished run has: a rebuild would lose their books.
     func importsMissingFromRuns() throws -> [String] {
         let library = workspace.libraryFile
         guard FileManager.default.fileExists(atPath: library) else { return [] }

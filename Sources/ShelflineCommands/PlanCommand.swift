@@ -23,7 +23,7 @@ public struct PlanCommand: StageCommand {
 
     public func execute(context: StageContext) async throws {
         let setup = try OrchestratorSetup(context: context)
-        // Exactly what `run` checks first: a config run would refuse is refused here too (78).
+        // A config `run` would refuse is refused here too (78).
         try setup.validateStageParameters()
         guard let run = try setup.existingRun(csv: csv) else {
             for stage in setup.config.stages.map(\.name) {

@@ -53,7 +53,7 @@ public struct RebuildCommand: AsyncParsableCommand {
             let context = try common.context(stages: Stage.pipeline, cancellation: SignalCancellation.install())
             let lock = try WorkspaceLock(workspace: context.workspace, now: Date())
             defer { withExtendedLifetime(lock) {} }
-            // The parameters merge decodes (dedupe's and its own) are checked now, as `run` checks them, not mid-rebuild.
+            // Checked now, as `run` checks them, not mid-rebuild.
             _ = try context.parameters(DedupeParameters.self)
             _ = try context.parameters(MergeParameters.self)
             let rebuild = LibraryRebuild(
@@ -61,7 +61,7 @@ public struct RebuildCommand: AsyncParsableCommand {
                 ledgers: try ledgers.map { try Workspace.absolute($0, role: .output) },
                 cancellation: context.cancellation)
             if !dropUnstoredImports {
-                // A library too damaged to read is rebuilt from what runs/ holds (the recovery path).
+                // A library too damaged to read is rebuilt from what runs/ holds.
                 let missing = (try? rebuild.importsMissingFromRuns()) ?? []
                 if let first = missing.first {
                     throw DataError(

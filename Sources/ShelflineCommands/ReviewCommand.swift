@@ -38,8 +38,7 @@ public struct ReviewCommand: AsyncParsableCommand {
                     ?? MergeStage.description.defaultOutput(.report))
         }
 
-        /// Records a decision about source line `row` (`accept`: a candidate; nil: reject them)
-        /// and says what was decided, unless quiet.
+        /// `accept`: a candidate; nil rejects them.
         func decide(row: Int, accept: String?, _ said: (ReviewDecision) -> String) async throws {
             try await reportingErrors(as: "shelfline review") {
                 let decision = try desk().decide(row: row, accept: accept)

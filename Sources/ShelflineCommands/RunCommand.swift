@@ -77,8 +77,7 @@ public struct RunCommand: StageCommand {
     public func execute(context: StageContext) async throws {
         var setup = try OrchestratorSetup(context: context)
         if let columns {
-            // Checked (64 naming the bad entry) before anything runs; in the config the planner
-            // fingerprints, so a run with another mapping parses again, and passed to parse itself.
+            // Checked before anything runs; put in the config too, so another mapping parses again.
             let mapping = try GenericMapping(argument: columns)
             for index in setup.config.stages.indices where setup.config.stages[index].name == .parse {
                 setup.config.stages[index].parameters = mapping.replacingColumns(in: setup.config.stages[index].parameters)
@@ -86,7 +85,7 @@ public struct RunCommand: StageCommand {
             setup.stageArguments[.parse] = ["--columns", columns]
         }
         try setup.validateStageParameters()
-        // `apns` is decoded by shelfline-push; checked here too, so a typo is 78 before the import, not a push failing after it.
+        // Decoded by shelfline-push; checked here so a typo is 78 before the import, not a push failing after it.
         _ = try APNsConfig.decode(setup.config.apns, configPath: setup.configPath)
         var lifecycle = ImportLifecycle(
             runner: setup.runner(context: context, quiet: common.quiet), logfmt: logFormat == .logfmt,
@@ -104,13 +103,12 @@ public struct RunCommand: StageCommand {
     }
 }
 
-/// Keeps the import's Live Activity snapshot current while stages run: `start` as soon as the run
-/// begins, then `update`s (the renderer itself holds them to one per 2 s, and only on change).
+/// Keeps the import's Live Activity snapshot current while stages run (the renderer holds updates
+/// to one per 2 s, and only on change).
 final class LiveImportActivity: ImportActivity {
     private let renderer: ImportActivityRenderer
     private let context: StageContext
     private let sourceFile: String?
-    /// Merge's report, by the name the config gives it.
     private let mergeReport: String?
     private var lastCall = Date.distantPast
 
@@ -122,7 +120,6 @@ final class LiveImportActivity: ImportActivity {
         mergeReport = setup.files.output(.merge, .report)
     }
 
-    /// Ends the activity with a failure state the app can show, or shows it paused.
     func interrupt(run: RunDirectory, error: any ShelflineError) {
         let interruption: ImportActivityRenderer.Interruption
         switch error {
@@ -145,7 +142,7 @@ final class LiveImportActivity: ImportActivity {
         }
     }
 
-    /// What a failed stage's exit status means to the person holding the phone, and what to do.
+    /// A failed stage's exit status for the person holding the phone, and what to do.
     static func explanation(status: Int32) -> (reason: String, advice: String) {
         switch ExitStatus(rawValue: status) {
         case .dataError: ("the file is not a usable export", "Check the file is a library export and import it again")
@@ -160,14 +157,12 @@ final class LiveImportActivity: ImportActivity {
         let now = context.now()
         guard now.timeIntervalSince(lastCall) >= 1 else { return }
         lastCall = now
-        // Once merge's report exists, the activity's `end` and the pages are render's. Ended from
-        // here, the tick wrote the library page (a read of the whole library) inside the wait for
-        // merge, and render started only after it.
+        // After merge the `end` and the pages are render's: from here they delayed render's start.
         if let mergeReport, FileManager.default.fileExists(atPath: run.file(mergeReport)) { return }
         do {
             _ = try renderer.refresh(runDirectory: run.path, now: now, sourceFile: sourceFile)
         } catch {
-            // A snapshot that cannot be written must never stop the import; the render stage retries.
+            // Must never stop the import; render retries.
             context.log.event(["activity": "import", "event": "error", "error": "\(error)"])
         }
     }

@@ -33,8 +33,7 @@ public struct StatusCommand: AsyncParsableCommand {
                 print("stale: run \(stale.id) incomplete since \(ISO8601DateFormatter().string(from: stale.lastActivity))")
             }
             let failedInputs = FailedInputs(workspace: setup.workspace)
-            // A failed file that is gone is no longer pending: dropped and said once, by whoever
-            // holds the lock first (this, or the next run).
+            // Said once, by whoever holds the lock first (this, or the next run).
             if FileManager.default.fileExists(atPath: failedInputs.path),
                 let lock = try? WorkspaceLock(workspace: setup.workspace, now: Date())
             {

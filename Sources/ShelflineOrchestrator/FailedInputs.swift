@@ -5,9 +5,8 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// Imports that failed, listed on their own in `<workspace>/failed-inputs.json` (`runs/latest`
-/// only ever names a successful or paused import): shown by `status`, dropped once the same
-/// content imports, once the failed file is gone (`dropMissing`), or by `clean --failed`/`--all`.
+/// Imports that failed (`runs/latest` only names a successful or paused one): shown by `status`,
+/// dropped once the content imports, once the file is gone, or by `clean --failed`/`--all`.
 public struct FailedInputs: Sendable {
     public var workspace: Workspace
 
@@ -23,11 +22,10 @@ public struct FailedInputs: Sendable {
         /// Unix seconds.
         public var failedAt: Double
 
-        /// Its file no longer exists (`FailedInputs.isGone`).
         public var isGone: Bool { FailedInputs.isGone(input) }
     }
 
-    /// The list, newest last; an unreadable file counts as empty (it is rewritten on the next change).
+    /// Newest last; an unreadable file counts as empty (it is rewritten on the next change).
     public func entries() -> [Entry] {
         (try? readJSONFile([Entry].self, from: path)) ?? []
     }
@@ -38,9 +36,8 @@ public struct FailedInputs: Sendable {
         try writeJSONFile(list, to: path)
     }
 
-    /// Drops the entries whose file is gone (deleted or moved: it can never be retried, so it is
-    /// no longer pending) and returns them, for the caller to say once. Call holding the
-    /// workspace lock. An entry whose file cannot be checked for another reason (permissions) stays.
+    /// Drops and returns the entries whose file is gone (it can never be retried), for the caller
+    /// to say once; call holding the workspace lock.
     public func dropMissing() throws -> [Entry] {
         let list = entries()
         let gone = list.filter { $0.isGone }
@@ -48,7 +45,7 @@ public struct FailedInputs: Sendable {
         return gone
     }
 
-    /// Forgets every entry (`clean --failed`, `clean --all`); returns how many there were.
+    /// Forgets every entry; returns how many there were.
     @discardableResult
     public func removeAll() throws -> Int {
         let count = entries().count
@@ -56,19 +53,18 @@ public struct FailedInputs: Sendable {
         return count
     }
 
-    /// True when `input` (absolute, as recorded) no longer exists.
+    /// A file that cannot be checked for another reason (permissions) is not gone.
     public static func isGone(_ input: String) -> Bool {
         guard input.hasPrefix("/") else { return false }
         var info = stat()
         return stat(input, &info) != 0 && (errno == ENOENT || errno == ENOTDIR)
     }
 
-    /// The one line that says an entry was dropped because its file is gone.
     public static func droppedLine(_ entry: Entry) -> String {
         "forgot the failed import of \(entry.input) (exit \(entry.exitStatus)): the file is gone"
     }
 
-    /// Forgets failures of `input` or of `runId` (it has now imported).
+    /// Forgets failures of `input` or of `runId`, now imported.
     public func clear(input: String, runId: String?) throws {
         let list = entries()
         let kept = list.filter { $0.input != input && ($0.runId == nil || $0.runId != runId) }

@@ -1,37 +1,30 @@
 import Foundation
 import ShelflineCore
 
-/// The import's Live Activity as the run drives it. The command layer supplies it (render's
-/// `ImportActivityRenderer` lives in a stage library the orchestrator does not link).
+/// The import's Live Activity, supplied by the command layer (render's renderer is in a library the
+/// orchestrator does not link).
 public protocol ImportActivity: AnyObject {
-    /// About once a second while a stage before render runs: refresh the snapshot (not more than
-    /// that: it runs inside the wait for the stage; the `end` and the pages are render's).
+    /// While a stage before render runs: refresh the snapshot, at most once a second (it runs
+    /// inside the wait for the stage).
     func tick(run: RunDirectory)
-    /// The import failed or was paused: show it.
     func interrupt(run: RunDirectory, error: any ShelflineError)
 }
 
-/// One `shelfline run` from start to end: under the workspace lock, import an export (or each new
-/// file of an inbox) through `PipelineRunner`, with the terminal's progress, the Live Activity and
-/// the push worker beside the stages, `shelfline-push send` after them, the failed-inputs list
-/// kept, and the notify command run once the lock is released.
+/// One `shelfline run`: under the workspace lock, import an export (or each new file of an inbox)
+/// with progress, Live Activity and push worker beside the stages, then notify once the lock is released.
 public struct ImportLifecycle {
-    /// The runner each file's import starts from, a copy of it (the command binds the stages'
-    /// report types); its config, workspace, log, clock and cancellation are the whole run's.
+    /// Each file's import starts from a copy of it.
     public var runner: PipelineRunner
     /// `--log-format logfmt`: events, never a live line.
     public var logfmt: Bool
-    /// The Live Activity of one import, given the file the user imported.
+    /// Given the file the user imported.
     public var makeActivity: (String?) throws -> any ImportActivity
-    /// Where the summary and next steps go (stdout).
     public var output: (String) -> Void = { print($0) }
-    /// Called, under the lock, after an import whose merge found books of the library that only a
-    /// rebuild from the stored imports can part (`MergeReport.booksToRebuild`); returns the lines
-    /// to show. The command layer supplies it: the rebuild merges in this process, with the library
-    /// stage's code, which the orchestrator does not link.
+    /// Called under the lock after a merge found books only a rebuild can part
+    /// (`MergeReport.booksToRebuild`); returns the lines to show. Supplied by the command layer,
+    /// which links the library stage.
     public var rebuildLibrary: (() async -> [String])?
-    /// Called under the lock before anything is imported (the command layer: the import order of
-    /// a library older than it, `ImportOrder`).
+    /// Called under the lock before anything is imported.
     public var beforeImport: (() throws -> Void)?
 
     public init(runner: PipelineRunner, logfmt: Bool, makeActivity: @escaping (String?) throws -> any ImportActivity) {
@@ -43,14 +36,12 @@ public struct ImportLifecycle {
     var config: PipelineConfig { runner.planner.config }
     var configPath: String { runner.configPath }
     var workspace: Workspace { runner.workspace }
-    /// Where `shelfline-push` sits (beside the stage executables).
     var binDirectory: String { runner.binDirectory }
     var log: Logfmt { runner.log }
     var quiet: Bool { runner.quiet }
     var now: @Sendable () -> Date { runner.now }
     var cancellation: CancellationFlag { runner.cancellation }
 
-    /// What to import: one export, or each new file of an inbox.
     public enum Source {
         case file(String)
         case inbox(String, settleSeconds: Double)
@@ -62,7 +53,6 @@ public struct ImportLifecycle {
         var events: [ImportEvent] = []
         var failure: (any Error)?
         do {
-            // The lock is held only while importing: notify runs after it is released.
             let lock = try WorkspaceLock(workspace: workspace, now: now())
             defer { withExtendedLifetime(lock) {} }
             try RunDirectory.refuseUnlinkedLatest(in: workspace)
@@ -81,7 +71,7 @@ public struct ImportLifecycle {
             let notifier = Notifier(
                 command: command, timeoutSeconds: config.notifyTimeoutSeconds ?? Notifier.defaultTimeoutSeconds,
                 workspace: workspace, log: log, now: now, cancellation: cancellation)
-            // A signal stops the rest too: the run must exit within seconds.
+            // After a signal the run must exit within seconds.
             for event in events where notifier.send(event) == .interrupted { break }
         }
         if let failure { throw failure }
@@ -90,8 +80,7 @@ public struct ImportLifecycle {
         }
     }
 
-    /// `askAgainAfterSeconds`: `PipelineRunner.askAgainAfterSeconds` (an export the user names is
-    /// asked again at once; an inbox waits `askAgainAfterMinutes`).
+    /// `askAgainAfterSeconds`: 0 for an export the user names; an inbox waits `askAgainAfterMinutes`.
     func importFile(_ csv: String, askAgainAfterSeconds: Double = 0, events: inout [ImportEvent]) async throws {
         var runner = self.runner
         runner.askAgainAfterSeconds = askAgainAfterSeconds
@@ -100,25 +89,23 @@ public struct ImportLifecycle {
         runner.log = progress.log(log)
         if progress.terminal { runner.stageOutput = progress.stageOutput }
         let activity = try makeActivity(runner.sourceFile)
-        // With `apns`: pushes go out while the stages run.
         let pushWorker = config.apns == nil ? nil : PushWorker(lifecycle: self)
         runner.onTick = { stage, run in
             progress.tick(stage: stage, run: run)
-            // Render emits the final `end` itself; refreshing beside it would only compete for the lock.
+            // Render emits the final `end`; refreshing beside it would only compete for the lock.
             if stage < .render {
                 activity.tick(run: run)
                 pushWorker?.startOnce()
             }
         }
         runner.onStageEnd = { stage, run, result in progress.stageEnded(stage: stage, run: run, result: result) }
-        let failed = FailedInputs(workspace: workspace)
         var run: RunDirectory?
         do {
             run = try runner.prepareRun(csv: csv)
             let outcome = try runner.run(run!)
             let pushBudget = pushWorker.map { $0.finish() } ?? PushWorker.exitWaitSeconds
             progress.finish()
-            try? failed.clear(input: runner.sourceFile ?? csv, runId: outcome.run.id)
+            try? FailedInputs(workspace: workspace).clear(input: runner.sourceFile ?? csv, runId: outcome.run.id)
             if !quiet {
                 let prefix = outcome.stagesRun.isEmpty ? "already imported; nothing to do. Earlier summary: " : ""
                 output(prefix + outcome.summary)
@@ -148,23 +135,31 @@ public struct ImportLifecycle {
             // The worker's last pass pushes the paused or failed state; a paused run exits at once.
             let pushBudget = pushWorker.map { $0.finish() } ?? PushWorker.exitWaitSeconds
             if !paused, let pushBudget, config.apns != nil { sendPushes(within: pushBudget) }
-            if !paused {
-                try? failed.record(
-                    .init(
-                        input: runner.sourceFile ?? csv, runId: run?.id, exitStatus: error.exitCode,
-                        message: error.description, failedAt: now().timeIntervalSince1970))
-            }
-            events.append(
-                ImportEvent(
-                    event: paused ? "paused" : "failed", runId: run?.id, input: csv,
-                    workspace: workspace.root, message: error.description,
-                    exitStatus: error.exitCode, report: nil))
+            recordEnd(error, paused: paused, input: csv, as: runner.sourceFile ?? csv, runId: run?.id, events: &events)
             throw error
         }
     }
 
-    /// Imports each new file as its own import: a file that cannot be read or fails is reported
-    /// and the others go on; the exit status is the first failure's, decided after all of them.
+    /// A failed or paused import as a notify event; a failure is also kept in `failed-inputs.json`
+    /// under `recorded` (absolute).
+    func recordEnd(
+        _ error: any ShelflineError, paused: Bool, input: String, as recorded: String?, runId: String?,
+        events: inout [ImportEvent]
+    ) {
+        if !paused, let recorded {
+            try? FailedInputs(workspace: workspace).record(
+                .init(
+                    input: recorded, runId: runId, exitStatus: error.exitCode, message: error.description,
+                    failedAt: now().timeIntervalSince1970))
+        }
+        events.append(
+            ImportEvent(
+                event: paused ? "paused" : "failed", runId: runId, input: input, workspace: workspace.root,
+                message: error.description, exitStatus: error.exitCode, report: nil))
+    }
+
+    /// Imports each new file as its own import: one that fails is reported and the others go on;
+    /// the exit status is the first failure's.
     func importInbox(_ directory: String, settleSeconds: Double, events: inout [ImportEvent]) async throws {
         _ = try Workspace.absolute(directory, role: .input)  // a relative inbox needs a working directory
         let inbox = Inbox(directory: directory, workspace: workspace, settleSeconds: settleSeconds)
@@ -174,18 +169,11 @@ public struct ImportLifecycle {
             askAgain.rows(in: RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace), now: now()) > 0
         }
         var failures: [(path: String, error: any ShelflineError)] = []
-        let failedInputs = FailedInputs(workspace: workspace)
         for (path, error) in scan.unreadable {
             log.error("shelfline: error: \(error)")
             failures.append((path, error))
-            try? failedInputs.record(
-                .init(
-                    input: Workspace.absolute(path, role: .input), runId: nil, exitStatus: error.exitCode,
-                    message: error.description, failedAt: now().timeIntervalSince1970))
-            events.append(
-                ImportEvent(
-                    event: "failed", runId: nil, input: path, workspace: workspace.root,
-                    message: error.description, exitStatus: error.exitCode, report: nil))
+            recordEnd(
+                error, paused: false, input: path, as: try? Workspace.absolute(path, role: .input), runId: nil, events: &events)
         }
         var imported = 0
         for (path, hash) in scan.pending {
@@ -218,9 +206,8 @@ public struct ImportLifecycle {
         }
     }
 
-    /// After render (and after the push worker's last pass), `shelfline-push send` delivers what is
-    /// still due. Its failure is logged and never fails the import: the outbox keeps what is
-    /// undelivered for the next run, and the app's periodic poll is the fallback.
+    /// `shelfline-push send` after the import delivers what is still due. Its failure never fails
+    /// the import: the outbox keeps it for the next run, and the app's poll is the fallback.
     func sendPushes(within seconds: Double) {
         let executable = binDirectory + "/shelfline-push"
         let arguments = ["send", "--workspace", workspace.root, "--config", configPath] + (quiet ? ["--quiet"] : [])
@@ -229,8 +216,7 @@ public struct ImportLifecycle {
                 executable: executable, arguments: arguments,
                 directory: nil,
                 environment: ProcessInfo.processInfo.environment, stdinFromNull: false)
-            // The import's exit waits for APNs this long at most; what is left stays in
-            // the outbox (a start or end in flight counts as given) for the next send.
+            // The exit waits for APNs this long at most; what is left stays in the outbox.
             guard let termination = child.wait(until: DispatchTime.now() + seconds) else {
                 child.send(SIGTERM)
                 _ = child.wait()
@@ -250,8 +236,7 @@ public struct ImportLifecycle {
     }
 }
 
-/// Some inbox files failed while the others were imported: one line naming them, with the
-/// first failure's exit status.
+/// Some inbox files failed while the others were imported; the first failure's exit status.
 struct InboxFailure: ShelflineError {
     var failed: String
     var count: Int

@@ -5,16 +5,15 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// A folder where exports are dropped for scheduled imports: each file's content is imported
-/// exactly once, whatever its name, and a file still being written is left for the next run.
-/// Each file is its own import: one that cannot be read or fails never stops the others.
+/// A folder where exports are dropped for scheduled imports: each content is imported exactly once,
+/// whatever its name, and a file still being written is left for the next run.
 public struct Inbox: Sendable {
     public var directory: String
     public var workspace: Workspace
-    /// A file modified less than this many seconds ago may still be being copied: skip it.
+    /// A file modified more recently may still be being copied.
     public var settleSeconds: Double
 
-    /// Content hashes already imported, in `<workspace>/inbox-imported.json`.
+    /// Content hashes already imported.
     public var ledgerPath: String { workspace.root + "/inbox-imported.json" }
 
     public struct Ledger: Codable, Sendable {
@@ -22,9 +21,8 @@ public struct Inbox: Sendable {
         public var imported: [String: String] = [:]
     }
 
-    /// The ledger. One that cannot be decoded is set aside as `inbox-imported.json.corrupt-<time>`
-    /// and rebuilt from the run directories whose import completed (their parse manifest holds
-    /// the imported content's hash), so a damaged state file never stops scheduled imports.
+    /// The ledger; one that cannot be decoded is set aside and rebuilt from the completed runs, so
+    /// a damaged state file never stops scheduled imports.
     public func ledger(now: Date = Date(), log: Logfmt? = nil) throws -> Ledger {
         guard FileManager.default.fileExists(atPath: ledgerPath) else { return Ledger() }
         do {
@@ -44,7 +42,7 @@ public struct Inbox: Sendable {
         }
     }
 
-    /// Every completed run's imported content (the last stage's manifest exists).
+    /// Every completed run's imported content (parse's manifest holds its hash).
     func rebuiltLedger() -> Ledger {
         var ledger = Ledger()
         for run in RunDirectory.all(in: workspace) {
@@ -62,24 +60,18 @@ public struct Inbox: Sendable {
         try writeJSONFile(current, to: ledgerPath)
     }
 
-    /// What one look at the inbox found.
     public struct Scan: Sendable {
-        /// Files to import now, oldest name first, each with its content hash.
+        /// In name order.
         public var pending: [(path: String, hash: String)] = []
-        /// Files whose content was imported before.
         public var alreadyImported = 0
-        /// Files modified within the settle time (perhaps still being written).
         public var settling = 0
-        /// Files whose modification time is in the future: never settled, so never imported
-        /// until their time is fixed (`touch`).
+        /// Never settled, so never imported until their time is fixed (`touch`).
         public var futureDated: [String] = []
-        /// Files that cannot be read, with the error.
         public var unreadable: [(path: String, error: any ShelflineError)] = []
     }
 
-    /// Looks at every regular, non-hidden file of the inbox. Only a missing inbox is an error.
-    /// `askAgain`: whether the import of content with this hash, already imported, left rows to ask
-    /// again now (`AskAgain`): such a file is pending again.
+    /// Looks at every regular, non-hidden file of the inbox; only a missing inbox is an error.
+    /// `askAgain`: whether an imported content's rows are to be asked again (then it is pending).
     public func scan(now: Date, log: Logfmt? = nil, askAgain: (String) -> Bool = { _ in false }) throws -> Scan {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -115,12 +107,10 @@ public struct Inbox: Sendable {
                 result.unreadable.append((path, error))
                 continue
             }
-            if done[hash] != nil, !askAgain(hash) {
+            if (done[hash] != nil && !askAgain(hash)) || result.pending.contains(where: { $0.hash == hash }) {
                 result.alreadyImported += 1
-            } else if !result.pending.contains(where: { $0.hash == hash }) {
-                result.pending.append((path, hash))
             } else {
-                result.alreadyImported += 1
+                result.pending.append((path, hash))
             }
         }
         return result

@@ -19,13 +19,10 @@ public struct ImportEvent: Codable, Sendable, Equatable {
 }
 
 /// Runs the configured `notify` command with the event on stdin, never letting it change the
-/// import's own outcome or wedge the workspace:
-/// - it is killed (with everything it started: its own process group) after `timeoutSeconds`;
-/// - it is killed at once when SIGTERM/SIGINT/SIGHUP asks the run to stop;
-/// - its stdout and stderr go to `<workspace>/notify.log` (at most `outputLimit` bytes per call,
-///   the log rotated to `notify.log.1` beyond `logLimit`), never to the run's own output;
-/// - a failure is reported in one line on stderr (even with `--quiet`: cron mails it).
-/// The caller runs it after releasing the workspace lock; the lock's descriptor is close-on-exec.
+/// import's outcome or wedge the workspace: its process group is killed after `timeoutSeconds` or
+/// at once on a stop signal; its output goes to `<workspace>/notify.log` (bounded, rotated), never
+/// to the run's; a failure is one stderr line even with `--quiet` (cron mails it). Run after the
+/// workspace lock is released (its descriptor is close-on-exec).
 public struct Notifier: Sendable {
     public var command: [String]
     public var timeoutSeconds: Double
@@ -36,9 +33,8 @@ public struct Notifier: Sendable {
 
     /// Bytes of one call's output kept in the log; the rest is counted and dropped.
     public static let outputLimit = 64 * 1024
-    /// The log is rotated once it is larger than this.
+    /// Beyond this the log is rotated to `notify.log.1`.
     public static let logLimit = 1024 * 1024
-    /// The default `notifyTimeoutSeconds`.
     public static let defaultTimeoutSeconds = 30.0
     /// Once the run was asked to stop, notify gets at most this long (a pause stays quick).
     static let stoppingTimeoutSeconds = 5.0
@@ -56,7 +52,6 @@ public struct Notifier: Sendable {
         self.cancellation = cancellation
     }
 
-    /// How one call ended.
     public enum Outcome: Sendable, Equatable {
         case succeeded
         case failed(String)
@@ -135,8 +130,7 @@ public struct Notifier: Sendable {
         var outcome: Outcome?
         var termination: ChildProcess.Termination?
         while termination == nil {
-            var descriptor = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-            if open { _ = poll(&descriptor, 1, 100) } else { _ = poll(nil, 0, 100) }
+            StageOutputRelay.wait(milliseconds: 100, forAnyOf: [open ? readEnd : -1])
             drain()
             termination = child.poll()
             if termination != nil { break }
@@ -151,7 +145,7 @@ public struct Notifier: Sendable {
             }
         }
         drain()
-        // Whatever it left running in its group must not outlive it holding our pipe.
+        // Whatever it left in its group must not outlive it holding our pipe.
         child.sendToGroup(SIGKILL)
         let ending: String
         switch (outcome, termination!) {
@@ -170,7 +164,7 @@ public struct Notifier: Sendable {
         return outcome ?? .succeeded
     }
 
-    /// The log, opened for appending (rotated first when too large), with a header for this call.
+    /// The log, rotated when too large, opened for appending with a header for this call.
     private func openLog(_ event: ImportEvent) -> Int32 {
         var info = stat()
         if stat(logPath, &info) == 0, Int(info.st_size) > Self.logLimit {

@@ -2,11 +2,8 @@ import ShelflineCore
 
 /// Errors of a pipeline run; each names the stage and what to do next.
 public enum OrchestratorError: ShelflineError, Equatable {
-    /// A stage exited non-zero; the run stops with the stage's status.
     case stageFailed(stage: StageName, status: Int32)
-    /// A stage was killed by a signal.
     case stageKilled(stage: StageName, signal: Int32)
-    /// The stage executable is missing or cannot be started.
     case stageMissing(stage: StageName, path: String)
     /// SIGTERM/SIGINT paused the import.
     case paused(stage: StageName)

@@ -9,21 +9,20 @@ import ShelflineReports
 /// What a finished (or already complete) import reports.
 public struct RunOutcome: Sendable {
     public var run: RunDirectory
-    /// Stages actually run this time (empty for a no-op rerun).
+    /// Empty for a no-op rerun.
     public var stagesRun: [StageName]
     public var report: MergeReport?
-    /// The run's report page (render's `page` output).
+    /// Render's `page` output.
     public var page: String
-    /// Rows asked again because no source could answer them last time (`AskAgain`).
+    /// Rows asked again (`AskAgain`).
     public var askedAgain = 0
 
     /// The one-paragraph summary printed at the end of a run.
     public var summary: String {
         guard let report else { return "run \(run.id): no merge report" }
         let o = report.outcomes, e = report.enrichment
-        // Rows settled by review decisions are counted apart from those still to review.
         let reviewed = report.rowsReviewed > 0 ? "\(report.rowsReviewed) reviewed, " : ""
-        // Rows the source itself marks as not to import (a book in its bin) are neither failed nor imported.
+        // Rows the source marks as not to import (a book in its bin) are neither failed nor imported.
         let skipped = o.skipped.map { ", \($0) skipped (not to be imported, as the source marks them)" } ?? ""
         return """
             run \(run.id): \(report.rowsRead) rows read: \(o.added) added, \(o.updated) updated, \
@@ -34,7 +33,7 @@ public struct RunOutcome: Sendable {
             """
     }
 
-    /// What the user can do next: review rows, rejected rows, where the report is.
+    /// What the user can do next.
     public var nextSteps: [String] {
         guard let report else { return [] }
         var lines: [String] = []
@@ -60,34 +59,27 @@ public struct PipelineRunner {
     public var quiet: Bool
     public var now: @Sendable () -> Date
     public var cancellation: CancellationFlag
-    /// Called about every half second while a stage runs (terminal progress, live activity).
+    /// Called while a stage runs (terminal progress, live activity).
     public var onTick: (StageName, RunDirectory) -> Void = { _, _ in }
     /// The file the user imported (the run reads a copy); render names the activity after it.
     public var sourceFile: String?
-    /// Called when a stage was skipped or finished (the terminal's one-line result).
     public var onStageEnd: (StageName, RunDirectory, StageResult) -> Void = { _, _, _ in }
-    /// When set, each line a stage writes on stderr is passed here instead of going straight to
-    /// the terminal (so a live progress line and stage messages never interleave).
+    /// Takes each line a stage writes on stderr, so a live progress line and stage messages never interleave.
     public var stageOutput: ((String) -> Void)?
-    /// Options a stage executable gets besides those its description derives (a run's
-    /// `--columns` for parse); the caller puts what they change in the config's parameters too,
-    /// so the stage's fingerprint follows them.
+    /// Options beyond those the stage's description derives (a run's `--columns`); the caller puts
+    /// them in the config's parameters too, so the fingerprint follows them.
     public var stageArguments: [StageName: [String]] = [:]
-    /// A stage complete but for rows no source could answer runs again once its last attempt is
-    /// this many seconds old (`AskAgain`; 0: every run of the export asks again).
+    /// Rows no source could answer are asked again once the last attempt is this old (`AskAgain`).
     public var askAgainAfterSeconds: Double = 0
 
-    /// How a stage ended in this run.
     public enum StageResult: Sendable, Equatable {
         case skipped
         case done(rows: Int?, milliseconds: Int)
     }
 
-    /// The report type of each stage (bound by the commands layer, which links the stage
-    /// libraries); its `rowCount` is the stage's `rows=`.
+    /// Bound by the commands layer, which links the stage libraries; `rowCount` gives the log's `rows=`.
     public var reportType: (StageName) -> (any FileStageReport.Type)?
 
-    /// `stages`: every stage's description, in order (the commands layer's `PipelineStages`).
     public init(
         config: PipelineConfig, stages: [Stage], configPath: String, workspace: Workspace, binDirectory: String,
         log: Logfmt, quiet: Bool, now: @escaping @Sendable () -> Date, cancellation: CancellationFlag,
@@ -106,26 +98,16 @@ public struct PipelineRunner {
     var workspace: Workspace { planner.workspace }
     var files: RunFiles { RunFiles(config: planner.config, stages: planner.stages) }
 
-    /// Copies `csv` into its content-keyed run directory (once) and returns the run.
+    /// Copies `csv` into its content-keyed run directory (once).
     public mutating func prepareRun(csv: String) throws -> RunDirectory {
         if let run = try prepareNewRun(csv: csv) { return run }
         let hash = try ContentHash.file(csv)
-        let run = RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace)
-        try Workspace.makeDirectory(run.manifestsDirectory)
-        if try reuseIntactCopy(in: run, hash: hash) { return run }
-        let copy = run.inputPath(extension: (csv as NSString).pathExtension.lowercased())
-        try ContentHash.copy(csv, to: copy, expected: hash, permissions: 0o600)
-        // The copy hashed `hash` as it was written: parse's input stamp takes it rather than reading
-        // the export a third time.
-        preparedInput = FileStamp.make(name: "{csv}", path: copy, sha256: hash)
-        return run
+        return try place(csv, hash: hash) { try ContentHash.copy(csv, to: $0, expected: hash, permissions: 0o600) }
     }
 
-    /// `prepareRun` for an export no run holds a copy of the size of (a new export, not a rerun):
-    /// copied into the runs directory while hashed, then renamed into its run. Hashing first and
-    /// copying after read the export twice (the second read and hash were a third of the
-    /// orchestrator's own CPU time). Nil when a run's copy has its size: that may be this export
-    /// again, which is only hashed, not written.
+    /// `prepareRun` for an export no run holds a copy of its size of: hashed while copied, then
+    /// renamed into its run (hashing then copying read it twice, a third of the orchestrator's CPU).
+    /// Nil when a run's copy has its size: perhaps this export again, which is only hashed.
     mutating func prepareNewRun(csv: String) throws -> RunDirectory? {
         var info = stat()
         guard stat(csv, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
@@ -135,48 +117,44 @@ public struct PipelineRunner {
             if let input = run.existingInput, stat(input, &copy) == 0, Int64(copy.st_size) == size { return nil }
         }
         try Workspace.makeDirectory(workspace.runsDirectory)
-        // Written as a temporary file of `runs/` and renamed into its run once the hash names it:
-        // one left by a process killed before the rename is removed by the next sweep of `runs/`
-        // (`StaleTemporaryFiles`). Not committed, it is removed when released (`AtomicFile.deinit`).
+        // A temporary file of `runs/`: one a kill left is swept (`StaleTemporaryFiles`); uncommitted, `deinit` removes it.
         let file = try AtomicFile(path: workspace.runsDirectory + "/export", permissions: 0o600)
-        let hash = try ContentHash.copy(csv, into: file)
-        let run = RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace)
-        try Workspace.makeDirectory(run.manifestsDirectory)
-        // This content's run with an intact copy (the export changed since its size was checked).
-        if try reuseIntactCopy(in: run, hash: hash) { return run }
-        let copy = run.inputPath(extension: (csv as NSString).pathExtension.lowercased())
-        try file.commit(to: copy)
-        preparedInput = FileStamp.make(name: "{csv}", path: copy, sha256: hash)
-        return run
+        return try place(csv, hash: try ContentHash.copy(csv, into: file)) { try file.commit(to: $0) }
     }
 
-    /// Whether `run` already holds an intact copy of the content hashing `hash`: then it is the
-    /// prepared input. Parse's manifest holds the copy's stamp, so an intact copy is not hashed again.
-    private mutating func reuseIntactCopy(in run: RunDirectory, hash: String) throws -> Bool {
-        guard let existing = run.existingInput else { return false }
-        let recorded = run.manifest(.parse)?.inputs.first { $0.name == "{csv}" }
-        guard let stamp = try FileStamp.make(name: "{csv}", path: existing, previous: recorded), stamp.sha256 == hash else {
-            return false
+    /// The run of content `hash`: its intact copy (checked against parse's manifest stamp, so not
+    /// hashed again; the export may have changed since its size was checked), else one `write` makes.
+    /// The copy's stamp takes `hash`, taken while copying, rather than reading the export a third time.
+    private mutating func place(_ csv: String, hash: String, write: (String) throws -> Void) throws -> RunDirectory {
+        let run = RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace)
+        try Workspace.makeDirectory(run.manifestsDirectory)
+        if let existing = run.existingInput,
+            let stamp = try FileStamp.make(
+                name: "{csv}", path: existing, previous: run.manifest(.parse)?.inputs.first { $0.name == "{csv}" }),
+            stamp.sha256 == hash
+        {
+            preparedInput = stamp
+            return run
         }
-        preparedInput = stamp
-        return true
+        let copy = run.inputPath(extension: (csv as NSString).pathExtension.lowercased())
+        try write(copy)
+        preparedInput = FileStamp.make(name: "{csv}", path: copy, sha256: hash)
+        return run
     }
 
     /// The stamp of the copy `prepareRun` checked or wrote (`run` trusts it while its stat facts match).
     public private(set) var preparedInput: FileStamp?
 
-    /// Runs every stage that is not complete, in order.
-    /// `runs/latest` is moved to this run only once it completes (a paused run is marked by the
-    /// caller), so a failed import never hides the last good one.
+    /// Runs every stage that is not complete, in order. `runs/latest` moves only once the run
+    /// completes, so a failed import never hides the last good one.
     public func run(_ run: RunDirectory) throws -> RunOutcome {
         var stagesRun: [StageName] = []
         var askedAgain = 0
         let askAgain = AskAgain(files: files, afterSeconds: askAgainAfterSeconds)
-        // The stamps of the outputs this run has checked or written, for the later stages' inputs.
+        // Stamps this run has checked or written, for the later stages' inputs.
         var produced: [String: FileStamp] = [:]
         if let preparedInput { produced[preparedInput.name] = preparedInput }
-        // The stage that ran last: its outputs are hashed, and its manifest written, on a thread of
-        // their own while the next stage runs (`OutputStamping`).
+        // The last stage's outputs, hashed while the next stage runs.
         var stamping: OutputStamping?
         func settle() throws {
             guard let pending = stamping else { return }
@@ -218,7 +196,7 @@ public struct PipelineRunner {
                 let started = Date()
                 try execute(stage, run: run)
                 let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
-                // The previous stage's outputs this one read were stamped without their hash.
+                // The previous stage's outputs were stamped without their hash.
                 try settle()
                 inputs = inputs.map { $0.sha256 == OutputStamping.pending ? produced[$0.name] ?? $0 : $0 }
                 var outputs: [(name: String, path: String, required: Bool)] = []
@@ -231,7 +209,7 @@ public struct PipelineRunner {
                     outputs.append((name, path, true))
                     produced[name] = stamp
                 }
-                // Recorded when written (a stand-in stage may not), then checked like the declared outputs.
+                // Recorded when written (a stand-in stage may not write them).
                 for name in try planner.besideOutputs(of: stage) {
                     if let path = planner.path(of: name, in: run), FileManager.default.fileExists(atPath: path) {
                         outputs.append((name, path, false))
@@ -242,12 +220,11 @@ public struct PipelineRunner {
                 }
                 let parametersHash = planner.parametersHash(stage)
                 let description = planner.description(stage)
-                var manifest = StageManifest(
+                let manifest = StageManifest(
                     stage: stage,
                     fingerprint: StageManifest.fingerprint(stage: description, parametersHash: parametersHash, inputs: inputs),
                     algorithmVersion: description.algorithmVersion, parametersHash: parametersHash, inputs: inputs, outputs: [],
-                    durationMs: milliseconds, finishedAt: 0)
-                manifest.workspaceBefore = workspaceBefore.isEmpty ? nil : workspaceBefore
+                    durationMs: milliseconds, finishedAt: 0, workspaceBefore: workspaceBefore.isEmpty ? nil : workspaceBefore)
                 stamping = OutputStamping(outputs: outputs, manifest: manifest, path: run.manifestPath(stage), now: now)
                 stagesRun.append(stage)
                 var fields: KeyValuePairs<String, Any> = ["stage": stage.rawValue, "event": "done", "ms": milliseconds]
@@ -260,7 +237,7 @@ public struct PipelineRunner {
             }
             try settle()
         } catch {
-            // The last stage that finished keeps its manifest whatever stopped the next one.
+            // The last finished stage keeps its manifest whatever stopped the next one.
             try? settle()
             throw error
         }
@@ -320,9 +297,8 @@ public struct PipelineRunner {
         if cancellation.isCancelled { throw OrchestratorError.paused(stage: stage) }
     }
 
-    /// The stage contract: each executable's arguments, derived from its description (which
-    /// option takes which declared input and output, `Stage.inputs`/`outputs`, and its progress
-    /// file) and from the declaration's file names.
+    /// The stage contract: each executable's arguments, from its description (which option takes
+    /// which declared file) and the declaration's file names.
     func arguments(for stage: StageName, run: RunDirectory) throws -> [String] {
         let declaration = try planner.config.declaration(stage)
         let description = planner.description(stage)
@@ -359,7 +335,7 @@ public struct PipelineRunner {
         return arguments
     }
 
-    /// Rows a stage handled, as its report declares them (`StageReport.rowCount`), for the log line.
+    /// Rows a stage handled (`StageReport.rowCount`), for the log line.
     func rowCount(_ stage: StageName, run: RunDirectory) -> Int? {
         guard let type = reportType(stage), let name = files.output(stage, .report),
             let data = FileManager.default.contents(atPath: run.file(name))
@@ -390,11 +366,10 @@ final class StageOutputRelay {
         writeEnd >= 0 ? .init(stdin: nil, stdout: nil, stderr: writeEnd) : nil
     }
 
-    /// The child has its copy: close ours so end-of-file arrives when it exits.
+    /// Closes our write end, so end-of-file arrives when the child exits.
     func started() { if writeEnd >= 0 { close(writeEnd) } }
 
-    /// Waits up to `waitingMilliseconds` for output (or for `other`, when not -1, to be readable)
-    /// and passes on complete lines.
+    /// Waits for output (or for `other` to be readable) and passes on complete lines.
     func pump(waitingMilliseconds: Int32, orUntilReadable other: Int32 = -1) {
         Self.wait(milliseconds: waitingMilliseconds, forAnyOf: [readEnd, other])
         if readEnd >= 0 { readAvailable() }
@@ -433,18 +408,16 @@ final class StageOutputRelay {
     }
 }
 
-/// A finished stage's outputs hashed, and its manifest written, on a thread of its own, so that the
-/// next stage need not wait for a large file's SHA-256 while a core is otherwise idle. Until then the next
-/// stage's input stamps carry `pending` for these files, and are completed once `wait` returns.
+/// A finished stage's outputs hashed, and its manifest written, on a thread of its own, so the next
+/// stage need not wait for a large file's SHA-256; meanwhile its input stamps carry `pending`.
 final class OutputStamping: @unchecked Sendable {
-    /// The hash of a stamp whose file is still being hashed.
     static let pending = "pending"
 
     private let done = DispatchSemaphore(value: 0)
     // Written by the thread before `done` is signalled, read by `wait` after.
     private var result: Result<[FileStamp], any Error> = .success([])
 
-    /// `outputs`: each file with whether it must exist (a declared output) or may not (a workspace one).
+    /// `required`: a declared output, which must exist.
     init(
         outputs: [(name: String, path: String, required: Bool)], manifest: StageManifest, path: String,
         now: @escaping @Sendable () -> Date
@@ -473,7 +446,7 @@ final class OutputStamping: @unchecked Sendable {
         thread.start()
     }
 
-    /// The outputs' stamps, once the manifest is written; the error that kept it from being written.
+    /// The outputs' stamps, once the manifest is written.
     func wait() throws -> [FileStamp] {
         done.wait()
         return try result.get()

@@ -5,11 +5,9 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// `shelfline-push watch` beside the stages of one import: started at the first progress tick
-/// (a rerun with nothing to do starts none), stopped by closing its stdin once the activity's last
-/// state is written. It is a process of its own, so APNs being down, slow or refusing never slows
-/// or fails the import; its log goes to `<workspace>/push/watch.log`, never between the run's lines.
-/// Started through `ChildProcess`, like the stages: a clean signal mask and default dispositions.
+/// `shelfline-push watch` beside one import's stages: started at the first tick (a no-op rerun
+/// starts none), stopped by closing its stdin. A process of its own, so a down or slow APNs never
+/// slows or fails the import; it logs to `<workspace>/push/watch.log`, never between the run's lines.
 final class PushWorker {
     private let lifecycle: ImportLifecycle
     private var child: ChildProcess?
@@ -25,7 +23,7 @@ final class PushWorker {
         if input >= 0 { close(input) }
     }
 
-    /// Starts the worker the first time it is called; a worker that cannot start is logged once.
+    /// Starts the worker on the first call; one that cannot start is logged once.
     func startOnce() {
         guard !started else { return }
         started = true
@@ -37,8 +35,7 @@ final class PushWorker {
             let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
             guard log >= 0 else { throw FileError.cannotCreate(path: logPath, reason: systemErrorMessage()) }
             defer { close(log) }
-            // Only the worker may hold the pipe (both ends close-on-exec): a stage inheriting its
-            // write end would keep it open. The worker blocks reading its end.
+            // Both ends close-on-exec: a stage inheriting the write end would keep it open.
             guard let (readEnd, writeEnd) = ChildProcess.pipe(nonBlockingRead: false) else {
                 throw FileError.cannotCreate(path: "pipe", reason: systemErrorMessage())
             }
@@ -61,9 +58,8 @@ final class PushWorker {
         }
     }
 
-    /// The descriptors above 2 a child would inherit (not close-on-exec). The worker may outlive
-    /// the run: holding one the run got from its own parent (a pipe, a test harness's socket that
-    /// says the run has ended) would make that parent wait for the worker too.
+    /// The descriptors above 2 a child would inherit. The worker may outlive the run: holding one
+    /// the run got from its parent (a pipe, a harness's socket) would make that parent wait for it.
     static func inheritable() -> [Int32] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return names.compactMap { Int32($0) }.filter { fd in
@@ -73,16 +69,12 @@ final class PushWorker {
         }
     }
 
-    /// The longest the import's exit waits for the pushes once its last state is written (so a
-    /// slow or absent APNs never slows `shelfline run` by more than this).
+    /// The longest the import's exit waits for the pushes, so a slow APNs never slows `shelfline run` more.
     static let exitWaitSeconds = 2.0
 
-    /// Closes the worker's stdin: it makes one last pass (the final state, at once) and exits.
-    /// The run waits for it `exitWaitSeconds` at most; a worker still waiting for APNs then is left
-    /// to finish on its own (its answers, even late, are recorded; what it cannot deliver stays in
-    /// the outbox for the next `shelfline-push send`). A worker killed mid-import is said once, here
-    /// and in its log. Returns the seconds left for the run's own `send` of what is still due, nil
-    /// when the worker is still at it (a `send` now would only wait for it).
+    /// Closes the worker's stdin: it makes one last pass and exits. A worker still waiting for APNs
+    /// after `exitWaitSeconds` finishes on its own (the outbox keeps what it cannot deliver).
+    /// Returns the seconds left for the run's own `send`, nil while the worker is still at it.
     func finish() -> Double? {
         let grace = Self.exitWaitSeconds
         guard let child else { return grace }
@@ -107,7 +99,7 @@ final class PushWorker {
         return max(0.5, grace - Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9)
     }
 
-    /// One line at the end of `push/watch.log` (the worker writes it too, appending).
+    /// One line at the end of `push/watch.log` (the worker appends to it too).
     private func appendToLog(_ line: String) {
         let path = lifecycle.workspace.root + "/push/watch.log"
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
@@ -119,7 +111,7 @@ final class PushWorker {
 }
 
 extension ChildProcess {
-    /// The termination if the child ends before `deadline`; nil if it is still running then.
+    /// Nil if the child is still running at `deadline`.
     func wait(until deadline: DispatchTime) -> Termination? {
         var termination = poll()
         while termination == nil && DispatchTime.now() < deadline {

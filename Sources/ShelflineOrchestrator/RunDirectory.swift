@@ -15,16 +15,15 @@ public struct RunDirectory: Sendable, Equatable {
         path = workspace.runsDirectory + "/" + id
     }
 
-    /// The run id for a file: the first 16 hex digits of its SHA-256.
+    /// The first 16 hex digits of the file's SHA-256.
     public static func id(forContentHash hash: String) -> String { String(hash.prefix(16)) }
 
     public var manifestsDirectory: String { path + "/.manifests" }
     public func manifestPath(_ stage: StageName) -> String { manifestsDirectory + "/\(stage.rawValue).json" }
     public func file(_ name: String) -> String { path + "/" + name }
-    /// Where the imported file is copied (the run reads this copy, never the original).
+    /// The run reads this copy, never the original.
     public func inputPath(extension ext: String) -> String { path + "/input" + (ext.isEmpty ? "" : "." + ext) }
 
-    /// The imported copy inside the run, whatever its extension.
     public var existingInput: String? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return names.sorted().first { $0 == "input" || $0.hasPrefix("input.") }.map { path + "/" + $0 }
@@ -34,10 +33,8 @@ public struct RunDirectory: Sendable, Equatable {
         try? readJSONFile(StageManifest.self, from: manifestPath(stage))
     }
 
-    /// The run's own files `stage` reads, directly or through the stages before it (their outputs,
-    /// its inputs; not the workspace's `{…}` files nor the export's copy), that exist but no longer
-    /// hash as the manifest that recorded them says: edited by hand since. A file gone is not
-    /// listed (the stage reading it says so). Stamps are reused while their stat facts match.
+    /// The run's own files `stage` reads, directly or through earlier stages, that exist but no
+    /// longer hash as their manifest says (edited by hand). A file gone is left to the stage to report.
     public func filesChanged(readBy stage: StageName) throws -> [String] {
         var checked: Set<String> = []
         var changed: [String] = []
@@ -54,7 +51,6 @@ public struct RunDirectory: Sendable, Equatable {
         return changed
     }
 
-    /// The run `<workspace>/runs/latest` points at.
     public static func latest(in workspace: Workspace) -> RunDirectory? {
         let link = workspace.runsDirectory + "/latest"
         guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link) else { return nil }
@@ -63,8 +59,7 @@ public struct RunDirectory: Sendable, Equatable {
         return FileManager.default.fileExists(atPath: run.path) ? run : nil
     }
 
-    /// Points `<workspace>/runs/latest` at this run (atomically: new link, then rename). The
-    /// temporary link never outlives a failure.
+    /// Points `runs/latest` at this run atomically (new link, then rename).
     public func markLatest(in workspace: Workspace) throws {
         let link = workspace.runsDirectory + "/latest"
         let temporary = workspace.runsDirectory + "/.latest-\(getpid())"
@@ -77,9 +72,8 @@ public struct RunDirectory: Sendable, Equatable {
         }
     }
 
-    /// Refuses, before an import starts, a `runs/latest` that is not a symbolic link (a directory
-    /// or file put there by hand): `markLatest` could not replace it once the import finished.
-    /// `FileError.cannotCreate` (73) naming it; nothing is removed, since it may hold someone's files.
+    /// Refuses a `runs/latest` that is not a symbolic link before an import starts: `markLatest`
+    /// could not replace it afterwards. Nothing is removed: it may hold someone's files.
     public static func refuseUnlinkedLatest(in workspace: Workspace) throws {
         let link = workspace.runsDirectory + "/latest"
         var info = stat()
@@ -91,14 +85,13 @@ public struct RunDirectory: Sendable, Equatable {
                 + "move it away (nothing was imported)")
     }
 
-    /// True once the import completed at some point: the last stage's manifest exists.
+    /// The last stage's manifest exists.
     public var isComplete: Bool {
         guard let last = StageName.allCases.last else { return false }
         return FileManager.default.fileExists(atPath: manifestPath(last))
     }
 
-    /// Makes sure `runs/latest` never dangles: when its run is gone, it is pointed at the newest
-    /// completed run left (by its last stage's finish time), or removed when there is none.
+    /// When `runs/latest`'s run is gone, points it at the newest completed run left, or removes it.
     public static func repairLatest(in workspace: Workspace) throws {
         let link = workspace.runsDirectory + "/latest"
         guard (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) != nil, latest(in: workspace) == nil else {
@@ -114,7 +107,6 @@ public struct RunDirectory: Sendable, Equatable {
         }
     }
 
-    /// Every run directory in the workspace.
     public static func all(in workspace: Workspace) -> [RunDirectory] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: workspace.runsDirectory)) ?? []
         return names.filter { !$0.hasPrefix(".") && $0 != "latest" }.sorted().map { RunDirectory(id: $0, workspace: workspace) }

@@ -5,7 +5,6 @@ import ShelflineCore
 public enum StageDecision: Sendable, Equatable {
     case upToDate
     case run(reason: String)
-    /// An earlier stage must run first; this one is decided after it.
     case waiting(on: StageName)
 
     public var isUpToDate: Bool { self == .upToDate }
@@ -22,8 +21,7 @@ public enum StageDecision: Sendable, Equatable {
 /// Decides, from manifests and content hashes, which stages of a run are complete.
 public struct StagePlanner: Sendable {
     public var config: PipelineConfig
-    /// The stage descriptions (the pipeline's, in order), given by the commands layer: the stage
-    /// types that declare them live in libraries the orchestrator does not link.
+    /// Given by the commands layer: the stage types live in libraries the orchestrator does not link.
     public var stages: [Stage]
     public var workspace: Workspace
 
@@ -33,8 +31,7 @@ public struct StagePlanner: Sendable {
         self.workspace = workspace
     }
 
-    /// The description of `stage`; a declared stage the planner was given no description of is a
-    /// programming error (the commands layer gives every stage's).
+    /// The description of `stage` (the commands layer gives every stage's).
     public func description(_ stage: StageName) -> Stage {
         guard let description = stages.named(stage) else { preconditionFailure("no description of stage \(stage.rawValue)") }
         return description
@@ -45,23 +42,19 @@ public struct StagePlanner: Sendable {
         name == "{csv}" ? run.existingInput : workspace.file(named: name) ?? run.file(name)
     }
 
-    /// Inputs that may legitimately be absent (their absence is part of the fingerprint).
+    /// Inputs that may be absent (their absence is part of the fingerprint).
     static let optionalInputs: Set<String> = ["{decisions}", "{library}"]
 
-    /// Workspace files a stage writes besides its declared outputs (`Stage.unlistedOutputs` named
-    /// `{…}`), recorded with them in its manifest: merge's library. A library restored from
-    /// `library.previous`, damaged or removed since is then an output modified or missing, and merge
-    /// runs again (else "already imported" while the file holds other books). Merge is idempotent,
-    /// so a library another import changed since costs a merge that writes nothing.
+    /// Workspace files a stage writes besides its declared outputs (merge's library), recorded in
+    /// its manifest: a library restored, damaged or removed since makes merge run again (merge is
+    /// idempotent, so one another import changed costs a merge that writes nothing).
     public func workspaceOutputs(of stage: StageName) -> [String] {
         description(stage).unlistedOutputs.map(\.defaultName).filter { $0.hasPrefix("{") }
     }
 
-    /// Whether the workspace file `name` (merge's library) with content `current` was written, by
-    /// runs of `stage` one after another, on top of the content `ancestor`: each run's manifest
-    /// records the file before it ran (`workspaceBefore`) and after (`outputs`). A library
-    /// restored from `library.previous`, deleted, damaged or written by anything else has no such
-    /// line back, and the stage runs again.
+    /// Whether runs of `stage` wrote `name` (merge's library) from content `ancestor` to `current`,
+    /// one after another (each manifest's `workspaceBefore` → `outputs`). A library restored,
+    /// damaged or written by anything else has no such line back, and the stage runs again.
     public func descends(_ name: String, of stage: StageName, from ancestor: String, to current: String) -> Bool {
         var before: [String: Set<String>] = [:]
         for run in RunDirectory.all(in: workspace) {
@@ -79,9 +72,9 @@ public struct StagePlanner: Sendable {
         return false
     }
 
-    /// Stamps the workspace files `stage` writes as they are now, before it runs (`StageManifest.workspaceBefore`).
-    /// The newest stamp any run's manifest holds of each is reused while its stat facts match,
-    /// so the library is hashed again only when something outside the runs changed it.
+    /// Stamps the workspace files `stage` writes, before it runs (`StageManifest.workspaceBefore`),
+    /// reusing the latest manifest's stamp while stat facts match: the library is rehashed only
+    /// when something outside the runs changed it.
     public func workspaceStamps(before stage: StageName, known: [String: FileStamp]) throws -> [FileStamp] {
         var stamps: [FileStamp] = []
         for name in workspaceOutputs(of: stage) {
@@ -94,8 +87,7 @@ public struct StagePlanner: Sendable {
         return stamps
     }
 
-    /// Run files a stage writes beside a declared output (`StageFile.besides`: parse's texts),
-    /// by name in the run directory: recorded and checked in its manifest like its declared outputs.
+    /// Run files a stage writes beside a declared output (`StageFile.besides`: parse's texts).
     public func besideOutputs(of stage: StageName) throws -> [String] {
         let declaration = try config.declaration(stage)
         let description = description(stage)
@@ -107,15 +99,13 @@ public struct StagePlanner: Sendable {
         }
     }
 
-    /// The hash of every parameter object `stage` decodes (`PipelineConfig.fingerprintedParameters`).
+    /// The hash of every parameter object `stage` decodes.
     public func parametersHash(_ stage: StageName) -> String {
         ContentHash.bytes(config.fingerprintedParameters(description(stage)))
     }
 
-    /// Stamps a stage's inputs now. Returns the first missing required input instead, if any.
-    /// `known`: stamps this run has already taken, by name (an earlier stage's outputs): an input
-    /// whose stat facts still match one is not hashed again (`FileStamp.make`). Each intermediate
-    /// file was hashed twice otherwise, as one stage's output and the next one's input.
+    /// Stamps a stage's inputs, or returns the first missing required one. `known`: stamps this run
+    /// took (earlier stages' outputs), reused while stat facts match, so no file is hashed twice.
     public func inputStamps(
         _ declaration: StageDeclaration, run: RunDirectory, previous: StageManifest?,
         known: [String: FileStamp] = [:]
@@ -140,14 +130,12 @@ public struct StagePlanner: Sendable {
         public init(name: String) { self.name = name }
     }
 
-    /// A decision, with the input stamps computed on the way (nil when it was decided before
-    /// hashing), so a stage about to run does not hash its inputs twice.
+    /// A decision, with the input stamps computed on the way, so a stage about to run does not hash them twice.
     public struct StageCheck: Sendable {
         public var decision: StageDecision
         public var inputs: Result<[FileStamp], MissingInput>?
     }
 
-    /// Checks one stage against its manifest.
     public func check(_ stage: StageName, run: RunDirectory) throws -> StageCheck {
         let declaration = try config.declaration(stage)
         guard let manifest = run.manifest(stage) else {
@@ -175,8 +163,7 @@ public struct StagePlanner: Sendable {
                 let stamp = try FileStamp.make(name: recorded.name, path: path, previous: recorded)
             else { return StageCheck(decision: .run(reason: "output missing: \(recorded.name)"), inputs: inputs) }
             if stamp.sha256 != recorded.sha256 {
-                // The library later imports wrote on top of what this merge left: still
-                // this import's, and merging it again would only repeat it.
+                // Later imports wrote on top of this merge's library: merging again would only repeat it.
                 if workspaceOutputs(of: stage).contains(recorded.name),
                     descends(recorded.name, of: stage, from: recorded.sha256, to: stamp.sha256)
                 {
@@ -188,10 +175,8 @@ public struct StagePlanner: Sendable {
         return StageCheck(decision: .upToDate, inputs: inputs)
     }
 
-    /// Decisions for every stage in order, without running anything: after the first stage that
-    /// must run, later stages wait for it.
-    /// With `askAgain`, a stage that is up to date but left rows to ask again (`AskAgain`) will run,
-    /// as `run` decides it at `now`.
+    /// Decisions for every stage in order, without running anything; with `askAgain`, as `run`
+    /// decides at `now`.
     public func plan(run: RunDirectory, askAgain: AskAgain? = nil, now: Date = Date()) throws -> [(StageName, StageDecision)] {
         var result: [(StageName, StageDecision)] = []
         var blocker: StageName?

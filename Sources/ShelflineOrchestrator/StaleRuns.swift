@@ -2,10 +2,8 @@ import Foundation
 import ShelflineCore
 
 /// Runs left incomplete for more than a day: shown by `status`, removed by `clean --stale`.
-///
-/// Judged only by each run's own state: a run whose last stage ever completed (its manifest
-/// exists) is a finished import and never stale, whatever today's config says; parameters
-/// changed since then make it "pending" for `status`, not stale.
+/// Judged by each run's own state: a run whose last stage completed is never stale, whatever
+/// today's config says.
 public struct StaleRuns: Sendable {
     public var workspace: Workspace
     static let maximumAge: TimeInterval = 24 * 3600
@@ -27,7 +25,6 @@ public struct StaleRuns: Sendable {
         }
     }
 
-    /// The newest modification time among the run's files and manifests.
     static func lastActivity(_ run: RunDirectory) -> Date {
         var newest = Date.distantPast
         for directory in [run.path, run.manifestsDirectory] {

@@ -5,20 +5,15 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// The one progress renderer for people. On a terminal (and unless logfmt was asked for): one
-/// live line per stage (a bar, counts, rate and ETA when the stage publishes
-/// `<stage>-progress.json`, elapsed time otherwise), replaced when the stage ends by a one-line
-/// result; logfmt events are not printed, and anything else written (errors, a stage's warnings)
-/// first clears the live line, so the two never interleave. Without a terminal it draws nothing
-/// and the logfmt events pass through unchanged (cron mail, log files).
+/// The progress renderer for people. On a terminal (unless logfmt was asked for): one live line per
+/// stage, replaced by a one-line result when it ends; other output first clears the live line, so
+/// the two never interleave. Without a terminal it draws nothing and logfmt events pass through.
 final class TerminalProgress: @unchecked Sendable {
-    /// True when drawing live lines.
     let drawing: Bool
-    /// True when stderr is a terminal (then stages write through `stageOutput`, never to it directly,
-    /// so no stage draws a bar of its own).
+    /// Then stages write through `stageOutput`, so no stage draws a bar of its own.
     let terminal: Bool
     private let now: @Sendable () -> Date
-    /// The run's files by role: where each stage's progress file is.
+    /// Where each stage's progress file is.
     private let files: RunFiles
     private let lock = NSLock()
     private var stage: StageName?
@@ -26,7 +21,7 @@ final class TerminalProgress: @unchecked Sendable {
     private var lastDraw = Date.distantPast
     private var lineShown = false
 
-    /// `enabled`: not `--quiet`; `logfmt`: `--log-format logfmt` (events, never a live line).
+    /// `enabled`: not `--quiet`.
     init(
         enabled: Bool, logfmt: Bool = false, files: RunFiles, now: @escaping @Sendable () -> Date = { Date() },
         terminal: Bool = isatty(STDERR_FILENO) == 1
@@ -37,15 +32,13 @@ final class TerminalProgress: @unchecked Sendable {
         self.now = now
     }
 
-    /// The run's log: unchanged without live lines; with them, events are dropped and errors
-    /// clear the live line before they are written.
+    /// With live lines, events are dropped and errors clear the live line first.
     func log(_ base: Logfmt) -> Logfmt {
         guard drawing else { return base }
         return Logfmt(quiet: true) { [self] line in self.printAbove(line) }
     }
 
-    /// A line a stage wrote on stderr: logfmt events are the live line's business; anything else
-    /// (errors, warnings) is printed above it.
+    /// A stage's stderr line: logfmt events are dropped for the live line; anything else is printed above it.
     func stageOutput(_ line: String) {
         guard drawing else { return write(line + "\n") }
         if Self.isLogfmtEvent(line) { return }
@@ -80,7 +73,6 @@ final class TerminalProgress: @unchecked Sendable {
         }
     }
 
-    /// Replaces the live line with the stage's one-line result.
     func stageEnded(stage: StageName, run: RunDirectory, result: PipelineRunner.StageResult) {
         guard drawing else { return }
         let text: String
@@ -97,7 +89,7 @@ final class TerminalProgress: @unchecked Sendable {
         }
     }
 
-    /// Ends a live line left open (a failure or a pause part-way through a stage).
+    /// Ends a live line a failure or pause left open.
     func finish() {
         guard drawing else { return }
         lock.withLock {
@@ -110,7 +102,6 @@ final class TerminalProgress: @unchecked Sendable {
     private func printAbove(_ line: String) {
         lock.withLock {
             write((lineShown ? "\r\u{1B}[2K" : "") + line + "\n")
-            // The live line is redrawn on the next tick.
             lineShown = false
             lastDraw = .distantPast
         }

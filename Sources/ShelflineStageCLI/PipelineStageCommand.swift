@@ -2,12 +2,9 @@ import ArgumentParser
 import ShelflineCore
 
 /// The command of a pipeline stage's executable: it builds the stage's `StageJob` from its
-/// arguments; the shared `execute` checks the files (`StageFiles`: no output is an input or another
-/// output, no special files), runs the stage and writes its report (`PipelineStage.perform`).
-/// Config, context, signals and the error → exit status path come from `StageCommand`.
+/// arguments; the shared `execute` checks the files, runs the stage and writes its report.
 public protocol PipelineStageCommand: StageCommand {
     associatedtype Runs: PipelineStage
-    /// The files by role and the stage's own options, from the command line.
     func job(context: StageContext) throws -> StageJob<Runs.Arguments>
 }
 
@@ -25,9 +22,8 @@ extension PipelineStageCommand {
 }
 
 extension NameSpecification {
-    /// The option `stage`'s description gives the file with `role` (`StageFile.optionName`):
-    /// `-o`/`--output` for its main output, else the role in kebab case (`--parse-report`). A
-    /// role the description passes no other way is a programming error.
+    /// The option the description gives the file with `role`: `-o`/`--output` for its main output,
+    /// else the role in kebab case (`--parse-report`).
     public static func stageFile(_ role: StageFileRole, of description: Stage) -> NameSpecification {
         let files = description.inputs + description.outputs + (description.progress.map { [$0] } ?? [])
         guard let file = files.first(where: { $0.role == role && $0.optionName != nil }), let name = file.optionName else {

@@ -22,10 +22,8 @@ public struct CommonOptions: ParsableArguments {
 
     public init() {}
 
-    /// Loads the config named by `--config`, `SHELFLINE_CONFIG`, or `./pipeline.json`; else the
-    /// built-in defaults (`PipelineConfig.builtInDefault`: each of `stages`, default names and
-    /// parameters). A relative path when the working directory is gone is 66 naming the cause
-    /// (`Workspace.absolute`).
+    /// The config named by `--config`, `SHELFLINE_CONFIG`, or `./pipeline.json`; else the built-in
+    /// defaults of `stages`.
     public func loadConfig(stages: [Stage] = []) throws -> (PipelineConfig, String) {
         let environment = ProcessInfo.processInfo.environment
         if let path = config ?? environment["SHELFLINE_CONFIG"] {
@@ -38,10 +36,8 @@ public struct CommonOptions: ParsableArguments {
         return (PipelineConfig.builtInDefault(stages: stages, environment: environment), "(built-in defaults)")
     }
 
-    /// What every command runs in: the config (`loadConfig`) and the workspace, resolved once
-    /// (`Workspace.resolve`: the flag, the environment, the config, `./var`; `~` expanded, absolute).
-    /// A relative workspace when the working directory is gone is 73 naming the cause, never `/var`.
-    /// `stages`: the descriptions the command knows (`StageCommand.knownStages`).
+    /// What every command runs in: the config and the workspace, resolved once (a relative one
+    /// while the working directory is gone is 73, never `/var`).
     public func context(stage: Stage? = nil, stages: [Stage] = [], cancellation: CancellationFlag = CancellationFlag()) throws
         -> StageContext
     {
@@ -59,19 +55,17 @@ public struct CommonOptions: ParsableArguments {
 /// error into its one-line message and documented exit status. A new stage only writes `execute`.
 public protocol StageCommand: AsyncParsableCommand {
     var common: CommonOptions { get }
-    /// The name errors are reported under (default: the executable's, or `shelfline SUBCOMMAND`).
+    /// Default: the executable's name, or `shelfline SUBCOMMAND`.
     static var reportedName: String { get }
-    /// The pipeline stage this command runs (its description), if it is one: it may decode only
-    /// the parameters its fingerprint covers (`StageContext.parameters`). Default: none.
+    /// The pipeline stage this command runs, if it is one: it may decode only the parameters its
+    /// fingerprint covers (`StageContext.parameters`).
     static var stage: Stage? { get }
-    /// The stage descriptions the command knows (`StageContext.stages`): its built-in default
-    /// configuration declares them, and it finds their files by role. Default: its own stage's.
+    /// Declared by its built-in default configuration; it finds their files by role. Default: its own stage's.
     static var knownStages: [Stage] { get }
     func execute(context: StageContext) async throws
 }
 
 extension StageCommand {
-    /// `shelfline-parse`, or `shelfline run` for the orchestrator's subcommands.
     public static var reportedName: String {
         let name = configuration.commandName ?? "shelfline"
         return name.hasPrefix("shelfline") ? name : "shelfline \(name)"
@@ -108,17 +102,15 @@ public func reportingErrors<T>(as name: String, _ body: () async throws -> T) as
 
 /// Turns SIGTERM/SIGINT into a `CancellationFlag` the running stage polls.
 public enum SignalCancellation {
-    /// Installs the handlers and returns a flag that follows them.
     public static func install() -> CancellationFlag {
         CancellationFlag.installSignalHandlers()
         return CancellationFlag(followsSignals: true)
     }
 }
 
-/// Version shared by every executable.
 public let shelflineVersion = "0.1.0"
 
-/// The discussion appended to every executable's `--help`.
+/// Appends the exit-status table to an executable's `--help` discussion.
 public func helpDiscussion(_ text: String) -> String {
     text + "\n\n" + ExitStatus.helpTable
 }
