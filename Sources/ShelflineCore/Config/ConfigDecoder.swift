@@ -1,18 +1,15 @@
 import Foundation
 
-/// Decodes a config value (parsed JSON) into a `Decodable` type and, unlike `JSONDecoder`,
-/// refuses what the type never asked for: every key of an object that the type's `init(from:)`
-/// did not look up (`decode`, `decodeIfPresent`, `contains`) is an unknown key, reported with the
-/// nearest known one (`requestPerSecond` → did you mean `requestsPerSecond`). Objects decoded as
-/// dictionaries (`allKeys`) accept any key, and `$schema` is always allowed. Numbers decoded as
-/// integers must be whole.
+/// Decodes parsed JSON into a `Decodable` type and, unlike `JSONDecoder`, refuses every key its
+/// `init(from:)` never looked up, naming the nearest known one. Objects decoded as dictionaries
+/// (`allKeys`) accept any key, `$schema` is always allowed; integers must be whole.
 public struct ConfigDecoder {
-    /// What the decoded types read besides the JSON (lookup's parameters: the metadata sources).
+    /// What the decoded types read besides the JSON (lookup's metadata sources).
     public var userInfo: [CodingUserInfoKey: Any]
 
     public init(userInfo: [CodingUserInfoKey: Any] = [:]) { self.userInfo = userInfo }
 
-    /// An unknown key: its path, and the keys the type knows at that level.
+    /// An unknown key, with the keys the type knows at that level.
     public struct UnknownKey: Error, Sendable, Equatable {
         public var codingPath: [String]
         public var key: String
@@ -31,7 +28,7 @@ public struct ConfigDecoder {
         }
     }
 
-    /// Decodes `type` from `value`; throws `DecodingError` as `JSONDecoder` would, or `UnknownKey`.
+    /// Throws `DecodingError` as `JSONDecoder` would, or `UnknownKey`.
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         let tracker = KeyTracker(userInfo: userInfo)
         let result = try T(from: ValueDecoder(value: value, codingPath: [], tracker: tracker))
@@ -103,7 +100,6 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
         DecodingError.Context(codingPath: codingPath, debugDescription: text)
     }
 
-    /// `value` is not what `type` reads: "expected `expected`, found …".
     func mismatch(_ type: Any.Type, _ expected: String) -> DecodingError {
         .typeMismatch(type, context("expected \(expected), found \(value.kind)"))
     }
@@ -175,13 +171,13 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
     }
 }
 
-/// The raw values of a `CaseIterable` enum, for error messages.
 /// A type whose allowed values depend on what the decoder was given (parse's formats: the list
 /// under `userInfo`, not `allCases`).
 public protocol DecoderListedValues {
     static func allowedValues(userInfo: [CodingUserInfoKey: Any]) -> [String]
 }
 
+/// The values `type` allows, for error messages; nil for a type that does not list them.
 func allowedValues<T>(_ type: T.Type, userInfo: [CodingUserInfoKey: Any]) -> [String]? {
     if let listed = type as? any DecoderListedValues.Type { return listed.allowedValues(userInfo: userInfo) }
     guard let iterable = type as? any CaseIterable.Type else { return nil }

@@ -38,7 +38,7 @@ public enum JSONValue: Codable, Sendable, Equatable {
         }
     }
 
-    /// Canonical bytes (sorted keys) for fingerprints.
+    /// Sorted keys, for fingerprints.
     public var canonicalJSON: Data {
         (try? JSONEncoder.shelfline.encode(self)) ?? Data()
     }
