@@ -15,7 +15,6 @@ public enum ConfigLimits {
         }
 
         public static func atLeast(_ value: Double) -> Range { Range(minimum: value) }
-        public static func above(_ value: Double) -> Range { Range(exclusiveMinimum: value) }
         public static func within(_ low: Double, _ high: Double) -> Range { Range(minimum: low, maximum: high) }
 
         public func allows(_ value: Double) -> Bool {
@@ -49,14 +48,12 @@ public enum ConfigLimits {
     /// Checks every number of `object` bounded by `ranges` (key paths inside it).
     public static func check(_ object: JSONValue, ranges: [String: Range], keyPrefix: String?, path: String) throws {
         for (key, range) in ranges.sorted(by: { $0.key < $1.key }) {
-            try check(object, keyPath: key, range: range, shownAs: keyPrefix.map { "\($0).\(key)" } ?? key, path: path)
+            var value: JSONValue? = object
+            for part in key.split(separator: ".") { value = value?[String(part)] }
+            guard case .number(let number)? = value, !range.allows(number) else { continue }
+            throw ConfigError(
+                path: path, key: keyPrefix.map { "\($0).\(key)" } ?? key,
+                expected: "expected \(range.text), found \(JSONValue.number(number).kind)")
         }
-    }
-
-    static func check(_ root: JSONValue, keyPath: String, range: Range, shownAs: String, path: String) throws {
-        var value: JSONValue? = root
-        for part in keyPath.split(separator: ".") { value = value?[String(part)] }
-        guard case .number(let number)? = value, !range.allows(number) else { return }
-        throw ConfigError(path: path, key: shownAs, expected: "expected \(range.text), found \(JSONValue.number(number).kind)")
     }
 }

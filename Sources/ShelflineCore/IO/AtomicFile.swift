@@ -1,12 +1,6 @@
 import CSystemShims
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// An atomic file, or anything a test wants to capture.
 public protocol ByteSink: AnyObject {
     func write(_ bytes: UnsafeRawBufferPointer) throws

@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Sets aside a state or cache file that cannot be read, so it can be rebuilt and still inspected.
 public enum CorruptFile {
     /// Renames `path` to `<path>.corrupt-<UTC time>` (`-2`, `-3`, … if taken).

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// An exclusive `flock` on a lock file, for read-decide-publish steps that two processes must not
 /// interleave. The kernel drops the lock when the process dies, so a killed holder never blocks.
 public enum FileLock {

@@ -2,10 +2,6 @@ import CLibdeflate
 import CZlib
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Streams a gzip file (one or many members) in constant memory. Members up to `GzipWriter`'s chunk
 /// size are inflated whole by libdeflate; from the first it cannot take whole, zlib streams. Both
 /// check every trailer: a file cut short or holding anything else is `FileError.corrupt`, never a

@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The one check every stage makes on its files before it reads or writes anything: no output may
 /// be an input or another output or replace what is not a regular file, and no input may be a FIFO,
 /// device or socket (reading one blocks or never ends). Files are compared by device and inode

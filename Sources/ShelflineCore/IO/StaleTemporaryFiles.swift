@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Removes temporary files left behind by processes that died before they could clean up: stale
 /// when no process has the PID in the name (`ESRCH`); those of live processes are left alone.
 public enum StaleTemporaryFiles {

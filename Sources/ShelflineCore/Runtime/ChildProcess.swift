@@ -1,10 +1,6 @@
 import CSystemShims
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A child started with `posix_spawn`, a clean signal mask and default dispositions: Foundation's
 /// `Process` passes on the spawner's mask, in which Swift's runtime threads block SIGTERM (the
 /// stage could never be paused), and crashes in a process holding ~1,000 descriptors (a busy server).

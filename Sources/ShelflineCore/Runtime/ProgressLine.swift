@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The one live progress line (`shelfline run`'s, `shelfline-lookup`'s by hand) and its redrawing.
 public enum ProgressLine {
     public static func bar(_ progress: StageProgress, width: Int = 24) -> String {

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What a stage may know about the world: the time, its settings, its workspace and where to log.
 /// Stages never call `Date()` or read the environment, so the same inputs give the same bytes.
 public struct StageContext: Sendable {

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The paths inside a workspace (`--workspace`, `SHELFLINE_WORKSPACE`, or `./var`).
 public struct Workspace: Sendable, Equatable {
     public var root: String
@@ -114,11 +110,11 @@ public struct Workspace: Sendable, Equatable {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
             prefix += "/" + component
+            let shown = path.hasPrefix("/") ? prefix : String(prefix.dropFirst(2))
             var info = stat()
             if stat(prefix, &info) == 0 {
                 if (info.st_mode & S_IFMT) == S_IFDIR { continue }
                 let what = (info.st_mode & S_IFMT) == S_IFREG ? "a regular file" : "not a directory"
-                let shown = path.hasPrefix("/") ? prefix : String(prefix.dropFirst(2))
                 throw FileError.cannotCreate(
                     path: path,
                     reason: "\(shown) is \(what), not a directory; "
@@ -126,9 +122,7 @@ public struct Workspace: Sendable, Equatable {
                             ? "choose another --workspace or remove it" : "move it away or choose another --workspace"))
             }
             if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
-                let reason = systemErrorMessage()
-                let shown = path.hasPrefix("/") ? prefix : String(prefix.dropFirst(2))
-                throw FileError.cannotCreate(path: path, reason: "cannot create directory \(shown): \(reason)")
+                throw FileError.cannotCreate(path: path, reason: "cannot create directory \(shown): \(systemErrorMessage())")
             }
         }
     }
