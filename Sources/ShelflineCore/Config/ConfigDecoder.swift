@@ -119,24 +119,6 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
 
     func decodeNil() -> Bool { value == .null }
 
-    func decode(_ type: Bool.Type) throws -> Bool {
-        guard case .bool(let flag) = value else { throw mismatch(type, "true or false") }
-        return flag
-    }
-
-    func decode(_ type: String.Type) throws -> String {
-        guard case .string(let text) = value else { throw mismatch(type, "a string") }
-        return text
-    }
-
-    func number() throws -> Double {
-        guard case .number(let number) = value else { throw mismatch(Double.self, "a number") }
-        return number
-    }
-
-    func decode(_ type: Double.Type) throws -> Double { try number() }
-    func decode(_ type: Float.Type) throws -> Float { Float(try number()) }
-
     func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
         guard case .number(let number) = value, number == number.rounded(), let whole = I(exactly: number) else {
             throw mismatch(type, "an integer")
@@ -144,19 +126,20 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
         return whole
     }
 
-    func decode(_ type: Int.Type) throws -> Int { try integer(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
-
+    /// Also the witness of each scalar `decode(_:)` the protocol lists, so scalars are read here.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if T.self == JSONValue.self { return value as! T }
+        switch (value, type) {
+        case (_, is JSONValue.Type): return value as! T
+        case (.bool(let flag), is Bool.Type): return flag as! T
+        case (_, is Bool.Type): throw mismatch(type, "true or false")
+        case (.string(let text), is String.Type): return text as! T
+        case (_, is String.Type): throw mismatch(type, "a string")
+        case (.number(let number), is Double.Type): return number as! T
+        case (.number(let number), is Float.Type): return Float(number) as! T
+        case (_, is Double.Type), (_, is Float.Type): throw mismatch(Double.self, "a number")
+        case (_, let integer as any FixedWidthInteger.Type): return try self.integer(integer) as! T
+        default: break
+        }
         do {
             return try T(from: self)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == codingPath.count {

@@ -19,10 +19,7 @@ public enum StageFiles {
         for input in inputs { _ = try Workspace.absolute(input, role: .input) }
         for output in outputs { _ = try Workspace.absolute(output, role: .output) }
         for input in inputs {
-            var info = stat()
-            guard stat(input, &info) == 0 else { continue }
-            let kind = info.st_mode & S_IFMT
-            if kind != S_IFREG && kind != S_IFDIR {
+            if let kind = kind(of: input), kind != S_IFREG && kind != S_IFDIR {
                 throw FileError.missingInput(path: input, reason: "\(describe(kind)), not a regular file")
             }
         }
@@ -40,12 +37,15 @@ public enum StageFiles {
 
     /// 73 when `path` exists and is not a regular file: replacing one is never what the user meant.
     public static func refuseNonRegular(_ path: String) throws {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return }
-        let kind = info.st_mode & S_IFMT
-        if kind != S_IFREG {
+        if let kind = kind(of: path), kind != S_IFREG {
             throw FileError.cannotCreate(path: path, reason: "\(describe(kind)), not a regular file; refusing to replace it")
         }
+    }
+
+    /// Nil when `path` cannot be looked at (following a symlink).
+    static func kind(of path: String) -> mode_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
     }
 
     static func describe(_ kind: mode_t) -> String {

@@ -105,7 +105,7 @@ public struct TitleIdentity: Sendable, Equatable {
         return joined
     }
 
-    /// `1-3`, `1–3`, `1, 2`, `1 & 2`.
+    /// A series position naming several books: `1-3`, `1–3`, `1, 2`, `1 & 2`.
     static func isRange(_ text: String, tokens: [String]) -> Bool {
         text.contains(where: { "-–—,&+/".contains($0) }) || tokens.contains("and")
     }

@@ -239,7 +239,6 @@ public enum DistinguishingTokens {
         "episodio", "chapter", "season", "staffel", "saison", "temporada", "nr", "num", "numero",
     ]
     package static let numberWords: Set<String> = [
-        // English
         "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
         "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty",
         "hundred", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
@@ -255,20 +254,16 @@ public enum DistinguishingTokens {
         "segunda", "tercero", "tercera", "cuarto", "cuarta", "quinto", "quinta", "ultimo", "ultima",
     ]
     package static let kindWords: Set<String> = [
-        // English
         "companion", "companions", "summary", "summaries", "study", "guidebook", "workbook",
         "workbooks", "analysis", "notes", "cliffsnotes", "sparknotes", "readers", "boxed", "box", "boxset", "collection",
         "collected", "complete", "omnibus", "trilogy", "tetralogy", "quartet", "duology", "graphic", "manga", "comic",
         "screenplay", "script", "screenplays", "sequel", "prequel", "coloring", "colouring", "quiz", "trivia",
         "unofficial", "anthology", "summarized",
-        // German
         "begleitbuch", "begleiter", "zusammenfassung", "lernhilfe", "studienfuhrer", "arbeitsbuch", "arbeitsheft",
         "analyse", "interpretation", "interpretationen", "notizen", "lekturehilfe", "schuber", "sammelband", "sammlung",
         "gesamtausgabe", "trilogie", "comicroman", "drehbuch", "leitfaden",
-        // French
         "compagnon", "resume", "etude", "etudes", "cahier", "fiche", "coffret", "integrale", "recueil", "graphique",
         "bd", "scenario", "lecture",
-        // Spanish
         "companero", "resumen", "guia", "estudio", "cuaderno", "analisis", "notas", "estuche", "coleccion",
         "trilogia", "grafica", "guion", "antologia", "obras", "completas",
     ]
