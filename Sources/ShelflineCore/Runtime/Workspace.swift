@@ -28,13 +28,6 @@ public struct Workspace: Sendable, Equatable {
         return (path as NSString).expandingTildeInPath
     }
 
-    /// `path` joined to `directory` unless absolute, standardised (`<directory>/var`, not
-    /// `<directory>/./var`, in every path shown to the user).
-    public static func absolute(_ path: String, in directory: String) -> String {
-        if path.hasPrefix("/") { return path }
-        return ((directory + "/" + path) as NSString).standardizingPath
-    }
-
     /// Decides the status of a path that cannot be resolved: an input 66, an output or workspace 73.
     public enum PathRole: Sendable { case input, output }
 
@@ -44,7 +37,8 @@ public struct Workspace: Sendable, Equatable {
         try absolute(path, in: path.hasPrefix("/") ? nil : currentDirectory(), role: role)
     }
 
-    /// Nil `directory` (the working directory is gone) is an error for a relative path.
+    /// Joined and standardised (`<directory>/var`, not `<directory>/./var`, in every path shown to
+    /// the user); nil `directory` (the working directory is gone) is an error for a relative path.
     public static func absolute(_ path: String, in directory: String?, role: PathRole) throws -> String {
         if path.hasPrefix("/") { return path }
         guard let directory else {
@@ -56,7 +50,7 @@ public struct Workspace: Sendable, Equatable {
             case .output: throw FileError.cannotCreate(path: path, reason: reason)
             }
         }
-        return absolute(path, in: directory)
+        return ((directory + "/" + path) as NSString).standardizingPath
     }
 
     /// Nil when `getcwd` fails (the directory was removed: Foundation's `currentDirectoryPath`
