@@ -72,8 +72,8 @@ public final class AtomicFile: PositionalByteSink {
         }
     }
 
-    /// Also starts their writeback. An error leaves the file to the caller to abandon: other
-    /// threads may still be writing.
+    /// Also starts their writeback. An error leaves the file to the caller to abandon: it is not
+    /// torn down from a writing thread.
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
         try ShelflineCore.writeAll(bytes, to: descriptor, path: path, at: offset)
         _ = shelfline_start_writeback(descriptor, Int64(offset), Int64(bytes.count))

@@ -24,11 +24,11 @@ public enum ContentHash {
     /// Writes `source`'s bytes to `sink` in one read and returns their hex SHA-256 (for a copy
     /// whose place depends on the hash).
     ///
-    /// Each chunk is hashed and written at once while the next is read (`ReadAhead`): done in turn,
-    /// every import's first stage waits for it (see docs/performance.md). Every thread reads the
-    /// same chunk, so the hash is of the bytes written. A `PositionalByteSink` gets each half of a
-    /// chunk from its own thread: writing into cold pages cost twice the hash, and goes as fast on
-    /// two cores as the hash on one.
+    /// Each chunk is hashed and written at once while the next is read (`ReadAhead`), since every
+    /// import's first stage waits for the copy (docs/performance.md). Every thread reads the same
+    /// chunk, so the hash is of the bytes written. A `PositionalByteSink` gets each half of a chunk
+    /// from its own thread: writing into cold pages cost twice the hash, and goes as fast on two
+    /// cores as the hash on one.
     public static func copy(_ source: String, into sink: ByteSink) throws -> String {
         let step = CopyStep(sink: sink)
         try ReadAhead.forEachChunk(produce: { emit in

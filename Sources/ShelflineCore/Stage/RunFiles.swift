@@ -45,9 +45,9 @@ extension PipelineConfig {
         return parameters
     }
 
-    /// Canonical JSON of every parameter object `stage` decodes: what its fingerprint covers. One
-    /// stage's own stand as they are, so older manifests still match; several (merge) are keyed by
-    /// stage name. A stage the config leaves out contributes `{}`, what the stage then decodes.
+    /// Canonical JSON of every parameter object `stage` decodes: what its fingerprint covers. Its own
+    /// alone as they stand, so older manifests still match; several (merge) keyed by stage name. A
+    /// stage the config leaves out contributes `{}`, what the stage then decodes.
     public func fingerprintedParameters(_ stage: Stage) -> Data {
         func parameters(_ name: StageName) -> JSONValue {
             stages.first { $0.name == name }?.parameters ?? .object([:])

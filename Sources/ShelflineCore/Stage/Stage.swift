@@ -98,8 +98,8 @@ public struct Stage: Sendable, Equatable {
     public var activity: ActivityStep
 
     /// What the import Live Activity shows while the stage runs (nil text: it runs after the
-    /// activity ended) and its share of the bar relative to the others', so a stage added brings
-    /// its own share and no other entry changes.
+    /// activity ended) and its share of the bar relative to the others' (a stage added brings its
+    /// own, no other entry changes); its progress file, if any, moves the bar across its part.
     public struct ActivityStep: Sendable, Equatable {
         public var text: String?
         public var share: Double
