@@ -1,18 +1,15 @@
 import Foundation
 
-/// Decodes a config value (parsed JSON) into a `Decodable` type and, unlike `JSONDecoder`,
-/// refuses what the type never asked for: every key of an object that the type's `init(from:)`
-/// did not look up (`decode`, `decodeIfPresent`, `contains`) is an unknown key, reported with the
-/// nearest known one (`requestPerSecond` → did you mean `requestsPerSecond`). Objects decoded as
-/// dictionaries (`allKeys`) accept any key, and `$schema` is always allowed. Numbers decoded as
-/// integers must be whole.
+/// Decodes parsed JSON into a `Decodable` type and, unlike `JSONDecoder`, refuses every key its
+/// `init(from:)` never looked up, naming the nearest known one. Objects decoded as dictionaries
+/// (`allKeys`) accept any key, `$schema` is always allowed; integers must be whole.
 public struct ConfigDecoder {
-    /// What the decoded types read besides the JSON (lookup's parameters: the metadata sources).
+    /// What the decoded types read besides the JSON (lookup's metadata sources).
     public var userInfo: [CodingUserInfoKey: Any]
 
     public init(userInfo: [CodingUserInfoKey: Any] = [:]) { self.userInfo = userInfo }
 
-    /// An unknown key: its path, and the keys the type knows at that level.
+    /// An unknown key, with the keys the type knows at that level.
     public struct UnknownKey: Error, Sendable, Equatable {
         public var codingPath: [String]
         public var key: String
@@ -31,7 +28,7 @@ public struct ConfigDecoder {
         }
     }
 
-    /// Decodes `type` from `value`; throws `DecodingError` as `JSONDecoder` would, or `UnknownKey`.
+    /// Throws `DecodingError` as `JSONDecoder` would, or `UnknownKey`.
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         let tracker = KeyTracker(userInfo: userInfo)
         let result = try T(from: ValueDecoder(value: value, codingPath: [], tracker: tracker))
@@ -103,7 +100,6 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
         DecodingError.Context(codingPath: codingPath, debugDescription: text)
     }
 
-    /// `value` is not what `type` reads: "expected `expected`, found …".
     func mismatch(_ type: Any.Type, _ expected: String) -> DecodingError {
         .typeMismatch(type, context("expected \(expected), found \(value.kind)"))
     }
@@ -123,24 +119,6 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
 
     func decodeNil() -> Bool { value == .null }
 
-    func decode(_ type: Bool.Type) throws -> Bool {
-        guard case .bool(let flag) = value else { throw mismatch(type, "true or false") }
-        return flag
-    }
-
-    func decode(_ type: String.Type) throws -> String {
-        guard case .string(let text) = value else { throw mismatch(type, "a string") }
-        return text
-    }
-
-    func number() throws -> Double {
-        guard case .number(let number) = value else { throw mismatch(Double.self, "a number") }
-        return number
-    }
-
-    func decode(_ type: Double.Type) throws -> Double { try number() }
-    func decode(_ type: Float.Type) throws -> Float { Float(try number()) }
-
     func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
         guard case .number(let number) = value, number == number.rounded(), let whole = I(exactly: number) else {
             throw mismatch(type, "an integer")
@@ -148,19 +126,20 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
         return whole
     }
 
-    func decode(_ type: Int.Type) throws -> Int { try integer(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
-
+    /// Also the witness of each scalar `decode(_:)` the protocol lists, so scalars are read here.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if T.self == JSONValue.self { return value as! T }
+        switch (value, type) {
+        case (_, is JSONValue.Type): return value as! T
+        case (.bool(let flag), is Bool.Type): return flag as! T
+        case (_, is Bool.Type): throw mismatch(type, "true or false")
+        case (.string(let text), is String.Type): return text as! T
+        case (_, is String.Type): throw mismatch(type, "a string")
+        case (.number(let number), is Double.Type): return number as! T
+        case (.number(let number), is Float.Type): return Float(number) as! T
+        case (_, is Double.Type), (_, is Float.Type): throw mismatch(Double.self, "a number")
+        case (_, let integer as any FixedWidthInteger.Type): return try self.integer(integer) as! T
+        default: break
+        }
         do {
             return try T(from: self)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == codingPath.count {
@@ -175,13 +154,13 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
     }
 }
 
-/// The raw values of a `CaseIterable` enum, for error messages.
 /// A type whose allowed values depend on what the decoder was given (parse's formats: the list
 /// under `userInfo`, not `allCases`).
 public protocol DecoderListedValues {
     static func allowedValues(userInfo: [CodingUserInfoKey: Any]) -> [String]
 }
 
+/// The values `type` allows, for error messages; nil for a type that does not list them.
 func allowedValues<T>(_ type: T.Type, userInfo: [CodingUserInfoKey: Any]) -> [String]? {
     if let listed = type as? any DecoderListedValues.Type { return listed.allowedValues(userInfo: userInfo) }
     guard let iterable = type as? any CaseIterable.Type else { return nil }

@@ -1,10 +1,8 @@
-/// The allowed range of a numeric setting in `pipeline.json` (exit 78 naming the key): the
-/// top-level ones here, checked when the file is loaded; each stage's on its parameter type
-/// (`StageParameters.ranges`), and a section's on the type that decodes it (`BeerQueueConfig`),
-/// checked where they are decoded. `docs/pipeline.schema.json` states the same bounds (`minimum`,
-/// `maximum`, `exclusiveMinimum`); tests keep the two equal.
+/// The allowed ranges of numeric settings (78 naming the key): the top-level ones here, a stage's
+/// on its parameter type, a section's on the type that decodes it. `docs/pipeline.schema.json`
+/// states the same bounds; tests keep the two equal.
 public enum ConfigLimits {
-    /// A numeric range: `minimum`/`maximum` inclusive, `exclusiveMinimum` strict.
+    /// `minimum`/`maximum` inclusive, `exclusiveMinimum` strict.
     public struct Range: Sendable, Equatable {
         public var minimum: Double?
         public var exclusiveMinimum: Double?
@@ -17,7 +15,6 @@ public enum ConfigLimits {
         }
 
         public static func atLeast(_ value: Double) -> Range { Range(minimum: value) }
-        public static func above(_ value: Double) -> Range { Range(exclusiveMinimum: value) }
         public static func within(_ low: Double, _ high: Double) -> Range { Range(minimum: low, maximum: high) }
 
         public func allows(_ value: Double) -> Bool {
@@ -43,24 +40,20 @@ public enum ConfigLimits {
         }
     }
 
-    /// Top-level settings, by key path.
     public static let topLevel: [String: Range] = [
         "notifyTimeoutSeconds": Range(exclusiveMinimum: 0, maximum: 86_400),
         "askAgainAfterMinutes": Range(minimum: 0, maximum: 525_600),
     ]
 
-    /// Checks every number of `object` bounded by `ranges` (key paths inside it), naming it
-    /// `keyPrefix.key`.
+    /// Checks every number of `object` bounded by `ranges` (key paths inside it).
     public static func check(_ object: JSONValue, ranges: [String: Range], keyPrefix: String?, path: String) throws {
         for (key, range) in ranges.sorted(by: { $0.key < $1.key }) {
-            try check(object, keyPath: key, range: range, shownAs: keyPrefix.map { "\($0).\(key)" } ?? key, path: path)
+            var value: JSONValue? = object
+            for part in key.split(separator: ".") { value = value?[String(part)] }
+            guard case .number(let number)? = value, !range.allows(number) else { continue }
+            throw ConfigError(
+                path: path, key: keyPrefix.map { "\($0).\(key)" } ?? key,
+                expected: "expected \(range.text), found \(JSONValue.number(number).kind)")
         }
-    }
-
-    static func check(_ root: JSONValue, keyPath: String, range: Range, shownAs: String, path: String) throws {
-        var value: JSONValue? = root
-        for part in keyPath.split(separator: ".") { value = value?[String(part)] }
-        guard case .number(let number)? = value, !range.allows(number) else { return }
-        throw ConfigError(path: path, key: shownAs, expected: "expected \(range.text), found \(JSONValue.number(number).kind)")
     }
 }

@@ -38,7 +38,7 @@ public enum JSONValue: Codable, Sendable, Equatable {
         }
     }
 
-    /// Canonical bytes (sorted keys) for fingerprints.
+    /// Sorted keys, for fingerprints.
     public var canonicalJSON: Data {
         (try? JSONEncoder.shelfline.encode(self)) ?? Data()
     }
@@ -72,16 +72,10 @@ extension JSONValue {
         case .string(let string): string
         case .number(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
         case .bool(let bool): String(bool)
-        case .array: textList.joined(separator: ", ")
+        case .array(let array): array.map(\.text).filter { !$0.isEmpty }.joined(separator: ", ")
         case .object(let object): object["name"]?.text ?? ""
         case .null: ""
         }
-    }
-
-    package var textList: [String] {
-        if case .array(let array) = self { return array.map(\.text).filter { !$0.isEmpty } }
-        let single = text
-        return single.isEmpty ? [] : [single]
     }
 
     package var integer: Int? {
@@ -92,11 +86,4 @@ extension JSONValue {
         }
     }
 
-    package var double: Double? {
-        switch self {
-        case .number(let number): number
-        case .string(let string): Double(string)
-        default: nil
-        }
-    }
 }

@@ -1,8 +1,7 @@
 import Foundation
 
-/// One stage as `pipeline.json` declares it: inputs and outputs (relative to the run directory,
-/// `{csv}` for the imported file, `{library}` for the library file) and its parameters, which
-/// the stage decodes into its own type and the orchestrator fingerprints as canonical JSON.
+/// One stage as `pipeline.json` declares it: files relative to the run directory (`{csv}`,
+/// `{library}` for those outside it) and parameters, which its stage decodes into its own type.
 public struct StageDeclaration: Codable, Sendable, Equatable {
     public var name: StageName
     public var inputs: [String]
@@ -19,22 +18,19 @@ public struct StageDeclaration: Codable, Sendable, Equatable {
 
 /// `pipeline.json`: the stages in order and the settings they share.
 public struct PipelineConfig: Codable, Sendable, Equatable {
-    /// Default workspace when neither `--workspace` nor `SHELFLINE_WORKSPACE` is given.
+    /// Used when neither `--workspace` nor `SHELFLINE_WORKSPACE` is given.
     public var workspace: String?
     public var stages: [StageDeclaration]
-    /// The beer queue's settings, kept as JSON: ShelflineBeerQueue decodes them (`BeerQueueConfig`),
-    /// so Core holds no stage's types.
+    /// Kept as JSON, as `apns` is: the module that owns it decodes it, so Core holds no stage's types.
     public var beerQueue: JSONValue?
-    /// Command (argv) run when an import finishes, fails, pauses or leaves rows needing review,
-    /// with the event as JSON on its stdin.
+    /// Argv run when an import finishes, fails, pauses or leaves rows to review; the event as JSON on stdin.
     public var notify: [String]?
     /// Seconds `notify` may run before it is killed (default 30).
     public var notifyTimeoutSeconds: Double?
     /// Minutes an inbox waits before importing again a file whose import left rows no source could
     /// answer (default 60; 0: every run).
     public var askAgainAfterMinutes: Double?
-    /// Live Activity delivery through APNs (`shelfline-push`); nil: no pushes are sent. Kept as
-    /// JSON: ShelflineActivity's `APNsConfig` decodes it.
+    /// Live Activity delivery through APNs (`shelfline-push`); nil: no pushes are sent.
     public var apns: JSONValue?
 
     public init(workspace: String? = nil, stages: [StageDeclaration], beerQueue: JSONValue? = nil, notify: [String]? = nil) {
@@ -44,11 +40,8 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         self.notify = notify
     }
 
-    /// The configuration used when no `pipeline.json` is given (`--config`, `SHELFLINE_CONFIG`,
-    /// `./pipeline.json`): each of `stages` (the pipeline's, in order, from the commands layer) with
-    /// its files under their default names and its parameters' defaults (`{}`: every parameter type
-    /// defaults each key; lookup then asks the Open Library API alone, as no catalog is configured),
-    /// plus the parameters the stages take from `environment` (`Stage.environmentParameters`).
+    /// The configuration when no `pipeline.json` is given: each stage with its default file names
+    /// and parameters (`{}`: lookup then asks Open Library alone), plus those the environment sets.
     public static func builtInDefault(stages: [Stage], environment: [String: String]) -> PipelineConfig {
         PipelineConfig(
             stages: stages.map { stage in
@@ -64,7 +57,6 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
             })
     }
 
-    /// The declaration of `stage`, or a config error naming it.
     public func declaration(_ stage: StageName, path: String = "pipeline.json") throws -> StageDeclaration {
         guard let declaration = stages.first(where: { $0.name == stage }) else {
             throw ConfigError(path: path, key: "stages", expected: "a stage named '\(stage.rawValue)'")
@@ -72,9 +64,8 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         return declaration
     }
 
-    /// Decodes `stage`'s parameters into the stage's own type; errors name the exact key. A
-    /// `StageParameters` type's ranges (or `ranges`, when given) are checked first; `userInfo` is
-    /// the decoder's.
+    /// Decodes `stage`'s parameters strictly, errors naming the key; a `StageParameters` type's
+    /// ranges (or `ranges`) are checked first.
     public func parameters<T: Decodable>(
         for stage: StageName, as type: T.Type, path: String = "pipeline.json", ranges: [String: ConfigLimits.Range]? = nil,
         userInfo: [CodingUserInfoKey: Any] = [:]
@@ -90,7 +81,7 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         return try Self.decode(T.self, from: stages[index].parameters, path: path, keyPrefix: keyPrefix, userInfo: userInfo)
     }
 
-    /// Loads and validates `pipeline.json`. Every problem is a `ConfigError` (exit 78) naming the key.
+    /// Every problem is a `ConfigError` (78) naming the key.
     public static func load(path: String) throws -> PipelineConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(path: path, key: "(file)", expected: "a readable JSON file")
@@ -108,9 +99,8 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         return config
     }
 
-    /// For the orchestrator, which runs every stage: each declared input is the imported file, a
-    /// workspace file (`{decisions}`, `{library}`), or an output of an earlier declared stage. A
-    /// stage left out of the list is a config error (78) naming the input that has no producer.
+    /// For the orchestrator, which runs every stage: each input is a `{…}` placeholder or an output
+    /// of an earlier stage; a stage left out is a config error naming the input with no producer.
     public func validateWiring(path: String) throws {
         var produced: Set<String> = []
         for (index, stage) in stages.enumerated() {
@@ -149,15 +139,13 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         }
     }
 
-    /// Decodes a top-level settings object a module owns (`beerQueue`, `apns`) strictly, errors
-    /// naming `key.…`; nil when the file has none.
+    /// Decodes a top-level section a module owns (`beerQueue`, `apns`) strictly; nil when absent.
     public static func section<T: Decodable>(_ type: T.Type, _ value: JSONValue?, key: String, path: String) throws -> T? {
         guard let value else { return nil }
         return try decode(type, from: value, path: path, keyPrefix: key)
     }
 
-    /// Decodes parsed JSON strictly (`ConfigDecoder`): unknown keys, wrong types and enum values
-    /// become a `ConfigError` naming the key.
+    /// Decodes strictly (`ConfigDecoder`); every failure is a `ConfigError` naming the key.
     public static func decode<T: Decodable>(
         _ type: T.Type, from value: JSONValue, path: String, keyPrefix: String?, userInfo: [CodingUserInfoKey: Any] = [:]
     ) throws -> T {

@@ -1,6 +1,4 @@
-/// The documented exit statuses of every Shelfline executable (sysexits.h values).
-///
-/// This is the only place where errors become numbers: see `ExitStatus.init(for:)`.
+/// The documented exit statuses (sysexits.h values); errors become numbers only in `init(for:)`.
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     case ok = 0
     case usage = 64
@@ -11,7 +9,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case tryLater = 75
     case config = 78
 
-    /// One-line meaning, used by `--help` texts and the README table.
+    /// As `--help` and the README's table say it.
     public var meaning: String {
         switch self {
         case .ok: "success"
@@ -25,12 +23,11 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         }
     }
 
-    /// The table printed at the end of every `--help`.
     public static var helpTable: String {
         "Exit status:\n" + allCases.map { "  \($0.rawValue)  \($0.meaning)" }.joined(separator: "\n")
     }
 
-    /// Maps any error to its exit status. Errors that are not `ShelflineError` are I/O errors.
+    /// An error that is not a `ShelflineError` is an I/O error.
     public init(for error: any Error) {
         self = (error as? any ShelflineError)?.exitStatus ?? .ioError
     }

@@ -1,12 +1,11 @@
 /// Errors about files: opening, reading, writing, and the data inside them.
 public enum FileError: ShelflineError, Equatable {
-    /// The input does not exist, is a directory, or cannot be read.
     case missingInput(path: String, reason: String)
-    /// An output (or its temporary file, or its directory) cannot be created.
+    /// An output, its temporary file or its directory.
     case cannotCreate(path: String, reason: String)
     /// A read or write failed part-way.
     case io(path: String, reason: String)
-    /// The file's content is not what it must be (corrupt gzip, bad JSON line, unrecognised CSV).
+    /// Corrupt gzip, a bad JSON line, an unrecognised CSV.
     case corrupt(path: String, line: Int?, reason: String)
 
     public var exitStatus: ExitStatus {
@@ -45,14 +44,13 @@ public struct ConfigError: ShelflineError, Equatable {
     }
 
     public var exitStatus: ExitStatus { .config }
-    /// One line whatever the file held: a key or value echoed from it shows its control characters
-    /// escaped (`\n`, `\u{1B}`), never raw.
+    /// One line whatever the file held: control characters echoed from it are escaped.
     public var description: String { "\(path): key '\(key.escapingControlCharacters)': \(expected.escapingControlCharacters)" }
 }
 
 extension String {
-    /// Control characters (C0, DEL, C1, line and paragraph separators) as Swift escapes, so text taken
-    /// from an input can go into a one-line message.
+    /// Control characters (C0, DEL, C1, line and paragraph separators) as Swift escapes, so text
+    /// from an input fits a one-line message.
     public var escapingControlCharacters: String {
         guard unicodeScalars.contains(where: \.isMessageBreaking) else { return self }
         var result = ""
@@ -93,7 +91,6 @@ public struct UsageError: ShelflineError, Equatable {
     public var description: String { message }
 }
 
-/// `strerror` for the current `errno`, for error messages.
 public func systemErrorMessage(_ code: Int32 = errno) -> String {
     String(cString: strerror(code))
 }

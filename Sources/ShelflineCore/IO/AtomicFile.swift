@@ -1,13 +1,7 @@
 import CSystemShims
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// A destination for bytes: an atomic file, or anything a test wants to capture.
+/// An atomic file, or anything a test wants to capture.
 public protocol ByteSink: AnyObject {
     func write(_ bytes: UnsafeRawBufferPointer) throws
 }
@@ -23,21 +17,16 @@ extension ByteSink {
     }
 }
 
-/// A sink that also takes bytes at an offset, from several threads at once for ranges that do not
-/// overlap (`ContentHash.copy`).
+/// A sink that also takes bytes at an offset, from several threads for ranges that do not overlap.
 public protocol PositionalByteSink: ByteSink {
-    /// Writes `bytes` at `offset`. Not mixed with `write(_:)`, which appends after what it wrote.
+    /// Not mixed with `write(_:)`, which appends after what it wrote.
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws
 }
 
-/// The only way Shelfline writes a file: a temporary file beside the target, checked writes, fsync,
-/// rename over the target, fsync of the directory. Until `commit()` the target is untouched; on any
-/// error, and if the value is dropped uncommitted, the temporary file is removed. A target that
-/// exists and is not a regular file (a device node, a FIFO, a directory) is never replaced (73).
-///
-/// The temporary file is `.NAME.tmp-PID-XXXXXX`: a process killed before it could clean up (SIGKILL,
-/// `SIGXFSZ`, power loss) leaves one behind, and the next `AtomicFile` in that directory removes the
-/// temporaries of processes that no longer exist (`StaleTemporaryFiles`).
+/// The only way Shelfline writes a file: a temporary beside the target, checked writes, fsync,
+/// rename, fsync of the directory. On any error, or dropped uncommitted, the temporary is removed;
+/// a target that is not a regular file is never replaced (73). A killed process's temporary
+/// (`.NAME.tmp-PID-XXXXXX`) is removed by the next `AtomicFile` in that directory.
 public final class AtomicFile: PositionalByteSink {
     public let path: String
     private let temporaryPath: String
@@ -45,14 +34,12 @@ public final class AtomicFile: PositionalByteSink {
     private var committed = false
     private var buffer: [UInt8] = []
     private static let bufferLimit = 1 << 18
-    /// Bytes written so far, and how many of them the kernel was asked to start writing back.
     private var bytesWritten = 0
     private var writebackRequested = 0
-    /// How much is written before writeback of it is started (`startWriteback`).
     private static let writebackStep = 8 << 20
 
-    /// Creates the temporary file. Throws `FileError.cannotCreate` if the directory is missing or
-    /// not writable, or the target exists and is not a regular file.
+    /// Throws `FileError.cannotCreate` if the directory is missing or not writable, or the target
+    /// exists and is not a regular file.
     public init(path: String, permissions: mode_t = 0o644) throws {
         self.path = path
         try StageFiles.refuseNonRegular(path)
@@ -85,22 +72,19 @@ public final class AtomicFile: PositionalByteSink {
         }
     }
 
-    /// `pwrite`s `bytes` at `offset` and starts their writeback (`startWriteback`): safe from
-    /// several threads at once for ranges that do not overlap. An error leaves the file to
-    /// `commit`'s caller to abandon (the file is not shared state to tear down from here).
+    /// Also starts their writeback. An error leaves the file to the caller to abandon: it is not
+    /// torn down from a writing thread.
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
         try ShelflineCore.writeAll(bytes, to: descriptor, path: path, at: offset)
         _ = shelfline_start_writeback(descriptor, Int64(offset), Int64(bytes.count))
     }
 
-    /// Flushes, fsyncs and renames the temporary file over the target, then fsyncs the directory.
     public func commit() throws {
         try commit(to: path)
     }
 
-    /// `commit()` under `target` rather than the path the file was created for: a name known only
-    /// once the bytes are written (a run directory named by their hash). `target` is on the same
-    /// file system, and is refused, like the path at creation, when it exists and is not a regular file.
+    /// `commit()` under a name known only once the bytes are written (named by their hash), on the
+    /// same file system; refused, like `path`, when it exists and is not a regular file.
     public func commit(to target: String) throws {
         precondition(!committed, "AtomicFile committed twice")
         do {
@@ -120,7 +104,6 @@ public final class AtomicFile: PositionalByteSink {
         }
     }
 
-    /// Removes the temporary file; the target stays as it was.
     public func abandon() {
         if descriptor >= 0 {
             close(descriptor)
@@ -149,10 +132,8 @@ public final class AtomicFile: PositionalByteSink {
         if bytesWritten - writebackRequested >= Self.writebackStep { startWriteback() }
     }
 
-    /// Asks the kernel to start writing what is written so far to disk, without waiting for it, so
-    /// that `commit`'s fsync waits for the last few megabytes rather than the whole file: waiting for
-    /// it all, a 200,000-row import's stages spend 0.23 s in fsync with nothing else to do. A
-    /// file system that refuses is only slower at `commit`.
+    /// Starts writeback without waiting, so `commit`'s fsync waits for the last few megabytes, not the
+    /// whole file (measured: docs/performance.md). A file system that refuses is only slower at `commit`.
     private func startWriteback() {
         _ = shelfline_start_writeback(descriptor, Int64(writebackRequested), Int64(bytesWritten - writebackRequested))
         writebackRequested = bytesWritten
@@ -167,14 +148,12 @@ public final class AtomicFile: PositionalByteSink {
         }
     }
 
-    /// Writes `bytes` to `path` atomically in one call.
     public static func write(_ bytes: some Collection<UInt8>, to path: String, permissions: mode_t = 0o644) throws {
         let file = try AtomicFile(path: path, permissions: permissions)
         try file.write(Array(bytes))
         try file.commit()
     }
 
-    /// Writes a string to `path` atomically in one call.
     public static func write(_ string: String, to path: String, permissions: mode_t = 0o644) throws {
         try write(Array(string.utf8), to: path, permissions: permissions)
     }

@@ -1,14 +1,8 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Sets aside a state or cache file that cannot be read, so it can be rebuilt and still inspected.
 public enum CorruptFile {
-    /// Renames `path` to `<path>.corrupt-<UTC time>` (with `-2`, `-3`, … if taken); returns the new path.
+    /// Renames `path` to `<path>.corrupt-<UTC time>` (`-2`, `-3`, … if taken).
     public static func setAside(_ path: String, now: Date) throws -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

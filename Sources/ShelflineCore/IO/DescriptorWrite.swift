@@ -2,9 +2,8 @@
     import Glibc
 #endif
 
-/// Writes every byte to `descriptor`, retrying short writes and `EINTR`; a failure is
-/// `FileError.io` naming `path`. `at`: written there (`pwrite`, the descriptor's offset untouched:
-/// several threads may write ranges that do not overlap), rather than at the descriptor's offset.
+/// Writes every byte, retrying short writes and `EINTR`. `at`: by `pwrite`, so several threads
+/// may write ranges that do not overlap.
 public func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String, at position: Int? = nil) throws {
     var offset = 0
     while offset < bytes.count {

@@ -1,13 +1,9 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// An exclusive `flock` on a lock file, for read-decide-publish steps that two processes must not
 /// interleave. The kernel drops the lock when the process dies, so a killed holder never blocks.
 public enum FileLock {
-    /// Opens (creating) `path` and waits until this process holds the lock; pass the result to `release`.
+    /// Waits until this process holds the lock; pass the result to `release`.
     public static func acquire(_ path: String) throws -> Int32 {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw FileError.cannotCreate(path: path, reason: systemErrorMessage()) }

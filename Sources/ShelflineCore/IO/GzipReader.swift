@@ -2,22 +2,15 @@ import CLibdeflate
 import CZlib
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// Streams a gzip file (one or many members) and hands out its lines, in constant memory.
-///
-/// Members of at most `GzipWriter`'s chunk size (every file the stages write) are inflated whole by
-/// libdeflate; the first member it cannot take whole (larger, damaged or cut short) and everything
-/// after it go through zlib's streaming inflate. Both check each member's CRC-32 and length
-/// trailer; a file that ends before its last member's trailer, or holds anything but gzip members,
-/// is `FileError.corrupt` naming the file (zlib's message), never a short read.
+/// Streams a gzip file (one or many members) in constant memory. Members up to `GzipWriter`'s chunk
+/// size are inflated whole by libdeflate; from the first it cannot take whole, zlib streams. Both
+/// check every trailer: a file cut short or holding anything else is `FileError.corrupt`, never a
+/// short read.
 public final class GzipReader {
-    /// The largest member inflated whole: `GzipWriter`'s default chunk.
+    /// `GzipWriter`'s default chunk.
     static let wholeMemberLimit = 1 << 20
-    /// Compressed bytes read at a time by the whole-member path. A member cut by the buffer's end
-    /// is inflated again once more is read: at 2 MiB that repeats a few per cent of the work.
+    /// A member cut by the buffer's end is inflated again once more is read: at 2 MiB that repeats
+    /// a few per cent of the work.
     static let wholeMemberReadSize = 2 << 20
 
     public let path: String
@@ -38,16 +31,13 @@ public final class GzipReader {
         if streamOpen { inflateEnd(&stream) }
     }
 
-    /// Calls `body` with each decompressed chunk, in order, until the end of the last member.
     public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard var rest = try inflateWholeMembers(body) else { return }
         try rest.withUnsafeMutableBufferPointer { try inflateStream(after: $0, body) }
     }
 
-    /// Inflates whole members with libdeflate (about 3× zlib's speed; zlib's inflate measured 9 % of
-    /// dedupe's CPU) while they fit `wholeMemberLimit`. Returns nil when it inflated the
-    /// whole file, else the compressed bytes read but not inflated: the rest of the file, from the
-    /// first member it could not take whole (or an empty file), is zlib's.
+    /// libdeflate, about 3× zlib's speed, while members fit. Nil when it inflated the whole file,
+    /// else the bytes read but not inflated, for zlib.
     private func inflateWholeMembers(_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> [UInt8]? {
         guard let decompressor = libdeflate_alloc_decompressor() else { return [] }
         defer { libdeflate_free_decompressor(decompressor) }
@@ -55,7 +45,7 @@ public final class GzipReader {
         var start = 0, end = 0
         var output = [UInt8](repeating: 0, count: Self.wholeMemberLimit)
         var fileEnded = false, inflatedAny = false
-        /// Moves the unread bytes to the front and reads up to a full buffer; false at the end of the file.
+        /// Moves the unread bytes to the front and reads up to a full buffer; false at the end.
         func readMore() throws -> Bool {
             if start > 0 {
                 pending.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
@@ -91,7 +81,7 @@ public final class GzipReader {
         }
     }
 
-    /// zlib's streaming inflate of `first` (bytes already read) and then the rest of the file.
+    /// zlib on `first` (bytes already read), then the rest of the file.
     private func inflateStream(after first: UnsafeMutableBufferPointer<UInt8>, _ body: (UnsafeRawBufferPointer) throws -> Void)
         throws
     {
@@ -151,12 +141,8 @@ public final class GzipReader {
         }
     }
 
-    /// Calls `body` with each line (without its `\n`) and its 1-based number. A last line without a
-    /// newline is delivered too; an empty last line after a final newline is not (`LineSplitter`).
-    ///
-    /// With `readAhead` (the default) the file is inflated on a thread of its own, a few chunks
-    /// ahead of `body` (`ReadAhead`): decompression runs on one core while the stage works on the
-    /// other. Lines, numbers and errors are the same either way.
+    /// Each line without its `\n`, numbered from 1 (`LineSplitter`). `readAhead` inflates on a thread
+    /// of its own (`ReadAhead`); lines, numbers and errors are the same either way.
     public func forEachLine(readAhead: Bool = true, _ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
         var splitter = LineSplitter()
         if readAhead {

@@ -4,31 +4,25 @@ import Dispatch
 import Foundation
 
 /// Streams bytes into gzip, compressing fixed-size chunks on all cores and writing them to the sink
-/// from there, in order: the caller's thread only copies its bytes in.
-///
-/// Each chunk becomes its own gzip member; concatenated members are one valid gzip file (RFC 1952
-/// §2.2) that `gunzip` and `GzipReader` read as a single stream. Chunk boundaries depend only on the
-/// byte count, and libdeflate's gzip header carries no timestamp or name, so the same input always gives
-/// byte-identical output. Memory is bounded by `(inFlight + 1) × chunkSize` whatever the input size.
+/// in order: the caller's thread only copies its bytes in. Each chunk is its own gzip member (one
+/// valid file, RFC 1952 §2.2); boundaries depend only on the byte count and libdeflate's header has
+/// no timestamp or name, so the same input gives the same bytes.
 public final class GzipWriter: ByteSink {
-    /// Default level for intermediates between stages: speed over size.
+    /// Intermediates between stages: speed over size.
     public static let intermediateLevel: Int32 = 1
-    /// Default level for the persistent library (merge's `libraryLevel`): 1. Compressing the library
-    /// is most of merge's second pass, which keeps both cores busy, so each CPU second saved there is
-    /// wall time of every import: level 1 trades a library about 8 % larger for it (each level's
-    /// figures: docs/performance.md). Reading it back costs the same at any level.
+    /// Compressing the library is most of merge's second pass, on both cores, so CPU saved there is
+    /// wall time: level 1 for a library about 8 % larger (docs/performance.md). Reading costs the same.
     public static let libraryLevel: Int32 = 1
 
     private let level: Int32
     private let chunkSize: Int
     private let pipeline: ChunkPipeline
-    /// The chunk being filled; nil until the next byte arrives after a chunk was handed off.
+    /// Nil from a chunk's hand-off until the next byte arrives.
     private var current: ChunkSlot?
     private var submitted = 0
 
-    /// `threads`: how many chunks are compressed at once, in the background, while the next one
-    /// fills. Each is one reused slot (its input, its output and its compressor): the writer never
-    /// allocates per chunk, so its memory stays at `(threads + 1)` slots whatever the output size.
+    /// `threads` chunks are compressed in the background while the next fills, each in a reused slot:
+    /// memory stays at `threads + 1` slots whatever the output size.
     public init(
         sink: any ByteSink, path: String, level: Int32 = GzipWriter.intermediateLevel, chunkSize: Int = 1 << 20,
         threads: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -38,8 +32,7 @@ public final class GzipWriter: ByteSink {
         pipeline = ChunkPipeline(sink: sink, path: path, slots: max(1, threads) + 1, chunkSize: chunkSize)
     }
 
-    /// Waits for the chunks still compressing and drops them unwritten (a writer dropped after an
-    /// error: nothing reaches the sink once its owner may tear it down).
+    /// Drops the chunks still compressing unwritten: after an error, the owner may tear the sink down.
     deinit { pipeline.discard() }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
@@ -56,7 +49,7 @@ public final class GzipWriter: ByteSink {
         }
     }
 
-    /// One byte (a line's newline), without building a buffer for it.
+    /// A line's newline, without building a buffer for it.
     public func write(byte: UInt8) throws {
         let slot = try currentSlot()
         slot.input.storeBytes(of: byte, toByteOffset: slot.count, as: UInt8.self)
@@ -64,11 +57,10 @@ public final class GzipWriter: ByteSink {
         if slot.count == chunkSize { submitCurrent() }
     }
 
-    /// Stops: waits for the chunks in flight and writes nothing more to the sink, which the caller
-    /// may then abandon.
+    /// Waits for the chunks in flight and writes nothing more, so the caller may abandon the sink.
     public func discard() { pipeline.discard() }
 
-    /// Compresses what is buffered and writes every member to the sink. Call once, at the end.
+    /// Call once, at the end.
     public func finish() throws {
         if current != nil || submitted == 0 {
             // An empty output is still one (empty) gzip member.
@@ -96,20 +88,16 @@ public final class GzipWriter: ByteSink {
     }
 }
 
-/// The chunks of one `GzipWriter` between the caller and the sink: each is compressed on a
-/// background queue and written to the sink by whichever worker finishes the chunk before it,
-/// in the order they were handed off, so the caller's thread neither compresses nor writes.
-///
-/// Chunk `n` always uses slot `n % slots.count`: chunks are written and their slots freed in
-/// order, so when `acquire` gets past the semaphore that slot is the free one.
+/// A `GzipWriter`'s chunks, each compressed on a background queue and written, in order, by
+/// whichever worker finishes the chunk before it. Chunk `n` uses slot `n % slots.count`: slots are
+/// freed in order, so past the semaphore that slot is the free one.
 private final class ChunkPipeline: @unchecked Sendable {
     private let sink: any ByteSink
     private let path: String
     private let slots: [ChunkSlot]
     private let free: DispatchSemaphore
     private let inFlight = DispatchGroup()
-    // Guarded by `lock`: compressed chunks waiting for their turn, whose turn it is, whether a
-    // worker is writing, the first failure, and whether the owner has gone.
+    // `lock` guards all below.
     private let lock = NSLock()
     private var compressed: [Int: ChunkSlot] = [:]
     private var nextToWrite = 0
@@ -121,13 +109,13 @@ private final class ChunkPipeline: @unchecked Sendable {
         self.sink = sink
         self.path = path
         slots = (0..<count).map { _ in ChunkSlot(capacity: chunkSize) }
-        // Started at 0 and raised: libdispatch traps when a semaphore is freed below the value it
-        // was created with, as it is when a writer is dropped on an error with a slot taken.
+        // Raised from 0: libdispatch traps when a semaphore is freed below its initial value, as it
+        // is when a writer is dropped on an error with a slot taken.
         free = DispatchSemaphore(value: 0)
         for _ in 0..<count { free.signal() }
     }
 
-    /// The slot for chunk `sequence`, once it is free (waits while every slot is in flight).
+    /// Waits while every slot is in flight.
     func acquire(sequence: Int) -> ChunkSlot {
         free.wait()
         return slots[sequence % slots.count]
@@ -141,8 +129,8 @@ private final class ChunkPipeline: @unchecked Sendable {
         }
     }
 
-    /// Queues `slot` for writing; the worker that finds it is chunk `nextToWrite`'s turn writes it
-    /// and every chunk after it already compressed, while the others return at once.
+    /// The worker that finds it is `nextToWrite`'s turn writes it and every compressed chunk after
+    /// it; the others return at once.
     private func written(_ slot: ChunkSlot, sequence: Int) {
         lock.lock()
         compressed[sequence] = slot
@@ -184,9 +172,7 @@ private final class ChunkPipeline: @unchecked Sendable {
     }
 }
 
-/// One chunk's buffers and compressor, reused for every chunk that takes this slot. Filled by the
-/// writer's caller, then compressed and written by a worker; `ChunkPipeline`'s semaphore and
-/// queue hand it from one to the other.
+/// One chunk's buffers and compressor, reused: filled by the caller, compressed and written by a worker.
 private final class ChunkSlot: @unchecked Sendable {
     let input: UnsafeMutableRawPointer
     var count = 0
@@ -207,10 +193,8 @@ private final class ChunkSlot: @unchecked Sendable {
         if let compressor { libdeflate_free_compressor(compressor) }
     }
 
-    /// Compresses with libdeflate rather than zlib: on 1 MiB chunks of parse output (122 MB of
-    /// NDJSON, this machine) zlib level 1 took 1.02 s and gave 35.1 MB; libdeflate level 1 took
-    /// 0.49 s and gave 32.3 MB. Compression is about half of parse's CPU time, so this is the
-    /// single largest saving. Reading stays on zlib, which verifies every member's trailer.
+    /// libdeflate, not zlib: on 1 MiB chunks of 122 MB of NDJSON at level 1, 0.49 s for 32.3 MB
+    /// against zlib's 1.02 s for 35.1 MB; compression is about half of parse's CPU.
     func compress(level: Int32) {
         if compressor == nil { compressor = libdeflate_alloc_compressor(level) }
         guard let compressor else {

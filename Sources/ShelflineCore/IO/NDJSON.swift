@@ -8,12 +8,10 @@ public final class NDJSONWriter<Value: Encodable> {
     private let gzip: GzipWriter
     private let encoder: JSONEncoder
     public private(set) var count = 0
-    /// The hex SHA-256 of the committed file's bytes, when created with `hashing: true`.
+    /// Of the committed bytes, when created with `hashing`.
     public private(set) var sha256: String?
 
-    /// `hashing`: take the file's SHA-256 from the bytes as they are written (`sha256`), rather
-    /// than reading the file again after `commit()`. `threads`: chunks compressed at once
-    /// (`GzipWriter`).
+    /// `hashing`: hash the bytes as they are written rather than reading the file again.
     public init(
         path: String, level: Int32 = GzipWriter.intermediateLevel, hashing: Bool = false,
         threads: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -32,29 +30,26 @@ public final class NDJSONWriter<Value: Encodable> {
         count += 1
     }
 
-    /// Appends a line that is already JSON (no trailing newline).
+    /// A line that is already JSON (no trailing newline).
     public func appendRaw(_ line: UnsafeRawBufferPointer) throws {
         try gzip.write(line)
         try gzip.write(byte: UInt8(ascii: "\n"))
         count += 1
     }
 
-    /// Compresses the rest and atomically publishes the file.
     public func commit() throws {
         try gzip.finish()
         try file.commit()
         sha256 = hashing.map { ContentHash.hex($0.hasher.finalize()) }
     }
 
-    /// Drops everything written; the previous file at `path` stays untouched.
     public func abandon() {
         gzip.discard()
         file.abandon()
     }
 }
 
-/// Passes bytes on to a file, hashing them on the way (written by one thread at a time, the
-/// gzip writer's, in file order).
+/// Passes bytes on, hashing them (written by one thread at a time, in file order).
 private final class HashingSink: ByteSink {
     let file: AtomicFile
     var hasher = SHA256()
@@ -74,7 +69,7 @@ public struct NDJSONReader<Value: Decodable> {
 
     public init(path: String) { self.path = path }
 
-    /// Calls `body` for each value with its 1-based line number. Blank lines are skipped.
+    /// Each value with its line number from 1; blank lines are skipped.
     public func forEach(_ body: (Value, Int) throws -> Void) throws {
         let reader = try GzipReader(path: path)
         try reader.forEachLine { bytes, line in
@@ -89,7 +84,7 @@ public struct NDJSONReader<Value: Decodable> {
         }
     }
 
-    /// Reads every value into an array; only for files known to be small (reports, configs, tests).
+    /// Only for files known to be small.
     public func readAll() throws -> [Value] {
         var values: [Value] = []
         try forEach { value, _ in values.append(value) }
@@ -113,14 +108,13 @@ extension JSONEncoder {
     }
 }
 
-/// Writes a Codable value as pretty JSON, atomically.
 public func writeJSONFile(_ value: some Encodable, to path: String, permissions: mode_t = 0o644) throws {
     var data = try JSONEncoder.shelflinePretty.encode(value)
     data.append(UInt8(ascii: "\n"))
     try AtomicFile.write(data, to: path, permissions: permissions)
 }
 
-/// Reads a JSON file into a Codable value; missing file → `FileError.missingInput`, bad JSON → `.corrupt`.
+/// A missing file is `FileError.missingInput`, bad JSON `.corrupt`.
 public func readJSONFile<T: Decodable>(_ type: T.Type, from path: String) throws -> T {
     guard let data = FileManager.default.contents(atPath: path) else {
         throw FileError.missingInput(path: path, reason: "no such file or not readable")
@@ -132,7 +126,7 @@ public func readJSONFile<T: Decodable>(_ type: T.Type, from path: String) throws
     }
 }
 
-/// A short, user-facing description of a JSON decoding error (which key, what was wrong).
+/// A short description of a JSON decoding error: which key, what was wrong.
 public func describeDecoding(_ error: any Error) -> String {
     switch error {
     case DecodingError.keyNotFound(let key, _): "missing key '\(key.stringValue)'"

@@ -1,14 +1,9 @@
 import Foundation
 
-/// Runs a producer on a thread of its own, a bounded number of values ahead of the caller, who
-/// takes them in order with `next()`: every stage's reader inflates its input on one core while the
-/// stage works on the other (`ReadAhead`), and dedupe and merge decode records on one core while
-/// they resolve, fold and write on the other (measured: decoding was a third of merge's time).
-///
-/// At most `depth` values wait in the queue, so memory is bounded by `depth + 2` values (queued,
-/// being produced, being used). The producer's error reaches `next()` after every value it emitted
-/// before it. `stop()` (also on every error path of the caller) ends the producer and waits for
-/// its thread, so whatever it reads is closed when `stop()` returns.
+/// Runs a producer on its own thread, at most `depth` values ahead of the caller (memory: `depth
+/// + 2` values), so reading and decoding take one core while the stage works on the other. The
+/// producer's error reaches `next()` after its values; `stop()` (also on the caller's error paths)
+/// waits for its thread, so whatever it reads is closed when `stop()` returns.
 public final class Prefetcher<Value>: @unchecked Sendable {
     // Every mutable member is guarded by `condition`.
     private let condition = NSCondition()
@@ -22,8 +17,7 @@ public final class Prefetcher<Value>: @unchecked Sendable {
 
     private struct Stopped: Error {}
 
-    /// Starts `produce` on its own thread; it hands out values through `emit`, which blocks while
-    /// `depth` values are waiting and throws once the consumer stopped.
+    /// `emit` blocks while `depth` values are waiting and throws once the consumer stopped.
     public init(depth: Int = 1, produce: @escaping @Sendable (_ emit: (Value) throws -> Void) throws -> Void) {
         self.depth = max(1, depth)
         let thread = Thread { [self] in run(produce) }
@@ -69,7 +63,7 @@ public final class Prefetcher<Value>: @unchecked Sendable {
         return queue.removeFirst()
     }
 
-    /// Ends the producer (if still running) and waits for its thread. Idempotent.
+    /// Idempotent.
     public func stop() {
         let wait = condition.withLock {
             stopped = true

@@ -1,14 +1,8 @@
 import Foundation
 
-/// Runs a chunk producer (decompression) on its own thread while the caller consumes the chunks, so
-/// a stage inflates its input on one core while it works on the other: a `Prefetcher`
-/// of byte buffers, each copied into a buffer the consumer handed back, so a file of any size costs
-/// the same few allocations.
-///
-/// At most `depth` chunks (at least 3) are in flight: memory is bounded by `depth × chunk size`
-/// whatever the file size. The producer's error reaches the consumer after every chunk it produced
-/// before it; an error thrown by the consumer stops the producer. Either way the producer thread has
-/// ended when `forEachChunk` returns, so the file it reads is closed.
+/// A `Prefetcher` of chunks (a stage inflates its input on one core while it works on the other),
+/// each copied into a buffer the consumer handed back, so a file of any size costs a few
+/// allocations and `depth` chunks of memory. The producer has ended when `forEachChunk` returns.
 enum ReadAhead {
     /// Buffers the consumer is done with, for the producer to fill again.
     private final class Recycled: @unchecked Sendable {
@@ -26,7 +20,6 @@ enum ReadAhead {
         }
     }
 
-    /// Calls `body` on the calling thread with each chunk `produce` hands out on its own thread.
     static func forEachChunk(
         depth: Int = 3,
         produce: @escaping @Sendable (_ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Void,

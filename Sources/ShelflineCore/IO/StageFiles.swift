@@ -1,43 +1,25 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// The one check every stage makes on its command line's files before it reads or writes anything:
-/// no output may be an input or another output, no output may replace something that is not a
-/// regular file, and no input may be a FIFO, device or socket (reading one blocks or never ends).
-///
-/// Files are compared by device and inode when they exist (so hard links, symlinks and `./x` vs
-/// `x` are caught), else by their resolved path (the directory through `realpath`, symlinks
-/// included, plus the name).
+/// The one check every stage makes on its files before it reads or writes anything: no output may
+/// be an input or another output or replace what is not a regular file, and no input may be a FIFO,
+/// device or socket (reading one blocks or never ends). Files are compared by device and inode
+/// (hard links, symlinks, `./x` vs `x`), else by the path with its directory through `realpath`.
 public enum StageFiles {
-    /// The file `name` in the directory of `path` (`name` alone when `path` has no directory): where
-    /// a stage's file that goes beside another is (parse's texts beside its records, merge's
-    /// `not-enriched.csv` beside its failed rows, a report's files beside the report).
+    /// The file `name` in the directory of `path`.
     public static func beside(_ path: String, named name: String) -> String {
         let directory = (path as NSString).deletingLastPathComponent
         return directory.isEmpty ? name : directory + "/" + name
     }
 
-    /// Throws `UsageError` (64) naming both paths when two of the files are the same,
-    /// `FileError.cannotCreate` (73) for an output that exists and is not a regular file (a
-    /// symlink is followed), `FileError.missingInput` (66) for an input that is not a regular file
-    /// or a directory (a missing input or a directory is left to the stage, which says more).
-    /// `nil` entries (options not given) are skipped.
-    /// A relative path while the working directory is gone is 66 (input) or 73 (output) naming
-    /// the cause (`Workspace.absolute(_:role:)`).
+    /// 64 naming both paths when two files are one, 73 for an output that is not a regular file,
+    /// 66 for an input that is neither a regular file nor a directory (a missing input or a
+    /// directory is left to the stage, which says more). Nil entries are options not given.
     public static func check(inputs: [String?], outputs: [String?]) throws {
         let inputs = inputs.compactMap { $0 }, outputs = outputs.compactMap { $0 }
         for input in inputs { _ = try Workspace.absolute(input, role: .input) }
         for output in outputs { _ = try Workspace.absolute(output, role: .output) }
         for input in inputs {
-            var info = stat()
-            guard stat(input, &info) == 0 else { continue }
-            let kind = info.st_mode & S_IFMT
-            if kind != S_IFREG && kind != S_IFDIR {
+            if let kind = kind(of: input), kind != S_IFREG && kind != S_IFDIR {
                 throw FileError.missingInput(path: input, reason: "\(describe(kind)), not a regular file")
             }
         }
@@ -53,15 +35,17 @@ public enum StageFiles {
         }
     }
 
-    /// Throws `FileError.cannotCreate` (73) when `path` exists and is not a regular file (following
-    /// a symlink): replacing a device node, a FIFO or a directory is never what the user meant.
+    /// 73 when `path` exists and is not a regular file: replacing one is never what the user meant.
     public static func refuseNonRegular(_ path: String) throws {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return }
-        let kind = info.st_mode & S_IFMT
-        if kind != S_IFREG {
+        if let kind = kind(of: path), kind != S_IFREG {
             throw FileError.cannotCreate(path: path, reason: "\(describe(kind)), not a regular file; refusing to replace it")
         }
+    }
+
+    /// Nil when `path` cannot be looked at (following a symlink).
+    static func kind(of path: String) -> mode_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
     }
 
     static func describe(_ kind: mode_t) -> String {
@@ -75,7 +59,6 @@ public enum StageFiles {
         }
     }
 
-    /// What makes two paths the same file.
     enum Identity: Equatable {
         case inode(device: UInt64, inode: UInt64)
         case path(String)
@@ -89,8 +72,7 @@ public enum StageFiles {
             self = .path(Self.resolved(path))
         }
 
-        /// The directory through `realpath` (symlinks and `..` resolved) plus the last component;
-        /// when the directory does not exist either, the path standardised as text.
+        /// The path standardised as text when its directory does not exist either.
         static func resolved(_ path: String) -> String {
             // `check` refused a relative path when the working directory is gone.
             let absolute = path.hasPrefix("/") ? path : (Workspace.currentDirectory() ?? ".") + "/" + path

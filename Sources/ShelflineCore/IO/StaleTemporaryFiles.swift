@@ -1,36 +1,25 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// Removes temporary files left behind by processes that died before they could clean up.
-///
-/// A temporary file is named `.NAME.tmp-PID` or `.NAME.tmp-PID-SUFFIX` (`AtomicFile`, the library's
-/// previous generation). It is stale when no process with that PID exists (`kill(pid, 0)` fails
-/// with `ESRCH`); files of live processes, including this one, are left alone.
+/// Removes temporary files left behind by processes that died before they could clean up: stale
+/// when no process has the PID in the name (`ESRCH`); those of live processes are left alone.
 public enum StaleTemporaryFiles {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var swept: Set<String> = []
 
-    /// Sweeps `directory` the first time this process writes there (later calls return at once).
+    /// Sweeps `directory` the first time this process writes there.
     public static func sweepOnce(directory: String) {
         let first = lock.withLock { swept.insert(directory).inserted }
         if first { sweep(directory: directory) }
     }
 
-    /// Removes every stale temporary file in `directory`; returns the names removed.
     @discardableResult
     public static func sweep(directory: String) -> [String] {
         guard let handle = opendir(directory) else { return [] }
         defer { closedir(handle) }
         var removed: [String] = []
         while let entry = readdir(handle) {
-            // The name is read in place: a record from readdir is only `d_reclen` bytes long, so
-            // copying the whole `dirent` (its 256-byte `d_name`) could read past the end of
-            // readdir's buffer — it crashed a sweep of a /tmp holding ~3,000 entries.
+            // Read in place: a readdir record is only `d_reclen` bytes, so copying the whole
+            // `dirent` (256-byte `d_name`) could read past readdir's buffer and crash.
             let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
             let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             guard let pid = owner(ofTemporary: name), pid != getpid() else { continue }
@@ -41,11 +30,8 @@ public enum StaleTemporaryFiles {
         return removed
     }
 
-    /// Removes the entries of `directory` (files, or directories with all they hold) whose name
-    /// names, after `marker`, the PID of a process that no longer exists: the scratch of a catalog
-    /// index build (`catalog-….sqlite.building-PID`), of a merge or a rebuild (`.merge-work-PID`,
-    /// `.rebuild-PID`), killed before it could clean up. `prefix` narrows the names looked at.
-    /// Returns the names removed.
+    /// Removes the entries of `directory` (whole directories too) whose name holds, after `marker`,
+    /// the PID of a process that is gone: a killed catalog build's, merge's or rebuild's scratch.
     @discardableResult
     public static func removeAbandoned(in directory: String, prefix: String = "", marker: String) -> [String] {
         var removed: [String] = []
@@ -61,7 +47,7 @@ public enum StaleTemporaryFiles {
         return removed
     }
 
-    /// The PID in a temporary file's name (`.NAME.tmp-PID` or `.NAME.tmp-PID-SUFFIX`), else nil.
+    /// The PID in a temporary's name (`.NAME.tmp-PID` or `.NAME.tmp-PID-SUFFIX`), else nil.
     static func owner(ofTemporary name: String) -> pid_t? {
         guard name.hasPrefix("."), let marker = name.range(of: ".tmp-", options: .backwards) else { return nil }
         let digits = name[marker.upperBound...].prefix { $0.isASCII && $0.isNumber }

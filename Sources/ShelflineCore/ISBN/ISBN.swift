@@ -1,33 +1,28 @@
 /// What one export cell holding a book identifier turned out to be.
 public enum IdentifierCell: Equatable, Sendable {
     case empty
-    /// A valid ISBN-13 (digits only).
+    /// Digits only.
     case isbn13(String)
-    /// A valid ISBN-10 (digits, maybe a final `X`), possibly restored from spreadsheet-stripped zeros.
+    /// Digits, maybe a final `X`, possibly restored from spreadsheet-stripped zeros.
     case isbn10(String)
-    /// An Amazon ASIN (`B0…`): an identifier, but not an ISBN.
+    /// An Amazon ASIN (`B0…`).
     case asin(String)
-    /// Something that is not a valid identifier (bad check digit, scientific notation, junk); kept raw.
+    /// A bad check digit, scientific notation, junk; kept raw.
     case invalid(String)
 }
 
-/// The one ISBN implementation, used by parse (export cells), the library's dedupe keys and lookup
-/// (catalog dumps, API answers): unwrap export quirks, validate check digits, convert between forms.
-///
-/// One rule everywhere: an ISBN-13 is 13 digits with the 978 or 979 prefix and a valid check digit;
-/// an ISBN-10 is 9 digits and a check character (`X` or `x` allowed last only) with a valid check
-/// digit; hyphens and spaces are separators. An ISBN-10 converts to its 978 ISBN-13.
+/// The one ISBN implementation, with one rule: an ISBN-13 is 13 digits with the 978 or 979 prefix,
+/// an ISBN-10 9 digits and a check character (`X` or `x` last only), each with a valid check digit;
+/// hyphens and spaces are separators. An ISBN-10 converts to its 978 ISBN-13.
 public enum ISBN {
-    /// Classifies one cell: strips the Goodreads `="…"` wrapper, LibraryThing `[…]` brackets,
-    /// hyphens and spaces; validates check digits; restores leading zeros only when the padded
-    /// value validates; refuses scientific notation (`9.78053E+12`, a spreadsheet's rounding).
+    /// Strips Goodreads' `="…"` wrapper and LibraryThing's `[…]`; restores leading zeros only when
+    /// the padded value validates; refuses scientific notation (a spreadsheet's rounding).
     public static func classify(_ cell: String) -> IdentifierCell {
         var cell = cell
         return cell.withUTF8 { classify(bytes: $0) }
     }
 
-    /// `classify` on a cell's UTF-8 bytes. Works without intermediate arrays: with them, this was
-    /// ~4% of the stage's CPU time (perf, 200,000-row bench file, two ISBN cells per row).
+    /// Without intermediate arrays: with them, this was 4 % of parse's CPU.
     public static func classify(bytes cell: UnsafeBufferPointer<UInt8>) -> IdentifierCell {
         var bytes = cell[...]
         @inline(__always) func trim() {
@@ -59,12 +54,10 @@ public enum ISBN {
             }
         }
         guard count == 13 || count == 10 || count == 9 || count == 8 else { return .invalid(raw) }
-        // The digits (X upper-cased) are checked in a stack buffer and become a string only when
-        // valid: made a string first and checked through its UTF-8 view, they were most of the
-        // cost of a row's ISBNs (docs/performance.md).
+        // Checked in a stack buffer, a string only when valid: string first was most of the cost
+        // of a row's ISBNs (docs/performance.md).
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 13) { buffer in
-            // A spreadsheet read an 8- or 9-digit cell's ISBN-10 as a number and dropped its
-            // leading zeros: the zeros go back first, and the padded value must validate.
+            // A spreadsheet read the ISBN-10 as a number and dropped its leading zeros.
             let padding = count < 10 ? 10 - count : 0
             for index in 0..<padding { buffer[index] = UInt8(ascii: "0") }
             var index = padding
@@ -86,9 +79,8 @@ public enum ISBN {
         }
     }
 
-    /// The canonical ISBN-13 of an ISBN-10 or ISBN-13 written with hyphens or spaces, or nil if it
-    /// is not a valid ISBN by the rule above (no wrapper unwrapping, no zero padding: for values
-    /// that are already identifiers, such as catalog dumps, API answers and parsed records).
+    /// Nil for no valid ISBN; no unwrapping or zero padding: for values already identifiers
+    /// (catalog dumps, API answers, parsed records).
     public static func canonical13(_ raw: String) -> String? {
         var digits: [UInt8] = []
         digits.reserveCapacity(13)
@@ -159,10 +151,7 @@ public enum ISBN {
         return sum % 11 == 0
     }
 
-    // `thirteen` and `ten` write their few ASCII bytes into the string directly: built by
-    // concatenation they were ~2% of the stage's CPU time (perf, 200,000-row bench file).
-
-    /// The ISBN-13 of a valid ISBN-10 (prefix 978, new check digit).
+    /// Of a valid ISBN-10. Written into the string directly: concatenation was 2 % of parse's CPU.
     public static func thirteen(from isbn10: String) -> String {
         var isbn10 = isbn10
         return isbn10.withUTF8 { ten in
@@ -183,7 +172,7 @@ public enum ISBN {
         }
     }
 
-    /// The ISBN-10 of a valid ISBN-13, when it has one (only the 978 prefix does).
+    /// Only the 978 prefix has one.
     public static func ten(from isbn13: String) -> String? {
         guard isbn13.utf8.starts(with: "978".utf8) else { return nil }
         return String(unsafeUninitializedCapacity: 10) { output in
@@ -200,7 +189,7 @@ public enum ISBN {
         }
     }
 
-    /// The identifiers of one row, from its cells in priority order (e.g. ISBN13 before ISBN).
+    /// The identifiers of one row, from its cells in priority order.
     public struct Resolution: Equatable, Sendable {
         public var isbn13: String?
         public var isbn10: String?
@@ -215,9 +204,8 @@ public enum ISBN {
         }
     }
 
-    /// Combines cells: the first valid ISBN wins (an ISBN-10 is converted); the ISBN-10 comes from
-    /// a cell when one has it, else is derived; the first invalid value is kept raw only when no
-    /// valid ISBN was found; the first ASIN is kept.
+    /// The first valid ISBN wins; the ISBN-10 comes from a cell when one has it, else is derived;
+    /// the first invalid value is kept only when no ISBN was found; the first ASIN is kept.
     public static func resolve(_ cells: [IdentifierCell]) -> Resolution {
         var result = Resolution()
         var firstInvalid: String?

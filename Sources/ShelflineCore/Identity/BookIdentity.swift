@@ -1,34 +1,26 @@
-/// What identifies a book that no ISBN decides: its main title and author, and the parts that tell
-/// two books under one main title apart (subtitle, series number, the author's given-name initial).
-///
-/// This is the title rule of `TitleRelation` (the matcher's) in a form an index can hold. Two
-/// rows, or a row and a library book, are the same book by title when their main titles and
-/// author surnames are equal and their `TitleDescriptor`s are compatible:
-/// - subtitles: both present and equal, or one absent — unless the present one holds a
-///   distinguishing token (`Dune` / `Dune: Book Two`, `Data Stories` / `Data Stories: Workbook`);
-/// - series numbers (`(Series, #3)`): both present and equal, or one absent — unless the present
-///   one is a range (`#1-3`: an omnibus) and the subtitles do not agree;
-/// - the first given name's initial: both present and equal, or one absent (initials, `Last,
-///   First` and misspelt given names keep it; `Tabitha King` is not `Stephen King`).
-/// Both subtitles present and different, both numbers present and different, or a distinguishing
-/// token only one side has (in the main title already: other main titles) are different books.
+/// What identifies a book that no ISBN decides: `TitleRelation`'s rule in a form an index can hold.
+/// Two titles are one book when main titles and surnames are equal and their `TitleDescriptor`s
+/// are compatible, each part both present and equal or one absent:
+/// - subtitles, unless the present one holds a distinguishing token (`Dune` / `Dune: Book Two`);
+/// - series numbers, unless the present one is a range (`#1-3`: an omnibus) and the subtitles
+///   do not agree;
+/// - the first given name's initial (`Tabitha King` is not `Stephen King`).
 /// Compatibility implies `TitleRelation.between` is `.equivalent` (tested); the converse misses
-/// only typo-level slips, which the index cannot express (it then keeps two books, never folds).
+/// only typo-level slips, which an index cannot express (it then keeps two books, never folds).
 public struct TitleIdentity: Sendable, Equatable {
-    /// The main title's tokens (`TitleParts.main`), joined by spaces. Never empty.
+    /// The main title's tokens joined by spaces; never empty.
     public var main: String
-    /// The last word of the author's surname ("" without an author).
+    /// The surname's last word.
     public var surname: String
-    /// The subtitle's tokens joined by spaces ("" = none).
+    /// "" for none, as for the rest.
     public var subtitle: String
-    /// The series number, normalised (`01`, `1.0` → `1`; "" = none).
+    /// Normalised: `01`, `1.0` → `1`.
     public var seriesNumber: String
-    /// The first given name's first letter ("" = unknown).
+    /// The first given name's first letter.
     public var initial: String
 
-    /// A row's identity: `title` as the export has it (a trailing `(Series, #n)` group is dropped
-    /// by `TitleParts`; a group naming another book, `(Volume 2)`, becomes subtitle), nil when the
-    /// title has no words. `splitSubtitle` false keeps the whole title as the main title.
+    /// Nil when the title has no words; a group naming another book (`(Volume 2)`) becomes
+    /// subtitle. `splitSubtitle` false keeps the whole title as the main title.
     public init?(title: String, seriesPosition: String?, author: String?, splitSubtitle: Bool = true) {
         let parts = TitleParts(title: title)
         let main = splitSubtitle ? parts.main : parts.full
@@ -39,9 +31,8 @@ public struct TitleIdentity: Sendable, Equatable {
         (surname, initial) = Self.authorParts(author)
     }
 
-    /// The identity a key (`key`) spells, or nil for another kind of key. A library written by the
-    /// earlier rule holds `ta:<title>|<surname>` keys (subtitle already dropped): read as a main
-    /// title with nothing else known, so it joins a row only when no other book can.
+    /// Nil for another kind of key. An older library's `ta:<title>|<surname>` keys are read as a
+    /// main title with nothing else known, so they join a row only when no other book can.
     public init?(key: String) {
         if key.hasPrefix("tk:") {
             let fields = key.dropFirst(3).split(separator: "|", omittingEmptySubsequences: false)
@@ -62,8 +53,7 @@ public struct TitleIdentity: Sendable, Equatable {
     /// `tk:<main>|<surname>`: the books that may be this one are found under it.
     public var mainKey: String { Self.joined([main, surname], separator: "|", prefix: "tk:") }
 
-    /// `prefix` and `parts` joined by `separator` (ASCII), built in one allocation with one copy per
-    /// part: interpolation and `joined` grow the string piece by piece, for every record.
+    /// One allocation, one copy per part: interpolation and `joined` grow the string piece by piece.
     static func joined(_ parts: [String], separator: Unicode.Scalar, prefix: String = "") -> String {
         guard parts.count > 1 || !prefix.isEmpty else { return parts.first ?? "" }
         let count = parts.reduce(prefix.utf8.count + max(parts.count - 1, 0)) { $0 + $1.utf8.count }
@@ -80,7 +70,7 @@ public struct TitleIdentity: Sendable, Equatable {
         }
     }
 
-    /// Copies `text`'s UTF-8 into `buffer` at `offset`; returns the offset after it.
+    /// Returns the offset after it.
     private static func copy(_ text: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
         let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
             if let source = bytes.baseAddress { (buffer.baseAddress! + offset).update(from: source, count: bytes.count) }
@@ -99,13 +89,11 @@ public struct TitleIdentity: Sendable, Equatable {
         TitleDescriptor(subtitle: subtitle, seriesNumber: seriesNumber, initial: initial)
     }
 
-    /// Same main title and surname, compatible parts: the title rule for identity.
     public func isSameBook(as other: TitleIdentity) -> Bool {
         main == other.main && surname == other.surname && descriptor.isCompatible(with: other.descriptor)
     }
 
-    /// `01` → `1`, `1.0` → `1`, `2.5` stays; a range or list (`1-3`, `1, 2`, `1 & 2`: an omnibus)
-    /// joins its numbers with `-`; words lowercased; "" for none.
+    /// `01` → `1`, `1.0` → `1`, `2.5` stays; a range or list (an omnibus) joins its numbers with `-`.
     static func normalisedNumber(_ text: String?) -> String {
         guard let text else { return "" }
         let words = TextNormalizer.tokens(text)
@@ -117,14 +105,12 @@ public struct TitleIdentity: Sendable, Equatable {
         return joined
     }
 
-    /// A series position naming several books (`1-3`, `1–3`, `1, 2`, `1 & 2`).
+    /// A series position naming several books: `1-3`, `1–3`, `1, 2`, `1 & 2`.
     static func isRange(_ text: String, tokens: [String]) -> Bool {
         text.contains(where: { "-–—,&+/".contains($0) }) || tokens.contains("and")
     }
 
-    /// The surname's last word and the first given name's initial: `Le Guin, Ursula K.` and
-    /// `Ursula K. Le Guin` give (`guin`, `u`); `King, Jr., Martin Luther` gives (`king`, `m`);
-    /// suffixes (`Jr.`, `PhD`) are skipped.
+    /// `Le Guin, Ursula K.` and `Ursula K. Le Guin` give (`guin`, `u`); suffixes (`Jr.`) are skipped.
     static func authorParts(_ author: String?) -> (surname: String, initial: String) {
         guard let author else { return ("", "") }
         func names(_ text: some StringProtocol) -> [String] {
@@ -145,25 +131,18 @@ public struct TitleIdentity: Sendable, Equatable {
         return (surnameWords.last ?? "", initial)
     }
 
-    /// Name suffixes that are not a surname.
     static let nameSuffixes: Set<String> = ["jr", "sr", "ii", "iii", "iv", "phd", "md", "dr"]
 
-    /// `nameSuffixes` holds `word`; a longer word (most names) needs no hashing.
+    /// A longer word (most names) needs no hashing.
     static func isNameSuffix(_ word: String) -> Bool {
         word.utf8.count <= 3 && nameSuffixes.contains(word)
     }
 }
 
-/// The parts of a `TitleIdentity` beside its main key, packed in 32 bits for the key index:
-/// bits 0-15 a tag of the subtitle (0: none), bit 16 the subtitle holds a distinguishing token,
-/// bits 17-24 a tag of the series number (0: none), bits 25-29 the initial (0: unknown), bit 30 the
-/// series number is a range (`#1-3`: an omnibus, never joined to a title without a number), bit 31
-/// `closed`: the book was seen under titles the rule calls different books (a row joined it by
-/// ISBN with another subtitle), so no row joins it by title alone.
-///
-/// Tags are hashes: two different subtitles of one main title and author sharing a 16-bit tag (or
-/// numbers an 8-bit tag) would read as equal, about 1 in 65,000 such pairs; the same main title
-/// and surname under several books is itself rare.
+/// A `TitleIdentity`'s parts beside its main key in 32 bits, for the key index: a 16-bit subtitle
+/// tag, a distinguishing bit, an 8-bit series tag, 5 bits of initial, a range bit, and `closed`
+/// (seen under titles the rule calls different books, so no row joins it by title alone). Tags are
+/// hashes: two subtitles of one main title and author collide about 1 in 65,000 such rare pairs.
 public struct TitleDescriptor: Sendable, Hashable {
     public var rawValue: UInt32
 
@@ -192,19 +171,17 @@ public struct TitleDescriptor: Sendable, Hashable {
     private static let rangeBit: UInt32 = 1 << 30
     private static let closedBit: UInt32 = 1 << 31
 
-    /// The subtitle's part alone (0: none): what tells a title from another of its main title
-    /// besides a series marker (`Dune` and `Dune (Dune Chronicles, #1)` have the same).
+    /// What tells a title from another of its main title besides a series marker.
     public var subtitlePart: UInt32 { rawValue & (Self.subtitleMask | Self.distinguishingBit) }
 
-    /// The title names a subtitle or a series number, not only a main title (and an author).
+    /// A subtitle or a series number.
     public var namesPart: Bool { rawValue & (Self.subtitleMask | Self.seriesMask) != 0 }
 
-    /// A book whose titles disagree by the rule: never joined by title alone.
     public var isClosed: Bool { rawValue & Self.closedBit != 0 }
 
     public var closed: TitleDescriptor { TitleDescriptor(rawValue: rawValue | Self.closedBit) }
 
-    /// The rule's comparison of everything but the main title and surname (see `TitleIdentity`).
+    /// The rule on everything but the main title and surname (see `TitleIdentity`).
     public func isCompatible(with other: TitleDescriptor) -> Bool {
         if isClosed || other.isClosed { return false }
         let mine = rawValue & Self.subtitleMask, theirs = other.rawValue & Self.subtitleMask
@@ -224,26 +201,24 @@ public struct TitleDescriptor: Sendable, Hashable {
         return Self.agree(mySeries, theirSeries) && Self.agree(rawValue & Self.initialMask, other.rawValue & Self.initialMask)
     }
 
-    /// The initials are equal or one is absent (what no filling in can change once they differ).
+    /// What no filling in can change once they differ.
     public func initialAgrees(with other: TitleDescriptor) -> Bool {
         Self.agree(rawValue & Self.initialMask, other.rawValue & Self.initialMask)
     }
 
-    /// Every part both say is the same (a part one lacks is no disagreement, distinguishing or
-    /// not): what rows sharing an ISBN, which names the book already, must satisfy to be one title.
+    /// Every part both say is the same: what rows sharing an ISBN must satisfy to be one title.
     public func agrees(with other: TitleDescriptor) -> Bool {
         !isClosed && !other.isClosed && Self.agree(rawValue & Self.subtitleMask, other.rawValue & Self.subtitleMask)
             && Self.agree(rawValue & Self.seriesMask, other.rawValue & Self.seriesMask)
             && Self.agree(rawValue & Self.initialMask, other.rawValue & Self.initialMask)
     }
 
-    /// What this and `other` say together when they `agree`, else this one closed: the title of
-    /// an ISBN whose rows (or library book) say `self` and `other`.
+    /// Both filled in when they `agree`, else this one closed: an ISBN's title from its rows.
     public func together(with other: TitleDescriptor) -> TitleDescriptor {
         agrees(with: other) ? filled(from: other) : closed
     }
 
-    /// What both say: each part this one lacks taken from `other` (which must be compatible).
+    /// Each part this one lacks taken from `other`, which must be compatible.
     public func filled(from other: TitleDescriptor) -> TitleDescriptor {
         var raw = rawValue
         if raw & Self.subtitleMask == 0 { raw |= other.rawValue & (Self.subtitleMask | Self.distinguishingBit) }
@@ -254,7 +229,7 @@ public struct TitleDescriptor: Sendable, Hashable {
 
     private static func agree(_ lhs: UInt32, _ rhs: UInt32) -> Bool { lhs == 0 || rhs == 0 || lhs == rhs }
 
-    /// FNV-1a of `text` folded to `bits` bits, never 0.
+    /// FNV-1a folded to `bits` bits, never 0.
     private static func tag(_ text: String, bits: UInt32) -> UInt32 {
         var hash: UInt32 = 0x811C_9DC5
         for byte in text.utf8 { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }

@@ -1,7 +1,6 @@
-/// Edit distance between two scalar sequences: the one implementation the title rule and the
-/// matcher's name comparison share.
+/// Edit distance (insertions, deletions, substitutions of one scalar each), shared by the title
+/// rule and the matcher's name comparison.
 package enum EditDistance {
-    /// Edit distance (insertions, deletions, substitutions of one scalar each).
     package static func levenshtein(_ lhs: [Unicode.Scalar], _ rhs: [Unicode.Scalar]) -> Int {
         if lhs.isEmpty { return rhs.count }
         if rhs.isEmpty { return lhs.count }
@@ -11,9 +10,8 @@ package enum EditDistance {
         return tableDistance(lhs, rhs)
     }
 
-    /// Myers' bit-parallel edit distance (Hyyrö's formulation for whole strings): one column of
-    /// the dynamic-programming table per text scalar, as vertical-delta bit vectors; the same
-    /// result as `tableDistance` (tested against it) without its O(m·n) cells.
+    /// Myers' bit-parallel edit distance (Hyyrö's formulation): `tableDistance`'s result (tested)
+    /// without its O(m·n) cells.
     package static func bitParallelDistance(pattern: [Unicode.Scalar], text: [Unicode.Scalar]) -> Int {
         let m = pattern.count
         let high: UInt64 = 1 << UInt64(m - 1)
@@ -48,7 +46,7 @@ package enum EditDistance {
         }
     }
 
-    /// The classic dynamic-programming edit distance, for strings longer than 64 scalars.
+    /// For strings longer than 64 scalars.
     package static func tableDistance(_ lhs: [Unicode.Scalar], _ rhs: [Unicode.Scalar]) -> Int {
         var previous = Array(0...rhs.count)
         var current = [Int](repeating: 0, count: rhs.count + 1)

@@ -1,24 +1,19 @@
 import Foundation
 
-/// Turns titles and author names into comparable token lists.
-///
-/// Tokenisation follows SQLite's `unicode61 remove_diacritics 2` tokenizer (case and diacritics
-/// folded, every non-alphanumeric character separates tokens), so tokens computed here can be
-/// looked up in the catalog's FTS5 index.
+/// Titles and author names as comparable tokens, as SQLite's `unicode61 remove_diacritics 2`
+/// tokenizer makes them, so they can be looked up in the catalog's FTS5 index.
 public enum TextNormalizer {
     /// Words too common to make a title query selective (still used for scoring).
     package static let stopwords: Set<String> = [
         "a", "an", "the", "and", "of", "in", "on", "to", "for", "s", "la", "le", "les", "el", "der", "die", "das", "de",
     ]
 
-    /// Fetched once: `CharacterSet.alphanumerics` builds the set on every access (with a dynamic
-    /// cast), 3 % of lookup's CPU at 200,000 rows when read per character (perf).
+    /// Fetched once: `CharacterSet.alphanumerics` builds the set on every access (3 % of lookup's CPU).
     private static let alphanumerics = CharacterSet.alphanumerics
 
     /// Lower-case, diacritic-free tokens; `&` reads as `and`.
     public static func tokens(_ text: String) -> [String] {
-        // Fast path for ASCII (most titles and names): Foundation's folding is slow on Linux. A native
-        // string is already contiguous (`makeContiguousUTF8` then copies nothing).
+        // ASCII (most titles and names) by bytes: Foundation's folding is slow on Linux.
         var text = text
         text.makeContiguousUTF8()
         if let tokens = text.utf8.withContiguousStorageIfAvailable(asciiTokens) ?? nil { return tokens }
@@ -37,8 +32,7 @@ public enum TextNormalizer {
         return tokens
     }
 
-    /// `tokens` of ASCII `bytes` in one pass, each token a slice of one folded copy; nil at the
-    /// first byte that is not ASCII.
+    /// One pass, each token a slice of one folded copy; nil at the first byte that is not ASCII.
     private static func asciiTokens(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, bytes.count)) { folded -> [String]? in
             var tokens: [String] = []
@@ -68,10 +62,8 @@ public enum TextNormalizer {
         }
     }
 
-    /// Case folded in every script; diacritics and width folded on Latin letters only (`É` → `e`,
-    /// `Ｆ` → `f`). A mark on a letter of another script often makes another letter (Cyrillic `й`
-    /// is not `и`): two titles differing in it are two books. SQLite's `unicode61` tokenizer, which
-    /// the catalog index searches with, folds diacritics of Latin letters only too.
+    /// Case folded in every script; diacritics and width on Latin letters only, as `unicode61` does:
+    /// elsewhere a mark often makes another letter (Cyrillic `й` is not `и`).
     package static func fold(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         var previousLatin = false
@@ -97,17 +89,16 @@ public enum TextNormalizer {
         return String(out)
     }
 
-    /// True for most titles: nothing to trim and no trailing `(…)`/`[…]` group, so the callers can
-    /// skip Foundation's trimming, slow on Linux (a tenth of the catalog index build).
+    /// Nothing to trim and no trailing `(…)`/`[…]` group (most titles): callers skip Foundation's
+    /// trimming, a tenth of the catalog index build.
     package static func hasNoTrailingGroupOrSpace(_ title: String) -> Bool {
         guard let first = title.utf8.first, let last = title.utf8.last else { return false }
         return first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80 && last != UInt8(ascii: ")")
             && last != UInt8(ascii: "]")
     }
 
-    /// `text` without leading and trailing `.whitespaces`. Foundation's trimming only when an end
-    /// is a space, a tab or not ASCII: it was most of building a row's query (`LookupQuery`, 4 %
-    /// of lookup's CPU at 200,000 rows, perf), and nearly every name has nothing to trim.
+    /// Without leading and trailing `.whitespaces`; Foundation's trimming (4 % of lookup's CPU) only
+    /// when an end is a space, a tab or not ASCII.
     package static func trimmingWhitespace(_ text: String) -> String {
         guard let first = text.utf8.first, let last = text.utf8.last,
             first <= 0x20 || first >= 0x80 || last <= 0x20 || last >= 0x80
@@ -133,8 +124,7 @@ public enum TextNormalizer {
         joiningInitials(nameWords(name))
     }
 
-    /// The tokens of a name in `First Last` order (one comma: `Last, First` turned around), initials
-    /// not yet joined: the same tokens as `tokens(name)`, in reading order.
+    /// `tokens(name)` in `First Last` order (`Last, First` turned around), initials not yet joined.
     package static func nameWords(_ name: String) -> [String] {
         guard let comma = firstIndex(of: ",", in: name) else { return tokens(name) }
         let first = String(name[name.index(after: comma)...])
@@ -158,9 +148,7 @@ public enum TextNormalizer {
         return result
     }
 
-    /// The first `character` (ASCII) of `text`: a byte search when `text` is ASCII, where each byte
-    /// is a `Character`; the `Character` search (grapheme breaking) was 4 % of lookup's CPU at
-    /// 200,000 rows (perf).
+    /// By bytes when `text` is ASCII: the `Character` search was 4 % of lookup's CPU.
     package static func firstIndex(of character: Unicode.Scalar, in text: String) -> String.Index? {
         guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.firstIndex(of: Character(character)) }
         return text.utf8.firstIndex(of: UInt8(character.value))
@@ -173,7 +161,7 @@ public enum TextNormalizer {
         return words.joined(separator: " ")
     }
 
-    /// The cache key part for a title/author query: normalised, so spelling variants share it.
+    /// Normalised, so spelling variants share a cache entry.
     public static func queryKey(title: String, author: String?) -> String {
         tokens(strippingSeries(title)).joined(separator: " ") + "|" + (author.map { nameTokens($0).joined(separator: " ") } ?? "")
     }

@@ -1,30 +1,24 @@
 import Foundation
 
-/// How a candidate's title relates to the user's, by meaning rather than by character count.
-///
-/// Both titles are normalised (case, diacritics, punctuation, `&`/`and`, apostrophes, a leading
-/// article, a trailing series part) and compared as token sequences. Equivalent titles are the
-/// same, one plus a subtitle, or a typo-level edit that touches no *distinguishing token* (a
-/// number, a volume word, a word naming another kind of book: see `DistinguishingTokens`).
+/// How a candidate's title relates to the user's, by meaning: normalised token sequences are
+/// equivalent when the same, one plus a subtitle, or a typo-level edit that touches no
+/// `DistinguishingTokens` (a number, a volume word, another kind of book).
 public enum TitleRelation: Sendable, Equatable {
-    /// The same title: `tier` 3 equal, 2 one is the other plus a subtitle, 1 a typo-level edit.
+    /// `tier` 3 equal, 2 one is the other plus a subtitle, 1 a typo-level edit.
     case equivalent(tier: Int)
     /// Otherwise the same title, but a distinguishing token was added, removed or changed.
     case distinguishing(token: String)
-    /// Both have a subtitle and the subtitles differ.
     case subtitleDiffers
-    /// Another title.
     case different
 }
 
-/// A title split into normalised tokens: the main title and, when present, the subtitle.
+/// A title as normalised tokens: the main title and the subtitle.
 package struct TitleParts: Sendable {
     package var main: [String]
     package var subtitle: [String]
     package var full: [String] { main + subtitle }
 
-    /// `title` may carry its subtitle after a separator (`:`, `;`, ` - `, ` — `); `subtitle` is
-    /// a catalog's separate subtitle field.
+    /// `title` may carry its subtitle after a separator; `subtitle` is a catalog's separate field.
     package init(title: String, subtitle: String? = nil) {
         let stripped = TitleParts.strippingSeries(title)
         var mainText = Substring(stripped)
@@ -84,11 +78,9 @@ package struct TitleParts: Sendable {
 
     private enum SeparatorScan { case found(offset: Int, length: Int), none, notASCII }
 
-    /// The first separator by bytes while the text is ASCII, where each byte is a `Character`
-    /// (Foundation's search, one per separator, is slow on Linux): as `searchedSeparatorRange`,
-    /// each separator's first occurrence counts, and none when it starts the text. Text that is
-    /// not ASCII before the answer, or a byte after it that is not (a mark joining the separator
-    /// into another `Character`), is left to Foundation's search.
+    /// `searchedSeparatorRange` by bytes while the text is ASCII (Foundation's search is slow on
+    /// Linux). Text not ASCII before the answer, or a byte after it that is not (a mark joining the
+    /// separator into another `Character`), is left to Foundation.
     private static func asciiSeparator(in bytes: UnsafeBufferPointer<UInt8>) -> SeparatorScan {
         var colon = true, semicolon = true, dash = true
         for index in bytes.indices {
@@ -114,10 +106,9 @@ package struct TitleParts: Sendable {
         return .none
     }
 
-    /// `separatorRange` by Foundation's search, for text that is not ASCII.
+    /// For text that is not ASCII: each separator's first occurrence counts, none when it starts the text.
     package static func searchedSeparatorRange(in text: String) -> Range<String.Index>? {
-        // No byte any separator starts with (`:`, `;`, a space, or 0xE2 of the dashes): none
-        // (a title without a space has no spaced dash either).
+        // No byte a separator starts with (`:`, `;`, a space, 0xE2 of the dashes): none.
         guard
             text.utf8.contains(where: {
                 $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "-") || $0 == 0xE2
@@ -137,8 +128,7 @@ package struct TitleParts: Sendable {
     /// Tokens with apostrophes inside words removed first (`Man's` → `mans`); a one-letter
     /// elision separates (`l'Étranger` → `l etranger`, `d'exercices` → `d exercices`).
     package static func words(_ text: String) -> [String] {
-        // Neither byte sequence (`'`, or U+2019's E2 80 99): no apostrophe, without Foundation's
-        // search (a tenth of a search's time when every candidate's title went through it).
+        // Neither `'` nor U+2019's bytes: no apostrophe, without Foundation's slower search.
         let bytes = text.utf8
         guard bytes.contains(where: { $0 == 0x27 || $0 == 0x99 }),
             text.contains("'") || text.contains("\u{2019}")
@@ -175,7 +165,6 @@ package struct TitleParts: Sendable {
 }
 
 extension TitleRelation {
-    /// Compares the user's title with a candidate's.
     package static func between(_ user: TitleParts, _ candidate: TitleParts) -> TitleRelation {
         let userFull = user.full, candidateFull = candidate.full
         if userFull.isEmpty || candidateFull.isEmpty { return .different }
@@ -195,7 +184,6 @@ extension TitleRelation {
             return .equivalent(tier: 2)
         }
         if let token = DistinguishingTokens.firstDifference(userFull, candidateFull) {
-            // Equal once the distinguishing tokens (and the little words around them) are set aside.
             if DistinguishingTokens.sameApartFromDistinguishing(userFull, candidateFull)
                 || DistinguishingTokens.sameApartFromDistinguishing(user.main, candidate.main)
             {
@@ -222,8 +210,7 @@ extension TitleRelation {
             && !rhs.contains(where: DistinguishingTokens.contains)
     }
 
-    /// Token sequences of one length that differ in few tokens, each a small spelling slip of a
-    /// plain word of five letters or more (never a number or another distinguishing token).
+    /// Same length, few tokens differing, each by a small slip in a plain word of five letters or more.
     package static func typoLevel(_ lhs: [String], _ rhs: [String]) -> Bool {
         guard lhs.count == rhs.count, !lhs.isEmpty else { return false }
         let allowed = lhs.count >= 6 ? 2 : 1
@@ -243,8 +230,8 @@ extension TitleRelation {
     }
 }
 
-/// Tokens whose presence makes another book: numbers and volume words, and words naming another
-/// kind of book (companion, summary, box set, …), in English, German, French and Spanish.
+/// Tokens whose presence makes another book: numbers, volume words and words naming another kind
+/// of book (companion, summary, box set, …).
 public enum DistinguishingTokens {
     package static let volumeWords: Set<String> = [
         "volume", "volumes", "vol", "vols", "part", "parts", "book", "books", "band", "bande", "teil", "tome", "tomes",
@@ -252,7 +239,6 @@ public enum DistinguishingTokens {
         "episodio", "chapter", "season", "staffel", "saison", "temporada", "nr", "num", "numero",
     ]
     package static let numberWords: Set<String> = [
-        // English
         "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
         "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty",
         "hundred", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
@@ -268,20 +254,16 @@ public enum DistinguishingTokens {
         "segunda", "tercero", "tercera", "cuarto", "cuarta", "quinto", "quinta", "ultimo", "ultima",
     ]
     package static let kindWords: Set<String> = [
-        // English
         "companion", "companions", "summary", "summaries", "study", "guidebook", "workbook",
         "workbooks", "analysis", "notes", "cliffsnotes", "sparknotes", "readers", "boxed", "box", "boxset", "collection",
         "collected", "complete", "omnibus", "trilogy", "tetralogy", "quartet", "duology", "graphic", "manga", "comic",
         "screenplay", "script", "screenplays", "sequel", "prequel", "coloring", "colouring", "quiz", "trivia",
         "unofficial", "anthology", "summarized",
-        // German
         "begleitbuch", "begleiter", "zusammenfassung", "lernhilfe", "studienfuhrer", "arbeitsbuch", "arbeitsheft",
         "analyse", "interpretation", "interpretationen", "notizen", "lekturehilfe", "schuber", "sammelband", "sammlung",
         "gesamtausgabe", "trilogie", "comicroman", "drehbuch", "leitfaden",
-        // French
         "compagnon", "resume", "etude", "etudes", "cahier", "fiche", "coffret", "integrale", "recueil", "graphique",
         "bd", "scenario", "lecture",
-        // Spanish
         "companero", "resumen", "guia", "estudio", "cuaderno", "analisis", "notas", "estuche", "coleccion",
         "trilogia", "grafica", "guion", "antologia", "obras", "completas",
     ]
@@ -292,8 +274,7 @@ public enum DistinguishingTokens {
         "novela", "roman", "edition", "ausgabe",
     ]
 
-    /// The sequences are the same title once distinguishing tokens and the little words around
-    /// them (`a companion to`, `im Schuber`, `book 2 of the`) are set aside.
+    /// The same title once distinguishing tokens and the `filler` around them are set aside.
     package static func sameApartFromDistinguishing(_ lhs: [String], _ rhs: [String]) -> Bool {
         func little(_ token: String) -> Bool { filler.contains(token) || token.count <= 2 }
         let left = lhs.filter { !contains($0) && !little($0) }
@@ -302,7 +283,6 @@ public enum DistinguishingTokens {
         return TitleRelation.sameText(left, right) || TitleRelation.typoLevel(left, right)
     }
 
-    /// True for numbers, roman numerals, ordinal and number words, volume words and kind-of-book words.
     public static func contains(_ token: String) -> Bool {
         if token.utf8.contains(where: { $0 >= 48 && $0 <= 57 }) { return true }
         return volumeWords.contains(token) || numberWords.contains(token) || kindWords.contains(token) || isRomanNumeral(token)
@@ -332,7 +312,7 @@ public enum DistinguishingTokens {
         return text
     }
 
-    /// The first distinguishing token in one sequence but not the other (as multisets), if any.
+    /// The first in one sequence but not the other (as multisets).
     package static func firstDifference(_ lhs: [String], _ rhs: [String]) -> String? {
         var counts: [String: Int] = [:]
         for token in lhs where contains(token) { counts[token, default: 0] += 1 }

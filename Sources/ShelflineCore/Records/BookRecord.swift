@@ -1,10 +1,8 @@
-/// The export a record came from: an import format's persisted name (ShelflineParse's
-/// `ImportFormats.all` lists them). Names are open, so a format declares its own in its type
-/// (`var name: SourceFormat { "calibre" }`); a name never changes once records carry it.
+/// An import format's persisted name: open, so a format declares its own in its type; a name never
+/// changes once records carry it.
 public struct SourceFormat: RawRepresentable, Hashable, Codable, Sendable, ExpressibleByStringLiteral {
     public let rawValue: String
 
-    /// Nil for an empty name.
     public init?(rawValue: String) {
         guard !rawValue.isEmpty else { return nil }
         self.rawValue = rawValue
@@ -21,7 +19,7 @@ public struct SourceFormat: RawRepresentable, Hashable, Codable, Sendable, Expre
     public static let openreads: SourceFormat = "openreads", openlibrary: SourceFormat = "openlibrary"
 }
 
-/// One reading of a book: either date may be unknown. Dates are ISO `yyyy-mm-dd`.
+/// One reading of a book: ISO `yyyy-mm-dd` dates, either may be unknown.
 public struct ReadSpan: Codable, Sendable, Hashable {
     public var start: String?
     public var end: String?
@@ -51,23 +49,22 @@ extension BookRecord {
     }
 }
 
-/// What dedupe decided about a record.
 public enum DedupeStatus: String, Codable, Sendable {
     /// First row of this book in the file, and not in the library.
     case new
-    /// Another row earlier in the same file is the same book (`firstLine`).
+    /// `firstLine` is the same book.
     case duplicateInFile
-    /// The library already holds this book (`bookId`).
+    /// `bookId` is this book.
     case inLibrary
 }
 
 public struct DedupeMark: Codable, Sendable, Equatable {
     public var status: DedupeStatus
-    /// The key the decision was made on: `isbn:978…` or `tk:<main title>|<surname>|<subtitle>|<series number>|<initial>` (`TitleIdentity`).
+    /// `isbn:978…` or a `TitleIdentity.key`.
     public var key: String
-    /// Source line of the first row with this key, for `duplicateInFile`.
+    /// For `duplicateInFile`.
     public var firstLine: Int?
-    /// The library book this row belongs to, for `inLibrary` (and duplicates of such rows).
+    /// For `inLibrary` (and duplicates of such rows).
     public var bookId: String?
 
     public init(status: DedupeStatus, key: String, firstLine: Int? = nil, bookId: String? = nil) {
@@ -78,7 +75,6 @@ public struct DedupeMark: Codable, Sendable, Equatable {
     }
 }
 
-/// How lookup matched a record to a catalog edition.
 public enum MatchStatus: String, Codable, Sendable, CaseIterable {
     case matchedByIsbn, matchedBySearch, needsReview, notEnriched
 }
@@ -90,7 +86,7 @@ public struct MatchCandidate: Codable, Sendable, Equatable {
     public var title: String
     public var authors: [String]
     public var score: Double
-    /// Why it was not accepted (`title differs in "ii"`, `author mismatch`, `isbnTitleConflict`).
+    /// Why it was not accepted (`author mismatch`, `isbnTitleConflict`).
     public var reason: String?
 
     public init(key: String, workKey: String? = nil, title: String, authors: [String], score: Double, reason: String? = nil) {
@@ -107,9 +103,9 @@ public struct MatchResult: Codable, Sendable, Equatable {
     public var status: MatchStatus
     public var editionKey: String?
     public var workKey: String?
-    /// Top candidates, best first, when `needsReview`.
+    /// Best first, when `needsReview`.
     public var candidates: [MatchCandidate]?
-    /// Why, when `notEnriched` (e.g. `no candidate`, `source unavailable`), or `isbnTitleConflict` in review.
+    /// Why, when `notEnriched` (`no candidate`, `source unavailable`), or `isbnTitleConflict` in review.
     public var reason: String?
     /// Which source answered (`catalog`, `openlibrary`).
     public var source: String?
@@ -141,25 +137,24 @@ public struct EditionMetadata: Codable, Sendable, Equatable {
     public var publishDate: String?
     public var year: Int?
     public var coverId: Int?
-    /// A cover image (`https://`) from a source whose covers are not Open Library's numbered ones.
+    /// From a source whose covers are not numbered like Open Library's.
     public var coverURL: String?
     public var description: String?
-    /// The source's name (`MetadataSources`).
     public var source: String
 
     public init(source: String) { self.source = source }
 }
 
-/// A row parse could not turn into a record: kept with its location and raw text.
+/// A row parse could not turn into a record.
 public struct RejectedRow: Codable, Sendable, Equatable {
     public var line: Int
     public var reason: String
     public var byteOffset: Int
     public var byteLength: Int
-    /// The raw row text (repaired to UTF-8), so a user can see and fix it.
+    /// Repaired to UTF-8, so a user can see and fix it.
     public var raw: String
-    /// True when the source marks the row as not to be imported (a book in its bin): counted as
-    /// skipped, not rejected, and not a failed row. Absent for rejected rows.
+    /// The source marks the row as not to be imported (a book in its bin): counted as skipped, not
+    /// rejected, and not a failed row. Absent for rejected rows.
     public var skipped: Bool?
 
     public init(line: Int, reason: String, byteOffset: Int, byteLength: Int, raw: String, skipped: Bool? = nil) {

@@ -1,23 +1,15 @@
 import Foundation
 
-/// The byte-level decoder of the record lines passed between stages: one pass over the line with
-/// `JSONScanner`, no intermediate JSON tree. With `.identity` it reads only what dedupe, lookup
-/// and merge's first pass decide on and skips the rest (still checking its syntax), so a stage
-/// that adds an annotation can copy the line's bytes and append the member (`splice`).
+/// The byte-level decoder of the record lines between stages, in one pass with `JSONScanner`. With
+/// `.identity` it reads only what dedupe, lookup and merge's first pass decide on and skips the rest
+/// (checking its syntax), so a stage can copy the line and append its member (`splice`).
 ///
-/// Why: decoding and re-encoding whole records with `JSONDecoder` and `JSONEncoder` in each stage
-/// after parse measured 4–20× slower than parse on the same rows. A line this decoder does
-/// not accept (any doubt: a wrong type, a missing key, bad syntax) goes to `JSONDecoder`, which
-/// either decodes it or gives the precise error; both give the same `BookRecord` for valid lines.
-///
-/// Member names are matched as bytes (`JSONScanner.rawMembers`, a length test before any `memcmp`);
-/// a name with an escape that is no field sends the line to `JSONDecoder` (`skipUnknown`). Making
-/// every name a `String` and testing it against each `case` in turn costs 2 % of the corpus-shaped
-/// import's CPU (measured), most of it in dedupe.
+/// Why: `JSONDecoder`/`JSONEncoder` measured 4–20× slower. Any doubt sends the line to
+/// `JSONDecoder`, which decodes it or gives the precise error; both give the same record. Names are
+/// matched as bytes: making each a `String` cost 2 % of an import's CPU.
 public enum BookRecordScan {
     public enum Fields: Sendable { case identity, all }
 
-    /// What a line holds.
     public struct Result {
         public var record: BookRecord
         /// The line carries `dedupe`, `match` or `metadata` (in `.identity` mode `metadata` is not read).
@@ -26,7 +18,7 @@ public enum BookRecordScan {
         public var hasMetadata: Bool
     }
 
-    /// The record of `bytes`, or nil when the fast path cannot vouch for the line.
+    /// Nil when the fast path cannot vouch for the line.
     public static func scan(_ bytes: UnsafeRawBufferPointer, fields: Fields) -> Result? {
         var scanner = JSONScanner(bytes)
         var format: SourceFormat?
@@ -101,8 +93,7 @@ public enum BookRecordScan {
         return Result(record: record, hasDedupe: hasDedupe, hasMatch: hasMatch, hasMetadata: hasMetadata)
     }
 
-    /// The record of `bytes` (line `line` of `path`): the fast path, else `JSONDecoder`; a line
-    /// neither accepts is `FileError.corrupt` naming the file and line.
+    /// The fast path, else `JSONDecoder`; a line neither accepts is `FileError.corrupt`.
     public static func decode(_ bytes: UnsafeRawBufferPointer, fields: Fields, path: String, line: Int) throws -> Result {
         if let result = scan(bytes, fields: fields) { return result }
         do {
@@ -115,8 +106,8 @@ public enum BookRecordScan {
         }
     }
 
-    /// Appends `line` (a JSON object) with `members` added after its last member: the record's
-    /// own bytes are copied, not re-encoded. `members` are (name, JSON value bytes).
+    /// Appends `line` with `members` (name, JSON value bytes) after its last member: the record's
+    /// own bytes are copied, not re-encoded.
     public static func splice(_ line: UnsafeRawBufferPointer, adding members: [(String, [UInt8])], into out: inout [UInt8]) {
         var close = line.count
         while close > 0, line[close - 1] != UInt8(ascii: "}") { close -= 1 }
@@ -136,8 +127,6 @@ public enum BookRecordScan {
         }
         out.append(UInt8(ascii: "}"))
     }
-
-    // MARK: - Parts
 
     /// A `reads` array of a record or library book (`{start?, end?}` objects, other members skipped).
     public static func readSpans(_ s: inout JSONScanner) -> [ReadSpan]? {
@@ -169,9 +158,7 @@ public enum BookRecordScan {
         return ok ? positions : nil
     }
 
-    /// A record's `shelfPositions`, in either shape (`ShelfPosition.aligned`): `{shelf, position?}`
-    /// objects into `objects`, or integers and nulls aligned with `shelves` into `compact`. False
-    /// for anything else, a mix of the two included.
+    /// A record's `shelfPositions` in either shape (`ShelfPosition.aligned`); false for a mix.
     static func shelfPositionList(_ s: inout JSONScanner, objects: inout [ShelfPosition]?, compact: inout [Int?]?) -> Bool {
         var items: [ShelfPosition] = [], positions: [Int?] = []
         let ok = s.array { s in
@@ -310,20 +297,19 @@ public enum BookRecordScan {
 }
 
 extension JSONScanner {
-    /// Skips the value of a member no field is named: false (the line goes to `JSONDecoder`) when
-    /// its name holds an escape, which may spell a field's name.
+    /// False (the line goes to `JSONDecoder`) when the name holds an escape, which may spell a field's.
     mutating func skipUnknown(_ name: MemberName, depth: Int) -> Bool {
         !name.bytes.contains(UInt8(ascii: "\\")) && skipValue(depth: depth)
     }
 
-    /// Stores a value read into `value`; false when none was read (the value is not of the type).
+    /// False when none was read (the value is not of the type).
     @inline(__always) static func store<Value>(_ read: Value?, in value: inout Value?) -> Bool {
         guard let read else { return false }
         value = read
         return true
     }
 
-    /// Reads a string into `value`; false when the value is not one (and so for the others).
+    /// False when the value is not a string (and so for the others).
     mutating func string(into value: inout String?) -> Bool { Self.store(string(), in: &value) }
     mutating func strings(into value: inout [String]?) -> Bool { Self.store(stringArray(), in: &value) }
     mutating func stringMap(into value: inout [String: String]?) -> Bool { Self.store(stringMap(), in: &value) }
@@ -347,7 +333,7 @@ extension JSONScanner {
         return nil
     }
 
-    /// Reads an array, calling `element` with the scanner at each element, which it consumes.
+    /// `element` consumes each element.
     public mutating func array(_ element: (inout JSONScanner) -> Bool) -> Bool {
         guard take(UInt8(ascii: "[")) else { return false }
         skipWhitespace()

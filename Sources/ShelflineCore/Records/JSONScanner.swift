@@ -2,10 +2,9 @@
     import Glibc
 #endif
 
-/// A validating, allocation-light reader of one JSON text in memory, for the byte-level record
-/// and library codecs: it walks objects member by member, reads the values a caller asks for and
-/// skips the rest while still checking their syntax (strings, escapes, numbers, literals, nesting).
-/// On any doubt it answers nil/false, and callers fall back to `JSONDecoder` for a precise error.
+/// A validating, allocation-light JSON reader for the byte-level codecs: it reads the values a
+/// caller asks for and skips the rest, still checking their syntax. On any doubt it answers
+/// nil/false, and callers fall back to `JSONDecoder` for a precise error.
 public struct JSONScanner {
     public let bytes: UnsafeRawBufferPointer
     /// The next byte to read.
@@ -13,15 +12,13 @@ public struct JSONScanner {
 
     public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
-    /// Reads an object, calling `member` with each key and the scanner at its value, which
-    /// `member` consumes. False when the object is malformed or `member` says so.
+    /// `member` consumes each value. False when the object is malformed or `member` says so.
     public mutating func members(_ member: (inout JSONScanner, String) -> Bool) -> Bool {
         objectMembers(name: { $0.string() }, member)
     }
 
-    /// `members`, naming each member by its raw bytes (escapes not decoded), compared without
-    /// making a `String`: for readers whose names never hold escapes (catalog dumps, where making
-    /// names into `String`s was a fifth of the parsing time).
+    /// `members` naming each by its raw bytes, compared without making a `String` (that was a fifth
+    /// of parsing catalog dumps); for readers whose names never hold escapes.
     @inlinable
     public mutating func rawMembers(_ member: (inout JSONScanner, MemberName) -> Bool) -> Bool {
         objectMembers(
@@ -32,7 +29,6 @@ public struct JSONScanner {
             }, member)
     }
 
-    /// The object loop of `members` and `rawMembers`, with the name read by `readName`.
     @inlinable @inline(__always)
     mutating func objectMembers<Name>(
         name readName: (inout JSONScanner) -> Name?,
@@ -54,7 +50,7 @@ public struct JSONScanner {
         }
     }
 
-    /// An object whose values are all strings, or nil when the value is anything else.
+    /// Nil unless every value is a string.
     public mutating func stringMap() -> [String: String]? {
         var map: [String: String] = [:]
         let ok = members { s, key in
@@ -65,7 +61,7 @@ public struct JSONScanner {
         return ok ? map : nil
     }
 
-    /// An array of strings, or nil when the value is anything else.
+    /// Nil unless every element is a string.
     public mutating func stringArray() -> [String]? {
         guard take(UInt8(ascii: "[")) else { return nil }
         var values: [String] = []
@@ -165,8 +161,7 @@ public struct JSONScanner {
     mutating func skipString() -> Bool {
         guard take(UInt8(ascii: "\"")) else { return false }
         while index < bytes.count {
-            // Plain runs 8 bytes at a time, as `string()` reads them: the reviews an `.identity`
-            // decode skips are most of a record's bytes.
+            // Plain runs 8 bytes at a time: the reviews an `.identity` decode skips are most of a line.
             while index + 8 <= bytes.count, !JSONString.needsEscape(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
                 index += 8
             }
@@ -211,7 +206,7 @@ public struct JSONScanner {
         return value
     }
 
-    /// A string value (escapes decoded), or nil when the next value is not a valid string.
+    /// Escapes decoded; nil when the next value is not a valid string.
     public mutating func string() -> String? {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = index
@@ -230,10 +225,8 @@ public struct JSONScanner {
             if byte == UInt8(ascii: "\"") {
                 let utf8 = UnsafeRawBufferPointer(rebasing: bytes[start..<index]).assumingMemoryBound(to: UInt8.self)
                 index += 1
-                // ASCII is valid UTF-8 as it stands: `String(decoding:)` copies it without the
-                // generic validation path, measured at ~10 % of dedupe and merge.
-                // A typed buffer takes the standard library's contiguous UTF-8 validation (a raw
-                // buffer goes through its slow per-element path: measured at ~9 % of merge).
+                // ASCII needs no validation (measured 10 % of dedupe and merge); a typed buffer takes
+                // the contiguous validation, a raw one the slow per-element path (9 % of merge).
                 if high & 0x8080_8080_8080_8080 == 0 { return String(decoding: utf8, as: UTF8.self) }
                 return String(validating: utf8, as: UTF8.self)
             }
@@ -244,10 +237,8 @@ public struct JSONScanner {
         return nil
     }
 
-    /// A string with escapes: its UTF-8 is rebuilt in one byte buffer (plain runs copied, escapes
-    /// encoded) and validated once. Escapes encode whole scalars, so a run that is not valid UTF-8
-    /// on its own never becomes valid next to them. Building it scalar by scalar measured 5 % of
-    /// merge: reviews are full of escaped line breaks and quotes.
+    /// Rebuilt in one byte buffer and validated once (scalar by scalar measured 5 % of merge): escapes
+    /// encode whole scalars, so a run invalid on its own never becomes valid next to them.
     mutating func escapedString(from start: Int) -> String? {
         index = start
         var utf8: [UInt8] = []
@@ -294,7 +285,7 @@ public struct JSONScanner {
         return nil
     }
 
-    /// A whole number that fits `Int`, or nil (fractions, exponents and overflow included).
+    /// Nil for fractions, exponents and overflow.
     public mutating func int() -> Int? {
         let start = index
         guard skipNumber() else { return nil }
@@ -314,21 +305,20 @@ public struct JSONScanner {
         return negative ? -value : value
     }
 
-    /// The bytes of the next value (skipped, its syntax checked), or nil when it is not valid JSON.
+    /// The next value skipped, its syntax checked.
     public mutating func rawValue(depth: Int = 1) -> Range<Int>? {
         let start = index
         guard skipValue(depth: depth) else { return nil }
         return start..<index
     }
 
-    /// `null`, consumed; false (nothing consumed) for any other value.
+    /// Consumes `null`; false, consuming nothing, for any other value.
     public mutating func null() -> Bool {
         peek() == UInt8(ascii: "n") && literal("null")
     }
 }
 
-/// An object member's name as it appears in the text (escapes not decoded), compared with a
-/// literal without making a `String`.
+/// A member's name as in the text (escapes not decoded), compared without making a `String`.
 public struct MemberName {
     public let bytes: UnsafeRawBufferPointer
 

@@ -1,6 +1,6 @@
-/// Where JSON bytes are written: a `[UInt8]`, or a stage's own line buffer.
+/// A `[UInt8]`, or a stage's own line buffer.
 public protocol JSONByteSink {
-    /// Makes room for `extra` more bytes (a hint).
+    /// A hint.
     mutating func reserveBytes(_ extra: Int)
     mutating func append(_ byte: UInt8)
     mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>)
@@ -12,10 +12,9 @@ extension Array: JSONByteSink where Element == UInt8 {
 }
 
 /// The project's one JSON string escaper: the bytes `JSONEncoder.shelfline` writes for a string
-/// (`"` and `\` escaped; `\b`, `\f`, `\n`, `\r`, `\t`; other control characters as `\u00xx`; `/`
-/// and all other bytes, UTF-8 included, copied as they are), so hand-written lines match its output.
+/// (`/` and UTF-8 copied as they are), so hand-written lines match its output.
 public enum JSONString {
-    /// Appends `utf8` as a JSON string literal, quotes included.
+    /// Quotes included.
     @inlinable
     public static func append<Sink: JSONByteSink>(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout Sink) {
         out.reserveBytes(utf8.count + 2)
@@ -24,8 +23,7 @@ public enum JSONString {
         var index = 0
         let count = utf8.count
         while index < count {
-            // Long plain runs (reviews) are skipped 8 bytes at a time: byte by byte, this scan was
-            // ~6% of parse's CPU time (perf, 200,000-row bench file).
+            // Plain runs (reviews) skipped 8 bytes at a time: byte by byte, this scan was 6 % of parse's CPU.
             while index + 8 <= count,
                 !needsEscape(UnsafeRawPointer(utf8.baseAddress! + index).loadUnaligned(as: UInt64.self))
             {
@@ -65,7 +63,6 @@ public enum JSONString {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// Appends `text` as a JSON string literal, quotes included.
     @inlinable
     public static func append<Sink: JSONByteSink>(_ text: String, to out: inout Sink) {
         var text = text
@@ -75,8 +72,7 @@ public enum JSONString {
     @inlinable
     static func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 + value : 0x61 + value - 10 }
 
-    /// True when one of the 8 bytes of `word` is a control character, `"` or `\` (exact, by the
-    /// usual SWAR zero-byte tests).
+    /// One of the 8 bytes is a control character, `"` or `\` (exact, by SWAR zero-byte tests).
     @inlinable
     public static func needsEscape(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080

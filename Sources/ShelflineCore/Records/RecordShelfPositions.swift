@@ -1,17 +1,11 @@
 import Foundation
 
-// The record format's `shelfPositions`. Goodreads' `Bookshelves with positions` nearly always
-// names the shelves of `Bookshelves`, in the same order, so a record writes only the positions,
-// aligned with `shelves`: `"shelfPositions":[267,38,null]` (null: that shelf has no position).
-// Measured on the 200,000-row corpus-shaped export: the object array
-// (`[{"position":267,"shelf":"g-before"},…]`) is 28 % of every record line (396 of 1,422 bytes),
-// repeating every shelf name; compact, 58 bytes (docs/parse.md has the stage figures). A list that
-// does not line up with `shelves` (another count, order or name) keeps the object array; readers
-// take both shapes (a stage run by hand on an older run's files). The library's own format
-// (`LibraryBook`) keeps the object array.
+// A record's `shelfPositions` nearly always name the shelves of `shelves` in order, so it writes
+// only the positions, aligned with them: `[267,38,null]`. The object array repeated every shelf
+// name, 28 % of a record line (docs/parse.md). A list that does not line up keeps the object array,
+// as the library does; readers take both shapes.
 extension ShelfPosition {
-    /// The positions of `positions` when each names, byte for byte, the shelf at its index of
-    /// `shelves` (the compact shape); nil when they do not line up.
+    /// The compact shape when each names, byte for byte, the shelf at its index of `shelves`.
     public static func aligned(_ positions: [ShelfPosition], with shelves: [String]?) -> [Int?]? {
         guard let shelves, shelves.count == positions.count else { return nil }
         // Bytes, not `==`: String equality is canonical equivalence, and the shelf must come back verbatim.
@@ -19,19 +13,18 @@ extension ShelfPosition {
         return positions.map(\.position)
     }
 
-    /// The list the compact shape `positions` stands for; nil when it does not have one entry per shelf.
+    /// Nil unless `positions` has one entry per shelf.
     public static func resolving(_ positions: [Int?], shelves: [String]?) -> [ShelfPosition]? {
         let shelves = shelves ?? []
         guard positions.count == shelves.count else { return nil }
         return zip(shelves, positions).map { ShelfPosition(shelf: $0, position: $1) }
     }
 
-    /// The one-line reason a compact list that does not line up is refused.
     public static func misalignment(positions: Int, shelves: [String]?) -> String {
         "\(positions) positions for \(shelves?.count ?? 0) shelves"
     }
 
-    /// A record's `shelfPositions` under `key`, in either shape.
+    /// Either shape.
     static func decodeList<Key>(
         _ container: KeyedDecodingContainer<Key>, forKey key: Key,
         shelves: [String]?
@@ -59,7 +52,7 @@ extension ShelfPosition {
         return list
     }
 
-    /// Writes `list` under `key`: compact when it lines up with `shelves`, else the object array.
+    /// Compact when it lines up with `shelves`.
     static func encodeList<Key>(
         _ list: [ShelfPosition]?, shelves: [String]?, into container: inout KeyedEncodingContainer<Key>,
         forKey key: Key

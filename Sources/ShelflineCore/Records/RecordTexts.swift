@@ -1,35 +1,24 @@
 import Dispatch
 import Foundation
 
-/// Parse's texts file: the `review` and `notes` of every record that has either, kept apart from
-/// the records (which say so with `textsApart`), and joined back by merge.
+/// Parse's texts file: the `review` and `notes` of the records marked `textsApart`, joined back by
+/// merge. Why: they are about half the bytes of every intermediate file and only merge reads them;
+/// apart, dedupe and lookup run in 0.82× and 0.74× the time (docs/performance.md).
 ///
-/// Why: reviews and notes are 47 % of the bytes of every intermediate file of a corpus-shaped
-/// import, and only merge reads them. Inside the records, dedupe and lookup would inflate, scan,
-/// re-compress and (the orchestrator) hash them for nothing: without them dedupe takes 0.82× and
-/// lookup 0.74× of the time (200,000 rows, alternating A/B; see docs/performance.md).
-///
-/// The file sits beside parse's records (`path(besides:)`); parse's report names it with its
-/// SHA-256 and line count (`ParseReport.texts`), so merge joins the texts of the very parse that
-/// wrote the records or refuses. One line per record with texts, ascending by source line:
-/// `{"byteLength":<L>,"byteOffset":<O>,"line":<source line>,"notes":"…","review":"…"}` (sorted
-/// keys, a text absent when the row has none): what `JSONEncoder.shelfline` writes for those
-/// fields. The first three name the record's row as the record itself does (its provenance, which
-/// no later stage changes), so merge, taking each line for its record, also checks that both come
-/// from the same parse: another parse's texts, though the report naming them is right and their
-/// source lines coincide, differ there unless every row with texts sits at the same bytes.
-/// Lines without them (parse algorithm version 4) are still read, by line alone.
+/// Parse's report names the file with its SHA-256 and line count, so merge joins the texts of the
+/// parse that wrote the records or refuses. One line per record with texts, by source line:
+/// `{"byteLength":L,"byteOffset":O,"line":N,"notes":"…","review":"…"}` (`JSONEncoder.shelfline`'s
+/// bytes). The first three name the row as the record does, so another parse's texts differ even
+/// where their source lines coincide; lines without them (parse version 4) are read by line alone.
 public enum RecordTexts {
-    /// Parse's unlisted output (`Stage.unlistedOutputs`, beside its records).
+    /// Parse's unlisted output, beside its records.
     public static let fileName = "texts.ndjson.gz"
 
-    /// Where the texts of the records at `records` go: `texts.ndjson.gz` in the same directory.
     public static func path(besides records: String) -> String {
         StageFiles.beside(records, named: fileName)
     }
 
-    /// Appends the texts line of source line `line`, whose row is `row` (byte offset and length;
-    /// nil: a line as parse algorithm version 4 wrote it), without a newline.
+    /// Without a newline; nil `row`: a line as parse version 4 wrote it.
     public static func appendLine(
         line: Int, row: (byteOffset: Int, byteLength: Int)? = nil, review: String?, notes: String?,
         to out: inout [UInt8]
@@ -51,9 +40,8 @@ public enum RecordTexts {
         out.append(UInt8(ascii: "}"))
     }
 
-    /// A texts line decoded: its source line and texts. Nil for anything but an object of `line`
-    /// (an integer, required), `byteOffset` and `byteLength` (integers) and `notes` and `review`
-    /// (strings or null): a texts line can set no other field of a record.
+    /// Nil for anything but an object of `line` (required), `byteOffset`, `byteLength`, and `notes`
+    /// and `review` (strings or null): a texts line can set no other field of a record.
     public static func decode(_ bytes: UnsafeRawBufferPointer) -> (line: Int, review: String?, notes: String?)? {
         var scanner = JSONScanner(bytes)
         var line: Int?, review: String?, notes: String?, offset: Int?
@@ -72,12 +60,10 @@ public enum RecordTexts {
         return (line, review, notes)
     }
 
-    /// The record a texts line names first (`{"byteLength":L,"byteOffset":O,"line":N`, or a
-    /// version-4 line's `{"line":N`), read without decoding the texts; nil when the line does not
-    /// start so.
+    /// The record a texts line names first (`{"byteLength":L,"byteOffset":O,"line":N`, or version
+    /// 4's `{"line":N`), without decoding the texts.
     static func leadingRecord(_ bytes: UnsafeRawBufferPointer) -> (line: Int, row: (byteOffset: Int, byteLength: Int)?)? {
         var index = 1
-        /// The integer after `"name":` at `index`, and the `,` or `}` after it.
         func member(_ name: String) -> Int? {
             let prefix = "\"\(name)\":".utf8
             guard bytes.count - index > prefix.count,
@@ -107,7 +93,7 @@ public enum RecordTexts {
 
     /// What a parse report says of its texts file.
     public struct Reference: Codable, Sendable, Equatable {
-        /// The file, relative to the report's directory when it lies inside it.
+        /// Relative to the report's directory when it lies inside it.
         public var file: String
         public var sha256: String
         public var lines: Int
@@ -118,20 +104,16 @@ public enum RecordTexts {
             self.lines = lines
         }
 
-        /// The file's path for a report read from `reportPath`.
         public func path(reportPath: String) -> String {
             file.hasPrefix("/") ? file : StageFiles.beside(reportPath, named: file)
         }
     }
 }
 
-/// The lines of a texts file handed out in order, one per record marked `textsApart`: merge's
-/// first pass takes the texts of each such record as it reaches it. The file is inflated and split
-/// on a thread of its own and hashed on another; `take` fails unless the next line is the
-/// record's, and `finish` unless every line was taken and the file's SHA-256 is the parse
-/// report's: records and texts of two different parses never join. (Merge calls `finish` at the
-/// end of its first pass, before it writes anything but scratch. Hashing before the first line,
-/// as at first, held that pass up for the hash's 0.05–0.13 s.)
+/// A texts file's lines in order, for merge's first pass; inflated on one thread and hashed on
+/// another, so the pass does not wait for the hash. `take` fails unless the next line is the
+/// record's, and `finish` unless every line was taken and the hash is the report's: two parses'
+/// records and texts never join. Merge calls `finish` before it writes anything but scratch.
 public final class RecordTextsReader {
     public let path: String
     private let expected: RecordTexts.Reference
@@ -146,7 +128,6 @@ public final class RecordTextsReader {
         var lines: [Entry] = []
     }
 
-    /// One texts line: the record it names and where its bytes are in the batch.
     private struct Entry {
         var line: Int
         var row: (byteOffset: Int, byteLength: Int)?
@@ -154,7 +135,7 @@ public final class RecordTextsReader {
         var fileLine: Int
     }
 
-    /// Opens `reference`'s file (as named by the report at `reportPath`); missing is 66.
+    /// Missing is 66.
     public init(reference: RecordTexts.Reference, reportPath: String) throws {
         let path = reference.path(reportPath: reportPath)
         self.path = path
@@ -164,8 +145,7 @@ public final class RecordTextsReader {
                 path: path, reason: "the records' reviews and notes (texts of \(reportPath)) are missing; run parse again")
         }
         hash = FileHash(path: path)
-        // Inflated on the prefetcher's own thread (no read-ahead thread of its own): one thread
-        // and a few buffers, a handful of megabytes beside merge's first pass.
+        // On the prefetcher's thread, no read-ahead: a few megabytes beside merge's first pass.
         prefetcher = Prefetcher(depth: 2) { emit in
             var batch = Batch()
             try GzipReader(path: path).forEachLine(readAhead: false) { bytes, fileLine in
@@ -189,9 +169,8 @@ public final class RecordTextsReader {
 
     deinit { prefetcher.stop() }
 
-    /// Calls `body` with the texts line of source line `line` (valid only during the call): the
-    /// next line of the file must be it, and name the same row (`byteOffset`, `byteLength`: the
-    /// record's) when it names one.
+    /// The texts line of source line `line`, valid during the call: the file's next line must be
+    /// it, and name the record's row when it names one.
     public func take(
         line: Int, byteOffset: Int, byteLength: Int, recordsPath: String,
         _ body: (UnsafeRawBufferPointer) throws -> Void
@@ -219,7 +198,7 @@ public final class RecordTextsReader {
         try batch.bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[entry.range])) }
     }
 
-    /// Fails unless every line of the file was taken (as many as the report says).
+    /// Fails unless every line was taken, as many as the report says.
     public func finish(recordsPath: String) throws {
         if let entry = try nextLine() {
             throw FileError.corrupt(
@@ -238,7 +217,7 @@ public final class RecordTextsReader {
         prefetcher.stop()
     }
 
-    /// The next line not yet taken (the next batch fetched when this one is done); nil at the end.
+    /// Nil at the end.
     private func nextLine() throws -> Entry? {
         if next == batch.lines.count {
             guard let more = try prefetcher.next() else { return nil }
@@ -248,7 +227,7 @@ public final class RecordTextsReader {
         return batch.lines.isEmpty ? nil : batch.lines[next]
     }
 
-    /// A file's SHA-256, computed on a thread of its own from the start.
+    /// Hashed on a thread of its own from the start.
     private final class FileHash: @unchecked Sendable {
         // Written once by the hashing thread before it leaves `group`, read after `wait`.
         private var result: Result<String, any Error> = .success("")
@@ -270,10 +249,8 @@ public final class RecordTextsReader {
 }
 
 extension RecordTexts {
-    /// Every record of the records file at `path` with its review and notes back in place from the
-    /// texts file beside it: what a parse wrote, as one list (for tests and tools: the whole file
-    /// is held in memory; merge joins as it streams, `RecordTextsReader`). A record whose texts
-    /// are missing is `FileError.corrupt`.
+    /// The records at `path` with their texts back in place, all in memory (for tests and tools;
+    /// merge streams, `RecordTextsReader`). Missing texts are `FileError.corrupt`.
     public static func readRecords(path: String, textsPath: String? = nil) throws -> [BookRecord] {
         var records: [BookRecord] = []
         try LineReader.forEachLine(path: path) { bytes, line in

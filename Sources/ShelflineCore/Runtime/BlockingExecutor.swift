@@ -1,16 +1,12 @@
 import Dispatch
 
-/// Runs tasks on Dispatch threads instead of Swift's cooperative pool (one thread per core), for
-/// work that blocks: `serve`'s registry waits in `flock` for the push lock, which a `shelfline-push
-/// send` holds for its whole run (on the pool a few such waits would stall every other request,
-/// `/healthz` included), and the test suites that wait for child processes (`.offCooperativePool`).
-///
-/// Each job gets a serial queue of its own: serial queues run on libdispatch's overcommit threads,
-/// one started whenever every thread is busy, where a concurrent queue keeps to about one thread
-/// per core, so a few jobs waiting would again hold up the rest.
+/// Runs tasks that block on Dispatch threads, off Swift's one-thread-per-core pool: `serve` waits
+/// in `flock` for the push lock (on the pool a few waits would stall every request), tests wait
+/// for children. Each job gets its own serial queue: those run on overcommit threads, where a
+/// concurrent queue keeps to about one thread per core.
 public final class BlockingExecutor: TaskExecutor {
     public static let shared = BlockingExecutor()
-    /// Set on each of its queues: `DispatchQueue.getSpecific(key:)` says whether code runs on one.
+    /// Set on each of its queues, so `DispatchQueue.getSpecific(key:)` tells code running on one.
     public static let queueKey = DispatchSpecificKey<Bool>()
 
     public func enqueue(_ job: consuming ExecutorJob) {

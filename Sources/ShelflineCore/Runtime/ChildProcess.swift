@@ -1,26 +1,19 @@
 import CSystemShims
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// A stage process started with `posix_spawn`, with a clean signal mask and default signal
-/// dispositions. Foundation's `Process` passes on the spawning thread's mask, in which Swift's
-/// runtime threads block SIGTERM, so a stage started that way could never be paused.
-/// In Core for the orchestrator's stages and notify and for `shelfline-push serve`'s refresh
-/// (Foundation's `Process.run` also crashes in a process holding about a thousand descriptors, as
-/// a busy server does), so that push need not link the orchestrator for it.
+/// A child started with `posix_spawn`, a clean signal mask and default dispositions: Foundation's
+/// `Process` passes on the spawner's mask, in which Swift's runtime threads block SIGTERM (the
+/// stage could never be paused), and crashes in a process holding ~1,000 descriptors (a busy server).
+/// In Core so that `shelfline-push serve` need not link the orchestrator for it.
 public struct ChildProcess: Sendable {
     public let pid: pid_t
 
-    /// How a child ended.
     public enum Termination: Equatable, Sendable {
         case exited(Int32)
         case signaled(Int32)
     }
 
-    /// Where a child's standard streams go. `nil` keeps the parent's.
+    /// Where a child's standard streams go; nil keeps the parent's.
     public struct Redirection {
         public var stdin: Int32?
         public var stdout: Int32?
@@ -36,7 +29,6 @@ public struct ChildProcess: Sendable {
         }
     }
 
-    /// `directory`: the child's working directory; nil keeps the parent's.
     public static func spawn(
         executable: String, arguments: [String], directory: String?, environment: [String: String],
         stdinFromNull: Bool = true, redirection: Redirection? = nil, ownProcessGroup: Bool = false, searchPath: Bool = false
@@ -91,7 +83,7 @@ public struct ChildProcess: Sendable {
         return ChildProcess(pid: pid)
     }
 
-    /// The termination if the child has ended, without blocking.
+    /// Without blocking: nil while the child runs.
     public func poll() -> Termination? {
         var status: Int32 = 0
         let result = waitpid(pid, &status, WNOHANG)
@@ -100,10 +92,9 @@ public struct ChildProcess: Sendable {
     }
 
     /// A descriptor that polls readable once the child has ended (`pidfd_open`), or -1 where the
-    /// kernel has none. The caller closes it.
+    /// kernel has none; the caller closes it.
     public func exitDescriptor() -> Int32 { shelfline_pidfd_open(pid) }
 
-    /// Waits for the child to end.
     public func wait() -> Termination {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

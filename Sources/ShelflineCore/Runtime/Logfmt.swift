@@ -1,20 +1,12 @@
 import Foundation
 import Logging
 
-/// One-line `key=value` log events on stderr, the format cron mail and log tools read best.
+/// One-line `key=value` log events on stderr, the format cron mail and log tools read best: an
+/// event at `info` with its logfmt line as the message, an error at `error`; `quiet` drops the rest.
 ///
-/// Built on swift-log, the server ecosystem's logging API: an event is logged at `info` with its
-/// logfmt line as the message, an error at `error` with its message as it is, and `quiet` is the
-/// logger's level (`error`), which drops everything but errors. The executables' lines come from
-/// `LogfmtLogHandler`; a library user passes `Logfmt(logger:)` a `Logger` with their own handler.
-/// Values with spaces, quotes or `=` are quoted.
-///
-/// Why swift-log rather than none: it is built and linked into every executable anyway (Core
-/// declares it), so using it adds no start-up memory (`shelfline-parse --version`, peak RSS, see
-/// docs/ARCHITECTURE.md) and no build step; dropping it would save only compiling its module once
-/// (docs/performance.md).
+/// Why swift-log: every executable links it anyway, so it costs no start-up memory or build step
+/// (docs/ARCHITECTURE.md, docs/performance.md), and a library user can pass their own handler.
 public struct Logfmt: Sendable {
-    /// Where the lines go: its handler, level and metadata.
     public var logger: Logger
 
     /// Only errors are logged.
@@ -23,27 +15,26 @@ public struct Logfmt: Sendable {
         set { logger.logLevel = newValue ? .error : .info }
     }
 
-    /// Lines to `sink` (stderr by default) through `LogfmtLogHandler`.
     public init(quiet: Bool = false, sink: @escaping @Sendable (String) -> Void = LogfmtLogHandler.standardError) {
         logger = Logger(label: "shelfline") { label in LogfmtLogHandler(label: label, sink: sink) }
         self.quiet = quiet
     }
 
-    /// Events and errors through `logger` as it is set up (any `LogHandler`).
     public init(logger: Logger) {
         self.logger = logger
     }
 
-    /// Logs an event: `fields` keep their order.
+    /// `fields` keep their order.
     public func event(_ fields: KeyValuePairs<String, Any>) {
         logger.info("\(Self.format(fields))")
     }
 
-    /// Logs an error even when quiet.
+    /// Even when quiet.
     public func error(_ message: String) {
         logger.error("\(message)")
     }
 
+    /// Values with spaces, quotes, `=` or newlines are quoted.
     public static func format(_ fields: KeyValuePairs<String, Any>) -> String {
         fields.map { key, value in "\(key)=\(quote("\(value)"))" }.joined(separator: " ")
     }
@@ -57,17 +48,15 @@ public struct Logfmt: Sendable {
     }
 }
 
-/// A swift-log handler writing one logfmt line per message: the message as it is, then any
-/// metadata (the provider's, the logger's, the call's) as `key=value`, sorted by key. A
-/// `Logfmt` event's fields are its message, so its line keeps their order. No timestamp or level
-/// is added: the lines are the executables' documented output (cron adds its own time).
+/// A swift-log handler writing one logfmt line per message: the message, then any metadata as
+/// `key=value` sorted by key. No timestamp or level: the lines are the executables' documented
+/// output (cron adds its own time).
 public struct LogfmtLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
     public var logLevel: Logger.Level = .info
     private let sink: @Sendable (String) -> Void
 
-    /// Writes `line` and a newline to stderr.
     public static let standardError: @Sendable (String) -> Void = { line in
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }

@@ -1,13 +1,6 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// The one live progress line, for every display that draws one (`shelfline run`'s terminal
-/// line, `shelfline-lookup`'s own bar when run by hand): its text, a bar, processed/total and
-/// percent, the rate and ETA once there is a rate, and the current title; and how it is drawn
-/// over the previous one.
+/// The one live progress line (`shelfline run`'s, `shelfline-lookup`'s by hand) and its redrawing.
 public enum ProgressLine {
     public static func bar(_ progress: StageProgress, width: Int = 24) -> String {
         let fraction = progress.total > 0 ? min(1, Double(progress.processed) / Double(progress.total)) : 1
@@ -24,13 +17,12 @@ public enum ProgressLine {
         return text
     }
 
-    /// Erases the line on the terminal and writes `line` in its place, cut to the terminal's
-    /// width: a line that wrapped could not be erased by `\r`.
+    /// `line` over the previous one, cut to the terminal's width: a wrapped line `\r` cannot erase.
     public static func redraw(_ line: String, columns: Int = terminalColumns()) -> String {
         "\r\u{1B}[2K" + (line.count < columns ? line : String(line.prefix(max(columns - 1, 1))))
     }
 
-    /// The width of the terminal on stderr (80 when it cannot be told).
+    /// Of stderr's terminal; 80 when it cannot be told.
     public static func terminalColumns() -> Int {
         var size = winsize()
         return ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80

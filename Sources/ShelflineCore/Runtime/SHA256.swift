@@ -1,11 +1,8 @@
 import COpenSSL
 import Foundation
 
-/// SHA-256 from the system's libcrypto, streamed or in one call.
-///
-/// Why not swift-crypto: on Linux it compiles a BoringSSL of its own beside the one swift-nio-ssl
-/// already builds for HTTPS, about a fifth of a fresh clone's build (docs/performance.md, "Build");
-/// libcrypto's SHA-256 uses the same processor instructions.
+/// SHA-256 from the system's libcrypto: swift-crypto would build a second BoringSSL, about a fifth
+/// of a fresh build (docs/performance.md, "Build"), for the same processor instructions.
 public struct SHA256: Sendable {
     private var context = SHA256_CTX()
 
@@ -20,7 +17,7 @@ public struct SHA256: Sendable {
         for region in data.regions { region.withUnsafeBytes { update(bufferPointer: $0) } }
     }
 
-    /// The digest of everything given so far (the hasher itself is left as it was).
+    /// Leaves the hasher as it was.
     public func finalize() -> SHA256Digest {
         var context = context
         var digest = SHA256Digest()
@@ -43,8 +40,7 @@ public struct SHA256: Sendable {
     }
 }
 
-/// The 32 bytes of a SHA-256 digest, held inline: book ids hash every record's key, and a heap
-/// array per digest would be an allocation per record.
+/// Held inline: book ids hash every record's key, and a heap array would be an allocation per record.
 public struct SHA256Digest: RandomAccessCollection, Hashable, Sendable {
     fileprivate var bytes = SIMD32<UInt8>()
     public var startIndex: Int { 0 }
@@ -56,10 +52,9 @@ public struct SHA256Digest: RandomAccessCollection, Hashable, Sendable {
     }
 }
 
-/// Cryptographically random bytes from libcrypto's generator.
+/// From libcrypto's generator; it fails only unseeded, when nothing secret may be made.
 public func secureRandomBytes(_ count: Int) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)
-    // RAND_bytes fails only when the generator cannot be seeded; nothing secret may be made then.
     precondition(RAND_bytes(&bytes, Int32(count)) == 1, "libcrypto's random generator is not seeded")
     return bytes
 }

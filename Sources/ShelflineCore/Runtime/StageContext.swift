@@ -1,32 +1,23 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What a stage may know about the world: the time, its settings, its workspace and where to log.
-///
-/// Stages never call `Date()` or read the environment themselves, so tests can pin both and the
-/// same inputs give byte-identical outputs.
+/// Stages never call `Date()` or read the environment, so the same inputs give the same bytes.
 public struct StageContext: Sendable {
-    /// The current time (injected).
     public var now: @Sendable () -> Date
     public var config: PipelineConfig
     public var configPath: String
-    /// The workspace, resolved once (`Workspace.resolve`: `~` expanded, absolute).
+    /// Resolved once (`Workspace.resolve`).
     public var workspace: Workspace
-    /// The stage running (its description), when the command is one; it may decode only the
-    /// parameters its fingerprint covers (`parameters(_:)`).
+    /// The stage running, when the command is one: it may decode only the parameters its
+    /// fingerprint covers.
     public var stage: Stage?
-    /// The stage descriptions the command knows (its own, or the pipeline's: the commands layer
-    /// gives them): the built-in default configuration declares them and `RunFiles` finds their files.
+    /// The stages the command knows: the built-in default configuration and `RunFiles` use them.
     public var stages: [Stage]
     public var log: Logfmt
-    /// Set when SIGTERM/SIGINT/SIGHUP asked the stage to stop; long stages poll it between units of work.
     public var cancellation: CancellationFlag
 
-    /// `workspace` defaults to the config's (else `./var`) against the current directory (kept
-    /// relative when the working directory is gone: opening it then fails, it never means `/`).
+    /// `workspace` defaults to the config's against the current directory (kept relative when that
+    /// is gone: opening it then fails, it never means `/`).
     public init(
         now: @escaping @Sendable () -> Date = { Date() }, config: PipelineConfig, configPath: String = "pipeline.json",
         workspace: Workspace? = nil, stage: Stage? = nil, stages: [Stage] = [], log: Logfmt = Logfmt(),
@@ -46,10 +37,8 @@ public struct StageContext: Sendable {
         self.cancellation = cancellation
     }
 
-    /// Decodes `T`'s parameters from the config, strictly, and validates them. A stage may decode
-    /// only what the orchestrator fingerprints for it (`Stage.parameterStages`), so a change to
-    /// anything it reads reruns it; decoding anything else is a programming error.
-    /// `userInfo` is the decoder's (a stage run with its own list of formats or sources passes it).
+    /// Decodes `T`'s parameters strictly. A stage may decode only what its fingerprint covers
+    /// (`Stage.parameterStages`), so a change to anything it reads reruns it.
     public func parameters<T: StageParameters>(_ type: T.Type, userInfo: [CodingUserInfoKey: Any] = [:]) throws -> T {
         if let stage {
             precondition(
@@ -67,8 +56,7 @@ public final class CancellationFlag: @unchecked Sendable {
     private var cancelled = false
     private let followsSignals: Bool
 
-    /// `followsSignals`: also report cancelled once the process got SIGTERM/SIGINT
-    /// (see `installSignalHandlers()`).
+    /// `followsSignals`: also cancelled once the process got a signal (`installSignalHandlers()`).
     public init(followsSignals: Bool = false) {
         self.followsSignals = followsSignals
     }
@@ -82,9 +70,8 @@ public final class CancellationFlag: @unchecked Sendable {
     /// Set only by the async-signal-safe handler below.
     nonisolated(unsafe) static var signalReceived: Int32 = 0
 
-    /// Installs SIGTERM/SIGINT/SIGHUP handlers that only set a flag. Real handlers (not SIG_IGN) so
-    /// that child processes start with default dispositions and can be signalled in turn. SIGHUP
-    /// (the terminal closed) pauses like SIGTERM, as the README's exit-status table promises.
+    /// SIGTERM/SIGINT/SIGHUP handlers that only set a flag: real handlers (not SIG_IGN), so children
+    /// start with default dispositions. SIGHUP pauses like SIGTERM, as the README promises.
     public static func installSignalHandlers() {
         var unblock = sigset_t()
         sigemptyset(&unblock)

@@ -1,21 +1,14 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The paths inside a workspace (`--workspace`, `SHELFLINE_WORKSPACE`, or `./var`).
 public struct Workspace: Sendable, Equatable {
     public var root: String
 
     public init(root: String) { self.root = root }
 
-    /// The one workspace resolver: `--workspace`, else `SHELFLINE_WORKSPACE`, else the config's
-    /// `workspace`, else `./var`; `~` and `~/…` are the home directory (`HOME`), `~user/…` that
-    /// user's; a relative path is made absolute against `currentDirectory`. Every command, and
-    /// every stage a run starts, gets the same absolute path (`StageContext.workspace`).
-    /// `currentDirectory` nil (the working directory is gone, `currentDirectory()`): a relative
-    /// workspace is `FileError.cannotCreate` (73) naming the cause, never a path under `/`.
+    /// The one workspace resolver: `--workspace`, else `SHELFLINE_WORKSPACE`, else the config's,
+    /// else `./var`; `~` expanded, made absolute, so every command and stage gets the same path.
+    /// With the working directory gone (nil), a relative one is 73, never a path under `/`.
     public static func resolve(
         flag: String?, environment: [String: String], config: PipelineConfig?,
         currentDirectory: String?
@@ -26,7 +19,7 @@ public struct Workspace: Sendable, Equatable {
     }
 
     /// `~` and `~/…` with `home` (the password database's entry when it is unset), `~user/…` by
-    /// the password database; any other path unchanged.
+    /// the password database.
     public static func expandingTilde(_ path: String, home: String?) -> String {
         guard path.hasPrefix("~") else { return path }
         if path == "~" || path.hasPrefix("~/"), let home, !home.isEmpty {
@@ -35,27 +28,17 @@ public struct Workspace: Sendable, Equatable {
         return (path as NSString).expandingTildeInPath
     }
 
-    /// `path` unchanged when absolute, else joined to `directory` and standardised (`./var` is
-    /// `<directory>/var`, not `<directory>/./var`, in every path shown to the user).
-    public static func absolute(_ path: String, in directory: String) -> String {
-        if path.hasPrefix("/") { return path }
-        return ((directory + "/" + path) as NSString).standardizingPath
-    }
-
-    /// What a path given by the user is for, which decides the status of a path that cannot be
-    /// resolved: an input is 66 (`FileError.missingInput`), an output or workspace 73.
+    /// Decides the status of a path that cannot be resolved: an input 66, an output or workspace 73.
     public enum PathRole: Sendable { case input, output }
 
-    /// `path` made absolute against the process's working directory (`currentDirectory()`). An
-    /// absolute path never needs one. A relative path when the working directory is gone (deleted
-    /// while this process, or its parent, was in it) is an error naming the cause, never a path
-    /// under `/`.
+    /// `path` made absolute against the working directory; a relative one when that is gone (deleted
+    /// while this process or its parent was in it) is an error naming the cause, never under `/`.
     public static func absolute(_ path: String, role: PathRole) throws -> String {
         try absolute(path, in: path.hasPrefix("/") ? nil : currentDirectory(), role: role)
     }
 
-    /// `path` made absolute against `directory`; nil `directory` (the working directory is gone)
-    /// is an error for a relative path (see `absolute(_:role:)`).
+    /// Joined and standardised (`<directory>/var`, not `<directory>/./var`, in every path shown to
+    /// the user); nil `directory` (the working directory is gone) is an error for a relative path.
     public static func absolute(_ path: String, in directory: String?, role: PathRole) throws -> String {
         if path.hasPrefix("/") { return path }
         guard let directory else {
@@ -67,26 +50,24 @@ public struct Workspace: Sendable, Equatable {
             case .output: throw FileError.cannotCreate(path: path, reason: reason)
             }
         }
-        return absolute(path, in: directory)
+        return ((directory + "/" + path) as NSString).standardizingPath
     }
 
-    /// The process's working directory, or nil when `getcwd` fails (the directory was removed:
-    /// Foundation's `currentDirectoryPath` then answers "", which would put `./var` at `/var`).
+    /// Nil when `getcwd` fails (the directory was removed: Foundation's `currentDirectoryPath`
+    /// then answers "", which would put `./var` at `/var`).
     public static func currentDirectory() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil, buffer[0] == CChar(UInt8(ascii: "/")) else { return nil }
         return String(cString: buffer)
     }
 
-    /// Why `currentDirectory()` is nil, for messages.
     static var currentDirectoryFailure: String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         return getcwd(&buffer, buffer.count) == nil ? "getcwd: \(systemErrorMessage())" : "getcwd: not an absolute path"
     }
 
-    /// Throws `FileError.missingInput` (66) when the root exists but is not a directory (a regular
-    /// file, a symlink loop, one that cannot be looked at): a command that only reads the workspace
-    /// must say so, not take it for an empty one. A root that does not exist yet passes.
+    /// 66 when the root exists but is not a directory or cannot be looked at: a command that only
+    /// reads the workspace must not take it for an empty one. A missing root passes.
     public func checkReadable() throws {
         var info = stat()
         if stat(root, &info) != 0 {
@@ -101,7 +82,7 @@ public struct Workspace: Sendable, Equatable {
 
     public var libraryDirectory: String { root + "/library" }
     public var libraryFile: String { libraryDirectory + "/library.ndjson.gz" }
-    /// The previous generation of the library, kept on every write.
+    /// Kept on every write.
     public var libraryBackup: String { libraryDirectory + "/library.previous.ndjson.gz" }
     public var decisionsFile: String { libraryDirectory + "/decisions.json" }
 
@@ -118,17 +99,16 @@ public struct Workspace: Sendable, Equatable {
     public var activityDirectory: String { root + "/activity" }
     public var lockFile: String { root + "/.lock" }
 
-    /// Creates `path` and its parents; failure is `FileError.cannotCreate` naming the component
-    /// that is in the way and what is wrong with it (e.g. a regular file where a directory must be).
+    /// Creates `path` and its parents; failure (73) names the component in the way and what it is.
     public static func makeDirectory(_ path: String) throws {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
             prefix += "/" + component
+            let shown = path.hasPrefix("/") ? prefix : String(prefix.dropFirst(2))
             var info = stat()
             if stat(prefix, &info) == 0 {
                 if (info.st_mode & S_IFMT) == S_IFDIR { continue }
                 let what = (info.st_mode & S_IFMT) == S_IFREG ? "a regular file" : "not a directory"
-                let shown = path.hasPrefix("/") ? prefix : String(prefix.dropFirst(2))
                 throw FileError.cannotCreate(
                     path: path,
                     reason: "\(shown) is \(what), not a directory; "
@@ -136,9 +116,7 @@ public struct Workspace: Sendable, Equatable {
                             ? "choose another --workspace or remove it" : "move it away or choose another --workspace"))
             }
             if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
-                let reason = systemErrorMessage()
-                let shown = path.hasPrefix("/") ? prefix : String(prefix.dropFirst(2))
-                throw FileError.cannotCreate(path: path, reason: "cannot create directory \(shown): \(reason)")
+                throw FileError.cannotCreate(path: path, reason: "cannot create directory \(shown): \(systemErrorMessage())")
             }
         }
     }

@@ -1,39 +1,31 @@
 import Foundation
 
-/// One pipeline stage as a type: it declares its description (`Stage`: its name, files by role,
-/// their options, its progress file and algorithm version), its parameter and report
-/// types, and one entry, `run`. The stage executables run it through one generic command
-/// (`PipelineStageCommand`: options from the description, the file check, then `perform`: the
-/// run and the report file), and the orchestrator validates `Parameters` and reads `Report`'s row
-/// count through it.
+/// One pipeline stage as a type: its description, parameter and report types, and one entry, `run`.
+/// The executables run it through one generic command (`PipelineStageCommand`), and the orchestrator
+/// validates `Parameters` and reads `Report`'s row count through it.
 public protocol PipelineStage {
-    /// The type `stages[].parameters` of this stage decodes into.
     associatedtype Parameters: StageParameters
-    /// What `run` returns; `perform` writes it as the stage's `report` output (every stage but render).
+    /// `perform` writes it as the stage's `report` output (every stage but render).
     associatedtype Report: StageReport
     /// What the executable takes besides its files (`--format`, `--catalog`, `--import-id`).
     associatedtype Arguments: Sendable = NoStageArguments
 
-    /// The stage's description: its name, files by role (and so its executable's options), progress
-    /// file and activity step, the parameters it decodes, algorithm version and invocation: its
-    /// entry in the pipeline's stage list (`Stage.pipeline`, in ShelflineReports).
+    /// The stage's entry in the pipeline's stage list (`Stage.pipeline`, in ShelflineReports).
     static var description: Stage { get }
 
-    /// Workspace or option files the stage reads besides `job`'s, for the stage-file safety check
-    /// (`StageFiles`). Default: its description's unlisted workspace inputs (the library).
+    /// Files the stage reads besides `job`'s, for the `StageFiles` check. Default: its unlisted
+    /// workspace inputs (the library).
     static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String]
 
-    /// Runs the stage on `job`'s files: decodes its parameters from `context`
-    /// (`StageContext.parameters`), writes its outputs and returns its report (which `perform` writes).
+    /// Decodes its parameters from `context`, writes its outputs and returns its report.
     static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> Report
 
-    /// What may still fail once the outputs and report are written: parse's rejected share above
-    /// its threshold (65, the report saying how many). Default: nothing.
+    /// What may still fail once the outputs and report are written (parse's rejected share above
+    /// its threshold: 65, the report saying how many). Default: nothing.
     static func check(_ report: Report, of job: StageJob<Arguments>, context: StageContext) throws
 }
 
 extension PipelineStage {
-    /// The stage's name (its description's).
     public static var name: StageName { description.name }
 
     public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {
@@ -42,10 +34,9 @@ extension PipelineStage {
 
     public static func check(_ report: Report, of job: StageJob<Arguments>, context: StageContext) throws {}
 
-    /// One run of the stage, as its command makes it: `run`, then the report written (pretty JSON,
-    /// atomically) to the job's `report` output when it has one, then `check`. The report's
-    /// temporary file is created first, so a report that cannot be written (73) fails the stage
-    /// before it publishes any output.
+    /// `run`, the report written atomically to the job's `report` output if any, then `check`. The
+    /// report's temporary file is created first, so one that cannot be written (73) fails the
+    /// stage before it publishes any output.
     @discardableResult
     public static func perform(_ job: StageJob<Arguments>, context: StageContext) async throws -> Report {
         let reportFile = try job.outputs[.report].map { try AtomicFile(path: $0) }
@@ -69,8 +60,7 @@ extension PipelineStage {
         return report
     }
 
-    /// The type the orchestrator decodes this stage's report file with (its `rows=`); nil when
-    /// the stage writes no report file (render).
+    /// The type the orchestrator decodes the report file with; nil when there is none (render).
     public static var reportFile: (any FileStageReport.Type)? {
         description.outputs.contains { $0.role == .report } ? Report.self as? any FileStageReport.Type : nil
     }
@@ -81,8 +71,7 @@ public struct NoStageArguments: Sendable {
     public init() {}
 }
 
-/// One run of a stage: its files by role (as the command line or the orchestrator gives them)
-/// and the stage's own arguments.
+/// One run of a stage: its files by role and the stage's own arguments.
 public struct StageJob<Arguments: Sendable>: Sendable {
     public var inputs: [StageFileRole: String]
     public var outputs: [StageFileRole: String]
@@ -100,13 +89,12 @@ public struct StageJob<Arguments: Sendable>: Sendable {
         self.arguments = arguments
     }
 
-    /// The input with `role`; a stage asking for one its command does not give is a programming error.
+    /// The input with `role`; asking for one the command does not give is a programming error.
     public func input(_ role: StageFileRole) -> String {
         guard let path = inputs[role] else { preconditionFailure("no \(role.rawValue) input given") }
         return path
     }
 
-    /// The output with `role`; a stage asking for one its command does not give is a programming error.
     public func output(_ role: StageFileRole) -> String {
         guard let path = outputs[role] else { preconditionFailure("no \(role.rawValue) output given") }
         return path

@@ -1,6 +1,5 @@
-/// A stage's name, in the pipeline's order: what `pipeline.json` and the manifests call it. The one
-/// list of the stages: `Stage.pipeline` (ShelflineReports) and the commands' stage types
-/// (`PipelineStages`) follow these cases, and the compiler asks for a new case's entry and type.
+/// A stage's name, in pipeline order: the one list of stages. `Stage.pipeline` and `PipelineStages`
+/// follow these cases, so the compiler asks for a new case's entry and type.
 public enum StageName: String, Codable, Sendable, CaseIterable, Comparable {
     case parse, dedupe, lookup, merge, render
 

@@ -26,7 +26,7 @@ public struct StageProgress: Codable, Sendable, Equatable {
         self.finished = finished
     }
 
-    /// Rows per second so far, or nil before there is a rate to speak of.
+    /// Rows per second so far; nil before there is a rate.
     public var rate: Double? {
         let elapsed = updatedAt - startedAt
         return elapsed > 0 && processed > 0 ? Double(processed) / elapsed : nil
