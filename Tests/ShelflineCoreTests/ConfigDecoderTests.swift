@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@testable import ShelflineCore
+
+/// pipeline.json's values of the wrong type are refused with the key path and one message per
+/// kind of value expected, naming what was found; the right types decode exactly.
+@Suite struct ConfigDecoderTests {
+    struct Sample: Decodable, Equatable {
+        var flag: Bool?
+        var name: String?
+        var share: Double?
+        var ratio: Float?
+        var count: Int?
+        var small: UInt8?
+        var list: [String]?
+        var nested: Inner?
+
+        struct Inner: Decodable, Equatable { var depth: Int? }
+    }
+
+    static func decode(_ json: String) throws -> Sample {
+        let value = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
+        return try ConfigDecoder().decode(Sample.self, from: value)
+    }
+
+    static let mismatches: [(json: String, path: String, message: String)] = [
+        (#"{"flag": 1}"#, "flag", "expected true or false, found 1"),
+        (#"{"flag": "yes"}"#, "flag", #"expected true or false, found the string "yes""#),
+        (#"{"name": 3}"#, "name", "expected a string, found 3"),
+        (#"{"name": false}"#, "name", "expected a string, found false"),
+        (#"{"share": "half"}"#, "share", #"expected a number, found the string "half""#),
+        (#"{"ratio": true}"#, "ratio", "expected a number, found true"),
+        (#"{"count": 1.5}"#, "count", "expected an integer, found 1.5"),
+        (#"{"count": "2"}"#, "count", #"expected an integer, found the string "2""#),
+        (#"{"small": 300}"#, "small", "expected an integer, found 300"),
+        (#"{"small": -1}"#, "small", "expected an integer, found -1"),
+        (#"{"list": "a"}"#, "list", #"expected an array, found the string "a""#),
+        (#"{"list": ["a", 2]}"#, "list.1", "expected a string, found 2"),
+        (#"{"nested": []}"#, "nested", "expected an object, found an array"),
+        (#"{"nested": {"depth": {}}}"#, "nested.depth", "expected an integer, found an object"),
+    ]
+
+    @Test func aValueOfTheWrongTypeNamesItsKeyWhatWasExpectedAndWhatWasFound() {
+        for (json, path, message) in Self.mismatches {
+            do {
+                let decoded = try Self.decode(json)
+                Issue.record("\(json) decoded as \(decoded)")
+            } catch DecodingError.typeMismatch(_, let context) {
+                let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+                #expect(keys.joined(separator: ".") == path, "\(json)")
+                #expect(context.debugDescription == message, "\(json)")
+            } catch {
+                Issue.record("\(json): \(error)")
+            }
+        }
+    }
+
+    @Test func valuesOfTheRightTypeDecodeExactly() throws {
+        let sample = try Self.decode(
+            #"{"flag": true, "name": "x", "share": 0.1, "ratio": 0.5, "count": -7, "small": 255, "list": ["a"], "nested": {"depth": 2}}"#
+        )
+        #expect(
+            sample
+                == Sample(
+                    flag: true, name: "x", share: 0.1, ratio: 0.5, count: -7, small: 255, list: ["a"],
+                    nested: .init(depth: 2)))
+        #expect(try Self.decode(#"{"flag": null, "count": 3.0}"#) == Sample(count: 3))
+    }
+}
