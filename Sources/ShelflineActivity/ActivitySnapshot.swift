@@ -30,9 +30,8 @@ public struct ActivityAPS<Attributes: Codable & Hashable & Sendable, State: Coda
     /// Unix seconds when an ended activity leaves the Lock Screen (`end` only).
     public var dismissalDate: Int?
     public var alert: PushAlert?
-    /// Only on `start` (push-to-start).
+    /// This and `attributes` only on `start` (push-to-start).
     public var attributesType: String?
-    /// Only on `start` (push-to-start).
     public var attributes: Attributes?
 
     enum CodingKeys: String, CodingKey {
@@ -66,7 +65,6 @@ public struct ActivitySnapshot<Attributes: Codable & Hashable & Sendable, State:
     public var event: ActivityEvent
     /// Unix seconds.
     public var timestamp: Int
-    /// The push body to send for this snapshot.
     public var apns: ActivityPushBody<Attributes, State>
     /// Beer queue: true while the queue could not be fetched (the beers are the last known ones).
     public var offline: Bool?
@@ -99,9 +97,8 @@ extension ActivitySnapshot {
     }
 }
 
-/// The timestamp of an activity's next snapshot: `now`, but never before `previous` (the
-/// activity's latest snapshot's). ActivityKit ignores an update or end older than what it shows,
-/// so after the clock moves back the activity's timestamps stay where they were until it catches up.
+/// `now`, but never before the activity's latest snapshot's timestamp: ActivityKit ignores an
+/// update or end older than what it shows, so after the clock moves back they wait for it.
 package func activityTimestamp(_ now: Date, notBefore previous: Int?) -> Int {
     max(unixSeconds(now), previous ?? .min)
 }

@@ -4,8 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// One request of `ShelflineHTTP`: its deadline covers connect, head and body, and it is cancelled
-/// with the calling task.
+/// One request: its deadline covers connect, head and body; cancelled with the calling task.
 public struct HTTPGet: Sendable {
     public var url: URL
     public var headers: [(String, String)]
@@ -64,7 +63,6 @@ public struct HTTPGet: Sendable {
         case tooLarge
         case timedOut
         case cancelled
-        /// The host name did not resolve.
         case nameResolution
         /// No connection could be made (refused, no route): nothing reached the server.
         case unreachable(reason: String)
@@ -194,10 +192,9 @@ final class LimitedBody: HTTPClientResponseDelegate, @unchecked Sendable {
     }
 }
 
-/// The process's one client: one event-loop thread (a few requests at a time is all any caller
-/// makes), redirects left to `HTTPGet`'s rule, a failed connection failing its requests at once
-/// (AsyncHTTPClient would otherwise retry the connection until the deadline), gzip answers
-/// accepted. Lives as long as the process, so it is never shut down.
+/// The process's one client, never shut down: one event-loop thread (callers make a few requests
+/// at a time), redirects left to `HTTPGet`, and a failed connection fails its requests at once
+/// (AsyncHTTPClient would retry it until the deadline).
 enum SharedHTTPClient {
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration(

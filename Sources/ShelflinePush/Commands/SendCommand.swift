@@ -57,7 +57,6 @@ public struct SendCommand: PushSubcommand {
             if !common.quiet { print(report.summary) }
         } catch {
             await transport.shutdown()
-            // These are thrown after the run's report was written; others stop before sending.
             if !common.quiet, (error as? PushError)?.thrownAfterReport == true,
                 let report = try? readJSONFile(PushReport.self, from: sender.store.reportPath)
             {

@@ -73,8 +73,7 @@ public struct ServeCommand: PushSubcommand {
         return (String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
     }
 
-    /// Each number option's documented range (docs/push.md): a duration beyond it would overflow
-    /// the nanoseconds a timer takes (`--idle-timeout inf` would crash at the first connection).
+    /// Documented in docs/push.md: a duration beyond its range would overflow a timer's nanoseconds.
     static let ranges: [(name: String, range: ConfigLimits.Range)] = [
         ("--rate-burst", .within(1, 1_000_000)),
         ("--rate-per-second", .within(0.001, 1_000_000)),
@@ -83,7 +82,6 @@ public struct ServeCommand: PushSubcommand {
         ("--request-timeout", ConfigLimits.Range(exclusiveMinimum: 0, maximum: 3600)),
     ]
 
-    /// Bad options exit 64 before anything starts.
     public func validate() throws {
         guard address != nil else { throw ValidationError("--listen '\(listen)': expected HOST:PORT, e.g. 127.0.0.1:8787") }
         let values = [rateBurst, ratePerSecond, refreshesPerMinute, idleTimeout, requestTimeout]
@@ -106,7 +104,6 @@ public struct ServeCommand: PushSubcommand {
             refreshesPerSecond: refreshesPerMinute / 60, idleTimeoutSeconds: idleTimeout,
             requestTimeoutSeconds: requestTimeout,
             maxConnections: maxConnections ?? ServeLimits.defaultMaxConnections())
-        // The refresh runs shelfline-render and shelfline-push from this executable's directory.
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let refresher = BeerQueueRefresher(
@@ -138,8 +135,7 @@ public struct ServeCommand: PushSubcommand {
         context.log.event(["event": "stopped"])
     }
 
-    /// Each connection is a descriptor: the soft limit goes up to the hard one (systemd's default
-    /// soft limit is 1,024).
+    /// Each connection is a descriptor (systemd's default soft limit is 1,024).
     static func raiseDescriptorLimit() {
         let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
         var limit = rlimit()

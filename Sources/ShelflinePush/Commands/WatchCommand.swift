@@ -42,8 +42,7 @@ public struct WatchCommand: PushSubcommand {
                 expected: "required to push: keyFile, keyId, teamId, bundleId (docs/push.md)")
         }
         let stop = WatchStop()
-        // A pass waits for an answer as long as `send` would: one that comes late is a delivery,
-        // and a start sent again would open a second Live Activity.
+        // As long a wait as `send`'s: a late answer is a delivery; a start sent again, a second activity.
         let transport = try APNsTransport(settings: sender.settings)
         let providerToken = sender.providerToken(signedWith: key)
         let state = await PushWatcher(sender: sender, pollInterval: pollInterval).run(
