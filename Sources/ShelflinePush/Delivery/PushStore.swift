@@ -75,24 +75,18 @@ public struct Cursor: Codable, Sendable, Equatable {
 
 /// `<workspace>/push/registry.json`: the registered tokens, sorted by token.
 public struct Registry: Codable, Sendable, Equatable {
-    public var version: Int
+    public var version = PushStore.formatVersion
     public var tokens: [Registration]
 
-    public init(tokens: [Registration] = []) {
-        self.version = PushStore.formatVersion
-        self.tokens = tokens
-    }
+    public init(tokens: [Registration] = []) { self.tokens = tokens }
 }
 
 /// `<workspace>/push/outbox.json`: one cursor per token.
 public struct Outbox: Codable, Sendable, Equatable {
-    public var version: Int
+    public var version = PushStore.formatVersion
     public var cursors: [String: Cursor]
 
-    public init(cursors: [String: Cursor] = [:]) {
-        self.version = PushStore.formatVersion
-        self.cursors = cursors
-    }
+    public init(cursors: [String: Cursor] = [:]) { self.cursors = cursors }
 }
 
 /// The push state files in `<workspace>/push/`, each rewritten atomically; a send appends
@@ -234,7 +228,6 @@ public struct PushStore: Sendable {
     }
 }
 
-/// The one field read before a state file is decoded in full.
 private struct Versioned: Decodable {
     var version: Int
 }

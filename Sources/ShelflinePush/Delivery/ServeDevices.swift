@@ -16,13 +16,10 @@ public struct Device: Codable, Sendable, Equatable {
 
 /// `<workspace>/push/devices.json` (mode 0600).
 public struct DeviceList: Codable, Sendable, Equatable {
-    public var version: Int
+    public var version = PushStore.formatVersion
     public var devices: [Device]
 
-    public init(devices: [Device] = []) {
-        version = PushStore.formatVersion
-        self.devices = devices
-    }
+    public init(devices: [Device] = []) { self.devices = devices }
 }
 
 /// What `devices` and the server's auth refuse; no secret in any of them.

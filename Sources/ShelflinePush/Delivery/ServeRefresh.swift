@@ -9,7 +9,7 @@ public struct BeerQueueRefresher: Sendable {
     /// Nil: the children find it as `serve` did (cwd, `SHELFLINE_CONFIG`).
     public var configPath: String?
     public var workspace: Workspace
-    let turns = Turns()
+    let turns = AsyncSemaphore(limit: 1)
 
     public init(binDirectory: String, configPath: String?, workspace: Workspace) {
         self.binDirectory = binDirectory
@@ -99,24 +99,5 @@ public struct BeerQueueRefresher: Sendable {
                 }
             }
         }
-    }
-}
-
-/// An async mutex: `acquire` waits its turn, first come first served.
-actor Turns {
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    func acquire() async {
-        guard busy else {
-            busy = true
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    /// Hands the turn to the next waiter, if any.
-    func release() {
-        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
     }
 }
