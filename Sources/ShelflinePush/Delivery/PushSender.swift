@@ -294,12 +294,7 @@ public struct PushSender: Sendable {
         var bytes = Array(SHA256.hash(data: Data((token.hex + "/" + snapshot.digest + "/\(snapshot.timestamp)").utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0f) | 0x40
         bytes[8] = (bytes[8] & 0x3f) | 0x80
-        let hex = bytes.map { String(format: "%02X", $0) }.joined()
-        let parts = [
-            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
-            hex.dropFirst(20),
-        ]
-        return parts.joined(separator: "-")
+        return UUID(uuid: bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }).uuidString
     }
 
     /// One logfmt line per answer; with `--quiet`, only those not delivered.

@@ -21,9 +21,7 @@ public struct PushSettings: Sendable {
     public var waitBudget: Double
     public var concurrency: Int
     public var timeout: Double
-    /// `shelfline-push watch`: least seconds between two priority-5 updates to one token.
     public var minimumUpdateInterval: Double
-    /// `shelfline-push watch`: most priority-10 pushes per token per import.
     public var maxUrgentPushesPerImport: Int
     /// For error messages.
     public var configPath: String

@@ -99,7 +99,8 @@ public struct ServeRequest: Sendable {
     }
 }
 
-public struct ServeResponse: Sendable, Equatable {
+/// A route's answer: JSON, with its headers.
+public struct ServeResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: Data
@@ -112,11 +113,6 @@ public struct ServeResponse: Sendable, Equatable {
 
     init(_ status: Int, error: String, headers: [(String, String)] = []) {
         self.init(status, json: #"{"error":"\#(error)"}"#, headers: headers)
-    }
-
-    public static func == (lhs: ServeResponse, rhs: ServeResponse) -> Bool {
-        lhs.status == rhs.status && lhs.body == rhs.body
-            && lhs.headers.map { "\($0.0):\($0.1)" } == rhs.headers.map { "\($0.0):\($0.1)" }
     }
 }
 

@@ -24,7 +24,6 @@ public struct FeedEntry: Sendable, Equatable {
 /// `<workspace>/activity/<name>.history.ndjson`: the snapshots render emitted, oldest first.
 public struct SnapshotFeed: Sendable {
     public var activity: PushActivity
-    public var path: String
     public var entries: [FeedEntry]
 
     /// A line that does not decode (render writes atomically: another writer's) is an error and
@@ -32,7 +31,7 @@ public struct SnapshotFeed: Sendable {
     public init(workspace: Workspace, activity: PushActivity) throws {
         self.activity = activity
         let store = ActivityStore(workspace: workspace, name: activity.rawValue)
-        path = store.historyPath
+        let path = store.historyPath
         guard let data = FileManager.default.contents(atPath: path) else {
             entries = []
             return
