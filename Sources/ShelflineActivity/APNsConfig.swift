@@ -1,27 +1,19 @@
 import ShelflineCore
 
-/// `pipeline.json`'s `apns` (docs/push.md); absent: nothing is pushed. Here, not in ShelflinePush,
+/// `pipeline.json`'s `apns` (each key in docs/push.md); absent: nothing is pushed. Here, not in ShelflinePush,
 /// so that `shelfline run` checks it before an import without linking the HTTP/2 client.
 public struct APNsConfig: Codable, Sendable, Equatable {
-    /// `sandbox` or `production`.
     public var environment: String?
-    /// `https://host[:port]` overriding the environment's host (tests, a proxy).
     public var host: String?
-    /// The .p8 signing key (PKCS#8 P-256), mode 0600.
     public var keyFile: String?
     public var keyId: String?
     public var teamId: String?
     public var bundleId: String?
-    /// Extra PEM certificate(s) to trust for `host` (a test server, a TLS-intercepting proxy).
     public var caFile: String?
-    /// Longest total wait for 429/5xx retries in one run.
     public var waitBudgetSeconds: Double?
-    /// Concurrent HTTP/2 streams.
     public var concurrency: Int?
     public var timeoutSeconds: Double?
-    /// While an import runs: least time between two priority-5 updates to one token.
     public var minimumUpdateIntervalSeconds: Double?
-    /// While an import runs: most priority-10 pushes per token; beyond it, 5.
     public var maxUrgentPushesPerImport: Int?
 
     public init(

@@ -1,23 +1,17 @@
 /// `<workspace>/push/push-report.json`: what one `send` did. Every push planned ends in exactly one
-/// of `delivered`, `dropped`, `rejected`, `deferred`, so they sum to `pushes`.
+/// of `delivered`, `dropped`, `rejected`, `deferred`, so they sum to `pushes` (fields: docs/push.md).
 public struct PushReport: Codable, Sendable, Equatable {
     public var version = 1
     public var dryRun = false
     public var tokens = 0
-    /// Snapshot × token that fits it.
     public var pushes = 0
     public var delivered = 0
-    /// The token is gone (400 BadDeviceToken/DeviceTokenNotForTopic, 410).
     public var dropped = 0
-    /// Malformed (413, other 400s).
     public var rejected = 0
-    /// Left for the next run.
     public var deferred = 0
-    /// By status (`"network"` when none came), retries included.
     public var answers: [String: Int] = [:]
     public var retries = 0
     public var providerTokenRenewals = 0
-    /// Shortened.
     public var droppedTokens: [String] = []
     public var stoppedBecause: String?
 

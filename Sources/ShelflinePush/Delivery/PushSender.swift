@@ -217,8 +217,7 @@ public struct PushSender: Sendable {
                     await run.halt(.config(error))
                     return .deferred
                 }
-                // Written, never answered: APNs may have delivered it, so a start or end counts as
-                // delivered, never sent twice.
+                // Written, never answered: it may have arrived, so a start or end counts as delivered.
                 let unconfirmed = !(error is PushNotSent)
                 logLine(
                     plan, entry, status: "network", reason: "\(error)",
@@ -398,8 +397,7 @@ actor SendRun {
     }
 }
 
-/// Group commit: deliveries that complete together share one journal append and `fsync`; `record`
-/// returns once its cursor is on disk.
+/// Group commit: deliveries completing together share one append and `fsync`; `record` returns once on disk.
 actor OutboxRecorder {
     private let store: PushStore
     private var pending: [(token: String, cursor: Cursor?)] = []

@@ -205,8 +205,7 @@ final class RequestPhase {
     var deadline: Scheduled<Void>?
 }
 
-/// Before the HTTP decoder: a request's first bytes start its deadline; one not read in full by then
-/// is answered 408 and closed.
+/// Before the HTTP decoder: a request's first bytes start its deadline; past it, 408 and closed.
 final class RequestReadDeadline: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer

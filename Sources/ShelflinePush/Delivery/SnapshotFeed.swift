@@ -26,8 +26,7 @@ public struct SnapshotFeed: Sendable {
     public var activity: PushActivity
     public var entries: [FeedEntry]
 
-    /// A line that does not decode (render writes atomically: another writer's) is an error and
-    /// nothing is sent, so no token skips a state or gets them out of order.
+    /// A line that does not decode is an error and nothing is sent: no token skips a state or reorders them.
     public init(workspace: Workspace, activity: PushActivity) throws {
         self.activity = activity
         let store = ActivityStore(workspace: workspace, name: activity.rawValue)
