@@ -17,10 +17,11 @@ public struct PushAlert: Codable, Hashable, Sendable {
     }
 }
 
+/// What the activity types are: the phone decodes them, a sender compares them.
+public typealias ActivityModel = Codable & Hashable & Sendable
+
 /// `aps` of a Live Activity push, with Apple's key names. Absent values are omitted.
-public struct ActivityAPS<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable, Hashable,
-    Sendable
-{
+public struct ActivityAPS<Attributes: ActivityModel, State: ActivityModel>: ActivityModel {
     /// Unix seconds.
     public var timestamp: Int
     public var event: ActivityEvent
@@ -44,9 +45,7 @@ public struct ActivityAPS<Attributes: Codable & Hashable & Sendable, State: Coda
 }
 
 /// A complete APNs body: `{"aps": {…}}`.
-public struct ActivityPushBody<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable,
-    Hashable, Sendable
-{
+public struct ActivityPushBody<Attributes: ActivityModel, State: ActivityModel>: ActivityModel {
     public var aps: ActivityAPS<Attributes, State>
 
     /// The bytes a sender posts (compact, sorted keys), whose size APNs limits to 4096.
@@ -56,9 +55,7 @@ public struct ActivityPushBody<Attributes: Codable & Hashable & Sendable, State:
 }
 
 /// What `<workspace>/activity/<name>.json` holds: the activity's latest state and its push body.
-public struct ActivitySnapshot<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable,
-    Hashable, Sendable
-{
+public struct ActivitySnapshot<Attributes: ActivityModel, State: ActivityModel>: ActivityModel {
     public var attributesType: String
     public var attributes: Attributes
     public var contentState: State

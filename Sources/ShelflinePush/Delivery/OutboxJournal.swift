@@ -18,29 +18,12 @@ final class OutboxJournal {
 
     deinit { close() }
 
-    private struct Entry: Codable {
+    fileprivate struct Entry: Codable {
         var token: String
         /// null: taken back (a `start` or `end` recorded, then not sent); a line without it is no entry.
         var cursor: Cursor?
 
         enum CodingKeys: String, CodingKey { case token, cursor }
-
-        init(token: String, cursor: Cursor?) {
-            self.token = token
-            self.cursor = cursor
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            token = try container.decode(String.self, forKey: .token)
-            cursor = try container.decode(Cursor?.self, forKey: .cursor)
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(token, forKey: .token)
-            try container.encode(cursor, forKey: .cursor)
-        }
     }
 
     /// Returns once they are on disk.
@@ -86,5 +69,20 @@ final class OutboxJournal {
         guard unlink(path) == 0 || errno == ENOENT else {
             throw FileError.io(path: path, reason: "unlink: \(systemErrorMessage())")
         }
+    }
+}
+
+/// In an extension, so that the memberwise initializer stays.
+extension OutboxJournal.Entry {
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        token = try container.decode(String.self, forKey: .token)
+        cursor = try container.decode(Cursor?.self, forKey: .cursor)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(token, forKey: .token)
+        try container.encode(cursor, forKey: .cursor)
     }
 }

@@ -6,7 +6,7 @@ import ShelflineCore
 /// keeps one path for cron and the app and no libcurl in `serve`. One at a time: two would poll one page.
 public struct BeerQueueRefresher: Sendable {
     public var binDirectory: String
-    /// Nil: the children find it as `serve` did (cwd, `SHELFLINE_CONFIG`).
+    /// `--config` for the children; nil: they find it as `serve` did (cwd, `SHELFLINE_CONFIG`).
     public var configPath: String?
     public var workspace: Workspace
     let turns = AsyncSemaphore(limit: 1)
