@@ -6,7 +6,6 @@ public struct CSVImportActivityAttributes: Codable, Hashable, Sendable {
     public struct ContentState: Codable, Hashable, Sendable {
         /// 0.0 ... 1.0
         public var progress: Double
-        /// e.g. "Looking up books…"
         public var currentStep: String
         public var booksProcessed: Int
         public var totalBooks: Int
@@ -15,9 +14,8 @@ public struct CSVImportActivityAttributes: Codable, Hashable, Sendable {
         public var failureCount: Int
         public var currentBookTitle: String?
         public var currentBookAuthor: String?
-        /// Books matched per metadata source (`openlibrary`, `googlebooks`; by ISBN and by search),
-        /// at the end, when more than one source matched; absent otherwise. Source names are the
-        /// configured ones (a few short words), so the push stays far below its 4096 bytes.
+        /// Books matched per metadata source, at the end and only when more than one matched; the
+        /// names are short configured ones, so the push stays far below its 4096 bytes.
         public var matchesBySource: [String: Int]?
 
         public init(

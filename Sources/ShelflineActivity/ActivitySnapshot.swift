@@ -17,10 +17,11 @@ public struct PushAlert: Codable, Hashable, Sendable {
     }
 }
 
+/// What the activity types are: the phone decodes them, a sender compares them.
+public typealias ActivityModel = Codable & Hashable & Sendable
+
 /// `aps` of a Live Activity push, with Apple's key names. Absent values are omitted.
-public struct ActivityAPS<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable, Hashable,
-    Sendable
-{
+public struct ActivityAPS<Attributes: ActivityModel, State: ActivityModel>: ActivityModel {
     /// Unix seconds.
     public var timestamp: Int
     public var event: ActivityEvent
@@ -30,9 +31,8 @@ public struct ActivityAPS<Attributes: Codable & Hashable & Sendable, State: Coda
     /// Unix seconds when an ended activity leaves the Lock Screen (`end` only).
     public var dismissalDate: Int?
     public var alert: PushAlert?
-    /// Only on `start` (push-to-start).
+    /// This and `attributes` only on `start` (push-to-start).
     public var attributesType: String?
-    /// Only on `start` (push-to-start).
     public var attributes: Attributes?
 
     enum CodingKeys: String, CodingKey {
@@ -45,9 +45,7 @@ public struct ActivityAPS<Attributes: Codable & Hashable & Sendable, State: Coda
 }
 
 /// A complete APNs body: `{"aps": {…}}`.
-public struct ActivityPushBody<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable,
-    Hashable, Sendable
-{
+public struct ActivityPushBody<Attributes: ActivityModel, State: ActivityModel>: ActivityModel {
     public var aps: ActivityAPS<Attributes, State>
 
     /// The bytes a sender posts (compact, sorted keys), whose size APNs limits to 4096.
@@ -57,16 +55,13 @@ public struct ActivityPushBody<Attributes: Codable & Hashable & Sendable, State:
 }
 
 /// What `<workspace>/activity/<name>.json` holds: the activity's latest state and its push body.
-public struct ActivitySnapshot<Attributes: Codable & Hashable & Sendable, State: Codable & Hashable & Sendable>: Codable,
-    Hashable, Sendable
-{
+public struct ActivitySnapshot<Attributes: ActivityModel, State: ActivityModel>: ActivityModel {
     public var attributesType: String
     public var attributes: Attributes
     public var contentState: State
     public var event: ActivityEvent
     /// Unix seconds.
     public var timestamp: Int
-    /// The push body to send for this snapshot.
     public var apns: ActivityPushBody<Attributes, State>
     /// Beer queue: true while the queue could not be fetched (the beers are the last known ones).
     public var offline: Bool?
@@ -99,9 +94,8 @@ extension ActivitySnapshot {
     }
 }
 
-/// The timestamp of an activity's next snapshot: `now`, but never before `previous` (the
-/// activity's latest snapshot's). ActivityKit ignores an update or end older than what it shows,
-/// so after the clock moves back the activity's timestamps stay where they were until it catches up.
+/// `now`, but never before the activity's latest snapshot's timestamp: ActivityKit ignores an
+/// update or end older than what it shows, so after the clock moves back they wait for it.
 package func activityTimestamp(_ now: Date, notBefore previous: Int?) -> Int {
     max(unixSeconds(now), previous ?? .min)
 }

@@ -5,16 +5,14 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// The files one activity keeps in `<workspace>/activity/`: the latest snapshot (`<name>.json`)
-/// and the history of every snapshot emitted (`<name>.history.ndjson`, plain NDJSON, oldest
-/// first) for a sender to replay. Both are rewritten atomically.
+/// One activity's files in `<workspace>/activity/`: the latest snapshot (`<name>.json`) and every
+/// snapshot emitted (`<name>.history.ndjson`, oldest first) for a sender to replay; both atomic.
 public struct ActivityStore: Sendable {
     public var directory: String
     public var name: String
     /// Lines kept in the history; the oldest are dropped beyond it.
     public var historyLimit: Int
 
-    /// Snapshots kept per history when nothing else is configured (render's `historyLimit`).
     public static let defaultHistoryLimit = 1000
 
     public init(workspace: Workspace, name: String, historyLimit: Int = ActivityStore.defaultHistoryLimit) {
@@ -27,9 +25,8 @@ public struct ActivityStore: Sendable {
     public var historyPath: String { directory + "/\(name).history.ndjson" }
     public var lockPath: String { directory + "/.\(name).lock" }
 
-    /// Runs `body` holding an exclusive `flock` on this activity, so two runs (cron and a
-    /// user-triggered refresh, or the orchestrator and a manual `import`) never interleave their
-    /// read-decide-publish steps. The kernel drops the lock if the process dies.
+    /// Runs `body` holding this activity's `flock`, so two runs (cron and a user-triggered refresh)
+    /// never interleave their read-decide-publish steps.
     public func withLock<T>(_ body: () throws -> T) throws -> T {
         try Workspace.makeDirectory(directory)
         let fd = try FileLock.acquire(lockPath)
@@ -37,14 +34,12 @@ public struct ActivityStore: Sendable {
         return try body()
     }
 
-    /// The latest snapshot, or nil when there is none. A snapshot that does not decode is an error
-    /// naming the file (it is only ever written atomically, so it was edited by hand).
+    /// The latest snapshot, nil when none; one that does not decode (edited by hand) is an error.
     public func latest<A, S>(_ type: ActivitySnapshot<A, S>.Type) throws -> ActivitySnapshot<A, S>? {
         guard FileManager.default.fileExists(atPath: snapshotPath) else { return nil }
         return try readJSONFile(type, from: snapshotPath)
     }
 
-    /// Publishes `snapshot` as the latest and appends it to the history.
     public func publish<A, S>(_ snapshot: ActivitySnapshot<A, S>) throws {
         try Workspace.makeDirectory(directory)
         var line = try JSONEncoder.shelfline.encode(snapshot)
@@ -59,7 +54,6 @@ public struct ActivityStore: Sendable {
         try writeJSONFile(snapshot, to: snapshotPath)
     }
 
-    /// Every snapshot in the history, oldest first.
     public func history<A, S>(_ type: ActivitySnapshot<A, S>.Type) throws -> [ActivitySnapshot<A, S>] {
         guard let data = FileManager.default.contents(atPath: historyPath) else { return [] }
         var result: [ActivitySnapshot<A, S>] = []

@@ -4,8 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// One request of `ShelflineHTTP`: its deadline covers connect, head and body, and it is cancelled
-/// with the calling task.
+/// One request: its deadline covers connect, head and body; cancelled with the calling task.
 public struct HTTPGet: Sendable {
     public var url: URL
     public var headers: [(String, String)]
@@ -64,7 +63,6 @@ public struct HTTPGet: Sendable {
         case tooLarge
         case timedOut
         case cancelled
-        /// The host name did not resolve.
         case nameResolution
         /// No connection could be made (refused, no route): nothing reached the server.
         case unreachable(reason: String)
@@ -106,17 +104,23 @@ public struct HTTPGet: Sendable {
         } catch {
             return .failure(.other("cannot send to \(url.absoluteString): \(error)"))
         }
-        let delegate = LimitedBody(limit: limit)
+        // Fails at a `Content-Length` past the limit, or once the body passes it, closing the connection:
+        // nothing more is read. A `ByteBuffer` holds at most 4 GiB.
+        let accumulator = ResponseAccumulator(request: request, maxBodySize: min(limit, Int(UInt32.max)))
         let task = SharedHTTPClient.client.execute(
-            request: request, delegate: delegate, eventLoop: .indifferent,
+            request: request, delegate: accumulator, eventLoop: .indifferent,
             deadline: .now() + .milliseconds(Int64(max(1, timeoutSeconds * 1000))), logger: nil)
         do {
-            let answer = try await withTaskCancellationHandler {
+            let response = try await withTaskCancellationHandler {
                 try await task.futureResult.get()
             } onCancel: {
                 task.cancel()
             }
-            return .success(answer)
+            return .success(
+                Answer(
+                    status: Int(response.status.code), location: response.headers.first(name: "location"),
+                    retryAfter: response.headers.first(name: "retry-after"),
+                    body: response.body.map { Data($0.readableBytesView) } ?? Data()))
         } catch {
             return .failure(Task.isCancelled ? .cancelled : Self.classify(error))
         }
@@ -125,7 +129,7 @@ public struct HTTPGet: Sendable {
     /// What an error of AsyncHTTPClient or NIO means here.
     static func classify(_ error: any Error) -> Failure {
         switch error {
-        case is LimitedBody.TooLarge:
+        case is ResponseAccumulator.ResponseTooBigError:
             return .tooLarge
         case let error as HTTPClientError:
             switch error {
@@ -155,49 +159,9 @@ public struct HTTPGet: Sendable {
     }
 }
 
-/// Collects a body up to its limit, counting as it arrives; past it (or a `Content-Length` past
-/// it), fails the request, which closes the connection: nothing more is read.
-final class LimitedBody: HTTPClientResponseDelegate, @unchecked Sendable {
-    typealias Response = HTTPGet.Answer
-    struct TooLarge: Error {}
-
-    private let limit: Int
-    // Touched only on the request's event loop, one callback at a time.
-    private var status = 0
-    private var location: String?
-    private var retryAfter: String?
-    private var body = Data()
-
-    init(limit: Int) { self.limit = limit }
-
-    func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        status = Int(head.status.code)
-        location = head.headers.first(name: "location")
-        retryAfter = head.headers.first(name: "retry-after")
-        if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > limit {
-            return task.eventLoop.makeFailedFuture(TooLarge())
-        }
-        return task.eventLoop.makeSucceededVoidFuture()
-    }
-
-    func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        guard body.count + buffer.readableBytes <= limit else {
-            body = Data()
-            return task.eventLoop.makeFailedFuture(TooLarge())
-        }
-        body.append(contentsOf: buffer.readableBytesView)
-        return task.eventLoop.makeSucceededVoidFuture()
-    }
-
-    func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
-        HTTPGet.Answer(status: status, location: location, retryAfter: retryAfter, body: body)
-    }
-}
-
-/// The process's one client: one event-loop thread (a few requests at a time is all any caller
-/// makes), redirects left to `HTTPGet`'s rule, a failed connection failing its requests at once
-/// (AsyncHTTPClient would otherwise retry the connection until the deadline), gzip answers
-/// accepted. Lives as long as the process, so it is never shut down.
+/// The process's one client, never shut down: one event-loop thread (callers make a few requests
+/// at a time), redirects left to `HTTPGet`, and a failed connection fails its requests at once
+/// (AsyncHTTPClient would retry it until the deadline).
 enum SharedHTTPClient {
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration(

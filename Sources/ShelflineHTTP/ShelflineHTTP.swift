@@ -1,10 +1,5 @@
-/// HTTP: the project's one HTTP GET (`HTTPGet`, on AsyncHTTPClient), shared by lookup's Open
-/// Library client and the beer-queue poll.
-///
-/// What it is for: sending a GET with a deadline over the whole exchange, reading the answer
-/// against a size limit while it streams in, following redirects only where the caller's rule
-/// allows, and telling failures apart (nothing reached a server, a name did not resolve, a timeout,
-/// too large). What it must not do: hold any policy of its callers (pacing, retries, the breaker,
-/// the cookie's origin rule stay with them), put request headers (a cookie) into a failure, or be
-/// linked by the executables that make no request (parse, dedupe, merge).
+/// HTTP: the one HTTP GET (`HTTPGet`, on AsyncHTTPClient) of lookup and the beer-queue poll: a
+/// deadline over the whole exchange, a size limit while the body streams, the caller's redirect rule,
+/// failures told apart. Must not: hold its callers' policy (pacing, retries, the breaker, the
+/// cookie's origin rule), put request headers (a cookie) into a failure, or be linked by parse, dedupe, merge.
 public enum ShelflineHTTP {}

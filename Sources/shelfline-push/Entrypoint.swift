@@ -1,6 +1,5 @@
 import ShelflinePushCommands
 
-/// Thin entry point: all behaviour lives in `ShelflinePushCommands.PushCommand`.
 @main
 enum Entrypoint {
     static func main() async {

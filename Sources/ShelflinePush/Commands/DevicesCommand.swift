@@ -5,8 +5,8 @@ import ShelflinePush
 import ShelflineStageCLI
 
 /// `shelfline-push devices`: who may call `serve`.
-public struct DevicesCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+struct DevicesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "Manage the devices allowed to call `shelfline-push serve`.",
         discussion: helpDiscussion(
@@ -15,23 +15,19 @@ public struct DevicesCommand: AsyncParsableCommand {
             the secret is printed once by `add` and stored nowhere.
             """),
         subcommands: [DevicesAddCommand.self, DevicesListCommand.self, DevicesRemoveCommand.self])
-
-    public init() {}
 }
 
 /// `devices add NAME`.
-public struct DevicesAddCommand: PushSubcommand {
-    public static let configuration = CommandConfiguration(
+struct DevicesAddCommand: PushSubcommand {
+    static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add a device and print its new secret (once: it is stored hashed).",
         discussion: helpDiscussion("The name: 1 to 64 of A-Z a-z 0-9 . _ - (else 64); an existing name exits 64."))
 
-    @OptionGroup public var common: CommonOptions
+    @OptionGroup var common: CommonOptions
 
     @Argument(help: "The device's name, e.g. alice-iphone.")
-    public var name: String
-
-    public init() {}
+    var name: String
 
     func execute(context: StageContext, workspace: Workspace) async throws {
         let secret = try await DeviceStore(store: PushStore(workspace: workspace)).add(name, now: context.now())
@@ -45,13 +41,11 @@ public struct DevicesAddCommand: PushSubcommand {
 }
 
 /// `devices list`.
-public struct DevicesListCommand: PushSubcommand {
-    public static let configuration = CommandConfiguration(
+struct DevicesListCommand: PushSubcommand {
+    static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List the devices (names and when added).")
 
-    @OptionGroup public var common: CommonOptions
-
-    public init() {}
+    @OptionGroup var common: CommonOptions
 
     func execute(context: StageContext, workspace: Workspace) async throws {
         let devices = try DeviceStore(store: PushStore(workspace: workspace)).read().devices
@@ -62,18 +56,16 @@ public struct DevicesListCommand: PushSubcommand {
 }
 
 /// `devices remove NAME`.
-public struct DevicesRemoveCommand: PushSubcommand {
-    public static let configuration = CommandConfiguration(
+struct DevicesRemoveCommand: PushSubcommand {
+    static let configuration = CommandConfiguration(
         commandName: "remove",
         abstract: "Remove a device: its secret stops working at once; the tokens it registered stay (see `unregister`).",
         discussion: helpDiscussion("An unknown name exits 64."))
 
-    @OptionGroup public var common: CommonOptions
+    @OptionGroup var common: CommonOptions
 
     @Argument(help: "The device's name.")
-    public var name: String
-
-    public init() {}
+    var name: String
 
     func execute(context: StageContext, workspace: Workspace) async throws {
         try await DeviceStore(store: PushStore(workspace: workspace)).remove(name)

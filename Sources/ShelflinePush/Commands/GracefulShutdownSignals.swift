@@ -4,10 +4,8 @@ import Dispatch
     import Glibc
 #endif
 
-/// Signals trapped (their default action no longer kills the process) and handed to `onSignal` on a
-/// Dispatch queue: `serve`'s graceful shutdown on SIGTERM and SIGINT (stop accepting, finish the
-/// requests in flight, exit 0), `watch`'s stop on SIGTERM. Not swift-service-lifecycle's
-/// `ServiceGroup`, whose three packages would be compiled for this alone (docs/performance.md).
+/// Signals trapped and handed to `onSignal` on a Dispatch queue (`serve`'s graceful shutdown,
+/// `watch`'s stop). Not swift-service-lifecycle, whose three packages would be compiled for this alone.
 final class GracefulShutdownSignals {
     private let sources: [any DispatchSourceSignal]
 

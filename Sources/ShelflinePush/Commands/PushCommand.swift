@@ -33,8 +33,7 @@ public struct PushCommand: AsyncParsableCommand {
     public init() {}
 }
 
-/// The shape of every subcommand: config and context, then one-line errors under the
-/// executable's name with their documented status (as `shelfline-render`'s subcommands).
+/// Every subcommand: config and context, then one-line errors with their documented status.
 protocol PushSubcommand: AsyncParsableCommand {
     var common: CommonOptions { get }
     func execute(context: StageContext, workspace: Workspace) async throws
@@ -48,8 +47,7 @@ extension PushSubcommand {
         }
     }
 
-    /// What `send` and `watch` deliver with: a sender for the checked `apns` section and its signing
-    /// key; nil when the config has no `apns`.
+    /// What `send` and `watch` deliver with; nil when the config has no `apns`.
     func delivery(_ context: StageContext, workspace: Workspace) throws -> (PushSender, P256SigningKey)? {
         guard let apns = try APNsConfig.decode(context.config.apns, configPath: context.configPath) else { return nil }
         let settings = try PushSettings(apns, configPath: context.configPath)
@@ -59,7 +57,7 @@ extension PushSubcommand {
 }
 
 extension PushSender {
-    /// The provider token signed with `key`, shared through the push directory with every other sender.
+    /// Shared through the push directory with every other sender.
     func providerToken(signedWith key: P256SigningKey) -> ProviderToken {
         ProviderToken(
             key: key, keyId: settings.keyId, teamId: settings.teamId, now: clock.now, storePath: store.providerTokenPath)

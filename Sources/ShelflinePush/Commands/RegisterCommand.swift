@@ -8,8 +8,8 @@ extension PushActivity: ExpressibleByArgument {}
 extension TokenKind: ExpressibleByArgument {}
 
 /// `shelfline-push register`: adds (or changes) a token.
-public struct RegisterCommand: PushSubcommand {
-    public static let configuration = CommandConfiguration(
+struct RegisterCommand: PushSubcommand {
+    static let configuration = CommandConfiguration(
         commandName: "register",
         abstract: "Register a Live Activity push token (the app's pushTokenUpdates or pushToStartTokenUpdates).",
         discussion: helpDiscussion(
@@ -19,18 +19,16 @@ public struct RegisterCommand: PushSubcommand {
             at the latest snapshot.
             """))
 
-    @OptionGroup public var common: CommonOptions
+    @OptionGroup var common: CommonOptions
 
     @Option(name: .long, help: "import or beer-queue.")
-    public var activity: PushActivity
+    var activity: PushActivity
 
     @Option(name: .long, help: "The token, hex.")
-    public var token: String
+    var token: String
 
     @Option(name: .long, help: "update (receives update and end) or start (push-to-start: receives start).")
-    public var kind: TokenKind = .update
-
-    public init() {}
+    var kind: TokenKind = .update
 
     func execute(context: StageContext, workspace: Workspace) async throws {
         let token = try DeviceToken(token)
@@ -43,18 +41,16 @@ public struct RegisterCommand: PushSubcommand {
 }
 
 /// `shelfline-push unregister`: removes a token.
-public struct UnregisterCommand: PushSubcommand {
-    public static let configuration = CommandConfiguration(
+struct UnregisterCommand: PushSubcommand {
+    static let configuration = CommandConfiguration(
         commandName: "unregister",
         abstract: "Remove a registered token (and its delivery cursor).",
         discussion: helpDiscussion("Removing a token that is not registered is not an error."))
 
-    @OptionGroup public var common: CommonOptions
+    @OptionGroup var common: CommonOptions
 
     @Option(name: .long, help: "The token, hex.")
-    public var token: String
-
-    public init() {}
+    var token: String
 
     func execute(context: StageContext, workspace: Workspace) async throws {
         let token = try DeviceToken(token)
@@ -64,15 +60,13 @@ public struct UnregisterCommand: PushSubcommand {
 }
 
 /// `shelfline-push list`: tokens and delivery state.
-public struct ListCommand: PushSubcommand {
-    public static let configuration = CommandConfiguration(
+struct ListCommand: PushSubcommand {
+    static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the registered tokens and their delivery state.",
         discussion: helpDiscussion("One line per token: token, activity, kind, registered, last delivery, snapshots pending."))
 
-    @OptionGroup public var common: CommonOptions
-
-    public init() {}
+    @OptionGroup var common: CommonOptions
 
     func execute(context: StageContext, workspace: Workspace) async throws {
         let lines = try await TokenRegistrar(store: PushStore(workspace: workspace)).list(workspace: workspace)

@@ -5,8 +5,8 @@ import ShelflinePush
 import ShelflineStageCLI
 
 /// `shelfline-push send`: one delivery pass.
-public struct SendCommand: PushSubcommand {
-    public static let configuration = CommandConfiguration(
+struct SendCommand: PushSubcommand {
+    static let configuration = CommandConfiguration(
         commandName: "send",
         abstract: "Push every snapshot not yet delivered to every registered token that fits its event.",
         discussion: helpDiscussion(
@@ -19,15 +19,13 @@ public struct SendCommand: PushSubcommand {
             nothing marked sent; 413 and other 400s are logged as bugs, never retried (65 at the end).
             """))
 
-    @OptionGroup public var common: CommonOptions
+    @OptionGroup var common: CommonOptions
 
     @Flag(name: .long, help: "Print the requests (headers and body, tokens shortened) instead of sending; record nothing.")
-    public var dryRun = false
+    var dryRun = false
 
     @Flag(name: .long, help: "Without an `apns` section, say so (unless --quiet) and exit 0 instead of 78 (for make beer-queue).")
-    public var ifConfigured = false
-
-    public init() {}
+    var ifConfigured = false
 
     func execute(context: StageContext, workspace: Workspace) async throws {
         guard case let (sender, key)? = try delivery(context, workspace: workspace) else {
@@ -57,7 +55,6 @@ public struct SendCommand: PushSubcommand {
             if !common.quiet { print(report.summary) }
         } catch {
             await transport.shutdown()
-            // These are thrown after the run's report was written; others stop before sending.
             if !common.quiet, (error as? PushError)?.thrownAfterReport == true,
                 let report = try? readJSONFile(PushReport.self, from: sender.store.reportPath)
             {

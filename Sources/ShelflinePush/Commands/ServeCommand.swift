@@ -9,8 +9,8 @@ import ShelflineStageCLI
 #endif
 
 /// `shelfline-push serve`: the app's HTTP door to the registry.
-public struct ServeCommand: PushSubcommand {
-    public static let configuration = CommandConfiguration(
+struct ServeCommand: PushSubcommand {
+    static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract:
             "Serve the app's HTTP API: register/unregister tokens, refresh the beer queue, read the current activity snapshots.",
@@ -32,38 +32,36 @@ public struct ServeCommand: PushSubcommand {
             (never a token or a secret).
             """))
 
-    @OptionGroup public var common: CommonOptions
+    @OptionGroup var common: CommonOptions
 
     @Option(name: .long, help: "HOST:PORT to listen on (port 0: any free port, printed).")
-    public var listen = "127.0.0.1:8787"
+    var listen = "127.0.0.1:8787"
 
     @Option(name: .long, help: "Requests a device may make at once (its token bucket's size).")
-    public var rateBurst: Double = 30
+    var rateBurst: Double = 30
 
     @Option(name: .long, help: "Requests a second a device's bucket refills at.")
-    public var ratePerSecond: Double = 1
+    var ratePerSecond: Double = 1
 
     @Option(name: .long, help: "Beer-queue refreshes a device may make a minute (also its bucket's size).")
-    public var refreshesPerMinute: Double = 3
+    var refreshesPerMinute: Double = 3
 
     @Option(name: .long, help: "Seconds a keep-alive connection may sit idle between requests.")
-    public var idleTimeout: Double = 60
+    var idleTimeout: Double = 60
 
     @Option(name: .long, help: "Seconds a request's head and body may take to arrive after its first byte.")
-    public var requestTimeout: Double = 10
+    var requestTimeout: Double = 10
 
     @Option(
         name: .long,
         help: "Connections open at once; beyond it the oldest idle one is closed (default: the descriptor limit less 256).")
-    public var maxConnections: Int?
+    var maxConnections: Int?
 
     @Option(name: .long, help: "Serve HTTPS with this PEM certificate chain (leaf first); needs --tls-key.")
-    public var tlsCert: String?
+    var tlsCert: String?
 
     @Option(name: .long, help: "The PEM private key of --tls-cert.")
-    public var tlsKey: String?
-
-    public init() {}
+    var tlsKey: String?
 
     /// `--listen` as host and port, nil when it is not HOST:PORT.
     var address: (host: String, port: Int)? {
@@ -73,8 +71,7 @@ public struct ServeCommand: PushSubcommand {
         return (String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
     }
 
-    /// Each number option's documented range (docs/push.md): a duration beyond it would overflow
-    /// the nanoseconds a timer takes (`--idle-timeout inf` would crash at the first connection).
+    /// Documented in docs/push.md: a duration beyond its range would overflow a timer's nanoseconds.
     static let ranges: [(name: String, range: ConfigLimits.Range)] = [
         ("--rate-burst", .within(1, 1_000_000)),
         ("--rate-per-second", .within(0.001, 1_000_000)),
@@ -83,8 +80,7 @@ public struct ServeCommand: PushSubcommand {
         ("--request-timeout", ConfigLimits.Range(exclusiveMinimum: 0, maximum: 3600)),
     ]
 
-    /// Bad options exit 64 before anything starts.
-    public func validate() throws {
+    func validate() throws {
         guard address != nil else { throw ValidationError("--listen '\(listen)': expected HOST:PORT, e.g. 127.0.0.1:8787") }
         let values = [rateBurst, ratePerSecond, refreshesPerMinute, idleTimeout, requestTimeout]
         for ((name, range), value) in zip(Self.ranges, values) where !(value.isFinite && range.allows(value)) {
@@ -106,7 +102,6 @@ public struct ServeCommand: PushSubcommand {
             refreshesPerSecond: refreshesPerMinute / 60, idleTimeoutSeconds: idleTimeout,
             requestTimeoutSeconds: requestTimeout,
             maxConnections: maxConnections ?? ServeLimits.defaultMaxConnections())
-        // The refresh runs shelfline-render and shelfline-push from this executable's directory.
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let refresher = BeerQueueRefresher(
@@ -138,8 +133,7 @@ public struct ServeCommand: PushSubcommand {
         context.log.event(["event": "stopped"])
     }
 
-    /// Each connection is a descriptor: the soft limit goes up to the hard one (systemd's default
-    /// soft limit is 1,024).
+    /// Each connection is a descriptor (systemd's default soft limit is 1,024).
     static func raiseDescriptorLimit() {
         let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
         var limit = rlimit()

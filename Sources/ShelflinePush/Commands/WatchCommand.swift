@@ -9,8 +9,8 @@ import ShelflineStageCLI
 #endif
 
 /// `shelfline-push watch`: the push worker `shelfline run` starts beside the stages.
-public struct WatchCommand: PushSubcommand {
-    public static let configuration = CommandConfiguration(
+struct WatchCommand: PushSubcommand {
+    static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Push the Live Activity snapshots as they are written, over one APNs connection, until stdin closes.",
         discussion: helpDiscussion(
@@ -24,14 +24,12 @@ public struct WatchCommand: PushSubcommand {
             ignored: the run that started it decides when it ends. Exit 78 when APNs refuses the provider token.
             """))
 
-    @OptionGroup public var common: CommonOptions
+    @OptionGroup var common: CommonOptions
 
     @Option(name: .long, help: "Seconds between passes over the snapshots.")
-    public var pollInterval: Double = 0.25
+    var pollInterval: Double = 0.25
 
-    public init() {}
-
-    public func validate() throws {
+    func validate() throws {
         guard pollInterval > 0, pollInterval <= 60 else { throw ValidationError("--poll-interval must be > 0 and ≤ 60") }
     }
 
@@ -42,8 +40,7 @@ public struct WatchCommand: PushSubcommand {
                 expected: "required to push: keyFile, keyId, teamId, bundleId (docs/push.md)")
         }
         let stop = WatchStop()
-        // A pass waits for an answer as long as `send` would: one that comes late is a delivery,
-        // and a start sent again would open a second Live Activity.
+        // As long a wait as `send`'s: a late answer is a delivery; a start sent again, a second activity.
         let transport = try APNsTransport(settings: sender.settings)
         let providerToken = sender.providerToken(signedWith: key)
         let state = await PushWatcher(sender: sender, pollInterval: pollInterval).run(

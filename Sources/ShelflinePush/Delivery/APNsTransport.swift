@@ -15,7 +15,7 @@ public struct PushRequest: Sendable, Equatable {
     public var priority: Int
     /// Unix seconds.
     public var expiration: Int
-    /// The UUID APNs echoes back; derived from token and snapshot, so a re-sent push keeps its id.
+    /// Derived from token and snapshot, so a re-sent push keeps its id.
     public var apnsId: String
     public var body: Data
 
@@ -41,23 +41,20 @@ public struct PushAnswer: Sendable, Equatable {
     }
 }
 
-/// Thrown by a transport when the push certainly never reached APNs (no connection, or its body
-/// was never written): sending it again cannot make a duplicate.
+/// The push certainly never reached APNs: sending it again cannot make a duplicate.
 public struct PushNotSent: Error, CustomStringConvertible {
     public var underlying: any Error
     public init(_ underlying: any Error) { self.underlying = underlying }
     public var description: String { "\(underlying)" }
 }
 
-/// Posts a push. Throwing means no answer arrived (no network, connection lost, timeout);
-/// `PushNotSent` when the request certainly was not written.
+/// Throwing means no answer arrived; `PushNotSent` when the request certainly was not written.
 public protocol PushTransport: Sendable {
     func send(_ request: PushRequest, providerToken: String) async throws -> PushAnswer
     func shutdown() async
 }
 
-/// APNs over HTTP/2 (negotiated by ALPN on one TLS connection, concurrent streams) with
-/// AsyncHTTPClient.
+/// APNs over HTTP/2 (ALPN, one TLS connection, concurrent streams) with AsyncHTTPClient.
 public final class APNsTransport: PushTransport {
     private let client: HTTPClient
     private let host: String
@@ -84,8 +81,7 @@ public final class APNsTransport: PushTransport {
         request.method = .POST
         request.headers.add(name: "authorization", value: "bearer " + providerToken)
         for (name, value) in push.headers { request.headers.add(name: name, value: value) }
-        // The body is handed over only once a stream to APNs is open: until then, a failure
-        // (refused, no route, a handshake that never ends) means the push was not sent.
+        // The body is pulled only once a stream is open: a failure before means the push was not sent.
         let written = WrittenBody(ByteBuffer(bytes: push.body))
         request.body = .stream(written, length: .known(Int64(push.body.count)))
         let response: HTTPClientResponse
@@ -105,7 +101,6 @@ public final class APNsTransport: PushTransport {
         return PushAnswer(status: Int(response.status.code), reason: reason, apnsId: response.headers.first(name: "apns-id"))
     }
 
-    /// The certificates in `caFile`, or a config error naming the file and what is wrong with it.
     static func certificates(_ caFile: String, settings: PushSettings) throws -> [NIOSSLCertificate] {
         func refuse(_ what: String) -> ConfigError {
             ConfigError(path: settings.configPath, key: "apns.caFile", expected: "a PEM certificate file: \(caFile): \(what)")
@@ -127,7 +122,7 @@ public final class APNsTransport: PushTransport {
         }
     }
 
-    /// The reason, when `error` is a TLS handshake refused because the server's certificate did not verify.
+    /// The reason, when the server's certificate did not verify.
     static func untrustedCertificate(_ error: any Error) -> String? {
         let text = String(describing: error)
         for marker in [

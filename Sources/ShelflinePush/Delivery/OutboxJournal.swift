@@ -5,12 +5,9 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// `<workspace>/push/outbox.journal`: the cursors recorded since `outbox.json` was last written,
-/// one JSON line each, appended and made durable (one `fsync` per group of deliveries).
-///
-/// Rewriting the whole outbox after each group would make a send quadratic in the number of
-/// tokens; an append costs what the group holds. `send` compacts the journal into `outbox.json` when it finishes, and reading the outbox
-/// replays whatever a killed send left behind, so a delivery recorded here is never sent again.
+/// `<workspace>/push/outbox.journal`: cursors recorded since `outbox.json` was written, one JSON line
+/// each, one `fsync` per group. Rewriting the outbox per group would make a send quadratic in the
+/// tokens; `send` compacts the journal when it finishes and reading the outbox replays a killed send's.
 final class OutboxJournal {
     let path: String
     private var descriptor: Int32 = -1
@@ -21,34 +18,15 @@ final class OutboxJournal {
 
     deinit { close() }
 
-    /// One line: the token and its cursor.
-    private struct Entry: Codable {
+    fileprivate struct Entry: Codable {
         var token: String
-        /// null: the cursor taken back (a `start` or `end` recorded before it was sent, then not
-        /// sent). Written even then: a line without it is not an entry.
+        /// null: taken back (a `start` or `end` recorded, then not sent); a line without it is no entry.
         var cursor: Cursor?
 
         enum CodingKeys: String, CodingKey { case token, cursor }
-
-        init(token: String, cursor: Cursor?) {
-            self.token = token
-            self.cursor = cursor
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            token = try container.decode(String.self, forKey: .token)
-            cursor = try container.decode(Cursor?.self, forKey: .cursor)
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(token, forKey: .token)
-            try container.encode(cursor, forKey: .cursor)
-        }
     }
 
-    /// Appends the cursors and returns once they are on disk.
+    /// Returns once they are on disk.
     func append(_ cursors: [(token: String, cursor: Cursor?)]) throws {
         guard !cursors.isEmpty else { return }
         if descriptor < 0 {
@@ -71,15 +49,13 @@ final class OutboxJournal {
         descriptor = -1
     }
 
-    /// Applies the journal's cursors, in order, to `outbox`. A last line without its newline is a
-    /// group a crash cut short (never acknowledged) and is ignored; any other bad line is corrupt.
+    /// A last line without its newline is a group a crash cut short (never acknowledged): ignored.
     static func replay(path: String, into outbox: inout Outbox) throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FileError.missingInput(path: path, reason: "cannot read the push outbox journal")
         }
         let decoder = JSONDecoder()
-        // The last piece is empty, or a line without its newline.
         for (index, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().enumerated() {
             guard let entry = try? decoder.decode(Entry.self, from: line) else {
                 throw FileError.corrupt(
@@ -89,10 +65,24 @@ final class OutboxJournal {
         }
     }
 
-    /// Removes the journal once `outbox.json` holds everything it recorded.
     static func remove(path: String) throws {
         guard unlink(path) == 0 || errno == ENOENT else {
             throw FileError.io(path: path, reason: "unlink: \(systemErrorMessage())")
         }
+    }
+}
+
+/// In an extension, so that the memberwise initializer stays.
+extension OutboxJournal.Entry {
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        token = try container.decode(String.self, forKey: .token)
+        cursor = try container.decode(Cursor?.self, forKey: .cursor)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(token, forKey: .token)
+        try container.encode(cursor, forKey: .cursor)
     }
 }

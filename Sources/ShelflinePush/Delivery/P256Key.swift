@@ -1,8 +1,7 @@
 import COpenSSL
 import Foundation
 
-/// An ES256 signing key (ECDSA on P-256 with SHA-256), held by the system's libcrypto: the APNs
-/// provider token's key, and the loopback APNs's in the tests.
+/// An ES256 signing key (ECDSA P-256, SHA-256) held by the system's libcrypto.
 public final class P256SigningKey: @unchecked Sendable {
     /// Owned; libcrypto's key objects may be used from several threads for signing.
     private let key: OpaquePointer
@@ -12,15 +11,13 @@ public final class P256SigningKey: @unchecked Sendable {
     deinit { EVP_PKEY_free(key) }
 
     public enum KeyError: Error, Equatable {
-        /// The bytes hold no PKCS#8 private key.
         case notPKCS8
-        /// A private key, but on another curve or of another kind (the curve's name, if any).
+        /// Another curve or kind of key (the curve's name, if any).
         case notP256(curve: String?)
-        /// libcrypto could not sign with the key.
         case signingFailed
     }
 
-    /// The key in PKCS#8 DER (the body of a .p8 file's `BEGIN PRIVATE KEY` block).
+    /// The body of a .p8 file's `BEGIN PRIVATE KEY` block.
     public convenience init(pkcs8 der: Data) throws {
         guard
             let parsed = der.withUnsafeBytes({ bytes in
@@ -36,7 +33,7 @@ public final class P256SigningKey: @unchecked Sendable {
         self.init(key: parsed)
     }
 
-    /// A new random key on `curve` (`P-256`; another curve only for tests that need a wrong key).
+    /// Another curve only for tests that need a wrong key.
     public static func generate(curve: String = "P-256") -> P256SigningKey {
         guard let key = shelfline_ec_generate(curve) else { preconditionFailure("libcrypto could not make a \(curve) key") }
         return P256SigningKey(key: key)
@@ -49,7 +46,7 @@ public final class P256SigningKey: @unchecked Sendable {
         return Array(point.prefix(count))
     }
 
-    /// The ES256 signature of `message`: `r || s`, 32 bytes each (the JWS form).
+    /// `r || s`, 32 bytes each (the JWS form).
     public func signature(for message: Data) throws -> Data {
         var signature = [UInt8](repeating: 0, count: 64)
         let signed = message.withUnsafeBytes { bytes in
@@ -59,7 +56,7 @@ public final class P256SigningKey: @unchecked Sendable {
         return Data(signature)
     }
 
-    /// The key as a PKCS#8 PEM file's text.
+    /// PKCS#8 PEM.
     public var pemRepresentation: String {
         var pointer: UnsafeMutablePointer<CChar>?
         let count = shelfline_pkcs8_pem(key, &pointer)

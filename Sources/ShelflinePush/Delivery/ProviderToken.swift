@@ -5,14 +5,10 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// The APNs provider token: a JWT (ES256, header `kid`, claims `iss` = team id and `iat`) signed with
-/// the team's .p8 key. Apple refuses one older than an hour and answers 429
-/// `TooManyProviderTokenUpdates` to renewals within 20 minutes, so one is reused for `lifetime`. With
-/// a `storePath` (`push/provider-token.json`, mode 0600) every process shares it (cron's `send`, each
-/// run's worker); a stored token of another key id, team or key is never reused, and a stored file
-/// that does not decode is replaced (it is only a cache).
+/// The APNs provider token, a JWT signed with the team's .p8 key. Apple refuses one older than an
+/// hour and answers 429 to renewals within 20 minutes, so one is reused for `lifetime`, shared by
+/// every process through `storePath` (mode 0600); a stored file that does not decode is replaced.
 public final class ProviderToken: @unchecked Sendable {
-    /// Reused for at least 20 minutes and renewed before 60.
     public static let lifetime: TimeInterval = 50 * 60
 
     private let key: P256SigningKey
@@ -25,7 +21,6 @@ public final class ProviderToken: @unchecked Sendable {
     private let lock = NSLock()
     private var current: Stored?
 
-    /// What `provider-token.json` holds.
     struct Stored: Codable, Equatable {
         var version: Int
         var keyId: String
@@ -47,10 +42,8 @@ public final class ProviderToken: @unchecked Sendable {
         self.storePath = storePath
     }
 
-    /// The token to send now: the current one (in memory, else the stored one) while younger than
-    /// `lifetime`, signed by this key for this key id and team, and not `rejected` (APNs refused it:
-    /// 403 Expired/InvalidProviderToken), else a new one. Another request or process may already
-    /// have replaced a rejected one.
+    /// The current token (in memory, else stored) while younger than `lifetime`, of this key, key id
+    /// and team, and not `rejected` (another process may already have replaced it), else a new one.
     public func jwt(replacing rejected: String? = nil) throws -> String {
         try lock.withLock {
             let time = Int(now().timeIntervalSince1970)
@@ -70,8 +63,7 @@ public final class ProviderToken: @unchecked Sendable {
             && TimeInterval(time - token.issuedAt) < Self.lifetime
     }
 
-    /// Runs `body` with the stored token (nil when there is none or it does not decode) under an
-    /// exclusive lock, so two processes never both renew it.
+    /// Under a lock, so two processes never both renew it; nil when none or it does not decode.
     private func withStore(_ body: (Stored?) throws -> String) throws -> String {
         guard let storePath else { return try body(nil) }
         let directory = (storePath as NSString).deletingLastPathComponent

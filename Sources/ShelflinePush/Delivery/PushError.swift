@@ -2,29 +2,22 @@ import ShelflineCore
 
 /// What stops `shelfline-push`; each case is one line a user can act on, with its sysexits status.
 public enum PushError: ShelflineError, Equatable {
-    /// The key file is readable by others: APNs keys sign for the whole team.
+    /// APNs keys sign for the whole team.
     case keyFileMode(path: String, mode: UInt16)
-    /// A private file (the key, `devices.json`) that others may read or write, or that another
-    /// user owns: anyone able to write `devices.json` could add their own secret's digest.
+    /// Anyone able to write `devices.json` could add their own secret's digest.
     case notPrivate(path: String, reason: String)
-    /// The key file is not a PKCS#8 P-256 private key (the `.p8` Apple issues).
     case keyNotP256(path: String, reason: String)
-    /// APNs rejected the provider token twice (after one renewal).
+    /// Even after one renewal.
     case providerTokenRejected(keyId: String, status: Int, reason: String)
-    /// A device token that is not hex or has the wrong length.
     case malformedToken(String, reason: String)
-    /// The registry or outbox was written by a newer shelfline.
     case newerVersion(path: String, found: Int, supported: Int)
-    /// Pushes left for the next run: APNs busy (429/5xx) beyond the wait budget, or no network.
+    /// APNs busy beyond the wait budget, or no network.
     case deferred(count: Int, reason: String)
-    /// APNs refused pushes as malformed (413, other 400s): a bug, logged, never retried.
+    /// Malformed (413, other 400s): a bug, never retried.
     case rejected(count: Int)
-    /// The host's TLS certificate is not trusted (not Apple's, and not in `apns.caFile`).
     case untrustedCertificate(host: String, reason: String)
-    /// The host answered without negotiating HTTP/2: it is not APNs (or a proxy in between
-    /// downgraded the connection); nothing it answers counts as delivered.
+    /// Not APNs (or a proxy downgraded the connection): nothing it answers counts as delivered.
     case notHTTP2(host: String, version: String)
-    /// `serve` could not listen on `--listen` (the port in use, the address not this machine's).
     case cannotListen(address: String, reason: String)
 
     public var exitStatus: ExitStatus {

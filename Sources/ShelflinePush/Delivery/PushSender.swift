@@ -2,7 +2,7 @@ import Foundation
 import ShelflineActivity
 import ShelflineCore
 
-/// Time for a sender: the clock and the backoff wait, both injectable so tests never sleep.
+/// A sender's clock and backoff wait, injectable so tests never sleep.
 public struct PushClock: Sendable {
     public var now: @Sendable () -> Date
     public var sleep: @Sendable (Double) async throws -> Void
@@ -16,9 +16,8 @@ public struct PushClock: Sendable {
     }
 }
 
-/// Sends every snapshot not yet delivered to every registered token that fits it, and records
-/// each delivery in the outbox before the token's next push, so a crash or rerun never skips a
-/// snapshot and re-sends at most the one push per token that was in flight.
+/// Sends every undelivered snapshot to each token that fits it, recording each delivery before the
+/// token's next push: a crash never skips a snapshot and re-sends at most the push in flight.
 public struct PushSender: Sendable {
     public var store: PushStore
     public var workspace: Workspace
@@ -26,7 +25,6 @@ public struct PushSender: Sendable {
     public var clock: PushClock
     public var log: Logfmt
 
-    /// APNs reasons that mean the token is gone for good.
     static let goneReasons: Set<String> = ["BadDeviceToken", "DeviceTokenNotForTopic", "Unregistered", "ExpiredToken"]
     /// 403 reasons after which the provider token is renewed and the push retried once.
     static let renewableReasons: Set<String> = ["ExpiredProviderToken", "InvalidProviderToken"]
@@ -41,21 +39,20 @@ public struct PushSender: Sendable {
         self.log = log
     }
 
-    /// One planned push chain: a token and the snapshots due to it, in order.
+    /// A token and the snapshots due to it, in order.
     struct Plan: Sendable {
         var registration: Registration
         var entries: [FeedEntry]
-        /// Cursor to record once every entry is dealt with (covers snapshots not for this token).
+        /// To record once every entry is dealt with (covers snapshots not for this token).
         var last: SnapshotID?
         var current: Cursor?
 
-        /// The cursor recording `last` for this plan's token.
         func cursor(_ last: SnapshotID, deliveredAt: Int?) -> Cursor {
             Cursor(activity: registration.activity, last: last, deliveredAt: deliveredAt)
         }
     }
 
-    /// Reads registry, outbox and histories (every error before anything is sent) and plans.
+    /// Reads everything before anything is sent, so a read error sends nothing.
     func plan() throws -> (Registry, Outbox, [Plan]) {
         let registry = try store.readRegistry()
         let outbox = try store.readOutbox()
@@ -68,12 +65,11 @@ public struct PushSender: Sendable {
             let feed = feeds[registration.activity]!
             let (entries, last) = feed.pending(after: cursor)
             if registration.kind == .start, cursor?.activity != registration.activity, let start = feed.runningStart {
-                // A push-to-start token registered while the activity runs joins it: it gets the start.
+                // A push-to-start token registered while the activity runs gets its start.
                 return Plan(registration: registration, entries: [start], last: last, current: cursor)
             }
             let due = entries.filter { $0.fits(registration.kind) }
-            // An import's phone shows one state: only the newest is due, never a backlog of
-            // progress before it (a final send would replay every update, then the end).
+            // An import shows one state: only the newest is due, never a backlog of progress.
             return Plan(
                 registration: registration, entries: registration.activity == .import ? Array(due.suffix(1)) : due,
                 last: last, current: cursor)
@@ -81,7 +77,7 @@ public struct PushSender: Sendable {
         return (registry, outbox, plans)
     }
 
-    /// `--dry-run`: the requests a send would make, tokens shortened; nothing is sent or recorded.
+    /// `--dry-run`: the requests a send would make, tokens shortened.
     public func dryRun() throws -> (String, PushReport) {
         let (registry, _, plans) = try plan()
         var text = ""
@@ -101,12 +97,10 @@ public struct PushSender: Sendable {
         return (text, report)
     }
 
-    /// Sends, records, writes the report, and throws what decides the exit status: provider
-    /// token refused (78), pushes deferred (75), pushes rejected as malformed (65).
+    /// Sends, records, writes the report, then throws what decides the exit status (78, 75, 65).
     @discardableResult
     public func send(transport: any PushTransport, providerToken: ProviderToken) async throws -> PushReport {
-        // The push lock only while reading: a `register` (a `PUT` through `serve`) never waits
-        // for APNs' answers. The caller holds the send lock.
+        // The push lock only to read: a `register` never waits for APNs. The caller holds the send lock.
         let (registry, _, plans) = try await store.withLock { try plan() }
         let run = SendRun(
             deadline: clock.now().addingTimeInterval(settings.waitBudget), tokens: registry.tokens.count,
@@ -120,7 +114,7 @@ public struct PushSender: Sendable {
         var report = await run.report
         report.droppedTokens = dropped.sorted().map(\.shortened)
         try await store.dropTokens(dropped)
-        // Compacts the journal (this send's appends, or a killed send's) into `outbox.json`.
+        // Compacts the journal (this send's, or a killed send's) into `outbox.json`.
         try await store.updateOutbox([], removing: dropped)
         try store.write(report)
         if let error = await run.failure { throw error }
@@ -132,9 +126,8 @@ public struct PushSender: Sendable {
 
     enum Outcome { case delivered, dropped, rejected, deferred }
 
-    /// A `start` or `end` is given at most once: a second `start` opens a second Live
-    /// Activity on the phone. Its cursor is recorded before it is sent and taken back only when
-    /// it certainly was not delivered (never written, or APNs answered 429/5xx/403).
+    /// A second `start` would open a second Live Activity, so a start or end is recorded before it
+    /// is sent and taken back only when it certainly was not delivered.
     static func atMostOnce(_ entry: FeedEntry) -> Bool { entry.event != .update }
 
     func deliver(
@@ -143,7 +136,6 @@ public struct PushSender: Sendable {
     ) async {
         let token = plan.registration.token
         var recorded = plan.current?.last
-        /// The cursor on disk before this chain's at-most-once push, to take it back.
         var before = plan.current
         var deliveredAt = plan.current?.deliveredAt
         for (index, entry) in plan.entries.enumerated() {
@@ -177,7 +169,7 @@ public struct PushSender: Sendable {
                     try await recorder.record(token, before)
                     recorded = entry.id
                 } catch {
-                    // Not recorded: the next run re-sends this one push; nothing after it is sent now.
+                    // The next run re-sends this one push; nothing after it is sent now.
                     await run.fail(error)
                     await run.count(.deferred, plan.entries.count - index - 1)
                     return
@@ -220,13 +212,12 @@ public struct PushSender: Sendable {
             } catch {
                 await run.answer("network")
                 if let error = error as? PushError {
-                    // Not APNs, or not one we trust: a configuration error, whatever it answered.
+                    // Not APNs, or not trusted: a configuration error.
                     logLine(plan, entry, status: "refused", reason: "\(error)", outcome: "deferred")
                     await run.halt(.config(error))
                     return .deferred
                 }
-                // Written, never answered (not `PushNotSent`): APNs may have delivered it (a late
-                // success is a success), so a start or end counts as delivered, never sent twice.
+                // Written, never answered: it may have arrived, so a start or end counts as delivered.
                 let unconfirmed = !(error is PushNotSent)
                 logLine(
                     plan, entry, status: "network", reason: "\(error)",
@@ -249,8 +240,7 @@ public struct PushSender: Sendable {
                 log("token-dropped")
                 return .dropped
             case 403:
-                // Only these two are cured by a new token (APNs' table); BadCertificate, Forbidden,
-                // TopicDisallowed… are not, so they stop the run at once.
+                // Only these two are cured by a new token (APNs' table); the others stop the run.
                 if !renewed, reason.map(Self.renewableReasons.contains) ?? true {
                     renewed = true
                     log("retry-new-provider-token")
@@ -285,7 +275,7 @@ public struct PushSender: Sendable {
                 )
                 return .deferred
             default:
-                // 413 and other 4xx: the request itself is wrong; retrying cannot help.
+                // 413 and other 4xx: retrying cannot help.
                 log("rejected-bug")
                 return .rejected
             }
@@ -298,17 +288,12 @@ public struct PushSender: Sendable {
             apnsId: Self.apnsId(token: token, snapshot: entry.id), body: entry.body)
     }
 
-    /// A UUID (version 4 layout) from token and snapshot: the same push always has the same id.
+    /// A version-4-layout UUID from token and snapshot: a re-sent push keeps its id.
     static func apnsId(token: DeviceToken, snapshot: SnapshotID) -> String {
         var bytes = Array(SHA256.hash(data: Data((token.hex + "/" + snapshot.digest + "/\(snapshot.timestamp)").utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0f) | 0x40
         bytes[8] = (bytes[8] & 0x3f) | 0x80
-        let hex = bytes.map { String(format: "%02X", $0) }.joined()
-        let parts = [
-            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
-            hex.dropFirst(20),
-        ]
-        return parts.joined(separator: "-")
+        return UUID(uuid: bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }).uuidString
     }
 
     /// One logfmt line per answer; with `--quiet`, only those not delivered.
@@ -326,7 +311,7 @@ public struct PushSender: Sendable {
     }
 }
 
-/// Runs `work` on each of `items`, at most `limit` at a time; the results in the order they finish.
+/// `work` on each item, at most `limit` at a time; results in the order they finish.
 func concurrently<T: Sendable, R: Sendable>(
     _ items: [T], limit: Int, _ work: @escaping @Sendable (T) async -> R
 ) async -> [R] {
@@ -349,7 +334,7 @@ actor SendRun {
         /// The host is not APNs or not trusted.
         case config(PushError)
 
-        /// What stops the run with a configuration error (78); nil for a network stop (75, deferred).
+        /// The configuration error (78) this stop is; nil for a network stop (deferred, 75).
         func error(keyId: String) -> PushError? {
             switch self {
             case .network: nil
@@ -412,9 +397,7 @@ actor SendRun {
     }
 }
 
-/// Records each delivery before the token's next push, grouping deliveries that complete together
-/// into one journal append and `fsync` (group commit): `record` returns only once its cursor is on
-/// disk. Each append takes the push lock for its moment.
+/// Group commit: deliveries completing together share one append and `fsync`; `record` returns once on disk.
 actor OutboxRecorder {
     private let store: PushStore
     private var pending: [(token: String, cursor: Cursor?)] = []
@@ -425,7 +408,7 @@ actor OutboxRecorder {
         self.store = store
     }
 
-    /// `cursor` nil: the token's cursor taken back.
+    /// `cursor` nil: taken back.
     func record(_ token: DeviceToken, _ cursor: Cursor?) async throws {
         pending.append((token.hex, cursor))
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

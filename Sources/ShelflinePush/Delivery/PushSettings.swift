@@ -11,7 +11,7 @@ public struct PushSettings: Sendable {
     public static let sandboxHost = "https://api.sandbox.push.apple.com"
     public static let productionHost = "https://api.push.apple.com"
 
-    /// `https://host[:port]`, no trailing slash.
+    /// No trailing slash.
     public var host: String
     public var keyFile: String
     public var keyId: String
@@ -21,17 +21,14 @@ public struct PushSettings: Sendable {
     public var waitBudget: Double
     public var concurrency: Int
     public var timeout: Double
-    /// `shelfline-push watch`: least seconds between two priority-5 updates to one token.
     public var minimumUpdateInterval: Double
-    /// `shelfline-push watch`: most priority-10 pushes per token per import.
     public var maxUrgentPushesPerImport: Int
-    /// The config file these came from, for error messages.
+    /// For error messages.
     public var configPath: String
 
-    /// `<bundleId>.push-type.liveactivity`.
     public var topic: String { bundleId + ".push-type.liveactivity" }
 
-    /// Checks every key, naming the first wrong one (exit 78). Does not read the key file.
+    /// Names the first wrong key (78); does not read the key file.
     public init(_ config: APNsConfig, configPath: String) throws {
         func required(_ value: String?, _ key: String, _ what: String) throws -> String {
             guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -58,7 +55,7 @@ public struct PushSettings: Sendable {
         }
         if let override = config.host { host = try Self.checkedHost(override, configPath: configPath) }
         caFile = config.caFile?.expandingTilde
-        // The ranges `APNsConfig.decode` checks, again for settings built in code.
+        // Again for settings built in code.
         try ConfigLimits.check(try JSONValue(encoding: config), ranges: APNsConfig.ranges, keyPrefix: "apns", path: configPath)
         waitBudget = config.waitBudgetSeconds ?? 60
         concurrency = config.concurrency ?? 100
@@ -86,11 +83,10 @@ public struct PushSettings: Sendable {
         return trimmed
     }
 
-    /// The most a key file is read: a .p8 is about 250 bytes.
+    /// A .p8 is about 250 bytes.
     static let keyFileLimit = 8 * 1024
 
-    /// Reads the signing key: a regular file of at most 8 KiB, mode 0600 (else exit 78 with the
-    /// chmod remedy), PKCS#8 P-256. The key's bytes never appear in an error.
+    /// A regular file of at most 8 KiB, mode 0600, PKCS#8 P-256; its bytes never appear in an error.
     public func loadSigningKey() throws -> P256SigningKey {
         var info = stat()
         guard stat(keyFile, &info) == 0 else {
@@ -120,16 +116,14 @@ public struct PushSettings: Sendable {
         return try Self.signingKey(pem: data, path: keyFile)
     }
 
-    /// A private file is owned by the user running this: another user who owns
-    /// it can change its mode and content at will.
+    /// Another user who owns a private file can change its mode and content at will.
     static func checkOwner(_ info: stat, path: String) throws {
         guard info.st_uid == geteuid() else {
             throw PushError.notPrivate(path: path, reason: "owned by uid \(info.st_uid), not by this user (uid \(geteuid()))")
         }
     }
 
-    /// Refuses a private file that group or others may read or write, or another user owns
-    /// (`devices.json`; the key file has its own message). Absent: nothing to check.
+    /// Refuses a private file (`devices.json`) that others may read or write, or another user owns.
     public static func checkPrivate(_ path: String) throws {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
@@ -141,10 +135,8 @@ public struct PushSettings: Sendable {
         try checkOwner(info, path: path)
     }
 
-    /// Parses a PKCS#8 P-256 private key in PEM, saying what is wrong when it is not one: a byte
-    /// order mark, a block cut short, base64 that does not decode, another kind of key. SEC1
-    /// (`BEGIN EC PRIVATE KEY`) is refused too: Apple issues PKCS#8, and a different file is more
-    /// likely the wrong file.
+    /// A PKCS#8 P-256 key in PEM, else what is wrong. SEC1 is refused: Apple issues PKCS#8, so
+    /// another format is more likely the wrong file.
     static func signingKey(pem data: Data, path: String) throws -> P256SigningKey {
         func refuse(_ reason: String) -> PushError { .keyNotP256(path: path, reason: reason) }
         if data.starts(with: [0xEF, 0xBB, 0xBF]) || data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {

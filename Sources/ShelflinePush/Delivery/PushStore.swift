@@ -5,7 +5,7 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// Which Live Activity a token belongs to, and the history render keeps for it.
+/// Which Live Activity a token belongs to.
 public enum PushActivity: String, Codable, Sendable, CaseIterable {
     case `import`
     case beerQueue = "beer-queue"
@@ -23,10 +23,9 @@ public struct Registration: Codable, Sendable, Equatable {
     public var kind: TokenKind
     /// Unix seconds.
     public var registeredAt: Int
-    /// The device (`shelfline-push devices`) that registered it through `serve`; nil when typed on
-    /// the server (`register`). Only that device may change or remove it over HTTP.
+    /// The device that registered it through `serve` (nil: `register`); only it may change it over HTTP.
     public var device: String?
-    /// That device's id (`Device.id`), which ownership goes by: a name can be removed and added again.
+    /// Ownership goes by id: a name can be removed and added again.
     public var deviceId: String?
 
     public init(
@@ -41,8 +40,8 @@ public struct Registration: Codable, Sendable, Equatable {
         self.deviceId = deviceId
     }
 
-    /// Whether `owner` registered this token: by its id; a token recorded before ids (name only)
-    /// belongs to the device of that name only if it was added before the token was registered.
+    /// A token recorded before ids (name only) is owned by the device of that name only if it was
+    /// added before the token was registered.
     func isOwned(by owner: Device) -> Bool {
         if let deviceId { return deviceId == owner.id }
         return device == owner.name && owner.addedAt <= registeredAt
@@ -60,8 +59,7 @@ public struct SnapshotID: Codable, Sendable, Hashable {
     }
 }
 
-/// Where a token's delivery stands: the last snapshot of its activity it has been given (or that
-/// was not for it), so the next send starts after it.
+/// The last snapshot of its activity a token was given (or that was not for it).
 public struct Cursor: Codable, Sendable, Equatable {
     public var activity: PushActivity
     public var last: SnapshotID
@@ -77,33 +75,23 @@ public struct Cursor: Codable, Sendable, Equatable {
 
 /// `<workspace>/push/registry.json`: the registered tokens, sorted by token.
 public struct Registry: Codable, Sendable, Equatable {
-    public var version: Int
+    public var version = PushStore.formatVersion
     public var tokens: [Registration]
 
-    public init(tokens: [Registration] = []) {
-        self.version = PushStore.formatVersion
-        self.tokens = tokens
-    }
+    public init(tokens: [Registration] = []) { self.tokens = tokens }
 }
 
 /// `<workspace>/push/outbox.json`: one cursor per token.
 public struct Outbox: Codable, Sendable, Equatable {
-    public var version: Int
+    public var version = PushStore.formatVersion
     public var cursors: [String: Cursor]
 
-    public init(cursors: [String: Cursor] = [:]) {
-        self.version = PushStore.formatVersion
-        self.cursors = cursors
-    }
+    public init(cursors: [String: Cursor] = [:]) { self.cursors = cursors }
 }
 
-/// The push state files in `<workspace>/push/`. Each is rewritten whole and atomically
-/// (`AtomicFile`), so a crash leaves the previous or the next version, never half of one; during a
-/// send, deliveries are appended to the outbox journal instead (`OutboxJournal`).
-/// Commands hold `withLock` around each read-modify-write, so `register` never races a `send`; a
-/// sender (`send`, a `watch` pass) holds `withSendLock` for its run and takes `withLock` only to
-/// read its plan, append to the journal and compact it, never while waiting for APNs, so a `PUT`
-/// through `serve` never waits behind a slow APNs.
+/// The push state files in `<workspace>/push/`, each rewritten atomically; a send appends
+/// deliveries to `OutboxJournal` instead. Each read-modify-write holds `withLock`; a sender holds
+/// `withSendLock` for its run and `withLock` never while waiting for APNs, so a `PUT` never waits on it.
 public struct PushStore: Sendable {
     /// The version these files are written with; a newer one is refused, not misread.
     public static let formatVersion = 1
@@ -116,22 +104,17 @@ public struct PushStore: Sendable {
 
     public var registryPath: String { directory + "/registry.json" }
     public var outboxPath: String { directory + "/outbox.json" }
-    /// Cursors recorded since `outbox.json` was written (`OutboxJournal`).
     public var journalPath: String { directory + "/outbox.journal" }
     public var reportPath: String { directory + "/push-report.json" }
-    /// The provider token (JWT) shared by every process until it is 50 minutes old (`ProviderToken`).
     public var providerTokenPath: String { directory + "/provider-token.json" }
     var lockPath: String { directory + "/.lock" }
-    /// Held by a sender for its whole run: two senders never plan from the same cursors.
     var sendLockPath: String { directory + "/.send.lock" }
 
-    /// Runs `body` holding an exclusive `flock` on the push directory (dropped by the kernel if
-    /// the process dies).
     public func withLock<T>(_ body: () async throws -> T) async throws -> T {
         try await holding(lockPath, body)
     }
 
-    /// Runs `body` as the one sender (`send`, a `watch` pass): a second waits for the first.
+    /// Runs `body` as the one sender, so two senders never plan from the same cursors.
     public func withSendLock<T>(_ body: () async throws -> T) async throws -> T {
         try await holding(sendLockPath, body)
     }
@@ -143,8 +126,7 @@ public struct PushStore: Sendable {
         return try await body()
     }
 
-    /// Appends cursors to the journal under the push lock (opened per append: a `register`
-    /// meanwhile may have compacted and removed it). `nil` takes a cursor back.
+    /// Opened per append: a `register` meanwhile may have compacted it away. `nil` takes a cursor back.
     func appendJournal(_ entries: [(token: String, cursor: Cursor?)]) async throws {
         guard !entries.isEmpty else { return }
         try await withLock {
@@ -154,8 +136,7 @@ public struct PushStore: Sendable {
         }
     }
 
-    /// Under the push lock: the outbox as it is now (a `register` may have changed it since the
-    /// sender read it), with `changes` applied, written whole (the journal compacted away).
+    /// Reads the outbox anew (a `register` may have changed it), applies `changes`, compacts the journal.
     func updateOutbox(_ changes: [(token: String, cursor: Cursor?)], removing dropped: Set<DeviceToken> = []) async throws {
         try await withLock {
             let read = try readOutbox()
@@ -166,7 +147,6 @@ public struct PushStore: Sendable {
         }
     }
 
-    /// Under the push lock: the registry as it is now without `dropped`.
     func dropTokens(_ dropped: Set<DeviceToken>) async throws {
         guard !dropped.isEmpty else { return }
         try await withLock {
@@ -176,9 +156,8 @@ public struct PushStore: Sendable {
         }
     }
 
-    /// The registry, one registration per token: tokens are read in lower case (`DeviceToken`), so
-    /// two entries differing only in hex case (a registry written by hand or by an older version)
-    /// are one token, the later registration kept.
+    /// Tokens are read in lower case, so two entries differing only in hex case (written by hand
+    /// or by an older version) are one token: the later registration is kept.
     public func readRegistry() throws -> Registry {
         var registry = try read(Registry.self, from: registryPath, what: "token registry") ?? Registry()
         var latest: [DeviceToken: Registration] = [:]
@@ -193,8 +172,7 @@ public struct PushStore: Sendable {
         return registry
     }
 
-    /// `outbox.json` with the journal a killed send left behind applied to it; cursors keyed by
-    /// the token in lower case (of two differing only in case, the one further on is kept).
+    /// `outbox.json` with a killed send's journal applied; keys lower-cased (of two, the one further on kept).
     public func readOutbox() throws -> Outbox {
         var outbox = try read(Outbox.self, from: outboxPath, what: "push outbox") ?? Outbox()
         try OutboxJournal.replay(path: journalPath, into: &outbox)
@@ -216,8 +194,7 @@ public struct PushStore: Sendable {
         try publish(registry, to: registryPath)
     }
 
-    /// Writes the whole outbox, then drops the journal it now holds (a crash in between replays
-    /// the journal onto the same cursors: harmless).
+    /// Then drops the journal (a crash in between replays it onto the same cursors: harmless).
     public func write(_ outbox: Outbox) throws {
         try publish(outbox, to: outboxPath)
         try OutboxJournal.remove(path: journalPath)
@@ -232,8 +209,7 @@ public struct PushStore: Sendable {
         try writeJSONFile(value, to: path)
     }
 
-    /// Reads a state file: nil when absent; a version check before the full decode, so a newer
-    /// format is named as such rather than as corrupt.
+    /// Nil when absent; the version is checked first, so a newer format is not called corrupt.
     private func read<T: Decodable>(_ type: T.Type, from path: String, what: String) throws -> T? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -252,7 +228,6 @@ public struct PushStore: Sendable {
     }
 }
 
-/// The one field read before a state file is decoded in full.
 private struct Versioned: Decodable {
     var version: Int
 }

@@ -6,13 +6,10 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// The push worker beside a running import (`shelfline-push watch`, started by `shelfline run`):
-/// one APNs connection for the whole import, a pass every `pollInterval`, and only the newest state
-/// per token, throttled and bounded as docs/push.md says. A 429, 5xx or no answer leaves the token's
-/// cursor where it was and is retried after a backoff with the newest state, so the import never
-/// waits and a stall never replays a backlog; a late 200 is a delivery, never a reason to send
-/// again. Every delivery is recorded in the outbox, so the run's final `send` delivers only what
-/// is still due. Time comes from `PushClock`.
+/// The push worker beside a running import (`watch`): one APNs connection, a pass every
+/// `pollInterval`, only the newest state per token, throttled as docs/push.md says. A failure keeps
+/// the cursor and retries after a backoff with the newest state, so the import never waits and a
+/// stall never replays a backlog; the outbox records deliveries, so the final `send` sends only the rest.
 public struct PushWatcher: Sendable {
     public var sender: PushSender
     /// Seconds between passes.
@@ -26,28 +23,24 @@ public struct PushWatcher: Sendable {
 
     /// What the watcher remembers between passes (one import).
     public struct State: Sendable {
-        /// When each token was last pushed (this process), for the throttle.
+        /// For the throttle.
         var lastPushed: [DeviceToken: Date] = [:]
-        /// The state files as the last pass that left nothing waiting saw them: while they are
-        /// unchanged, a pass reads nothing (a stat per file instead of decoding the history).
+        /// The state files as the last pass that left nothing waiting saw them: while unchanged, a
+        /// pass reads nothing (a stat per file instead of decoding the history).
         var settled: [FileStamp]?
-        /// Priority-10 pushes per token this import.
+        /// Priority-10 pushes per token.
         var urgent: [DeviceToken: Int] = [:]
-        /// No push before this (after a failure).
         var retryAt: Date?
         var failures = 0
-        /// Counts over the watch, for its summary line.
         public var delivered = 0
         public var failed = 0
-        /// Set when APNs refused the provider token even after a renewal, or the host is not APNs
-        /// or not trusted: the watcher stops.
+        /// Provider token refused even after a renewal, or the host not APNs or not trusted.
         public var stoppedBecause: PushError?
 
         public init() {}
     }
 
-    /// Passes until `stop()` says so, then one last pass that ignores the throttle (so the final
-    /// state goes out at once). Returns the state for the summary.
+    /// Passes until `stop()`, then a last one that ignores the throttle, so the final state goes out at once.
     public func run(transport: any PushTransport, providerToken: ProviderToken, stop: @Sendable () -> Bool) async -> State {
         var state = State()
         while !stop() && state.stoppedBecause == nil {
@@ -61,15 +54,13 @@ public struct PushWatcher: Sendable {
         return state
     }
 
-    /// One push chosen for a token.
     struct Choice: Sendable {
         var plan: PushSender.Plan
         var entry: FeedEntry
         var priority: Int
     }
 
-    /// One pass: under the push lock, choose the newest due snapshot per token, send them together,
-    /// record what was delivered. An error reading the state is logged; the next pass tries again.
+    /// The newest due snapshot per token, sent together. A read error is logged; the next pass retries.
     public func pass(transport: any PushTransport, providerToken: ProviderToken, state: inout State, final: Bool) async {
         let now = sender.clock.now()
         if let retryAt = state.retryAt, now < retryAt { return }
@@ -88,7 +79,6 @@ public struct PushWatcher: Sendable {
         }
     }
 
-    /// What a pass reads: registry, outbox (and its journal), the activities' histories.
     var watchedFiles: [String] {
         let store = sender.store
         return [store.registryPath, store.outboxPath, store.journalPath]
@@ -100,14 +90,14 @@ public struct PushWatcher: Sendable {
         now: Date, stamps: [FileStamp]
     ) async throws -> State {
         var state = state
-        // The push lock only to read: a `register` never waits for APNs' answers.
+        // The push lock only to read: a `register` never waits for APNs.
         let (_, _, plans) = try await sender.store.withLock { try sender.plan() }
         var changes: [(token: String, cursor: Cursor?)] = []
         var choices: [Choice] = []
         var waiting = false
         for plan in plans {
             guard let entry = plan.entries.last else {
-                // Nothing for this token (snapshots of the other kind): its cursor moves on.
+                // Only snapshots of the other kind: the cursor moves on.
                 if let last = plan.last, last != plan.current?.last {
                     changes.append((plan.registration.token.hex, plan.cursor(last, deliveredAt: plan.current?.deliveredAt)))
                 }
@@ -130,7 +120,7 @@ public struct PushWatcher: Sendable {
             choices.append(Choice(plan: plan, entry: entry, priority: priority))
         }
         let run = SendRun(deadline: now)
-        // A start or end is given at most once: recorded before it is sent (`PushSender.atMostOnce`).
+        // A start or end is recorded before it is sent (`PushSender.atMostOnce`).
         try await sender.store.appendJournal(
             choices.filter { PushSender.atMostOnce($0.entry) }.compactMap { choice in
                 choice.plan.last.map {
@@ -151,7 +141,7 @@ public struct PushWatcher: Sendable {
             let token = choice.plan.registration.token
             switch outcome {
             case .delivered, .rejected:
-                // The chosen snapshot stands for every one before it: the cursor moves to the newest.
+                // The chosen snapshot stands for every one before it.
                 let deliveredAt = outcome == .delivered ? Int(pushedAt.timeIntervalSince1970) : choice.plan.current?.deliveredAt
                 if let last = choice.plan.last { changes.append((token.hex, choice.plan.cursor(last, deliveredAt: deliveredAt))) }
                 if outcome == .delivered {
@@ -180,8 +170,8 @@ public struct PushWatcher: Sendable {
             state.failures = 0
             state.retryAt = nil
         }
-        // Nothing held back: until a file changes, the next passes have nothing to do. (Stamped
-        // before this pass's own writes, so they count as a change and are read once more.)
+        // Until a file changes the next passes have nothing to do (stamped before this pass's own
+        // writes, so those count as a change).
         if !anyFailed && !waiting && dropped.isEmpty { state.settled = stamps }
         try await sender.store.dropTokens(dropped)
         try await sender.store.updateOutbox(changes, removing: dropped)

@@ -1,8 +1,7 @@
 import Foundation
 import ShelflineCore
 
-/// One device allowed to call `shelfline-push serve`: its name and the SHA-256 of its secret
-/// (the secret itself is printed once by `devices add` and never stored).
+/// One device allowed to call `serve`; its secret is printed once by `devices add` and never stored.
 public struct Device: Codable, Sendable, Equatable {
     public var name: String
     /// Lower-case hex SHA-256 of the secret's UTF-8 bytes.
@@ -10,29 +9,25 @@ public struct Device: Codable, Sendable, Equatable {
     /// Unix seconds.
     public var addedAt: Int
 
-    /// What owns the tokens this device registers: never reused, unlike the name (else, after
-    /// `devices remove bob` and `devices add bob`, the new secret could delete the old bob's
-    /// tokens). Derived from the digest of a secret drawn at random for this device alone.
+    /// Owns the tokens this device registers: never reused, unlike the name (else a new `bob` could
+    /// delete the old bob's tokens), as it comes from a secret drawn for this device alone.
     public var id: String { String(secretSHA256.prefix(32)) }
 }
 
 /// `<workspace>/push/devices.json` (mode 0600).
 public struct DeviceList: Codable, Sendable, Equatable {
-    public var version: Int
+    public var version = PushStore.formatVersion
     public var devices: [Device]
 
-    public init(devices: [Device] = []) {
-        version = PushStore.formatVersion
-        self.devices = devices
-    }
+    public init(devices: [Device] = []) { self.devices = devices }
 }
 
-/// What `devices` and the server's auth refuse; one line each, no secret in any of them.
+/// What `devices` and the server's auth refuse; no secret in any of them.
 public enum DeviceError: ShelflineError, Equatable {
     case badName(String)
     case exists(String)
     case unknown(String)
-    /// A `serve` caller touching a token another device (or the server's own `register`) owns.
+    /// A token another device (or the server's own `register`) owns.
     case notOwner
 
     public var exitStatus: ExitStatus {
@@ -51,9 +46,8 @@ public enum DeviceError: ShelflineError, Equatable {
     }
 }
 
-/// `devices add|list|remove` and the server's secret check, over `devices.json` beside the registry.
-/// Changes hold the push lock; the server reads the file per request (it is replaced atomically), so
-/// a device added or removed takes effect without a restart.
+/// `devices add|list|remove` and the server's secret check. The server reads `devices.json` per
+/// request, so a change takes effect without a restart.
 public struct DeviceStore: Sendable {
     public var store: PushStore
 
@@ -61,8 +55,8 @@ public struct DeviceStore: Sendable {
 
     public var path: String { store.directory + "/devices.json" }
 
-    /// The devices; a file others may write (or read), or another user owns, is refused (78):
-    /// with it, anyone could add the digest of a secret of their own.
+    /// A file others may write or read, or another user owns, is refused (78): with it, anyone could
+    /// add the digest of a secret of their own.
     public func read() throws -> DeviceList {
         guard FileManager.default.fileExists(atPath: path) else { return DeviceList() }
         try PushSettings.checkPrivate(path)
@@ -73,7 +67,7 @@ public struct DeviceStore: Sendable {
         return list
     }
 
-    /// Adds `name` with a new random secret (256 bits, hex) and returns the secret: the only time it exists in clear.
+    /// Returns the new 256-bit secret: the only time it exists in clear.
     public func add(_ name: String, now: Date) async throws -> String {
         guard (1...64).contains(name.utf8.count),
             name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
@@ -100,8 +94,7 @@ public struct DeviceStore: Sendable {
         }
     }
 
-    /// The device whose secret is `secret`, if any. Compares digests, so the time taken says
-    /// nothing about the secret.
+    /// Compares digests, so the time taken says nothing about the secret.
     public func device(secret: String) throws -> Device? {
         let digest = ContentHash.string(secret)
         return try read().devices.first { $0.secretSHA256 == digest }

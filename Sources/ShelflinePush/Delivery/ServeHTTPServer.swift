@@ -6,16 +6,12 @@ import NIOSSL
 import NIOTLS
 import ShelflineCore
 
-/// HTTP/1.1 for `ServeRouter` on SwiftNIO directly: NIO is already in the build, where a web
-/// framework would add its packages to every clean build for four routes. TLS: `tls` (NIOSSL,
-/// `--tls-cert`/`--tls-key`) or a reverse proxy (docs/push.md, which gives the limits below).
+/// HTTP/1.1 for `ServeRouter` on SwiftNIO, already in the build, where a web framework would add
+/// its packages to every clean build for four routes. TLS: `tls`, or a reverse proxy (docs/push.md).
 ///
 /// Keep-alive, one request at a time. A body over `maxBodyBytes` is read and discarded up to
 /// `drainLimit` (so the client sees the 413, not a reset), then the connection closes. A request
-/// must arrive in full within `requestTimeoutSeconds` of its first byte (else 408); a connection
-/// idle between requests for `idleTimeoutSeconds` is closed; a request being answered (a refresh
-/// takes a poll and a push) is never cut off. `shutdown` stops accepting, closes the idle
-/// connections and lets each request in flight finish with `connection: close`.
+/// being answered (a refresh takes a poll and a push) is never cut off by a timeout.
 public final class ServeHTTPServer: Sendable {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
@@ -33,7 +29,6 @@ public final class ServeHTTPServer: Sendable {
         self.connections = connections
     }
 
-    /// Binds `host:port` and starts accepting.
     public static func start(
         host: String, port: Int, router: ServeRouter, tls: NIOSSLContext? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
@@ -49,8 +44,7 @@ public final class ServeHTTPServer: Sendable {
                     // Idle counts raw bytes (a stalled TLS handshake too); the deadline, decrypted ones.
                     try pipeline.addHandler(IdleStateHandler(readTimeout: Self.amount(router.limits.idleTimeoutSeconds)))
                     if let tls {
-                        // The request timeout covers the handshake too (else a ClientHello sent a
-                        // byte every 10 s holds its connection for good).
+                        // A deadline for the handshake too: else a ClientHello sent a byte every 10 s holds it.
                         try pipeline.addHandlers(NIOSSLServerHandler(context: tls), HandshakeDeadline(timeout: requestTimeout))
                     }
                     try pipeline.addHandler(RequestReadDeadline(phase: phase, timeout: requestTimeout))
@@ -62,8 +56,8 @@ public final class ServeHTTPServer: Sendable {
         let listening = server.channel
         let bound = listening.localAddress?.port ?? port
         let connections = Connections(limit: router.limits.maxConnections)
-        // The accept loop runs off the cooperative pool as the connections do (`BlockingExecutor`):
-        // on the pool, a process whose pool threads are all blocked elsewhere would take no new connection.
+        // Off the cooperative pool, as the connections: with its threads all blocked elsewhere, no
+        // new connection would be taken.
         let accepting = Task<Void, Never>(executorPreference: BlockingExecutor.shared) {
             try? await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { inbound in
@@ -79,8 +73,7 @@ public final class ServeHTTPServer: Sendable {
         return ServeHTTPServer(port: bound, channel: listening, accepting: accepting, connections: connections)
     }
 
-    /// The TLS context for `--tls-cert` (PEM, the chain, leaf first) and `--tls-key` (PEM): a file
-    /// that cannot be read is 66, one that is not PEM of the right kind 65, each naming the file.
+    /// For `--tls-cert` and `--tls-key`: unreadable is 66, not PEM of the right kind 65.
     public static func tlsContext(certificateFile: String, keyFile: String) throws -> NIOSSLContext {
         for path in [certificateFile, keyFile] where !FileManager.default.isReadableFile(atPath: path) {
             throw FileError.missingInput(path: path, reason: "cannot read it")
@@ -96,8 +89,7 @@ public final class ServeHTTPServer: Sendable {
         do {
             key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
         } catch {
-            // The error names no key material, only what was wrong.
-            throw FileError.corrupt(path: keyFile, line: nil, reason: "not a PEM private key")
+            throw FileError.corrupt(path: keyFile, line: nil, reason: "not a PEM private key")  // names no key material
         }
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
@@ -112,12 +104,11 @@ public final class ServeHTTPServer: Sendable {
 
     static func amount(_ seconds: Double) -> TimeAmount { .nanoseconds(Int64(seconds * 1e9)) }
 
-    /// Runs until the listening socket is closed (`shutdown`).
     public func wait() async {
         await accepting.value
     }
 
-    /// Stops accepting, closes the idle connections, and returns once the requests in flight are answered.
+    /// Stops accepting, closes the idle connections, and returns once those in flight are answered.
     public func shutdown() async {
         try? await channel.close()
         connections.drain()
@@ -186,10 +177,8 @@ public final class ServeHTTPServer: Sendable {
     }
 }
 
-/// A connection from its creation (in the child initializer) until the accept loop takes it. One
-/// accepted as the server shuts down never reaches the loop: its async channel is then closed
-/// here, since NIO stops the process (a precondition) when an async channel's writer is released
-/// unfinished.
+/// A connection until the accept loop takes it. One accepted during shutdown never reaches the loop:
+/// it is closed here, as NIO traps when an async channel's writer is released unfinished.
 final class Accepted: @unchecked Sendable {
     private let connection: ServeHTTPServer.Connection
     private let lock = NSLock()
@@ -209,16 +198,14 @@ final class Accepted: @unchecked Sendable {
     }
 }
 
-/// Where one connection is between requests, shared by its two timeout handlers (both run on the
-/// connection's event loop, so no lock).
+/// Shared by a connection's two timeout handlers, both on its event loop (no lock).
 final class RequestPhase {
     enum State { case waiting, reading, answering }
     var state = State.waiting
     var deadline: Scheduled<Void>?
 }
 
-/// First in the pipeline, before the HTTP decoder: the first bytes of a request start its
-/// deadline; a request not read in full by then is answered 408 and its connection closed.
+/// Before the HTTP decoder: a request's first bytes start its deadline; past it, 408 and closed.
 final class RequestReadDeadline: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -250,8 +237,8 @@ final class RequestReadDeadline: ChannelInboundHandler {
     }
 }
 
-/// Last before the async channel: a request read in full stops its deadline; its answer written
-/// in full makes the connection idle again; the idle timeout closes only a connection between requests.
+/// Last before the async channel: a request read in full stops its deadline, its answer written in
+/// full makes the connection idle; the idle timeout closes only a connection between requests.
 final class RequestPhaseTracker: ChannelDuplexHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -277,14 +264,13 @@ final class RequestPhaseTracker: ChannelDuplexHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard event is IdleStateHandler.IdleStateEvent else { return context.fireUserInboundEventTriggered(event) }
-        // A request half read is `RequestReadDeadline`'s (it answers 408); one being answered is left alone.
+        // A request half read is `RequestReadDeadline`'s; one being answered is left alone.
         if phase.state == .waiting { context.close(promise: nil) }
     }
 }
 
-/// A request the HTTP decoder cannot parse (HTTP/0.9, a broken head) is answered 400 once and its
-/// connection closed. NIO's `HTTPServerProtocolErrorHandler` answers every parse error, and the
-/// decoder reports one per read until the close lands: an HTTP/0.9 request would get two 400s.
+/// A request the decoder cannot parse is answered 400 once and closed: NIO's
+/// `HTTPServerProtocolErrorHandler` answers each parse error, one per read until the close lands.
 final class BadRequestOnce: ChannelDuplexHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -322,8 +308,7 @@ final class BadRequestOnce: ChannelDuplexHandler {
     }
 }
 
-/// Closes a TLS connection whose handshake has not completed within the request timeout of its
-/// opening. After `NIOSSLServerHandler`, which announces the completed handshake.
+/// Closes a TLS connection whose handshake is not done within the request timeout of its opening.
 final class HandshakeDeadline: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -350,9 +335,8 @@ final class HandshakeDeadline: ChannelInboundHandler {
     }
 }
 
-/// The open connections and whether each is in a request, for `shutdown`; at most `limit` open:
-/// the oldest idle one (between requests, or not yet in one) is closed to make room, and when every
-/// one is in a request the newcomer is (else stalled handshakes use every descriptor).
+/// The open connections, at most `limit`: the oldest idle one is closed to make room, else the
+/// newcomer (else stalled handshakes would use every descriptor).
 final class Connections: @unchecked Sendable {
     private let lock = NSLock()
     private var channels: [Int: (channel: any Channel, busy: Bool)] = [:]
@@ -378,8 +362,7 @@ final class Connections: @unchecked Sendable {
         }
     }
 
-    /// A request began (`busy`) or was answered: false when draining (the connection is to close
-    /// instead, or answer with `connection: close`).
+    /// A request began (`busy`) or was answered; false when draining (close, or `connection: close`).
     func mark(_ id: Int, busy: Bool) -> Bool {
         lock.withLock {
             channels[id]?.busy = busy

@@ -1,19 +1,15 @@
 import Foundation
 import ShelflineCore
 
-/// `POST /v1/beer-queue/refresh`: what `make beer-queue` does, user-triggered. It runs
-/// `shelfline-render beer-queue --poll --user-triggered`, then `shelfline-push send`, the executables
-/// beside this one, with serve's `--config`, `--workspace`, working directory, environment and
-/// stderr. Running them rather than linking the poll in keeps one path for cron and the app (locks,
-/// budget, cookie redaction, exit statuses) and no libcurl in `serve`. One refresh runs at a time:
-/// two would poll the same page.
+/// `POST /v1/beer-queue/refresh`: `make beer-queue`, user-triggered, running the executables beside
+/// this one with serve's config, workspace, directory, environment and stderr. Not linking the poll in
+/// keeps one path for cron and the app and no libcurl in `serve`. One at a time: two would poll one page.
 public struct BeerQueueRefresher: Sendable {
-    /// Where `shelfline-render` and `shelfline-push` are.
     public var binDirectory: String
-    /// `--config` for the children; nil lets them find it as `serve` did (cwd, `SHELFLINE_CONFIG`).
+    /// `--config` for the children; nil: they find it as `serve` did (cwd, `SHELFLINE_CONFIG`).
     public var configPath: String?
     public var workspace: Workspace
-    let turns = Turns()
+    let turns = AsyncSemaphore(limit: 1)
 
     public init(binDirectory: String, configPath: String?, workspace: Workspace) {
         self.binDirectory = binDirectory
@@ -39,8 +35,8 @@ public struct BeerQueueRefresher: Sendable {
         var common = ["--workspace", workspace.root, "--quiet"]
         if let configPath { common += ["--config", configPath] }
         let render = await Self.run(binDirectory + "/shelfline-render", ["beer-queue", "--poll", "--user-triggered"] + common)
-        // A failed poll still wrote what the phone must see (offline, or an end when the session
-        // expired), so send runs after those too; not after a crash or a bad command line.
+        // A failed poll still wrote what the phone must see (offline, or an end), so send runs after
+        // it too; not after a crash or a bad command line.
         guard let render,
             [0, ExitStatus.dataError.rawValue, ExitStatus.tryLater.rawValue, ExitStatus.config.rawValue].contains(render)
         else {
@@ -49,7 +45,6 @@ public struct BeerQueueRefresher: Sendable {
         return (render, await Self.run(binDirectory + "/shelfline-push", ["send"] + common))
     }
 
-    /// The HTTP answer for the children's exit statuses.
     static func answer(render: Int32?, send: Int32?, event: String?, report: PushReport?) -> ServeResponse {
         switch render {
         case 0: break
@@ -86,8 +81,7 @@ public struct BeerQueueRefresher: Sendable {
         try? readJSONFile(PushReport.self, from: PushStore(workspace: workspace).reportPath)
     }
 
-    /// Runs `executable` to its end: its exit status (128 + the signal when killed), nil when it
-    /// cannot start. `ChildProcess` (posix_spawn, default signal dispositions), not Foundation's
+    /// The exit status (128 + the signal when killed), nil when it cannot start. Not Foundation's
     /// `Process`, whose `run` crashed in a server holding a thousand connections.
     static func run(_ executable: String, _ arguments: [String]) async -> Int32? {
         guard
@@ -105,24 +99,5 @@ public struct BeerQueueRefresher: Sendable {
                 }
             }
         }
-    }
-}
-
-/// An async mutex: `acquire` waits its turn, first come first served.
-actor Turns {
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    func acquire() async {
-        guard busy else {
-            busy = true
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    /// Hands the turn to the next waiter, if any.
-    func release() {
-        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
     }
 }

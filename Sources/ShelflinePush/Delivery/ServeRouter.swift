@@ -8,21 +8,19 @@ import ShelflineCore
 
 /// Limits `serve` applies to every caller.
 public struct ServeLimits: Sendable {
-    /// Request bodies larger than this are answered 413 (a token body is under 100 bytes).
+    /// Larger bodies are answered 413 (a token body is under 100 bytes).
     public var maxBodyBytes: Int
     /// Per-device token bucket: this many requests at once, refilled at `requestsPerSecond`.
     public var burst: Double
     public var requestsPerSecond: Double
-    /// Per-device bucket for `POST /v1/beer-queue/refresh` (each is a poll of the site and a push),
-    /// on top of the one above: this many at once, refilled at `refreshesPerSecond`.
+    /// A second per-device bucket for refreshes (each polls the site and pushes).
     public var refreshBurst: Double
     public var refreshesPerSecond: Double
-    /// A keep-alive connection with no request in progress that sends nothing for this long is closed.
+    /// A keep-alive connection between requests that sends nothing this long is closed.
     public var idleTimeoutSeconds: Double
-    /// A request whose head and body have not arrived in full this long after its first byte is
-    /// answered 408 and its connection closed (slow or stalled clients).
+    /// A request not in full this long after its first byte is answered 408 and closed.
     public var requestTimeoutSeconds: Double
-    /// Connections open at once; beyond it the oldest idle one is closed (`Connections`).
+    /// Beyond it the oldest idle connection is closed (`Connections`).
     public var maxConnections: Int
 
     public init(
@@ -45,12 +43,10 @@ public struct ServeLimits: Sendable {
 }
 
 extension ServeLimits {
-    /// Descriptors kept free beside the connections: the registry, the devices file, the push
-    /// lock, a refresh's children and their pipes, the listening socket.
+    /// Descriptors kept free for the state files, locks, a refresh's children and the listener.
     static let reservedDescriptors = 256
 
-    /// The open-descriptor soft limit less `reservedDescriptors` (at least 16): call after raising
-    /// the soft limit (`serve` raises it to the hard one).
+    /// The descriptor soft limit less `reservedDescriptors` (at least 16): call after raising it.
     public static func defaultMaxConnections() -> Int {
         var limit = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 - reservedDescriptors }
@@ -90,7 +86,7 @@ public final class RateLimiter: @unchecked Sendable {
 /// A request as the transport read it (body already capped).
 public struct ServeRequest: Sendable {
     public var method: String
-    /// The request target as sent (`/v1/tokens/ab…?x=1`).
+    /// As sent (`/v1/tokens/ab…?x=1`).
     public var target: String
     public var authorization: String?
     public var body: Data
@@ -103,7 +99,8 @@ public struct ServeRequest: Sendable {
     }
 }
 
-public struct ServeResponse: Sendable, Equatable {
+/// A route's answer: JSON, with its headers.
+public struct ServeResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: Data
@@ -117,18 +114,10 @@ public struct ServeResponse: Sendable, Equatable {
     init(_ status: Int, error: String, headers: [(String, String)] = []) {
         self.init(status, json: #"{"error":"\#(error)"}"#, headers: headers)
     }
-
-    public static func == (lhs: ServeResponse, rhs: ServeResponse) -> Bool {
-        lhs.status == rhs.status && lhs.body == rhs.body
-            && lhs.headers.map { "\($0.0):\($0.1)" } == rhs.headers.map { "\($0.0):\($0.1)" }
-    }
 }
 
-/// The routes of `shelfline-push serve`, independent of the HTTP transport (`ServeHTTPServer`).
-///
-/// Every route but `/healthz` needs `Authorization: Bearer <device secret>`; a wrong or missing one
-/// is 401 with no detail. One logfmt line per request names the route pattern, the status and the
-/// device, never a token or a secret.
+/// The routes of `shelfline-push serve`, independent of the transport (`ServeHTTPServer`). Every
+/// route but `/healthz` needs a device's bearer secret; the log never names a token or a secret.
 public struct ServeRouter: Sendable {
     public var workspace: Workspace
     public var limits: ServeLimits
@@ -154,7 +143,6 @@ public struct ServeRouter: Sendable {
 
     var store: PushStore { PushStore(workspace: workspace) }
 
-    /// The body of `PUT /v1/tokens/{token}`.
     struct TokenBody: Decodable {
         var activity: PushActivity
         var kind: TokenKind?

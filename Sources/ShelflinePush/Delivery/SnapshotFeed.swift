@@ -2,18 +2,17 @@ import Foundation
 import ShelflineActivity
 import ShelflineCore
 
-/// One snapshot render emitted, ready to post: its push body and the APNs headers it implies.
+/// One snapshot render emitted, ready to post.
 public struct FeedEntry: Sendable, Equatable {
     public var id: SnapshotID
     public var event: ActivityEvent
-    /// The `apns` body exactly as render built it (compact, sorted keys).
+    /// Exactly as render built it (compact, sorted keys).
     public var body: Data
     /// 10 for what the member should see at once (start, end, an alert, a changed beer list), else 5.
     public var priority: Int
-    /// Unix seconds after which APNs may drop it: the stale date, else the dismissal date, else an hour.
+    /// Unix seconds: the stale date, else the dismissal date, else an hour.
     public var expiration: Int
 
-    /// Whether a token of `kind` receives this event.
     public func fits(_ kind: TokenKind) -> Bool {
         switch kind {
         case .start: event == .start
@@ -22,19 +21,16 @@ public struct FeedEntry: Sendable, Equatable {
     }
 }
 
-/// Reads `<workspace>/activity/<name>.history.ndjson`, the snapshots render emitted, oldest first.
+/// `<workspace>/activity/<name>.history.ndjson`: the snapshots render emitted, oldest first.
 public struct SnapshotFeed: Sendable {
     public var activity: PushActivity
-    public var path: String
     public var entries: [FeedEntry]
 
-    /// Every line must decode as the activity's snapshot: a torn or edited line (render writes
-    /// the file atomically, so only another writer leaves one) is an error naming file and line,
-    /// and nothing is sent, so no token skips a state or gets them out of order.
+    /// A line that does not decode is an error and nothing is sent: no token skips a state or reorders them.
     public init(workspace: Workspace, activity: PushActivity) throws {
         self.activity = activity
         let store = ActivityStore(workspace: workspace, name: activity.rawValue)
-        path = store.historyPath
+        let path = store.historyPath
         guard let data = FileManager.default.contents(atPath: path) else {
             entries = []
             return
@@ -83,15 +79,14 @@ public struct SnapshotFeed: Sendable {
         return result
     }
 
-    /// The `start` of the activity running now (its last start with no end after it), if any.
+    /// The last start with no end after it, if any.
     public var runningStart: FeedEntry? {
         guard let last = entries.last(where: { $0.event != .update }), last.event == .start else { return nil }
         return last
     }
 
-    /// The snapshots after `cursor` (a new token: the latest only), and the cursor to record once
-    /// they are all dealt with. When the cursor's snapshot was trimmed from the history, the
-    /// snapshots with a later timestamp.
+    /// The snapshots after `cursor` (a new token: the latest only; the cursor's trimmed from the
+    /// history: those with a later timestamp), and the cursor to record once all are dealt with.
     public func pending(after cursor: Cursor?) -> (entries: ArraySlice<FeedEntry>, last: SnapshotID?) {
         guard let lastEntry = entries.last else { return ([], cursor?.last) }
         guard let cursor, cursor.activity == activity else { return (entries.suffix(1), lastEntry.id) }

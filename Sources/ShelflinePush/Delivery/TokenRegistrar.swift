@@ -1,15 +1,14 @@
 import Foundation
 import ShelflineCore
 
-/// `register`, `unregister` and `list` over the registry and outbox, under the push lock.
+/// `register`, `unregister` and `list`, under the push lock.
 public struct TokenRegistrar: Sendable {
     public var store: PushStore
 
     public init(store: PushStore) { self.store = store }
 
-    /// Adds `token`, or replaces its activity/kind (its cursor is then reset: delivery restarts at
-    /// the latest snapshot). Returns false when it was already registered exactly so.
-    /// `device`: the `serve` caller; a token another device registered is refused (`DeviceError.notOwner`).
+    /// Adds or replaces `token` (its cursor reset: delivery restarts at the latest snapshot); false
+    /// when registered exactly so. `device`: the `serve` caller, refused another device's token.
     @discardableResult
     public func register(_ token: DeviceToken, activity: PushActivity, kind: TokenKind, now: Date, device: Device? = nil)
         async throws -> Bool
@@ -36,7 +35,7 @@ public struct TokenRegistrar: Sendable {
         }
     }
 
-    /// Removes `token` and its cursor; false when it was not registered. `device` as for `register`.
+    /// Removes `token` and its cursor; false when not registered.
     @discardableResult
     public func unregister(_ token: DeviceToken, device: Device? = nil) async throws -> Bool {
         try await store.withLock {
@@ -54,7 +53,7 @@ public struct TokenRegistrar: Sendable {
         }
     }
 
-    /// One line per token: full token (to unregister it), activity, kind, registered, last delivery, pending.
+    /// One line per token, the full token (to unregister it).
     public func list(workspace: Workspace) async throws -> [String] {
         try await store.withLock {
             let registry = try store.readRegistry()
