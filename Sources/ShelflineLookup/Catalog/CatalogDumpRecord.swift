@@ -1,31 +1,29 @@
 import Foundation
 import ShelflineCore
 
-/// One parsed line of an Open Library dump (`type key revision last_modified JSON`), read with the
-/// project's byte-level `JSONScanner` (JSONDecoder was most of the index build's time).
+/// One line of an Open Library dump (`type key revision last_modified JSON`), read with the
+/// byte-level `JSONScanner` (JSONDecoder was most of the index build's time).
 ///
-/// Records are identified by the number in their Open Library key (`/books/OL123M` → 123), which
-/// becomes the row id in the index: compact, and a second line with the same key is rejected by
-/// the primary key without holding any key in memory. A key of any other shape gets a negative id
-/// from a 64-bit hash of it, and its text is kept beside (`oddKeys`) to be given back.
+/// The number in a record's key (`/books/OL123M` → 123) is its row id: compact, and the primary
+/// key rejects a repeated key without holding keys in memory. A key of another shape gets a
+/// negative id hashed from it, its text kept beside (`oddKeys`).
 enum CatalogDumpRecord {
     case edition(Edition)
     case work(Work)
     case author(id: Int, name: String)
-    /// An author key that moved (`/authors/OL1A` → `/authors/OL2A`); other redirects are not used.
+    /// Other redirects are not used.
     case authorRedirect(id: Int, target: Int)
-    /// A type this index does not use (`/type/delete`, a redirect of a work, …): not an error.
+    /// A type this index does not use (`/type/delete`, …): not an error.
     case ignored
 
     struct Edition {
         var id: Int
         var title: String
-        /// Keys of another shape than Open Library's (this edition's, its work's), with their ids.
         var oddKeys: [OddKey]
-        /// `CatalogIndex.titleHash` of the title's normalised key (computed on the parsing thread).
+        /// Computed on the parsing thread.
         var titleHash: Int
         var subtitle: String?
-        /// Every ISBN of the edition as a canonical ISBN-13 number, without repeats.
+        /// Canonical ISBN-13 numbers, without repeats.
         var isbns: [Int]
         var isbn13: String?
         var isbn10: String?
@@ -49,10 +47,8 @@ enum CatalogDumpRecord {
         var description: StoredDescription?
     }
 
-    /// Why a line was skipped.
     struct Malformed: Error { var reason: String }
 
-    /// The kinds of key the index stores, with the shape of their Open Library key.
     enum KeyKind {
         case edition, work, author
 
@@ -72,11 +68,10 @@ enum CatalogDumpRecord {
             }
         }
 
-        /// The key of record number `id`: the exact inverse of `number(_:)`.
+        /// The exact inverse of `number(_:)`.
         func key(_ id: Int) -> String { "\(prefix)\(id)\(Character(Unicode.Scalar(suffix)))" }
 
-        /// The number in a canonical key (`/books/OL123M` → 123); nil for any other shape, leading
-        /// zeros included, so that `key(number(k)) == k` always holds.
+        /// Nil for any other shape, leading zeros included, so that `key(number(k)) == k`.
         func number(_ key: UnsafeRawBufferPointer) -> Int? {
             let prefixCount = prefix.utf8CodeUnitCount
             guard key.count > prefixCount + 1, key.count <= prefixCount + 16, key[key.count - 1] == suffix else { return nil }
@@ -97,9 +92,8 @@ enum CatalogDumpRecord {
             return key.withUTF8 { number(UnsafeRawBufferPointer($0)) }
         }
 
-        /// The row id of a key: its number when it has Open Library's shape, else a negative id
-        /// hashed from the kind and the key (a collision, about 1 in 10^19 per pair, would make
-        /// the second key look like a duplicate of the first).
+        /// Else a negative hash of kind and key (a collision, about 1 in 10^19 per pair, would make
+        /// the second key look like a duplicate).
         func id(_ key: UnsafeRawBufferPointer) -> Int {
             if let number = number(key) { return number }
             let hash = CatalogIndex.fnv1a([suffix] + Array(key))
@@ -112,12 +106,10 @@ enum CatalogDumpRecord {
         }
     }
 
-    /// Parses one dump line; throws `Malformed` (only) for a line to skip and count. `descriptions`
-    /// gives works' descriptions their stored form (the calling thread's own compressor).
+    /// Throws `Malformed` for a line to skip and count; `descriptions` is the thread's own.
     static func parse(_ line: UnsafeRawBufferPointer, descriptions: StoredDescription.Compressor) throws(Malformed)
         -> CatalogDumpRecord
     {
-        // Five tab-separated columns; the JSON is the rest of the line after the fourth tab.
         var tabs = (0, 0, 0, 0)
         var found = 0
         var position = 0
@@ -164,7 +156,6 @@ enum CatalogDumpRecord {
                 return scanner.skipValue(depth: 1)
             }
             guard let location, !location.isEmpty else { throw Malformed(reason: "redirect without location") }
-            // Only authors' redirects are used (editions name their authors by key).
             guard key.starts(with: "/authors/".utf8) else { return .ignored }
             return .authorRedirect(id: KeyKind.author.id(key), target: KeyKind.author.id(location))
         default:
@@ -232,8 +223,7 @@ enum CatalogDumpRecord {
         let work = works.first.map { KeyKind.work.id($0) }
         var oddKeys: [OddKey] = []
         if let work, work < 0, let key = works.first { oddKeys.append(OddKey(id: work, key: key)) }
-        // Without authors of its own or a work to take them from, no match could ever be
-        // accepted on it (authors decide): skipped and counted, like a line without a title.
+        // Without authors, no match could ever be accepted on it.
         guard !authorIDs.isEmpty || work != nil else { throw Malformed(reason: "edition without authors or work") }
         return Edition(
             id: id, title: title, oddKeys: oddKeys, titleHash: CatalogIndex.titleHash(TextNormalizer.titleKey(title)),
@@ -250,8 +240,7 @@ enum CatalogDumpRecord {
         try object(&scanner) { scanner, member in
             switch member {
             case "authors":
-                // `[{"author": {"key": …}, "type": …}]`; in old records `author` is a bare string,
-                // or the entry is itself `{"key": …}`.
+                // `[{"author": {"key": …}}]`; in old records a bare string, or the entry is `{"key": …}`.
                 return scanner.elements { scanner in
                     guard scanner.peek() == UInt8(ascii: "{") else { return scanner.skipValue(depth: 2) }
                     var key: String?
@@ -280,7 +269,7 @@ enum CatalogDumpRecord {
                     return valid
                 }
             case "description":
-                // A string, or `{"type": "/type/text", "value": …}`.
+                // Or `{"type": "/type/text", "value": …}`.
                 guard scanner.peek() == UInt8(ascii: "{") else { return scanner.readString(&description) }
                 return scanner.rawMembers { scanner, member in
                     if member == "value" { return scanner.readString(&description) }
@@ -295,7 +284,7 @@ enum CatalogDumpRecord {
             description: description.flatMap { $0.isEmpty ? nil : descriptions.store($0) })
     }
 
-    /// Reads the line's JSON object to its end; any syntax error, or text after it, is "invalid JSON".
+    /// Any syntax error, or text after the object, is "invalid JSON".
     private static func object(_ scanner: inout JSONScanner, _ member: (inout JSONScanner, MemberName) -> Bool) throws(Malformed)
     {
         guard scanner.rawMembers(member), scanner.atEnd() else { throw Malformed(reason: "invalid JSON") }
@@ -303,8 +292,7 @@ enum CatalogDumpRecord {
 }
 
 extension JSONScanner {
-    /// Reads a string value into `value`; `null` and values of other types leave it as it was
-    /// (skipped, their syntax checked). False on a syntax error.
+    /// `null` and other types leave `value` as it was (skipped, syntax checked). False on a syntax error.
     mutating func readString(_ value: inout String?) -> Bool {
         if null() { return true }
         guard peek() == UInt8(ascii: "\"") else { return skipValue(depth: 1) }
@@ -313,14 +301,12 @@ extension JSONScanner {
         return true
     }
 
-    /// Calls `element` at each element of an array (which it consumes); `null` is an empty array,
-    /// any other value is skipped. False on a syntax error.
+    /// `null` is an empty array, any other value is skipped. False on a syntax error.
     mutating func elements(_ element: (inout JSONScanner) -> Bool) -> Bool {
         guard peek() == UInt8(ascii: "[") else { return null() || skipValue(depth: 1) }
         return array(element)
     }
 
-    /// The string elements of an array (other elements skipped).
     mutating func strings(_ body: (String) -> Void) -> Bool {
         elements { scanner in
             var text: String?
@@ -330,7 +316,6 @@ extension JSONScanner {
         }
     }
 
-    /// The `key` of each `{"key": …}` element of an array.
     mutating func keyReferences(_ body: (String) -> Void) -> Bool {
         elements { scanner in
             guard scanner.peek() == UInt8(ascii: "{") else { return scanner.skipValue(depth: 2) }
@@ -346,8 +331,7 @@ extension JSONScanner {
 }
 
 extension String {
-    /// Without leading and trailing white space (what `trimmingCharacters(in: .whitespaces)` gives),
-    /// without Foundation's cost when there is nothing to trim.
+    /// `trimmingCharacters(in: .whitespaces)` without its cost when there is nothing to trim.
     var trimmedSpaces: String {
         guard let first = utf8.first, let last = utf8.last else { return self }
         let plain = { (byte: UInt8) in byte > 0x20 && byte < 0x80 }

@@ -1,19 +1,17 @@
 import Foundation
 
-/// Reads a dump's lines on a thread of its own and parses them on `parsers` more, handing them in
-/// batches, in line order, to the caller's thread, which meanwhile writes the previous batches into
-/// SQLite. At most `queueLimit` batches are read ahead of the caller (raw or parsed), so memory stays
-/// bounded whatever the dump size.
-///
-/// Two parsers, not one: parsing takes more CPU than the SQLite writer, and one parser held it up.
+/// Reads a dump on one thread and parses it on `parsers` more, handing batches in line order to
+/// the caller's thread, which meanwhile writes the previous ones into SQLite. At most
+/// `queueLimit` batches are read ahead, so memory stays bounded. Two parsers: parsing takes more
+/// CPU than the writer, and one held it up.
 final class ParsedDumpReader: @unchecked Sendable {
-    /// One dump line: its number, and its record (nil for an empty line) or why it is skipped.
     struct Line {
         var number: Int
+        /// Nil for an empty line.
         var record: Result<CatalogDumpRecord, CatalogDumpRecord.Malformed>?
     }
 
-    /// Lines as read, copied out of the reader's buffer: their bytes end to end, and where each ends.
+    /// Lines copied out of the reader's buffer, end to end.
     private struct RawBatch {
         var sequence: Int
         var firstNumber: Int
@@ -41,7 +39,6 @@ final class ParsedDumpReader: @unchecked Sendable {
         self.queueLimit = queueLimit
     }
 
-    /// Calls `body` with each batch of parsed lines of `path`, in order, on the calling thread.
     /// A read error is thrown after the batches before it; an error from `body` stops the reader.
     static func forEachBatch(
         path: String, batchSize: Int = 4096, queueLimit: Int = 4, parsers: Int = 2,
@@ -110,7 +107,6 @@ final class ParsedDumpReader: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// A parsing thread: takes the oldest raw batch and files its parsed lines under its sequence number.
     private func parse() {
         let descriptions = StoredDescription.Compressor()
         while true {
@@ -149,7 +145,7 @@ final class ParsedDumpReader: @unchecked Sendable {
         }
     }
 
-    /// The next batch in line order; nil after the last (or when reading failed, after the batches before).
+    /// Nil after the last.
     private func next() -> [Line]? {
         condition.lock()
         defer { condition.unlock() }
