@@ -32,11 +32,12 @@ extension MetadataSource {
 /// A source asked over HTTP: the stage reports its counters and names its endpoint in warnings.
 public protocol HTTPMetadataSource: MetadataSource {
     var client: ResilientHTTPClient { get }
-    /// The base URL, for messages (never a key).
-    var endpoint: String { get }
+    var baseURL: URL { get }
 }
 
 extension HTTPMetadataSource {
+    /// For messages (never a key).
+    public var endpoint: String { baseURL.absoluteString }
     public var isRemote: Bool { true }
     public var standingFailure: SourceFailure? { client.standingFailure() }
 }

@@ -110,26 +110,14 @@ enum CatalogDumpRecord {
     static func parse(_ line: UnsafeRawBufferPointer, descriptions: StoredDescription.Compressor) throws(Malformed)
         -> CatalogDumpRecord
     {
-        var tabs = (0, 0, 0, 0)
-        var found = 0
-        var position = 0
-        while found < 4, position < line.count {
-            if line[position] == 9 {
-                switch found {
-                case 0: tabs.0 = position
-                case 1: tabs.1 = position
-                case 2: tabs.2 = position
-                default: tabs.3 = position
-                }
-                found += 1
-            }
-            position += 1
-        }
-        guard found == 4 else { throw Malformed(reason: "expected 5 tab-separated columns") }
-        let type = UnsafeRawBufferPointer(rebasing: line[..<tabs.0])
-        let key = UnsafeRawBufferPointer(rebasing: line[(tabs.0 + 1)..<tabs.1])
+        func tab(after start: Int) -> Int? { line[start...].firstIndex(of: 9) }
+        guard let typeEnd = tab(after: 0), let keyEnd = tab(after: typeEnd + 1), let revisionEnd = tab(after: keyEnd + 1),
+            let modifiedEnd = tab(after: revisionEnd + 1)
+        else { throw Malformed(reason: "expected 5 tab-separated columns") }
+        let type = UnsafeRawBufferPointer(rebasing: line[..<typeEnd])
+        let key = UnsafeRawBufferPointer(rebasing: line[(typeEnd + 1)..<keyEnd])
         guard !key.isEmpty else { throw Malformed(reason: "empty key") }
-        var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: line[(tabs.3 + 1)...]))
+        var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: line[(modifiedEnd + 1)...]))
         scanner.skipWhitespace()
         switch MemberName(bytes: type) {
         case "/type/edition":

@@ -1,4 +1,5 @@
 import Foundation
+import ShelflineCore
 
 /// Reads a dump on one thread and parses it on `parsers` more, handing batches in line order to
 /// the caller's thread, which meanwhile writes the previous ones into SQLite. At most
@@ -75,7 +76,7 @@ final class ParsedDumpReader: @unchecked Sendable {
     private func read() {
         var batch = RawBatch(sequence: 0, firstNumber: 0)
         do {
-            try DumpLineReader.forEachLine(path: path) { line, number in
+            try LineReader.forEachLine(path: path, compression: .detect) { line, number in
                 if batch.ends.isEmpty { batch.firstNumber = number }
                 batch.bytes.append(contentsOf: line)
                 batch.ends.append(batch.bytes.count)

@@ -6,12 +6,11 @@ public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
     public static let sourceName = "googlebooks"
     public static let section = "googleBooks"
     public let client: ResilientHTTPClient
-    let baseURL: URL
+    public let baseURL: URL
     /// Never in a message (the client's messages name the host and path only).
     private let apiKey: String?
     /// The API has no documented many-ISBN query.
     public var isbnBatchSize: Int { 1 }
-    public var endpoint: String { baseURL.absoluteString }
 
     static let maxResults = 40
 

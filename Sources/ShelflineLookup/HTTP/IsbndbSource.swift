@@ -6,10 +6,9 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
     public static let sourceName = "isbndb"
     public static let section = "isbndb"
     public let client: ResilientHTTPClient
-    let baseURL: URL
+    public let baseURL: URL
     /// The basic plan's most ISBNs per `POST /books`.
     public var isbnBatchSize: Int { 100 }
-    public var endpoint: String { baseURL.absoluteString }
 
     public init(
         parameters: IsbndbParameters, apiKeyFile: String, userAgent: String, clock: PacingClock = .continuous,

@@ -7,7 +7,7 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
     public static let sourceName = "openlibrary"
     public static let section = "openLibrary"
     public let client: ResilientHTTPClient
-    let baseURL: URL
+    public let baseURL: URL
     public let isbnBatchSize: Int
 
     public init(parameters: OpenLibraryParameters, clock: PacingClock = .continuous, configPath: String = "pipeline.json") throws
@@ -21,8 +21,6 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
     public static func make(_ settings: OpenLibraryParameters, setup: SourceSetup) throws -> OpenLibrarySource? {
         try OpenLibrarySource(parameters: settings, clock: setup.clock, configPath: setup.configPath)
     }
-
-    public var endpoint: String { baseURL.absoluteString }
 
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
         guard !isbns.isEmpty else { return [:] }

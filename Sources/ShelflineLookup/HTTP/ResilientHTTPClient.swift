@@ -408,25 +408,20 @@ public final class ResilientHTTPClient: Sendable {
 }
 
 /// Requests waiting for their pacing slot, woken when the source is found offline.
-final class PacingWaiters: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-    private var wakers: [Int: @Sendable () -> Void] = [:]
+final class PacingWaiters: Sendable {
+    private let wakers = LockedValue<(lastID: Int, all: [Int: @Sendable () -> Void])>((0, [:]))
 
     func add(_ wake: @escaping @Sendable () -> Void) -> Int {
-        lock.withLock {
-            next += 1
-            wakers[next] = wake
-            return next
+        wakers.update { wakers in
+            wakers.lastID += 1
+            wakers.all[wakers.lastID] = wake
+            return wakers.lastID
         }
     }
 
-    func remove(_ id: Int) { lock.withLock { _ = wakers.removeValue(forKey: id) } }
+    func remove(_ id: Int) { wakers.update { _ = $0.all.removeValue(forKey: id) } }
 
-    func wakeAll() {
-        let all = lock.withLock { Array(wakers.values) }
-        for wake in all { wake() }
-    }
+    func wakeAll() { for wake in wakers.value.all.values { wake() } }
 }
 
 /// A value read and replaced under a lock.
@@ -441,24 +436,23 @@ final class LockedValue<Value: Sendable>: @unchecked Sendable {
 }
 
 /// The breaker's probe task (at most one is out), cancelled at shutdown.
-final class ProbeTask: @unchecked Sendable {
-    private let lock = NSLock()
-    private var task: Task<Void, Never>?
-    private var stopped = false
+final class ProbeTask: Sendable {
+    /// The task, and whether `cancel()` came (a task started after it is cancelled at once).
+    private let state = LockedValue<(task: Task<Void, Never>?, stopped: Bool)>((nil, false))
 
-    var current: Task<Void, Never>? { lock.withLock { task } }
+    var current: Task<Void, Never>? { state.value.task }
 
     func start(_ body: @escaping @Sendable () async -> Void) {
-        lock.withLock {
-            task = Task { await body() }
-            if stopped { task?.cancel() }
+        state.update { state in
+            state.task = Task { await body() }
+            if state.stopped { state.task?.cancel() }
         }
     }
 
     func cancel() {
-        lock.withLock {
-            stopped = true
-            task?.cancel()
+        state.update { state in
+            state.stopped = true
+            state.task?.cancel()
         }
     }
 }

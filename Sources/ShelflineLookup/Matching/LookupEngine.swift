@@ -84,57 +84,40 @@ public final class LookupEngine: Sendable {
                 outcomes[index] == nil ? queries[index].id(for: source).map { (index, $0) } : nil
             }
             guard !asked.isEmpty else { continue }
-            if let failure = unaskedFailure(source) {
-                for (index, _) in asked { failures[index].append(failure) }
-                continue
-            }
-            let (answers, failed) = try await keyedAnswers(
-                source, keys: unique(asked.map(\.1)), kind: "id", batchSize: source.idBatchSize
-            ) { try await source.editions(ids: $0) }
-            for (index, id) in asked {
-                if let edition = answers[id] {
-                    guard queries[index].titleIsPlaceholder || accepts(queries[index].query, edition) else { continue }
-                    outcomes[index] = Self.identifierMatch(edition, from: source)
-                    finished(index)
-                } else if let failure = failed[id] {
-                    failures[index].append(failure)
-                }
+            for (index, edition) in try await keyedAnswers(
+                source, asked, kind: "id", batchSize: source.idBatchSize, failures: &failures,
+                fetch: { try await source.editions(ids: $0) })
+            where queries[index].titleIsPlaceholder || accepts(queries[index].query, edition) {
+                outcomes[index] = Self.identifierMatch(edition, from: source)
+                finished(index)
             }
         }
 
         // ISBN in every source first: an identifier match anywhere beats a search match.
         for (position, source) in sources.enumerated() {
-            let pending = queries.indices.filter { outcomes[$0] == nil && queries[$0].isbn != nil }
-            guard !pending.isEmpty else { break }
-            if let failure = unaskedFailure(source) {
-                for index in pending { failures[index].append(failure) }
-                continue
+            let asked = queries.indices.compactMap { index in
+                outcomes[index] == nil ? queries[index].isbn.map { (index, $0) } : nil
             }
-            let (answers, failed) = try await keyedAnswers(
-                source, keys: unique(pending.map { queries[$0].isbn! }), kind: "isbn", batchSize: source.isbnBatchSize
-            ) { try await source.editions(isbns: $0) }
-            for index in pending {
-                let isbn = queries[index].isbn!
-                if let edition = answers[isbn], matcher.isbnConflict(queries[index].query, edition) {
-                    // Spreadsheet damage or a reused ISBN: a person decides.
-                    let candidate = MatchCandidate(
-                        key: edition.editionKey ?? edition.workKey ?? "", workKey: edition.workKey, title: edition.title ?? "",
-                        authors: edition.authors ?? [], score: matcher.score(queries[index].query, edition).combined,
-                        reason: Self.isbnTitleConflict)
-                    if conflicts[index] == nil {
-                        conflicts[index] = LookupOutcome(
-                            match: MatchResult(
-                                status: .needsReview, candidates: [candidate], reason: Self.isbnTitleConflict,
-                                source: source.name),
-                            metadata: nil)
-                    }
-                    searchFrom[index] = position + 1
-                } else if let edition = answers[isbn] {
+            guard !asked.isEmpty else { break }
+            for (index, edition) in try await keyedAnswers(
+                source, asked, kind: "isbn", batchSize: source.isbnBatchSize, failures: &failures,
+                fetch: { try await source.editions(isbns: $0) })
+            {
+                guard matcher.isbnConflict(queries[index].query, edition) else {
                     outcomes[index] = Self.identifierMatch(edition, from: source)
                     finished(index)
-                } else if let failure = failed[isbn] {
-                    failures[index].append(failure)
+                    continue
                 }
+                // Spreadsheet damage or a reused ISBN: a person decides.
+                let candidate = MatchCandidate(
+                    edition, score: matcher.score(queries[index].query, edition).combined, reason: Self.isbnTitleConflict)
+                conflicts[index] =
+                    conflicts[index]
+                    ?? LookupOutcome(
+                        match: MatchResult(
+                            status: .needsReview, candidates: [candidate], reason: Self.isbnTitleConflict, source: source.name),
+                        metadata: nil)
+                searchFrom[index] = position + 1
             }
         }
 
@@ -279,12 +262,18 @@ public final class LookupEngine: Sendable {
 
     // MARK: ISBN and id answers (cache, then batches)
 
-    /// Cached as `kind:key`, the rest asked by `fetch` in batches; found and not found are both
-    /// cached, a failure is not.
+    /// The rows of `asked` (row, ISBN or own id) that `source` answered: cached as `kind:key`, the
+    /// rest asked by `fetch` in batches. Found and not found are both cached; a failure is not, and
+    /// goes to the row's `failures`.
     private func keyedAnswers(
-        _ source: any MetadataSource, keys: [String], kind: String, batchSize: Int,
-        fetch: @escaping @Sendable ([String]) async throws -> [String: EditionMetadata]
-    ) async throws -> ([String: EditionMetadata], [String: SourceFailure]) {
+        _ source: any MetadataSource, _ asked: [(Int, String)], kind: String, batchSize: Int,
+        failures: inout [[SourceFailure]], fetch: @escaping @Sendable ([String]) async throws -> [String: EditionMetadata]
+    ) async throws -> [(index: Int, edition: EditionMetadata)] {
+        if let failure = unaskedFailure(source) {
+            for (index, _) in asked { failures[index].append(failure) }
+            return []
+        }
+        let keys = unique(asked.map(\.1))
         var answers: [String: EditionMetadata] = [:]
         var misses: [String] = []
         if source.isRemote, let cache {
@@ -305,7 +294,7 @@ public final class LookupEngine: Sendable {
         var failed: [String: SourceFailure] = [:]
         if !misses.isEmpty, let failure = source.standingFailure {
             for key in misses { failed[key] = failure }
-            return (answers, failed)
+            misses = []
         }
         let size = max(1, batchSize)
         let batches = stride(from: 0, to: misses.count, by: size).map { Array(misses[$0..<min($0 + size, misses.count)]) }
@@ -337,7 +326,10 @@ public final class LookupEngine: Sendable {
                 }
             }
         }
-        return (answers, failed)
+        return asked.compactMap { index, key in
+            if let failure = failed[key] { failures[index].append(failure) }
+            return answers[key].map { (index, $0) }
+        }
     }
 
     // MARK: Searches (cache, then concurrent requests)

@@ -170,10 +170,7 @@ public struct Matcher: Sendable {
             let competing = bestTier != nil && scored.acceptTier == bestTier
             guard let reason = reviewReason(scored, competing: competing) else { return nil }
             if !isRuledOut(scored, competing: competing, names: prepared.names) { open = true }
-            return MatchCandidate(
-                key: scored.edition.editionKey ?? scored.edition.workKey ?? "", workKey: scored.edition.workKey,
-                title: scored.edition.title ?? "", authors: scored.edition.authors ?? [],
-                score: rounded(scored.combined), reason: reason)
+            return MatchCandidate(scored.edition, score: rounded(scored.combined), reason: reason)
         }.prefix(maxCandidates)
         guard !shown.isEmpty else { return .none }
         return open ? .review(Array(shown)) : .ruledOut(Array(shown))
@@ -438,5 +435,13 @@ public struct Matcher: Sendable {
         let (short, long) = a.count < b.count ? (a, b) : (b, a)
         if short.count >= 3 && long.hasPrefix(short) { return true }
         return short.count >= 5 && EditDistance.levenshtein(Array(a.unicodeScalars), Array(b.unicodeScalars)) <= 1
+    }
+}
+
+extension MatchCandidate {
+    init(_ edition: EditionMetadata, score: Double, reason: String) {
+        self.init(
+            key: edition.editionKey ?? edition.workKey ?? "", workKey: edition.workKey, title: edition.title ?? "",
+            authors: edition.authors ?? [], score: score, reason: reason)
     }
 }
