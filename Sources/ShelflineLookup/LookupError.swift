@@ -32,15 +32,13 @@ public enum LookupError: ShelflineError, Equatable {
     }
 }
 
-/// Why one source could not answer one request. Never escapes the stage: the affected records
-/// become `notEnriched` with the reason, uncached, so the next run asks again.
+/// Why a source could not answer: its records become `notEnriched`, uncached, and are asked again.
 public enum SourceFailure: Error, Equatable, Sendable {
     /// The circuit breaker is open.
     case unavailable(source: String)
     /// Retries or the wait budget ran out; `reason` says what the last attempt saw.
     case failed(source: String, reason: String)
     case offline(source: String)
-    /// Not asked again in this run.
     case quotaSpent(source: String)
 
     /// The `reason` written into `MatchResult`.

@@ -16,9 +16,8 @@ public protocol MetadataSource: Sendable {
     /// Schemes of a record's `identifiers` holding this source's ids, most specific first.
     var identifierSchemes: [String] { get }
     var idBatchSize: Int { get }
-    /// The failure every request would meet now (e.g. out of reach), so rows settle at once with
-    /// no request or cache write; may clear later in the run. Read once per chunk and phase: must
-    /// not suspend (an actor hop per chunk cost seconds on a loaded machine).
+    /// The failure every request would meet now (rows settle at once); may clear later. Must not
+    /// suspend: an actor hop per chunk cost seconds on a loaded machine.
     var standingFailure: SourceFailure? { get }
 }
 
@@ -42,8 +41,7 @@ extension HTTPMetadataSource {
     public var standingFailure: SourceFailure? { client.standingFailure() }
 }
 
-/// A metadata source as users add one: name, settings section and how a run makes it.
-/// Registered once, in `MetadataSources.all`.
+/// A metadata source as users add one, registered once in `MetadataSources.all`.
 public protocol RegisteredSource: MetadataSource {
     associatedtype Settings: SourceSettings
     /// Its name in `sources`, `--source`, `match.source` and `metadata.source`.
@@ -115,7 +113,7 @@ public enum MetadataSources {
 
     public static var names: [String] { all.map { $0.sourceName } }
 
-    /// Each of `registry`'s sources' ranges under its section (`openLibrary.batchSize`).
+    /// Under each section (`openLibrary.batchSize`).
     static func ranges(_ registry: [any RegisteredSource.Type]) -> [String: ConfigLimits.Range] {
         registry.reduce(into: [:]) { ranges, source in
             for (key, range) in source.settingsRanges { ranges["\(source.section).\(key)"] = range }
@@ -123,7 +121,7 @@ public enum MetadataSources {
     }
 }
 
-/// The operations on a source's settings that the lookup parameters need without knowing its type.
+/// What the lookup parameters do with a source's settings without knowing its type.
 extension RegisteredSource {
     static var settingsRanges: [String: ConfigLimits.Range] { Settings.ranges }
 

@@ -1,12 +1,10 @@
 import Foundation
 import ShelflineCore
 
-/// One line of an Open Library dump (`type key revision last_modified JSON`), read with the
-/// byte-level `JSONScanner` (JSONDecoder was most of the index build's time).
-///
-/// The number in a record's key (`/books/OL123M` → 123) is its row id: compact, and the primary
-/// key rejects a repeated key without holding keys in memory. A key of another shape gets a
-/// negative id hashed from it, its text kept beside (`oddKeys`).
+/// One line of an Open Library dump (`type key revision last_modified JSON`), read with
+/// `JSONScanner` (JSONDecoder was most of the build's time). The number in a key (`/books/OL123M`
+/// → 123) is the row id, so the primary key rejects repeats without keys held in memory; another
+/// shape gets a negative hashed id, its text kept in `oddKeys`.
 enum CatalogDumpRecord {
     case edition(Edition)
     case work(Work)
@@ -92,8 +90,7 @@ enum CatalogDumpRecord {
             return key.withUTF8 { number(UnsafeRawBufferPointer($0)) }
         }
 
-        /// Else a negative hash of kind and key (a collision, about 1 in 10^19 per pair, would make
-        /// the second key look like a duplicate).
+        /// Else a negative hash (a collision, 1 in 10^19 per pair, makes a key look like a duplicate).
         func id(_ key: UnsafeRawBufferPointer) -> Int {
             if let number = number(key) { return number }
             let hash = CatalogIndex.fnv1a([suffix] + Array(key))

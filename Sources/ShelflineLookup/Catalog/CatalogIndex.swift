@@ -28,13 +28,9 @@ public struct CatalogBuildStats: Codable, Sendable, Equatable {
     }
 }
 
-/// The catalog's SQLite index, in the shape of its queries: ISBN and title-key hash → edition as
-/// integer keys in `WITHOUT ROWID` tables, rows keyed by the number in their Open Library key,
-/// and FTS5 over titles and author names.
-///
-/// Built once per set of dump contents (hashed into the file name), in a temporary file renamed
-/// when complete. Memory stays bounded whatever the dump size: batched transactions, key tables
-/// staged and written sorted after the load, a capped page cache.
+/// The catalog's SQLite index, shaped by its queries: integer keys in `WITHOUT ROWID` tables, FTS5
+/// over titles and authors. Built once per set of dump contents (hashed into the name) in bounded
+/// memory, in a temporary file renamed when complete.
 public final class CatalogIndex: @unchecked Sendable {
     /// Bump when the schema or the parsing of dumps changes, so old indexes are rebuilt.
     static let schemaVersion = 5
@@ -59,18 +55,15 @@ public final class CatalogIndex: @unchecked Sendable {
     private let hitStatement: SQLiteStatement
     private let rowMatchStatement: SQLiteStatement
     let searchFilter: CatalogSearchFilter
-    /// Without their work's description, with the matcher's normalisation once searched. More than
-    /// 2 × 5,000 saved no time and cost memory.
+    /// More than 2 × 5,000 saved no time and cost memory.
     private var editionCache = RecentCache<Int, (edition: EditionMetadata, prepared: Matcher.PreparedEdition?)>(
         generationLimit: 5_000)
-    /// One or two per search hit, each two b-tree seeks and a normalisation, coming back again and
-    /// again. Shared by the connections: a cache per connection missed too often.
+    /// Shared by the connections: a cache per connection missed too often.
     private let authorNames: SharedRecentCache<Int, (name: String, compared: Matcher.ComparedName)>
     /// A few hundred lists cover most editions.
     private var publisherLists = RecentCache<Int, [String]>(generationLimit: 1_000)
 
-    /// Builds it first if the dumps changed; `isCancelled` stops a build with `TryLaterError`. A
-    /// damaged index is set aside and rebuilt.
+    /// Builds it first if the dumps changed; a damaged one is set aside and rebuilt.
     public static func open(
         dumps: [String], cacheDirectory: String, log: Logfmt, now: Date = Date(timeIntervalSince1970: 0),
         isCancelled: () -> Bool = { false }
@@ -103,8 +96,7 @@ public final class CatalogIndex: @unchecked Sendable {
         self.path = path
         self.built = built
         database = try SQLiteDatabase(path: path, readOnly: true)
-        // The index never changes: keep the shared lock instead of taking it (fcntl + fstat) around
-        // every query. Readers still share the file.
+        // The index never changes: keep the shared lock, not take it (fcntl + fstat) per query.
         try database.execute("PRAGMA locking_mode = EXCLUSIVE")
         // The mapped pages are the shared page cache, without a read() copy each.
         try database.execute("PRAGMA mmap_size = 68719476736")
@@ -143,8 +135,6 @@ public final class CatalogIndex: @unchecked Sendable {
         stats.indexBytes = Self.fileSize(path)
     }
 
-    // MARK: Queries
-
     /// When several editions carry an ISBN, the oldest record (lowest number).
     public func editions(isbns: [String]) throws -> [String: EditionMetadata] {
         try lock.withLock {
@@ -176,10 +166,8 @@ public final class CatalogIndex: @unchecked Sendable {
         }
     }
 
-    /// From three queries: (1) the same normalised title (an index lookup); (2) the author's surname
-    /// with any title word; (3) only when (1) found nothing, all significant title words (ranked).
-    /// (1) and (2) bring every near miss that could compete without scanning the long posting
-    /// lists of common title words.
+    /// (1) The same title key; (2) the surname with any title word; (3) if (1) found none, all title
+    /// words. (1) and (2) bring every near miss without the long posting lists of common words.
     public func candidates(title: String, author: String?, limit: Int) throws -> [EditionMetadata] {
         try preparedCandidates(title: title, author: author, limit: limit).map { try described($0.edition) }
     }
@@ -196,8 +184,7 @@ public final class CatalogIndex: @unchecked Sendable {
         let names: [Matcher.ComparedName]
     }
 
-    /// Before the editions are loaded: most hits are the same title by other authors, and loading
-    /// every hit would be most of lookup's work.
+    /// Before loading: most hits are the same title by others, and loading them all costs most.
     func searchHits(title: String, terms: SearchTerms, limit: Int) throws -> [SearchHit] {
         // Outside the lock: most rows against a small catalog end here.
         guard let plan = searchPlan(title: title, terms: terms) else { return [] }
@@ -216,8 +203,7 @@ public final class CatalogIndex: @unchecked Sendable {
         var titleSearch: Bool
     }
 
-    /// Nil when the search filter rules every query out; the cheap tests come first and allocate
-    /// nothing.
+    /// Nil when the search filter rules every query out; the cheap tests allocate nothing.
     private func searchPlan(title: String, terms: SearchTerms) -> SearchPlan? {
         let tokens = terms.titleTokens
         guard !tokens.isEmpty else { return nil }
@@ -238,8 +224,7 @@ public final class CatalogIndex: @unchecked Sendable {
             if !key.isEmpty { keyHashes.append(Self.titleHash(key)) }
         }
         let hashes = keyHashes.filter(searchFilter.mayContain(titleHash:))
-        // The last name word (`Le Guin, Ursula K.` → `guin`) the FTS index holds (not a run of
-        // initials); searched only with a title word.
+        // The last name word the index holds (`Le Guin, Ursula K.` → `guin`), only with a title word.
         let surname =
             anyTitleWord
             ? terms.nameWords.flatMap { words -> String? in
@@ -282,8 +267,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return try hits(ids)
     }
 
-    /// Only their authors' names, taken as `loadEdition` takes them; the shared cache is asked in
-    /// one locked pass for the whole search, not a lock per name.
+    /// Only their authors' names; the shared cache is asked once per search, not a lock per name.
     private func hits(_ ids: [Int]) throws -> [SearchHit] {
         var rows: [(id: Int, names: [Matcher.ComparedName]?, authors: Range<Int>)] = []
         var authorIDs: [Int] = []
@@ -309,8 +293,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return rows.map { row in SearchHit(id: row.id, names: row.names ?? authors[row.authors].compactMap { $0?.compared }) }
     }
 
-    /// A work's editions share one normalisation, scored once. Kept for this search only: across
-    /// searches, so few came back that holding them cost more than it saved.
+    /// A work's editions share one normalisation; kept per search (across, it cost more than it saved).
     private func preparing(_ hits: [SearchHit]) throws -> [Matcher.PreparedEdition] {
         var normalisations: [Matcher.Normalisation.Key: Matcher.Normalisation] = [:]
         return try hits.compactMap { hit -> Matcher.PreparedEdition? in
@@ -325,12 +308,10 @@ public final class CatalogIndex: @unchecked Sendable {
         }
     }
 
-    /// What `authors : "surname" AND title : (w1 OR w2 …)` answers, found by walking the author's
-    /// short posting list and testing each title, instead of FTS5 seeking through the long lists
-    /// of common title words (the largest part of a lookup in a large catalog). An ASCII title is
-    /// split as `unicode61` does; any other is asked of FTS5 for that row. A word the fast test
-    /// cannot decide alike (not plain, or `and`, which `&` also gives) or a prolific surname runs
-    /// the full-text query itself.
+    /// What `authors : "surname" AND title : (w1 OR …)` answers, by testing the titles on the
+    /// author's short posting list instead of seeking through the long lists of common words
+    /// (most of a lookup in a large catalog). An ASCII title is split as `unicode61` does; a word
+    /// not decided alike (not plain, or `and`, which `&` gives) or a prolific surname asks FTS5.
     func authorEditions(surname: String, words: [String], limit: Int) throws -> [Int] {
         let titleQuery = Self.anyWordQuery(words)
         func fullText() throws -> [Int] { try fullTextAuthorEditions(surname: surname, words: words, limit: limit) }
@@ -400,8 +381,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return TextNormalizer.tokens(text).contains(where: words.contains)
     }
 
-    /// A hash instead of the text: a quarter of the size; a collision (about 1 in 10^19 per pair)
-    /// only adds a candidate the matcher scores on its real title.
+    /// A quarter of the text's size; a collision only adds a candidate scored on its real title.
     static func titleHash(_ key: String) -> Int {
         Int(bitPattern: UInt(fnv1a(key.utf8)))
     }
@@ -447,8 +427,7 @@ public final class CatalogIndex: @unchecked Sendable {
         statement.isBlob(1) ? statement.withBlob(1, descriptions.inflate) : statement.text(1)
     }
 
-    /// Without its work's description, unless the work's key has no number (`described(_:)` finds
-    /// works by number).
+    /// Without its work's description, unless the work's key has no number.
     private func loadEdition(_ id: Int) throws -> EditionMetadata? {
         if let cached = editionCache[id] { return cached.edition }
         let statement = editionStatement
@@ -494,8 +473,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return (name, Matcher.ComparedName(name: name))
     }
 
-    /// Its own, else its work's: one rule for `loadEdition` and search hits, as the authors-first
-    /// verdict needs a hit's authors to be its loaded edition's.
+    /// Its own, else its work's: the authors-first verdict needs a hit's to be its edition's.
     private func editionAuthorIDs(own: [Int], work: Int?) throws -> [Int] {
         guard own.isEmpty, let work else { return own }
         workStatement.bind(1, work)
@@ -543,8 +521,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return values.map(clean).joined(separator: String(separator))
     }
 
-    /// One id as an INTEGER (most have one author: 3 bytes, not 6 of text), several as text joined
-    /// by spaces; either reads back as text for `decodeIDs`.
+    /// One id as an INTEGER (3 bytes, not 6 of text), several as text; both read back as text.
     static func bindIDs(_ statement: SQLiteStatement, _ index: Int32, _ ids: [Int]) {
         guard let first = ids.first else { return statement.bind(index, nil as Int?) }
         guard ids.count > 1 else { return statement.bind(index, first) }

@@ -19,8 +19,7 @@ extension CatalogIndex {
         let paused = "import paused: stopped by a signal while building the catalog index; run the import again to resume"
         do {
             let database = try SQLiteDatabase(path: temporary)
-            // The system SQLite's SECURE_DELETE zeroes every freed page: nothing to hide in a file
-            // nobody else has opened yet.
+            // SECURE_DELETE zeroes every freed page: nothing to hide in a file no one has opened yet.
             try database.execute(
                 """
                 PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-32768; PRAGMA temp_store=FILE;
@@ -187,8 +186,7 @@ extension CatalogIndex {
         return stats
     }
 
-    /// The full-text table, the key tables in key order and the search filter. The progress handler
-    /// polls `isCancelled` inside each long statement, so a signal stops any phase at once.
+    /// The progress handler polls `isCancelled` inside each long statement: a signal stops any phase.
     private static func finishIndex(
         _ database: SQLiteDatabase, isCancelled: @escaping () -> Bool, paused: String,
         finished: (String) -> Void
@@ -241,9 +239,8 @@ extension CatalogIndex {
                 try checkpoint("search")
                 try database.execute("INSERT INTO search(search) VALUES ('optimize')")
                 try checkpoint("optimize")
-                // After the full-text table, so its freed pages are reused. Sorted into a copy, then
-                // copied whole: the transfer into an empty table packs its pages full, a sorted INSERT
-                // does not.
+                // After the full-text table, reusing its freed pages; copied whole from a sorted copy,
+                // which packs pages full (a sorted INSERT does not).
                 for (table, key, stage) in [("isbns", "isbn", "isbn_stage"), ("title_keys", "hash", "title_stage")] {
                     let shape = "(\(key) INTEGER NOT NULL, edition INTEGER NOT NULL, PRIMARY KEY(\(key), edition)) WITHOUT ROWID"
                     try database.execute(

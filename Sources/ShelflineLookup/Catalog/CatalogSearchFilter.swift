@@ -1,8 +1,7 @@
 import Foundation
 
-/// A Bloom filter over the index's title-key hashes and full-text terms per column: a search it
-/// rules out is answered without SQLite (with a small catalog, nearly every row). False positives
-/// (about 1 %) only run the queries.
+/// A Bloom filter over the index's title keys and terms: a search it rules out (with a small
+/// catalog, nearly every row) skips SQLite.
 struct CatalogSearchFilter: Sendable {
     private var words: [UInt64]
     private var bitCount: UInt64 { UInt64(words.count * 64) }

@@ -1,8 +1,7 @@
 import Foundation
 import ShelflineCore
 
-/// The local Open Library catalog: dump files indexed into SQLite in the workspace, with one
-/// read-only connection per core for concurrent searches.
+/// The local Open Library catalog: dump files indexed into SQLite, one connection per core.
 public struct CatalogSource: RegisteredSource {
     public static let sourceName = "catalog"
     /// The dump files are the `catalog` member itself.
@@ -111,8 +110,7 @@ public struct CatalogDumps: SourceSettings {
     }
 }
 
-/// Connections lent to one caller at a time; when all are lent, the first is shared (its lock
-/// serialises its users).
+/// Connections lent one caller at a time; when all are lent, the first is shared.
 final class ReaderPool: @unchecked Sendable {
     private let lock = NSLock()
     private let all: [CatalogIndex]

@@ -1,10 +1,8 @@
 import Foundation
 import ShelflineCore
 
-/// Reads a dump on one thread and parses it on `parsers` more, handing batches in line order to
-/// the caller's thread, which meanwhile writes the previous ones into SQLite. At most
-/// `queueLimit` batches are read ahead, so memory stays bounded. Two parsers: parsing takes more
-/// CPU than the writer, and one held it up.
+/// Reads a dump on one thread and parses it on two more (one held up the SQLite writer), handing
+/// batches in order to the caller; at most `queueLimit` are read ahead.
 final class ParsedDumpReader: @unchecked Sendable {
     struct Line {
         var number: Int

@@ -1,6 +1,5 @@
-/// Publisher lists kept once in `publishers`, referred to by id (1–3 bytes where the text takes
-/// 12 or more; a few lists name most editions). Ids in order of first appearance, so a dump always
-/// gives the same index; past `limit` lists or `maximumBytes` the text stays in the edition.
+/// Publisher lists kept once, referred to by id (1–3 bytes, not 12 or more of text); ids in order
+/// of first appearance, so a dump always gives the same index. Past the limits, the text stays.
 struct PublisherNames {
     static let limit = 100_000
     static let maximumBytes = 96

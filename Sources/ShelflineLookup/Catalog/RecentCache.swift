@@ -1,8 +1,7 @@
 import Foundation
 
-/// A bounded map in two generations: a full current one becomes the previous one, and a value
-/// found there moves back. Emptying one table when full would drop the editions a common title
-/// brings back row after row.
+/// A bounded map in two generations (a value found in the previous one moves back): emptying one
+/// table when full would drop the editions a common title brings back row after row.
 struct RecentCache<Key: Hashable, Value> {
     private var current: [Key: Value] = [:]
     private var previous: [Key: Value] = [:]

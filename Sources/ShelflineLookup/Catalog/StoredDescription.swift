@@ -1,9 +1,8 @@
 import CLibdeflate
 import CZlib
 
-/// A work's description in the index: TEXT when short or incompressible, else a BLOB of its UTF-8
-/// byte count (LEB128) and the raw DEFLATE of those bytes. Descriptions are a large part of the
-/// index and prose deflates by about a third; a lookup inflates only the editions it loads.
+/// TEXT when short or incompressible, else a BLOB: UTF-8 byte count (LEB128), raw DEFLATE. Prose
+/// deflates by about a third, and descriptions are a large part of the index.
 enum StoredDescription {
     case text(String)
     case deflated([UInt8])

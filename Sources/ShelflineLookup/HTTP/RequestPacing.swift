@@ -53,11 +53,9 @@ enum AttemptFailure: Sendable, Equatable {
 
 /// Opens after `threshold` consecutive failed attempts; after `cooldown` lets one probe through.
 ///
-/// Opened by refused connections it is *unreachable*: every request is refused at once, unpaced,
-/// and a background probe is due after `unreachableProbeDelay`, doubling per refused probe up to
-/// the cooldown, so a restarting server is asked again once it is back. A host name that does
-/// not resolve makes the source `offline` for the run. A lock, not an actor: the engine reads it
-/// once per chunk without suspending.
+/// Opened by refused connections it is *unreachable*: requests fail at once, unpaced, and a
+/// background probe is due after a delay doubling per refusal. A lock, not an actor: the engine
+/// reads it without suspending.
 final class CircuitBreaker: @unchecked Sendable {
     enum State: Equatable {
         case closed

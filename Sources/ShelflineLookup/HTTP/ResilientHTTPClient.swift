@@ -108,9 +108,8 @@ public final class ResilientHTTPClient: Sendable {
         var lastReason = "no attempt made"
         var retries = 0
         var attempts = 0
-        // A refused connection is tried again at once, in the pacing slot and gate place it did not
-        // use (queued again, the retries that open the breaker came one slot apart), until the
-        // breaker opens; bounded in case other requests' answers keep it closed.
+        // A refused connection is tried again at once in its unused slot and gate place (queued again,
+        // retries came a slot apart) until the breaker opens; bounded as answers may keep it closed.
         var unsent = 0
         let unsentLimit = policy.maxRetries + policy.breakerThreshold + 1
         var slotUnused = false
@@ -226,10 +225,9 @@ public final class ResilientHTTPClient: Sendable {
         }
     }
 
-    /// The breaker is asked before the pacing slot (an unreachable source uses none) and again
-    /// before sending (a trip while waiting counts). Open for a failing but reachable source, a
-    /// request takes its slot first: refusals spread over the cooldown, so rows after a short
-    /// outage are still answered. The caller holds a place in the concurrency gate.
+    /// The breaker is asked before the slot (an unreachable source uses none) and before sending.
+    /// Open for a reachable source, a request takes its slot first: refusals spread over the
+    /// cooldown, so rows after a short outage are answered.
     private func send(_ url: URL, body: Data?, absent: Set<Int>, paced: Bool) async throws -> Attempt {
         if quotaSpent.value != nil { return .refused(.quotaSpent(source: source)) }
         var admission = breaker.admit()

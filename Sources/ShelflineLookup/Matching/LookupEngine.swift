@@ -36,8 +36,7 @@ public struct LookupOutcome: Sendable, Equatable {
     public var askAgain = false
 }
 
-/// Resolves records against the chained sources: own ids, then ISBN in every source, then
-/// title/author search, then the verdict. Remote answers go through the persistent cache.
+/// Resolves records: own ids, then ISBN in every source, then title/author search, then the verdict.
 public final class LookupEngine: Sendable {
     let sources: [any MetadataSource]
     let cache: LookupCache?
@@ -201,8 +200,7 @@ public final class LookupEngine: Sendable {
         }
     }
 
-    /// `standingFailure` when nothing of `source` is cached either: rows settle at once, without
-    /// their keys being gathered and looked up one by one only to meet it.
+    /// `standingFailure` when nothing of `source` is cached either: rows settle at once.
     private func unaskedFailure(_ source: any MetadataSource) -> SourceFailure? {
         guard let failure = source.standingFailure else { return nil }
         if source.isRemote, let cache, cache.holdsAnswers(from: source.name) { return nil }
@@ -260,11 +258,7 @@ public final class LookupEngine: Sendable {
         return false
     }
 
-    // MARK: ISBN and id answers (cache, then batches)
-
-    /// The rows of `asked` (row, ISBN or own id) that `source` answered: cached as `kind:key`, the
-    /// rest asked by `fetch` in batches. Found and not found are both cached; a failure is not, and
-    /// goes to the row's `failures`.
+    /// The rows `source` answered, from the cache or `fetch` in batches; a failure is not cached.
     private func keyedAnswers(
         _ source: any MetadataSource, _ asked: [(Int, String)], kind: String, batchSize: Int,
         failures: inout [[SourceFailure]], fetch: @escaping @Sendable ([String]) async throws -> [String: EditionMetadata]
@@ -331,8 +325,6 @@ public final class LookupEngine: Sendable {
             return answers[key].map { (index, $0) }
         }
     }
-
-    // MARK: Searches (cache, then concurrent requests)
 
     /// Runs each key's search and `decide`, then `decided` on this task, one key at a time. A local
     /// source's searches and verdicts run on several tasks (one connection each).

@@ -30,19 +30,16 @@ public enum MatchDecision: Sendable, Equatable {
     case accept(EditionMetadata, score: Double)
     /// Plausible candidates, not certain enough: best first, each with why it was not accepted.
     case review([MatchCandidate])
-    /// Candidates the title rule rules out, each with its reason: kept with the not enriched row
-    /// so nothing is hidden. Review is for what the rule cannot rule out.
+    /// Kept with the not enriched row, each with its reason, so nothing is hidden.
     case ruledOut([MatchCandidate])
     case none
 }
 
 /// Decides whether a candidate may be accepted without a person, by what titles mean.
 ///
-/// Acceptable: a title *equivalent* to the user's (`TitleRelation`) and authors sharing a person
-/// (initials, `Last, First` and diacritics tolerated); never on the title alone. Editions of one
-/// work are one book, accepted when the only acceptable work at the best tier; the edition chosen
-/// agrees on the ISBN, then year, publisher and pages. Anything else plausible goes to review with
-/// the reason it was not accepted.
+/// Acceptable: an *equivalent* title (`TitleRelation`) and a shared author, never the title alone;
+/// a work is accepted when it is the only acceptable one at the best tier, with the edition that
+/// agrees on the ISBN, then year, publisher and pages. Anything else plausible goes to review.
 public struct Matcher: Sendable {
     /// Unused (titles are compared by meaning); kept so existing configurations load.
     public var titleThreshold = 0.9
@@ -87,8 +84,7 @@ public struct Matcher: Sendable {
         return scored
     }
 
-    /// `authorRelation(names, others).relation == .match`, skipping pairs of other surnames and
-    /// tokens (at most 0.8): most of a search's candidates are by other people.
+    /// Skips pairs of other surnames (at most 0.8): most candidates are by other people.
     func authorsMatch(_ names: [ComparedName], _ others: [ComparedName]) -> Bool {
         guard authorThreshold > Self.otherSurnameCeiling else { return authorRelation(names, others).relation == .match }
         for user in names where !user.tokens.isEmpty {
@@ -118,9 +114,8 @@ public struct Matcher: Sendable {
         decide(query, PreparedQuery(query), candidates)
     }
 
-    /// `decide(query, prepared: load(hits))`, loading the hits whose authors match first: any other
-    /// has no accept tier, so an acceptance among them is the verdict over all. Otherwise every
-    /// hit is loaded and judged.
+    /// Loads the hits whose authors match first: any other has no accept tier, so an acceptance
+    /// among them is the verdict over all.
     func decide<Hit>(
         _ query: LookupQuery, hits: [Hit], names: (Hit) -> [ComparedName],
         load: ([Hit]) throws -> [PreparedEdition]
@@ -176,9 +171,8 @@ public struct Matcher: Sendable {
         return open ? .review(Array(shown)) : .ruledOut(Array(shown))
     }
 
-    /// Another book by the title rule: another title, or an equivalent one by other people (no name
-    /// token shared, or a surname under another given name: `Anna Adichie` is not `Chimamanda
-    /// Ngozi Adichie`). A person asked would answer "no" every time.
+    /// Another title, or an equivalent one by other people (`Anna Adichie` is not `Chimamanda Ngozi
+    /// Adichie`): a person asked would answer "no" every time.
     func isRuledOut(_ scored: Scored, competing: Bool, names: [ComparedName]) -> Bool {
         if competing { return false }
         switch scored.relation {
@@ -218,8 +212,7 @@ public struct Matcher: Sendable {
         }
     }
 
-    /// An ISBN hit names another book: neither title nor authors agree (a translation by the same
-    /// author, or the author spelled otherwise, is no conflict).
+    /// Neither title nor authors agree (a translation by the same author is no conflict).
     public func isbnConflict(_ query: LookupQuery, _ edition: EditionMetadata) -> Bool {
         guard !query.title.isEmpty, edition.title?.isEmpty == false else { return false }
         let scored = score(query, edition)
@@ -257,8 +250,6 @@ public struct Matcher: Sendable {
         if let pages = query.pages, let editionPages = edition.pages, abs(pages - editionPages) <= 5 { points += 1 }
         return points
     }
-
-    // MARK: Similarities
 
     /// Tokenised once per query rather than per candidate.
     struct PreparedQuery {
@@ -299,8 +290,7 @@ public struct Matcher: Sendable {
         return best
     }
 
-    /// A candidate normalised once per edition, not per query (the catalog caches them: a common
-    /// title's editions come back for many rows).
+    /// Normalised once per edition, not per query: a common title's editions come back for many rows.
     public struct PreparedEdition: Sendable {
         public let edition: EditionMetadata
         /// May be shared by editions of one `Normalisation.Key`.
@@ -320,8 +310,7 @@ public struct Matcher: Sendable {
         }
     }
 
-    /// All the matcher's score of an edition depends on. A class, so that editions sharing one are
-    /// recognised and scored once.
+    /// All a score depends on; a class, so that editions sharing one are scored once.
     final class Normalisation: Sendable {
         let titleForms: [[String]]
         let parts: TitleParts

@@ -5,11 +5,9 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// Lookup's files in `cache/` can be rebuilt, so damage never stops a run, and a killed build
-/// never leaves its scratch file behind for good.
+/// Lookup's files in `cache/` can be rebuilt: damage never stops a run, and no scratch file stays.
 enum CacheFiles {
-    /// A damaged file (`open` fails, or shorter than its header says) is set aside with its
-    /// `-wal` and `-shm`, logged, and opened fresh; a second failure is thrown.
+    /// A damaged or truncated file is set aside with its `-wal` and `-shm` and opened fresh.
     static func opening<T>(_ path: String, what: String, now: Date, log: Logfmt, open: () throws -> T) throws -> T {
         let damage: String
         do {

@@ -1,9 +1,8 @@
 import Foundation
 import ShelflineCore
 
-/// The persistent cache of remote answers, shared by every run in a workspace: WAL mode, each
-/// answer committed as soon as it is handled (a crash loses at most the requests in flight).
-/// Negative answers are kept too, for a shorter time.
+/// Remote answers (negative ones too, for less long) for every run in a workspace; each is
+/// committed at once, so a crash loses at most the requests in flight.
 public final class LookupCache: @unchecked Sendable {
     public let path: String
     private let database: SQLiteDatabase
@@ -83,10 +82,8 @@ public final class LookupCache: @unchecked Sendable {
         }
     }
 
-    /// Expired or not.
     public func holdsAnswers(from source: String) -> Bool { lock.withLock { sourcesStored.contains(source) } }
 
-    /// Nil payload: negative.
     public func store(source: String, _ answers: [(key: String, payload: Data?)], now: Date) throws {
         guard !answers.isEmpty else { return }
         try lock.withLock {
