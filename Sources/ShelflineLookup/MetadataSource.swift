@@ -143,16 +143,8 @@ extension RegisteredSource {
         try container.encode(settings(in: sections), forKey: LookupParameters.Key(section))
     }
 
-    static func cacheLifetime(in sections: [String: any SourceSettings]) -> SourceCacheDays {
-        settings(in: sections).cacheLifetime
-    }
-
     static func sameSettings(_ a: [String: any SourceSettings], _ b: [String: any SourceSettings]) -> Bool {
         settings(in: a) == settings(in: b)
-    }
-
-    static func validateSettings(_ sections: [String: any SourceSettings], configPath: String) throws {
-        try settings(in: sections).validate(source: sourceName, section: section, configPath: configPath)
     }
 
     static func resolvePaths(in sections: inout [String: any SourceSettings], _ besideConfig: (String) -> String) {

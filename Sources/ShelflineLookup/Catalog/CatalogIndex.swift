@@ -156,8 +156,7 @@ public final class CatalogIndex: @unchecked Sendable {
         try lock.withLock {
             var found: [String: EditionMetadata] = [:]
             for key in keys {
-                let full = Array((key.hasPrefix("/") ? key : "/books/" + key).utf8)
-                guard let id = full.withUnsafeBytes({ CatalogDumpRecord.KeyKind.edition.number($0) }),
+                guard let id = CatalogDumpRecord.KeyKind.edition.number(key.hasPrefix("/") ? key : "/books/" + key),
                     let edition = try loadEdition(id)
                 else { continue }
                 found[key] = try describing(edition)

@@ -159,20 +159,17 @@ extension CatalogIndex {
                     ])
                 }
             }
-            let reasons = String(decoding: try JSONEncoder.shelfline.encode(stats.skippedReasons), as: UTF8.self)
             let insertMeta = try database.prepare("INSERT INTO meta VALUES (?, ?)")
             for (name, value) in [
                 ("schema", "\(schemaVersion)"), ("editions", "\(stats.editions)"),
                 ("skipped", "\(stats.skippedLines)"), ("duplicates", "\(stats.duplicateKeys)"),
                 ("lines", "\(stats.lines)"),
+                ("skipped_reasons", String(decoding: try JSONEncoder.shelfline.encode(stats.skippedReasons), as: UTF8.self)),
             ] {
                 insertMeta.bind(1, name)
-                insertMeta.bind(2, Int(value))
+                bindCompact(insertMeta, 2, value)  // the counts as INTEGERs, the reasons as TEXT
                 try insertMeta.run()
             }
-            insertMeta.bind(1, "skipped_reasons")
-            insertMeta.bind(2, reasons)
-            try insertMeta.run()
             database.close()
             guard rename(temporary, path) == 0 else {
                 throw FileError.cannotCreate(path: path, reason: "rename: \(systemErrorMessage())")

@@ -87,7 +87,7 @@ public final class LookupEngine: Sendable {
                 source, asked, kind: "id", batchSize: source.idBatchSize, failures: &failures,
                 fetch: { try await source.editions(ids: $0) })
             where queries[index].titleIsPlaceholder || accepts(queries[index].query, edition) {
-                outcomes[index] = Self.identifierMatch(edition, from: source)
+                outcomes[index] = Self.matched(edition, by: source, .matchedByIsbn)
                 finished(index)
             }
         }
@@ -103,7 +103,7 @@ public final class LookupEngine: Sendable {
                 fetch: { try await source.editions(isbns: $0) })
             {
                 guard matcher.isbnConflict(queries[index].query, edition) else {
-                    outcomes[index] = Self.identifierMatch(edition, from: source)
+                    outcomes[index] = Self.matched(edition, by: source, .matchedByIsbn)
                     finished(index)
                     continue
                 }
@@ -140,14 +140,11 @@ public final class LookupEngine: Sendable {
             var groups: [String: [Int]] = [:]
             var order: [String] = []
             for index in pending {
-                let key: String
-                if let made = searchTerms[index] {
-                    key = made.key
-                } else {
+                if searchTerms[index] == nil {
                     let terms = SearchTerms(title: queries[index].query.title, author: queries[index].query.authors.first)
-                    key = terms.queryKey
-                    searchTerms[index] = (key, terms)
+                    searchTerms[index] = (terms.queryKey, terms)
                 }
+                let key = searchTerms[index]!.key
                 let known = groups.count
                 groups[key, default: []].append(index)
                 if groups.count > known { order.append(key) }
@@ -171,11 +168,7 @@ public final class LookupEngine: Sendable {
                     case .success(let decisions):
                         switch decisions[member] {
                         case .accept(let edition, _):
-                            outcomes[index] = LookupOutcome(
-                                match: MatchResult(
-                                    status: .matchedBySearch, editionKey: edition.editionKey,
-                                    workKey: edition.workKey, source: source.name),
-                                metadata: edition)
+                            outcomes[index] = Self.matched(edition, by: source, .matchedBySearch)
                         case .review(let candidates):
                             reviews[index].append(contentsOf: candidates)
                         case .ruledOut(let candidates):
@@ -246,10 +239,11 @@ public final class LookupEngine: Sendable {
         return values.filter { seen.insert($0).inserted }
     }
 
-    private static func identifierMatch(_ edition: EditionMetadata, from source: any MetadataSource) -> LookupOutcome {
+    /// `matchedByIsbn` also for a match by the source's own id.
+    private static func matched(_ edition: EditionMetadata, by source: any MetadataSource, _ status: MatchStatus) -> LookupOutcome
+    {
         LookupOutcome(
-            match: MatchResult(
-                status: .matchedByIsbn, editionKey: edition.editionKey, workKey: edition.workKey, source: source.name),
+            match: MatchResult(status: status, editionKey: edition.editionKey, workKey: edition.workKey, source: source.name),
             metadata: edition)
     }
 

@@ -34,11 +34,6 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         set { self[CatalogSource.self].paths = newValue }
     }
 
-    public var openLibrary: OpenLibraryParameters {
-        get { self[OpenLibrarySource.self] }
-        set { self[OpenLibrarySource.self] = newValue }
-    }
-
     /// The local catalog first when there is one, then Open Library.
     public static func defaultSources(catalogConfigured: Bool) -> [String] {
         (catalogConfigured ? [CatalogSource.sourceName] : []) + [OpenLibrarySource.sourceName]
@@ -104,7 +99,7 @@ public struct LookupParameters: Codable, Sendable, Equatable {
     /// In seconds: each source's own, else the stage's.
     public var cacheLifetimes: [String: LookupCache.Lifetime] {
         MetadataSources.all.reduce(into: [:]) { lifetimes, source in
-            let own = source.cacheLifetime(in: sections)
+            let own = source.settings(in: sections).cacheLifetime
             lifetimes[source.sourceName] = LookupCache.Lifetime(
                 positive: (own.cacheDays ?? cacheDays) * 86_400, negative: (own.negativeCacheDays ?? negativeCacheDays) * 86_400)
         }
@@ -122,7 +117,9 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         if sources.isEmpty {
             throw LookupError.invalidParameter(configPath: configPath, key: "sources", expected: "at least one source")
         }
-        for source in registry { try source.validateSettings(sections, configPath: configPath) }
+        for source in registry {
+            try source.settings(in: sections).validate(source: source.sourceName, section: source.section, configPath: configPath)
+        }
     }
 }
 

@@ -59,7 +59,7 @@ public struct LookupStage {
         var sources: [any MetadataSource] = []
         var remote: [any HTTPMetadataSource] = []
         let setup = SourceSetup(
-            configPath: context.configPath, clock: options.clock, userAgent: parameters.openLibrary.userAgent,
+            configPath: context.configPath, clock: options.clock, userAgent: parameters[OpenLibrarySource.self].userAgent,
             cacheDirectory: options.workspace.cacheDirectory, log: context.log, now: context.now(),
             isCancelled: { context.cancellation.isCancelled },
             announce: { progress.update(processed: 0, counts: [:], title: $0, author: nil) })

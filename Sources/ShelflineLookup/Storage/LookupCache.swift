@@ -92,11 +92,7 @@ public final class LookupCache: @unchecked Sendable {
                 for answer in answers {
                     upsert.bind(1, source)
                     upsert.bind(2, answer.key)
-                    if let payload = answer.payload {
-                        upsert.bind(3, blob: Array(payload))
-                    } else {
-                        upsert.bind(3, nil as String?)
-                    }
+                    upsert.bind(3, blob: answer.payload.map(Array.init))
                     upsert.bind(4, now.timeIntervalSince1970)
                     try upsert.run()
                 }

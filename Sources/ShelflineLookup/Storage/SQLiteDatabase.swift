@@ -103,7 +103,9 @@ final class SQLiteStatement {
         if let value { sqlite3_bind_double(statement, index, value) } else { sqlite3_bind_null(statement, index) }
     }
 
-    func bind(_ index: Int32, blob: [UInt8]) {
+    /// Nil binds NULL.
+    func bind(_ index: Int32, blob: [UInt8]?) {
+        guard let blob else { return bind(index, nil as Int?) }
         _ = blob.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), Self.transient) }
     }
 
