@@ -47,8 +47,9 @@ enum CatalogDumpRecord {
 
     struct Malformed: Error { var reason: String }
 
-    enum KeyKind {
-        case edition, work, author
+    /// The raw value is the key's last letter: `M`, `W`, `A`.
+    enum KeyKind: UInt8 {
+        case edition = 0x4D, work = 0x57, author = 0x41
 
         var prefix: StaticString {
             switch self {
@@ -58,13 +59,7 @@ enum CatalogDumpRecord {
             }
         }
 
-        var suffix: UInt8 {
-            switch self {
-            case .edition: UInt8(ascii: "M")
-            case .work: UInt8(ascii: "W")
-            case .author: UInt8(ascii: "A")
-            }
-        }
+        var suffix: UInt8 { rawValue }
 
         /// The exact inverse of `number(_:)`.
         func key(_ id: Int) -> String { "\(prefix)\(id)\(Character(Unicode.Scalar(suffix)))" }
