@@ -182,19 +182,14 @@ enum CatalogDumpRecord {
         guard let title = title?.trimmedSpaces, !title.isEmpty else { throw Malformed(reason: "edition without title") }
         var isbns: [Int] = []
         var isbn13: String?, isbn10: String?
-        for raw in isbn13s {
-            if let canonical = ISBN.canonical13(raw), let number = Int(canonical) {
-                if !isbns.contains(number) { isbns.append(number) }
-                isbn13 = isbn13 ?? canonical
-            }
+        func add(_ raw: String, isTen: Bool) {
+            guard let canonical = ISBN.canonical13(raw), let number = Int(canonical) else { return }
+            if !isbns.contains(number) { isbns.append(number) }
+            if isTen { isbn10 = isbn10 ?? raw.filter { $0.isNumber || $0 == "X" || $0 == "x" }.uppercased() }
+            isbn13 = isbn13 ?? canonical
         }
-        for raw in isbn10s {
-            if let canonical = ISBN.canonical13(raw), let number = Int(canonical) {
-                if !isbns.contains(number) { isbns.append(number) }
-                isbn10 = isbn10 ?? raw.filter { $0.isNumber || $0 == "X" || $0 == "x" }.uppercased()
-                isbn13 = isbn13 ?? canonical
-            }
-        }
+        for raw in isbn13s { add(raw, isTen: false) }
+        for raw in isbn10s { add(raw, isTen: true) }
         var authorIDs: [Int] = []
         for key in authors {
             let id = KeyKind.author.id(key)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A Bloom filter over the index's title keys and terms: a search it rules out (with a small
-/// catalog, nearly every row) skips SQLite.
+/// catalog, nearly every row) skips SQLite. No false negatives; a false positive only runs the queries.
 struct CatalogSearchFilter: Sendable {
     private var words: [UInt64]
     private var bitCount: UInt64 { UInt64(words.count * 64) }
@@ -81,6 +81,7 @@ extension CatalogSearchFilter {
     static func store(in database: SQLiteDatabase) throws {
         try database.execute("CREATE VIRTUAL TABLE temp.search_terms USING fts5vocab(main, search, col)")
         let terms = try database.scalarInt("SELECT count(*) FROM temp.search_terms") ?? 0
+        // Distinct: the editions of one work mostly share their title key.
         let keys = try database.scalarInt("SELECT count(DISTINCT hash) FROM title_keys") ?? 0
         var filter = CatalogSearchFilter(capacity: terms + keys)
         let termRows = try database.prepare("SELECT term, col FROM temp.search_terms")

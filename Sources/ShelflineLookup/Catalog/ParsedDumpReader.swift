@@ -51,19 +51,21 @@ final class ParsedDumpReader: @unchecked Sendable {
         while let batch = reader.next() {
             try body(batch)
         }
-        reader.condition.lock()
-        let failure = reader.failure
-        reader.condition.unlock()
-        if let failure { throw failure }
+        if let failure = reader.condition.withLock({ reader.failure }) { throw failure }
+    }
+
+    /// Changes the state guarded by `condition` and wakes every waiter.
+    private func update(_ change: () -> Void) {
+        condition.withLock {
+            change()
+            condition.broadcast()
+        }
     }
 
     private func start(_ work: @escaping @Sendable () -> Void) {
         let thread = Thread {
             work()
-            self.condition.lock()
-            self.runningThreads -= 1
-            self.condition.broadcast()
-            self.condition.unlock()
+            self.update { self.runningThreads -= 1 }
         }
         thread.stackSize = 1 << 20
         thread.start()
@@ -86,14 +88,9 @@ final class ParsedDumpReader: @unchecked Sendable {
             if !batch.ends.isEmpty { try hand(batch) }
         } catch is Stopped {
         } catch {
-            condition.lock()
-            failure = error
-            condition.unlock()
+            condition.withLock { failure = error }
         }
-        condition.lock()
-        readingFinished = true
-        condition.broadcast()
-        condition.unlock()
+        update { readingFinished = true }
     }
 
     private func hand(_ batch: RawBatch) throws {
@@ -137,10 +134,7 @@ final class ParsedDumpReader: @unchecked Sendable {
                             }))
                 }
             }
-            condition.lock()
-            parsed[batch.sequence] = lines
-            condition.broadcast()
-            condition.unlock()
+            update { parsed[batch.sequence] = lines }
         }
     }
 
