@@ -103,13 +103,8 @@ public struct LookupStage {
                 progress: progress, report: report)
         }
         let watcher = Task {
-            while !Task.isCancelled {
-                if context.cancellation.isCancelled {
-                    processing.cancel()
-                    return
-                }
-                try? await Task.sleep(nanoseconds: 100_000_000)
-            }
+            while !Task.isCancelled, !context.cancellation.isCancelled { try? await Task.sleep(nanoseconds: 100_000_000) }
+            if context.cancellation.isCancelled { processing.cancel() }
         }
         defer { watcher.cancel() }
         do {
