@@ -4,12 +4,14 @@ import ShelflineCore
 /// Somewhere edition metadata comes from; the stage chains sources in the configured order.
 /// Throws `SourceFailure` when it cannot answer; an empty answer is no error.
 public protocol MetadataSource: Sendable {
+    /// Written into `MatchResult.source` and `EditionMetadata.source`.
     var name: String { get }
     /// Remote answers are kept in the persistent cache; local ones are fast enough not to be.
     var isRemote: Bool { get }
     var isbnBatchSize: Int { get }
     /// Keyed by the ISBN-13 asked for; misses are absent.
     func editions(isbns: [String]) async throws -> [String: EditionMetadata]
+    /// Editions (or works) for a title and optional author, best first.
     func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata]
     /// By the source's own ids (the `editionKey` or `workKey` it writes); misses and other shapes absent.
     func editions(ids: [String]) async throws -> [String: EditionMetadata]
