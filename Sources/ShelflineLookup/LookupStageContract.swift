@@ -1,20 +1,20 @@
 import ShelflineCore
 import ShelflineReports
 
-/// Lookup as a pipeline stage (`PipelineStage`): its parameter and report types and its one entry.
+/// Lookup as a pipeline stage.
 extension LookupStage: PipelineStage {
     public typealias Parameters = LookupParameters
     public typealias Report = LookupReport
 
     /// What `shelfline-lookup` takes besides its files.
     public struct Arguments: Sendable {
-        /// `--catalog` files; when empty, the `catalog` parameter (relative to pipeline.json).
+        /// `--catalog` files; when empty, the `catalog` parameter.
         public var catalog: [String]
         /// `--source` names; when empty, the `sources` parameter.
         public var sources: [String]
-        /// stderr is a terminal: draw a progress bar instead of log lines.
+        /// Draw a progress bar instead of log lines.
         public var terminal: Bool
-        /// The sources `sources` may name (an in-process lookup may add its own).
+        /// An in-process lookup may add its own sources.
         public var registry: [any RegisteredSource.Type]
 
         public init(
@@ -30,7 +30,6 @@ extension LookupStage: PipelineStage {
 
     public static var description: Stage { .lookup }
 
-    /// The catalog dumps given on the command line.
     public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {
         job.arguments.catalog
     }
@@ -49,7 +48,6 @@ extension LookupParameters: StageParameters {
     public static var stage: StageName { .lookup }
     public static let ranges: [String: ConfigLimits.Range] = ranges(for: MetadataSources.all)
 
-    /// The stage's own ranges and each of `registry`'s sources' under its section.
     static func ranges(for registry: [any RegisteredSource.Type]) -> [String: ConfigLimits.Range] {
         [
             // The runner-up must be seen.
@@ -61,6 +59,5 @@ extension LookupParameters: StageParameters {
 }
 
 extension LookupReport: FileStageReport {
-    /// Every record read; `counts` sum to it.
     public var rowCount: Int { recordsRead }
 }

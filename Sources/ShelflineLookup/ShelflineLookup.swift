@@ -1,7 +1,5 @@
-/// Lookup: enriches records with edition metadata from metadata sources — the local Open Library
-/// catalog (dump files indexed into SQLite) and the Open Library API over HTTP.
-///
-/// It decides, per record, one `MatchStatus` and never guesses: a title/author match is accepted
-/// only when it is close and clearly better than the runner-up. It must not read the environment,
+/// Lookup: enriches records with edition metadata from the registered sources (the local catalog
+/// indexed into SQLite, HTTP APIs). One `MatchStatus` per record, never a guess: a title/author
+/// match is accepted only when it is clearly the user's book. It must not read the environment,
 /// parse command lines or touch files other than its input, outputs and the workspace cache.
 public enum ShelflineLookup {}

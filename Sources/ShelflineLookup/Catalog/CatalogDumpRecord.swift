@@ -1,31 +1,27 @@
 import Foundation
 import ShelflineCore
 
-/// One parsed line of an Open Library dump (`type key revision last_modified JSON`), read with the
-/// project's byte-level `JSONScanner` (JSONDecoder was most of the index build's time).
-///
-/// Records are identified by the number in their Open Library key (`/books/OL123M` → 123), which
-/// becomes the row id in the index: compact, and a second line with the same key is rejected by
-/// the primary key without holding any key in memory. A key of any other shape gets a negative id
-/// from a 64-bit hash of it, and its text is kept beside (`oddKeys`) to be given back.
+/// One line of an Open Library dump (`type key revision last_modified JSON`), read with
+/// `JSONScanner` (JSONDecoder was most of the build's time). The number in a key (`/books/OL123M`
+/// → 123) is the row id, so the primary key rejects repeats without keys held in memory; another
+/// shape gets a negative hashed id, its text kept in `oddKeys`.
 enum CatalogDumpRecord {
     case edition(Edition)
     case work(Work)
     case author(id: Int, name: String)
-    /// An author key that moved (`/authors/OL1A` → `/authors/OL2A`); other redirects are not used.
+    /// Other redirects are not used.
     case authorRedirect(id: Int, target: Int)
-    /// A type this index does not use (`/type/delete`, a redirect of a work, …): not an error.
+    /// A type this index does not use (`/type/delete`, …): not an error.
     case ignored
 
     struct Edition {
         var id: Int
         var title: String
-        /// Keys of another shape than Open Library's (this edition's, its work's), with their ids.
         var oddKeys: [OddKey]
-        /// `CatalogIndex.titleHash` of the title's normalised key (computed on the parsing thread).
+        /// Computed on the parsing thread.
         var titleHash: Int
         var subtitle: String?
-        /// Every ISBN of the edition as a canonical ISBN-13 number, without repeats.
+        /// Canonical ISBN-13 numbers, without repeats.
         var isbns: [Int]
         var isbn13: String?
         var isbn10: String?
@@ -49,12 +45,11 @@ enum CatalogDumpRecord {
         var description: StoredDescription?
     }
 
-    /// Why a line was skipped.
     struct Malformed: Error { var reason: String }
 
-    /// The kinds of key the index stores, with the shape of their Open Library key.
-    enum KeyKind {
-        case edition, work, author
+    /// The raw value is the key's last letter: `M`, `W`, `A`.
+    enum KeyKind: UInt8 {
+        case edition = 0x4D, work = 0x57, author = 0x41
 
         var prefix: StaticString {
             switch self {
@@ -64,19 +59,12 @@ enum CatalogDumpRecord {
             }
         }
 
-        var suffix: UInt8 {
-            switch self {
-            case .edition: UInt8(ascii: "M")
-            case .work: UInt8(ascii: "W")
-            case .author: UInt8(ascii: "A")
-            }
-        }
+        var suffix: UInt8 { rawValue }
 
-        /// The key of record number `id`: the exact inverse of `number(_:)`.
+        /// The exact inverse of `number(_:)`.
         func key(_ id: Int) -> String { "\(prefix)\(id)\(Character(Unicode.Scalar(suffix)))" }
 
-        /// The number in a canonical key (`/books/OL123M` → 123); nil for any other shape, leading
-        /// zeros included, so that `key(number(k)) == k` always holds.
+        /// Nil for any other shape, leading zeros included, so that `key(number(k)) == k`.
         func number(_ key: UnsafeRawBufferPointer) -> Int? {
             let prefixCount = prefix.utf8CodeUnitCount
             guard key.count > prefixCount + 1, key.count <= prefixCount + 16, key[key.count - 1] == suffix else { return nil }
@@ -97,9 +85,7 @@ enum CatalogDumpRecord {
             return key.withUTF8 { number(UnsafeRawBufferPointer($0)) }
         }
 
-        /// The row id of a key: its number when it has Open Library's shape, else a negative id
-        /// hashed from the kind and the key (a collision, about 1 in 10^19 per pair, would make
-        /// the second key look like a duplicate of the first).
+        /// Else a negative hash (a collision, 1 in 10^19 per pair, makes a key look like a duplicate).
         func id(_ key: UnsafeRawBufferPointer) -> Int {
             if let number = number(key) { return number }
             let hash = CatalogIndex.fnv1a([suffix] + Array(key))
@@ -112,32 +98,18 @@ enum CatalogDumpRecord {
         }
     }
 
-    /// Parses one dump line; throws `Malformed` (only) for a line to skip and count. `descriptions`
-    /// gives works' descriptions their stored form (the calling thread's own compressor).
+    /// Throws `Malformed` for a line to skip and count; `descriptions` is the thread's own.
     static func parse(_ line: UnsafeRawBufferPointer, descriptions: StoredDescription.Compressor) throws(Malformed)
         -> CatalogDumpRecord
     {
-        // Five tab-separated columns; the JSON is the rest of the line after the fourth tab.
-        var tabs = (0, 0, 0, 0)
-        var found = 0
-        var position = 0
-        while found < 4, position < line.count {
-            if line[position] == 9 {
-                switch found {
-                case 0: tabs.0 = position
-                case 1: tabs.1 = position
-                case 2: tabs.2 = position
-                default: tabs.3 = position
-                }
-                found += 1
-            }
-            position += 1
-        }
-        guard found == 4 else { throw Malformed(reason: "expected 5 tab-separated columns") }
-        let type = UnsafeRawBufferPointer(rebasing: line[..<tabs.0])
-        let key = UnsafeRawBufferPointer(rebasing: line[(tabs.0 + 1)..<tabs.1])
+        func tab(after start: Int) -> Int? { line[start...].firstIndex(of: 9) }
+        guard let typeEnd = tab(after: 0), let keyEnd = tab(after: typeEnd + 1), let revisionEnd = tab(after: keyEnd + 1),
+            let modifiedEnd = tab(after: revisionEnd + 1)
+        else { throw Malformed(reason: "expected 5 tab-separated columns") }
+        let type = UnsafeRawBufferPointer(rebasing: line[..<typeEnd])
+        let key = UnsafeRawBufferPointer(rebasing: line[(typeEnd + 1)..<keyEnd])
         guard !key.isEmpty else { throw Malformed(reason: "empty key") }
-        var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: line[(tabs.3 + 1)...]))
+        var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: line[(modifiedEnd + 1)...]))
         scanner.skipWhitespace()
         switch MemberName(bytes: type) {
         case "/type/edition":
@@ -164,7 +136,6 @@ enum CatalogDumpRecord {
                 return scanner.skipValue(depth: 1)
             }
             guard let location, !location.isEmpty else { throw Malformed(reason: "redirect without location") }
-            // Only authors' redirects are used (editions name their authors by key).
             guard key.starts(with: "/authors/".utf8) else { return .ignored }
             return .authorRedirect(id: KeyKind.author.id(key), target: KeyKind.author.id(location))
         default:
@@ -211,19 +182,14 @@ enum CatalogDumpRecord {
         guard let title = title?.trimmedSpaces, !title.isEmpty else { throw Malformed(reason: "edition without title") }
         var isbns: [Int] = []
         var isbn13: String?, isbn10: String?
-        for raw in isbn13s {
-            if let canonical = ISBN.canonical13(raw), let number = Int(canonical) {
-                if !isbns.contains(number) { isbns.append(number) }
-                isbn13 = isbn13 ?? canonical
-            }
+        func add(_ raw: String, isTen: Bool) {
+            guard let canonical = ISBN.canonical13(raw), let number = Int(canonical) else { return }
+            if !isbns.contains(number) { isbns.append(number) }
+            if isTen { isbn10 = isbn10 ?? raw.filter { $0.isNumber || $0 == "X" || $0 == "x" }.uppercased() }
+            isbn13 = isbn13 ?? canonical
         }
-        for raw in isbn10s {
-            if let canonical = ISBN.canonical13(raw), let number = Int(canonical) {
-                if !isbns.contains(number) { isbns.append(number) }
-                isbn10 = isbn10 ?? raw.filter { $0.isNumber || $0 == "X" || $0 == "x" }.uppercased()
-                isbn13 = isbn13 ?? canonical
-            }
-        }
+        for raw in isbn13s { add(raw, isTen: false) }
+        for raw in isbn10s { add(raw, isTen: true) }
         var authorIDs: [Int] = []
         for key in authors {
             let id = KeyKind.author.id(key)
@@ -232,8 +198,7 @@ enum CatalogDumpRecord {
         let work = works.first.map { KeyKind.work.id($0) }
         var oddKeys: [OddKey] = []
         if let work, work < 0, let key = works.first { oddKeys.append(OddKey(id: work, key: key)) }
-        // Without authors of its own or a work to take them from, no match could ever be
-        // accepted on it (authors decide): skipped and counted, like a line without a title.
+        // Without authors, no match could ever be accepted on it.
         guard !authorIDs.isEmpty || work != nil else { throw Malformed(reason: "edition without authors or work") }
         return Edition(
             id: id, title: title, oddKeys: oddKeys, titleHash: CatalogIndex.titleHash(TextNormalizer.titleKey(title)),
@@ -250,8 +215,7 @@ enum CatalogDumpRecord {
         try object(&scanner) { scanner, member in
             switch member {
             case "authors":
-                // `[{"author": {"key": …}, "type": …}]`; in old records `author` is a bare string,
-                // or the entry is itself `{"key": …}`.
+                // `[{"author": {"key": …}}]`; in old records a bare string, or the entry is `{"key": …}`.
                 return scanner.elements { scanner in
                     guard scanner.peek() == UInt8(ascii: "{") else { return scanner.skipValue(depth: 2) }
                     var key: String?
@@ -280,7 +244,7 @@ enum CatalogDumpRecord {
                     return valid
                 }
             case "description":
-                // A string, or `{"type": "/type/text", "value": …}`.
+                // Or `{"type": "/type/text", "value": …}`.
                 guard scanner.peek() == UInt8(ascii: "{") else { return scanner.readString(&description) }
                 return scanner.rawMembers { scanner, member in
                     if member == "value" { return scanner.readString(&description) }
@@ -295,7 +259,7 @@ enum CatalogDumpRecord {
             description: description.flatMap { $0.isEmpty ? nil : descriptions.store($0) })
     }
 
-    /// Reads the line's JSON object to its end; any syntax error, or text after it, is "invalid JSON".
+    /// Any syntax error, or text after the object, is "invalid JSON".
     private static func object(_ scanner: inout JSONScanner, _ member: (inout JSONScanner, MemberName) -> Bool) throws(Malformed)
     {
         guard scanner.rawMembers(member), scanner.atEnd() else { throw Malformed(reason: "invalid JSON") }
@@ -303,8 +267,7 @@ enum CatalogDumpRecord {
 }
 
 extension JSONScanner {
-    /// Reads a string value into `value`; `null` and values of other types leave it as it was
-    /// (skipped, their syntax checked). False on a syntax error.
+    /// `null` and other types leave `value` as it was (skipped, syntax checked). False on a syntax error.
     mutating func readString(_ value: inout String?) -> Bool {
         if null() { return true }
         guard peek() == UInt8(ascii: "\"") else { return skipValue(depth: 1) }
@@ -313,14 +276,12 @@ extension JSONScanner {
         return true
     }
 
-    /// Calls `element` at each element of an array (which it consumes); `null` is an empty array,
-    /// any other value is skipped. False on a syntax error.
+    /// `null` is an empty array, any other value is skipped. False on a syntax error.
     mutating func elements(_ element: (inout JSONScanner) -> Bool) -> Bool {
         guard peek() == UInt8(ascii: "[") else { return null() || skipValue(depth: 1) }
         return array(element)
     }
 
-    /// The string elements of an array (other elements skipped).
     mutating func strings(_ body: (String) -> Void) -> Bool {
         elements { scanner in
             var text: String?
@@ -330,7 +291,6 @@ extension JSONScanner {
         }
     }
 
-    /// The `key` of each `{"key": …}` element of an array.
     mutating func keyReferences(_ body: (String) -> Void) -> Bool {
         elements { scanner in
             guard scanner.peek() == UInt8(ascii: "{") else { return scanner.skipValue(depth: 2) }
@@ -346,8 +306,7 @@ extension JSONScanner {
 }
 
 extension String {
-    /// Without leading and trailing white space (what `trimmingCharacters(in: .whitespaces)` gives),
-    /// without Foundation's cost when there is nothing to trim.
+    /// `trimmingCharacters(in: .whitespaces)` without its cost when there is nothing to trim.
     var trimmedSpaces: String {
         guard let first = utf8.first, let last = utf8.last else { return self }
         let plain = { (byte: UInt8) in byte > 0x20 && byte < 0x80 }

@@ -13,12 +13,10 @@ public struct CatalogBuildStats: Codable, Sendable, Equatable {
     public var works = 0
     public var authors = 0
     public var redirects = 0
-    /// Lines skipped: not valid JSON, required fields missing, or a key seen before. Never fatal.
+    /// Never fatal.
     public var skippedLines = 0
-    /// Of `skippedLines`, lines whose edition, work or author key an earlier line already had
-    /// (the first one is kept).
+    /// Of `skippedLines`, lines repeating a key (the first one is kept).
     public var duplicateKeys = 0
-    /// `skippedLines` by reason.
     public var skippedReasons: [String: Int] = [:]
     public var seconds = 0.0
     public var indexBytes = 0
@@ -30,21 +28,15 @@ public struct CatalogBuildStats: Codable, Sendable, Equatable {
     }
 }
 
-/// The catalog's SQLite index, in the shape of the queries it serves: ISBN → edition and
-/// normalised title → edition as integer keys in `WITHOUT ROWID` tables, editions, works and
-/// authors keyed by the number in their Open Library key, and an FTS5 table over titles and
-/// author names for the searches.
-///
-/// Built once per set of dump contents (the file name carries their combined content hash), in a
-/// temporary file renamed into place when complete, so an interrupted build is never used. Memory
-/// stays bounded whatever the dump size: rows stream in batched transactions, the key tables are
-/// staged in a temporary file and written sorted after the load, SQLite's page cache is capped.
+/// The catalog's SQLite index, shaped by its queries: integer keys in `WITHOUT ROWID` tables, FTS5
+/// over titles and authors. Built once per set of dump contents (hashed into the name) in bounded
+/// memory, in a temporary file renamed when complete.
 public final class CatalogIndex: @unchecked Sendable {
-    /// Bumped when the schema or the parsing of dumps changes, so old indexes are rebuilt.
+    /// Bump when the schema or the parsing of dumps changes, so old indexes are rebuilt.
     static let schemaVersion = 5
     public let path: String
     public private(set) var stats: CatalogBuildStats
-    /// True when this run built the index (false: reused).
+    /// False: reused.
     public let built: Bool
     private let database: SQLiteDatabase
     private let lock = NSLock()
@@ -62,25 +54,16 @@ public final class CatalogIndex: @unchecked Sendable {
     private let titleTextStatement: SQLiteStatement
     private let hitStatement: SQLiteStatement
     private let rowMatchStatement: SQLiteStatement
-    /// Rules out searches that cannot find anything before they reach SQLite.
     let searchFilter: CatalogSearchFilter
-    /// Editions already loaded, by id (a search brings the same editions again and again), without
-    /// their work's description (`described(_:)` adds it to the editions a row is given).
-    /// Searches keep each edition's matcher-side normalisation with it (`prepared`). At most 10,000
-    /// (two generations of 5,000): more saved no time and cost memory.
+    /// More than 2 × 5,000 saved no time and cost memory.
     private var editionCache = RecentCache<Int, (edition: EditionMetadata, prepared: Matcher.PreparedEdition?)>(
         generationLimit: 5_000)
-    /// Author names, with their matcher form, by id: one or two per search hit, each two b-tree
-    /// seeks (through `redirects`) and a normalisation, and the same names come back again and
-    /// again. Shared by the connections to the index: a cache per connection missed too often.
+    /// Shared by the connections: a cache per connection missed too often.
     private let authorNames: SharedRecentCache<Int, (name: String, compared: Matcher.ComparedName)>
-    /// Publisher lists by id: one per edition loaded; a few hundred lists cover most editions.
+    /// A few hundred lists cover most editions.
     private var publisherLists = RecentCache<Int, [String]>(generationLimit: 1_000)
 
-    /// Opens the index for `dumps` in `cacheDirectory`, building it first if its content changed.
-    /// `isCancelled` is polled while building; when it turns true the build stops (temporary file
-    /// removed) with `TryLaterError`. Scratch files of builds whose process died are removed first;
-    /// a damaged index is set aside (`CacheFiles.opening`, named with `now`) and rebuilt.
+    /// Builds it first if the dumps changed; a damaged one is set aside and rebuilt.
     public static func open(
         dumps: [String], cacheDirectory: String, log: Logfmt, now: Date = Date(timeIntervalSince1970: 0),
         isCancelled: () -> Bool = { false }
@@ -108,16 +91,14 @@ public final class CatalogIndex: @unchecked Sendable {
         return index
     }
 
-    /// `sharing`: another connection to the same index, whose search filter and author names this one uses too.
+    /// `sharing`: another connection, whose search filter and author names this one uses too.
     init(path: String, built: Bool, sharing other: CatalogIndex? = nil) throws {
         self.path = path
         self.built = built
         database = try SQLiteDatabase(path: path, readOnly: true)
-        // The index never changes once renamed into place: keep the shared lock from the first read
-        // instead of taking and dropping it (fcntl + fstat) around every query. Readers still share the file.
+        // The index never changes: keep the shared lock, not take it (fcntl + fstat) per query.
         try database.execute("PRAGMA locking_mode = EXCLUSIVE")
-        // Pages read through a memory map instead of a read() copy each; the mapped pages are the
-        // shared page cache.
+        // The mapped pages are the shared page cache, without a read() copy each.
         try database.execute("PRAGMA mmap_size = 68719476736")
         isbnStatement = try database.prepare("SELECT edition FROM isbns WHERE isbn = ? LIMIT 1")
         editionStatement = try database.prepare(
@@ -128,12 +109,11 @@ public final class CatalogIndex: @unchecked Sendable {
         workStatement = try database.prepare("SELECT authors, description FROM works WHERE id = ?")
         oddKeyStatement = try database.prepare("SELECT key FROM odd_keys WHERE id = ?")
         publisherStatement = try database.prepare("SELECT name FROM publishers WHERE id = ?")
-        // A redirected author key resolves through its redirect (one hop), like Open Library.
+        // One redirect hop, like Open Library.
         authorStatement = try database.prepare(
             "SELECT name FROM authors WHERE id = coalesce((SELECT target FROM redirects WHERE id = ?1), ?1)")
         searchStatement = try database.prepare("SELECT rowid FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?")
-        // Unranked: an author's editions sharing a title word are few, and bm25 over the
-        // contentless table costs more than the match itself.
+        // Unranked: such editions are few, and bm25 costs more than the match itself.
         authorSearchStatement = try database.prepare("SELECT rowid FROM search WHERE search MATCH ? LIMIT ?")
         titleKeyStatement = try database.prepare("SELECT edition FROM title_keys WHERE hash = ? LIMIT ?")
         authorPostingsStatement = try database.prepare("SELECT rowid FROM search WHERE search MATCH ?")
@@ -155,10 +135,7 @@ public final class CatalogIndex: @unchecked Sendable {
         stats.indexBytes = Self.fileSize(path)
     }
 
-    // MARK: Queries
-
-    /// The edition carrying each ISBN-13 (any ISBN-10 in the dump was converted); when several
-    /// do, the one with the lowest Open Library number (the oldest record).
+    /// When several editions carry an ISBN, the oldest record (lowest number).
     public func editions(isbns: [String]) throws -> [String: EditionMetadata] {
         try lock.withLock {
             var found: [String: EditionMetadata] = [:]
@@ -174,14 +151,12 @@ public final class CatalogIndex: @unchecked Sendable {
         }
     }
 
-    /// The editions with these Open Library edition keys (`/books/OL1M`, or the bare `OL1M`), keyed
-    /// as asked; other shapes and keys not in the dumps are absent.
+    /// By `/books/OL1M` or `OL1M`, keyed as asked.
     public func editions(keys: [String]) throws -> [String: EditionMetadata] {
         try lock.withLock {
             var found: [String: EditionMetadata] = [:]
             for key in keys {
-                let full = Array((key.hasPrefix("/") ? key : "/books/" + key).utf8)
-                guard let id = full.withUnsafeBytes({ CatalogDumpRecord.KeyKind.edition.number($0) }),
+                guard let id = CatalogDumpRecord.KeyKind.edition.number(key.hasPrefix("/") ? key : "/books/" + key),
                     let edition = try loadEdition(id)
                 else { continue }
                 found[key] = try describing(edition)
@@ -190,49 +165,36 @@ public final class CatalogIndex: @unchecked Sendable {
         }
     }
 
-    /// Candidate editions for a title and author, from three queries:
-    /// 1. editions whose normalised title equals the query's (an index lookup, however common the words);
-    /// 2. with an author, editions by the author's surname sharing any title word (FTS5);
-    /// 3. only when (1) found nothing, editions whose title holds all significant words (FTS5, ranked).
-    /// (1) and (2) bring every near miss that could compete — same title by others, other books by
-    /// the same author — without scanning the long posting lists of common title words.
+    /// (1) The same title key; (2) the surname with any title word; (3) if (1) found none, all title
+    /// words. (1) and (2) bring every near miss without the long posting lists of common words.
     public func candidates(title: String, author: String?, limit: Int) throws -> [EditionMetadata] {
         try preparedCandidates(title: title, author: author, limit: limit).map { try described($0.edition) }
     }
 
-    /// `candidates`, each with its normalisation for the matcher (kept with the cached edition),
-    /// without its work's description: the matcher does not read it, and only the edition a row
-    /// is matched to needs it (`described(_:)`).
+    /// Without the work's description: only the edition a row is matched to needs it.
     public func preparedCandidates(title: String, author: String?, limit: Int) throws -> [Matcher.PreparedEdition] {
         guard let plan = searchPlan(title: title, terms: SearchTerms(title: title, author: author)) else { return [] }
         return try lock.withLock { try preparing(findingHits(plan, limit: limit)) }
     }
 
-    /// A search's candidate before its edition is loaded: the row, and its authors as the matcher
-    /// compares them, which is all it needs to tell whether the candidate could be accepted
-    /// (`Matcher.decide(_:hits:names:load:)`).
+    /// A candidate before its edition is loaded: its authors tell whether it could be accepted.
     public struct SearchHit: Sendable {
         let id: Int
         let names: [Matcher.ComparedName]
     }
 
-    /// What `candidates` finds, before the editions are loaded: most hits are the same title by
-    /// other authors, and a row is accepted only on the few whose authors match, so loading and
-    /// normalising every hit would be most of lookup's work. `terms`: the words of `title` and the author.
+    /// Before loading: most hits are the same title by others, and loading them all costs most.
     func searchHits(title: String, terms: SearchTerms, limit: Int) throws -> [SearchHit] {
-        // Planned outside the lock: the filter is immutable, and most rows of an import against a
-        // small catalog end here.
+        // Outside the lock: most rows against a small catalog end here.
         guard let plan = searchPlan(title: title, terms: terms) else { return [] }
         return try lock.withLock { try findingHits(plan, limit: limit) }
     }
 
-    /// The hits' editions, prepared for the matcher, in the hits' order (a hit whose row is gone is left out).
+    /// In the hits' order (a hit whose row is gone is left out).
     public func prepared(_ hits: [SearchHit]) throws -> [Matcher.PreparedEdition] {
         try lock.withLock { try preparing(hits) }
     }
 
-    /// What `findingHits` asks SQLite: the exact title keys' hashes, the surname and title words
-    /// of the author query, and whether the title words alone are searched.
     private struct SearchPlan {
         var hashes: [Int]
         var surname: String?
@@ -240,13 +202,11 @@ public final class CatalogIndex: @unchecked Sendable {
         var titleSearch: Bool
     }
 
-    /// The queries a search needs; nil when the search filter rules them all out (no exact title
-    /// key, and neither the author nor the title words in the index). The cheap tests come first
-    /// and nothing is allocated for a search ruled out by them.
+    /// Nil when the search filter rules every query out; the cheap tests allocate nothing.
     private func searchPlan(title: String, terms: SearchTerms) -> SearchPlan? {
         let tokens = terms.titleTokens
         guard !tokens.isEmpty else { return nil }
-        // Every stopword is at most three bytes: a longer token is not hashed to know it is none.
+        // Every stopword is at most three bytes.
         func isStopword(_ token: String) -> Bool { token.utf8.count <= 3 && TextNormalizer.stopwords.contains(token) }
         let hasSignificant = tokens.contains { !isStopword($0) }
         func isSearched(_ token: String) -> Bool { !hasSignificant || !isStopword(token) }
@@ -256,15 +216,14 @@ public final class CatalogIndex: @unchecked Sendable {
             if mayHold(token, .title) { anyTitleWord = true } else { titleSearch = false }
             if anyTitleWord && !titleSearch { break }
         }
-        // `titleKey(title)`, from the tokens at hand, hashed as it would be joined.
+        // `titleKey(title)` from the tokens at hand.
         var keyHashes = [Self.titleHash(joining: Matcher.droppingArticle(tokens))]
         if title.utf8.contains(UInt8(ascii: ":")), let colon = TextNormalizer.firstIndex(of: ":", in: title) {
             let key = TextNormalizer.titleKey(String(title[..<colon]))
             if !key.isEmpty { keyHashes.append(Self.titleHash(key)) }
         }
         let hashes = keyHashes.filter(searchFilter.mayContain(titleHash:))
-        // The surname: last word of the name in `First Last` order (`Le Guin, Ursula K.` → `guin`),
-        // as a token the FTS index holds (not a joined run of initials); searched only with a title word.
+        // The last name word the index holds (`Le Guin, Ursula K.` → `guin`), only with a title word.
         let surname =
             anyTitleWord
             ? terms.nameWords.flatMap { words -> String? in
@@ -275,7 +234,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return SearchPlan(hashes: hashes, surname: surname, searched: tokens.filter(isSearched), titleSearch: titleSearch)
     }
 
-    /// Candidate editions from three queries (see `candidates`), as `plan` says.
+    /// The three queries of `candidates`.
     private func findingHits(_ plan: SearchPlan, limit: Int) throws -> [SearchHit] {
         let (hashes, surname, searched, titleSearch) = (plan.hashes, plan.surname, plan.searched, plan.titleSearch)
         let words = searched.map { "\"\($0)\"" }
@@ -307,10 +266,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return try hits(ids)
     }
 
-    /// Editions `ids` as search hits: their authors' names, from the cached edition or from the
-    /// row (or its work's, when it has none, as `loadEdition` takes them), without loading the
-    /// rest. The names come from the cache the connections share in one locked pass for the whole
-    /// search, and the ones it lacks in another, not a lock per name.
+    /// Only their authors' names; the shared cache is asked once per search, not a lock per name.
     private func hits(_ ids: [Int]) throws -> [SearchHit] {
         var rows: [(id: Int, names: [Matcher.ComparedName]?, authors: Range<Int>)] = []
         var authorIDs: [Int] = []
@@ -336,9 +292,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return rows.map { row in SearchHit(id: row.id, names: row.names ?? authors[row.authors].compactMap { $0?.compared }) }
     }
 
-    /// A work's editions (same title and authors) come together: they share one normalisation,
-    /// which the matcher then scores once. Kept for this search only: across searches, so few
-    /// came back that holding them cost more (malloc) than it saved, against 1M editions.
+    /// A work's editions share one normalisation; kept per search (across, it cost more than it saved).
     private func preparing(_ hits: [SearchHit]) throws -> [Matcher.PreparedEdition] {
         var normalisations: [Matcher.Normalisation.Key: Matcher.Normalisation] = [:]
         return try hits.compactMap { hit -> Matcher.PreparedEdition? in
@@ -353,16 +307,10 @@ public final class CatalogIndex: @unchecked Sendable {
         }
     }
 
-    /// Editions whose authors hold `surname` and whose title or subtitle holds any of `words`, in
-    /// rowid order, at most `limit`: what the full-text query `authors : "surname" AND title : (w1
-    /// OR w2 …)` answers, found by walking the author's (short) posting list and testing each
-    /// edition's title, instead of FTS5 seeking through the long lists of common title words
-    /// (the largest part of a title/author lookup in a large catalog). The test is
-    /// the tokenizer's: an ASCII title is split exactly as `unicode61` does (any non-alphanumeric
-    /// byte separates, case folded); any other title is asked of FTS5 for that row alone. A query
-    /// word the fast test cannot decide alike (not plain ASCII, or `and`, which `&` also gives
-    /// here) or a prolific surname (more than `authorScanLimit` editions to test) runs the
-    /// full-text query itself.
+    /// What `authors : "surname" AND title : (w1 OR …)` answers, by testing the titles on the
+    /// author's short posting list instead of seeking through the long lists of common words
+    /// (most of a lookup in a large catalog). An ASCII title is split as `unicode61` does; a word
+    /// not decided alike (not plain, or `and`, which `&` gives) or a prolific surname asks FTS5.
     func authorEditions(surname: String, words: [String], limit: Int) throws -> [Int] {
         let titleQuery = Self.anyWordQuery(words)
         func fullText() throws -> [Int] { try fullTextAuthorEditions(surname: surname, words: words, limit: limit) }
@@ -381,7 +329,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return found
     }
 
-    /// The full-text query `authorEditions` answers like (the tests compare them).
+    /// What `authorEditions` answers like (the tests compare them).
     func fullTextAuthorEditions(surname: String, words: [String], limit: Int) throws -> [Int] {
         authorSearchStatement.bind(1, "authors : \"\(surname)\" AND \(Self.anyWordQuery(words))")
         authorSearchStatement.bind(2, limit)
@@ -395,24 +343,22 @@ public final class CatalogIndex: @unchecked Sendable {
         "title : (\(words.map { "\"\($0)\"" }.joined(separator: " OR ")))"
     }
 
-    /// Whether `column` of the full-text table may hold `word` (a `TextNormalizer` token): the
-    /// filter decides for a plain word, which FTS5 tokenizes as itself; any other may be there.
+    /// The filter decides for a plain word, which FTS5 tokenizes as itself.
     private func mayHold(_ word: String, _ column: CatalogSearchFilter.Column) -> Bool {
         !Self.isPlainWord(word) || searchFilter.mayContain(term: word, column: column)
     }
 
-    /// Author names held: at most twice this many (about 200 bytes each with their matcher form).
+    /// About 200 bytes each with their matcher form.
     static let authorsPerGeneration = 100_000
 
-    /// Editions of one surname tested one by one before the full-text query is cheaper.
+    /// Past this many editions of one surname the full-text query is cheaper.
     static let authorScanLimit = 400
 
-    /// A word the ASCII tokenizer and FTS5's agree on: lower-case letters and digits only.
+    /// A word the ASCII tokenizer and FTS5's agree on.
     static func isPlainWord(_ word: String) -> Bool {
         !word.isEmpty && word.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }
     }
 
-    /// Whether edition `id`'s indexed title text (title and subtitle) holds one of `words`.
     private func titleHolds(_ id: Int, anyOf words: Set<String>, titleQuery: String) throws -> Bool {
         let title: String?, subtitle: String?
         if let cached = editionCache[id]?.edition {
@@ -434,9 +380,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return TextNormalizer.tokens(text).contains(where: words.contains)
     }
 
-    /// The title-key table holds a 64-bit FNV-1a hash of `TextNormalizer.titleKey` instead of the
-    /// text: a quarter of the size; a collision (about 1 in 10^19 per pair) only adds a candidate
-    /// the matcher then scores on its real title.
+    /// A quarter of the text's size; a collision only adds a candidate scored on its real title.
     static func titleHash(_ key: String) -> Int {
         Int(bitPattern: UInt(fnv1a(key.utf8)))
     }
@@ -453,8 +397,7 @@ public final class CatalogIndex: @unchecked Sendable {
 
     static let fnv1aOffsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    /// 64-bit FNV-1a: stable across runs and machines (Swift's `Hasher` is seeded per process).
-    /// `continuing` a hash of earlier bytes, it is the hash of those bytes followed by `bytes`.
+    /// Stable across runs and machines (Swift's `Hasher` is seeded per process).
     static func fnv1a(_ bytes: some Sequence<UInt8>, continuing start: UInt64 = fnv1aOffsetBasis) -> UInt64 {
         var hash = start
         for byte in bytes {
@@ -463,7 +406,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return hash
     }
 
-    /// `edition` (as `loadEdition` gives it) with its work's description, as a row is given it.
+    /// With its work's description, as a row is given it.
     public func described(_ edition: EditionMetadata) throws -> EditionMetadata {
         try lock.withLock { try describing(edition) }
     }
@@ -483,8 +426,7 @@ public final class CatalogIndex: @unchecked Sendable {
         statement.isBlob(1) ? statement.withBlob(1, descriptions.inflate) : statement.text(1)
     }
 
-    /// Edition `id` without its work's description, unless the work's key has no number
-    /// (`described(_:)` finds a work by the number in its key).
+    /// Without its work's description, unless the work's key has no number.
     private func loadEdition(_ id: Int) throws -> EditionMetadata? {
         if let cached = editionCache[id] { return cached.edition }
         let statement = editionStatement
@@ -505,7 +447,6 @@ public final class CatalogIndex: @unchecked Sendable {
         edition.publishDate = statement.text(8)
         edition.year = edition.publishDate.flatMap(Self.year)
         edition.coverId = statement.int(9)
-        // The work's description, when its key has no number (`described(_:)` cannot find it then).
         if let work, work < 0 {
             workStatement.bind(1, work)
             defer { workStatement.reset() }
@@ -517,7 +458,6 @@ public final class CatalogIndex: @unchecked Sendable {
         return edition
     }
 
-    /// Author `id`'s name, and the name as the matcher compares it.
     private func author(_ id: Int) throws -> (name: String, compared: Matcher.ComparedName)? {
         if let author = authorNames[id] { return author }
         guard let author = try storedAuthor(id) else { return nil }
@@ -525,7 +465,6 @@ public final class CatalogIndex: @unchecked Sendable {
         return author
     }
 
-    /// Author `id` as the index stores it, without the cache.
     private func storedAuthor(_ id: Int) throws -> (name: String, compared: Matcher.ComparedName)? {
         authorStatement.bind(1, id)
         defer { authorStatement.reset() }
@@ -533,9 +472,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return (name, Matcher.ComparedName(name: name))
     }
 
-    /// An edition's author ids: its own, or its work's when it has none. The one rule for
-    /// `loadEdition` and search hits: the authors-first verdict needs a hit's authors to be its
-    /// loaded edition's.
+    /// Its own, else its work's: the authors-first verdict needs a hit's to be its edition's.
     private func editionAuthorIDs(own: [Int], work: Int?) throws -> [Int] {
         guard own.isEmpty, let work else { return own }
         workStatement.bind(1, work)
@@ -543,13 +480,12 @@ public final class CatalogIndex: @unchecked Sendable {
         return try workStatement.step() ? workStatement.text(0).map(Self.decodeIDs) ?? [] : []
     }
 
-    /// An edition's author ids in `column` as `bindIDs` stores them: one as an INTEGER (read as one,
-    /// not through its text), several as text.
+    /// As `bindIDs` stores them.
     private static func authorIDs(_ statement: SQLiteStatement, _ column: Int32) -> [Int] {
         statement.isInteger(column) ? [statement.int(column)!] : statement.text(column).map(decodeIDs) ?? []
     }
 
-    /// An edition's publishers: the list in its row, or, for an id, the list in `publishers` (`PublisherNames`).
+    /// The list in its row, or, for an id, in `publishers`.
     private func storedPublishers(_ statement: SQLiteStatement, _ column: Int32) throws -> [String]? {
         func list(_ text: String?) -> [String]? {
             let values = text?.split(separator: Self.separator, omittingEmptySubsequences: false).map(String.init)
@@ -565,7 +501,6 @@ public final class CatalogIndex: @unchecked Sendable {
         return publishers
     }
 
-    /// The key of row `id`: rebuilt from its number, or, for a key of another shape, as stored.
     private func key(_ id: Int, _ kind: CatalogDumpRecord.KeyKind) throws -> String? {
         guard id < 0 else { return kind.key(id) }
         oddKeyStatement.bind(1, id)
@@ -573,7 +508,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return try oddKeyStatement.step() ? oddKeyStatement.text(0) : nil
     }
 
-    /// Separates a list's values in one text column (publishers); a value never holds it (replaced by a space).
+    /// Separates a list's values in one column; within a value it becomes a space.
     static let separator: Character = "\u{1F}"
 
     static func encodeList(_ values: [String]) -> String? {
@@ -585,9 +520,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return values.map(clean).joined(separator: String(separator))
     }
 
-    /// Binds a list of ids: one as an INTEGER (most editions and works have one author; 3 bytes
-    /// instead of a 6-byte text), several as their text joined by spaces, none as NULL. Read back
-    /// as text either way (`sqlite3_column_text` gives an INTEGER's decimal form) for `decodeIDs`.
+    /// One id as an INTEGER (3 bytes, not 6 of text), several as text; both read back as text.
     static func bindIDs(_ statement: SQLiteStatement, _ index: Int32, _ ids: [Int]) {
         guard let first = ids.first else { return statement.bind(index, nil as Int?) }
         guard ids.count > 1 else { return statement.bind(index, first) }
@@ -599,8 +532,7 @@ public final class CatalogIndex: @unchecked Sendable {
         statement.bind(index, text)
     }
 
-    /// Binds `text` as an INTEGER when it is exactly one's decimal form (a publish date such as
-    /// `1965`: 2 bytes instead of 5), else as TEXT; `sqlite3_column_text` gives the same text back.
+    /// As an INTEGER when exactly one's decimal form (`1965`: 2 bytes instead of 5); reads back alike.
     static func bindCompact(_ statement: SQLiteStatement, _ index: Int32, _ text: String?) {
         if let text, text.utf8.count <= 18, let number = Int(text), String(number) == text {
             statement.bind(index, number)
@@ -615,7 +547,7 @@ public final class CatalogIndex: @unchecked Sendable {
 
     /// The first plausible 4-digit year in a free-text publish date (`March 1965`, `c1965`, `1965-03-01`).
     static func year(_ text: String) -> Int? {
-        // ASCII (nearly every date): the same scan over bytes, cheaper than over Characters.
+        // Nearly every date is ASCII: the same scan over bytes is cheaper.
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
             var value = 0, count = 0
             for byte in text.utf8 {

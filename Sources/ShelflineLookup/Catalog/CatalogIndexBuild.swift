@@ -6,9 +6,8 @@ import ShelflineCore
     import Glibc
 #endif
 
-// The build side of CatalogIndex: streaming dumps into a new index (see CatalogIndex for the schema's shape).
 extension CatalogIndex {
-    /// Streams the dumps into a new index at `path` (via a temporary file renamed when complete).
+    /// Streams the dumps into a temporary file renamed to `path` when complete.
     static func build(
         dumps: [String], into path: String, log: Logfmt, batchSize: Int = 20_000,
         isCancelled: () -> Bool = { false }
@@ -20,9 +19,7 @@ extension CatalogIndex {
         let paused = "import paused: stopped by a signal while building the catalog index; run the import again to resume"
         do {
             let database = try SQLiteDatabase(path: temporary)
-            // The system SQLite is built with SECURE_DELETE, which zeroes every page the dropped
-            // staging tables and the merged full-text segments free: nothing to hide in a file
-            // nobody else has opened yet (renamed into place when complete).
+            // SECURE_DELETE zeroes every freed page: nothing to hide in a file no one has opened yet.
             try database.execute(
                 """
                 PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-32768; PRAGMA temp_store=FILE;
@@ -44,8 +41,8 @@ extension CatalogIndex {
             guard database.hasFTS5() else {
                 throw LookupError.database(path: temporary, reason: "the system SQLite lacks FTS5, needed for title search")
             }
-            // Duplicate keys: the primary key ignores the second line (first one wins: its ISBN and
-            // title rows are already in, and no key is held in memory); `changes` tells.
+            // The primary key ignores a duplicate (the first wins: its ISBN and title rows are in,
+            // and no key is held in memory); `changes` tells.
             let insertEdition = try database.prepare(
                 """
                 INSERT OR IGNORE INTO editions(id, work, title, subtitle, authors, publishers, isbn13, isbn10, pages,
@@ -83,8 +80,7 @@ extension CatalogIndex {
                                 ])
                             }
                         }
-                        /// Runs an insert keyed by the record's own key; false (counted, skipped) when
-                        /// an earlier line had that key: the primary key rejected it.
+                        /// False (counted, skipped) when an earlier line had the key.
                         func insertedFirst(_ statement: SQLiteStatement) throws -> Bool {
                             try statement.run()
                             guard database.changes == 0 else { return true }
@@ -163,20 +159,17 @@ extension CatalogIndex {
                     ])
                 }
             }
-            let reasons = String(decoding: try JSONEncoder.shelfline.encode(stats.skippedReasons), as: UTF8.self)
             let insertMeta = try database.prepare("INSERT INTO meta VALUES (?, ?)")
             for (name, value) in [
                 ("schema", "\(schemaVersion)"), ("editions", "\(stats.editions)"),
                 ("skipped", "\(stats.skippedLines)"), ("duplicates", "\(stats.duplicateKeys)"),
                 ("lines", "\(stats.lines)"),
+                ("skipped_reasons", String(decoding: try JSONEncoder.shelfline.encode(stats.skippedReasons), as: UTF8.self)),
             ] {
                 insertMeta.bind(1, name)
-                insertMeta.bind(2, Int(value))
+                bindCompact(insertMeta, 2, value)  // the counts as INTEGERs, the reasons as TEXT
                 try insertMeta.run()
             }
-            insertMeta.bind(1, "skipped_reasons")
-            insertMeta.bind(2, reasons)
-            try insertMeta.run()
             database.close()
             guard rename(temporary, path) == 0 else {
                 throw FileError.cannotCreate(path: path, reason: "rename: \(systemErrorMessage())")
@@ -190,11 +183,7 @@ extension CatalogIndex {
         return stats
     }
 
-    /// After the load: the full-text table filled with each edition's title and resolved author
-    /// names, the key tables written in key order from their staging tables, and the search
-    /// filter over both (`CatalogSearchFilter`). SQLite's
-    /// progress handler polls `isCancelled` inside each long statement, so a signal stops the
-    /// build within a fraction of a second whatever phase it is in.
+    /// The progress handler polls `isCancelled` inside each long statement: a signal stops any phase.
     private static func finishIndex(
         _ database: SQLiteDatabase, isCancelled: @escaping () -> Bool, paused: String,
         finished: (String) -> Void
@@ -210,7 +199,6 @@ extension CatalogIndex {
                 Unmanaged<Probe>.fromOpaque(context!).takeUnretainedValue().isCancelled() ? 1 : 0
             }, Unmanaged.passUnretained(probe).toOpaque())
         defer { sqlite3_progress_handler(database.handle, 0, nil, nil) }
-        // Also between phases: a signal during the last batch of the load stops the build at once.
         func checkpoint(_ phase: String?) throws {
             if let phase { finished(phase) }
             if isCancelled() { throw TryLaterError(paused) }
@@ -218,12 +206,9 @@ extension CatalogIndex {
         do {
             try withExtendedLifetime(probe) {
                 try checkpoint(nil)
-                // FTS5 flushes its pending terms as a new segment whenever they pass `hashsize` (1 MB by
-                // default), and merges segments as they pile up: a larger hash builds the table in less
-                // CPU and leaves no free pages; 32 MB rather than 64 keeps the peak memory down.
-                // The setting is kept in `search_config`; readers ignore it. The hash's memory counts
-                // against the soft heap limit, which is raised with it, or SQLite would evict the page
-                // cache the scan below reads through.
+                // A larger `hashsize` (1 MB by default) means fewer segments to merge: less CPU, no free
+                // pages; 32 MB rather than 64 keeps the peak memory down (readers ignore it). The soft
+                // heap limit rises with it, or SQLite would evict the page cache the scan reads through.
                 try database.execute(
                     """
                     CREATE VIRTUAL TABLE search USING fts5(title, authors, content='', columnsize=0, detail=column,
@@ -231,13 +216,9 @@ extension CatalogIndex {
                     INSERT INTO search(search, rank) VALUES ('hashsize', 33554432);
                     PRAGMA soft_heap_limit=100663296;
                     """)
-                // Each edition's title (and subtitle) and its authors' names, resolved through redirects,
-                // from the edition's author ids or else its work's (as `loadEdition` does): one id is an
-                // INTEGER, several a TEXT of ids joined by spaces (`bindIDs`), read as a JSON array.
-                // The order and spacing of the names do not matter: the table keeps neither the text
-                // nor positions (detail=column), only which tokens each column of each row holds.
-                // One statement instead of a Swift loop with two lookups an edition (the same terms,
-                // far less CPU). The progress handler polls for a signal inside it.
+                // Authors as `loadEdition` takes them, ids as `bindIDs` stores them (read as a JSON
+                // array); name order and spacing do not matter (detail=column). One statement: far less
+                // CPU than a Swift loop with two lookups an edition.
                 try database.execute(
                     """
                     INSERT INTO search(rowid, title, authors)
@@ -255,10 +236,8 @@ extension CatalogIndex {
                 try checkpoint("search")
                 try database.execute("INSERT INTO search(search) VALUES ('optimize')")
                 try checkpoint("optimize")
-                // After the full-text table: the pages its merges freed are reused here, not left
-                // empty in the file. Sorted into a temporary copy first, then copied whole: SQLite's
-                // transfer of a table into an empty one of the same shape packs its pages full, where
-                // the sorted INSERT leaves them partly empty.
+                // After the full-text table, reusing its freed pages; copied whole from a sorted copy,
+                // which packs pages full (a sorted INSERT does not).
                 for (table, key, stage) in [("isbns", "isbn", "isbn_stage"), ("title_keys", "hash", "title_stage")] {
                     let shape = "(\(key) INTEGER NOT NULL, edition INTEGER NOT NULL, PRIMARY KEY(\(key), edition)) WITHOUT ROWID"
                     try database.execute(
@@ -282,8 +261,7 @@ extension CatalogIndex {
     }
 }
 
-/// Content hashes of dump files, remembered by path, size and modification time so a multi-GB
-/// dump is hashed once, not on every run.
+/// Remembered by path, size and modification time so a multi-GB dump is hashed once.
 struct DumpHashes {
     let cacheDirectory: String
     private var stampPath: String { cacheDirectory + "/catalog-dump-hashes.json" }
@@ -314,7 +292,7 @@ struct DumpHashes {
             }
         }
         if changed { try? writeJSONFile(stamps, to: stampPath) }
-        // In the order given: when two dumps hold the same key, the first listed wins.
+        // In order: when two dumps hold the same key, the first listed wins.
         return ContentHash.string("schema \(schemaVersion)\n" + hashes.joined(separator: "\n"))
     }
 }

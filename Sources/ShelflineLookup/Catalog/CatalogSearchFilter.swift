@@ -1,28 +1,20 @@
 import Foundation
 
-/// A Bloom filter over what a catalog search can find: the index's title-key hashes and the
-/// full-text table's terms, per column (title, authors). A search whose exact title key, surname
-/// or title words the filter rules out cannot return an edition, so it is answered without
-/// SQLite: with a small catalog nearly every row of an import is such a search.
-///
-/// No false negatives (a term or key in the index always tests positive); false positives (about
-/// 1 %) only run the queries as before. Built with the index (`CatalogIndex.finishIndex`), stored
-/// in its `search_filter` table.
+/// A Bloom filter over the index's title keys and terms: a search it rules out (with a small
+/// catalog, nearly every row) skips SQLite. No false negatives; a false positive only runs the queries.
 struct CatalogSearchFilter: Sendable {
-    /// The bits, 64 to a word.
     private var words: [UInt64]
     private var bitCount: UInt64 { UInt64(words.count * 64) }
 
-    /// Probes per key: with 10 bits per key, ~1 % false positives.
+    /// With 10 bits per key, ~1 % false positives.
     private static let probes = 7
     private static let bitsPerKey = 10
 
-    /// Room for `capacity` keys.
     init(capacity: Int) {
         words = [UInt64](repeating: 0, count: max(1, (capacity * Self.bitsPerKey + 63) / 64))
     }
 
-    /// The filter as stored (`bytes`); nil when they cannot be one (not a whole number of 8-byte words).
+    /// Nil when not a whole number of 8-byte words.
     init?(bytes: some ContiguousBytes) {
         guard
             let words = bytes.withUnsafeBytes({ raw -> [UInt64]? in
@@ -34,10 +26,9 @@ struct CatalogSearchFilter: Sendable {
         self.words = words
     }
 
-    /// Little-endian words.
     var bytes: [UInt8] { words.map(\.littleEndian).withUnsafeBytes { Array($0) } }
 
-    /// The full-text table's columns, as fts5vocab names them.
+    /// As fts5vocab names them.
     enum Column: String {
         case title, authors
     }
@@ -45,13 +36,10 @@ struct CatalogSearchFilter: Sendable {
     mutating func insert(term: some Sequence<UInt8>, column: Column) { insert(Self.key(term: term, column: column)) }
     mutating func insert(titleHash: Int) { insert(Self.key(titleHash: titleHash)) }
 
-    /// False when no row of `column` holds `term` (a token as the full-text tokenizer makes it).
     func mayContain(term: String, column: Column) -> Bool { mayContain(Self.key(term: term.utf8, column: column)) }
-    /// False when no edition has this title-key hash (`CatalogIndex.titleHash`).
     func mayContain(titleHash: Int) -> Bool { mayContain(Self.key(titleHash: titleHash)) }
 
-    // Double hashing: probe i at h1 + i·h2, each mapped onto the bits by a multiply-high (any
-    // number of words, not only powers of two: half the size on average).
+    // Probe i at h1 + i·h2, mapped onto the bits by a multiply-high (any size, not only powers of two).
     private mutating func insert(_ key: UInt64) {
         let count = bitCount, step = Self.mix(key) | 1
         var hash = key
@@ -73,14 +61,13 @@ struct CatalogSearchFilter: Sendable {
         return true
     }
 
-    /// A key per column: the term's FNV-1a hash salted with the column, mixed.
     private static func key(term: some Sequence<UInt8>, column: Column) -> UInt64 {
         mix(CatalogIndex.fnv1a(term) ^ (column == .title ? 0x7469_746c_65 : 0x6175_7468_6f72))
     }
 
     private static func key(titleHash: Int) -> UInt64 { mix(UInt64(bitPattern: Int64(titleHash)) ^ 0x6b65_79) }
 
-    /// splitmix64's finaliser: spreads FNV's bits over the whole word.
+    /// splitmix64's finaliser.
     private static func mix(_ value: UInt64) -> UInt64 {
         var z = value &+ 0x9e37_79b9_7f4a_7c15
         z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
@@ -90,8 +77,7 @@ struct CatalogSearchFilter: Sendable {
 }
 
 extension CatalogSearchFilter {
-    /// Builds the filter of a finished index (full-text table and title keys written) and stores
-    /// it in the index's `search_filter` table.
+    /// Once the full-text table and title keys are written.
     static func store(in database: SQLiteDatabase) throws {
         try database.execute("CREATE VIRTUAL TABLE temp.search_terms USING fts5vocab(main, search, col)")
         let terms = try database.scalarInt("SELECT count(*) FROM temp.search_terms") ?? 0
@@ -115,7 +101,6 @@ extension CatalogSearchFilter {
         try insert.run()
     }
 
-    /// The filter stored in an index.
     static func load(from database: SQLiteDatabase) throws -> CatalogSearchFilter {
         let row = try database.prepare("SELECT bits FROM search_filter")
         guard try row.step(), let bytes = row.blob(0), let filter = CatalogSearchFilter(bytes: bytes) else {

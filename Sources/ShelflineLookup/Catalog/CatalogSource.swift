@@ -1,29 +1,22 @@
 import Foundation
 import ShelflineCore
 
-/// The local Open Library catalog: dump files indexed into SQLite in the workspace.
-///
-/// Searches may run concurrently (the lookup engine runs one per core): the source holds one
-/// read-only connection to the index per core, each used by one search at a time.
+/// The local Open Library catalog: dump files indexed into SQLite, one connection per core.
 public struct CatalogSource: RegisteredSource {
     public static let sourceName = "catalog"
-    /// The dump files are the `catalog` member itself: a list of paths.
+    /// The dump files are the `catalog` member itself.
     public static let section = "catalog"
     public let index: CatalogIndex
     private let readers: ReaderPool
     public var isRemote: Bool { false }
     public var isbnBatchSize: Int { 500 }
-    /// How many searches the engine may run at once against this source.
     public var searchConcurrency: Int { readers.count }
 
-    /// From this many editions on, searches run on one connection per core (at most 4).
+    /// On a small catalog the hand-offs between connections cost more than they save.
     static let editionsForParallelSearch = 100_000
 
     public init(index: CatalogIndex) {
         self.index = index
-        // More connections on the same file (shared locks, the mapped pages shared); a connection
-        // that cannot open only leaves fewer. They pay off only where searches are expensive: on a
-        // small catalog the hand-offs cost more than they save.
         let cores =
             index.stats.editions >= Self.editionsForParallelSearch
             ? max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)) : 1
@@ -31,7 +24,6 @@ public struct CatalogSource: RegisteredSource {
         readers = ReaderPool([index] + more)
     }
 
-    /// Opens (building or refreshing when the dumps changed) the index of `settings`' dumps.
     public static func make(_ settings: CatalogDumps, setup: SourceSetup) throws -> CatalogSource? {
         guard !settings.paths.isEmpty else { throw LookupError.catalogNotConfigured(configPath: setup.configPath) }
         setup.announce("(opening the catalog index)")
@@ -41,8 +33,7 @@ public struct CatalogSource: RegisteredSource {
         return CatalogSource(index: index)
     }
 
-    /// Split over the connections, one part each at once: on one connection the ISBN half of a
-    /// chunk left the other core idle.
+    /// Split over the connections: on one, the ISBN half of a chunk left the other core idle.
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
         let parts = min(readers.count, max(1, isbns.count / Self.isbnsPerPart))
         let size = (isbns.count + parts - 1) / max(1, parts)
@@ -62,18 +53,16 @@ public struct CatalogSource: RegisteredSource {
         }
     }
 
-    /// A record's Open Library edition key: the index finds editions by key, not by their work.
+    /// The index finds editions by key, not by their work.
     public var identifierSchemes: [String] { ["openlibrary-edition"] }
 
-    /// Editions by their Open Library edition key (`/books/OL1M` or `OL1M`), as the dumps hold them.
     public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
         try reading { try $0.editions(keys: ids) }
     }
 
-    /// ISBNs not worth a task of their own.
     static let isbnsPerPart = 50
 
-    /// `decisions` with the accepted editions' descriptions, which candidates are loaded without.
+    /// Adds the accepted editions' descriptions, which candidates are loaded without.
     func described(_ decisions: [MatchDecision]) async throws -> [MatchDecision] {
         try decisions.map { decision in
             guard case .accept(let edition, let score) = decision else { return decision }
@@ -85,22 +74,19 @@ public struct CatalogSource: RegisteredSource {
         try await preparedCandidates(title: title, author: author, limit: limit).map(\.edition)
     }
 
-    /// What a title/author search finds, before the editions are loaded (`prepared(_:)`).
     func searchHits(title: String, terms: SearchTerms, limit: Int) async throws -> [CatalogIndex.SearchHit] {
         try reading { try $0.searchHits(title: title, terms: terms, limit: limit) }
     }
 
-    /// The hits' editions, prepared for the matcher.
     func prepared(_ hits: [CatalogIndex.SearchHit]) throws -> [Matcher.PreparedEdition] {
         try reading { try $0.prepared(hits) }
     }
 
-    /// Candidates with their matcher-side normalisation, which the index keeps with cached editions.
+    /// With the matcher's normalisation, which the index caches.
     public func preparedCandidates(title: String, author: String?, limit: Int) async throws -> [Matcher.PreparedEdition] {
         try reading { try $0.preparedCandidates(title: title, author: author, limit: limit) }
     }
 
-    /// `body` on a free connection; an error of the index is this source's failure.
     private func reading<T>(_ body: (CatalogIndex) throws -> T) throws -> T {
         do {
             return try readers.with(body)
@@ -110,8 +96,7 @@ public struct CatalogSource: RegisteredSource {
     }
 }
 
-/// The catalog's settings: its dump files (editions, works, authors; gzip or plain), written as
-/// the list itself (`"catalog": ["editions.txt.gz"]`), relative to pipeline.json.
+/// The catalog's dump files, written as the list itself (`"catalog": ["editions.txt.gz"]`).
 public struct CatalogDumps: SourceSettings {
     public var paths: [String] = []
 
@@ -125,8 +110,7 @@ public struct CatalogDumps: SourceSettings {
     }
 }
 
-/// Connections to one index, lent to one caller at a time; when all are lent, the first is shared
-/// (its own lock serialises its users).
+/// Connections lent one caller at a time; when all are lent, the first is shared.
 final class ReaderPool: @unchecked Sendable {
     private let lock = NSLock()
     private let all: [CatalogIndex]

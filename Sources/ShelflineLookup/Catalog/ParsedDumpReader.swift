@@ -1,19 +1,16 @@
 import Foundation
+import ShelflineCore
 
-/// Reads a dump's lines on a thread of its own and parses them on `parsers` more, handing them in
-/// batches, in line order, to the caller's thread, which meanwhile writes the previous batches into
-/// SQLite. At most `queueLimit` batches are read ahead of the caller (raw or parsed), so memory stays
-/// bounded whatever the dump size.
-///
-/// Two parsers, not one: parsing takes more CPU than the SQLite writer, and one parser held it up.
+/// Reads a dump on one thread and parses it on two more (one held up the SQLite writer), handing
+/// batches in order to the caller; at most `queueLimit` are read ahead.
 final class ParsedDumpReader: @unchecked Sendable {
-    /// One dump line: its number, and its record (nil for an empty line) or why it is skipped.
     struct Line {
         var number: Int
+        /// Nil for an empty line.
         var record: Result<CatalogDumpRecord, CatalogDumpRecord.Malformed>?
     }
 
-    /// Lines as read, copied out of the reader's buffer: their bytes end to end, and where each ends.
+    /// Lines copied out of the reader's buffer, end to end.
     private struct RawBatch {
         var sequence: Int
         var firstNumber: Int
@@ -41,7 +38,6 @@ final class ParsedDumpReader: @unchecked Sendable {
         self.queueLimit = queueLimit
     }
 
-    /// Calls `body` with each batch of parsed lines of `path`, in order, on the calling thread.
     /// A read error is thrown after the batches before it; an error from `body` stops the reader.
     static func forEachBatch(
         path: String, batchSize: Int = 4096, queueLimit: Int = 4, parsers: Int = 2,
@@ -55,19 +51,21 @@ final class ParsedDumpReader: @unchecked Sendable {
         while let batch = reader.next() {
             try body(batch)
         }
-        reader.condition.lock()
-        let failure = reader.failure
-        reader.condition.unlock()
-        if let failure { throw failure }
+        if let failure = reader.condition.withLock({ reader.failure }) { throw failure }
+    }
+
+    /// Changes the state guarded by `condition` and wakes every waiter.
+    private func update(_ change: () -> Void) {
+        condition.withLock {
+            change()
+            condition.broadcast()
+        }
     }
 
     private func start(_ work: @escaping @Sendable () -> Void) {
         let thread = Thread {
             work()
-            self.condition.lock()
-            self.runningThreads -= 1
-            self.condition.broadcast()
-            self.condition.unlock()
+            self.update { self.runningThreads -= 1 }
         }
         thread.stackSize = 1 << 20
         thread.start()
@@ -78,7 +76,7 @@ final class ParsedDumpReader: @unchecked Sendable {
     private func read() {
         var batch = RawBatch(sequence: 0, firstNumber: 0)
         do {
-            try DumpLineReader.forEachLine(path: path) { line, number in
+            try LineReader.forEachLine(path: path, compression: .detect) { line, number in
                 if batch.ends.isEmpty { batch.firstNumber = number }
                 batch.bytes.append(contentsOf: line)
                 batch.ends.append(batch.bytes.count)
@@ -90,14 +88,9 @@ final class ParsedDumpReader: @unchecked Sendable {
             if !batch.ends.isEmpty { try hand(batch) }
         } catch is Stopped {
         } catch {
-            condition.lock()
-            failure = error
-            condition.unlock()
+            condition.withLock { failure = error }
         }
-        condition.lock()
-        readingFinished = true
-        condition.broadcast()
-        condition.unlock()
+        update { readingFinished = true }
     }
 
     private func hand(_ batch: RawBatch) throws {
@@ -110,7 +103,6 @@ final class ParsedDumpReader: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// A parsing thread: takes the oldest raw batch and files its parsed lines under its sequence number.
     private func parse() {
         let descriptions = StoredDescription.Compressor()
         while true {
@@ -142,14 +134,11 @@ final class ParsedDumpReader: @unchecked Sendable {
                             }))
                 }
             }
-            condition.lock()
-            parsed[batch.sequence] = lines
-            condition.broadcast()
-            condition.unlock()
+            update { parsed[batch.sequence] = lines }
         }
     }
 
-    /// The next batch in line order; nil after the last (or when reading failed, after the batches before).
+    /// Nil after the last.
     private func next() -> [Line]? {
         condition.lock()
         defer { condition.unlock() }

@@ -1,13 +1,10 @@
 import Foundation
 
-/// A bounded map keeping what was used recently, in two generations: when the current one is
-/// full it becomes the previous one (the older is dropped), and a value found in the previous
-/// generation moves back into the current one. Emptying one table when it fills would drop the
-/// editions a common title brings back row after row.
+/// A bounded map in two generations (a value found in the previous one moves back): emptying one
+/// table when full would drop the editions a common title brings back row after row.
 struct RecentCache<Key: Hashable, Value> {
     private var current: [Key: Value] = [:]
     private var previous: [Key: Value] = [:]
-    /// Values per generation: at most twice this many are held.
     let generationLimit: Int
 
     init(generationLimit: Int) {
@@ -34,7 +31,7 @@ struct RecentCache<Key: Hashable, Value> {
     var count: Int { current.count + previous.count }
 }
 
-/// A `RecentCache` the connections to one index share (each used by its own thread), behind a lock.
+/// A `RecentCache` the connections to one index share, behind a lock.
 final class SharedRecentCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var cache: RecentCache<Key, Value>
@@ -51,12 +48,10 @@ final class SharedRecentCache<Key: Hashable & Sendable, Value: Sendable>: @unche
         lock.withLock { cache.insert(value, for: key) }
     }
 
-    /// Each key's value, or nil, in one locked pass.
     func values(for keys: [Key]) -> [Value?] {
         lock.withLock { keys.map { cache[$0] } }
     }
 
-    /// Inserts them all in one locked pass.
     func insert(_ entries: [(Key, Value)]) {
         guard !entries.isEmpty else { return }
         lock.withLock {

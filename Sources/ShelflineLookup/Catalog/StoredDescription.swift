@@ -1,25 +1,20 @@
 import CLibdeflate
 import CZlib
 
-/// How a work's description is kept in the index: as TEXT when short or incompressible, else as
-/// a BLOB of its UTF-8 byte count (LEB128) followed by the raw DEFLATE of those bytes.
-///
-/// Descriptions are a large part of the index and prose deflates by about a third. Compression runs
-/// on the dump-parsing thread, off the thread that writes SQLite, and a lookup inflates only the
-/// descriptions of the editions it loads (libdeflate: one call, no stream state).
+/// TEXT when short or incompressible, else a BLOB: UTF-8 byte count (LEB128), raw DEFLATE. Prose
+/// deflates by about a third, and descriptions are a large part of the index.
 enum StoredDescription {
     case text(String)
     case deflated([UInt8])
 
-    /// Shorter descriptions are kept as text: DEFLATE's block header and the length would eat the gain.
+    /// Below this, DEFLATE's block header and the length would eat the gain.
     static let minimumDeflatedBytes = 64
 
-    /// Merge keeps at most 2,000 characters of a description; the index keeps no more.
+    /// Merge keeps no more.
     static let maximumCharacters = 2000
 
-    /// One compressor per thread that parses a dump, reset for each description. zlib rather
-    /// than libdeflate: libdeflate prepares its match finder's tables on every call, about three
-    /// times zlib's CPU with a 256-entry hash (memLevel 1) for the same output.
+    /// One per parsing thread. zlib rather than libdeflate, which prepares its tables on every
+    /// call: about three times zlib's CPU with memLevel 1 for the same output.
     final class Compressor {
         private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         private var output = [UInt8](repeating: 0, count: 256)
@@ -37,7 +32,6 @@ enum StoredDescription {
             stream.deallocate()
         }
 
-        /// The stored form of `description`, cut to `maximumCharacters`.
         func store(_ description: String) -> StoredDescription {
             var text =
                 description.utf8.count <= StoredDescription.maximumCharacters
@@ -69,8 +63,7 @@ enum StoredDescription {
         }
     }
 
-    /// Inflates stored descriptions, one at a time: each `CatalogIndex` keeps its own rather than
-    /// allocating one per description.
+    /// Each `CatalogIndex` keeps its own rather than allocating one per description.
     final class Decompressor {
         private let decompressor: OpaquePointer
 
@@ -78,7 +71,7 @@ enum StoredDescription {
 
         deinit { libdeflate_free_decompressor(decompressor) }
 
-        /// The description back from its stored bytes; nil when they are damaged.
+        /// Nil when damaged.
         func inflate(_ stored: UnsafeRawBufferPointer) -> String? {
             var count = 0
             var shift = 0

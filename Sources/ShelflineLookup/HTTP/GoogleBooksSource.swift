@@ -1,24 +1,19 @@
 import Foundation
 import ShelflineCore
 
-/// The Google Books API: `/books/v1/volumes?q=isbn:X` for one ISBN, `q=intitle:… inauthor:…` for
-/// title/author, `/books/v1/volumes/{id}` for a volume id (its own id, written as `editionKey`). Works without a key (a small shared quota); `key=` from `apiKeyFile` when set.
-/// A quota answer (403 daily limit, 429 rate limit) ends the source for the run.
+/// The Google Books API. Works without a key (a small shared quota); 403 and 429 are quota answers.
 public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
     public static let sourceName = "googlebooks"
     public static let section = "googleBooks"
     public let client: ResilientHTTPClient
-    let baseURL: URL
-    /// Sent as `key=`; never in a message (the client's messages name the host and path only).
+    public let baseURL: URL
+    /// Never in a message (the client's messages name the host and path only).
     private let apiKey: String?
-    /// The API has no documented many-ISBN query: one ISBN per request.
+    /// The API has no documented many-ISBN query.
     public var isbnBatchSize: Int { 1 }
-    public var endpoint: String { baseURL.absoluteString }
 
-    /// Google Books' most results per request.
     static let maxResults = 40
 
-    /// `apiKeyFile` is read here (relative paths were resolved against pipeline.json by the stage).
     public init(
         parameters: GoogleBooksParameters, userAgent: String, clock: PacingClock = .continuous,
         configPath: String = "pipeline.json"
@@ -53,10 +48,9 @@ public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
         return try await client.get(volumesURL(query: query, limit: limit)) { try Self.decodeVolumes($0) }
     }
 
-    /// A record's Google Books volume id (Calibre's `google:` identifier).
+    /// Calibre's `google:` identifier.
     public var identifierSchemes: [String] { ["google"] }
 
-    /// One request per volume id; an unknown id (404) is absent, an id of another shape not asked.
     public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
         var found: [String: EditionMetadata] = [:]
         for id in ids where SourceEndpoint.isPlainID(id) {
@@ -68,7 +62,6 @@ public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
         return found
     }
 
-    /// `books/v1/volumes[/path]` with the search's query items (none for a volume) and the key.
     private func volumesURL(path: String? = nil, query: String?, limit: Int?) -> URL {
         var url = baseURL.appendingPathComponent("books/v1/volumes")
         if let path { url.appendPathComponent(path) }
@@ -116,21 +109,18 @@ public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
         struct ImageLinks: Decodable { var thumbnail: String? }
     }
 
-    /// `{"kind": "books#volumes", "totalItems": N, "items": [volume, …]}`, no `items` when nothing
-    /// matched; anything else (HTML, an array, a truncated body) is malformed. Volumes without an
-    /// id or a title are skipped.
+    /// No `items` when nothing matched.
     static func decodeVolumes(_ data: Data) throws -> [EditionMetadata] {
         (try JSONDecoder().decode(VolumesAnswer.self, from: data).items ?? []).compactMap(edition)
     }
 
-    /// One volume (`/books/v1/volumes/{id}`); an empty body (404) is none.
+    /// An empty body is a 404.
     static func decodeVolume(_ data: Data) throws -> EditionMetadata? {
         guard !data.isEmpty else { return nil }
         return edition(try JSONDecoder().decode(Volume.self, from: data))
     }
 
-    /// The one mapping from a volume to `EditionMetadata`: the volume id is the source's own key.
-    /// A volume without an id or a title is none.
+    /// The volume id is the source's own key.
     private static func edition(_ volume: Volume) -> EditionMetadata? {
         guard let id = volume.id, let info = volume.volumeInfo, info.title != nil else { return nil }
         var edition = EditionMetadata(source: Self.sourceName)
@@ -152,12 +142,12 @@ public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
     }
 }
 
-/// Google Books' defaults: the anonymous quota is small, one request a second.
+/// The anonymous quota is small.
 public enum GoogleBooksDefaults: KeyedSourceDefaults {
     public static let baseURL = "https://www.googleapis.com"
     public static let requestsPerSecond = 1.0
     public static let concurrency = 2
 }
 
-/// Settings of the Google Books source (`googleBooks` in the lookup stage's parameters).
+/// The `googleBooks` section of the lookup stage's parameters.
 public typealias GoogleBooksParameters = KeyedSourceParameters<GoogleBooksDefaults>

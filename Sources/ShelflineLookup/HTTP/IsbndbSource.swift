@@ -1,17 +1,14 @@
 import Foundation
 import ShelflineCore
 
-/// The ISBNdb API v2: `GET /book/{isbn}`, `POST /books` (`isbns=` for many at once) and
-/// `GET /books/{title}?column=title`, the key in the `Authorization` header (required: without `isbndb.apiKeyFile` the stage skips the source).
-/// A 404 means "not known"; 403 and 429 mean the plan's quota is spent and end the source for the run.
+/// The ISBNdb API v2; the key (required) goes in `Authorization`. 403 and 429 are quota answers.
 public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
     public static let sourceName = "isbndb"
     public static let section = "isbndb"
     public let client: ResilientHTTPClient
-    let baseURL: URL
+    public let baseURL: URL
     /// The basic plan's most ISBNs per `POST /books`.
     public var isbnBatchSize: Int { 100 }
-    public var endpoint: String { baseURL.absoluteString }
 
     public init(
         parameters: IsbndbParameters, apiKeyFile: String, userAgent: String, clock: PacingClock = .continuous,
@@ -27,7 +24,7 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
         client = ResilientHTTPClient(source: Self.sourceName, policy: policy, clock: clock)
     }
 
-    /// Skipped, with one line saying so, when no key file is set: the API answers nothing without one.
+    /// The API answers nothing without a key.
     public static func make(_ settings: IsbndbParameters, setup: SourceSetup) throws -> IsbndbSource? {
         guard let keyFile = settings.apiKeyFile else {
             setup.log.error(
@@ -40,7 +37,6 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
             configPath: setup.configPath)
     }
 
-    /// One ISBN: `GET /book/{isbn}`; more: one `POST /books` for all of them.
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
         guard !isbns.isEmpty else { return [:] }
         let books: [EditionMetadata]
@@ -56,7 +52,7 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
         }
     }
 
-    /// Its own id is `isbndb:` and the ISBN-13 (`editionKey`): asked as that ISBN.
+    /// Its own id is `isbndb:` and the ISBN-13.
     public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
         var isbnOf: [String: String] = [:]
         for id in ids where id.hasPrefix(Self.idPrefix) {
@@ -99,8 +95,7 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
         var image: String?
     }
 
-    /// `{"book": {…}}`, `{"total": N, "books": […]}` or `{"total": N, "requested": N, "data": […]}`;
-    /// an empty body (404) is no book.
+    /// An empty body is a 404.
     static func decode(_ data: Data) throws -> [EditionMetadata] {
         guard !data.isEmpty else { return [] }
         let answer = try JSONDecoder().decode(Answer.self, from: data)
@@ -123,12 +118,12 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
     }
 }
 
-/// ISBNdb's defaults: the basic plan's rate, one request a second.
+/// The basic plan's rate.
 public enum IsbndbDefaults: KeyedSourceDefaults {
     public static let baseURL = "https://api2.isbndb.com"
     public static let requestsPerSecond = 1.0
     public static let concurrency = 1
 }
 
-/// Settings of the ISBNdb source (`isbndb`); `apiKeyFile` is required (else the source is skipped).
+/// The `isbndb` section of the lookup stage's parameters.
 public typealias IsbndbParameters = KeyedSourceParameters<IsbndbDefaults>

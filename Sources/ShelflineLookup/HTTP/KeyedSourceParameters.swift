@@ -11,14 +11,12 @@ public protocol KeyedSourceDefaults: Sendable {
 /// decoder and one table of ranges for all of them; each source names its defaults.
 public struct KeyedSourceParameters<Defaults: KeyedSourceDefaults>: SourceSettings {
     public var baseURL = Defaults.baseURL
-    /// A file (mode 0600) holding the API key, relative to pipeline.json.
     public var apiKeyFile: String?
     public var requestsPerSecond = Defaults.requestsPerSecond
     public var concurrency = Defaults.concurrency
     public var timeoutSeconds = 10.0
     public var maxRetries = 3
     public var maxResponseBytes = 4_194_304
-    /// Days its answers stay in the cache (found, and not found); nil: the lookup stage's.
     public var cacheDays: Double?
     public var negativeCacheDays: Double?
 
@@ -52,8 +50,7 @@ public struct KeyedSourceParameters<Defaults: KeyedSourceDefaults>: SourceSettin
 
     public mutating func resolvePaths(_ besideConfig: (String) -> String) { apiKeyFile = apiKeyFile.map(besideConfig) }
 
-    /// The client policy these settings give (backoff, wait budget and breaker: Open Library's
-    /// defaults); `quotaStatuses` end the source for the run.
+    /// Backoff, wait budget and breaker are Open Library's defaults.
     func policy(userAgent: String, quotaStatuses: Set<Int>) -> HTTPPolicy {
         var policy = HTTPPolicy(OpenLibraryParameters())
         policy.concurrency = concurrency

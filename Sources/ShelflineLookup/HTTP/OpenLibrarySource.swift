@@ -7,10 +7,9 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
     public static let sourceName = "openlibrary"
     public static let section = "openLibrary"
     public let client: ResilientHTTPClient
-    let baseURL: URL
+    public let baseURL: URL
     public let isbnBatchSize: Int
 
-    /// `clock` drives pacing, backoff and the circuit breaker (a test clock in tests).
     public init(parameters: OpenLibraryParameters, clock: PacingClock = .continuous, configPath: String = "pipeline.json") throws
     {
         baseURL = try SourceEndpoint.baseURL(
@@ -22,8 +21,6 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
     public static func make(_ settings: OpenLibraryParameters, setup: SourceSetup) throws -> OpenLibrarySource? {
         try OpenLibrarySource(parameters: settings, clock: setup.clock, configPath: setup.configPath)
     }
-
-    public var endpoint: String { baseURL.absoluteString }
 
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
         guard !isbns.isEmpty else { return [:] }
@@ -47,14 +44,11 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         return try await client.get(components.url!) { data in try Self.decodeSearch(data) }
     }
 
-    /// A record's Open Library edition key, else its work key (`BookRecord.identifiers`).
     public var identifierSchemes: [String] { ["openlibrary-edition", "openlibrary-work"] }
-    /// One request per id: batches of one run side by side, paced by the client.
+    /// Batches of one run side by side, paced by the client.
     public var idBatchSize: Int { 1 }
 
-    /// One request per id (`/books/OL1M`, `/works/OL1W`, or the bare `OL1M`); an unknown id (404)
-    /// is absent, an id of another shape not asked. The records name their authors by key only:
-    /// each author's name is asked too (`/authors/OL1A.json`; one the API does not know is left out).
+    /// The records name their authors by key only: each author's name is asked too.
     public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
         var found: [String: EditionMetadata] = [:]
         for id in ids {
@@ -77,11 +71,9 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         return found
     }
 
-    /// The most authors of one record whose names are asked.
     static let authorsAsked = 3
 
-    /// `books/OL1M.json` for an Open Library id or key (`/books/OL1M` or `OL1M`) whose last letter
-    /// names its folder in `kinds` (`M`: `books`); nil for any other shape.
+    /// `books/OL1M.json` for `/books/OL1M` or `OL1M` (`kinds` maps the last letter to its folder).
     private static func jsonPath(_ id: String, kinds: [Character: String]) -> String? {
         let parts = id.split(separator: "/", omittingEmptySubsequences: false)
         let olid = parts.last ?? ""
@@ -92,7 +84,7 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         return "\(folder)/\(olid).json"
     }
 
-    /// An edition or work record and its authors' keys; an empty body (404) is none.
+    /// An edition or work record and its authors' keys; an empty body is a 404.
     static func decodeRecord(_ data: Data) throws -> (EditionMetadata, [String])? {
         guard !data.isEmpty else { return nil }
         let record = try JSONDecoder().decode(EditionRecord.self, from: data)
@@ -106,7 +98,6 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         return (found, (record.authors ?? []).compactMap(\.key))
     }
 
-    /// An author record's name (`{"key": "/authors/OL1A", "name": "…"}`); an empty body (404) is none.
     static func decodeAuthor(_ data: Data) throws -> String? {
         guard !data.isEmpty else { return nil }
         return try JSONDecoder().decode(Name.self, from: data).name
@@ -114,8 +105,7 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
 
     // MARK: Response shapes (documented Open Library JSON)
 
-    /// One `/api/books` answer entry: with `jscmd=details` the edition record under `details`,
-    /// with `jscmd=data` a summary of it at the top level. Both are read as one `EditionRecord`.
+    /// `jscmd=details` puts the edition record under `details`, `jscmd=data` a summary at the top.
     private struct BooksEntry: Decodable {
         var edition: EditionRecord
 
@@ -127,9 +117,8 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         enum Key: String, CodingKey { case details }
     }
 
-    /// An edition as either shape writes it: `jscmd=details` (publishers as strings, ISBNs and
-    /// cover ids as lists) or `jscmd=data` (publishers as `{name}`, ISBNs under `identifiers`,
-    /// cover URLs).
+    /// Either shape: `details` (publishers as strings, ISBN and cover lists) or `data` (publishers
+    /// as `{name}`, ISBNs under `identifiers`, cover URLs).
     private struct EditionRecord: Decodable {
         var key: String?
         var title: String?
@@ -144,7 +133,6 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         var cover: Cover?
         var covers: [Int]?
         var works: [Ref]?
-        /// Read only from a record asked by id (`decodeRecord`).
         var description: Text?
 
         struct Cover: Decodable { var small: String?; var medium: String?; var large: String? }
@@ -188,12 +176,10 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         enum Key: String, CodingKey { case name, key, author }
     }
 
-    /// `{"ISBN:…": {…}}`; anything else (HTML, an array, a truncated body) is malformed.
     static func decodeBooks(_ data: Data) throws -> [String: EditionMetadata] {
         try JSONDecoder().decode([String: BooksEntry].self, from: data).mapValues { edition($0.edition) }
     }
 
-    /// The one mapping from an Open Library edition to `EditionMetadata`, whichever shape it came in.
     private static func edition(_ record: EditionRecord) -> EditionMetadata {
         var edition = EditionMetadata(source: Self.sourceName)
         edition.editionKey = record.key
@@ -222,7 +208,7 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         return Int(url[range.upperBound...].prefix { $0.isNumber })
     }
 
-    /// The members of `SearchAnswer.Doc`, asked of the search so that it sends no others.
+    /// `SearchAnswer.Doc`'s members, so that the search sends no others.
     static let searchFields =
         "key,title,subtitle,author_name,cover_i,first_publish_year,publisher,isbn,number_of_pages_median,cover_edition_key"
 
@@ -242,7 +228,6 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         }
     }
 
-    /// `{"docs": [work, …]}`: candidates are works (edition key when the search names one).
     static func decodeSearch(_ data: Data) throws -> [EditionMetadata] {
         try JSONDecoder().decode(SearchAnswer.self, from: data).docs.compactMap { doc in
             guard let key = doc.key, doc.title != nil else { return nil }

@@ -1,10 +1,7 @@
 import Foundation
 
-/// The clock that pacing, backoff, the circuit breaker and its probes run on: any Swift `Clock`
-/// measured in `Duration` (`ContinuousClock` in production, a test clock in tests), erased so the
-/// HTTP types need not be generic. Times are offsets from when the clock was wrapped.
-///
-/// Per-request timeouts stay on real time: they bound real I/O, which a test clock cannot make late.
+/// The clock pacing, backoff and the breaker run on, erased so the HTTP types need not be generic;
+/// times are offsets from when it was wrapped. Timeouts stay on real time: they bound real I/O.
 public struct PacingClock: Sendable {
     private let elapsed: @Sendable () -> Duration
     private let sleeper: @Sendable (Duration) async throws -> Void
@@ -15,20 +12,17 @@ public struct PacingClock: Sendable {
         sleeper = { offset in try await clock.sleep(until: start.advanced(by: offset), tolerance: nil) }
     }
 
-    /// Real time.
     public static var continuous: PacingClock { PacingClock(ContinuousClock()) }
 
-    /// Time since the clock was wrapped.
     public var now: Duration { elapsed() }
 
-    /// Suspends until `offset` (from when the clock was wrapped); throws `CancellationError` when cancelled.
+    /// Throws `CancellationError` when cancelled.
     public func sleep(until offset: Duration) async throws { try await sleeper(offset) }
 
     public func sleep(for duration: Duration) async throws { try await sleeper(now + duration) }
 }
 
-/// Spaces request starts at least `1/rate` seconds apart (no bursts), so the server never sees more
-/// than `rate` requests in any one-second window. A small safety factor absorbs network jitter.
+/// Spaces request starts `1/rate` s apart (no bursts); the safety factor absorbs network jitter.
 actor RateLimiter {
     private let interval: Duration
     private var next: Duration?
@@ -39,7 +33,6 @@ actor RateLimiter {
         self.clock = clock
     }
 
-    /// Waits for the next free slot; throws `CancellationError` if the task is cancelled meanwhile.
     func acquire() async throws {
         let now = clock.now
         let slot = max(now, next ?? now)
@@ -50,51 +43,36 @@ actor RateLimiter {
 
 /// How an attempt failed, as the breaker sees it.
 enum AttemptFailure: Sendable, Equatable {
-    /// The host name did not resolve: the source is out of reach for this run.
+    /// Out of reach for this run.
     case nameResolution
-    /// Nothing accepted the connection (refused, no route, no network): the attempt never reached
-    /// the server.
+    /// Nothing accepted the connection: the attempt never reached the server.
     case unreachable
-    /// Anything else: 429, 5xx, timeout, a dropped connection, a malformed body.
+    /// 429, 5xx, timeout, a dropped connection, a malformed body.
     case other
 }
 
-/// Stops calling a source after `threshold` consecutive failed attempts; after `cooldown` lets one
-/// probe through (half-open) and closes again when it succeeds.
+/// Opens after `threshold` consecutive failed attempts; after `cooldown` lets one probe through.
 ///
-/// A source that cannot be reached at all is told apart. When attempts that never reached the
-/// server (refused connections) opened the breaker, it is *unreachable*: every request is refused
-/// at once, without a pacing slot or a wait, and a probe is due after `unreachableProbeDelay`, then
-/// twice as long after each refused probe, up to the cooldown. The client sends that probe on a
-/// task of its own (`ResilientHTTPClient.standingFailure()`), so no request and no row waits for
-/// it; when it reaches the server the breaker closes and later requests go out again (a restarting
-/// server is asked again once it is back). A host name that does not resolve makes the source
-/// `offline` for the rest of the run.
-///
-/// State is behind a lock, not an actor: the engine reads it once per chunk without suspending.
+/// Opened by refused connections it is *unreachable*: requests fail at once, unpaced, and a
+/// background probe is due after a delay doubling per refusal. A lock, not an actor: the engine
+/// reads it without suspending.
 final class CircuitBreaker: @unchecked Sendable {
     enum State: Equatable {
         case closed
-        /// Open until `until` (clock offset); `unreachable` when refused connections opened it.
         case open(until: Duration, unreachable: Bool)
         case halfOpen(unreachable: Bool)
         case offline
     }
 
-    /// What an attempt may do.
     enum Admission: Equatable {
-        /// Send; `probe` when this attempt is the half-open probe.
         case send(probe: Bool)
-        /// The breaker is open after failing answers: fail fast.
+        /// Open after failing answers: fail fast.
         case unavailable
-        /// The source refuses connections: fail at once, unsent. `probe`: the probe is due, and the
-        /// caller is to send it in the background (the breaker is half-open from now).
+        /// Fail at once, unsent; `probe`: the caller is to send the due probe in the background.
         case unreachable(probe: Bool)
-        /// The source is out of reach for the rest of the run.
         case offline
     }
 
-    /// The first probe of a source refusing connections goes out this long after the breaker opened.
     static let unreachableProbeDelay: Duration = .seconds(2)
 
     private let threshold: Int
@@ -102,7 +80,7 @@ final class CircuitBreaker: @unchecked Sendable {
     private let clock: PacingClock
     private let lock = NSLock()
     private var consecutiveFailures = 0
-    /// Probes refused since the breaker last opened for refused connections (each doubles the delay).
+    /// Each doubles the probe delay.
     private var refusedProbes = 0
     private var current: State = .closed
     private var tripCount = 0
@@ -116,7 +94,6 @@ final class CircuitBreaker: @unchecked Sendable {
     var state: State { lock.withLock { current } }
     var trips: Int { lock.withLock { tripCount } }
 
-    /// Whether an attempt may go out now.
     func admit() -> Admission {
         lock.withLock {
             if let refusal = standingRefusal() { return refusal }
@@ -130,12 +107,11 @@ final class CircuitBreaker: @unchecked Sendable {
         }
     }
 
-    /// What every request meets now without being sent (`.unreachable` or `.offline`), nil when
-    /// requests may go out (closed, or open after failing answers: those requests take their
-    /// pacing slot and fail fast, so that a short outage ends for the rows after it).
+    /// `.unreachable` or `.offline`; nil while requests may go out (open after failing answers,
+    /// they take their slot and fail fast, so a short outage ends for the rows after it).
     func standing() -> Admission? { lock.withLock { standingRefusal() } }
 
-    /// `standing()` with the lock held; moves to half-open when the unreachable source's probe is due.
+    /// Moves to half-open when the unreachable source's probe is due.
     private func standingRefusal() -> Admission? {
         switch current {
         case .offline: return .offline
@@ -181,7 +157,7 @@ final class CircuitBreaker: @unchecked Sendable {
         }
     }
 
-    /// The probe ended without an answer either way (its task was cancelled): let another try.
+    /// The probe's task was cancelled: let another try.
     func abandonProbe() {
         lock.withLock {
             guard case .halfOpen(let unreachable) = current else { return }
@@ -189,7 +165,6 @@ final class CircuitBreaker: @unchecked Sendable {
         }
     }
 
-    /// `unreachableProbeDelay` doubled for each refused probe, at most the cooldown.
     private func probeDelay() -> Duration {
         min(cooldown, Self.unreachableProbeDelay * (1 << min(refusedProbes, 20)))
     }

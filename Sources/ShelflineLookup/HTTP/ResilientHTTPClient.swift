@@ -4,7 +4,7 @@ import ShelflineHTTP
 
 /// What happened on the wire, for the report.
 public struct HTTPCounters: Codable, Sendable, Equatable {
-    /// Attempts sent (each retry counts).
+    /// Each retry counts.
     public var requests = 0
     public var retries = 0
     public var rateLimited = 0
@@ -12,37 +12,30 @@ public struct HTTPCounters: Codable, Sendable, Equatable {
     public var timeouts = 0
     public var connectionErrors = 0
     public var malformedResponses = 0
-    /// Answers cut off at `maxResponseBytes` (each also failed its attempt, like a malformed one).
+    /// Cut off at `maxResponseBytes` (the attempt failed, like a malformed one).
     public var oversizedResponses = 0
     public var breakerTrips = 0
-    /// Seconds spent sleeping in backoff.
     public var backoffSeconds = 0.0
-    /// Requests not sent because the breaker was open or the source out of reach when their turn
-    /// came. While a source is out of reach the engine does not ask it (`standingFailure`), so this
-    /// stays at the few requests already queued when that became known.
+    /// Refused by the breaker or an out-of-reach source; stays small, as the engine stops asking
+    /// such a source (`standingFailure`).
     public var notSent = 0
-    /// Why the source was found out of reach (its name did not resolve, or connections were refused
-    /// `breakerThreshold` times in a row); nil when it always was reachable. Requests were not sent
-    /// from then on, until a probe (if any) reached it again.
+    /// Why the source was found out of reach; nil when it always was reachable.
     public var offline: String?
-    /// The quota answer that ended the source for this run (`HTTP 403 dailyLimitExceeded`); nil
-    /// when none came. Requests were not sent from then on; the next run asks again.
+    /// The quota answer that ended the source for this run (`HTTP 403 dailyLimitExceeded`).
     public var quotaSpent: String?
     public init() {}
 }
 
-/// Limits and retry policy of one HTTP source, taken from its parameters: the limits Open
-/// Library's section holds (rate, concurrency, timeout, retries, backoff, wait budget, breaker,
-/// User-Agent, answer size), read as `policy.maxRetries`; a source that does not set one of them
-/// has `OpenLibraryParameters`' default.
+/// Limits and retry policy of one HTTP source: the limits Open Library's section holds (read as
+/// `policy.maxRetries`); a source that does not set one has `OpenLibraryParameters`' default.
 @dynamicMemberLookup
 public struct HTTPPolicy: Sendable {
     public var limits: OpenLibraryParameters
-    /// Statuses that mean the source's quota is spent: the source is not asked again this run.
+    /// The source is not asked again this run.
     public var quotaStatuses: Set<Int> = []
-    /// Statuses that mean "nothing here" (ISBNdb's 404): handed to `decode` as an empty body.
+    /// "Nothing here" (ISBNdb's 404): handed to `decode` as an empty body.
     public var absentStatuses: Set<Int> = []
-    /// Headers sent besides User-Agent and Accept (ISBNdb's `Authorization`); never in a message.
+    /// Besides User-Agent and Accept (ISBNdb's `Authorization`); never in a message.
     public var headers: [(String, String)] = []
 
     init(_ limits: OpenLibraryParameters) { self.limits = limits }
@@ -53,10 +46,8 @@ public struct HTTPPolicy: Sendable {
     }
 }
 
-/// A GET client that is polite and never hangs: bounded concurrency, evenly paced requests,
-/// per-request timeouts, answers read against a size limit while they stream in, exponential
-/// backoff with jitter on 429/5xx/timeouts/connection errors and malformed or oversized bodies,
-/// bounded retries, a per-run wait budget, and a circuit breaker.
+/// A client that is polite and never hangs: bounded concurrency, paced requests, timeouts, a size
+/// limit, backoff with jitter, bounded retries, a per-run wait budget and a circuit breaker.
 public final class ResilientHTTPClient: Sendable {
     public let source: String
     let policy: HTTPPolicy
@@ -66,13 +57,13 @@ public final class ResilientHTTPClient: Sendable {
     let breaker: CircuitBreaker
     private let counters = LockedValue(HTTPCounters())
     private let pacing = PacingWaiters()
-    /// The last URL whose connection was refused: what the breaker's probe asks again.
+    /// The last URL refused: what the breaker's probe asks again.
     private let probeURL = LockedValue<URL?>(nil)
     private let probes = ProbeTask()
-    /// Set by the first quota answer (`HTTPPolicy.quotaStatuses`): the source is done for this run.
+    /// Set by the first quota answer: the source is done for this run.
     private let quotaSpent = LockedValue<String?>(nil)
 
-    /// `clock` drives pacing, backoff and the breaker (not the per-request timeout, which is real time).
+    /// `clock` drives pacing, backoff and the breaker; the per-request timeout is real time.
     public init(source: String, policy: HTTPPolicy, clock: PacingClock = .continuous) {
         self.source = source
         self.policy = policy
@@ -88,28 +79,25 @@ public final class ResilientHTTPClient: Sendable {
         return value
     }
 
-    /// Whether the source was found out of reach for the rest of the run (its host name did not resolve).
+    /// Out of reach for the rest of the run (its host name did not resolve).
     public var isOffline: Bool { breaker.state == .offline }
 
-    /// The failure every request meets now without being sent — `offline` while the source cannot
-    /// be reached (its breaker opened by connections that never reached the server, or its name not
-    /// resolving) — or nil. Does not suspend. When the breaker's probe is due, starts it on a task of
-    /// its own and still answers `offline`: no caller waits for the probe; if it reaches the server,
-    /// later calls answer nil and requests go out again.
+    /// The failure every request meets now unsent, or nil; does not suspend. A due probe starts on a
+    /// task of its own, so no caller waits for it.
     public func standingFailure() -> SourceFailure? {
         if quotaSpent.value != nil { return .quotaSpent(source: source) }
         return breaker.standing().flatMap(refusal)
     }
 
-    /// GETs `url` and hands a 200 body to `decode`; a decode error counts as a failed attempt.
-    /// `absent`: statuses that mean "nothing here" for this request (besides the policy's).
+    /// Hands a 200 body to `decode`; a decode error counts as a failed attempt. `absent`: statuses
+    /// that mean "nothing here" for this request.
     public func get<T: Sendable>(
         _ url: URL, absent: Set<Int> = [], decode: @Sendable (Data) throws -> T
     ) async throws -> T {
         try await request(url, body: nil, absent: absent, decode: decode)
     }
 
-    /// POSTs `form` (`application/x-www-form-urlencoded`) to `url`, otherwise as `get`.
+    /// POSTs `form` (`application/x-www-form-urlencoded`); otherwise as `get`.
     public func post<T: Sendable>(_ url: URL, form: String, decode: @Sendable (Data) throws -> T) async throws -> T {
         try await request(url, body: Data(form.utf8), absent: [], decode: decode)
     }
@@ -120,18 +108,14 @@ public final class ResilientHTTPClient: Sendable {
         var lastReason = "no attempt made"
         var retries = 0
         var attempts = 0
-        // An attempt that never reached the server (connection refused) is tried again at once, in
-        // the pacing slot it did not use, until the breaker opens for it (`breakerThreshold` in a
-        // row, counting other requests'); bounded in case other requests' answers keep it closed.
+        // A refused connection is tried again at once in its unused slot and gate place (queued again,
+        // retries came a slot apart) until the breaker opens; bounded as answers may keep it closed.
         var unsent = 0
         let unsentLimit = policy.maxRetries + policy.breakerThreshold + 1
         var slotUnused = false
-        // Such a retry keeps its place in the concurrency gate too: released and taken again, it
-        // queued behind the requests already waiting for the gate, which wait for pacing slots of
-        // their own, so the retries that open the breaker came one slot (1/rate s) apart.
         var holdsGate = false
         defer { if holdsGate { releaseGate() } }
-        // The wait the last answer's `Retry-After` asked for: the backoff is at least that long.
+        // The last `Retry-After`: the backoff is at least that long.
         var serverAsked: Double?
         while true {
             try Task.checkCancellation()
@@ -219,21 +203,17 @@ public final class ResilientHTTPClient: Sendable {
 
     private enum Outcome {
         case success(Data)
-        /// `retryAfter`: the seconds the answer's `Retry-After` asked to wait.
         case failure(reason: String, retryable: Bool, kind: AttemptFailure, retryAfter: Double? = nil)
-        /// A status of `HTTPPolicy.quotaStatuses`; `reason` names it (and the answer's own reason word).
         case quotaSpent(reason: String)
         case cancelled
     }
 
     private enum Attempt {
         case sent(Outcome)
-        /// Not sent: the breaker is open, or the source cannot be reached.
         case refused(SourceFailure)
     }
 
-    /// What a request the breaker does not admit fails with; starts the unreachable source's probe
-    /// when it is due. nil when admitted.
+    /// Nil when admitted; starts the unreachable source's probe when it is due.
     private func refusal(_ admission: CircuitBreaker.Admission) -> SourceFailure? {
         switch admission {
         case .send: return nil
@@ -245,13 +225,9 @@ public final class ResilientHTTPClient: Sendable {
         }
     }
 
-    /// One attempt. The breaker is asked before the pacing slot, so requests to a source that
-    /// cannot be reached use no slot and settle at once, and again just before sending, so requests
-    /// queued behind the pacing see a trip that happened while they waited. While the breaker is
-    /// open for a failing (reachable) source, a request takes its slot first, as it always has:
-    /// refusals are spread over the cooldown, so rows after a short outage are still answered once
-    /// the probe succeeds. `paced` false: the attempt reuses the slot of one that never reached the server.
-    /// The caller holds a place in the concurrency gate.
+    /// The breaker is asked before the slot (an unreachable source uses none) and before sending.
+    /// Open for a reachable source, a request takes its slot first: refusals spread over the
+    /// cooldown, so rows after a short outage are answered.
     private func send(_ url: URL, body: Data?, absent: Set<Int>, paced: Bool) async throws -> Attempt {
         if quotaSpent.value != nil { return .refused(.quotaSpent(source: source)) }
         var admission = breaker.admit()
@@ -280,17 +256,15 @@ public final class ResilientHTTPClient: Sendable {
                 return .refused(.quotaSpent(source: source))
             }
             if slot { break }
-            // Woken without a slot (the source was found unreachable meanwhile) yet admitted again
-            // (a probe re-admitted it): wait for a slot of its own.
+            // Woken without a slot, yet a probe re-admitted it: wait for a slot of its own.
         }
         let outcome = await attempt(url, body: body, absent: absent)
         if probe, case .cancelled = outcome { breaker.abandonProbe() }
         return .sent(outcome)
     }
 
-    /// Waits for a pacing slot (true), or less (false): once the source is found unreachable,
-    /// requests waiting for their slot go on at once (and the breaker refuses them), instead of each
-    /// sleeping out its slot first (up to `concurrency` slots: 1.7 s at the defaults, for nothing).
+    /// False when woken early: once the source is found unreachable, waiting requests go on at once
+    /// instead of each sleeping out its slot (1.7 s at the defaults, for nothing).
     private func pace() async throws -> Bool {
         let limiter = self.limiter
         let sleeper = Task { try await limiter.acquire() }
@@ -309,7 +283,6 @@ public final class ResilientHTTPClient: Sendable {
         }
     }
 
-    /// Whether the breaker refuses every request unsent now (read without side effects).
     private var refusesUnsent: Bool {
         switch breaker.state {
         case .offline, .open(_, unreachable: true), .halfOpen(unreachable: true): true
@@ -317,10 +290,8 @@ public final class ResilientHTTPClient: Sendable {
         }
     }
 
-    /// The half-open probe of a source that refused connections, on a task of its own: the last URL
-    /// refused, sent in a pacing slot; any HTTP answer means the server is reachable again (a
-    /// success closes the breaker; 429/5xx leave it open for the cooldown, as failing answers do),
-    /// another refusal reopens it for twice as long.
+    /// Sends the last refused URL in a pacing slot: any HTTP answer means the server is reachable
+    /// again (429/5xx leave the breaker open for the cooldown); a refusal reopens it for twice as long.
     private func startProbe() {
         guard let url = probeURL.value else {
             breaker.abandonProbe()
@@ -343,7 +314,7 @@ public final class ResilientHTTPClient: Sendable {
         }
     }
 
-    /// Gives back a place in the concurrency gate (from code that cannot wait for the gate's actor).
+    /// From code that cannot wait for the gate's actor.
     private func releaseGate() {
         let gate = self.gate
         Task { await gate.release() }
@@ -352,7 +323,6 @@ public final class ResilientHTTPClient: Sendable {
     /// Waits for the probe started last, if any (tests: to see its outcome without sleeping).
     func probeFinished() async { await probes.current?.value }
 
-    /// Sends one request and classifies what came back.
     private func attempt(_ url: URL, body: Data? = nil, absent: Set<Int> = []) async -> Outcome {
         counters.update { $0.requests += 1 }
         let form = body == nil ? [] : [("Content-Type", "application/x-www-form-urlencoded")]
@@ -408,8 +378,7 @@ public final class ResilientHTTPClient: Sendable {
         }
     }
 
-    /// A `Retry-After` in seconds; nil for none, a date (not followed: the backoff applies) or
-    /// nonsense. A wait longer than the run's wait budget gives up the request instead.
+    /// Nil for a date (the backoff applies) or nonsense.
     static func seconds(retryAfter: String?) -> Double? {
         guard let text = retryAfter?.trimmingCharacters(in: .whitespaces), let seconds = Int(text), seconds >= 0 else {
             return nil
@@ -417,8 +386,8 @@ public final class ResilientHTTPClient: Sendable {
         return Double(seconds)
     }
 
-    /// The first `error.errors[].reason` of a Google-style error answer (`dailyLimitExceeded`),
-    /// letters only and short: a word for the message, never anything the answer echoes back.
+    /// The first `error.errors[].reason` of a Google-style error (`dailyLimitExceeded`), letters only
+    /// and short: never anything the answer echoes back.
     static func errorReason(_ body: Data) -> String? {
         struct Answer: Decodable {
             struct Failure: Decodable { var errors: [Item]?; var status: String? }
@@ -432,30 +401,25 @@ public final class ResilientHTTPClient: Sendable {
         return word
     }
 
-    /// Cancels a probe still out (requests share the process's one HTTP client, which stays).
+    /// Cancels a probe still out.
     public func shutdown() { probes.cancel() }
 }
 
-/// Requests waiting for their pacing slot, to be woken when the source is found offline.
-final class PacingWaiters: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-    private var wakers: [Int: @Sendable () -> Void] = [:]
+/// Requests waiting for their pacing slot, woken when the source is found offline.
+final class PacingWaiters: Sendable {
+    private let wakers = LockedValue<(lastID: Int, all: [Int: @Sendable () -> Void])>((0, [:]))
 
     func add(_ wake: @escaping @Sendable () -> Void) -> Int {
-        lock.withLock {
-            next += 1
-            wakers[next] = wake
-            return next
+        wakers.update { wakers in
+            wakers.lastID += 1
+            wakers.all[wakers.lastID] = wake
+            return wakers.lastID
         }
     }
 
-    func remove(_ id: Int) { lock.withLock { _ = wakers.removeValue(forKey: id) } }
+    func remove(_ id: Int) { wakers.update { _ = $0.all.removeValue(forKey: id) } }
 
-    func wakeAll() {
-        let all = lock.withLock { Array(wakers.values) }
-        for wake in all { wake() }
-    }
+    func wakeAll() { for wake in wakers.value.all.values { wake() } }
 }
 
 /// A value read and replaced under a lock.
@@ -465,30 +429,28 @@ final class LockedValue<Value: Sendable>: @unchecked Sendable {
     init(_ value: Value) { stored = value }
     var value: Value { lock.withLock { stored } }
     func set(_ value: Value) { lock.withLock { stored = value } }
-    /// Changes the value in place under the lock; returns what `body` returns.
     @discardableResult
     func update<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&stored) } }
 }
 
-/// The breaker's probe task (at most one is out: the breaker is half-open meanwhile), cancelled at shutdown.
-final class ProbeTask: @unchecked Sendable {
-    private let lock = NSLock()
-    private var task: Task<Void, Never>?
-    private var stopped = false
+/// The breaker's probe task (at most one is out), cancelled at shutdown.
+final class ProbeTask: Sendable {
+    /// The task, and whether `cancel()` came (a task started after it is cancelled at once).
+    private let state = LockedValue<(task: Task<Void, Never>?, stopped: Bool)>((nil, false))
 
-    var current: Task<Void, Never>? { lock.withLock { task } }
+    var current: Task<Void, Never>? { state.value.task }
 
     func start(_ body: @escaping @Sendable () async -> Void) {
-        lock.withLock {
-            task = Task { await body() }
-            if stopped { task?.cancel() }
+        state.update { state in
+            state.task = Task { await body() }
+            if state.stopped { state.task?.cancel() }
         }
     }
 
     func cancel() {
-        lock.withLock {
-            stopped = true
-            task?.cancel()
+        state.update { state in
+            state.stopped = true
+            state.task?.cancel()
         }
     }
 }

@@ -5,11 +5,10 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// The checks every HTTP metadata source applies to its settings: one base-URL rule and one
-/// credentials-file rule, so that a new source cannot be laxer than Open Library.
+/// The checks every HTTP source applies to its settings, so that a new one cannot be laxer than
+/// Open Library.
 enum SourceEndpoint {
-    /// `text` as a base URL without a trailing slash: http(s) with a host, and `https://` unless
-    /// the host is a loopback address (exit 78 otherwise, naming `section.baseURL`).
+    /// Without a trailing slash; `https://` unless the host is a loopback address.
     static func baseURL(_ text: String, source: String, section: String, configPath: String) throws -> URL {
         let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
@@ -25,8 +24,7 @@ enum SourceEndpoint {
         return url
     }
 
-    /// A cover image URL a source names, as the page may load it: `https://` with a host (plain
-    /// `http://` is upgraded: a page served over https may not load it otherwise); anything else nil.
+    /// `http://` is upgraded (a page served over https may not load it); anything but http(s) is nil.
     static func coverURL(_ text: String?) -> String? {
         guard let text, var components = URLComponents(string: text), let host = components.host, !host.isEmpty else {
             return nil
@@ -40,7 +38,7 @@ enum SourceEndpoint {
         }
     }
 
-    /// An id a source gave, fit to be one path component: letters, digits, `-` and `_` only.
+    /// An id fit to be one path component.
     static func isPlainID(_ text: some StringProtocol) -> Bool {
         !text.isEmpty && text.count <= 64
             && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
@@ -49,8 +47,7 @@ enum SourceEndpoint {
     /// The most a key file is read: API keys are a few dozen characters.
     static let keyFileLimit = 4096
 
-    /// The API key in `path`: a regular file of the user's own that group and others cannot read
-    /// (mode 0600 or 0400; exit 78 with the chmod remedy), its first non-empty line. The key never
+    /// The first non-empty line of a regular file that group and others cannot read. The key never
     /// appears in an error.
     static func apiKey(path: String, key: String, configPath: String) throws -> String {
         var info = stat()

@@ -6,14 +6,10 @@ public struct RecordQuery: Sendable {
     /// Canonical ISBN-13 (or the ISBN-10 when that is all the record has).
     public var isbn: String?
     public var query: LookupQuery
-    /// The record's identifiers by scheme (`BookRecord.identifiers`): each source that reads one
-    /// of the schemes (`MetadataSource.identifierSchemes`) is asked by it.
     public var identifiers: [String: String] = [:]
-    /// The record has no title of its own (`BookRecord.titleIsPlaceholder`): an answer to its
-    /// identifiers is taken as it is, and there is no title to search for (`query.title` is empty).
+    /// An answer to its identifiers is taken as it is; `query.title` is empty.
     public var titleIsPlaceholder = false
 
-    /// The id `source` is asked by: the record's value of the first scheme the source reads.
     func id(for source: any MetadataSource) -> String? {
         guard !identifiers.isEmpty else { return nil }
         return source.identifierSchemes.lazy.compactMap { identifiers[$0] }.first
@@ -36,13 +32,11 @@ extension RecordQuery {
 public struct LookupOutcome: Sendable, Equatable {
     public var match: MatchResult
     public var metadata: EditionMetadata?
-    /// Left `notEnriched` because a source could not answer (offline, breaker open, quota spent,
-    /// retries exhausted), not because it said no: a later run of the same export asks again.
+    /// A source could not answer (not: said no): a later run of the same export asks again.
     public var askAgain = false
 }
 
-/// Resolves records against the chained sources: ISBN in every source first, then title/author
-/// search in every source, then the verdict. Remote answers go through the persistent cache.
+/// Resolves records: own ids, then ISBN in every source, then title/author search, then the verdict.
 public final class LookupEngine: Sendable {
     let sources: [any MetadataSource]
     let cache: LookupCache?
@@ -67,15 +61,14 @@ public final class LookupEngine: Sendable {
     /// The review reason of an ISBN hit whose edition contradicts the row's title and authors.
     public static let isbnTitleConflict = "isbnTitleConflict"
 
-    /// Resolves `queries`; `finished` is called with each record index as soon as its outcome is known.
+    /// `finished` is called with each record index as soon as its outcome is known.
     public func resolve(_ queries: [RecordQuery], finished: @Sendable (Int) -> Void = { _ in }) async throws -> [LookupOutcome] {
         var outcomes = [LookupOutcome?](repeating: nil, count: queries.count)
         var failures = [[SourceFailure]](repeating: [], count: queries.count)
         var reviews = [[MatchCandidate]](repeating: [], count: queries.count)
         var ruledOut = [[MatchCandidate]](repeating: [], count: queries.count)
-        // An ISBN a source files under another book: that source's answer goes to review unless a
-        // later source finds the row's book (by the ISBN or by search); earlier sources and the one
-        // that answered are not searched again (`searchFrom`).
+        // An ISBN a source files under another book goes to review unless a later source finds
+        // the row's book; earlier sources and that one are not searched (`searchFrom`).
         var conflicts = [LookupOutcome?](repeating: nil, count: queries.count)
         var searchFrom = [Int](repeating: 0, count: queries.count)
         func settle(_ index: Int) -> LookupOutcome {
@@ -83,71 +76,51 @@ public final class LookupEngine: Sendable {
                 ?? verdict(queries[index], reviews: reviews[index], ruledOut: ruledOut[index], failures: failures[index])
         }
 
-        // A source's own id first, in every source that reads one the row carries: the row names
-        // that source's book. A row without a title of its own has no other way to its book, and
-        // the answer is its book; a row with a title takes the answer only when the matcher
-        // accepts it (a wrong id attaches no wrong book) and otherwise goes on as if unanswered.
+        // A source's own id names its book. A row with a title takes the answer only when the
+        // matcher accepts it (a wrong id attaches no wrong book); one without has no other way.
         for source in sources where !source.identifierSchemes.isEmpty {
             let asked = queries.indices.compactMap { index in
                 outcomes[index] == nil ? queries[index].id(for: source).map { (index, $0) } : nil
             }
             guard !asked.isEmpty else { continue }
-            if let failure = unaskedFailure(source) {
-                for (index, _) in asked { failures[index].append(failure) }
-                continue
-            }
-            let (answers, failed) = try await keyedAnswers(
-                source, keys: unique(asked.map(\.1)), kind: "id", batchSize: source.idBatchSize
-            ) { try await source.editions(ids: $0) }
-            for (index, id) in asked {
-                if let edition = answers[id] {
-                    guard queries[index].titleIsPlaceholder || accepts(queries[index].query, edition) else { continue }
-                    outcomes[index] = Self.identifierMatch(edition, from: source)
-                    finished(index)
-                } else if let failure = failed[id] {
-                    failures[index].append(failure)
-                }
+            for (index, edition) in try await keyedAnswers(
+                source, asked, kind: "id", batchSize: source.idBatchSize, failures: &failures,
+                fetch: { try await source.editions(ids: $0) })
+            where queries[index].titleIsPlaceholder || accepts(queries[index].query, edition) {
+                outcomes[index] = Self.matched(edition, by: source, .matchedByIsbn)
+                finished(index)
             }
         }
 
         // ISBN in every source first: an identifier match anywhere beats a search match.
         for (position, source) in sources.enumerated() {
-            let pending = queries.indices.filter { outcomes[$0] == nil && queries[$0].isbn != nil }
-            guard !pending.isEmpty else { break }
-            if let failure = unaskedFailure(source) {
-                for index in pending { failures[index].append(failure) }
-                continue
+            let asked = queries.indices.compactMap { index in
+                outcomes[index] == nil ? queries[index].isbn.map { (index, $0) } : nil
             }
-            let (answers, failed) = try await keyedAnswers(
-                source, keys: unique(pending.map { queries[$0].isbn! }), kind: "isbn", batchSize: source.isbnBatchSize
-            ) { try await source.editions(isbns: $0) }
-            for index in pending {
-                let isbn = queries[index].isbn!
-                if let edition = answers[isbn], matcher.isbnConflict(queries[index].query, edition) {
-                    // The edition is another book (spreadsheet damage, a reused ISBN): a person decides.
-                    let candidate = MatchCandidate(
-                        key: edition.editionKey ?? edition.workKey ?? "", workKey: edition.workKey, title: edition.title ?? "",
-                        authors: edition.authors ?? [], score: matcher.score(queries[index].query, edition).combined,
-                        reason: Self.isbnTitleConflict)
-                    if conflicts[index] == nil {
-                        conflicts[index] = LookupOutcome(
-                            match: MatchResult(
-                                status: .needsReview, candidates: [candidate], reason: Self.isbnTitleConflict,
-                                source: source.name),
-                            metadata: nil)
-                    }
-                    searchFrom[index] = position + 1
-                } else if let edition = answers[isbn] {
-                    outcomes[index] = Self.identifierMatch(edition, from: source)
+            guard !asked.isEmpty else { break }
+            for (index, edition) in try await keyedAnswers(
+                source, asked, kind: "isbn", batchSize: source.isbnBatchSize, failures: &failures,
+                fetch: { try await source.editions(isbns: $0) })
+            {
+                guard matcher.isbnConflict(queries[index].query, edition) else {
+                    outcomes[index] = Self.matched(edition, by: source, .matchedByIsbn)
                     finished(index)
-                } else if let failure = failed[isbn] {
-                    failures[index].append(failure)
+                    continue
                 }
+                // Spreadsheet damage or a reused ISBN: a person decides.
+                let candidate = MatchCandidate(
+                    edition, score: matcher.score(queries[index].query, edition).combined, reason: Self.isbnTitleConflict)
+                conflicts[index] =
+                    conflicts[index]
+                    ?? LookupOutcome(
+                        match: MatchResult(
+                            status: .needsReview, candidates: [candidate], reason: Self.isbnTitleConflict, source: source.name),
+                        metadata: nil)
+                searchFrom[index] = position + 1
             }
         }
 
-        // Then title/author search, source by source, until one accepts. A row's search key is
-        // normalised once, for whichever sources it reaches.
+        // Then title/author search, source by source, until one accepts; terms made once per row.
         var searchTerms = [(key: String, terms: SearchTerms)?](repeating: nil, count: queries.count)
         for (position, source) in sources.enumerated() {
             let isLast = position == sources.count - 1
@@ -167,14 +140,11 @@ public final class LookupEngine: Sendable {
             var groups: [String: [Int]] = [:]
             var order: [String] = []
             for index in pending {
-                let key: String
-                if let made = searchTerms[index] {
-                    key = made.key
-                } else {
+                if searchTerms[index] == nil {
                     let terms = SearchTerms(title: queries[index].query.title, author: queries[index].query.authors.first)
-                    key = terms.queryKey
-                    searchTerms[index] = (key, terms)
+                    searchTerms[index] = (terms.queryKey, terms)
                 }
+                let key = searchTerms[index]!.key
                 let known = groups.count
                 groups[key, default: []].append(index)
                 if groups.count > known { order.append(key) }
@@ -198,11 +168,7 @@ public final class LookupEngine: Sendable {
                     case .success(let decisions):
                         switch decisions[member] {
                         case .accept(let edition, _):
-                            outcomes[index] = LookupOutcome(
-                                match: MatchResult(
-                                    status: .matchedBySearch, editionKey: edition.editionKey,
-                                    workKey: edition.workKey, source: source.name),
-                                metadata: edition)
+                            outcomes[index] = Self.matched(edition, by: source, .matchedBySearch)
                         case .review(let candidates):
                             reviews[index].append(contentsOf: candidates)
                         case .ruledOut(let candidates):
@@ -227,18 +193,15 @@ public final class LookupEngine: Sendable {
         }
     }
 
-    /// The failure every row `source` would serve meets now (it is out of reach: `standingFailure`)
-    /// when no answer of it is cached either: those rows are settled with it at once, without
-    /// their ISBNs or search keys being gathered, grouped and looked up one by one only to meet it.
+    /// `standingFailure` when nothing of `source` is cached either: rows settle at once.
     private func unaskedFailure(_ source: any MetadataSource) -> SourceFailure? {
         guard let failure = source.standingFailure else { return nil }
         if source.isRemote, let cache, cache.holdsAnswers(from: source.name) { return nil }
         return failure
     }
 
-    /// The outcome of a record no source matched.
-    /// Candidates ruled out by the title rule (`MatchDecision.ruledOut`) make the row not enriched,
-    /// kept with it and their reasons, unless some source left a real question (review).
+    /// For a record no source matched: ruled-out candidates leave it not enriched (kept with their
+    /// reasons) unless some source left a real question.
     private func verdict(
         _ query: RecordQuery, reviews: [MatchCandidate], ruledOut: [MatchCandidate],
         failures: [SourceFailure]
@@ -276,29 +239,29 @@ public final class LookupEngine: Sendable {
         return values.filter { seen.insert($0).inserted }
     }
 
-    /// A match by an identifier (the record's ISBN, or `source`'s own id the record carries).
-    private static func identifierMatch(_ edition: EditionMetadata, from source: any MetadataSource) -> LookupOutcome {
+    /// `matchedByIsbn` also for a match by the source's own id.
+    private static func matched(_ edition: EditionMetadata, by source: any MetadataSource, _ status: MatchStatus) -> LookupOutcome
+    {
         LookupOutcome(
-            match: MatchResult(
-                status: .matchedByIsbn, editionKey: edition.editionKey, workKey: edition.workKey, source: source.name),
+            match: MatchResult(status: status, editionKey: edition.editionKey, workKey: edition.workKey, source: source.name),
             metadata: edition)
     }
 
-    /// Whether the matcher takes `edition` as the book `query` names.
     private func accepts(_ query: LookupQuery, _ edition: EditionMetadata) -> Bool {
         if case .accept = matcher.decide(query, candidates: [edition]) { return true }
         return false
     }
 
-    // MARK: ISBN and id answers (cache, then batches)
-
-    /// The answers of `source` for `keys` (ISBNs or its own ids, cached as `kind:key`), from the
-    /// cache where it holds them, the rest asked by `fetch` in batches of `batchSize`; found and
-    /// not found are both cached, a failure is not.
+    /// The rows `source` answered, from the cache or `fetch` in batches; a failure is not cached.
     private func keyedAnswers(
-        _ source: any MetadataSource, keys: [String], kind: String, batchSize: Int,
-        fetch: @escaping @Sendable ([String]) async throws -> [String: EditionMetadata]
-    ) async throws -> ([String: EditionMetadata], [String: SourceFailure]) {
+        _ source: any MetadataSource, _ asked: [(Int, String)], kind: String, batchSize: Int,
+        failures: inout [[SourceFailure]], fetch: @escaping @Sendable ([String]) async throws -> [String: EditionMetadata]
+    ) async throws -> [(index: Int, edition: EditionMetadata)] {
+        if let failure = unaskedFailure(source) {
+            for (index, _) in asked { failures[index].append(failure) }
+            return []
+        }
+        let keys = unique(asked.map(\.1))
         var answers: [String: EditionMetadata] = [:]
         var misses: [String] = []
         if source.isRemote, let cache {
@@ -319,7 +282,7 @@ public final class LookupEngine: Sendable {
         var failed: [String: SourceFailure] = [:]
         if !misses.isEmpty, let failure = source.standingFailure {
             for key in misses { failed[key] = failure }
-            return (answers, failed)
+            misses = []
         }
         let size = max(1, batchSize)
         let batches = stride(from: 0, to: misses.count, by: size).map { Array(misses[$0..<min($0 + size, misses.count)]) }
@@ -351,14 +314,14 @@ public final class LookupEngine: Sendable {
                 }
             }
         }
-        return (answers, failed)
+        return asked.compactMap { index, key in
+            if let failure = failed[key] { failures[index].append(failure) }
+            return answers[key].map { (index, $0) }
+        }
     }
 
-    // MARK: Searches (cache, then concurrent requests)
-
-    /// Runs each key's search and `decide` (the matcher's verdict for each row of the key), then
-    /// `body` with the verdicts, on this task, one key at a time. A local source's searches and
-    /// verdicts run on several tasks (`CatalogSource.searchConcurrency`, one connection each).
+    /// Runs each key's search and `decide`, then `decided` on this task, one key at a time. A local
+    /// source's searches and verdicts run on several tasks (one connection each).
     private func forEachSearch(
         _ source: any MetadataSource, keys: [String], representative: (String) -> (LookupQuery, SearchTerms),
         decide: @escaping @Sendable (String, SearchCandidates) throws -> [MatchDecision],
@@ -452,9 +415,8 @@ public final class LookupEngine: Sendable {
 
 /// What one search found, as the matcher is given it.
 enum SearchCandidates: Sendable {
-    /// Editions prepared already (a remote source's answer, or the cache's).
     case prepared([Matcher.PreparedEdition])
-    /// The catalog's hits, whose editions are loaded as the matcher needs them.
+    /// Editions are loaded as the matcher needs them.
     case catalog([CatalogIndex.SearchHit], CatalogSource)
 
     func decision(_ query: LookupQuery, by matcher: Matcher) throws -> MatchDecision {
@@ -467,13 +429,9 @@ enum SearchCandidates: Sendable {
     }
 }
 
-/// The words of a row's title/author query, made once: its search key (`queryKey`) and the
-/// catalog's search (`CatalogIndex.searchHits`) both start from them, instead of each tokenising
-/// the title and the name again.
+/// The words of a row's title/author query, made once for its search key and the catalog's search.
 struct SearchTerms: Sendable {
-    /// `TextNormalizer.tokens(TextNormalizer.strippingSeries(title))`.
     let titleTokens: [String]
-    /// `TextNormalizer.nameWords(author)`; nil without an author.
     let nameWords: [String]?
 
     init(title: String, author: String?) {
@@ -483,8 +441,7 @@ struct SearchTerms: Sendable {
 
     /// `TextNormalizer.queryKey(title:author:)`, from these words.
     var queryKey: String {
-        // Bytes appended into one buffer: cheaper than `joined` twice and `+`, or appending to a
-        // `String` word by word.
+        // One byte buffer: cheaper than `joined` and `+`, or a `String` grown word by word.
         var key: [UInt8] = []
         key.reserveCapacity(
             titleTokens.reduce(2) { $0 + $1.utf8.count + 1 } + (nameWords?.reduce(0) { $0 + $1.utf8.count + 1 } ?? 0))

@@ -7,13 +7,13 @@ public struct LookupQuery: Sendable, Equatable {
     public var year: Int?
     public var publisher: String?
     public var pages: Int?
-    /// The row's canonical ISBN-13, to prefer the edition that carries it.
+    /// To prefer the edition that carries it.
     public var isbn: String?
 }
 
 // In an extension, so that the memberwise initializer stays.
 extension LookupQuery {
-    /// The query for a record: the title without its series suffix, primary author first.
+    /// The title without its series suffix, primary author first.
     public init(record: BookRecord) {
         title = record.titleBase ?? TextNormalizer.strippingSeries(record.title)
         authors = ((record.author.map { [$0] } ?? []) + (record.additionalAuthors ?? []))
@@ -30,30 +30,22 @@ public enum MatchDecision: Sendable, Equatable {
     case accept(EditionMetadata, score: Double)
     /// Plausible candidates, not certain enough: best first, each with why it was not accepted.
     case review([MatchCandidate])
-    /// Candidates the title rule rules out, each for its reason (another volume, another subtitle,
-    /// another title, an author sharing no name): the row is not enriched, and they are kept with
-    /// it so nothing is hidden. Review is for candidates the rule cannot rule out.
+    /// Kept with the not enriched row, each with its reason, so nothing is hidden.
     case ruledOut([MatchCandidate])
-    /// Nothing close enough to show.
     case none
 }
 
 /// Decides whether a candidate may be accepted without a person, by what titles mean.
 ///
-/// A candidate is acceptable when its title is *equivalent* to the user's (`TitleRelation`: equal
-/// after normalisation, the other plus a subtitle, or a typo-level edit touching no distinguishing
-/// token) and its authors share a person with the user's (as sets; initials, `Last, First` and
-/// diacritics tolerated). A candidate whose authors are disjoint from the row's, or a row without
-/// authors, is never accepted on its title alone. Editions of one work are one book; the work is
-/// accepted when it is the only acceptable work at the best equivalence tier. The chosen edition is
-/// the one agreeing on the ISBN, then year, publisher and pages. Everything else plausible goes to
-/// review with the reason it was not accepted: the token that differs, or the author mismatch.
+/// Acceptable: an *equivalent* title (`TitleRelation`) and a shared author, never the title alone;
+/// a work is accepted when it is the only acceptable one at the best tier, with the edition that
+/// agrees on the ISBN, then year, publisher and pages. Anything else plausible goes to review.
 public struct Matcher: Sendable {
-    /// Not used to accept (titles are compared by meaning); kept so existing configurations load.
+    /// Unused (titles are compared by meaning); kept so existing configurations load.
     public var titleThreshold = 0.9
-    /// Two names at least this similar (`nameSimilarity`) are one person.
+    /// Two names at least this similar are one person.
     public var authorThreshold = 0.85
-    /// Not used to accept (a sequel is no longer told from a typo by a margin); kept so existing configurations load.
+    /// Unused (a margin cannot tell a sequel from a typo); kept so configurations load.
     public var margin = 0.1
     /// Candidates of another title below this combined score are not worth showing for review.
     public var reviewFloor = 0.45
@@ -69,7 +61,6 @@ public struct Matcher: Sendable {
         public var authors: AuthorRelation = .unknown
         public var combined: Double { 0.6 * title + 0.4 * author }
 
-        /// Equivalence tier when the candidate may be accepted, else nil.
         var acceptTier: Int? {
             if case .equivalent(let tier) = relation, authors == .match { return tier }
             return nil
@@ -93,9 +84,7 @@ public struct Matcher: Sendable {
         return scored
     }
 
-    /// `authorRelation(names, others).relation == .match`, without scoring pairs that cannot reach
-    /// the threshold: two names with different surnames and tokens score at most 0.8
-    /// (`nameSimilarity`), and most of a search's candidates are by other people.
+    /// Skips pairs of other surnames (at most 0.8): most candidates are by other people.
     func authorsMatch(_ names: [ComparedName], _ others: [ComparedName]) -> Bool {
         guard authorThreshold > Self.otherSurnameCeiling else { return authorRelation(names, others).relation == .match }
         for user in names where !user.tokens.isEmpty {
@@ -110,7 +99,6 @@ public struct Matcher: Sendable {
     /// The most `nameSimilarity` gives two names whose surnames and tokens differ.
     static let otherSurnameCeiling = 0.8
 
-    /// The author score of a candidate and whether its authors match the row's.
     func authorRelation(_ names: [ComparedName], _ others: [ComparedName]) -> (score: Double, relation: AuthorRelation) {
         let author = authorScore(names, others)
         guard !names.isEmpty, !others.isEmpty else { return (author, .unknown) }
@@ -121,17 +109,13 @@ public struct Matcher: Sendable {
         decide(query, prepared: candidates.map(PreparedEdition.init))
     }
 
-    /// `decide` over candidates normalised beforehand (a source that sees an edition again keeps them).
+    /// Over candidates normalised beforehand (a source that sees an edition again keeps them).
     public func decide(_ query: LookupQuery, prepared candidates: [PreparedEdition]) -> MatchDecision {
         decide(query, PreparedQuery(query), candidates)
     }
 
-    /// `decide(query, prepared: load(hits))`, loading only the hits it needs when it can. Whether
-    /// a row is accepted, and with which edition, depends only on the candidates whose authors
-    /// match the row's: any other has no accept tier, so it ranks below every candidate that has
-    /// one and is never a work's best edition over one. So those are loaded and judged first;
-    /// when they give an acceptance it is the verdict over all the hits. Otherwise (review, or
-    /// nothing) every hit is loaded and judged, as before.
+    /// Loads the hits whose authors match first: any other has no accept tier, so an acceptance
+    /// among them is the verdict over all.
     func decide<Hit>(
         _ query: LookupQuery, hits: [Hit], names: (Hit) -> [ComparedName],
         load: ([Hit]) throws -> [PreparedEdition]
@@ -147,9 +131,8 @@ public struct Matcher: Sendable {
 
     private func decide(_ query: LookupQuery, _ prepared: PreparedQuery, _ candidates: [PreparedEdition]) -> MatchDecision {
         guard !candidates.isEmpty else { return .none }
-        // Best edition per work (editions without a work are their own book).
         var bestPerWork: [String: Scored] = [:]
-        // Editions sharing one normalisation (a work's editions, as the catalog gives them) score alike: scored once.
+        // Editions sharing one normalisation score alike: scored once.
         var scores: [ObjectIdentifier: Scored] = [:]
         for preparedCandidate in candidates {
             let shared = ObjectIdentifier(preparedCandidate.normalised)
@@ -182,20 +165,14 @@ public struct Matcher: Sendable {
             let competing = bestTier != nil && scored.acceptTier == bestTier
             guard let reason = reviewReason(scored, competing: competing) else { return nil }
             if !isRuledOut(scored, competing: competing, names: prepared.names) { open = true }
-            return MatchCandidate(
-                key: scored.edition.editionKey ?? scored.edition.workKey ?? "", workKey: scored.edition.workKey,
-                title: scored.edition.title ?? "", authors: scored.edition.authors ?? [],
-                score: rounded(scored.combined), reason: reason)
+            return MatchCandidate(scored.edition, score: rounded(scored.combined), reason: reason)
         }.prefix(maxCandidates)
         guard !shown.isEmpty else { return .none }
         return open ? .review(Array(shown)) : .ruledOut(Array(shown))
     }
 
-    /// Whether the title rule says the candidate is another book: a distinguishing token, another
-    /// subtitle or another title (`TitleRelation`), or an equivalent title whose authors are other
-    /// people: no name token shared with the row's, or only a surname under another given name
-    /// (`Anna Adichie` is not `Chimamanda Ngozi Adichie`; the identity rule's initial, `TitleIdentity`).
-    /// A person asked about it would answer "no" every time.
+    /// Another title, or an equivalent one by other people (`Anna Adichie` is not `Chimamanda Ngozi
+    /// Adichie`): a person asked would answer "no" every time.
     func isRuledOut(_ scored: Scored, competing: Bool, names: [ComparedName]) -> Bool {
         if competing { return false }
         switch scored.relation {
@@ -203,7 +180,7 @@ public struct Matcher: Sendable {
             return true
         case .equivalent:
             guard scored.authors == .disjoint else { return false }
-            // The same person may be: a shared name token and, where both give one, the same first initial.
+            // A shared name token and, where both give one, the same first initial.
             func maySamePerson(_ a: ComparedName, _ b: ComparedName) -> Bool {
                 guard a.tokens.contains(where: b.tokens.contains) else { return false }
                 guard a.tokens.count > 1, b.tokens.count > 1 else { return true }
@@ -235,10 +212,7 @@ public struct Matcher: Sendable {
         }
     }
 
-    /// True when an ISBN hit names another book: its title is not equivalent to the row's and its
-    /// authors are disjoint from the row's (spreadsheet damage, a reused ISBN). A translated or
-    /// retitled edition by the same author, or the same title with the author spelled otherwise,
-    /// is not a conflict.
+    /// Neither title nor authors agree (a translation by the same author is no conflict).
     public func isbnConflict(_ query: LookupQuery, _ edition: EditionMetadata) -> Bool {
         guard !query.title.isEmpty, edition.title?.isEmpty == false else { return false }
         let scored = score(query, edition)
@@ -277,9 +251,7 @@ public struct Matcher: Sendable {
         return points
     }
 
-    // MARK: Similarities
-
-    /// The user's side of the comparison, tokenised once per query rather than per candidate.
+    /// Tokenised once per query rather than per candidate.
     struct PreparedQuery {
         var titleForms: [[String]]
         var names: [ComparedName]
@@ -318,12 +290,10 @@ public struct Matcher: Sendable {
         return best
     }
 
-    /// A candidate's side of the comparison: its title forms, title parts and author names,
-    /// normalised once per edition rather than once per query it is compared with (the catalog
-    /// keeps them with the editions it caches: a common title's editions come back for many rows).
+    /// Normalised once per edition, not per query: a common title's editions come back for many rows.
     public struct PreparedEdition: Sendable {
         public let edition: EditionMetadata
-        /// May be shared by editions with the same title, subtitle and authors (`Normalisation.Key`).
+        /// May be shared by editions of one `Normalisation.Key`.
         let normalised: Normalisation
         var titleForms: [[String]] { normalised.titleForms }
         var parts: TitleParts { normalised.parts }
@@ -333,22 +303,19 @@ public struct Matcher: Sendable {
             self.init(edition, normalised: Normalisation(edition))
         }
 
-        /// `normalised` must be `Normalisation(edition)` or one made from an edition of the same `Normalisation.Key`.
+        /// `normalised` must be made from an edition of the same `Normalisation.Key`.
         init(_ edition: EditionMetadata, normalised: Normalisation) {
             self.edition = edition
             self.normalised = normalised
         }
     }
 
-    /// An edition's title forms, title parts and author names, which are all the matcher's score
-    /// of it depends on. A class, so that editions sharing one are recognised and scored once.
+    /// All a score depends on; a class, so that editions sharing one are scored once.
     final class Normalisation: Sendable {
         let titleForms: [[String]]
         let parts: TitleParts
-        /// Each author's name tokens (`TextNormalizer.nameTokens`), in the edition's order.
         let names: [ComparedName]
 
-        /// What a normalisation is made from.
         struct Key: Hashable {
             var title: String?
             var subtitle: String?
@@ -363,12 +330,11 @@ public struct Matcher: Sendable {
             self.init(edition, names: Self.names(of: edition))
         }
 
-        /// The edition's authors as the matcher compares them, in order.
         static func names(of edition: EditionMetadata) -> [ComparedName] {
             (edition.authors ?? []).map(ComparedName.init(name:))
         }
 
-        /// `names`: `names(of: edition)` (a source that keeps them by author gives them).
+        /// `names`: `names(of: edition)`, from a source that keeps them by author.
         init(_ edition: EditionMetadata, names: [ComparedName]) {
             let title = edition.title ?? ""
             var forms = [TextNormalizer.tokens(TextNormalizer.strippingSeries(title))]
@@ -386,10 +352,8 @@ public struct Matcher: Sendable {
         return Array(tokens.dropFirst())
     }
 
-    /// 1 for the same tokens; otherwise the larger of token overlap (Dice) and edit-distance
-    /// similarity of the joined text (typos, `philosophers` vs `philosopher s`).
-    /// `exceeding`: a score the caller already has; when this pair cannot beat it, the edit
-    /// distance is skipped and some value not above it returned (the caller keeps the maximum).
+    /// The larger of token overlap (Dice) and edit similarity of the joined text (`philosopher s`).
+    /// When the pair cannot beat `exceeding`, the edit distance is skipped and some lower value given.
     static func similarity(_ lhs: [String], _ rhs: [String], exceeding floor: Double = -1) -> Double {
         if lhs == rhs { return 1 }
         var remaining = rhs
@@ -410,16 +374,13 @@ public struct Matcher: Sendable {
         return max(dice, edit)
     }
 
-    /// Name suffixes that are not part of the surname.
     static let nameSuffixes: Set<String> = ["jr", "sr", "ii", "iii", "iv", "phd", "md", "dr"]
 
-    /// A name as `nameSimilarity` compares it: tokens without suffixes, and sorted; made once per
-    /// name of a query or an edition instead of once per pair.
+    /// A name as `nameSimilarity` compares it, made once per name instead of once per pair.
     struct ComparedName: Sendable {
         let tokens: [String]
         let sorted: [String]
 
-        /// An author's name as an edition or a row gives it.
         init(name: String) {
             self.init(TextNormalizer.nameTokens(name))
         }
@@ -463,5 +424,13 @@ public struct Matcher: Sendable {
         let (short, long) = a.count < b.count ? (a, b) : (b, a)
         if short.count >= 3 && long.hasPrefix(short) { return true }
         return short.count >= 5 && EditDistance.levenshtein(Array(a.unicodeScalars), Array(b.unicodeScalars)) <= 1
+    }
+}
+
+extension MatchCandidate {
+    init(_ edition: EditionMetadata, score: Double, reason: String) {
+        self.init(
+            key: edition.editionKey ?? edition.workKey ?? "", workKey: edition.workKey, title: edition.title ?? "",
+            authors: edition.authors ?? [], score: score, reason: reason)
     }
 }

@@ -1,11 +1,9 @@
 import Foundation
 import ShelflineCore
 
-/// The JSON of the `match` and `metadata` members lookup splices into each line, written byte by
-/// byte by Core's `JSONObjectWriter`: the bytes `JSONEncoder.shelfline` gives (sorted keys, absent
-/// values left out, strings by the one escaper, `JSONString`), at a fraction of Foundation's
-/// encoder's cost. A match carrying review candidates, whose scores are doubles, still goes
-/// through `JSONEncoder` (rare; tested alike).
+/// The `match` and `metadata` members lookup splices into each line: the bytes
+/// `JSONEncoder.shelfline` gives, at a fraction of its cost. A match with review candidates (their
+/// scores are doubles) still goes through `JSONEncoder` (rare; tested alike).
 enum AnswerJSON {
     static func metadata(_ edition: EditionMetadata) -> [UInt8] {
         var object = newObject()
@@ -38,7 +36,7 @@ enum AnswerJSON {
         return object.finish()
     }
 
-    /// An object's writer with room for a typical answer; members must come in sorted-key order.
+    /// Members must come in sorted-key order.
     private static func newObject() -> JSONObjectWriter {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)

@@ -2,50 +2,39 @@ import Foundation
 import ShelflineCore
 
 /// The lookup stage's `parameters` in `pipeline.json`; every field has a default, so `{}` works.
-/// Each registered source (`MetadataSources.all`, or the list under `CodingUserInfoKey.metadataSources`
-/// when decoded with one) has its settings under its own section.
+/// Each registered source has its settings under its own section.
 public struct LookupParameters: Codable, Sendable, Equatable {
-    /// Sources in the order they are asked. When the config names none: the local catalog when one
-    /// is configured (or given with `--catalog`), then the Open Library API.
+    /// Asked in this order.
     public var sources: [String] {
         get { configuredSources ?? Self.defaultSources(catalogConfigured: !catalog.isEmpty) }
         set { configuredSources = newValue }
     }
-    /// `sources` as pipeline.json names it; nil for the default.
     private var configuredSources: [String]?
-    /// The sources' settings by section; a section not given has its defaults.
+    /// A section not given has its defaults.
     private var sections: [String: any SourceSettings] = [:]
-    /// The sources these parameters know: `sources` names them, `sections` holds their settings.
     public private(set) var registry: [any RegisteredSource.Type] = MetadataSources.all
-    /// Days a found answer stays in the cache, and a negative one.
     public var cacheDays: Double = 30
     public var negativeCacheDays: Double = 3
     /// Candidates asked of a source per title/author search.
     public var searchLimit = 20
-    /// Records processed between output flush points (bounds memory).
+    /// Records between output flush points (bounds memory).
     public var chunkSize = 500
     public var match = MatchParameters()
 
     public init() {}
 
-    /// The settings of `source`.
     public subscript<Source: RegisteredSource>(_ source: Source.Type) -> Source.Settings {
         get { Source.settings(in: sections) }
         set { sections[Source.section] = newValue }
     }
 
-    /// Catalog dump files (editions, works, authors; gzip or plain), relative to pipeline.json.
+    /// Catalog dump files, relative to pipeline.json.
     public var catalog: [String] {
         get { self[CatalogSource.self].paths }
         set { self[CatalogSource.self].paths = newValue }
     }
 
-    public var openLibrary: OpenLibraryParameters {
-        get { self[OpenLibrarySource.self] }
-        set { self[OpenLibrarySource.self] = newValue }
-    }
-
-    /// The default `sources`: enrichment is on, the local catalog first when there is one.
+    /// The local catalog first when there is one, then Open Library.
     public static func defaultSources(catalogConfigured: Bool) -> [String] {
         (catalogConfigured ? [CatalogSource.sourceName] : []) + [OpenLibrarySource.sourceName]
     }
@@ -62,8 +51,8 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         static let searchLimit = Key("searchLimit"), chunkSize = Key("chunkSize"), match = Key("match")
     }
 
-    /// `stages[lookup].parameters` of `config` for a lookup asking `registry`'s sources: each
-    /// source's ranges checked and its section decoded (`validate` comes after paths are resolved).
+    /// Ranges checked and sections decoded for `registry`'s sources; `validate` comes after paths
+    /// are resolved.
     public static func decoded(
         from config: PipelineConfig, path: String, registry: [any RegisteredSource.Type] = MetadataSources.all
     ) throws -> LookupParameters {
@@ -72,7 +61,6 @@ public struct LookupParameters: Codable, Sendable, Equatable {
             userInfo: [.metadataSources: registry])
     }
 
-    /// The registered source named `name`, nil for any other.
     public func registered(_ name: String) -> (any RegisteredSource.Type)? {
         registry.first { $0.sourceName == name }
     }
@@ -108,23 +96,20 @@ public struct LookupParameters: Codable, Sendable, Equatable {
             && lhs.registry.allSatisfy { $0.sameSettings(lhs.sections, rhs.sections) }
     }
 
-    /// How long each source's answers stay in the cache, in seconds: its section's `cacheDays` and
-    /// `negativeCacheDays`, else the stage's.
+    /// In seconds: each source's own, else the stage's.
     public var cacheLifetimes: [String: LookupCache.Lifetime] {
         MetadataSources.all.reduce(into: [:]) { lifetimes, source in
-            let own = source.cacheLifetime(in: sections)
+            let own = source.settings(in: sections).cacheLifetime
             lifetimes[source.sourceName] = LookupCache.Lifetime(
                 positive: (own.cacheDays ?? cacheDays) * 86_400, negative: (own.negativeCacheDays ?? negativeCacheDays) * 86_400)
         }
     }
 
-    /// Makes every source's file paths (key files) absolute against pipeline.json's directory.
     mutating func resolvePaths(_ besideConfig: (String) -> String) {
         for source in registry { source.resolvePaths(in: &sections, besideConfig) }
     }
 
-    /// Rejects values that cannot work, naming the key (each number's range: `ranges`, in
-    /// LookupStageContract.swift, checked before decoding).
+    /// What no range can check (ranges are checked before decoding).
     public func validate(configPath: String) throws {
         for (index, name) in sources.enumerated() where registered(name) == nil {
             throw LookupError.unknownSource(name: name, key: "\(configPath): key 'stages[lookup].parameters.sources[\(index)]'")
@@ -132,13 +117,14 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         if sources.isEmpty {
             throw LookupError.invalidParameter(configPath: configPath, key: "sources", expected: "at least one source")
         }
-        for source in registry { try source.validateSettings(sections, configPath: configPath) }
+        for source in registry {
+            try source.settings(in: sections).validate(source: source.sourceName, section: source.section, configPath: configPath)
+        }
     }
 }
 
 extension CodingUserInfoKey {
-    /// The metadata sources `LookupParameters` decode sections for (`[any RegisteredSource.Type]`;
-    /// absent: `MetadataSources.all`).
+    /// The sources `LookupParameters` decode sections for (absent: `MetadataSources.all`).
     public static let metadataSources = CodingUserInfoKey(rawValue: "shelfline.metadataSources")!
 }
 
@@ -146,26 +132,20 @@ extension CodingUserInfoKey {
 public struct OpenLibraryParameters: SourceSettings {
     public var baseURL = "https://openlibrary.org"
     public var userAgent = "Shelfline/0.1 (set stages.lookup.parameters.openLibrary.userAgent to name your contact)"
-    /// Requests in flight at once.
     public var concurrency = 5
-    /// Requests per second, spread evenly (Open Library allows about 3).
+    /// Open Library allows about 3.
     public var requestsPerSecond = 3.0
-    /// ISBNs per `/api/books` request.
     public var batchSize = 50
     public var timeoutSeconds = 10.0
-    /// Retries per request after the first attempt.
     public var maxRetries = 4
     public var backoffBaseSeconds = 0.5
     public var backoffMaxSeconds = 20.0
-    /// Total seconds all backoff sleeps of one run may add up to; then failing requests give up.
+    /// All backoff sleeps of one run; then failing requests give up.
     public var waitBudgetSeconds = 120.0
-    /// Consecutive failed attempts that open the circuit breaker, and how long it stays open.
     public var breakerThreshold = 5
     public var breakerCooldownSeconds = 30.0
-    /// The largest answer read, in bytes; a longer one is cut off while it streams in and the
-    /// attempt fails like a malformed answer (retried, then the rows are `notEnriched`).
+    /// A longer answer is cut off while it streams in and fails like a malformed one.
     public var maxResponseBytes = 4_194_304
-    /// Days its answers stay in the cache (found, and not found); nil: the lookup stage's.
     public var cacheDays: Double?
     public var negativeCacheDays: Double?
 
@@ -211,7 +191,7 @@ public struct OpenLibraryParameters: SourceSettings {
     }
 }
 
-/// Thresholds of the matcher (see `Matcher`).
+/// Thresholds of the matcher.
 public struct MatchParameters: Codable, Sendable, Equatable {
     public var titleThreshold = 0.9
     public var authorThreshold = 0.85

@@ -2,30 +2,24 @@ import Foundation
 import ShelflineCore
 
 /// The lookup stage: reads records, asks the chained sources, writes every record back with its
-/// `match` (and `metadata` when matched), and returns the report (`PipelineStage.perform` writes
-/// it). Knows nothing of the command line.
+/// `match` (and `metadata` when matched) and returns the report. Knows nothing of the command line.
 public struct LookupStage {
-    /// What the command line (or the orchestrator) decides.
+    /// What the command line (or the orchestrator) decides; see `Arguments`.
     struct Options: Sendable {
         public var input: String
         public var output: String
         public var progress: String?
-        /// `--catalog` files; when empty, the `catalog` parameter (relative to pipeline.json).
         public var catalog: [String] = []
-        /// `--source` names; when empty, the `sources` parameter.
         public var sources: [String] = []
         public var workspace: Workspace
-        /// stderr is a terminal: draw a progress bar instead of log lines.
         public var terminal = false
-        /// Drives request pacing, backoff and the circuit breaker of remote sources.
         public var clock = PacingClock.continuous
-        /// The sources `sources` may name.
         public var registry: [any RegisteredSource.Type] = MetadataSources.all
     }
 
     let options: Options
 
-    /// Resolved parameters: config, then command-line overrides, validated.
+    /// Config, then command-line overrides, validated.
     func parameters(context: StageContext) throws -> LookupParameters {
         var parameters = try LookupParameters.decoded(from: context.config, path: context.configPath, registry: options.registry)
         for name in options.sources where parameters.registered(name) == nil {
@@ -37,7 +31,7 @@ public struct LookupStage {
         if !options.catalog.isEmpty {
             parameters.catalog = options.catalog
         } else {
-            // Paths in pipeline.json are relative to the file, so the stage works from any run directory.
+            // Relative to pipeline.json, so the stage works from any run directory.
             let base =
                 FileManager.default.fileExists(atPath: context.configPath)
                 ? URL(fileURLWithPath: context.configPath).deletingLastPathComponent() : URL(fileURLWithPath: ".")
@@ -55,8 +49,7 @@ public struct LookupStage {
         let survey = try InputSurvey(path: options.input)
         var report = LookupReport(input: options.input, output: options.output, sources: parameters.sources)
 
-        // Started before the sources: building a large catalog index takes a while, and the
-        // orchestrator should see the stage alive meanwhile.
+        // Before the sources: the orchestrator sees the stage alive while a large index builds.
         let progress = ProgressReporter(
             stage: StageName.lookup.rawValue, total: survey.records, path: options.progress,
             terminal: options.terminal, log: context.log, now: context.now)
@@ -66,7 +59,7 @@ public struct LookupStage {
         var sources: [any MetadataSource] = []
         var remote: [any HTTPMetadataSource] = []
         let setup = SourceSetup(
-            configPath: context.configPath, clock: options.clock, userAgent: parameters.openLibrary.userAgent,
+            configPath: context.configPath, clock: options.clock, userAgent: parameters[OpenLibrarySource.self].userAgent,
             cacheDirectory: options.workspace.cacheDirectory, log: context.log, now: context.now(),
             isCancelled: { context.cancellation.isCancelled },
             announce: { progress.update(processed: 0, counts: [:], title: $0, author: nil) })
@@ -110,13 +103,8 @@ public struct LookupStage {
                 progress: progress, report: report)
         }
         let watcher = Task {
-            while !Task.isCancelled {
-                if context.cancellation.isCancelled {
-                    processing.cancel()
-                    return
-                }
-                try? await Task.sleep(nanoseconds: 100_000_000)
-            }
+            while !Task.isCancelled, !context.cancellation.isCancelled { try? await Task.sleep(nanoseconds: 100_000_000) }
+            if context.cancellation.isCancelled { processing.cancel() }
         }
         defer { watcher.cancel() }
         do {
@@ -131,8 +119,8 @@ public struct LookupStage {
                     "import paused: lookup stopped by a signal before finishing its \(survey.records) records; "
                         + "answers fetched so far are cached and will not be asked again; run the import again to resume")
             }
-            // Damage a query met deep inside the index or cache (opening found none): set the
-            // file aside, so that the next run rebuilds it instead of failing the same way.
+            // Damage a query met deep inside the index or cache: set aside, so that the next run
+            // rebuilds it instead of failing the same way.
             if case LookupError.database(let path, let reason) = error, path == report.catalog?.index || path == cache?.path,
                 reason.contains("malformed") || reason.contains("not a database"),
                 let aside = try? CorruptFile.setAside(path, now: context.now())
@@ -181,7 +169,7 @@ public struct LookupStage {
         return report
     }
 
-    /// The chunk loop: resolve, reuse answers for in-file duplicates, write in input order.
+    /// Resolve, reuse answers for in-file duplicates, write in input order.
     private static func process(
         chunks: RecordChunks, engine: LookupEngine, writer: NDJSONWriter<BookRecord>,
         survey: InputSurvey, progress: ProgressReporter, report: LookupReport
@@ -200,8 +188,7 @@ public struct LookupStage {
             var queryOwner: [Int] = []
             var copies: [(Int, Int)] = []
             var indexOfLine: [Int: Int] = [:]
-            // By index, not `for item in chunk`: that copies each record (a score of strings, each
-            // retained and released).
+            // By index: `for item in chunk` copies each record (a score of strings retained and released).
             for index in chunk.indices {
                 if let mark = chunk[index].record.dedupe, mark.status == .duplicateInFile, let first = mark.firstLine {
                     if let answer = firstAnswers[first] {
@@ -274,8 +261,7 @@ public struct LookupStage {
 }
 
 /// An answer kept for later duplicates of its row. Boxed: a `LookupOutcome` is a few hundred bytes
-/// of mostly empty optionals, and the table held one inline per first row; consecutive equal
-/// answers (most often "no candidate") share one box.
+/// of mostly empty optionals; consecutive equal answers (mostly "no candidate") share one box.
 final class KeptAnswer: Sendable {
     let outcome: LookupOutcome
     init(_ outcome: LookupOutcome) { self.outcome = outcome }
@@ -287,16 +273,13 @@ struct UncheckedSendable<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-/// Writes enriched lines: the input line's bytes with `match` (and `metadata`) spliced in, their JSON
-/// from `AnswerJSON` (the bytes `JSONEncoder.shelfline` gives; the same match twice in a row is written once).
-///
-/// The members go after the record's own ones, not in sorted-key position: the record's bytes are
-/// copied, never re-encoded. A line that already carries an answer is decoded whole and
-/// re-encoded instead, so no member appears twice.
+/// Writes the input line's bytes with `match` (and `metadata`) spliced in after the record's own
+/// members: copied, never re-encoded. A line that already carries an answer is re-encoded whole,
+/// so no member appears twice.
 struct OutputLines {
     private var line: [UInt8] = []
     private var lastMatch: (MatchResult, [UInt8])?
-    /// Reused across lines instead of an array allocated and freed for each.
+    /// Reused across lines instead of allocated for each.
     private var members: [(String, [UInt8])] = []
 
     mutating func write(_ item: InputRecord, _ outcome: LookupOutcome, to writer: NDJSONWriter<BookRecord>) throws {

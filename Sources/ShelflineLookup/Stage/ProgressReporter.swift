@@ -1,8 +1,8 @@
 import Foundation
 import ShelflineCore
 
-/// Publishes a long stage's progress: the JSON file (at least every 2 s) for the orchestrator and
-/// render, and for people either a one-line bar on a terminal or periodic logfmt lines.
+/// Publishes progress: the JSON file for the orchestrator and render, and a bar on a terminal or
+/// periodic logfmt lines for people.
 final class ProgressReporter: @unchecked Sendable {
     private let lock = NSLock()
     private var progress: StageProgress
@@ -13,7 +13,7 @@ final class ProgressReporter: @unchecked Sendable {
     private var ticker: Task<Void, Never>?
     private var lastLogLine = 0.0
     private var drewBar = false
-    /// Serialises writes, so a tick that took its snapshot before `finish` cannot overwrite the final state.
+    /// A tick that took its snapshot before `finish` cannot overwrite the final state.
     private let writeLock = NSLock()
     private var finalWritten = false
 
@@ -44,7 +44,6 @@ final class ProgressReporter: @unchecked Sendable {
         }
     }
 
-    /// Final state: written once more with `finished` set, and the bar line ended.
     func finish(finished: Bool) {
         ticker?.cancel()
         lock.withLock { progress.finished = finished }

@@ -5,13 +5,11 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// What one cheap pass over the input tells the stage before it starts: the record count (for
-/// progress) and which source lines later duplicates point back to (whose answers must be kept),
-/// each with the input line of its last duplicate, after which its answer can be dropped: kept
-/// to the end, the answers would grow with the import.
+/// One cheap pass over the input: the record count, and each first row later duplicates point
+/// at with the input line of the last one, after which its answer is dropped (kept to the end,
+/// the answers would grow with the import).
 struct InputSurvey {
     var records = 0
-    /// Source line of a first row → the input (NDJSON) line of the last duplicate pointing at it.
     var lastReference: [Int: Int] = [:]
 
     init(path: String) throws {
@@ -19,7 +17,7 @@ struct InputSurvey {
         try GzipReader(path: path).forEachLine { bytes, line in
             guard !bytes.isEmpty else { return }
             records += 1
-            // The record decoder the chunks use, not JSONDecoder (3 % of lookup's CPU, perf at 200,000 rows).
+            // Not JSONDecoder: 3 % of lookup's CPU.
             guard Self.contains(bytes, marker, anchor: Self.markerAnchor),
                 let mark = try BookRecordScan.decode(bytes, fields: .identity, path: path, line: line).record.dedupe,
                 let first = mark.firstLine, mark.status == .duplicateInFile
@@ -28,18 +26,14 @@ struct InputSurvey {
         }
     }
 
-    /// The byte of `duplicateInFile` looked for first: its `F`, about 60 times rarer in records
-    /// than its leading `d` (corpus-shaped rows: 0.37 against 22 a line), so `memchr` stops and
-    /// `memcmp` compares far less often.
+    /// `duplicateInFile`'s `F`, about 60 times rarer in records than its `d`: `memchr` stops less often.
     static let markerAnchor = 11
 
-    /// Whether `needle` occurs in `haystack`: `memchr` finds each place its byte at `anchor` is,
-    /// and the whole needle is compared there, not byte by byte.
+    /// `memchr` for the byte at `anchor`, then `memcmp` of the whole needle there.
     static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8], anchor: Int = 0) -> Bool {
         guard needle.indices.contains(anchor), let base = haystack.baseAddress, haystack.count >= needle.count else {
             return false
         }
-        // The anchor byte of a match starting at 0 ... count - needle.count.
         let end = haystack.count - needle.count + anchor
         var start = anchor
         while start <= end, let found = memchr(base + start, Int32(needle[anchor]), end - start + 1) {
@@ -51,20 +45,17 @@ struct InputSurvey {
     }
 }
 
-/// One input record: the fields lookup reads (`BookRecordScan`'s identity fields) and the line's
-/// own bytes, which the output copies with `match` and `metadata` spliced in.
+/// The fields lookup reads and the line's own bytes, which the output copies.
 struct InputRecord: Sendable {
     var record: BookRecord
     var bytes: [UInt8]
-    /// The record's line in the input file (1-based).
     var fileLine: Int
-    /// The line already carries `match` or `metadata` (then it is re-encoded, not spliced).
+    /// Carries `match` or `metadata` already (then it is re-encoded, not spliced).
     var annotated: Bool
 }
 
-/// Reads (decompresses and scans) the input on its own thread and hands out chunks of records, at
-/// most two ahead of the consumer, so memory stays bounded by the chunk size whatever the input
-/// size, and decompression runs on one core while lookup works on the other.
+/// Reads the input on its own thread, at most two chunks ahead of the consumer: memory stays
+/// bounded, and decompression runs on one core while lookup works on the other.
 final class RecordChunks: @unchecked Sendable {
     // Created at 0 and signalled twice: libdispatch traps if a semaphore is freed below its initial value.
     private let permits = DispatchSemaphore(value: 0)
@@ -113,10 +104,8 @@ final class RecordChunks: @unchecked Sendable {
         output.yield(chunk)
     }
 
-    /// The consumer finished a chunk: the reader may read one more.
     func consumed() { permits.signal() }
 
-    /// Stops the reader thread (on cancellation or error).
     func stop() {
         lock.withLock { stopped = true }
         permits.signal()

@@ -5,14 +5,9 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// The rules for lookup's files in the workspace's `cache/` (the catalog index and the lookup
-/// cache): both can be rebuilt from their sources, so damage never stops a run, and a killed
-/// build never leaves its scratch file behind for good.
+/// Lookup's files in `cache/` can be rebuilt: damage never stops a run, and no scratch file stays.
 enum CacheFiles {
-    /// Opens a rebuildable SQLite file with `open`. When the file is damaged — `open` fails, or
-    /// the file is shorter than its own header says (a truncated copy) — it is set aside as
-    /// `<path>.corrupt-<time>` (with its `-wal` and `-shm`), one warning line is logged, and
-    /// `open` runs again on a fresh file. A second failure is thrown as it is.
+    /// A damaged or truncated file is set aside with its `-wal` and `-shm` and opened fresh.
     static func opening<T>(_ path: String, what: String, now: Date, log: Logfmt, open: () throws -> T) throws -> T {
         let damage: String
         do {
@@ -34,8 +29,7 @@ enum CacheFiles {
         return try open()
     }
 
-    /// Why `path` is shorter than its SQLite header says (`page count × page size`), or nil
-    /// when it is not (or is no SQLite file at all: opening it says so).
+    /// Nil too for a file that is no SQLite file at all (opening it says so).
     static func truncation(of path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
@@ -54,8 +48,7 @@ enum CacheFiles {
         return Int(size) < expected ? "truncated: \(size) bytes of the \(expected) its header names" : nil
     }
 
-    /// Removes the scratch files of catalog index builds (`catalog-….sqlite.building-<pid>`)
-    /// whose process no longer exists; a live build's file is left alone.
+    /// Of builds whose process no longer exists.
     static func removeAbandonedBuilds(in directory: String) {
         StaleTemporaryFiles.removeAbandoned(in: directory, prefix: "catalog-", marker: ".sqlite.building-")
     }

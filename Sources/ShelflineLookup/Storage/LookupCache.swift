@@ -1,11 +1,8 @@
 import Foundation
 import ShelflineCore
 
-/// The persistent cache of remote answers, shared by every run in a workspace.
-///
-/// One SQLite file in WAL mode; each answer is committed as soon as its response is handled, so a
-/// crash loses at most the requests in flight. Negative answers (ISBN unknown, no search result)
-/// are kept too, for a shorter time, so a repeated import asks again only once they expire.
+/// Remote answers (negative ones too, for less long) for every run in a workspace; each is
+/// committed at once, so a crash loses at most the requests in flight.
 public final class LookupCache: @unchecked Sendable {
     public let path: String
     private let database: SQLiteDatabase
@@ -13,13 +10,11 @@ public final class LookupCache: @unchecked Sendable {
     private let select: SQLiteStatement
     private let upsert: SQLiteStatement
     private let lifetime: Lifetime
-    /// Sources whose answers live other than `lifetime`, by source name.
     private let lifetimes: [String: Lifetime]
-    /// Sources with at least one answer stored: a source with none (a new workspace, a source not
-    /// yet reached) is answered "not cached" without a query.
+    /// A source with none stored is answered "not cached" without a query.
     private var sourcesStored: Set<String> = []
 
-    /// How long answers stay, in seconds: found (`positive`) and not found (`negative`).
+    /// In seconds: found (`positive`) and not found (`negative`).
     public struct Lifetime: Sendable, Equatable {
         public var positive: Double
         public var negative: Double
@@ -30,12 +25,11 @@ public final class LookupCache: @unchecked Sendable {
         }
     }
 
-    /// A cached answer: `payload` is nil for a negative one.
+    /// `payload` is nil for a negative answer.
     public struct Entry: Sendable {
         public var payload: Data?
     }
 
-    /// `lifetimes`: a source's own, where it has one (`LookupParameters.cacheLifetimes`).
     public init(
         path: String, positiveLifetime: Double, negativeLifetime: Double, lifetimes: [String: Lifetime] = [:]
     ) throws {
@@ -62,14 +56,11 @@ public final class LookupCache: @unchecked Sendable {
         }
     }
 
-    /// The answer for `key` if present and not expired at `now`.
     public func lookup(source: String, key: String, now: Date) throws -> Entry? {
         try lookup(source: source, keys: [key], now: now)[key]
     }
 
-    /// The answers present and not expired at `now` for each of `keys`, in one read transaction:
-    /// a statement on its own is a transaction of its own, whose WAL locking (fcntl calls and a
-    /// check of the WAL index) cost more than the lookup; a chunk's keys share one.
+    /// In one read transaction: one per statement cost more in WAL locking than the lookup.
     public func lookup(source: String, keys: [String], now: Date) throws -> [String: Entry] {
         guard !keys.isEmpty else { return [:] }
         return try lock.withLock {
@@ -91,10 +82,8 @@ public final class LookupCache: @unchecked Sendable {
         }
     }
 
-    /// Whether any answer of `source` is stored (expired or not).
     public func holdsAnswers(from source: String) -> Bool { lock.withLock { sourcesStored.contains(source) } }
 
-    /// Stores answers (nil payload = negative) in one transaction.
     public func store(source: String, _ answers: [(key: String, payload: Data?)], now: Date) throws {
         guard !answers.isEmpty else { return }
         try lock.withLock {
@@ -103,11 +92,7 @@ public final class LookupCache: @unchecked Sendable {
                 for answer in answers {
                     upsert.bind(1, source)
                     upsert.bind(2, answer.key)
-                    if let payload = answer.payload {
-                        upsert.bind(3, blob: Array(payload))
-                    } else {
-                        upsert.bind(3, nil as String?)
-                    }
+                    upsert.bind(3, blob: answer.payload.map(Array.init))
                     upsert.bind(4, now.timeIntervalSince1970)
                     try upsert.run()
                 }
@@ -115,7 +100,6 @@ public final class LookupCache: @unchecked Sendable {
         }
     }
 
-    /// Folds the WAL back into the main file (end of run, and on pause).
     public func checkpoint() {
         lock.withLock { try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     }

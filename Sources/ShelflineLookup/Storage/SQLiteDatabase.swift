@@ -1,8 +1,7 @@
 import CSQLite
 import Foundation
 
-/// A thin, checked wrapper over one sqlite3 connection. Not thread-safe by itself: owners
-/// serialise access (the catalog index and cache each hold a lock).
+/// One sqlite3 connection; not thread-safe: owners serialise access.
 final class SQLiteDatabase {
     let path: String
     private(set) var handle: OpaquePointer?
@@ -48,7 +47,6 @@ final class SQLiteDatabase {
         return SQLiteStatement(statement: statement, database: self)
     }
 
-    /// Runs `body` in one transaction, rolled back if it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {
@@ -61,24 +59,21 @@ final class SQLiteDatabase {
         }
     }
 
-    /// Rows the last INSERT, UPDATE or DELETE changed (0 for an `INSERT OR IGNORE` that was ignored).
+    /// 0 for an `INSERT OR IGNORE` that was ignored.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
     var errorMessage: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
 
-    /// One integer from a query such as `SELECT count(*) …`.
     func scalarInt(_ sql: String) throws -> Int? {
         let statement = try prepare(sql)
         return try statement.step() ? statement.int(0) : nil
     }
 
-    /// Whether this SQLite was compiled with FTS5.
     func hasFTS5() -> Bool {
         (try? execute("CREATE VIRTUAL TABLE temp.fts5_probe USING fts5(x); DROP TABLE temp.fts5_probe")) != nil
     }
 }
 
-/// A prepared statement: bind, step, read columns, reset.
 final class SQLiteStatement {
     private let statement: OpaquePointer
     private unowned let database: SQLiteDatabase
@@ -93,8 +88,7 @@ final class SQLiteStatement {
 
     func bind(_ index: Int32, _ value: String?) {
         if let value {
-            // The String's own bytes with their count: passing the String itself makes a C-string
-            // copy for every bind (`String.utf8CString`).
+            // Passing the String itself copies it to a C string on every bind.
             _ = value.withCString { sqlite3_bind_text(statement, index, $0, Int32(value.utf8.count), Self.transient) }
         } else {
             sqlite3_bind_null(statement, index)
@@ -109,11 +103,12 @@ final class SQLiteStatement {
         if let value { sqlite3_bind_double(statement, index, value) } else { sqlite3_bind_null(statement, index) }
     }
 
-    func bind(_ index: Int32, blob: [UInt8]) {
+    /// Nil binds NULL.
+    func bind(_ index: Int32, blob: [UInt8]?) {
+        guard let blob else { return bind(index, nil as Int?) }
         _ = blob.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), Self.transient) }
     }
 
-    /// Advances; true when a row is available.
     @discardableResult
     func step() throws -> Bool {
         switch sqlite3_step(statement) {
@@ -123,7 +118,6 @@ final class SQLiteStatement {
         }
     }
 
-    /// Runs to completion and resets, for inserts.
     func run() throws {
         defer { reset() }
         while try step() {}
@@ -153,7 +147,7 @@ final class SQLiteStatement {
 
     func isInteger(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_INTEGER }
 
-    /// `body` over a BLOB column's bytes, valid only during the call (no copy).
+    /// Valid only during the call (no copy).
     func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
         let count = Int(sqlite3_column_bytes(statement, column))
         return body(UnsafeRawBufferPointer(start: sqlite3_column_blob(statement, column), count: count))
