@@ -3,10 +3,8 @@ import ShelflineCore
 
 /// Openreads' CSV export (Settings → Backup → Export as CSV).
 ///
-/// `status` is the reading state (`finished`, `in_progress`, `planned`, `abandoned`/`unfinished`);
-/// `readings` holds every reading of the book, `start|finish|reading time` items separated by
-/// `;`; `tags` are separated by `|||||`; `favourite` is a shelf of its own; a `deleted` row is a book
-/// in Openreads' bin: it is skipped (not imported, counted as skipped with that reason).
+/// `readings` holds `start|finish|reading time` items separated by `;`; `tags` are separated by
+/// `|||||`; a `deleted` row is a book in Openreads' bin, skipped.
 struct OpenreadsFormat: FixedSchemaFormat {
     var name: SourceFormat { .openreads }
     var summary: String { "Openreads: the CSV export" }
@@ -29,7 +27,6 @@ struct OpenreadsFormat: FixedSchemaFormat {
         ]
     }
 
-    /// The name `favourite` rows are shelved under.
     static let favouriteShelf = "favourites"
 
     func skipReason(_ cells: OwnCells) -> String? {

@@ -1,7 +1,5 @@
-/// Cell text helpers of the normalisers: edge spaces and separator splitting, scanned as bytes.
-
 extension StringProtocol {
-    /// Without leading and trailing spaces, tabs, line ends and no-break spaces (scanned as bytes).
+    /// Without edge spaces, tabs, line ends and no-break spaces (scanned as bytes).
     var trimmingSpaces: Substring {
         if let text = self as? Substring { return text.trimmedBytes }
         if let text = self as? String { return text[...].trimmedBytes }
@@ -10,7 +8,7 @@ extension StringProtocol {
 }
 
 extension Substring {
-    /// `trimmingSpaces` on the concrete type, whose UTF-8 view can be walked from both ends.
+    /// On the concrete type, whose UTF-8 view can be walked from both ends.
     var trimmedBytes: Substring {
         let bytes = utf8
         var start = bytes.startIndex
@@ -41,7 +39,7 @@ extension Substring {
 }
 
 extension StringProtocol {
-    /// The text split at every `separator` byte (ASCII), pieces trimmed, empty pieces dropped.
+    /// Split at every `separator` byte (ASCII), pieces trimmed, empty pieces dropped.
     func splitTrimmed(_ separator: UInt8) -> [Substring] {
         var pieces: [Substring] = []
         let bytes = utf8
