@@ -4,11 +4,10 @@ import ShelflineCore
 
 /// The render stage's `parameters` in `pipeline.json`; every field has a default so `{}` works.
 public struct RenderParameters: Codable, Sendable, Equatable {
-    /// Least time between two import `update`s (at most one per 2 s).
     public var minimumUpdateIntervalSeconds: Double = 2
-    /// An import activity not updated for this long shows as stale on the phone (`stale-date`).
+    /// `stale-date`: shown as stale on the phone after this long without an update.
     public var importStaleAfterMinutes: Int = 10
-    /// How long a finished import stays on the Lock Screen (`dismissal-date` of its `end`).
+    /// `dismissal-date` of a finished import's `end`.
     public var importDismissAfterMinutes: Int = 30
     /// Snapshots kept per activity history file.
     public var historyLimit = ActivityStore.defaultHistoryLimit
