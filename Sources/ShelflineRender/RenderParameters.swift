@@ -18,17 +18,13 @@ public struct RenderParameters: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let defaults = RenderParameters()
-        minimumUpdateIntervalSeconds =
-            try container.decodeIfPresent(Double.self, forKey: .minimumUpdateIntervalSeconds)
-            ?? defaults.minimumUpdateIntervalSeconds
-        importStaleAfterMinutes =
-            try container.decodeIfPresent(Int.self, forKey: .importStaleAfterMinutes)
-            ?? defaults.importStaleAfterMinutes
-        importDismissAfterMinutes =
-            try container.decodeIfPresent(Int.self, forKey: .importDismissAfterMinutes)
-            ?? defaults.importDismissAfterMinutes
-        historyLimit = try container.decodeIfPresent(Int.self, forKey: .historyLimit) ?? defaults.historyLimit
-        reportMaximumRows = try container.decodeIfPresent(Int.self, forKey: .reportMaximumRows) ?? defaults.reportMaximumRows
+        func value<Value: Decodable>(_ key: CodingKeys, _ fallback: Value) throws -> Value {
+            try container.decodeIfPresent(Value.self, forKey: key) ?? fallback
+        }
+        minimumUpdateIntervalSeconds = try value(.minimumUpdateIntervalSeconds, minimumUpdateIntervalSeconds)
+        importStaleAfterMinutes = try value(.importStaleAfterMinutes, importStaleAfterMinutes)
+        importDismissAfterMinutes = try value(.importDismissAfterMinutes, importDismissAfterMinutes)
+        historyLimit = try value(.historyLimit, historyLimit)
+        reportMaximumRows = try value(.reportMaximumRows, reportMaximumRows)
     }
 }

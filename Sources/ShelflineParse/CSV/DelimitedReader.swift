@@ -150,7 +150,7 @@ public final class DelimitedReader {
     public func peek(_ count: Int) throws -> [UInt8] {
         try skipBOMIfPresent()
         while filled - position < count && !sourceEnded {
-            _ = try fill()
+            try fill()
         }
         return Array(UnsafeBufferPointer(start: buffer + position, count: min(count, filled - position)))
     }
@@ -161,7 +161,7 @@ public final class DelimitedReader {
         while true {
             if position >= filled {
                 if sourceEnded { return false }
-                _ = try fill()
+                try fill()
                 continue
             }
             let first = buffer[position]
@@ -177,7 +177,7 @@ public final class DelimitedReader {
                     nextLine += 1
                     continue
                 } else if !sourceEnded {
-                    _ = try fill()
+                    try fill()
                     continue
                 } else {
                     position += 1  // a lone CR at the very end
@@ -213,7 +213,7 @@ public final class DelimitedReader {
                     if sawNUL { row.dropNULs() }
                     return true
                 }
-                _ = try fill()
+                try fill()
             }
         }
     }
@@ -372,7 +372,7 @@ public final class DelimitedReader {
             if index >= filled {
                 if sourceEnded { break scan }
                 position = index
-                _ = try fill()
+                try fill()
                 index = position
                 continue
             }
@@ -410,7 +410,7 @@ public final class DelimitedReader {
                 } else if byte == 0x0A || byte == 0x0D {
                     if byte == 0x0D && index + 1 >= filled && !sourceEnded {
                         position = index
-                        _ = try fill()
+                        try fill()
                         index = position
                         continue scan
                     }
@@ -464,7 +464,7 @@ public final class DelimitedReader {
     private func skipBOMIfPresent() throws {
         guard !startChecked else { return }
         while filled - position < 3 && !sourceEnded {
-            _ = try fill()
+            try fill()
         }
         startChecked = true
         if filled - position >= 3 && buffer[position] == 0xEF && buffer[position + 1] == 0xBB && buffer[position + 2] == 0xBF {
@@ -473,8 +473,7 @@ public final class DelimitedReader {
     }
 
     /// Moves the unread bytes to the front (growing the buffer when a row fills it) and reads more.
-    @discardableResult
-    private func fill() throws -> Bool {
+    private func fill() throws {
         if position > 0 {
             let remaining = filled - position
             if remaining > 0 {
@@ -512,10 +511,9 @@ public final class DelimitedReader {
         }
         if count == 0 {
             sourceEnded = true
-            return false
+            return
         }
         if !sawNUL && memchr(buffer + filled, 0, count) != nil { sawNUL = true }
         filled += count
-        return true
     }
 }

@@ -5,7 +5,6 @@ import ShelflineCore
 /// `shelf` is `to-read`, `reading`, `read`, `stopped-reading` (did-not-finish) or a custom shelf's
 /// slug (display name in `shelf_name`), whose rows get their reading state from their dates.
 struct BookWyrmFormat: FixedSchemaFormat {
-    var name: SourceFormat { .bookwyrm }
     var summary: String { "BookWyrm: the CSV export" }
     var authorCell: AuthorCell { .list() }
 
@@ -28,12 +27,10 @@ struct BookWyrmFormat: FixedSchemaFormat {
         ],
         own: [["shelf"], ["shelf_name"], ["stopped_date"], ["review_cw"]] + identifierColumns.map { [$0.column] })
 
-    var cannotCarry: [String: String] {
-        [
-            "review_published": "when the review was published; not kept",
-            "stopped_date": "when the reader stopped; kept only as the shelf did-not-finish",
-        ]
-    }
+    let cannotCarry: [String: String] = [
+        "review_published": "when the review was published; not kept",
+        "stopped_date": "when the reader stopped; kept only as the shelf did-not-finish",
+    ]
 
     func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String? {
         var identifiers: [String: String] = [:]

@@ -6,7 +6,6 @@ import ShelflineCore
 /// does). Ratings are stars; a cell above 5 is Calibre's internal 0–10 scale. `comments` is the
 /// book's description, not a review. Authors are joined with ` & ` (newer) or `, ` (older catalogs).
 struct CalibreFormat: FixedSchemaFormat {
-    var name: SourceFormat { .calibre }
     var summary: String { "Calibre: the CSV catalog (any subset of its columns, in any order)" }
 
     /// One of these must be there besides `title` and `authors`.
@@ -23,15 +22,13 @@ struct CalibreFormat: FixedSchemaFormat {
 
     var authorCell: AuthorCell { .list(separators: ["&", ","]) }
 
-    var cannotCarry: [String: String] {
-        [
-            "comments": "the book's description, not the reader's review; not kept (lookup supplies descriptions)",
-            "formats": "the e-book files' formats; not kept", "size": "the e-book files' size; not kept",
-            "cover": "the cover file's path; not kept", "languages": "no language field; not kept",
-            "library_name": "the Calibre library's name; not kept",
-            "author_sort": "the sort form of authors; not kept", "title_sort": "the sort form of the title; not kept",
-        ]
-    }
+    let cannotCarry: [String: String] = [
+        "comments": "the book's description, not the reader's review; not kept (lookup supplies descriptions)",
+        "formats": "the e-book files' formats; not kept", "size": "the e-book files' size; not kept",
+        "cover": "the cover file's path; not kept", "languages": "no language field; not kept",
+        "library_name": "the Calibre library's name; not kept",
+        "author_sort": "the sort form of authors; not kept", "title_sort": "the sort form of the title; not kept",
+    ]
 
     func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String? {
         if let text = cells.string(0), let value = Double(text), value.isFinite, value > 0 {

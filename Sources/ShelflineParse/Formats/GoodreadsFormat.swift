@@ -3,7 +3,6 @@ import ShelflineCore
 
 /// Goodreads' "Export Library" CSV: the current 24-column and the older 31-column export.
 struct GoodreadsFormat: FixedSchemaFormat {
-    var name: SourceFormat { .goodreads }
     var summary: String { "Goodreads: the \"Export Library\" CSV (24-column current or 31-column older export)" }
 
     static let schema = ExportSchema(

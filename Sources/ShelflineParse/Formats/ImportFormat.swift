@@ -35,12 +35,13 @@ protocol ImportFormat: Sendable {
     var shelfFromReadDates: Bool { get }
 }
 
-/// A format whose schema does not depend on the parse parameters.
+/// A format whose schema does not depend on the parse parameters; its name is the schema's.
 protocol FixedSchemaFormat: ImportFormat {
     static var schema: ExportSchema { get }
 }
 
 extension FixedSchemaFormat {
+    var name: SourceFormat { Self.schema.format }
     func schema(_ parameters: ParseParameters) -> ExportSchema { Self.schema }
 }
 

@@ -5,7 +5,6 @@ import ShelflineCore
 /// It holds only the book's keys and its shelf: its title is its key (the work's, else the
 /// edition's), marked a placeholder until a metadata source looks the key up.
 struct OpenLibraryReadingLogFormat: FixedSchemaFormat {
-    var name: SourceFormat { .openlibrary }
     var summary: String { "Open Library: the reading log CSV (Work Id, Edition Id, Bookshelf)" }
     var titleFromOwnCells: Bool { true }
 

@@ -6,7 +6,6 @@ import ShelflineCore
 /// `readings` holds `start|finish|reading time` items separated by `;`; `tags` are separated by
 /// `|||||`; a `deleted` row is a book in Openreads' bin, skipped.
 struct OpenreadsFormat: FixedSchemaFormat {
-    var name: SourceFormat { .openreads }
     var summary: String { "Openreads: the CSV export" }
 
     static let schema = ExportSchema(
@@ -18,14 +17,12 @@ struct OpenreadsFormat: FixedSchemaFormat {
         ],
         own: [["status"], ["favourite"], ["deleted"], ["olid"], ["tags"], ["readings"]])
 
-    var cannotCarry: [String: String] {
-        [
-            "subtitle": "no subtitle field in an imported row; not kept (lookup supplies subtitles)",
-            "description": "the book's description, not the reader's review; not kept (lookup supplies descriptions)",
-            "date_modified": "when the row last changed in Openreads; not kept",
-            "readings": "each reading's reading time (its third part); the dates are kept",
-        ]
-    }
+    let cannotCarry: [String: String] = [
+        "subtitle": "no subtitle field in an imported row; not kept (lookup supplies subtitles)",
+        "description": "the book's description, not the reader's review; not kept (lookup supplies descriptions)",
+        "date_modified": "when the row last changed in Openreads; not kept",
+        "readings": "each reading's reading time (its third part); the dates are kept",
+    ]
 
     static let favouriteShelf = "favourites"
 

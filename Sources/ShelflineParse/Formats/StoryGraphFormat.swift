@@ -2,7 +2,6 @@ import ShelflineCore
 
 /// The StoryGraph's CSV export.
 struct StoryGraphFormat: FixedSchemaFormat {
-    var name: SourceFormat { .storygraph }
     var summary: String { "StoryGraph: the CSV export (23 columns)" }
     var authorCell: AuthorCell { .list() }
 

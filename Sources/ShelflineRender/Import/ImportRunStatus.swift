@@ -38,18 +38,13 @@ public struct ImportRunStatus: Sendable, Equatable {
                 status.progress[stage.name] = try? readJSONFile(StageProgress.self, from: path)
             }
         }
-        if let path = existing(files.output(.parse, .report)) {
-            status.parse = try readJSONFile(ParseReport.self, from: path)
+        func report<Report: Decodable>(_ stage: StageName, _ type: Report.Type) throws -> Report? {
+            try existing(files.output(stage, .report)).map { try readJSONFile(type, from: $0) }
         }
-        if let path = existing(files.output(.dedupe, .report)) {
-            status.dedupeDuplicates = try readJSONFile(JSONValue.self, from: path).firstCount(named: "duplicateInFile")
-        }
-        if let path = existing(files.output(.lookup, .report)) {
-            status.lookupNotEnriched = try readJSONFile(JSONValue.self, from: path).firstCount(named: "notEnriched")
-        }
-        if let path = existing(files.output(.merge, .report)) {
-            status.merge = try readJSONFile(MergeReport.self, from: path)
-        }
+        status.parse = try report(.parse, ParseReport.self)
+        status.dedupeDuplicates = try report(.dedupe, JSONValue.self)?.firstCount(named: "duplicateInFile")
+        status.lookupNotEnriched = try report(.lookup, JSONValue.self)?.firstCount(named: "notEnriched")
+        status.merge = try report(.merge, MergeReport.self)
         return status
     }
 }
