@@ -29,8 +29,6 @@ public enum ImportReportPage {
         let reviewPath = resolve(status.merge?.review, .review)
         let reviewList =
             FileManager.default.fileExists(atPath: reviewPath) ? try readJSONFile(ReviewList.self, from: reviewPath) : nil
-        let review = reviewList?.items ?? []
-        let ruledOut = reviewList?.ruledOut ?? []
         // Capped: the files can hold a whole import.
         let failed = try exportRows(
             path: resolve(status.merge?.failedRows, .failedRows),
@@ -40,9 +38,9 @@ public enum ImportReportPage {
             maximumRows: parameters.reportMaximumRows,
             knownDataRows: status.merge?.notEnrichedRowCount)
         let html = render(
-            status: status, review: review, failedRows: failed.rows, failedRowCount: failed.dataRows,
+            status: status, review: reviewList?.items ?? [], failedRows: failed.rows, failedRowCount: failed.dataRows,
             notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
-            ruledOut: ruledOut, maximumRows: parameters.reportMaximumRows, fileName: fileName,
+            ruledOut: reviewList?.ruledOut ?? [], maximumRows: parameters.reportMaximumRows, fileName: fileName,
             libraryPage: libraryPage)
         let name = status.files.output(.render, .page) ?? Stage.render.defaultOutput(.page)
         let target = name.hasPrefix("/") ? name : directory + "/" + name

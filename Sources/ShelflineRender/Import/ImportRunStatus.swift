@@ -4,13 +4,12 @@ import ShelflineReports
 
 /// What one run directory says about an import so far: whichever of the stage reports exist.
 ///
-/// Reports are written atomically, so a file is complete or absent. Reports whose shape belongs to
-/// another stage (dedupe, lookup) are read tolerantly: only the counts below, at any depth.
+/// Reports are written atomically, so a file is complete or absent. Dedupe's, whose shape belongs
+/// to its stage, is read tolerantly: only the count below, at any depth.
 public struct ImportRunStatus: Sendable, Equatable {
     public var runDirectory: String
     public var parse: ParseReport?
     public var dedupeDuplicates: Int?
-    public var lookupNotEnriched: Int?
     public var merge: MergeReport?
     /// A stage's report is the last file it writes.
     public var finished: Set<StageName> = []
@@ -43,7 +42,6 @@ public struct ImportRunStatus: Sendable, Equatable {
         }
         status.parse = try report(.parse, ParseReport.self)
         status.dedupeDuplicates = try report(.dedupe, JSONValue.self)?.firstCount(named: "duplicateInFile")
-        status.lookupNotEnriched = try report(.lookup, JSONValue.self)?.firstCount(named: "notEnriched")
         status.merge = try report(.merge, MergeReport.self)
         return status
     }
