@@ -9,8 +9,7 @@ public struct ParseParameters: Decodable, Sendable, Equatable {
     public var minRejectedRows = defaultMinRejectedRows
     /// The file's columns are those of `format` (`ImportFormat.headerlessColumns`).
     public var noHeader = false
-    /// Nil: the generic format guesses columns from their names. JSON `columns` is `generic.columns`
-    /// in short.
+    /// Nil: columns are guessed from their names. JSON `columns` is short for `generic.columns`.
     public var generic: GenericMapping?
 
     public static let defaultMaxRejectedShare = 0.1
@@ -46,10 +45,8 @@ extension ParseParameters {
     }
 }
 
-/// Which header names hold which fields in a CSV that is none of the known exports.
-///
-/// A role left out is looked up under its own name, so `{}` reads a CSV whose headers are the
-/// role names.
+/// Which header names hold which fields in a CSV that is none of the known exports; a role left
+/// out is looked up under its own name.
 public struct GenericMapping: Decodable, Sendable, Equatable {
     public var columns: [ColumnRole: String] = [:]
     /// Separator of `additionalAuthors` and `shelves` lists.

@@ -183,8 +183,7 @@ public struct ParseStage {
         return said.isEmpty ? nil : said
     }
 
-    /// Relative to the report's directory when it lies there (a run directory's files move
-    /// together), else absolute.
+    /// Relative to the report's directory when it lies there (a run's files move together).
     static func relative(_ path: String, to report: String) -> String {
         let absolute = (try? Workspace.absolute(path, role: .output)) ?? path
         let directory = ((try? Workspace.absolute(report, role: .output)) ?? report) as NSString
@@ -222,8 +221,7 @@ public struct ParseStage {
         return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    /// When no format matches and `firstRow` looks like a known export's data row, the error
-    /// suggests `--no-header`.
+    /// A first row that looks like a known export's data row makes the error suggest `--no-header`.
     func recognise(header: [String], firstRow: [String] = []) throws -> (any ImportFormat, ColumnMap, Character) {
         do {
             return try recogniseHeader(header)

@@ -1,7 +1,6 @@
 import ShelflineCore
 
-/// Turns one data row into a record: which column feeds which rule under `Normalise/`; where
-/// formats differ it asks the format.
+/// Turns one data row into a record: which column feeds which rule under `Normalise/`.
 struct RecordBuilder {
     let map: ColumnMap
     private let listSeparatorByte: UInt8
@@ -63,10 +62,9 @@ struct RecordBuilder {
         public var skipped = false
     }
 
-    /// Fills `record` in place (returning it in a `Result` measured slower: copies of its fields),
-    /// or returns why the row is rejected. `repairedFields` counts fields of any column that were
-    /// not UTF-8. Extra fields that are all blank (a trailing comma a spreadsheet added) are
-    /// ignored and counted in `extraEmptyFields`.
+    /// Fills `record` in place (returning it in a `Result` measured slower), or returns why the
+    /// row is rejected. `repairedFields` counts every column's non-UTF-8 fields; blank extra fields
+    /// (a spreadsheet's trailing comma) are ignored, counted in `extraEmptyFields`.
     func build(
         _ row: DelimitedRow, into record: inout ParsedRecord, repairedFields: inout Int,
         extraEmptyFields: inout Int

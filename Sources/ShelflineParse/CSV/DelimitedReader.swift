@@ -12,10 +12,8 @@ public enum DelimitedSource {
     case bytes([UInt8])
 }
 
-/// One row: the unescaped bytes of its fields and where it sits in the file.
-///
-/// The storage is reused from row to row; copy what you keep. Field bytes may hold invalid UTF-8:
-/// read them through `TextRepair`.
+/// One row's unescaped field bytes, reused from row to row (copy what you keep), and where it sits
+/// in the file. The bytes may be invalid UTF-8: read them through `TextRepair`.
 public struct DelimitedRow {
     /// 1-based physical line where the row starts.
     public internal(set) var line = 0
@@ -224,8 +222,7 @@ public final class DelimitedReader {
         case needMore
     }
 
-    /// On `.needMore` nothing is consumed: the scan restarts after the next fill (rows are small
-    /// next to a block, so rescanning is cheap).
+    /// On `.needMore` nothing is consumed: rows are small next to a block, so rescanning is cheap.
     @inline(__always)
     private func scanRow(into row: inout DelimitedRow) -> ScanResult {
         let delimiter = self.delimiter
@@ -355,9 +352,8 @@ public final class DelimitedReader {
         position += end + terminatorLength
     }
 
-    /// Scans to the row's real end by `scanRow`'s quote rules, discarding its bytes. When a quote
-    /// is never closed, the real end is unknown: goes back and reports the first physical line as
-    /// unterminated, as for a short row.
+    /// Scans to the row's real end by `scanRow`'s rules, discarding its bytes. A quote never closed
+    /// leaves the end unknown: the first physical line is reported unterminated, as for a short row.
     private func skipOversizedRow(into row: inout DelimitedRow) throws {
         enum State { case fieldStart, quoted, quoteInQuoted, unquoted }
         row.reset()

@@ -60,8 +60,7 @@ enum SeriesIndex {
 
 /// `scheme:value` lists (Calibre's `identifiers`: `isbn:978…,goodreads:39077187,amazon:B00…`).
 enum IdentifierList {
-    /// Scheme (lower-case, `schemeName`) → value; items lacking either are left out; the first of a
-    /// scheme is kept.
+    /// Scheme (`schemeName`) → value; items lacking either are left out; a scheme's first is kept.
     static func parse(_ cell: String) -> [String: String] {
         var result: [String: String] = [:]
         for item in cell.split(separator: ",") {

@@ -15,8 +15,7 @@ public struct ExportSchema: Sendable {
         signature.map { $0.joined(separator: "/") }.joined(separator: ", ")
     }
 
-    /// Trimmed, lowercase, whitespace runs collapsed, wrapping single quotes (old LibraryThing
-    /// CSV: `'TITLE'`) removed.
+    /// Trimmed, lowercase, spaces collapsed, wrapping quotes (old LibraryThing: `'TITLE'`) removed.
     public static func key(_ header: String) -> String {
         var text = PersonName.collapse(header).lowercased()
         if text.count >= 2 && text.hasPrefix("'") && text.hasSuffix("'") {

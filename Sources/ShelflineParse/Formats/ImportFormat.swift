@@ -9,7 +9,6 @@ protocol ImportFormat: Sendable {
     /// One line for `--help` and docs/parse.md.
     var summary: String { get }
     func schema(_ parameters: ParseParameters) -> ExportSchema
-    /// The separator of its list cells (additional authors, shelves).
     func listSeparator(_ parameters: ParseParameters) -> Character
     /// Whether `--format auto` tries it.
     func detected(with parameters: ParseParameters) -> Bool
@@ -26,8 +25,7 @@ protocol ImportFormat: Sendable {
     var acceptsShortRows: Bool { get }
     /// Reads `ExportSchema.own`'s cells after the shared rules; returns why the row is rejected, or nil.
     func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String?
-    /// Why the source says the row is not to be imported (a book in its bin): counted as skipped,
-    /// not as a failed row to fix.
+    /// Why the source says not to import the row (a book in its bin): skipped, not a failed row.
     func skipReason(_ cells: OwnCells) -> String?
     /// No title column: `readOwnCells` names the book instead.
     var titleFromOwnCells: Bool { get }

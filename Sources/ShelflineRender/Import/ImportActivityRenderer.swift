@@ -36,8 +36,7 @@ public struct ImportActivityRenderer: Sendable {
         public var reportPath: String?
     }
 
-    /// Emits the snapshot that is due, if any. `sourceFile` names the imported file before parse
-    /// has reported.
+    /// Emits the snapshot that is due, if any; `sourceFile` names the file until parse has reported.
     @discardableResult
     public func refresh(runDirectory: String, now: Date, sourceFile: String? = nil, force: Bool = false) throws -> Refresh {
         let status = try ImportRunStatus.read(runDirectory: runDirectory, files: files)
@@ -56,8 +55,7 @@ public struct ImportActivityRenderer: Sendable {
 
         if current == nil {
             if let previous, previous.event != .end {
-                // Another import's activity never ended: end it honestly, so the phone never shows
-                // its spinner forever.
+                // Another import's activity never ended: end it, or the phone shows its spinner forever.
                 var state = previous.contentState
                 state.currentStep =
                     "Not finished: \(previous.attributes.fileName) was replaced by a newer import; import it again"
@@ -108,8 +106,7 @@ public struct ImportActivityRenderer: Sendable {
         return Refresh(emitted: emitted, contentState: state, reportPath: reportPath)
     }
 
-    /// The report page and the library page it links to. `fileName`: the user's file (the run
-    /// reads a copy).
+    /// The report page and the library page it links to; `fileName`: the user's (the run reads a copy).
     func writePages(_ status: ImportRunStatus, fileName: String) throws -> String {
         let library = try LibraryPage.write(workspace: workspace)
         return try ImportReportPage.write(
@@ -174,8 +171,7 @@ public struct ImportActivityRenderer: Sendable {
         }
     }
 
-    /// Final tallies from the merge report (a book imported without metadata is no failure);
-    /// while the import runs, the same quantities so far.
+    /// Merge's final tallies (a book without metadata is no failure), or the same quantities so far.
     public static func contentState(for status: ImportRunStatus) -> State {
         let rejected = status.parse?.rowsRejected ?? 0
         if let merge = status.merge {
@@ -204,8 +200,7 @@ public struct ImportActivityRenderer: Sendable {
             progress: fraction, currentStep: step,
             booksProcessed: total > 0 ? min(rejected + lookupProcessed, total) : rejected + lookupProcessed,
             totalBooks: total,
-            // Every row past lookup that is not a duplicate ends added or updated, so this
-            // converges on merge's count.
+            // Every row past lookup that is not a duplicate ends added or updated: merge's count.
             successCount: max(0, lookupProcessed - duplicates),
             duplicateCount: duplicates,
             failureCount: rejected,
@@ -249,8 +244,7 @@ public struct ImportActivityRenderer: Sendable {
         return (elapsed + remaining).rounded()
     }
 
-    /// A name-based UUID of the run directory's name, so every call for one run agrees without
-    /// shared state.
+    /// A name-based UUID of the run directory's name: every call for a run agrees, sharing nothing.
     public static func sessionId(runDirectory: String) -> UUID {
         let resolved = URL(fileURLWithPath: runDirectory).standardizedFileURL.resolvingSymlinksInPath().lastPathComponent
         var bytes = Array(SHA256.hash(data: Data("shelfline.import-activity:\(resolved)".utf8)).prefix(16))
