@@ -118,13 +118,13 @@ public struct BookRecordJSON {
         line.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
         first = false
         line.append(UInt8(ascii: "\""))
-        line.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        line.appendBytes(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
         line.append(UInt8(ascii: "\""))
         line.append(UInt8(ascii: ":"))
     }
 
     mutating func literal(_ text: StaticString) {
-        line.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        line.appendBytes(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     mutating func integer(_ value: Int) {
@@ -183,7 +183,7 @@ public struct BookRecordJSON {
 
     @inline(__always)
     mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
-        line.reserve(utf8.count * 6 + 2)  // every byte escaped as \u00XX at worst
+        line.reserveBytes(utf8.count * 6 + 2)  // every byte escaped as \u00XX at worst
         JSONString.append(utf8, to: &line)
     }
 }
@@ -207,7 +207,7 @@ final class LineBuffer: JSONByteSink {
     func removeAll() { count = 0 }
 
     @inline(__always)
-    func reserve(_ extra: Int) {
+    func reserveBytes(_ extra: Int) {
         if count + extra > capacity { grow(to: count + extra) }
     }
 
@@ -222,27 +222,21 @@ final class LineBuffer: JSONByteSink {
 
     @inline(__always)
     func append(_ byte: UInt8) {
-        reserve(1)
+        reserveBytes(1)
         base[count] = byte
         count += 1
     }
 
     @inline(__always)
-    func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+    func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
-        reserve(bytes.count)
+        reserveBytes(bytes.count)
         (base + count).update(from: start, count: bytes.count)
         count += bytes.count
     }
 
-    @inline(__always)
-    func reserveBytes(_ extra: Int) { reserve(extra) }
-
-    @inline(__always)
-    func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
-
     func append(contentsOf bytes: UnsafeRawBufferPointer) {
-        append(contentsOf: bytes.bindMemory(to: UInt8.self))
+        appendBytes(bytes.bindMemory(to: UInt8.self))
     }
 
     func append(contentsOf bytes: some Sequence<UInt8>) {
