@@ -120,7 +120,7 @@ public final class DelimitedReader {
 
     deinit { buffer.deallocate() }
 
-    /// The raw bytes of the row `next(into:)` returned last, without its terminator.
+    /// The raw bytes of the row `next(into:)` returned last, without its terminator; empty when oversized.
     public var lastRowBytes: [UInt8] {
         let start = lastRowOffset - bufferFileOffset
         guard start >= 0, start + lastRowLength <= filled else { return [] }
