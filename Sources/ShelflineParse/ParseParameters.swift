@@ -60,10 +60,7 @@ extension GenericMapping {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let raw = try container.decodeIfPresent([String: String].self, forKey: .columns) ?? [:]
-        columns = [:]
-        if !raw.isEmpty {
-            columns = try Self.mapped(raw, in: container.nestedContainer(keyedBy: AnyKey.self, forKey: .columns))
-        }
+        columns = try raw.isEmpty ? [:] : Self.mapped(raw, in: container.nestedContainer(keyedBy: AnyKey.self, forKey: .columns))
         listSeparator = try container.decodeIfPresent(String.self, forKey: .listSeparator) ?? ","
         guard listSeparator.count == 1 else {
             throw DecodingError.dataCorruptedError(
