@@ -61,11 +61,7 @@ public struct ImportActivityRenderer: Sendable {
                     "Not finished: \(previous.attributes.fileName) was replaced by a newer import; import it again"
                 state.currentBookTitle = nil
                 state.currentBookAuthor = nil
-                try store.publish(
-                    makeSnapshot(
-                        .end, attributes: previous.attributes, state: state, now: now,
-                        startedAt: previous.startedAt ?? previous.timestamp, failed: true,
-                        after: previous.timestamp))
+                try store.publish(makeSnapshot(.end, after: previous, state: state, now: now, failed: true))
             }
             let started = unixSeconds(now)
             let attributes = Self.attributes(
@@ -77,9 +73,8 @@ public struct ImportActivityRenderer: Sendable {
             current = snapshot
         }
         guard var active = current else { return Refresh(emitted: emitted, contentState: state, reportPath: nil) }
-        let startedAt = active.startedAt ?? active.timestamp
         active.attributes.estimatedDuration =
-            Self.estimatedDuration(status: status, startedAt: startedAt, now: now)
+            Self.estimatedDuration(status: status, startedAt: active.startedAt ?? active.timestamp, now: now)
             ?? active.attributes.estimatedDuration
 
         if status.merge != nil {
@@ -87,20 +82,14 @@ public struct ImportActivityRenderer: Sendable {
             // reflected and render's declared output always exists; a rerun that changed the final
             // tallies corrects the ended activity too, so no place shows the old count.
             if active.event != .end || state != active.contentState {
-                try store.publish(
-                    makeSnapshot(
-                        .end, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
-                        after: active.timestamp))
+                try store.publish(makeSnapshot(.end, after: active, state: state, now: now))
                 emitted.append(.end)
             }
             reportPath = try writePages(status, fileName: active.attributes.fileName)
         } else if active.event != .end, emitted.isEmpty, state != active.contentState,
             force || now.timeIntervalSince1970 - Double(active.timestamp) >= parameters.minimumUpdateIntervalSeconds
         {
-            try store.publish(
-                makeSnapshot(
-                    .update, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
-                    after: active.timestamp))
+            try store.publish(makeSnapshot(.update, after: active, state: state, now: now))
             emitted.append(.update)
         }
         return Refresh(emitted: emitted, contentState: state, reportPath: reportPath)
@@ -163,10 +152,7 @@ public struct ImportActivityRenderer: Sendable {
             }
             let paused = if case .paused = interruption { true } else { false }
             try store.publish(
-                makeSnapshot(
-                    paused ? .update : .end, attributes: active.attributes, state: state, now: now,
-                    startedAt: active.startedAt ?? active.timestamp, failed: !paused, paused: paused,
-                    after: active.timestamp))
+                makeSnapshot(paused ? .update : .end, after: active, state: state, now: now, failed: !paused, paused: paused))
             return state
         }
     }
@@ -271,6 +257,15 @@ public struct ImportActivityRenderer: Sendable {
 
     static func displayText(_ text: String) -> String {
         text.split(whereSeparator: \.isWhitespace).joined(separator: " ").truncated(toCharacters: 160)
+    }
+
+    /// The next snapshot of `active`'s activity.
+    func makeSnapshot(
+        _ event: ActivityEvent, after active: Snapshot, state: State, now: Date, failed: Bool = false, paused: Bool = false
+    ) -> Snapshot {
+        makeSnapshot(
+            event, attributes: active.attributes, state: state, now: now, startedAt: active.startedAt ?? active.timestamp,
+            failed: failed, paused: paused, after: active.timestamp)
     }
 
     /// `previous`: the latest snapshot's timestamp, which this one's never goes below.
