@@ -123,10 +123,7 @@ public enum ImportReportPage {
             html +=
                 "<p class=\"muted\">Imported from the export's own data. Decide with "
                 + "<code>shelfline review accept ROW CANDIDATE</code> or <code>shelfline review reject ROW</code>.</p>\n"
-            html += reviewTable(id: "review", review, verdict: "not accepted", maximumRows: maximumRows)
-            if review.count > maximumRows {
-                html += "<p class=\"muted\">… and \(review.count - maximumRows) more in review.json.</p>\n"
-            }
+            html += reviewTable(id: "review", review, verdict: "not accepted", maximumRows: maximumRows, rest: "review.json")
         }
 
         let failedFile = Stage.merge.defaultOutput(.failedRows)
@@ -147,11 +144,9 @@ public enum ImportReportPage {
             html +=
                 "<p class=\"muted\">Nothing to decide: the title rule ruled out each candidate for the reason shown "
                 + "(another volume or subtitle, an author sharing no name). Listed so nothing is hidden.</p>\n"
-            html += reviewTable(id: "ruled-out", ruledOut, verdict: "ruled out", maximumRows: maximumRows)
-            if ruledOut.count > maximumRows {
-                html +=
-                    "<p class=\"muted\">… and \(ruledOut.count - maximumRows) more in review.json (<code>ruledOut</code>).</p>\n"
-            }
+            html += reviewTable(
+                id: "ruled-out", ruledOut, verdict: "ruled out", maximumRows: maximumRows,
+                rest: "review.json (<code>ruledOut</code>)")
         }
         html += "</body>\n</html>\n"
         return html
@@ -222,7 +217,8 @@ public enum ImportReportPage {
         return String(text[..<kept]) + "…"
     }
 
-    static func reviewTable(id: String, _ entries: [ReviewItem], verdict: String, maximumRows: Int) -> String {
+    /// `rest` (HTML) names where the entries past `maximumRows` are.
+    static func reviewTable(id: String, _ entries: [ReviewItem], verdict: String, maximumRows: Int, rest: String) -> String {
         var html =
             "<div class=\"scroll\"><table id=\"\(id)\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
         for entry in entries.prefix(maximumRows) {
@@ -231,7 +227,9 @@ public enum ImportReportPage {
                 + "<td>\(escape(entry.author ?? ""))</td><td>" + candidateList(entry.candidates, verdict: verdict)
                 + "</td></tr>\n"
         }
-        return html + "</table></div>\n"
+        html += "</table></div>\n"
+        guard entries.count > maximumRows else { return html }
+        return html + "<p class=\"muted\">… and \(entries.count - maximumRows) more in \(rest).</p>\n"
     }
 
     /// Each candidate with why it was `verdict` (not accepted, ruled out).
