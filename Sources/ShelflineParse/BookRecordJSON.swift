@@ -1,18 +1,14 @@
 import Foundation
 import ShelflineCore
 
-/// Writes a `BookRecord` as one compact JSON line, byte for byte what `JSONEncoder.shelfline`
-/// writes (sorted keys, absent fields omitted, slashes unescaped), only much faster.
+/// Writes a `BookRecord` as one JSON line, byte for byte what `JSONEncoder.shelfline` writes.
 ///
-/// Why hand-written: through `JSONEncoder` (`NDJSONWriter.append`) the whole stage took three to five
-/// times as long (docs/performance.md). Records that carry later stages' annotations (`dedupe`,
-/// `match`, `metadata`) fall back to `JSONEncoder`, since parse never writes them. Tests check the
-/// bytes against `JSONEncoder.shelfline` and the decoded round trip.
+/// Hand-written: through `JSONEncoder` the stage took three to five times as long
+/// (docs/performance.md). Records with later stages' annotations fall back to `JSONEncoder`.
 public struct BookRecordJSON {
     private var line = LineBuffer(capacity: 1 << 14)
     /// The texts line of the last record encoded with its texts apart (`RecordTexts`).
     private var textsLine = LineBuffer(capacity: 1 << 14)
-    /// Whether the last `encode(_:textsApart:)` wrote the record's texts apart, into `textsLine`.
     private(set) var wroteTexts = false
 
     public init() {}
@@ -20,12 +16,10 @@ public struct BookRecordJSON {
     /// The last encoded line.
     public var bytes: [UInt8] { Array(line.contents) }
 
-    /// Calls `body` with the last encoded line, without copying it.
     func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(line.contents))
     }
 
-    /// Calls `body` with the texts line of the last record, when `wroteTexts`.
     func withTextsBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(textsLine.contents))
     }
@@ -40,9 +34,7 @@ public struct BookRecordJSON {
         encode(ParsedRecord(record))
     }
 
-    /// Replaces `bytes` with the JSON of the record `record` stands for (no trailing newline).
-    /// `textsApart`: a review or notes go to the texts line instead (`withTextsBytes`), and the
-    /// record says so (`"textsApart":true`); a record with neither is written as it is.
+    /// `textsApart`: a review or notes go to the texts line instead, and the record says so.
     mutating func encode(_ record: ParsedRecord, textsApart: Bool = false) {
         line.removeAll()
         let apart = textsApart && (record.review != nil || record.notes != nil)
@@ -51,7 +43,6 @@ public struct BookRecordJSON {
             members(record, cells, apart: apart)
             line.append(UInt8(ascii: "}"))
             guard apart else { return }
-            // The texts line, by the same writers: `RecordTexts`' format.
             swap(&line, &textsLine)
             defer { swap(&line, &textsLine) }
             line.removeAll()
@@ -90,7 +81,7 @@ public struct BookRecordJSON {
         line.append(UInt8(ascii: "]"))
     }
 
-    /// Only the positions when the list lines up with `shelves` (`ShelfPosition.aligned`), else the objects.
+    /// Only the positions when the list lines up with `shelves` (`ShelfPosition.aligned`).
     mutating func shelfPositions(_ value: [ShelfPosition], shelves: [FieldText]?, _ cells: UnsafeBufferPointer<UInt8>) {
         line.append(UInt8(ascii: "["))
         let aligned = shelves.map { Self.linesUp(value, $0, cells) } ?? false
@@ -108,7 +99,6 @@ public struct BookRecordJSON {
         line.append(UInt8(ascii: "]"))
     }
 
-    /// Whether each of `positions` names, byte for byte, the shelf at its index of `shelves`.
     private static func linesUp(_ positions: [ShelfPosition], _ shelves: [FieldText], _ cells: UnsafeBufferPointer<UInt8>) -> Bool
     {
         guard positions.count == shelves.count else { return false }
@@ -128,13 +118,13 @@ public struct BookRecordJSON {
         line.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
         first = false
         line.append(UInt8(ascii: "\""))
-        line.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        line.appendBytes(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
         line.append(UInt8(ascii: "\""))
         line.append(UInt8(ascii: ":"))
     }
 
     mutating func literal(_ text: StaticString) {
-        line.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        line.appendBytes(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     mutating func integer(_ value: Int) {
@@ -160,8 +150,7 @@ public struct BookRecordJSON {
         }
     }
 
-    /// Doubles as Foundation writes them: whole numbers without a fraction (`4`), others in
-    /// Swift's shortest round-tripping form (`3.75`).
+    /// As Foundation writes them: `4`, `3.75`.
     mutating func double(_ value: Double) {
         if value == value.rounded(), abs(value) < 1e15 {
             integer(Int(value))
@@ -192,17 +181,15 @@ public struct BookRecordJSON {
         value.withUTF8 { string($0) }
     }
 
-    /// A JSON string, by the project's one escaper (`JSONString`, in Core).
     @inline(__always)
     mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
-        line.reserve(utf8.count * 6 + 2)  // every byte escaped as \u00XX at worst
+        line.reserveBytes(utf8.count * 6 + 2)  // every byte escaped as \u00XX at worst
         JSONString.append(utf8, to: &line)
     }
 }
 
-/// The bytes of one JSON line. Why not `[UInt8]`: an encoded record is ~200 small appends, and
-/// Array's uniqueness check and capacity growth path on each of them cost about as much as the
-/// JSON writing itself (perf, 200,000-row bench file); this buffer only compares against capacity.
+/// The bytes of one JSON line. Not `[UInt8]`: on a record's ~200 small appends, Array's uniqueness
+/// and capacity checks measured about as costly as the JSON writing itself.
 final class LineBuffer: JSONByteSink {
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0
@@ -219,9 +206,8 @@ final class LineBuffer: JSONByteSink {
 
     func removeAll() { count = 0 }
 
-    /// Makes room for `extra` more bytes.
     @inline(__always)
-    func reserve(_ extra: Int) {
+    func reserveBytes(_ extra: Int) {
         if count + extra > capacity { grow(to: count + extra) }
     }
 
@@ -236,27 +222,21 @@ final class LineBuffer: JSONByteSink {
 
     @inline(__always)
     func append(_ byte: UInt8) {
-        reserve(1)
+        reserveBytes(1)
         base[count] = byte
         count += 1
     }
 
     @inline(__always)
-    func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+    func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
-        reserve(bytes.count)
+        reserveBytes(bytes.count)
         (base + count).update(from: start, count: bytes.count)
         count += bytes.count
     }
 
-    @inline(__always)
-    func reserveBytes(_ extra: Int) { reserve(extra) }
-
-    @inline(__always)
-    func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
-
     func append(contentsOf bytes: UnsafeRawBufferPointer) {
-        append(contentsOf: bytes.bindMemory(to: UInt8.self))
+        appendBytes(bytes.bindMemory(to: UInt8.self))
     }
 
     func append(contentsOf bytes: some Sequence<UInt8>) {

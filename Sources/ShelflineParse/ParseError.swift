@@ -2,21 +2,16 @@ import ShelflineCore
 
 /// Why the parse stage could not read an export at all (a bad single row is a rejection instead).
 public enum ParseError: ShelflineError, Equatable {
-    /// The file has no bytes at all: there is no header to recognise.
     case emptyFile(path: String)
-    /// The file starts as a binary file does (`BinaryContent`), not as CSV/TSV text; `kind` says which.
     case binaryData(path: String, kind: String)
-    /// The header matches no known export (nor the configured generic mapping).
     /// `suggestion`: the closest formats and the `--columns` line that reads the file.
     case unrecognisedHeader(path: String, found: [String], expected: [String], suggestion: String?)
-    /// The format was forced (`--format`) but the header lacks columns it needs.
+    /// `--format` was given but the header lacks columns it needs.
     case headerMismatch(path: String, format: String, missing: [String])
-    /// The first row is a known export's data row: the header row was lost. `command` is the
-    /// `shelfline-parse` command that reads the file anyway.
+    /// The first row is a known export's data row; `command` reads the file anyway.
     case headerMissing(path: String, format: SourceFormat, fields: Int, command: String)
-    /// `--no-header` with a format that has no fixed column order, or a first row of the wrong width.
     case headerlessMismatch(path: String, reason: String)
-    /// More rows were rejected than `maxRejectedShare` allows (outputs are still written).
+    /// The outputs are still written.
     case tooManyRejected(path: String, rejected: Int, read: Int, threshold: Double, rejects: String?)
 
     public var exitStatus: ExitStatus { .dataError }

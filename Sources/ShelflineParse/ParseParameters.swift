@@ -1,32 +1,21 @@
 import ShelflineCore
 
 /// The parse stage's `parameters` object in `pipeline.json`. Every key is optional: `{}` works.
-///
-/// ```json
-/// {"format": "auto", "maxRejectedShare": 0.1, "minRejectedRows": 10, "noHeader": false,
-///  "generic": {"columns": {"title": "title", "author": "author", "isbn": "ISBN13"}}}
-/// ```
 public struct ParseParameters: Decodable, Sendable, Equatable {
-    /// `auto` detects the format from header names; the command line's `--format` overrides this.
     public var format: FormatChoice = .auto
-    /// Exit 65 when rejected rows / rows read is greater than this (0…1) and at least
-    /// `minRejectedRows` rows were rejected. Default 0.1.
+    /// Exit 65 above this share of rejected rows (0…1), given at least `minRejectedRows`.
     public var maxRejectedShare = defaultMaxRejectedShare
-    /// Fewer rejected rows than this never fail the stage, whatever their share: one odd row in a
-    /// 9-row file is not "probably the wrong file". Default 10; 0 or 1 makes the share alone decide.
+    /// One odd row in a 9-row file is not "probably the wrong file"; 0 or 1: the share alone decides.
     public var minRejectedRows = defaultMinRejectedRows
-    /// The file has no header row: its columns are those of `format` (goodreads, 24 or 31 columns
-    /// picked by the first row's field count; storygraph). The command line's `--no-header` sets it too.
+    /// The file's columns are those of `format` (`ImportFormat.headerlessColumns`).
     public var noHeader = false
-    /// The column mapping for the generic format; nil when not configured (then the generic format
-    /// guesses columns from their names). `columns` in the JSON is `generic.columns` in short.
+    /// Nil: columns are guessed from their names. JSON `columns` is short for `generic.columns`.
     public var generic: GenericMapping?
 
     public static let defaultMaxRejectedShare = 0.1
     public static let defaultMinRejectedRows = 10
 
-    /// True when `rejected` of `read` rows means "probably the wrong file": a share above
-    /// `maxRejectedShare` and at least `minRejectedRows` rows.
+    /// "Probably the wrong file".
     public func tooManyRejected(_ rejected: Int, of read: Int) -> Bool {
         read > 0 && rejected >= minRejectedRows && Double(rejected) / Double(read) > maxRejectedShare
     }
@@ -39,7 +28,7 @@ extension ParseParameters {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         format = try container.decodeIfPresent(FormatChoice.self, forKey: .format) ?? .auto
-        // Ranges: `ranges` (ParseStageContract.swift), checked before decoding.
+        // `ranges` (ParseStageContract.swift) are checked before decoding.
         maxRejectedShare = try container.decodeIfPresent(Double.self, forKey: .maxRejectedShare) ?? Self.defaultMaxRejectedShare
         minRejectedRows = try container.decodeIfPresent(Int.self, forKey: .minRejectedRows) ?? Self.defaultMinRejectedRows
         noHeader = try container.decodeIfPresent(Bool.self, forKey: .noHeader) ?? false
@@ -56,17 +45,11 @@ extension ParseParameters {
     }
 }
 
-/// Which header names hold which fields in a CSV that is none of the known exports.
-///
-/// Keys are `ColumnRole` names (`id`, `title`, `author`, `additionalAuthors`, `isbn`, `isbn13`,
-/// `asin`, `publisher`, `binding`, `pages`, `year`, `originalYear`, `rating`, `shelf`, `shelves`,
-/// `dateAdded`, `dateStarted`, `dateRead`, `readCount`, `review`, `notes`, `owned`); values are
-/// header names, matched without regard to case or spacing. A role left out is looked up under
-/// its own name (`title` → a `title` column), so `{}` reads a CSV whose headers are the role names.
+/// Which header names hold which fields in a CSV that is none of the known exports; a role left
+/// out is looked up under its own name.
 public struct GenericMapping: Decodable, Sendable, Equatable {
-    /// Role → header name, as configured.
     public var columns: [ColumnRole: String] = [:]
-    /// Separator of `additionalAuthors` and `shelves` lists. Default `,`.
+    /// Separator of `additionalAuthors` and `shelves` lists.
     public var listSeparator = ","
 }
 
@@ -77,10 +60,7 @@ extension GenericMapping {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let raw = try container.decodeIfPresent([String: String].self, forKey: .columns) ?? [:]
-        columns = [:]
-        if !raw.isEmpty {
-            columns = try Self.mapped(raw, in: container.nestedContainer(keyedBy: AnyKey.self, forKey: .columns))
-        }
+        columns = try raw.isEmpty ? [:] : Self.mapped(raw, in: container.nestedContainer(keyedBy: AnyKey.self, forKey: .columns))
         listSeparator = try container.decodeIfPresent(String.self, forKey: .listSeparator) ?? ","
         guard listSeparator.count == 1 else {
             throw DecodingError.dataCorruptedError(
@@ -89,26 +69,24 @@ extension GenericMapping {
         }
     }
 
-    /// The roles a generic mapping may name.
     public static let roles: [ColumnRole] = ColumnRole.allCases.filter { ![.publication, .isbnList, .lastDateRead].contains($0) }
 
-    /// The words a spreadsheet's header uses, accepted as field names beside the roles' own.
+    /// Spreadsheet words accepted as field names beside the roles' own.
     public static let aliases: [String: ColumnRole] = [
         "added": .dateAdded, "started": .dateStarted, "finished": .dateRead, "tags": .shelves,
     ]
 
-    /// Every accepted field name, for help texts and errors.
     public static var fieldNames: String {
         (roles.map(\.rawValue) + aliases.keys.sorted().map { "\($0) (\(aliases[$0]!.rawValue))" }).joined(separator: ", ")
     }
 
-    /// The role a field name stands for (a role's own name or an alias), nil for any other.
+    /// The role of a role's own name or an alias.
     public static func role(named name: String) -> ColumnRole? {
         if let role = aliases[name] { return role }
         return ColumnRole(rawValue: name).flatMap { roles.contains($0) ? $0 : nil }
     }
 
-    /// `field → header` as configured, each field checked; the error points at the bad key.
+    /// The error points at the bad key.
     static func mapped(_ raw: [String: String], in container: KeyedDecodingContainer<AnyKey>) throws -> [ColumnRole: String] {
         var columns: [ColumnRole: String] = [:]
         for (key, header) in raw {
@@ -121,7 +99,7 @@ extension GenericMapping {
         return columns
     }
 
-    /// `--columns title=Name,author=Writer,…`: the mapping, or a usage error naming the bad item.
+    /// `--columns title=Name,author=Writer,…`.
     public init(argument: String) throws {
         var columns: [ColumnRole: String] = [:]
         for item in argument.split(separator: ",") {
@@ -138,18 +116,16 @@ extension GenericMapping {
         self.init(columns: columns)
     }
 
-    /// The `--columns` option's help, the same for `shelfline-parse` and `shelfline run`.
+    /// The same for `shelfline-parse` and `shelfline run`.
     public static let optionHelp =
         "Read any spreadsheet by naming its columns: FIELD=HEADER,… (e.g. title=Name,author=Writer,isbn=ISBN,rating=Stars,shelf=Status,added=Added,finished=Finished)."
 
-    /// What `--columns` accepts: its field names, date forms and rating scale.
     public static var accepted: String {
         "Fields: \(fieldNames). Dates: yyyy-mm-dd, yyyy/mm/dd or mm/dd/yyyy, a time after them ignored. "
             + "Ratings: stars 0–5 (0 is unrated)."
     }
 
-    /// `parameters` (parse's `parameters` object in pipeline.json) with this mapping as its
-    /// `columns`, replacing any configured one: a command line's `--columns` for one run.
+    /// Parse's `parameters` with this mapping replacing any configured one: `--columns` for one run.
     public func replacingColumns(in parameters: JSONValue) -> JSONValue {
         guard case .object(var object) = parameters else { return parameters }
         object["columns"] = .object(Dictionary(uniqueKeysWithValues: columns.map { ($0.key.rawValue, .string($0.value)) }))
@@ -160,8 +136,7 @@ extension GenericMapping {
         return .object(object)
     }
 
-    /// The schema this mapping describes: configured header names, else the role's own name.
-    /// Configured columns must all be present, and there must be a title column.
+    /// Configured columns must all be present, and a title column.
     public var schema: ExportSchema {
         var byRole: [ColumnRole: [String]] = [:]
         for role in Self.roles {
@@ -174,7 +149,7 @@ extension GenericMapping {
     }
 }
 
-/// A coding key for arbitrary names, so config errors can point at the exact bad key.
+/// So config errors can point at the exact bad key.
 struct AnyKey: CodingKey {
     var stringValue: String
     var intValue: Int? { nil }

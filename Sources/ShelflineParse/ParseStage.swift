@@ -10,25 +10,21 @@ import ShelflineReports
 
 /// The parse stage: one library export in, gzip NDJSON `BookRecord`s out, every row counted.
 ///
-/// Reads the input in large blocks, writes through `NDJSONWriter`/`AtomicFile` only, and publishes
-/// the records and rejects together at the end: on any error no output is touched. Its report is
-/// written after them (`PipelineStage.perform`). It knows nothing about command lines.
+/// All outputs are published together at the end: on any error none is touched.
 public struct ParseStage {
-    /// Paths and settings for one run.
     struct Job: Sendable {
         public var input: String
         public var output: String
         public var rejects: String?
         public var report: String?
-        /// `--format`, overriding `parameters.format` when given.
+        /// `--format`, overriding `parameters.format`.
         public var format: FormatChoice?
-        /// `--no-header` (true), overriding `parameters.noHeader` when given.
+        /// `--no-header`, overriding `parameters.noHeader`.
         public var noHeader: Bool?
         public var parameters = ParseParameters()
         /// `--columns`: read the file as a generic spreadsheet with this mapping.
         public var columns: GenericMapping?
-        /// Rows longer than this are rejected as `row larger than N bytes` (documented: 8 MiB).
-        /// Only tests and the fuzz targets lower it, to reach that path with small inputs.
+        /// Lowered only by tests and the fuzz targets, to reach oversized rows with small inputs.
         public var maxRowBytes = DelimitedReader.defaultMaxRowBytes
         /// The formats detection tries, in order, and `format` may name.
         var formats: [any ImportFormat] = ImportFormats.all
@@ -38,8 +34,7 @@ public struct ParseStage {
     var log = Logfmt(quiet: true)
     var cancellation: CancellationFlag?
 
-    /// Runs the stage and returns its report, which the caller writes to `job.report`
-    /// (`PipelineStage.perform`) and then checks (`rejectedShare`: 65 when too many were rejected).
+    /// The caller writes the report (`PipelineStage.perform`), then checks it (`rejectedShare`).
     @discardableResult
     func run() throws -> ParseReport {
         let path = job.input
@@ -51,7 +46,6 @@ public struct ParseStage {
             source: .descriptor(descriptor, path: path), blockSize: 1 << 18,
             maxRowBytes: job.maxRowBytes)
 
-        // Header: sniff binary data and the delimiter, then recognise the format by names.
         if let kind = BinaryContent.kind(of: try reader.peek(BinaryContent.sniffLength)) {
             throw ParseError.binaryData(path: path, kind: kind)
         }
@@ -59,7 +53,7 @@ public struct ParseStage {
         reader.delimiter = Self.delimiter(forHeaderLine: firstLine)
         var row = DelimitedRow()
         var nulBytes = 0, nulLines: [Int] = []
-        // A NUL in a cell is dropped (the reader did) and the row kept; the report says where.
+        // The reader dropped a cell's NULs and kept the row; the report says where.
         func countNULs() {
             guard row.nulBytes > 0 else { return }
             nulBytes += row.nulBytes
@@ -92,11 +86,10 @@ public struct ParseStage {
         let (format, map, listSeparator) = try recognise(header: header, firstRow: firstCells)
         let builder = RecordBuilder(format: format, map: map, listSeparator: listSeparator)
 
-        // Outputs: all created before any row is read, all published at the end. One chunk of each
-        // file compresses while the next fills: with the stage's own thread that keeps both cores
-        // busy, and each further chunk in flight would only hold memory.
+        // One chunk compresses while the next fills: with the stage's own thread that keeps both
+        // cores busy; a further chunk in flight would only hold memory.
         let output = try NDJSONWriter<BookRecord>(path: job.output, threads: 1)
-        // Reviews and notes, apart from the records (`RecordTexts`): lines written raw.
+        // Reviews and notes, apart from the records (`RecordTexts`).
         let texts = try NDJSONWriter<BookRecord>(path: textsPath, hashing: true, threads: 1)
         let rejects = try job.rejects.map { try NDJSONWriter<RejectedRow>(path: $0) }
         var abandon = true
@@ -126,7 +119,7 @@ public struct ParseStage {
             {
                 if rejection.skipped { rowsSkipped += 1 } else { rowsRejected += 1 }
                 if let rejects {
-                    // The row's fields were counted in fieldsRepaired already; this only makes its text.
+                    // Counted in fieldsRepaired already; this only makes the text.
                     var alreadyCounted = false
                     var raw = reader.lastRowBytes.withUnsafeBufferPointer { TextRepair.decode($0, repaired: &alreadyCounted) }
                     if raw.isEmpty && row.byteLength > 0 {
@@ -177,7 +170,7 @@ public struct ParseStage {
         return report
     }
 
-    /// The header's columns `format` cannot carry, as `column: why`, in header order; nil when none.
+    /// `column: why`, in header order; nil when none.
     static func notCarried(header: [String], by format: any ImportFormat, map: ColumnMap) -> [String]? {
         let reasons = format.cannotCarry
         let read = format.reportsUnreadColumns ? map.readColumns : []
@@ -190,8 +183,7 @@ public struct ParseStage {
         return said.isEmpty ? nil : said
     }
 
-    /// `path` as the report at `report` names it: relative to the report's directory when it lies
-    /// there (the run directory's files move together), else absolute.
+    /// Relative to the report's directory when it lies there (a run's files move together).
     static func relative(_ path: String, to report: String) -> String {
         let absolute = (try? Workspace.absolute(path, role: .output)) ?? path
         let directory = ((try? Workspace.absolute(report, role: .output)) ?? report) as NSString
@@ -200,8 +192,6 @@ public struct ParseStage {
         return absolute
     }
 
-    /// The column names of a header-less file (`--no-header`): the chosen format's column order
-    /// for rows of `fieldCount` fields.
     func headerlessColumns(fieldCount: Int) throws -> [String] {
         let choice = job.format ?? job.parameters.format
         let known = job.formats.filter { !$0.headerlessColumns.isEmpty }
@@ -219,7 +209,6 @@ public struct ParseStage {
         return header
     }
 
-    /// The `shelfline-parse` command that reads this job's input as a header-less `format` export.
     func headerlessCommand(_ format: SourceFormat) -> String {
         var words = ["shelfline-parse", "--no-header", "--format", format.rawValue, job.input, "-o", job.output]
         if let rejects = job.rejects { words += ["--rejects", rejects] }
@@ -232,9 +221,7 @@ public struct ParseStage {
         return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    /// The column map for `header` under the chosen format, or the error a user can act on. When
-    /// no format matches and `firstRow` looks like a known export's data row, the error suggests
-    /// reading the file with `--no-header`.
+    /// A first row that looks like a known export's data row makes the error suggest `--no-header`.
     func recognise(header: [String], firstRow: [String] = []) throws -> (any ImportFormat, ColumnMap, Character) {
         do {
             return try recogniseHeader(header)
@@ -288,7 +275,7 @@ public struct ParseStage {
         }
     }
 
-    /// Tab when the header line has more tabs than commas outside quotes, else comma.
+    /// Tab when the line has more tabs than commas outside quotes.
     static func delimiter(forHeaderLine line: [UInt8]) -> UInt8 {
         var tabs = 0, commas = 0, quoted = false
         for byte in line {
@@ -300,8 +287,7 @@ public struct ParseStage {
         return tabs > commas ? 0x09 : 0x2C
     }
 
-    /// Opens the input for reading; a missing path, a directory, a FIFO or device (reading one could
-    /// block forever) or an unreadable file is exit 66, an empty file exit 65.
+    /// A FIFO or device is refused: reading one could block forever.
     static func openInput(_ path: String) throws -> Int32 {
         var info = stat()
         guard stat(path, &info) == 0 else {

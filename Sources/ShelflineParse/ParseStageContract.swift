@@ -1,17 +1,16 @@
 import ShelflineCore
 import ShelflineReports
 
-/// Parse as a pipeline stage (`PipelineStage`): its parameter and report types and its one entry.
 extension ParseStage: PipelineStage {
     public typealias Parameters = ParseParameters
     public typealias Report = ParseReport
 
-    /// What `shelfline-parse` takes besides its files: the format to read, header or not.
+    /// What `shelfline-parse` takes besides its files.
     public struct Arguments: Sendable {
         public var format: FormatChoice?
         public var noHeader: Bool?
         public var columns: GenericMapping?
-        /// The formats detection tries, in order, and `format` may name (an in-process parse may add its own).
+        /// An in-process parse may add its own.
         var formats: [any ImportFormat] = ImportFormats.all
 
         public init(format: FormatChoice? = nil, noHeader: Bool? = nil, columns: GenericMapping? = nil) {
@@ -20,7 +19,6 @@ extension ParseStage: PipelineStage {
             self.columns = columns
         }
 
-        /// The stage's parameters, whose `format` may name any of `formats`.
         func parameters(_ context: StageContext) throws -> ParseParameters {
             try context.parameters(ParseParameters.self, userInfo: [.importFormats: formats])
         }
@@ -38,12 +36,12 @@ extension ParseStage: PipelineStage {
         return try ParseStage(job: parse, log: context.log, cancellation: context.cancellation).run()
     }
 
-    /// Too many rows rejected is 65 once everything, the report included, is written.
+    /// Runs once everything, the report included, is written.
     public static func check(_ report: ParseReport, of job: StageJob<Arguments>, context: StageContext) throws {
         try rejectedShare(report, parameters: try job.arguments.parameters(context), rejects: job.outputs[.rejects])
     }
 
-    /// `ParseError.tooManyRejected` (65) when the rejected share of `report` is above the threshold.
+    /// `ParseError.tooManyRejected` when `report` rejected too many rows.
     public static func rejectedShare(_ report: ParseReport, parameters: ParseParameters, rejects: String?) throws {
         if parameters.tooManyRejected(report.rowsRejected, of: report.rowsRead) {
             throw ParseError.tooManyRejected(

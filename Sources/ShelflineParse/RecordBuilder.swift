@@ -1,24 +1,16 @@
 import ShelflineCore
 
-/// Turns one data row of a known export into a `BookRecord`, applying the normalisation rules.
-///
-/// Every rule lives in a small type under `Normalise/`; this type only knows which column feeds
-/// which rule; where formats differ (how authors are written, a shelf derived from read dates) it
-/// asks the format (`ImportFormat`).
+/// Turns one data row into a record: which column feeds which rule under `Normalise/`.
 struct RecordBuilder {
     let map: ColumnMap
-    /// The separator of list cells (additional authors, shelves), as the byte they are split on.
     private let listSeparatorByte: UInt8
-    // The format's choices, looked up once per file.
+    // The format's choices and the column positions, looked up once per file.
     private let authorCell: AuthorCell, coauthorCell: CoauthorCell, acceptsShortRows: Bool, shelfFromReadDates: Bool
     private let format: any ImportFormat
-    /// Whether the format reads cells of its own (then `readOwnCells` runs for every row).
     private let readsOwnCells: Bool, titleFromOwnCells: Bool
-    // Column positions, looked up once per file.
     private let id, title, author, additionalAuthors, isbn, isbn13, isbnList, asin, publisher, publication: Int?
     private let binding, pages, year, originalYear, rating, shelf, shelves, dateAdded, dateStarted, dateRead: Int?
     private let lastDateRead, readCount, review, notes, owned: Int?
-    /// The columns copied verbatim into a record field of the same name (see `verbatim`).
     private let verbatimColumns: [(WritableKeyPath<ParsedRecord, FieldText?>, Int)]
     private let shelfPositions, spoiler, moods: Int?
 
@@ -66,18 +58,13 @@ struct RecordBuilder {
     /// Why a row could not become a record.
     public struct Rejection: Error, Equatable {
         public var reason: String
-        /// The source marks the row as not to be imported (`ImportFormat.skipReason`): skipped, not rejected.
+        /// `ImportFormat.skipReason`: skipped, not rejected.
         public var skipped = false
     }
 
-    /// Makes `record` the record for `row`, or returns why the row is rejected. `repairedFields`
-    /// grows by the number of this row's fields (any column, used or not) that held bytes that
-    /// were not UTF-8. (The record is filled in place: returning it in a `Result` cost ~5% of the
-    /// stage's CPU time in copies of its ~30 fields, perf on the 200,000-row bench file.)
-    ///
-    /// A row with more fields than the header whose extra fields are all empty (blank or spaces: a
-    /// trailing comma a spreadsheet added) is read as if they were not there; `extraEmptyFields`
-    /// counts such rows.
+    /// Fills `record` in place (returning it in a `Result` measured slower), or returns why the
+    /// row is rejected. `repairedFields` counts every column's non-UTF-8 fields; blank extra fields
+    /// (a spreadsheet's trailing comma) are ignored, counted in `extraEmptyFields`.
     func build(
         _ row: DelimitedRow, into record: inout ParsedRecord, repairedFields: inout Int,
         extraEmptyFields: inout Int
@@ -85,8 +72,6 @@ struct RecordBuilder {
         if let malformation = row.malformation {
             return Rejection(reason: malformation)
         }
-        // Known exports write every column on every row, so a short row there means damage. Hand-made
-        // CSVs (generic) often leave trailing empty cells out: there missing cells read as empty.
         let shortAllowed = acceptsShortRows && row.count < map.columnCount
         if row.count > map.columnCount && Self.extraFieldsAreEmpty(row, after: map.columnCount) {
             extraEmptyFields += 1
@@ -104,13 +89,12 @@ struct RecordBuilder {
         }
     }
 
-    /// True when every field of `row` from index `count` on holds nothing but spaces or tabs.
     static func extraFieldsAreEmpty(_ row: DelimitedRow, after count: Int) -> Bool {
         let start = row.range(count).lowerBound
         return row.storage[start...].allSatisfy { $0 == 0x20 || $0 == 0x09 }
     }
 
-    /// `build` once every cell of `row` is valid UTF-8.
+    /// Once every cell of `row` is valid UTF-8.
     private func build(_ cells: RowCells, _ row: DelimitedRow, into record: inout ParsedRecord) -> Rejection? {
         let titleRange = cells.range(title)
         guard titleRange != nil || titleFromOwnCells else {
@@ -126,13 +110,11 @@ struct RecordBuilder {
             record.seriesPosition = .cell(parts.position)
         }
 
-        // Authors.
         var coauthors: [FieldText] = []
         if let range = cells.range(author) {
             switch authorCell {
             case .list(let separators):
                 let text = cells.string(range)
-                // The first declared separator the cell holds; a cell with none is one name whichever is used.
                 let separator = separators.first { text.contains($0) } ?? separators.first ?? ","
                 var names = PersonName.list(text, separator: separator).map(FieldText.string)
                 if !names.isEmpty { record.author = names.removeFirst() }
@@ -158,7 +140,7 @@ struct RecordBuilder {
         }
         if !coauthors.isEmpty { record.additionalAuthors = coauthors }
 
-        // Identifiers: the ISBN-13 cell first, then the single cell, then the list.
+        // Best first: the ISBN-13 cell, the single cell, the list.
         var identifiers: [IdentifierCell] = []
         if let range = cells.range(isbn13) { identifiers.append(ISBN.classify(bytes: cells.bytes(range))) }
         if let range = cells.range(isbn) { identifiers.append(ISBN.classify(bytes: cells.bytes(range))) }
@@ -173,7 +155,6 @@ struct RecordBuilder {
             record.setISBNs(identifiers, cellIdentifiers: cellIdentifiers)
         }
 
-        // Edition.
         record.publisher =
             cells[publisher] ?? cells.string(publication).flatMap(Self.publisher(fromPublication:)).map(FieldText.string)
         record.binding = cells[binding]
@@ -181,7 +162,6 @@ struct RecordBuilder {
         record.year = cells.range(year).flatMap { ExportDate.year(bytes: cells.bytes($0)) }
         record.originalYear = cells.range(originalYear).flatMap { ExportDate.year(bytes: cells.bytes($0)) }
 
-        // Reader.
         record.rating = cells.range(rating).flatMap { CellValue.rating(bytes: cells.bytes($0)) }
         if let range = cells.range(shelves) {
             let pieces = CellBytes.splitTrimmed(cells.bytes, range, listSeparatorByte, FieldText.cell)
@@ -204,7 +184,6 @@ struct RecordBuilder {
         if let range = cells.range(shelf) {
             record.shelf = cells.shelfName(range)
         } else if shelfFromReadDates, reads.contains(where: { $0.end != nil }) {
-            // The format has no reading state; a read date says the book was read.
             record.shelf = .string(ShelfName.read)
         } else if shelfFromReadDates, reads.contains(where: { $0.start != nil }) {
             record.shelf = .string(ShelfName.currentlyReading)
@@ -214,7 +193,7 @@ struct RecordBuilder {
         if let range = cells.range(owned) {
             let cell = cells.bytes(range)
             if cell[0] >= 48 && cell[0] <= 57 {
-                // A copy count (Goodreads, LibraryThing): kept as a count, and owned when above zero.
+                // A copy count (Goodreads, LibraryThing).
                 record.ownedCopies = CellValue.count(bytes: cell)
                 if (record.ownedCopies ?? 0) > 0 { record.owned = true }
             } else if CellValue.owned(cells.string(range)) {
@@ -222,7 +201,6 @@ struct RecordBuilder {
             }
         }
 
-        // The formats' own reader cells.
         if let range = cells.range(shelfPositions) {
             let positions = CellBytes.splitTrimmed(cells.bytes, range, UInt8(ascii: ",")) {
                 ShelfPosition.parse(cells.bytes, $0)
@@ -234,7 +212,6 @@ struct RecordBuilder {
             let pieces = CellBytes.splitTrimmed(cells.bytes, range, UInt8(ascii: ","), FieldText.cell)
             if !pieces.isEmpty { record.moods = pieces }
         }
-        // The record starts with every field nil: only a cell with text is written.
         for (path, column) in verbatimColumns {
             if let text = cells[column] { record[keyPath: path] = text }
         }
@@ -255,11 +232,10 @@ struct RecordBuilder {
         return name.isEmpty ? nil : name
     }
 
-    /// Fields of `row` holding bytes that are not UTF-8.
     static func countInvalidFields(_ row: DelimitedRow) -> Int {
         row.storage.withUnsafeBufferPointer { storage in
-            // The usual case in one pass: the row's bytes are valid UTF-8 and no field starts with a
-            // continuation byte (10xxxxxx), so no sequence spans two fields and every field is valid.
+            // The usual case in one pass: valid UTF-8 and no field starts with a continuation byte,
+            // so no sequence spans two fields.
             if TextRepair.isValidUTF8(storage),
                 !row.ends.contains(where: { $0 < storage.count && storage[$0] & 0xC0 == 0x80 })
             {
@@ -271,8 +247,7 @@ struct RecordBuilder {
         }
     }
 
-    /// `row` with every field that is not valid UTF-8 repaired (`TextRepair`), so that every later
-    /// rule can take cell bytes as text.
+    /// So that every later rule can take cell bytes as text.
     static func repaired(_ row: DelimitedRow) -> DelimitedRow {
         var result = row
         result.storage.removeAll(keepingCapacity: false)
@@ -297,7 +272,6 @@ struct RowCells {
     let bytes: UnsafeBufferPointer<UInt8>
     let ends: [Int]
 
-    /// The byte range of `column`'s cell, without edge spaces; nil when absent or empty.
     func range(_ column: Int?) -> Range<Int>? {
         guard let column, column < ends.count else { return nil }
         var start = column == 0 ? 0 : ends[column - 1], end = ends[column]
@@ -306,19 +280,16 @@ struct RowCells {
         return start < end ? start..<end : nil
     }
 
-    /// `column`'s whole cell, edge spaces and line breaks included, when it holds anything else:
-    /// for the cells a person wrote (a review, notes), kept as they were.
+    /// The whole cell, edge spaces included, for text a person wrote (a review, notes).
     func verbatim(_ column: Int?) -> FieldText? {
         guard let column, column < ends.count, range(column) != nil else { return nil }
         return .cell((column == 0 ? 0 : ends[column - 1])..<ends[column])
     }
 
-    /// `column`'s cell as it will be written.
     subscript(column: Int?) -> FieldText? {
         range(column).map(FieldText.cell)
     }
 
-    /// `column`'s cell as a string, for the rules that rewrite it.
     func string(_ column: Int?) -> String? {
         range(column).map(string)
     }
@@ -331,14 +302,13 @@ struct RowCells {
         UnsafeBufferPointer(rebasing: bytes[range])
     }
 
-    /// A name with its whitespace runs collapsed (`PersonName.collapse`): the cell itself when it
-    /// has none (the usual case).
+    /// The cell itself when there is nothing to collapse (the usual case).
     func collapsedName(_ range: Range<Int>) -> FieldText {
         if PersonName.isCollapsed(utf8: UnsafeBufferPointer(rebasing: bytes[range])) { return .cell(range) }
         return .string(PersonName.collapse(string(range)))
     }
 
-    /// The exclusive shelf (`ShelfName.normalise`), comparing the canonical spellings as bytes.
+    /// `ShelfName.normalise`, comparing the canonical spellings as bytes.
     func shelfName(_ range: Range<Int>) -> FieldText? {
         let cell = bytes(range)
         for (name, utf8) in Self.canonicalShelves
@@ -348,8 +318,7 @@ struct RowCells {
         return ShelfName.normalise(string(range)).map(FieldText.string)
     }
 
-    /// The canonical spellings with their bytes: compared through `String.UTF8View`, this check was
-    /// a measurable part of a row's time (docs/performance.md).
+    /// Compared through `String.UTF8View`, this check measured slower.
     private static let canonicalShelves = [ShelfName.read, ShelfName.toRead, ShelfName.currentlyReading, ShelfName.didNotFinish]
         .map { ($0, Array($0.utf8)) }
 

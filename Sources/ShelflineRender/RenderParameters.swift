@@ -4,11 +4,10 @@ import ShelflineCore
 
 /// The render stage's `parameters` in `pipeline.json`; every field has a default so `{}` works.
 public struct RenderParameters: Codable, Sendable, Equatable {
-    /// Least time between two import `update`s (at most one per 2 s).
     public var minimumUpdateIntervalSeconds: Double = 2
-    /// An import activity not updated for this long shows as stale on the phone (`stale-date`).
+    /// `stale-date`: shown as stale on the phone after this long without an update.
     public var importStaleAfterMinutes: Int = 10
-    /// How long a finished import stays on the Lock Screen (`dismissal-date` of its `end`).
+    /// `dismissal-date` of a finished import's `end`.
     public var importDismissAfterMinutes: Int = 30
     /// Snapshots kept per activity history file.
     public var historyLimit = ActivityStore.defaultHistoryLimit
@@ -19,17 +18,13 @@ public struct RenderParameters: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let defaults = RenderParameters()
-        minimumUpdateIntervalSeconds =
-            try container.decodeIfPresent(Double.self, forKey: .minimumUpdateIntervalSeconds)
-            ?? defaults.minimumUpdateIntervalSeconds
-        importStaleAfterMinutes =
-            try container.decodeIfPresent(Int.self, forKey: .importStaleAfterMinutes)
-            ?? defaults.importStaleAfterMinutes
-        importDismissAfterMinutes =
-            try container.decodeIfPresent(Int.self, forKey: .importDismissAfterMinutes)
-            ?? defaults.importDismissAfterMinutes
-        historyLimit = try container.decodeIfPresent(Int.self, forKey: .historyLimit) ?? defaults.historyLimit
-        reportMaximumRows = try container.decodeIfPresent(Int.self, forKey: .reportMaximumRows) ?? defaults.reportMaximumRows
+        func value<Value: Decodable>(_ key: CodingKeys, _ fallback: Value) throws -> Value {
+            try container.decodeIfPresent(Value.self, forKey: key) ?? fallback
+        }
+        minimumUpdateIntervalSeconds = try value(.minimumUpdateIntervalSeconds, minimumUpdateIntervalSeconds)
+        importStaleAfterMinutes = try value(.importStaleAfterMinutes, importStaleAfterMinutes)
+        importDismissAfterMinutes = try value(.importDismissAfterMinutes, importDismissAfterMinutes)
+        historyLimit = try value(.historyLimit, historyLimit)
+        reportMaximumRows = try value(.reportMaximumRows, reportMaximumRows)
     }
 }

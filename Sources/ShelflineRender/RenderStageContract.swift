@@ -2,8 +2,7 @@ import Foundation
 import ShelflineCore
 import ShelflineReports
 
-/// Render as a pipeline stage (`PipelineStage`): one refresh of the import activity for a run
-/// directory, whose files it finds by role (`RunFiles`); it writes no report file of its own.
+/// One refresh of the import activity for a run directory; writes no report file of its own.
 public enum RenderStage: PipelineStage {
     public typealias Parameters = RenderParameters
     public typealias Report = ImportActivityRenderer.Refresh
@@ -11,9 +10,9 @@ public enum RenderStage: PipelineStage {
     /// What `shelfline-render import` takes: the run directory, not files.
     public struct Arguments: Sendable {
         public var runDirectory: String
-        /// The imported file, for the activity's file name and size before parse has reported.
+        /// For the activity's file name and size before parse has reported.
         public var sourceFile: String?
-        /// Emit an update now if the counts changed, even within the minimum interval.
+        /// Emit an update even within the minimum interval.
         public var force: Bool
 
         public init(runDirectory: String, sourceFile: String? = nil, force: Bool = false) {
@@ -30,7 +29,7 @@ public enum RenderStage: PipelineStage {
         let renderer = ImportActivityRenderer(
             workspace: context.workspace, parameters: parameters,
             files: RunFiles(config: context.config, stages: context.stages))
-        // Absolute before anything is read: a relative one needs a working directory that exists.
+        // A relative path needs a working directory that exists.
         let runDirectory = try Workspace.absolute(job.arguments.runDirectory, role: .output)
         let result = try renderer.refresh(
             runDirectory: runDirectory, now: context.now(), sourceFile: job.arguments.sourceFile,
@@ -46,7 +45,6 @@ public enum RenderStage: PipelineStage {
 }
 
 extension ImportActivityRenderer.Refresh: StageReport {
-    /// The books processed so far, as the activity shows them.
     public var rowCount: Int { contentState.booksProcessed }
 }
 

@@ -1,16 +1,13 @@
 import ShelflineCore
 
-/// The pipeline's stages, in order: one entry per stage, the one list every command learns the
-/// stages from (the orchestrator, the built-in configuration, render, the import activity's
-/// progress bar). Each stage type takes its description from here (`PipelineStage.description`),
-/// so its executable, the orchestrator and render cannot disagree. It sits in this light module,
-/// not in the stages' libraries, so render and the orchestrator know every stage without linking
-/// any stage's code.
+/// The pipeline's stages: the one list every command learns the stages from, so executables, the
+/// orchestrator and render cannot disagree. Here, render and the orchestrator know every stage
+/// without linking any stage's code.
 extension Stage {
-    /// Every stage's entry, in `StageName`'s order: the names and their order are said once, there.
+    /// In `StageName`'s order: the names and their order are said once, there.
     public static let pipeline: [Stage] = StageName.allCases.map(entry)
 
-    /// The entry of the stage named `name` (the compiler asks for one for each name).
+    /// An exhaustive switch, so the compiler asks for an entry for each name.
     public static func entry(_ name: StageName) -> Stage {
         switch name {
         case .parse: .parse
@@ -53,7 +50,7 @@ extension Stage {
         ],
         progress: StageFile(.progress, .option, defaultName: "lookup-progress.json"),
         parameterStages: [.lookup], algorithmVersion: 2, invocation: .files,
-        // The Open Library API to ask without a pipeline.json (a mirror, a loopback stand-in in tests).
+        // Without a pipeline.json: a mirror, a loopback stand-in in tests.
         environmentParameters: [Stage.EnvironmentParameter("SHELFLINE_OPENLIBRARY_URL", "openLibrary.baseURL")],
         // Most of an import's time goes to asking the sources.
         activity: ActivityStep("Looking up books…", share: 0.85))
@@ -82,7 +79,7 @@ extension Stage {
         parameterStages: [.dedupe, .merge], algorithmVersion: 6, invocation: .filesAndImportId,
         activity: ActivityStep("Saving to library…", share: 0.04))
 
-    /// Finds every stage's files by role in the run directory (`RunFiles`); it writes no report file.
+    /// Finds every stage's files by role in the run directory; writes no report file.
     public static let render = Stage(
         name: .render,
         inputs: [
@@ -91,6 +88,6 @@ extension Stage {
         ],
         outputs: [StageFile(.page, .foundByRole, defaultName: "report.html")],
         parameterStages: [.render], algorithmVersion: 2, invocation: .runDirectory(subcommand: "import"),
-        // Runs once merge has reported, when the activity has ended: the bar's last step.
+        // Runs once the activity has ended: the bar's last step.
         activity: ActivityStep(nil, share: 0.01))
 }

@@ -1,15 +1,14 @@
 import ShelflineCore
 
-/// One row of a run's review list (`review.json`): imported from the export's own data, flagged
-/// because lookup found several plausible editions.
+/// One row of `review.json`: imported from the export's own data, with several plausible editions.
 public struct ReviewItem: Codable, Sendable, Equatable {
-    /// Source line of the row (the `ROW` of `review accept|reject`).
+    /// The `ROW` of `review accept|reject`.
     public var line: Int
     public var bookId: String
     public var title: String
     public var author: String?
     public var isbn13: String?
-    /// Candidates best first; `review accept ROW N` takes the N-th (1-based).
+    /// Best first; `review accept ROW N` takes the N-th (1-based).
     public var candidates: [MatchCandidate]
 
     public init(line: Int, bookId: String, title: String, author: String?, isbn13: String?, candidates: [MatchCandidate]) {
@@ -26,12 +25,10 @@ public struct ReviewItem: Codable, Sendable, Equatable {
 public struct ReviewList: Codable, Sendable, Equatable {
     public var importId: String
     public var items: [ReviewItem]
-    /// Rows imported without metadata because the title rule ruled out every candidate (another
-    /// volume, another subtitle, an author sharing no name): nothing to decide, listed so nothing
-    /// is hidden (the report page shows them with each candidate's reason). Absent when none.
+    /// Rows whose every candidate the title rule ruled out: nothing to decide, listed so nothing is
+    /// hidden. Absent when none.
     public var ruledOut: [ReviewItem]?
-    /// Rows of books that already carry a review decision (`decisions.json`): not to review, listed
-    /// so the decision can still be changed (`review accept` after `review reject`). Absent when none.
+    /// Rows already decided (`decisions.json`), listed so the decision can still be changed.
     public var settled: [ReviewItem]?
 
     public init(importId: String, items: [ReviewItem], ruledOut: [ReviewItem] = [], settled: [ReviewItem] = []) {

@@ -1,11 +1,6 @@
-/// Reports: the report files one stage writes and others read, in one place.
+/// Reports: the report files one stage writes and others read, and the pipeline's stage list.
 ///
-/// What it is for: parse's report (`ParseReport`: merge reads the source's header and layout from
-/// it, render its counts) and merge's (`MergeReport`, with `ImportOutcomes` and lookup's
-/// `EnrichmentCounts`: the orchestrator's summary, notify's event, render's activity and page).
-/// Each is read by modules that must not link the stage that writes it (the orchestrator links no
-/// stage library; render, dedupe and merge do not link the CSV parser), so the types sit here
-/// rather than in their stage's library, and not in ShelflineCore, which holds nothing
-/// stage-specific. A report only one stage knows (dedupe's, lookup's) stays in its library.
-/// What it must not do: read or write files, or depend on anything but ShelflineCore.
+/// Their readers must not link the stage that writes them (the orchestrator links no stage
+/// library), and ShelflineCore holds nothing stage-specific. A report only one stage reads stays in
+/// its library. This module must not read or write files, or depend on anything but ShelflineCore.
 public enum ShelflineReports {}

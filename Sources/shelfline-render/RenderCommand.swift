@@ -24,8 +24,7 @@ public struct RenderCommand: AsyncParsableCommand {
     public init() {}
 }
 
-/// Subcommands report errors as `shelfline-render: error: …` (the executable's name, as every stage
-/// does), not under the subcommand's name.
+/// Subcommands report errors under the executable's name, as every stage does.
 protocol RenderSubcommand: StageCommand {}
 
 extension RenderSubcommand {
@@ -36,8 +35,7 @@ extension RenderSubcommand {
 public struct ImportActivityCommand: RenderSubcommand, PipelineStageCommand {
     public typealias Runs = RenderStage
 
-    /// Render reads every stage's files, by role under the names the config gives them
-    /// (`RunFiles`), so it knows every stage's description: the pipeline's stage list.
+    /// Render reads every stage's files by role, so it knows every stage's description.
     public static var knownStages: [Stage] { Stage.pipeline }
 
     public static let configuration = CommandConfiguration(

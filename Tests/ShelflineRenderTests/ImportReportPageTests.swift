@@ -199,4 +199,18 @@ import Testing
         try Fixtures.write(merge, to: run + "/merge-report.json")
         #expect(!(try Self.page(run)).contains("id=\"sources\""))
     }
+
+    /// A review table longer than `reportMaximumRows` says how many more rows review.json holds.
+    @Test func reviewTablesPastTheRowLimitSayWhereTheRestAre() throws {
+        let temp = TemporaryDirectory("render-report-row-limit")
+        let run = try Self.finishedRun(
+            temp, review: ReviewList(importId: "imp-1", items: Self.review.items, ruledOut: Self.review.items))
+        var parameters = RenderParameters()
+        parameters.reportMaximumRows = 1
+        let path = try ImportReportPage.write(
+            status: try ImportRunStatus.read(runDirectory: run, files: .pipelineDefaults), parameters: parameters)
+        let html = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(html.contains("</table></div>\n<p class=\"muted\">… and 1 more in review.json.</p>\n"))
+        #expect(html.contains("</table></div>\n<p class=\"muted\">… and 1 more in review.json (<code>ruledOut</code>).</p>\n"))
+    }
 }

@@ -1,17 +1,13 @@
 /// Whether the start of an input is a binary file rather than CSV/TSV text, and which kind.
 ///
-/// One rule (docs/parse.md, "Binary files and NUL bytes"): a file is refused as binary only when
-/// it starts with a known binary signature (compressed archives, spreadsheets, PDF, images,
-/// SQLite, a UTF-16/32 byte-order mark) or when at least a tenth of its first 64 KiB are control
-/// bytes other than tab, line feed and carriage return (NUL included): random bytes hold about
-/// 12 %, UTF-16 text about 50 %, a real export close to none. Anything else is text, and a NUL
-/// inside it, wherever it is, is dropped from its cell (`DelimitedRow.nulBytes`), never a reason
-/// to refuse the file.
+/// Refused only for a known signature, or when a tenth of the first 64 KiB are control bytes
+/// other than tab, LF and CR: random bytes hold about 12 %, UTF-16 text about 50 %, a real export
+/// close to none (docs/parse.md). A NUL in text is dropped from its cell, never a reason to refuse.
 public enum BinaryContent {
-    /// The first bytes inspected (after a UTF-8 BOM).
+    /// After a UTF-8 BOM.
     public static let sniffLength = 1 << 16
 
-    /// Signatures of files users pick by mistake, with what to call them.
+    /// Files users pick by mistake.
     static let signatures: [(bytes: [UInt8], name: String)] = [
         ([0x1F, 0x8B], "gzip-compressed"),
         ([0x50, 0x4B, 0x03, 0x04], "a zip archive or .xlsx/.ods spreadsheet"),
@@ -28,7 +24,7 @@ public enum BinaryContent {
         ([0xFE, 0xFF], "UTF-16 text (save the export as UTF-8)"),
     ]
 
-    /// What the file starting with `start` is when it is binary, else nil (text).
+    /// Nil for text.
     public static func kind(of start: [UInt8]) -> String? {
         for signature in signatures where start.starts(with: signature.bytes) {
             return signature.name

@@ -6,30 +6,27 @@ import ShelflineCore
     import Darwin
 #endif
 
-/// Where `DelimitedReader` gets its bytes: a file descriptor (large `read(2)` calls) or memory (tests).
+/// A file descriptor, or memory (tests).
 public enum DelimitedSource {
     case descriptor(Int32, path: String)
     case bytes([UInt8])
 }
 
-/// One row as the reader found it: the unescaped bytes of its fields and where it sits in the file.
-///
-/// The storage is reused from row to row; copy what you keep. Field bytes are the raw bytes of the
-/// file (quotes removed, `""` unescaped) and may hold invalid UTF-8: read them through `TextRepair`.
+/// One row's unescaped field bytes, reused from row to row (copy what you keep), and where it sits
+/// in the file. The bytes may be invalid UTF-8: read them through `TextRepair`.
 public struct DelimitedRow {
-    /// 1-based physical line where the row starts (a quoted newline makes a row span lines).
+    /// 1-based physical line where the row starts.
     public internal(set) var line = 0
-    /// Offset of the row's first byte in the file, and its length without the line terminator.
+    /// Without the line terminator.
     public internal(set) var byteOffset = 0
     public internal(set) var byteLength = 0
-    /// Set when the row is malformed (unterminated quote): then `fields` holds only the first line.
+    /// Set when the row is malformed: then it holds only the first line.
     public internal(set) var malformation: String?
-    /// True when some byte of the row has its high bit set (so UTF-8 validation is worth doing).
+    /// So UTF-8 validation is done only where it is worth doing.
     public internal(set) var hasNonASCII = false
-    /// NUL bytes dropped from the row's fields (docs/parse.md: a NUL in a cell is dropped, the row
-    /// kept); the raw bytes (`DelimitedReader.lastRowBytes`, `byteOffset`/`byteLength`) still hold them.
+    /// NUL bytes dropped from the fields; the raw bytes (`DelimitedReader.lastRowBytes`) still hold them.
     public internal(set) var nulBytes = 0
-    /// Unescaped field bytes, back to back; field `i` is `storage[starts[i]..<ends[i]]`.
+    /// Field bytes, back to back, field `i` ending at `ends[i]`.
     public internal(set) var storage: [UInt8] = []
     public internal(set) var ends: [Int] = []
 
@@ -37,13 +34,13 @@ public struct DelimitedRow {
 
     public var count: Int { ends.count }
 
-    /// The byte range of field `index` inside `storage`.
+    /// Field `index`'s bytes in `storage`.
     @inline(__always)
     public func range(_ index: Int) -> Range<Int> {
         (index == 0 ? 0 : ends[index - 1])..<ends[index]
     }
 
-    /// Field `index` as bytes (empty when out of range).
+    /// Empty when out of range.
     public func bytes(_ index: Int) -> ArraySlice<UInt8> {
         index < ends.count ? storage[range(index)] : []
     }
@@ -56,7 +53,6 @@ public struct DelimitedRow {
         nulBytes = 0
     }
 
-    /// Drops the NUL bytes of every field (none to drop: nothing is touched).
     mutating func dropNULs() {
         let found = storage.withUnsafeBytes { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }
         guard found else { return }
@@ -80,21 +76,17 @@ public struct DelimitedRow {
     }
 }
 
-/// A streaming RFC 4180 reader working on bytes: quoted fields with delimiters, doubled quotes and
-/// newlines; LF, CRLF and CR-only ("CSV (Macintosh)") line ends, mixed freely: outside quotes a lone
-/// CR ends a row like LF does; a UTF-8 BOM skipped; any one-byte delimiter (`,` or tab). Line numbers
-/// count LF, CRLF and lone CR as one line break each, inside quotes too.
+/// A streaming RFC 4180 reader on bytes: LF, CRLF and lone-CR line ends mixed freely (each one
+/// line break, inside quotes too), a UTF-8 BOM skipped, any one-byte delimiter.
 ///
-/// It reads the input in large blocks and never holds more than the current row plus one block, so
-/// memory stays flat whatever the file size. It is lenient where Python's `csv` is (a quote inside an
-/// unquoted field is literal; text after a closing quote is kept) so its row counts match that
-/// reference. A quoted field still open at the end of the file makes the row malformed: the reader
-/// reports its first physical line as that row and resumes on the next line, so one stray quote
-/// costs one row, not the rest of the file. A row longer than `maxRowBytes` is read past without
-/// being held in memory and reported as one malformed row (`row larger than N bytes`) covering its
-/// real extent, so the next row starts where it really does and line numbers stay right.
+/// Memory stays flat: never more than the current row plus one block. Lenient where Python's `csv`
+/// is (a quote inside an unquoted field is literal; text after a closing quote is kept) so row
+/// counts match that reference. A quote never closed makes its first physical line one malformed
+/// row and reading resumes after it: one stray quote costs one row, not the rest of the file. A
+/// row over `maxRowBytes` is skipped without being held and reported as one malformed row over its
+/// real extent, so line numbers stay right.
 public final class DelimitedReader {
-    /// The documented row size limit: 8 MiB (8,388,608 bytes), far above any real export's row.
+    /// The documented limit, far above any real export's row.
     public static let defaultMaxRowBytes = 8 << 20
 
     public var delimiter: UInt8
@@ -128,8 +120,7 @@ public final class DelimitedReader {
 
     deinit { buffer.deallocate() }
 
-    /// The raw bytes of the row `next(into:)` returned last (without its line terminator), as they
-    /// are in the file. Valid until the next call.
+    /// The raw bytes of the row `next(into:)` returned last, without its terminator; empty when oversized.
     public var lastRowBytes: [UInt8] {
         let start = lastRowOffset - bufferFileOffset
         guard start >= 0, start + lastRowLength <= filled else { return [] }
@@ -138,8 +129,7 @@ public final class DelimitedReader {
     private var lastRowOffset = 0
     private var lastRowLength = 0
 
-    /// The first physical line's bytes (without terminator or BOM), reading as much as needed, up to
-    /// `limit` bytes. Does not consume anything: used to pick the delimiter and sniff binary data.
+    /// Without terminator or BOM, up to `limit` bytes; consumes nothing.
     public func peekFirstLine(limit: Int = 1 << 16) throws -> [UInt8] {
         try skipBOMIfPresent()
         while true {
@@ -154,27 +144,24 @@ public final class DelimitedReader {
         }
     }
 
-    /// The first `count` bytes of the input after any BOM (fewer at end of input), without consuming them.
+    /// The first `count` bytes after any BOM, without consuming them.
     public func peek(_ count: Int) throws -> [UInt8] {
         try skipBOMIfPresent()
         while filled - position < count && !sourceEnded {
-            _ = try fill()
+            try fill()
         }
         return Array(UnsafeBufferPointer(start: buffer + position, count: min(count, filled - position)))
     }
 
-    /// Reads the next non-blank row into `row`. Returns false at the end of the input.
-    ///
-    /// Blank lines (nothing but a line end) are skipped and are not rows.
+    /// Reads the next non-blank row into `row`; false at the end of the input.
     public func next(into row: inout DelimitedRow) throws -> Bool {
         try skipBOMIfPresent()
         while true {
             if position >= filled {
                 if sourceEnded { return false }
-                _ = try fill()
+                try fill()
                 continue
             }
-            // Skip blank lines.
             let first = buffer[position]
             if first == 0x0A {
                 position += 1
@@ -183,12 +170,12 @@ public final class DelimitedReader {
             }
             if first == 0x0D {
                 if position + 1 < filled {
-                    // CRLF, or a lone CR (CR-only and mixed line ends): a blank line either way.
+                    // CRLF, or a lone CR: a blank line either way.
                     position += buffer[position + 1] == 0x0A ? 2 : 1
                     nextLine += 1
                     continue
                 } else if !sourceEnded {
-                    _ = try fill()
+                    try fill()
                     continue
                 } else {
                     position += 1  // a lone CR at the very end
@@ -224,19 +211,18 @@ public final class DelimitedReader {
                     if sawNUL { row.dropNULs() }
                     return true
                 }
-                _ = try fill()
+                try fill()
             }
         }
     }
 
     private enum ScanResult {
-        /// The row's content ends at `end` (exclusive, terminator excluded); `newlines` inside quotes.
+        /// `newlines` inside quotes.
         case complete(end: Int, terminatorLength: Int, newlines: Int)
         case needMore
     }
 
-    /// Scans one row starting at `position`. On `.needMore` nothing is consumed (the scan restarts
-    /// after the next fill; rows are small next to a block, so rescanning is cheap).
+    /// On `.needMore` nothing is consumed: rows are small next to a block, so rescanning is cheap.
     @inline(__always)
     private func scanRow(into row: inout DelimitedRow) -> ScanResult {
         let delimiter = self.delimiter
@@ -247,16 +233,13 @@ public final class DelimitedReader {
         var newlines = 0
         var highBits: UInt8 = 0
         while true {
-            // Start of a field.
             if index < limit && base[index] == quote {
                 index += 1
-                // Quoted part: runs to the next quote not followed by another quote.
                 while true {
                     let runStart = index
                     while index < limit {
-                        // Quoted text (reviews) 8 bytes at a time while there is no quote or line
-                        // feed in them: byte by byte this loop was ~4% of the stage's CPU time
-                        // (perf, 200,000-row bench file).
+                        // Quoted text 8 bytes at a time while it holds no quote or line break:
+                        // byte by byte measured slower.
                         while index + 8 <= limit {
                             let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
                             if Self.hasQuoteOrLineBreak(word) { break }
@@ -266,7 +249,7 @@ public final class DelimitedReader {
                         guard index < limit else { break }
                         let byte = base[index]
                         if byte == quote { break }
-                        // A line break is LF, CRLF or a lone CR: count CR, and LF unless after a CR.
+                        // Count CR, and LF unless after a CR.
                         if byte == 0x0D || (byte == 0x0A && base[index - 1] != 0x0D) { newlines += 1 }
                         highBits |= byte
                         index += 1
@@ -329,8 +312,7 @@ public final class DelimitedReader {
         }
     }
 
-    /// True when one of the 8 bytes of `word` is `"`, a line feed or a carriage return (SWAR
-    /// zero-byte tests).
+    /// Whether a byte of `word` is `"`, LF or CR (SWAR zero-byte tests).
     @inline(__always)
     static func hasQuoteOrLineBreak(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
@@ -345,8 +327,7 @@ public final class DelimitedReader {
         storage.append(contentsOf: UnsafeBufferPointer(start: start, count: count))
     }
 
-    /// An open quote ran to the end of the input (or past `maxRowBytes`): report the row's first
-    /// physical line as one malformed row and resume after it.
+    /// An open quote ran to the end of the input: the first physical line is one malformed row.
     private func recoverFromOpenQuote(into row: inout DelimitedRow) {
         row.reset()
         let available = UnsafeBufferPointer(start: buffer + position, count: filled - position)
@@ -371,11 +352,8 @@ public final class DelimitedReader {
         position += end + terminatorLength
     }
 
-    /// The row starting at `position` is longer than `maxRowBytes`: scan to its real end (quotes
-    /// followed with the same rules as `scanRow`), discarding its bytes as it goes, and report it
-    /// as one malformed row covering all of it. When a quote it opens is never closed, the row's
-    /// real end is unknown: go back and report its first physical line as unterminated, as for a
-    /// short row.
+    /// Scans to the row's real end by `scanRow`'s rules, discarding its bytes. A quote never closed
+    /// leaves the end unknown: the first physical line is reported unterminated, as for a short row.
     private func skipOversizedRow(into row: inout DelimitedRow) throws {
         enum State { case fieldStart, quoted, quoteInQuoted, unquoted }
         row.reset()
@@ -390,7 +368,7 @@ public final class DelimitedReader {
             if index >= filled {
                 if sourceEnded { break scan }
                 position = index
-                _ = try fill()
+                try fill()
                 index = position
                 continue
             }
@@ -428,7 +406,7 @@ public final class DelimitedReader {
                 } else if byte == 0x0A || byte == 0x0D {
                     if byte == 0x0D && index + 1 >= filled && !sourceEnded {
                         position = index
-                        _ = try fill()
+                        try fill()
                         index = position
                         continue scan
                     }
@@ -444,8 +422,7 @@ public final class DelimitedReader {
         row.line = startLine
         row.byteOffset = startOffset
         if state == .quoted, let firstBreak {
-            // A quote never closed: the first physical line is the malformed row; resume after it
-            // (the blank-line skip in `next` consumes its line break and counts the line).
+            // `next`'s blank-line skip consumes the line break and counts the line.
             try rewind(to: firstBreak)
             row.malformation = Self.unterminatedReason
             row.byteLength = firstBreak - startOffset
@@ -465,7 +442,6 @@ public final class DelimitedReader {
     private var oversizedReason: String { "row larger than \(maxRowBytes) bytes" }
     private static let unterminatedReason = "unterminated quoted field (a quote opened on this line is never closed)"
 
-    /// Moves the read position back to file offset `offset` (rows before it were already returned).
     private func rewind(to offset: Int) throws {
         switch source {
         case .descriptor(let fd, let path):
@@ -484,7 +460,7 @@ public final class DelimitedReader {
     private func skipBOMIfPresent() throws {
         guard !startChecked else { return }
         while filled - position < 3 && !sourceEnded {
-            _ = try fill()
+            try fill()
         }
         startChecked = true
         if filled - position >= 3 && buffer[position] == 0xEF && buffer[position + 1] == 0xBB && buffer[position + 2] == 0xBF {
@@ -493,9 +469,7 @@ public final class DelimitedReader {
     }
 
     /// Moves the unread bytes to the front (growing the buffer when a row fills it) and reads more.
-    /// Returns true when it got bytes.
-    @discardableResult
-    private func fill() throws -> Bool {
+    private func fill() throws {
         if position > 0 {
             let remaining = filled - position
             if remaining > 0 {
@@ -533,10 +507,9 @@ public final class DelimitedReader {
         }
         if count == 0 {
             sourceEnded = true
-            return false
+            return
         }
         if !sawNUL && memchr(buffer + filled, 0, count) != nil { sawNUL = true }
         filled += count
-        return true
     }
 }

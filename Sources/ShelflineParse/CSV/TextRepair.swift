@@ -1,17 +1,14 @@
 /// Turns field bytes into text: valid UTF-8 as is, anything else repaired byte by byte.
 ///
-/// LibraryThing files mix UTF-8 and Latin-1 in one file, so the decision is made per field and
-/// per byte: every valid UTF-8 sequence is kept, and every byte that is not part of one is read as
-/// Windows-1252 (which is Latin-1 plus printable characters in 0x80–0x9F; its five undefined bytes
-/// map to the Latin-1 control characters). No byte is ever dropped or replaced by U+FFFD.
+/// LibraryThing files mix UTF-8 and Latin-1, so this is decided per byte: every valid UTF-8
+/// sequence is kept, every other byte read as Windows-1252. No byte is dropped or made U+FFFD.
 public enum TextRepair {
-    /// True when `bytes` is well-formed UTF-8 (shortest forms, no surrogates, ≤ U+10FFFF).
+    /// Shortest forms, no surrogates, ≤ U+10FFFF.
     public static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         let count = bytes.count
         while index < count {
-            // ASCII runs 8 bytes at a time: byte by byte, validating every field of every row with
-            // a non-ASCII byte was ~2% of the stage's CPU time (perf, 200,000-row bench file).
+            // ASCII runs 8 bytes at a time: byte by byte measured slower.
             while index + 8 <= count,
                 UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
             {
@@ -30,7 +27,7 @@ public enum TextRepair {
         return true
     }
 
-    /// The text of `bytes`, and whether any byte had to be repaired.
+    /// The text, and whether any byte was repaired.
     public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, repaired: inout Bool) -> String {
         if isValidUTF8(bytes) {
             return String(decoding: bytes, as: UTF8.self)
@@ -39,14 +36,14 @@ public enum TextRepair {
         return String(decoding: repair(bytes), as: UTF8.self)
     }
 
-    /// Convenience for tests and small inputs.
+    /// For tests and small inputs.
     public static func decode(_ bytes: [UInt8]) -> (text: String, repaired: Bool) {
         var repaired = false
         let text = bytes.withUnsafeBufferPointer { decode($0, repaired: &repaired) }
         return (text, repaired)
     }
 
-    /// UTF-8 bytes where each invalid byte became its Windows-1252 character.
+    /// Each invalid byte as its Windows-1252 character.
     public static func repair(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + bytes.count / 2)
@@ -71,7 +68,7 @@ public enum TextRepair {
         return output
     }
 
-    /// The Unicode scalar Windows-1252 gives `byte` (Latin-1 where 1252 leaves a byte undefined).
+    /// Latin-1 where 1252 leaves a byte undefined.
     public static func windows1252(_ byte: UInt8) -> UInt32 {
         guard byte >= 0x80 && byte < 0xA0 else { return UInt32(byte) }
         return windows1252High[Int(byte - 0x80)]
@@ -83,7 +80,7 @@ public enum TextRepair {
         0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
     ]
 
-    /// Length of the valid UTF-8 sequence starting at `index` (2–4), or 0 if there is none.
+    /// 2–4, or 0 when no valid sequence starts at `index`.
     @inline(__always)
     static func sequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
         let first = bytes[index]

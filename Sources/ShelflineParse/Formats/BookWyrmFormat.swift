@@ -1,17 +1,14 @@
 import ShelflineCore
 
-/// BookWyrm's CSV export (Settings → Export): one row per book, with the book's identifiers in
-/// every catalog BookWyrm knows, the latest reading's dates, the latest review and one shelf.
+/// BookWyrm's CSV export (Settings → Export): one row per book, its latest reading and review.
 ///
-/// `shelf` is a shelf's identifier: `to-read`, `reading`, `read`, `stopped-reading` (BookWyrm's
-/// did-not-finish) or a custom shelf's slug, whose display name is `shelf_name`. A row on a custom
-/// shelf gets its reading state from its dates. Ratings are stars (halves allowed).
+/// `shelf` is `to-read`, `reading`, `read`, `stopped-reading` (did-not-finish) or a custom shelf's
+/// slug (display name in `shelf_name`), whose rows get their reading state from their dates.
 struct BookWyrmFormat: FixedSchemaFormat {
-    var name: SourceFormat { .bookwyrm }
     var summary: String { "BookWyrm: the CSV export" }
     var authorCell: AuthorCell { .list() }
 
-    /// Identifier columns → scheme (`BookRecord.identifiers`); `openlibrary_key` is split by kind.
+    /// Column → `BookRecord.identifiers` scheme; `openlibrary_key` is split by kind.
     static let identifierColumns: [(column: String, scheme: String)] = [
         ("remote_id", "bookwyrm"), ("openlibrary_key", "openlibrary"), ("inventaire_id", "inventaire"),
         ("librarything_key", "librarything"), ("goodreads_key", "goodreads"), ("bnf_id", "bnf"), ("viaf", "viaf"),
@@ -30,12 +27,10 @@ struct BookWyrmFormat: FixedSchemaFormat {
         ],
         own: [["shelf"], ["shelf_name"], ["stopped_date"], ["review_cw"]] + identifierColumns.map { [$0.column] })
 
-    var cannotCarry: [String: String] {
-        [
-            "review_published": "when the review was published; not kept",
-            "stopped_date": "when the reader stopped; kept only as the shelf did-not-finish",
-        ]
-    }
+    let cannotCarry: [String: String] = [
+        "review_published": "when the review was published; not kept",
+        "stopped_date": "when the reader stopped; kept only as the shelf did-not-finish",
+    ]
 
     func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String? {
         var identifiers: [String: String] = [:]
@@ -61,7 +56,6 @@ struct BookWyrmFormat: FixedSchemaFormat {
         return nil
     }
 
-    /// The reading state a row's dates say: finished, stopped, started, or none.
     static func state(_ reads: [ReadSpan]?, stopped: Bool) -> String? {
         if reads?.contains(where: { $0.end != nil }) == true { return ShelfName.read }
         if stopped { return ShelfName.didNotFinish }

@@ -1,19 +1,14 @@
 import ShelflineCore
 
-/// Calibre's CSV catalog (Convert books → Create a catalog → CSV): any subset of its columns, in
-/// any order, as Calibre lets the user pick them.
+/// Calibre's CSV catalog (Create a catalog → CSV): any subset of its columns, in any order.
 ///
-/// Calibre keeps books, not reading: it has no reading state, so every row lands on `to-read`
-/// (as BookWyrm's Calibre import does) with its tags as shelves. The catalog writes the rating in
-/// stars (Calibre halves its internal 0–10 scale); a cell above 5 is read as that 0–10 scale.
-/// `comments` is the book's description (HTML or text), not the reader's review. Calibre joins a
-/// book's authors with ` & ` in its own texts (newer catalogs) or with `, ` (older ones): its
-/// author cell's separators (`authorCell`) say so, so a name written `Le Guin, Ursula K.` stays one.
+/// Calibre has no reading state, so every row lands on `to-read` (as BookWyrm's Calibre import
+/// does). Ratings are stars; a cell above 5 is Calibre's internal 0–10 scale. `comments` is the
+/// book's description, not a review. Authors are joined with ` & ` (newer) or `, ` (older catalogs).
 struct CalibreFormat: FixedSchemaFormat {
-    var name: SourceFormat { .calibre }
     var summary: String { "Calibre: the CSV catalog (any subset of its columns, in any order)" }
 
-    /// The columns only Calibre has, one of which must be there besides `title` and `authors`.
+    /// One of these must be there besides `title` and `authors`.
     static let ownSignature = ["author_sort", "title_sort", "series_index", "library_name", "uuid", "identifiers"]
 
     static let schema = ExportSchema(
@@ -27,15 +22,13 @@ struct CalibreFormat: FixedSchemaFormat {
 
     var authorCell: AuthorCell { .list(separators: ["&", ","]) }
 
-    var cannotCarry: [String: String] {
-        [
-            "comments": "the book's description, not the reader's review; not kept (lookup supplies descriptions)",
-            "formats": "the e-book files' formats; not kept", "size": "the e-book files' size; not kept",
-            "cover": "the cover file's path; not kept", "languages": "no language field; not kept",
-            "library_name": "the Calibre library's name; not kept",
-            "author_sort": "the sort form of authors; not kept", "title_sort": "the sort form of the title; not kept",
-        ]
-    }
+    let cannotCarry: [String: String] = [
+        "comments": "the book's description, not the reader's review; not kept (lookup supplies descriptions)",
+        "formats": "the e-book files' formats; not kept", "size": "the e-book files' size; not kept",
+        "cover": "the cover file's path; not kept", "languages": "no language field; not kept",
+        "library_name": "the Calibre library's name; not kept",
+        "author_sort": "the sort form of authors; not kept", "title_sort": "the sort form of the title; not kept",
+    ]
 
     func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String? {
         if let text = cells.string(0), let value = Double(text), value.isFinite, value > 0 {
@@ -67,8 +60,7 @@ enum SeriesIndex {
 
 /// `scheme:value` lists (Calibre's `identifiers`: `isbn:978…,goodreads:39077187,amazon:B00…`).
 enum IdentifierList {
-    /// Each item's scheme (lower-case, Calibre's aliases mapped to Shelfline's names) → its value;
-    /// items without a scheme or a value are left out; the first of a scheme is kept.
+    /// Scheme (`schemeName`) → value; items lacking either are left out; a scheme's first is kept.
     static func parse(_ cell: String) -> [String: String] {
         var result: [String: String] = [:]
         for item in cell.split(separator: ",") {
@@ -82,8 +74,7 @@ enum IdentifierList {
         return result
     }
 
-    /// Shelfline's name for an identifier scheme: Open Library ids by their kind (`OL…W` a work,
-    /// `OL…M` an edition), Amazon's several spellings as `amazon`.
+    /// Open Library ids by their kind (`OL…W` a work, `OL…M` an edition); Amazon's spellings as `amazon`.
     static func schemeName(_ scheme: String, value: String) -> String {
         switch scheme {
         case "openlibrary", "olid", "ol":

@@ -4,20 +4,18 @@ import ShelflineCore
 /// How one export format names its columns, and which of them identify it.
 public struct ExportSchema: Sendable {
     public var format: SourceFormat
-    /// Header names (normalised: lowercase, single spaces) that must all be present for the format.
+    /// Header keys (`key`) that must all be present, each as its alternatives.
     public var signature: [[String]]
-    /// For each role, the header names that may hold it, best first.
+    /// For each role, the header keys that may hold it, best first.
     public var columns: [ColumnRole: [String]]
-    /// The columns only the format reads (`ImportFormat.readOwnCells`), each as its header names.
+    /// The columns only the format reads (`ImportFormat.readOwnCells`).
     public var own: [[String]] = []
 
-    /// The header names a user should see in an error: the signature, in export spelling.
     public var expectedHeaders: String {
         signature.map { $0.joined(separator: "/") }.joined(separator: ", ")
     }
 
-    /// Header cell → comparison key: trimmed, lowercase, inner whitespace runs collapsed, and
-    /// wrapping single quotes (old LibraryThing CSV: `'TITLE'`) removed.
+    /// Trimmed, lowercase, spaces collapsed, wrapping quotes (old LibraryThing: `'TITLE'`) removed.
     public static func key(_ header: String) -> String {
         var text = PersonName.collapse(header).lowercased()
         if text.count >= 2 && text.hasPrefix("'") && text.hasSuffix("'") {
@@ -26,7 +24,7 @@ public struct ExportSchema: Sendable {
         return text
     }
 
-    /// The column index of each role this header has, or nil when a signature header is missing.
+    /// Nil when a signature header is missing.
     public func resolve(header keys: [String]) -> ColumnMap? {
         var index: [String: Int] = [:]
         for (position, key) in keys.enumerated() where index[key] == nil { index[key] = position }
@@ -46,7 +44,7 @@ public struct ExportSchema: Sendable {
 public struct ColumnMap: Sendable, Equatable {
     public var format: SourceFormat
     public var columnCount: Int
-    /// The position of each of the schema's `own` columns (nil: not in this file).
+    /// The position of each of the schema's `own` columns.
     public var own: [Int?] = []
     /// Read once per file (`RecordBuilder` keeps the positions it uses), so a dictionary will do.
     var positions: [ColumnRole: Int] = [:]
@@ -56,6 +54,5 @@ public struct ColumnMap: Sendable, Equatable {
         set { positions[role] = newValue }
     }
 
-    /// The columns a role or an own cell reads.
     var readColumns: Set<Int> { Set(positions.values).union(own.compactMap { $0 }) }
 }

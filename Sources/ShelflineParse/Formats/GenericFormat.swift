@@ -1,21 +1,18 @@
 import ShelflineCore
 
-/// Any spreadsheet: a header whose names say what they hold (`title`, `author`, `isbn`, `rating`,
-/// `shelf`, `review`, `added`, `finished`, … in any order and case, the names BookWyrm's generic
-/// import guesses too), or the columns mapped by `--columns` / the parse parameters.
+/// Any spreadsheet: header names that say what they hold (the names BookWyrm's generic import
+/// guesses too), or the columns mapped by `--columns` / the parse parameters.
 struct GenericFormat: ImportFormat {
     var name: SourceFormat { .generic }
     var summary: String { "any spreadsheet: header names that say what they hold, or columns mapped with --columns" }
     var acceptsShortRows: Bool { true }
     var reportsUnreadColumns: Bool { true }
 
-    /// A configured mapping is read exactly as mapped; without one, header names are guessed.
     func schema(_ parameters: ParseParameters) -> ExportSchema { parameters.generic?.schema ?? Self.guessed }
 
     func listSeparator(_ parameters: ParseParameters) -> Character { parameters.generic?.listSeparator.first ?? "," }
 
-    /// The header names each field is guessed from (besides the field's own name), compared
-    /// without regard to case or spacing.
+    /// The header names each field is guessed from, besides the field's own name.
     static let guesses: [ColumnRole: [String]] = [
         .id: ["id", "book id"], .title: ["title", "book title"], .author: ["author", "authors", "primary author"],
         .additionalAuthors: ["additional authors", "other authors"],
@@ -30,7 +27,7 @@ struct GenericFormat: ImportFormat {
         .review: ["review", "my review"], .notes: ["notes", "private notes"], .owned: ["owned", "owned?"],
     ]
 
-    /// The schema of a header whose names are guessed: a title and an author or an ISBN at least.
+    /// Needs a title and an author or an ISBN at least.
     static let guessed: ExportSchema = {
         var columns: [ColumnRole: [String]] = [:]
         for role in GenericMapping.roles { columns[role] = (guesses[role] ?? []) + [ExportSchema.key(role.rawValue)] }

@@ -3,7 +3,6 @@ import ShelflineCore
 
 /// Goodreads' "Export Library" CSV: the current 24-column and the older 31-column export.
 struct GoodreadsFormat: FixedSchemaFormat {
-    var name: SourceFormat { .goodreads }
     var summary: String { "Goodreads: the \"Export Library\" CSV (24-column current or 31-column older export)" }
 
     static let schema = ExportSchema(
@@ -22,14 +21,13 @@ struct GoodreadsFormat: FixedSchemaFormat {
             .condition: ["condition"], .conditionDescription: ["condition description"], .bcid: ["bcid"],
         ])
 
-    /// The current "Export Library" (24 columns).
     static let columns24 = [
         "Book Id", "Title", "Author", "Author l-f", "Additional Authors", "ISBN", "ISBN13", "My Rating",
         "Average Rating", "Publisher", "Binding", "Number of Pages", "Year Published", "Original Publication Year",
         "Date Read", "Date Added", "Bookshelves", "Bookshelves with positions", "Exclusive Shelf", "My Review",
         "Spoiler", "Private Notes", "Read Count", "Owned Copies",
     ]
-    /// The older export (31 columns: recommendations, purchase and condition columns too).
+    /// The older export adds recommendation, purchase and condition columns.
     static let columns31 =
         Array(columns24.prefix(23)) + [
             "Recommended For", "Recommended By", "Owned Copies", "Original Purchase Date", "Original Purchase Location",
@@ -38,8 +36,6 @@ struct GoodreadsFormat: FixedSchemaFormat {
 
     var headerlessColumns: [[String]] { [Self.columns24, Self.columns31] }
 
-    /// The right field count, a numeric Book Id, a title and an author, ISBN-like or empty ISBN
-    /// cells, and a 0–5 rating.
     func looksLikeDataRow(_ cells: [String]) -> Bool {
         guard cells.count == 24 || cells.count == 31 else { return false }
         let id = cells[0], rating = cells[7]

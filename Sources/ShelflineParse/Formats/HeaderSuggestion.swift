@@ -6,7 +6,6 @@ struct HeaderSuggestion {
     let header: [String]
     var formats: [any ImportFormat] = ImportFormats.all
 
-    /// The words each field's column is usually named with, for the `--columns` line.
     static let words: [(field: String, words: [String])] = [
         ("title", ["title", "name"]), ("author", ["author", "writer", "by", "creator"]),
         ("isbn", ["isbn", "ean"]), ("rating", ["rating", "stars", "score", "rated"]),
@@ -35,8 +34,8 @@ struct HeaderSuggestion {
         return parts.joined(separator: "; ")
     }
 
-    /// `title=Name,author=Writer,…`: each field with the first unused column whose name holds one of
-    /// its words; `title=COLUMN` when no column names a title.
+    /// Each field with the first unused column whose name holds one of its words; `title=COLUMN`
+    /// when none names a title.
     func columnsLine(_ keys: [String]) -> String {
         var used = Set<Int>(), items: [String] = []
         for (field, words) in Self.words {

@@ -2,7 +2,6 @@ import ShelflineCore
 
 /// LibraryThing's export, TSV or CSV.
 struct LibraryThingFormat: FixedSchemaFormat {
-    var name: SourceFormat { .librarything }
     var summary: String { "LibraryThing: the TSV or CSV export" }
     var authorCell: AuthorCell { .invertedName }
     var coauthorCell: CoauthorCell { .invertedList("|") }

@@ -2,12 +2,9 @@ import ShelflineCore
 
 /// Open Library's reading log export (My Books → Export: `Work Id, Edition Id, Bookshelf`).
 ///
-/// It holds no title, author or ISBN: only the book's Open Library keys and its shelf. A row is
-/// never rejected for that: it keeps its keys (`identifiers`) and its shelf, and its title is its
-/// key (`OL45804W`, the work's, else the edition's), marked a placeholder (`titleIsPlaceholder`),
-/// until a metadata source that looks books up by key fills it in. BookWyrm's shelf names: `Want to Read`, `Currently Reading`, `Already Read`.
+/// It holds only the book's keys and its shelf: its title is its key (the work's, else the
+/// edition's), marked a placeholder until a metadata source looks the key up.
 struct OpenLibraryReadingLogFormat: FixedSchemaFormat {
-    var name: SourceFormat { .openlibrary }
     var summary: String { "Open Library: the reading log CSV (Work Id, Edition Id, Bookshelf)" }
     var titleFromOwnCells: Bool { true }
 

@@ -3,12 +3,9 @@ import ShelflineCore
 
 /// Openreads' CSV export (Settings → Backup → Export as CSV).
 ///
-/// `status` is the reading state (`finished`, `in_progress`, `planned`, `abandoned`/`unfinished`);
-/// `readings` holds every reading of the book, `start|finish|reading time` items separated by
-/// `;`; `tags` are separated by `|||||`; `favourite` is a shelf of its own; a `deleted` row is a book
-/// in Openreads' bin: it is skipped (not imported, counted as skipped with that reason).
+/// `readings` holds `start|finish|reading time` items separated by `;`; `tags` are separated by
+/// `|||||`; a `deleted` row is a book in Openreads' bin, skipped.
 struct OpenreadsFormat: FixedSchemaFormat {
-    var name: SourceFormat { .openreads }
     var summary: String { "Openreads: the CSV export" }
 
     static let schema = ExportSchema(
@@ -20,16 +17,13 @@ struct OpenreadsFormat: FixedSchemaFormat {
         ],
         own: [["status"], ["favourite"], ["deleted"], ["olid"], ["tags"], ["readings"]])
 
-    var cannotCarry: [String: String] {
-        [
-            "subtitle": "no subtitle field in an imported row; not kept (lookup supplies subtitles)",
-            "description": "the book's description, not the reader's review; not kept (lookup supplies descriptions)",
-            "date_modified": "when the row last changed in Openreads; not kept",
-            "readings": "each reading's reading time (its third part); the dates are kept",
-        ]
-    }
+    let cannotCarry: [String: String] = [
+        "subtitle": "no subtitle field in an imported row; not kept (lookup supplies subtitles)",
+        "description": "the book's description, not the reader's review; not kept (lookup supplies descriptions)",
+        "date_modified": "when the row last changed in Openreads; not kept",
+        "readings": "each reading's reading time (its third part); the dates are kept",
+    ]
 
-    /// The name `favourite` rows are shelved under.
     static let favouriteShelf = "favourites"
 
     func skipReason(_ cells: OwnCells) -> String? {

@@ -2,7 +2,6 @@ import ShelflineCore
 
 /// The StoryGraph's CSV export.
 struct StoryGraphFormat: FixedSchemaFormat {
-    var name: SourceFormat { .storygraph }
     var summary: String { "StoryGraph: the CSV export (23 columns)" }
     var authorCell: AuthorCell { .list() }
 
@@ -22,7 +21,6 @@ struct StoryGraphFormat: FixedSchemaFormat {
             .contentWarningDescription: ["content warning description"],
         ])
 
-    /// The export's 23 columns, in order.
     static let columns = [
         "Title", "Authors", "Contributors", "ISBN/UID", "Format", "Read Status", "Date Added", "Last Date Read",
         "Dates Read", "Read Count", "Moods", "Pace", "Character- or Plot-Driven?", "Strong Character Development?",
@@ -32,7 +30,6 @@ struct StoryGraphFormat: FixedSchemaFormat {
 
     var headerlessColumns: [[String]] { [Self.columns] }
 
-    /// 23 fields, a title and authors, an ISBN-like identifier and a known read status.
     func looksLikeDataRow(_ cells: [String]) -> Bool {
         guard cells.count == Self.columns.count else { return false }
         let statuses = ["read", "to-read", "currently-reading", "did-not-finish", "paused"]

@@ -1,7 +1,6 @@
-/// Byte-level versions of the cell helpers (`trimmingSpaces`, `splitTrimmed`) for text that stays
-/// in the row's buffer: same rules, no `String` made.
+/// `trimmingSpaces` and `splitTrimmed` for text that stays in the row's buffer: no `String` made.
 enum CellBytes {
-    /// `range` without leading and trailing spaces, tabs, line ends and no-break spaces (C2 A0).
+    /// Without edge spaces, tabs, line ends and no-break spaces (C2 A0).
     static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
         var start = range.lowerBound, end = range.upperBound
         while start < end {
@@ -27,12 +26,12 @@ enum CellBytes {
         return start..<end
     }
 
-    /// The pieces of `range` between `separator` bytes, each trimmed, empty pieces dropped.
+    /// Pieces trimmed, empty pieces dropped.
     static func splitTrimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ separator: UInt8) -> [Range<Int>] {
         splitTrimmed(bytes, range, separator) { $0 }
     }
 
-    /// `splitTrimmed`, each piece made into the element the caller keeps, in one array.
+    /// Each piece made into the element the caller keeps, in one array.
     @inline(__always)
     static func splitTrimmed<Piece>(
         _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ separator: UInt8, _ piece: (Range<Int>) -> Piece

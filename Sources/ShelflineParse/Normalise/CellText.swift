@@ -1,62 +1,30 @@
-/// Cell text helpers of the normalisers: edge spaces and separator splitting, scanned as bytes.
-
 extension StringProtocol {
-    /// Without leading and trailing spaces, tabs, line ends and no-break spaces (scanned as bytes).
-    var trimmingSpaces: Substring {
-        if let text = self as? Substring { return text.trimmedBytes }
-        if let text = self as? String { return text[...].trimmedBytes }
-        return String(self)[...].trimmedBytes
+    /// Without edge spaces, tabs, line ends and no-break spaces (`CellBytes.trimmed`).
+    var trimmingSpaces: Substring { asSubstring.trimmedBytes }
+
+    /// Split at every `separator` byte (ASCII), pieces trimmed, empty pieces dropped.
+    func splitTrimmed(_ separator: UInt8) -> [Substring] {
+        asSubstring.withBytes { CellBytes.splitTrimmed($0, 0..<$0.count, separator, $1) }
     }
+
+    private var asSubstring: Substring { self as? Substring ?? (self as? String)?[...] ?? String(self)[...] }
 }
 
 extension Substring {
-    /// `trimmingSpaces` on the concrete type, whose UTF-8 view can be walked from both ends.
     var trimmedBytes: Substring {
-        let bytes = utf8
-        var start = bytes.startIndex
-        var end = bytes.endIndex
-        while start < end {
-            let byte = bytes[start]
-            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
-                start = bytes.index(after: start)
-            } else if byte == 0xC2, bytes.index(after: start) < end, bytes[bytes.index(after: start)] == 0xA0 {
-                start = bytes.index(start, offsetBy: 2)
-            } else {
-                break
-            }
-        }
-        while start < end {
-            let last = bytes.index(before: end)
-            let byte = bytes[last]
-            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
-                end = last
-            } else if byte == 0xA0, last > start, bytes[bytes.index(before: last)] == 0xC2 {
-                end = bytes.index(before: last)
-            } else {
-                break
-            }
-        }
-        return self[start..<end]
+        withBytes { bytes, piece in piece(CellBytes.trimmed(bytes, 0..<bytes.count)) }
     }
-}
 
-extension StringProtocol {
-    /// The text split at every `separator` byte (ASCII), pieces trimmed, empty pieces dropped.
-    func splitTrimmed(_ separator: UInt8) -> [Substring] {
-        var pieces: [Substring] = []
-        let bytes = utf8
-        var pieceStart = bytes.startIndex
-        var index = bytes.startIndex
-        while true {
-            if index == bytes.endIndex || bytes[index] == separator {
-                let piece = self[pieceStart..<index].trimmingSpaces
-                if !piece.isEmpty { pieces.append(piece) }
-                if index == bytes.endIndex { break }
-                pieceStart = bytes.index(after: index)
+    /// Calls `body` with the text's UTF-8 and a function making a range of it a piece of the text,
+    /// so the byte-level rules serve strings too (measured no slower than walking `utf8` indices).
+    func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>, (Range<Int>) -> Substring) -> Result) -> Result {
+        var copy = self
+        return copy.withUTF8 { bytes in
+            body(bytes) { range in
+                let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+                return self[start..<utf8.index(start, offsetBy: range.count)]
             }
-            index = bytes.index(after: index)
         }
-        return pieces
     }
 }
 

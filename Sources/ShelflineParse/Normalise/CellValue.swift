@@ -1,14 +1,13 @@
 /// Small typed readings of cells: ratings, counts, yes/no.
 public enum CellValue {
-    /// A star rating: `4`, `4.5`, `3.75`. `0` is how exports say "unrated" → nil; so is anything
-    /// outside 0–5 or not a number.
+    /// Stars: `4`, `4.5`; `0` is how exports say "unrated" → nil, as is anything outside 0–5.
     public static func rating(_ cell: some StringProtocol) -> Double? {
         let text = cell.trimmingSpaces
         guard !text.isEmpty, let value = Double(text), value.isFinite, value > 0, value <= 5 else { return nil }
         return value
     }
 
-    /// `rating` on a cell's bytes: a single digit (the usual cell) is read without making a string.
+    /// A single digit (the usual cell) is read without making a string.
     static func rating(bytes cell: UnsafeBufferPointer<UInt8>) -> Double? {
         let text = CellBytes.trimmed(cell, 0..<cell.count)
         if text.count == 1 {
@@ -18,13 +17,12 @@ public enum CellValue {
         return rating(String(decoding: cell, as: UTF8.self))
     }
 
-    /// A non-negative whole number, allowing surrounding spaces and a trailing unit (`590 p.`).
+    /// A whole number, allowing a trailing unit (`590 p.`).
     public static func count(_ cell: some StringProtocol) -> Int? {
         var text = String(cell)
         return text.withUTF8 { count(bytes: $0) }
     }
 
-    /// `count` on a cell's bytes (the stage's path: no `String` per cell).
     static func count(bytes cell: UnsafeBufferPointer<UInt8>) -> Int? {
         var value = 0
         var digits = 0

@@ -2,21 +2,19 @@ import ShelflineCore
 
 /// Dates as exports write them, normalised to ISO `yyyy-mm-dd`.
 public enum ExportDate {
-    /// `2020/10/25`, `2020-10-25`, `2020/1/5`, `[2007-04-16]`, `2024-03-01T13:01:12.937`, and the
-    /// US `10/25/2020` → `2020-10-25`. A value that is not a real calendar date (or only a year or
-    /// a month) gives nil: the raw row keeps it, and a guess would be worse than nothing.
+    /// `2020/1/5`, `[2007-04-16]`, `2024-03-01T13:01:12.937`, US `10/25/2020`. Not a real calendar
+    /// date (or only a year or month): nil, since the raw row keeps it and a guess is worse.
     public static func normalise(_ cell: some StringProtocol) -> String? {
         var text = String(cell)
         return text.withUTF8 { normalise(bytes: $0) }
     }
 
-    /// `normalise` on a cell's bytes (the stage's path: no `String` per cell).
     static func normalise(bytes cell: UnsafeBufferPointer<UInt8>) -> String? {
         var text = CellBytes.trimmed(cell, 0..<cell.count)
         if text.count >= 2 && cell[text.lowerBound] == UInt8(ascii: "[") && cell[text.upperBound - 1] == UInt8(ascii: "]") {
             text = CellBytes.trimmed(cell, (text.lowerBound + 1)..<(text.upperBound - 1))
         }
-        // Scan bytes: three numbers separated by `/`, `-` or `.`, optionally followed by a time.
+        // Three numbers separated by `/`, `-` or `.`, optionally followed by a time.
         var numbers = (0, 0, 0)
         var widths = (0, 0, 0)
         var part = 0
@@ -52,8 +50,8 @@ public enum ExportDate {
         return format(year: year, month: month, day: day)
     }
 
-    /// One or several readings: `2023/05/23-2023/06/07`, `2022/08/06`, or a comma-separated list of
-    /// either. A range's dashes are told apart from ISO dates' dashes by trying each split point.
+    /// `2023/05/23-2023/06/07`, `2022/08/06`, or a comma-separated list of either. A range's dash
+    /// is told apart from ISO dates' dashes by trying each split point.
     public static func reads(_ cell: some StringProtocol) -> [ReadSpan] {
         var spans: [ReadSpan] = []
         for item in cell.splitTrimmed(UInt8(ascii: ",")) {
@@ -83,10 +81,9 @@ public enum ExportDate {
         return spans
     }
 
-    /// `reads` on a cell's bytes: a cell holding one date (the usual case) is read without making
-    /// strings of it.
+    /// One date (the usual cell) is read without making strings of it.
     static func reads(bytes cell: UnsafeBufferPointer<UInt8>) -> [ReadSpan] {
-        // Without a comma the cell is one item; `normalise` stops at a time, so a list must go the long way.
+        // `normalise` stops at a time, so a list must go the long way.
         if !cell.contains(UInt8(ascii: ",")), let date = normalise(bytes: cell) {
             return [ReadSpan(start: nil, end: date)]
         }
@@ -104,8 +101,7 @@ public enum ExportDate {
         return day <= days
     }
 
-    /// `yyyy-mm-dd` for a valid date. Written byte by byte: string interpolation here was ~2% of the
-    /// stage's CPU time (perf, 200,000-row bench file).
+    /// Written byte by byte: string interpolation measured slower.
     static func format(year: Int, month: Int, day: Int) -> String {
         String(unsafeUninitializedCapacity: 10) { output in
             output[0] = UInt8(48 + year / 1000)
@@ -122,15 +118,14 @@ public enum ExportDate {
         }
     }
 
-    /// The first run of exactly four digits that reads as a year (1000–2999): `2006`, `c1999`, `1979-05`.
+    /// The first run of exactly four digits in 1000–2999: `2006`, `c1999`, `1979-05`.
     static func year(bytes: some Sequence<UInt8>) -> Int? {
         var run = 0
         var value = 0
         for byte in bytes {
             if byte >= 48 && byte <= 57 {
                 run += 1
-                // Only a run of exactly four digits counts, so a longer one (a barcode, a stray ID)
-                // stops accumulating rather than overflowing.
+                // A longer run (a barcode) stops accumulating rather than overflowing.
                 if run <= 4 { value = value * 10 + Int(byte - 48) }
             } else {
                 if run == 4 && value >= 1000 && value < 3000 { return value }

@@ -1,7 +1,6 @@
 /// Author names as exports write them.
 public enum PersonName {
-    /// Whitespace runs (spaces, tabs, no-break spaces, newlines) collapsed to one space, trimmed:
-    /// Goodreads writes `Amy    Wallace`.
+    /// Whitespace runs collapsed to one space, trimmed: Goodreads writes `Amy    Wallace`.
     public static func collapse(_ text: some StringProtocol) -> String {
         if isCollapsed(utf8: text.utf8) { return String(text) }
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return collapse(ascii: text.utf8) }
@@ -20,8 +19,7 @@ public enum PersonName {
         return result
     }
 
-    /// `collapse` of ASCII text, on bytes (ASCII's whitespace is 09–0D and the space): through
-    /// `Character`, the names with a run of spaces were a measurable part of a row's time.
+    /// On bytes (ASCII's whitespace is 09–0D and the space): through `Character` measured slower.
     private static func collapse(ascii utf8: some Collection<UInt8>) -> String {
         String(unsafeUninitializedCapacity: utf8.count) { output in
             var count = 0, pendingSpace = false
@@ -42,8 +40,7 @@ public enum PersonName {
         }
     }
 
-    /// True when there is nothing to collapse: no edge spaces, no double spaces, only plain spaces
-    /// (checked on bytes; the usual case, so it must be cheap).
+    /// Nothing to collapse, checked on bytes: the usual case, so it must be cheap.
     static func isCollapsed(utf8: some Collection<UInt8>) -> Bool {
         var previousSpace = true  // a leading space is not collapsed
         for byte in utf8 {
@@ -59,8 +56,8 @@ public enum PersonName {
         return !previousSpace || utf8.isEmpty
     }
 
-    /// `Last, First` (LibraryThing's order) → `First Last`; names with no or several commas are
-    /// kept as written, since they are not in that order or are ambiguous (`Dumas, Alexandre, père`).
+    /// `Last, First` → `First Last`; names with several commas are ambiguous (`Dumas, Alexandre,
+    /// père`): kept as written.
     public static func uninverted(_ name: String) -> String {
         let parts = name.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return name }
@@ -69,7 +66,7 @@ public enum PersonName {
         return "\(first) \(last)"
     }
 
-    /// A list of names split on `separator`, each collapsed; empties dropped.
+    /// Names split on `separator`, each collapsed; empties dropped.
     public static func list(_ cell: some StringProtocol, separator: Character = ",") -> [String] {
         cell.splitTrimmed(separator.asciiValue ?? UInt8(ascii: ",")).compactMap { item in
             let name = collapse(item)

@@ -7,10 +7,8 @@ public struct SeriesTitle: Equatable, Sendable {
 
 // In an extension, so the memberwise initialiser stays.
 extension SeriesTitle {
-    /// Parses the last parenthesised group of `title` when it holds a `#` position:
-    /// `Dune (Dune, #1)`, `Waypoint Kangaroo (Kangaroo #1)`, `1Q84 (1Q84, #1-3)`,
-    /// `Sistah Samurai (The Champloo Mixes, Mix #1)` (the label after the last comma is dropped).
-    /// Parentheses without a `#n` (`(Spanish Edition)`) are part of the title, not a series.
+    /// `Dune (Dune, #1)`, `1Q84 (1Q84, #1-3)`, `Sistah Samurai (The Champloo Mixes, Mix #1)` (the
+    /// label after the last comma dropped); `(Spanish Edition)` is part of the title.
     public init?(parsing title: String) {
         let bytes = Array(title.utf8)
         guard let parts = bytes.withUnsafeBufferPointer({ Self.ranges(in: $0, title: 0..<$0.count) }) else { return nil }
@@ -18,9 +16,7 @@ extension SeriesTitle {
         self.init(base: text(parts.base), series: text(parts.series), position: text(parts.position))
     }
 
-    /// Where the base, series and position of the title in `bytes[title]` are, or nil when it has
-    /// no `(Series, #n)` suffix. Works on bytes: parentheses, `#` and `,` are ASCII, so byte
-    /// positions are safe cut points in UTF-8.
+    /// On bytes: parentheses, `#` and `,` are ASCII, so safe cut points in UTF-8.
     static func ranges(in bytes: UnsafeBufferPointer<UInt8>, title: Range<Int>)
         -> (base: Range<Int>, series: Range<Int>, position: Range<Int>)?
     {
@@ -51,7 +47,7 @@ extension SeriesTitle {
         return (base, series, position)
     }
 
-    /// `1`, `2.5`, `1-3`, `0.5-2`: digits, optional decimal part, optional range.
+    /// `1`, `2.5`, `1-3`, `0.5-2`.
     static func isPosition(_ bytes: some Collection<UInt8>) -> Bool {
         var dashes = 0, dots = 0, digits = 0  // dots in the current part, digits in the current piece
         for byte in bytes {

@@ -7,8 +7,7 @@ public enum ShelfName {
     public static let toRead = "to-read"
     public static let didNotFinish = "did-not-finish"
 
-    /// Maps each export's spelling of the four reading states to one name; any other value is a
-    /// custom exclusive shelf and is kept as written (trimmed). Empty → nil.
+    /// Each export's spelling of the four reading states; any other value is a custom shelf, kept.
     public static func normalise(_ cell: some StringProtocol) -> String? {
         let text = cell.trimmingSpaces
         guard !text.isEmpty else { return nil }
@@ -16,9 +15,7 @@ public enum ShelfName {
         for name in [read, toRead, currentlyReading, didNotFinish] where text.utf8.elementsEqual(name.utf8) {
             return name
         }
-        // Custom shelves are usually already lowercase ASCII words: then the key is the text
-        // itself (lowercasing every one of them was ~1.5% of the stage's CPU time, perf on the
-        // 200,000-row bench file, where a fifth of the rows have a custom shelf).
+        // Custom shelves are usually lowercase ASCII already: lowercasing each measured slower.
         let plain = text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !($0 >= 0x41 && $0 <= 0x5A) && $0 != 0x5F }
         let key = plain ? String(text) : String(String(text).lowercased().map { $0 == " " || $0 == "_" ? "-" : $0 })
         switch key {
@@ -32,8 +29,7 @@ public enum ShelfName {
 }
 
 extension ShelfPosition {
-    /// One item of Goodreads' `Bookshelves with positions`: `to-read (#339)` → `to-read` at 339;
-    /// an item without a `(#n)` suffix is the shelf alone.
+    /// Goodreads' `Bookshelves with positions` item: `to-read (#339)`, or a shelf alone.
     static func parse(_ item: String) -> ShelfPosition {
         let text = item.trimmingSpaces
         guard text.hasSuffix(")"), let hash = text.lastIndex(of: "#") else { return ShelfPosition(shelf: String(text)) }
@@ -47,10 +43,8 @@ extension ShelfPosition {
         return ShelfPosition(shelf: String(head.dropLast(2).trimmingSpaces), position: position)
     }
 
-    /// `parse` of the item at `range` of the row's bytes (trimmed already, `CellBytes.splitTrimmed`).
-    /// An ASCII item (nearly every one) is read as bytes, where the rules above see the same thing;
-    /// any other goes through them as a `String` (graphemes, repaired UTF-8). Walking `Character`s
-    /// here was 9 % of parse's CPU time (perf, 200,000-row bench file).
+    /// An ASCII item (nearly every one) is read as bytes, where the rules above see the same
+    /// thing; walking `Character`s measured much slower.
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> ShelfPosition {
         func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
         guard !range.contains(where: { bytes[$0] >= 0x80 }) else { return parse(text(range)) }

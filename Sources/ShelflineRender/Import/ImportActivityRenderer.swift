@@ -3,20 +3,18 @@ import ShelflineActivity
 import ShelflineCore
 import ShelflineLibrary
 
-/// The import Live Activity: the snapshot `<workspace>/activity/import.json` (and its history)
-/// derived from what a run directory holds, plus the run's `report.html` when it ends.
+/// The import Live Activity's snapshots, derived from what a run directory holds, and the run's
+/// `report.html` when it ends.
 ///
-/// The orchestrator calls `refresh` every ~2 s while stages run; each call reads the run
-/// directory and emits at most what is due: `start` on the first call for a run, an `update`
-/// when the counts changed and at least `minimumUpdateIntervalSeconds` passed (or `force`),
-/// and `end` as soon as `merge-report.json` exists.
+/// The orchestrator calls `refresh` every ~2 s while stages run; each call emits at most what is
+/// due: `start` on the first call for a run, an `update` when the counts changed (at most one per
+/// `minimumUpdateIntervalSeconds` unless `force`), `end` once `merge-report.json` exists.
 public struct ImportActivityRenderer: Sendable {
     public typealias State = CSVImportActivityAttributes.ContentState
     public typealias Snapshot = ActivitySnapshot<CSVImportActivityAttributes, State>
 
     public var workspace: Workspace
     public var parameters: RenderParameters
-    /// The names of a run's files (as `pipeline.json` declares them).
     public var files: RunFiles
 
     public init(workspace: Workspace, parameters: RenderParameters = RenderParameters(), files: RunFiles) {
@@ -25,23 +23,20 @@ public struct ImportActivityRenderer: Sendable {
         self.files = files
     }
 
-    /// Where the import snapshot and its history live.
     public var store: ActivityStore {
         ActivityStore(workspace: workspace, name: "import", historyLimit: parameters.historyLimit)
     }
 
     /// What one `refresh` did.
     public struct Refresh: Sendable, Equatable {
-        /// Events emitted by this call, in order (empty when nothing was due).
         public var emitted: [ActivityEvent]
-        /// The content state the run directory implies now (emitted or not).
+        /// What the run directory implies now, emitted or not.
         public var contentState: State
         /// `report.html`, when this call wrote it.
         public var reportPath: String?
     }
 
-    /// Reads `runDirectory` and emits the snapshot that is due, if any. `sourceFile` names the
-    /// imported file before `parse-report.json` exists (for the `start`'s `fileName`/`fileSize`).
+    /// Emits the snapshot that is due, if any; `sourceFile` names the file until parse has reported.
     @discardableResult
     public func refresh(runDirectory: String, now: Date, sourceFile: String? = nil, force: Bool = false) throws -> Refresh {
         let status = try ImportRunStatus.read(runDirectory: runDirectory, files: files)
@@ -60,18 +55,13 @@ public struct ImportActivityRenderer: Sendable {
 
         if current == nil {
             if let previous, previous.event != .end {
-                // Another import's activity never ended (killed, abandoned): end it honestly
-                // before this one starts, so the phone never shows its spinner forever.
+                // Another import's activity never ended: end it, or the phone shows its spinner forever.
                 var state = previous.contentState
                 state.currentStep =
                     "Not finished: \(previous.attributes.fileName) was replaced by a newer import; import it again"
                 state.currentBookTitle = nil
                 state.currentBookAuthor = nil
-                try store.publish(
-                    makeSnapshot(
-                        .end, attributes: previous.attributes, state: state, now: now,
-                        startedAt: previous.startedAt ?? previous.timestamp, failed: true,
-                        after: previous.timestamp))
+                try store.publish(makeSnapshot(.end, after: previous, state: state, now: now, failed: true))
             }
             let started = unixSeconds(now)
             let attributes = Self.attributes(
@@ -83,38 +73,29 @@ public struct ImportActivityRenderer: Sendable {
             current = snapshot
         }
         guard var active = current else { return Refresh(emitted: emitted, contentState: state, reportPath: nil) }
-        let startedAt = active.startedAt ?? active.timestamp
         active.attributes.estimatedDuration =
-            Self.estimatedDuration(status: status, startedAt: startedAt, now: now)
+            Self.estimatedDuration(status: status, startedAt: active.startedAt ?? active.timestamp, now: now)
             ?? active.attributes.estimatedDuration
 
         if status.merge != nil {
-            // Once ended, the page is still rewritten (same bytes for the same files) so a merge rerun
-            // after review decisions is reflected and the render stage's declared output always
-            // exists; when that rerun changed the final tallies (rows to review answered), the
-            // ended activity's last word is corrected too, so no place shows the old count.
+            // Once ended, the page is still rewritten, so a merge rerun after review decisions is
+            // reflected and render's declared output always exists; a rerun that changed the final
+            // tallies corrects the ended activity too, so no place shows the old count.
             if active.event != .end || state != active.contentState {
-                try store.publish(
-                    makeSnapshot(
-                        .end, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
-                        after: active.timestamp))
+                try store.publish(makeSnapshot(.end, after: active, state: state, now: now))
                 emitted.append(.end)
             }
             reportPath = try writePages(status, fileName: active.attributes.fileName)
         } else if active.event != .end, emitted.isEmpty, state != active.contentState,
             force || now.timeIntervalSince1970 - Double(active.timestamp) >= parameters.minimumUpdateIntervalSeconds
         {
-            try store.publish(
-                makeSnapshot(
-                    .update, attributes: active.attributes, state: state, now: now, startedAt: startedAt,
-                    after: active.timestamp))
+            try store.publish(makeSnapshot(.update, after: active, state: state, now: now))
             emitted.append(.update)
         }
         return Refresh(emitted: emitted, contentState: state, reportPath: reportPath)
     }
 
-    /// The finished import's report page and the workspace's library page, which it links to.
-    /// `fileName`: the user's file, as the activity names it (the run reads a copy, `input.csv`).
+    /// The report page and the library page it links to; `fileName`: the user's (the run reads a copy).
     func writePages(_ status: ImportRunStatus, fileName: String) throws -> String {
         let library = try LibraryPage.write(workspace: workspace)
         return try ImportReportPage.write(
@@ -122,8 +103,7 @@ public struct ImportActivityRenderer: Sendable {
             libraryPage: Self.relativePath(of: library, from: status.runDirectory))
     }
 
-    /// `path` as seen from `directory` (`../../library.html` from `<workspace>/runs/<id>`), or the
-    /// absolute path when they share nothing but the root.
+    /// `../../library.html` from `<workspace>/runs/<id>`; absolute when they share only the root.
     static func relativePath(of path: String, from directory: String) -> String {
         let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
         let base = URL(fileURLWithPath: directory).standardizedFileURL.pathComponents
@@ -135,18 +115,15 @@ public struct ImportActivityRenderer: Sendable {
 
     /// How a run stopped short of its end.
     public enum Interruption: Sendable, Equatable {
-        /// The import failed at `stage`; `reason` is what failed, `advice` what to do.
         case failed(stage: String, reason: String, advice: String)
-        /// The import was paused (SIGTERM, SIGINT, SIGHUP) during `stage`; the next run resumes it.
+        /// SIGTERM, SIGINT, SIGHUP: the next run resumes it.
         case paused(stage: String)
-        /// The run stopped without finishing and will not be resumed (removed as stale).
+        /// Removed as stale: it will not be resumed.
         case abandoned
     }
 
-    /// Records that the run stopped short: a failure ends the activity with a state the app can
-    /// show (the step text says what failed and what to do); a pause shows "paused" and leaves the
-    /// activity running, since the next run resumes it; an abandoned run's activity is ended only if
-    /// it is the current one. Nothing happens to an ended activity.
+    /// A failure ends the activity saying what failed and what to do; a pause leaves it running,
+    /// since the next run resumes it; an abandoned run's is ended only if it is the current one.
     @discardableResult
     public func interrupt(runDirectory: String, now: Date, sourceFile: String? = nil, _ interruption: Interruption) throws
         -> State?
@@ -175,20 +152,12 @@ public struct ImportActivityRenderer: Sendable {
             }
             let paused = if case .paused = interruption { true } else { false }
             try store.publish(
-                makeSnapshot(
-                    paused ? .update : .end, attributes: active.attributes, state: state, now: now,
-                    startedAt: active.startedAt ?? active.timestamp, failed: !paused, paused: paused,
-                    after: active.timestamp))
+                makeSnapshot(paused ? .update : .end, after: active, state: state, now: now, failed: !paused, paused: paused))
             return state
         }
     }
 
-    // MARK: - Mapping
-
-    /// The content state a run directory implies. Final tallies come from the merge report
-    /// (`successCount` = added + updated, `duplicateCount` = duplicates in file, `failureCount` =
-    /// rejected: the rows that did not reach the library; a book imported without metadata is not
-    /// a failure); while the import runs, the same quantities so far.
+    /// Merge's final tallies (a book without metadata is no failure), or the same quantities so far.
     public static func contentState(for status: ImportRunStatus) -> State {
         let rejected = status.parse?.rowsRejected ?? 0
         if let merge = status.merge {
@@ -217,8 +186,7 @@ public struct ImportActivityRenderer: Sendable {
             progress: fraction, currentStep: step,
             booksProcessed: total > 0 ? min(rejected + lookupProcessed, total) : rejected + lookupProcessed,
             totalBooks: total,
-            // Every row past lookup that is not a duplicate ends added or updated (not-enriched rows
-            // are imported from the export's data), so this converges on the merge's added + updated.
+            // Every row past lookup that is not a duplicate ends added or updated: merge's count.
             successCount: max(0, lookupProcessed - duplicates),
             duplicateCount: duplicates,
             failureCount: rejected,
@@ -226,12 +194,10 @@ public struct ImportActivityRenderer: Sendable {
             currentBookAuthor: shown?.currentAuthor.map(Self.displayText))
     }
 
-    /// The running stage's words and where the bar stands, from the stage list's activity steps
-    /// (`Stage.activity`): the first stage without a report is running; the bar stands at the sum
-    /// of the earlier stages' parts, plus the running stage's part times the fraction of its
-    /// progress file, if it has one. A stage's part is its share of all the stages' shares, so a
-    /// stage added brings its own and the others' need no change. Three decimals, so a tiny change
-    /// is no update.
+    /// From `Stage.activity`: the first stage without a report is running; the bar stands at the
+    /// earlier stages' parts plus the running one's times its progress. A part is a share of all
+    /// the shares, so an added stage needs no change to the others'. Three decimals, so a tiny
+    /// change is no update.
     static func progressStep(for status: ImportRunStatus) -> (step: String, fraction: Double, running: StageName?) {
         let whole = status.files.stages.reduce(0) { $0 + $1.activity.share }
         func part(_ stage: Stage) -> Double { whole > 0 ? stage.activity.share / whole : 0 }
@@ -239,7 +205,7 @@ public struct ImportActivityRenderer: Sendable {
         var last: (step: String, fraction: Double, running: StageName?) = ("", 0, nil)
         for stage in status.files.stages {
             guard let text = stage.activity.text else { break }
-            // The shares summed as written (0.05 + 0.05 + 0.85 is not 0.95 in binary): whole millionths.
+            // 0.05 + 0.05 + 0.85 is not 0.95 in binary: whole millionths.
             let stageStart = (start * 1_000_000).rounded() / 1_000_000
             guard status.finished.contains(stage.name) else {
                 let done = status.progress[stage.name].map {
@@ -254,8 +220,7 @@ public struct ImportActivityRenderer: Sendable {
         return last
     }
 
-    /// Whole seconds the whole import is expected to take: time so far plus what lookup's measured
-    /// rate says the rest needs; at the end, the measured duration.
+    /// Time so far plus what lookup's rate says the rest needs; at the end, the measured duration.
     static func estimatedDuration(status: ImportRunStatus, startedAt: Int, now: Date) -> TimeInterval? {
         let elapsed = max(0, now.timeIntervalSince1970 - Double(startedAt))
         if status.merge != nil { return elapsed.rounded() }
@@ -265,8 +230,7 @@ public struct ImportActivityRenderer: Sendable {
         return (elapsed + remaining).rounded()
     }
 
-    /// The activity's session id: a name-based UUID of the run directory's resolved name (the run
-    /// id is keyed by the input's content), so every call for one run agrees without shared state.
+    /// A name-based UUID of the run directory's name: every call for a run agrees, sharing nothing.
     public static func sessionId(runDirectory: String) -> UUID {
         let resolved = URL(fileURLWithPath: runDirectory).standardizedFileURL.resolvingSymlinksInPath().lastPathComponent
         var bytes = Array(SHA256.hash(data: Data("shelfline.import-activity:\(resolved)".utf8)).prefix(16))
@@ -291,21 +255,26 @@ public struct ImportActivityRenderer: Sendable {
             estimatedDuration: estimatedDuration(status: status, startedAt: startedAt, now: now))
     }
 
-    /// Titles and names as shown: whitespace runs collapsed, bounded length.
     static func displayText(_ text: String) -> String {
         text.split(whereSeparator: \.isWhitespace).joined(separator: " ").truncated(toCharacters: 160)
     }
 
-    // MARK: - Snapshots
+    /// The next snapshot of `active`'s activity.
+    func makeSnapshot(
+        _ event: ActivityEvent, after active: Snapshot, state: State, now: Date, failed: Bool = false, paused: Bool = false
+    ) -> Snapshot {
+        makeSnapshot(
+            event, attributes: active.attributes, state: state, now: now, startedAt: active.startedAt ?? active.timestamp,
+            failed: failed, paused: paused, after: active.timestamp)
+    }
 
-    /// `previous`: the activity's latest snapshot, whose timestamp this one's never goes below.
+    /// `previous`: the latest snapshot's timestamp, which this one's never goes below.
     func makeSnapshot(
         _ event: ActivityEvent, attributes: CSVImportActivityAttributes, state: State, now: Date,
         startedAt: Int, failed: Bool = false, paused: Bool = false, after previous: Int? = nil
     ) -> Snapshot {
-        // ActivityKit ignores a push whose timestamp is not newer than the one it shows: a snapshot
-        // written in the same second as the previous one (an end right after an update), or after
-        // the clock moved back, is dated one second after it.
+        // ActivityKit ignores a push not newer than the one it shows: a snapshot in the same
+        // second as the previous one, or after the clock moved back, is dated one second after it.
         let timestamp = max(unixSeconds(now), previous.map { $0 + 1 } ?? Int.min)
         func build(_ limit: Int) -> Snapshot {
             var attributes = attributes
@@ -321,7 +290,7 @@ public struct ImportActivityRenderer: Sendable {
                     title: "Importing \(attributes.fileName)",
                     body: state.totalBooks > 0 ? "\(state.totalBooks) books" : "Starting import")
             case .update where paused:
-                // A person must see this one (it goes at priority 10): the import waits for them.
+                // A person must see this one (priority 10): the import waits for them.
                 alert = PushAlert(title: "Import paused: \(attributes.fileName)", body: state.currentStep)
             case .update:
                 alert = nil

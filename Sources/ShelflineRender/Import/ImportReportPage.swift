@@ -8,33 +8,28 @@ import ShelflineReports
     import Glibc
 #endif
 
-/// `<run dir>/report.html`: one self-contained page (inline CSS and SVG, no scripts, nothing
-/// fetched) with the outcome counts as a chart, the rows needing review with their candidates,
-/// and the failed rows. Its bytes depend only on the run directory's files.
+/// `<run dir>/report.html`: one self-contained page (no scripts, nothing fetched) whose bytes
+/// depend only on the run directory's files.
 public enum ImportReportPage {
 
-    /// Renders and atomically writes the page for a finished run; returns its path.
+    /// Writes the page for a finished run; returns its path. `libraryPage` is relative to the run
+    /// directory; `fileName` titles the page (default: the run's copy's name).
     @discardableResult
-    /// `libraryPage`: the library page's path relative to the run directory, linked from the summary.
-    /// `fileName`: the user's file the page is titled with (default: the run's copy's name).
     public static func write(
         status: ImportRunStatus, parameters: RenderParameters = RenderParameters(),
         fileName: String? = nil, libraryPage: String? = nil
     ) throws -> String {
         let directory = status.runDirectory
-        /// Merge's file with `role`: as its report names it, else as the run's files do.
+        /// As merge's report names it, else as the run's files do.
         func resolve(_ name: String?, _ role: StageFileRole) -> String {
             let name =
                 name?.isEmpty == false ? name! : status.files.output(.merge, role) ?? Stage.merge.defaultOutput(role)
             return name.hasPrefix("/") ? name : directory + "/" + name
         }
-        // Merge's own type: the file is what merge wrote, or absent (a run before merge).
         let reviewPath = resolve(status.merge?.review, .review)
         let reviewList =
             FileManager.default.fileExists(atPath: reviewPath) ? try readJSONFile(ReviewList.self, from: reviewPath) : nil
-        let review = reviewList?.items ?? []
-        let ruledOut = reviewList?.ruledOut ?? []
-        // Streamed and capped: the page shows the first rows, the files can hold a whole import.
+        // Capped: the files can hold a whole import.
         let failed = try exportRows(
             path: resolve(status.merge?.failedRows, .failedRows),
             maximumRows: parameters.reportMaximumRows)
@@ -43,9 +38,9 @@ public enum ImportReportPage {
             maximumRows: parameters.reportMaximumRows,
             knownDataRows: status.merge?.notEnrichedRowCount)
         let html = render(
-            status: status, review: review, failedRows: failed.rows, failedRowCount: failed.dataRows,
+            status: status, review: reviewList?.items ?? [], failedRows: failed.rows, failedRowCount: failed.dataRows,
             notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
-            ruledOut: ruledOut, maximumRows: parameters.reportMaximumRows, fileName: fileName,
+            ruledOut: reviewList?.ruledOut ?? [], maximumRows: parameters.reportMaximumRows, fileName: fileName,
             libraryPage: libraryPage)
         let name = status.files.output(.render, .page) ?? Stage.render.defaultOutput(.page)
         let target = name.hasPrefix("/") ? name : directory + "/" + name
@@ -53,11 +48,8 @@ public enum ImportReportPage {
         return target
     }
 
-    /// The page's HTML.
-    /// `failedRows` are the rejected rows (not in the library); `notEnrichedRows` the rows imported
-    /// without metadata (in the library): separate sections with their own counts. Each table is the
-    /// CSV's header and (at least its first `maximumRows`) rows; a `…RowCount` is how many data rows
-    /// its file holds in all, when only the first rows were read.
+    /// The page's HTML. Each table is the CSV's header and its first rows; a `…RowCount` is how
+    /// many data rows its file holds in all.
     public static func render(
         status: ImportRunStatus, review: [ReviewItem], failedRows: [[String]],
         failedRowCount: Int? = nil, notEnrichedRows: [[String]] = [],
@@ -108,8 +100,7 @@ public enum ImportReportPage {
                     ("Rejected", merge.outcomes.rejected, "#ea4335"),
                 ] + (merge.outcomes.skipped.map { [("Skipped", $0, "#bdc1c6")] } ?? []))
             html += "<h2>Metadata</h2>\n"
-            // Rows settled by a review decision are no longer "needs review" (the same count as the
-            // list below, the summary and the activity: `MergeReport.rowsToReview`).
+            // Rows settled by a decision no longer need review (`MergeReport.rowsToReview`).
             var bars: [(label: String, count: Int, color: String)] = [
                 ("Matched by ISBN", merge.enrichment.matchedByIsbn, "#34a853"),
                 ("Matched by search", merge.enrichment.matchedBySearch, "#7cb342"),
@@ -132,13 +123,9 @@ public enum ImportReportPage {
             html +=
                 "<p class=\"muted\">Imported from the export's own data. Decide with "
                 + "<code>shelfline review accept ROW CANDIDATE</code> or <code>shelfline review reject ROW</code>.</p>\n"
-            html += reviewTable(id: "review", review, verdict: "not accepted", maximumRows: maximumRows)
-            if review.count > maximumRows {
-                html += "<p class=\"muted\">… and \(review.count - maximumRows) more in review.json.</p>\n"
-            }
+            html += reviewTable(id: "review", review, verdict: "not accepted", maximumRows: maximumRows, rest: "review.json")
         }
 
-        // Named as merge's description names them (`Stage.unlistedOutputs` for not-enriched rows).
         let failedFile = Stage.merge.defaultOutput(.failedRows)
         let notEnrichedFile = Stage.merge.defaultOutput(.notEnrichedRows)
         html += rowsSection(
@@ -157,20 +144,16 @@ public enum ImportReportPage {
             html +=
                 "<p class=\"muted\">Nothing to decide: the title rule ruled out each candidate for the reason shown "
                 + "(another volume or subtitle, an author sharing no name). Listed so nothing is hidden.</p>\n"
-            html += reviewTable(id: "ruled-out", ruledOut, verdict: "ruled out", maximumRows: maximumRows)
-            if ruledOut.count > maximumRows {
-                html +=
-                    "<p class=\"muted\">… and \(ruledOut.count - maximumRows) more in review.json (<code>ruledOut</code>).</p>\n"
-            }
+            html += reviewTable(
+                id: "ruled-out", ruledOut, verdict: "ruled out", maximumRows: maximumRows,
+                rest: "review.json (<code>ruledOut</code>)")
         }
         html += "</body>\n</html>\n"
         return html
     }
 
-    /// The header and the first `maximumRows` data rows of the export-layout CSV at `path` (merge's
-    /// failed or not-enriched rows), read with the parse stage's reader, and how many data rows it
-    /// holds in all (a missing file has none). `knownDataRows`: that count as the file's writer
-    /// reported it (`MergeReport.notEnrichedRowCount`); reading then stops after the rows kept.
+    /// The header and first `maximumRows` rows of merge's CSV at `path`, and how many data rows it
+    /// holds. `knownDataRows`: that count as merge reported it; reading then stops early.
     static func exportRows(path: String, maximumRows: Int, knownDataRows: Int? = nil) throws -> (rows: [[String]], dataRows: Int)
     {
         guard FileManager.default.fileExists(atPath: path) else { return ([], 0) }
@@ -192,7 +175,6 @@ public enum ImportReportPage {
         return (rows, max(0, count - 1))
     }
 
-    /// The books each metadata source matched, by ISBN and by search, most first.
     static func sourcesTable(_ matches: [String: Int], enrichment: EnrichmentCounts) -> String {
         var html = "<div class=\"scroll\"><table id=\"sources\">\n<tr><th>Source</th><th>Matched by ISBN</th>"
         html += "<th>Matched by search</th></tr>\n"
@@ -204,7 +186,6 @@ public enum ImportReportPage {
         return html + "</table></div>\n"
     }
 
-    /// One table of export rows (header first) under `heading (count)`.
     static func rowsSection(
         id: String, heading: String, table: [[String]], total: Int? = nil, file: String, maximumRows: Int,
         empty: String, explanation: String
@@ -226,8 +207,7 @@ public enum ImportReportPage {
         return html
     }
 
-    /// `text.truncated(toCharacters:)` without counting every character of a long review (a
-    /// grapheme walk over whole cells): only up to `characters` of them are looked at.
+    /// `text.truncated(toCharacters:)` without a grapheme walk over a whole long review.
     static func cell(_ text: String, characters limit: Int) -> String {
         guard limit > 1 else { return text.truncated(toCharacters: limit) }
         // More than `limit` characters: at least two after the first `limit - 1`.
@@ -237,8 +217,8 @@ public enum ImportReportPage {
         return String(text[..<kept]) + "…"
     }
 
-    /// The first `maximumRows` of `entries`, each with its candidates and why each was `verdict`.
-    static func reviewTable(id: String, _ entries: [ReviewItem], verdict: String, maximumRows: Int) -> String {
+    /// `rest` (HTML) names where the entries past `maximumRows` are.
+    static func reviewTable(id: String, _ entries: [ReviewItem], verdict: String, maximumRows: Int, rest: String) -> String {
         var html =
             "<div class=\"scroll\"><table id=\"\(id)\">\n<tr><th>Line</th><th>Title</th><th>Author</th><th>Candidates</th></tr>\n"
         for entry in entries.prefix(maximumRows) {
@@ -247,10 +227,12 @@ public enum ImportReportPage {
                 + "<td>\(escape(entry.author ?? ""))</td><td>" + candidateList(entry.candidates, verdict: verdict)
                 + "</td></tr>\n"
         }
-        return html + "</table></div>\n"
+        html += "</table></div>\n"
+        guard entries.count > maximumRows else { return html }
+        return html + "<p class=\"muted\">… and \(entries.count - maximumRows) more in \(rest).</p>\n"
     }
 
-    /// A numbered list of candidates, each with why it was `verdict` (not accepted, ruled out).
+    /// Each candidate with why it was `verdict` (not accepted, ruled out).
     static func candidateList(_ candidates: [MatchCandidate], verdict: String) -> String {
         guard !candidates.isEmpty else { return "<span class=\"muted\">none</span>" }
         var html = "<ol class=\"candidates\">"
@@ -268,12 +250,10 @@ public enum ImportReportPage {
         return html + "</ol>"
     }
 
-    /// A review reason in words (`isbnTitleConflict` is the machine-readable reason).
     static func readable(_ reason: String) -> String {
         reason == "isbnTitleConflict" ? "the ISBN's edition has another title and author (isbnTitleConflict)" : reason
     }
 
-    /// A horizontal bar chart as inline SVG, bars scaled to the largest count.
     static func chart(id: String, bars: [(label: String, count: Int, color: String)]) -> String {
         let labelWidth = 150, barArea = 420, rowHeight = 30, width = labelWidth + barArea + 70
         let largest = max(1, bars.map(\.count).max() ?? 1)
@@ -297,13 +277,9 @@ public enum ImportReportPage {
         return escapeCharacters(text)
     }
 
-    /// `escape` over UTF-8 bytes: nil inside (the text unchanged) when nothing needs escaping;
-    /// nil outside when a character to escape has a non-ASCII byte beside it, which may join it to
-    /// a grapheme cluster (`"` and a combining accent is one `Character`, left as it is by
-    /// `escapeCharacters`). Character by character, escaping was 8 % of render's CPU time on a
-    /// 200,000-row import (perf: the 1,000 rows of each report table and the library page's
-    /// 20,000 rows); an ASCII byte never occurs inside a multi-byte sequence, so this finds the
-    /// same characters.
+    /// `escape` on bytes (character by character measured much slower): nil inside when nothing
+    /// needs escaping; nil outside when a non-ASCII byte beside a character to escape may join it
+    /// to a grapheme cluster (`"` and a combining accent is one `Character`, left as it is).
     static func escapeBytes(_ utf8: UnsafeBufferPointer<UInt8>) -> String?? {
         func replacement(_ byte: UInt8) -> StaticString? {
             switch byte {
@@ -330,7 +306,7 @@ public enum ImportReportPage {
         return .some(String(decoding: result, as: UTF8.self))
     }
 
-    /// `escape` character by character (grapheme clusters): the reference `escapeBytes` must match.
+    /// Character by character: the reference `escapeBytes` must match.
     static func escapeCharacters(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)

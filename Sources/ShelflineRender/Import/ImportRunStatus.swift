@@ -4,35 +4,26 @@ import ShelflineReports
 
 /// What one run directory says about an import so far: whichever of the stage reports exist.
 ///
-/// Reports are written atomically by their stages, so a file either is complete or absent. Reports
-/// whose exact shape belongs to another stage (dedupe, lookup) are read tolerantly: only the
-/// counts named below are looked up, at any depth.
+/// Reports are written atomically, so a file is complete or absent. Dedupe's, whose shape belongs
+/// to its stage, is read tolerantly: only the count below, at any depth.
 public struct ImportRunStatus: Sendable, Equatable {
     public var runDirectory: String
     public var parse: ParseReport?
-    /// `duplicateInFile` from `dedupe-report.json`, when dedupe has finished.
     public var dedupeDuplicates: Int?
-    /// `notEnriched` from the lookup report, when it has one.
-    public var lookupNotEnriched: Int?
     public var merge: MergeReport?
-    /// The stages whose report file exists (a stage's report is the last file it writes).
+    /// A stage's report is the last file it writes.
     public var finished: Set<StageName> = []
-    /// The progress file of each stage that has written one (lookup's rows asked, merge's records
-    /// resolved then folded into the library). Progress is advisory: one that does not decode is left out.
+    /// Progress is advisory: one that does not decode is left out.
     public var progress: [StageName: StageProgress] = [:]
-
-    /// The names of the run's files (renamed outputs included), from the stage descriptions.
+    /// Renamed outputs included.
     public var files: RunFiles
 
-    /// Reads the run directory, finding each stage's file by role under the name `files` gives it.
-    /// A missing directory is `FileError.missingInput`; a report that exists but does not decode
-    /// is `FileError.corrupt` naming it.
+    /// Reads whichever reports exist; one that does not decode is an error naming it.
     public static func read(runDirectory: String, files: RunFiles) throws -> ImportRunStatus {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: runDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw FileError.missingInput(path: runDirectory, reason: "not a run directory")
         }
-        /// The path of a file that exists, by its name (nil when the stage has no such file).
         func existing(_ name: String?) -> String? {
             guard let name else { return nil }
             let path = name.hasPrefix("/") ? name : runDirectory + "/" + name
@@ -46,24 +37,18 @@ public struct ImportRunStatus: Sendable, Equatable {
                 status.progress[stage.name] = try? readJSONFile(StageProgress.self, from: path)
             }
         }
-        if let path = existing(files.output(.parse, .report)) {
-            status.parse = try readJSONFile(ParseReport.self, from: path)
+        func report<Report: Decodable>(_ stage: StageName, _ type: Report.Type) throws -> Report? {
+            try existing(files.output(stage, .report)).map { try readJSONFile(type, from: $0) }
         }
-        if let path = existing(files.output(.dedupe, .report)) {
-            status.dedupeDuplicates = try readJSONFile(JSONValue.self, from: path).firstCount(named: "duplicateInFile")
-        }
-        if let path = existing(files.output(.lookup, .report)) {
-            status.lookupNotEnriched = try readJSONFile(JSONValue.self, from: path).firstCount(named: "notEnriched")
-        }
-        if let path = existing(files.output(.merge, .report)) {
-            status.merge = try readJSONFile(MergeReport.self, from: path)
-        }
+        status.parse = try report(.parse, ParseReport.self)
+        status.dedupeDuplicates = try report(.dedupe, JSONValue.self)?.firstCount(named: "duplicateInFile")
+        status.merge = try report(.merge, MergeReport.self)
         return status
     }
 }
 
 extension JSONValue {
-    /// The first whole number stored under `key`, searching objects breadth-first.
+    /// Breadth-first.
     func firstCount(named key: String) -> Int? {
         var queue: [JSONValue] = [self]
         while !queue.isEmpty {

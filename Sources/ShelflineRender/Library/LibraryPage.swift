@@ -2,42 +2,30 @@ import Foundation
 import ShelflineCore
 import ShelflineLibrary
 
-/// `<workspace>/library.html`: the whole library on one self-contained page (inline CSS, SVG and a
-/// small inline script; nothing fetched but the sources' covers (`SourceShapes`), lazily, over a
-/// placeholder that stays when offline). Shelves with counts, books finished per year and per month
-/// (with pages), and every book with its cover, rating, dates and series, sortable and searchable.
+/// `<workspace>/library.html`: the whole library on one self-contained page; nothing fetched but
+/// the sources' covers, lazily, over a placeholder that stays when offline.
 ///
-/// The books are data, not markup: one compact JSON array per book (columns by position, `Column`)
-/// in a `<script type="application/json">`, from which the page's script builds only the rows in
-/// view, a page at a time, and searches and sorts all of them. 20,000 books as `<tr>` rows took
-/// 7–9 s to open in headless Chromium; markup at 200,000 would not open at all.
-///
-/// Written in one streaming pass over the library (the books' data as they come, the counts, and
-/// each book's date added for the first order), so memory grows only by a date per book; its bytes
-/// depend only on the library file.
+/// The books are data, not markup: a JSON array per book, from which the page's script builds
+/// only the rows in view (20,000 books as `<tr>` rows took 7–9 s to open in headless Chromium).
+/// Written in one streaming pass, so memory grows only by a date per book; its bytes depend only
+/// on the library file.
 public enum LibraryPage {
-    /// The page's path in `workspace`.
     public static func path(in workspace: Workspace) -> String { workspace.root + "/library.html" }
 
-    /// The rows the script builds at a time: the first page as it opens, another as the last row
-    /// nears the viewport (or "Show more" is pressed).
+    /// The rows the script builds at a time.
     static let pageRows = 100
 
     /// The positions of a book's values in its JSON array (the script reads them by these numbers).
     enum Column: Int, CaseIterable {
-        /// id, title, series (`Dune #1`), author; `""` when missing.
         case id, title, series, author
-        /// The reading state's and the other shelves' indices in the page's shelf names.
+        /// Indices in the page's shelf names.
         case state, shelves
-        /// Rating (0 when unrated), date added, last finish (`""` when none), finishes, pages (null).
         case rating, added, finished, finishes, pages
-        /// A cover: a number of the page's `covers`, a whole URL, or an ISBN their `byISBN` is
-        /// asked for (a string); else null.
+        /// A number of the page's `covers`, a whole URL, or an ISBN their `byISBN` is asked for.
         case cover
     }
 
-    /// Renders and atomically writes the page of `workspace`'s library (an empty page when there is
-    /// no library yet); returns its path.
+    /// Writes the page (empty when there is no library yet); returns its path.
     @discardableResult
     public static func write(workspace: Workspace) throws -> String {
         let target = path(in: workspace)
@@ -46,13 +34,11 @@ public enum LibraryPage {
         try file.write(documentStart)
         var stats = LibraryStats()
         var names = ShelfNames()
-        // Each book's date added, for the first order (newest first): a date is a small string
-        // stored inline, 16 bytes a book.
+        // For the first order: a date is a small string stored inline, 16 bytes a book.
         var added: [String] = []
         var data: [UInt8] = [UInt8(ascii: "[")]
         if FileManager.default.fileExists(atPath: library) {
-            // The books are decoded on a thread of their own, a few batches ahead, while this one
-            // counts them and writes their data: each half is about half of the page's work.
+            // Decoded on a thread of their own while this one writes: each is about half the work.
             let books = Prefetcher<[LibraryBook]>(depth: 2) { emit in
                 var batch: [LibraryBook] = []
                 try LibraryBooks.forEach(path: library, fields: LibraryStats.fields.union(rowFields)) { book, _ in
@@ -85,24 +71,21 @@ public enum LibraryPage {
         return target
     }
 
-    /// Books handed from the decoding thread at a time: few enough that the batches in flight stay
-    /// well under a megabyte.
+    /// Few enough that the batches in flight stay well under a megabyte.
     static let batchSize = 256
 
-    /// The members of a library line the page reads (besides `id` and `title`) beyond the counts'.
+    /// The members the page reads besides `id`, `title` and the counts'.
     static let rowFields: Set<String> = [
         "dateAdded", "reads", "rating", "shelf", "shelves", "series", "seriesPosition",
         "author", "coverId", "coverURL", "enrichmentSource", "isbn13", "isbn10", "pages",
     ]
 
-    /// The shelf names the books' data refers to by index, in the order first met; one list for the
-    /// reading states and the other shelves (a button says which list it filters).
+    /// The shelf names the books' data refers to by index, in the order first met.
     struct ShelfNames {
         var names: [String] = []
         var index: [String: Int] = [:]
-        /// Per name, the last book (`book`'s count) that listed it: a book's repeated shelf is found
-        /// by its index, without a set of its names per book (hashing them twice per book was a
-        /// tenth of render's CPU time).
+        /// Per name, the last book that listed it: a repeated shelf is found without a set of names
+        /// per book (hashing them measured slower).
         private var listedBy: [Int] = []
         private var book = 0
 
@@ -114,8 +97,7 @@ public enum LibraryPage {
             return names.count - 1
         }
 
-        /// The indices of `book`'s other shelves (`LibraryStats.otherShelves`: each once, in its
-        /// order, its exclusive shelf aside), appended to `out` comma-separated.
+        /// `LibraryStats.otherShelves`' indices, comma-separated.
         mutating func appendOtherShelves(of book: LibraryBook, to out: inout [UInt8]) {
             guard let list = book.shelves else { return }
             self.book += 1
@@ -131,12 +113,11 @@ public enum LibraryPage {
         }
     }
 
-    /// The covers the page's script makes URLs of: a number in a book's data is a cover of these,
-    /// a string an ISBN their `byISBN` is asked for (or a whole URL).
+    /// The covers the page's script makes URLs of.
     static let covers = SourceShapes.all.first?.covers
 
-    /// The script's statement that sets a row's cover URL from the book's `Column.cover` value
-    /// (`b[COVER]`, not null): its covers' templates as JavaScript, so the page holds no source's URLs.
+    /// Sets a row's cover URL from `b[COVER]`: the templates as JavaScript, so the page's script
+    /// holds no source's URLs.
     static func coverScript(_ covers: CoverURLTemplate?) -> String {
         func concat(_ template: String, _ hole: String, _ value: String) -> String {
             let parts = template.components(separatedBy: hole).map { "'" + jsEscape($0) + "'" }
@@ -150,13 +131,13 @@ public enum LibraryPage {
             + "        : \(byISBN);"
     }
 
-    /// `text` inside a single-quoted JavaScript string.
+    /// For a single-quoted JavaScript string.
     static func jsEscape(_ text: String) -> String {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
     }
 
-    /// Appends `book`'s JSON array (`Column`'s order). Every `<` is written `\u003c`, so no value
-    /// can end the `<script>` element that holds the data (`</script>`) or open a comment in it.
+    /// Every `<` is written `\u003c`, so no value can end the `<script>` element that holds the
+    /// data or open a comment in it.
     static func appendData(
         _ book: LibraryBook, names: inout ShelfNames, to out: inout [UInt8], covers: CoverURLTemplate? = covers
     ) {
@@ -167,7 +148,6 @@ public enum LibraryPage {
             JSONString.append(text, to: &out)
             out.append(UInt8(ascii: ","))
         }
-        // Small strings (numbers, punctuation) are appended as their bytes: no array per value.
         func raw(_ text: String) { out.append(contentsOf: text.utf8) }
         func number(_ value: Int) {
             raw(String(value))
@@ -195,7 +175,7 @@ public enum LibraryPage {
         if let url = book.coverURL {
             JSONString.append(url, to: &out)
         } else if let id = book.coverId, let own = SourceShapes.of(book.enrichmentSource)?.covers {
-            // The page's script makes the URL of a number in its covers; another source's is written out.
+            // The script makes the URL of its own covers' numbers; another source's is written out.
             if own == covers { raw(String(id)) } else { JSONString.append(own.url(id: id), to: &out) }
         } else if covers?.byISBN != nil,
             let isbn = book.isbn13.flatMap({ ISBN.isValid13($0) ? $0 : nil })
@@ -214,9 +194,8 @@ public enum LibraryPage {
         }
     }
 
-    /// The books' indices in the page's first order, the script's "Newest added": date added,
-    /// latest first (a book without one last), then file order; as a JSON array in its own element.
-    /// Sorted here, the script does not sort 200,000 books as the page opens.
+    /// "Newest added", then file order: sorted here, so the script does not sort every book as the
+    /// page opens.
     static func firstOrder(_ added: [String]) -> String {
         let order: [Int]
         let keys = added.map(sortKey)
@@ -232,9 +211,8 @@ public enum LibraryPage {
             + order.map(String.init).joined(separator: ",") + "]</script>\n"
     }
 
-    /// `text`'s bytes as two big-endian words, zero-padded: for text of at most 16 bytes without a
-    /// NUL they compare as the bytes do (a prefix first), without walking two strings per comparison
-    /// (sorting 200,000 dates as strings was a twentieth of render's CPU time). Nil for other text.
+    /// Two big-endian words that compare as the bytes of text up to 16 bytes without a NUL do (as
+    /// strings, sorting measured slower). Nil for other text.
     static func sortKey(_ text: String) -> (UInt64, UInt64)? {
         var words: (UInt64, UInt64) = (0, 0)
         for (position, byte) in text.utf8.enumerated() {
@@ -245,8 +223,7 @@ public enum LibraryPage {
         return words
     }
 
-    /// Everything before the books' data: it comes first, in `<head>`, because the counts written
-    /// after it are known only once every book is read.
+    /// The data comes first, in `<head>`: the counts written after it are known only at the end.
     static let documentStart = """
         <!DOCTYPE html>
         <html lang="en">
@@ -255,8 +232,7 @@ public enum LibraryPage {
         <script type="application/json" id="library-books">
         """
 
-    /// From the end of the books' data to the table's empty body; the shelves' names and buttons, the
-    /// summary and the charts.
+    /// From the end of the books' data to the table's empty body.
     static func head(_ stats: LibraryStats, names: ShelfNames) -> String {
         let finished = stats.finishedPerYear.values.reduce(0, +)
         let pagesRead = stats.pagesPerYear.values.reduce(0, +)
@@ -331,8 +307,7 @@ public enum LibraryPage {
         return html
     }
 
-    /// A row of shelf buttons with their book counts, most books first; a button filters the table
-    /// to its shelf: the books whose data names its `data-index` (in `names`) in this list's column.
+    /// A button filters the table to the books whose data names its `data-index` in this list's column.
     static func shelfList(id: String, label: String, _ counts: [String: Int], names: ShelfNames) -> String {
         guard !counts.isEmpty else { return "" }
         var html = "<ul class=\"shelves\" id=\"\(id)\"><li class=\"label\">\(label)</li>\n"
@@ -344,12 +319,10 @@ public enum LibraryPage {
         return html + "</ul>\n"
     }
 
-    /// A bar per period (oldest first), its height the readings finished; `data-*` carry the counts.
     static func chart(id: String, counts: [String: Int], pages: [String: Int]) -> String {
         let periods = counts.keys.sorted()
         guard !periods.isEmpty else { return "<p class=\"muted\" id=\"\(id)\">No finished readings yet.</p>\n" }
-        // Month labels (`2024-05`) need ~46 px; past 18 bars a month is labelled by its number alone
-        // (and its year where that changes).
+        // Month labels need ~46 px; past 18 bars a month is labelled by its number alone.
         let monthly = periods.first?.count == 7
         let barWidth = monthly ? (periods.count <= 18 ? 46 : 18) : 34, gap = 4, height = 140, top = 18
         let width = max(200, periods.count * (barWidth + gap) + 10)
@@ -378,9 +351,7 @@ public enum LibraryPage {
         return svg + "</svg></div>\n"
     }
 
-    /// The script: builds rows from the books' data (only `data-page` at a time, more as the last
-    /// nears the viewport), searches and sorts every book, and filters by shelf button. Values go
-    /// into the DOM as text (`textContent`), never as markup.
+    /// Values go into the DOM as text (`textContent`), never as markup.
     static let tail = """
         <script>
         (function () {
