@@ -340,11 +340,7 @@ public struct PipelineRunner {
         guard let type = reportType(stage), let name = files.output(stage, .report),
             let data = FileManager.default.contents(atPath: run.file(name))
         else { return nil }
-        return Self.rowCount(type, from: data)
-    }
-
-    static func rowCount<Report: FileStageReport>(_ type: Report.Type, from data: Data) -> Int? {
-        (try? JSONDecoder().decode(Report.self, from: data))?.rowCount
+        return (try? JSONDecoder().decode(type, from: data))?.rowCount
     }
 }
 
