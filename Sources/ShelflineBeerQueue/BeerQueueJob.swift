@@ -146,14 +146,12 @@ public struct BeerQueueJob: Sendable {
     /// Plain `http://` only to a loopback address: the cookie would otherwise cross the network in clear text.
     func validatedHost() throws -> String {
         let host = try required(config.host, key: "host", what: "the site's https:// origin")
-        guard let url = URL(string: host), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-            let name = url.host, !name.isEmpty
-        else {
+        guard let url = URL(string: host), let origin = BeerQueueClient.Origin(url) else {
             throw ConfigError(
                 path: configPath, key: "beerQueue.host",
                 expected: "an https:// URL such as https://www.beerknurd.com, found '\(host)'")
         }
-        if scheme == "http" && !Loopback.isLoopback(name) {
+        if origin.scheme == "http" && !Loopback.isLoopback(origin.host) {
             throw ConfigError(
                 path: configPath, key: "beerQueue.host",
                 expected:

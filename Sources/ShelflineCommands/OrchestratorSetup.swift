@@ -46,9 +46,12 @@ struct OrchestratorSetup {
     /// 78, not a missing file later): the wiring and each parameter object, by the stage's own type.
     func validateStageParameters() throws {
         try config.validateWiring(path: configPath)
+        func validate<Stage: PipelineStage>(_: Stage.Type) throws {
+            _ = try config.parameters(Stage.Parameters.self, path: configPath)
+        }
         for declaration in config.stages {
             for stage in PipelineStages.named(declaration.name).description.parameterStages {
-                try PipelineStages.validateParameters(stage, config: config, path: configPath)
+                try validate(PipelineStages.named(stage))
             }
         }
     }

@@ -20,11 +20,4 @@ public enum PipelineStages {
         case .render: RenderStage.self
         }
     }
-
-    static func validateParameters(_ stage: StageName, config: PipelineConfig, path: String) throws {
-        func validate<Stage: PipelineStage>(_ type: Stage.Type) throws {
-            _ = try config.parameters(Stage.Parameters.self, path: path)
-        }
-        try validate(named(stage))
-    }
 }

@@ -68,14 +68,11 @@ public struct Notifier: Sendable {
         case .failed(let reason): log.error("shelfline: notify: \(reason) (output in \(logPath))")
         case .timedOut:
             log.error(
-                "shelfline: notify: killed after \(Self.seconds(timeoutSeconds)) s (notifyTimeoutSeconds); output in \(logPath)")
+                "shelfline: notify: killed after \(JSONValue.number(timeoutSeconds).text) s (notifyTimeoutSeconds); output in \(logPath)"
+            )
         case .interrupted: log.error("shelfline: notify: stopped by a signal (output in \(logPath))")
         }
         return outcome
-    }
-
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     private func deliver(_ event: ImportEvent, executable: String) -> Outcome {
@@ -149,7 +146,7 @@ public struct Notifier: Sendable {
         child.sendToGroup(SIGKILL)
         let ending: String
         switch (outcome, termination!) {
-        case (.some(.timedOut), _): ending = "killed after \(Self.seconds(limit)) s timeout"
+        case (.some(.timedOut), _): ending = "killed after \(JSONValue.number(limit).text) s timeout"
         case (.some(let other), _): ending = "\(other)"
         case (nil, .exited(0)): ending = "exit 0"
         case (nil, .exited(let status)):

@@ -340,11 +340,7 @@ public struct PipelineRunner {
         guard let type = reportType(stage), let name = files.output(stage, .report),
             let data = FileManager.default.contents(atPath: run.file(name))
         else { return nil }
-        return Self.rowCount(type, from: data)
-    }
-
-    static func rowCount<Report: FileStageReport>(_ type: Report.Type, from data: Data) -> Int? {
-        (try? JSONDecoder().decode(Report.self, from: data))?.rowCount
+        return (try? JSONDecoder().decode(type, from: data))?.rowCount
     }
 }
 
@@ -410,45 +406,38 @@ final class StageOutputRelay {
 
 /// A finished stage's outputs hashed, and its manifest written, on a thread of its own, so the next
 /// stage need not wait for a large file's SHA-256; meanwhile its input stamps carry `pending`.
-final class OutputStamping: @unchecked Sendable {
+final class OutputStamping {
     static let pending = "pending"
 
-    private let done = DispatchSemaphore(value: 0)
-    // Written by the thread before `done` is signalled, read by `wait` after.
-    private var result: Result<[FileStamp], any Error> = .success([])
+    private let stamps: Prefetcher<[FileStamp]>
 
     /// `required`: a declared output, which must exist.
     init(
         outputs: [(name: String, path: String, required: Bool)], manifest: StageManifest, path: String,
         now: @escaping @Sendable () -> Date
     ) {
-        let thread = Thread { [self] in
-            defer { done.signal() }
-            result = Result {
-                var stamps: [FileStamp] = []
-                for output in outputs {
-                    guard let stamp = try FileStamp.make(name: output.name, path: output.path, previous: nil) else {
-                        if output.required {
-                            throw FileError.missingInput(
-                                path: output.path, reason: "stage \(manifest.stage.rawValue) did not write it")
-                        }
-                        continue
+        stamps = Prefetcher { emit in
+            var stamps: [FileStamp] = []
+            for output in outputs {
+                guard let stamp = try FileStamp.make(name: output.name, path: output.path, previous: nil) else {
+                    if output.required {
+                        throw FileError.missingInput(
+                            path: output.path, reason: "stage \(manifest.stage.rawValue) did not write it")
                     }
-                    stamps.append(stamp)
+                    continue
                 }
-                var manifest = manifest
-                manifest.outputs = stamps
-                manifest.finishedAt = now().timeIntervalSince1970
-                try writeJSONFile(manifest, to: path)
-                return stamps
+                stamps.append(stamp)
             }
+            var manifest = manifest
+            manifest.outputs = stamps
+            manifest.finishedAt = now().timeIntervalSince1970
+            try writeJSONFile(manifest, to: path)
+            try emit(stamps)
         }
-        thread.start()
     }
 
     /// The outputs' stamps, once the manifest is written.
     func wait() throws -> [FileStamp] {
-        done.wait()
-        return try result.get()
+        try stamps.next() ?? []
     }
 }

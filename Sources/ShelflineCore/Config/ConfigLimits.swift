@@ -25,18 +25,15 @@ public enum ConfigLimits {
         }
 
         public var text: String {
-            let low = minimum.map { "≥ \(Self.number($0))" } ?? exclusiveMinimum.map { "> \(Self.number($0))" }
+            func number(_ value: Double) -> String { JSONValue.number(value).text }
+            let low = minimum.map { "≥ \(number($0))" } ?? exclusiveMinimum.map { "> \(number($0))" }
             switch (low, maximum) {
-            case (_?, let high?) where minimum != nil: return "a number from \(Self.number(minimum!)) to \(Self.number(high))"
-            case (let low?, let high?): return "a number \(low) and ≤ \(Self.number(high))"
+            case (_?, let high?) where minimum != nil: return "a number from \(number(minimum!)) to \(number(high))"
+            case (let low?, let high?): return "a number \(low) and ≤ \(number(high))"
             case (let low?, nil): return "a number \(low)"
-            case (nil, let high?): return "a number ≤ \(Self.number(high))"
+            case (nil, let high?): return "a number ≤ \(number(high))"
             case (nil, nil): return "a number"
             }
-        }
-
-        static func number(_ value: Double) -> String {
-            value == value.rounded() ? String(Int(value)) : String(value)
         }
     }
 

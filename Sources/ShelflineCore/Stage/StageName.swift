@@ -7,17 +7,3 @@ public enum StageName: String, Codable, Sendable, CaseIterable, Comparable {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 }
-
-extension StageName {
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        guard let stage = StageName(rawValue: text) else {
-            throw DecodingError.dataCorruptedError(
-                in: container,
-                debugDescription:
-                    "unknown stage '\(text)', expected one of \(StageName.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        self = stage
-    }
-}
