@@ -10,10 +10,8 @@ import ShelflineReports
 public struct MergeParameters: Codable, Sendable, Equatable {
     /// Scratch buckets the import is partitioned into by book id (a power of two, 1…4096).
     public var buckets = 256
-    /// gzip level of the library file.
     public var libraryLevel = Int(GzipWriter.libraryLevel)
-    /// Also export rows lookup could not enrich (and whose book no source matched) to not-enriched.csv,
-    /// next to failed-rows.csv (which holds the rejected rows only).
+    /// Also export rows whose book no source matched to not-enriched.csv, beside failed-rows.csv.
     public var failedRowsIncludeNotEnriched = true
 
     public init() {}
@@ -26,7 +24,6 @@ public struct MergeParameters: Codable, Sendable, Equatable {
             try container.decodeIfPresent(Bool.self, forKey: .failedRowsIncludeNotEnriched) ?? failedRowsIncludeNotEnriched
     }
 
-    /// What a range cannot state (the ranges: `ranges`, in LibraryStageContract.swift); errors name the key.
     public func validate(configPath: String) throws {
         guard buckets >= 1, buckets & (buckets - 1) == 0 else {
             throw ConfigError(
@@ -40,14 +37,13 @@ public struct MergeRequest: Sendable {
     public var records: String
     public var parseReport: String
     public var rejects: String?
-    /// Where the report goes (`PipelineStage.perform` writes it); its paths are relative to it.
+    /// Where `PipelineStage.perform` writes the report; its paths are relative to it.
     public var report: String
     public var ledger: String
     public var review: String
     public var failedRows: String
-    /// Import id recorded in provenance; nil: the content hash of the source export (or of `records`).
+    /// Nil: the content hash of the source export (or of `records`).
     public var importId: String?
-    /// Progress JSON to keep current while merging (`StageProgress`), or nil.
     public var progress: String?
 }
 
@@ -61,12 +57,12 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
     public var firstLine: Int?
     /// The identity key that decided.
     public var key: String?
-    /// Lookup's verdict (absent: not looked up, counted as `notEnriched`).
+    /// Absent: not looked up, counted as `notEnriched`.
     public var match: MatchStatus?
     /// Why the row was rejected or skipped.
     public var reason: String?
 
-    /// Appends the entry as compact JSON with sorted keys (what `JSONEncoder.shelfline` writes).
+    /// The bytes `JSONEncoder.shelfline` writes, without its cost.
     public func appendJSON(to out: inout [UInt8]) {
         var writer = JSONObjectWriter(out: take(&out))
         writer.string("bookId", bookId)
@@ -81,7 +77,6 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
 }
 
 extension LedgerEntry {
-    /// The entry of a row parse did not import: skipped when its source said so, else rejected.
     init(notImported row: RejectedRow) {
         self.init(line: row.line, outcome: row.skipped == true ? .skipped : .rejected, reason: row.reason)
     }
@@ -89,15 +84,10 @@ extension LedgerEntry {
 
 /// `shelfline-merge`: folds one import's records into the library under the merge lock.
 ///
-/// Pass 1 resolves every record to a book with the key index (as dedupe does, but against the
-/// library as it is now), writes the ledger and partitions the records into id-range buckets.
-/// Pass 2 streams the library in id order, folding each bucket into its range; untouched books
-/// are copied byte for byte. The new generation is published atomically, only if it differs.
-///
-/// Both passes use both cores: pass 1 decodes and keys records on other threads (`KeyedRecords`)
-/// while this one resolves and writes; pass 2 reads buckets and folds the books they create on two
-/// threads (`OrderedPrefetcher`) while this one streams the library, folds its touched books and
-/// writes; gzip compresses on all cores (`GzipWriter`).
+/// Pass 1 resolves every record to a book (as dedupe, against the library as it is now), writes the
+/// ledger and partitions the records into id-range buckets. Pass 2 streams the library in id order,
+/// folding each bucket into its range and copying untouched books byte for byte; the new generation
+/// is published only if it differs. Both passes keep both cores busy (`KeyedRecords`, `OrderedPrefetcher`).
 public enum MergeStage {
     public static func run(
         _ request: MergeRequest, workspace: Workspace, dedupe: DedupeParameters = DedupeParameters(),
@@ -132,13 +122,11 @@ public enum MergeStage {
         var progressFinished = false
         defer { if !progressFinished { progress.finish(finished: false, counts: outcomes.progressCounts) } }
 
-        // Pass 1: resolve, ledger, partition. Twice when the resolver says the file needs what its
-        // ISBNs' rows say of their titles known from the first row (`KeyResolver.use`), as dedupe.
-        // `isbnTitles` given (rebuild: what every stored import says): with them, in one pass.
+        // Pass 1: resolve, ledger, partition; again with `ISBNTitles` when the resolver needs them (as
+        // dedupe), once when rebuild gave them.
         var titles = isbnTitles
         var resolver: KeyResolver, scan: LibraryFile.Scan, buckets: [BucketFile], ledger: NDJSONWriter<LedgerEntry>
         var enrichment: EnrichmentCounts, review: ReviewSpool, notEnriched: FailedRowSpool
-        // The records' reviews and notes, when parse wrote them apart (`RecordTexts`).
         let textsPath = parse.texts?.path(reportPath: request.parseReport)
         var again = false
         repeat {
@@ -250,10 +238,9 @@ public enum MergeStage {
             }
         } while again
         let booksToRebuild = resolver.libraryBooksToRebuild
-        // The fold needs no key index: its memory goes before pass 2 takes its own.
+        // Freed before pass 2 takes its own memory.
         resolver.release()
 
-        // Pass 2: fold buckets into the library in id order (large ones in parts).
         let plan = try BucketFile.plan(buckets, bucketBits: bucketBits, recordsPath: request.records)
         let fold = try foldLibrary(
             library: library, scan: scan, buckets: plan.paths, bucketOf: plan.bucket(of:), decisions: decisions,
@@ -264,7 +251,6 @@ public enum MergeStage {
         var notEnrichedRowCount: Int?
         do {
             try ledger.commit()
-            // Streamed from the spool: the list and its `JSONEncoder` tree were merge's peak (`ReviewSpool`).
             reviewOpen = try review.write(
                 importId: importId, to: request.review, keep: fold.flagged.contains,
                 settled: { decisions[$0] != nil })
@@ -273,10 +259,7 @@ public enum MergeStage {
                     line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
                     fallbackText: $0.raw, bookId: nil)
             }
-            // Rejected rows (not in the library) and rows imported without metadata
-            // (in the library) are separate files with their own counts. The not-enriched rows were
-            // spooled in line order and are streamed back, keeping those whose book is still
-            // without metadata after the fold.
+            // Not-enriched rows stream back from the spool, those whose book is still not enriched.
             var exports = [try FailedRowsExport.write(failed.sorted { $0.line < $1.line }, parse: parse, to: request.failedRows)]
             try notEnriched.close()
             if parameters.failedRowsIncludeNotEnriched {
@@ -308,8 +291,7 @@ public enum MergeStage {
                 throw error
             }
         }
-        // Recorded once the import is in the library, even when it changed nothing: its place is
-        // when it was first merged.
+        // Even when it changed nothing: an import's place is when it was first merged.
         let placed = order.appending(importId)
         if placed != order { try placed.write(workspace: workspace) }
         let report = MergeReport(
@@ -332,16 +314,13 @@ public enum MergeStage {
     }
 
     struct FoldResult {
-        /// The new generation, uncommitted; nil when the library would be byte-identical.
+        /// Uncommitted; nil when the library would be byte-identical.
         var writer: NDJSONWriter<LibraryBook>?
         var books: Int
         /// Touched books left flagged for review.
         var flagged: AscendingIds
-        /// Touched books enriched after the merge (`LibraryBook.isEnriched`) although some of the
-        /// import's rows for them were not: those rows stay out of not-enriched.csv, the rest go in.
-        /// Every spooled row's book is touched, so this is the same as listing the books left not
-        /// enriched, but it stays small when most rows are not enriched (a list of every book
-        /// would be the last thing merge's memory grows by at 2,000,000 rows).
+        /// Books enriched although some of the import's rows for them were not: those rows stay out of
+        /// not-enriched.csv. Small where the list of books left not enriched would grow with the import.
         var enrichedAnyway: AscendingIds
     }
 
@@ -363,9 +342,8 @@ public enum MergeStage {
         var newIndex = 0
         let decoder = JSONDecoder()
 
-        // Buckets are read, decoded and their new books folded and encoded ahead, on two threads of
-        // their own, while this one streams the library and writes (measured: decoding and folding
-        // are two thirds of merge's second pass, and an import mostly creates books).
+        // Buckets load and fold their new books on two threads ahead: decoding and folding are two thirds of
+        // pass 2 (measured).
         let ids = AscendingIds(sorted: scan.ids)
         let loader = OrderedPrefetcher<LoadedBucket>(count: paths.count, threads: 2) { index in
             try LoadedBucket(
@@ -405,7 +383,6 @@ public enum MergeStage {
                 if let cancellation, cancellation.isCancelled {
                     throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
                 }
-                // The loader hands out one bucket per index, in order.
                 let bucket = try loader.next()!
                 pending = bucket.existing
                 created = bucket.created
@@ -431,8 +408,7 @@ public enum MergeStage {
                         try writer.appendRaw(bytes)
                         return
                     }
-                    // The byte-level decoder, `JSONDecoder` only for a line it cannot vouch for:
-                    // `JSONDecoder` was 28 % of a second import's merge (perf, 200k rows).
+                    // `JSONDecoder` only for a line the scan cannot vouch for: it was 28 % of a second import's merge.
                     let original: LibraryBook
                     if let scanned = LibraryBookScan.scan(bytes) {
                         original = scanned
@@ -468,7 +444,6 @@ public enum MergeStage {
         return FoldResult(writer: changed ? writer : nil, books: books, flagged: flagged, enrichedAnyway: enrichedAnyway)
     }
 
-    /// One import's records for book `id` folded into it (nil: a new book), its review decision applied.
     static func foldBook(
         _ original: LibraryBook?, id: UInt64, entries: [BucketFile.Entry], decision: ReviewDecision?,
         importId: String, laterImports: Set<String> = []
@@ -484,16 +459,14 @@ public enum MergeStage {
     struct CreatedBook {
         var id: UInt64
         var line: [UInt8]
-        /// How many of the import's rows it holds, and its title (for progress).
+        /// Its rows and title, for progress.
         var records: Int
         var title: String
         var needsReview: Bool
-        /// See `FoldResult.enrichedAnyway`.
         var enrichedAnyway: Bool
     }
 
-    /// One scratch bucket read back: the entries of books already in the library, by book, and the
-    /// books the import creates, ascending by id, ready to write.
+    /// One bucket read back: the library's books' entries, and the created books in id order, encoded.
     struct LoadedBucket {
         var existing: [UInt64: [BucketFile.Entry]] = [:]
         var created: [CreatedBook] = []
@@ -518,7 +491,7 @@ public enum MergeStage {
         }
     }
 
-    /// The content hash (16 hex digits) of the source export if it is still there, else of the records file.
+    /// The content hash of the source export if it is still there, else of the records file.
     static func defaultImportId(parse: ParseReport, records: String) throws -> String {
         let hash = try (try? ContentHash.file(parse.input)) ?? ContentHash.file(records)
         return String(hash.prefix(16))
@@ -533,7 +506,6 @@ public enum MergeStage {
 }
 
 extension ImportOutcomes {
-    /// The outcomes as `StageProgress.counts`.
     var progressCounts: [String: Int] {
         ["added": added, "updated": updated, "duplicateInFile": duplicateInFile, "rejected": rejected]
     }
