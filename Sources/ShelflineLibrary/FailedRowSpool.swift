@@ -1,15 +1,11 @@
 import ShelflineCore
 
-/// The rows of an export, spooled to scratch files while merge reads the import and read back
-/// once the library is folded, so merge's memory does not grow with the number of rows: held in
-/// an array, 2,000,000 not-enriched rows cost about 400 MB (bench/orchestrator scaling run).
+/// An export's rows, spooled while merge reads the import and read back after the fold: in an array,
+/// 2,000,000 not-enriched rows cost about 400 MB.
 ///
-/// Two files, appended in step. `PATH` holds each row's numbers as five little-endian 64-bit words
-/// (line, byte offset, byte length, whether it has a book, book id); `PATH.texts` holds its words,
-/// a line `["reason","fallback text"]`. The export copies rows from the source and needs only the
-/// numbers: decoding both strings of every row and copying them through was most of merge's
-/// not-enriched export (perf, 200,000 rows), which nothing else overlaps. The words are read only
-/// when the source is gone and the export falls back to them.
+/// Two files in step: `PATH` has each row's five little-endian 64-bit words (line, byte offset, byte
+/// length, has a book, book id), `PATH.texts` a line `["reason","fallback text"]`, read only by the
+/// fallback: decoding both strings of every row was most of the not-enriched export (measured).
 final class FailedRowSpool {
     private let positions: ScratchWriter
     private let texts: ScratchWriter
@@ -37,14 +33,12 @@ final class FailedRowSpool {
         }
     }
 
-    /// Flushes and closes; `forEach` reads the rows back in the order they were appended.
     func close() throws {
         try positions.close()
         try texts.close()
     }
 
-    /// Calls `body` with each row, in order. Without `texts`, a row's `reason` and `fallbackText`
-    /// are empty and only the numbers are read.
+    /// In order. Without `texts`, `reason` and `fallbackText` are empty and only the numbers are read.
     func forEach(texts: Bool = true, _ body: (FailedRow) throws -> Void) throws {
         try Self.readBack(path: path, texts: texts, body)
     }
@@ -69,8 +63,7 @@ final class FailedRowSpool {
         }
     }
 
-    /// The numbers file read a block of rows at a time: mapped whole, 2,000,000 rows' numbers would
-    /// be 80 MB of merge's resident memory.
+    /// A block of rows at a time: mapped whole, 2,000,000 rows' numbers were 80 MB of merge's memory.
     private final class Numbers {
         private let file: RegularFile
         private var block: [UInt8]
@@ -87,7 +80,7 @@ final class FailedRowSpool {
             if start == end {
                 start = 0
                 end = 0
-                // A block holds whole rows; a read may still end inside one.
+                // A read may end inside a row.
                 while end < block.count {
                     let count = try block.withUnsafeMutableBufferPointer { try file.read(into: .init(rebasing: $0[end...])) }
                     if count == 0 { break }

@@ -4,7 +4,7 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// A private scratch file in merge's work directory, written through a buffer, read back later.
+/// A private scratch file, written through a buffer, read back later.
 final class ScratchWriter {
     let path: String
     private var descriptor: Int32
@@ -16,14 +16,13 @@ final class ScratchWriter {
         self.path = path
         self.flushSize = flushSize
         descriptor = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
-        // Room for a flush's worth plus one entry, so appends rarely grow it (256 buckets at once).
+        // A flush's worth plus one entry, so appends rarely grow it.
         buffer.reserveCapacity(capacity)
         guard descriptor >= 0 else { throw FileError.cannotCreate(path: path, reason: systemErrorMessage()) }
     }
 
     deinit { if descriptor >= 0 { Glibc.close(descriptor) } }
 
-    /// Appends what `entry` writes into the buffer; flushes when the buffer is full.
     func append(_ entry: (inout [UInt8]) -> Void) throws {
         entry(&buffer)
         if buffer.count >= flushSize { try flush() }
@@ -31,8 +30,7 @@ final class ScratchWriter {
 
     func flush() throws {
         try buffer.withUnsafeBytes { try writeAll($0, to: descriptor, path: path) }
-        // An entry with long texts grows the buffer; kept, every bucket's grown buffer would add up
-        // in merge's first pass, which fills all of them at once.
+        // Kept grown by long texts, every bucket's buffer would add up in pass 1, which fills all at once.
         if buffer.capacity > 2 * capacity {
             buffer = []
             buffer.reserveCapacity(capacity)
