@@ -126,10 +126,10 @@ final class BucketFile {
         path: String, recordsPath: String, textsPath: String? = nil, removing: Bool = false,
         _ body: (UInt64, [Entry]) throws -> Void
     ) throws {
-        let mapped = try MappedFile(path: path)
+        let mapped = try MappedBuffer<UInt8>(file: path)
         if removing { unlink(path) }
         try withExtendedLifetime(mapped) {
-            let all = mapped.bytes
+            let all = UnsafeRawBufferPointer(mapped.elements)
             // Sorted by (book, position): no array per book, books in id order (a dictionary was 1 % of merge).
             var lines: [(id: UInt64, range: Range<Int>)] = []
             var start = 0
