@@ -206,11 +206,9 @@ public struct KeyResolver {
     /// tell; only `shelfline rebuild` parts them.
     private var libraryBooksTaught: Set<Int32> = []
     public var libraryBooksToRebuild: Int { libraryBooksTaught.count }
-    public let parameters: DedupeParameters
 
     /// `scratchDirectory`: where ids and title nodes are spooled (files unlinked once open).
-    public init(parameters: DedupeParameters = DedupeParameters(), scratchDirectory: String) throws {
-        self.parameters = parameters
+    public init(scratchDirectory: String) throws {
         ids = try SpooledArray(directory: scratchDirectory)
         nodes = try SpooledArray(directory: scratchDirectory)
     }

@@ -130,7 +130,7 @@ public enum MergeStage {
         let textsPath = parse.texts?.path(reportPath: request.parseReport)
         var again = false
         repeat {
-            resolver = try KeyResolver(parameters: dedupe, scratchDirectory: workDirectory)
+            resolver = try KeyResolver(scratchDirectory: workDirectory)
             scan = try library.scan(into: &resolver, importId: importId)
             if let titles { try resolver.use(titles) }
             buckets = try (0..<parameters.buckets).map { try BucketFile(path: workDirectory + "/bucket-\($0)") }
@@ -259,8 +259,10 @@ public enum MergeStage {
                     line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
                     fallbackText: $0.raw, bookId: nil)
             }
-            // Not-enriched rows stream back from the spool, those whose book is still not enriched.
-            var exports = [try FailedRowsExport.write(failed.sorted { $0.line < $1.line }, parse: parse, to: request.failedRows)]
+            // `rejects` are sorted by line; not-enriched rows stream back, those whose book is still not enriched.
+            var exports = [
+                try FailedRowsExport.write(rows: { _, body in try failed.forEach(body) }, parse: parse, to: request.failedRows)
+            ]
             try notEnriched.close()
             if parameters.failedRowsIncludeNotEnriched {
                 exports.append(
