@@ -44,66 +44,38 @@ final class FailedRowSpool {
     }
 
     static func readBack(path: String, texts: Bool = true, _ body: (FailedRow) throws -> Void) throws {
-        let numbers = try Numbers(path: path)
+        // A block of rows at a time: mapped whole, 2,000,000 rows' numbers were 80 MB of merge's memory.
+        let numbers = try ScratchReader(path: path, blockSize: wordsPerRow * 8 << 11)
+        var rowsRead = 0
+        func next() throws -> FailedRow? {
+            try numbers.next(
+                wordsPerRow * 8, damaged: { FileError.corrupt(path: path, line: rowsRead + 1, reason: "scratch row is damaged") }
+            ) { bytes in
+                func word(_ index: Int) -> UInt64 {
+                    UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
+                }
+                rowsRead += 1
+                return FailedRow(
+                    line: Int(truncatingIfNeeded: word(0)), byteOffset: Int(truncatingIfNeeded: word(1)),
+                    byteLength: Int(truncatingIfNeeded: word(2)), reason: "", fallbackText: "",
+                    bookId: word(3) == 0 ? nil : word(4))
+            }
+        }
         guard texts else {
-            while let row = try numbers.next() { try body(row) }
+            while let row = try next() { try body(row) }
             return
         }
         let textsPath = path + ".texts"
         try LineReader.forEachLine(path: textsPath) { line, number in
             var scanner = JSONScanner(line)
-            guard var row = try numbers.next(), scanner.take(UInt8(ascii: "[")), let reason = scanner.string(),
+            guard var row = try next(), scanner.take(UInt8(ascii: "[")), let reason = scanner.string(),
                 scanner.take(UInt8(ascii: ",")), let fallback = scanner.string(), scanner.take(UInt8(ascii: "]"))
             else { throw FileError.corrupt(path: textsPath, line: number, reason: "scratch row is damaged") }
             (row.reason, row.fallbackText) = (reason, fallback)
             try body(row)
         }
-        guard try numbers.next() == nil else {
-            throw FileError.corrupt(path: textsPath, line: numbers.rowsRead, reason: "scratch rows are missing")
-        }
-    }
-
-    /// A block of rows at a time: mapped whole, 2,000,000 rows' numbers were 80 MB of merge's memory.
-    private final class Numbers {
-        private let file: RegularFile
-        private var block: [UInt8]
-        private var start = 0, end = 0
-        private(set) var rowsRead = 0
-        private static let rowSize = FailedRowSpool.wordsPerRow * 8
-
-        init(path: String) throws {
-            file = try RegularFile(path: path)
-            block = [UInt8](repeating: 0, count: Self.rowSize << 11)
-        }
-
-        func next() throws -> FailedRow? {
-            if start == end {
-                start = 0
-                end = 0
-                // A read may end inside a row.
-                while end < block.count {
-                    let count = try block.withUnsafeMutableBufferPointer { try file.read(into: .init(rebasing: $0[end...])) }
-                    if count == 0 { break }
-                    end += count
-                }
-                guard end % Self.rowSize == 0 else {
-                    throw FileError.corrupt(
-                        path: file.path, line: rowsRead + end / Self.rowSize + 1, reason: "scratch row is damaged")
-                }
-                if end == 0 { return nil }
-            }
-            func word(_ index: Int) -> UInt64 {
-                block.withUnsafeBytes {
-                    UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: start + index * 8, as: UInt64.self))
-                }
-            }
-            let row = FailedRow(
-                line: Int(truncatingIfNeeded: word(0)), byteOffset: Int(truncatingIfNeeded: word(1)),
-                byteLength: Int(truncatingIfNeeded: word(2)), reason: "", fallbackText: "",
-                bookId: word(3) == 0 ? nil : word(4))
-            start += Self.rowSize
-            rowsRead += 1
-            return row
+        guard try next() == nil else {
+            throw FileError.corrupt(path: textsPath, line: rowsRead, reason: "scratch rows are missing")
         }
     }
 }

@@ -106,35 +106,27 @@ final class ReviewSpool {
         try forEachEntry(spool) { id, body in
             guard keep(id) else { return }
             try file.write(any ? ",\n" : "[\n")
-            try body.withUnsafeBytes { try file.write($0) }
+            try file.write(body)
             any = true
         }
         try file.write(any ? "\n  ]" : String(decoding: emptyList, as: UTF8.self))
     }
 
-    private func forEachEntry(_ spool: String, _ each: (UInt64, Data) throws -> Void) throws {
-        guard let handle = FileHandle(forReadingAtPath: spool) else {
+    private func forEachEntry(_ spool: String, _ each: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
+        let reader: ScratchReader
+        do {
+            reader = try ScratchReader(path: spool)
+        } catch {
             throw LibraryError.scratchIO(path: spool, reason: "cannot read the review spool")
         }
-        defer { try? handle.close() }
-        var pending = Data()
-        func read(_ count: Int) throws -> Data? {
-            while pending.count < count {
-                guard let more = try handle.read(upToCount: 1 << 16), !more.isEmpty else {
-                    guard pending.isEmpty else { throw LibraryError.scratchIO(path: spool, reason: "read: short read") }
-                    return nil
-                }
-                pending.append(more)
-            }
-            let taken = pending.prefix(count)
-            pending = pending.dropFirst(count)
-            return Data(taken)
+        let short = { LibraryError.scratchIO(path: spool, reason: "read: short read") }
+        func word() throws -> UInt64? {
+            try reader.next(8, damaged: short) { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
         }
-        while let head = try read(16) {
-            let id = head.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self)) }
-            let length = head.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
-            guard let body = try read(Int(length)) else { throw LibraryError.scratchIO(path: spool, reason: "read: short read") }
-            try each(id, body)
+        while let id = try word() {
+            guard let length = try word(), try reader.next(Int(length), damaged: short, { try each(id, $0) }) != nil else {
+                throw short()
+            }
         }
     }
 }

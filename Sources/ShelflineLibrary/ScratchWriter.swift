@@ -45,3 +45,38 @@ final class ScratchWriter {
         descriptor = -1
     }
 }
+
+/// A scratch file read back in order through one buffer: a spool may be too large to map or read whole.
+final class ScratchReader {
+    private let file: RegularFile
+    private var block: [UInt8]
+    private var start = 0, end = 0
+
+    init(path: String, blockSize: Int = 1 << 16) throws {
+        file = try RegularFile(path: path)
+        block = [UInt8](repeating: 0, count: blockSize)
+    }
+
+    /// `body` with the next `count` bytes; nil at the end of the file, `damaged()` when it ends inside them.
+    func next<Result>(_ count: Int, damaged: () -> any Error, _ body: (UnsafeRawBufferPointer) throws -> Result) throws
+        -> Result?
+    {
+        if end - start < count {
+            let kept = end - start
+            if block.count < count { block += [UInt8](repeating: 0, count: count - block.count) }
+            block.withUnsafeMutableBytes { _ = memmove($0.baseAddress!, $0.baseAddress! + start, kept) }
+            (start, end) = (0, kept)
+            while end < count {
+                let read = try block.withUnsafeMutableBufferPointer { try file.read(into: .init(rebasing: $0[end...])) }
+                if read == 0 { break }
+                end += read
+            }
+            guard end >= count else {
+                if end == 0 { return nil }
+                throw damaged()
+            }
+        }
+        defer { start += count }
+        return try block.withUnsafeBytes { try body(.init(rebasing: $0[start..<(start + count)])) }
+    }
+}
