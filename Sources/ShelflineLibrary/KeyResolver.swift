@@ -16,7 +16,6 @@ public struct DedupeParameters: Codable, Sendable, Equatable {
     }
 }
 
-/// The identity keys of one record.
 public struct RecordKeys: Sendable, Equatable {
     public private(set) var isbn: String?
     /// Its `key` is what a book stores, its `mainKey` what the books that may be this one are found under.
@@ -67,7 +66,7 @@ public struct RecordKeys: Sendable, Equatable {
         return keys
     }
 
-    /// The key a new book made from this record is named after.
+    /// What a new book made from this record is named after.
     public var primary: String { isbn ?? title?.key ?? fallback! }
 }
 
@@ -118,27 +117,13 @@ public struct Resolution: Sendable, Equatable {
     public var ambiguous = false
 }
 
-/// The key index dedupe and merge share: key → book, in memory bounded by distinct keys.
+/// The key index dedupe and merge share: key → book, in memory bounded by distinct keys. Its rules are
+/// docs/library.md's ("Book ids and identity keys"): ISBN first; by title, unless this file's row with
+/// another ISBN (or another Goodreads `Book Id` and title) went to that book.
 ///
-/// Rules (docs/library.md): a row with an ISBN joins the book owning that ISBN key; failing that,
-/// the book its title identity finds, unless a row *of this same file* with another ISBN already
-/// went to that book (one export's two editions stay two books; two exports' different editions
-/// of one title and author merge). A row without ISBN joins the book its title identity finds.
-///
-/// Rows of one Goodreads file with different `Book Id`s are the reader's two entries: a row joins a
-/// book by title alone only when the book's first row of this file with an id has the same id or
-/// the same title but for a series marker (`Boarderlines` and `Boarderlines - Fuck You Happiness`
-/// stay two books; `Dune (Dune Chronicles, #1)` and `Dune` fold). A shared ISBN still joins them.
-/// (LibraryThing's `Book Id` names a copy, so the title rule folds its copies; StoryGraph has no id.)
-///
-/// By title (`TitleIdentity`): the books under the row's main key (main title + surname) form a
-/// chain of title nodes, newest first. A node whose descriptor equals the row's decides (the oldest
-/// such); else the one compatible node, none when several are (`ambiguous`: no guess). Joining fills
-/// in what the node lacked, so a later row with another subtitle is another book. A book joined by
-/// ISBN under a title the rule calls another book is closed to title joins.
-///
-/// ISBN and `row:` keys are owned by the first book to claim them. Keys and ids hash to 64 bits.
-/// A resolver is not copied once in use: its copies would share its files.
+/// The books under a row's main key form a chain of title nodes, newest first: an equal descriptor
+/// decides (the oldest), else the one compatible node, none when several are (`ambiguous`). ISBN and
+/// `row:` keys belong to the first book to claim them. Not copied once in use: copies share its files.
 public struct KeyResolver {
     /// 4 bytes a book in memory (`Entities`); its id is in a `SpooledArray`. With `KeyIndex`, most of
     /// dedupe's and merge's memory at 2,000,000 rows.

@@ -195,7 +195,11 @@ public enum MergeStage {
                         LedgerEntry(
                             line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
                             key: resolution.key, match: record.match?.status))
-                    let bucketFile = buckets[bucket(of: resolution.bookId)]
+                    func append(texts: UnsafeRawBufferPointer?) throws {
+                        try buckets[bucket(of: resolution.bookId)].append(
+                            id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, texts: texts,
+                            record: bytes)
+                    }
                     if record.textsApart == true {
                         guard let texts else {
                             throw FileError.corrupt(
@@ -206,14 +210,9 @@ public enum MergeStage {
                         try texts.take(
                             line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
                             recordsPath: request.records
-                        ) { textsLine in
-                            try bucketFile.append(
-                                id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys,
-                                texts: textsLine, record: bytes)
-                        }
+                        ) { try append(texts: $0) }
                     } else {
-                        try bucketFile.append(
-                            id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, record: bytes)
+                        try append(texts: nil)
                     }
                     if firstPass { progress.advance(by: 1, counts: { outcomes.progressCounts }, title: record.title) }
                 }
