@@ -5,8 +5,7 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// A scratch file of one id range (top bits of the book id) of an import's records, written once and read
-/// back whole: the bucket size, not the import's, bounds merge's memory.
+/// One id range (top bits of the book id) of an import's records: the bucket, not the import, bounds merge's memory.
 /// Line: `<16 hex book id>\t<records file line>\t<granted keys, JSON array>\t<texts line or nothing>\t<record JSON>`.
 final class BucketFile {
     private let scratch: ScratchWriter
@@ -63,11 +62,8 @@ final class BucketFile {
     /// corpus-shaped import's buckets, 5 % of merge's CPU for 6 MB of RSS (docs/performance.md).
     static let partBytes = 2 << 20
 
-    /// `files` (closed) as pass 2 takes them, in id order: each over `limit` bytes split by the next bits
-    /// of its ids into up to 256 parts near `limit`, a book's lines kept in order.
-    ///
-    /// Why: buckets are loaded whole, two ahead, so with fixed buckets pass 2 grew with the import (117 MB
-    /// at 2,000,000 rows, 58 MB at 200,000); the cost is one more pass over the large buckets.
+    /// `files` (closed) in id order, each over `limit` split by its ids' next bits into up to 256 parts: buckets
+    /// load whole, two ahead, so pass 2 grew with the import (117 MB at 2,000,000 rows, 58 MB at 200,000).
     static func plan(_ files: [BucketFile], bucketBits: Int, limit: Int = partBytes, recordsPath: String) throws -> Plan {
         var plan = Plan(paths: [], starts: [])
         for (bucket, file) in files.enumerated() {
@@ -116,12 +112,9 @@ final class BucketFile {
         var notEnriched: Bool { (record.match?.status ?? .notEnriched) == .notEnriched }
     }
 
-    /// Reads a bucket back: each book's entries in record order, books in id order. Decoded a book at a
-    /// time: four buckets' decoded records would be most of merge's memory at 2,000,000 rows.
-    ///
-    /// `removing`: unlinked once mapped, so its page cache is reused by the files written next: writing
-    /// into fresh pages cost about six times as much, and dropping the scratch at the end was a serial
-    /// tail (measured; docs/performance.md).
+    /// Each book's entries in record order, books in id order, decoded a book at a time (four decoded
+    /// buckets were most of merge's memory). `removing`: unlinked once mapped, so the files written next
+    /// reuse its page cache: fresh pages cost six times as much (measured; docs/performance.md).
     static func forEachBook(
         path: String, recordsPath: String, textsPath: String? = nil, removing: Bool = false,
         _ body: (UInt64, [Entry]) throws -> Void

@@ -32,9 +32,7 @@ public enum FailedRowsExport {
         StageFiles.beside(failedRows, named: MergeStage.description.defaultOutput(.notEnrichedRows))
     }
 
-    /// Streams what `rows` hands out, as it can be most of a large import; it is called again for the
-    /// fallback, the only reader of `reason` and `fallbackText` (`texts`). A file left uncommitted is
-    /// removed when dropped (`AtomicFile`).
+    /// Streams `rows`, called again for the fallback, the only reader of `texts`; uncommitted, a file is removed.
     static func write(
         rows: (_ texts: Bool, (FailedRow) throws -> Void) throws -> Void, parse: ParseReport, to path: String
     ) throws -> Result {
@@ -86,8 +84,7 @@ public enum FailedRowsExport {
             }
             return window[(offset - windowStart)..<(offset - windowStart + count)]
         }
-        // Written from the window (copying each row cost a third of the export's CPU); the slice is valid
-        // until the next `line` call.
+        // Written from the window, valid until the next call: copying each row cost a third of the export's CPU.
         func line(offset: Int, length: Int) throws -> (bytes: ArraySlice<UInt8>, addNewline: Bool) {
             guard offset >= 0, length >= 0, offset + length <= size else {
                 throw SourceProblem(reason: "\(parse.input): shorter than the parse report says (changed since parse?)")

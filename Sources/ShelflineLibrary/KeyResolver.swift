@@ -125,8 +125,7 @@ public struct Resolution: Sendable, Equatable {
 /// decides (the oldest), else the one compatible node, none when several are (`ambiguous`). ISBN and
 /// `row:` keys belong to the first book to claim them. Not copied once in use: copies share its files.
 public struct KeyResolver {
-    /// 4 bytes a book in memory (`Entities`); its id is in a `SpooledArray`. With `KeyIndex`, most of
-    /// dedupe's and merge's memory at 2,000,000 rows.
+    /// 4 bytes a book in memory (`Entities`), its id spooled: with `KeyIndex`, most of dedupe's and merge's memory.
     struct Entity: Equatable {
         /// First line of the current file that resolved here (0: none yet); 30 bits, so the flags share its word.
         var firstLine: Int32
@@ -148,9 +147,8 @@ public struct KeyResolver {
         var consultedCount: UInt8 = 0
         var consulted: (UInt32, UInt32) = (0, 0)
 
-        /// Whether these titles' rows may not have joined had the node said `taught` then.
-        /// Not asked whether the node was the exact match among several: that doubled dedupe's CPU on a
-        /// 200,000-row export and changed no answer of bench/dedupe.
+        /// Whether these titles' rows may not have joined had the node said `taught` then. Not asked whether it
+        /// was the exact match among several: that doubled dedupe's CPU and changed no answer of bench/dedupe.
         func consultedAnswerDiffers(from taught: TitleDescriptor) -> Bool {
             guard consultedCount <= 2 else { return true }
             return [consulted.0, consulted.1].prefix(Int(consultedCount)).contains { raw in
@@ -186,9 +184,8 @@ public struct KeyResolver {
     /// not have joined: resolving again with `isbnTitles` may answer otherwise (see `use(_:)`).
     public private(set) var needsISBNTitles = false
     private var titlesGiven = false
-    /// Library books taught a title their own does not join (`War` is `War: volume 0`): earlier imports'
-    /// rows that joined them by title may be another book, and the library keeps no row's title to
-    /// tell; only `shelfline rebuild` parts them.
+    /// Library books taught a title their own does not join (`War` is `War: volume 0`): earlier rows that
+    /// joined them by title may be another book, which only `shelfline rebuild` can tell.
     private var libraryBooksTaught: Set<Int32> = []
     public var libraryBooksToRebuild: Int { libraryBooksTaught.count }
 
@@ -206,13 +203,9 @@ public struct KeyResolver {
         isbnTitles = ISBNTitles()
     }
 
-    /// Resolves as if what the rows sharing an ISBN say of its title (`titles`, learnt by a first pass)
-    /// were known from the first row; the library's books found by those ISBNs learn it too. Call after
-    /// the library is added, before the first `resolve`.
-    ///
-    /// Why: `Cloud Atlas` with the ISBN of `Cloud Atlas: Book Three` makes a book by the shorter title,
-    /// and another `Cloud Atlas` row without ISBN joins it before the `Book Three` row comes: two books
-    /// folded into one. Only files where `needsISBNTitles` says so pay the second pass (about 3x).
+    /// Resolves as if what the rows sharing an ISBN say of its title were known from the first row; call
+    /// after the library is added, before the first `resolve`. Why: `Cloud Atlas` with the ISBN of `Cloud
+    /// Atlas: Book Three` makes a book another `Cloud Atlas` row joins before the `Book Three` row comes.
     mutating func use(_ titles: ISBNTitles) throws {
         isbnTitles = titles
         titlesGiven = true
@@ -235,9 +228,8 @@ public struct KeyResolver {
     public var distinctKeys: Int { index.count }
     public var libraryBooks: Int { entities.libraryBooks }
 
-    /// Registers a library book and the keys it owns (an owned ISBN key stays with its owner). A book
-    /// this import created (`existedBeforeImport` false) resolves as `new`. Title keys under one main key
-    /// become one node.
+    /// An owned ISBN key stays with its owner; a book this import created resolves as `new`; title keys
+    /// under one main key become one node.
     public mutating func addLibraryBook(id: UInt64, keys: [String], existedBeforeImport: Bool = true) throws {
         let entity = Int32(entities.count)
         try ids.append(id)
@@ -314,8 +306,7 @@ public struct KeyResolver {
             && UInt32(truncatingIfNeeded: entry) != keys.ownDescriptor.subtitlePart
     }
 
-    /// Fills in `entity`'s node under the row's main key, or adds one where no node says exactly the
-    /// same; returns the row's title key when the book learnt something (it stores the key).
+    /// Fills in or adds `entity`'s node under the row's main key; the row's title key when the book learnt something.
     private mutating func grantTitle(
         _ keys: RecordKeys, to entity: Int32,
         chain: [(number: Int32, node: TitleNode)]
@@ -328,8 +319,7 @@ public struct KeyResolver {
             let descriptor = TitleDescriptor(rawValue: current.descriptor)
             guard !descriptor.isClosed else { return nil }
             guard descriptor.isCompatible(with: row) else {
-                // Joined by ISBN under another book's title: no row joins it by title any more; the
-                // key it keeps makes the library remember (`addLibraryBook`).
+                // Joined by ISBN under another book's title: closed to title joins, and the key it keeps says so.
                 noteTitleTaught(by: keys, to: current, becoming: descriptor.closed)
                 var node = current
                 node.descriptor = descriptor.closed.rawValue
@@ -436,8 +426,7 @@ public struct KeyResolver {
 }
 
 extension KeyResolver {
-    /// The books' states, 4 bytes each, in 64Ki chunks (`MappedBuffer`s): an array of millions grew by
-    /// copying itself, both copies held at once (merge's peak memory).
+    /// 4 bytes a book in 64Ki `MappedBuffer` chunks: an array of millions grew by copying itself (merge's peak).
     struct Entities {
         private static let chunkBits = 16
         private static let lineMask: UInt32 = (1 << 30) - 1

@@ -6,10 +6,8 @@ import ShelflineReports
     import Glibc
 #endif
 
-/// review.json's items, encoded as pass 1 meets them and spooled, then streamed into review.json once the
-/// fold says which books are still flagged: encoding the whole `ReviewList` at the end was merge's peak
-/// (docs/performance.md). Same bytes: each item is encoded alone and indented to its place, and the
-/// list's own lines come from the encoder too.
+/// review.json's items, encoded and spooled in pass 1, streamed out once the fold says which books are still
+/// flagged: a whole `ReviewList` encoded at the end was merge's peak. Same bytes: each item encoded alone.
 final class ReviewSpool {
     private let items: ScratchWriter
     private let ruledOut: ScratchWriter
@@ -54,8 +52,7 @@ final class ReviewSpool {
         }
     }
 
-    /// What `writeJSONFile(ReviewList(…))` writes, with the items of the books `keep` says, and as `settled`
-    /// the others' that `settled` says; returns how many items it listed.
+    /// What `writeJSONFile(ReviewList(…))` writes, `settled` holding the decided of the others; returns the items listed.
     func write(importId: String, to path: String, keep: (UInt64) -> Bool, settled: (UInt64) -> Bool = { _ in false }) throws
         -> Int
     {
