@@ -51,8 +51,8 @@ public enum BookMerger {
             combined.shelf = mergeShelf(combined.shelf, next.shelf)
             combined.shelves = union(combined.shelves, next.shelves)
             combined.reads = mergeReads(combined.reads, next.reads)
-            combined.readCount = maxOptional(combined.readCount, next.readCount)
-            combined.dateAdded = minOptional(combined.dateAdded, next.dateAdded)
+            combined.readCount = pick(combined.readCount, next.readCount, by: max)
+            combined.dateAdded = pick(combined.dateAdded, next.dateAdded, by: min)
             if let rating = next.rating { combined.rating = rating }
             if let review = nonEmpty(next.review) { combined.review = review }
             if let notes = nonEmpty(next.notes) { combined.notes = notes }
@@ -149,8 +149,8 @@ public enum BookMerger {
             update(&book.shelves, .shelves, withoutLeftStates(union(nil, listed), shelf: book.shelf))
         }
         update(&book.reads, .reads, mergeReads(book.reads, incoming.reads))
-        update(&book.readCount, .readCount, maxOptional(book.readCount, incoming.readCount))
-        update(&book.dateAdded, .dateAdded, minOptional(book.dateAdded, incoming.dateAdded))
+        update(&book.readCount, .readCount, pick(book.readCount, incoming.readCount, by: max))
+        update(&book.dateAdded, .dateAdded, pick(book.dateAdded, incoming.dateAdded, by: min))
         replace(&book.rating, .rating, incoming.rating.flatMap { $0 > 0 ? $0 : nil })
         replace(&book.review, .review, nonEmpty(incoming.review))
         replace(&book.notes, .notes, nonEmpty(incoming.notes))
@@ -424,14 +424,10 @@ public enum BookMerger {
         return (current ?? false) || incoming
     }
 
-    static func maxOptional<T: Comparable>(_ a: T?, _ b: T?) -> T? {
+    /// The one value there is, or `choose`'s of both.
+    static func pick<T>(_ a: T?, _ b: T?, by choose: (T, T) -> T) -> T? {
         guard let a, let b else { return a ?? b }
-        return max(a, b)
-    }
-
-    static func minOptional<T: Comparable>(_ a: T?, _ b: T?) -> T? {
-        guard let a, let b else { return a ?? b }
-        return min(a, b)
+        return choose(a, b)
     }
 
     static func nonEmpty(_ text: String?) -> String? {

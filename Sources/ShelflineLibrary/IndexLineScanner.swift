@@ -26,17 +26,13 @@ struct IndexLineScanner {
                 guard let keys = scanner.stringArray() else { return false }
                 fields.keys = keys
             case "provenance":
-                guard scanner.take(UInt8(ascii: "[")) else { return false }
-                scanner.skipWhitespace()
-                if scanner.take(UInt8(ascii: "]")) { return true }
-                guard let first = contribution(&scanner) else { return false }
-                fields.createdBy = first
-                while true {
-                    scanner.skipWhitespace()
-                    if scanner.take(UInt8(ascii: "]")) { return true }
-                    guard scanner.take(UInt8(ascii: ",")) else { return false }
-                    scanner.skipWhitespace()
-                    guard scanner.skipValue(depth: 2) else { return false }
+                var first = true
+                return scanner.array { scanner in
+                    guard first else { return scanner.skipValue(depth: 2) }
+                    first = false
+                    guard let created = contribution(&scanner) else { return false }
+                    fields.createdBy = created
+                    return true
                 }
             default:
                 return !key.bytes.contains(UInt8(ascii: "\\")) && scanner.skipValue(depth: 1)

@@ -39,17 +39,9 @@ enum KeyedRecords {
             bytes = batch.bytes
             let lines = batch.lines
             let middle = lines.count / 2
-            for half in 0..<2 {
-                group.enter()
-                DispatchQueue.global(qos: .userInitiated).async { [self] in
-                    if half == 0 {
-                        first = decode(bytes, lines[..<middle], path: path, parameters: parameters)
-                    } else {
-                        second = decode(bytes, lines[middle...], path: path, parameters: parameters)
-                    }
-                    group.leave()
-                }
-            }
+            let queue = DispatchQueue.global(qos: .userInitiated)
+            queue.async(group: group) { [self] in first = decode(bytes, lines[..<middle], path: path, parameters: parameters) }
+            queue.async(group: group) { [self] in second = decode(bytes, lines[middle...], path: path, parameters: parameters) }
         }
 
         /// The records up to the first bad line (in two halves: joining them copied every record), and its error.
