@@ -1,11 +1,8 @@
 import ShelflineCore
 
-/// An export's rows, spooled while merge reads the import and read back after the fold: in an array,
-/// 2,000,000 not-enriched rows cost about 400 MB.
-///
-/// Two files in step: `PATH` has each row's five little-endian 64-bit words (line, byte offset, byte
-/// length, has a book, book id), `PATH.texts` a line `["reason","fallback text"]`, read only by the
-/// fallback: decoding both strings of every row was most of the not-enriched export (measured).
+/// An export's rows, spooled in pass 1 and read back after the fold (in an array, 2,000,000 rows were
+/// 400 MB): `PATH` has five little-endian words a row (line, byte offset, byte length, has a book, book id),
+/// `PATH.texts` a `["reason","fallback text"]` line, read only by the fallback (decoding it was most of the export).
 final class FailedRowSpool {
     private let positions: ScratchWriter
     private let texts: ScratchWriter

@@ -1,12 +1,9 @@
 import ShelflineCore
 
-/// What the rows carrying one ISBN say of its title together: its main key and the descriptor all its
-/// rows fill in, closed when two name different books (`Book One` and `Book Three` under one ISBN).
-///
-/// Learnt only when `KeyResolver.needsISBNTitles` says so (at 2,000,000 rows the table was 17 MB of
-/// dedupe's peak, for files that mostly never need it); the file is then resolved again with it.
-/// `shelfline rebuild` learns it from every stored import, so an earlier import replays knowing what a
-/// later one says (docs/library.md). Only ISBNs some row names with a subtitle or series number are kept.
+/// What the rows carrying one ISBN say of its title together (closed when two name different books), for
+/// ISBNs some row names with a subtitle or series number. Learnt only when `KeyResolver.needsISBNTitles`
+/// says so: kept while resolving, it was 17 MB of dedupe's peak at 2,000,000 rows. `shelfline rebuild`
+/// learns it from every stored import, so earlier imports replay knowing what later ones say.
 public struct ISBNTitles {
     private var index = KeyIndex()
     private var isbns: [UInt64] = []

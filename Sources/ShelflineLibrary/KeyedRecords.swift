@@ -11,9 +11,8 @@ struct KeyedRecord {
     fileprivate var range: Range<Int>
 }
 
-/// Reads a records file for dedupe and merge's first pass, decoding and keying batches on two threads
-/// while the caller resolves: that is about 40 % of dedupe and a quarter of merge (measured). Records
-/// reach `body` in file order, a bad line's error after every line before it.
+/// Decodes and keys a records file's batches on two threads while the caller resolves (about 40 % of dedupe,
+/// a quarter of merge: measured); records reach `body` in file order, a bad line's error after them.
 enum KeyedRecords {
     /// A few hundred lines: the hand-over is cheap, the batch stays in cache.
     static let batchBytes = 1 << 18
@@ -26,8 +25,7 @@ enum KeyedRecords {
         init() { bytes.reserveCapacity(KeyedRecords.batchBytes + (1 << 12)) }
     }
 
-    /// A batch whose halves decode on threads of their own while the reader goes on: waiting for them in
-    /// the reader left a quarter of both cores idle in merge's first pass (measured).
+    /// Its halves decode while the reader goes on: waiting in the reader left a quarter of both cores idle.
     fileprivate final class DecodingBatch: @unchecked Sendable {
         let bytes: [UInt8]
         // Each half is written by its own thread before it leaves `group`, read after `wait`.

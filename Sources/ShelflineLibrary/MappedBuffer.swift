@@ -4,11 +4,8 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// Elements in pages mapped for them alone, unmapped when the last reference goes: zeroed for the key
-/// index's shards and the books' chunks, or a scratch bucket's bytes.
-///
-/// Why not `Array` (measured): malloc keeps the pages of 64–512 KB arrays (merge's freed key index) in its
-/// heap while pass 2 adds its own; unmapped pages go back to the system at once (docs/performance.md).
+/// Elements in pages of their own, unmapped with the last reference: malloc kept the pages of freed 64–512 KB
+/// arrays (merge's key index) while pass 2 added its own (measured; docs/performance.md).
 final class MappedBuffer<Element: BitwiseCopyable> {
     let elements: UnsafeMutableBufferPointer<Element>
 

@@ -5,12 +5,9 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// An append-only array of fixed-size values: the newest 64Ki in memory, the rest in a scratch file read
-/// (or rewritten) one at a time with `pread`/`pwrite`.
-///
-/// Why: the resolver's book ids are uniform hashes, nothing packs them, and in memory they were 15 MB of
-/// dedupe's and merge's peaks at 2,000,000 rows; one is read again only when a later row finds its book.
-/// The file is unlinked once open: nothing is left behind, and its pages are the kernel's cache.
+/// An append-only array of fixed-size values: the newest 64Ki in memory, the rest in an unlinked scratch file
+/// read (or rewritten) one at a time. Why: the resolver's ids are uniform hashes, in memory 15 MB of dedupe's
+/// and merge's peaks at 2,000,000 rows, and one is read again only when a later row finds its book.
 final class SpooledArray<Element: BitwiseCopyable> {
     private static var chunk: Int { 1 << 16 }
     private static var stride: Int { MemoryLayout<Element>.stride }
