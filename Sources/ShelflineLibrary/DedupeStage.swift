@@ -69,50 +69,43 @@ public enum DedupeStage {
         let decoder = JSONDecoder()
         var line: [UInt8] = []
         var markBytes: [UInt8] = []
-        do {
-            try KeyedRecords.forEach(path: input, parameters: parameters) { keyed, bytes in
-                if let cancellation, cancellation.isCancelled {
-                    throw TryLaterError("shelfline-dedupe: interrupted; \(output) was not written")
-                }
-                let resolution = try resolver.resolve(keyed.keys, line: keyed.identity.line)
-                let mark = DedupeMark(
-                    status: resolution.status, key: resolution.key, firstLine: resolution.firstLine,
-                    bookId: BookKeys.idString(resolution.bookId))
-                switch resolution.status {
-                case .new: report.new += 1
-                case .duplicateInFile: report.duplicateInFile += 1
-                case .inLibrary: report.inLibrary += 1
-                }
-                report.rowsIn += 1
-                if resolution.ambiguous { report.ambiguousTitle += 1 }
-                if !keyed.hasDedupe {
-                    mark.appendJSON(to: &markBytes)
-                    line.removeAll(keepingCapacity: true)
-                    BookRecordScan.splice(bytes, adding: [("dedupe", markBytes)], into: &line)
-                    markBytes.removeAll(keepingCapacity: true)
-                    try line.withUnsafeBytes { try writer.appendRaw($0) }
-                } else {
-                    var record: BookRecord
-                    do {
-                        record = try decoder.decode(BookRecord.self, from: Data(bytes))
-                    } catch {
-                        throw FileError.corrupt(
-                            path: input, line: keyed.fileLine, reason: "invalid record: \(describeDecoding(error))")
-                    }
-                    record.dedupe = mark
-                    try writer.append(record)
-                }
+        // Dropped uncommitted (an error, or a pass to do again), the writer removes its temporary file.
+        try KeyedRecords.forEach(path: input, parameters: parameters) { keyed, bytes in
+            if let cancellation, cancellation.isCancelled {
+                throw TryLaterError("shelfline-dedupe: interrupted; \(output) was not written")
             }
-            if titles == nil && resolver.needsISBNTitles {
-                writer.abandon()
-                return (report, true)
+            let resolution = try resolver.resolve(keyed.keys, line: keyed.identity.line)
+            let mark = DedupeMark(
+                status: resolution.status, key: resolution.key, firstLine: resolution.firstLine,
+                bookId: BookKeys.idString(resolution.bookId))
+            switch resolution.status {
+            case .new: report.new += 1
+            case .duplicateInFile: report.duplicateInFile += 1
+            case .inLibrary: report.inLibrary += 1
             }
-            report.distinctKeys = resolver.distinctKeys
-            try writer.commit()
-        } catch {
-            writer.abandon()
-            throw error
+            report.rowsIn += 1
+            if resolution.ambiguous { report.ambiguousTitle += 1 }
+            if !keyed.hasDedupe {
+                mark.appendJSON(to: &markBytes)
+                line.removeAll(keepingCapacity: true)
+                BookRecordScan.splice(bytes, adding: [("dedupe", markBytes)], into: &line)
+                markBytes.removeAll(keepingCapacity: true)
+                try line.withUnsafeBytes { try writer.appendRaw($0) }
+            } else {
+                var record: BookRecord
+                do {
+                    record = try decoder.decode(BookRecord.self, from: Data(bytes))
+                } catch {
+                    throw FileError.corrupt(
+                        path: input, line: keyed.fileLine, reason: "invalid record: \(describeDecoding(error))")
+                }
+                record.dedupe = mark
+                try writer.append(record)
+            }
         }
+        guard titles != nil || !resolver.needsISBNTitles else { return (report, true) }
+        report.distinctKeys = resolver.distinctKeys
+        try writer.commit()
         return (report, false)
     }
 }

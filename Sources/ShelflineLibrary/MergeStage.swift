@@ -246,51 +246,41 @@ public enum MergeStage {
             importId: importId, laterImports: order.imports(after: importId), level: Int32(parameters.libraryLevel),
             recordsPath: request.records, textsPath: textsPath, cancellation: cancellation, progress: progress,
             counts: outcomes.progressCounts)
-        var reviewOpen = 0
+        // On an error below, the uncommitted library is removed with its writer (`AtomicFile`).
+        try ledger.commit()
+        let reviewOpen = try review.write(
+            importId: importId, to: request.review, keep: fold.flagged.contains,
+            settled: { decisions[$0] != nil })
+        let failed = rejects.filter { $0.skipped != true }.map {
+            FailedRow(
+                line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
+                fallbackText: $0.raw, bookId: nil)
+        }
+        // `rejects` are sorted by line; not-enriched rows stream back, those whose book is still not enriched.
+        var exports = [
+            try FailedRowsExport.write(rows: { _, body in try failed.forEach(body) }, parse: parse, to: request.failedRows)
+        ]
+        try notEnriched.close()
         var notEnrichedRowCount: Int?
-        do {
-            try ledger.commit()
-            reviewOpen = try review.write(
-                importId: importId, to: request.review, keep: fold.flagged.contains,
-                settled: { decisions[$0] != nil })
-            let failed = rejects.filter { $0.skipped != true }.map {
-                FailedRow(
-                    line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
-                    fallbackText: $0.raw, bookId: nil)
-            }
-            // `rejects` are sorted by line; not-enriched rows stream back, those whose book is still not enriched.
-            var exports = [
-                try FailedRowsExport.write(rows: { _, body in try failed.forEach(body) }, parse: parse, to: request.failedRows)
-            ]
-            try notEnriched.close()
-            if parameters.failedRowsIncludeNotEnriched {
-                exports.append(
-                    try FailedRowsExport.write(
-                        rows: { texts, body in
-                            try notEnriched.forEach(texts: texts) { row in
-                                if !fold.enrichedAnyway.contains(row.bookId!) { try body(row) }
-                            }
-                        }, parse: parse, to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))
-                notEnrichedRowCount = exports.last?.rows
-            }
-            if let log, let export = exports.first(where: \.usedFallback) {
-                log.event([
-                    "stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
-                    "reason": export.fallbackReason ?? "",
-                ])
-            }
-        } catch {
-            fold.writer?.abandon()
-            throw error
+        if parameters.failedRowsIncludeNotEnriched {
+            exports.append(
+                try FailedRowsExport.write(
+                    rows: { texts, body in
+                        try notEnriched.forEach(texts: texts) { row in
+                            if !fold.enrichedAnyway.contains(row.bookId!) { try body(row) }
+                        }
+                    }, parse: parse, to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))
+            notEnrichedRowCount = exports.last?.rows
+        }
+        if let log, let export = exports.first(where: \.usedFallback) {
+            log.event([
+                "stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
+                "reason": export.fallbackReason ?? "",
+            ])
         }
         if let writer = fold.writer {
-            do {
-                try library.keepPreviousGeneration()
-                try writer.commit()
-            } catch {
-                writer.abandon()
-                throw error
-            }
+            try library.keepPreviousGeneration()
+            try writer.commit()
         }
         // Even when it changed nothing: an import's place is when it was first merged.
         let placed = order.appending(importId)
@@ -391,57 +381,52 @@ public enum MergeStage {
             }
         }
 
-        do {
-            if library.exists {
-                var count = 0
-                try GzipReader(path: library.path).forEachLine { bytes, line in
-                    guard line - 1 < scan.ids.count else {
-                        throw library.corrupt("changed while merging (more lines than scanned)")
-                    }
-                    count += 1
-                    let id = scan.ids[line - 1]
-                    try advance(to: bucketOf(id))
-                    try emitNew(before: id)
-                    let entries = pending.removeValue(forKey: id)
-                    let decision = decisions[id]
-                    books += 1
-                    guard entries != nil || decision != nil else {
-                        try writer.appendRaw(bytes)
-                        return
-                    }
-                    // `JSONDecoder` only for a line the scan cannot vouch for: it was 28 % of a second import's merge.
-                    let original: LibraryBook
-                    if let scanned = LibraryBookScan.scan(bytes) {
-                        original = scanned
-                    } else {
-                        do {
-                            original = try decoder.decode(LibraryBook.self, from: Data(bytes))
-                        } catch {
-                            throw library.corrupt("line \(line): invalid book: \(describeDecoding(error))")
-                        }
-                    }
-                    let book =
-                        entries.map { fold(original, id: id, entries: $0) }
-                        ?? {
-                            var book = original
-                            BookMerger.apply(decision!, to: &book)
-                            return book
-                        }()
-                    if book == original {
-                        try writer.appendRaw(bytes)
-                    } else {
-                        changed = true
-                        try book.jsonLine.withUnsafeBytes { try writer.appendRaw($0) }
+        // Dropped uncommitted (an error, or nothing changed), the writer removes its temporary file.
+        if library.exists {
+            var count = 0
+            try GzipReader(path: library.path).forEachLine { bytes, line in
+                guard line - 1 < scan.ids.count else {
+                    throw library.corrupt("changed while merging (more lines than scanned)")
+                }
+                count += 1
+                let id = scan.ids[line - 1]
+                try advance(to: bucketOf(id))
+                try emitNew(before: id)
+                let entries = pending.removeValue(forKey: id)
+                let decision = decisions[id]
+                books += 1
+                guard entries != nil || decision != nil else {
+                    try writer.appendRaw(bytes)
+                    return
+                }
+                // `JSONDecoder` only for a line the scan cannot vouch for: it was 28 % of a second import's merge.
+                let original: LibraryBook
+                if let scanned = LibraryBookScan.scan(bytes) {
+                    original = scanned
+                } else {
+                    do {
+                        original = try decoder.decode(LibraryBook.self, from: Data(bytes))
+                    } catch {
+                        throw library.corrupt("line \(line): invalid book: \(describeDecoding(error))")
                     }
                 }
-                guard count == scan.ids.count else { throw library.corrupt("changed while merging (fewer lines than scanned)") }
+                let book =
+                    entries.map { fold(original, id: id, entries: $0) }
+                    ?? {
+                        var book = original
+                        BookMerger.apply(decision!, to: &book)
+                        return book
+                    }()
+                if book == original {
+                    try writer.appendRaw(bytes)
+                } else {
+                    changed = true
+                    try book.jsonLine.withUnsafeBytes { try writer.appendRaw($0) }
+                }
             }
-            try advance(to: paths.count)
-        } catch {
-            writer.abandon()
-            throw error
+            guard count == scan.ids.count else { throw library.corrupt("changed while merging (fewer lines than scanned)") }
         }
-        if !changed { writer.abandon() }
+        try advance(to: paths.count)
         return FoldResult(writer: changed ? writer : nil, books: books, flagged: flagged, enrichedAnyway: enrichedAnyway)
     }
 
