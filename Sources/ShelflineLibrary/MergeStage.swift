@@ -152,84 +152,80 @@ public enum MergeStage {
                 entry.appendJSON(to: &ledgerLine)
                 try ledgerLine.withUnsafeBytes { try ledger.appendRaw($0) }
             }
-            do {
-                try KeyedRecords.forEach(path: request.records, parameters: dedupe) { keyed, bytes in
-                    if let cancellation, cancellation.isCancelled {
-                        throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
-                    }
-                    let record = keyed.identity
-                    while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
-                        try appendLedger(LedgerEntry(notImported: rejects[rejectIndex]))
-                        rejectIndex += 1
-                    }
-                    recordCount += 1
-                    let resolution = try resolver.resolve(keyed.keys, line: record.line)
-                    let outcome: LedgerEntry.Outcome
-                    switch resolution.status {
-                    case .new: outcome = .added; outcomes.added += 1
-                    case .inLibrary: outcome = .updated; outcomes.updated += 1
-                    case .duplicateInFile: outcome = .duplicateInFile; outcomes.duplicateInFile += 1
-                    }
-                    let status = record.match?.status ?? .notEnriched
-                    enrichment.count(status, source: record.match?.source)
-                    if status == .notEnriched {
-                        try notEnriched.append(
-                            FailedRow(
-                                line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
-                                reason: record.match?.reason ?? "not looked up",
-                                fallbackText: [record.title, record.author ?? "", record.isbn13 ?? ""].joined(separator: " | "),
-                                bookId: resolution.bookId))
-                    }
-                    let bookId = BookKeys.idString(resolution.bookId), candidates = record.match?.candidates ?? []
-                    func item() -> ReviewItem {
-                        ReviewItem(
-                            line: record.line, bookId: bookId, title: record.title, author: record.author,
-                            isbn13: record.isbn13, candidates: candidates)
-                    }
-                    if status == .needsReview {
-                        try review.appendItem(item(), book: resolution.bookId)
-                    } else if status == .notEnriched, !candidates.isEmpty {
-                        try review.appendRuledOut(item())
-                    }
-                    try appendLedger(
-                        LedgerEntry(
-                            line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
-                            key: resolution.key, match: record.match?.status))
-                    func append(texts: UnsafeRawBufferPointer?) throws {
-                        try buckets[bucket(of: resolution.bookId)].append(
-                            id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, texts: texts,
-                            record: bytes)
-                    }
-                    if record.textsApart == true {
-                        guard let texts else {
-                            throw FileError.corrupt(
-                                path: request.records, line: keyed.fileLine,
-                                reason: "the record's review and notes are apart (textsApart), but \(request.parseReport) "
-                                    + "names no texts file: give merge the parse report of the parse that wrote it")
-                        }
-                        try texts.take(
+            // On an error, the uncommitted ledger is removed with its writer.
+            try KeyedRecords.forEach(path: request.records, parameters: dedupe) { keyed, bytes in
+                if let cancellation, cancellation.isCancelled {
+                    throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
+                }
+                let record = keyed.identity
+                while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
+                    try appendLedger(LedgerEntry(notImported: rejects[rejectIndex]))
+                    rejectIndex += 1
+                }
+                recordCount += 1
+                let resolution = try resolver.resolve(keyed.keys, line: record.line)
+                let outcome: LedgerEntry.Outcome
+                switch resolution.status {
+                case .new: outcome = .added; outcomes.added += 1
+                case .inLibrary: outcome = .updated; outcomes.updated += 1
+                case .duplicateInFile: outcome = .duplicateInFile; outcomes.duplicateInFile += 1
+                }
+                let status = record.match?.status ?? .notEnriched
+                enrichment.count(status, source: record.match?.source)
+                if status == .notEnriched {
+                    try notEnriched.append(
+                        FailedRow(
                             line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
-                            recordsPath: request.records
-                        ) { try append(texts: $0) }
-                    } else {
-                        try append(texts: nil)
+                            reason: record.match?.reason ?? "not looked up",
+                            fallbackText: [record.title, record.author ?? "", record.isbn13 ?? ""].joined(separator: " | "),
+                            bookId: resolution.bookId))
+                }
+                let bookId = BookKeys.idString(resolution.bookId), candidates = record.match?.candidates ?? []
+                func item() -> ReviewItem {
+                    ReviewItem(
+                        line: record.line, bookId: bookId, title: record.title, author: record.author,
+                        isbn13: record.isbn13, candidates: candidates)
+                }
+                if status == .needsReview {
+                    try review.appendItem(item(), book: resolution.bookId)
+                } else if status == .notEnriched, !candidates.isEmpty {
+                    try review.appendRuledOut(item())
+                }
+                try appendLedger(
+                    LedgerEntry(
+                        line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
+                        key: resolution.key, match: record.match?.status))
+                func append(texts: UnsafeRawBufferPointer?) throws {
+                    try buckets[bucket(of: resolution.bookId)].append(
+                        id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, texts: texts,
+                        record: bytes)
+                }
+                if record.textsApart == true {
+                    guard let texts else {
+                        throw FileError.corrupt(
+                            path: request.records, line: keyed.fileLine,
+                            reason: "the record's review and notes are apart (textsApart), but \(request.parseReport) "
+                                + "names no texts file: give merge the parse report of the parse that wrote it")
                     }
-                    if firstPass { progress.advance(by: 1, counts: { outcomes.progressCounts }, title: record.title) }
+                    try texts.take(
+                        line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
+                        recordsPath: request.records
+                    ) { try append(texts: $0) }
+                } else {
+                    try append(texts: nil)
                 }
-                for reject in rejects[rejectIndex...] {
-                    try appendLedger(LedgerEntry(notImported: reject))
-                }
-                try texts?.finish(recordsPath: request.records)
-                guard recordCount + rejects.count == parse.rowsRead else {
-                    throw LibraryError.countMismatch(
-                        path: request.parseReport, rowsRead: parse.rowsRead, records: recordCount,
-                        rejected: rejects.count)
-                }
-                for file in buckets { try file.close() }
-            } catch {
-                ledger.abandon()
-                throw error
+                if firstPass { progress.advance(by: 1, counts: { outcomes.progressCounts }, title: record.title) }
             }
+            for reject in rejects[rejectIndex...] {
+                try appendLedger(LedgerEntry(notImported: reject))
+            }
+            try texts?.finish(recordsPath: request.records)
+            guard recordCount + rejects.count == parse.rowsRead else {
+                throw LibraryError.countMismatch(
+                    path: request.parseReport, rowsRead: parse.rowsRead, records: recordCount,
+                    rejected: rejects.count)
+            }
+            for file in buckets { try file.close() }
             again = firstPass && resolver.needsISBNTitles
             if again {
                 ledger.abandon()

@@ -463,4 +463,15 @@ import Testing
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: temp.file("f2/out")) == [])
     }
+
+    /// An interrupted merge leaves no temporary ledger beside the ledger it did not write.
+    @Test func interruptedMergeLeavesNoTemporaryLedger() throws {
+        let fixture = try ImportFixture(directory: temp.file("f3"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
+        let cancellation = CancellationFlag()
+        cancellation.cancel()
+        #expect(throws: TryLaterError.self) {
+            try MergeStage.run(fixture.request(), workspace: workspace, cancellation: cancellation)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temp.file("f3")).filter { $0.contains(".tmp-") } == [])
+    }
 }
