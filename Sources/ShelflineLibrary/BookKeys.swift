@@ -7,8 +7,8 @@ import ShelflineCore
 public enum BookKeys {
     /// Nil without a valid ISBN.
     public static func isbnKey(isbn13: String?, isbn10: String?) -> String? {
-        if let isbn13, let canonical = canonicalISBN13(isbn13) { return "isbn:" + canonical }
-        if let isbn10, let converted = BookKeys.isbn13(fromISBN10: isbn10) { return "isbn:" + converted }
+        if let isbn13, let canonical = canonical13(isbn13, length: 13) { return "isbn:" + canonical }
+        if let isbn10, let converted = canonical13(isbn10, length: 10) { return "isbn:" + converted }
         return nil
     }
 
@@ -66,15 +66,8 @@ public enum BookKeys {
         return digest.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
 
-    /// A valid 978/979 ISBN-13 (`ShelflineCore.ISBN`), hyphens and spaces allowed.
-    static func canonicalISBN13(_ text: String) -> String? {
-        ISBN.canonical13(text).flatMap { canonical in
-            text.utf8.count - text.utf8.filter { $0 == 45 || $0 == 32 }.count == 13 ? canonical : nil
-        }
-    }
-
-    /// Nil when `text` is not a valid ISBN-10.
-    public static func isbn13(fromISBN10 text: String) -> String? {
-        text.utf8.count - text.utf8.filter { $0 == 45 || $0 == 32 }.count == 10 ? ISBN.canonical13(text) : nil
+    /// A valid ISBN of `length` characters, hyphens and spaces aside, as its ISBN-13 (`ShelflineCore.ISBN`).
+    private static func canonical13(_ text: String, length: Int) -> String? {
+        text.utf8.count(where: { $0 != 45 && $0 != 32 }) == length ? ISBN.canonical13(text) : nil
     }
 }
