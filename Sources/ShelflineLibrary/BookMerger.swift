@@ -364,8 +364,7 @@ public enum BookMerger {
         return shelfRank(incoming) >= shelfRank(current) ? incoming : current
     }
 
-    /// The book's whole shelf list but for its exclusive shelf: empty for an empty cell, nil for a mapped
-    /// CSV without shelves (it says nothing of them).
+    /// A row lists the book's whole shelf list: empty for an empty cell, nil for a mapped CSV without shelves.
     static func listedShelves(_ record: BookRecord) -> [String]? {
         record.format == .generic ? record.shelves : record.shelves ?? []
     }
@@ -383,8 +382,7 @@ public enum BookMerger {
     }
 
     static func union(_ a: [String]?, _ b: [String]?) -> [String]? {
-        // One side empty, the other sorted, distinct, without "": that side. A Set and sort per book cost
-        // 2 % of merge (measured).
+        // One side empty, the other sorted, distinct, without "": that side (a Set per book was 2 % of merge).
         if a?.isEmpty ?? true, let b, isSortedSet(b), b.first != "" { return b.isEmpty ? nil : b }
         if b?.isEmpty ?? true, let a, isSortedSet(a), a.first != "" { return a.isEmpty ? nil : a }
         // Sort and drop repeats: hashing every name into a `Set` cost more (measured).
@@ -396,8 +394,7 @@ public enum BookMerger {
         return distinct.isEmpty ? nil : distinct
     }
 
-    /// Every distinct reading, sorted; a span repeating part of another (`{end: d}` beside `{start: s,
-    /// end: d}`) is dropped.
+    /// Every distinct reading, sorted; a span repeating part of another (`{end: d}`, `{start: s, end: d}`) goes.
     static func mergeReads(_ a: [ReadSpan]?, _ b: [ReadSpan]?) -> [ReadSpan]? {
         // One span (most books): what the general path gives, without it.
         if (a?.count ?? 0) + (b?.count ?? 0) <= 1 {

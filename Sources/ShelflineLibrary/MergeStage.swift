@@ -82,12 +82,9 @@ extension LedgerEntry {
     }
 }
 
-/// `shelfline-merge`: folds one import's records into the library under the merge lock.
-///
-/// Pass 1 resolves every record to a book (as dedupe, against the library as it is now), writes the
-/// ledger and partitions the records into id-range buckets. Pass 2 streams the library in id order,
-/// folding each bucket into its range and copying untouched books byte for byte; the new generation
-/// is published only if it differs. Both passes keep both cores busy (`KeyedRecords`, `OrderedPrefetcher`).
+/// `shelfline-merge`: folds one import's records into the library under the merge lock. Pass 1 resolves
+/// records to books, writes the ledger and buckets the records by id; pass 2 streams the library in id
+/// order, folding each bucket in and copying untouched books as they are. Published only if it differs.
 public enum MergeStage {
     public static func run(
         _ request: MergeRequest, workspace: Workspace, dedupe: DedupeParameters = DedupeParameters(),

@@ -1,13 +1,11 @@
 import Foundation
 import ShelflineCore
 
-/// The byte-level decoder of a library line: a line it cannot vouch for (unknown key, wrong type, bad
-/// syntax) goes to `JSONDecoder`, which decodes it or names the problem. With `JSONDecoder` alone, an
-/// export took twice as long as Python's csv writer over the same lines (bench/export).
+/// The byte-level decoder of a library line; a line it cannot vouch for goes to `JSONDecoder`, which alone
+/// made an export twice as slow as Python's csv writer (bench/export).
 enum LibraryBookScan {
-    /// Nil when the fast path cannot vouch for the line. `only`: the members to decode besides `id` and
-    /// `title` (`Field.mask(of:)`); the others are only syntax-checked: whole books were most of the
-    /// library page's time. Names are matched as raw bytes: a `String` per name was most of the scan.
+    /// `only`: the members to decode besides `id` and `title`, the others syntax-checked (whole books were
+    /// most of the library page's time). Names match as raw bytes: a `String` each was most of the scan.
     static func scan(_ bytes: UnsafeRawBufferPointer, only mask: UInt64? = nil) -> LibraryBook? {
         var scanner = JSONScanner(bytes)
         var book = LibraryBook(id: "", title: "")
