@@ -1,15 +1,12 @@
-/// Book ids in ascending order, looked up by binary search: 8 bytes an id where a `Set<UInt64>`
-/// takes 11–21 (at most 75 % full) and copies itself while growing (at 2,000,000 rows, that copy
-/// would be merge's peak memory). The library's ids come sorted, and the fold emits books in id order.
+/// Book ids in ascending order, found by binary search: 8 bytes an id, where a `Set<UInt64>` takes 11–21
+/// and copies itself while growing (at 2,000,000 rows, merge's peak memory).
 struct AscendingIds: Sendable {
     private var ids: [UInt64] = []
 
     init() {}
 
-    /// `ids`, which must be ascending (the library scan checks its order).
     init(sorted ids: [UInt64]) { self.ids = ids }
 
-    /// Appends an id greater than every id so far.
     mutating func append(_ id: UInt64) {
         precondition(ids.last.map { $0 < id } ?? true, "book ids must be appended in ascending order")
         ids.append(id)

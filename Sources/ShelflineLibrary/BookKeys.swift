@@ -1,16 +1,14 @@
 import Foundation
 import ShelflineCore
 
-/// The identity keys a record or book is found by, and the stable book id derived from a key.
-///
-/// Keys: `isbn:<canonical ISBN-13>` (an ISBN-10 is converted, so both forms meet), the title
-/// identity `tk:…` (`TitleIdentity`, Core: the one title rule, the matcher's) for matching without
-/// (or across) ISBNs, and `row:…` for a row with neither.
+/// The identity keys a record or book is found by, and the stable book id derived from a key:
+/// `isbn:<ISBN-13>` (an ISBN-10 converted, so both forms meet), the title identity `tk:…` (`TitleIdentity`)
+/// and `row:…` for a row with neither.
 public enum BookKeys {
-    /// `isbn:978…` from a record's ISBN-13, or its ISBN-10 converted; nil without a valid ISBN.
+    /// Nil without a valid ISBN.
     public static func isbnKey(isbn13: String?, isbn10: String?) -> String? {
-        if let isbn13, let canonical = canonicalISBN13(isbn13) { return "isbn:" + canonical }
-        if let isbn10, let converted = BookKeys.isbn13(fromISBN10: isbn10) { return "isbn:" + converted }
+        if let isbn13, let canonical = canonical13(isbn13, length: 13) { return "isbn:" + canonical }
+        if let isbn10, let converted = canonical13(isbn10, length: 10) { return "isbn:" + converted }
         return nil
     }
 
@@ -19,13 +17,12 @@ public enum BookKeys {
         idString(keyHash(key))
     }
 
-    /// The 64 bits of a book id (`b` + 16 hex), or nil if it is not one.
+    /// Nil if `id` is no book id.
     public static func idBits(_ id: String) -> UInt64? {
         guard id.utf8.count == 17, id.first == "b" else { return nil }
         return UInt64(id.dropFirst(), radix: 16)
     }
 
-    /// The id text for 64 id bits.
     public static func idString(_ bits: UInt64) -> String {
         String(unsafeUninitializedCapacity: 17) { buffer in
             buffer[0] = UInt8(ascii: "b")
@@ -34,12 +31,11 @@ public enum BookKeys {
         }
     }
 
-    /// Appends the 16 lowercase hex digits of `bits` (an id without its `b`).
+    /// An id without its `b`.
     static func appendHex(_ bits: UInt64, to out: inout [UInt8]) {
         for index in 0..<16 { out.append(hexDigit(bits, index)) }
     }
 
-    /// The 64 bits of 16 hex digits, or nil.
     static func hexBits(_ digits: UnsafeRawBufferPointer) -> UInt64? {
         guard digits.count == 16 else { return nil }
         var bits: UInt64 = 0
@@ -56,32 +52,22 @@ public enum BookKeys {
         return bits
     }
 
-    /// Hex digit `index` (0: the most significant) of `bits`, lowercase.
+    /// Digit 0 is the most significant.
     private static func hexDigit(_ bits: UInt64, _ index: Int) -> UInt8 {
         let nibble = UInt8(truncatingIfNeeded: bits >> UInt64(60 - 4 * index)) & 0xF
         return nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
-    /// 64-bit hash of a key, for compact in-memory indexes.
-    /// The first 8 bytes of SHA-256(key), big-endian (the same bits as a book id made from `key`).
+    /// The first 8 bytes of SHA-256(key), big-endian: the bits of a book id made from `key`.
     public static func keyHash(_ key: String) -> UInt64 {
         var key = key
-        // Hashing the UTF-8 in place: a `Data` copy per key costs a third of this function (measured).
+        // In place: a `Data` copy per key cost a third of this function (measured).
         let digest = key.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
         return digest.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
 
-    // MARK: ISBN
-
-    /// The shared rule (`ShelflineCore.ISBN`): a valid 978/979 ISBN-13, hyphens and spaces allowed.
-    static func canonicalISBN13(_ text: String) -> String? {
-        ISBN.canonical13(text).flatMap { canonical in
-            text.utf8.count - text.utf8.filter { $0 == 45 || $0 == 32 }.count == 13 ? canonical : nil
-        }
-    }
-
-    /// Converts a valid ISBN-10 to its ISBN-13; nil when it is not a valid ISBN-10.
-    public static func isbn13(fromISBN10 text: String) -> String? {
-        text.utf8.count - text.utf8.filter { $0 == 45 || $0 == 32 }.count == 10 ? ISBN.canonical13(text) : nil
+    /// A valid ISBN of `length` characters, hyphens and spaces aside, as its ISBN-13 (`ShelflineCore.ISBN`).
+    private static func canonical13(_ text: String, length: Int) -> String? {
+        text.utf8.count(where: { $0 != 45 && $0 != 32 }) == length ? ISBN.canonical13(text) : nil
     }
 }

@@ -5,18 +5,13 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// A scratch file of one id range of an import's records, written once and read back whole.
-///
-/// Merge partitions records by the top bits of their book id, so each bucket holds about
-/// `records / buckets` of them: that, not the import size, bounds merge's memory.
-/// Line format: `<16 hex book id>\t<line in the records file>\t<granted keys as JSON array>\t<texts line or
-/// nothing>\t<record JSON>`: a record with its texts apart (`RecordTexts`) carries them from merge's first pass.
+/// One id range (top bits of the book id) of an import's records: the bucket, not the import, bounds merge's memory.
+/// Line: `<16 hex book id>\t<records file line>\t<granted keys, JSON array>\t<texts line or nothing>\t<record JSON>`.
 final class BucketFile {
     private let scratch: ScratchWriter
     var path: String { scratch.path }
 
-    /// Bytes buffered a bucket before a write: merge's first pass fills every bucket at once, so
-    /// this times the number of buckets is part of its peak; a smaller one costs more write calls.
+    /// Pass 1 fills every bucket at once, so this times the buckets is part of its peak; smaller costs more writes.
     static let flushBytes = 1 << 14
 
     init(path: String) throws {
@@ -53,7 +48,6 @@ final class BucketFile {
         /// Ascending; `starts[0]` is 0.
         var starts: [UInt64]
 
-        /// The bucket holding `id`.
         func bucket(of id: UInt64) -> Int {
             var low = 0, high = starts.count - 1
             while low < high {
@@ -64,22 +58,12 @@ final class BucketFile {
         }
     }
 
-    /// Bucket bytes above which pass 2 gets the bucket in parts: about what a 600,000-row import's
-    /// buckets hold (bench/parse's rows, 256 buckets). 2 MiB, not 1: at 1 MiB the 200,000-row
-    /// corpus-shaped import (1,500-byte records, 1.2 MB buckets) is split and its 300 MB of scratch
-    /// written twice, 5 % of merge's CPU for 6 MB of peak RSS (docs/performance.md, "Figures behind
-    /// the code's choices").
+    /// Bucket bytes above which pass 2 takes a bucket in parts. 2 MiB, not 1: 1 MiB splits the 200,000-row
+    /// corpus-shaped import's buckets, 5 % of merge's CPU for 6 MB of RSS (docs/performance.md).
     static let partBytes = 2 << 20
 
-    /// `files` (closed; bucket *b* holds the ids whose top `bucketBits` bits are *b*) as pass 2
-    /// takes them: each one over `limit` bytes split by the next bits of its ids into as many
-    /// parts as bring each part near `limit` (a power of two, at most 256), in id order.
-    ///
-    /// Why: a bucket is loaded whole in pass 2, and two threads load buckets ahead, so with a
-    /// fixed number of buckets merge's second pass grows with the import (measured: 117 MB at
-    /// 2,000,000 rows against 58 MB at 200,000). Split, a part holds about what a bucket of a
-    /// small import does, whatever the import's size; the cost is one more sequential pass over
-    /// the large buckets' bytes. A book's lines stay in their order (the fold reads them so).
+    /// `files` (closed) in id order, each over `limit` split by its ids' next bits into up to 256 parts: buckets
+    /// load whole, two ahead, so pass 2 grew with the import (117 MB at 2,000,000 rows, 58 MB at 200,000).
     static func plan(_ files: [BucketFile], bucketBits: Int, limit: Int = partBytes, recordsPath: String) throws -> Plan {
         var plan = Plan(paths: [], starts: [])
         for (bucket, file) in files.enumerated() {
@@ -111,7 +95,7 @@ final class BucketFile {
         return plan
     }
 
-    /// The book id a bucket line starts with; nil for a line too short to be an entry (skipped).
+    /// Nil for a line too short to be an entry (skipped).
     private static func bookId(of line: UnsafeRawBufferPointer, path: String, recordsPath: String) throws -> UInt64? {
         guard line.count > 18 else { return nil }
         guard let id = BookKeys.hexBits(UnsafeRawBufferPointer(rebasing: line[0..<16])) else {
@@ -120,36 +104,26 @@ final class BucketFile {
         return id
     }
 
-    /// One bucket's entries.
     struct Entry {
         var id: UInt64
         var keys: [String]
         var record: BookRecord
 
-        /// Lookup did not enrich the row (merge spools it for not-enriched.csv).
         var notEnriched: Bool { (record.match?.status ?? .notEnriched) == .notEnriched }
     }
 
-    /// Reads a bucket back: `body` gets each book's entries (in file order, the import's record
-    /// order), books in ascending id order. Records are decoded one book at a time, so a bucket
-    /// costs its bytes, not its decoded records (with two threads loading buckets, the decoded
-    /// records of four buckets would be most of merge's memory at 2,000,000 rows).
-    ///
-    /// `removing`: the file is unlinked once read (pass 2 reads each bucket once). Its page cache
-    /// goes back to the system then, not when merge ends, and the library and `not-enriched.csv`
-    /// written after it reuse those pages: written into pages never used before, a page-cache write
-    /// costs the development machine about six times as much, and dropping 300 MB of scratch at the
-    /// end would be merge's serial tail (measured, 200,000 corpus-shaped rows; docs/performance.md).
+    /// Each book's entries in record order, books in id order, decoded a book at a time (four decoded
+    /// buckets were most of merge's memory). `removing`: unlinked once mapped, so the files written next
+    /// reuse its page cache: fresh pages cost six times as much (measured; docs/performance.md).
     static func forEachBook(
         path: String, recordsPath: String, textsPath: String? = nil, removing: Bool = false,
         _ body: (UInt64, [Entry]) throws -> Void
     ) throws {
-        let mapped = try MappedFile(path: path)
+        let mapped = try MappedBuffer<UInt8>(file: path)
         if removing { unlink(path) }
         try withExtendedLifetime(mapped) {
-            let all = mapped.bytes
-            // Lines sorted by (book, position) rather than a dictionary of arrays: no array per
-            // book, and the books come out in id order (the dictionary measured 1 % of merge).
+            let all = UnsafeRawBufferPointer(mapped.elements)
+            // Sorted by (book, position): no array per book, books in id order (a dictionary was 1 % of merge).
             var lines: [(id: UInt64, range: Range<Int>)] = []
             var start = 0
             while start < all.count {
@@ -170,7 +144,6 @@ final class BucketFile {
                 while next < lines.count, lines[next].id == id {
                     let range = lines[next].range
                     next += 1
-                    // Offsets into `all` (`memchr`: see `index(ofByte:in:)`).
                     let tab = UInt8(ascii: "\t")
                     guard let lineTab = all.index(ofByte: tab, in: (range.lowerBound + 17)..<range.upperBound),
                         let keysTab = all.index(ofByte: tab, in: (lineTab + 1)..<range.upperBound),
@@ -188,7 +161,6 @@ final class BucketFile {
                         path: recordsPath, line: fileLine
                     ).record
                     if recordTab > keysTab + 1 {
-                        // The texts line taken for it in the first pass (checked there to name its line).
                         guard let texts = RecordTexts.decode(bytes((keysTab + 1)..<recordTab)), texts.line == record.line else {
                             throw FileError.corrupt(
                                 path: textsPath ?? recordsPath, line: nil,

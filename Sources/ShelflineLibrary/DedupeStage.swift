@@ -11,13 +11,12 @@ public struct DedupeReport: Codable, Sendable, Equatable {
     public var inLibrary = 0
     public var libraryBooks = 0
     public var distinctKeys = 0
-    /// Rows several books could be by title (one main title and author, other subtitles): each
-    /// became a book of its own rather than a guess (docs/library.md).
+    /// Rows several books could be by title: each became a book of its own rather than a guess.
     public var ambiguousTitle = 0
 }
 
 extension DedupeMark {
-    /// Appends the mark as JSON with sorted keys (the same bytes `JSONEncoder.shelfline` writes).
+    /// The bytes `JSONEncoder.shelfline` writes, without its cost.
     func appendJSON(to line: inout [UInt8]) {
         var writer = JSONObjectWriter(out: take(&line))
         writer.string("bookId", bookId)
@@ -30,39 +29,34 @@ extension DedupeMark {
 
 /// `shelfline-dedupe`: marks every record `new`, `duplicateInFile` or `inLibrary` (never drops one).
 ///
-/// Only the identity fields are decoded (`BookRecordScan`); the mark is spliced into the record's
-/// JSON line, so the rest of the record passes through byte for byte.
+/// Only the identity fields are decoded; the mark is spliced into the line, the rest passes through as is.
 public enum DedupeStage {
     static func run(
         input: String, output: String, workspace: Workspace,
         parameters: DedupeParameters = DedupeParameters(),
         cancellation: CancellationFlag? = nil
     ) throws -> DedupeReport {
-        let first = try pass(
-            input: input, output: output, workspace: workspace, parameters: parameters,
-            titles: nil, cancellation: cancellation)
-        guard first.needsISBNTitles else { return first.report }
-        // A row joined a book by title that a later row with an ISBN showed to be another: the
-        // file again, with what its ISBNs' rows say known from the first row.
-        let titles = try ISBNTitles.learn(from: [input], parameters: parameters)
-        return try pass(
-            input: input, output: output, workspace: workspace, parameters: parameters,
-            titles: titles, cancellation: cancellation
-        ).report
+        var titles: ISBNTitles?
+        while true {
+            let result = try pass(
+                input: input, output: output, workspace: workspace, parameters: parameters, titles: titles,
+                cancellation: cancellation)
+            // A pass given `titles` never needs them again.
+            guard result.needsISBNTitles else { return result.report }
+            titles = try ISBNTitles.learn(from: [input], parameters: parameters)
+        }
     }
 
-    /// One pass over `input`, resolving against the library as it stands; `titles` given: with
-    /// them (`KeyResolver.use`). Output committed, unless `titles` is nil and the resolver says
-    /// the file needs them: then nothing is written.
+    /// One pass against the library as it stands; nothing is written when `titles` is nil and the
+    /// resolver says the file needs them.
     private static func pass(
         input: String, output: String, workspace: Workspace, parameters: DedupeParameters,
         titles: ISBNTitles?, cancellation: CancellationFlag?
     ) throws -> (report: DedupeReport, needsISBNTitles: Bool) {
         var resolver: KeyResolver
-        // The scratch file goes in the directory `output` will be written in.
         let directory = (output as NSString).deletingLastPathComponent
         do {
-            resolver = try KeyResolver(parameters: parameters, scratchDirectory: directory.isEmpty ? "." : directory)
+            resolver = try KeyResolver(scratchDirectory: directory.isEmpty ? "." : directory)
         } catch FileError.cannotCreate(_, let reason) {
             // The scratch file goes where the output will: its failure is the output's.
             throw FileError.cannotCreate(path: output, reason: reason)
@@ -75,50 +69,43 @@ public enum DedupeStage {
         let decoder = JSONDecoder()
         var line: [UInt8] = []
         var markBytes: [UInt8] = []
-        do {
-            try KeyedRecords.forEach(path: input, parameters: parameters) { keyed, bytes in
-                if let cancellation, cancellation.isCancelled {
-                    throw TryLaterError("shelfline-dedupe: interrupted; \(output) was not written")
-                }
-                let resolution = try resolver.resolve(keyed.keys, line: keyed.identity.line)
-                let mark = DedupeMark(
-                    status: resolution.status, key: resolution.key, firstLine: resolution.firstLine,
-                    bookId: BookKeys.idString(resolution.bookId))
-                switch resolution.status {
-                case .new: report.new += 1
-                case .duplicateInFile: report.duplicateInFile += 1
-                case .inLibrary: report.inLibrary += 1
-                }
-                report.rowsIn += 1
-                if resolution.ambiguous { report.ambiguousTitle += 1 }
-                if !keyed.hasDedupe {
-                    mark.appendJSON(to: &markBytes)
-                    line.removeAll(keepingCapacity: true)
-                    BookRecordScan.splice(bytes, adding: [("dedupe", markBytes)], into: &line)
-                    markBytes.removeAll(keepingCapacity: true)
-                    try line.withUnsafeBytes { try writer.appendRaw($0) }
-                } else {
-                    var record: BookRecord
-                    do {
-                        record = try decoder.decode(BookRecord.self, from: Data(bytes))
-                    } catch {
-                        throw FileError.corrupt(
-                            path: input, line: keyed.fileLine, reason: "invalid record: \(describeDecoding(error))")
-                    }
-                    record.dedupe = mark
-                    try writer.append(record)
-                }
+        // Dropped uncommitted (an error, or a pass to do again), the writer removes its temporary file.
+        try KeyedRecords.forEach(path: input, parameters: parameters) { keyed, bytes in
+            if let cancellation, cancellation.isCancelled {
+                throw TryLaterError("shelfline-dedupe: interrupted; \(output) was not written")
             }
-            if titles == nil && resolver.needsISBNTitles {
-                writer.abandon()
-                return (report, true)
+            let resolution = try resolver.resolve(keyed.keys, line: keyed.identity.line)
+            let mark = DedupeMark(
+                status: resolution.status, key: resolution.key, firstLine: resolution.firstLine,
+                bookId: BookKeys.idString(resolution.bookId))
+            switch resolution.status {
+            case .new: report.new += 1
+            case .duplicateInFile: report.duplicateInFile += 1
+            case .inLibrary: report.inLibrary += 1
             }
-            report.distinctKeys = resolver.distinctKeys
-            try writer.commit()
-        } catch {
-            writer.abandon()
-            throw error
+            report.rowsIn += 1
+            if resolution.ambiguous { report.ambiguousTitle += 1 }
+            if !keyed.hasDedupe {
+                mark.appendJSON(to: &markBytes)
+                line.removeAll(keepingCapacity: true)
+                BookRecordScan.splice(bytes, adding: [("dedupe", markBytes)], into: &line)
+                markBytes.removeAll(keepingCapacity: true)
+                try line.withUnsafeBytes { try writer.appendRaw($0) }
+            } else {
+                var record: BookRecord
+                do {
+                    record = try decoder.decode(BookRecord.self, from: Data(bytes))
+                } catch {
+                    throw FileError.corrupt(
+                        path: input, line: keyed.fileLine, reason: "invalid record: \(describeDecoding(error))")
+                }
+                record.dedupe = mark
+                try writer.append(record)
+            }
         }
+        guard titles != nil || !resolver.needsISBNTitles else { return (report, true) }
+        report.distinctKeys = resolver.distinctKeys
+        try writer.commit()
         return (report, false)
     }
 }

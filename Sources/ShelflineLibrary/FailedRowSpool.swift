@@ -1,15 +1,8 @@
 import ShelflineCore
 
-/// The rows of an export, spooled to scratch files while merge reads the import and read back
-/// once the library is folded, so merge's memory does not grow with the number of rows: held in
-/// an array, 2,000,000 not-enriched rows cost about 400 MB (bench/orchestrator scaling run).
-///
-/// Two files, appended in step. `PATH` holds each row's numbers as five little-endian 64-bit words
-/// (line, byte offset, byte length, whether it has a book, book id); `PATH.texts` holds its words,
-/// a line `["reason","fallback text"]`. The export copies rows from the source and needs only the
-/// numbers: decoding both strings of every row and copying them through was most of merge's
-/// not-enriched export (perf, 200,000 rows), which nothing else overlaps. The words are read only
-/// when the source is gone and the export falls back to them.
+/// An export's rows, spooled in pass 1 and read back after the fold (in an array, 2,000,000 rows were
+/// 400 MB): `PATH` has five little-endian words a row (line, byte offset, byte length, has a book, book id),
+/// `PATH.texts` a `["reason","fallback text"]` line, read only by the fallback (decoding it was most of the export).
 final class FailedRowSpool {
     private let positions: ScratchWriter
     private let texts: ScratchWriter
@@ -37,80 +30,49 @@ final class FailedRowSpool {
         }
     }
 
-    /// Flushes and closes; `forEach` reads the rows back in the order they were appended.
     func close() throws {
         try positions.close()
         try texts.close()
     }
 
-    /// Calls `body` with each row, in order. Without `texts`, a row's `reason` and `fallbackText`
-    /// are empty and only the numbers are read.
+    /// In order. Without `texts`, `reason` and `fallbackText` are empty and only the numbers are read.
     func forEach(texts: Bool = true, _ body: (FailedRow) throws -> Void) throws {
         try Self.readBack(path: path, texts: texts, body)
     }
 
     static func readBack(path: String, texts: Bool = true, _ body: (FailedRow) throws -> Void) throws {
-        let numbers = try Numbers(path: path)
+        // A block of rows at a time: mapped whole, 2,000,000 rows' numbers were 80 MB of merge's memory.
+        let numbers = try ScratchReader(path: path, blockSize: wordsPerRow * 8 << 11)
+        var rowsRead = 0
+        func next() throws -> FailedRow? {
+            try numbers.next(
+                wordsPerRow * 8, damaged: { FileError.corrupt(path: path, line: rowsRead + 1, reason: "scratch row is damaged") }
+            ) { bytes in
+                func word(_ index: Int) -> UInt64 {
+                    UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
+                }
+                rowsRead += 1
+                return FailedRow(
+                    line: Int(truncatingIfNeeded: word(0)), byteOffset: Int(truncatingIfNeeded: word(1)),
+                    byteLength: Int(truncatingIfNeeded: word(2)), reason: "", fallbackText: "",
+                    bookId: word(3) == 0 ? nil : word(4))
+            }
+        }
         guard texts else {
-            while let row = try numbers.next() { try body(row) }
+            while let row = try next() { try body(row) }
             return
         }
         let textsPath = path + ".texts"
         try LineReader.forEachLine(path: textsPath) { line, number in
             var scanner = JSONScanner(line)
-            guard var row = try numbers.next(), scanner.take(UInt8(ascii: "[")), let reason = scanner.string(),
+            guard var row = try next(), scanner.take(UInt8(ascii: "[")), let reason = scanner.string(),
                 scanner.take(UInt8(ascii: ",")), let fallback = scanner.string(), scanner.take(UInt8(ascii: "]"))
             else { throw FileError.corrupt(path: textsPath, line: number, reason: "scratch row is damaged") }
             (row.reason, row.fallbackText) = (reason, fallback)
             try body(row)
         }
-        guard try numbers.next() == nil else {
-            throw FileError.corrupt(path: textsPath, line: numbers.rowsRead, reason: "scratch rows are missing")
-        }
-    }
-
-    /// The numbers file read a block of rows at a time: mapped whole, 2,000,000 rows' numbers would
-    /// be 80 MB of merge's resident memory.
-    private final class Numbers {
-        private let file: RegularFile
-        private var block: [UInt8]
-        private var start = 0, end = 0
-        private(set) var rowsRead = 0
-        private static let rowSize = FailedRowSpool.wordsPerRow * 8
-
-        init(path: String) throws {
-            file = try RegularFile(path: path)
-            block = [UInt8](repeating: 0, count: Self.rowSize << 11)
-        }
-
-        func next() throws -> FailedRow? {
-            if start == end {
-                start = 0
-                end = 0
-                // A block holds whole rows; a read may still end inside one.
-                while end < block.count {
-                    let count = try block.withUnsafeMutableBufferPointer { try file.read(into: .init(rebasing: $0[end...])) }
-                    if count == 0 { break }
-                    end += count
-                }
-                guard end % Self.rowSize == 0 else {
-                    throw FileError.corrupt(
-                        path: file.path, line: rowsRead + end / Self.rowSize + 1, reason: "scratch row is damaged")
-                }
-                if end == 0 { return nil }
-            }
-            func word(_ index: Int) -> UInt64 {
-                block.withUnsafeBytes {
-                    UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: start + index * 8, as: UInt64.self))
-                }
-            }
-            let row = FailedRow(
-                line: Int(truncatingIfNeeded: word(0)), byteOffset: Int(truncatingIfNeeded: word(1)),
-                byteLength: Int(truncatingIfNeeded: word(2)), reason: "", fallbackText: "",
-                bookId: word(3) == 0 ? nil : word(4))
-            start += Self.rowSize
-            rowsRead += 1
-            return row
+        guard try next() == nil else {
+            throw FileError.corrupt(path: textsPath, line: rowsRead, reason: "scratch rows are missing")
         }
     }
 }

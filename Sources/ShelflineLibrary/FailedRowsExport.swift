@@ -12,17 +12,14 @@ public struct FailedRow: Sendable, Equatable {
     public var byteOffset: Int
     public var byteLength: Int
     public var reason: String
-    /// What to show when the source file is gone: the rejected row's text, or title | author | ISBN.
+    /// Shown when the source file is gone: the rejected row's text, or title | author | ISBN.
     public var fallbackText: String
     var bookId: UInt64?
 }
 
-/// `failed-rows.csv` (rejected rows: not in the library) and `not-enriched.csv` (rows imported
-/// without metadata: in the library): the source's own header line and each row's original bytes,
-/// copied verbatim, so the user can fix them and import the file again.
-///
-/// When the source file is gone or no longer matches the parse report, it writes what it still
-/// knows instead — `Source Line,Reason,Row` — and says so (`usedFallback`).
+/// `failed-rows.csv` (rejected rows) and `not-enriched.csv` (rows imported without metadata): the source's
+/// header and each row's bytes verbatim, so the user can fix them and import again. When the source is
+/// gone or changed, `Source Line,Reason,Row` instead (`usedFallback`).
 public enum FailedRowsExport {
     public struct Result: Sendable, Equatable {
         public var rows: Int
@@ -30,49 +27,30 @@ public enum FailedRowsExport {
         public var fallbackReason: String?
     }
 
-    /// Where the not-enriched rows go: `not-enriched.csv` in the failed-rows file's directory.
+    /// Merge's unlisted `notEnrichedRows` output, beside failed-rows.csv.
     public static func notEnrichedPath(besides failedRows: String) -> String {
-        StageFiles.beside(failedRows, named: notEnrichedFileName)
+        StageFiles.beside(failedRows, named: MergeStage.description.defaultOutput(.notEnrichedRows))
     }
 
-    /// Merge's unlisted `notEnrichedRows` output (`Stage.unlistedOutputs`).
-    public static let notEnrichedFileName = MergeStage.description.defaultOutput(.notEnrichedRows)
-
-    public static func write(_ rows: [FailedRow], parse: ParseReport, to path: String) throws -> Result {
-        try write(rows: { _, body in try rows.forEach(body) }, parse: parse, to: path)
-    }
-
-    /// Streams the rows `rows` hands out (it may be called twice: the fallback reads them again)
-    /// into the file, row by row: it can hold most of a large import. Its first argument says
-    /// whether the rows' `reason` and `fallbackText` are read (only the fallback does).
+    /// Streams `rows`, called again for the fallback, the only reader of `texts`; uncommitted, a file is removed.
     static func write(
         rows: (_ texts: Bool, (FailedRow) throws -> Void) throws -> Void, parse: ParseReport, to path: String
     ) throws -> Result {
         var count = 0
         do {
             let file = try AtomicFile(path: path)
-            do {
-                try verbatim(rows, parse: parse, into: file, count: &count)
-                try file.commit()
-            } catch {
-                file.abandon()
-                throw error
-            }
+            try verbatim(rows, parse: parse, into: file, count: &count)
+            try file.commit()
             return Result(rows: count, usedFallback: false, fallbackReason: nil)
         } catch let problem as SourceProblem {
             count = 0
             let file = try AtomicFile(path: path)
-            do {
-                try file.write("Source Line,Reason,Row\n")
-                try rows(true) { row in
-                    try file.write("\(row.line),\(quote(row.reason)),\(quote(row.fallbackText))\n")
-                    count += 1
-                }
-                try file.commit()
-            } catch {
-                file.abandon()
-                throw error
+            try file.write("Source Line,Reason,Row\n")
+            try rows(true) { row in
+                try file.write("\(row.line),\(quote(row.reason)),\(quote(row.fallbackText))\n")
+                count += 1
             }
+            try file.commit()
             return Result(rows: count, usedFallback: true, fallbackReason: problem.reason)
         }
     }
@@ -91,10 +69,8 @@ public enum FailedRowsExport {
             throw SourceProblem(reason: "\(parse.input): not a regular file")
         }
         let size = Int(info.st_size)
-        // Rows come in line order, so one read of a megabyte serves thousands of them: a `pread`
-        // per row costs a third of merge's not-enriched export at 200,000 rows (measured).
-        // One buffer for every window: under shelfline-merge's fixed mmap threshold a fresh megabyte
-        // each would be a new mapping whose pages are faulted in and zeroed again.
+        // Rows come in line order: a megabyte window serves thousands (a `pread` per row was a third of the
+        // export, measured). One buffer reused: a fresh megabyte would be a new mapping faulted in again.
         var window: [UInt8] = []
         var windowStart = 0, windowCount = 0
         func read(offset: Int, count: Int) throws -> ArraySlice<UInt8> {
@@ -108,14 +84,12 @@ public enum FailedRowsExport {
             }
             return window[(offset - windowStart)..<(offset - windowStart + count)]
         }
-        // A row's bytes are written from the window as they are (two copies of every row into
-        // arrays of its own cost a third of this export's CPU: 201 MB on a 200,000-row corpus-shaped
-        // import). The slice is the window's until the next `line` call.
+        // Written from the window, valid until the next call: copying each row cost a third of the export's CPU.
         func line(offset: Int, length: Int) throws -> (bytes: ArraySlice<UInt8>, addNewline: Bool) {
             guard offset >= 0, length >= 0, offset + length <= size else {
                 throw SourceProblem(reason: "\(parse.input): shorter than the parse report says (changed since parse?)")
             }
-            // Read the row plus up to two bytes after it, to keep the source's own line ending.
+            // Up to two bytes more: the source's own line ending.
             let extra = min(2, size - offset - length)
             let buffer = try read(offset: offset, count: length + extra)
             let start = buffer.startIndex
@@ -137,7 +111,6 @@ public enum FailedRowsExport {
             if line.addNewline { try file.write("\n") }
         }
         let header = try line(offset: parse.headerByteOffset, length: parse.headerByteLength)
-        // The header must still be the one parse read.
         let headerText = String(decoding: header.bytes, as: UTF8.self)
         if let first = parse.header.first(where: { !$0.isEmpty }), !headerText.contains(first) {
             throw SourceProblem(reason: "\(parse.input): header no longer matches the parse report (file changed since parse)")

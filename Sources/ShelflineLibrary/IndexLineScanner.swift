@@ -1,28 +1,22 @@
 import ShelflineCore
 
-/// Reads a library line's `id`, `keys` and creating import without building the whole object:
-/// the key scan of every merge and dedupe touches every book, and Foundation's `JSONDecoder`
-/// spent most of its time on fields the index does not need.
-///
-/// Through `JSONScanner`, it still checks the line's JSON syntax (strings, escapes, numbers, literals, nesting), so a line
-/// it accepts is a well-formed object; on any doubt it returns nil and the caller decodes the line
-/// with `JSONDecoder` to get a precise error.
+/// Reads a library line's `id`, `keys` and creating import alone: every merge and dedupe scans every
+/// book, and `JSONDecoder` spent most of its time on fields the index does not need. It still checks
+/// the whole line's syntax; on any doubt, nil, and the caller's `JSONDecoder` names the error.
 struct IndexLineScanner {
     struct Fields {
         var id: String?
         var keys: [String]?
-        /// The import whose contribution created the book (the first provenance entry, `fields: ["created"]`).
+        /// The first provenance entry's import, when its `fields` are `["created"]`.
         var createdBy: String?
     }
 
-    /// The fields, or nil when the line is not a well-formed JSON object this scanner understands.
     static func scan(_ bytes: UnsafeRawBufferPointer) -> Fields? {
         var scanner = JSONScanner(bytes)
         var fields = Fields()
         scanner.skipWhitespace()
-        // Names compared as bytes (`rawMembers`): a `String` per member name was most of the scan
-        // after inflating (perf, second import of 200k rows). A name with an escape may spell a
-        // member read here: `JSONDecoder` decides (nil).
+        // Names compared as bytes: a `String` per name was most of the scan. A name with an escape may
+        // spell a member read here: `JSONDecoder` decides.
         let wellFormed = scanner.rawMembers { scanner, key in
             switch key {
             case "id":
@@ -32,17 +26,13 @@ struct IndexLineScanner {
                 guard let keys = scanner.stringArray() else { return false }
                 fields.keys = keys
             case "provenance":
-                guard scanner.take(UInt8(ascii: "[")) else { return false }
-                scanner.skipWhitespace()
-                if scanner.take(UInt8(ascii: "]")) { return true }
-                guard let first = contribution(&scanner) else { return false }
-                fields.createdBy = first
-                while true {
-                    scanner.skipWhitespace()
-                    if scanner.take(UInt8(ascii: "]")) { return true }
-                    guard scanner.take(UInt8(ascii: ",")) else { return false }
-                    scanner.skipWhitespace()
-                    guard scanner.skipValue(depth: 2) else { return false }
+                var first = true
+                return scanner.array { scanner in
+                    guard first else { return scanner.skipValue(depth: 2) }
+                    first = false
+                    guard let created = contribution(&scanner) else { return false }
+                    fields.createdBy = created
+                    return true
                 }
             default:
                 return !key.bytes.contains(UInt8(ascii: "\\")) && scanner.skipValue(depth: 1)
@@ -52,8 +42,7 @@ struct IndexLineScanner {
         return wellFormed && scanner.atEnd() ? fields : nil
     }
 
-    /// One provenance object: its `importId` when its `fields` are `["created"]`, else nil; nil
-    /// (outer) when malformed.
+    /// Its `importId` when its `fields` are `["created"]`; outer nil when malformed.
     private static func contribution(_ scanner: inout JSONScanner) -> String?? {
         var importId: String?
         var created = false

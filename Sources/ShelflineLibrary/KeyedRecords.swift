@@ -5,23 +5,17 @@ import ShelflineCore
 struct KeyedRecord {
     var fileLine: Int
     var identity: RecordIdentity
-    /// The line already carries a dedupe mark (`BookRecordScan.Result.hasDedupe`).
+    /// The line already carries a dedupe mark.
     var hasDedupe: Bool
     var keys: RecordKeys
-    /// Where the line's bytes sit in its batch.
     fileprivate var range: Range<Int>
 }
 
-/// Reads a records file for dedupe and merge's first pass: lines are decoded (`.identity`) and
-/// keyed in batches on two threads of their own (each batch split in halves), while the caller
-/// resolves and writes on its thread (and the file is inflated on another, `GzipReader`).
-/// Decoding and keying are about 40 % of dedupe and a quarter of merge (measured), more than the
-/// caller's own work. Records reach `body` in file order, a bad line's error after every
-/// line before it, exactly as when decoding in line.
+/// Decodes and keys a records file's batches on two threads while the caller resolves (about 40 % of dedupe,
+/// a quarter of merge: measured); records reach `body` in file order, a bad line's error after them.
 enum KeyedRecords {
-    /// A few hundred lines: large enough to make the hand-over cheap, small enough to stay in cache.
+    /// A few hundred lines: the hand-over is cheap, the batch stays in cache.
     static let batchBytes = 1 << 18
-    /// Batches read ahead of the caller, each decoding or decoded.
     static let batchesAhead = 3
 
     fileprivate struct Batch {
@@ -31,10 +25,7 @@ enum KeyedRecords {
         init() { bytes.reserveCapacity(KeyedRecords.batchBytes + (1 << 12)) }
     }
 
-    /// A batch whose two halves decode on threads of their own while the reader goes on with the
-    /// next batch. Waiting for both halves in the reader leaves a quarter of both cores idle in
-    /// merge's first pass: the reader, the two halves and the caller take turns rather than
-    /// overlapping (measured: 1.6 cores of 2).
+    /// Its halves decode while the reader goes on: waiting in the reader left a quarter of both cores idle.
     fileprivate final class DecodingBatch: @unchecked Sendable {
         let bytes: [UInt8]
         // Each half is written by its own thread before it leaves `group`, read after `wait`.
@@ -46,21 +37,12 @@ enum KeyedRecords {
             bytes = batch.bytes
             let lines = batch.lines
             let middle = lines.count / 2
-            for half in 0..<2 {
-                group.enter()
-                DispatchQueue.global(qos: .userInitiated).async { [self] in
-                    if half == 0 {
-                        first = decode(bytes, lines[..<middle], path: path, parameters: parameters)
-                    } else {
-                        second = decode(bytes, lines[middle...], path: path, parameters: parameters)
-                    }
-                    group.leave()
-                }
-            }
+            let queue = DispatchQueue.global(qos: .userInitiated)
+            queue.async(group: group) { [self] in first = decode(bytes, lines[..<middle], path: path, parameters: parameters) }
+            queue.async(group: group) { [self] in second = decode(bytes, lines[middle...], path: path, parameters: parameters) }
         }
 
-        /// The batch's records up to its first bad line (in its two halves: joining them copied
-        /// every record), and that line's error.
+        /// The records up to the first bad line (in two halves: joining them copied every record), and its error.
         func wait() -> (records: [[KeyedRecord]], failure: (any Error)?) {
             group.wait()
             if let failure = first.failure { return ([first.records], failure) }
@@ -68,7 +50,6 @@ enum KeyedRecords {
         }
     }
 
-    /// Decodes `lines` of `bytes`: their records up to the first bad line, and its error.
     private static func decode(
         _ bytes: [UInt8], _ lines: ArraySlice<(range: Range<Int>, fileLine: Int)>, path: String,
         parameters: DedupeParameters
@@ -93,7 +74,6 @@ enum KeyedRecords {
         }
     }
 
-    /// Calls `body` with each non-empty line of `path` and its bytes.
     static func forEach(
         path: String, parameters: DedupeParameters,
         _ body: (KeyedRecord, UnsafeRawBufferPointer) throws -> Void
@@ -113,7 +93,7 @@ enum KeyedRecords {
                     if batch.bytes.count >= batchBytes { try decodeAndEmit() }
                 }
             } catch {
-                // The lines read before a failure still reach the caller, then the error.
+                // Lines before a failure still reach the caller.
                 if !batch.lines.isEmpty { try decodeAndEmit() }
                 throw error
             }

@@ -1,9 +1,8 @@
 import ShelflineCore
 
-/// A direct JSON writer for `LibraryBook`: keys in sorted order, absent values omitted, the same
-/// bytes for the same book every time. Foundation's `JSONEncoder` was a third of merge's time.
+/// Sorted keys, absent values omitted, by hand: `JSONEncoder` was a third of merge's time.
 extension LibraryBook {
-    /// The book's JSON line (without newline).
+    /// Without newline.
     public var jsonLine: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(1024)
@@ -19,8 +18,7 @@ func take(_ array: inout [UInt8]) -> [UInt8] {
     return taken
 }
 
-// The arrays of objects: the library is written for every import, and these three are on each of
-// its books, so `objects` is inlined into each (its closure with it).
+// On every book of every library written: `objects` is inlined into each, its closure with it.
 extension JSONObjectWriter {
     mutating func readSpans(_ name: StaticString, _ reads: [ReadSpan]?) {
         objects(name, reads) { inner, span in
@@ -46,7 +44,6 @@ extension JSONObjectWriter {
         }
     }
 
-    /// `items` as a list of objects, each written by `write`.
     @inline(__always)
     private mutating func objects<Item>(
         _ name: StaticString, _ items: [Item]?, _ write: (inout JSONObjectWriter, Item) -> Void

@@ -1,19 +1,15 @@
 import ShelflineCore
 
-/// Errors of the library side: a library that cannot be trusted, inputs that do not add up,
-/// review commands that name rows or candidates that do not exist.
+/// Errors of the library side: an untrustworthy library, inputs that do not add up, unknown review rows.
 public enum LibraryError: ShelflineError, Equatable {
-    /// The library file is unreadable as a library; nothing was changed.
     case corruptLibrary(path: String, reason: String, backup: String, backupExists: Bool)
     /// The run's files disagree about how many rows there were.
     case countMismatch(path: String, rowsRead: Int, records: Int, rejected: Int)
-    /// `review` was pointed at a run without a review list.
     case noReviewList(path: String)
-    /// `review accept|reject ROW`: ROW is not in the run's review list.
     case unknownReviewRow(path: String, row: Int, rows: [Int])
-    /// `review accept ROW CANDIDATE`: CANDIDATE is neither a listed number nor a listed key.
+    /// CANDIDATE is neither a listed number nor a listed key.
     case unknownCandidate(row: Int, candidate: String, count: Int)
-    /// A scratch file of the stage's own (`SpooledArray`) could not be written or read back.
+    /// Not `FileError.io`, which the library scan reads as a damaged library.
     case scratchIO(path: String, reason: String)
 
     public var exitStatus: ExitStatus {

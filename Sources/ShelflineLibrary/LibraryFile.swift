@@ -5,8 +5,7 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// The persistent library file: scanning it into a key index, and publishing a new generation
-/// while keeping the previous one.
+/// The persistent library file: scanned into a key index; a new generation published, the previous kept.
 public struct LibraryFile {
     public let workspace: Workspace
 
@@ -15,7 +14,6 @@ public struct LibraryFile {
     public var path: String { workspace.libraryFile }
     public var exists: Bool { FileManager.default.fileExists(atPath: path) }
 
-    /// The part of a book the key index needs.
     struct IndexEntry: Decodable {
         var id: String
         var keys: [String]
@@ -26,24 +24,20 @@ public struct LibraryFile {
             var fields: [String]
         }
 
-        /// The import that created the book (its first contribution says `created`).
         var createdBy: String? {
             guard let first = provenance?.first, first.fields == ["created"] else { return nil }
             return first.importId
         }
     }
 
-    /// What a scan learned: the books' ids in file order.
+    /// The books' ids in file order.
     public struct Scan {
         public var ids: [UInt64] = []
     }
 
-    /// Reads the whole library, checking it is a sorted, duplicate-free list of books, and
-    /// registers every book's keys. Any problem is `LibraryError.corruptLibrary`.
-    ///
-    /// Books created by `importId` (an earlier, interrupted or repeated run of the same import)
-    /// are registered as not in the library, so the import's outcomes stay relative to the
-    /// library as it stood before the import: those rows are `added` again, never `updated`.
+    /// Registers every book's keys, checking the ids ascend; any problem is `LibraryError.corruptLibrary`.
+    /// Books `importId` created (an interrupted or repeated run) count as not in the library, so its rows
+    /// are `added` again, never `updated`.
     public func scan(into resolver: inout KeyResolver, importId: String? = nil) throws -> Scan {
         var scan = Scan()
         guard exists else { return scan }
@@ -98,9 +92,8 @@ public struct LibraryFile {
             backupExists: FileManager.default.fileExists(atPath: workspace.libraryBackup))
     }
 
-    /// Publishes `file` (on the library's file system) as the library's new generation, the
-    /// current one kept as the previous generation (unless `keepingPrevious` is false: a damaged
-    /// current library must not replace a good previous one); the directory is synced.
+    /// Publishes `file` (on the library's file system) as the new generation, the current one kept as the
+    /// previous unless `keepingPrevious` is false (a damaged one must not replace a good previous one).
     public func publish(_ file: String, keepingPrevious: Bool = true) throws {
         if keepingPrevious { try keepPreviousGeneration() }
         guard rename(file, path) == 0 else { throw FileError.cannotCreate(path: path, reason: "rename: \(systemErrorMessage())") }
@@ -111,7 +104,7 @@ public struct LibraryFile {
         }
     }
 
-    /// Makes the current library the previous generation (a hard link, else a copy), atomically.
+    /// A hard link, else a copy, renamed into place.
     func keepPreviousGeneration() throws {
         guard exists else { return }
         let backup = workspace.libraryBackup
@@ -132,8 +125,8 @@ public struct LibraryFile {
     }
 }
 
-/// An exclusive `flock` on `library/.merge.lock`, held around merge's read-modify-write and
-/// review's decision updates. Separate from the orchestrator's workspace lock, so they never deadlock.
+/// An exclusive `flock` on `library/.merge.lock` around merge's and review's updates; apart from the
+/// orchestrator's workspace lock, so they never deadlock.
 public final class MergeLock {
     private let descriptor: Int32
     public let path: String

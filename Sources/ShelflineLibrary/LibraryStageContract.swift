@@ -1,7 +1,6 @@
 import ShelflineCore
 import ShelflineReports
 
-/// Dedupe and merge as pipeline stages (`PipelineStage`): parameter and report types, one entry each.
 extension DedupeStage: PipelineStage {
     public typealias Parameters = DedupeParameters
     public typealias Report = DedupeReport
@@ -28,10 +27,9 @@ extension MergeStage: PipelineStage {
 
     /// What `shelfline-merge` takes besides its files.
     public struct Arguments: Sendable {
-        /// The books' provenance (default: the content hash of the source export).
+        /// Default: the content hash of the source export.
         public var importId: String?
-        /// What every stored import says of its ISBNs' titles, known from the first row
-        /// (`shelfline rebuild`); nil: only what this import's own rows say.
+        /// What every stored import says of its ISBNs' titles (`shelfline rebuild`); nil: this import's alone.
         public var isbnTitles: ISBNTitles?
 
         public init(importId: String? = nil, isbnTitles: ISBNTitles? = nil) {
@@ -42,12 +40,12 @@ extension MergeStage: PipelineStage {
 
     public static var description: Stage { .merge }
 
-    /// The library (its description's) and its previous generation.
+    /// The library and its previous generation.
     public static func otherInputs(_ job: StageJob<Arguments>, workspace: Workspace) -> [String] {
         description.unlistedInputs.compactMap { workspace.file(named: $0.defaultName) } + [workspace.libraryBackup]
     }
 
-    /// Decodes dedupe's parameters too: merge resolves keys exactly as dedupe did.
+    /// With dedupe's parameters: merge resolves keys exactly as dedupe did.
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> MergeReport {
         let dedupe = try context.parameters(DedupeParameters.self)
         let parameters = try context.parameters(MergeParameters.self)
@@ -62,7 +60,7 @@ extension MergeStage: PipelineStage {
     }
 }
 
-/// Read-only once learnt (`ISBNTitles.learn`), it goes to merge with the job (`MergeStage.Arguments`).
+/// Read-only once learnt, it goes to merge with the job.
 extension ISBNTitles: @unchecked Sendable {}
 
 extension DedupeParameters: StageParameters {
@@ -75,6 +73,5 @@ extension MergeParameters: StageParameters {
 }
 
 extension DedupeReport: FileStageReport {
-    /// Every record read, whatever its mark.
     public var rowCount: Int { rowsIn }
 }

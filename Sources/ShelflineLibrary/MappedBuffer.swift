@@ -1,25 +1,23 @@
-import Foundation
+import ShelflineCore
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A fixed number of elements, zeroed, in pages mapped for them alone and unmapped when the last
-/// reference goes: the key index's shards and the books' chunks, instead of `Array`s.
-///
-/// Why not `Array` (measured): malloc keeps the pages of 64–512 KB arrays (merge's freed key index)
-/// in its heap, and pass 2 adds its own memory on top; unmapped pages go back to the system at once
-/// (docs/performance.md, "Figures behind the code's choices").
+/// Elements in pages of their own, unmapped with the last reference: malloc kept the pages of freed 64–512 KB
+/// arrays (merge's key index) while pass 2 added its own (measured; docs/performance.md).
 final class MappedBuffer<Element: BitwiseCopyable> {
     let elements: UnsafeMutableBufferPointer<Element>
-    private let bytes: Int
 
-    init(count: Int) {
-        bytes = max(1, count * MemoryLayout<Element>.stride)
+    private init(_ elements: UnsafeMutableBufferPointer<Element>) { self.elements = elements }
+
+    /// `count` elements, zeroed.
+    convenience init(count: Int) {
+        let bytes = max(1, count * MemoryLayout<Element>.stride)
         guard let base = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), base != MAP_FAILED else {
             fatalError("out of memory: mapping \(bytes) bytes failed (errno \(errno))")
         }
-        elements = UnsafeMutableBufferPointer(start: base.bindMemory(to: Element.self, capacity: count), count: count)
+        self.init(UnsafeMutableBufferPointer(start: base.bindMemory(to: Element.self, capacity: count), count: count))
     }
 
     /// A copy of the elements, for a value that shares this buffer and is about to change it.
@@ -29,5 +27,33 @@ final class MappedBuffer<Element: BitwiseCopyable> {
         return copy
     }
 
-    deinit { munmap(elements.baseAddress, bytes) }
+    deinit {
+        if let base = elements.baseAddress { munmap(base, max(1, elements.count * MemoryLayout<Element>.stride)) }
+    }
+}
+
+extension MappedBuffer<UInt8> {
+    /// A scratch file's bytes, read-only: pass 2 reads each bucket once, and a heap copy's pages (a megabyte
+    /// or more a bucket) were faulted in anew or kept in the loading thread's arena afterwards.
+    convenience init(file path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw FileError.io(path: path, reason: "cannot read scratch bucket: \(systemErrorMessage())")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw FileError.io(path: path, reason: "cannot read scratch bucket: \(systemErrorMessage())")
+        }
+        let count = Int(info.st_size)
+        var base: UnsafeMutableRawPointer?
+        if count > 0 {
+            // MAP_POPULATE: the whole bucket is read, so its pages are mapped in one call, not faulted one by one.
+            base = mmap(nil, count, PROT_READ, MAP_PRIVATE | MAP_POPULATE, descriptor, 0)
+            guard base != nil, base != MAP_FAILED else {
+                throw FileError.io(path: path, reason: "cannot map scratch bucket: \(systemErrorMessage())")
+            }
+        }
+        self.init(UnsafeMutableBufferPointer(start: base?.assumingMemoryBound(to: UInt8.self), count: count))
+    }
 }

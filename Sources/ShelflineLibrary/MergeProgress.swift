@@ -1,12 +1,9 @@
 import Foundation
 import ShelflineCore
 
-/// `merge-progress.json` while merge runs, in lookup's `StageProgress` shape, so the orchestrator's
-/// terminal line and the import Live Activity keep moving through merge.
-///
-/// Work is counted per record twice: once resolved against the key index (pass 1), once folded into
-/// the library (pass 2); `total` is twice the import's records. The file is rewritten at most once
-/// a second of the injected clock, checked every 256 records, and once more at the end.
+/// `merge-progress.json` in lookup's `StageProgress` shape, so the orchestrator's line and the Live
+/// Activity keep moving through merge. Each record counts twice (resolved, folded); the file is rewritten
+/// at most once a second of the injected clock, checked every 256 records, and at the end.
 final class MergeProgress {
     private let path: String?
     private let now: (@Sendable () -> Date)?
@@ -25,7 +22,6 @@ final class MergeProgress {
         write()
     }
 
-    /// `units` more records resolved or folded; `counts` are the outcomes so far.
     func advance(by units: Int, counts: () -> [String: Int], title: String? = nil) {
         guard path != nil else { return }
         progress.processed += units
@@ -41,7 +37,6 @@ final class MergeProgress {
         write()
     }
 
-    /// The last state: every record processed when `finished`.
     func finish(finished: Bool, counts: [String: Int]) {
         guard path != nil else { return }
         if finished { progress.processed = progress.total }
@@ -54,7 +49,7 @@ final class MergeProgress {
 
     private func write() {
         guard let path else { return }
-        // Progress is advisory: a failed write never fails the merge.
+        // Advisory: a failed write never fails the merge.
         try? writeJSONFile(progress, to: path)
     }
 }

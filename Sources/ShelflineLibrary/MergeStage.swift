@@ -10,10 +10,8 @@ import ShelflineReports
 public struct MergeParameters: Codable, Sendable, Equatable {
     /// Scratch buckets the import is partitioned into by book id (a power of two, 1…4096).
     public var buckets = 256
-    /// gzip level of the library file.
     public var libraryLevel = Int(GzipWriter.libraryLevel)
-    /// Also export rows lookup could not enrich (and whose book no source matched) to not-enriched.csv,
-    /// next to failed-rows.csv (which holds the rejected rows only).
+    /// Also export rows whose book no source matched to not-enriched.csv, beside failed-rows.csv.
     public var failedRowsIncludeNotEnriched = true
 
     public init() {}
@@ -26,7 +24,6 @@ public struct MergeParameters: Codable, Sendable, Equatable {
             try container.decodeIfPresent(Bool.self, forKey: .failedRowsIncludeNotEnriched) ?? failedRowsIncludeNotEnriched
     }
 
-    /// What a range cannot state (the ranges: `ranges`, in LibraryStageContract.swift); errors name the key.
     public func validate(configPath: String) throws {
         guard buckets >= 1, buckets & (buckets - 1) == 0 else {
             throw ConfigError(
@@ -40,14 +37,13 @@ public struct MergeRequest: Sendable {
     public var records: String
     public var parseReport: String
     public var rejects: String?
-    /// Where the report goes (`PipelineStage.perform` writes it); its paths are relative to it.
+    /// Where `PipelineStage.perform` writes the report; its paths are relative to it.
     public var report: String
     public var ledger: String
     public var review: String
     public var failedRows: String
-    /// Import id recorded in provenance; nil: the content hash of the source export (or of `records`).
+    /// Nil: the content hash of the source export (or of `records`).
     public var importId: String?
-    /// Progress JSON to keep current while merging (`StageProgress`), or nil.
     public var progress: String?
 }
 
@@ -61,12 +57,12 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
     public var firstLine: Int?
     /// The identity key that decided.
     public var key: String?
-    /// Lookup's verdict (absent: not looked up, counted as `notEnriched`).
+    /// Absent: not looked up, counted as `notEnriched`.
     public var match: MatchStatus?
     /// Why the row was rejected or skipped.
     public var reason: String?
 
-    /// Appends the entry as compact JSON with sorted keys (what `JSONEncoder.shelfline` writes).
+    /// The bytes `JSONEncoder.shelfline` writes, without its cost.
     public func appendJSON(to out: inout [UInt8]) {
         var writer = JSONObjectWriter(out: take(&out))
         writer.string("bookId", bookId)
@@ -81,23 +77,14 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
 }
 
 extension LedgerEntry {
-    /// The entry of a row parse did not import: skipped when its source said so, else rejected.
     init(notImported row: RejectedRow) {
         self.init(line: row.line, outcome: row.skipped == true ? .skipped : .rejected, reason: row.reason)
     }
 }
 
-/// `shelfline-merge`: folds one import's records into the library under the merge lock.
-///
-/// Pass 1 resolves every record to a book with the key index (as dedupe does, but against the
-/// library as it is now), writes the ledger and partitions the records into id-range buckets.
-/// Pass 2 streams the library in id order, folding each bucket into its range; untouched books
-/// are copied byte for byte. The new generation is published atomically, only if it differs.
-///
-/// Both passes use both cores: pass 1 decodes and keys records on other threads (`KeyedRecords`)
-/// while this one resolves and writes; pass 2 reads buckets and folds the books they create on two
-/// threads (`OrderedPrefetcher`) while this one streams the library, folds its touched books and
-/// writes; gzip compresses on all cores (`GzipWriter`).
+/// `shelfline-merge`: folds one import's records into the library under the merge lock. Pass 1 resolves
+/// records to books, writes the ledger and buckets the records by id; pass 2 streams the library in id
+/// order, folding each bucket in and copying untouched books as they are. Published only if it differs.
 public enum MergeStage {
     public static func run(
         _ request: MergeRequest, workspace: Workspace, dedupe: DedupeParameters = DedupeParameters(),
@@ -132,17 +119,15 @@ public enum MergeStage {
         var progressFinished = false
         defer { if !progressFinished { progress.finish(finished: false, counts: outcomes.progressCounts) } }
 
-        // Pass 1: resolve, ledger, partition. Twice when the resolver says the file needs what its
-        // ISBNs' rows say of their titles known from the first row (`KeyResolver.use`), as dedupe.
-        // `isbnTitles` given (rebuild: what every stored import says): with them, in one pass.
+        // Pass 1: resolve, ledger, partition; again with `ISBNTitles` when the resolver needs them (as
+        // dedupe), once when rebuild gave them.
         var titles = isbnTitles
         var resolver: KeyResolver, scan: LibraryFile.Scan, buckets: [BucketFile], ledger: NDJSONWriter<LedgerEntry>
         var enrichment: EnrichmentCounts, review: ReviewSpool, notEnriched: FailedRowSpool
-        // The records' reviews and notes, when parse wrote them apart (`RecordTexts`).
         let textsPath = parse.texts?.path(reportPath: request.parseReport)
         var again = false
         repeat {
-            resolver = try KeyResolver(parameters: dedupe, scratchDirectory: workDirectory)
+            resolver = try KeyResolver(scratchDirectory: workDirectory)
             scan = try library.scan(into: &resolver, importId: importId)
             if let titles { try resolver.use(titles) }
             buckets = try (0..<parameters.buckets).map { try BucketFile(path: workDirectory + "/bucket-\($0)") }
@@ -164,85 +149,80 @@ public enum MergeStage {
                 entry.appendJSON(to: &ledgerLine)
                 try ledgerLine.withUnsafeBytes { try ledger.appendRaw($0) }
             }
-            do {
-                try KeyedRecords.forEach(path: request.records, parameters: dedupe) { keyed, bytes in
-                    if let cancellation, cancellation.isCancelled {
-                        throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
-                    }
-                    let record = keyed.identity
-                    while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
-                        try appendLedger(LedgerEntry(notImported: rejects[rejectIndex]))
-                        rejectIndex += 1
-                    }
-                    recordCount += 1
-                    let resolution = try resolver.resolve(keyed.keys, line: record.line)
-                    let outcome: LedgerEntry.Outcome
-                    switch resolution.status {
-                    case .new: outcome = .added; outcomes.added += 1
-                    case .inLibrary: outcome = .updated; outcomes.updated += 1
-                    case .duplicateInFile: outcome = .duplicateInFile; outcomes.duplicateInFile += 1
-                    }
-                    let status = record.match?.status ?? .notEnriched
-                    enrichment.count(status, source: record.match?.source)
-                    if status == .notEnriched {
-                        try notEnriched.append(
-                            FailedRow(
-                                line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
-                                reason: record.match?.reason ?? "not looked up",
-                                fallbackText: [record.title, record.author ?? "", record.isbn13 ?? ""].joined(separator: " | "),
-                                bookId: resolution.bookId))
-                    }
-                    let bookId = BookKeys.idString(resolution.bookId), candidates = record.match?.candidates ?? []
-                    func item() -> ReviewItem {
-                        ReviewItem(
-                            line: record.line, bookId: bookId, title: record.title, author: record.author,
-                            isbn13: record.isbn13, candidates: candidates)
-                    }
-                    if status == .needsReview {
-                        try review.appendItem(item(), book: resolution.bookId)
-                    } else if status == .notEnriched, !candidates.isEmpty {
-                        try review.appendRuledOut(item())
-                    }
-                    try appendLedger(
-                        LedgerEntry(
-                            line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
-                            key: resolution.key, match: record.match?.status))
-                    let bucketFile = buckets[bucket(of: resolution.bookId)]
-                    if record.textsApart == true {
-                        guard let texts else {
-                            throw FileError.corrupt(
-                                path: request.records, line: keyed.fileLine,
-                                reason: "the record's review and notes are apart (textsApart), but \(request.parseReport) "
-                                    + "names no texts file: give merge the parse report of the parse that wrote it")
-                        }
-                        try texts.take(
+            // On an error, the uncommitted ledger is removed with its writer.
+            try KeyedRecords.forEach(path: request.records, parameters: dedupe) { keyed, bytes in
+                if let cancellation, cancellation.isCancelled {
+                    throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
+                }
+                let record = keyed.identity
+                while rejectIndex < rejects.count, rejects[rejectIndex].line < record.line {
+                    try appendLedger(LedgerEntry(notImported: rejects[rejectIndex]))
+                    rejectIndex += 1
+                }
+                recordCount += 1
+                let resolution = try resolver.resolve(keyed.keys, line: record.line)
+                let outcome: LedgerEntry.Outcome
+                switch resolution.status {
+                case .new: outcome = .added; outcomes.added += 1
+                case .inLibrary: outcome = .updated; outcomes.updated += 1
+                case .duplicateInFile: outcome = .duplicateInFile; outcomes.duplicateInFile += 1
+                }
+                let status = record.match?.status ?? .notEnriched
+                enrichment.count(status, source: record.match?.source)
+                if status == .notEnriched {
+                    try notEnriched.append(
+                        FailedRow(
                             line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
-                            recordsPath: request.records
-                        ) { textsLine in
-                            try bucketFile.append(
-                                id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys,
-                                texts: textsLine, record: bytes)
-                        }
-                    } else {
-                        try bucketFile.append(
-                            id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, record: bytes)
+                            reason: record.match?.reason ?? "not looked up",
+                            fallbackText: [record.title, record.author ?? "", record.isbn13 ?? ""].joined(separator: " | "),
+                            bookId: resolution.bookId))
+                }
+                let bookId = BookKeys.idString(resolution.bookId), candidates = record.match?.candidates ?? []
+                func item() -> ReviewItem {
+                    ReviewItem(
+                        line: record.line, bookId: bookId, title: record.title, author: record.author,
+                        isbn13: record.isbn13, candidates: candidates)
+                }
+                if status == .needsReview {
+                    try review.appendItem(item(), book: resolution.bookId)
+                } else if status == .notEnriched, !candidates.isEmpty {
+                    try review.appendRuledOut(item())
+                }
+                try appendLedger(
+                    LedgerEntry(
+                        line: record.line, outcome: outcome, bookId: bookId, firstLine: resolution.firstLine,
+                        key: resolution.key, match: record.match?.status))
+                func append(texts: UnsafeRawBufferPointer?) throws {
+                    try buckets[bucket(of: resolution.bookId)].append(
+                        id: resolution.bookId, fileLine: keyed.fileLine, keys: resolution.grantedKeys, texts: texts,
+                        record: bytes)
+                }
+                if record.textsApart == true {
+                    guard let texts else {
+                        throw FileError.corrupt(
+                            path: request.records, line: keyed.fileLine,
+                            reason: "the record's review and notes are apart (textsApart), but \(request.parseReport) "
+                                + "names no texts file: give merge the parse report of the parse that wrote it")
                     }
-                    if firstPass { progress.advance(by: 1, counts: { outcomes.progressCounts }, title: record.title) }
+                    try texts.take(
+                        line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
+                        recordsPath: request.records
+                    ) { try append(texts: $0) }
+                } else {
+                    try append(texts: nil)
                 }
-                for reject in rejects[rejectIndex...] {
-                    try appendLedger(LedgerEntry(notImported: reject))
-                }
-                try texts?.finish(recordsPath: request.records)
-                guard recordCount + rejects.count == parse.rowsRead else {
-                    throw LibraryError.countMismatch(
-                        path: request.parseReport, rowsRead: parse.rowsRead, records: recordCount,
-                        rejected: rejects.count)
-                }
-                for file in buckets { try file.close() }
-            } catch {
-                ledger.abandon()
-                throw error
+                if firstPass { progress.advance(by: 1, counts: { outcomes.progressCounts }, title: record.title) }
             }
+            for reject in rejects[rejectIndex...] {
+                try appendLedger(LedgerEntry(notImported: reject))
+            }
+            try texts?.finish(recordsPath: request.records)
+            guard recordCount + rejects.count == parse.rowsRead else {
+                throw LibraryError.countMismatch(
+                    path: request.parseReport, rowsRead: parse.rowsRead, records: recordCount,
+                    rejected: rejects.count)
+            }
+            for file in buckets { try file.close() }
             again = firstPass && resolver.needsISBNTitles
             if again {
                 ledger.abandon()
@@ -250,66 +230,52 @@ public enum MergeStage {
             }
         } while again
         let booksToRebuild = resolver.libraryBooksToRebuild
-        // The fold needs no key index: its memory goes before pass 2 takes its own.
+        // Freed before pass 2 takes its own memory.
         resolver.release()
 
-        // Pass 2: fold buckets into the library in id order (large ones in parts).
         let plan = try BucketFile.plan(buckets, bucketBits: bucketBits, recordsPath: request.records)
         let fold = try foldLibrary(
             library: library, scan: scan, buckets: plan.paths, bucketOf: plan.bucket(of:), decisions: decisions,
             importId: importId, laterImports: order.imports(after: importId), level: Int32(parameters.libraryLevel),
             recordsPath: request.records, textsPath: textsPath, cancellation: cancellation, progress: progress,
             counts: outcomes.progressCounts)
-        var reviewOpen = 0
+        // On an error below, the uncommitted library is removed with its writer (`AtomicFile`).
+        try ledger.commit()
+        let reviewOpen = try review.write(
+            importId: importId, to: request.review, keep: fold.flagged.contains,
+            settled: { decisions[$0] != nil })
+        let failed = rejects.filter { $0.skipped != true }.map {
+            FailedRow(
+                line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
+                fallbackText: $0.raw, bookId: nil)
+        }
+        // `rejects` are sorted by line; not-enriched rows stream back, those whose book is still not enriched.
+        var exports = [
+            try FailedRowsExport.write(rows: { _, body in try failed.forEach(body) }, parse: parse, to: request.failedRows)
+        ]
+        try notEnriched.close()
         var notEnrichedRowCount: Int?
-        do {
-            try ledger.commit()
-            // Streamed from the spool: the list and its `JSONEncoder` tree were merge's peak (`ReviewSpool`).
-            reviewOpen = try review.write(
-                importId: importId, to: request.review, keep: fold.flagged.contains,
-                settled: { decisions[$0] != nil })
-            let failed = rejects.filter { $0.skipped != true }.map {
-                FailedRow(
-                    line: $0.line, byteOffset: $0.byteOffset, byteLength: $0.byteLength, reason: $0.reason,
-                    fallbackText: $0.raw, bookId: nil)
-            }
-            // Rejected rows (not in the library) and rows imported without metadata
-            // (in the library) are separate files with their own counts. The not-enriched rows were
-            // spooled in line order and are streamed back, keeping those whose book is still
-            // without metadata after the fold.
-            var exports = [try FailedRowsExport.write(failed.sorted { $0.line < $1.line }, parse: parse, to: request.failedRows)]
-            try notEnriched.close()
-            if parameters.failedRowsIncludeNotEnriched {
-                exports.append(
-                    try FailedRowsExport.write(
-                        rows: { texts, body in
-                            try notEnriched.forEach(texts: texts) { row in
-                                if !fold.enrichedAnyway.contains(row.bookId!) { try body(row) }
-                            }
-                        }, parse: parse, to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))
-                notEnrichedRowCount = exports.last?.rows
-            }
-            if let log, let export = exports.first(where: \.usedFallback) {
-                log.event([
-                    "stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
-                    "reason": export.fallbackReason ?? "",
-                ])
-            }
-        } catch {
-            fold.writer?.abandon()
-            throw error
+        if parameters.failedRowsIncludeNotEnriched {
+            exports.append(
+                try FailedRowsExport.write(
+                    rows: { texts, body in
+                        try notEnriched.forEach(texts: texts) { row in
+                            if !fold.enrichedAnyway.contains(row.bookId!) { try body(row) }
+                        }
+                    }, parse: parse, to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))
+            notEnrichedRowCount = exports.last?.rows
+        }
+        if let log, let export = exports.first(where: \.usedFallback) {
+            log.event([
+                "stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
+                "reason": export.fallbackReason ?? "",
+            ])
         }
         if let writer = fold.writer {
-            do {
-                try library.keepPreviousGeneration()
-                try writer.commit()
-            } catch {
-                writer.abandon()
-                throw error
-            }
+            try library.keepPreviousGeneration()
+            try writer.commit()
         }
-        // Recorded once the import is in the library, even when it changed nothing: its place is
-        // when it was first merged.
+        // Even when it changed nothing: an import's place is when it was first merged.
         let placed = order.appending(importId)
         if placed != order { try placed.write(workspace: workspace) }
         let report = MergeReport(
@@ -332,16 +298,13 @@ public enum MergeStage {
     }
 
     struct FoldResult {
-        /// The new generation, uncommitted; nil when the library would be byte-identical.
+        /// Uncommitted; nil when the library would be byte-identical.
         var writer: NDJSONWriter<LibraryBook>?
         var books: Int
         /// Touched books left flagged for review.
         var flagged: AscendingIds
-        /// Touched books enriched after the merge (`LibraryBook.isEnriched`) although some of the
-        /// import's rows for them were not: those rows stay out of not-enriched.csv, the rest go in.
-        /// Every spooled row's book is touched, so this is the same as listing the books left not
-        /// enriched, but it stays small when most rows are not enriched (a list of every book
-        /// would be the last thing merge's memory grows by at 2,000,000 rows).
+        /// Books enriched although some of the import's rows for them were not: those rows stay out of
+        /// not-enriched.csv. Small where the list of books left not enriched would grow with the import.
         var enrichedAnyway: AscendingIds
     }
 
@@ -363,9 +326,8 @@ public enum MergeStage {
         var newIndex = 0
         let decoder = JSONDecoder()
 
-        // Buckets are read, decoded and their new books folded and encoded ahead, on two threads of
-        // their own, while this one streams the library and writes (measured: decoding and folding
-        // are two thirds of merge's second pass, and an import mostly creates books).
+        // Buckets load and fold their new books on two threads ahead: decoding and folding are two thirds of
+        // pass 2 (measured).
         let ids = AscendingIds(sorted: scan.ids)
         let loader = OrderedPrefetcher<LoadedBucket>(count: paths.count, threads: 2) { index in
             try LoadedBucket(
@@ -405,7 +367,6 @@ public enum MergeStage {
                 if let cancellation, cancellation.isCancelled {
                     throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
                 }
-                // The loader hands out one bucket per index, in order.
                 let bucket = try loader.next()!
                 pending = bucket.existing
                 created = bucket.created
@@ -413,62 +374,55 @@ public enum MergeStage {
             }
         }
 
-        do {
-            if library.exists {
-                var count = 0
-                try GzipReader(path: library.path).forEachLine { bytes, line in
-                    guard line - 1 < scan.ids.count else {
-                        throw library.corrupt("changed while merging (more lines than scanned)")
-                    }
-                    count += 1
-                    let id = scan.ids[line - 1]
-                    try advance(to: bucketOf(id))
-                    try emitNew(before: id)
-                    let entries = pending.removeValue(forKey: id)
-                    let decision = decisions[id]
-                    books += 1
-                    guard entries != nil || decision != nil else {
-                        try writer.appendRaw(bytes)
-                        return
-                    }
-                    // The byte-level decoder, `JSONDecoder` only for a line it cannot vouch for:
-                    // `JSONDecoder` was 28 % of a second import's merge (perf, 200k rows).
-                    let original: LibraryBook
-                    if let scanned = LibraryBookScan.scan(bytes) {
-                        original = scanned
-                    } else {
-                        do {
-                            original = try decoder.decode(LibraryBook.self, from: Data(bytes))
-                        } catch {
-                            throw library.corrupt("line \(line): invalid book: \(describeDecoding(error))")
-                        }
-                    }
-                    let book =
-                        entries.map { fold(original, id: id, entries: $0) }
-                        ?? {
-                            var book = original
-                            BookMerger.apply(decision!, to: &book)
-                            return book
-                        }()
-                    if book == original {
-                        try writer.appendRaw(bytes)
-                    } else {
-                        changed = true
-                        try book.jsonLine.withUnsafeBytes { try writer.appendRaw($0) }
+        // Dropped uncommitted (an error, or nothing changed), the writer removes its temporary file.
+        if library.exists {
+            var count = 0
+            try GzipReader(path: library.path).forEachLine { bytes, line in
+                guard line - 1 < scan.ids.count else {
+                    throw library.corrupt("changed while merging (more lines than scanned)")
+                }
+                count += 1
+                let id = scan.ids[line - 1]
+                try advance(to: bucketOf(id))
+                try emitNew(before: id)
+                let entries = pending.removeValue(forKey: id)
+                let decision = decisions[id]
+                books += 1
+                guard entries != nil || decision != nil else {
+                    try writer.appendRaw(bytes)
+                    return
+                }
+                // `JSONDecoder` only for a line the scan cannot vouch for: it was 28 % of a second import's merge.
+                let original: LibraryBook
+                if let scanned = LibraryBookScan.scan(bytes) {
+                    original = scanned
+                } else {
+                    do {
+                        original = try decoder.decode(LibraryBook.self, from: Data(bytes))
+                    } catch {
+                        throw library.corrupt("line \(line): invalid book: \(describeDecoding(error))")
                     }
                 }
-                guard count == scan.ids.count else { throw library.corrupt("changed while merging (fewer lines than scanned)") }
+                let book =
+                    entries.map { fold(original, id: id, entries: $0) }
+                    ?? {
+                        var book = original
+                        BookMerger.apply(decision!, to: &book)
+                        return book
+                    }()
+                if book == original {
+                    try writer.appendRaw(bytes)
+                } else {
+                    changed = true
+                    try book.jsonLine.withUnsafeBytes { try writer.appendRaw($0) }
+                }
             }
-            try advance(to: paths.count)
-        } catch {
-            writer.abandon()
-            throw error
+            guard count == scan.ids.count else { throw library.corrupt("changed while merging (fewer lines than scanned)") }
         }
-        if !changed { writer.abandon() }
+        try advance(to: paths.count)
         return FoldResult(writer: changed ? writer : nil, books: books, flagged: flagged, enrichedAnyway: enrichedAnyway)
     }
 
-    /// One import's records for book `id` folded into it (nil: a new book), its review decision applied.
     static func foldBook(
         _ original: LibraryBook?, id: UInt64, entries: [BucketFile.Entry], decision: ReviewDecision?,
         importId: String, laterImports: Set<String> = []
@@ -484,16 +438,14 @@ public enum MergeStage {
     struct CreatedBook {
         var id: UInt64
         var line: [UInt8]
-        /// How many of the import's rows it holds, and its title (for progress).
+        /// Its rows and title, for progress.
         var records: Int
         var title: String
         var needsReview: Bool
-        /// See `FoldResult.enrichedAnyway`.
         var enrichedAnyway: Bool
     }
 
-    /// One scratch bucket read back: the entries of books already in the library, by book, and the
-    /// books the import creates, ascending by id, ready to write.
+    /// One bucket read back: the library's books' entries, and the created books in id order, encoded.
     struct LoadedBucket {
         var existing: [UInt64: [BucketFile.Entry]] = [:]
         var created: [CreatedBook] = []
@@ -518,7 +470,7 @@ public enum MergeStage {
         }
     }
 
-    /// The content hash (16 hex digits) of the source export if it is still there, else of the records file.
+    /// The content hash of the source export if it is still there, else of the records file.
     static func defaultImportId(parse: ParseReport, records: String) throws -> String {
         let hash = try (try? ContentHash.file(parse.input)) ?? ContentHash.file(records)
         return String(hash.prefix(16))
@@ -533,7 +485,6 @@ public enum MergeStage {
 }
 
 extension ImportOutcomes {
-    /// The outcomes as `StageProgress.counts`.
     var progressCounts: [String: Int] {
         ["added": added, "updated": updated, "duplicateInFile": duplicateInFile, "rejected": rejected]
     }

@@ -1,11 +1,8 @@
 import Foundation
 
-/// Makes `count` values on `threads` threads of their own, at most `ahead` beyond the one the
-/// caller takes next, and hands them out in index order with `next()`: merge reads, decodes and
-/// folds its buckets on both cores while it writes the library in id order.
-///
-/// The error making value `i` is thrown by the `next()` that would return it; values after a
-/// failure are not made. `stop()` (also on every error path of the caller) waits for the threads.
+/// Makes `count` values on `threads` threads, at most `ahead` beyond the caller's next, handed out in
+/// index order. The error making value `i` is thrown by the `next()` that would return it; values after
+/// it are not made. `stop()` (on every error path of the caller too) waits for the threads.
 final class OrderedPrefetcher<Value>: @unchecked Sendable {
     // Every mutable member is guarded by `condition`.
     private let condition = NSCondition()
@@ -53,7 +50,7 @@ final class OrderedPrefetcher<Value>: @unchecked Sendable {
         }
     }
 
-    /// The next value in index order, nil after the last; throws the error that value's making threw.
+    /// Nil after the last.
     func next() throws -> Value? {
         condition.lock()
         defer { condition.unlock() }
@@ -66,7 +63,7 @@ final class OrderedPrefetcher<Value>: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Stops making values and waits for the threads to end. Idempotent.
+    /// Idempotent.
     func stop() {
         condition.lock()
         stopped = true

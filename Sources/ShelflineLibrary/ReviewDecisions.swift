@@ -7,30 +7,26 @@ public struct ReviewDecision: Codable, Sendable, Equatable {
     public enum Action: String, Codable, Sendable { case accept, reject }
     public var bookId: String
     public var action: Action
-    /// The accepted candidate (its key becomes the book's edition key).
     public var candidate: MatchCandidate?
-    /// Where the decision was made: the import and source line of the listed row.
+    /// The import and source line of the listed row.
     public var importId: String
     public var line: Int
 }
 
-/// The decisions file (`Workspace.decisionsFile`): one decision per book, sorted by book id.
-/// Merge applies every decision on every run (idempotently), so decisions survive re-imports.
+/// The decisions file: one decision per book, sorted by id; merge applies all on every run, so they survive re-imports.
 public struct ReviewDecisions: Codable, Sendable, Equatable {
     public var decisions: [ReviewDecision] = []
 
-    /// Reads the decisions file; a missing file is no decisions.
+    /// A missing file is no decisions.
     public static func load(workspace: Workspace) throws -> ReviewDecisions {
         guard FileManager.default.fileExists(atPath: workspace.decisionsFile) else { return ReviewDecisions() }
         return try readJSONFile(ReviewDecisions.self, from: workspace.decisionsFile)
     }
 
-    /// Decisions keyed by book id bits.
     public var byBook: [UInt64: ReviewDecision] {
         Dictionary(decisions.compactMap { decision in BookKeys.idBits(decision.bookId).map { ($0, decision) } }) { $1 }
     }
 
-    /// Records `decision`, replacing an earlier one for the same book.
     public mutating func record(_ decision: ReviewDecision) {
         decisions.removeAll { $0.bookId == decision.bookId }
         decisions.append(decision)
@@ -41,7 +37,6 @@ public struct ReviewDecisions: Codable, Sendable, Equatable {
 /// `shelfline review`: list a run's flagged rows and record decisions about them.
 public struct ReviewDesk {
     public let workspace: Workspace
-    /// The run directory whose `review.json` is meant.
     public let runDirectory: String
     /// The merge report's name in the run directory (`pipeline.json` may rename it).
     public let mergeReport: String
@@ -53,7 +48,7 @@ public struct ReviewDesk {
         self.mergeReport = mergeReport
     }
 
-    /// The run's review list: `review.json`, or the file merge-report.json names.
+    /// `review.json`, or the file merge-report.json names.
     public func reviewList() throws -> ReviewList {
         var path = runDirectory + "/review.json"
         if let report = try? readJSONFile(MergeReport.self, from: runDirectory + "/" + mergeReport) {
@@ -63,7 +58,7 @@ public struct ReviewDesk {
         return try readJSONFile(ReviewList.self, from: path)
     }
 
-    /// Lines for `review list`, with the decision already recorded for each row's book.
+    /// `review list`, with the decision recorded for each row's book.
     public func listing() throws -> String {
         let list = try reviewList()
         let decisions = try ReviewDecisions.load(workspace: workspace).byBook
@@ -94,7 +89,7 @@ public struct ReviewDesk {
     @discardableResult
     public func decide(row: Int, accept candidate: String?) throws -> ReviewDecision {
         let list = try reviewList()
-        // A row already decided can be decided again: the next merge applies the new decision.
+        // A decided row may be decided again: the next merge applies the new decision.
         let rows = list.items + (list.settled ?? [])
         guard let item = rows.first(where: { $0.line == row }) else {
             throw LibraryError.unknownReviewRow(path: runDirectory + "/review.json", row: row, rows: rows.map(\.line).sorted())

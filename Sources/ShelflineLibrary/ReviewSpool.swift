@@ -6,19 +6,14 @@ import ShelflineReports
     import Glibc
 #endif
 
-/// review.json's items, encoded as merge's first pass meets them and spooled to scratch files, then
-/// streamed into review.json once the fold says which books are still flagged.
-///
-/// Why: encoding the whole `ReviewList` with `JSONEncoder` at the end held every item and a tree
-/// of several times the file's bytes at once, merge's peak (docs/performance.md). The bytes written
-/// are the same: each item is encoded by `JSONEncoder.shelflinePretty` alone and indented to its
-/// place in the list, the list's own lines are taken from the encoder too (`ReviewList` without items).
+/// review.json's items, encoded and spooled in pass 1, streamed out once the fold says which books are still
+/// flagged: a whole `ReviewList` encoded at the end was merge's peak. Same bytes: each item encoded alone.
 final class ReviewSpool {
     private let items: ScratchWriter
     private let ruledOut: ScratchWriter
     private(set) var ruledOutCount = 0
     private let encoder = JSONEncoder.shelflinePretty
-    /// One entry being made: the item's lines indented by 4 (they sit in a list in an object).
+    /// The item's lines indented by 4: they sit in a list in an object.
     private var entry: [UInt8] = []
 
     init(directory: String) throws {
@@ -26,14 +21,14 @@ final class ReviewSpool {
         ruledOut = try ScratchWriter(path: directory + "/review-ruled-out", flushSize: 1 << 16)
     }
 
-    /// A `needsReview` row of book `id` (listed if the book is still flagged after the fold).
+    /// Listed if the book is still flagged after the fold.
     func appendItem(_ item: ReviewItem, book id: UInt64) throws {
         itemCount += 1
         try append(item, book: id, to: items)
     }
     private var itemCount = 0
 
-    /// A row whose candidates the title rule ruled out (always listed).
+    /// Always listed.
     func appendRuledOut(_ item: ReviewItem) throws {
         ruledOutCount += 1
         try append(item, book: 0, to: ruledOut)
@@ -43,8 +38,7 @@ final class ReviewSpool {
     private func append(_ item: ReviewItem, book id: UInt64, to file: ScratchWriter) throws {
         let data = try encoder.encode(item)
         entry.removeAll(keepingCapacity: true)
-        // Raw newlines are the encoder's layout only (a string's are escaped); the blank line of
-        // an empty list stays blank.
+        // Raw newlines are the encoder's layout (a string's are escaped); an empty list's blank line stays blank.
         var lineStart = true
         for byte in data {
             if lineStart && byte != UInt8(ascii: "\n") { entry.append(contentsOf: "    ".utf8) }
@@ -58,15 +52,13 @@ final class ReviewSpool {
         }
     }
 
-    /// Writes review.json (what `writeJSONFile(ReviewList(…))` writes) with the items whose book
-    /// `keep` says, and as `settled` those of the others whose book `settled` says (decided);
-    /// returns how many items it listed.
+    /// What `writeJSONFile(ReviewList(…))` writes, `settled` holding the decided of the others; returns the items listed.
     func write(importId: String, to path: String, keep: (UInt64) -> Bool, settled: (UInt64) -> Bool = { _ in false }) throws
         -> Int
     {
         try items.close()
         try ruledOut.close()
-        // `{\n  "importId" : …,\n  "items" : ` and what an empty list is, from the encoder.
+        // `{\n  "importId" : …,\n  "items" : ` and an empty list, from the encoder.
         let skeleton = Array(try encoder.encode(ReviewList(importId: importId, items: [])))
         let itemsKey = Array("\"items\" : ".utf8)
         guard
@@ -78,74 +70,60 @@ final class ReviewSpool {
         let header = skeleton[..<(keyStart + itemsKey.count)]
         let emptyList = skeleton[(keyStart + itemsKey.count)..<(skeleton.count - 2)]
 
+        // Uncommitted, it is removed when dropped.
         let file = try AtomicFile(path: path)
-        do {
-            try file.write(Array(header))
-            var listed = 0
-            try copy(
-                items.path, to: file, emptyList: emptyList,
-                keep: { id in
-                    guard keep(id) else { return false }
-                    listed += 1
-                    return true
-                })
-            if ruledOutCount > 0 {
-                try file.write(",\n  \"ruledOut\" : ")
-                try copy(ruledOut.path, to: file, emptyList: emptyList, keep: { _ in true })
-            }
-            var anySettled = false
-            if listed < itemCount {
-                try forEachEntry(items.path) { id, _ in anySettled = anySettled || (!keep(id) && settled(id)) }
-            }
-            if anySettled {
-                try file.write(",\n  \"settled\" : ")
-                try copy(items.path, to: file, emptyList: emptyList, keep: { !keep($0) && settled($0) })
-            }
-            try file.write("\n}\n")
-            try file.commit()
-            return listed
-        } catch {
-            file.abandon()
-            throw error
+        try file.write(Array(header))
+        var listed = 0
+        try copy(
+            items.path, to: file, emptyList: emptyList,
+            keep: { id in
+                guard keep(id) else { return false }
+                listed += 1
+                return true
+            })
+        if ruledOutCount > 0 {
+            try file.write(",\n  \"ruledOut\" : ")
+            try copy(ruledOut.path, to: file, emptyList: emptyList, keep: { _ in true })
         }
+        var anySettled = false
+        if listed < itemCount {
+            try forEachEntry(items.path) { id, _ in anySettled = anySettled || (!keep(id) && settled(id)) }
+        }
+        if anySettled {
+            try file.write(",\n  \"settled\" : ")
+            try copy(items.path, to: file, emptyList: emptyList, keep: { !keep($0) && settled($0) })
+        }
+        try file.write("\n}\n")
+        try file.commit()
+        return listed
     }
 
-    /// Streams the kept entries of a spool file into `file` as a list.
     private func copy(_ spool: String, to file: AtomicFile, emptyList: ArraySlice<UInt8>, keep: (UInt64) -> Bool) throws {
         var any = false
         try forEachEntry(spool) { id, body in
             guard keep(id) else { return }
             try file.write(any ? ",\n" : "[\n")
-            try body.withUnsafeBytes { try file.write($0) }
+            try file.write(body)
             any = true
         }
         try file.write(any ? "\n  ]" : String(decoding: emptyList, as: UTF8.self))
     }
 
-    /// Each entry of a spool file: its book id and its indented item.
-    private func forEachEntry(_ spool: String, _ each: (UInt64, Data) throws -> Void) throws {
-        guard let handle = FileHandle(forReadingAtPath: spool) else {
+    private func forEachEntry(_ spool: String, _ each: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
+        let reader: ScratchReader
+        do {
+            reader = try ScratchReader(path: spool)
+        } catch {
             throw LibraryError.scratchIO(path: spool, reason: "cannot read the review spool")
         }
-        defer { try? handle.close() }
-        var pending = Data()
-        func read(_ count: Int) throws -> Data? {
-            while pending.count < count {
-                guard let more = try handle.read(upToCount: 1 << 16), !more.isEmpty else {
-                    guard pending.isEmpty else { throw LibraryError.scratchIO(path: spool, reason: "read: short read") }
-                    return nil
-                }
-                pending.append(more)
-            }
-            let taken = pending.prefix(count)
-            pending = pending.dropFirst(count)
-            return Data(taken)
+        let short = { LibraryError.scratchIO(path: spool, reason: "read: short read") }
+        func word() throws -> UInt64? {
+            try reader.next(8, damaged: short) { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
         }
-        while let head = try read(16) {
-            let id = head.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self)) }
-            let length = head.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
-            guard let body = try read(Int(length)) else { throw LibraryError.scratchIO(path: spool, reason: "read: short read") }
-            try each(id, body)
+        while let id = try word() {
+            guard let length = try word(), try reader.next(Int(length), damaged: short, { try each(id, $0) }) != nil else {
+                throw short()
+            }
         }
     }
 }

@@ -5,26 +5,19 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// An append-only array of fixed-size values numbered from 0: the newest 64Ki in memory, the rest
-/// written to a scratch file and read back (or rewritten) one at a time with `pread`/`pwrite`.
-///
-/// Why: the key resolver's book ids are uniform hashes, so nothing packs them, and held in memory
-/// they would be 15 MB of dedupe's and merge's 2,000,000-row peaks, growing with every distinct
-/// book. A book's id (or its title node) is read again only when a later row
-/// finds it (a duplicate, a book already in the library). The file is unlinked as soon as it is
-/// open: nothing is left behind whatever ends the process, and its pages are the kernel's cache,
-/// not the stage's memory.
+/// An append-only array of fixed-size values: the newest 64Ki in memory, the rest in an unlinked scratch file
+/// read (or rewritten) one at a time. Why: the resolver's ids are uniform hashes, in memory 15 MB of dedupe's
+/// and merge's peaks at 2,000,000 rows, and one is read again only when a later row finds its book.
 final class SpooledArray<Element: BitwiseCopyable> {
     private static var chunk: Int { 1 << 16 }
     private static var stride: Int { MemoryLayout<Element>.stride }
     private let descriptor: Int32
-    /// Where the file was made, for error messages (it has no name once unlinked).
+    /// For error messages: the file has no name once unlinked.
     let path: String
     private var tail: [Element] = []
-    /// Values written to the file (a multiple of the chunk size).
+    /// A multiple of the chunk size.
     private var written = 0
 
-    /// A new, empty file in `directory` (a unique name, `mkstemp`'s).
     init(directory: String) throws {
         var template = Array((directory + "/.book-ids-XXXXXX").utf8CString)
         descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -42,18 +35,16 @@ final class SpooledArray<Element: BitwiseCopyable> {
     func append(_ value: Element) throws {
         tail.append(value)
         guard tail.count == Self.chunk else { return }
-        // Appended in order, so the file's position is where the chunk goes (`pread` does not move it).
+        // At the file's position: `pread` and `pwrite` do not move it.
         do {
             try tail.withUnsafeBytes { try writeAll($0, to: descriptor, path: path) }
         } catch FileError.io(_, let reason) {
-            // Not `FileError.io`: the library scan reads that as a damaged library.
             throw LibraryError.scratchIO(path: path, reason: reason)
         }
         written += tail.count
         tail.removeAll(keepingCapacity: true)
     }
 
-    /// Value `number`.
     func value(_ number: Int) throws -> Element {
         precondition(number >= 0 && number < count, "spooled array: value \(number) of \(count)")
         if number >= written { return tail[number - written] }
@@ -63,7 +54,6 @@ final class SpooledArray<Element: BitwiseCopyable> {
         }
     }
 
-    /// Replaces value `number`.
     func set(_ number: Int, _ value: Element) throws {
         precondition(number >= 0 && number < count, "spooled array: value \(number) of \(count)")
         if number >= written {

@@ -9,10 +9,8 @@
 enum Entrypoint {
     static func main() async {
         #if canImport(Glibc)
-            // Merge's large buffers (the gzip writers' and readers' megabyte chunks) are made on one
-            // thread and freed on another. glibc raises its mmap threshold to the size of each such
-            // buffer freed, after which they come from the threads' arenas, whose pages stay with
-            // the process. A fixed threshold maps them apart and gives them back when freed.
+            // Merge's megabyte buffers are made on one thread and freed on another: glibc's sliding mmap
+            // threshold would then keep them in the arenas; a fixed one maps them and gives them back.
             _ = mallopt(M_MMAP_THRESHOLD, 1 << 20)
         #endif
         let run: () async -> Void = MergeCommand.main

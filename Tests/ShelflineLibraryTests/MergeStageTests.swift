@@ -437,4 +437,41 @@ import Testing
             #expect(error.exitStatus == .cannotCreate)
         }
     }
+
+    /// A merge failing after its fold (failed-rows.csv cannot be created) leaves the library as it was
+    /// and no temporary library beside it: the writer dropped uncommitted removes its file.
+    @Test func mergeFailingAfterTheFoldLeavesNoTemporaryLibrary() throws {
+        let fixture = try ImportFixture(
+            directory: temp.file("f1"), rows: [row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719"), id: 1)])
+        var request = fixture.request()
+        request.failedRows = temp.file("f1/no-such-directory/failed-rows.csv")
+        #expect(throws: FileError.self) { try MergeStage.run(request, workspace: workspace) }
+        #expect(!FileManager.default.fileExists(atPath: workspace.libraryFile))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: workspace.libraryDirectory).filter { $0.contains(".tmp-") } == [])
+    }
+
+    /// An interrupted dedupe leaves no temporary output beside the output it did not write.
+    @Test func interruptedDedupeLeavesNoTemporaryOutput() throws {
+        let fixture = try ImportFixture(directory: temp.file("f2"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
+        let cancellation = CancellationFlag()
+        cancellation.cancel()
+        let output = temp.file("f2/out/deduped.ndjson.gz")
+        try FileManager.default.createDirectory(atPath: temp.file("f2/out"), withIntermediateDirectories: true)
+        #expect(throws: TryLaterError.self) {
+            try DedupeStage.run(input: fixture.records, output: output, workspace: workspace, cancellation: cancellation)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temp.file("f2/out")) == [])
+    }
+
+    /// An interrupted merge leaves no temporary ledger beside the ledger it did not write.
+    @Test func interruptedMergeLeavesNoTemporaryLedger() throws {
+        let fixture = try ImportFixture(directory: temp.file("f3"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
+        let cancellation = CancellationFlag()
+        cancellation.cancel()
+        #expect(throws: TryLaterError.self) {
+            try MergeStage.run(fixture.request(), workspace: workspace, cancellation: cancellation)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temp.file("f3")).filter { $0.contains(".tmp-") } == [])
+    }
 }

@@ -1,14 +1,12 @@
-/// One CSV row as Goodreads and StoryGraph write it: a cell is quoted only when it holds a comma,
-/// a quote or a line break, and a quote inside is doubled. Cells are written as they are: a
-/// leading `=`, `+`, `-` or `@` is not escaped (see docs/export.md, "Cells a spreadsheet would
-/// run"), since any prefix would change the cell for every service that imports the file.
+/// One CSV row as Goodreads and StoryGraph write it: quoted only for a comma, quote or line break. A
+/// leading `=`, `+`, `-` or `@` is not escaped: a prefix would change the cell for every importing service
+/// (docs/export.md, "Cells a spreadsheet would run").
 struct CSVLine {
     var bytes: [UInt8] = []
     private var first = true
 
     init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
 
-    /// Starts a new row (the previous row's bytes are dropped).
     mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
         first = true
@@ -34,6 +32,5 @@ struct CSVLine {
 
     mutating func cell(_ value: Int?) { cell(value.map(String.init)) }
 
-    /// Ends the row with `terminator`.
     mutating func end(_ terminator: String) { bytes.append(contentsOf: terminator.utf8) }
 }

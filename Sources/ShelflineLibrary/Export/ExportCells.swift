@@ -2,27 +2,23 @@ import ShelflineCore
 
 /// How library values become the cells both CSV exports share.
 public enum ExportCells {
-    /// `2024-05-01` → `2024/05/01` (how Goodreads and StoryGraph write dates).
+    /// `2024-05-01` → `2024/05/01`.
     static func slashDate(_ iso: String?) -> String? {
         iso.map { String($0.map { $0 == "-" ? "/" : $0 }) }
     }
 
-    /// The title as the exports write it: as the reader's export wrote it, else with the series
-    /// suffix back on (`Dune (Dune Chronicles, #1)`).
     static func title(_ book: LibraryBook) -> String {
         book.titleAsWritten ?? seriesTitle(book)
     }
 
-    /// The title with the series suffix back on, the way Goodreads writes most of them.
+    /// `Dune (Dune Chronicles, #1)`, as Goodreads writes most titles.
     static func seriesTitle(_ book: LibraryBook) -> String {
         guard let series = book.series else { return book.title }
         guard let position = book.seriesPosition else { return "\(book.title) (\(series))" }
         return "\(book.title) (\(series), #\(position))"
     }
 
-    /// Goodreads' own rule, as its exports write it: the last word first, then the others
-    /// (`Frank Herbert` → `Herbert, Frank`, `Walter M. Miller Jr.` → `Jr., Walter M. Miller`); one
-    /// word is written twice (`Akala` → `Akala, Akala`).
+    /// Goodreads' rule: `Walter M. Miller Jr.` → `Jr., Walter M. Miller`; one word twice (`Akala, Akala`).
     static func lastFirst(_ name: String?) -> String? {
         guard let name else { return nil }
         var words = name.split(separator: " ")
@@ -30,21 +26,20 @@ public enum ExportCells {
         return "\(last), \(words.isEmpty ? String(last) : words.joined(separator: " "))"
     }
 
-    /// A rating as a whole star: half up (3.5 → 4, 3.25 → 3), a rated book never below 1; 0 = unrated.
+    /// Half up (3.5 → 4, 3.25 → 3), a rated book never below 1; 0 = unrated.
     public static func wholeStars(_ rating: Double?) -> Int {
         guard let rating, rating > 0 else { return 0 }
         return min(5, max(1, Int(rating.rounded(.toNearestOrAwayFromZero))))
     }
 
-    /// A rating as StoryGraph writes it: `4`, `4.5`, `3.75`; empty when unrated.
+    /// As StoryGraph writes it: `4`, `4.5`, `3.75`; empty when unrated.
     public static func stars(_ rating: Double?) -> String? {
         guard let rating, rating > 0 else { return nil }
         return rating == rating.rounded() ? String(Int(rating)) : String(rating)
     }
 
-    /// The ISBN cells as the reader's exports wrote them: the valid ISBNs an export gave (not
-    /// ones lookup found: `value(_:_:of:)`), and an invalid cell in the column its length says
-    /// (13 characters or more: `ISBN13`; else `ISBN`).
+    /// The ISBNs an export gave (not lookup's: `value(_:_:of:)`); an invalid cell goes in the column its
+    /// length says (`ISBN13` from 11 digits, else `ISBN`).
     static func isbns(_ book: LibraryBook) -> (isbn10: String?, isbn13: String?) {
         var isbn10 = value(book.isbn10, "isbn10", of: book), isbn13 = value(book.isbn13, "isbn13", of: book)
         if let raw = book.isbnAsWritten {
@@ -53,11 +48,9 @@ public enum ExportCells {
         return (isbn10, isbn13)
     }
 
-    /// `value` of the book's field `field` as an export writes it: what a reader's export said, or
-    /// what lookup found for one of `ExportFormat.filledFromMetadata` from the edition the reader's
-    /// own ISBN named (a match by ISBN). Nothing else lookup found: a title search's edition is a
-    /// guess, and written as the reader's cell the next import would read it as the reader's word
-    /// (and match otherwise), so export → import → export would not be stable.
+    /// `value` of `field` as an export writes it: a reader's export's value, or lookup's for one of
+    /// `ExportFormat.filledFromMetadata` by the reader's own ISBN. Not a title search's guess: the next
+    /// import would read it as the reader's word, so export → import → export would not be stable.
     static func value<T>(_ value: T?, _ field: String, of book: LibraryBook) -> T? {
         guard let value, book.metadataFields?.contains(field) == true else { return value }
         guard book.enrichment == MatchStatus.matchedByIsbn.rawValue,
@@ -66,7 +59,6 @@ public enum ExportCells {
         return value
     }
 
-    /// The date the book was last finished.
     static func lastFinished(_ book: LibraryBook) -> String? {
         book.reads?.compactMap(\.end).max()
     }
@@ -84,7 +76,7 @@ public enum ExportCells {
         }.joined(separator: ", ")
     }
 
-    /// The source's own row id from the newest import in `format` that touched the book.
+    /// The row id of the newest import in `format` that touched the book.
     static func rowId(_ book: LibraryBook, format: SourceFormat) -> String? {
         book.provenance.last { $0.format == format && $0.rowIds?.isEmpty == false }?.rowIds?.first
     }

@@ -1,13 +1,11 @@
 import ShelflineCore
 
-/// Goodreads' current "Export Library" file: its quoting and cell forms, in the order of its 24-column
-/// header (`header`, from codegen/fields.json).
+/// Goodreads' current "Export Library" file: its cell forms, in the order of `header` (codegen/fields.json).
 enum GoodreadsExport {
-    /// Goodreads ends every line with LF, the last one too.
+    /// The last line's too.
     static let terminator = "\n"
 
-    /// The exclusive shelves Goodreads knows: one of them in `Bookshelves` that is not the book's
-    /// exclusive shelf is a state the book has left (a library merges shelves across imports).
+    /// One of these in `Bookshelves` that is not the book's exclusive shelf is a state the book has left.
     static let exclusive: Set<String> = ["read", "currently-reading", "to-read", "did-not-finish"]
 
     static func write(_ book: LibraryBook, to line: inout CSVLine) {
@@ -42,10 +40,8 @@ enum GoodreadsExport {
         line.end(terminator)
     }
 
-    /// The book's shelves in the order its Goodreads export listed them, with their positions, then
-    /// the others other imports added (sorted, without a position: only those shelves go in
-    /// `Bookshelves` alone). An exclusive shelf (`to-read`, …) the book has since left is dropped
-    /// unless the newest Goodreads row itself listed it.
+    /// The shelves as its Goodreads export listed them, with positions, then other imports' (sorted, no
+    /// position). A reading state the book has left is dropped unless the newest Goodreads row listed it.
     static func shelfList(_ book: LibraryBook) -> [ShelfPosition] {
         var list = book.shelfPositions ?? []
         let listed = Set(list.map(\.shelf))

@@ -1,22 +1,11 @@
 import Foundation
 import ShelflineCore
 
-/// The byte-level decoder of a library line for the readers of the whole library (export, page,
-/// `shelfline library`): one pass with `JSONScanner`. A line it cannot vouch for (an unknown key, a
-/// wrong type, bad syntax) goes to `JSONDecoder`, which decodes it or names the problem.
-///
-/// Why: with `JSONDecoder`, a 187,000-book Goodreads export took twice as long as Python's csv
-/// writer over the same lines (bench/export).
+/// The byte-level decoder of a library line; a line it cannot vouch for goes to `JSONDecoder`, which alone
+/// made an export twice as slow as Python's csv writer (bench/export).
 enum LibraryBookScan {
-    /// The book of `bytes`, or nil when the fast path cannot vouch for the line.
-    /// `only`: the members to decode (besides `id` and `title`) as a `Field.mask(of:)`, made once
-    /// for a whole file; the others are skipped, still checked for syntax. The library page's
-    /// counts need a few fields of every book, and decoding whole books (provenance, reviews) was
-    /// most of its time at 200,000 books.
-    ///
-    /// Members are matched by their raw bytes (`JSONScanner.rawMembers`) and dispatched by a
-    /// `switch`: making each member name a `String` and looking it up in key-path tables was most
-    /// of the scan (perf, 200k-book library: merge's second import, render's page).
+    /// `only`: the members to decode besides `id` and `title`, the others syntax-checked (whole books were
+    /// most of the library page's time). Names match as raw bytes: a `String` each was most of the scan.
     static func scan(_ bytes: UnsafeRawBufferPointer, only mask: UInt64? = nil) -> LibraryBook? {
         var scanner = JSONScanner(bytes)
         var book = LibraryBook(id: "", title: "")
@@ -24,7 +13,7 @@ enum LibraryBookScan {
         scanner.skipWhitespace()
         let wellFormed = scanner.rawMembers { s, name in
             guard let (field, bit) = Field.named(name) else {
-                // A name with an escape may still be a field: JSONDecoder decides.
+                // A name with an escape may still be a field: `JSONDecoder` decides.
                 if mask == nil || name.bytes.contains(UInt8(ascii: "\\")) { return false }
                 return s.skipValue(depth: 1)
             }
@@ -61,7 +50,7 @@ enum LibraryBookScan {
         return book
     }
 
-    /// Stores a value read (false: there was none to read).
+    /// False when there was no value to read.
     @inline(__always)
     static func set<Value>(_ value: Value?, _ target: inout Value?) -> Bool {
         guard let value else { return false }
@@ -94,8 +83,7 @@ enum LibraryBookScan {
         return Contribution(importId: importId, format: format, lines: lines, rowIds: rowIds, fields: fields)
     }
 
-    /// The book of line `line` of `path`: the fast path, else `JSONDecoder`; a line neither accepts
-    /// is `FileError.corrupt` naming the file and line.
+    /// The fast path, else `JSONDecoder`; a line neither accepts is `FileError.corrupt` naming it.
     static func decode(
         _ bytes: UnsafeRawBufferPointer, decoder: JSONDecoder, path: String, line: Int,
         only: UInt64? = nil
@@ -110,7 +98,7 @@ enum LibraryBookScan {
 }
 
 extension JSONScanner {
-    /// `true` or `false`, consumed; nil (nothing consumed) for any other value.
+    /// Nil (nothing consumed) for any value but `true` or `false`.
     mutating func boolean() -> Bool? {
         if peek() == UInt8(ascii: "t") { return rawValue().map { bytes[$0].elementsEqual("true".utf8) } ?? nil }
         if peek() == UInt8(ascii: "f") { return rawValue().flatMap { bytes[$0].elementsEqual("false".utf8) ? false : nil } }
@@ -119,12 +107,11 @@ extension JSONScanner {
 }
 
 extension LibraryBookScan.Field {
-    /// The fields named in `names` as a mask of their bits (names that are no field are left out).
     static func mask(of names: Set<String>) -> UInt64 {
         zip(allCases, 0...).reduce(0) { mask, entry in names.contains(entry.0.rawValue) ? mask | 1 << entry.1 : mask }
     }
 
-    /// The field a member name spells, compared as bytes (no `String` made), and its bit.
+    /// Compared as bytes: no `String` made.
     static func named(_ name: MemberName) -> (LibraryBookScan.Field, UInt64)? {
         let count = name.bytes.count
         guard count < byLength.count else { return nil }
@@ -135,7 +122,6 @@ extension LibraryBookScan.Field {
         return nil
     }
 
-    /// The fields' spellings by their length in bytes, with their bits.
     private static let byLength: [[(spelling: [UInt8], field: LibraryBookScan.Field, bit: UInt64)]] = {
         var table = [[(spelling: [UInt8], field: LibraryBookScan.Field, bit: UInt64)]](
             repeating: [], count: 1 + allCases.map(\.rawValue.utf8.count).max()!)

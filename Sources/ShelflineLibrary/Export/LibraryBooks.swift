@@ -3,9 +3,8 @@ import ShelflineCore
 
 /// Reading the library file one book at a time, for the export, the page and `shelfline library`.
 public enum LibraryBooks {
-    /// Calls `body` with each book of the library at `path`, in file order. A missing library is
-    /// `FileError.missingInput` (66); a line that is not a book is `FileError.corrupt` naming it (65).
-    /// `fields`: decode only these members of each book (besides `id` and `title`; nil: all).
+    /// A missing library is `FileError.missingInput` (66), a line that is no book `FileError.corrupt` (65).
+    /// `fields`: decode only these members besides `id` and `title` (nil: all).
     public static func forEach(
         path: String, fields: Set<String>? = nil,
         _ body: (LibraryBook, UnsafeRawBufferPointer) throws -> Void
@@ -19,7 +18,6 @@ public enum LibraryBooks {
         }
     }
 
-    /// Throws `FileError.missingInput` (66) when there is no library at `path` yet.
     public static func requireLibrary(_ path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else {
             throw FileError.missingInput(path: path, reason: "no library yet; import an export first (shelfline run --csv FILE)")

@@ -5,8 +5,7 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// Writes the library in an export format, streaming: one book read, one row written, so memory
-/// stays flat whatever the library's size. Rows come in the library's order (by book id).
+/// Writes the library in an export format, a book at a time (memory stays flat), in book id order.
 public struct LibraryExport {
     public var format: ExportFormat
     /// Only books on one of these shelves (exclusive or not); empty: every book.
@@ -17,16 +16,13 @@ public struct LibraryExport {
         self.shelves = Set(shelves)
     }
 
-    /// What an export wrote.
     public struct Summary: Equatable, Sendable {
         public var books = 0
         public var skipped = 0
     }
 
-    /// Exports the library at `path` (a missing library is `FileError.missingInput`) to `sink`. A
-    /// shelf asked for that no book is on is a `UsageError` naming the library's shelves, thrown once
-    /// the library is read: the CSV header is held back until the first row, so when no shelf asked
-    /// for exists nothing at all reaches `sink`.
+    /// A shelf asked for that no book is on is a `UsageError` thrown once the library is read; the header
+    /// waits for the first row, so then nothing at all reaches `sink`.
     @discardableResult
     public func write(library path: String, to sink: any ByteSink) throws -> Summary {
         var summary = Summary()
@@ -50,7 +46,6 @@ public struct LibraryExport {
             }
         }
         if format == .ndjson && shelves.isEmpty {
-            // The library's own lines, copied: nothing to decode.
             try LibraryBooks.requireLibrary(path)
             header()
             try LineReader.forEachLine(path: path) { bytes, _ in
@@ -92,15 +87,13 @@ public struct LibraryExport {
     }
 }
 
-/// The books on any of the shelves asked for (exclusive or not; every book when none was), for
-/// `shelfline export --shelf` and `shelfline library list --shelf`: and, once every book was seen,
-/// whether each shelf asked for is a reading state or one some book is on, so a misspelt shelf is
-/// an error naming the library's shelves rather than an empty result.
+/// The books on any of the shelves asked for (every book when none was), for `export --shelf` and
+/// `library list --shelf`; a misspelt shelf is then an error naming the library's shelves, not an empty result.
 public struct ShelfSelection {
     public let shelves: Set<String>
-    /// The shelves asked for that no book seen so far is on.
+    /// Asked for, on no book seen so far.
     private var unseen: Set<String>
-    /// Every shelf of the books seen while `unseen` was not empty (the message's list).
+    /// The shelves of the books seen while `unseen` was not empty (the message's list).
     private var known: Set<String> = []
 
     public init(_ shelves: Set<String>) {
@@ -108,7 +101,6 @@ public struct ShelfSelection {
         unseen = shelves
     }
 
-    /// Whether `book` is on one of the shelves (noting its shelves for `requireEveryShelf`).
     public mutating func contains(_ book: LibraryBook) -> Bool {
         guard !shelves.isEmpty else { return true }
         if !unseen.isEmpty {
@@ -121,11 +113,9 @@ public struct ShelfSelection {
         return book.shelves?.contains(where: shelves.contains) ?? false
     }
 
-    /// After every book: throws `UsageError` (64) when a shelf asked for is on no book, naming the
-    /// library's shelves.
+    /// After every book: `UsageError` (64) when a shelf asked for is on no book.
     public func requireEveryShelf() throws {
-        // A reading state (`to-read`, …) is a shelf of every library, books or none: an empty
-        // to-read shelf is an empty export, not a misspelling.
+        // A reading state is a shelf of every library: an empty to-read shelf is no misspelling.
         let unknown = unseen.subtracting(GoodreadsExport.exclusive)
         guard !unknown.isEmpty else { return }
         let missing = unknown.sorted().map { "'\($0)'" }.joined(separator: ", ")
@@ -135,8 +125,7 @@ public struct ShelfSelection {
     }
 }
 
-/// Standard output as a `ByteSink`: every byte written, retried on EINTR; a closed pipe is
-/// `StandardOutput.Closed` (the reader went away: nothing more to do).
+/// Standard output as a `ByteSink`; a closed pipe is `StandardOutput.Closed` (nothing more to do).
 public final class StandardOutput: ByteSink {
     public struct Closed: Error {}
 

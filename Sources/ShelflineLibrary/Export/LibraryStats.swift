@@ -13,9 +13,8 @@ public struct LibraryStats: Codable, Equatable, Sendable {
     /// Pages of those readings, where the book's page count is known.
     public var pagesPerYear: [String: Int] = [:]
     public var pagesPerMonth: [String: Int] = [:]
-    /// Rated books per whole star, `1`…`5` (a fraction rounded half up, as the Goodreads export does).
+    /// Rated books per whole star, `1`…`5` (`ExportCells.wholeStars`).
     public var ratings: [String: Int] = [:]
-    /// Books with a page count, and their pages.
     public var booksWithPages = 0
     public var pages = 0
 
@@ -45,14 +44,12 @@ public struct LibraryStats: Codable, Equatable, Sendable {
         if stars > 0 { ratings[String(stars), default: 0] += 1 }
     }
 
-    /// The exclusive shelf `exclusiveShelves` counts the book on: its own, `none` without one.
     public static func readingState(_ book: LibraryBook) -> String { book.shelf ?? "none" }
 
-    /// The other shelves `shelves` counts the book on: each once, its exclusive shelf aside.
+    /// Each once, the exclusive shelf aside.
     public static func otherShelves(_ book: LibraryBook) -> [String] {
         guard let list = book.shelves, !list.isEmpty else { return [] }
-        // A book is on a dozen shelves or so: a scan of the kept ones costs less than hashing each
-        // name into a set, which was a tenth of the library page's CPU; a long list keeps the set.
+        // Scanning a dozen kept names beats hashing each: the set was a tenth of the library page's CPU.
         guard list.count > 32 else {
             var kept: [String] = []
             for shelf in list where shelf != book.shelf && !kept.contains(shelf) { kept.append(shelf) }
@@ -62,12 +59,10 @@ public struct LibraryStats: Codable, Equatable, Sendable {
         return list.filter { $0 != book.shelf && seen.insert($0).inserted }
     }
 
-    /// The dates a book was finished: each reading's end (ISO dates).
     public static func finishes(_ book: LibraryBook) -> [String] {
         (book.reads ?? []).compactMap(\.end).filter { $0.count >= 7 }
     }
 
-    /// The stats of the library at `path`.
     public static func read(path: String) throws -> LibraryStats {
         var stats = LibraryStats()
         try LibraryBooks.forEach(path: path) { book, _ in stats.add(book) }

@@ -1,9 +1,7 @@
 import ShelflineCore
 
-/// StoryGraph's export file: its cell forms, in the order of its 23-column header (`header`, from
-/// codegen/fields.json).
+/// StoryGraph's export file: its cell forms, in the order of `header` (codegen/fields.json).
 enum StoryGraphExport {
-    /// StoryGraph ends its lines with CRLF.
     static let terminator = "\r\n"
 
     static func write(_ book: LibraryBook, to line: inout CSVLine) {
