@@ -113,9 +113,8 @@ public struct PushSender: Sendable {
         let dropped = await run.droppedTokens
         var report = await run.report
         report.droppedTokens = dropped.sorted().map(\.shortened)
-        try await store.dropTokens(dropped)
         // Compacts the journal (this send's, or a killed send's) into `outbox.json`.
-        try await store.updateOutbox([], removing: dropped)
+        try await store.commit([], removing: dropped)
         try store.write(report)
         if let error = await run.failure { throw error }
         if let stop = await run.stop, let error = stop.error(keyId: settings.keyId) { throw error }
@@ -357,7 +356,6 @@ actor SendRun {
     }
 
     func count(_ outcome: PushSender.Outcome, _ n: Int) {
-        guard n > 0 else { return }
         switch outcome {
         case .delivered: report.delivered += n
         case .dropped: report.dropped += n
