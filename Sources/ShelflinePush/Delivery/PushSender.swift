@@ -137,20 +137,25 @@ public struct PushSender: Sendable {
         var recorded = plan.current?.last
         var before = plan.current
         var deliveredAt = plan.current?.deliveredAt
+        /// False when not on disk: nothing more is sent to this token (`unsent` deferred).
+        func record(_ cursor: Cursor?, unsent: Int) async -> Bool {
+            do {
+                try await recorder.record(token, cursor)
+                return true
+            } catch {
+                await run.fail(error)
+                await run.count(.deferred, unsent)
+                return false
+            }
+        }
         for (index, entry) in plan.entries.enumerated() {
             if await run.stop != nil {
                 await run.count(.deferred, plan.entries.count - index)
                 return
             }
             let once = Self.atMostOnce(entry)
-            if once {
-                do {
-                    try await recorder.record(token, plan.cursor(entry.id, deliveredAt: deliveredAt))
-                } catch {
-                    await run.fail(error)
-                    await run.count(.deferred, plan.entries.count - index)
-                    return
-                }
+            if once, await !record(plan.cursor(entry.id, deliveredAt: deliveredAt), unsent: plan.entries.count - index) {
+                return
             }
             let outcome = await attempt(
                 makeRequest(token, entry), plan: plan, entry: entry, transport: transport,
@@ -163,16 +168,10 @@ public struct PushSender: Sendable {
             switch outcome {
             case .delivered, .rejected:
                 if outcome == .delivered { deliveredAt = Int(clock.now().timeIntervalSince1970) }
-                do {
-                    before = plan.cursor(entry.id, deliveredAt: deliveredAt)
-                    try await recorder.record(token, before)
-                    recorded = entry.id
-                } catch {
-                    // The next run re-sends this one push; nothing after it is sent now.
-                    await run.fail(error)
-                    await run.count(.deferred, plan.entries.count - index - 1)
-                    return
-                }
+                before = plan.cursor(entry.id, deliveredAt: deliveredAt)
+                // Not recorded: the next run re-sends this one push.
+                guard await record(before, unsent: plan.entries.count - index - 1) else { return }
+                recorded = entry.id
             case .dropped:
                 await run.drop(token)
                 await run.count(.dropped, plan.entries.count - index - 1)
@@ -183,11 +182,7 @@ public struct PushSender: Sendable {
             }
         }
         if let last = plan.last, last != recorded {
-            do {
-                try await recorder.record(token, plan.cursor(last, deliveredAt: deliveredAt))
-            } catch {
-                await run.fail(error)
-            }
+            _ = await record(plan.cursor(last, deliveredAt: deliveredAt), unsent: 0)
         }
     }
 
