@@ -124,14 +124,10 @@ public struct PushStore: Sendable {
         return try await body()
     }
 
-    /// Opened per append: a `register` meanwhile may have compacted it away. `nil` takes a cursor back.
+    /// `nil` takes a cursor back.
     func appendJournal(_ entries: [(token: String, cursor: Cursor?)]) async throws {
         guard !entries.isEmpty else { return }
-        try await withLock {
-            let journal = OutboxJournal(path: journalPath)
-            defer { journal.close() }
-            try journal.append(entries)
-        }
+        try await withLock { try OutboxJournal.append(entries, path: journalPath) }
     }
 
     /// Reads both files anew (a `register` may have changed them), removes `dropped`, applies
