@@ -78,7 +78,7 @@ public struct HTTPGet: Sendable {
         var followed = 0
         while true {
             let answer: Answer
-            switch await Self.once(current, headers: headers, body: body, timeoutSeconds: timeoutSeconds, limit: limit) {
+            switch await once(current) {
             case .failure(let failure): return .failure(failure)
             case .success(let value): answer = value
             }
@@ -92,9 +92,7 @@ public struct HTTPGet: Sendable {
     }
 
     /// One request, no redirect followed.
-    private static func once(
-        _ url: URL, headers: [(String, String)], body: Data?, timeoutSeconds: Double, limit: Int
-    ) async -> Result<Answer, Failure> {
+    private func once(_ url: URL) async -> Result<Answer, Failure> {
         if Task.isCancelled { return .failure(.cancelled) }
         let request: HTTPClient.Request
         do {

@@ -47,19 +47,24 @@ extension PushSubcommand {
         }
     }
 
-    /// What `send` and `watch` deliver with; nil when the config has no `apns`.
-    func delivery(_ context: StageContext, workspace: Workspace) throws -> (PushSender, P256SigningKey)? {
-        guard let apns = try APNsConfig.decode(context.config.apns, configPath: context.configPath) else { return nil }
+    /// What `send` and `watch` deliver with; without an `apns` section, a config error naming `verb`
+    /// (nil: returns nil). The provider token is shared through the push directory with every sender.
+    func delivery(_ context: StageContext, workspace: Workspace, requiredTo verb: String?) throws -> (PushSender, ProviderToken)?
+    {
+        guard let apns = try APNsConfig.decode(context.config.apns, configPath: context.configPath) else {
+            guard let verb else { return nil }
+            throw ConfigError(
+                path: context.configPath, key: "apns",
+                expected: "required to \(verb): keyFile, keyId, teamId, bundleId (docs/push.md)")
+        }
         let settings = try PushSettings(apns, configPath: context.configPath)
         let key = try settings.loadSigningKey()
-        return (PushSender(workspace: workspace, settings: settings, clock: PushClock(now: context.now), log: context.log), key)
-    }
-}
-
-extension PushSender {
-    /// Shared through the push directory with every other sender.
-    func providerToken(signedWith key: P256SigningKey) -> ProviderToken {
-        ProviderToken(
-            key: key, keyId: settings.keyId, teamId: settings.teamId, now: clock.now, storePath: store.providerTokenPath)
+        let sender = PushSender(workspace: workspace, settings: settings, clock: PushClock(now: context.now), log: context.log)
+        return (
+            sender,
+            ProviderToken(
+                key: key, keyId: settings.keyId, teamId: settings.teamId, now: context.now,
+                storePath: sender.store.providerTokenPath)
+        )
     }
 }

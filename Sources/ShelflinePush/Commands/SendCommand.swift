@@ -28,16 +28,12 @@ struct SendCommand: PushSubcommand {
     var ifConfigured = false
 
     func execute(context: StageContext, workspace: Workspace) async throws {
-        guard case let (sender, key)? = try delivery(context, workspace: workspace) else {
-            if ifConfigured {
-                if !common.quiet {
-                    print("shelfline-push: no apns section in \(context.configPath); Live Activity pushes skipped")
-                }
-                return
-            }
-            throw ConfigError(
-                path: context.configPath, key: "apns",
-                expected: "required to send: keyFile, keyId, teamId, bundleId (docs/push.md)")
+        guard
+            case let (sender, providerToken)? = try delivery(
+                context, workspace: workspace, requiredTo: ifConfigured ? nil : "send")
+        else {
+            if !common.quiet { print("shelfline-push: no apns section in \(context.configPath); Live Activity pushes skipped") }
+            return
         }
         if dryRun {
             let (text, report) = try await sender.store.withLock { try sender.dryRun() }
@@ -46,7 +42,6 @@ struct SendCommand: PushSubcommand {
             return
         }
         let transport = try APNsTransport(settings: sender.settings)
-        let providerToken = sender.providerToken(signedWith: key)
         do {
             let report = try await sender.store.withSendLock {
                 try await sender.send(transport: transport, providerToken: providerToken)

@@ -34,15 +34,10 @@ struct WatchCommand: PushSubcommand {
     }
 
     func execute(context: StageContext, workspace: Workspace) async throws {
-        guard case let (sender, key)? = try delivery(context, workspace: workspace) else {
-            throw ConfigError(
-                path: context.configPath, key: "apns",
-                expected: "required to push: keyFile, keyId, teamId, bundleId (docs/push.md)")
-        }
+        let (sender, providerToken) = try delivery(context, workspace: workspace, requiredTo: "push")!
         let stop = WatchStop()
         // As long a wait as `send`'s: a late answer is a delivery; a start sent again, a second activity.
         let transport = try APNsTransport(settings: sender.settings)
-        let providerToken = sender.providerToken(signedWith: key)
         let state = await PushWatcher(sender: sender, pollInterval: pollInterval).run(
             transport: transport, providerToken: providerToken, stop: { stop.isSet })
         await transport.shutdown()

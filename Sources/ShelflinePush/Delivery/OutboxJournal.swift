@@ -8,16 +8,7 @@ import ShelflineCore
 /// `<workspace>/push/outbox.journal`: cursors recorded since `outbox.json` was written, one JSON line
 /// each, one `fsync` per group. Rewriting the outbox per group would make a send quadratic in the
 /// tokens; `send` compacts the journal when it finishes and reading the outbox replays a killed send's.
-final class OutboxJournal {
-    let path: String
-    private var descriptor: Int32 = -1
-
-    init(path: String) {
-        self.path = path
-    }
-
-    deinit { close() }
-
+enum OutboxJournal {
     fileprivate struct Entry: Codable {
         var token: String
         /// null: taken back (a `start` or `end` recorded, then not sent); a line without it is no entry.
@@ -26,13 +17,12 @@ final class OutboxJournal {
         enum CodingKeys: String, CodingKey { case token, cursor }
     }
 
-    /// Returns once they are on disk.
-    func append(_ cursors: [(token: String, cursor: Cursor?)]) throws {
+    /// Opened per append: a `register` meanwhile may have compacted it away. Returns once they are on disk.
+    static func append(_ cursors: [(token: String, cursor: Cursor?)], path: String) throws {
         guard !cursors.isEmpty else { return }
-        if descriptor < 0 {
-            descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw FileError.io(path: path, reason: "open: \(systemErrorMessage())") }
-        }
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw FileError.io(path: path, reason: "open: \(systemErrorMessage())") }
+        defer { close(descriptor) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         var bytes: [UInt8] = []
@@ -42,11 +32,6 @@ final class OutboxJournal {
         }
         try bytes.withUnsafeBytes { try writeAll($0, to: descriptor, path: path) }
         guard fsync(descriptor) == 0 else { throw FileError.io(path: path, reason: "fsync: \(systemErrorMessage())") }
-    }
-
-    func close() {
-        if descriptor >= 0 { Glibc.close(descriptor) }
-        descriptor = -1
     }
 
     /// A last line without its newline is a group a crash cut short (never acknowledged): ignored.

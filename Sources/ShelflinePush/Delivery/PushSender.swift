@@ -113,9 +113,8 @@ public struct PushSender: Sendable {
         let dropped = await run.droppedTokens
         var report = await run.report
         report.droppedTokens = dropped.sorted().map(\.shortened)
-        try await store.dropTokens(dropped)
         // Compacts the journal (this send's, or a killed send's) into `outbox.json`.
-        try await store.updateOutbox([], removing: dropped)
+        try await store.commit([], removing: dropped)
         try store.write(report)
         if let error = await run.failure { throw error }
         if let stop = await run.stop, let error = stop.error(keyId: settings.keyId) { throw error }
@@ -138,20 +137,25 @@ public struct PushSender: Sendable {
         var recorded = plan.current?.last
         var before = plan.current
         var deliveredAt = plan.current?.deliveredAt
+        /// False when not on disk: nothing more is sent to this token (`unsent` deferred).
+        func record(_ cursor: Cursor?, unsent: Int) async -> Bool {
+            do {
+                try await recorder.record(token, cursor)
+                return true
+            } catch {
+                await run.fail(error)
+                await run.count(.deferred, unsent)
+                return false
+            }
+        }
         for (index, entry) in plan.entries.enumerated() {
             if await run.stop != nil {
                 await run.count(.deferred, plan.entries.count - index)
                 return
             }
             let once = Self.atMostOnce(entry)
-            if once {
-                do {
-                    try await recorder.record(token, plan.cursor(entry.id, deliveredAt: deliveredAt))
-                } catch {
-                    await run.fail(error)
-                    await run.count(.deferred, plan.entries.count - index)
-                    return
-                }
+            if once, await !record(plan.cursor(entry.id, deliveredAt: deliveredAt), unsent: plan.entries.count - index) {
+                return
             }
             let outcome = await attempt(
                 makeRequest(token, entry), plan: plan, entry: entry, transport: transport,
@@ -164,16 +168,10 @@ public struct PushSender: Sendable {
             switch outcome {
             case .delivered, .rejected:
                 if outcome == .delivered { deliveredAt = Int(clock.now().timeIntervalSince1970) }
-                do {
-                    before = plan.cursor(entry.id, deliveredAt: deliveredAt)
-                    try await recorder.record(token, before)
-                    recorded = entry.id
-                } catch {
-                    // The next run re-sends this one push; nothing after it is sent now.
-                    await run.fail(error)
-                    await run.count(.deferred, plan.entries.count - index - 1)
-                    return
-                }
+                before = plan.cursor(entry.id, deliveredAt: deliveredAt)
+                // Not recorded: the next run re-sends this one push.
+                guard await record(before, unsent: plan.entries.count - index - 1) else { return }
+                recorded = entry.id
             case .dropped:
                 await run.drop(token)
                 await run.count(.dropped, plan.entries.count - index - 1)
@@ -184,11 +182,7 @@ public struct PushSender: Sendable {
             }
         }
         if let last = plan.last, last != recorded {
-            do {
-                try await recorder.record(token, plan.cursor(last, deliveredAt: deliveredAt))
-            } catch {
-                await run.fail(error)
-            }
+            _ = await record(plan.cursor(last, deliveredAt: deliveredAt), unsent: 0)
         }
     }
 
@@ -357,7 +351,6 @@ actor SendRun {
     }
 
     func count(_ outcome: PushSender.Outcome, _ n: Int) {
-        guard n > 0 else { return }
         switch outcome {
         case .delivered: report.delivered += n
         case .dropped: report.dropped += n

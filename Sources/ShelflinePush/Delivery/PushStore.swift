@@ -107,16 +107,14 @@ public struct PushStore: Sendable {
     public var journalPath: String { directory + "/outbox.journal" }
     public var reportPath: String { directory + "/push-report.json" }
     public var providerTokenPath: String { directory + "/provider-token.json" }
-    var lockPath: String { directory + "/.lock" }
-    var sendLockPath: String { directory + "/.send.lock" }
 
     public func withLock<T>(_ body: () async throws -> T) async throws -> T {
-        try await holding(lockPath, body)
+        try await holding(directory + "/.lock", body)
     }
 
     /// Runs `body` as the one sender, so two senders never plan from the same cursors.
     public func withSendLock<T>(_ body: () async throws -> T) async throws -> T {
-        try await holding(sendLockPath, body)
+        try await holding(directory + "/.send.lock", body)
     }
 
     private func holding<T>(_ path: String, _ body: () async throws -> T) async throws -> T {
@@ -126,33 +124,26 @@ public struct PushStore: Sendable {
         return try await body()
     }
 
-    /// Opened per append: a `register` meanwhile may have compacted it away. `nil` takes a cursor back.
+    /// `nil` takes a cursor back.
     func appendJournal(_ entries: [(token: String, cursor: Cursor?)]) async throws {
         guard !entries.isEmpty else { return }
-        try await withLock {
-            let journal = OutboxJournal(path: journalPath)
-            defer { journal.close() }
-            try journal.append(entries)
-        }
+        try await withLock { try OutboxJournal.append(entries, path: journalPath) }
     }
 
-    /// Reads the outbox anew (a `register` may have changed it), applies `changes`, compacts the journal.
-    func updateOutbox(_ changes: [(token: String, cursor: Cursor?)], removing dropped: Set<DeviceToken> = []) async throws {
+    /// Reads both files anew (a `register` may have changed them), removes `dropped`, applies
+    /// `changes`, compacts the journal.
+    func commit(_ changes: [(token: String, cursor: Cursor?)], removing dropped: Set<DeviceToken>) async throws {
         try await withLock {
+            if !dropped.isEmpty {
+                var registry = try readRegistry()
+                registry.tokens.removeAll { dropped.contains($0.token) }
+                try write(registry)
+            }
             let read = try readOutbox()
             var outbox = read
             for (token, cursor) in changes { outbox.cursors[token] = cursor }
             for token in dropped { outbox.cursors[token.hex] = nil }
             if outbox != read || FileManager.default.fileExists(atPath: journalPath) { try write(outbox) }
-        }
-    }
-
-    func dropTokens(_ dropped: Set<DeviceToken>) async throws {
-        guard !dropped.isEmpty else { return }
-        try await withLock {
-            var registry = try readRegistry()
-            registry.tokens.removeAll { dropped.contains($0.token) }
-            try write(registry)
         }
     }
 
@@ -204,9 +195,9 @@ public struct PushStore: Sendable {
         try publish(report, to: reportPath)
     }
 
-    private func publish(_ value: some Encodable, to path: String) throws {
+    func publish(_ value: some Encodable, to path: String, permissions: mode_t = 0o644) throws {
         try Workspace.makeDirectory(directory)
-        try writeJSONFile(value, to: path)
+        try writeJSONFile(value, to: path, permissions: permissions)
     }
 
     /// Nil when absent; the version is checked first, so a newer format is not called corrupt.

@@ -54,12 +54,6 @@ public struct PushWatcher: Sendable {
         return state
     }
 
-    struct Choice: Sendable {
-        var plan: PushSender.Plan
-        var entry: FeedEntry
-        var priority: Int
-    }
-
     /// The newest due snapshot per token, sent together. A read error is logged; the next pass retries.
     public func pass(transport: any PushTransport, providerToken: ProviderToken, state: inout State, final: Bool) async {
         let now = sender.clock.now()
@@ -93,7 +87,7 @@ public struct PushWatcher: Sendable {
         // The push lock only to read: a `register` never waits for APNs.
         let (_, _, plans) = try await sender.store.withLock { try sender.plan() }
         var changes: [(token: String, cursor: Cursor?)] = []
-        var choices: [Choice] = []
+        var choices: [(plan: PushSender.Plan, entry: FeedEntry, priority: Int)] = []
         var waiting = false
         for plan in plans {
             guard let entry = plan.entries.last else {
@@ -117,7 +111,7 @@ public struct PushWatcher: Sendable {
                     }
                 }
             }
-            choices.append(Choice(plan: plan, entry: entry, priority: priority))
+            choices.append((plan, entry, priority))
         }
         let run = SendRun(deadline: now)
         // A start or end is recorded before it is sent (`PushSender.atMostOnce`).
@@ -173,8 +167,7 @@ public struct PushWatcher: Sendable {
         // Until a file changes the next passes have nothing to do (stamped before this pass's own
         // writes, so those count as a change).
         if !anyFailed && !waiting && dropped.isEmpty { state.settled = stamps }
-        try await sender.store.dropTokens(dropped)
-        try await sender.store.updateOutbox(changes, removing: dropped)
+        try await sender.store.commit(changes, removing: dropped)
         return state
     }
 }

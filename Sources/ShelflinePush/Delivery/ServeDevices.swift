@@ -30,11 +30,7 @@ public enum DeviceError: ShelflineError, Equatable {
     /// A token another device (or the server's own `register`) owns.
     case notOwner
 
-    public var exitStatus: ExitStatus {
-        switch self {
-        case .badName, .exists, .unknown, .notOwner: .usage
-        }
-    }
+    public var exitStatus: ExitStatus { .usage }
 
     public var description: String {
         switch self {
@@ -79,7 +75,7 @@ public struct DeviceStore: Sendable {
             list.devices.append(
                 Device(name: name, secretSHA256: ContentHash.string(secret), addedAt: Int(now.timeIntervalSince1970)))
             list.devices.sort { $0.name < $1.name }
-            try write(list)
+            try store.publish(list, to: path, permissions: 0o600)
         }
         return secret
     }
@@ -90,7 +86,7 @@ public struct DeviceStore: Sendable {
             var list = try read()
             guard list.devices.contains(where: { $0.name == name }) else { throw DeviceError.unknown(name) }
             list.devices.removeAll { $0.name == name }
-            try write(list)
+            try store.publish(list, to: path, permissions: 0o600)
         }
     }
 
@@ -98,10 +94,5 @@ public struct DeviceStore: Sendable {
     public func device(secret: String) throws -> Device? {
         let digest = ContentHash.string(secret)
         return try read().devices.first { $0.secretSHA256 == digest }
-    }
-
-    private func write(_ list: DeviceList) throws {
-        try Workspace.makeDirectory(store.directory)
-        try writeJSONFile(list, to: path, permissions: 0o600)
     }
 }

@@ -27,7 +27,9 @@ public struct BeerQueueRefresher: Sendable {
         ])
         return Self.answer(
             render: render, send: send, event: renderedEvent(),
-            report: send.flatMap { [0, 75].contains($0) ? pushReport() : nil })
+            report: send.flatMap {
+                [0, 75].contains($0) ? try? readJSONFile(PushReport.self, from: PushStore(workspace: workspace).reportPath) : nil
+            })
     }
 
     /// The exit statuses of render and send (nil: not started / not run).
@@ -75,10 +77,6 @@ public struct BeerQueueRefresher: Sendable {
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { return nil }
         return object["event"] as? String
-    }
-
-    func pushReport() -> PushReport? {
-        try? readJSONFile(PushReport.self, from: PushStore(workspace: workspace).reportPath)
     }
 
     /// The exit status (128 + the signal when killed), nil when it cannot start. Not Foundation's

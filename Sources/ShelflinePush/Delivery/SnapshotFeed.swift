@@ -29,8 +29,7 @@ public struct SnapshotFeed: Sendable {
     /// A line that does not decode is an error and nothing is sent: no token skips a state or reorders them.
     public init(workspace: Workspace, activity: PushActivity) throws {
         self.activity = activity
-        let store = ActivityStore(workspace: workspace, name: activity.rawValue)
-        let path = store.historyPath
+        let path = ActivityStore(workspace: workspace, name: activity.rawValue).historyPath
         guard let data = FileManager.default.contents(atPath: path) else {
             entries = []
             return

@@ -41,12 +41,9 @@ public struct TokenRegistrar: Sendable {
         try await store.withLock {
             var registry = try store.readRegistry()
             var outbox = try store.readOutbox()
-            if let device, let existing = registry.tokens.first(where: { $0.token == token }), !existing.isOwned(by: device) {
-                throw DeviceError.notOwner
-            }
-            let before = registry.tokens.count
+            guard let existing = registry.tokens.first(where: { $0.token == token }) else { return false }
+            if let device, !existing.isOwned(by: device) { throw DeviceError.notOwner }
             registry.tokens.removeAll { $0.token == token }
-            guard registry.tokens.count != before else { return false }
             try store.write(registry)
             if outbox.cursors.removeValue(forKey: token.hex) != nil { try store.write(outbox) }
             return true
