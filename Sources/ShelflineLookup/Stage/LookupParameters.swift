@@ -99,7 +99,7 @@ public struct LookupParameters: Codable, Sendable, Equatable {
     /// In seconds: each source's own, else the stage's.
     public var cacheLifetimes: [String: LookupCache.Lifetime] {
         MetadataSources.all.reduce(into: [:]) { lifetimes, source in
-            let own = source.settings(in: sections).cacheLifetime
+            let own = source.settings(in: sections)
             lifetimes[source.sourceName] = LookupCache.Lifetime(
                 positive: (own.cacheDays ?? cacheDays) * 86_400, negative: (own.negativeCacheDays ?? negativeCacheDays) * 86_400)
         }
@@ -150,8 +150,6 @@ public struct OpenLibraryParameters: SourceSettings {
     public var negativeCacheDays: Double?
 
     public init() {}
-
-    public var cacheLifetime: SourceCacheDays { SourceCacheDays(cacheDays: cacheDays, negativeCacheDays: negativeCacheDays) }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
