@@ -42,7 +42,6 @@ public struct LookupStage {
         let progress = ProgressReporter(
             stage: StageName.lookup.rawValue, total: survey.records, path: job.progress,
             terminal: arguments.terminal, log: context.log, now: context.now)
-        progress.start()
         var started = false
         defer { if !started { progress.finish(finished: false) } }
         var sources: [any MetadataSource] = []
