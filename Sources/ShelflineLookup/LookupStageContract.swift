@@ -16,15 +16,18 @@ extension LookupStage: PipelineStage {
         public var terminal: Bool
         /// An in-process lookup may add its own sources.
         public var registry: [any RegisteredSource.Type]
+        /// Paces HTTP requests (tests: a clock that never waits).
+        public var clock: PacingClock
 
         public init(
             catalog: [String] = [], sources: [String] = [], terminal: Bool = false,
-            registry: [any RegisteredSource.Type] = MetadataSources.all
+            registry: [any RegisteredSource.Type] = MetadataSources.all, clock: PacingClock = .continuous
         ) {
             self.catalog = catalog
             self.sources = sources
             self.terminal = terminal
             self.registry = registry
+            self.clock = clock
         }
     }
 
@@ -35,12 +38,7 @@ extension LookupStage: PipelineStage {
     }
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> LookupReport {
-        let stage = LookupStage(
-            options: Options(
-                input: job.input(.records), output: job.output(.records), progress: job.progress,
-                catalog: job.arguments.catalog, sources: job.arguments.sources, workspace: context.workspace,
-                terminal: job.arguments.terminal, registry: job.arguments.registry))
-        return try await stage.run(context: context)
+        try await LookupStage(job: job).run(context: context)
     }
 }
 

@@ -67,26 +67,21 @@ public protocol SourceSettings: Codable, Sendable, Equatable {
     func validate(source: String, section: String, configPath: String) throws
     /// Makes file paths relative to pipeline.json absolute.
     mutating func resolvePaths(_ besideConfig: (String) -> String)
-    var cacheLifetime: SourceCacheDays { get }
+    /// The source's own cache lifetimes in days; nil: the lookup stage's.
+    var cacheDays: Double? { get }
+    var negativeCacheDays: Double? { get }
 }
 
 extension SourceSettings {
     public static var ranges: [String: ConfigLimits.Range] { [:] }
-    public var cacheLifetime: SourceCacheDays { SourceCacheDays() }
+    public var cacheDays: Double? { nil }
+    public var negativeCacheDays: Double? { nil }
     public func validate(source: String, section: String, configPath: String) throws {}
     public mutating func resolvePaths(_ besideConfig: (String) -> String) {}
 }
 
-/// A source's own cache lifetimes in days; nil: the lookup stage's.
-public struct SourceCacheDays: Sendable, Equatable {
-    public var cacheDays: Double?
-    public var negativeCacheDays: Double?
-
-    public init(cacheDays: Double? = nil, negativeCacheDays: Double? = nil) {
-        self.cacheDays = cacheDays
-        self.negativeCacheDays = negativeCacheDays
-    }
-
+/// The ranges of a source's own `cacheDays` and `negativeCacheDays`.
+public enum SourceCacheDays {
     public static let ranges: [String: ConfigLimits.Range] = [
         "cacheDays": .init(exclusiveMinimum: 0, maximum: 36_500),
         "negativeCacheDays": .init(exclusiveMinimum: 0, maximum: 36_500),

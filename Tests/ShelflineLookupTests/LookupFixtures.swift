@@ -39,8 +39,8 @@ enum LookupFixtures {
         let value = try JSONDecoder().decode(JSONValue.self, from: Data(parameters.utf8))
         let config = PipelineConfig(stages: [StageDeclaration(name: .lookup, inputs: [], outputs: [], parameters: value)])
         return StageContext(
-            now: { now }, config: config, configPath: directory + "/pipeline.json", log: Logfmt(quiet: true),
-            cancellation: cancellation)
+            now: { now }, config: config, configPath: directory + "/pipeline.json",
+            workspace: Workspace(root: directory + "/ws"), log: Logfmt(quiet: true), cancellation: cancellation)
     }
 
     /// One dump line in the Open Library layout.
@@ -50,4 +50,10 @@ enum LookupFixtures {
 
     /// Valid ISBN-13 from a 12-digit body.
     static func isbn13(_ body: String) -> String { FakeOpenLibraryServer.isbn13(body: body) }
+}
+
+extension LookupCache {
+    func lookup(source: String, key: String, now: Date) throws -> Entry? {
+        try lookup(source: source, keys: [key], now: now)[key]
+    }
 }

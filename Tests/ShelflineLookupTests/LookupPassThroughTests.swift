@@ -19,9 +19,9 @@ import Testing
         let unknown = PassThroughLine.bytes(line: 3, title: "Nowhere", author: "Nobody", isbn13: nil, repeats: 3)
         try GzipFixture.write(bytes: found + [0x0A] + unknown + [0x0A], to: directory.file("in.ndjson.gz"))
         let stage = LookupStage(
-            options: LookupStage.Options(
-                input: directory.file("in.ndjson.gz"), output: directory.file("out.ndjson.gz"),
-                workspace: Workspace(root: directory.file("ws")), clock: PacingClock(ImmediateClock())))
+            job: StageJob(
+                inputs: [.records: directory.file("in.ndjson.gz")], outputs: [.records: directory.file("out.ndjson.gz")],
+                arguments: .init(clock: PacingClock(ImmediateClock()))))
 
         _ = try await stage.run(
             context: LookupFixtures.context(

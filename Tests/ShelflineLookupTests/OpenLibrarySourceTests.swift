@@ -50,10 +50,9 @@ import Testing
     ) async throws -> Run {
         try LookupFixtures.writeRecords(records, to: directory.file("in.ndjson.gz"))
         let stage = LookupStage(
-            options: LookupStage.Options(
-                input: directory.file("in.ndjson.gz"), output: directory.file("out.ndjson.gz"),
-                progress: directory.file("progress.json"),
-                workspace: Workspace(root: directory.file("ws")), clock: clock))
+            job: StageJob(
+                inputs: [.records: directory.file("in.ndjson.gz")], outputs: [.records: directory.file("out.ndjson.gz")],
+                progress: directory.file("progress.json"), arguments: .init(clock: clock)))
         let report = try await stage.run(context: LookupFixtures.context(parameters, directory: directory.path, now: now))
         return Run(report: report, records: try LookupFixtures.readRecords(directory.file("out.ndjson.gz")))
     }
@@ -487,18 +486,14 @@ import Testing
         ] as [(String, [String], [String])])
     func defaultSourcesAreTheCatalogThenOpenLibrary(_ parameters: String, _ catalog: [String], _ expected: [String]) throws {
         let directory = TemporaryDirectory("lookup-ol")
-        let stage = LookupStage(
-            options: LookupStage.Options(
-                input: "in", output: "out", catalog: catalog,
-                workspace: Workspace(root: directory.path)))
+        let stage = LookupStage(job: StageJob(arguments: .init(catalog: catalog)))
         let resolved = try stage.parameters(context: LookupFixtures.context(parameters, directory: directory.path))
         #expect(resolved.sources == expected)
     }
 
     @Test(.bug(id: 14)) func emptySourcesIsStillAConfigError() throws {
         let directory = TemporaryDirectory("lookup-ol")
-        let stage = LookupStage(
-            options: LookupStage.Options(input: "in", output: "out", workspace: Workspace(root: directory.path)))
+        let stage = LookupStage(job: StageJob(arguments: .init()))
         #expect(throws: LookupError.self) {
             try stage.parameters(context: LookupFixtures.context(#"{"sources": []}"#, directory: directory.path))
         }
@@ -641,10 +636,9 @@ import Testing
         let directory = TemporaryDirectory("lookup-ol")
         try LookupFixtures.writeRecords(Self.isbnRecords(books), to: directory.file("in.ndjson.gz"))
         let stage = LookupStage(
-            options: LookupStage.Options(
-                input: directory.file("in.ndjson.gz"), output: directory.file("out.ndjson.gz"),
-                progress: directory.file("progress.json"), workspace: Workspace(root: directory.file("ws")),
-                clock: PacingClock(ImmediateClock())))
+            job: StageJob(
+                inputs: [.records: directory.file("in.ndjson.gz")], outputs: [.records: directory.file("out.ndjson.gz")],
+                progress: directory.file("progress.json"), arguments: .init(clock: PacingClock(ImmediateClock()))))
         let context = try LookupFixtures.context(
             Self.parameters(
                 server.baseURL, #", "batchSize": 1, "concurrency": 2"#, top: #""chunkSize": 50"#),

@@ -69,7 +69,7 @@ public final class CatalogIndex: @unchecked Sendable {
         isCancelled: () -> Bool = { false }
     ) throws -> CatalogIndex {
         try Workspace.makeDirectory(cacheDirectory)
-        CacheFiles.removeAbandonedBuilds(in: cacheDirectory)
+        StaleTemporaryFiles.removeAbandoned(in: cacheDirectory, prefix: "catalog-", marker: ".sqlite.building-")
         let hash = try DumpHashes(cacheDirectory: cacheDirectory).combinedHash(of: dumps, schemaVersion: schemaVersion)
         let path = cacheDirectory + "/catalog-\(hash.prefix(16)).sqlite"
         if FileManager.default.fileExists(atPath: path) {

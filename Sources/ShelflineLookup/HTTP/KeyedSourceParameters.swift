@@ -22,8 +22,6 @@ public struct KeyedSourceParameters<Defaults: KeyedSourceDefaults>: SourceSettin
 
     public init() {}
 
-    public var cacheLifetime: SourceCacheDays { SourceCacheDays(cacheDays: cacheDays, negativeCacheDays: negativeCacheDays) }
-
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         baseURL = try container.decodeIfPresent(String.self, forKey: .baseURL) ?? baseURL

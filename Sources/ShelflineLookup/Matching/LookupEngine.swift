@@ -234,11 +234,6 @@ public final class LookupEngine: Sendable {
         return LookupOutcome(match: MatchResult(status: .notEnriched, reason: reason), metadata: nil)
     }
 
-    private func unique(_ values: [String]) -> [String] {
-        var seen = Set<String>()
-        return values.filter { seen.insert($0).inserted }
-    }
-
     /// `matchedByIsbn` also for a match by the source's own id.
     private static func matched(_ edition: EditionMetadata, by source: any MetadataSource, _ status: MatchStatus) -> LookupOutcome
     {
@@ -261,7 +256,8 @@ public final class LookupEngine: Sendable {
             for (index, _) in asked { failures[index].append(failure) }
             return []
         }
-        let keys = unique(asked.map(\.1))
+        var seen = Set<String>()
+        let keys = asked.map(\.1).filter { seen.insert($0).inserted }
         var answers: [String: EditionMetadata] = [:]
         var misses: [String] = []
         if source.isRemote, let cache {

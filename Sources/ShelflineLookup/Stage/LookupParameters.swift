@@ -4,9 +4,9 @@ import ShelflineCore
 /// The lookup stage's `parameters` in `pipeline.json`; every field has a default, so `{}` works.
 /// Each registered source has its settings under its own section.
 public struct LookupParameters: Codable, Sendable, Equatable {
-    /// Asked in this order.
+    /// Asked in this order; by default the local catalog first when there is one, then Open Library.
     public var sources: [String] {
-        get { configuredSources ?? Self.defaultSources(catalogConfigured: !catalog.isEmpty) }
+        get { configuredSources ?? (catalog.isEmpty ? [] : [CatalogSource.sourceName]) + [OpenLibrarySource.sourceName] }
         set { configuredSources = newValue }
     }
     private var configuredSources: [String]?
@@ -32,11 +32,6 @@ public struct LookupParameters: Codable, Sendable, Equatable {
     public var catalog: [String] {
         get { self[CatalogSource.self].paths }
         set { self[CatalogSource.self].paths = newValue }
-    }
-
-    /// The local catalog first when there is one, then Open Library.
-    public static func defaultSources(catalogConfigured: Bool) -> [String] {
-        (catalogConfigured ? [CatalogSource.sourceName] : []) + [OpenLibrarySource.sourceName]
     }
 
     /// A member of the parameters: a fixed one or a source's section.
@@ -99,7 +94,7 @@ public struct LookupParameters: Codable, Sendable, Equatable {
     /// In seconds: each source's own, else the stage's.
     public var cacheLifetimes: [String: LookupCache.Lifetime] {
         MetadataSources.all.reduce(into: [:]) { lifetimes, source in
-            let own = source.settings(in: sections).cacheLifetime
+            let own = source.settings(in: sections)
             lifetimes[source.sourceName] = LookupCache.Lifetime(
                 positive: (own.cacheDays ?? cacheDays) * 86_400, negative: (own.negativeCacheDays ?? negativeCacheDays) * 86_400)
         }
@@ -150,8 +145,6 @@ public struct OpenLibraryParameters: SourceSettings {
     public var negativeCacheDays: Double?
 
     public init() {}
-
-    public var cacheLifetime: SourceCacheDays { SourceCacheDays(cacheDays: cacheDays, negativeCacheDays: negativeCacheDays) }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -4,32 +4,21 @@ import ShelflineCore
 /// The lookup stage: reads records, asks the chained sources, writes every record back with its
 /// `match` (and `metadata` when matched) and returns the report. Knows nothing of the command line.
 public struct LookupStage {
-    /// What the command line (or the orchestrator) decides; see `Arguments`.
-    struct Options: Sendable {
-        public var input: String
-        public var output: String
-        public var progress: String?
-        public var catalog: [String] = []
-        public var sources: [String] = []
-        public var workspace: Workspace
-        public var terminal = false
-        public var clock = PacingClock.continuous
-        public var registry: [any RegisteredSource.Type] = MetadataSources.all
-    }
-
-    let options: Options
+    let job: StageJob<Arguments>
+    var arguments: Arguments { job.arguments }
 
     /// Config, then command-line overrides, validated.
     func parameters(context: StageContext) throws -> LookupParameters {
-        var parameters = try LookupParameters.decoded(from: context.config, path: context.configPath, registry: options.registry)
-        for name in options.sources where parameters.registered(name) == nil {
+        var parameters = try LookupParameters.decoded(
+            from: context.config, path: context.configPath, registry: arguments.registry)
+        for name in arguments.sources where parameters.registered(name) == nil {
             throw UsageError(
-                "--source \(name): unknown metadata source, expected one of \(options.registry.map { $0.sourceName }.joined(separator: ", "))"
+                "--source \(name): unknown metadata source, expected one of \(arguments.registry.map { $0.sourceName }.joined(separator: ", "))"
             )
         }
-        if !options.sources.isEmpty { parameters.sources = options.sources }
-        if !options.catalog.isEmpty {
-            parameters.catalog = options.catalog
+        if !arguments.sources.isEmpty { parameters.sources = arguments.sources }
+        if !arguments.catalog.isEmpty {
+            parameters.catalog = arguments.catalog
         } else {
             // Relative to pipeline.json, so the stage works from any run directory.
             let base =
@@ -46,21 +35,20 @@ public struct LookupStage {
     @discardableResult
     func run(context: StageContext) async throws -> LookupReport {
         let parameters = try parameters(context: context)
-        let survey = try InputSurvey(path: options.input)
-        var report = LookupReport(input: options.input, output: options.output, sources: parameters.sources)
+        let survey = try InputSurvey(path: job.input(.records))
+        var report = LookupReport(input: job.input(.records), output: job.output(.records), sources: parameters.sources)
 
         // Before the sources: the orchestrator sees the stage alive while a large index builds.
         let progress = ProgressReporter(
-            stage: StageName.lookup.rawValue, total: survey.records, path: options.progress,
-            terminal: options.terminal, log: context.log, now: context.now)
-        progress.start()
+            stage: StageName.lookup.rawValue, total: survey.records, path: job.progress,
+            terminal: arguments.terminal, log: context.log, now: context.now)
         var started = false
         defer { if !started { progress.finish(finished: false) } }
         var sources: [any MetadataSource] = []
         var remote: [any HTTPMetadataSource] = []
         let setup = SourceSetup(
-            configPath: context.configPath, clock: options.clock, userAgent: parameters[OpenLibrarySource.self].userAgent,
-            cacheDirectory: options.workspace.cacheDirectory, log: context.log, now: context.now(),
+            configPath: context.configPath, clock: arguments.clock, userAgent: parameters[OpenLibrarySource.self].userAgent,
+            cacheDirectory: context.workspace.cacheDirectory, log: context.log, now: context.now(),
             isCancelled: { context.cancellation.isCancelled },
             announce: { progress.update(processed: 0, counts: [:], title: $0, author: nil) })
         for name in parameters.sources {
@@ -79,8 +67,8 @@ public struct LookupStage {
         defer { for source in remote { source.client.shutdown() } }
         var cache: LookupCache?
         if !remote.isEmpty {
-            try Workspace.makeDirectory(options.workspace.cacheDirectory)
-            let path = options.workspace.cacheDirectory + "/lookup-cache.sqlite"
+            try Workspace.makeDirectory(context.workspace.cacheDirectory)
+            let path = context.workspace.cacheDirectory + "/lookup-cache.sqlite"
             cache = try CacheFiles.opening(path, what: "lookup cache", now: context.now(), log: context.log) {
                 try LookupCache(
                     path: path, positiveLifetime: parameters.cacheDays * 86_400,
@@ -90,10 +78,10 @@ public struct LookupStage {
         let engine = LookupEngine(
             sources: sources, cache: cache, matcher: parameters.match.matcher,
             searchLimit: parameters.searchLimit, now: context.now)
-        let writer = try NDJSONWriter<BookRecord>(path: options.output)
+        let writer = try NDJSONWriter<BookRecord>(path: job.output(.records))
 
         started = true
-        let chunks = RecordChunks(path: options.input, chunkSize: parameters.chunkSize)
+        let chunks = RecordChunks(path: job.input(.records), chunkSize: parameters.chunkSize)
         // The writer and survey are used only by this task until it ends; the stage awaits it.
         let owned = UncheckedSendable((writer, survey, report))
         let processing = Task {

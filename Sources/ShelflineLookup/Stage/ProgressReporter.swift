@@ -24,9 +24,6 @@ final class ProgressReporter: @unchecked Sendable {
         self.terminal = terminal && !log.quiet
         self.log = log
         self.now = now
-    }
-
-    func start() {
         publish()
         ticker = Task { [weak self] in
             while !Task.isCancelled {

@@ -47,9 +47,4 @@ enum CacheFiles {
         let expected = pages * pageSize
         return Int(size) < expected ? "truncated: \(size) bytes of the \(expected) its header names" : nil
     }
-
-    /// Of builds whose process no longer exists.
-    static func removeAbandonedBuilds(in directory: String) {
-        StaleTemporaryFiles.removeAbandoned(in: directory, prefix: "catalog-", marker: ".sqlite.building-")
-    }
 }

@@ -56,10 +56,6 @@ public final class LookupCache: @unchecked Sendable {
         }
     }
 
-    public func lookup(source: String, key: String, now: Date) throws -> Entry? {
-        try lookup(source: source, keys: [key], now: now)[key]
-    }
-
     /// In one read transaction: one per statement cost more in WAL locking than the lookup.
     public func lookup(source: String, keys: [String], now: Date) throws -> [String: Entry] {
         guard !keys.isEmpty else { return [:] }
