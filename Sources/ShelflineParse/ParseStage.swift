@@ -260,13 +260,10 @@ public struct ParseStage {
             }
             let schema = format.schema(parameters)
             if let map = schema.resolve(header: keys) { return (format, map, format.listSeparator(parameters)) }
-            throw ParseError.headerMismatch(path: job.input, format: format.name.rawValue, missing: missing(schema, keys))
+            let missing = schema.signature.filter { alternatives in !alternatives.contains(where: keys.contains) }
+            throw ParseError.headerMismatch(
+                path: job.input, format: format.name.rawValue, missing: missing.map { "'\($0.joined(separator: "' or '"))'" })
         }
-    }
-
-    private func missing(_ schema: ExportSchema, _ keys: [String]) -> [String] {
-        schema.signature.filter { alternatives in !alternatives.contains(where: keys.contains) }
-            .map { "'\($0.joined(separator: "' or '"))'" }
     }
 
     private func expectedHeaders() -> [String] {
