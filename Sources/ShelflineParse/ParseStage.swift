@@ -201,7 +201,7 @@ public struct ParseStage {
                     + known.map { "--format \($0.name.rawValue)" }.joined(separator: " or ")
                     + " (their column orders are known); got '\(choice.rawValue)'")
         }
-        guard let header = format.headerlessHeader(fieldCount: fieldCount) else {
+        guard let header = format.headerlessColumns.first(where: { $0.count == fieldCount }) else {
             let widths = format.headerlessColumns.map { "\($0.count)" }.joined(separator: " or ")
             throw ParseError.headerlessMismatch(
                 path: job.input, reason: "the first row has \(fieldCount) fields; \(name.rawValue) exports have \(widths)")
