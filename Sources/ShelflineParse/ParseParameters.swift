@@ -4,16 +4,13 @@ import ShelflineCore
 public struct ParseParameters: Decodable, Sendable, Equatable {
     public var format: FormatChoice = .auto
     /// Exit 65 above this share of rejected rows (0…1), given at least `minRejectedRows`.
-    public var maxRejectedShare = defaultMaxRejectedShare
+    public var maxRejectedShare = 0.1
     /// One odd row in a 9-row file is not "probably the wrong file"; 0 or 1: the share alone decides.
-    public var minRejectedRows = defaultMinRejectedRows
+    public var minRejectedRows = 10
     /// The file's columns are those of `format` (`ImportFormat.headerlessColumns`).
     public var noHeader = false
     /// Nil: columns are guessed from their names. JSON `columns` is short for `generic.columns`.
     public var generic: GenericMapping?
-
-    public static let defaultMaxRejectedShare = 0.1
-    public static let defaultMinRejectedRows = 10
 
     /// "Probably the wrong file".
     public func tooManyRejected(_ rejected: Int, of read: Int) -> Bool {
@@ -29,8 +26,8 @@ extension ParseParameters {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         format = try container.decodeIfPresent(FormatChoice.self, forKey: .format) ?? .auto
         // `ranges` (ParseStageContract.swift) are checked before decoding.
-        maxRejectedShare = try container.decodeIfPresent(Double.self, forKey: .maxRejectedShare) ?? Self.defaultMaxRejectedShare
-        minRejectedRows = try container.decodeIfPresent(Int.self, forKey: .minRejectedRows) ?? Self.defaultMinRejectedRows
+        maxRejectedShare = try container.decodeIfPresent(Double.self, forKey: .maxRejectedShare) ?? maxRejectedShare
+        minRejectedRows = try container.decodeIfPresent(Int.self, forKey: .minRejectedRows) ?? minRejectedRows
         noHeader = try container.decodeIfPresent(Bool.self, forKey: .noHeader) ?? false
         generic = try container.decodeIfPresent(GenericMapping.self, forKey: .generic)
         if let columns = try container.decodeIfPresent([String: String].self, forKey: .columns) {

@@ -201,7 +201,7 @@ public struct ParseStage {
                     + known.map { "--format \($0.name.rawValue)" }.joined(separator: " or ")
                     + " (their column orders are known); got '\(choice.rawValue)'")
         }
-        guard let header = format.headerlessHeader(fieldCount: fieldCount) else {
+        guard let header = format.headerlessColumns.first(where: { $0.count == fieldCount }) else {
             let widths = format.headerlessColumns.map { "\($0.count)" }.joined(separator: " or ")
             throw ParseError.headerlessMismatch(
                 path: job.input, reason: "the first row has \(fieldCount) fields; \(name.rawValue) exports have \(widths)")
@@ -260,13 +260,10 @@ public struct ParseStage {
             }
             let schema = format.schema(parameters)
             if let map = schema.resolve(header: keys) { return (format, map, format.listSeparator(parameters)) }
-            throw ParseError.headerMismatch(path: job.input, format: format.name.rawValue, missing: missing(schema, keys))
+            let missing = schema.signature.filter { alternatives in !alternatives.contains(where: keys.contains) }
+            throw ParseError.headerMismatch(
+                path: job.input, format: format.name.rawValue, missing: missing.map { "'\($0.joined(separator: "' or '"))'" })
         }
-    }
-
-    private func missing(_ schema: ExportSchema, _ keys: [String]) -> [String] {
-        schema.signature.filter { alternatives in !alternatives.contains(where: keys.contains) }
-            .map { "'\($0.joined(separator: "' or '"))'" }
     }
 
     private func expectedHeaders() -> [String] {

@@ -61,17 +61,12 @@ public enum TextRepair {
                 index += length
                 continue
             }
-            // Every value of the table is a scalar (none is a surrogate).
-            UTF8.encode(Unicode.Scalar(windows1252(byte))!) { output.append($0) }
+            // Latin-1 where 1252 leaves a byte undefined; every value is a scalar (none a surrogate).
+            let scalar = byte < 0xA0 ? windows1252High[Int(byte - 0x80)] : UInt32(byte)
+            UTF8.encode(Unicode.Scalar(scalar)!) { output.append($0) }
             index += 1
         }
         return output
-    }
-
-    /// Latin-1 where 1252 leaves a byte undefined.
-    public static func windows1252(_ byte: UInt8) -> UInt32 {
-        guard byte >= 0x80 && byte < 0xA0 else { return UInt32(byte) }
-        return windows1252High[Int(byte - 0x80)]
     }
 
     private static let windows1252High: [UInt32] = [

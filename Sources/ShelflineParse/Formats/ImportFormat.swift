@@ -77,10 +77,6 @@ extension ImportFormat {
 
     /// `summary` up to its first ":".
     var displayName: String { String(summary.prefix { $0 != ":" }) }
-
-    func headerlessHeader(fieldCount: Int) -> [String]? {
-        headerlessColumns.first { $0.count == fieldCount }
-    }
 }
 
 /// The formats Shelfline reads, in detection order (most specific signature first).

@@ -85,7 +85,11 @@ public struct ImportActivityRenderer: Sendable {
                 try store.publish(makeSnapshot(.end, after: active, state: state, now: now))
                 emitted.append(.end)
             }
-            reportPath = try writePages(status, fileName: active.attributes.fileName)
+            // Titled by the user's file name (the run reads a copy); it links the library page.
+            let library = try LibraryPage.write(workspace: workspace)
+            reportPath = try ImportReportPage.write(
+                status: status, parameters: parameters, fileName: active.attributes.fileName,
+                libraryPage: Self.relativePath(of: library, from: status.runDirectory))
         } else if active.event != .end, emitted.isEmpty, state != active.contentState,
             force || now.timeIntervalSince1970 - Double(active.timestamp) >= parameters.minimumUpdateIntervalSeconds
         {
@@ -93,14 +97,6 @@ public struct ImportActivityRenderer: Sendable {
             emitted.append(.update)
         }
         return Refresh(emitted: emitted, contentState: state, reportPath: reportPath)
-    }
-
-    /// The report page and the library page it links to; `fileName`: the user's (the run reads a copy).
-    func writePages(_ status: ImportRunStatus, fileName: String) throws -> String {
-        let library = try LibraryPage.write(workspace: workspace)
-        return try ImportReportPage.write(
-            status: status, parameters: parameters, fileName: fileName,
-            libraryPage: Self.relativePath(of: library, from: status.runDirectory))
     }
 
     /// `../../library.html` from `<workspace>/runs/<id>`; absolute when they share only the root.

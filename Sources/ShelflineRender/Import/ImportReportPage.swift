@@ -13,7 +13,8 @@ import ShelflineReports
 public enum ImportReportPage {
 
     /// Writes the page for a finished run; returns its path. `libraryPage` is relative to the run
-    /// directory; `fileName` titles the page (default: the run's copy's name).
+    /// directory; `fileName` titles the page (default: the run's copy's name). Each table is the
+    /// CSV's header and its first rows; its count is how many data rows its file holds in all.
     @discardableResult
     public static func write(
         status: ImportRunStatus, parameters: RenderParameters = RenderParameters(),
@@ -26,36 +27,17 @@ public enum ImportReportPage {
                 name?.isEmpty == false ? name! : status.files.output(.merge, role) ?? Stage.merge.defaultOutput(role)
             return name.hasPrefix("/") ? name : directory + "/" + name
         }
+        let maximumRows = parameters.reportMaximumRows
         let reviewPath = resolve(status.merge?.review, .review)
         let reviewList =
             FileManager.default.fileExists(atPath: reviewPath) ? try readJSONFile(ReviewList.self, from: reviewPath) : nil
         // Capped: the files can hold a whole import.
         let failed = try exportRows(
-            path: resolve(status.merge?.failedRows, .failedRows),
-            maximumRows: parameters.reportMaximumRows)
+            path: resolve(status.merge?.failedRows, .failedRows), maximumRows: maximumRows)
         let notEnriched = try exportRows(
-            path: resolve(status.merge?.notEnrichedRows, .notEnrichedRows),
-            maximumRows: parameters.reportMaximumRows,
+            path: resolve(status.merge?.notEnrichedRows, .notEnrichedRows), maximumRows: maximumRows,
             knownDataRows: status.merge?.notEnrichedRowCount)
-        let html = render(
-            status: status, review: reviewList?.items ?? [], failedRows: failed.rows, failedRowCount: failed.dataRows,
-            notEnrichedRows: notEnriched.rows, notEnrichedRowCount: notEnriched.dataRows,
-            ruledOut: reviewList?.ruledOut ?? [], maximumRows: parameters.reportMaximumRows, fileName: fileName,
-            libraryPage: libraryPage)
-        let name = status.files.output(.render, .page) ?? Stage.render.defaultOutput(.page)
-        let target = name.hasPrefix("/") ? name : directory + "/" + name
-        try AtomicFile.write(html, to: target)
-        return target
-    }
-
-    /// The page's HTML. Each table is the CSV's header and its first rows; a `…RowCount` is how
-    /// many data rows its file holds in all.
-    public static func render(
-        status: ImportRunStatus, review: [ReviewItem], failedRows: [[String]],
-        failedRowCount: Int? = nil, notEnrichedRows: [[String]] = [],
-        notEnrichedRowCount: Int? = nil, ruledOut: [ReviewItem] = [], maximumRows: Int,
-        fileName: String? = nil, libraryPage: String? = nil
-    ) -> String {
+        let review = reviewList?.items ?? [], ruledOut = reviewList?.ruledOut ?? []
         let state = ImportActivityRenderer.contentState(for: status)
         let fileName = fileName ?? status.parse.map { ($0.input as NSString).lastPathComponent } ?? "import"
         var html = """
@@ -129,13 +111,13 @@ public enum ImportReportPage {
         let failedFile = Stage.merge.defaultOutput(.failedRows)
         let notEnrichedFile = Stage.merge.defaultOutput(.notEnrichedRows)
         html += rowsSection(
-            id: "failed", heading: "Rejected rows", table: failedRows, total: failedRowCount, file: failedFile,
+            id: "failed", heading: "Rejected rows", table: failed.rows, total: failed.dataRows, file: failedFile,
             maximumRows: maximumRows,
             empty: "No rejected rows.",
             explanation: "Not in the library: these rows could not be read. Fix them in <code>\(failedFile)</code> "
                 + "(the export's original cells) and import that file again.")
         html += rowsSection(
-            id: "not-enriched", heading: "Imported without metadata", table: notEnrichedRows, total: notEnrichedRowCount,
+            id: "not-enriched", heading: "Imported without metadata", table: notEnriched.rows, total: notEnriched.dataRows,
             file: notEnrichedFile, maximumRows: maximumRows, empty: "Every imported book has metadata.",
             explanation: "In the library, from the export's own data; no source knew these books. "
                 + "They are listed in <code>\(notEnrichedFile)</code>.")
@@ -149,7 +131,10 @@ public enum ImportReportPage {
                 rest: "review.json (<code>ruledOut</code>)")
         }
         html += "</body>\n</html>\n"
-        return html
+        let name = status.files.output(.render, .page) ?? Stage.render.defaultOutput(.page)
+        let target = name.hasPrefix("/") ? name : directory + "/" + name
+        try AtomicFile.write(html, to: target)
+        return target
     }
 
     /// The header and first `maximumRows` rows of merge's CSV at `path`, and how many data rows it
