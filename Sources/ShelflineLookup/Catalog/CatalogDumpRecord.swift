@@ -102,7 +102,7 @@ enum CatalogDumpRecord {
     static func parse(_ line: UnsafeRawBufferPointer, descriptions: StoredDescription.Compressor) throws(Malformed)
         -> CatalogDumpRecord
     {
-        func tab(after start: Int) -> Int? { line[start...].firstIndex(of: 9) }
+        func tab(after start: Int) -> Int? { line.index(ofByte: 9, in: start..<line.count) }
         guard let typeEnd = tab(after: 0), let keyEnd = tab(after: typeEnd + 1), let revisionEnd = tab(after: keyEnd + 1),
             let modifiedEnd = tab(after: revisionEnd + 1)
         else { throw Malformed(reason: "expected 5 tab-separated columns") }
