@@ -36,15 +36,15 @@ public enum DedupeStage {
         parameters: DedupeParameters = DedupeParameters(),
         cancellation: CancellationFlag? = nil
     ) throws -> DedupeReport {
-        var titles: ISBNTitles?
-        while true {
-            let result = try pass(
-                input: input, output: output, workspace: workspace, parameters: parameters, titles: titles,
-                cancellation: cancellation)
-            // A pass given `titles` never needs them again.
-            guard result.needsISBNTitles else { return result.report }
-            titles = try ISBNTitles.learn(from: [input], parameters: parameters)
-        }
+        let first = try pass(
+            input: input, output: output, workspace: workspace, parameters: parameters, titles: nil,
+            cancellation: cancellation)
+        guard first.needsISBNTitles else { return first.report }
+        let titles = try ISBNTitles.learn(from: [input], parameters: parameters)
+        return try pass(
+            input: input, output: output, workspace: workspace, parameters: parameters, titles: titles,
+            cancellation: cancellation
+        ).report
     }
 
     /// One pass against the library as it stands; nothing is written when `titles` is nil and the
