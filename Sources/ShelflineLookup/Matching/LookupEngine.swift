@@ -37,24 +37,14 @@ public struct LookupOutcome: Sendable, Equatable {
 }
 
 /// Resolves records: own ids, then ISBN in every source, then title/author search, then the verdict.
-public final class LookupEngine: Sendable {
+public struct LookupEngine: Sendable {
     let sources: [any MetadataSource]
     let cache: LookupCache?
     let matcher: Matcher
     let searchLimit: Int
     let now: @Sendable () -> Date
-    private let cacheHitCount = LockedValue(0)
-
-    public init(
-        sources: [any MetadataSource], cache: LookupCache?, matcher: Matcher, searchLimit: Int,
-        now: @escaping @Sendable () -> Date
-    ) {
-        self.sources = sources
-        self.cache = cache
-        self.matcher = matcher
-        self.searchLimit = searchLimit
-        self.now = now
-    }
+    /// Shared by the copies (the stage hands the engine to the task that resolves).
+    let cacheHitCount = LockedValue(0)
 
     public var cacheHits: Int { cacheHitCount.value }
 
@@ -150,16 +140,13 @@ public final class LookupEngine: Sendable {
                 if groups.count > known { order.append(key) }
             }
             let members = groups
-            let matcher = self.matcher
             try await forEachSearch(
                 source, keys: order,
                 representative: { key in
                     let first = groups[key]![0]
                     return (queries[first].query, searchTerms[first]!.terms)
                 },
-                decide: { key, found in
-                    try members[key]!.map { try found.decision(queries[$0].query, by: matcher) }
-                }
+                decide: { key, verdict in try members[key]!.map { try verdict(queries[$0].query) } }
             ) { key, result in
                 for (member, index) in groups[key]!.enumerated() {
                     switch result {
@@ -258,23 +245,8 @@ public final class LookupEngine: Sendable {
         }
         var seen = Set<String>()
         let keys = asked.map(\.1).filter { seen.insert($0).inserted }
-        var answers: [String: EditionMetadata] = [:]
-        var misses: [String] = []
-        if source.isRemote, let cache {
-            let cached = try cache.lookup(source: source.name, keys: keys.map { "\(kind):\($0)" }, now: now())
-            for key in keys {
-                if let entry = cached["\(kind):\(key)"] {
-                    cacheHitCount.update { $0 += 1 }
-                    if let payload = entry.payload, let edition = try? JSONDecoder().decode(EditionMetadata.self, from: payload) {
-                        answers[key] = edition
-                    }
-                } else {
-                    misses.append(key)
-                }
-            }
-        } else {
-            misses = keys
-        }
+        var (found, misses) = try cached(source, kind: kind, keys: keys)
+        var answers = found.compactMapValues { $0.flatMap { try? JSONDecoder().decode(EditionMetadata.self, from: $0) } }
         var failed: [String: SourceFailure] = [:]
         if !misses.isEmpty, let failure = source.standingFailure {
             for key in misses { failed[key] = failure }
@@ -316,112 +288,90 @@ public final class LookupEngine: Sendable {
         }
     }
 
-    /// Runs each key's search and `decide`, then `decided` on this task, one key at a time. A local
-    /// source's searches and verdicts run on several tasks (one connection each).
+    /// Runs each key's search and `decide` (given the matcher's verdict for one query), then
+    /// `decided` on this task, one key at a time. A remote source's searches all start at once (its
+    /// client paces them); a local one's run on a task per connection, verdicts included.
     private func forEachSearch(
         _ source: any MetadataSource, keys: [String], representative: (String) -> (LookupQuery, SearchTerms),
-        decide: @escaping @Sendable (String, SearchCandidates) throws -> [MatchDecision],
+        decide: @escaping @Sendable (String, (LookupQuery) throws -> MatchDecision) throws -> [MatchDecision],
         _ decided: (String, Result<[MatchDecision], SourceFailure>) throws -> Void
     ) async throws {
-        func body(_ key: String, _ result: Result<[Matcher.PreparedEdition], SourceFailure>) throws {
-            switch result {
-            case .success(let candidates): try decided(key, .success(try decide(key, .prepared(candidates))))
-            case .failure(let failure): try decided(key, .failure(failure))
-            }
-        }
-        let cache = source.isRemote ? self.cache : nil
+        let matcher = self.matcher
+        let found = try cached(source, kind: "search", keys: keys).found
         var misses: [(String, LookupQuery, SearchTerms)] = []
-        let cached = try cache?.lookup(source: source.name, keys: keys.map { "search:\($0)" }, now: now()) ?? [:]
         for key in keys {
-            if let entry = cached["search:\(key)"] {
-                cacheHitCount.update { $0 += 1 }
-                let candidates = entry.payload.flatMap { try? JSONDecoder().decode([EditionMetadata].self, from: $0) } ?? []
-                try body(key, .success(candidates.map(Matcher.PreparedEdition.init)))
-            } else {
+            guard let payload = found[key] else {
                 let (query, terms) = representative(key)
                 misses.append((key, query, terms))
+                continue
             }
+            let candidates = payload.flatMap { try? JSONDecoder().decode([EditionMetadata].self, from: $0) } ?? []
+            let prepared = candidates.map(Matcher.PreparedEdition.init)
+            try decided(key, .success(try decide(key) { matcher.decide($0, prepared: prepared) }))
         }
         guard !misses.isEmpty else { return }
         if let failure = source.standingFailure {
             for (key, _, _) in misses { try decided(key, .failure(failure)) }
             return
         }
+        let cache = source.isRemote ? self.cache : nil
         let limit = searchLimit
         let now = self.now
-        if !source.isRemote {
-            @Sendable func search(_ key: String, _ query: LookupQuery, _ terms: SearchTerms) async throws
-                -> Result<[MatchDecision], SourceFailure>
-            {
-                try Task.checkCancellation()
-                do {
-                    guard let catalog = source as? CatalogSource else {
-                        let candidates = try await source.candidates(
-                            title: query.title, author: query.authors.first, limit: limit)
-                        return .success(try decide(key, .prepared(candidates.map(Matcher.PreparedEdition.init))))
-                    }
+        @Sendable func search(_ key: String, _ query: LookupQuery, _ terms: SearchTerms) async throws
+            -> Result<[MatchDecision], SourceFailure>
+        {
+            try Task.checkCancellation()
+            do {
+                if let catalog = source as? CatalogSource {
                     let hits = try await catalog.searchHits(title: query.title, terms: terms, limit: limit)
-                    return .success(try await catalog.described(decide(key, .catalog(hits, catalog))))
-                } catch let failure as SourceFailure {
-                    return .failure(failure)
+                    let decisions = try decide(key) { try matcher.decide($0, hits: hits, names: \.names, load: catalog.prepared) }
+                    return .success(try await catalog.described(decisions))
                 }
-            }
-            let width = (source as? CatalogSource)?.searchConcurrency ?? 1
-            guard width > 1, misses.count > 1 else {
-                for (key, query, terms) in misses { try decided(key, try await search(key, query, terms)) }
-                return
-            }
-            try await withThrowingTaskGroup(of: (String, Result<[MatchDecision], SourceFailure>).self) { group in
-                var next = 0
-                func start() {
-                    let (key, query, terms) = misses[next]
-                    next += 1
-                    group.addTask { (key, try await search(key, query, terms)) }
+                let candidates = try await source.candidates(title: query.title, author: query.authors.first, limit: limit)
+                if let cache {
+                    let payload = candidates.isEmpty ? nil : try? JSONEncoder.shelfline.encode(candidates)
+                    try cache.store(source: source.name, [(key: "search:\(key)", payload: payload)], now: now())
                 }
-                while next < min(width, misses.count) { start() }
-                for try await (key, result) in group {
-                    if next < misses.count { start() }
-                    try decided(key, result)
-                }
+                let prepared = candidates.map(Matcher.PreparedEdition.init)
+                return .success(try decide(key) { matcher.decide($0, prepared: prepared) })
+            } catch let failure as SourceFailure {
+                return .failure(failure)
             }
+        }
+        let width = source.isRemote ? misses.count : (source as? CatalogSource)?.searchConcurrency ?? 1
+        guard width > 1, misses.count > 1 else {
+            for (key, query, terms) in misses { try decided(key, try await search(key, query, terms)) }
             return
         }
-        try await withThrowingTaskGroup(of: (String, Result<[EditionMetadata], SourceFailure>).self) { group in
-            for (key, query, _) in misses {
-                group.addTask {
-                    do {
-                        let candidates = try await source.candidates(
-                            title: query.title, author: query.authors.first, limit: limit)
-                        if let cache {
-                            let payload = candidates.isEmpty ? nil : try? JSONEncoder.shelfline.encode(candidates)
-                            try cache.store(source: source.name, [(key: "search:\(key)", payload: payload)], now: now())
-                        }
-                        return (key, .success(candidates))
-                    } catch let failure as SourceFailure {
-                        return (key, .failure(failure))
-                    }
-                }
+        try await withThrowingTaskGroup(of: (String, Result<[MatchDecision], SourceFailure>).self) { group in
+            var next = 0
+            func start() {
+                let (key, query, terms) = misses[next]
+                next += 1
+                group.addTask { (key, try await search(key, query, terms)) }
             }
+            while next < min(width, misses.count) { start() }
             for try await (key, result) in group {
-                try body(key, result.map { $0.map(Matcher.PreparedEdition.init) })
+                if next < misses.count { start() }
+                try decided(key, result)
             }
         }
     }
-}
 
-/// What one search found, as the matcher is given it.
-enum SearchCandidates: Sendable {
-    case prepared([Matcher.PreparedEdition])
-    /// Editions are loaded as the matcher needs them.
-    case catalog([CatalogIndex.SearchHit], CatalogSource)
-
-    func decision(_ query: LookupQuery, by matcher: Matcher) throws -> MatchDecision {
-        switch self {
-        case .prepared(let candidates):
-            return matcher.decide(query, prepared: candidates)
-        case .catalog(let hits, let catalog):
-            return try matcher.decide(query, hits: hits, names: \.names, load: catalog.prepared)
+    /// The answers the cache holds for a remote source (a nil payload: a negative one), counted as
+    /// hits, and the keys it does not hold.
+    private func cached(_ source: any MetadataSource, kind: String, keys: [String]) throws -> (
+        found: [String: Data?], misses: [String]
+    ) {
+        guard source.isRemote, let cache else { return ([:], keys) }
+        let entries = try cache.lookup(source: source.name, keys: keys.map { "\(kind):\($0)" }, now: now())
+        var found: [String: Data?] = [:]
+        var misses: [String] = []
+        for key in keys {
+            if let entry = entries["\(kind):\(key)"] { found.updateValue(entry.payload, forKey: key) } else { misses.append(key) }
         }
+        cacheHitCount.update { $0 += found.count }
+        return (found, misses)
     }
 }
 
