@@ -35,9 +35,9 @@ public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
         var found: [String: EditionMetadata] = [:]
         for isbn in isbns {
-            let volumes = try await client.get(volumesURL(query: "isbn:\(isbn)", limit: 10)) { try Self.decodeVolumes($0) }
+            let volumes = try await client.fetch(volumesURL(search: "isbn:\(isbn)", limit: 10)) { try Self.decodeVolumes($0) }
             // Only a volume that carries the ISBN asked for: the search also returns near ones.
-            if let edition = volumes.first(where: { Self.carries($0, isbn: isbn) }) { found[isbn] = edition }
+            if let edition = volumes.first(where: { $0.carries(isbn: isbn) }) { found[isbn] = edition }
         }
         return found
     }
@@ -45,7 +45,7 @@ public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
     public func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata] {
         var query = "intitle:\(title)"
         if let author, !author.isEmpty { query += " inauthor:\(author)" }
-        return try await client.get(volumesURL(query: query, limit: limit)) { try Self.decodeVolumes($0) }
+        return try await client.fetch(volumesURL(search: query, limit: limit)) { try Self.decodeVolumes($0) }
     }
 
     /// Calibre's `google:` identifier.
@@ -54,33 +54,21 @@ public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
     public func editions(ids: [String]) async throws -> [String: EditionMetadata] {
         var found: [String: EditionMetadata] = [:]
         for id in ids where SourceEndpoint.isPlainID(id) {
-            let url = volumesURL(path: id, query: nil, limit: nil)
-            if let edition = try await client.get(url, absent: [404], decode: { try Self.decodeVolume($0) }) {
+            let url = volumesURL(id: id)
+            if let edition = try await client.fetch(url, absent: [404], decode: { try Self.decodeVolume($0) }) {
                 found[id] = edition
             }
         }
         return found
     }
 
-    private func volumesURL(path: String? = nil, query: String?, limit: Int?) -> URL {
-        var url = baseURL.appendingPathComponent("books/v1/volumes")
-        if let path { url.appendPathComponent(path) }
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-        var items: [URLQueryItem] = []
-        if let query, let limit {
-            items = [
-                URLQueryItem(name: "q", value: query),
-                URLQueryItem(name: "maxResults", value: String(min(max(1, limit), Self.maxResults))),
-                URLQueryItem(name: "printType", value: "books"),
-            ]
-        }
-        if let apiKey { items.append(URLQueryItem(name: "key", value: apiKey)) }
-        components.queryItems = items.isEmpty ? nil : items
-        return components.url!
-    }
-
-    static func carries(_ edition: EditionMetadata, isbn: String) -> Bool {
-        edition.isbn13 == isbn || edition.isbn10.flatMap(ISBN.canonical13) == isbn
+    /// A search, or with `id` one volume; the key, when there is one, comes last.
+    private func volumesURL(id: String? = nil, search: String? = nil, limit: Int = 0) -> URL {
+        let searching: [(String, String?)] =
+            search.map { [("q", $0), ("maxResults", String(min(max(1, limit), Self.maxResults))), ("printType", "books")] }
+            ?? []
+        let volumes = baseURL.appendingPathComponent("books/v1/volumes")
+        return SourceEndpoint.url(id.map { volumes.appendingPathComponent($0) } ?? volumes, query: searching + [("key", apiKey)])
     }
 
     // MARK: Response shape (documented Google Books JSON)

@@ -10,20 +10,6 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
     /// The basic plan's most ISBNs per `POST /books`.
     public var isbnBatchSize: Int { 100 }
 
-    public init(
-        parameters: IsbndbParameters, apiKeyFile: String, userAgent: String, clock: PacingClock = .continuous,
-        configPath: String = "pipeline.json"
-    ) throws {
-        baseURL = try SourceEndpoint.baseURL(
-            parameters.baseURL, source: Self.sourceName, section: Self.section, configPath: configPath)
-        let key = try SourceEndpoint.apiKey(
-            path: apiKeyFile, key: "stages[lookup].parameters.isbndb.apiKeyFile", configPath: configPath)
-        var policy = parameters.policy(userAgent: userAgent, quotaStatuses: [403, 429])
-        policy.absentStatuses = [404]
-        policy.headers = [("Authorization", key)]
-        client = ResilientHTTPClient(source: Self.sourceName, policy: policy, clock: clock)
-    }
-
     /// The API answers nothing without a key.
     public static func make(_ settings: IsbndbParameters, setup: SourceSetup) throws -> IsbndbSource? {
         guard let keyFile = settings.apiKeyFile else {
@@ -32,23 +18,25 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
                     + "\(section).apiKeyFile in \(setup.configPath) to a mode 0600 file holding it)")
             return nil
         }
-        return try IsbndbSource(
-            parameters: settings, apiKeyFile: keyFile, userAgent: setup.userAgent, clock: setup.clock,
-            configPath: setup.configPath)
+        let baseURL = try SourceEndpoint.baseURL(
+            settings.baseURL, source: sourceName, section: section, configPath: setup.configPath)
+        let key = try SourceEndpoint.apiKey(
+            path: keyFile, key: "stages[lookup].parameters.isbndb.apiKeyFile", configPath: setup.configPath)
+        var policy = settings.policy(userAgent: setup.userAgent, quotaStatuses: [403, 429])
+        policy.absentStatuses = [404]
+        policy.headers = [("Authorization", key)]
+        return IsbndbSource(client: ResilientHTTPClient(source: sourceName, policy: policy, clock: setup.clock), baseURL: baseURL)
     }
 
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
         guard !isbns.isEmpty else { return [:] }
-        let books: [EditionMetadata]
-        if isbns.count == 1 {
-            let url = baseURL.appendingPathComponent("book").appendingPathComponent(isbns[0])
-            books = try await client.get(url) { try Self.decode($0) }
-        } else {
-            let form = "isbns=" + isbns.joined(separator: ",")
-            books = try await client.post(baseURL.appendingPathComponent("books"), form: form) { try Self.decode($0) }
-        }
+        // One by `GET /book/{isbn}`, more by `POST /books`.
+        let one = isbns.count == 1
+        let url = baseURL.appendingPathComponent(one ? "book/\(isbns[0])" : "books")
+        let form = one ? nil : "isbns=" + isbns.joined(separator: ",")
+        let books = try await client.fetch(url, form: form) { try Self.decode($0) }
         return isbns.reduce(into: [:]) { found, isbn in
-            found[isbn] = books.first { GoogleBooksSource.carries($0, isbn: isbn) }
+            found[isbn] = books.first { $0.carries(isbn: isbn) }
         }
     }
 
@@ -65,13 +53,10 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
     static let idPrefix = "isbndb:"
 
     public func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata] {
-        var components = URLComponents(
-            url: baseURL.appendingPathComponent("books").appendingPathComponent(title),
-            resolvingAgainstBaseURL: false)!
-        components.queryItems = [
-            URLQueryItem(name: "column", value: "title"), URLQueryItem(name: "pageSize", value: String(limit)),
-        ]
-        return try await client.get(components.url!) { try Self.decode($0) }
+        let url = SourceEndpoint.url(
+            baseURL.appendingPathComponent("books").appendingPathComponent(title),
+            query: [("column", "title"), ("pageSize", String(limit))])
+        return try await client.fetch(url) { try Self.decode($0) }
     }
 
     /// `book` from `GET /book`, `books` from a title search, `data` from `POST /books`.

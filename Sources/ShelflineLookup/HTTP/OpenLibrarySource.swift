@@ -24,24 +24,26 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
 
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
         guard !isbns.isEmpty else { return [:] }
-        var components = URLComponents(url: baseURL.appendingPathComponent("api/books"), resolvingAgainstBaseURL: false)!
-        components.queryItems = [
-            URLQueryItem(name: "bibkeys", value: isbns.map { "ISBN:\($0)" }.joined(separator: ",")),
-            // `details` (not `data`): only the edition record names its work, so that editions of one
-            // work are one book whichever source found them.
-            URLQueryItem(name: "format", value: "json"), URLQueryItem(name: "jscmd", value: "details"),
-        ]
-        let answer = try await client.get(components.url!) { data in try Self.decodeBooks(data) }
+        let url = SourceEndpoint.url(
+            baseURL.appendingPathComponent("api/books"),
+            query: [
+                ("bibkeys", isbns.map { "ISBN:\($0)" }.joined(separator: ",")),
+                // `details` (not `data`): only the edition record names its work, so that editions of one
+                // work are one book whichever source found them.
+                ("format", "json"), ("jscmd", "details"),
+            ])
+        let answer = try await client.fetch(url) { data in try Self.decodeBooks(data) }
         return isbns.reduce(into: [:]) { found, isbn in found[isbn] = answer["ISBN:\(isbn)"] }
     }
 
     public func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata] {
-        var components = URLComponents(url: baseURL.appendingPathComponent("search.json"), resolvingAgainstBaseURL: false)!
-        var items = [URLQueryItem(name: "title", value: title)]
-        if let author, !author.isEmpty { items.append(URLQueryItem(name: "author", value: author)) }
-        items += [URLQueryItem(name: "fields", value: Self.searchFields), URLQueryItem(name: "limit", value: String(limit))]
-        components.queryItems = items
-        return try await client.get(components.url!) { data in try Self.decodeSearch(data) }
+        let url = SourceEndpoint.url(
+            baseURL.appendingPathComponent("search.json"),
+            query: [
+                ("title", title), ("author", author?.isEmpty == false ? author : nil), ("fields", Self.searchFields),
+                ("limit", String(limit)),
+            ])
+        return try await client.fetch(url) { data in try Self.decodeSearch(data) }
     }
 
     public var identifierSchemes: [String] { ["openlibrary-edition", "openlibrary-work"] }
@@ -54,13 +56,13 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         for id in ids {
             guard let path = Self.jsonPath(id, kinds: ["M": "books", "W": "works"]) else { continue }
             let url = baseURL.appendingPathComponent(path)
-            guard let (record, authorKeys) = try await client.get(url, absent: [404], decode: { try Self.decodeRecord($0) })
+            guard let (record, authorKeys) = try await client.fetch(url, absent: [404], decode: { try Self.decodeRecord($0) })
             else { continue }
             var edition = record
             var names: [String] = []
             for key in authorKeys.prefix(Self.authorsAsked) {
                 guard let authorPath = Self.jsonPath(key, kinds: ["A": "authors"]) else { continue }
-                let name = try await client.get(baseURL.appendingPathComponent(authorPath), absent: [404]) {
+                let name = try await client.fetch(baseURL.appendingPathComponent(authorPath), absent: [404]) {
                     try Self.decodeAuthor($0)
                 }
                 if let name { names.append(name) }

@@ -23,7 +23,6 @@ public struct HTTPCounters: Codable, Sendable, Equatable {
     public var offline: String?
     /// The quota answer that ended the source for this run (`HTTP 403 dailyLimitExceeded`).
     public var quotaSpent: String?
-    public init() {}
 }
 
 /// Limits and retry policy of one HTTP source: the limits Open Library's section holds (read as
@@ -89,22 +88,13 @@ public final class ResilientHTTPClient: Sendable {
         return breaker.standing().flatMap(refusal)
     }
 
-    /// Hands a 200 body to `decode`; a decode error counts as a failed attempt. `absent`: statuses
-    /// that mean "nothing here" for this request.
-    public func get<T: Sendable>(
-        _ url: URL, absent: Set<Int> = [], decode: @Sendable (Data) throws -> T
+    /// GETs `url`, or POSTs `form` (`application/x-www-form-urlencoded`), and hands a 200 body to
+    /// `decode`; a decode error counts as a failed attempt. `absent`: statuses that mean "nothing
+    /// here" for this request.
+    public func fetch<T: Sendable>(
+        _ url: URL, form: String? = nil, absent: Set<Int> = [], decode: @Sendable (Data) throws -> T
     ) async throws -> T {
-        try await request(url, body: nil, absent: absent, decode: decode)
-    }
-
-    /// POSTs `form` (`application/x-www-form-urlencoded`); otherwise as `get`.
-    public func post<T: Sendable>(_ url: URL, form: String, decode: @Sendable (Data) throws -> T) async throws -> T {
-        try await request(url, body: Data(form.utf8), absent: [], decode: decode)
-    }
-
-    private func request<T: Sendable>(
-        _ url: URL, body: Data?, absent: Set<Int>, decode: @Sendable (Data) throws -> T
-    ) async throws -> T {
+        let body = form.map { Data($0.utf8) }
         var lastReason = "no attempt made"
         var retries = 0
         var attempts = 0
@@ -124,11 +114,11 @@ public final class ResilientHTTPClient: Sendable {
                 holdsGate = true
             }
             let outcome: Outcome
-            switch try await send(url, body: body, absent: absent, paced: !slotUnused) {
-            case .sent(let answer): outcome = answer
-            case .refused(let failure):
+            do {
+                outcome = try await send(url, body: body, absent: absent, paced: !slotUnused)
+            } catch let refused as SourceFailure {
                 counters.update { $0.notSent += 1 }
-                throw failure
+                throw refused
             }
             attempts += 1
             slotUnused = false
@@ -208,11 +198,6 @@ public final class ResilientHTTPClient: Sendable {
         case cancelled
     }
 
-    private enum Attempt {
-        case sent(Outcome)
-        case refused(SourceFailure)
-    }
-
     /// Nil when admitted; starts the unreachable source's probe when it is due.
     private func refusal(_ admission: CircuitBreaker.Admission) -> SourceFailure? {
         switch admission {
@@ -225,18 +210,18 @@ public final class ResilientHTTPClient: Sendable {
         }
     }
 
-    /// The breaker is asked before the slot (an unreachable source uses none) and before sending.
-    /// Open for a reachable source, a request takes its slot first: refusals spread over the
-    /// cooldown, so rows after a short outage are answered.
-    private func send(_ url: URL, body: Data?, absent: Set<Int>, paced: Bool) async throws -> Attempt {
-        if quotaSpent.value != nil { return .refused(.quotaSpent(source: source)) }
+    /// Throws the `SourceFailure` that refuses it unsent. The breaker is asked before the slot (an
+    /// unreachable source uses none) and before sending. Open for a reachable source, a request
+    /// takes its slot first: refusals spread over the cooldown, so rows after a short outage are answered.
+    private func send(_ url: URL, body: Data?, absent: Set<Int>, paced: Bool) async throws -> Outcome {
+        if quotaSpent.value != nil { throw SourceFailure.quotaSpent(source: source) }
         var admission = breaker.admit()
         if admission == .unavailable, paced {
             _ = try await pace()
             admission = breaker.admit()
         }
-        if let failure = refusal(admission) { return .refused(failure) }
-        guard case .send(var probe) = admission else { return .refused(.unavailable(source: source)) }
+        if let failure = refusal(admission) { throw failure }
+        guard case .send(var probe) = admission else { throw SourceFailure.unavailable(source: source) }
         while paced {
             let slot: Bool
             do {
@@ -247,20 +232,20 @@ public final class ResilientHTTPClient: Sendable {
             }
             if !probe, breaker.state != .closed {
                 admission = breaker.admit()
-                if let failure = refusal(admission) { return .refused(failure) }
-                guard case .send(let isProbe) = admission else { return .refused(.unavailable(source: source)) }
+                if let failure = refusal(admission) { throw failure }
+                guard case .send(let isProbe) = admission else { throw SourceFailure.unavailable(source: source) }
                 probe = isProbe
             }
             if quotaSpent.value != nil {
                 if probe { breaker.abandonProbe() }
-                return .refused(.quotaSpent(source: source))
+                throw SourceFailure.quotaSpent(source: source)
             }
             if slot { break }
             // Woken without a slot, yet a probe re-admitted it: wait for a slot of its own.
         }
         let outcome = await attempt(url, body: body, absent: absent)
         if probe, case .cancelled = outcome { breaker.abandonProbe() }
-        return .sent(outcome)
+        return outcome
     }
 
     /// False when woken early: once the source is found unreachable, waiting requests go on at once

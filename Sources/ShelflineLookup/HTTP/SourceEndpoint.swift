@@ -38,6 +38,14 @@ enum SourceEndpoint {
         }
     }
 
+    /// `url` with `query`, in order, leaving out the pairs whose value is nil.
+    static func url(_ url: URL, query: [(String, String?)]) -> URL {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+        let items = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
+        components.queryItems = items.isEmpty ? nil : items
+        return components.url!
+    }
+
     /// An id fit to be one path component.
     static func isPlainID(_ text: some StringProtocol) -> Bool {
         !text.isEmpty && text.count <= 64

@@ -234,8 +234,7 @@ public struct Matcher: Sendable {
     }
 
     private func agreesOnISBN(_ edition: EditionMetadata, _ query: LookupQuery) -> Bool {
-        guard let isbn = query.isbn else { return false }
-        return edition.isbn13 == isbn || edition.isbn10.flatMap(ISBN.canonical13) == isbn
+        query.isbn.map(edition.carries) ?? false
     }
 
     /// How many of the user's edition details (year, publisher, pages) the edition shares.
@@ -425,6 +424,11 @@ public struct Matcher: Sendable {
         if short.count >= 3 && long.hasPrefix(short) { return true }
         return short.count >= 5 && EditDistance.levenshtein(Array(a.unicodeScalars), Array(b.unicodeScalars)) <= 1
     }
+}
+
+extension EditionMetadata {
+    /// Its ISBN-13, or its ISBN-10 made one, is `isbn`.
+    func carries(isbn: String) -> Bool { isbn13 == isbn || isbn10.flatMap(ISBN.canonical13) == isbn }
 }
 
 extension MatchCandidate {
