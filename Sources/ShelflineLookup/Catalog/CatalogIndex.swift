@@ -20,7 +20,6 @@ public struct CatalogBuildStats: Codable, Sendable, Equatable {
     public var skippedReasons: [String: Int] = [:]
     public var seconds = 0.0
     public var indexBytes = 0
-    public init() {}
 
     mutating func skip(_ reason: String) {
         skippedLines += 1

@@ -128,3 +128,7 @@ final class ReaderPool: @unchecked Sendable {
         return try body(lent ?? all[0])
     }
 }
+
+extension CatalogDumps {
+    public mutating func resolvePaths(_ besideConfig: (String) -> String) { paths = paths.map(besideConfig) }
+}

@@ -23,19 +23,12 @@ public struct LookupReport: Codable, Sendable, Equatable {
     public var breakerTrips = 0
     public var http: [String: HTTPCounters] = [:]
     public var catalog: CatalogSummary?
-
-    public init(input: String, output: String, sources: [String]) {
-        self.input = input
-        self.output = output
-        self.sources = sources
-    }
 }
 
 /// One source's matches.
 public struct SourceMatchCounts: Codable, Sendable, Equatable {
     public var byIsbn = 0
     public var bySearch = 0
-    public init() {}
 }
 
 /// The catalog index used by a run.

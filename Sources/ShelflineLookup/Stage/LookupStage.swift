@@ -17,17 +17,10 @@ public struct LookupStage {
             )
         }
         if !arguments.sources.isEmpty { parameters.sources = arguments.sources }
-        if !arguments.catalog.isEmpty {
-            parameters.catalog = arguments.catalog
-        } else {
-            // Relative to pipeline.json, so the stage works from any run directory.
-            let base =
-                FileManager.default.fileExists(atPath: context.configPath)
-                ? URL(fileURLWithPath: context.configPath).deletingLastPathComponent() : URL(fileURLWithPath: ".")
-            parameters.catalog = parameters.catalog.map { $0.hasPrefix("/") ? $0 : base.appendingPathComponent($0).path }
-        }
+        // Relative to pipeline.json, so the stage works from any run directory.
         let base = URL(fileURLWithPath: context.configPath).deletingLastPathComponent()
         parameters.resolvePaths { $0.hasPrefix("/") ? $0 : base.appendingPathComponent($0).path }
+        if !arguments.catalog.isEmpty { parameters.catalog = arguments.catalog }
         try parameters.validate(configPath: context.configPath)
         return parameters
     }

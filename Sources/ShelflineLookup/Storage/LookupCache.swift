@@ -18,11 +18,6 @@ public final class LookupCache: @unchecked Sendable {
     public struct Lifetime: Sendable, Equatable {
         public var positive: Double
         public var negative: Double
-
-        public init(positive: Double, negative: Double) {
-            self.positive = positive
-            self.negative = negative
-        }
     }
 
     /// `payload` is nil for a negative answer.
