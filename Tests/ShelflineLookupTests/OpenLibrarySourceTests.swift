@@ -216,7 +216,7 @@ import Testing
         parameters.backoffBaseSeconds = 0.2
         parameters.waitBudgetSeconds = 0.5
         let clock = ImmediateClock()
-        let source = try OpenLibrarySource(parameters: parameters, clock: PacingClock(clock))
+        let source = try #require(try OpenLibrarySource.make(parameters, setup: .test(clock: PacingClock(clock))))
         do {
             _ = try await source.editions(isbns: [Self.dune])
             Issue.record("expected a failure")
@@ -282,7 +282,7 @@ import Testing
         parameters.breakerThreshold = 3
         parameters.breakerCooldownSeconds = 30
         let clock = ImmediateClock()
-        let source = try OpenLibrarySource(parameters: parameters, clock: PacingClock(clock))
+        let source = try #require(try OpenLibrarySource.make(parameters, setup: .test(clock: PacingClock(clock))))
         let isbns = Self.books(3).keys.sorted()
         // Failing: 2 attempts, then 1 more attempt trips the breaker (3 in a row).
         for isbn in isbns.prefix(2) {
@@ -351,7 +351,7 @@ import Testing
         parameters.requestsPerSecond = 100
         let clock = TestClock()
         let pacing = PacingClock(clock)
-        let source = try OpenLibrarySource(parameters: parameters, clock: pacing)
+        let source = try #require(try OpenLibrarySource.make(parameters, setup: .test(clock: pacing)))
         await #expect(throws: SourceFailure.offline(source: "openlibrary")) { try await source.editions(isbns: [isbns[0]]) }
         let tripped = await source.client.snapshot()
         #expect(tripped.requests == parameters.breakerThreshold, "retried at once until the breaker opened: \(tripped)")
@@ -395,7 +395,7 @@ import Testing
         parameters.requestsPerSecond = 3
         let clock = TestClock()
         let pacing = PacingClock(clock)
-        let source = try OpenLibrarySource(parameters: parameters, clock: pacing)
+        let source = try #require(try OpenLibrarySource.make(parameters, setup: .test(clock: pacing)))
         // Failure backstop only: if a request waits for a slot, move the clock on so that the test
         // ends (and fails on the clock's reading) instead of hanging.
         let backstop = Task {

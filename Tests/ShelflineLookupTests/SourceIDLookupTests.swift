@@ -36,7 +36,7 @@ import Testing
         defer { Task { try? await server.shutdown() } }
         var parameters = OpenLibraryParameters()
         parameters.baseURL = server.baseURL
-        let source = try OpenLibrarySource(parameters: parameters, clock: PacingClock(ImmediateClock()))
+        let source = try #require(try OpenLibrarySource.make(parameters, setup: .test(clock: PacingClock(ImmediateClock()))))
         let found = try await source.editions(ids: ["/books/OL7353617M", "OL45804W", "/books/OL1M", "/authors/OL34184A", "../x"])
         #expect(found.keys.sorted() == ["/books/OL7353617M", "OL45804W"], "an unknown id and other shapes are absent")
         let edition = try #require(found["/books/OL7353617M"])
@@ -72,7 +72,7 @@ import Testing
         defer { Task { try? await server.shutdown() } }
         var parameters = GoogleBooksParameters()
         parameters.baseURL = server.baseURL
-        let source = try GoogleBooksSource(parameters: parameters, userAgent: "test", clock: PacingClock(ImmediateClock()))
+        let source = try #require(try GoogleBooksSource.make(parameters, setup: .test(clock: PacingClock(ImmediateClock()))))
         let found = try await source.editions(ids: ["zyTCAlFPjgYC", "unknownVol01", "a/b?c"])
         #expect(found.keys.sorted() == ["zyTCAlFPjgYC"])
         let edition = try #require(found["zyTCAlFPjgYC"])
@@ -91,5 +91,14 @@ import Testing
     ])
     func coverURLsAreHTTPSOnly(_ given: String, _ expected: String?) {
         #expect(SourceEndpoint.coverURL(given) == expected)
+    }
+}
+
+extension SourceSetup {
+    /// For a source made on its own, outside a stage.
+    static func test(clock: PacingClock) -> SourceSetup {
+        SourceSetup(
+            configPath: "pipeline.json", clock: clock, userAgent: "test", cacheDirectory: "", log: Logfmt(quiet: true),
+            now: Date(timeIntervalSince1970: 0), isCancelled: { false }, announce: { _ in })
     }
 }

@@ -14,22 +14,16 @@ public struct GoogleBooksSource: HTTPMetadataSource, RegisteredSource {
 
     static let maxResults = 40
 
-    public init(
-        parameters: GoogleBooksParameters, userAgent: String, clock: PacingClock = .continuous,
-        configPath: String = "pipeline.json"
-    ) throws {
-        baseURL = try SourceEndpoint.baseURL(
-            parameters.baseURL, source: Self.sourceName, section: Self.section, configPath: configPath)
-        apiKey = try parameters.apiKeyFile.map {
-            try SourceEndpoint.apiKey(path: $0, key: "stages[lookup].parameters.googleBooks.apiKeyFile", configPath: configPath)
-        }
-        let policy = parameters.policy(userAgent: userAgent, quotaStatuses: [403, 429])
-        client = ResilientHTTPClient(source: Self.sourceName, policy: policy, clock: clock)
-    }
-
     public static func make(_ settings: GoogleBooksParameters, setup: SourceSetup) throws -> GoogleBooksSource? {
-        try GoogleBooksSource(
-            parameters: settings, userAgent: setup.userAgent, clock: setup.clock, configPath: setup.configPath)
+        let baseURL = try SourceEndpoint.baseURL(
+            settings.baseURL, source: sourceName, section: section, configPath: setup.configPath)
+        let apiKey = try settings.apiKeyFile.map {
+            try SourceEndpoint.apiKey(
+                path: $0, key: "stages[lookup].parameters.googleBooks.apiKeyFile", configPath: setup.configPath)
+        }
+        let policy = settings.policy(userAgent: setup.userAgent, quotaStatuses: [403, 429])
+        let client = ResilientHTTPClient(source: sourceName, policy: policy, clock: setup.clock)
+        return GoogleBooksSource(client: client, baseURL: baseURL, apiKey: apiKey)
     }
 
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {

@@ -10,16 +10,11 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
     public let baseURL: URL
     public let isbnBatchSize: Int
 
-    public init(parameters: OpenLibraryParameters, clock: PacingClock = .continuous, configPath: String = "pipeline.json") throws
-    {
-        baseURL = try SourceEndpoint.baseURL(
-            parameters.baseURL, source: Self.sourceName, section: Self.section, configPath: configPath)
-        isbnBatchSize = parameters.batchSize
-        client = ResilientHTTPClient(source: Self.sourceName, policy: HTTPPolicy(parameters), clock: clock)
-    }
-
     public static func make(_ settings: OpenLibraryParameters, setup: SourceSetup) throws -> OpenLibrarySource? {
-        try OpenLibrarySource(parameters: settings, clock: setup.clock, configPath: setup.configPath)
+        let baseURL = try SourceEndpoint.baseURL(
+            settings.baseURL, source: sourceName, section: section, configPath: setup.configPath)
+        let client = ResilientHTTPClient(source: sourceName, policy: HTTPPolicy(settings), clock: setup.clock)
+        return OpenLibrarySource(client: client, baseURL: baseURL, isbnBatchSize: settings.batchSize)
     }
 
     public func editions(isbns: [String]) async throws -> [String: EditionMetadata] {
