@@ -2,32 +2,23 @@ import ShelflineCore
 
 /// Errors of the lookup stage: configuration of sources and the local SQLite files it keeps.
 public enum LookupError: ShelflineError, Equatable {
-    case unknownSource(name: String, key: String)
-    case catalogNotConfigured(configPath: String)
-    case invalidParameter(configPath: String, key: String, expected: String)
-    case invalidBaseURL(source: String, url: String)
+    /// The stage's configuration: the message names the key, or the source, and what is wrong.
+    case config(String)
     /// SQLite failed on a workspace file (catalog index or cache).
     case database(path: String, reason: String)
 
+    static func invalidParameter(configPath: String, key: String, expected: String) -> LookupError {
+        .config("\(configPath): key 'stages[lookup].parameters.\(key)': \(expected)")
+    }
+
     public var exitStatus: ExitStatus {
-        switch self {
-        case .unknownSource, .catalogNotConfigured, .invalidParameter, .invalidBaseURL: .config
-        case .database: .ioError
-        }
+        if case .database = self { .ioError } else { .config }
     }
 
     public var description: String {
         switch self {
-        case .unknownSource(let name, let key):
-            "\(key): unknown metadata source '\(name)', expected one of \(MetadataSources.names.joined(separator: ", "))"
-        case .catalogNotConfigured(let configPath):
-            "\(configPath): key 'stages[lookup].parameters.catalog': the catalog source needs dump files (set it, or pass --catalog FILE)"
-        case .invalidParameter(let configPath, let key, let expected):
-            "\(configPath): key 'stages[lookup].parameters.\(key)': \(expected)"
-        case .invalidBaseURL(let source, let url):
-            "source '\(source)': base URL '\(url)' is not an http(s) URL"
-        case .database(let path, let reason):
-            "\(path): database error: \(reason)"
+        case .config(let message): message
+        case .database(let path, let reason): "\(path): database error: \(reason)"
         }
     }
 }

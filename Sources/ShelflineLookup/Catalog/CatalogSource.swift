@@ -25,7 +25,11 @@ public struct CatalogSource: RegisteredSource {
     }
 
     public static func make(_ settings: CatalogDumps, setup: SourceSetup) throws -> CatalogSource? {
-        guard !settings.paths.isEmpty else { throw LookupError.catalogNotConfigured(configPath: setup.configPath) }
+        guard !settings.paths.isEmpty else {
+            throw LookupError.invalidParameter(
+                configPath: setup.configPath, key: "catalog",
+                expected: "the catalog source needs dump files (set it, or pass --catalog FILE)")
+        }
         setup.announce("(opening the catalog index)")
         let index = try CatalogIndex.open(
             dumps: settings.paths, cacheDirectory: setup.cacheDirectory, log: setup.log, now: setup.now,
@@ -70,8 +74,9 @@ public struct CatalogSource: RegisteredSource {
         }
     }
 
+    /// Without their works' descriptions.
     public func candidates(title: String, author: String?, limit: Int) async throws -> [EditionMetadata] {
-        try await preparedCandidates(title: title, author: author, limit: limit).map(\.edition)
+        try reading { try $0.preparedCandidates(title: title, author: author, limit: limit) }.map(\.edition)
     }
 
     func searchHits(title: String, terms: SearchTerms, limit: Int) async throws -> [CatalogIndex.SearchHit] {
@@ -80,11 +85,6 @@ public struct CatalogSource: RegisteredSource {
 
     func prepared(_ hits: [CatalogIndex.SearchHit]) throws -> [Matcher.PreparedEdition] {
         try reading { try $0.prepared(hits) }
-    }
-
-    /// With the matcher's normalisation, which the index caches.
-    public func preparedCandidates(title: String, author: String?, limit: Int) async throws -> [Matcher.PreparedEdition] {
-        try reading { try $0.preparedCandidates(title: title, author: author, limit: limit) }
     }
 
     private func reading<T>(_ body: (CatalogIndex) throws -> T) throws -> T {

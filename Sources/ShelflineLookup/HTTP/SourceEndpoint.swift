@@ -14,7 +14,7 @@ enum SourceEndpoint {
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             let host = url.host, !host.isEmpty
         else {
-            throw LookupError.invalidBaseURL(source: source, url: text)
+            throw LookupError.config("source '\(source)': base URL '\(text)' is not an http(s) URL")
         }
         guard scheme == "https" || Loopback.isLoopback(host) else {
             throw LookupError.invalidParameter(

@@ -107,7 +107,9 @@ public struct LookupParameters: Codable, Sendable, Equatable {
     /// What no range can check (ranges are checked before decoding).
     public func validate(configPath: String) throws {
         for (index, name) in sources.enumerated() where registered(name) == nil {
-            throw LookupError.unknownSource(name: name, key: "\(configPath): key 'stages[lookup].parameters.sources[\(index)]'")
+            throw LookupError.invalidParameter(
+                configPath: configPath, key: "sources[\(index)]",
+                expected: "unknown metadata source '\(name)', expected one of \(MetadataSources.names.joined(separator: ", "))")
         }
         if sources.isEmpty {
             throw LookupError.invalidParameter(configPath: configPath, key: "sources", expected: "at least one source")
