@@ -38,7 +38,6 @@ public struct LookupStage {
         var started = false
         defer { if !started { progress.finish(finished: false) } }
         var sources: [any MetadataSource] = []
-        var remote: [any HTTPMetadataSource] = []
         let setup = SourceSetup(
             configPath: context.configPath, clock: arguments.clock, userAgent: parameters[OpenLibrarySource.self].userAgent,
             cacheDirectory: context.workspace.cacheDirectory, log: context.log, now: context.now(),
@@ -54,9 +53,9 @@ public struct LookupStage {
                     duplicateKeys: index.stats.duplicateKeys,
                     skippedReasons: index.stats.skippedReasons)
             }
-            if let source = source as? any HTTPMetadataSource { remote.append(source) }
             sources.append(source)
         }
+        let remote = sources.compactMap { $0 as? any HTTPMetadataSource }
         defer { for source in remote { source.client.shutdown() } }
         var cache: LookupCache?
         if !remote.isEmpty {
