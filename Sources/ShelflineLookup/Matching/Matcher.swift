@@ -7,7 +7,8 @@ public struct LookupQuery: Sendable, Equatable {
     public var year: Int?
     public var publisher: String?
     public var pages: Int?
-    /// To prefer the edition that carries it.
+    /// Canonical ISBN-13 (from the ISBN-10 when that is all the record has): asked of every
+    /// source, and the edition that carries it preferred.
     public var isbn: String?
 }
 
@@ -41,17 +42,11 @@ public enum MatchDecision: Sendable, Equatable {
 /// a work is accepted when it is the only acceptable one at the best tier, with the edition that
 /// agrees on the ISBN, then year, publisher and pages. Anything else plausible goes to review.
 public struct Matcher: Sendable {
-    /// Unused (titles are compared by meaning); kept so existing configurations load.
-    public var titleThreshold = 0.9
     /// Two names at least this similar are one person.
     public var authorThreshold = 0.85
-    /// Unused (a margin cannot tell a sequel from a typo); kept so configurations load.
-    public var margin = 0.1
     /// Candidates of another title below this combined score are not worth showing for review.
     public var reviewFloor = 0.45
     public var maxCandidates = 5
-
-    public init() {}
 
     public struct Scored: Sendable {
         public var edition: EditionMetadata

@@ -201,11 +201,7 @@ public struct MatchParameters: Codable, Sendable, Equatable {
         margin = try container.decodeIfPresent(Double.self, forKey: .margin) ?? margin
     }
 
-    var matcher: Matcher {
-        var matcher = Matcher()
-        matcher.titleThreshold = titleThreshold
-        matcher.authorThreshold = authorThreshold
-        matcher.margin = margin
-        return matcher
-    }
+    /// `titleThreshold` and `margin` are read (configurations keep loading) but decide nothing:
+    /// titles are compared by meaning, and a margin cannot tell a sequel from a typo.
+    var matcher: Matcher { Matcher(authorThreshold: authorThreshold) }
 }
