@@ -69,7 +69,7 @@ import Testing
             sources: [CatalogSource(index: index)], cache: nil, matcher: Matcher(), searchLimit: 20,
             now: { Date(timeIntervalSince1970: 0) })
         // Only the first work is by Ann Zedd with its own description; the search accepts its edition.
-        let query = RecordQuery(isbn: nil, query: LookupQuery(title: "Glass River", authors: ["Ann Zedd"]))
+        let query = RecordQuery(query: LookupQuery(title: "Glass River", authors: ["Ann Zedd"]))
         let outcomes = try await engine.resolve([query])
         let answer = try index.editions(isbns: [outcomes[0].metadata?.isbn13 ?? ""]).values.first
         #expect(outcomes[0].metadata != nil)

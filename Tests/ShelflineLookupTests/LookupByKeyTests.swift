@@ -121,10 +121,9 @@ import Testing
             sources: [toy], cache: nil, matcher: Matcher(), searchLimit: 20, now: { Date(timeIntervalSince1970: 0) })
         let queries = [
             RecordQuery(
-                isbn: nil, query: LookupQuery(title: "", authors: []), identifiers: ["toy": "T1", "other": "X"],
+                query: LookupQuery(title: "", authors: []), identifiers: ["toy": "T1", "other": "X"],
                 titleIsPlaceholder: true),
-            RecordQuery(
-                isbn: nil, query: LookupQuery(title: "", authors: []), identifiers: ["other": "T1"], titleIsPlaceholder: true),
+            RecordQuery(query: LookupQuery(title: "", authors: []), identifiers: ["other": "T1"], titleIsPlaceholder: true),
         ]
         let outcomes = try await engine.resolve(queries)
         #expect(outcomes[0].match.status == .matchedByIsbn && outcomes[0].metadata?.title == "Toy Book")

@@ -92,8 +92,7 @@ import Testing
     @Test(.bug(id: 4), arguments: cases)
     func nearMissCasesMatchOnlyTheirOwnWork(_ testCase: Case) async throws {
         let outcome = try await Self.engine.resolve([
-            RecordQuery(
-                isbn: nil, query: LookupQuery(title: testCase.title, authors: testCase.author.map { [$0] } ?? []))
+            RecordQuery(query: LookupQuery(title: testCase.title, authors: testCase.author.map { [$0] } ?? []))
         ])[0]
         if let work = testCase.work {
             #expect(outcome.match.status == .matchedBySearch, "\(testCase)")
@@ -108,7 +107,7 @@ import Testing
     @Test(.bug(id: 4)) func noNearMissIsAutoAccepted() async throws {
         let outcomes = try await Self.engine.resolve(
             Self.cases.map {
-                RecordQuery(isbn: nil, query: LookupQuery(title: $0.title, authors: $0.author.map { [$0] } ?? []))
+                RecordQuery(query: LookupQuery(title: $0.title, authors: $0.author.map { [$0] } ?? []))
             })
         var wrong = 0, right = 0, withheld = 0
         for (testCase, outcome) in zip(Self.cases, outcomes) where outcome.match.status == .matchedBySearch {
@@ -125,7 +124,7 @@ import Testing
 
     @Test func reviewCandidatesAreDistinctWorksBestFirst() async throws {
         let outcome = try await Self.engine.resolve([
-            RecordQuery(isbn: nil, query: LookupQuery(title: "The Dispossessed", authors: []))
+            RecordQuery(query: LookupQuery(title: "The Dispossessed", authors: []))
         ])[0]
         #expect(outcome.match.status == .needsReview)
         let candidates = outcome.match.candidates ?? []

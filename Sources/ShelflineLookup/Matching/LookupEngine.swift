@@ -3,8 +3,6 @@ import ShelflineCore
 
 /// One record's question to the sources.
 public struct RecordQuery: Sendable {
-    /// Canonical ISBN-13 (or the ISBN-10 when that is all the record has).
-    public var isbn: String?
     public var query: LookupQuery
     public var identifiers: [String: String] = [:]
     /// An answer to its identifiers is taken as it is; `query.title` is empty.
@@ -19,9 +17,8 @@ public struct RecordQuery: Sendable {
 // In an extension, so that the memberwise initializer stays.
 extension RecordQuery {
     public init(record: BookRecord) {
-        isbn = record.isbn13 ?? record.isbn10.flatMap(ISBN.canonical13)
         query = LookupQuery(record: record)
-        query.isbn = isbn
+        query.isbn = record.isbn13 ?? record.isbn10.flatMap(ISBN.canonical13)
         identifiers = record.identifiers ?? [:]
         titleIsPlaceholder = record.titleIsPlaceholder == true
         if titleIsPlaceholder { query.title = "" }
@@ -85,7 +82,7 @@ public struct LookupEngine: Sendable {
         // ISBN in every source first: an identifier match anywhere beats a search match.
         for (position, source) in sources.enumerated() {
             let asked = queries.indices.compactMap { index in
-                outcomes[index] == nil ? queries[index].isbn.map { (index, $0) } : nil
+                outcomes[index] == nil ? queries[index].query.isbn.map { (index, $0) } : nil
             }
             guard !asked.isEmpty else { break }
             for (index, edition) in try await keyedAnswers(
@@ -213,7 +210,7 @@ public struct LookupEngine: Sendable {
                 match: MatchResult(status: .notEnriched, reason: failure.recordReason), metadata: nil, askAgain: true)
         } else if query.titleIsPlaceholder {
             reason = "no source knows its key"
-        } else if query.isbn == nil && query.query.title.isEmpty {
+        } else if query.query.isbn == nil && query.query.title.isEmpty {
             reason = "no ISBN and no title to search for"
         } else {
             reason = "no candidate"
