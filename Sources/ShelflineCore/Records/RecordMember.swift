@@ -18,18 +18,6 @@ struct RecordMember {
             decode: { container, record in record[keyPath: field] = try container.decodeIfPresent(Value.self, forKey: key) },
             encode: { record, container in try container.encodeIfPresent(record[keyPath: field], forKey: key) })
     }
-
-    /// Written compact against `shelves` (RecordShelfPositions.swift), so read after them.
-    static func shelfPositions(_ name: String, _ field: WritableKeyPath<BookRecord, [ShelfPosition]?>) -> RecordMember {
-        let key = AnyKey(stringValue: name)
-        return RecordMember(
-            decode: { container, record in
-                record[keyPath: field] = try ShelfPosition.decodeList(container, forKey: key, shelves: record.shelves)
-            },
-            encode: { record, container in
-                try ShelfPosition.encodeList(record[keyPath: field], shelves: record.shelves, into: &container, forKey: key)
-            })
-    }
 }
 
 extension BookRecord {
