@@ -4,8 +4,8 @@
 codegen/fields.json lists every field of `BookRecord` and `LibraryBook`: its name (also its JSON key),
 Swift type, which structs have it, the columns that feed it, how merge combines it and its JSON schema.
 This script writes, from that table alone, the `*.generated.swift` files (stored properties, JSON
-encoders, byte scanners, the record's JSON members (its Codable), column roles, merge's per-field rules, export columns),
-docs/library-book.schema.json and docs/export.md's "not carried" rows. Python 3 standard library only; the output is already in the form
+encoders, byte scanners, the record's JSON members for its Codable, column roles, merge's per-field
+rules, export columns), docs/library-book.schema.json and docs/export.md's "not carried" rows. Python 3 standard library only; the output is already in the form
 `swift format` gives it, so `make lint` checks the generated files as it checks the others.
 
     python3 codegen/fields.py            # rewrite the generated files
