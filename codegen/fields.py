@@ -4,8 +4,8 @@
 codegen/fields.json lists every field of `BookRecord` and `LibraryBook`: its name (also its JSON key),
 Swift type, which structs have it, the columns that feed it, how merge combines it and its JSON schema.
 This script writes, from that table alone, the `*.generated.swift` files (stored properties, JSON
-encoders, byte scanners, Codable conformance, column roles, merge's per-field rules, export columns),
-docs/library-book.schema.json and docs/export.md's "not carried" rows. Python 3 standard library only; the output is already in the form
+encoders, byte scanners, the record's JSON members for its Codable, column roles, merge's per-field
+rules, export columns), docs/library-book.schema.json and docs/export.md's "not carried" rows. Python 3 standard library only; the output is already in the form
 `swift format` gives it, so `make lint` checks the generated files as it checks the others.
 
     python3 codegen/fields.py            # rewrite the generated files
@@ -122,28 +122,19 @@ def book_record(table):
     out = [HEADER, *struct_doc(table["structs"]["BookRecord"])]
     out.append("public struct BookRecord: Codable, Sendable, Equatable {")
     out += properties(table, "record", "public var", "recordMark", "recordDoc")
-    out += ["}", "", "extension BookRecord {", "    enum CodingKeys: String, CodingKey {"]
-    out += wrapped("        case ", [f["name"] for f in fields], "            ")
-    out += ["    }", "", "    public init(from decoder: any Decoder) throws {"]
-    out.append("        let c = try decoder.container(keyedBy: CodingKeys.self)")
-    last = []
-    for f in fields:
-        name, kind = f["name"], f["type"]
-        if kind == "[ShelfPosition]":
-            # Written compact against `shelves` (RecordShelfPositions.swift), so read after them.
-            last.append(f"        {name} = try ShelfPosition.decodeList(c, forKey: .{name}, shelves: shelves)")
-            continue
-        call = "decode" if f["required"] else "decodeIfPresent"
-        out.append(f"        {name} = try c.{call}({kind}.self, forKey: .{name})")
-    out += last + ["    }", "", "    public func encode(to encoder: any Encoder) throws {"]
-    out.append("        var c = encoder.container(keyedBy: CodingKeys.self)")
+    out += ["}", "", "extension BookRecord {"]
+    out.append("    /// Its JSON members, as `Codable` reads and writes them (`RecordMember`); `shelfPositions` last, as it")
+    out.append("    /// is read against `shelves`.")
+    out.append("    nonisolated(unsafe) static let members: [RecordMember] = [")
+    members, last = [], []
     for f in fields:
         name = f["name"]
         if f["type"] == "[ShelfPosition]":
-            out.append(f"        try ShelfPosition.encodeList({name}, shelves: shelves, into: &c, forKey: .{name})")
+            last.append(f'.shelfPositions("{name}", \\.{name})')
         else:
-            out.append(f"        try c.{'encode' if f['required'] else 'encodeIfPresent'}({name}, forKey: .{name})")
-    out += ["    }", "}"]
+            members.append(f'.{"required" if f["required"] else "optional"}("{name}", \\.{name})')
+    out += wrapped("        ", members + last, "        ", ",", ",")
+    out += ["    ]", "}"]
     return out
 
 

@@ -1,5 +1,6 @@
-import ShelflineCore
 import Testing
+
+@testable import ShelflineCore
 
 struct ISBNCase: CustomTestStringConvertible, Sendable {
     var cell: String

@@ -195,13 +195,6 @@ public enum ISBN {
         public var isbn10: String?
         public var raw: String?
         public var asin: String?
-
-        public init(isbn13: String? = nil, isbn10: String? = nil, raw: String? = nil, asin: String? = nil) {
-            self.isbn13 = isbn13
-            self.isbn10 = isbn10
-            self.raw = raw
-            self.asin = asin
-        }
     }
 
     /// The first valid ISBN wins; the ISBN-10 comes from a cell when one has it, else is derived;

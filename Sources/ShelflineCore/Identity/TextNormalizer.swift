@@ -106,14 +106,18 @@ public enum TextNormalizer {
         return text.trimmingCharacters(in: .whitespaces)
     }
 
-    /// A title without a trailing `(Series, #n)` or `[…]` part, the form catalogs use.
-    public static func strippingSeries(_ title: String) -> String {
+    /// A title without a trailing `(Series, #n)` or `[…]` part, the form catalogs use. The last group
+    /// `keeping` holds stays, as a subtitle (`Title: Volume 2`), and ends the stripping.
+    public static func strippingSeries(_ title: String, keeping: (Substring) -> Bool = { _ in false }) -> String {
         if hasNoTrailingGroupOrSpace(title) { return title }
         var text = title.trimmingCharacters(in: .whitespaces)
         while let last = text.last, last == ")" || last == "]" {
             let open: Character = last == ")" ? "(" : "["
             guard let start = text.lastIndex(of: open), start != text.startIndex else { break }
-            text = String(text[..<start]).trimmingCharacters(in: .whitespaces)
+            let group = text[start...]
+            let rest = String(text[..<start]).trimmingCharacters(in: .whitespaces)
+            if keeping(group) { return rest + ": " + group.dropFirst().dropLast() }
+            text = rest
         }
         return text
     }

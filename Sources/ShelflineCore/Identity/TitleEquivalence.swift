@@ -50,19 +50,9 @@ package struct TitleParts: Sendable {
     /// or edition notes (`(Penguin Classics)`); a group naming another book (`(SparkNotes)`,
     /// `(Volume 2)`) stays, as a subtitle would.
     package static func strippingSeries(_ title: String) -> String {
-        if TextNormalizer.hasNoTrailingGroupOrSpace(title) { return title }
-        var text = title.trimmingCharacters(in: .whitespaces)
-        while let last = text.last, last == ")" || last == "]" {
-            let open: Character = last == ")" ? "(" : "["
-            guard let start = text.lastIndex(of: open), start != text.startIndex else { break }
-            let group = text[start...]
-            if !group.contains("#"), words(String(group)).contains(where: DistinguishingTokens.contains) {
-                text = String(text[..<start]).trimmingCharacters(in: .whitespaces) + ": " + group.dropFirst().dropLast()
-                break
-            }
-            text = String(text[..<start]).trimmingCharacters(in: .whitespaces)
+        TextNormalizer.strippingSeries(title) { group in
+            !group.contains("#") && words(String(group)).contains(where: DistinguishingTokens.contains)
         }
-        return text
     }
 
     /// The first subtitle separator: `:`, `;`, or a dash between spaces.

@@ -104,135 +104,31 @@ public struct BookRecord: Codable, Sendable, Equatable {
 }
 
 extension BookRecord {
-    enum CodingKeys: String, CodingKey {
-        case format, line, rowId, byteOffset, byteLength, title, titleBase, titleIsPlaceholder, series, seriesPosition, author,
-            additionalAuthors, isbn13, isbn10, isbnRaw, asin, identifiers, publisher, binding, pages, year, originalYear, rating,
-            shelf, shelves, dateAdded, reads, readCount, review, notes, textsApart, owned, ownedCopies, shelfPositions, spoiler,
-            recommendedFor, recommendedBy, purchaseDate, purchaseLocation, condition, conditionDescription, bcid, contributors,
-            moods, pace, characterOrPlotDriven, strongCharacterDevelopment, loveableCharacters, diverseCharacters,
-            flawedCharacters, contentWarnings, contentWarningDescription, reviewName, reviewContentWarning, dedupe, match,
-            metadata
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        format = try c.decode(SourceFormat.self, forKey: .format)
-        line = try c.decode(Int.self, forKey: .line)
-        rowId = try c.decodeIfPresent(String.self, forKey: .rowId)
-        byteOffset = try c.decode(Int.self, forKey: .byteOffset)
-        byteLength = try c.decode(Int.self, forKey: .byteLength)
-        title = try c.decode(String.self, forKey: .title)
-        titleBase = try c.decodeIfPresent(String.self, forKey: .titleBase)
-        titleIsPlaceholder = try c.decodeIfPresent(Bool.self, forKey: .titleIsPlaceholder)
-        series = try c.decodeIfPresent(String.self, forKey: .series)
-        seriesPosition = try c.decodeIfPresent(String.self, forKey: .seriesPosition)
-        author = try c.decodeIfPresent(String.self, forKey: .author)
-        additionalAuthors = try c.decodeIfPresent([String].self, forKey: .additionalAuthors)
-        isbn13 = try c.decodeIfPresent(String.self, forKey: .isbn13)
-        isbn10 = try c.decodeIfPresent(String.self, forKey: .isbn10)
-        isbnRaw = try c.decodeIfPresent(String.self, forKey: .isbnRaw)
-        asin = try c.decodeIfPresent(String.self, forKey: .asin)
-        identifiers = try c.decodeIfPresent([String: String].self, forKey: .identifiers)
-        publisher = try c.decodeIfPresent(String.self, forKey: .publisher)
-        binding = try c.decodeIfPresent(String.self, forKey: .binding)
-        pages = try c.decodeIfPresent(Int.self, forKey: .pages)
-        year = try c.decodeIfPresent(Int.self, forKey: .year)
-        originalYear = try c.decodeIfPresent(Int.self, forKey: .originalYear)
-        rating = try c.decodeIfPresent(Double.self, forKey: .rating)
-        shelf = try c.decodeIfPresent(String.self, forKey: .shelf)
-        shelves = try c.decodeIfPresent([String].self, forKey: .shelves)
-        dateAdded = try c.decodeIfPresent(String.self, forKey: .dateAdded)
-        reads = try c.decodeIfPresent([ReadSpan].self, forKey: .reads)
-        readCount = try c.decodeIfPresent(Int.self, forKey: .readCount)
-        review = try c.decodeIfPresent(String.self, forKey: .review)
-        notes = try c.decodeIfPresent(String.self, forKey: .notes)
-        textsApart = try c.decodeIfPresent(Bool.self, forKey: .textsApart)
-        owned = try c.decodeIfPresent(Bool.self, forKey: .owned)
-        ownedCopies = try c.decodeIfPresent(Int.self, forKey: .ownedCopies)
-        spoiler = try c.decodeIfPresent(Bool.self, forKey: .spoiler)
-        recommendedFor = try c.decodeIfPresent(String.self, forKey: .recommendedFor)
-        recommendedBy = try c.decodeIfPresent(String.self, forKey: .recommendedBy)
-        purchaseDate = try c.decodeIfPresent(String.self, forKey: .purchaseDate)
-        purchaseLocation = try c.decodeIfPresent(String.self, forKey: .purchaseLocation)
-        condition = try c.decodeIfPresent(String.self, forKey: .condition)
-        conditionDescription = try c.decodeIfPresent(String.self, forKey: .conditionDescription)
-        bcid = try c.decodeIfPresent(String.self, forKey: .bcid)
-        contributors = try c.decodeIfPresent(String.self, forKey: .contributors)
-        moods = try c.decodeIfPresent([String].self, forKey: .moods)
-        pace = try c.decodeIfPresent(String.self, forKey: .pace)
-        characterOrPlotDriven = try c.decodeIfPresent(String.self, forKey: .characterOrPlotDriven)
-        strongCharacterDevelopment = try c.decodeIfPresent(String.self, forKey: .strongCharacterDevelopment)
-        loveableCharacters = try c.decodeIfPresent(String.self, forKey: .loveableCharacters)
-        diverseCharacters = try c.decodeIfPresent(String.self, forKey: .diverseCharacters)
-        flawedCharacters = try c.decodeIfPresent(String.self, forKey: .flawedCharacters)
-        contentWarnings = try c.decodeIfPresent(String.self, forKey: .contentWarnings)
-        contentWarningDescription = try c.decodeIfPresent(String.self, forKey: .contentWarningDescription)
-        reviewName = try c.decodeIfPresent(String.self, forKey: .reviewName)
-        reviewContentWarning = try c.decodeIfPresent(String.self, forKey: .reviewContentWarning)
-        dedupe = try c.decodeIfPresent(DedupeMark.self, forKey: .dedupe)
-        match = try c.decodeIfPresent(MatchResult.self, forKey: .match)
-        metadata = try c.decodeIfPresent(EditionMetadata.self, forKey: .metadata)
-        shelfPositions = try ShelfPosition.decodeList(c, forKey: .shelfPositions, shelves: shelves)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(format, forKey: .format)
-        try c.encode(line, forKey: .line)
-        try c.encodeIfPresent(rowId, forKey: .rowId)
-        try c.encode(byteOffset, forKey: .byteOffset)
-        try c.encode(byteLength, forKey: .byteLength)
-        try c.encode(title, forKey: .title)
-        try c.encodeIfPresent(titleBase, forKey: .titleBase)
-        try c.encodeIfPresent(titleIsPlaceholder, forKey: .titleIsPlaceholder)
-        try c.encodeIfPresent(series, forKey: .series)
-        try c.encodeIfPresent(seriesPosition, forKey: .seriesPosition)
-        try c.encodeIfPresent(author, forKey: .author)
-        try c.encodeIfPresent(additionalAuthors, forKey: .additionalAuthors)
-        try c.encodeIfPresent(isbn13, forKey: .isbn13)
-        try c.encodeIfPresent(isbn10, forKey: .isbn10)
-        try c.encodeIfPresent(isbnRaw, forKey: .isbnRaw)
-        try c.encodeIfPresent(asin, forKey: .asin)
-        try c.encodeIfPresent(identifiers, forKey: .identifiers)
-        try c.encodeIfPresent(publisher, forKey: .publisher)
-        try c.encodeIfPresent(binding, forKey: .binding)
-        try c.encodeIfPresent(pages, forKey: .pages)
-        try c.encodeIfPresent(year, forKey: .year)
-        try c.encodeIfPresent(originalYear, forKey: .originalYear)
-        try c.encodeIfPresent(rating, forKey: .rating)
-        try c.encodeIfPresent(shelf, forKey: .shelf)
-        try c.encodeIfPresent(shelves, forKey: .shelves)
-        try c.encodeIfPresent(dateAdded, forKey: .dateAdded)
-        try c.encodeIfPresent(reads, forKey: .reads)
-        try c.encodeIfPresent(readCount, forKey: .readCount)
-        try c.encodeIfPresent(review, forKey: .review)
-        try c.encodeIfPresent(notes, forKey: .notes)
-        try c.encodeIfPresent(textsApart, forKey: .textsApart)
-        try c.encodeIfPresent(owned, forKey: .owned)
-        try c.encodeIfPresent(ownedCopies, forKey: .ownedCopies)
-        try ShelfPosition.encodeList(shelfPositions, shelves: shelves, into: &c, forKey: .shelfPositions)
-        try c.encodeIfPresent(spoiler, forKey: .spoiler)
-        try c.encodeIfPresent(recommendedFor, forKey: .recommendedFor)
-        try c.encodeIfPresent(recommendedBy, forKey: .recommendedBy)
-        try c.encodeIfPresent(purchaseDate, forKey: .purchaseDate)
-        try c.encodeIfPresent(purchaseLocation, forKey: .purchaseLocation)
-        try c.encodeIfPresent(condition, forKey: .condition)
-        try c.encodeIfPresent(conditionDescription, forKey: .conditionDescription)
-        try c.encodeIfPresent(bcid, forKey: .bcid)
-        try c.encodeIfPresent(contributors, forKey: .contributors)
-        try c.encodeIfPresent(moods, forKey: .moods)
-        try c.encodeIfPresent(pace, forKey: .pace)
-        try c.encodeIfPresent(characterOrPlotDriven, forKey: .characterOrPlotDriven)
-        try c.encodeIfPresent(strongCharacterDevelopment, forKey: .strongCharacterDevelopment)
-        try c.encodeIfPresent(loveableCharacters, forKey: .loveableCharacters)
-        try c.encodeIfPresent(diverseCharacters, forKey: .diverseCharacters)
-        try c.encodeIfPresent(flawedCharacters, forKey: .flawedCharacters)
-        try c.encodeIfPresent(contentWarnings, forKey: .contentWarnings)
-        try c.encodeIfPresent(contentWarningDescription, forKey: .contentWarningDescription)
-        try c.encodeIfPresent(reviewName, forKey: .reviewName)
-        try c.encodeIfPresent(reviewContentWarning, forKey: .reviewContentWarning)
-        try c.encodeIfPresent(dedupe, forKey: .dedupe)
-        try c.encodeIfPresent(match, forKey: .match)
-        try c.encodeIfPresent(metadata, forKey: .metadata)
-    }
+    /// Its JSON members, as `Codable` reads and writes them (`RecordMember`); `shelfPositions` last, as it
+    /// is read against `shelves`.
+    nonisolated(unsafe) static let members: [RecordMember] = [
+        .required("format", \.format), .required("line", \.line), .optional("rowId", \.rowId),
+        .required("byteOffset", \.byteOffset), .required("byteLength", \.byteLength), .required("title", \.title),
+        .optional("titleBase", \.titleBase), .optional("titleIsPlaceholder", \.titleIsPlaceholder), .optional("series", \.series),
+        .optional("seriesPosition", \.seriesPosition), .optional("author", \.author),
+        .optional("additionalAuthors", \.additionalAuthors), .optional("isbn13", \.isbn13), .optional("isbn10", \.isbn10),
+        .optional("isbnRaw", \.isbnRaw), .optional("asin", \.asin), .optional("identifiers", \.identifiers),
+        .optional("publisher", \.publisher), .optional("binding", \.binding), .optional("pages", \.pages),
+        .optional("year", \.year), .optional("originalYear", \.originalYear), .optional("rating", \.rating),
+        .optional("shelf", \.shelf), .optional("shelves", \.shelves), .optional("dateAdded", \.dateAdded),
+        .optional("reads", \.reads), .optional("readCount", \.readCount), .optional("review", \.review),
+        .optional("notes", \.notes), .optional("textsApart", \.textsApart), .optional("owned", \.owned),
+        .optional("ownedCopies", \.ownedCopies), .optional("spoiler", \.spoiler), .optional("recommendedFor", \.recommendedFor),
+        .optional("recommendedBy", \.recommendedBy), .optional("purchaseDate", \.purchaseDate),
+        .optional("purchaseLocation", \.purchaseLocation), .optional("condition", \.condition),
+        .optional("conditionDescription", \.conditionDescription), .optional("bcid", \.bcid),
+        .optional("contributors", \.contributors), .optional("moods", \.moods), .optional("pace", \.pace),
+        .optional("characterOrPlotDriven", \.characterOrPlotDriven),
+        .optional("strongCharacterDevelopment", \.strongCharacterDevelopment),
+        .optional("loveableCharacters", \.loveableCharacters), .optional("diverseCharacters", \.diverseCharacters),
+        .optional("flawedCharacters", \.flawedCharacters), .optional("contentWarnings", \.contentWarnings),
+        .optional("contentWarningDescription", \.contentWarningDescription), .optional("reviewName", \.reviewName),
+        .optional("reviewContentWarning", \.reviewContentWarning), .optional("dedupe", \.dedupe), .optional("match", \.match),
+        .optional("metadata", \.metadata), .shelfPositions("shelfPositions", \.shelfPositions),
+    ]
 }

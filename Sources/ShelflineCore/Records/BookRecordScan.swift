@@ -81,7 +81,7 @@ public enum BookRecordScan {
         }
         guard wellFormed, scanner.atEnd(), let format, let line, let byteOffset, let byteLength, let title else { return nil }
         if let compactPositions {
-            // Not one position per shelf: JSONDecoder gives the error (`ShelfPosition.decodeList`).
+            // Not one position per shelf: JSONDecoder gives the error (`RecordMember.shelfPositions`).
             guard let list = ShelfPosition.resolving(compactPositions, shelves: record.shelves) else { return nil }
             record.shelfPositions = list
         }
@@ -331,19 +331,5 @@ extension JSONScanner {
         if peek() == UInt8(ascii: "t") { return literal("true") ? true : nil }
         if peek() == UInt8(ascii: "f") { return literal("false") ? false : nil }
         return nil
-    }
-
-    /// `element` consumes each element.
-    public mutating func array(_ element: (inout JSONScanner) -> Bool) -> Bool {
-        guard take(UInt8(ascii: "[")) else { return false }
-        skipWhitespace()
-        if take(UInt8(ascii: "]")) { return true }
-        while true {
-            skipWhitespace()
-            guard element(&self) else { return false }
-            skipWhitespace()
-            if take(UInt8(ascii: "]")) { return true }
-            guard take(UInt8(ascii: ",")) else { return false }
-        }
     }
 }

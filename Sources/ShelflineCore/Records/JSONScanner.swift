@@ -12,13 +12,9 @@ public struct JSONScanner {
 
     public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
-    /// `member` consumes each value. False when the object is malformed or `member` says so.
-    public mutating func members(_ member: (inout JSONScanner, String) -> Bool) -> Bool {
-        objectMembers(name: { $0.string() }, member)
-    }
-
-    /// `members` naming each by its raw bytes, compared without making a `String` (that was a fifth
-    /// of parsing catalog dumps); for readers whose names never hold escapes.
+    /// `member` consumes each value, named by its raw bytes, compared without making a `String` (that
+    /// was a fifth of parsing catalog dumps); for readers whose names never hold escapes. False when
+    /// the object is malformed or `member` says so.
     @inlinable
     public mutating func rawMembers(_ member: (inout JSONScanner, MemberName) -> Bool) -> Bool {
         objectMembers(
@@ -34,18 +30,33 @@ public struct JSONScanner {
         name readName: (inout JSONScanner) -> Name?,
         _ member: (inout JSONScanner, Name) -> Bool
     ) -> Bool {
-        guard take(UInt8(ascii: "{")) else { return false }
+        sequence(UInt8(ascii: "{"), UInt8(ascii: "}")) { s in
+            guard let name = readName(&s) else { return false }
+            s.skipWhitespace()
+            guard s.take(UInt8(ascii: ":")) else { return false }
+            s.skipWhitespace()
+            return member(&s, name)
+        }
+    }
+
+    /// `element` consumes each element.
+    @inlinable @inline(__always)
+    public mutating func array(_ element: (inout JSONScanner) -> Bool) -> Bool {
+        sequence(UInt8(ascii: "["), UInt8(ascii: "]"), element)
+    }
+
+    /// The members of an object or the elements of an array between `open` and `close`, `item`
+    /// consuming each. False when it is malformed or `item` says so.
+    @inlinable @inline(__always)
+    mutating func sequence(_ open: UInt8, _ close: UInt8, _ item: (inout JSONScanner) -> Bool) -> Bool {
+        guard take(open) else { return false }
         skipWhitespace()
-        if take(UInt8(ascii: "}")) { return true }
+        if take(close) { return true }
         while true {
             skipWhitespace()
-            guard let name = readName(&self) else { return false }
+            guard item(&self) else { return false }
             skipWhitespace()
-            guard take(UInt8(ascii: ":")) else { return false }
-            skipWhitespace()
-            guard member(&self, name) else { return false }
-            skipWhitespace()
-            if take(UInt8(ascii: "}")) { return true }
+            if take(close) { return true }
             guard take(UInt8(ascii: ",")) else { return false }
         }
     }
@@ -53,7 +64,7 @@ public struct JSONScanner {
     /// Nil unless every value is a string.
     public mutating func stringMap() -> [String: String]? {
         var map: [String: String] = [:]
-        let ok = members { s, key in
+        let ok = objectMembers(name: { $0.string() }) { s, key in
             guard let value = s.string() else { return false }
             map[key] = value
             return true
@@ -63,18 +74,13 @@ public struct JSONScanner {
 
     /// Nil unless every element is a string.
     public mutating func stringArray() -> [String]? {
-        guard take(UInt8(ascii: "[")) else { return nil }
         var values: [String] = []
-        skipWhitespace()
-        if take(UInt8(ascii: "]")) { return values }
-        while true {
-            skipWhitespace()
-            guard let value = string() else { return nil }
+        let ok = array { s in
+            guard let value = s.string() else { return false }
             values.append(value)
-            skipWhitespace()
-            if take(UInt8(ascii: "]")) { return values }
-            guard take(UInt8(ascii: ",")) else { return nil }
+            return true
         }
+        return ok ? values : nil
     }
 
     public mutating func atEnd() -> Bool {
@@ -102,31 +108,9 @@ public struct JSONScanner {
         case UInt8(ascii: "\""):
             return skipString()
         case UInt8(ascii: "{"):
-            index += 1
-            skipWhitespace()
-            if take(UInt8(ascii: "}")) { return true }
-            while true {
-                skipWhitespace()
-                guard skipString() else { return false }
-                skipWhitespace()
-                guard take(UInt8(ascii: ":")) else { return false }
-                skipWhitespace()
-                guard skipValue(depth: depth + 1) else { return false }
-                skipWhitespace()
-                if take(UInt8(ascii: "}")) { return true }
-                guard take(UInt8(ascii: ",")) else { return false }
-            }
+            return objectMembers(name: { $0.skipString() ? () : nil }) { s, _ in s.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["):
-            index += 1
-            skipWhitespace()
-            if take(UInt8(ascii: "]")) { return true }
-            while true {
-                skipWhitespace()
-                guard skipValue(depth: depth + 1) else { return false }
-                skipWhitespace()
-                if take(UInt8(ascii: "]")) { return true }
-                guard take(UInt8(ascii: ",")) else { return false }
-            }
+            return array { $0.skipValue(depth: depth + 1) }
         case UInt8(ascii: "t"): return literal("true")
         case UInt8(ascii: "f"): return literal("false")
         case UInt8(ascii: "n"): return literal("null")

@@ -19,49 +19,45 @@ extension ShelfPosition {
         guard positions.count == shelves.count else { return nil }
         return zip(shelves, positions).map { ShelfPosition(shelf: $0, position: $1) }
     }
+}
 
-    public static func misalignment(positions: Int, shelves: [String]?) -> String {
-        "\(positions) positions for \(shelves?.count ?? 0) shelves"
-    }
-
-    /// Either shape.
-    static func decodeList<Key>(
-        _ container: KeyedDecodingContainer<Key>, forKey key: Key,
-        shelves: [String]?
-    ) throws -> [ShelfPosition]? {
-        guard container.contains(key), try !container.decodeNil(forKey: key) else { return nil }
-        var items = try container.nestedUnkeyedContainer(forKey: key)
-        var compact: [Int?] = [], objects: [ShelfPosition] = []
-        while !items.isAtEnd {
-            if try items.decodeNil() {
-                compact.append(nil)
-            } else if let position = try? items.decode(Int.self) {
-                compact.append(position)
-            } else {
-                objects.append(try items.decode(ShelfPosition.self))
-            }
-        }
-        if compact.isEmpty { return objects }
-        guard objects.isEmpty, let list = resolving(compact, shelves: shelves) else {
-            let reason =
-                objects.isEmpty
-                ? misalignment(positions: compact.count, shelves: shelves)
-                : "mixes positions and {shelf, position} objects"
-            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: reason)
-        }
-        return list
-    }
-
-    /// Compact when it lines up with `shelves`.
-    static func encodeList<Key>(
-        _ list: [ShelfPosition]?, shelves: [String]?, into container: inout KeyedEncodingContainer<Key>,
-        forKey key: Key
-    ) throws {
-        guard let list else { return }
-        if let compact = aligned(list, with: shelves) {
-            try container.encode(compact, forKey: key)
-        } else {
-            try container.encode(list, forKey: key)
-        }
+extension RecordMember {
+    /// Either shape read, after `shelves`; written compact when it lines up with them.
+    static func shelfPositions(_ name: String, _ field: WritableKeyPath<BookRecord, [ShelfPosition]?>) -> RecordMember {
+        let key = AnyKey(stringValue: name)
+        return RecordMember(
+            decode: { container, record in
+                guard container.contains(key), try !container.decodeNil(forKey: key) else { return }
+                var items = try container.nestedUnkeyedContainer(forKey: key)
+                var compact: [Int?] = [], objects: [ShelfPosition] = []
+                while !items.isAtEnd {
+                    if try items.decodeNil() {
+                        compact.append(nil)
+                    } else if let position = try? items.decode(Int.self) {
+                        compact.append(position)
+                    } else {
+                        objects.append(try items.decode(ShelfPosition.self))
+                    }
+                }
+                if compact.isEmpty {
+                    record[keyPath: field] = objects
+                } else if objects.isEmpty, let list = ShelfPosition.resolving(compact, shelves: record.shelves) {
+                    record[keyPath: field] = list
+                } else {
+                    let reason =
+                        objects.isEmpty
+                        ? "\(compact.count) positions for \(record.shelves?.count ?? 0) shelves"
+                        : "mixes positions and {shelf, position} objects"
+                    throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: reason)
+                }
+            },
+            encode: { record, container in
+                guard let list = record[keyPath: field] else { return }
+                if let compact = ShelfPosition.aligned(list, with: record.shelves) {
+                    try container.encode(compact, forKey: key)
+                } else {
+                    try container.encode(list, forKey: key)
+                }
+            })
     }
 }
