@@ -171,14 +171,23 @@ def parsed_record(table):
     out += ["    /// The bytes `FieldText.cell` ranges point into.", "    var cells: [UInt8] = []"]
     for f in fields:
         out.append(f"    var {f['name']}: {parsed_type(f)}")
-    out += ["}", "", "extension ParsedRecord {", "    /// The parse-stage fields of `record`, all as strings.", "    init(_ record: BookRecord) {"]
+    return out + ["}"]
+
+
+def parsed_record_from_book_record(table):
+    """Tests only: feeds a `BookRecord` to the fast encoder, to compare it with `JSONEncoder`."""
+    fields = [f for f in of(table, "record") if f.get("parsed", "") is not None]
+    out = [HEADER, "import ShelflineCore", "@testable import ShelflineParse", ""]
+    out += ["extension ParsedRecord {", "    /// The parse-stage fields of `record`, all as strings.", "    init(_ record: BookRecord) {"]
     required = [f for f in fields if f["required"]]
     args = ["cells: []"] + [f"{f['name']}: {convert(f, 'record.' + f['name'])}" for f in required]
     out += ["        self.init("] + wrapped("            ", args, "            ", ",", ")")
     for f in fields:
         if not f["required"]:
             out.append(f"        {f['name']} = {convert(f, 'record.' + f['name'])}")
-    out += ["    }", "}"]
+    out += ["    }", "}", "", "extension BookRecordJSON {"]
+    out += ["    /// `record` (as parse writes it: no later stage's annotations) through the fast encoder."]
+    out += ["    mutating func encode(_ record: BookRecord) throws { encode(ParsedRecord(record)) }", "}"]
     return out
 
 
@@ -493,6 +502,7 @@ def outputs(table):
         "Sources/ShelflineCore/Records/BookRecordScan.generated.swift": book_record_scan,
         "Sources/ShelflineParse/ParsedRecord.generated.swift": parsed_record,
         "Sources/ShelflineParse/BookRecordJSON.generated.swift": book_record_json,
+        "Tests/ShelflineParseTests/ParsedRecordFromBookRecord.generated.swift": parsed_record_from_book_record,
         "Sources/ShelflineParse/Formats/ColumnRole.generated.swift": column_role,
         "Sources/ShelflineParse/RecordBuilder.generated.swift": record_builder,
         "Sources/ShelflineLibrary/LibraryBook.generated.swift": library_book,

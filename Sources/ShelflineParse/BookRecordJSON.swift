@@ -24,16 +24,6 @@ public struct BookRecordJSON {
         try body(UnsafeRawBufferPointer(textsLine.contents))
     }
 
-    /// Replaces `bytes` with the JSON of `record` (no trailing newline).
-    public mutating func encode(_ record: BookRecord) throws {
-        line.removeAll()
-        if record.dedupe != nil || record.match != nil || record.metadata != nil {
-            line.append(contentsOf: try JSONEncoder.shelfline.encode(record))
-            return
-        }
-        encode(ParsedRecord(record))
-    }
-
     /// `textsApart`: a review or notes go to the texts line instead, and the record says so.
     mutating func encode(_ record: ParsedRecord, textsApart: Bool = false) {
         line.removeAll()
