@@ -109,13 +109,13 @@ public enum MergeStage {
         // Pass 1: resolve, ledger, partition; again with `ISBNTitles` when the resolver needs them (as
         // dedupe), once when rebuild gave them.
         var titles = job.arguments.isbnTitles
-        var resolver: KeyResolver, scan: LibraryFile.Scan, buckets: [BucketFile], ledger: NDJSONWriter<LedgerEntry>
+        var resolver: KeyResolver, libraryIds: [UInt64], buckets: [BucketFile], ledger: NDJSONWriter<LedgerEntry>
         var enrichment: EnrichmentCounts, review: ReviewSpool, notEnriched: FailedRowSpool
         let textsPath = parse.texts?.path(reportPath: parseReport)
         var again = false
         repeat {
             resolver = try KeyResolver(scratchDirectory: workDirectory)
-            scan = try library.scan(into: &resolver, importId: importId)
+            libraryIds = try library.scan(into: &resolver, importId: importId)
             if let titles { try resolver.use(titles) }
             buckets = try (0..<parameters.buckets).map { try BucketFile(path: workDirectory + "/bucket-\($0)") }
             ledger = try NDJSONWriter<LedgerEntry>(path: ledgerPath)
@@ -222,7 +222,7 @@ public enum MergeStage {
 
         let plan = try BucketFile.plan(buckets, bucketBits: bucketBits, recordsPath: records)
         let fold = try foldLibrary(
-            library: library, scan: scan, buckets: plan.paths, bucketOf: plan.bucket(of:), decisions: decisions,
+            library: library, libraryIds: libraryIds, buckets: plan.paths, bucketOf: plan.bucket(of:), decisions: decisions,
             importId: importId, laterImports: order.imports(after: importId), level: Int32(parameters.libraryLevel),
             recordsPath: records, textsPath: textsPath, cancellation: cancellation, progress: progress,
             counts: outcomes.progressCounts)
@@ -237,22 +237,19 @@ public enum MergeStage {
                 fallbackText: $0.raw, bookId: nil)
         }
         // `rejects` are sorted by line; not-enriched rows stream back, those whose book is still not enriched.
-        var exports = [
-            try FailedRowsExport.write(rows: { _, body in try failed.forEach(body) }, parse: parse, to: failedRows)
-        ]
+        let failedExport = try FailedRowsExport.write(rows: { _, body in try failed.forEach(body) }, parse: parse, to: failedRows)
         try notEnriched.close()
-        var notEnrichedRowCount: Int?
-        if parameters.failedRowsIncludeNotEnriched {
-            exports.append(
-                try FailedRowsExport.write(
-                    rows: { texts, body in
-                        try notEnriched.forEach(texts: texts) { row in
-                            if !fold.enrichedAnyway.contains(row.bookId!) { try body(row) }
-                        }
-                    }, parse: parse, to: FailedRowsExport.notEnrichedPath(besides: failedRows)))
-            notEnrichedRowCount = exports.last?.rows
+        let notEnrichedPath =
+            parameters.failedRowsIncludeNotEnriched ? FailedRowsExport.notEnrichedPath(besides: failedRows) : nil
+        let notEnrichedExport = try notEnrichedPath.map { path in
+            try FailedRowsExport.write(
+                rows: { texts, body in
+                    try notEnriched.forEach(texts: texts) { row in
+                        if !fold.enrichedAnyway.contains(row.bookId!) { try body(row) }
+                    }
+                }, parse: parse, to: path)
         }
-        if let log, let export = exports.first(where: \.usedFallback) {
+        if let log, let export = [failedExport, notEnrichedExport].compactMap({ $0 }).first(where: \.usedFallback) {
             log.event([
                 "stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
                 "reason": export.fallbackReason ?? "",
@@ -270,10 +267,8 @@ public enum MergeStage {
             libraryBooks: fold.books, ledger: relative(ledgerPath, to: reportPath),
             review: relative(reviewPath, to: reportPath),
             failedRows: relative(failedRows, to: reportPath),
-            notEnrichedRows: parameters.failedRowsIncludeNotEnriched
-                ? relative(FailedRowsExport.notEnrichedPath(besides: failedRows), to: reportPath) : nil,
-            reviewOpen: reviewOpen, booksToRebuild: booksToRebuild > 0 ? booksToRebuild : nil,
-            notEnrichedRowCount: notEnrichedRowCount)
+            notEnrichedRows: notEnrichedPath.map { relative($0, to: reportPath) }, reviewOpen: reviewOpen,
+            booksToRebuild: booksToRebuild > 0 ? booksToRebuild : nil, notEnrichedRowCount: notEnrichedExport?.rows)
         progress.finish(finished: true, counts: outcomes.progressCounts)
         progressFinished = true
         log?.event([
@@ -296,7 +291,7 @@ public enum MergeStage {
     }
 
     static func foldLibrary(
-        library: LibraryFile, scan: LibraryFile.Scan, buckets paths: [String], bucketOf: (UInt64) -> Int,
+        library: LibraryFile, libraryIds: [UInt64], buckets paths: [String], bucketOf: (UInt64) -> Int,
         decisions: [UInt64: ReviewDecision], importId: String, laterImports: Set<String> = [], level: Int32,
         recordsPath: String, textsPath: String? = nil,
         cancellation: CancellationFlag?, progress: MergeProgress? = nil,
@@ -315,7 +310,7 @@ public enum MergeStage {
 
         // Buckets load and fold their new books on two threads ahead: decoding and folding are two thirds of
         // pass 2 (measured).
-        let ids = AscendingIds(sorted: scan.ids)
+        let ids = AscendingIds(sorted: libraryIds)
         let loader = OrderedPrefetcher<LoadedBucket>(count: paths.count, threads: 2) { index in
             try LoadedBucket(
                 path: paths[index], recordsPath: recordsPath, textsPath: textsPath, libraryIds: ids, decisions: decisions,
@@ -365,11 +360,11 @@ public enum MergeStage {
         if library.exists {
             var count = 0
             try GzipReader(path: library.path).forEachLine { bytes, line in
-                guard line - 1 < scan.ids.count else {
+                guard line - 1 < libraryIds.count else {
                     throw library.corrupt("changed while merging (more lines than scanned)")
                 }
                 count += 1
-                let id = scan.ids[line - 1]
+                let id = libraryIds[line - 1]
                 try advance(to: bucketOf(id))
                 try emitNew(before: id)
                 let entries = pending.removeValue(forKey: id)
@@ -404,7 +399,7 @@ public enum MergeStage {
                     try book.jsonLine.withUnsafeBytes { try writer.appendRaw($0) }
                 }
             }
-            guard count == scan.ids.count else { throw library.corrupt("changed while merging (fewer lines than scanned)") }
+            guard count == libraryIds.count else { throw library.corrupt("changed while merging (fewer lines than scanned)") }
         }
         try advance(to: paths.count)
         return FoldResult(writer: changed ? writer : nil, books: books, flagged: flagged, enrichedAnyway: enrichedAnyway)
