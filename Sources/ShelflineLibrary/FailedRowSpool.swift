@@ -37,16 +37,13 @@ final class FailedRowSpool {
 
     /// In order. Without `texts`, `reason` and `fallbackText` are empty and only the numbers are read.
     func forEach(texts: Bool = true, _ body: (FailedRow) throws -> Void) throws {
-        try Self.readBack(path: path, texts: texts, body)
-    }
-
-    static func readBack(path: String, texts: Bool = true, _ body: (FailedRow) throws -> Void) throws {
         // A block of rows at a time: mapped whole, 2,000,000 rows' numbers were 80 MB of merge's memory.
-        let numbers = try ScratchReader(path: path, blockSize: wordsPerRow * 8 << 11)
+        let numbers = try ScratchReader(path: path, blockSize: Self.wordsPerRow * 8 << 11)
         var rowsRead = 0
         func next() throws -> FailedRow? {
             try numbers.next(
-                wordsPerRow * 8, damaged: { FileError.corrupt(path: path, line: rowsRead + 1, reason: "scratch row is damaged") }
+                Self.wordsPerRow * 8,
+                damaged: { FileError.corrupt(path: path, line: rowsRead + 1, reason: "scratch row is damaged") }
             ) { bytes in
                 func word(_ index: Int) -> UInt64 {
                     UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))

@@ -315,30 +315,21 @@ public struct KeyResolver {
         let row = keys.descriptor
         if let own = chain.first(where: { $0.node.entity == entity }) {
             // Read again: `titleMatch` may have noted the row in it.
-            let current = try nodes.value(Int(own.number))
-            let descriptor = TitleDescriptor(rawValue: current.descriptor)
+            var node = try nodes.value(Int(own.number))
+            let descriptor = TitleDescriptor(rawValue: node.descriptor)
             guard !descriptor.isClosed else { return nil }
-            guard descriptor.isCompatible(with: row) else {
-                // Joined by ISBN under another book's title: closed to title joins, and the key it keeps says so.
-                noteTitleTaught(by: keys, to: current, becoming: descriptor.closed)
-                var node = current
-                node.descriptor = descriptor.closed.rawValue
-                try nodes.set(Int(own.number), node)
-                return title.key
-            }
-            let filled = descriptor.filled(from: row)
-            if filled == descriptor {
+            let compatible = descriptor.isCompatible(with: row)
+            // Joined by ISBN under another book's title: closed to title joins, and the key it keeps says so.
+            let taught = compatible ? descriptor.filled(from: row) : descriptor.closed
+            if taught == descriptor {
                 // Nothing new, unless the node learnt it from other rows and this row's own title says it.
-                guard current.learnt, keys.ownDescriptor.filled(from: descriptor) == keys.ownDescriptor else { return nil }
-                var node = current
+                guard node.learnt, keys.ownDescriptor.filled(from: descriptor) == keys.ownDescriptor else { return nil }
                 node.learnt = false
-                try nodes.set(Int(own.number), node)
-                return title.key
+            } else {
+                noteTitleTaught(by: keys, to: node, becoming: taught)
+                node.descriptor = taught.rawValue
+                node.learnt = node.learnt || (compatible && row != keys.ownDescriptor)
             }
-            noteTitleTaught(by: keys, to: current, becoming: filled)
-            var node = current
-            node.descriptor = filled.rawValue
-            node.learnt = node.learnt || row != keys.ownDescriptor
             try nodes.set(Int(own.number), node)
             return title.key
         }
@@ -413,15 +404,11 @@ public struct KeyResolver {
         if let fallback = keys.fallback, let fallbackHash, index.claim(fallbackHash, for: entity) { granted.append(fallback) }
         if keys.isbn != nil { entities[entity].isbnRowInFile = true }
         let record = entities[entity]
-        if record.firstLine == 0 {
-            entities[entity].firstLine = Int32(line)
-            return Resolution(
-                bookId: id, status: record.inLibrary ? .inLibrary : .new, key: decidedBy,
-                firstLine: nil, grantedKeys: granted, created: created, ambiguous: ambiguous)
-        }
+        if record.firstLine == 0 { entities[entity].firstLine = Int32(line) }
         return Resolution(
-            bookId: id, status: .duplicateInFile, key: decidedBy, firstLine: Int(record.firstLine),
-            grantedKeys: granted, created: created, ambiguous: ambiguous)
+            bookId: id, status: record.firstLine != 0 ? .duplicateInFile : record.inLibrary ? .inLibrary : .new,
+            key: decidedBy, firstLine: record.firstLine != 0 ? Int(record.firstLine) : nil, grantedKeys: granted,
+            created: created, ambiguous: ambiguous)
     }
 }
 

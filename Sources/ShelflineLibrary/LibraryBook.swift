@@ -25,12 +25,4 @@ public struct Contribution: Codable, Sendable, Equatable {
     public var rowIds: [String]?
     /// Book fields this import set or changed, sorted; `["created"]` for the import that created the book.
     public var fields: [String]
-
-    public init(importId: String, format: SourceFormat, lines: [Int], rowIds: [String]?, fields: [String]) {
-        self.importId = importId
-        self.format = format
-        self.lines = lines
-        self.rowIds = rowIds
-        self.fields = fields
-    }
 }

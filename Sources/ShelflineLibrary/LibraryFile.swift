@@ -30,17 +30,12 @@ public struct LibraryFile {
         }
     }
 
-    /// The books' ids in file order.
-    public struct Scan {
-        public var ids: [UInt64] = []
-    }
-
     /// Registers every book's keys, checking the ids ascend; any problem is `LibraryError.corruptLibrary`.
     /// Books `importId` created (an interrupted or repeated run) count as not in the library, so its rows
-    /// are `added` again, never `updated`.
-    public func scan(into resolver: inout KeyResolver, importId: String? = nil) throws -> Scan {
-        var scan = Scan()
-        guard exists else { return scan }
+    /// are `added` again, never `updated`. Returns the books' ids in file order.
+    public func scan(into resolver: inout KeyResolver, importId: String? = nil) throws -> [UInt64] {
+        var ids: [UInt64] = []
+        guard exists else { return ids }
         let decoder = JSONDecoder()
         do {
             let reader = try GzipReader(path: path)
@@ -68,7 +63,7 @@ public struct LibraryFile {
                     throw FileError.corrupt(path: path, line: line, reason: "book ids out of order or repeated at \(entry.id)")
                 }
                 previous = id
-                scan.ids.append(id)
+                ids.append(id)
                 try resolver.addLibraryBook(
                     id: id, keys: entry.keys,
                     existedBeforeImport: importId == nil || entry.createdBy != importId)
@@ -83,7 +78,7 @@ public struct LibraryFile {
                 throw error
             }
         }
-        return scan
+        return ids
     }
 
     func corrupt(_ reason: String) -> LibraryError {

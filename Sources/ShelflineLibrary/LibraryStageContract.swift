@@ -49,14 +49,9 @@ extension MergeStage: PipelineStage {
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> MergeReport {
         let dedupe = try context.parameters(DedupeParameters.self)
         let parameters = try context.parameters(MergeParameters.self)
-        let request = MergeRequest(
-            records: job.input(.records), parseReport: job.input(.parseReport),
-            rejects: job.inputs[.rejects], report: job.output(.report), ledger: job.output(.ledger),
-            review: job.output(.review), failedRows: job.output(.failedRows),
-            importId: job.arguments.importId, progress: job.progress)
         return try run(
-            request, workspace: context.workspace, dedupe: dedupe, parameters: parameters,
-            cancellation: context.cancellation, log: context.log, now: context.now, isbnTitles: job.arguments.isbnTitles)
+            job, workspace: context.workspace, dedupe: dedupe, parameters: parameters,
+            cancellation: context.cancellation, log: context.log, now: context.now)
     }
 }
 

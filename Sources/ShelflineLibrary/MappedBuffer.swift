@@ -37,12 +37,9 @@ extension MappedBuffer<UInt8> {
     /// or more a bucket) were faulted in anew or kept in the loading thread's arena afterwards.
     convenience init(file path: String) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw FileError.io(path: path, reason: "cannot read scratch bucket: \(systemErrorMessage())")
-        }
-        defer { close(descriptor) }
+        defer { if descriptor >= 0 { close(descriptor) } }
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
+        guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
             throw FileError.io(path: path, reason: "cannot read scratch bucket: \(systemErrorMessage())")
         }
         let count = Int(info.st_size)

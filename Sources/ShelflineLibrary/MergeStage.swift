@@ -32,21 +32,6 @@ public struct MergeParameters: Codable, Sendable, Equatable {
     }
 }
 
-/// The files of one merge run (paths as given on the command line).
-public struct MergeRequest: Sendable {
-    public var records: String
-    public var parseReport: String
-    public var rejects: String?
-    /// Where `PipelineStage.perform` writes the report; its paths are relative to it.
-    public var report: String
-    public var ledger: String
-    public var review: String
-    public var failedRows: String
-    /// Nil: the content hash of the source export (or of `records`).
-    public var importId: String?
-    public var progress: String?
-}
-
 /// One line of the per-row ledger: where a source row went.
 public struct LedgerEntry: Codable, Sendable, Equatable {
     public enum Outcome: String, Codable, Sendable { case rejected, added, updated, duplicateInFile, skipped }
@@ -87,19 +72,21 @@ extension LedgerEntry {
 /// order, folding each bucket in and copying untouched books as they are. Published only if it differs.
 public enum MergeStage {
     public static func run(
-        _ request: MergeRequest, workspace: Workspace, dedupe: DedupeParameters = DedupeParameters(),
+        _ job: StageJob<Arguments>, workspace: Workspace, dedupe: DedupeParameters = DedupeParameters(),
         parameters: MergeParameters = MergeParameters(),
-        cancellation: CancellationFlag? = nil, log: Logfmt? = nil,
-        now: (@Sendable () -> Date)? = nil, isbnTitles: ISBNTitles? = nil
+        cancellation: CancellationFlag? = nil, log: Logfmt? = nil, now: (@Sendable () -> Date)? = nil
     ) throws -> MergeReport {
-        let parse = try readJSONFile(ParseReport.self, from: request.parseReport)
+        // The report's paths are relative to it (`PipelineStage.perform` writes it).
+        let records = job.input(.records), parseReport = job.input(.parseReport), reportPath = job.output(.report)
+        let ledgerPath = job.output(.ledger), reviewPath = job.output(.review), failedRows = job.output(.failedRows)
+        let parse = try readJSONFile(ParseReport.self, from: parseReport)
         var rejects: [RejectedRow] = []
-        if let path = request.rejects,
+        if let path = job.inputs[.rejects],
             parse.rowsRejected + (parse.rowsSkipped ?? 0) > 0 || FileManager.default.fileExists(atPath: path)
         {
             rejects = try NDJSONReader<RejectedRow>(path: path).readAll().sorted { $0.line < $1.line }
         }
-        let importId = try request.importId ?? defaultImportId(parse: parse, records: request.records)
+        let importId = try job.arguments.importId ?? defaultImportId(parse: parse, records: records)
 
         let lock = try MergeLock(workspace: workspace)
         defer { withExtendedLifetime(lock) {} }
@@ -115,23 +102,23 @@ public enum MergeStage {
         let bucketBits = parameters.buckets.trailingZeroBitCount
         func bucket(of id: UInt64) -> Int { bucketBits == 0 ? 0 : Int(id >> UInt64(64 - bucketBits)) }
         var outcomes = ImportOutcomes()
-        let progress = MergeProgress(path: request.progress, records: max(0, parse.rowsRead - rejects.count), now: now)
+        let progress = MergeProgress(path: job.progress, records: max(0, parse.rowsRead - rejects.count), now: now)
         var progressFinished = false
         defer { if !progressFinished { progress.finish(finished: false, counts: outcomes.progressCounts) } }
 
         // Pass 1: resolve, ledger, partition; again with `ISBNTitles` when the resolver needs them (as
         // dedupe), once when rebuild gave them.
-        var titles = isbnTitles
-        var resolver: KeyResolver, scan: LibraryFile.Scan, buckets: [BucketFile], ledger: NDJSONWriter<LedgerEntry>
+        var titles = job.arguments.isbnTitles
+        var resolver: KeyResolver, libraryIds: [UInt64], buckets: [BucketFile], ledger: NDJSONWriter<LedgerEntry>
         var enrichment: EnrichmentCounts, review: ReviewSpool, notEnriched: FailedRowSpool
-        let textsPath = parse.texts?.path(reportPath: request.parseReport)
+        let textsPath = parse.texts?.path(reportPath: parseReport)
         var again = false
         repeat {
             resolver = try KeyResolver(scratchDirectory: workDirectory)
-            scan = try library.scan(into: &resolver, importId: importId)
+            libraryIds = try library.scan(into: &resolver, importId: importId)
             if let titles { try resolver.use(titles) }
             buckets = try (0..<parameters.buckets).map { try BucketFile(path: workDirectory + "/bucket-\($0)") }
-            ledger = try NDJSONWriter<LedgerEntry>(path: request.ledger)
+            ledger = try NDJSONWriter<LedgerEntry>(path: ledgerPath)
             outcomes = ImportOutcomes()
             let skipped = rejects.count(where: { $0.skipped == true })
             outcomes.rejected = rejects.count - skipped
@@ -140,7 +127,7 @@ public enum MergeStage {
             review = try ReviewSpool(directory: workDirectory)
             notEnriched = try FailedRowSpool(path: workDirectory + "/not-enriched")
             let firstPass = titles == nil
-            let texts = try parse.texts.map { try RecordTextsReader(reference: $0, reportPath: request.parseReport) }
+            let texts = try parse.texts.map { try RecordTextsReader(reference: $0, reportPath: parseReport) }
             var recordCount = 0
             var rejectIndex = 0
             var ledgerLine: [UInt8] = []
@@ -150,7 +137,7 @@ public enum MergeStage {
                 try ledgerLine.withUnsafeBytes { try ledger.appendRaw($0) }
             }
             // On an error, the uncommitted ledger is removed with its writer.
-            try KeyedRecords.forEach(path: request.records, parameters: dedupe) { keyed, bytes in
+            try KeyedRecords.forEach(path: records, parameters: dedupe) { keyed, bytes in
                 if let cancellation, cancellation.isCancelled {
                     throw TryLaterError("shelfline-merge: interrupted before writing the library; it is unchanged")
                 }
@@ -200,13 +187,13 @@ public enum MergeStage {
                 if record.textsApart == true {
                     guard let texts else {
                         throw FileError.corrupt(
-                            path: request.records, line: keyed.fileLine,
-                            reason: "the record's review and notes are apart (textsApart), but \(request.parseReport) "
+                            path: records, line: keyed.fileLine,
+                            reason: "the record's review and notes are apart (textsApart), but \(parseReport) "
                                 + "names no texts file: give merge the parse report of the parse that wrote it")
                     }
                     try texts.take(
                         line: record.line, byteOffset: record.byteOffset, byteLength: record.byteLength,
-                        recordsPath: request.records
+                        recordsPath: records
                     ) { try append(texts: $0) }
                 } else {
                     try append(texts: nil)
@@ -216,33 +203,33 @@ public enum MergeStage {
             for reject in rejects[rejectIndex...] {
                 try appendLedger(LedgerEntry(notImported: reject))
             }
-            try texts?.finish(recordsPath: request.records)
+            try texts?.finish(recordsPath: records)
             guard recordCount + rejects.count == parse.rowsRead else {
                 throw LibraryError.countMismatch(
-                    path: request.parseReport, rowsRead: parse.rowsRead, records: recordCount,
+                    path: parseReport, rowsRead: parse.rowsRead, records: recordCount,
                     rejected: rejects.count)
             }
             for file in buckets { try file.close() }
             again = firstPass && resolver.needsISBNTitles
             if again {
                 ledger.abandon()
-                titles = try ISBNTitles.learn(from: [request.records], parameters: dedupe)
+                titles = try ISBNTitles.learn(from: [records], parameters: dedupe)
             }
         } while again
         let booksToRebuild = resolver.libraryBooksToRebuild
         // Freed before pass 2 takes its own memory.
         resolver.release()
 
-        let plan = try BucketFile.plan(buckets, bucketBits: bucketBits, recordsPath: request.records)
+        let plan = try BucketFile.plan(buckets, bucketBits: bucketBits, recordsPath: records)
         let fold = try foldLibrary(
-            library: library, scan: scan, buckets: plan.paths, bucketOf: plan.bucket(of:), decisions: decisions,
+            library: library, libraryIds: libraryIds, buckets: plan.paths, bucketOf: plan.bucket(of:), decisions: decisions,
             importId: importId, laterImports: order.imports(after: importId), level: Int32(parameters.libraryLevel),
-            recordsPath: request.records, textsPath: textsPath, cancellation: cancellation, progress: progress,
+            recordsPath: records, textsPath: textsPath, cancellation: cancellation, progress: progress,
             counts: outcomes.progressCounts)
         // On an error below, the uncommitted library is removed with its writer (`AtomicFile`).
         try ledger.commit()
         let reviewOpen = try review.write(
-            importId: importId, to: request.review, keep: fold.flagged.contains,
+            importId: importId, to: reviewPath, keep: fold.flagged.contains,
             settled: { decisions[$0] != nil })
         let failed = rejects.filter { $0.skipped != true }.map {
             FailedRow(
@@ -250,22 +237,19 @@ public enum MergeStage {
                 fallbackText: $0.raw, bookId: nil)
         }
         // `rejects` are sorted by line; not-enriched rows stream back, those whose book is still not enriched.
-        var exports = [
-            try FailedRowsExport.write(rows: { _, body in try failed.forEach(body) }, parse: parse, to: request.failedRows)
-        ]
+        let failedExport = try FailedRowsExport.write(rows: { _, body in try failed.forEach(body) }, parse: parse, to: failedRows)
         try notEnriched.close()
-        var notEnrichedRowCount: Int?
-        if parameters.failedRowsIncludeNotEnriched {
-            exports.append(
-                try FailedRowsExport.write(
-                    rows: { texts, body in
-                        try notEnriched.forEach(texts: texts) { row in
-                            if !fold.enrichedAnyway.contains(row.bookId!) { try body(row) }
-                        }
-                    }, parse: parse, to: FailedRowsExport.notEnrichedPath(besides: request.failedRows)))
-            notEnrichedRowCount = exports.last?.rows
+        let notEnrichedPath =
+            parameters.failedRowsIncludeNotEnriched ? FailedRowsExport.notEnrichedPath(besides: failedRows) : nil
+        let notEnrichedExport = try notEnrichedPath.map { path in
+            try FailedRowsExport.write(
+                rows: { texts, body in
+                    try notEnriched.forEach(texts: texts) { row in
+                        if !fold.enrichedAnyway.contains(row.bookId!) { try body(row) }
+                    }
+                }, parse: parse, to: path)
         }
-        if let log, let export = exports.first(where: \.usedFallback) {
+        if let log, let export = [failedExport, notEnrichedExport].compactMap({ $0 }).first(where: \.usedFallback) {
             log.event([
                 "stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
                 "reason": export.fallbackReason ?? "",
@@ -280,13 +264,11 @@ public enum MergeStage {
         if placed != order { try placed.write(workspace: workspace) }
         let report = MergeReport(
             importId: importId, rowsRead: parse.rowsRead, outcomes: outcomes, enrichment: enrichment,
-            libraryBooks: fold.books, ledger: relative(request.ledger, to: request.report),
-            review: relative(request.review, to: request.report),
-            failedRows: relative(request.failedRows, to: request.report),
-            notEnrichedRows: parameters.failedRowsIncludeNotEnriched
-                ? relative(FailedRowsExport.notEnrichedPath(besides: request.failedRows), to: request.report) : nil,
-            reviewOpen: reviewOpen, booksToRebuild: booksToRebuild > 0 ? booksToRebuild : nil,
-            notEnrichedRowCount: notEnrichedRowCount)
+            libraryBooks: fold.books, ledger: relative(ledgerPath, to: reportPath),
+            review: relative(reviewPath, to: reportPath),
+            failedRows: relative(failedRows, to: reportPath),
+            notEnrichedRows: notEnrichedPath.map { relative($0, to: reportPath) }, reviewOpen: reviewOpen,
+            booksToRebuild: booksToRebuild > 0 ? booksToRebuild : nil, notEnrichedRowCount: notEnrichedExport?.rows)
         progress.finish(finished: true, counts: outcomes.progressCounts)
         progressFinished = true
         log?.event([
@@ -309,7 +291,7 @@ public enum MergeStage {
     }
 
     static func foldLibrary(
-        library: LibraryFile, scan: LibraryFile.Scan, buckets paths: [String], bucketOf: (UInt64) -> Int,
+        library: LibraryFile, libraryIds: [UInt64], buckets paths: [String], bucketOf: (UInt64) -> Int,
         decisions: [UInt64: ReviewDecision], importId: String, laterImports: Set<String> = [], level: Int32,
         recordsPath: String, textsPath: String? = nil,
         cancellation: CancellationFlag?, progress: MergeProgress? = nil,
@@ -328,7 +310,7 @@ public enum MergeStage {
 
         // Buckets load and fold their new books on two threads ahead: decoding and folding are two thirds of
         // pass 2 (measured).
-        let ids = AscendingIds(sorted: scan.ids)
+        let ids = AscendingIds(sorted: libraryIds)
         let loader = OrderedPrefetcher<LoadedBucket>(count: paths.count, threads: 2) { index in
             try LoadedBucket(
                 path: paths[index], recordsPath: recordsPath, textsPath: textsPath, libraryIds: ids, decisions: decisions,
@@ -378,11 +360,11 @@ public enum MergeStage {
         if library.exists {
             var count = 0
             try GzipReader(path: library.path).forEachLine { bytes, line in
-                guard line - 1 < scan.ids.count else {
+                guard line - 1 < libraryIds.count else {
                     throw library.corrupt("changed while merging (more lines than scanned)")
                 }
                 count += 1
-                let id = scan.ids[line - 1]
+                let id = libraryIds[line - 1]
                 try advance(to: bucketOf(id))
                 try emitNew(before: id)
                 let entries = pending.removeValue(forKey: id)
@@ -417,7 +399,7 @@ public enum MergeStage {
                     try book.jsonLine.withUnsafeBytes { try writer.appendRaw($0) }
                 }
             }
-            guard count == scan.ids.count else { throw library.corrupt("changed while merging (fewer lines than scanned)") }
+            guard count == libraryIds.count else { throw library.corrupt("changed while merging (fewer lines than scanned)") }
         }
         try advance(to: paths.count)
         return FoldResult(writer: changed ? writer : nil, books: books, flagged: flagged, enrichedAnyway: enrichedAnyway)

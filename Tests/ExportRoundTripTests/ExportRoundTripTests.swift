@@ -160,11 +160,12 @@ import Testing
         try #require(parse.rowsWritten == 1, "row rejected: \(text)")
         let workspace = Workspace(root: temp.file("ws"))
         _ = try MergeStage.run(
-            MergeRequest(
-                records: parsed, parseReport: report, rejects: temp.file("rejects.ndjson.gz"),
-                report: temp.file("merge-report.json"), ledger: temp.file("ledger.ndjson.gz"),
-                review: temp.file("review.json"), failedRows: temp.file("failed-rows.csv"),
-                importId: "again"),
+            StageJob(
+                inputs: [.records: parsed, .parseReport: report, .rejects: temp.file("rejects.ndjson.gz")],
+                outputs: [
+                    .report: temp.file("merge-report.json"), .ledger: temp.file("ledger.ndjson.gz"),
+                    .review: temp.file("review.json"), .failedRows: temp.file("failed-rows.csv"),
+                ], arguments: MergeStage.Arguments(importId: "again")),
             workspace: workspace)
         let books = try NDJSONReader<LibraryBook>(path: workspace.libraryFile).readAll()
         try #require(books.count == 1, "\(books.count) books from one row: \(text)")

@@ -50,17 +50,17 @@ import Testing
         // The words' file: a line cut short, then one row's words missing.
         try Data("[\"r\",\"t\"]\n[\"r\",".utf8).write(to: URL(fileURLWithPath: spool.path + ".texts"))
         #expect(throws: FileError.corrupt(path: spool.path + ".texts", line: 2, reason: "scratch row is damaged")) {
-            try FailedRowSpool.readBack(path: spool.path) { _ in }
+            try spool.forEach { _ in }
         }
         try Data("[\"r\",\"t\"]\n".utf8).write(to: URL(fileURLWithPath: spool.path + ".texts"))
         #expect(throws: FileError.corrupt(path: spool.path + ".texts", line: 2, reason: "scratch rows are missing")) {
-            try FailedRowSpool.readBack(path: spool.path) { _ in }
+            try spool.forEach { _ in }
         }
         // The numbers' file cut inside its second row.
         let numbers = try Data(contentsOf: URL(fileURLWithPath: spool.path))
         try numbers.prefix(numbers.count - 3).write(to: URL(fileURLWithPath: spool.path))
         #expect(throws: FileError.corrupt(path: spool.path, line: 2, reason: "scratch row is damaged")) {
-            try FailedRowSpool.readBack(path: spool.path, texts: false) { _ in }
+            try spool.forEach(texts: false) { _ in }
         }
     }
 }

@@ -81,11 +81,13 @@ struct ImportFixture {
         try writeJSONFile(report, to: parseReport)
     }
 
-    func request(importId: String? = "import-1") -> MergeRequest {
-        MergeRequest(
-            records: records, parseReport: parseReport, rejects: rejects, report: directory + "/merge-report.json",
-            ledger: directory + "/ledger.ndjson.gz", review: directory + "/review.json",
-            failedRows: directory + "/failed-rows.csv", importId: importId)
+    func request(importId: String? = "import-1") -> StageJob<MergeStage.Arguments> {
+        StageJob(
+            inputs: [.records: records, .parseReport: parseReport, .rejects: rejects],
+            outputs: [
+                .report: directory + "/merge-report.json", .ledger: directory + "/ledger.ndjson.gz",
+                .review: directory + "/review.json", .failedRows: directory + "/failed-rows.csv",
+            ], arguments: MergeStage.Arguments(importId: importId))
     }
 }
 

@@ -444,7 +444,7 @@ import Testing
         let fixture = try ImportFixture(
             directory: temp.file("f1"), rows: [row(rec("Dune", by: "Frank Herbert", isbn13: "9780441172719"), id: 1)])
         var request = fixture.request()
-        request.failedRows = temp.file("f1/no-such-directory/failed-rows.csv")
+        request.outputs[.failedRows] = temp.file("f1/no-such-directory/failed-rows.csv")
         #expect(throws: FileError.self) { try MergeStage.run(request, workspace: workspace) }
         #expect(!FileManager.default.fileExists(atPath: workspace.libraryFile))
         #expect(

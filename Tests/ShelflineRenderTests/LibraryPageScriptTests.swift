@@ -1,9 +1,10 @@
 import Foundation
 import ShelflineCore
-import ShelflineLibrary
 import TestSupport
 import TestTraits
 import Testing
+
+@testable import ShelflineLibrary
 
 /// The library page's script driven in headless Chromium: the page `shelfline library html` wrote
 /// (building 2 rows at a time instead of 100), with a test-only script appended after the page's

@@ -1,9 +1,9 @@
 import Foundation
 import ShelflineCore
-import ShelflineLibrary
 import TestSupport
 import Testing
 
+@testable import ShelflineLibrary
 @testable import ShelflineRender
 
 /// `library.html` in a real headless Chromium: the DOM it built carries the library's counts (books,
