@@ -6,7 +6,7 @@ import ShelflineRender
 import ShelflineStageCLI
 
 /// `shelfline clean`: remove run state so stages rerun, or stale runs.
-public struct CleanCommand: StageCommand {
+struct CleanCommand: StageCommand {
     /// Without a pipeline.json, every stage with its defaults.
     public static var knownStages: [Stage] { Stage.pipeline }
 
@@ -30,8 +30,6 @@ public struct CleanCommand: StageCommand {
     @Flag(name: .long, help: "Remove every run and forget the failed imports.") var all = false
     @Flag(name: .long, help: "Forget the failed imports `status` lists.") var failed = false
 
-    public init() {}
-
     public func execute(context: StageContext) async throws {
         let setup = try OrchestratorSetup(context: context)
         let lock = try WorkspaceLock(workspace: setup.workspace, now: context.now())
@@ -46,10 +44,10 @@ public struct CleanCommand: StageCommand {
         if stale {
             let parameters = try setup.config.parameters(RenderParameters.self, path: setup.configPath)
             let activity = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters, files: setup.files)
-            for run in StaleRuns(workspace: setup.workspace).find(now: context.now()) {
-                try? fileManager.removeItem(atPath: run.run.path)
+            for (run, _) in StaleRuns(workspace: setup.workspace).find(now: context.now()) {
+                try? fileManager.removeItem(atPath: run.path)
                 // Its Live Activity, if still showing, must not spin forever.
-                _ = try? activity.interrupt(runDirectory: run.run.path, now: context.now(), .abandoned)
+                _ = try? activity.interrupt(runDirectory: run.path, now: context.now(), .abandoned)
                 if !common.quiet { print("removed stale run \(run.id)") }
             }
             return

@@ -5,7 +5,7 @@ import ShelflineOrchestrator
 import ShelflineStageCLI
 
 /// `shelfline status`: 0 up to date, 1 work pending, 2 error.
-public struct StatusCommand: AsyncParsableCommand {
+struct StatusCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Exit 0 if the run is up to date, 1 if work is pending, 2 on error; list stale runs.",
         discussion: """
@@ -23,14 +23,12 @@ public struct StatusCommand: AsyncParsableCommand {
     @OptionGroup public var common: CommonOptions
     @Option(name: .long, help: "The export to check (default: the latest run).") var csv: String?
 
-    public init() {}
-
     public func run() async throws {
         do {
             let setup = try OrchestratorSetup(context: try common.context(stages: Stage.pipeline))
             try setup.workspace.checkReadable()
             for stale in StaleRuns(workspace: setup.workspace).find(now: Date()) {
-                print("stale: run \(stale.id) incomplete since \(ISO8601DateFormatter().string(from: stale.lastActivity))")
+                print("stale: run \(stale.run.id) incomplete since \(ISO8601DateFormatter().string(from: stale.lastActivity))")
             }
             let failedInputs = FailedInputs(workspace: setup.workspace)
             // Said once, by whoever holds the lock first (this, or the next run).
