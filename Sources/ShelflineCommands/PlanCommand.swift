@@ -5,7 +5,7 @@ import ShelflineOrchestrator
 import ShelflineStageCLI
 
 /// `shelfline plan`: what `run` would do, one line per stage, without doing it.
-public struct PlanCommand: StageCommand {
+struct PlanCommand: StageCommand {
     /// Without a pipeline.json, every stage with its defaults.
     public static var knownStages: [Stage] { Stage.pipeline }
 
@@ -18,8 +18,6 @@ public struct PlanCommand: StageCommand {
 
     @OptionGroup public var common: CommonOptions
     @Option(name: .long, help: "The export to plan for (default: the latest run).") var csv: String?
-
-    public init() {}
 
     public func execute(context: StageContext) async throws {
         let setup = try OrchestratorSetup(context: context)

@@ -9,7 +9,7 @@ import ShelflineRender
 import ShelflineStageCLI
 
 /// `shelfline run`: import one export, or every new export in an inbox folder.
-public struct RunCommand: StageCommand {
+struct RunCommand: StageCommand {
     /// Without a pipeline.json, every stage with its defaults.
     public static var knownStages: [Stage] { Stage.pipeline }
 
@@ -66,8 +66,6 @@ public struct RunCommand: StageCommand {
         case auto, logfmt
     }
 
-    public init() {}
-
     public func validate() throws {
         if (csv == nil) == (inbox == nil) {
             throw ValidationError("give exactly one of --csv FILE or --inbox DIR")
@@ -121,20 +119,14 @@ final class LiveImportActivity: ImportActivity {
     }
 
     func interrupt(run: RunDirectory, error: any ShelflineError) {
-        let interruption: ImportActivityRenderer.Interruption
-        switch error {
-        case OrchestratorError.paused(let stage):
-            interruption = .paused(stage: stage.rawValue)
-        case OrchestratorError.stageFailed(let stage, let status):
-            let explanation = Self.explanation(status: status)
-            interruption = .failed(stage: stage.rawValue, reason: explanation.reason, advice: explanation.advice)
-        case OrchestratorError.stageKilled(let stage, _), OrchestratorError.stageMissing(let stage, _):
-            interruption = .failed(
-                stage: stage.rawValue, reason: "the stage stopped unexpectedly", advice: "Run the import again")
-        default:
-            let explanation = Self.explanation(status: error.exitCode)
-            interruption = .failed(stage: "start", reason: explanation.reason, advice: explanation.advice)
-        }
+        let interruption: ImportActivityRenderer.Interruption =
+            switch error {
+            case OrchestratorError.paused(let stage): .paused(stage: stage.rawValue)
+            case OrchestratorError.stageFailed(let stage, let status): Self.failed(stage: stage.rawValue, status: status)
+            case OrchestratorError.stageKilled(let stage, _), OrchestratorError.stageMissing(let stage, _):
+                .failed(stage: stage.rawValue, reason: "the stage stopped unexpectedly", advice: "Run the import again")
+            default: Self.failed(stage: "start", status: error.exitCode)
+            }
         do {
             try renderer.interrupt(runDirectory: run.path, now: context.now(), sourceFile: sourceFile, interruption)
         } catch {
@@ -143,14 +135,16 @@ final class LiveImportActivity: ImportActivity {
     }
 
     /// A failed stage's exit status for the person holding the phone, and what to do.
-    static func explanation(status: Int32) -> (reason: String, advice: String) {
-        switch ExitStatus(rawValue: status) {
-        case .dataError: ("the file is not a usable export", "Check the file is a library export and import it again")
-        case .noInput: ("the file could not be read", "Check the file's permissions and import it again")
-        case .config: ("the settings are invalid", "Fix pipeline.json and import again")
-        case .cannotCreate, .ioError: ("the disk could not be written", "Free some disk space and import again")
-        default: ("exit status \(status)", "See the log and import again")
-        }
+    static func failed(stage: String, status: Int32) -> ImportActivityRenderer.Interruption {
+        let (reason, advice) =
+            switch ExitStatus(rawValue: status) {
+            case .dataError: ("the file is not a usable export", "Check the file is a library export and import it again")
+            case .noInput: ("the file could not be read", "Check the file's permissions and import it again")
+            case .config: ("the settings are invalid", "Fix pipeline.json and import again")
+            case .cannotCreate, .ioError: ("the disk could not be written", "Free some disk space and import again")
+            default: ("exit status \(status)", "See the log and import again")
+            }
+        return .failed(stage: stage, reason: reason, advice: advice)
     }
 
     func tick(run: RunDirectory) {
