@@ -127,7 +127,6 @@ public struct StagePlanner: Sendable {
 
     public struct MissingInput: Error, Sendable, Equatable {
         public var name: String
-        public init(name: String) { self.name = name }
     }
 
     /// A decision, with the input stamps computed on the way, so a stage about to run does not hash them twice.
