@@ -9,10 +9,7 @@ import ShelflineRender
 import ShelflineStageCLI
 
 /// `shelfline run`: import one export, or every new export in an inbox folder.
-struct RunCommand: StageCommand {
-    /// Without a pipeline.json, every stage with its defaults.
-    public static var knownStages: [Stage] { Stage.pipeline }
-
+struct RunCommand: OrchestratorCommand {
     public static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Import an export (--csv) or each new file in an inbox (--inbox), resuming where a previous run stopped.",
@@ -73,23 +70,23 @@ struct RunCommand: StageCommand {
     }
 
     public func execute(context: StageContext) async throws {
-        var setup = try OrchestratorSetup(context: context)
+        var runner = try PipelineRunner(context: context, quiet: common.quiet)
         if let columns {
             // Checked before anything runs; put in the config too, so another mapping parses again.
             let mapping = try GenericMapping(argument: columns)
-            for index in setup.config.stages.indices where setup.config.stages[index].name == .parse {
-                setup.config.stages[index].parameters = mapping.replacingColumns(in: setup.config.stages[index].parameters)
+            for (index, stage) in runner.planner.config.stages.enumerated() where stage.name == .parse {
+                runner.planner.config.stages[index].parameters = mapping.replacingColumns(in: stage.parameters)
             }
-            setup.stageArguments[.parse] = ["--columns", columns]
+            runner.stageArguments[.parse] = ["--columns", columns]
         }
-        try setup.validateStageParameters()
+        try runner.validateStageParameters()
         // Decoded by shelfline-push; checked here so a typo is 78 before the import, not a push failing after it.
-        _ = try APNsConfig.decode(setup.config.apns, configPath: setup.configPath)
+        _ = try APNsConfig.decode(runner.planner.config.apns, configPath: runner.configPath)
         var lifecycle = ImportLifecycle(
-            runner: setup.runner(context: context, quiet: common.quiet), logfmt: logFormat == .logfmt,
-            makeActivity: { try LiveImportActivity(setup: setup, context: context, sourceFile: $0) })
+            runner: runner, logfmt: logFormat == .logfmt,
+            makeActivity: { try LiveImportActivity(runner: runner, context: context, sourceFile: $0) })
         let rebuild = LibraryRebuild(
-            workspace: setup.workspace, config: setup.config, configPath: setup.configPath,
+            workspace: runner.workspace, config: runner.planner.config, configPath: runner.configPath,
             cancellation: context.cancellation)
         lifecycle.rebuildLibrary = { await rebuild.afterImport(log: context.log) }
         lifecycle.beforeImport = { try rebuild.placeEarlierImports() }
@@ -110,12 +107,12 @@ final class LiveImportActivity: ImportActivity {
     private let mergeReport: String?
     private var lastCall = Date.distantPast
 
-    init(setup: OrchestratorSetup, context: StageContext, sourceFile: String?) throws {
-        let parameters = try setup.config.parameters(RenderParameters.self, path: setup.configPath)
-        renderer = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters, files: setup.files)
+    init(runner: PipelineRunner, context: StageContext, sourceFile: String?) throws {
+        let parameters = try runner.planner.config.parameters(RenderParameters.self, path: runner.configPath)
+        renderer = ImportActivityRenderer(workspace: runner.workspace, parameters: parameters, files: runner.files)
         self.context = context
         self.sourceFile = sourceFile
-        mergeReport = setup.files.output(.merge, .report)
+        mergeReport = runner.files.output(.merge, .report)
     }
 
     func interrupt(run: RunDirectory, error: any ShelflineError) {

@@ -25,15 +25,15 @@ struct StatusCommand: AsyncParsableCommand {
 
     public func run() async throws {
         do {
-            let setup = try OrchestratorSetup(context: try common.context(stages: Stage.pipeline))
-            try setup.workspace.checkReadable()
-            for stale in StaleRuns(workspace: setup.workspace).find(now: Date()) {
+            let runner = try PipelineRunner(context: try common.context(stages: Stage.pipeline))
+            try runner.workspace.checkReadable()
+            for stale in StaleRuns(workspace: runner.workspace).find(now: Date()) {
                 print("stale: run \(stale.run.id) incomplete since \(ISO8601DateFormatter().string(from: stale.lastActivity))")
             }
-            let failedInputs = FailedInputs(workspace: setup.workspace)
+            let failedInputs = FailedInputs(workspace: runner.workspace)
             // Said once, by whoever holds the lock first (this, or the next run).
             if FileManager.default.fileExists(atPath: failedInputs.path),
-                let lock = try? WorkspaceLock(workspace: setup.workspace, now: Date())
+                let lock = try? WorkspaceLock(workspace: runner.workspace, now: Date())
             {
                 for gone in (try? failedInputs.dropMissing()) ?? [] { print(FailedInputs.droppedLine(gone)) }
                 withExtendedLifetime(lock) {}
@@ -41,11 +41,11 @@ struct StatusCommand: AsyncParsableCommand {
             for failed in failedInputs.entries() where !failed.isGone {
                 print("failed: \(failed.input) (exit \(failed.exitStatus)): \(failed.message)")
             }
-            guard let run = try setup.existingRun(csv: csv) else {
+            guard let run = try runner.existingRun(csv: csv) else {
                 print("pending: no run yet")
                 throw ExitCode(1)
             }
-            let plan = try setup.planner.plan(run: run, askAgain: setup.askAgain)
+            let plan = try runner.planner.plan(run: run, askAgain: runner.askAgain)
             for (stage, decision) in plan { print("\(stage.rawValue): \(decision.text)") }
             if plan.contains(where: { !$0.1.isUpToDate }) { throw ExitCode(1) }
         } catch let error as ExitCode {

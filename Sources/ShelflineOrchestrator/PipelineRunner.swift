@@ -95,8 +95,8 @@ public struct PipelineRunner {
         self.cancellation = cancellation
     }
 
-    var workspace: Workspace { planner.workspace }
-    var files: RunFiles { RunFiles(config: planner.config, stages: planner.stages) }
+    public var workspace: Workspace { planner.workspace }
+    public var files: RunFiles { RunFiles(config: planner.config, stages: planner.stages) }
 
     /// Copies `csv` into its content-keyed run directory (once).
     public mutating func prepareRun(csv: String) throws -> RunDirectory {
