@@ -129,16 +129,14 @@ public struct BeerQueueJob: Sendable {
                 (error as? BeerQueueError)?.redacting(redactor).description ?? "\(error)"
             })
         try writeJSONFile(report, to: renderer.reportPath)
-        var fields: KeyValuePairs<String, Any> = [
-            "activity": "beer-queue", "event": "\(outcome.decision)", "skippedRows": skipped.count,
-        ]
         if let state = outcome.snapshot?.contentState {
-            fields = [
+            log.event([
                 "activity": "beer-queue", "event": "\(outcome.decision)", "queueCount": state.queueCount,
                 "skippedRows": skipped.count,
-            ]
+            ])
+        } else {
+            log.event(["activity": "beer-queue", "event": "\(outcome.decision)", "skippedRows": skipped.count])
         }
-        log.event(fields)
         if let pending { throw pending }
         return outcome
     }
