@@ -17,9 +17,6 @@ extension PipelineRunner {
             reportType: { PipelineStages.named($0).reportFile })
     }
 
-    /// An export named by the user is asked again on every run.
-    var askAgain: AskAgain { AskAgain(files: files, afterSeconds: 0) }
-
     /// Everything a run needs from the config, checked before any stage starts (a stage left out is
     /// 78, not a missing file later): the wiring and each parameter object, by the stage's own type.
     func validateStageParameters() throws {
