@@ -25,12 +25,6 @@ public struct StagePlanner: Sendable {
     public var stages: [Stage]
     public var workspace: Workspace
 
-    public init(config: PipelineConfig, stages: [Stage], workspace: Workspace) {
-        self.config = config
-        self.stages = stages
-        self.workspace = workspace
-    }
-
     /// The description of `stage` (the commands layer gives every stage's).
     public func description(_ stage: StageName) -> Stage {
         guard let description = stages.named(stage) else { preconditionFailure("no description of stage \(stage.rawValue)") }
