@@ -6,18 +6,13 @@ import ShelflineHTTP
 /// cookie goes only to the configured origin (a redirect elsewhere is not followed). Every failure
 /// is `queueUnavailable`, whose reason never holds the cookie.
 public struct BeerQueueClient: Sendable {
+    /// Without a trailing slash (`BeerQueueJob.validatedHost`).
     public var host: String
     public var credentials: BeerQueueCredentials
     public var timeoutSeconds: Double
     public var maximumBytes = BeerQueuePage.maximumBytes
     /// Within the origin (the site redirects to its login page).
     public static let maximumRedirects = 5
-
-    public init(host: String, credentials: BeerQueueCredentials, timeoutSeconds: Double = 20) {
-        self.host = host.hasSuffix("/") ? String(host.dropLast()) : host
-        self.credentials = credentials
-        self.timeoutSeconds = timeoutSeconds
-    }
 
     public var pageURL: String { host + "/memberQueues.php" }
 

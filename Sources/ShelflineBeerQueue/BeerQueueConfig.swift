@@ -16,8 +16,6 @@ public struct BeerQueueConfig: Codable, Sendable, Equatable {
     public var visitor: Bool?
     public var timeoutSeconds: Double?
 
-    public init() {}
-
     /// `docs/pipeline.schema.json` states the same; tests keep them equal.
     public static let ranges: [String: ConfigLimits.Range] = [
         "maxUpdatesPerHour": .atLeast(0), "staleAfterMinutes": .within(1, 525_600),

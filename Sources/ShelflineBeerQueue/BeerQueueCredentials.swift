@@ -11,8 +11,6 @@ public struct BeerQueueCredentials: Sendable, CustomStringConvertible {
     /// The `Cookie` header value.
     public let cookie: String
 
-    public init(cookie: String) { self.cookie = cookie }
-
     public var description: String { "BeerQueueCredentials(cookie: <redacted>)" }
 
     /// Refuses a file that group or others may access, or that another user owns.

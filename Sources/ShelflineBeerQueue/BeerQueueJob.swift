@@ -129,21 +129,20 @@ public struct BeerQueueJob: Sendable {
                 (error as? BeerQueueError)?.redacting(redactor).description ?? "\(error)"
             })
         try writeJSONFile(report, to: renderer.reportPath)
-        var fields: KeyValuePairs<String, Any> = [
-            "activity": "beer-queue", "event": "\(outcome.decision)", "skippedRows": skipped.count,
-        ]
         if let state = outcome.snapshot?.contentState {
-            fields = [
+            log.event([
                 "activity": "beer-queue", "event": "\(outcome.decision)", "queueCount": state.queueCount,
                 "skippedRows": skipped.count,
-            ]
+            ])
+        } else {
+            log.event(["activity": "beer-queue", "event": "\(outcome.decision)", "skippedRows": skipped.count])
         }
-        log.event(fields)
         if let pending { throw pending }
         return outcome
     }
 
-    /// Plain `http://` only to a loopback address: the cookie would otherwise cross the network in clear text.
+    /// Plain `http://` only to a loopback address: the cookie would otherwise cross the network in clear
+    /// text. Returned without a trailing slash, as the client wants it.
     func validatedHost() throws -> String {
         let host = try required(config.host, key: "host", what: "the site's https:// origin")
         guard let url = URL(string: host), let origin = BeerQueueClient.Origin(url) else {
@@ -158,7 +157,7 @@ public struct BeerQueueJob: Sendable {
                     "https:// (plain http:// would send the session cookie in clear text; it is allowed only for a loopback address), found '\(host)'"
             )
         }
-        return host
+        return host.hasSuffix("/") ? String(host.dropLast()) : host
     }
 
     func makeRenderer() throws -> BeerQueueRenderer {

@@ -6,10 +6,7 @@ import ShelflineRender
 import ShelflineStageCLI
 
 /// `shelfline clean`: remove run state so stages rerun, or stale runs.
-public struct CleanCommand: StageCommand {
-    /// Without a pipeline.json, every stage with its defaults.
-    public static var knownStages: [Stage] { Stage.pipeline }
-
+struct CleanCommand: OrchestratorCommand {
     public static let configuration = CommandConfiguration(
         commandName: "clean",
         abstract: "Remove the latest run (or one stage onwards of it, stale runs, or failed-import entries).",
@@ -30,45 +27,43 @@ public struct CleanCommand: StageCommand {
     @Flag(name: .long, help: "Remove every run and forget the failed imports.") var all = false
     @Flag(name: .long, help: "Forget the failed imports `status` lists.") var failed = false
 
-    public init() {}
-
     public func execute(context: StageContext) async throws {
-        let setup = try OrchestratorSetup(context: context)
-        let lock = try WorkspaceLock(workspace: setup.workspace, now: context.now())
+        let runner = try PipelineRunner(context: context)
+        let lock = try WorkspaceLock(workspace: context.workspace, now: context.now())
         defer { withExtendedLifetime(lock) {} }
         let fileManager = FileManager.default
         // `runs/latest` is left naming a run that exists, or gone.
-        defer { try? RunDirectory.repairLatest(in: setup.workspace) }
+        defer { try? RunDirectory.repairLatest(in: context.workspace) }
         if failed || all {
-            let forgotten = try FailedInputs(workspace: setup.workspace).removeAll()
+            let forgotten = try FailedInputs(workspace: context.workspace).removeAll()
             if !common.quiet && forgotten > 0 { print("forgot \(forgotten) failed import(s)") }
         }
         if stale {
-            let parameters = try setup.config.parameters(RenderParameters.self, path: setup.configPath)
-            let activity = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters, files: setup.files)
-            for run in StaleRuns(workspace: setup.workspace).find(now: context.now()) {
-                try? fileManager.removeItem(atPath: run.run.path)
+            let parameters = try runner.planner.config.parameters(RenderParameters.self, path: runner.configPath)
+            let activity = ImportActivityRenderer(workspace: context.workspace, parameters: parameters, files: runner.files)
+            for (run, _) in StaleRuns(workspace: context.workspace).find(now: context.now()) {
+                try? fileManager.removeItem(atPath: run.path)
                 // Its Live Activity, if still showing, must not spin forever.
-                _ = try? activity.interrupt(runDirectory: run.run.path, now: context.now(), .abandoned)
+                _ = try? activity.interrupt(runDirectory: run.path, now: context.now(), .abandoned)
                 if !common.quiet { print("removed stale run \(run.id)") }
             }
             return
         }
         if all {
-            for run in RunDirectory.all(in: setup.workspace) { try? fileManager.removeItem(atPath: run.path) }
-            try? fileManager.removeItem(atPath: setup.workspace.runsDirectory + "/latest")
+            for run in RunDirectory.all(in: context.workspace) { try? fileManager.removeItem(atPath: run.path) }
+            try? fileManager.removeItem(atPath: context.workspace.runsDirectory + "/latest")
             return
         }
         if failed { return }
-        guard let run = RunDirectory.latest(in: setup.workspace) else { return }
+        guard let run = RunDirectory.latest(in: context.workspace) else { return }
         guard let stage else {
             try? fileManager.removeItem(atPath: run.path)
             return
         }
-        for declaration in setup.config.stages where declaration.name >= stage {
+        for declaration in runner.planner.config.stages where declaration.name >= stage {
             try? fileManager.removeItem(atPath: run.manifestPath(declaration.name))
-            for output in try declaration.outputs + setup.planner.besideOutputs(of: declaration.name) where !output.hasPrefix("{")
-            {
+            for output in try declaration.outputs + runner.planner.besideOutputs(of: declaration.name)
+            where !output.hasPrefix("{") {
                 try? fileManager.removeItem(atPath: run.file(output))
             }
         }

@@ -11,7 +11,7 @@ import ShelflineStageCLI
 extension ExportFormat: ExpressibleByArgument {}
 
 /// `shelfline export`: the library out, as a Goodreads or StoryGraph CSV or as NDJSON.
-public struct ExportCommand: AsyncParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write the library as a Goodreads or StoryGraph export, or as NDJSON.",
@@ -44,8 +44,6 @@ public struct ExportCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "Permissions of --output, octal (default: the replaced file's, else 600).")
     public var mode: String?
-
-    public init() {}
 
     /// Permissions for `output`: `--mode`, else those of the file it replaces, else owner-only.
     static func permissions(mode: String?, replacing output: String) throws -> mode_t {

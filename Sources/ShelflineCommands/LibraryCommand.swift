@@ -7,7 +7,7 @@ import ShelflineStageCLI
 
 /// `shelfline library`: the library on the terminal (`list`, `show`, `stats`, `--json` for
 /// scripts) and its page (`html`).
-public struct LibraryCommand: AsyncParsableCommand {
+struct LibraryCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "library",
         abstract: "Show the library: list a shelf, show one book with its provenance, stats, or write its page.",
@@ -21,19 +21,16 @@ public struct LibraryCommand: AsyncParsableCommand {
             """),
         subcommands: [List.self, Show.self, Stats.self, HTML.self])
 
-    public init() {}
-
     /// What every `library` subcommand takes.
-    public struct Options: ParsableArguments {
+    struct Options: ParsableArguments {
         @OptionGroup public var common: CommonOptions
         @Flag(name: .long, help: "JSON for scripts instead of text.") public var json = false
-        public init() {}
 
         func workspace() throws -> Workspace { try common.context(stages: Stage.pipeline).workspace }
     }
 
     /// `library list [--shelf NAME]...`.
-    public struct List: AsyncParsableCommand {
+    struct List: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             commandName: "list", abstract: "One line per book (id, shelf, rating, title, author); --json: one object per line.")
         @OptionGroup public var options: Options
@@ -42,7 +39,6 @@ public struct LibraryCommand: AsyncParsableCommand {
             help:
                 "Only books on this shelf (exclusive or not); repeat for several; one no book is on exits 64 naming the library's shelves."
         ) public var shelf: [String] = []
-        public init() {}
 
         public func run() async throws {
             try await reportingErrors(as: "shelfline library") {
@@ -60,13 +56,12 @@ public struct LibraryCommand: AsyncParsableCommand {
     }
 
     /// `library show BOOK`.
-    public struct Show: AsyncParsableCommand {
+    struct Show: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             commandName: "show", abstract: "One book's whole record and which imports set which fields; --json: its library line."
         )
         @OptionGroup public var options: Options
         @Argument(help: "A book id (b…), an ISBN, or words of the title (must match one book).") public var book: String
-        public init() {}
 
         public func run() async throws {
             try await reportingErrors(as: "shelfline library") {
@@ -84,11 +79,10 @@ public struct LibraryCommand: AsyncParsableCommand {
     }
 
     /// `library stats`.
-    public struct Stats: AsyncParsableCommand {
+    struct Stats: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             commandName: "stats", abstract: "Books per shelf, readings finished per year, pages, ratings histogram.")
         @OptionGroup public var options: Options
-        public init() {}
 
         public func run() async throws {
             try await reportingErrors(as: "shelfline library") {
@@ -103,11 +97,10 @@ public struct LibraryCommand: AsyncParsableCommand {
     }
 
     /// `library html`.
-    public struct HTML: AsyncParsableCommand {
+    struct HTML: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             commandName: "html", abstract: "Write <workspace>/library.html now (render writes it after each import).")
         @OptionGroup public var options: Options
-        public init() {}
 
         public func run() async throws {
             try await reportingErrors(as: "shelfline library") {

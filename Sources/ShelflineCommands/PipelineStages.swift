@@ -5,11 +5,9 @@ import ShelflineParse
 import ShelflineRender
 import ShelflineReports
 
-/// The pipeline's stage types, in `StageName`'s order: `shelfline` validates every parameter object
+/// The pipeline's stage type of each `StageName`: `shelfline` validates every parameter object
 /// with them before any stage starts, and reads a finished stage's report with them.
 public enum PipelineStages {
-    public static let all: [any PipelineStage.Type] = StageName.allCases.map(named)
-
     /// An exhaustive switch: the compiler asks for a type for each name.
     static func named(_ name: StageName) -> any PipelineStage.Type {
         switch name {

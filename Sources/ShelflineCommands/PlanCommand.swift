@@ -5,10 +5,7 @@ import ShelflineOrchestrator
 import ShelflineStageCLI
 
 /// `shelfline plan`: what `run` would do, one line per stage, without doing it.
-public struct PlanCommand: StageCommand {
-    /// Without a pipeline.json, every stage with its defaults.
-    public static var knownStages: [Stage] { Stage.pipeline }
-
+struct PlanCommand: OrchestratorCommand {
     public static let configuration = CommandConfiguration(
         commandName: "plan", abstract: "Print what `run` would do and why, one line per stage.",
         discussion: helpDiscussion(
@@ -19,19 +16,17 @@ public struct PlanCommand: StageCommand {
     @OptionGroup public var common: CommonOptions
     @Option(name: .long, help: "The export to plan for (default: the latest run).") var csv: String?
 
-    public init() {}
-
     public func execute(context: StageContext) async throws {
-        let setup = try OrchestratorSetup(context: context)
+        let runner = try PipelineRunner(context: context)
         // A config `run` would refuse is refused here too (78).
-        try setup.validateStageParameters()
-        guard let run = try setup.existingRun(csv: csv) else {
-            for stage in setup.config.stages.map(\.name) {
+        try runner.validateStageParameters()
+        guard let run = try runner.existingRun(csv: csv) else {
+            for stage in runner.planner.config.stages.map(\.name) {
                 print("\(stage.rawValue): will run: no run yet for this input")
             }
             return
         }
-        for (stage, decision) in try setup.planner.plan(run: run, askAgain: setup.askAgain, now: context.now()) {
+        for (stage, decision) in try runner.planner.plan(run: run, askAgain: runner.askAgain, now: context.now()) {
             print("\(stage.rawValue): \(decision.text)")
         }
     }

@@ -6,7 +6,7 @@ import ShelflineOrchestrator
 import ShelflineStageCLI
 
 /// `shelfline rebuild`: the library again from the imports stored under `runs/` (`LibraryRebuild`).
-public struct RebuildCommand: AsyncParsableCommand {
+struct RebuildCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "rebuild",
         abstract: "Rebuild the library from the stored imports, in order, with review decisions re-applied.",
@@ -45,8 +45,6 @@ public struct RebuildCommand: AsyncParsableCommand {
         name: .long,
         help: "Rebuild even though the library holds books of imports no longer stored under runs/ (their books are dropped).")
     var dropUnstoredImports = false
-
-    public init() {}
 
     public func run() async throws {
         try await reportingErrors(as: "shelfline") {

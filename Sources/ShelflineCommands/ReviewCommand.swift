@@ -5,7 +5,7 @@ import ShelflineLibrary
 import ShelflineStageCLI
 
 /// `shelfline review`: list the rows of an import that need a decision, and record decisions.
-public struct ReviewCommand: AsyncParsableCommand {
+struct ReviewCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "review",
         abstract: "List rows whose metadata match is ambiguous and record accept/reject decisions.",
@@ -19,16 +19,12 @@ public struct ReviewCommand: AsyncParsableCommand {
             """),
         subcommands: [List.self, Accept.self, Reject.self])
 
-    public init() {}
-
     /// Options every review subcommand takes.
-    public struct RunOptions: ParsableArguments {
+    struct RunOptions: ParsableArguments {
         @OptionGroup public var common: CommonOptions
 
         @Option(name: .long, help: "Run directory whose review.json is meant (default: <workspace>/runs/latest).")
         public var run: String?
-
-        public init() {}
 
         func desk() throws -> ReviewDesk {
             let context = try common.context(stages: Stage.pipeline)
@@ -48,26 +44,24 @@ public struct ReviewCommand: AsyncParsableCommand {
     }
 
     /// `review list`.
-    public struct List: AsyncParsableCommand {
+    struct List: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             commandName: "list", abstract: "Print the run's rows needing review with numbered candidates.",
             discussion: helpDiscussion(""))
         @OptionGroup public var options: RunOptions
-        public init() {}
         public func run() async throws {
             try await reportingErrors(as: "shelfline review") { print(try options.desk().listing(), terminator: "") }
         }
     }
 
     /// `review accept ROW CANDIDATE`.
-    public struct Accept: AsyncParsableCommand {
+    struct Accept: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             commandName: "accept", abstract: "Accept candidate CANDIDATE (number or key) for source line ROW.",
             discussion: helpDiscussion(""))
         @OptionGroup public var options: RunOptions
         @Argument(help: "Source line of the row, as `review list` shows it.") public var row: Int
         @Argument(help: "Candidate number (1 = best) or candidate key.") public var candidate: String
-        public init() {}
         public func run() async throws {
             try await options.decide(row: row, accept: candidate) { decision in
                 "accepted \(decision.candidate?.key ?? "") for book \(decision.bookId)"
@@ -76,13 +70,12 @@ public struct ReviewCommand: AsyncParsableCommand {
     }
 
     /// `review reject ROW`.
-    public struct Reject: AsyncParsableCommand {
+    struct Reject: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             commandName: "reject", abstract: "Keep the export's own data for source line ROW and clear its flag.",
             discussion: helpDiscussion(""))
         @OptionGroup public var options: RunOptions
         @Argument(help: "Source line of the row, as `review list` shows it.") public var row: Int
-        public init() {}
         public func run() async throws {
             try await options.decide(row: row, accept: nil) { decision in "rejected the candidates for book \(decision.bookId)" }
         }

@@ -9,10 +9,7 @@ import ShelflineRender
 import ShelflineStageCLI
 
 /// `shelfline run`: import one export, or every new export in an inbox folder.
-public struct RunCommand: StageCommand {
-    /// Without a pipeline.json, every stage with its defaults.
-    public static var knownStages: [Stage] { Stage.pipeline }
-
+struct RunCommand: OrchestratorCommand {
     public static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Import an export (--csv) or each new file in an inbox (--inbox), resuming where a previous run stopped.",
@@ -66,8 +63,6 @@ public struct RunCommand: StageCommand {
         case auto, logfmt
     }
 
-    public init() {}
-
     public func validate() throws {
         if (csv == nil) == (inbox == nil) {
             throw ValidationError("give exactly one of --csv FILE or --inbox DIR")
@@ -75,23 +70,23 @@ public struct RunCommand: StageCommand {
     }
 
     public func execute(context: StageContext) async throws {
-        var setup = try OrchestratorSetup(context: context)
+        var runner = try PipelineRunner(context: context, quiet: common.quiet)
         if let columns {
             // Checked before anything runs; put in the config too, so another mapping parses again.
             let mapping = try GenericMapping(argument: columns)
-            for index in setup.config.stages.indices where setup.config.stages[index].name == .parse {
-                setup.config.stages[index].parameters = mapping.replacingColumns(in: setup.config.stages[index].parameters)
+            for (index, stage) in runner.planner.config.stages.enumerated() where stage.name == .parse {
+                runner.planner.config.stages[index].parameters = mapping.replacingColumns(in: stage.parameters)
             }
-            setup.stageArguments[.parse] = ["--columns", columns]
+            runner.stageArguments[.parse] = ["--columns", columns]
         }
-        try setup.validateStageParameters()
+        try runner.validateStageParameters()
         // Decoded by shelfline-push; checked here so a typo is 78 before the import, not a push failing after it.
-        _ = try APNsConfig.decode(setup.config.apns, configPath: setup.configPath)
+        _ = try APNsConfig.decode(runner.planner.config.apns, configPath: runner.configPath)
         var lifecycle = ImportLifecycle(
-            runner: setup.runner(context: context, quiet: common.quiet), logfmt: logFormat == .logfmt,
-            makeActivity: { try LiveImportActivity(setup: setup, context: context, sourceFile: $0) })
+            runner: runner, logfmt: logFormat == .logfmt,
+            makeActivity: { try LiveImportActivity(runner: runner, context: context, sourceFile: $0) })
         let rebuild = LibraryRebuild(
-            workspace: setup.workspace, config: setup.config, configPath: setup.configPath,
+            workspace: runner.workspace, config: runner.planner.config, configPath: runner.configPath,
             cancellation: context.cancellation)
         lifecycle.rebuildLibrary = { await rebuild.afterImport(log: context.log) }
         lifecycle.beforeImport = { try rebuild.placeEarlierImports() }
@@ -112,29 +107,23 @@ final class LiveImportActivity: ImportActivity {
     private let mergeReport: String?
     private var lastCall = Date.distantPast
 
-    init(setup: OrchestratorSetup, context: StageContext, sourceFile: String?) throws {
-        let parameters = try setup.config.parameters(RenderParameters.self, path: setup.configPath)
-        renderer = ImportActivityRenderer(workspace: setup.workspace, parameters: parameters, files: setup.files)
+    init(runner: PipelineRunner, context: StageContext, sourceFile: String?) throws {
+        let parameters = try runner.planner.config.parameters(RenderParameters.self, path: runner.configPath)
+        renderer = ImportActivityRenderer(workspace: runner.workspace, parameters: parameters, files: runner.files)
         self.context = context
         self.sourceFile = sourceFile
-        mergeReport = setup.files.output(.merge, .report)
+        mergeReport = runner.files.output(.merge, .report)
     }
 
     func interrupt(run: RunDirectory, error: any ShelflineError) {
-        let interruption: ImportActivityRenderer.Interruption
-        switch error {
-        case OrchestratorError.paused(let stage):
-            interruption = .paused(stage: stage.rawValue)
-        case OrchestratorError.stageFailed(let stage, let status):
-            let explanation = Self.explanation(status: status)
-            interruption = .failed(stage: stage.rawValue, reason: explanation.reason, advice: explanation.advice)
-        case OrchestratorError.stageKilled(let stage, _), OrchestratorError.stageMissing(let stage, _):
-            interruption = .failed(
-                stage: stage.rawValue, reason: "the stage stopped unexpectedly", advice: "Run the import again")
-        default:
-            let explanation = Self.explanation(status: error.exitCode)
-            interruption = .failed(stage: "start", reason: explanation.reason, advice: explanation.advice)
-        }
+        let interruption: ImportActivityRenderer.Interruption =
+            switch error {
+            case OrchestratorError.paused(let stage): .paused(stage: stage.rawValue)
+            case OrchestratorError.stageFailed(let stage, let status): Self.failed(stage: stage.rawValue, status: status)
+            case OrchestratorError.stageKilled(let stage, _), OrchestratorError.stageMissing(let stage, _):
+                .failed(stage: stage.rawValue, reason: "the stage stopped unexpectedly", advice: "Run the import again")
+            default: Self.failed(stage: "start", status: error.exitCode)
+            }
         do {
             try renderer.interrupt(runDirectory: run.path, now: context.now(), sourceFile: sourceFile, interruption)
         } catch {
@@ -143,14 +132,16 @@ final class LiveImportActivity: ImportActivity {
     }
 
     /// A failed stage's exit status for the person holding the phone, and what to do.
-    static func explanation(status: Int32) -> (reason: String, advice: String) {
-        switch ExitStatus(rawValue: status) {
-        case .dataError: ("the file is not a usable export", "Check the file is a library export and import it again")
-        case .noInput: ("the file could not be read", "Check the file's permissions and import it again")
-        case .config: ("the settings are invalid", "Fix pipeline.json and import again")
-        case .cannotCreate, .ioError: ("the disk could not be written", "Free some disk space and import again")
-        default: ("exit status \(status)", "See the log and import again")
-        }
+    static func failed(stage: String, status: Int32) -> ImportActivityRenderer.Interruption {
+        let (reason, advice) =
+            switch ExitStatus(rawValue: status) {
+            case .dataError: ("the file is not a usable export", "Check the file is a library export and import it again")
+            case .noInput: ("the file could not be read", "Check the file's permissions and import it again")
+            case .config: ("the settings are invalid", "Fix pipeline.json and import again")
+            case .cannotCreate, .ioError: ("the disk could not be written", "Free some disk space and import again")
+            default: ("exit status \(status)", "See the log and import again")
+            }
+        return .failed(stage: stage, reason: reason, advice: advice)
     }
 
     func tick(run: RunDirectory) {

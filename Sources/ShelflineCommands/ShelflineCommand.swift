@@ -38,3 +38,11 @@ public struct ShelflineCommand: AsyncParsableCommand {
         Commands: run, plan, status, clean, review, rebuild, export, library. See `shelfline --help` and `shelfline help run`.
         """
 }
+
+/// A `shelfline` subcommand that runs as a stage command: without a pipeline.json, it knows every
+/// stage with its defaults.
+protocol OrchestratorCommand: StageCommand {}
+
+extension OrchestratorCommand {
+    static var knownStages: [Stage] { Stage.pipeline }
+}

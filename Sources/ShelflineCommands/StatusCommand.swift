@@ -5,7 +5,7 @@ import ShelflineOrchestrator
 import ShelflineStageCLI
 
 /// `shelfline status`: 0 up to date, 1 work pending, 2 error.
-public struct StatusCommand: AsyncParsableCommand {
+struct StatusCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Exit 0 if the run is up to date, 1 if work is pending, 2 on error; list stale runs.",
         discussion: """
@@ -23,19 +23,17 @@ public struct StatusCommand: AsyncParsableCommand {
     @OptionGroup public var common: CommonOptions
     @Option(name: .long, help: "The export to check (default: the latest run).") var csv: String?
 
-    public init() {}
-
     public func run() async throws {
         do {
-            let setup = try OrchestratorSetup(context: try common.context(stages: Stage.pipeline))
-            try setup.workspace.checkReadable()
-            for stale in StaleRuns(workspace: setup.workspace).find(now: Date()) {
-                print("stale: run \(stale.id) incomplete since \(ISO8601DateFormatter().string(from: stale.lastActivity))")
+            let runner = try PipelineRunner(context: try common.context(stages: Stage.pipeline))
+            try runner.workspace.checkReadable()
+            for stale in StaleRuns(workspace: runner.workspace).find(now: Date()) {
+                print("stale: run \(stale.run.id) incomplete since \(ISO8601DateFormatter().string(from: stale.lastActivity))")
             }
-            let failedInputs = FailedInputs(workspace: setup.workspace)
+            let failedInputs = FailedInputs(workspace: runner.workspace)
             // Said once, by whoever holds the lock first (this, or the next run).
             if FileManager.default.fileExists(atPath: failedInputs.path),
-                let lock = try? WorkspaceLock(workspace: setup.workspace, now: Date())
+                let lock = try? WorkspaceLock(workspace: runner.workspace, now: Date())
             {
                 for gone in (try? failedInputs.dropMissing()) ?? [] { print(FailedInputs.droppedLine(gone)) }
                 withExtendedLifetime(lock) {}
@@ -43,11 +41,11 @@ public struct StatusCommand: AsyncParsableCommand {
             for failed in failedInputs.entries() where !failed.isGone {
                 print("failed: \(failed.input) (exit \(failed.exitStatus)): \(failed.message)")
             }
-            guard let run = try setup.existingRun(csv: csv) else {
+            guard let run = try runner.existingRun(csv: csv) else {
                 print("pending: no run yet")
                 throw ExitCode(1)
             }
-            let plan = try setup.planner.plan(run: run, askAgain: setup.askAgain)
+            let plan = try runner.planner.plan(run: run, askAgain: runner.askAgain)
             for (stage, decision) in plan { print("\(stage.rawValue): \(decision.text)") }
             if plan.contains(where: { !$0.1.isUpToDate }) { throw ExitCode(1) }
         } catch let error as ExitCode {

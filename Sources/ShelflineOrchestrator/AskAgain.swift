@@ -9,11 +9,6 @@ public struct AskAgain: Sendable {
     /// The minimum age of the last attempt, so a run every few minutes does not ask an offline source each time.
     public var afterSeconds: Double
 
-    public init(files: RunFiles, afterSeconds: Double) {
-        self.files = files
-        self.afterSeconds = afterSeconds
-    }
-
     /// The default `askAgainAfterMinutes` of inbox runs.
     public static let defaultInboxMinutes = 60.0
 

@@ -33,15 +33,6 @@ public struct ImportLifecycle {
         self.makeActivity = makeActivity
     }
 
-    var config: PipelineConfig { runner.planner.config }
-    var configPath: String { runner.configPath }
-    var workspace: Workspace { runner.workspace }
-    var binDirectory: String { runner.binDirectory }
-    var log: Logfmt { runner.log }
-    var quiet: Bool { runner.quiet }
-    var now: @Sendable () -> Date { runner.now }
-    var cancellation: CancellationFlag { runner.cancellation }
-
     public enum Source {
         case file(String)
         case inbox(String, settleSeconds: Double)
@@ -49,16 +40,16 @@ public struct ImportLifecycle {
 
     /// Imports `source`; then, with the lock released, runs the notify command for each event.
     public func run(_ source: Source) async throws {
-        try Workspace.makeDirectory(workspace.runsDirectory)
+        try Workspace.makeDirectory(runner.workspace.runsDirectory)
         var events: [ImportEvent] = []
         var failure: (any Error)?
         do {
-            let lock = try WorkspaceLock(workspace: workspace, now: now())
+            let lock = try WorkspaceLock(workspace: runner.workspace, now: runner.now())
             defer { withExtendedLifetime(lock) {} }
-            try RunDirectory.refuseUnlinkedLatest(in: workspace)
+            try RunDirectory.refuseUnlinkedLatest(in: runner.workspace)
             try beforeImport?()
-            for gone in (try? FailedInputs(workspace: workspace).dropMissing()) ?? [] where !quiet {
-                log.error("shelfline: " + FailedInputs.droppedLine(gone))
+            for gone in (try? FailedInputs(workspace: runner.workspace).dropMissing()) ?? [] where !runner.quiet {
+                runner.log.error("shelfline: " + FailedInputs.droppedLine(gone))
             }
             switch source {
             case .inbox(let inbox, let settle): try await importInbox(inbox, settleSeconds: settle, events: &events)
@@ -67,15 +58,15 @@ public struct ImportLifecycle {
         } catch {
             failure = error
         }
-        if let command = config.notify {
+        if let command = runner.planner.config.notify {
             let notifier = Notifier(
-                command: command, timeoutSeconds: config.notifyTimeoutSeconds ?? Notifier.defaultTimeoutSeconds,
-                workspace: workspace, log: log, now: now, cancellation: cancellation)
+                command: command, timeoutSeconds: runner.planner.config.notifyTimeoutSeconds ?? Notifier.defaultTimeoutSeconds,
+                workspace: runner.workspace, log: runner.log, now: runner.now, cancellation: runner.cancellation)
             // After a signal the run must exit within seconds.
             for event in events where notifier.send(event) == .interrupted { break }
         }
         if let failure { throw failure }
-        if cancellation.isCancelled {
+        if runner.cancellation.isCancelled {
             throw TryLaterError("stopped by a signal after the import finished; the next run has nothing to redo")
         }
     }
@@ -85,11 +76,11 @@ public struct ImportLifecycle {
         var runner = self.runner
         runner.askAgainAfterSeconds = askAgainAfterSeconds
         runner.sourceFile = try Workspace.absolute(csv, role: .input)
-        let progress = TerminalProgress(enabled: !quiet, logfmt: logfmt, files: runner.files, now: now)
-        runner.log = progress.log(log)
+        let progress = TerminalProgress(enabled: !runner.quiet, logfmt: logfmt, files: runner.files, now: runner.now)
+        runner.log = progress.log(runner.log)
         if progress.terminal { runner.stageOutput = progress.stageOutput }
         let activity = try makeActivity(runner.sourceFile)
-        let pushWorker = config.apns == nil ? nil : PushWorker(lifecycle: self)
+        let pushWorker = runner.planner.config.apns == nil ? nil : PushWorker(runner: self.runner)
         runner.onTick = { stage, run in
             progress.tick(stage: stage, run: run)
             // Render emits the final `end`; refreshing beside it would only compete for the lock.
@@ -105,36 +96,36 @@ public struct ImportLifecycle {
             let outcome = try runner.run(run!)
             let pushBudget = pushWorker.map { $0.finish() } ?? PushWorker.exitWaitSeconds
             progress.finish()
-            try? FailedInputs(workspace: workspace).clear(input: runner.sourceFile ?? csv, runId: outcome.run.id)
-            if !quiet {
+            try? FailedInputs(workspace: runner.workspace).clear(input: runner.sourceFile ?? csv, runId: outcome.run.id)
+            if !runner.quiet {
                 let prefix = outcome.stagesRun.isEmpty ? "already imported; nothing to do. Earlier summary: " : ""
                 output(prefix + outcome.summary)
                 for line in outcome.nextSteps { output(line) }
             }
             if outcome.stagesRun.contains(.merge), (outcome.report?.booksToRebuild ?? 0) > 0, let rebuildLibrary {
-                for line in await rebuildLibrary() where !quiet { output(line) }
+                for line in await rebuildLibrary() where !runner.quiet { output(line) }
             }
-            if config.apns != nil {
+            if runner.planner.config.apns != nil {
                 if let pushBudget { sendPushes(within: pushBudget) }
             } else if !outcome.stagesRun.isEmpty {
-                runner.log.event(["push": "skipped", "reason": "no apns section in \(configPath)"])
+                runner.log.event(["push": "skipped", "reason": "no apns section in \(runner.configPath)"])
             }
             let needsReview = (outcome.report?.rowsToReview ?? 0) > 0
             events.append(
                 ImportEvent(
                     event: needsReview ? "needsReview" : "finished", runId: outcome.run.id, input: csv,
-                    workspace: workspace.root, message: outcome.summary, exitStatus: 0,
+                    workspace: runner.workspace.root, message: outcome.summary, exitStatus: 0,
                     report: outcome.report))
         } catch let error as any ShelflineError {
             progress.finish()
             let paused = error.exitStatus == .tryLater
             if let run {
-                if paused { try? run.markLatest(in: workspace) }
+                if paused { try? run.markLatest(in: runner.workspace) }
                 activity.interrupt(run: run, error: error)
             }
             // The worker's last pass pushes the paused or failed state; a paused run exits at once.
             let pushBudget = pushWorker.map { $0.finish() } ?? PushWorker.exitWaitSeconds
-            if !paused, let pushBudget, config.apns != nil { sendPushes(within: pushBudget) }
+            if !paused, let pushBudget, runner.planner.config.apns != nil { sendPushes(within: pushBudget) }
             recordEnd(error, paused: paused, input: csv, as: runner.sourceFile ?? csv, runId: run?.id, events: &events)
             throw error
         }
@@ -147,14 +138,14 @@ public struct ImportLifecycle {
         events: inout [ImportEvent]
     ) {
         if !paused, let recorded {
-            try? FailedInputs(workspace: workspace).record(
+            try? FailedInputs(workspace: runner.workspace).record(
                 .init(
                     input: recorded, runId: runId, exitStatus: error.exitCode, message: error.description,
-                    failedAt: now().timeIntervalSince1970))
+                    failedAt: runner.now().timeIntervalSince1970))
         }
         events.append(
             ImportEvent(
-                event: paused ? "paused" : "failed", runId: runId, input: input, workspace: workspace.root,
+                event: paused ? "paused" : "failed", runId: runId, input: input, workspace: runner.workspace.root,
                 message: error.description, exitStatus: error.exitCode, report: nil))
     }
 
@@ -162,39 +153,40 @@ public struct ImportLifecycle {
     /// the exit status is the first failure's.
     func importInbox(_ directory: String, settleSeconds: Double, events: inout [ImportEvent]) async throws {
         _ = try Workspace.absolute(directory, role: .input)  // a relative inbox needs a working directory
-        let inbox = Inbox(directory: directory, workspace: workspace, settleSeconds: settleSeconds)
-        let askAgainAfter = (config.askAgainAfterMinutes ?? AskAgain.defaultInboxMinutes) * 60
+        let inbox = Inbox(directory: directory, workspace: runner.workspace, settleSeconds: settleSeconds)
+        let askAgainAfter = (runner.planner.config.askAgainAfterMinutes ?? AskAgain.defaultInboxMinutes) * 60
         let askAgain = AskAgain(files: runner.files, afterSeconds: askAgainAfter)
-        let scan = try inbox.scan(now: now(), log: log) { hash in
-            askAgain.rows(in: RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: workspace), now: now()) > 0
+        let scan = try inbox.scan(now: runner.now(), log: runner.log) { hash in
+            askAgain.rows(
+                in: RunDirectory(id: RunDirectory.id(forContentHash: hash), workspace: runner.workspace), now: runner.now()) > 0
         }
         var failures: [(path: String, error: any ShelflineError)] = []
         for (path, error) in scan.unreadable {
-            log.error("shelfline: error: \(error)")
+            runner.log.error("shelfline: error: \(error)")
             failures.append((path, error))
             recordEnd(
                 error, paused: false, input: path, as: try? Workspace.absolute(path, role: .input), runId: nil, events: &events)
         }
         var imported = 0
         for (path, hash) in scan.pending {
-            if cancellation.isCancelled { throw OrchestratorError.paused(stage: .parse) }
+            if runner.cancellation.isCancelled { throw OrchestratorError.paused(stage: .parse) }
             do {
                 try await importFile(path, askAgainAfterSeconds: askAgainAfter, events: &events)
-                try inbox.record(hash: hash, name: (path as NSString).lastPathComponent, now: now())
+                try inbox.record(hash: hash, name: (path as NSString).lastPathComponent, now: runner.now())
                 imported += 1
             } catch let error as any ShelflineError {
                 if error.exitStatus == .tryLater { throw error }
-                log.error("shelfline: error: \(path): \(error)")
+                runner.log.error("shelfline: error: \(path): \(error)")
                 failures.append((path, error))
             }
         }
         for name in scan.futureDated {
             // Said even with --quiet: without it the file would wait silently forever.
-            log.error(
+            runner.log.error(
                 "shelfline: skipped \(directory)/\(name): its modification time is in the future; "
                     + "`touch` it (or fix the clock) to import it")
         }
-        if imported == 0 && failures.isEmpty && !quiet {
+        if imported == 0 && failures.isEmpty && !runner.quiet {
             output(
                 "inbox \(directory): nothing new (\(scan.alreadyImported) already imported, "
                     + "\(scan.settling) still being written\(scan.futureDated.isEmpty ? "" : ", \(scan.futureDated.count) dated in the future"))"
@@ -209,8 +201,9 @@ public struct ImportLifecycle {
     /// `shelfline-push send` after the import delivers what is still due. Its failure never fails
     /// the import: the outbox keeps it for the next run, and the app's poll is the fallback.
     func sendPushes(within seconds: Double) {
-        let executable = binDirectory + "/shelfline-push"
-        let arguments = ["send", "--workspace", workspace.root, "--config", configPath] + (quiet ? ["--quiet"] : [])
+        let executable = runner.binDirectory + "/shelfline-push"
+        let arguments =
+            ["send", "--workspace", runner.workspace.root, "--config", runner.configPath] + (runner.quiet ? ["--quiet"] : [])
         do {
             let child = try ChildProcess.spawn(
                 executable: executable, arguments: arguments,
@@ -220,18 +213,18 @@ public struct ImportLifecycle {
             guard let termination = child.wait(until: DispatchTime.now() + seconds) else {
                 child.send(SIGTERM)
                 _ = child.wait()
-                log.error(
+                runner.log.error(
                     "shelfline: push: APNs did not answer within \(Int(PushWorker.exitWaitSeconds)) s; "
                         + "what is left is in the outbox for the next shelfline-push send")
                 return
             }
             switch termination {
             case .exited(0): break
-            case .exited(let status): log.error("shelfline: push: shelfline-push exited \(status); the next run retries")
-            case .signaled(let signal): log.error("shelfline: push: shelfline-push exited \(signal); the next run retries")
+            case .exited(let status): runner.log.error("shelfline: push: shelfline-push exited \(status); the next run retries")
+            case .signaled(let signal): runner.log.error("shelfline: push: shelfline-push exited \(signal); the next run retries")
             }
         } catch {
-            log.error("shelfline: push: cannot start \(executable): \(error)")
+            runner.log.error("shelfline: push: cannot start \(executable): \(error)")
         }
     }
 }

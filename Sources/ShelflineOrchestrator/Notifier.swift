@@ -25,11 +25,13 @@ public struct ImportEvent: Codable, Sendable, Equatable {
 /// workspace lock is released (its descriptor is close-on-exec).
 public struct Notifier: Sendable {
     public var command: [String]
-    public var timeoutSeconds: Double
-    public var logPath: String
+    public var timeoutSeconds = Notifier.defaultTimeoutSeconds
+    public var workspace: Workspace
     public var log: Logfmt
-    public var now: @Sendable () -> Date
-    public var cancellation: CancellationFlag
+    public var now: @Sendable () -> Date = { Date() }
+    public var cancellation = CancellationFlag()
+
+    public var logPath: String { workspace.root + "/notify.log" }
 
     /// Bytes of one call's output kept in the log; the rest is counted and dropped.
     public static let outputLimit = 64 * 1024
@@ -38,19 +40,6 @@ public struct Notifier: Sendable {
     public static let defaultTimeoutSeconds = 30.0
     /// Once the run was asked to stop, notify gets at most this long (a pause stays quick).
     static let stoppingTimeoutSeconds = 5.0
-
-    public init(
-        command: [String], timeoutSeconds: Double = Notifier.defaultTimeoutSeconds, workspace: Workspace,
-        log: Logfmt, now: @escaping @Sendable () -> Date = { Date() },
-        cancellation: CancellationFlag = CancellationFlag()
-    ) {
-        self.command = command
-        self.timeoutSeconds = timeoutSeconds
-        self.logPath = workspace.root + "/notify.log"
-        self.log = log
-        self.now = now
-        self.cancellation = cancellation
-    }
 
     public enum Outcome: Sendable, Equatable {
         case succeeded

@@ -71,6 +71,8 @@ public struct PipelineRunner {
     public var stageArguments: [StageName: [String]] = [:]
     /// Rows no source could answer are asked again once the last attempt is this old (`AskAgain`).
     public var askAgainAfterSeconds: Double = 0
+    /// What `run` asks again: with the default 0, what an export the user names left, every time.
+    public var askAgain: AskAgain { AskAgain(files: files, afterSeconds: askAgainAfterSeconds) }
 
     public enum StageResult: Sendable, Equatable {
         case skipped
@@ -95,8 +97,8 @@ public struct PipelineRunner {
         self.cancellation = cancellation
     }
 
-    var workspace: Workspace { planner.workspace }
-    var files: RunFiles { RunFiles(config: planner.config, stages: planner.stages) }
+    public var workspace: Workspace { planner.workspace }
+    public var files: RunFiles { RunFiles(config: planner.config, stages: planner.stages) }
 
     /// Copies `csv` into its content-keyed run directory (once).
     public mutating func prepareRun(csv: String) throws -> RunDirectory {
@@ -150,7 +152,6 @@ public struct PipelineRunner {
     public func run(_ run: RunDirectory) throws -> RunOutcome {
         var stagesRun: [StageName] = []
         var askedAgain = 0
-        let askAgain = AskAgain(files: files, afterSeconds: askAgainAfterSeconds)
         // Stamps this run has checked or written, for the later stages' inputs.
         var produced: [String: FileStamp] = [:]
         if let preparedInput { produced[preparedInput.name] = preparedInput }

@@ -9,14 +9,14 @@ import ShelflineCore
 /// starts none), stopped by closing its stdin. A process of its own, so a down or slow APNs never
 /// slows or fails the import; it logs to `<workspace>/push/watch.log`, never between the run's lines.
 final class PushWorker {
-    private let lifecycle: ImportLifecycle
+    private let runner: PipelineRunner
     private var child: ChildProcess?
     /// The write end of the worker's stdin.
     private var input: Int32 = -1
     private var started = false
 
-    init(lifecycle: ImportLifecycle) {
-        self.lifecycle = lifecycle
+    init(runner: PipelineRunner) {
+        self.runner = runner
     }
 
     deinit {
@@ -27,9 +27,9 @@ final class PushWorker {
     func startOnce() {
         guard !started else { return }
         started = true
-        let directory = lifecycle.workspace.root + "/push"
+        let directory = runner.workspace.root + "/push"
         let logPath = directory + "/watch.log"
-        let executable = lifecycle.binDirectory + "/shelfline-push"
+        let executable = runner.binDirectory + "/shelfline-push"
         do {
             try Workspace.makeDirectory(directory)
             let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
@@ -43,7 +43,7 @@ final class PushWorker {
             do {
                 child = try ChildProcess.spawn(
                     executable: executable,
-                    arguments: ["watch", "--workspace", lifecycle.workspace.root, "--config", lifecycle.configPath, "--quiet"],
+                    arguments: ["watch", "--workspace", runner.workspace.root, "--config", runner.configPath, "--quiet"],
                     directory: nil, environment: ProcessInfo.processInfo.environment,
                     redirection: .init(stdin: readEnd, stdout: log, stderr: log, closeInChild: Self.inheritable()))
             } catch {
@@ -52,7 +52,7 @@ final class PushWorker {
             }
             input = writeEnd
         } catch {
-            lifecycle.log.error(
+            runner.log.error(
                 "shelfline: push: cannot start the push worker (\(executable) watch): \(error); "
                     + "the snapshots go out after the import")
         }
@@ -86,22 +86,22 @@ final class PushWorker {
             let note =
                 "shelfline: push: the push worker (shelfline-push watch) was killed by signal \(signal) during the import; "
                 + "the pushes it had not made go out with shelfline-push send now"
-            lifecycle.log.error(note)
+            runner.log.error(note)
             appendToLog(note)
             return grace
         }
         let start = DispatchTime.now()
         guard let termination = died ?? child.wait(until: start + grace) else { return nil }
         if case .exited(let status) = termination, status != 0 {
-            lifecycle.log.error(
-                "shelfline: push: the push worker exited \(status) (see \(lifecycle.workspace.root)/push/watch.log)")
+            runner.log.error(
+                "shelfline: push: the push worker exited \(status) (see \(runner.workspace.root)/push/watch.log)")
         }
         return max(0.5, grace - Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9)
     }
 
     /// One line at the end of `push/watch.log` (the worker appends to it too).
     private func appendToLog(_ line: String) {
-        let path = lifecycle.workspace.root + "/push/watch.log"
+        let path = runner.workspace.root + "/push/watch.log"
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
         defer { close(fd) }

@@ -25,12 +25,6 @@ public struct StagePlanner: Sendable {
     public var stages: [Stage]
     public var workspace: Workspace
 
-    public init(config: PipelineConfig, stages: [Stage], workspace: Workspace) {
-        self.config = config
-        self.stages = stages
-        self.workspace = workspace
-    }
-
     /// The description of `stage` (the commands layer gives every stage's).
     public func description(_ stage: StageName) -> Stage {
         guard let description = stages.named(stage) else { preconditionFailure("no description of stage \(stage.rawValue)") }
@@ -127,7 +121,6 @@ public struct StagePlanner: Sendable {
 
     public struct MissingInput: Error, Sendable, Equatable {
         public var name: String
-        public init(name: String) { self.name = name }
     }
 
     /// A decision, with the input stamps computed on the way, so a stage about to run does not hash them twice.

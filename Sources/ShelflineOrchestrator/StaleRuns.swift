@@ -10,18 +10,12 @@ public struct StaleRuns: Sendable {
 
     public init(workspace: Workspace) { self.workspace = workspace }
 
-    public struct Stale: Sendable {
-        public var run: RunDirectory
-        public var lastActivity: Date
-        public var id: String { run.id }
-    }
-
-    public func find(now: Date) -> [Stale] {
+    public func find(now: Date) -> [(run: RunDirectory, lastActivity: Date)] {
         RunDirectory.all(in: workspace).compactMap { run in
             guard !run.isComplete else { return nil }
             let last = Self.lastActivity(run)
             guard now.timeIntervalSince(last) > Self.maximumAge else { return nil }
-            return Stale(run: run, lastActivity: last)
+            return (run, last)
         }
     }
 

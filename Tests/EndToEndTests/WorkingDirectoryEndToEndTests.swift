@@ -99,6 +99,19 @@ import Testing
         #expect(report.rowsRead == 15)
     }
 
+    /// The stages run in the run's directory: a config named relative to where `shelfline` started
+    /// reaches each of them (the orchestrator passes it on absolute).
+    @Test func aRelativeConfigReachesEveryStage() throws {
+        let dir = TemporaryDirectory("relative-config")
+        _ = try config(in: dir)
+        let workspace = dir.file("ws")
+        let result = try ExecutableRunner.run(
+            "shelfline", ["run", "--csv", Self.example, "--config", "pipeline.json", "--workspace", workspace, "--quiet"],
+            in: dir.path)
+        #expect(result.status == 0, "\(result)")
+        #expect(try readJSONFile(MergeReport.self, from: workspace + "/runs/latest/merge-report.json").rowsRead == 15)
+    }
+
     @Test func stageExecutablesFromADeletedDirectoryNameTheCause() throws {
         let dir = TemporaryDirectory("gone-cwd")
         let litter = RootLitter()

@@ -1,8 +1,9 @@
 import Foundation
-import ShelflineBeerQueue
 import ShelflineCore
 import TestSupport
 import Testing
+
+@testable import ShelflineBeerQueue
 
 /// `beerQueue` is kept as JSON by Core and decoded, strictly, by the beer queue alone.
 @Suite struct BeerQueueConfigTests {

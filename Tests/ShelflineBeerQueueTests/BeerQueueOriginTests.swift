@@ -38,4 +38,14 @@ import Testing
     func plainHttpOnlyForLoopback(_ host: String, _ loopback: Bool) {
         #expect(Loopback.isLoopback(host) == loopback)
     }
+
+    /// The page is `<host>/memberQueues.php` whether or not `beerQueue.host` ends with a slash.
+    @Test(arguments: ["https://www.beerknurd.com", "https://www.beerknurd.com/"])
+    func thePageIsUnderTheHostWithOrWithoutItsSlash(_ host: String) throws {
+        let job = BeerQueueJob(
+            config: .object(["host": .string(host)]), configPath: "pipeline.json", workspace: Workspace(root: "/nonexistent"))
+        let client = BeerQueueClient(
+            host: try job.validatedHost(), credentials: BeerQueueCredentials(cookie: "PHPSESSID=x"), timeoutSeconds: 1)
+        #expect(client.pageURL == "https://www.beerknurd.com/memberQueues.php")
+    }
 }

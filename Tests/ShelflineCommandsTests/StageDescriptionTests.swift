@@ -1,7 +1,8 @@
 import Foundation
-import ShelflineCommands
 import ShelflineCore
 import Testing
+
+@testable import ShelflineCommands
 
 /// The stage descriptions each stage type declares, as the commands layer lists them (issue 9,
 /// issue 24): the shipped configs, the file names found by role, and what each stage's
@@ -13,7 +14,7 @@ import Testing
 
     @Test(.bug(id: 24)) func theListHasEveryStageOnceInOrderEachDeclaredByItsType() {
         #expect(Self.stages.map(\.name) == StageName.allCases)
-        #expect(PipelineStages.all.map { $0.name } == StageName.allCases)
+        #expect(StageName.allCases.map { PipelineStages.named($0).name } == StageName.allCases)
     }
 
     @Test(.bug(id: 9), arguments: ["pipeline.json", "examples/pipeline.json"])

@@ -14,7 +14,7 @@ import Testing
             #expect(PipelineStages.named(name).description == Stage.entry(name), "\(name)")
         }
         #expect(Stage.pipeline.map(\.name) == StageName.allCases)
-        #expect(PipelineStages.all.map { $0.description } == Stage.pipeline)
+        #expect(StageName.allCases.map { PipelineStages.named($0).description } == Stage.pipeline)
     }
 
     /// Every stage has a part of the bar (the parts are the shares over their sum, whatever it is).

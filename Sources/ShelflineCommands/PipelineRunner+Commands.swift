@@ -3,48 +3,24 @@ import ShelflineCore
 import ShelflineOrchestrator
 import ShelflineStageCLI
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// What every orchestrator subcommand sets up: absolute paths, the stage executables' directory, a runner.
-struct OrchestratorSetup {
-    var config: PipelineConfig
-    var configPath: String
-    var workspace: Workspace
-    var binDirectory: String
-    /// `PipelineRunner.stageArguments`.
-    var stageArguments: [StageName: [String]] = [:]
-
-    init(context: StageContext) throws {
-        config = context.config
+/// What every orchestrator subcommand sets up: a runner of every stage, with the config's path made
+/// absolute (the stages run in the run directory) and the stage executables' directory.
+extension PipelineRunner {
+    init(context: StageContext, quiet: Bool = false) throws {
         // `(built-in defaults)` stays as it is.
-        configPath =
+        let configPath =
             context.configPath.hasPrefix("(") ? context.configPath : try Workspace.absolute(context.configPath, role: .input)
-        workspace = context.workspace
-        binDirectory = ProcessInfo.processInfo.environment["SHELFLINE_BIN"] ?? Self.ownDirectory
-    }
-
-    func runner(context: StageContext, quiet: Bool) -> PipelineRunner {
-        var runner = PipelineRunner(
-            config: config, stages: Stage.pipeline, configPath: configPath, workspace: workspace,
-            binDirectory: binDirectory,
+        self.init(
+            config: context.config, stages: Stage.pipeline, configPath: configPath, workspace: context.workspace,
+            binDirectory: ProcessInfo.processInfo.environment["SHELFLINE_BIN"] ?? Self.ownDirectory,
             log: context.log, quiet: quiet, now: context.now, cancellation: context.cancellation,
             reportType: { PipelineStages.named($0).reportFile })
-        runner.stageArguments = stageArguments
-        return runner
     }
-
-    var planner: StagePlanner { StagePlanner(config: config, stages: Stage.pipeline, workspace: workspace) }
-
-    /// An export named by the user is asked again on every run.
-    var askAgain: AskAgain { AskAgain(files: files, afterSeconds: 0) }
-
-    var files: RunFiles { RunFiles(config: config, stages: Stage.pipeline) }
 
     /// Everything a run needs from the config, checked before any stage starts (a stage left out is
     /// 78, not a missing file later): the wiring and each parameter object, by the stage's own type.
     func validateStageParameters() throws {
+        let config = planner.config
         try config.validateWiring(path: configPath)
         func validate<Stage: PipelineStage>(_: Stage.Type) throws {
             _ = try config.parameters(Stage.Parameters.self, path: configPath)
