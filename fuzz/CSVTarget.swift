@@ -32,7 +32,8 @@ public func fuzzCSV(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let formats = FormatChoice.allCases
     var job = ParseStage.Job(input: scratchFile("input.csv", csv), output: fuzzScratch + "/out.ndjson.gz",
                              rejects: fuzzScratch + "/rejects.ndjson.gz", report: fuzzScratch + "/report.json",
-                             format: formats[Int(options & 0x07) % formats.count], noHeader: options & 0x08 != 0,
+                             arguments: ParseStage.Arguments(format: formats[Int(options & 0x07) % formats.count],
+                                                             noHeader: options & 0x08 != 0),
                              parameters: ParseParameters(generic: options & 0x10 != 0 ? GenericMapping() : nil))
     job.maxRowBytes = maxRowBytes
     for path in [job.output, job.rejects!, job.report!] { unlink(path) }

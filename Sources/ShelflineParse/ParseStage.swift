@@ -17,17 +17,11 @@ public struct ParseStage {
         public var output: String
         public var rejects: String?
         public var report: String?
-        /// `--format`, overriding `parameters.format`.
-        public var format: FormatChoice?
-        /// `--no-header`, overriding `parameters.noHeader`.
-        public var noHeader: Bool?
+        /// Its `format`, `noHeader` and `columns` override `parameters`.
+        public var arguments = Arguments()
         public var parameters = ParseParameters()
-        /// `--columns`: read the file as a generic spreadsheet with this mapping.
-        public var columns: GenericMapping?
         /// Lowered only by tests and the fuzz targets, to reach oversized rows with small inputs.
         public var maxRowBytes = DelimitedReader.defaultMaxRowBytes
-        /// The formats detection tries, in order, and `format` may name.
-        var formats: [any ImportFormat] = ImportFormats.all
     }
 
     let job: Job
@@ -61,7 +55,7 @@ public struct ParseStage {
         }
         guard try reader.next(into: &row) else { throw ParseError.emptyFile(path: path) }
         countNULs()
-        let noHeader = job.noHeader ?? job.parameters.noHeader
+        let noHeader = job.arguments.noHeader ?? job.parameters.noHeader
         if row.malformation != nil && !noHeader {
             let found = [TextRepair.decode(firstLine).text]
             throw ParseError.unrecognisedHeader(path: path, found: found, expected: expectedHeaders(), suggestion: nil)
@@ -193,8 +187,8 @@ public struct ParseStage {
     }
 
     func headerlessColumns(fieldCount: Int) throws -> [String] {
-        let choice = job.format ?? job.parameters.format
-        let known = job.formats.filter { !$0.headerlessColumns.isEmpty }
+        let choice = job.arguments.format ?? job.parameters.format
+        let known = job.arguments.formats.filter { !$0.headerlessColumns.isEmpty }
         guard case .format(let name) = choice, let format = known.first(where: { $0.name == name }) else {
             throw UsageError(
                 "--no-header needs "
@@ -226,8 +220,8 @@ public struct ParseStage {
         do {
             return try recogniseHeader(header)
         } catch let error as ParseError {
-            let noHeader = job.noHeader ?? job.parameters.noHeader
-            if !noHeader, let format = job.formats.first(where: { $0.looksLikeDataRow(firstRow) }) {
+            let noHeader = job.arguments.noHeader ?? job.parameters.noHeader
+            if !noHeader, let format = job.arguments.formats.first(where: { $0.looksLikeDataRow(firstRow) }) {
                 throw ParseError.headerMissing(
                     path: job.input, format: format.name, fields: firstRow.count,
                     command: headerlessCommand(format.name))
@@ -238,24 +232,24 @@ public struct ParseStage {
 
     private func recogniseHeader(_ header: [String]) throws -> (any ImportFormat, ColumnMap, Character) {
         let keys = header.map(ExportSchema.key)
-        var parameters = job.parameters, choice = job.format ?? parameters.format
-        if let columns = job.columns {
+        var parameters = job.parameters, choice = job.arguments.format ?? parameters.format
+        if let columns = job.arguments.columns {
             parameters.generic = columns
-            if job.format == nil { choice = .format(.generic) }
+            if job.arguments.format == nil { choice = .format(.generic) }
         }
         switch choice {
         case .auto:
-            for format in job.formats where format.detected(with: parameters) {
+            for format in job.arguments.formats where format.detected(with: parameters) {
                 if let map = format.schema(parameters).resolve(header: keys) {
                     return (format, map, format.listSeparator(parameters))
                 }
             }
             throw ParseError.unrecognisedHeader(
                 path: job.input, found: header, expected: expectedHeaders(),
-                suggestion: HeaderSuggestion(header: header, formats: job.formats).text)
+                suggestion: HeaderSuggestion(header: header, formats: job.arguments.formats).text)
         case .format(let name):
-            guard let format = job.formats.first(where: { $0.name == name }) else {
-                let choices = ["auto"] + job.formats.map(\.name.rawValue)
+            guard let format = job.arguments.formats.first(where: { $0.name == name }) else {
+                let choices = ["auto"] + job.arguments.formats.map(\.name.rawValue)
                 throw UsageError("unknown format '\(name.rawValue)'; expected one of \(choices.joined(separator: ", "))")
             }
             let schema = format.schema(parameters)
@@ -267,7 +261,7 @@ public struct ParseStage {
     }
 
     private func expectedHeaders() -> [String] {
-        job.formats.filter { $0.detected(with: job.parameters) }.map { format in
+        job.arguments.formats.filter { $0.detected(with: job.parameters) }.map { format in
             "\(format.name.rawValue) (\(format.schema(job.parameters).expectedHeaders))"
         }
     }
@@ -284,7 +278,7 @@ public struct ParseStage {
         return tabs > commas ? 0x09 : 0x2C
     }
 
-    /// A FIFO or device is refused: reading one could block forever.
+    /// A directory is refused here; a FIFO or device `StageFiles.check` has refused already.
     static func openInput(_ path: String) throws -> Int32 {
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -293,15 +287,11 @@ public struct ParseStage {
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw FileError.missingInput(path: path, reason: "is a directory, expected a CSV or TSV file")
         }
-        if (info.st_mode & S_IFMT) != S_IFREG {
-            throw FileError.missingInput(
-                path: path, reason: "not a regular file (a FIFO, device or socket), expected a CSV or TSV file")
-        }
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
             throw FileError.missingInput(path: path, reason: systemErrorMessage())
         }
-        if (info.st_mode & S_IFMT) == S_IFREG && info.st_size == 0 {
+        if info.st_size == 0 {
             close(descriptor)
             throw ParseError.emptyFile(path: path)
         }

@@ -10,7 +10,7 @@ extension ParseStage: PipelineStage {
         public var format: FormatChoice?
         public var noHeader: Bool?
         public var columns: GenericMapping?
-        /// An in-process parse may add its own.
+        /// The formats detection tries, in order, and `format` may name; an in-process parse may add its own.
         var formats: [any ImportFormat] = ImportFormats.all
 
         public init(format: FormatChoice? = nil, noHeader: Bool? = nil, columns: GenericMapping? = nil) {
@@ -27,12 +27,9 @@ extension ParseStage: PipelineStage {
     public static var description: Stage { .parse }
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ParseReport {
-        let parameters = try job.arguments.parameters(context)
-        var parse = Job(
+        let parse = Job(
             input: job.input(.export), output: job.output(.records), rejects: job.outputs[.rejects],
-            report: job.outputs[.report], format: job.arguments.format, noHeader: job.arguments.noHeader,
-            parameters: parameters, columns: job.arguments.columns)
-        parse.formats = job.arguments.formats
+            report: job.outputs[.report], arguments: job.arguments, parameters: try job.arguments.parameters(context))
         return try ParseStage(job: parse, log: context.log, cancellation: context.cancellation).run()
     }
 

@@ -21,8 +21,8 @@ struct StageRun {
         let input = directory.write(name, bytes: contents)
         let job = ParseStage.Job(
             input: input, output: directory.file("out.ndjson.gz"), rejects: directory.file("rej.ndjson.gz"),
-            report: directory.file("report.json"), format: format, noHeader: noHeader,
-            parameters: parameters, columns: columns)
+            report: directory.file("report.json"),
+            arguments: ParseStage.Arguments(format: format, noHeader: noHeader, columns: columns), parameters: parameters)
         do {
             let read = try ParseStage(job: job).run()
             report = read

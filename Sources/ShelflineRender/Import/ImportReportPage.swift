@@ -266,16 +266,6 @@ public enum ImportReportPage {
     /// needs escaping; nil outside when a non-ASCII byte beside a character to escape may join it
     /// to a grapheme cluster (`"` and a combining accent is one `Character`, left as it is).
     static func escapeBytes(_ utf8: UnsafeBufferPointer<UInt8>) -> String?? {
-        func replacement(_ byte: UInt8) -> StaticString? {
-            switch byte {
-            case UInt8(ascii: "&"): "&amp;"
-            case UInt8(ascii: "<"): "&lt;"
-            case UInt8(ascii: ">"): "&gt;"
-            case UInt8(ascii: "\""): "&quot;"
-            case UInt8(ascii: "'"): "&#39;"
-            default: nil
-            }
-        }
         var result: [UInt8] = []
         var runStart = 0
         for index in utf8.indices {
@@ -296,15 +286,24 @@ public enum ImportReportPage {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
+            if let byte = character.asciiValue, let replaced = replacement(byte) {
+                result += replaced.description
+            } else {
+                result.append(character)
             }
         }
         return result
+    }
+
+    /// The entity of a byte `escape` replaces; nil for every other byte.
+    static func replacement(_ byte: UInt8) -> StaticString? {
+        switch byte {
+        case UInt8(ascii: "&"): "&amp;"
+        case UInt8(ascii: "<"): "&lt;"
+        case UInt8(ascii: ">"): "&gt;"
+        case UInt8(ascii: "\""): "&quot;"
+        case UInt8(ascii: "'"): "&#39;"
+        default: nil
+        }
     }
 }
