@@ -12,36 +12,26 @@ import ShelflineReports
 ///
 /// All outputs are published together at the end: on any error none is touched.
 public struct ParseStage {
-    struct Job: Sendable {
-        public var input: String
-        public var output: String
-        public var rejects: String?
-        public var report: String?
-        /// Its `format`, `noHeader` and `columns` override `parameters`.
-        public var arguments = Arguments()
-        public var parameters = ParseParameters()
-        /// Lowered only by tests and the fuzz targets, to reach oversized rows with small inputs.
-        public var maxRowBytes = DelimitedReader.defaultMaxRowBytes
-    }
-
-    let job: Job
+    let job: StageJob<Arguments>
+    /// The configured ones; the job's arguments override them.
+    var parameters = ParseParameters()
     var log = Logfmt(quiet: true)
     var cancellation: CancellationFlag?
 
     /// The caller writes the report (`PipelineStage.perform`), then checks it (`rejectedShare`).
     @discardableResult
     func run() throws -> ParseReport {
-        let path = job.input
-        let textsPath = RecordTexts.path(besides: job.output)
-        try StageFiles.check(inputs: [path], outputs: [job.output, textsPath, job.rejects, job.report])
+        let path = job.input(.export), records = job.output(.records), rejectsPath = job.outputs[.rejects]
+        let textsPath = RecordTexts.path(besides: records)
+        try StageFiles.check(inputs: [path], outputs: [records, textsPath, rejectsPath, job.outputs[.report]])
         let descriptor = try Self.openInput(path)
         defer { close(descriptor) }
         let reader = DelimitedReader(
             source: .descriptor(descriptor, path: path), blockSize: 1 << 18,
-            maxRowBytes: job.maxRowBytes)
+            maxRowBytes: job.arguments.maxRowBytes)
 
         if let kind = BinaryContent.kind(of: try reader.peek(BinaryContent.sniffLength)) {
-            throw ParseError.binaryData(path: path, kind: kind)
+            throw ParseError("\(path): binary data (\(kind)), not a CSV or TSV export")
         }
         let firstLine = try reader.peekFirstLine()
         reader.delimiter = Self.delimiter(forHeaderLine: firstLine)
@@ -55,7 +45,7 @@ public struct ParseStage {
         }
         guard try reader.next(into: &row) else { throw ParseError.emptyFile(path: path) }
         countNULs()
-        let noHeader = job.arguments.noHeader ?? job.parameters.noHeader
+        let noHeader = job.arguments.noHeader ?? parameters.noHeader
         if row.malformation != nil && !noHeader {
             let found = [TextRepair.decode(firstLine).text]
             throw ParseError.unrecognisedHeader(path: path, found: found, expected: expectedHeaders(), suggestion: nil)
@@ -82,10 +72,10 @@ public struct ParseStage {
 
         // One chunk compresses while the next fills: with the stage's own thread that keeps both
         // cores busy; a further chunk in flight would only hold memory.
-        let output = try NDJSONWriter<BookRecord>(path: job.output, threads: 1)
+        let output = try NDJSONWriter<BookRecord>(path: records, threads: 1)
         // Reviews and notes, apart from the records (`RecordTexts`).
         let texts = try NDJSONWriter<BookRecord>(path: textsPath, hashing: true, threads: 1)
-        let rejects = try job.rejects.map { try NDJSONWriter<RejectedRow>(path: $0) }
+        let rejects = try rejectsPath.map { try NDJSONWriter<RejectedRow>(path: $0) }
         var abandon = true
         defer {
             if abandon {
@@ -141,7 +131,7 @@ public struct ParseStage {
         abandon = false
         // Named by its hash, so merge joins these texts to these records or refuses.
         let textsReference = RecordTexts.Reference(
-            file: Self.relative(textsPath, to: job.report ?? job.output),
+            file: Self.relative(textsPath, to: job.outputs[.report] ?? records),
             sha256: try texts.sha256 ?? ContentHash.file(textsPath), lines: texts.count)
         let report = ParseReport(
             input: path, format: map.format, delimiter: reader.delimiter == 0x09 ? "\t" : ",", header: header,
@@ -187,7 +177,7 @@ public struct ParseStage {
     }
 
     func headerlessColumns(fieldCount: Int) throws -> [String] {
-        let choice = job.arguments.format ?? job.parameters.format
+        let choice = job.arguments.format ?? parameters.format
         let known = job.arguments.formats.filter { !$0.headerlessColumns.isEmpty }
         guard case .format(let name) = choice, let format = known.first(where: { $0.name == name }) else {
             throw UsageError(
@@ -197,16 +187,19 @@ public struct ParseStage {
         }
         guard let header = format.headerlessColumns.first(where: { $0.count == fieldCount }) else {
             let widths = format.headerlessColumns.map { "\($0.count)" }.joined(separator: " or ")
-            throw ParseError.headerlessMismatch(
-                path: job.input, reason: "the first row has \(fieldCount) fields; \(name.rawValue) exports have \(widths)")
+            throw ParseError(
+                "\(job.input(.export)):1: --no-header: the first row has \(fieldCount) fields; \(name.rawValue) exports have \(widths)"
+            )
         }
         return header
     }
 
     func headerlessCommand(_ format: SourceFormat) -> String {
-        var words = ["shelfline-parse", "--no-header", "--format", format.rawValue, job.input, "-o", job.output]
-        if let rejects = job.rejects { words += ["--rejects", rejects] }
-        if let report = job.report { words += ["--report", report] }
+        var words = [
+            "shelfline-parse", "--no-header", "--format", format.rawValue, job.input(.export), "-o", job.output(.records),
+        ]
+        if let rejects = job.outputs[.rejects] { words += ["--rejects", rejects] }
+        if let report = job.outputs[.report] { words += ["--report", report] }
         return words.map(Self.shellQuoted).joined(separator: " ")
     }
 
@@ -220,11 +213,13 @@ public struct ParseStage {
         do {
             return try recogniseHeader(header)
         } catch let error as ParseError {
-            let noHeader = job.arguments.noHeader ?? job.parameters.noHeader
+            let noHeader = job.arguments.noHeader ?? parameters.noHeader
             if !noHeader, let format = job.arguments.formats.first(where: { $0.looksLikeDataRow(firstRow) }) {
-                throw ParseError.headerMissing(
-                    path: job.input, format: format.name, fields: firstRow.count,
-                    command: headerlessCommand(format.name))
+                let name = format.name.rawValue
+                throw ParseError(
+                    "\(job.input(.export)):1: no header row: the first line looks like a \(name) export's data row "
+                        + "(\(firstRow.count) fields); if the header was lost, read it with: \(headerlessCommand(format.name)) "
+                        + "(pipeline.json: parse parameters {\"noHeader\": true, \"format\": \"\(name)\"})")
             }
             throw error
         }
@@ -232,7 +227,7 @@ public struct ParseStage {
 
     private func recogniseHeader(_ header: [String]) throws -> (any ImportFormat, ColumnMap, Character) {
         let keys = header.map(ExportSchema.key)
-        var parameters = job.parameters, choice = job.arguments.format ?? parameters.format
+        var parameters = self.parameters, choice = job.arguments.format ?? parameters.format
         if let columns = job.arguments.columns {
             parameters.generic = columns
             if job.arguments.format == nil { choice = .format(.generic) }
@@ -245,7 +240,7 @@ public struct ParseStage {
                 }
             }
             throw ParseError.unrecognisedHeader(
-                path: job.input, found: header, expected: expectedHeaders(),
+                path: job.input(.export), found: header, expected: expectedHeaders(),
                 suggestion: HeaderSuggestion(header: header, formats: job.arguments.formats).text)
         case .format(let name):
             guard let format = job.arguments.formats.first(where: { $0.name == name }) else {
@@ -255,14 +250,14 @@ public struct ParseStage {
             let schema = format.schema(parameters)
             if let map = schema.resolve(header: keys) { return (format, map, format.listSeparator(parameters)) }
             let missing = schema.signature.filter { alternatives in !alternatives.contains(where: keys.contains) }
-            throw ParseError.headerMismatch(
-                path: job.input, format: format.name.rawValue, missing: missing.map { "'\($0.joined(separator: "' or '"))'" })
+            let lacking = missing.map { "'\($0.joined(separator: "' or '"))'" }.joined(separator: ", ")
+            throw ParseError("\(job.input(.export)):1: not a \(format.name.rawValue) export: header lacks \(lacking)")
         }
     }
 
     private func expectedHeaders() -> [String] {
-        job.arguments.formats.filter { $0.detected(with: job.parameters) }.map { format in
-            "\(format.name.rawValue) (\(format.schema(job.parameters).expectedHeaders))"
+        job.arguments.formats.filter { $0.detected(with: parameters) }.map { format in
+            "\(format.name.rawValue) (\(format.schema(parameters).expectedHeaders))"
         }
     }
 

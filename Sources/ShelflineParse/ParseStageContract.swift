@@ -12,6 +12,8 @@ extension ParseStage: PipelineStage {
         public var columns: GenericMapping?
         /// The formats detection tries, in order, and `format` may name; an in-process parse may add its own.
         var formats: [any ImportFormat] = ImportFormats.all
+        /// Lowered only by tests and the fuzz targets, to reach oversized rows with small inputs.
+        var maxRowBytes = DelimitedReader.defaultMaxRowBytes
 
         public init(format: FormatChoice? = nil, noHeader: Bool? = nil, columns: GenericMapping? = nil) {
             self.format = format
@@ -27,10 +29,8 @@ extension ParseStage: PipelineStage {
     public static var description: Stage { .parse }
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ParseReport {
-        let parse = Job(
-            input: job.input(.export), output: job.output(.records), rejects: job.outputs[.rejects],
-            report: job.outputs[.report], arguments: job.arguments, parameters: try job.arguments.parameters(context))
-        return try ParseStage(job: parse, log: context.log, cancellation: context.cancellation).run()
+        let parameters = try job.arguments.parameters(context)
+        return try ParseStage(job: job, parameters: parameters, log: context.log, cancellation: context.cancellation).run()
     }
 
     /// Runs once everything, the report included, is written.
@@ -38,13 +38,14 @@ extension ParseStage: PipelineStage {
         try rejectedShare(report, parameters: try job.arguments.parameters(context), rejects: job.outputs[.rejects])
     }
 
-    /// `ParseError.tooManyRejected` when `report` rejected too many rows.
+    /// A `DataError` when `report` rejected too many rows; the outputs are written then.
     public static func rejectedShare(_ report: ParseReport, parameters: ParseParameters, rejects: String?) throws {
-        if parameters.tooManyRejected(report.rowsRejected, of: report.rowsRead) {
-            throw ParseError.tooManyRejected(
-                path: report.input, rejected: report.rowsRejected, read: report.rowsRead,
-                threshold: parameters.maxRejectedShare, rejects: rejects)
-        }
+        let (rejected, read) = (report.rowsRejected, report.rowsRead)
+        guard parameters.tooManyRejected(rejected, of: read) else { return }
+        let percent = (Double(rejected) / Double(read) * 1000).rounded() / 10
+        throw DataError(
+            "\(report.input): \(rejected) of \(read) rows rejected (\(percent)%), more than maxRejectedShare "
+                + "\(parameters.maxRejectedShare)" + (rejects.map { "; see \($0)" } ?? "; rerun with --rejects FILE to see them"))
     }
 }
 
