@@ -50,15 +50,9 @@ public struct ParseStage {
             let found = [TextRepair.decode(firstLine).text]
             throw ParseError.unrecognisedHeader(path: path, found: found, expected: expectedHeaders(), suggestion: nil)
         }
-        var headerRepaired = 0
-        let firstCells = (0..<row.count).map { index -> String in
-            row.storage[row.range(index)].withUnsafeBufferPointer { bytes in
-                var repaired = false
-                let text = TextRepair.decode(bytes, repaired: &repaired)
-                if repaired { headerRepaired += 1 }
-                return text
-            }
-        }
+        let decoded = (0..<row.count).map { TextRepair.decode(Array(row.storage[row.range($0)])) }
+        let firstCells = decoded.map(\.text)
+        var headerRepaired = decoded.count(where: \.repaired)
         let header: [String], headerOffset: Int, headerLength: Int
         if noHeader {
             // The first row is data: it is read again below, its repaired fields counted then.
@@ -103,9 +97,8 @@ public struct ParseStage {
             {
                 if rejection.skipped { rowsSkipped += 1 } else { rowsRejected += 1 }
                 if let rejects {
-                    // Counted in fieldsRepaired already; this only makes the text.
-                    var alreadyCounted = false
-                    var raw = reader.lastRowBytes.withUnsafeBufferPointer { TextRepair.decode($0, repaired: &alreadyCounted) }
+                    // Its repaired fields are counted already: this only makes the text.
+                    var raw = TextRepair.decode(reader.lastRowBytes).text
                     if raw.isEmpty && row.byteLength > 0 {
                         // A row over the size limit is not kept in memory; the source has it whole.
                         raw = "(\(row.byteLength) bytes at offset \(row.byteOffset) of \(path), not copied here)"
@@ -120,7 +113,7 @@ public struct ParseStage {
                 // Let go of the row's bytes, so the reader refills its buffer in place.
                 record.cells = []
                 try json.withBytes { try output.appendRaw($0) }
-                if json.wroteTexts { try json.withTextsBytes { try texts.appendRaw($0) } }
+                if json.wroteTexts { try json.withBytes(texts: true) { try texts.appendRaw($0) } }
                 rowsWritten += 1
             }
         }

@@ -20,12 +20,10 @@ public enum ImportReportPage {
         status: ImportRunStatus, parameters: RenderParameters = RenderParameters(),
         fileName: String? = nil, libraryPage: String? = nil
     ) throws -> String {
-        let directory = status.runDirectory
         /// As merge's report names it, else as the run's files do.
-        func resolve(_ name: String?, _ role: StageFileRole) -> String {
-            let name =
-                name?.isEmpty == false ? name! : status.files.output(.merge, role) ?? Stage.merge.defaultOutput(role)
-            return name.hasPrefix("/") ? name : directory + "/" + name
+        func resolve(_ name: String?, _ role: StageFileRole, of stage: Stage = .merge) -> String {
+            let name = name?.isEmpty == false ? name! : status.files.output(stage.name, role) ?? stage.defaultOutput(role)
+            return name.hasPrefix("/") ? name : status.runDirectory + "/" + name
         }
         let maximumRows = parameters.reportMaximumRows
         let reviewPath = resolve(status.merge?.review, .review)
@@ -131,8 +129,7 @@ public enum ImportReportPage {
                 rest: "review.json (<code>ruledOut</code>)")
         }
         html += "</body>\n</html>\n"
-        let name = status.files.output(.render, .page) ?? Stage.render.defaultOutput(.page)
-        let target = name.hasPrefix("/") ? name : directory + "/" + name
+        let target = resolve(nil, .page, of: .render)
         try AtomicFile.write(html, to: target)
         return target
     }
