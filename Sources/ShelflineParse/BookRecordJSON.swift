@@ -16,12 +16,9 @@ public struct BookRecordJSON {
     /// The last encoded line.
     public var bytes: [UInt8] { Array(line.contents) }
 
-    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try body(UnsafeRawBufferPointer(line.contents))
-    }
-
-    func withTextsBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try body(UnsafeRawBufferPointer(textsLine.contents))
+    /// The last encoded line, or with `texts` its texts line.
+    func withBytes<Result>(texts: Bool = false, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(texts ? textsLine.contents : line.contents))
     }
 
     /// `textsApart`: a review or notes go to the texts line instead, and the record says so.

@@ -12,42 +12,26 @@ import ShelflineReports
 ///
 /// All outputs are published together at the end: on any error none is touched.
 public struct ParseStage {
-    struct Job: Sendable {
-        public var input: String
-        public var output: String
-        public var rejects: String?
-        public var report: String?
-        /// `--format`, overriding `parameters.format`.
-        public var format: FormatChoice?
-        /// `--no-header`, overriding `parameters.noHeader`.
-        public var noHeader: Bool?
-        public var parameters = ParseParameters()
-        /// `--columns`: read the file as a generic spreadsheet with this mapping.
-        public var columns: GenericMapping?
-        /// Lowered only by tests and the fuzz targets, to reach oversized rows with small inputs.
-        public var maxRowBytes = DelimitedReader.defaultMaxRowBytes
-        /// The formats detection tries, in order, and `format` may name.
-        var formats: [any ImportFormat] = ImportFormats.all
-    }
-
-    let job: Job
+    let job: StageJob<Arguments>
+    /// The configured ones; the job's arguments override them.
+    var parameters = ParseParameters()
     var log = Logfmt(quiet: true)
     var cancellation: CancellationFlag?
 
     /// The caller writes the report (`PipelineStage.perform`), then checks it (`rejectedShare`).
     @discardableResult
     func run() throws -> ParseReport {
-        let path = job.input
-        let textsPath = RecordTexts.path(besides: job.output)
-        try StageFiles.check(inputs: [path], outputs: [job.output, textsPath, job.rejects, job.report])
+        let path = job.input(.export), records = job.output(.records), rejectsPath = job.outputs[.rejects]
+        let textsPath = RecordTexts.path(besides: records)
+        try StageFiles.check(inputs: [path], outputs: [records, textsPath, rejectsPath, job.outputs[.report]])
         let descriptor = try Self.openInput(path)
         defer { close(descriptor) }
         let reader = DelimitedReader(
             source: .descriptor(descriptor, path: path), blockSize: 1 << 18,
-            maxRowBytes: job.maxRowBytes)
+            maxRowBytes: job.arguments.maxRowBytes)
 
         if let kind = BinaryContent.kind(of: try reader.peek(BinaryContent.sniffLength)) {
-            throw ParseError.binaryData(path: path, kind: kind)
+            throw ParseError("\(path): binary data (\(kind)), not a CSV or TSV export")
         }
         let firstLine = try reader.peekFirstLine()
         reader.delimiter = Self.delimiter(forHeaderLine: firstLine)
@@ -61,20 +45,14 @@ public struct ParseStage {
         }
         guard try reader.next(into: &row) else { throw ParseError.emptyFile(path: path) }
         countNULs()
-        let noHeader = job.noHeader ?? job.parameters.noHeader
+        let noHeader = job.arguments.noHeader ?? parameters.noHeader
         if row.malformation != nil && !noHeader {
             let found = [TextRepair.decode(firstLine).text]
             throw ParseError.unrecognisedHeader(path: path, found: found, expected: expectedHeaders(), suggestion: nil)
         }
-        var headerRepaired = 0
-        let firstCells = (0..<row.count).map { index -> String in
-            row.storage[row.range(index)].withUnsafeBufferPointer { bytes in
-                var repaired = false
-                let text = TextRepair.decode(bytes, repaired: &repaired)
-                if repaired { headerRepaired += 1 }
-                return text
-            }
-        }
+        let decoded = (0..<row.count).map { TextRepair.decode(Array(row.storage[row.range($0)])) }
+        let firstCells = decoded.map(\.text)
+        var headerRepaired = decoded.count(where: \.repaired)
         let header: [String], headerOffset: Int, headerLength: Int
         if noHeader {
             // The first row is data: it is read again below, its repaired fields counted then.
@@ -88,10 +66,10 @@ public struct ParseStage {
 
         // One chunk compresses while the next fills: with the stage's own thread that keeps both
         // cores busy; a further chunk in flight would only hold memory.
-        let output = try NDJSONWriter<BookRecord>(path: job.output, threads: 1)
+        let output = try NDJSONWriter<BookRecord>(path: records, threads: 1)
         // Reviews and notes, apart from the records (`RecordTexts`).
         let texts = try NDJSONWriter<BookRecord>(path: textsPath, hashing: true, threads: 1)
-        let rejects = try job.rejects.map { try NDJSONWriter<RejectedRow>(path: $0) }
+        let rejects = try rejectsPath.map { try NDJSONWriter<RejectedRow>(path: $0) }
         var abandon = true
         defer {
             if abandon {
@@ -119,9 +97,8 @@ public struct ParseStage {
             {
                 if rejection.skipped { rowsSkipped += 1 } else { rowsRejected += 1 }
                 if let rejects {
-                    // Counted in fieldsRepaired already; this only makes the text.
-                    var alreadyCounted = false
-                    var raw = reader.lastRowBytes.withUnsafeBufferPointer { TextRepair.decode($0, repaired: &alreadyCounted) }
+                    // Its repaired fields are counted already: this only makes the text.
+                    var raw = TextRepair.decode(reader.lastRowBytes).text
                     if raw.isEmpty && row.byteLength > 0 {
                         // A row over the size limit is not kept in memory; the source has it whole.
                         raw = "(\(row.byteLength) bytes at offset \(row.byteOffset) of \(path), not copied here)"
@@ -136,7 +113,7 @@ public struct ParseStage {
                 // Let go of the row's bytes, so the reader refills its buffer in place.
                 record.cells = []
                 try json.withBytes { try output.appendRaw($0) }
-                if json.wroteTexts { try json.withTextsBytes { try texts.appendRaw($0) } }
+                if json.wroteTexts { try json.withBytes(texts: true) { try texts.appendRaw($0) } }
                 rowsWritten += 1
             }
         }
@@ -147,7 +124,7 @@ public struct ParseStage {
         abandon = false
         // Named by its hash, so merge joins these texts to these records or refuses.
         let textsReference = RecordTexts.Reference(
-            file: Self.relative(textsPath, to: job.report ?? job.output),
+            file: Self.relative(textsPath, to: job.outputs[.report] ?? records),
             sha256: try texts.sha256 ?? ContentHash.file(textsPath), lines: texts.count)
         let report = ParseReport(
             input: path, format: map.format, delimiter: reader.delimiter == 0x09 ? "\t" : ",", header: header,
@@ -193,8 +170,8 @@ public struct ParseStage {
     }
 
     func headerlessColumns(fieldCount: Int) throws -> [String] {
-        let choice = job.format ?? job.parameters.format
-        let known = job.formats.filter { !$0.headerlessColumns.isEmpty }
+        let choice = job.arguments.format ?? parameters.format
+        let known = job.arguments.formats.filter { !$0.headerlessColumns.isEmpty }
         guard case .format(let name) = choice, let format = known.first(where: { $0.name == name }) else {
             throw UsageError(
                 "--no-header needs "
@@ -203,16 +180,19 @@ public struct ParseStage {
         }
         guard let header = format.headerlessColumns.first(where: { $0.count == fieldCount }) else {
             let widths = format.headerlessColumns.map { "\($0.count)" }.joined(separator: " or ")
-            throw ParseError.headerlessMismatch(
-                path: job.input, reason: "the first row has \(fieldCount) fields; \(name.rawValue) exports have \(widths)")
+            throw ParseError(
+                "\(job.input(.export)):1: --no-header: the first row has \(fieldCount) fields; \(name.rawValue) exports have \(widths)"
+            )
         }
         return header
     }
 
     func headerlessCommand(_ format: SourceFormat) -> String {
-        var words = ["shelfline-parse", "--no-header", "--format", format.rawValue, job.input, "-o", job.output]
-        if let rejects = job.rejects { words += ["--rejects", rejects] }
-        if let report = job.report { words += ["--report", report] }
+        var words = [
+            "shelfline-parse", "--no-header", "--format", format.rawValue, job.input(.export), "-o", job.output(.records),
+        ]
+        if let rejects = job.outputs[.rejects] { words += ["--rejects", rejects] }
+        if let report = job.outputs[.report] { words += ["--report", report] }
         return words.map(Self.shellQuoted).joined(separator: " ")
     }
 
@@ -226,11 +206,13 @@ public struct ParseStage {
         do {
             return try recogniseHeader(header)
         } catch let error as ParseError {
-            let noHeader = job.noHeader ?? job.parameters.noHeader
-            if !noHeader, let format = job.formats.first(where: { $0.looksLikeDataRow(firstRow) }) {
-                throw ParseError.headerMissing(
-                    path: job.input, format: format.name, fields: firstRow.count,
-                    command: headerlessCommand(format.name))
+            let noHeader = job.arguments.noHeader ?? parameters.noHeader
+            if !noHeader, let format = job.arguments.formats.first(where: { $0.looksLikeDataRow(firstRow) }) {
+                let name = format.name.rawValue
+                throw ParseError(
+                    "\(job.input(.export)):1: no header row: the first line looks like a \(name) export's data row "
+                        + "(\(firstRow.count) fields); if the header was lost, read it with: \(headerlessCommand(format.name)) "
+                        + "(pipeline.json: parse parameters {\"noHeader\": true, \"format\": \"\(name)\"})")
             }
             throw error
         }
@@ -238,37 +220,37 @@ public struct ParseStage {
 
     private func recogniseHeader(_ header: [String]) throws -> (any ImportFormat, ColumnMap, Character) {
         let keys = header.map(ExportSchema.key)
-        var parameters = job.parameters, choice = job.format ?? parameters.format
-        if let columns = job.columns {
+        var parameters = self.parameters, choice = job.arguments.format ?? parameters.format
+        if let columns = job.arguments.columns {
             parameters.generic = columns
-            if job.format == nil { choice = .format(.generic) }
+            if job.arguments.format == nil { choice = .format(.generic) }
         }
         switch choice {
         case .auto:
-            for format in job.formats where format.detected(with: parameters) {
+            for format in job.arguments.formats where format.detected(with: parameters) {
                 if let map = format.schema(parameters).resolve(header: keys) {
                     return (format, map, format.listSeparator(parameters))
                 }
             }
             throw ParseError.unrecognisedHeader(
-                path: job.input, found: header, expected: expectedHeaders(),
-                suggestion: HeaderSuggestion(header: header, formats: job.formats).text)
+                path: job.input(.export), found: header, expected: expectedHeaders(),
+                suggestion: HeaderSuggestion(header: header, formats: job.arguments.formats).text)
         case .format(let name):
-            guard let format = job.formats.first(where: { $0.name == name }) else {
-                let choices = ["auto"] + job.formats.map(\.name.rawValue)
+            guard let format = job.arguments.formats.first(where: { $0.name == name }) else {
+                let choices = ["auto"] + job.arguments.formats.map(\.name.rawValue)
                 throw UsageError("unknown format '\(name.rawValue)'; expected one of \(choices.joined(separator: ", "))")
             }
             let schema = format.schema(parameters)
             if let map = schema.resolve(header: keys) { return (format, map, format.listSeparator(parameters)) }
             let missing = schema.signature.filter { alternatives in !alternatives.contains(where: keys.contains) }
-            throw ParseError.headerMismatch(
-                path: job.input, format: format.name.rawValue, missing: missing.map { "'\($0.joined(separator: "' or '"))'" })
+            let lacking = missing.map { "'\($0.joined(separator: "' or '"))'" }.joined(separator: ", ")
+            throw ParseError("\(job.input(.export)):1: not a \(format.name.rawValue) export: header lacks \(lacking)")
         }
     }
 
     private func expectedHeaders() -> [String] {
-        job.formats.filter { $0.detected(with: job.parameters) }.map { format in
-            "\(format.name.rawValue) (\(format.schema(job.parameters).expectedHeaders))"
+        job.arguments.formats.filter { $0.detected(with: parameters) }.map { format in
+            "\(format.name.rawValue) (\(format.schema(parameters).expectedHeaders))"
         }
     }
 
@@ -284,7 +266,7 @@ public struct ParseStage {
         return tabs > commas ? 0x09 : 0x2C
     }
 
-    /// A FIFO or device is refused: reading one could block forever.
+    /// A directory is refused here; a FIFO or device `StageFiles.check` has refused already.
     static func openInput(_ path: String) throws -> Int32 {
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -293,15 +275,11 @@ public struct ParseStage {
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw FileError.missingInput(path: path, reason: "is a directory, expected a CSV or TSV file")
         }
-        if (info.st_mode & S_IFMT) != S_IFREG {
-            throw FileError.missingInput(
-                path: path, reason: "not a regular file (a FIFO, device or socket), expected a CSV or TSV file")
-        }
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
             throw FileError.missingInput(path: path, reason: systemErrorMessage())
         }
-        if (info.st_mode & S_IFMT) == S_IFREG && info.st_size == 0 {
+        if info.st_size == 0 {
             close(descriptor)
             throw ParseError.emptyFile(path: path)
         }

@@ -10,8 +10,10 @@ extension ParseStage: PipelineStage {
         public var format: FormatChoice?
         public var noHeader: Bool?
         public var columns: GenericMapping?
-        /// An in-process parse may add its own.
+        /// The formats detection tries, in order, and `format` may name; an in-process parse may add its own.
         var formats: [any ImportFormat] = ImportFormats.all
+        /// Lowered only by tests and the fuzz targets, to reach oversized rows with small inputs.
+        var maxRowBytes = DelimitedReader.defaultMaxRowBytes
 
         public init(format: FormatChoice? = nil, noHeader: Bool? = nil, columns: GenericMapping? = nil) {
             self.format = format
@@ -28,12 +30,7 @@ extension ParseStage: PipelineStage {
 
     public static func run(_ job: StageJob<Arguments>, context: StageContext) async throws -> ParseReport {
         let parameters = try job.arguments.parameters(context)
-        var parse = Job(
-            input: job.input(.export), output: job.output(.records), rejects: job.outputs[.rejects],
-            report: job.outputs[.report], format: job.arguments.format, noHeader: job.arguments.noHeader,
-            parameters: parameters, columns: job.arguments.columns)
-        parse.formats = job.arguments.formats
-        return try ParseStage(job: parse, log: context.log, cancellation: context.cancellation).run()
+        return try ParseStage(job: job, parameters: parameters, log: context.log, cancellation: context.cancellation).run()
     }
 
     /// Runs once everything, the report included, is written.
@@ -41,13 +38,14 @@ extension ParseStage: PipelineStage {
         try rejectedShare(report, parameters: try job.arguments.parameters(context), rejects: job.outputs[.rejects])
     }
 
-    /// `ParseError.tooManyRejected` when `report` rejected too many rows.
+    /// A `DataError` when `report` rejected too many rows; the outputs are written then.
     public static func rejectedShare(_ report: ParseReport, parameters: ParseParameters, rejects: String?) throws {
-        if parameters.tooManyRejected(report.rowsRejected, of: report.rowsRead) {
-            throw ParseError.tooManyRejected(
-                path: report.input, rejected: report.rowsRejected, read: report.rowsRead,
-                threshold: parameters.maxRejectedShare, rejects: rejects)
-        }
+        let (rejected, read) = (report.rowsRejected, report.rowsRead)
+        guard parameters.tooManyRejected(rejected, of: read) else { return }
+        let percent = (Double(rejected) / Double(read) * 1000).rounded() / 10
+        throw DataError(
+            "\(report.input): \(rejected) of \(read) rows rejected (\(percent)%), more than maxRejectedShare "
+                + "\(parameters.maxRejectedShare)" + (rejects.map { "; see \($0)" } ?? "; rerun with --rejects FILE to see them"))
     }
 }
 

@@ -6,6 +6,7 @@ import ShelflineStageCLI
 extension FormatChoice: ExpressibleByArgument {}
 
 /// `shelfline-parse`: one library export in, gzip NDJSON records, rejects and a report out.
+@main
 public struct ParseCommand: PipelineStageCommand {
     public typealias Runs = ParseStage
 

@@ -6,6 +6,7 @@ import ShelflineReports
 import ShelflineStageCLI
 
 /// `shelfline-render`: Live Activity snapshots for the import and the beer queue.
+@main
 public struct RenderCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "shelfline-render",

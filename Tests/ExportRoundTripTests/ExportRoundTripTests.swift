@@ -153,7 +153,9 @@ import Testing
         try file.commit()
         let parsed = temp.file("parsed.ndjson.gz"), report = temp.file("parse-report.json")
         let parse = try ParseStage(
-            job: .init(input: csv, output: parsed, rejects: temp.file("rejects.ndjson.gz"), report: report)
+            job: StageJob(
+                inputs: [.export: csv], outputs: [.records: parsed, .rejects: temp.file("rejects.ndjson.gz"), .report: report],
+                arguments: ParseStage.Arguments())
         ).run()
         try writeJSONFile(parse, to: report)
         let text = try String(contentsOfFile: csv, encoding: .utf8)

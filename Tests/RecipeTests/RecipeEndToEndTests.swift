@@ -217,8 +217,9 @@ import Testing
     /// Named with `--format toy`, a file of another shape is refused naming the toy's columns.
     @Test(.bug(id: 37)) func forcedToyFormatNamesItsMissingColumns() throws {
         let input = temp.write("other.csv", "Title,Author\nDune,Frank Herbert\n")
-        var job = ParseStage.Job(input: input, output: temp.file("out.ndjson.gz"), format: .format(ToyFormat().name))
-        job.formats = Self.formats
+        var arguments = ParseStage.Arguments(format: .format(ToyFormat().name))
+        arguments.formats = Self.formats
+        let job = StageJob(inputs: [.export: input], outputs: [.records: temp.file("out.ndjson.gz")], arguments: arguments)
         let error = #expect(throws: ParseError.self) { try ParseStage(job: job).run() }
         let text = error.map { "\($0)" } ?? ""
         #expect(text.contains("toy") && text.contains("libro"), "\(text)")

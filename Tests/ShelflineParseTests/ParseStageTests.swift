@@ -19,21 +19,21 @@ struct StageRun {
         parameters: ParseParameters = ParseParameters(), columns: GenericMapping? = nil
     ) {
         let input = directory.write(name, bytes: contents)
-        let job = ParseStage.Job(
-            input: input, output: directory.file("out.ndjson.gz"), rejects: directory.file("rej.ndjson.gz"),
-            report: directory.file("report.json"), format: format, noHeader: noHeader,
-            parameters: parameters, columns: columns)
+        let output = directory.file("out.ndjson.gz"), rejectsFile = directory.file("rej.ndjson.gz")
+        let job = StageJob(
+            inputs: [.export: input], outputs: [.records: output, .rejects: rejectsFile, .report: directory.file("report.json")],
+            arguments: ParseStage.Arguments(format: format, noHeader: noHeader, columns: columns))
         do {
-            let read = try ParseStage(job: job).run()
+            let read = try ParseStage(job: job, parameters: parameters).run()
             report = read
-            try ParseStage.rejectedShare(read, parameters: parameters, rejects: job.rejects)
+            try ParseStage.rejectedShare(read, parameters: parameters, rejects: rejectsFile)
         } catch {
             self.error = error
         }
-        if FileManager.default.fileExists(atPath: job.output) {
+        if FileManager.default.fileExists(atPath: output) {
             // With their reviews and notes joined back from the texts file beside them.
-            records = (try? RecordTexts.readRecords(path: job.output)) ?? []
-            rejects = (try? NDJSONReader<RejectedRow>(path: job.rejects!).readAll()) ?? []
+            records = (try? RecordTexts.readRecords(path: output)) ?? []
+            rejects = (try? NDJSONReader<RejectedRow>(path: rejectsFile).readAll()) ?? []
         }
     }
 
@@ -87,7 +87,7 @@ let goodreadsHeader31 =
         let csv = "Title,Authors,ISBN/UID,Read Status\nA,B,,read\nonly,three,cells\n\"broken,x,y,z\nC,D,9780596101992,to-read\n"
         // 2 of 4 rejected is above the default 10%: with minRejectedRows 1, exit 65, outputs still written.
         let strict = StageRun(csv, parameters: ParseParameters(minRejectedRows: 1))
-        #expect((strict.error as? ParseError)?.exitStatus == .dataError)
+        #expect((strict.error as? DataError)?.exitStatus == .dataError)
         #expect(strict.records.count == 2 && strict.rejects.count == 2)
         let lenient = StageRun(csv, parameters: ParseParameters(maxRejectedShare: 0.9))
         #expect(lenient.error == nil)
@@ -102,7 +102,7 @@ let goodreadsHeader31 =
     @Test(.bug(id: 2)) func rejectedShareAboveThresholdIsExit65WithOutputsWritten() throws {
         let csv = "Title,Authors,ISBN/UID,Read Status\nA,B,,read\nbad\nbad\n"
         let run = StageRun(csv, parameters: ParseParameters(maxRejectedShare: 0.5, minRejectedRows: 2))
-        let error = try #require(run.error as? ParseError)
+        let error = try #require(run.error as? DataError)
         #expect(error.exitStatus == .dataError)
         #expect("\(error)".contains("2 of 3 rows rejected"))
         #expect(run.rejects.count == 2 && run.records.count == 1)

@@ -56,12 +56,12 @@ extension ParseStageTests {
         #expect(small.records.count == 8 && small.rejects.map(\.line) == [4])
 
         let strict = StageRun(lines.joined(separator: "\n") + "\n", parameters: ParseParameters(minRejectedRows: 1))
-        #expect((strict.error as? ParseError)?.exitStatus == .dataError)
+        #expect((strict.error as? DataError)?.exitStatus == .dataError)
         #expect(strict.records.count == 8)
 
         let wrongFile = [storygraphHeader] + (1...30).map { $0 % 3 == 0 ? storygraphRow("Book \($0)") : "x,y" }
         let wrong = StageRun(wrongFile.joined(separator: "\n") + "\n")
-        let error = try #require(wrong.error as? ParseError)
+        let error = try #require(wrong.error as? DataError)
         #expect("\(error)".contains("20 of 30 rows rejected"))
         #expect(wrong.records.count == 10 && wrong.rejects.count == 20)
     }

@@ -28,19 +28,13 @@ public enum TextRepair {
     }
 
     /// The text, and whether any byte was repaired.
-    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, repaired: inout Bool) -> String {
-        if isValidUTF8(bytes) {
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        repaired = true
-        return String(decoding: repair(bytes), as: UTF8.self)
-    }
-
-    /// For tests and small inputs.
     public static func decode(_ bytes: [UInt8]) -> (text: String, repaired: Bool) {
-        var repaired = false
-        let text = bytes.withUnsafeBufferPointer { decode($0, repaired: &repaired) }
-        return (text, repaired)
+        bytes.withUnsafeBufferPointer { bytes in
+            if isValidUTF8(bytes) {
+                return (String(decoding: bytes, as: UTF8.self), false)
+            }
+            return (String(decoding: repair(bytes), as: UTF8.self), true)
+        }
     }
 
     /// Each invalid byte as its Windows-1252 character.

@@ -47,10 +47,9 @@ struct BookWyrmFormat: FixedSchemaFormat {
         case "reading"?: record.shelf = .string(ShelfName.currentlyReading)
         case "read"?: record.shelf = .string(ShelfName.read)
         case "stopped-reading"?: record.shelf = .string(ShelfName.didNotFinish)
-        case let custom?:
-            record.shelves = [.string(cells.string(1) ?? custom)]
-            record.shelf = Self.state(record.reads, stopped: stopped).map(FieldText.string)
-        case nil:
+        case let custom:
+            // A custom shelf's (or no shelf's) reading state is read from the dates.
+            if let custom { record.shelves = [.string(cells.string(1) ?? custom)] }
             record.shelf = Self.state(record.reads, stopped: stopped).map(FieldText.string)
         }
         return nil

@@ -61,22 +61,16 @@ public enum ExportDate {
                 spans.append(ReadSpan(start: nil, end: date))
                 continue
             }
-            var found: ReadSpan?
-            var index = text.startIndex
-            while index < text.endIndex {
-                if text[index] == "-" {
-                    let left = text[..<index].trimmingSpaces
-                    let right = text[text.index(after: index)...].trimmingSpaces
-                    let start = left.isEmpty ? nil : normalise(left)
-                    let end = right.isEmpty ? nil : normalise(right)
-                    if (start != nil || left.isEmpty) && (end != nil || right.isEmpty) && (start != nil || end != nil) {
-                        found = ReadSpan(start: start, end: end)
-                        break
-                    }
+            for index in text.indices where text[index] == "-" {
+                let left = text[..<index].trimmingSpaces
+                let right = text[text.index(after: index)...].trimmingSpaces
+                let start = left.isEmpty ? nil : normalise(left)
+                let end = right.isEmpty ? nil : normalise(right)
+                if (start != nil || left.isEmpty) && (end != nil || right.isEmpty) && (start != nil || end != nil) {
+                    spans.append(ReadSpan(start: start, end: end))
+                    break
                 }
-                index = text.index(after: index)
             }
-            if let found { spans.append(found) }
         }
         return spans
     }

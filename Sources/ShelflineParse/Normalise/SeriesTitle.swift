@@ -1,22 +1,8 @@
 /// A title split into its base and the `(Series, #n)` suffix Goodreads and StoryGraph append.
-public struct SeriesTitle: Equatable, Sendable {
-    public var base: String
-    public var series: String
-    public var position: String
-}
-
-// In an extension, so the memberwise initialiser stays.
-extension SeriesTitle {
+enum SeriesTitle {
     /// `Dune (Dune, #1)`, `1Q84 (1Q84, #1-3)`, `Sistah Samurai (The Champloo Mixes, Mix #1)` (the
-    /// label after the last comma dropped); `(Spanish Edition)` is part of the title.
-    public init?(parsing title: String) {
-        let bytes = Array(title.utf8)
-        guard let parts = bytes.withUnsafeBufferPointer({ Self.ranges(in: $0, title: 0..<$0.count) }) else { return nil }
-        func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
-        self.init(base: text(parts.base), series: text(parts.series), position: text(parts.position))
-    }
-
-    /// On bytes: parentheses, `#` and `,` are ASCII, so safe cut points in UTF-8.
+    /// label after the last comma dropped); `(Spanish Edition)` is part of the title. On bytes:
+    /// parentheses, `#` and `,` are ASCII, so safe cut points in UTF-8.
     static func ranges(in bytes: UnsafeBufferPointer<UInt8>, title: Range<Int>)
         -> (base: Range<Int>, series: Range<Int>, position: Range<Int>)?
     {

@@ -20,12 +20,10 @@ public enum ImportReportPage {
         status: ImportRunStatus, parameters: RenderParameters = RenderParameters(),
         fileName: String? = nil, libraryPage: String? = nil
     ) throws -> String {
-        let directory = status.runDirectory
         /// As merge's report names it, else as the run's files do.
-        func resolve(_ name: String?, _ role: StageFileRole) -> String {
-            let name =
-                name?.isEmpty == false ? name! : status.files.output(.merge, role) ?? Stage.merge.defaultOutput(role)
-            return name.hasPrefix("/") ? name : directory + "/" + name
+        func resolve(_ name: String?, _ role: StageFileRole, of stage: Stage = .merge) -> String {
+            let name = name?.isEmpty == false ? name! : status.files.output(stage.name, role) ?? stage.defaultOutput(role)
+            return name.hasPrefix("/") ? name : status.runDirectory + "/" + name
         }
         let maximumRows = parameters.reportMaximumRows
         let reviewPath = resolve(status.merge?.review, .review)
@@ -131,8 +129,7 @@ public enum ImportReportPage {
                 rest: "review.json (<code>ruledOut</code>)")
         }
         html += "</body>\n</html>\n"
-        let name = status.files.output(.render, .page) ?? Stage.render.defaultOutput(.page)
-        let target = name.hasPrefix("/") ? name : directory + "/" + name
+        let target = resolve(nil, .page, of: .render)
         try AtomicFile.write(html, to: target)
         return target
     }
@@ -266,16 +263,6 @@ public enum ImportReportPage {
     /// needs escaping; nil outside when a non-ASCII byte beside a character to escape may join it
     /// to a grapheme cluster (`"` and a combining accent is one `Character`, left as it is).
     static func escapeBytes(_ utf8: UnsafeBufferPointer<UInt8>) -> String?? {
-        func replacement(_ byte: UInt8) -> StaticString? {
-            switch byte {
-            case UInt8(ascii: "&"): "&amp;"
-            case UInt8(ascii: "<"): "&lt;"
-            case UInt8(ascii: ">"): "&gt;"
-            case UInt8(ascii: "\""): "&quot;"
-            case UInt8(ascii: "'"): "&#39;"
-            default: nil
-            }
-        }
         var result: [UInt8] = []
         var runStart = 0
         for index in utf8.indices {
@@ -296,15 +283,24 @@ public enum ImportReportPage {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
+            if let byte = character.asciiValue, let replaced = replacement(byte) {
+                result += replaced.description
+            } else {
+                result.append(character)
             }
         }
         return result
+    }
+
+    /// The entity of a byte `escape` replaces; nil for every other byte.
+    static func replacement(_ byte: UInt8) -> StaticString? {
+        switch byte {
+        case UInt8(ascii: "&"): "&amp;"
+        case UInt8(ascii: "<"): "&lt;"
+        case UInt8(ascii: ">"): "&gt;"
+        case UInt8(ascii: "\""): "&quot;"
+        case UInt8(ascii: "'"): "&#39;"
+        default: nil
+        }
     }
 }
