@@ -59,8 +59,7 @@ extension RegisteredSource {
 }
 
 /// The settings of one source: every member has a default, so `{}` (or no section) works.
-public protocol SourceSettings: Codable, Sendable, Equatable {
-    init()
+public protocol SourceSettings: ConfigDefaults, Sendable, Equatable {
     /// By key inside the section (`batchSize`).
     static var ranges: [String: ConfigLimits.Range] { get }
     /// Checks no range can state (a URL, one value against another).

@@ -2,7 +2,8 @@ import Foundation
 
 /// Decodes parsed JSON into a `Decodable` type and, unlike `JSONDecoder`, refuses every key its
 /// `init(from:)` never looked up, naming the nearest known one. Objects decoded as dictionaries
-/// (`allKeys`) accept any key, `$schema` is always allowed; integers must be whole.
+/// (`allKeys`) accept any key, `$schema` is always allowed; integers must be whole. A `ConfigDefaults`
+/// type's missing keys are its defaults.
 public struct ConfigDecoder {
     /// What the decoded types read besides the JSON (lookup's metadata sources).
     public var userInfo: [CodingUserInfoKey: Any]
@@ -31,10 +32,16 @@ public struct ConfigDecoder {
     /// Throws `DecodingError` as `JSONDecoder` would, or `UnknownKey`.
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         let tracker = KeyTracker(userInfo: userInfo)
-        let result = try T(from: ValueDecoder(value: value, codingPath: [], tracker: tracker))
+        let result = try ValueDecoder(value: value, codingPath: [], tracker: tracker).decode(T.self)
         if let unknown = tracker.firstUnknown() { throw unknown }
         return result
     }
+}
+
+/// A settings section whose every member has a default, so `{}` works: `ConfigDecoder` fills the
+/// keys a section leaves out (or sets to null) from `init()`, and the synthesized `init(from:)` reads them.
+public protocol ConfigDefaults: Codable {
+    init()
 }
 
 /// Which keys each object's decoding asked for.
@@ -141,7 +148,7 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
         default: break
         }
         do {
-            return try T(from: self)
+            return try T(from: withDefaults(T.self))
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == codingPath.count {
             // An enum given a value it does not have: name the allowed ones.
             if let allowed = allowedValues(T.self, userInfo: userInfo), case .string(let text) = value {
@@ -151,6 +158,17 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
             }
             throw DecodingError.dataCorrupted(context)
         }
+    }
+
+    /// The given members laid over the encoded `T()`; only they are registered as given, so a
+    /// filled-in key is never counted as unknown.
+    func withDefaults<T>(_ type: T.Type) throws -> ValueDecoder {
+        guard let defaults = type as? any ConfigDefaults.Type, case .object(let given) = value,
+            case .object(let filled) = try JSONValue(encoding: defaults.init())
+        else { return self }
+        tracker.register(codingPath, keys: Array(given.keys))
+        let merged = filled.merging(given.filter { $0.value != .null }) { $1 }
+        return ValueDecoder(value: .object(merged), codingPath: codingPath, tracker: tracker)
     }
 }
 

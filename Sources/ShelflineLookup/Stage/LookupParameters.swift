@@ -146,26 +146,6 @@ public struct OpenLibraryParameters: SourceSettings {
 
     public init() {}
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        baseURL = try container.decodeIfPresent(String.self, forKey: .baseURL) ?? baseURL
-        userAgent = try container.decodeIfPresent(String.self, forKey: .userAgent) ?? userAgent
-        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency) ?? concurrency
-        requestsPerSecond = try container.decodeIfPresent(Double.self, forKey: .requestsPerSecond) ?? requestsPerSecond
-        batchSize = try container.decodeIfPresent(Int.self, forKey: .batchSize) ?? batchSize
-        timeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .timeoutSeconds) ?? timeoutSeconds
-        maxRetries = try container.decodeIfPresent(Int.self, forKey: .maxRetries) ?? maxRetries
-        backoffBaseSeconds = try container.decodeIfPresent(Double.self, forKey: .backoffBaseSeconds) ?? backoffBaseSeconds
-        backoffMaxSeconds = try container.decodeIfPresent(Double.self, forKey: .backoffMaxSeconds) ?? backoffMaxSeconds
-        waitBudgetSeconds = try container.decodeIfPresent(Double.self, forKey: .waitBudgetSeconds) ?? waitBudgetSeconds
-        breakerThreshold = try container.decodeIfPresent(Int.self, forKey: .breakerThreshold) ?? breakerThreshold
-        breakerCooldownSeconds =
-            try container.decodeIfPresent(Double.self, forKey: .breakerCooldownSeconds) ?? breakerCooldownSeconds
-        maxResponseBytes = try container.decodeIfPresent(Int.self, forKey: .maxResponseBytes) ?? maxResponseBytes
-        cacheDays = try container.decodeIfPresent(Double.self, forKey: .cacheDays)
-        negativeCacheDays = try container.decodeIfPresent(Double.self, forKey: .negativeCacheDays)
-    }
-
     public static let ranges: [String: ConfigLimits.Range] = SourceCacheDays.ranges.merging([
         "concurrency": .atLeast(1), "requestsPerSecond": .within(0.01, 1000), "batchSize": .within(1, 1000),
         "timeoutSeconds": .init(exclusiveMinimum: 0, maximum: 3600), "maxRetries": .atLeast(0),
@@ -185,19 +165,12 @@ public struct OpenLibraryParameters: SourceSettings {
 }
 
 /// Thresholds of the matcher.
-public struct MatchParameters: Codable, Sendable, Equatable {
+public struct MatchParameters: ConfigDefaults, Sendable, Equatable {
     public var titleThreshold = 0.9
     public var authorThreshold = 0.85
     public var margin = 0.1
 
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        titleThreshold = try container.decodeIfPresent(Double.self, forKey: .titleThreshold) ?? titleThreshold
-        authorThreshold = try container.decodeIfPresent(Double.self, forKey: .authorThreshold) ?? authorThreshold
-        margin = try container.decodeIfPresent(Double.self, forKey: .margin) ?? margin
-    }
 
     var matcher: Matcher {
         var matcher = Matcher()
