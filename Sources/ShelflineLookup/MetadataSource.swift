@@ -126,17 +126,17 @@ extension RegisteredSource {
     }
 
     static func decodeSettings(
-        from container: KeyedDecodingContainer<LookupParameters.Key>, into sections: inout [String: any SourceSettings]
+        from container: KeyedDecodingContainer<AnyKey>, into sections: inout [String: any SourceSettings]
     ) throws {
-        if let settings = try container.decodeIfPresent(Settings.self, forKey: LookupParameters.Key(section)) {
+        if let settings = try container.decodeIfPresent(Settings.self, forKey: AnyKey(section)) {
             sections[section] = settings
         }
     }
 
     static func encodeSettings(
-        _ sections: [String: any SourceSettings], to container: inout KeyedEncodingContainer<LookupParameters.Key>
+        _ sections: [String: any SourceSettings], to container: inout KeyedEncodingContainer<AnyKey>
     ) throws {
-        try container.encode(settings(in: sections), forKey: LookupParameters.Key(section))
+        try container.encode(settings(in: sections), forKey: AnyKey(section))
     }
 
     static func sameSettings(_ a: [String: any SourceSettings], _ b: [String: any SourceSettings]) -> Bool {

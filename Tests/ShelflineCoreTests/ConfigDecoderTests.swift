@@ -97,4 +97,19 @@ import Testing
             try Self.defaulted(#"{"inner": {"dept": 1}}"#)
         }
     }
+
+    /// Writes a member it never reads back, as a section with a derived value might.
+    struct Derived: ConfigDefaults, Equatable {
+        var limit = 5
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: AnyKey.self)
+            try container.encode(limit, forKey: AnyKey("limit"))
+            try container.encode(limit * 2, forKey: AnyKey("twice"))
+        }
+    }
+
+    @Test func aFilledInDefaultIsNeverCountedAsAGivenKey() throws {
+        #expect(try ConfigDecoder().decode(Derived.self, from: .object(["limit": .number(3)])) == Derived(limit: 3))
+    }
 }

@@ -87,11 +87,13 @@ final class KeyTracker {
     }
 }
 
-struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue }
-    init(intValue: Int) {
+/// A key known only at run time: an array index, a source's section, a field a user names.
+public struct AnyKey: CodingKey {
+    public var stringValue: String
+    public var intValue: Int?
+    public init(_ name: String) { stringValue = name }
+    public init(stringValue: String) { self.init(stringValue) }
+    public init(intValue: Int) {
         self.stringValue = "\(intValue)"
         self.intValue = intValue
     }

@@ -34,17 +34,8 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         set { self[CatalogSource.self].paths = newValue }
     }
 
-    /// A member of the parameters: a fixed one or a source's section.
-    public struct Key: CodingKey {
-        public var stringValue: String
-        public var intValue: Int? { nil }
-        public init(_ name: String) { stringValue = name }
-        public init?(stringValue: String) { self.init(stringValue) }
-        public init?(intValue: Int) { nil }
-
-        static let sources = Key("sources"), cacheDays = Key("cacheDays"), negativeCacheDays = Key("negativeCacheDays")
-        static let searchLimit = Key("searchLimit"), chunkSize = Key("chunkSize"), match = Key("match")
-    }
+    /// The fixed members; each source's section is under its own `AnyKey`.
+    enum CodingKeys: String, CodingKey { case sources, cacheDays, negativeCacheDays, searchLimit, chunkSize, match }
 
     /// Ranges checked and sections decoded for `registry`'s sources; `validate` comes after paths
     /// are resolved.
@@ -61,10 +52,11 @@ public struct LookupParameters: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
         configuredSources = try container.decodeIfPresent([String].self, forKey: .sources)
         registry = decoder.userInfo[.metadataSources] as? [any RegisteredSource.Type] ?? registry
-        for source in registry { try source.decodeSettings(from: container, into: &sections) }
+        let sectionContainer = try decoder.container(keyedBy: AnyKey.self)
+        for source in registry { try source.decodeSettings(from: sectionContainer, into: &sections) }
         cacheDays = try container.decodeIfPresent(Double.self, forKey: .cacheDays) ?? cacheDays
         negativeCacheDays = try container.decodeIfPresent(Double.self, forKey: .negativeCacheDays) ?? negativeCacheDays
         searchLimit = try container.decodeIfPresent(Int.self, forKey: .searchLimit) ?? searchLimit
@@ -73,9 +65,10 @@ public struct LookupParameters: Codable, Sendable, Equatable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
+        var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(configuredSources, forKey: .sources)
-        for source in registry { try source.encodeSettings(sections, to: &container) }
+        var sectionContainer = encoder.container(keyedBy: AnyKey.self)
+        for source in registry { try source.encodeSettings(sections, to: &sectionContainer) }
         try container.encode(cacheDays, forKey: .cacheDays)
         try container.encode(negativeCacheDays, forKey: .negativeCacheDays)
         try container.encode(searchLimit, forKey: .searchLimit)
