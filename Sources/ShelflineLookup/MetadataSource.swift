@@ -133,16 +133,6 @@ extension RegisteredSource {
         }
     }
 
-    static func encodeSettings(
-        _ sections: [String: any SourceSettings], to container: inout KeyedEncodingContainer<AnyKey>
-    ) throws {
-        try container.encode(settings(in: sections), forKey: AnyKey(section))
-    }
-
-    static func sameSettings(_ a: [String: any SourceSettings], _ b: [String: any SourceSettings]) -> Bool {
-        settings(in: a) == settings(in: b)
-    }
-
     static func resolvePaths(in sections: inout [String: any SourceSettings], _ besideConfig: (String) -> String) {
         var settings = settings(in: sections)
         settings.resolvePaths(besideConfig)

@@ -90,10 +90,10 @@ import Testing
     }
 
     @Test func anUnknownKeyBesideFilledInDefaultsIsStillRefusedNamingTheKnownOnes() {
-        #expect(throws: ConfigDecoder.UnknownKey(codingPath: [], key: "limt", known: ["cap", "inner", "limit", "name"])) {
+        #expect(throws: ConfigDecoder.UnknownKey(keyPath: "limt", key: "limt", known: ["cap", "inner", "limit", "name"])) {
             try Self.defaulted(#"{"limt": 1}"#)
         }
-        #expect(throws: ConfigDecoder.UnknownKey(codingPath: ["inner"], key: "dept", known: ["depth", "wide"])) {
+        #expect(throws: ConfigDecoder.UnknownKey(keyPath: "inner.dept", key: "dept", known: ["depth", "wide"])) {
             try Self.defaulted(#"{"inner": {"dept": 1}}"#)
         }
     }

@@ -12,7 +12,8 @@ public struct ConfigDecoder {
 
     /// An unknown key, with the keys the type knows at that level.
     public struct UnknownKey: Error, Sendable, Equatable {
-        public var codingPath: [String]
+        /// Ending in `key` (`openLibrary.batchSiz`).
+        public var keyPath: String
         public var key: String
         public var known: [String]
 
@@ -58,20 +59,16 @@ final class KeyTracker {
     var objects: [String: Object] = [:]
     var order: [String] = []
 
-    static func id(_ path: [any CodingKey]) -> String {
-        path.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
-    }
-
     func register(_ path: [any CodingKey], keys: [String]) {
-        let id = Self.id(path)
+        let id = path.keyPath
         if objects[id] == nil {
             objects[id] = Object(path: path, keys: keys)
             order.append(id)
         }
     }
 
-    func asked(_ key: String, at path: [any CodingKey]) { objects[Self.id(path)]?.asked.insert(key) }
-    func opened(_ path: [any CodingKey]) { objects[Self.id(path)]?.open = true }
+    func asked(_ key: String, at path: [any CodingKey]) { objects[path.keyPath]?.asked.insert(key) }
+    func opened(_ path: [any CodingKey]) { objects[path.keyPath]?.open = true }
 
     func firstUnknown() -> ConfigDecoder.UnknownKey? {
         for id in order {
@@ -79,11 +76,20 @@ final class KeyTracker {
             // `$schema` names the file's JSON Schema (editors read it); it is not a setting.
             if let key = object.keys.sorted().first(where: { !object.asked.contains($0) && $0 != "$schema" }) {
                 return ConfigDecoder.UnknownKey(
-                    codingPath: object.path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }, key: key,
+                    keyPath: (object.path + [AnyKey(key)]).keyPath, key: key,
                     known: object.asked.sorted())
             }
         }
         return nil
+    }
+}
+
+extension [any CodingKey] {
+    /// `a.b[0].c`, as messages name a key.
+    var keyPath: String {
+        reduce("") { text, key in
+            key.intValue.map { text + "[\($0)]" } ?? text + (text.isEmpty ? "" : ".") + key.stringValue
+        }
     }
 }
 

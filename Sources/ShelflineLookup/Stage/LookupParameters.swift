@@ -3,7 +3,7 @@ import ShelflineCore
 
 /// The lookup stage's `parameters` in `pipeline.json`; every field has a default, so `{}` works.
 /// Each registered source has its settings under its own section.
-public struct LookupParameters: Codable, Sendable, Equatable {
+public struct LookupParameters: Decodable, Sendable {
     /// Asked in this order; by default the local catalog first when there is one, then Open Library.
     public var sources: [String] {
         get { configuredSources ?? (catalog.isEmpty ? [] : [CatalogSource.sourceName]) + [OpenLibrarySource.sourceName] }
@@ -62,26 +62,6 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         searchLimit = try container.decodeIfPresent(Int.self, forKey: .searchLimit) ?? searchLimit
         chunkSize = try container.decodeIfPresent(Int.self, forKey: .chunkSize) ?? chunkSize
         match = try container.decodeIfPresent(MatchParameters.self, forKey: .match) ?? match
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(configuredSources, forKey: .sources)
-        var sectionContainer = encoder.container(keyedBy: AnyKey.self)
-        for source in registry { try source.encodeSettings(sections, to: &sectionContainer) }
-        try container.encode(cacheDays, forKey: .cacheDays)
-        try container.encode(negativeCacheDays, forKey: .negativeCacheDays)
-        try container.encode(searchLimit, forKey: .searchLimit)
-        try container.encode(chunkSize, forKey: .chunkSize)
-        try container.encode(match, forKey: .match)
-    }
-
-    public static func == (lhs: LookupParameters, rhs: LookupParameters) -> Bool {
-        lhs.configuredSources == rhs.configuredSources && lhs.cacheDays == rhs.cacheDays
-            && lhs.negativeCacheDays == rhs.negativeCacheDays && lhs.searchLimit == rhs.searchLimit
-            && lhs.chunkSize == rhs.chunkSize && lhs.match == rhs.match
-            && lhs.registry.map { $0.sourceName } == rhs.registry.map { $0.sourceName }
-            && lhs.registry.allSatisfy { $0.sameSettings(lhs.sections, rhs.sections) }
     }
 
     /// In seconds: each source's own, else the stage's.
