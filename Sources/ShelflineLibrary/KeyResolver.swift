@@ -1,19 +1,13 @@
 import ShelflineCore
 
 /// How records are keyed: dedupe's parameters, which merge reads too so both resolve rows alike.
-public struct DedupeParameters: Codable, Sendable, Equatable {
+public struct DedupeParameters: ConfigDefaults, Sendable, Equatable {
     /// Match rows by title and author (`TitleIdentity`) when ISBNs do not decide.
     public var titleAuthorKeys = true
     /// Compare subtitles by the title rule (`Dune` joins `Dune: Deluxe Edition`); false: whole titles must be equal.
     public var stripSubtitle = true
 
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        titleAuthorKeys = try container.decodeIfPresent(Bool.self, forKey: .titleAuthorKeys) ?? titleAuthorKeys
-        stripSubtitle = try container.decodeIfPresent(Bool.self, forKey: .stripSubtitle) ?? stripSubtitle
-    }
 }
 
 public struct RecordKeys: Sendable, Equatable {

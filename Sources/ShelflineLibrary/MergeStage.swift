@@ -7,7 +7,7 @@ import ShelflineReports
 #endif
 
 /// `shelfline-merge` settings (pipeline.json `stages[merge].parameters`).
-public struct MergeParameters: Codable, Sendable, Equatable {
+public struct MergeParameters: ConfigDefaults, Sendable, Equatable {
     /// Scratch buckets the import is partitioned into by book id (a power of two, 1…4096).
     public var buckets = 256
     public var libraryLevel = Int(GzipWriter.libraryLevel)
@@ -15,14 +15,6 @@ public struct MergeParameters: Codable, Sendable, Equatable {
     public var failedRowsIncludeNotEnriched = true
 
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        buckets = try container.decodeIfPresent(Int.self, forKey: .buckets) ?? buckets
-        libraryLevel = try container.decodeIfPresent(Int.self, forKey: .libraryLevel) ?? libraryLevel
-        failedRowsIncludeNotEnriched =
-            try container.decodeIfPresent(Bool.self, forKey: .failedRowsIncludeNotEnriched) ?? failedRowsIncludeNotEnriched
-    }
 
     public func validate(configPath: String) throws {
         guard buckets >= 1, buckets & (buckets - 1) == 0 else {

@@ -59,8 +59,7 @@ extension RegisteredSource {
 }
 
 /// The settings of one source: every member has a default, so `{}` (or no section) works.
-public protocol SourceSettings: Codable, Sendable, Equatable {
-    init()
+public protocol SourceSettings: ConfigDefaults, Sendable, Equatable {
     /// By key inside the section (`batchSize`).
     static var ranges: [String: ConfigLimits.Range] { get }
     /// Checks no range can state (a URL, one value against another).
@@ -127,21 +126,11 @@ extension RegisteredSource {
     }
 
     static func decodeSettings(
-        from container: KeyedDecodingContainer<LookupParameters.Key>, into sections: inout [String: any SourceSettings]
+        from container: KeyedDecodingContainer<AnyKey>, into sections: inout [String: any SourceSettings]
     ) throws {
-        if let settings = try container.decodeIfPresent(Settings.self, forKey: LookupParameters.Key(section)) {
+        if let settings = try container.decodeIfPresent(Settings.self, forKey: AnyKey(section)) {
             sections[section] = settings
         }
-    }
-
-    static func encodeSettings(
-        _ sections: [String: any SourceSettings], to container: inout KeyedEncodingContainer<LookupParameters.Key>
-    ) throws {
-        try container.encode(settings(in: sections), forKey: LookupParameters.Key(section))
-    }
-
-    static func sameSettings(_ a: [String: any SourceSettings], _ b: [String: any SourceSettings]) -> Bool {
-        settings(in: a) == settings(in: b)
     }
 
     static func resolvePaths(in sections: inout [String: any SourceSettings], _ besideConfig: (String) -> String) {

@@ -145,12 +145,3 @@ extension GenericMapping {
             columns: byRole)
     }
 }
-
-/// So config errors can point at the exact bad key.
-struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ string: String) { stringValue = string }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}

@@ -3,7 +3,7 @@ import ShelflineActivity
 import ShelflineCore
 
 /// The render stage's `parameters` in `pipeline.json`; every field has a default so `{}` works.
-public struct RenderParameters: Codable, Sendable, Equatable {
+public struct RenderParameters: ConfigDefaults, Sendable, Equatable {
     public var minimumUpdateIntervalSeconds: Double = 2
     /// `stale-date`: shown as stale on the phone after this long without an update.
     public var importStaleAfterMinutes: Int = 10
@@ -15,16 +15,4 @@ public struct RenderParameters: Codable, Sendable, Equatable {
     public var reportMaximumRows: Int = 1000
 
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        func value<Value: Decodable>(_ key: CodingKeys, _ fallback: Value) throws -> Value {
-            try container.decodeIfPresent(Value.self, forKey: key) ?? fallback
-        }
-        minimumUpdateIntervalSeconds = try value(.minimumUpdateIntervalSeconds, minimumUpdateIntervalSeconds)
-        importStaleAfterMinutes = try value(.importStaleAfterMinutes, importStaleAfterMinutes)
-        importDismissAfterMinutes = try value(.importDismissAfterMinutes, importDismissAfterMinutes)
-        historyLimit = try value(.historyLimit, historyLimit)
-        reportMaximumRows = try value(.reportMaximumRows, reportMaximumRows)
-    }
 }

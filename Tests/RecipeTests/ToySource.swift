@@ -16,13 +16,6 @@ struct ToySource: RegisteredSource {
         var maxCandidates = Settings.defaultMaxCandidates
         static let defaultMaxCandidates = 3
 
-        init() {}
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            maxCandidates = try container.decodeIfPresent(Int.self, forKey: .maxCandidates) ?? maxCandidates
-        }
-
         static let ranges: [String: ConfigLimits.Range] = ["maxCandidates": .within(1, 10)]
     }
 

@@ -67,4 +67,49 @@ import Testing
                     nested: .init(depth: 2)))
         #expect(try Self.decode(#"{"flag": null, "count": 3.0}"#) == Sample(count: 3))
     }
+
+    struct Defaulted: ConfigDefaults, Equatable {
+        var limit = 5
+        var name = "x"
+        var cap: Double?
+        var inner = Inner()
+
+        struct Inner: ConfigDefaults, Equatable { var depth = 2, wide = true }
+    }
+
+    static func defaulted(_ json: String) throws -> Defaulted {
+        try ConfigDecoder().decode(Defaulted.self, from: JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)))
+    }
+
+    @Test func aSectionWithDefaultsFillsTheKeysItLeavesOutOrSetsToNullAtEveryLevel() throws {
+        #expect(try Self.defaulted("{}") == Defaulted())
+        var expected = Defaulted(limit: 7, name: "x", cap: nil, inner: .init(depth: 2, wide: false))
+        #expect(try Self.defaulted(#"{"limit": 7, "name": null, "inner": {"wide": false}}"#) == expected)
+        expected.cap = 0.5
+        #expect(try Self.defaulted(#"{"limit": 7, "cap": 0.5, "inner": {"wide": false}}"#) == expected)
+    }
+
+    @Test func anUnknownKeyBesideFilledInDefaultsIsStillRefusedNamingTheKnownOnes() {
+        #expect(throws: ConfigDecoder.UnknownKey(keyPath: "limt", key: "limt", known: ["cap", "inner", "limit", "name"])) {
+            try Self.defaulted(#"{"limt": 1}"#)
+        }
+        #expect(throws: ConfigDecoder.UnknownKey(keyPath: "inner.dept", key: "dept", known: ["depth", "wide"])) {
+            try Self.defaulted(#"{"inner": {"dept": 1}}"#)
+        }
+    }
+
+    /// Writes a member it never reads back, as a section with a derived value might.
+    struct Derived: ConfigDefaults, Equatable {
+        var limit = 5
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: AnyKey.self)
+            try container.encode(limit, forKey: AnyKey("limit"))
+            try container.encode(limit * 2, forKey: AnyKey("twice"))
+        }
+    }
+
+    @Test func aFilledInDefaultIsNeverCountedAsAGivenKey() throws {
+        #expect(try ConfigDecoder().decode(Derived.self, from: .object(["limit": .number(3)])) == Derived(limit: 3))
+    }
 }

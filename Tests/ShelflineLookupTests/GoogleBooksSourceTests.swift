@@ -258,7 +258,8 @@ import Testing
             ("http://books.example.com", false), ("https://www.googleapis.com", true), ("http://127.0.0.1:9", true),
         ] {
             let parameters = Self.parameters(url)
-            let value = try JSONDecoder().decode(LookupParameters.self, from: Data(parameters.utf8))
+            let value = try ConfigDecoder().decode(
+                LookupParameters.self, from: JSONDecoder().decode(JSONValue.self, from: Data(parameters.utf8)))
             if allowed {
                 try value.validate(configPath: "p.json")
             } else {

@@ -25,12 +25,13 @@ import Testing
         let properties = try Self.lookupSchema()
         let items = (properties["sources"] as? [String: Any])?["items"] as? [String: Any]
         #expect(items?["enum"] as? [String] == MetadataSources.names)
-        let defaults =
-            try JSONSerialization.jsonObject(with: JSONEncoder().encode(LookupParameters())) as? [String: Any] ?? [:]
+        func defaults<Source: RegisteredSource>(_ source: Source.Type) throws -> Any {
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(Source.Settings()), options: .fragmentsAllowed)
+        }
         for source in MetadataSources.all {
             let section = properties[source.section] as? [String: Any]
             #expect(section != nil, "no lookupParameters.\(source.section) in the schema for '\(source.sourceName)'")
-            guard let settings = defaults[source.section] as? [String: Any] else { continue }
+            guard let settings = try defaults(source) as? [String: Any] else { continue }
             let stated = Set((section?["properties"] as? [String: Any] ?? [:]).keys)
             #expect(Set(settings.keys).subtracting(stated).isEmpty, "\(source.section): settings the schema does not state")
         }

@@ -16,7 +16,8 @@ import Testing
             {"cacheDays": 30, "negativeCacheDays": 3, "openLibrary": {"cacheDays": 1, "negativeCacheDays": 0.5},
              "googleBooks": {"negativeCacheDays": 7}}
             """#
-        let parameters = try JSONDecoder().decode(LookupParameters.self, from: Data(json.utf8))
+        let parameters = try ConfigDecoder().decode(
+            LookupParameters.self, from: JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)))
         let lifetimes = parameters.cacheLifetimes
         #expect(lifetimes["openlibrary"] == LookupCache.Lifetime(positive: Self.day, negative: 0.5 * Self.day))
         #expect(lifetimes["googlebooks"] == LookupCache.Lifetime(positive: 30 * Self.day, negative: 7 * Self.day))

@@ -2,7 +2,8 @@ import Foundation
 
 /// Decodes parsed JSON into a `Decodable` type and, unlike `JSONDecoder`, refuses every key its
 /// `init(from:)` never looked up, naming the nearest known one. Objects decoded as dictionaries
-/// (`allKeys`) accept any key, `$schema` is always allowed; integers must be whole.
+/// (`allKeys`) accept any key, `$schema` is always allowed; integers must be whole. A `ConfigDefaults`
+/// type's missing keys are its defaults.
 public struct ConfigDecoder {
     /// What the decoded types read besides the JSON (lookup's metadata sources).
     public var userInfo: [CodingUserInfoKey: Any]
@@ -11,7 +12,8 @@ public struct ConfigDecoder {
 
     /// An unknown key, with the keys the type knows at that level.
     public struct UnknownKey: Error, Sendable, Equatable {
-        public var codingPath: [String]
+        /// Ending in `key` (`openLibrary.batchSiz`).
+        public var keyPath: String
         public var key: String
         public var known: [String]
 
@@ -31,10 +33,16 @@ public struct ConfigDecoder {
     /// Throws `DecodingError` as `JSONDecoder` would, or `UnknownKey`.
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         let tracker = KeyTracker(userInfo: userInfo)
-        let result = try T(from: ValueDecoder(value: value, codingPath: [], tracker: tracker))
+        let result = try ValueDecoder(value: value, codingPath: [], tracker: tracker).decode(T.self)
         if let unknown = tracker.firstUnknown() { throw unknown }
         return result
     }
+}
+
+/// A settings section whose every member has a default, so `{}` works: `ConfigDecoder` fills the
+/// keys a section leaves out (or sets to null) from `init()`, and the synthesized `init(from:)` reads them.
+public protocol ConfigDefaults: Codable {
+    init()
 }
 
 /// Which keys each object's decoding asked for.
@@ -51,20 +59,16 @@ final class KeyTracker {
     var objects: [String: Object] = [:]
     var order: [String] = []
 
-    static func id(_ path: [any CodingKey]) -> String {
-        path.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
-    }
-
     func register(_ path: [any CodingKey], keys: [String]) {
-        let id = Self.id(path)
+        let id = path.keyPath
         if objects[id] == nil {
             objects[id] = Object(path: path, keys: keys)
             order.append(id)
         }
     }
 
-    func asked(_ key: String, at path: [any CodingKey]) { objects[Self.id(path)]?.asked.insert(key) }
-    func opened(_ path: [any CodingKey]) { objects[Self.id(path)]?.open = true }
+    func asked(_ key: String, at path: [any CodingKey]) { objects[path.keyPath]?.asked.insert(key) }
+    func opened(_ path: [any CodingKey]) { objects[path.keyPath]?.open = true }
 
     func firstUnknown() -> ConfigDecoder.UnknownKey? {
         for id in order {
@@ -72,7 +76,7 @@ final class KeyTracker {
             // `$schema` names the file's JSON Schema (editors read it); it is not a setting.
             if let key = object.keys.sorted().first(where: { !object.asked.contains($0) && $0 != "$schema" }) {
                 return ConfigDecoder.UnknownKey(
-                    codingPath: object.path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }, key: key,
+                    keyPath: (object.path + [AnyKey(key)]).keyPath, key: key,
                     known: object.asked.sorted())
             }
         }
@@ -80,11 +84,22 @@ final class KeyTracker {
     }
 }
 
-struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue }
-    init(intValue: Int) {
+extension [any CodingKey] {
+    /// `a.b[0].c`, as messages name a key.
+    var keyPath: String {
+        reduce("") { text, key in
+            key.intValue.map { text + "[\($0)]" } ?? text + (text.isEmpty ? "" : ".") + key.stringValue
+        }
+    }
+}
+
+/// A key known only at run time: an array index, a source's section, a field a user names.
+public struct AnyKey: CodingKey {
+    public var stringValue: String
+    public var intValue: Int?
+    public init(_ name: String) { stringValue = name }
+    public init(stringValue: String) { self.init(stringValue) }
+    public init(intValue: Int) {
         self.stringValue = "\(intValue)"
         self.intValue = intValue
     }
@@ -141,7 +156,7 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
         default: break
         }
         do {
-            return try T(from: self)
+            return try T(from: withDefaults(T.self))
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.count == codingPath.count {
             // An enum given a value it does not have: name the allowed ones.
             if let allowed = allowedValues(T.self, userInfo: userInfo), case .string(let text) = value {
@@ -151,6 +166,17 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
             }
             throw DecodingError.dataCorrupted(context)
         }
+    }
+
+    /// The given members laid over the encoded `T()`; only they are registered as given, so a
+    /// filled-in key is never counted as unknown.
+    func withDefaults<T>(_ type: T.Type) throws -> ValueDecoder {
+        guard let defaults = type as? any ConfigDefaults.Type, case .object(let given) = value,
+            case .object(let filled) = try JSONValue(encoding: defaults.init())
+        else { return self }
+        tracker.register(codingPath, keys: Array(given.keys))
+        let merged = filled.merging(given.filter { $0.value != .null }) { $1 }
+        return ValueDecoder(value: .object(merged), codingPath: codingPath, tracker: tracker)
     }
 }
 

@@ -154,32 +154,22 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         } catch let error as DecodingError {
             throw configError(error, path: path, keyPrefix: keyPrefix)
         } catch let unknown as ConfigDecoder.UnknownKey {
-            var key = keyPrefix.map { [$0] } ?? []
-            var text = ""
-            for component in unknown.codingPath + [unknown.key] {
-                text += component.hasPrefix("[") ? component : (text.isEmpty ? "" : ".") + component
-            }
-            key.append(text)
             let advice =
                 unknown.suggestion.map { "did you mean '\($0)'?" }
                 ?? (unknown.known.isEmpty ? "no keys are allowed here" : "known keys: \(unknown.known.joined(separator: ", "))")
-            throw ConfigError(path: path, key: key.joined(separator: "."), expected: "unknown key; \(advice)")
+            throw ConfigError(path: path, key: key(unknown.keyPath, prefix: keyPrefix), expected: "unknown key; \(advice)")
         }
+    }
+
+    /// `prefix.a.b[0]`; neither: the top level.
+    static func key(_ keyPath: String, prefix: String?) -> String {
+        let parts = [prefix, keyPath.isEmpty ? nil : keyPath].compactMap { $0 }
+        return parts.isEmpty ? "(top level)" : parts.joined(separator: ".")
     }
 
     static func configError(_ error: DecodingError, path: String, keyPrefix: String?) -> ConfigError {
         func key(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
-            var parts = keyPrefix.map { [$0] } ?? []
-            var text = ""
-            for component in codingPath + (last.map { [$0] } ?? []) {
-                if let index = component.intValue {
-                    text += "[\(index)]"
-                } else {
-                    text += (text.isEmpty ? "" : ".") + component.stringValue
-                }
-            }
-            if !text.isEmpty { parts.append(text) }
-            return parts.isEmpty ? "(top level)" : parts.joined(separator: ".")
+            Self.key((codingPath + (last.map { [$0] } ?? [])).keyPath, prefix: keyPrefix)
         }
         switch error {
         case .keyNotFound(let missing, let context):

@@ -22,19 +22,6 @@ public struct KeyedSourceParameters<Defaults: KeyedSourceDefaults>: SourceSettin
 
     public init() {}
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        baseURL = try container.decodeIfPresent(String.self, forKey: .baseURL) ?? baseURL
-        apiKeyFile = try container.decodeIfPresent(String.self, forKey: .apiKeyFile)
-        requestsPerSecond = try container.decodeIfPresent(Double.self, forKey: .requestsPerSecond) ?? requestsPerSecond
-        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency) ?? concurrency
-        timeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .timeoutSeconds) ?? timeoutSeconds
-        maxRetries = try container.decodeIfPresent(Int.self, forKey: .maxRetries) ?? maxRetries
-        maxResponseBytes = try container.decodeIfPresent(Int.self, forKey: .maxResponseBytes) ?? maxResponseBytes
-        cacheDays = try container.decodeIfPresent(Double.self, forKey: .cacheDays)
-        negativeCacheDays = try container.decodeIfPresent(Double.self, forKey: .negativeCacheDays)
-    }
-
     public static var ranges: [String: ConfigLimits.Range] {
         SourceCacheDays.ranges.merging([
             "requestsPerSecond": .within(0.01, 50), "concurrency": .within(1, 16), "timeoutSeconds": .within(1, 300),

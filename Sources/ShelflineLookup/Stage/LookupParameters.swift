@@ -3,7 +3,7 @@ import ShelflineCore
 
 /// The lookup stage's `parameters` in `pipeline.json`; every field has a default, so `{}` works.
 /// Each registered source has its settings under its own section.
-public struct LookupParameters: Codable, Sendable, Equatable {
+public struct LookupParameters: Decodable, Sendable {
     /// Asked in this order; by default the local catalog first when there is one, then Open Library.
     public var sources: [String] {
         get { configuredSources ?? (catalog.isEmpty ? [] : [CatalogSource.sourceName]) + [OpenLibrarySource.sourceName] }
@@ -34,17 +34,8 @@ public struct LookupParameters: Codable, Sendable, Equatable {
         set { self[CatalogSource.self].paths = newValue }
     }
 
-    /// A member of the parameters: a fixed one or a source's section.
-    public struct Key: CodingKey {
-        public var stringValue: String
-        public var intValue: Int? { nil }
-        public init(_ name: String) { stringValue = name }
-        public init?(stringValue: String) { self.init(stringValue) }
-        public init?(intValue: Int) { nil }
-
-        static let sources = Key("sources"), cacheDays = Key("cacheDays"), negativeCacheDays = Key("negativeCacheDays")
-        static let searchLimit = Key("searchLimit"), chunkSize = Key("chunkSize"), match = Key("match")
-    }
+    /// The fixed members; each source's section is under its own `AnyKey`.
+    enum CodingKeys: String, CodingKey { case sources, cacheDays, negativeCacheDays, searchLimit, chunkSize, match }
 
     /// Ranges checked and sections decoded for `registry`'s sources; `validate` comes after paths
     /// are resolved.
@@ -61,34 +52,16 @@ public struct LookupParameters: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
         configuredSources = try container.decodeIfPresent([String].self, forKey: .sources)
         registry = decoder.userInfo[.metadataSources] as? [any RegisteredSource.Type] ?? registry
-        for source in registry { try source.decodeSettings(from: container, into: &sections) }
+        let sectionContainer = try decoder.container(keyedBy: AnyKey.self)
+        for source in registry { try source.decodeSettings(from: sectionContainer, into: &sections) }
         cacheDays = try container.decodeIfPresent(Double.self, forKey: .cacheDays) ?? cacheDays
         negativeCacheDays = try container.decodeIfPresent(Double.self, forKey: .negativeCacheDays) ?? negativeCacheDays
         searchLimit = try container.decodeIfPresent(Int.self, forKey: .searchLimit) ?? searchLimit
         chunkSize = try container.decodeIfPresent(Int.self, forKey: .chunkSize) ?? chunkSize
         match = try container.decodeIfPresent(MatchParameters.self, forKey: .match) ?? match
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encodeIfPresent(configuredSources, forKey: .sources)
-        for source in registry { try source.encodeSettings(sections, to: &container) }
-        try container.encode(cacheDays, forKey: .cacheDays)
-        try container.encode(negativeCacheDays, forKey: .negativeCacheDays)
-        try container.encode(searchLimit, forKey: .searchLimit)
-        try container.encode(chunkSize, forKey: .chunkSize)
-        try container.encode(match, forKey: .match)
-    }
-
-    public static func == (lhs: LookupParameters, rhs: LookupParameters) -> Bool {
-        lhs.configuredSources == rhs.configuredSources && lhs.cacheDays == rhs.cacheDays
-            && lhs.negativeCacheDays == rhs.negativeCacheDays && lhs.searchLimit == rhs.searchLimit
-            && lhs.chunkSize == rhs.chunkSize && lhs.match == rhs.match
-            && lhs.registry.map { $0.sourceName } == rhs.registry.map { $0.sourceName }
-            && lhs.registry.allSatisfy { $0.sameSettings(lhs.sections, rhs.sections) }
     }
 
     /// In seconds: each source's own, else the stage's.
@@ -148,26 +121,6 @@ public struct OpenLibraryParameters: SourceSettings {
 
     public init() {}
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        baseURL = try container.decodeIfPresent(String.self, forKey: .baseURL) ?? baseURL
-        userAgent = try container.decodeIfPresent(String.self, forKey: .userAgent) ?? userAgent
-        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency) ?? concurrency
-        requestsPerSecond = try container.decodeIfPresent(Double.self, forKey: .requestsPerSecond) ?? requestsPerSecond
-        batchSize = try container.decodeIfPresent(Int.self, forKey: .batchSize) ?? batchSize
-        timeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .timeoutSeconds) ?? timeoutSeconds
-        maxRetries = try container.decodeIfPresent(Int.self, forKey: .maxRetries) ?? maxRetries
-        backoffBaseSeconds = try container.decodeIfPresent(Double.self, forKey: .backoffBaseSeconds) ?? backoffBaseSeconds
-        backoffMaxSeconds = try container.decodeIfPresent(Double.self, forKey: .backoffMaxSeconds) ?? backoffMaxSeconds
-        waitBudgetSeconds = try container.decodeIfPresent(Double.self, forKey: .waitBudgetSeconds) ?? waitBudgetSeconds
-        breakerThreshold = try container.decodeIfPresent(Int.self, forKey: .breakerThreshold) ?? breakerThreshold
-        breakerCooldownSeconds =
-            try container.decodeIfPresent(Double.self, forKey: .breakerCooldownSeconds) ?? breakerCooldownSeconds
-        maxResponseBytes = try container.decodeIfPresent(Int.self, forKey: .maxResponseBytes) ?? maxResponseBytes
-        cacheDays = try container.decodeIfPresent(Double.self, forKey: .cacheDays)
-        negativeCacheDays = try container.decodeIfPresent(Double.self, forKey: .negativeCacheDays)
-    }
-
     public static let ranges: [String: ConfigLimits.Range] = SourceCacheDays.ranges.merging([
         "concurrency": .atLeast(1), "requestsPerSecond": .within(0.01, 1000), "batchSize": .within(1, 1000),
         "timeoutSeconds": .init(exclusiveMinimum: 0, maximum: 3600), "maxRetries": .atLeast(0),
@@ -187,19 +140,12 @@ public struct OpenLibraryParameters: SourceSettings {
 }
 
 /// Thresholds of the matcher.
-public struct MatchParameters: Codable, Sendable, Equatable {
+public struct MatchParameters: ConfigDefaults, Sendable, Equatable {
     public var titleThreshold = 0.9
     public var authorThreshold = 0.85
     public var margin = 0.1
 
     public init() {}
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        titleThreshold = try container.decodeIfPresent(Double.self, forKey: .titleThreshold) ?? titleThreshold
-        authorThreshold = try container.decodeIfPresent(Double.self, forKey: .authorThreshold) ?? authorThreshold
-        margin = try container.decodeIfPresent(Double.self, forKey: .margin) ?? margin
-    }
 
     /// `titleThreshold` and `margin` are read (configurations keep loading) but decide nothing:
     /// titles are compared by meaning, and a margin cannot tell a sequel from a typo.
