@@ -2,9 +2,10 @@ import APNsTestServer
 import Foundation
 import ShelflineActivity
 import ShelflineCore
-import ShelflinePush
 import TestSupport
 import Testing
+
+@testable import ShelflinePush
 
 /// `PushSender` in process against the loopback APNs (HTTP/2, TLS): every answer in issue 11's table.
 @Suite struct PushSenderTests {

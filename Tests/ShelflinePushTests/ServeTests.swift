@@ -3,9 +3,10 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import ShelflineCore
-import ShelflinePush
 import TestSupport
 import Testing
+
+@testable import ShelflinePush
 
 #if canImport(Glibc)
     import Glibc

@@ -52,11 +52,6 @@ public struct Registration: Codable, Sendable, Equatable {
 public struct SnapshotID: Codable, Sendable, Hashable {
     public var timestamp: Int
     public var digest: String
-
-    public init(timestamp: Int, digest: String) {
-        self.timestamp = timestamp
-        self.digest = digest
-    }
 }
 
 /// The last snapshot of its activity a token was given (or that was not for it).
@@ -65,12 +60,6 @@ public struct Cursor: Codable, Sendable, Equatable {
     public var last: SnapshotID
     /// Unix seconds of the last delivery (200), if any.
     public var deliveredAt: Int?
-
-    public init(activity: PushActivity, last: SnapshotID, deliveredAt: Int? = nil) {
-        self.activity = activity
-        self.last = last
-        self.deliveredAt = deliveredAt
-    }
 }
 
 /// `<workspace>/push/registry.json`: the registered tokens, sorted by token.
@@ -84,9 +73,7 @@ public struct Registry: Codable, Sendable, Equatable {
 /// `<workspace>/push/outbox.json`: one cursor per token.
 public struct Outbox: Codable, Sendable, Equatable {
     public var version = PushStore.formatVersion
-    public var cursors: [String: Cursor]
-
-    public init(cursors: [String: Cursor] = [:]) { self.cursors = cursors }
+    public var cursors: [String: Cursor] = [:]
 }
 
 /// The push state files in `<workspace>/push/`, each rewritten atomically; a send appends

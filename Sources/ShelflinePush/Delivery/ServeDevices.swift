@@ -17,9 +17,7 @@ public struct Device: Codable, Sendable, Equatable {
 /// `<workspace>/push/devices.json` (mode 0600).
 public struct DeviceList: Codable, Sendable, Equatable {
     public var version = PushStore.formatVersion
-    public var devices: [Device]
-
-    public init(devices: [Device] = []) { self.devices = devices }
+    public var devices: [Device] = []
 }
 
 /// What `devices` and the server's auth refuse; no secret in any of them.

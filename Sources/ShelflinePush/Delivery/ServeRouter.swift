@@ -90,13 +90,6 @@ public struct ServeRequest: Sendable {
     public var target: String
     public var authorization: String?
     public var body: Data
-
-    public init(method: String, target: String, authorization: String?, body: Data) {
-        self.method = method
-        self.target = target
-        self.authorization = authorization
-        self.body = body
-    }
 }
 
 /// A route's answer: JSON, with its headers.
