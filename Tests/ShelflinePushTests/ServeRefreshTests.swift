@@ -2,9 +2,10 @@ import APNsTestServer
 import Foundation
 import NIOHTTP1
 import ShelflineCore
-import ShelflinePush
 import TestSupport
 import Testing
+
+@testable import ShelflinePush
 
 /// A loopback beer-queue site whose page the test sets, a loopback APNs, and a `pipeline.json`
 /// pointing both there: what `POST /v1/beer-queue/refresh` needs.

@@ -6,43 +6,28 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// Limits `serve` applies to every caller.
+/// Limits `serve` applies to every caller; `serve`'s options and `ServeCommand.ranges` set them.
 public struct ServeLimits: Sendable {
     /// Larger bodies are answered 413 (a token body is under 100 bytes).
-    public var maxBodyBytes: Int
+    public var maxBodyBytes = 4096
     /// Per-device token bucket: this many requests at once, refilled at `requestsPerSecond`.
-    public var burst: Double
-    public var requestsPerSecond: Double
+    public var burst = 30.0
+    public var requestsPerSecond = 1.0
     /// A second per-device bucket for refreshes (each polls the site and pushes).
-    public var refreshBurst: Double
-    public var refreshesPerSecond: Double
+    public var refreshBurst = 3.0
+    public var refreshesPerSecond = 3.0 / 60
     /// A keep-alive connection between requests that sends nothing this long is closed.
-    public var idleTimeoutSeconds: Double
+    public var idleTimeoutSeconds = 60.0
     /// A request not in full this long after its first byte is answered 408 and closed.
-    public var requestTimeoutSeconds: Double
+    public var requestTimeoutSeconds = 10.0
     /// Beyond it the oldest idle connection is closed (`Connections`).
-    public var maxConnections: Int
-
-    public init(
-        maxBodyBytes: Int = 4096, burst: Double = 30, requestsPerSecond: Double = 1,
-        refreshBurst: Double = 3, refreshesPerSecond: Double = 3.0 / 60,
-        idleTimeoutSeconds: Double = 60, requestTimeoutSeconds: Double = 10,
-        maxConnections: Int = ServeLimits.defaultMaxConnections()
-    ) {
-        self.maxConnections = maxConnections
-        precondition(requestsPerSecond > 0 && burst >= 1 && refreshesPerSecond > 0 && refreshBurst >= 1)
-        precondition(idleTimeoutSeconds > 0 && requestTimeoutSeconds > 0)
-        self.maxBodyBytes = maxBodyBytes
-        self.burst = burst
-        self.requestsPerSecond = requestsPerSecond
-        self.refreshBurst = refreshBurst
-        self.refreshesPerSecond = refreshesPerSecond
-        self.idleTimeoutSeconds = idleTimeoutSeconds
-        self.requestTimeoutSeconds = requestTimeoutSeconds
-    }
+    public var maxConnections = ServeLimits.defaultMaxConnections()
 }
 
 extension ServeLimits {
+    /// In an extension, so that the memberwise initializer stays.
+    public init() {}
+
     /// Descriptors kept free for the state files, locks, a refresh's children and the listener.
     static let reservedDescriptors = 256
 
