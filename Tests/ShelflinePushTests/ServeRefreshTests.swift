@@ -153,7 +153,7 @@ final class PageBox: @unchecked Sendable {
             answer = try await serve.send(.POST, "/v1/beer-queue/refresh", secret: secret)
             #expect(answer.status == 202, "\(answer)")
             #expect(answer.body.contains(#""status":"queued","event":"update","delivered":0"#), "\(answer)")
-            let pending = try await TokenRegistrar(store: push.store).list(workspace: push.workspace)
+            let pending = try await push.store.listTokens(workspace: push.workspace)
             #expect(pending.count == 1 && pending[0].contains("pending=1"), "\(pending)")
         }
         await site.shutdown()

@@ -95,9 +95,9 @@ struct ServeCommand: PushSubcommand {
     func execute(context: StageContext, workspace: Workspace) async throws {
         guard let (host, port) = address else { throw ValidationError("--listen '\(listen)': expected HOST:PORT") }
         // A devices file others could write is refused before serving (78), as on every request.
-        _ = try DeviceStore(store: PushStore(workspace: workspace)).read()
+        _ = try PushStore(workspace: workspace).readDevices()
         Self.raiseDescriptorLimit()
-        var limits = ServeLimits()
+        var limits = ServeLimits.defaults
         limits.burst = rateBurst
         limits.requestsPerSecond = ratePerSecond
         limits.refreshBurst = refreshesPerMinute

@@ -94,6 +94,7 @@ public struct PushStore: Sendable {
     public var journalPath: String { directory + "/outbox.journal" }
     public var reportPath: String { directory + "/push-report.json" }
     public var providerTokenPath: String { directory + "/provider-token.json" }
+    public var devicesPath: String { directory + "/devices.json" }
 
     public func withLock<T>(_ body: () async throws -> T) async throws -> T {
         try await holding(directory + "/.lock", body)
@@ -208,4 +209,76 @@ public struct PushStore: Sendable {
 
 private struct Versioned: Decodable {
     var version: Int
+}
+
+/// `register`, `unregister` and `list`, under the push lock.
+extension PushStore {
+    /// Adds or replaces `token` (its cursor reset: delivery restarts at the latest snapshot); false
+    /// when registered exactly so. `device`: the `serve` caller, refused another device's token.
+    @discardableResult
+    public func register(_ token: DeviceToken, activity: PushActivity, kind: TokenKind, now: Date, device: Device? = nil)
+        async throws -> Bool
+    {
+        try await withLock {
+            var registry = try readRegistry()
+            var outbox = try readOutbox()
+            let existing = registry.tokens.first(where: { $0.token == token })
+            if let device, let existing, !existing.isOwned(by: device) { throw DeviceError.notOwner }
+            if let existing, existing.activity == activity, existing.kind == kind, existing.device == device?.name,
+                existing.deviceId == device?.id
+            {
+                return false
+            }
+            registry.tokens.removeAll { $0.token == token }
+            registry.tokens.append(
+                Registration(
+                    token: token, activity: activity, kind: kind,
+                    registeredAt: Int(now.timeIntervalSince1970), device: device?.name,
+                    deviceId: device?.id))
+            if outbox.cursors.removeValue(forKey: token.hex) != nil { try write(outbox) }
+            try write(registry)
+            return true
+        }
+    }
+
+    /// Removes `token` and its cursor; false when not registered.
+    @discardableResult
+    public func unregister(_ token: DeviceToken, device: Device? = nil) async throws -> Bool {
+        try await withLock {
+            var registry = try readRegistry()
+            var outbox = try readOutbox()
+            guard let existing = registry.tokens.first(where: { $0.token == token }) else { return false }
+            if let device, !existing.isOwned(by: device) { throw DeviceError.notOwner }
+            registry.tokens.removeAll { $0.token == token }
+            try write(registry)
+            if outbox.cursors.removeValue(forKey: token.hex) != nil { try write(outbox) }
+            return true
+        }
+    }
+
+    /// One line per token, the full token (to unregister it).
+    public func listTokens(workspace: Workspace) async throws -> [String] {
+        try await withLock {
+            let registry = try readRegistry()
+            let outbox = try readOutbox()
+            var feeds: [PushActivity: SnapshotFeed] = [:]
+            return try registry.tokens.map { registration in
+                if feeds[registration.activity] == nil {
+                    feeds[registration.activity] = try SnapshotFeed(workspace: workspace, activity: registration.activity)
+                }
+                let cursor = outbox.cursors[registration.token.hex]
+                let pending = feeds[registration.activity]!.pending(after: cursor).entries.filter { $0.fits(registration.kind) }
+                    .count
+                let delivered = cursor?.deliveredAt.map { Self.iso($0) } ?? "never"
+                return "\(registration.token.hex) \(registration.activity.rawValue) \(registration.kind.rawValue) "
+                    + "registered=\(Self.iso(registration.registeredAt)) delivered=\(delivered) pending=\(pending)"
+                    + (registration.device.map { " device=\($0)" } ?? "")
+            }
+        }
+    }
+
+    /// Unix seconds as `list` and `devices list` show them.
+    public static func iso(_ seconds: Int) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
 }

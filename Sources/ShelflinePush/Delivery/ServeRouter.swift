@@ -25,8 +25,8 @@ public struct ServeLimits: Sendable {
 }
 
 extension ServeLimits {
-    /// In an extension, so that the memberwise initializer stays.
-    public init() {}
+    /// The defaults, for `serve` to set its options on (the memberwise initializer is internal).
+    public static var defaults: ServeLimits { ServeLimits() }
 
     /// Descriptors kept free for the state files, locks, a refresh's children and the listener.
     static let reservedDescriptors = 256
@@ -107,7 +107,7 @@ public struct ServeRouter: Sendable {
     let refreshLimiter: RateLimiter
 
     public init(
-        workspace: Workspace, limits: ServeLimits = ServeLimits(), now: @escaping @Sendable () -> Date = { Date() },
+        workspace: Workspace, limits: ServeLimits = .defaults, now: @escaping @Sendable () -> Date = { Date() },
         log: Logfmt = Logfmt(), refresher: BeerQueueRefresher? = nil
     ) {
         self.workspace = workspace
@@ -148,7 +148,7 @@ public struct ServeRouter: Sendable {
         let device: Device
         do {
             guard let header = request.authorization, header.hasPrefix("Bearer "),
-                let found = try DeviceStore(store: store).device(secret: String(header.dropFirst("Bearer ".count)))
+                let found = try store.device(secret: String(header.dropFirst("Bearer ".count)))
             else {
                 return (
                     "(unauthorized)", ServeResponse(401, error: "unauthorized", headers: [("www-authenticate", "Bearer")]), nil
@@ -184,7 +184,6 @@ public struct ServeRouter: Sendable {
         guard let token = try? DeviceToken(text) else {
             return ServeResponse(400, error: "the token must be 64 to 510 hex digits")
         }
-        let registrar = TokenRegistrar(store: store)
         do {
             if request.method == "PUT" {
                 guard let body = try? JSONDecoder().decode(TokenBody.self, from: request.body) else {
@@ -192,14 +191,14 @@ public struct ServeRouter: Sendable {
                         400, error: #"expected {\"activity\": \"import\"|\"beer-queue\", \"kind\": \"start\"|\"update\"}"#)
                 }
                 let changed = try await withTaskExecutorPreference(BlockingExecutor.shared) {
-                    try await registrar.register(
+                    try await store.register(
                         token, activity: body.activity, kind: body.kind ?? .update, now: now(), device: device)
                 }
                 return ServeResponse(
                     changed ? 201 : 200, json: #"{"status":"\#(changed ? "registered" : "already registered")"}"#)
             }
             let removed = try await withTaskExecutorPreference(BlockingExecutor.shared) {
-                try await registrar.unregister(token, device: device)
+                try await store.unregister(token, device: device)
             }
             return removed ? ServeResponse(200, json: #"{"status":"unregistered"}"#) : ServeResponse(404, error: "not registered")
         } catch DeviceError.notOwner {
