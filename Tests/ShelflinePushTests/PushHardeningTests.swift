@@ -53,6 +53,27 @@ import Testing
         #expect(try fixture.store.readRegistry().tokens.isEmpty)
     }
 
+    @Test(.bug(id: 23)) func ofTwoSpellingsOfATokenTheLaterRegistrationAndTheFurtherCursorAreKept() throws {
+        let fixture = PushFixture("push-token-case-kept")
+        let token = PushFixture.token(0xcd)
+        try Workspace.makeDirectory(fixture.store.directory)
+        try AtomicFile.write(
+            #"""
+            {"version": 1, "tokens": [
+              {"token": "\#(token)", "activity": "beer-queue", "kind": "start", "registeredAt": 3},
+              {"token": "\#(token.uppercased())", "activity": "import", "kind": "update", "registeredAt": 2}]}
+            """#, to: fixture.store.registryPath)
+        let kept = try fixture.store.readRegistry().tokens
+        #expect(kept.map(\.registeredAt) == [3] && kept.first?.kind == .start, "\(kept)")
+        func cursor(_ timestamp: Int) -> String {
+            #"{"activity": "beer-queue", "last": {"timestamp": \#(timestamp), "digest": "d"}}"#
+        }
+        try AtomicFile.write(
+            #"{"version": 1, "cursors": {"\#(token.uppercased())": \#(cursor(9)), "\#(token)": \#(cursor(5))}}"#,
+            to: fixture.store.outboxPath)
+        #expect(try fixture.store.readOutbox().cursors.mapValues(\.last.timestamp) == [token: 9])
+    }
+
     @Test(.bug(id: 23), arguments: ["bom", "base64", "cut", "huge"])
     func aDamagedKeyFileIsNamedWithWhatIsWrong(damage: String) async throws {
         let fixture = PushFixture("push-key-damage")

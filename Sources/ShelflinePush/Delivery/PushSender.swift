@@ -114,7 +114,7 @@ public struct PushSender: Sendable {
         var report = await run.report
         report.droppedTokens = dropped.sorted().map(\.shortened)
         // Compacts the journal (this send's, or a killed send's) into `outbox.json`.
-        try await store.commit([], removing: dropped)
+        try await store.commit(removing: dropped)
         try store.write(report)
         if let error = await run.failure { throw error }
         if let error = await run.stop?.error { throw error }

@@ -118,9 +118,8 @@ public struct PushStore: Sendable {
         try await withLock { try OutboxJournal.append(entries, path: journalPath) }
     }
 
-    /// Reads both files anew (a `register` may have changed them), removes `dropped`, applies
-    /// `changes`, compacts the journal.
-    func commit(_ changes: [(token: String, cursor: Cursor?)], removing dropped: Set<DeviceToken>) async throws {
+    /// Reads both files anew (a `register` may have changed them), removes `dropped`, compacts the journal.
+    func commit(removing dropped: Set<DeviceToken>) async throws {
         try await withLock {
             if !dropped.isEmpty {
                 var registry = try readRegistry()
@@ -129,25 +128,17 @@ public struct PushStore: Sendable {
             }
             let read = try readOutbox()
             var outbox = read
-            for (token, cursor) in changes { outbox.cursors[token] = cursor }
             for token in dropped { outbox.cursors[token.hex] = nil }
             if outbox != read || FileManager.default.fileExists(atPath: journalPath) { try write(outbox) }
         }
     }
 
     /// Tokens are read in lower case, so two entries differing only in hex case (written by hand
-    /// or by an older version) are one token: the later registration is kept.
+    /// or by an older version) are one token: the later registration is kept, in token order as written.
     public func readRegistry() throws -> Registry {
         var registry = try read(Registry.self, from: registryPath, what: "token registry") ?? Registry()
-        var latest: [DeviceToken: Registration] = [:]
-        for registration in registry.tokens where (latest[registration.token]?.registeredAt ?? .min) <= registration.registeredAt
-        {
-            latest[registration.token] = registration
-        }
-        if latest.count != registry.tokens.count {
-            var kept = Set<DeviceToken>()
-            registry.tokens = registry.tokens.filter { latest[$0.token] == $0 && kept.insert($0.token).inserted }
-        }
+        let latest = Dictionary(registry.tokens.map { ($0.token, $0) }) { $1.registeredAt >= $0.registeredAt ? $1 : $0 }
+        if latest.count != registry.tokens.count { registry.tokens = latest.values.sorted { $0.token < $1.token } }
         return registry
     }
 
@@ -156,13 +147,9 @@ public struct PushStore: Sendable {
         var outbox = try read(Outbox.self, from: outboxPath, what: "push outbox") ?? Outbox()
         try OutboxJournal.replay(path: journalPath, into: &outbox)
         if outbox.cursors.keys.contains(where: { $0 != $0.lowercased() }) {
-            var cursors: [String: Cursor] = [:]
-            for (token, cursor) in outbox.cursors.sorted(by: { $0.key < $1.key }) {
-                let key = token.lowercased()
-                if let kept = cursors[key], kept.last.timestamp >= cursor.last.timestamp { continue }
-                cursors[key] = cursor
-            }
-            outbox.cursors = cursors
+            outbox.cursors = Dictionary(
+                outbox.cursors.sorted { $0.key < $1.key }.map { ($0.key.lowercased(), $0.value) },
+                uniquingKeysWith: { $1.last.timestamp > $0.last.timestamp ? $1 : $0 })
         }
         return outbox
     }

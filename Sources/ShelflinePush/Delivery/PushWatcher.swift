@@ -146,7 +146,7 @@ public struct PushWatcher: Sendable {
         // writes, so those count as a change).
         if !anyFailed && !waiting && dropped.isEmpty { state.settled = stamps }
         // Compacts the journal this pass's deliveries were recorded in.
-        try await sender.store.commit([], removing: dropped)
+        try await sender.store.commit(removing: dropped)
         return state
     }
 }
