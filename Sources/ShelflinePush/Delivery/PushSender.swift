@@ -414,7 +414,7 @@ actor OutboxRecorder {
             pending = []
             let result: Result<Void, any Error>
             do {
-                try await store.appendJournal(entries)
+                try await store.withLock { [path = store.journalPath] in try OutboxJournal.append(entries, path: path) }
                 result = .success(())
             } catch {
                 result = .failure(error)

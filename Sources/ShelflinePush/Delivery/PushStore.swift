@@ -112,12 +112,6 @@ public struct PushStore: Sendable {
         return try await body()
     }
 
-    /// `nil` takes a cursor back.
-    func appendJournal(_ entries: [(token: String, cursor: Cursor?)]) async throws {
-        guard !entries.isEmpty else { return }
-        try await withLock { try OutboxJournal.append(entries, path: journalPath) }
-    }
-
     /// Reads both files anew (a `register` may have changed them), removes `dropped`, compacts the journal.
     func commit(removing dropped: Set<DeviceToken>) async throws {
         try await withLock {
