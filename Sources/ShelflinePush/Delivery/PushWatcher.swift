@@ -36,8 +36,6 @@ public struct PushWatcher: Sendable {
         public var failed = 0
         /// Provider token refused even after a renewal, or the host not APNs or not trusted.
         public var stoppedBecause: PushError?
-
-        public init() {}
     }
 
     /// Passes until `stop()`, then a last one that ignores the throttle, so the final state goes out at once.
