@@ -185,22 +185,21 @@ public struct ServeRouter: Sendable {
             return ServeResponse(400, error: "the token must be 64 to 510 hex digits")
         }
         do {
-            if request.method == "PUT" {
-                guard let body = try? JSONDecoder().decode(TokenBody.self, from: request.body) else {
-                    return ServeResponse(
-                        400, error: #"expected {\"activity\": \"import\"|\"beer-queue\", \"kind\": \"start\"|\"update\"}"#)
-                }
-                let changed = try await withTaskExecutorPreference(BlockingExecutor.shared) {
-                    try await store.register(
+            return try await withTaskExecutorPreference(BlockingExecutor.shared) {
+                if request.method == "PUT" {
+                    guard let body = try? JSONDecoder().decode(TokenBody.self, from: request.body) else {
+                        return ServeResponse(
+                            400, error: #"expected {\"activity\": \"import\"|\"beer-queue\", \"kind\": \"start\"|\"update\"}"#)
+                    }
+                    let changed = try await store.register(
                         token, activity: body.activity, kind: body.kind ?? .update, now: now(), device: device)
+                    return ServeResponse(
+                        changed ? 201 : 200, json: #"{"status":"\#(changed ? "registered" : "already registered")"}"#)
                 }
-                return ServeResponse(
-                    changed ? 201 : 200, json: #"{"status":"\#(changed ? "registered" : "already registered")"}"#)
+                let removed = try await store.unregister(token, device: device)
+                return removed
+                    ? ServeResponse(200, json: #"{"status":"unregistered"}"#) : ServeResponse(404, error: "not registered")
             }
-            let removed = try await withTaskExecutorPreference(BlockingExecutor.shared) {
-                try await store.unregister(token, device: device)
-            }
-            return removed ? ServeResponse(200, json: #"{"status":"unregistered"}"#) : ServeResponse(404, error: "not registered")
         } catch DeviceError.notOwner {
             return ServeResponse(403, error: "this token was registered by another device")
         } catch {
