@@ -18,7 +18,7 @@ import Testing
         let fixture = PushFixture("devices-mode")
         let commands = PushCommandTests()
         #expect(try await commands.push(fixture, ["devices", "add", "phone"]).status == 0)
-        let path = DeviceStore(store: fixture.store).path
+        let path = fixture.store.devicesPath
         chmod(path, mode_t(mode))
         for arguments in [["devices", "list"], ["devices", "add", "other"], ["serve", "--listen", "127.0.0.1:0"]] {
             let result = try await commands.push(fixture, arguments)
@@ -32,7 +32,7 @@ import Testing
         let fixture = PushFixture("devices-owner")
         let commands = PushCommandTests()
         #expect(try await commands.push(fixture, ["devices", "add", "phone"]).status == 0)
-        let path = DeviceStore(store: fixture.store).path
+        let path = fixture.store.devicesPath
         // Only root can give a file away; elsewhere there is nothing to try.
         guard geteuid() == 0 else { return }
         try #require(chown(path, 54_321, 54_321) == 0)
@@ -57,7 +57,7 @@ import Testing
                     registeredAt: Int(serve.clock.now.timeIntervalSince1970), device: "bob"))
             try serve.push.store.write(registry)
 
-            try await DeviceStore(store: serve.push.store).remove("bob")
+            try await serve.push.store.removeDevice("bob")
             serve.clock.advance(60)
             let new = try await serve.addDevice("bob")
             for owned in [token, legacy] {

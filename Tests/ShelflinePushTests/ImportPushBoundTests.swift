@@ -1,10 +1,11 @@
 import APNsTestServer
 import Foundation
 import ShelflineCore
-import ShelflinePush
 import TestSupport
 import TestTraits
 import Testing
+
+@testable import ShelflinePush
 
 #if canImport(Glibc)
     import Glibc

@@ -125,7 +125,7 @@ struct PushFixture {
     }
 
     func register(_ token: String, _ activity: PushActivity = .beerQueue, kind: TokenKind = .update) async throws {
-        try await TokenRegistrar(store: PushStore(workspace: workspace)).register(
+        try await PushStore(workspace: workspace).register(
             try DeviceToken(token), activity: activity, kind: kind, now: Date(timeIntervalSince1970: 1_760_000_000))
     }
 

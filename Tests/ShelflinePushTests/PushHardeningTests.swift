@@ -28,18 +28,21 @@ import Testing
             "pipeline.json", String(decoding: try JSONEncoder.shelflinePretty.encode(config), as: UTF8.self))
     }
 
+    /// A registry edited by hand (or written by an older version): (token, activity, kind, registeredAt) each.
+    func writeRegistry(_ fixture: PushFixture, _ entries: [(String, String, String, Int)]) throws {
+        let tokens = entries.map {
+            #"{"token": "\#($0.0)", "activity": "\#($0.1)", "kind": "\#($0.2)", "registeredAt": \#($0.3)}"#
+        }
+        try Workspace.makeDirectory(fixture.store.directory)
+        try AtomicFile.write(#"{"version": 1, "tokens": [\#(tokens.joined(separator: ", "))]}"#, to: fixture.store.registryPath)
+    }
+
     @Test(.bug(id: 23)) func tokensDifferingOnlyInHexCaseAreOneToken() async throws {
         let fixture = PushFixture("push-token-case")
         let token = PushFixture.token(0xab)
         try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
-        // A registry edited by hand (or written by an older version): the same token twice.
-        try Workspace.makeDirectory(fixture.store.directory)
-        try AtomicFile.write(
-            #"""
-            {"version": 1, "tokens": [
-              {"token": "\#(token.uppercased())", "activity": "beer-queue", "kind": "update", "registeredAt": 1},
-              {"token": "\#(token)", "activity": "beer-queue", "kind": "update", "registeredAt": 2}]}
-            """#, to: fixture.store.registryPath)
+        // The same token twice.
+        try writeRegistry(fixture, [(token.uppercased(), "beer-queue", "update", 1), (token, "beer-queue", "update", 2)])
         let server = try await fixture.server()
         defer { Task { try? await server.shutdown() } }
         let config = try config(fixture, host: server.host)
@@ -51,6 +54,21 @@ import Testing
         let unregister = try await push(fixture, ["unregister", "--token", token.uppercased()], config: config)
         #expect(unregister.status == 0, "\(unregister)")
         #expect(try fixture.store.readRegistry().tokens.isEmpty)
+    }
+
+    @Test(.bug(id: 23)) func ofTwoSpellingsOfATokenTheLaterRegistrationAndTheFurtherCursorAreKept() throws {
+        let fixture = PushFixture("push-token-case-kept")
+        let token = PushFixture.token(0xcd)
+        try writeRegistry(fixture, [(token, "beer-queue", "start", 3), (token.uppercased(), "import", "update", 2)])
+        let kept = try fixture.store.readRegistry().tokens
+        #expect(kept.map(\.registeredAt) == [3] && kept.first?.kind == .start, "\(kept)")
+        func cursor(_ timestamp: Int) -> String {
+            #"{"activity": "beer-queue", "last": {"timestamp": \#(timestamp), "digest": "d"}}"#
+        }
+        try AtomicFile.write(
+            #"{"version": 1, "cursors": {"\#(token.uppercased())": \#(cursor(9)), "\#(token)": \#(cursor(5))}}"#,
+            to: fixture.store.outboxPath)
+        #expect(try fixture.store.readOutbox().cursors.mapValues(\.last.timestamp) == [token: 9])
     }
 
     @Test(.bug(id: 23), arguments: ["bom", "base64", "cut", "huge"])

@@ -2,9 +2,10 @@ import APNsTestServer
 import Foundation
 import ShelflineActivity
 import ShelflineCore
-import ShelflinePush
 import TestSupport
 import Testing
+
+@testable import ShelflinePush
 
 /// `PushSender` in process against the loopback APNs (HTTP/2, TLS): every answer in issue 11's table.
 @Suite struct PushSenderTests {
@@ -261,4 +262,50 @@ import Testing
             "\(error)".contains("outbox.journal:2:")
         }
     }
+}
+
+extension PushSenderTests {
+    /// A delivery that cannot be recorded stops that token's chain: its remaining pushes are
+    /// counted deferred (not lost, not sent), so the report still adds up.
+    @Test func aJournalAppendThatFailsLeavesTheTokensRemainingPushesDeferred() async throws {
+        let fixture = PushFixture("push-journal-fails")
+        try fixture.emitBeerQueue(.update, beers: ["A"], at: 1_760_000_000)
+        try await fixture.register(PushFixture.token(9))
+        let sender = PushSender(
+            workspace: fixture.workspace, settings: try fixture.settings(host: "https://127.0.0.1:9"),
+            clock: ManualClock().pushClock)
+        let providerToken = ProviderToken(
+            key: fixture.key, keyId: PushFixture.keyId, teamId: PushFixture.teamId, now: { Date() })
+        try await sender.send(transport: JournalBreakingTransport(journal: nil), providerToken: providerToken)
+        for n in 1...3 { try fixture.emitBeerQueue(.update, beers: ["A", "\(n)"], at: 1_760_000_000 + n) }
+
+        let transport = JournalBreakingTransport(journal: sender.store.journalPath)
+        await #expect(throws: FileError.self) { try await sender.send(transport: transport, providerToken: providerToken) }
+        let report = try readJSONFile(PushReport.self, from: sender.store.reportPath)
+        #expect(report.pushes == 3 && report.delivered == 1 && report.deferred == 2 && report.outcomesAddUp, "\(report)")
+        #expect(transport.sent == 1, "nothing more goes to a token whose last delivery is not on disk")
+    }
+}
+
+/// Answers 200; on its first push it leaves a dangling link at `journal`, so appending to the
+/// outbox journal fails from then on.
+final class JournalBreakingTransport: PushTransport, @unchecked Sendable {
+    private let journal: String?
+    private let lock = NSLock()
+    private var count = 0
+
+    init(journal: String?) { self.journal = journal }
+
+    var sent: Int { lock.withLock { count } }
+
+    func send(_ request: PushRequest, providerToken: String) async throws -> PushAnswer {
+        let first = lock.withLock {
+            count += 1
+            return count == 1
+        }
+        if first, let journal { symlink("/nonexistent/outbox.journal", journal) }
+        return PushAnswer(status: 200, apnsId: request.apnsId)
+    }
+
+    func shutdown() async {}
 }

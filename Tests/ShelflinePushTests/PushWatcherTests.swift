@@ -2,9 +2,10 @@ import APNsTestServer
 import Foundation
 import ShelflineActivity
 import ShelflineCore
-import ShelflinePush
 import TestSupport
 import Testing
+
+@testable import ShelflinePush
 
 /// The push worker's passes on a manual clock against the loopback APNs: the newest state per
 /// token, progress throttled at priority 5, what a person must see at once at 10, no backlog

@@ -2,9 +2,10 @@ import APNsTestServer
 import Foundation
 import NIOHTTP1
 import ShelflineCore
-import ShelflinePush
 import TestSupport
 import Testing
+
+@testable import ShelflinePush
 
 /// A loopback beer-queue site whose page the test sets, a loopback APNs, and a `pipeline.json`
 /// pointing both there: what `POST /v1/beer-queue/refresh` needs.
@@ -152,7 +153,7 @@ final class PageBox: @unchecked Sendable {
             answer = try await serve.send(.POST, "/v1/beer-queue/refresh", secret: secret)
             #expect(answer.status == 202, "\(answer)")
             #expect(answer.body.contains(#""status":"queued","event":"update","delivered":0"#), "\(answer)")
-            let pending = try await TokenRegistrar(store: push.store).list(workspace: push.workspace)
+            let pending = try await push.store.listTokens(workspace: push.workspace)
             #expect(pending.count == 1 && pending[0].contains("pending=1"), "\(pending)")
         }
         await site.shutdown()

@@ -1,9 +1,10 @@
 import Foundation
 import ShelflineCore
-import ShelflinePush
 import TestSupport
 import TestTraits
 import Testing
+
+@testable import ShelflinePush
 
 #if canImport(Glibc)
     import Glibc

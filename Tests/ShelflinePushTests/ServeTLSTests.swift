@@ -31,7 +31,7 @@ import Testing
     @Test func theRoutesAnswerOverTLSAndPlainHTTPIsRefused() async throws {
         let push = PushFixture("serve-tls")
         guard let (cert, key) = try Self.certificate(in: push.temp) else { return }
-        let secret = try await DeviceStore(store: push.store).add("phone", now: Date())
+        let secret = try await push.store.addDevice("phone", now: Date())
         let router = ServeRouter(workspace: push.workspace, log: Logfmt(quiet: true))
         let server = try await ServeHTTPServer.start(
             host: "127.0.0.1", port: 0, router: router,

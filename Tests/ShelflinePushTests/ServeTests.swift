@@ -3,9 +3,10 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import ShelflineCore
-import ShelflinePush
 import TestSupport
 import Testing
+
+@testable import ShelflinePush
 
 #if canImport(Glibc)
     import Glibc
@@ -39,7 +40,7 @@ struct ServeFixture {
     }
 
     func addDevice(_ name: String) async throws -> String {
-        try await DeviceStore(store: push.store).add(name, now: clock.now)
+        try await push.store.addDevice(name, now: clock.now)
     }
 
     /// One request; the status, headers and body.
@@ -96,7 +97,7 @@ struct ServeFixture {
             let secret = try await serve.addDevice("phone")
             let token = PushFixture.token(0xa1, bytes: 40)
             #expect(try await serve.put(token, secret: secret, kind: "start") == 201)
-            let id = try DeviceStore(store: serve.push.store).read().devices.first?.id
+            let id = try serve.push.store.readDevices().devices.first?.id
             #expect(
                 try serve.registered == [
                     Registration(
@@ -105,7 +106,7 @@ struct ServeFixture {
                         deviceId: id)
                 ])
             #expect(try await serve.put(token, secret: secret, kind: "start") == 200)
-            let listed = try await TokenRegistrar(store: serve.push.store).list(workspace: serve.push.workspace)
+            let listed = try await serve.push.store.listTokens(workspace: serve.push.workspace)
             #expect(
                 listed.count == 1 && listed[0].hasPrefix("\(token) beer-queue start") && listed[0].hasSuffix(" device=phone"),
                 "\(listed)")
@@ -381,19 +382,19 @@ struct ServeFixture {
 
     @Test func devicesFileHoldsOnlyDigestsAndIsPrivate() async throws {
         let push = PushFixture("serve-devices")
-        let devices = DeviceStore(store: push.store)
-        let secret = try await devices.add("phone", now: Date(timeIntervalSince1970: 1_760_000_000))
+        let devices = push.store
+        let secret = try await devices.addDevice("phone", now: Date(timeIntervalSince1970: 1_760_000_000))
         #expect(secret.utf8.count == 64)
         var info = stat()
-        #expect(stat(devices.path, &info) == 0)
+        #expect(stat(devices.devicesPath, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o600)
-        let text = try String(contentsOfFile: devices.path, encoding: .utf8)
+        let text = try String(contentsOfFile: devices.devicesPath, encoding: .utf8)
         #expect(!text.contains(secret))
         #expect(try devices.device(secret: secret)?.name == "phone")
         #expect(try devices.device(secret: secret + "0") == nil)
-        await #expect(throws: DeviceError.exists("phone")) { _ = try await devices.add("phone", now: Date()) }
-        await #expect(throws: DeviceError.badName("../x")) { _ = try await devices.add("../x", now: Date()) }
-        try await devices.remove("phone")
+        await #expect(throws: DeviceError.exists("phone")) { _ = try await devices.addDevice("phone", now: Date()) }
+        await #expect(throws: DeviceError.badName("../x")) { _ = try await devices.addDevice("../x", now: Date()) }
+        try await devices.removeDevice("phone")
         #expect(try devices.device(secret: secret) == nil)
     }
 }

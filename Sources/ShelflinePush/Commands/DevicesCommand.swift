@@ -30,7 +30,7 @@ struct DevicesAddCommand: PushSubcommand {
     var name: String
 
     func execute(context: StageContext, workspace: Workspace) async throws {
-        let secret = try await DeviceStore(store: PushStore(workspace: workspace)).add(name, now: context.now())
+        let secret = try await PushStore(workspace: workspace).addDevice(name, now: context.now())
         // The secret alone on stdout (for scripts); the note on stderr.
         print(secret)
         if !common.quiet {
@@ -48,10 +48,10 @@ struct DevicesListCommand: PushSubcommand {
     @OptionGroup var common: CommonOptions
 
     func execute(context: StageContext, workspace: Workspace) async throws {
-        let devices = try DeviceStore(store: PushStore(workspace: workspace)).read().devices
+        let devices = try PushStore(workspace: workspace).readDevices().devices
         print(
             devices.isEmpty
-                ? "no devices" : devices.map { "\($0.name) added=\(TokenRegistrar.iso($0.addedAt))" }.joined(separator: "\n"))
+                ? "no devices" : devices.map { "\($0.name) added=\(PushStore.iso($0.addedAt))" }.joined(separator: "\n"))
     }
 }
 
@@ -68,7 +68,7 @@ struct DevicesRemoveCommand: PushSubcommand {
     var name: String
 
     func execute(context: StageContext, workspace: Workspace) async throws {
-        try await DeviceStore(store: PushStore(workspace: workspace)).remove(name)
+        try await PushStore(workspace: workspace).removeDevice(name)
         if !common.quiet { print("removed: \(name)") }
     }
 }

@@ -32,8 +32,8 @@ struct RegisterCommand: PushSubcommand {
 
     func execute(context: StageContext, workspace: Workspace) async throws {
         let token = try DeviceToken(token)
-        let registrar = TokenRegistrar(store: PushStore(workspace: workspace))
-        let changed = try await registrar.register(token, activity: activity, kind: kind, now: context.now())
+        let store = PushStore(workspace: workspace)
+        let changed = try await store.register(token, activity: activity, kind: kind, now: context.now())
         if !common.quiet {
             print("\(changed ? "registered" : "already registered"): \(token.shortened) \(activity.rawValue) \(kind.rawValue)")
         }
@@ -54,7 +54,7 @@ struct UnregisterCommand: PushSubcommand {
 
     func execute(context: StageContext, workspace: Workspace) async throws {
         let token = try DeviceToken(token)
-        let removed = try await TokenRegistrar(store: PushStore(workspace: workspace)).unregister(token)
+        let removed = try await PushStore(workspace: workspace).unregister(token)
         if !common.quiet { print("\(removed ? "unregistered" : "not registered"): \(token.shortened)") }
     }
 }
@@ -69,7 +69,7 @@ struct ListCommand: PushSubcommand {
     @OptionGroup var common: CommonOptions
 
     func execute(context: StageContext, workspace: Workspace) async throws {
-        let lines = try await TokenRegistrar(store: PushStore(workspace: workspace)).list(workspace: workspace)
+        let lines = try await PushStore(workspace: workspace).listTokens(workspace: workspace)
         print(lines.isEmpty ? "no tokens registered" : lines.joined(separator: "\n"))
     }
 }

@@ -95,13 +95,16 @@ struct ServeCommand: PushSubcommand {
     func execute(context: StageContext, workspace: Workspace) async throws {
         guard let (host, port) = address else { throw ValidationError("--listen '\(listen)': expected HOST:PORT") }
         // A devices file others could write is refused before serving (78), as on every request.
-        _ = try DeviceStore(store: PushStore(workspace: workspace)).read()
+        _ = try PushStore(workspace: workspace).readDevices()
         Self.raiseDescriptorLimit()
-        let limits = ServeLimits(
-            burst: rateBurst, requestsPerSecond: ratePerSecond, refreshBurst: refreshesPerMinute,
-            refreshesPerSecond: refreshesPerMinute / 60, idleTimeoutSeconds: idleTimeout,
-            requestTimeoutSeconds: requestTimeout,
-            maxConnections: maxConnections ?? ServeLimits.defaultMaxConnections())
+        var limits = ServeLimits.defaults
+        limits.burst = rateBurst
+        limits.requestsPerSecond = ratePerSecond
+        limits.refreshBurst = refreshesPerMinute
+        limits.refreshesPerSecond = refreshesPerMinute / 60
+        limits.idleTimeoutSeconds = idleTimeout
+        limits.requestTimeoutSeconds = requestTimeout
+        if let maxConnections { limits.maxConnections = maxConnections }
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let refresher = BeerQueueRefresher(

@@ -33,12 +33,6 @@ public struct PushAnswer: Sendable, Equatable {
     public var status: Int
     public var reason: String?
     public var apnsId: String?
-
-    public init(status: Int, reason: String? = nil, apnsId: String? = nil) {
-        self.status = status
-        self.reason = reason
-        self.apnsId = apnsId
-    }
 }
 
 /// The push certainly never reached APNs: sending it again cannot make a duplicate.

@@ -15,8 +15,6 @@ public struct PushReport: Codable, Sendable, Equatable {
     public var droppedTokens: [String] = []
     public var stoppedBecause: String?
 
-    public init() {}
-
     public var summary: String {
         "push: \(pushes) due to \(tokens) token\(tokens == 1 ? "" : "s"): \(delivered) delivered, \(dropped) dropped (token gone), "
             + "\(rejected) rejected, \(deferred) left for the next run"

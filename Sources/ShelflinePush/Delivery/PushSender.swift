@@ -114,10 +114,10 @@ public struct PushSender: Sendable {
         var report = await run.report
         report.droppedTokens = dropped.sorted().map(\.shortened)
         // Compacts the journal (this send's, or a killed send's) into `outbox.json`.
-        try await store.commit([], removing: dropped)
+        try await store.commit(removing: dropped)
         try store.write(report)
         if let error = await run.failure { throw error }
-        if let stop = await run.stop, let error = stop.error(keyId: settings.keyId) { throw error }
+        if let error = await run.stop?.error { throw error }
         if report.deferred > 0 { throw PushError.deferred(count: report.deferred, reason: report.stoppedBecause ?? "APNs busy") }
         if report.rejected > 0 { throw PushError.rejected(count: report.rejected) }
         return report
@@ -129,14 +129,17 @@ public struct PushSender: Sendable {
     /// is sent and taken back only when it certainly was not delivered.
     static func atMostOnce(_ entry: FeedEntry) -> Bool { entry.event != .update }
 
+    /// The outcome of the last push tried; nil when none was due.
+    @discardableResult
     func deliver(
         _ plan: Plan, transport: any PushTransport, providerToken: ProviderToken, run: SendRun,
         recorder: OutboxRecorder
-    ) async {
+    ) async -> Outcome? {
         let token = plan.registration.token
         var recorded = plan.current?.last
         var before = plan.current
         var deliveredAt = plan.current?.deliveredAt
+        var last: Outcome?
         /// False when not on disk: nothing more is sent to this token (`unsent` deferred).
         func record(_ cursor: Cursor?, unsent: Int) async -> Bool {
             do {
@@ -151,15 +154,16 @@ public struct PushSender: Sendable {
         for (index, entry) in plan.entries.enumerated() {
             if await run.stop != nil {
                 await run.count(.deferred, plan.entries.count - index)
-                return
+                return .deferred
             }
             let once = Self.atMostOnce(entry)
             if once, await !record(plan.cursor(entry.id, deliveredAt: deliveredAt), unsent: plan.entries.count - index) {
-                return
+                return .deferred
             }
             let outcome = await attempt(
                 makeRequest(token, entry), plan: plan, entry: entry, transport: transport,
                 providerToken: providerToken, run: run)
+            last = outcome
             if once, outcome == .deferred {
                 // Certainly not delivered: the next run sends it.
                 try? await recorder.record(token, before)
@@ -170,20 +174,21 @@ public struct PushSender: Sendable {
                 if outcome == .delivered { deliveredAt = Int(clock.now().timeIntervalSince1970) }
                 before = plan.cursor(entry.id, deliveredAt: deliveredAt)
                 // Not recorded: the next run re-sends this one push.
-                guard await record(before, unsent: plan.entries.count - index - 1) else { return }
+                guard await record(before, unsent: plan.entries.count - index - 1) else { return outcome }
                 recorded = entry.id
             case .dropped:
                 await run.drop(token)
                 await run.count(.dropped, plan.entries.count - index - 1)
-                return
+                return outcome
             case .deferred:
                 await run.count(.deferred, plan.entries.count - index - 1)
-                return
+                return outcome
             }
         }
-        if let last = plan.last, last != recorded {
-            _ = await record(plan.cursor(last, deliveredAt: deliveredAt), unsent: 0)
+        if let end = plan.last, end != recorded {
+            _ = await record(plan.cursor(end, deliveredAt: deliveredAt), unsent: 0)
         }
+        return last
     }
 
     func attempt(
@@ -196,7 +201,7 @@ public struct PushSender: Sendable {
         do {
             jwt = try providerToken.jwt()
         } catch {
-            await run.halt(.providerToken(status: 0, reason: "cannot sign: \(error)"))
+            await refused(status: 0, reason: "cannot sign: \(error)", run: run)
             return .deferred
         }
         while true {
@@ -208,7 +213,7 @@ public struct PushSender: Sendable {
                 if let error = error as? PushError {
                     // Not APNs, or not trusted: a configuration error.
                     logLine(plan, entry, status: "refused", reason: "\(error)", outcome: "deferred")
-                    await run.halt(.config(error))
+                    await run.halt(error.description, error: error)
                     return .deferred
                 }
                 // Written, never answered: it may have arrived, so a start or end counts as delivered.
@@ -216,7 +221,7 @@ public struct PushSender: Sendable {
                 logLine(
                     plan, entry, status: "network", reason: "\(error)",
                     outcome: unconfirmed && Self.atMostOnce(entry) ? "unconfirmed-not-resent" : "deferred")
-                await run.halt(.network("no answer from \(settings.host): \(error)"))
+                await run.halt("no answer from \(settings.host): \(error)")
                 return unconfirmed && Self.atMostOnce(entry) ? .delivered : .deferred
             }
             await run.answer(String(answer.status))
@@ -241,14 +246,14 @@ public struct PushSender: Sendable {
                     do {
                         jwt = try providerToken.jwt(replacing: jwt)
                     } catch {
-                        await run.halt(.providerToken(status: 403, reason: "cannot sign: \(error)"))
+                        await refused(status: 403, reason: "cannot sign: \(error)", run: run)
                         return .deferred
                     }
                     await run.renewed()
                     continue
                 }
                 log("deferred")
-                await run.halt(.providerToken(status: 403, reason: reason ?? "Forbidden"))
+                await refused(status: 403, reason: reason ?? "Forbidden", run: run)
                 return .deferred
             case 429, 500...599:
                 let delay = min(Self.backoffCap, Self.backoffBase * pow(2, Double(retries)))
@@ -274,6 +279,13 @@ public struct PushSender: Sendable {
                 return .rejected
             }
         }
+    }
+
+    /// The provider token refused even after a renewal, or not signed: a configuration error (78).
+    func refused(status: Int, reason: String, run: SendRun) async {
+        await run.halt(
+            "provider token refused (\(status) \(reason))",
+            error: .providerTokenRejected(keyId: settings.keyId, status: status, reason: reason))
     }
 
     func makeRequest(_ token: DeviceToken, _ entry: FeedEntry) -> PushRequest {
@@ -322,24 +334,10 @@ func concurrently<T: Sendable, R: Sendable>(
 
 /// Shared state of one send: counts, the wait deadline, and why it stopped.
 actor SendRun {
-    enum Stop: Equatable {
-        case network(String)
-        case providerToken(status: Int, reason: String)
-        /// The host is not APNs or not trusted.
-        case config(PushError)
-
-        /// The configuration error (78) this stop is; nil for a network stop (deferred, 75).
-        func error(keyId: String) -> PushError? {
-            switch self {
-            case .network: nil
-            case .providerToken(let status, let reason): .providerTokenRejected(keyId: keyId, status: status, reason: reason)
-            case .config(let error): error
-            }
-        }
-    }
-
     private(set) var report = PushReport()
-    private(set) var stop: Stop?
+    /// Why the run stopped (the report's `stoppedBecause`), with the configuration error (78) it
+    /// is; a network stop has none (deferred, 75).
+    private(set) var stop: (reason: String, error: PushError?)?
     private(set) var failure: (any Error)?
     private(set) var droppedTokens: Set<DeviceToken> = []
     let deadline: Date
@@ -373,19 +371,15 @@ actor SendRun {
     }
 
     /// Stops every chain before its next push (in-flight ones finish).
-    func halt(_ reason: Stop) {
+    func halt(_ reason: String, error: PushError? = nil) {
         guard stop == nil else { return }
-        stop = reason
-        switch reason {
-        case .network(let text): report.stoppedBecause = text
-        case .providerToken(let status, let reason): report.stoppedBecause = "provider token refused (\(status) \(reason))"
-        case .config(let error): report.stoppedBecause = error.description
-        }
+        stop = (reason, error)
+        report.stoppedBecause = reason
     }
 
     func fail(_ error: any Error) {
         if failure == nil { failure = error }
-        if stop == nil { stop = .network("outbox not written: \(error)") }
+        if stop == nil { stop = ("outbox not written: \(error)", nil) }
         report.stoppedBecause = "outbox not written: \(error)"
     }
 }
@@ -420,7 +414,7 @@ actor OutboxRecorder {
             pending = []
             let result: Result<Void, any Error>
             do {
-                try await store.appendJournal(entries)
+                try await store.withLock { [path = store.journalPath] in try OutboxJournal.append(entries, path: path) }
                 result = .success(())
             } catch {
                 result = .failure(error)

@@ -52,11 +52,6 @@ public struct Registration: Codable, Sendable, Equatable {
 public struct SnapshotID: Codable, Sendable, Hashable {
     public var timestamp: Int
     public var digest: String
-
-    public init(timestamp: Int, digest: String) {
-        self.timestamp = timestamp
-        self.digest = digest
-    }
 }
 
 /// The last snapshot of its activity a token was given (or that was not for it).
@@ -65,12 +60,6 @@ public struct Cursor: Codable, Sendable, Equatable {
     public var last: SnapshotID
     /// Unix seconds of the last delivery (200), if any.
     public var deliveredAt: Int?
-
-    public init(activity: PushActivity, last: SnapshotID, deliveredAt: Int? = nil) {
-        self.activity = activity
-        self.last = last
-        self.deliveredAt = deliveredAt
-    }
 }
 
 /// `<workspace>/push/registry.json`: the registered tokens, sorted by token.
@@ -84,9 +73,7 @@ public struct Registry: Codable, Sendable, Equatable {
 /// `<workspace>/push/outbox.json`: one cursor per token.
 public struct Outbox: Codable, Sendable, Equatable {
     public var version = PushStore.formatVersion
-    public var cursors: [String: Cursor]
-
-    public init(cursors: [String: Cursor] = [:]) { self.cursors = cursors }
+    public var cursors: [String: Cursor] = [:]
 }
 
 /// The push state files in `<workspace>/push/`, each rewritten atomically; a send appends
@@ -107,6 +94,7 @@ public struct PushStore: Sendable {
     public var journalPath: String { directory + "/outbox.journal" }
     public var reportPath: String { directory + "/push-report.json" }
     public var providerTokenPath: String { directory + "/provider-token.json" }
+    public var devicesPath: String { directory + "/devices.json" }
 
     public func withLock<T>(_ body: () async throws -> T) async throws -> T {
         try await holding(directory + "/.lock", body)
@@ -124,15 +112,8 @@ public struct PushStore: Sendable {
         return try await body()
     }
 
-    /// `nil` takes a cursor back.
-    func appendJournal(_ entries: [(token: String, cursor: Cursor?)]) async throws {
-        guard !entries.isEmpty else { return }
-        try await withLock { try OutboxJournal.append(entries, path: journalPath) }
-    }
-
-    /// Reads both files anew (a `register` may have changed them), removes `dropped`, applies
-    /// `changes`, compacts the journal.
-    func commit(_ changes: [(token: String, cursor: Cursor?)], removing dropped: Set<DeviceToken>) async throws {
+    /// Reads both files anew (a `register` may have changed them), removes `dropped`, compacts the journal.
+    func commit(removing dropped: Set<DeviceToken>) async throws {
         try await withLock {
             if !dropped.isEmpty {
                 var registry = try readRegistry()
@@ -141,25 +122,17 @@ public struct PushStore: Sendable {
             }
             let read = try readOutbox()
             var outbox = read
-            for (token, cursor) in changes { outbox.cursors[token] = cursor }
             for token in dropped { outbox.cursors[token.hex] = nil }
             if outbox != read || FileManager.default.fileExists(atPath: journalPath) { try write(outbox) }
         }
     }
 
     /// Tokens are read in lower case, so two entries differing only in hex case (written by hand
-    /// or by an older version) are one token: the later registration is kept.
+    /// or by an older version) are one token: the later registration is kept, in token order as written.
     public func readRegistry() throws -> Registry {
         var registry = try read(Registry.self, from: registryPath, what: "token registry") ?? Registry()
-        var latest: [DeviceToken: Registration] = [:]
-        for registration in registry.tokens where (latest[registration.token]?.registeredAt ?? .min) <= registration.registeredAt
-        {
-            latest[registration.token] = registration
-        }
-        if latest.count != registry.tokens.count {
-            var kept = Set<DeviceToken>()
-            registry.tokens = registry.tokens.filter { latest[$0.token] == $0 && kept.insert($0.token).inserted }
-        }
+        let latest = Dictionary(registry.tokens.map { ($0.token, $0) }) { $1.registeredAt >= $0.registeredAt ? $1 : $0 }
+        if latest.count != registry.tokens.count { registry.tokens = latest.values.sorted { $0.token < $1.token } }
         return registry
     }
 
@@ -168,13 +141,9 @@ public struct PushStore: Sendable {
         var outbox = try read(Outbox.self, from: outboxPath, what: "push outbox") ?? Outbox()
         try OutboxJournal.replay(path: journalPath, into: &outbox)
         if outbox.cursors.keys.contains(where: { $0 != $0.lowercased() }) {
-            var cursors: [String: Cursor] = [:]
-            for (token, cursor) in outbox.cursors.sorted(by: { $0.key < $1.key }) {
-                let key = token.lowercased()
-                if let kept = cursors[key], kept.last.timestamp >= cursor.last.timestamp { continue }
-                cursors[key] = cursor
-            }
-            outbox.cursors = cursors
+            outbox.cursors = Dictionary(
+                outbox.cursors.sorted { $0.key < $1.key }.map { ($0.key.lowercased(), $0.value) },
+                uniquingKeysWith: { $1.last.timestamp > $0.last.timestamp ? $1 : $0 })
         }
         return outbox
     }
@@ -221,4 +190,76 @@ public struct PushStore: Sendable {
 
 private struct Versioned: Decodable {
     var version: Int
+}
+
+/// `register`, `unregister` and `list`, under the push lock.
+extension PushStore {
+    /// Adds or replaces `token` (its cursor reset: delivery restarts at the latest snapshot); false
+    /// when registered exactly so. `device`: the `serve` caller, refused another device's token.
+    @discardableResult
+    public func register(_ token: DeviceToken, activity: PushActivity, kind: TokenKind, now: Date, device: Device? = nil)
+        async throws -> Bool
+    {
+        try await withLock {
+            var registry = try readRegistry()
+            var outbox = try readOutbox()
+            let existing = registry.tokens.first(where: { $0.token == token })
+            if let device, let existing, !existing.isOwned(by: device) { throw DeviceError.notOwner }
+            if let existing, existing.activity == activity, existing.kind == kind, existing.device == device?.name,
+                existing.deviceId == device?.id
+            {
+                return false
+            }
+            registry.tokens.removeAll { $0.token == token }
+            registry.tokens.append(
+                Registration(
+                    token: token, activity: activity, kind: kind,
+                    registeredAt: Int(now.timeIntervalSince1970), device: device?.name,
+                    deviceId: device?.id))
+            if outbox.cursors.removeValue(forKey: token.hex) != nil { try write(outbox) }
+            try write(registry)
+            return true
+        }
+    }
+
+    /// Removes `token` and its cursor; false when not registered.
+    @discardableResult
+    public func unregister(_ token: DeviceToken, device: Device? = nil) async throws -> Bool {
+        try await withLock {
+            var registry = try readRegistry()
+            var outbox = try readOutbox()
+            guard let existing = registry.tokens.first(where: { $0.token == token }) else { return false }
+            if let device, !existing.isOwned(by: device) { throw DeviceError.notOwner }
+            registry.tokens.removeAll { $0.token == token }
+            try write(registry)
+            if outbox.cursors.removeValue(forKey: token.hex) != nil { try write(outbox) }
+            return true
+        }
+    }
+
+    /// One line per token, the full token (to unregister it).
+    public func listTokens(workspace: Workspace) async throws -> [String] {
+        try await withLock {
+            let registry = try readRegistry()
+            let outbox = try readOutbox()
+            var feeds: [PushActivity: SnapshotFeed] = [:]
+            return try registry.tokens.map { registration in
+                if feeds[registration.activity] == nil {
+                    feeds[registration.activity] = try SnapshotFeed(workspace: workspace, activity: registration.activity)
+                }
+                let cursor = outbox.cursors[registration.token.hex]
+                let pending = feeds[registration.activity]!.pending(after: cursor).entries.filter { $0.fits(registration.kind) }
+                    .count
+                let delivered = cursor?.deliveredAt.map { Self.iso($0) } ?? "never"
+                return "\(registration.token.hex) \(registration.activity.rawValue) \(registration.kind.rawValue) "
+                    + "registered=\(Self.iso(registration.registeredAt)) delivered=\(delivered) pending=\(pending)"
+                    + (registration.device.map { " device=\($0)" } ?? "")
+            }
+        }
+    }
+
+    /// Unix seconds as `list` and `devices list` show them.
+    public static func iso(_ seconds: Int) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
 }

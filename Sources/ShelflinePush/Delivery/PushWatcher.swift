@@ -36,8 +36,6 @@ public struct PushWatcher: Sendable {
         public var failed = 0
         /// Provider token refused even after a renewal, or the host not APNs or not trusted.
         public var stoppedBecause: PushError?
-
-        public init() {}
     }
 
     /// Passes until `stop()`, then a last one that ignores the throttle, so the final state goes out at once.
@@ -86,73 +84,50 @@ public struct PushWatcher: Sendable {
         var state = state
         // The push lock only to read: a `register` never waits for APNs.
         let (_, _, plans) = try await sender.store.withLock { try sender.plan() }
-        var changes: [(token: String, cursor: Cursor?)] = []
-        var choices: [(plan: PushSender.Plan, entry: FeedEntry, priority: Int)] = []
+        var due: [PushSender.Plan] = []
         var waiting = false
-        for plan in plans {
-            guard let entry = plan.entries.last else {
-                // Only snapshots of the other kind: the cursor moves on.
-                if let last = plan.last, last != plan.current?.last {
-                    changes.append((plan.registration.token.hex, plan.cursor(last, deliveredAt: plan.current?.deliveredAt)))
-                }
-                continue
-            }
-            let token = plan.registration.token
-            var priority = entry.priority
-            if plan.registration.activity == .import {
-                if priority == 10, state.urgent[token, default: 0] >= sender.settings.maxUrgentPushesPerImport { priority = 5 }
-                if priority == 5, !final {
-                    let last =
-                        state.lastPushed[token]
-                        ?? plan.current?.deliveredAt.map { Date(timeIntervalSince1970: TimeInterval($0)) }
-                    if let last, now.timeIntervalSince(last) < sender.settings.minimumUpdateInterval {
-                        waiting = true
-                        continue
+        for var plan in plans {
+            // The newest due snapshot only; none (snapshots of the other kind only): the cursor moves on.
+            if var entry = plan.entries.last {
+                let token = plan.registration.token
+                if plan.registration.activity == .import {
+                    if entry.priority == 10, state.urgent[token, default: 0] >= sender.settings.maxUrgentPushesPerImport {
+                        entry.priority = 5
+                    }
+                    if entry.priority == 5, !final {
+                        let last =
+                            state.lastPushed[token]
+                            ?? plan.current?.deliveredAt.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+                        if let last, now.timeIntervalSince(last) < sender.settings.minimumUpdateInterval {
+                            waiting = true
+                            continue
+                        }
                     }
                 }
+                plan.entries = [entry]
             }
-            choices.append((plan, entry, priority))
+            if !plan.entries.isEmpty || plan.last != plan.current?.last { due.append(plan) }
         }
         let run = SendRun(deadline: now)
-        // A start or end is recorded before it is sent (`PushSender.atMostOnce`).
-        try await sender.store.appendJournal(
-            choices.filter { PushSender.atMostOnce($0.entry) }.compactMap { choice in
-                choice.plan.last.map {
-                    (choice.plan.registration.token.hex, choice.plan.cursor($0, deliveredAt: choice.plan.current?.deliveredAt))
-                }
-            })
-        let results = await concurrently(choices, limit: sender.settings.concurrency) { choice in
-            var request = sender.makeRequest(choice.plan.registration.token, choice.entry)
-            request.priority = choice.priority
-            let outcome = await sender.attempt(
-                request, plan: choice.plan, entry: choice.entry, transport: transport, providerToken: providerToken, run: run)
-            return (choice, outcome)
+        let recorder = OutboxRecorder(store: sender.store)
+        let results = await concurrently(due, limit: sender.settings.concurrency) { plan in
+            (plan, await sender.deliver(plan, transport: transport, providerToken: providerToken, run: run, recorder: recorder))
         }
-        var dropped: Set<DeviceToken> = []
+        if let error = await run.failure { throw error }
         var anyFailed = false
         let pushedAt = sender.clock.now()
-        for (choice, outcome) in results {
-            let token = choice.plan.registration.token
-            switch outcome {
-            case .delivered, .rejected:
-                // The chosen snapshot stands for every one before it.
-                let deliveredAt = outcome == .delivered ? Int(pushedAt.timeIntervalSince1970) : choice.plan.current?.deliveredAt
-                if let last = choice.plan.last { changes.append((token.hex, choice.plan.cursor(last, deliveredAt: deliveredAt))) }
-                if outcome == .delivered {
-                    state.delivered += 1
-                    state.lastPushed[token] = pushedAt
-                    if choice.priority == 10 { state.urgent[token, default: 0] += 1 }
-                }
-            case .dropped:
-                dropped.insert(token)
-            case .deferred:
-                // Certainly not delivered: a start or end recorded before sending is taken back.
-                if PushSender.atMostOnce(choice.entry) { changes.append((token.hex, choice.plan.current)) }
+        for case let (plan, outcome?) in results {
+            let token = plan.registration.token
+            if outcome == .delivered {
+                state.delivered += 1
+                state.lastPushed[token] = pushedAt
+                if plan.entries[0].priority == 10 { state.urgent[token, default: 0] += 1 }
+            } else if outcome == .deferred {
                 anyFailed = true
                 state.failed += 1
             }
         }
-        if let error = await run.stop?.error(keyId: sender.settings.keyId) {
+        if let error = await run.stop?.error {
             state.stoppedBecause = error
             sender.log.error(Logfmt.format(["push": "watch", "event": "stopped", "reason": error.description]))
         }
@@ -160,14 +135,16 @@ public struct PushWatcher: Sendable {
             state.failures += 1
             let delay = min(Self.backoffCap, PushSender.backoffBase * pow(2, Double(state.failures - 1)))
             state.retryAt = sender.clock.now().addingTimeInterval(delay)
-        } else if !results.isEmpty {
+        } else if results.contains(where: { $0.1 != nil }) {
             state.failures = 0
             state.retryAt = nil
         }
+        let dropped = await run.droppedTokens
         // Until a file changes the next passes have nothing to do (stamped before this pass's own
         // writes, so those count as a change).
         if !anyFailed && !waiting && dropped.isEmpty { state.settled = stamps }
-        try await sender.store.commit(changes, removing: dropped)
+        // Compacts the journal this pass's deliveries were recorded in.
+        try await sender.store.commit(removing: dropped)
         return state
     }
 }

@@ -17,9 +17,7 @@ public struct Device: Codable, Sendable, Equatable {
 /// `<workspace>/push/devices.json` (mode 0600).
 public struct DeviceList: Codable, Sendable, Equatable {
     public var version = PushStore.formatVersion
-    public var devices: [Device]
-
-    public init(devices: [Device] = []) { self.devices = devices }
+    public var devices: [Device] = []
 }
 
 /// What `devices` and the server's auth refuse; no secret in any of them.
@@ -44,55 +42,49 @@ public enum DeviceError: ShelflineError, Equatable {
 
 /// `devices add|list|remove` and the server's secret check. The server reads `devices.json` per
 /// request, so a change takes effect without a restart.
-public struct DeviceStore: Sendable {
-    public var store: PushStore
-
-    public init(store: PushStore) { self.store = store }
-
-    public var path: String { store.directory + "/devices.json" }
-
+extension PushStore {
     /// A file others may write or read, or another user owns, is refused (78): with it, anyone could
     /// add the digest of a secret of their own.
-    public func read() throws -> DeviceList {
-        guard FileManager.default.fileExists(atPath: path) else { return DeviceList() }
-        try PushSettings.checkPrivate(path)
-        let list = try readJSONFile(DeviceList.self, from: path)
+    public func readDevices() throws -> DeviceList {
+        guard FileManager.default.fileExists(atPath: devicesPath) else { return DeviceList() }
+        try PushSettings.checkPrivate(devicesPath)
+        let list = try readJSONFile(DeviceList.self, from: devicesPath)
         guard list.version <= PushStore.formatVersion else {
-            throw PushError.newerVersion(path: path, found: list.version, supported: PushStore.formatVersion)
+            throw PushError.newerVersion(path: devicesPath, found: list.version, supported: PushStore.formatVersion)
         }
         return list
     }
 
     /// Returns the new 256-bit secret: the only time it exists in clear.
-    public func add(_ name: String, now: Date) async throws -> String {
+    public func addDevice(_ name: String, now: Date) async throws -> String {
         guard (1...64).contains(name.utf8.count),
             name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
         else { throw DeviceError.badName(name) }
         let secret = secureRandomBytes(32).map { String(format: "%02x", $0) }.joined()
-        try await store.withLock {
-            var list = try read()
+        try await withLock {
+            var list = try readDevices()
             guard !list.devices.contains(where: { $0.name == name }) else { throw DeviceError.exists(name) }
             list.devices.append(
                 Device(name: name, secretSHA256: ContentHash.string(secret), addedAt: Int(now.timeIntervalSince1970)))
             list.devices.sort { $0.name < $1.name }
-            try store.publish(list, to: path, permissions: 0o600)
+            try publish(list, to: devicesPath, permissions: 0o600)
         }
         return secret
     }
 
     /// Removes `name`; the tokens it registered stay (remove them with `unregister`).
-    public func remove(_ name: String) async throws {
-        try await store.withLock {
-            var list = try read()
+    public func removeDevice(_ name: String) async throws {
+        try await withLock {
+            var list = try readDevices()
             guard list.devices.contains(where: { $0.name == name }) else { throw DeviceError.unknown(name) }
             list.devices.removeAll { $0.name == name }
-            try store.publish(list, to: path, permissions: 0o600)
+            try publish(list, to: devicesPath, permissions: 0o600)
         }
     }
 
     /// Compares digests, so the time taken says nothing about the secret.
     public func device(secret: String) throws -> Device? {
         let digest = ContentHash.string(secret)
-        return try read().devices.first { $0.secretSHA256 == digest }
+        return try readDevices().devices.first { $0.secretSHA256 == digest }
     }
 }

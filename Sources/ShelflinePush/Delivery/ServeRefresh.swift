@@ -73,10 +73,9 @@ public struct BeerQueueRefresher: Sendable {
 
     /// `event` of the render's report: start, update, end, nothing, deferred.
     func renderedEvent() -> String? {
-        guard let data = FileManager.default.contents(atPath: workspace.activityDirectory + "/beer-queue.report.json"),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return nil }
-        return object["event"] as? String
+        struct Report: Decodable { var event: String? }
+        let data = FileManager.default.contents(atPath: workspace.activityDirectory + "/beer-queue.report.json")
+        return data.flatMap { try? JSONDecoder().decode(Report.self, from: $0) }?.event
     }
 
     /// The exit status (128 + the signal when killed), nil when it cannot start. Not Foundation's

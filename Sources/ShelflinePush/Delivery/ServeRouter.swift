@@ -6,43 +6,28 @@ import ShelflineCore
     import Glibc
 #endif
 
-/// Limits `serve` applies to every caller.
+/// Limits `serve` applies to every caller; `serve`'s options and `ServeCommand.ranges` set them.
 public struct ServeLimits: Sendable {
     /// Larger bodies are answered 413 (a token body is under 100 bytes).
-    public var maxBodyBytes: Int
+    public var maxBodyBytes = 4096
     /// Per-device token bucket: this many requests at once, refilled at `requestsPerSecond`.
-    public var burst: Double
-    public var requestsPerSecond: Double
+    public var burst = 30.0
+    public var requestsPerSecond = 1.0
     /// A second per-device bucket for refreshes (each polls the site and pushes).
-    public var refreshBurst: Double
-    public var refreshesPerSecond: Double
+    public var refreshBurst = 3.0
+    public var refreshesPerSecond = 3.0 / 60
     /// A keep-alive connection between requests that sends nothing this long is closed.
-    public var idleTimeoutSeconds: Double
+    public var idleTimeoutSeconds = 60.0
     /// A request not in full this long after its first byte is answered 408 and closed.
-    public var requestTimeoutSeconds: Double
+    public var requestTimeoutSeconds = 10.0
     /// Beyond it the oldest idle connection is closed (`Connections`).
-    public var maxConnections: Int
-
-    public init(
-        maxBodyBytes: Int = 4096, burst: Double = 30, requestsPerSecond: Double = 1,
-        refreshBurst: Double = 3, refreshesPerSecond: Double = 3.0 / 60,
-        idleTimeoutSeconds: Double = 60, requestTimeoutSeconds: Double = 10,
-        maxConnections: Int = ServeLimits.defaultMaxConnections()
-    ) {
-        self.maxConnections = maxConnections
-        precondition(requestsPerSecond > 0 && burst >= 1 && refreshesPerSecond > 0 && refreshBurst >= 1)
-        precondition(idleTimeoutSeconds > 0 && requestTimeoutSeconds > 0)
-        self.maxBodyBytes = maxBodyBytes
-        self.burst = burst
-        self.requestsPerSecond = requestsPerSecond
-        self.refreshBurst = refreshBurst
-        self.refreshesPerSecond = refreshesPerSecond
-        self.idleTimeoutSeconds = idleTimeoutSeconds
-        self.requestTimeoutSeconds = requestTimeoutSeconds
-    }
+    public var maxConnections = ServeLimits.defaultMaxConnections()
 }
 
 extension ServeLimits {
+    /// The defaults, for `serve` to set its options on (the memberwise initializer is internal).
+    public static var defaults: ServeLimits { ServeLimits() }
+
     /// Descriptors kept free for the state files, locks, a refresh's children and the listener.
     static let reservedDescriptors = 256
 
@@ -90,13 +75,6 @@ public struct ServeRequest: Sendable {
     public var target: String
     public var authorization: String?
     public var body: Data
-
-    public init(method: String, target: String, authorization: String?, body: Data) {
-        self.method = method
-        self.target = target
-        self.authorization = authorization
-        self.body = body
-    }
 }
 
 /// A route's answer: JSON, with its headers.
@@ -129,7 +107,7 @@ public struct ServeRouter: Sendable {
     let refreshLimiter: RateLimiter
 
     public init(
-        workspace: Workspace, limits: ServeLimits = ServeLimits(), now: @escaping @Sendable () -> Date = { Date() },
+        workspace: Workspace, limits: ServeLimits = .defaults, now: @escaping @Sendable () -> Date = { Date() },
         log: Logfmt = Logfmt(), refresher: BeerQueueRefresher? = nil
     ) {
         self.workspace = workspace
@@ -170,7 +148,7 @@ public struct ServeRouter: Sendable {
         let device: Device
         do {
             guard let header = request.authorization, header.hasPrefix("Bearer "),
-                let found = try DeviceStore(store: store).device(secret: String(header.dropFirst("Bearer ".count)))
+                let found = try store.device(secret: String(header.dropFirst("Bearer ".count)))
             else {
                 return (
                     "(unauthorized)", ServeResponse(401, error: "unauthorized", headers: [("www-authenticate", "Bearer")]), nil
@@ -206,24 +184,22 @@ public struct ServeRouter: Sendable {
         guard let token = try? DeviceToken(text) else {
             return ServeResponse(400, error: "the token must be 64 to 510 hex digits")
         }
-        let registrar = TokenRegistrar(store: store)
         do {
-            if request.method == "PUT" {
-                guard let body = try? JSONDecoder().decode(TokenBody.self, from: request.body) else {
-                    return ServeResponse(
-                        400, error: #"expected {\"activity\": \"import\"|\"beer-queue\", \"kind\": \"start\"|\"update\"}"#)
-                }
-                let changed = try await withTaskExecutorPreference(BlockingExecutor.shared) {
-                    try await registrar.register(
+            return try await withTaskExecutorPreference(BlockingExecutor.shared) {
+                if request.method == "PUT" {
+                    guard let body = try? JSONDecoder().decode(TokenBody.self, from: request.body) else {
+                        return ServeResponse(
+                            400, error: #"expected {\"activity\": \"import\"|\"beer-queue\", \"kind\": \"start\"|\"update\"}"#)
+                    }
+                    let changed = try await store.register(
                         token, activity: body.activity, kind: body.kind ?? .update, now: now(), device: device)
+                    return ServeResponse(
+                        changed ? 201 : 200, json: #"{"status":"\#(changed ? "registered" : "already registered")"}"#)
                 }
-                return ServeResponse(
-                    changed ? 201 : 200, json: #"{"status":"\#(changed ? "registered" : "already registered")"}"#)
+                let removed = try await store.unregister(token, device: device)
+                return removed
+                    ? ServeResponse(200, json: #"{"status":"unregistered"}"#) : ServeResponse(404, error: "not registered")
             }
-            let removed = try await withTaskExecutorPreference(BlockingExecutor.shared) {
-                try await registrar.unregister(token, device: device)
-            }
-            return removed ? ServeResponse(200, json: #"{"status":"unregistered"}"#) : ServeResponse(404, error: "not registered")
         } catch DeviceError.notOwner {
             return ServeResponse(403, error: "this token was registered by another device")
         } catch {
