@@ -77,11 +77,8 @@ public struct HTTPGet: Sendable {
         var current = url
         var followed = 0
         while true {
-            let answer: Answer
-            switch await once(current) {
-            case .failure(let failure): return .failure(failure)
-            case .success(let value): answer = value
-            }
+            let result = await once(current)
+            guard case .success(let answer) = result else { return result }
             guard redirects.maximum > 0, [301, 302, 303, 307, 308].contains(answer.status) else { return .success(answer) }
             let next = answer.location.flatMap { URL(string: $0, relativeTo: current)?.absoluteURL }
             guard let next, redirects.allows(next) else { return .failure(.redirectRefused(to: next)) }

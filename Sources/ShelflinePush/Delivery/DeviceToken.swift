@@ -27,8 +27,7 @@ public struct DeviceToken: Hashable, Sendable, Codable, Comparable, CustomString
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(hex)
+        try hex.encode(to: encoder)
     }
 
     /// The last 6 digits, as logs and `--dry-run` show a token (`…a1b2c3`).

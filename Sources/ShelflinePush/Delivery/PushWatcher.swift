@@ -27,7 +27,7 @@ public struct PushWatcher: Sendable {
         var lastPushed: [DeviceToken: Date] = [:]
         /// The state files as the last pass that left nothing waiting saw them: while unchanged, a
         /// pass reads nothing (a stat per file instead of decoding the history).
-        var settled: [FileStamp]?
+        var settled: [[Int]]?
         /// Priority-10 pushes per token.
         var urgent: [DeviceToken: Int] = [:]
         var retryAt: Date?
@@ -56,7 +56,7 @@ public struct PushWatcher: Sendable {
     public func pass(transport: any PushTransport, providerToken: ProviderToken, state: inout State, final: Bool) async {
         let now = sender.clock.now()
         if let retryAt = state.retryAt, now < retryAt { return }
-        let stamps = watchedFiles.map(FileStamp.init(path:))
+        let stamps = watchedFiles.map(fileStamp)
         if !final, stamps == state.settled { return }
         state.settled = nil
         do {
@@ -79,7 +79,7 @@ public struct PushWatcher: Sendable {
 
     private func locked(
         transport: any PushTransport, providerToken: ProviderToken, state: State, final: Bool,
-        now: Date, stamps: [FileStamp]
+        now: Date, stamps: [[Int]]
     ) async throws -> State {
         var state = state
         // The push lock only to read: a `register` never waits for APNs.
@@ -149,20 +149,10 @@ public struct PushWatcher: Sendable {
     }
 }
 
-/// A file's identity and version as `stat` gives it (absent: all zero). Files are replaced by
-/// rename, so a new inode or mtime means new content.
-struct FileStamp: Equatable, Sendable {
-    var inode: UInt64 = 0
-    var size: Int64 = 0
-    var seconds: Int = 0
-    var nanoseconds: Int = 0
-
-    init(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return }
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        seconds = info.st_mtim.tv_sec
-        nanoseconds = info.st_mtim.tv_nsec
-    }
+/// A file's identity and version as `stat` gives it: inode, size, mtime (absent: empty). Files are
+/// replaced by rename, so a new inode or mtime means new content.
+func fileStamp(_ path: String) -> [Int] {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return [] }
+    return [Int(truncatingIfNeeded: info.st_ino), Int(info.st_size), info.st_mtim.tv_sec, info.st_mtim.tv_nsec]
 }

@@ -30,10 +30,7 @@ public struct SnapshotFeed: Sendable {
     public init(workspace: Workspace, activity: PushActivity) throws {
         self.activity = activity
         let path = ActivityStore(workspace: workspace, name: activity.rawValue).historyPath
-        guard let data = FileManager.default.contents(atPath: path) else {
-            entries = []
-            return
-        }
+        let data = FileManager.default.contents(atPath: path) ?? Data()
         switch activity {
         case .import:
             entries = try Self.decode(
