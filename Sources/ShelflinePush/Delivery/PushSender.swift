@@ -19,12 +19,11 @@ public struct PushClock: Sendable {
 /// Sends every undelivered snapshot to each token that fits it, recording each delivery before the
 /// token's next push: a crash never skips a snapshot and re-sends at most the push in flight.
 public struct PushSender: Sendable {
+    public var store: PushStore { PushStore(workspace: workspace) }
     public var workspace: Workspace
     public var settings: PushSettings
     public var clock: PushClock
     public var log: Logfmt
-
-    public var store: PushStore { PushStore(workspace: workspace) }
 
     static let goneReasons: Set<String> = ["BadDeviceToken", "DeviceTokenNotForTopic", "Unregistered", "ExpiredToken"]
     /// 403 reasons after which the provider token is renewed and the push retried once.

@@ -21,23 +21,20 @@ public struct DeviceList: Codable, Sendable, Equatable {
 }
 
 /// What `devices` and the server's auth refuse; no secret in any of them.
-public enum DeviceError: ShelflineError, Equatable {
-    case badName(String)
-    case exists(String)
-    case unknown(String)
-    /// A token another device (or the server's own `register`) owns.
-    case notOwner
+public struct DeviceError: ShelflineError, Equatable {
+    public var description: String
 
     public var exitStatus: ExitStatus { .usage }
 
-    public var description: String {
-        switch self {
-        case .badName(let name): "device name '\(name.prefix(70))': use 1 to 64 of A-Z a-z 0-9 . _ -"
-        case .exists(let name): "device '\(name)' exists; remove it first (shelfline-push devices remove \(name))"
-        case .unknown(let name): "no device named '\(name)' (shelfline-push devices list)"
-        case .notOwner: "the token belongs to another device"
-        }
+    static func badName(_ name: String) -> Self {
+        Self(description: "device name '\(name.prefix(70))': use 1 to 64 of A-Z a-z 0-9 . _ -")
     }
+    static func exists(_ name: String) -> Self {
+        Self(description: "device '\(name)' exists; remove it first (shelfline-push devices remove \(name))")
+    }
+    static func unknown(_ name: String) -> Self { Self(description: "no device named '\(name)' (shelfline-push devices list)") }
+    /// A token another device (or the server's own `register`) owns.
+    static let notOwner = Self(description: "the token belongs to another device")
 }
 
 /// `devices add|list|remove` and the server's secret check. The server reads `devices.json` per

@@ -200,7 +200,7 @@ public struct ServeRouter: Sendable {
                 return removed
                     ? ServeResponse(200, json: #"{"status":"unregistered"}"#) : ServeResponse(404, error: "not registered")
             }
-        } catch DeviceError.notOwner {
+        } catch let error as DeviceError where error == .notOwner {
             return ServeResponse(403, error: "this token was registered by another device")
         } catch {
             log.error("shelfline-push serve: \(error)")
