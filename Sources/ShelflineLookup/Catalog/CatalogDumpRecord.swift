@@ -59,15 +59,13 @@ enum CatalogDumpRecord {
             }
         }
 
-        var suffix: UInt8 { rawValue }
-
         /// The exact inverse of `number(_:)`.
-        func key(_ id: Int) -> String { "\(prefix)\(id)\(Character(Unicode.Scalar(suffix)))" }
+        func key(_ id: Int) -> String { "\(prefix)\(id)\(Character(Unicode.Scalar(rawValue)))" }
 
         /// Nil for any other shape, leading zeros included, so that `key(number(k)) == k`.
         func number(_ key: UnsafeRawBufferPointer) -> Int? {
             let prefixCount = prefix.utf8CodeUnitCount
-            guard key.count > prefixCount + 1, key.count <= prefixCount + 16, key[key.count - 1] == suffix else { return nil }
+            guard key.count > prefixCount + 1, key.count <= prefixCount + 16, key[key.count - 1] == rawValue else { return nil }
             for offset in 0..<prefixCount where key[offset] != prefix.utf8Start[offset] { return nil }
             let digits = prefixCount..<(key.count - 1)
             guard key[digits.lowerBound] != UInt8(ascii: "0") || digits.count == 1 else { return nil }
@@ -88,7 +86,7 @@ enum CatalogDumpRecord {
         /// Else a negative hash (a collision, 1 in 10^19 per pair, makes a key look like a duplicate).
         func id(_ key: UnsafeRawBufferPointer) -> Int {
             if let number = number(key) { return number }
-            let hash = CatalogIndex.fnv1a([suffix] + Array(key))
+            let hash = CatalogIndex.fnv1a([rawValue] + Array(key))
             return -Int(hash >> 1) - 1
         }
 

@@ -69,7 +69,7 @@ public final class CatalogIndex: @unchecked Sendable {
     ) throws -> CatalogIndex {
         try Workspace.makeDirectory(cacheDirectory)
         StaleTemporaryFiles.removeAbandoned(in: cacheDirectory, prefix: "catalog-", marker: ".sqlite.building-")
-        let hash = try DumpHashes(cacheDirectory: cacheDirectory).combinedHash(of: dumps, schemaVersion: schemaVersion)
+        let hash = try combinedHash(of: dumps, cacheDirectory: cacheDirectory)
         let path = cacheDirectory + "/catalog-\(hash.prefix(16)).sqlite"
         if FileManager.default.fileExists(atPath: path) {
             let reused = try CacheFiles.opening(path, what: "catalog index", now: now, log: log) { () -> CatalogIndex? in
@@ -136,29 +136,25 @@ public final class CatalogIndex: @unchecked Sendable {
 
     /// When several editions carry an ISBN, the oldest record (lowest number).
     public func editions(isbns: [String]) throws -> [String: EditionMetadata] {
-        try lock.withLock {
-            var found: [String: EditionMetadata] = [:]
-            for isbn in isbns {
-                guard let number = Int(isbn) else { continue }
-                isbnStatement.bind(1, number)
-                defer { isbnStatement.reset() }
-                if try isbnStatement.step(), let id = isbnStatement.int(0), let edition = try loadEdition(id) {
-                    found[isbn] = try describing(edition)
-                }
-            }
-            return found
+        try editions(isbns) { isbn in
+            guard let number = Int(isbn) else { return nil }
+            isbnStatement.bind(1, number)
+            defer { isbnStatement.reset() }
+            return try isbnStatement.step() ? isbnStatement.int(0) : nil
         }
     }
 
     /// By `/books/OL1M` or `OL1M`, keyed as asked.
     public func editions(keys: [String]) throws -> [String: EditionMetadata] {
+        try editions(keys) { CatalogDumpRecord.KeyKind.edition.number($0.hasPrefix("/") ? $0 : "/books/" + $0) }
+    }
+
+    /// Described, keyed as asked; `id` finds each one's edition.
+    private func editions(_ asked: [String], id: (String) throws -> Int?) throws -> [String: EditionMetadata] {
         try lock.withLock {
             var found: [String: EditionMetadata] = [:]
-            for key in keys {
-                guard let id = CatalogDumpRecord.KeyKind.edition.number(key.hasPrefix("/") ? key : "/books/" + key),
-                    let edition = try loadEdition(id)
-                else { continue }
-                found[key] = try describing(edition)
+            for key in asked {
+                if let id = try id(key), let edition = try loadEdition(id) { found[key] = try describing(edition) }
             }
             return found
         }
@@ -235,8 +231,7 @@ public final class CatalogIndex: @unchecked Sendable {
 
     /// The three queries of `candidates`.
     private func findingHits(_ plan: SearchPlan, limit: Int) throws -> [SearchHit] {
-        let (hashes, surname, searched, titleSearch) = (plan.hashes, plan.surname, plan.searched, plan.titleSearch)
-        let words = searched.map { "\"\($0)\"" }
+        let words = plan.searched.map { "\"\($0)\"" }
         var ids: [Int] = []
         var seen = Set<Int>()
         func collect(_ statement: SQLiteStatement) throws {
@@ -245,19 +240,19 @@ public final class CatalogIndex: @unchecked Sendable {
                 if let id = statement.int(0), seen.insert(id).inserted { ids.append(id) }
             }
         }
-        for hash in hashes {
+        for hash in plan.hashes {
             titleKeyStatement.bind(1, hash)
             titleKeyStatement.bind(2, limit * 3)
             try collect(titleKeyStatement)
         }
         let exactFound = !ids.isEmpty
-        if let surname {
-            for id in try authorEditions(surname: surname, words: searched, limit: limit * 3)
+        if let surname = plan.surname {
+            for id in try authorEditions(surname: surname, words: plan.searched, limit: limit * 3)
             where seen.insert(id).inserted {
                 ids.append(id)
             }
         }
-        if !exactFound && titleSearch {
+        if !exactFound && plan.titleSearch {
             searchStatement.bind(1, "title : (\(words.joined(separator: " AND ")))")
             searchStatement.bind(2, limit)
             try collect(searchStatement)
@@ -265,7 +260,7 @@ public final class CatalogIndex: @unchecked Sendable {
         return try hits(ids)
     }
 
-    /// Only their authors' names; the shared cache is asked once per search, not a lock per name.
+    /// Only their authors' names.
     private func hits(_ ids: [Int]) throws -> [SearchHit] {
         var rows: [(id: Int, names: [Matcher.ComparedName]?, authors: Range<Int>)] = []
         var authorIDs: [Int] = []
@@ -281,13 +276,7 @@ public final class CatalogIndex: @unchecked Sendable {
             rows.append((id, nil, authorIDs.count..<authorIDs.count + ids.count))
             authorIDs += ids
         }
-        var authors = authorNames.values(for: authorIDs)
-        var found: [(Int, (name: String, compared: Matcher.ComparedName))] = []
-        for (position, id) in authorIDs.enumerated() where authors[position] == nil {
-            authors[position] = try storedAuthor(id)
-            if let author = authors[position] { found.append((id, author)) }
-        }
-        authorNames.insert(found)
+        let authors = try namedAuthors(authorIDs)
         return rows.map { row in SearchHit(id: row.id, names: row.names ?? authors[row.authors].compactMap { $0?.compared }) }
     }
 
@@ -451,17 +440,22 @@ public final class CatalogIndex: @unchecked Sendable {
             defer { workStatement.reset() }
             if try workStatement.step() { edition.description = description(workStatement) }
         }
-        let authors = try authorIDs.compactMap { try author($0)?.name }
+        let authors = try namedAuthors(authorIDs).compactMap { $0?.name }
         edition.authors = authors.isEmpty ? nil : authors
         editionCache.insert((edition, prepared: nil), for: id)
         return edition
     }
 
-    private func author(_ id: Int) throws -> (name: String, compared: Matcher.ComparedName)? {
-        if let author = authorNames[id] { return author }
-        guard let author = try storedAuthor(id) else { return nil }
-        authorNames.insert(author, for: id)
-        return author
+    /// In the ids' order; the shared cache is asked once for all, not a lock per name.
+    private func namedAuthors(_ ids: [Int]) throws -> [(name: String, compared: Matcher.ComparedName)?] {
+        var authors = authorNames.values(for: ids)
+        var found: [(Int, (name: String, compared: Matcher.ComparedName))] = []
+        for (position, id) in ids.enumerated() where authors[position] == nil {
+            authors[position] = try storedAuthor(id)
+            if let author = authors[position] { found.append((id, author)) }
+        }
+        authorNames.insert(found)
+        return authors
     }
 
     private func storedAuthor(_ id: Int) throws -> (name: String, compared: Matcher.ComparedName)? {

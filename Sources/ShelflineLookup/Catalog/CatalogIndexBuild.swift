@@ -261,15 +261,13 @@ extension CatalogIndex {
     }
 }
 
-/// Remembered by path, size and modification time so a multi-GB dump is hashed once.
-struct DumpHashes {
-    let cacheDirectory: String
-    private var stampPath: String { cacheDirectory + "/catalog-dump-hashes.json" }
+extension CatalogIndex {
+    struct DumpStamp: Codable { var size: Int; var modified: Double; var hash: String }
 
-    struct Stamp: Codable { var size: Int; var modified: Double; var hash: String }
-
-    func combinedHash(of dumps: [String], schemaVersion: Int) throws -> String {
-        var stamps = (try? readJSONFile([String: Stamp].self, from: stampPath)) ?? [:]
+    /// Remembered by path, size and modification time so a multi-GB dump is hashed once.
+    static func combinedHash(of dumps: [String], cacheDirectory: String) throws -> String {
+        let stampPath = cacheDirectory + "/catalog-dump-hashes.json"
+        var stamps = (try? readJSONFile([String: DumpStamp].self, from: stampPath)) ?? [:]
         var hashes: [String] = []
         var changed = false
         for dump in dumps {
@@ -286,7 +284,7 @@ struct DumpHashes {
                 hashes.append(stamp.hash)
             } else {
                 let hash = try ContentHash.file(dump)
-                stamps[absolute] = Stamp(size: size, modified: modified, hash: hash)
+                stamps[absolute] = DumpStamp(size: size, modified: modified, hash: hash)
                 hashes.append(hash)
                 changed = true
             }

@@ -40,14 +40,6 @@ final class SharedRecentCache<Key: Hashable & Sendable, Value: Sendable>: @unche
         cache = RecentCache(generationLimit: generationLimit)
     }
 
-    subscript(key: Key) -> Value? {
-        lock.withLock { cache[key] }
-    }
-
-    func insert(_ value: Value, for key: Key) {
-        lock.withLock { cache.insert(value, for: key) }
-    }
-
     func values(for keys: [Key]) -> [Value?] {
         lock.withLock { keys.map { cache[$0] } }
     }

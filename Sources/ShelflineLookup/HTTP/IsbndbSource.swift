@@ -23,7 +23,6 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
         let key = try SourceEndpoint.apiKey(
             path: keyFile, key: "stages[lookup].parameters.isbndb.apiKeyFile", configPath: setup.configPath)
         var policy = settings.policy(userAgent: setup.userAgent, quotaStatuses: [403, 429])
-        policy.absentStatuses = [404]
         policy.headers = [("Authorization", key)]
         return IsbndbSource(client: ResilientHTTPClient(source: sourceName, policy: policy, clock: setup.clock), baseURL: baseURL)
     }
@@ -34,7 +33,7 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
         let one = isbns.count == 1
         let url = baseURL.appendingPathComponent(one ? "book/\(isbns[0])" : "books")
         let form = one ? nil : "isbns=" + isbns.joined(separator: ",")
-        let books = try await client.fetch(url, form: form) { try Self.decode($0) }
+        let books = try await client.fetch(url, form: form, absent: [404]) { try Self.decode($0) }
         return isbns.reduce(into: [:]) { found, isbn in
             found[isbn] = books.first { $0.carries(isbn: isbn) }
         }
@@ -56,7 +55,7 @@ public struct IsbndbSource: HTTPMetadataSource, RegisteredSource {
         let url = SourceEndpoint.url(
             baseURL.appendingPathComponent("books").appendingPathComponent(title),
             query: [("column", "title"), ("pageSize", String(limit))])
-        return try await client.fetch(url) { try Self.decode($0) }
+        return try await client.fetch(url, absent: [404]) { try Self.decode($0) }
     }
 
     /// `book` from `GET /book`, `books` from a title search, `data` from `POST /books`.

@@ -91,7 +91,7 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
             found.editionKey = nil
             found.workKey = key
         }
-        found.description = record.description?.value
+        found.description = record.description?.name
         return (found, (record.authors ?? []).compactMap(\.key))
     }
 
@@ -130,29 +130,15 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         var cover: Cover?
         var covers: [Int]?
         var works: [Ref]?
-        var description: Text?
+        var description: Name?
 
         struct Cover: Decodable { var small: String?; var medium: String?; var large: String? }
         struct Ref: Decodable { var key: String? }
     }
 
-    /// `"A text"` or `{"type": "/type/text", "value": "A text"}`.
-    private struct Text: Decodable {
-        var value: String?
-
-        init(from decoder: any Decoder) throws {
-            if let text = try? decoder.singleValueContainer().decode(String.self) {
-                value = text
-            } else {
-                value = try decoder.container(keyedBy: Key.self).decodeIfPresent(String.self, forKey: .value)
-            }
-        }
-
-        enum Key: String, CodingKey { case value }
-    }
-
-    /// `"Ace"` or `{"name": "Ace", …}`; an author named by key (an edition record's
-    /// `{"key": "/authors/OL1A"}`, a work record's `{"author": {"key": …}}`) keeps the key.
+    /// `"Ace"`, or an object naming it: `{"name": "Ace", …}`, a text's `{"type": "/type/text",
+    /// "value": "A text"}`; an author named by key (an edition record's `{"key": "/authors/OL1A"}`, a
+    /// work record's `{"author": {"key": …}}`) keeps the key.
     private struct Name: Decodable {
         var name: String?
         var key: String?
@@ -162,7 +148,9 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
                 name = text
             } else {
                 let container = try decoder.container(keyedBy: Key.self)
-                name = try container.decodeIfPresent(String.self, forKey: .name)
+                name =
+                    try container.decodeIfPresent(String.self, forKey: .name)
+                    ?? container.decodeIfPresent(String.self, forKey: .value)
                 key =
                     try container.decodeIfPresent(String.self, forKey: .key)
                     ?? container.decodeIfPresent(Ref.self, forKey: .author)?.key
@@ -170,7 +158,7 @@ public struct OpenLibrarySource: HTTPMetadataSource, RegisteredSource {
         }
 
         struct Ref: Decodable { var key: String? }
-        enum Key: String, CodingKey { case name, key, author }
+        enum Key: String, CodingKey { case name, value, key, author }
     }
 
     static func decodeBooks(_ data: Data) throws -> [String: EditionMetadata] {

@@ -32,8 +32,6 @@ public struct HTTPPolicy: Sendable {
     public var limits: OpenLibraryParameters
     /// The source is not asked again this run.
     public var quotaStatuses: Set<Int> = []
-    /// "Nothing here" (ISBNdb's 404): handed to `decode` as an empty body.
-    public var absentStatuses: Set<Int> = []
     /// Besides User-Agent and Accept (ISBNdb's `Authorization`); never in a message.
     public var headers: [(String, String)] = []
 
@@ -90,7 +88,7 @@ public final class ResilientHTTPClient: Sendable {
 
     /// GETs `url`, or POSTs `form` (`application/x-www-form-urlencoded`), and hands a 200 body to
     /// `decode`; a decode error counts as a failed attempt. `absent`: statuses that mean "nothing
-    /// here" for this request.
+    /// here" for this request (ISBNdb's 404), handed to `decode` as an empty body.
     public func fetch<T: Sendable>(
         _ url: URL, form: String? = nil, absent: Set<Int> = [], decode: @Sendable (Data) throws -> T
     ) async throws -> T {
@@ -321,7 +319,7 @@ public final class ResilientHTTPClient: Sendable {
         case .success(let answer):
             switch answer.status {
             case 200: return .success(answer.body)
-            case let status where policy.absentStatuses.contains(status) || absent.contains(status):
+            case let status where absent.contains(status):
                 return .success(Data())
             case let status where policy.quotaStatuses.contains(status):
                 let word = Self.errorReason(answer.body).map { " \($0)" } ?? ""

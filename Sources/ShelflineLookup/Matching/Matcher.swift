@@ -264,9 +264,8 @@ public struct Matcher: Sendable {
     }
 
     func titleScore(_ prepared: PreparedQuery, _ candidate: PreparedEdition) -> Double {
-        let userForms = prepared.titleForms
         var best = 0.0
-        for user in userForms where !user.isEmpty {
+        for user in prepared.titleForms where !user.isEmpty {
             for other in candidate.titleForms where !other.isEmpty {
                 best = max(best, Self.similarity(user, other, exceeding: best))
             }

@@ -66,9 +66,8 @@ final class RecordChunks: @unchecked Sendable {
     private struct Stop: Error {}
 
     init(path: String, chunkSize: Int) {
-        var continuation: AsyncThrowingStream<[InputRecord], any Error>.Continuation!
-        stream = AsyncThrowingStream { continuation = $0 }
-        let output = continuation!
+        let (stream, output) = AsyncThrowingStream<[InputRecord], any Error>.makeStream()
+        self.stream = stream
         permits.signal()
         permits.signal()
         let thread = Thread { [self] in
