@@ -43,18 +43,14 @@ public enum BeerQueueError: ShelflineError, Equatable {
         }
     }
 
-    /// The same error with every secret in its texts replaced by `<redacted>`.
-    public func redacting(_ redactor: SecretRedactor) -> BeerQueueError {
-        let r = redactor.redact
-        return switch self {
-        case .unrecognisedPage(let source, let reason): .unrecognisedPage(source: r(source), reason: r(reason))
-        case .malformedRows(let source, let skipped):
-            .malformedRows(source: r(source), skipped: skipped.map { SkippedRow(row: $0.row, reason: r($0.reason)) })
-        case .sessionExpired(let path): .sessionExpired(credentialsFile: path)
-        case .queueUnavailable(let host, let reason): .queueUnavailable(host: r(host), reason: r(reason))
-        case .insecureCredentials, .invalidCredentials: self
-        case .invalidQueueFile(let path, let reason): .invalidQueueFile(path: path, reason: r(reason))
-        }
+    /// The same error, its message with every secret replaced by `<redacted>`.
+    public func redacting(_ redactor: SecretRedactor) -> any ShelflineError {
+        Redacted(description: redactor.redact(description), exitStatus: exitStatus)
+    }
+
+    struct Redacted: ShelflineError {
+        var description: String
+        var exitStatus: ExitStatus
     }
 }
 

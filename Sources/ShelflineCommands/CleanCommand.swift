@@ -41,7 +41,7 @@ struct CleanCommand: OrchestratorCommand {
         if stale {
             let parameters = try runner.planner.config.parameters(RenderParameters.self, path: runner.configPath)
             let activity = ImportActivityRenderer(workspace: context.workspace, parameters: parameters, files: runner.files)
-            for (run, _) in StaleRuns(workspace: context.workspace).find(now: context.now()) {
+            for (run, _) in RunDirectory.stale(in: context.workspace, now: context.now()) {
                 try? fileManager.removeItem(atPath: run.path)
                 // Its Live Activity, if still showing, must not spin forever.
                 _ = try? activity.interrupt(runDirectory: run.path, now: context.now(), .abandoned)

@@ -6,7 +6,7 @@ import ShelflineOrchestrator
 import ShelflineStageCLI
 
 /// `shelfline rebuild`: the library again from the imports stored under `runs/` (`LibraryRebuild`).
-struct RebuildCommand: AsyncParsableCommand {
+struct RebuildCommand: OrchestratorCommand {
     public static let configuration = CommandConfiguration(
         commandName: "rebuild",
         abstract: "Rebuild the library from the stored imports, in order, with review decisions re-applied.",
@@ -36,6 +36,8 @@ struct RebuildCommand: AsyncParsableCommand {
             of an import re-merges it (a no-op for the library).
             """))
 
+    static var reportedName: String { "shelfline" }
+
     @OptionGroup public var common: CommonOptions
 
     @Option(name: .long, help: "Keep each import's ledger as rebuilt in DIR/<run-id>/ledger.ndjson.gz.")
@@ -46,33 +48,30 @@ struct RebuildCommand: AsyncParsableCommand {
         help: "Rebuild even though the library holds books of imports no longer stored under runs/ (their books are dropped).")
     var dropUnstoredImports = false
 
-    public func run() async throws {
-        try await reportingErrors(as: "shelfline") {
-            let context = try common.context(stages: Stage.pipeline, cancellation: SignalCancellation.install())
-            let lock = try WorkspaceLock(workspace: context.workspace, now: Date())
-            defer { withExtendedLifetime(lock) {} }
-            // Checked now, as `run` checks them, not mid-rebuild.
-            _ = try context.parameters(DedupeParameters.self)
-            _ = try context.parameters(MergeParameters.self)
-            let rebuild = LibraryRebuild(
-                workspace: context.workspace, config: context.config, configPath: context.configPath,
-                ledgers: try ledgers.map { try Workspace.absolute($0, role: .output) },
-                cancellation: context.cancellation)
-            if !dropUnstoredImports {
-                // A library too damaged to read is rebuilt from what runs/ holds.
-                let missing = (try? rebuild.importsMissingFromRuns()) ?? []
-                if let first = missing.first {
-                    throw DataError(
-                        "rebuild: the library holds books of \(missing.count) import(s) no longer stored under "
-                            + "runs/ (removed by `shelfline clean`?; first: \(first)), which a rebuild would lose; re-import "
-                            + "those exports first, or pass --drop-unstored-imports to rebuild without their books")
-                }
+    public func execute(context: StageContext) async throws {
+        let lock = try WorkspaceLock(workspace: context.workspace, now: Date())
+        defer { withExtendedLifetime(lock) {} }
+        // Checked now, as `run` checks them, not mid-rebuild.
+        _ = try context.parameters(DedupeParameters.self)
+        _ = try context.parameters(MergeParameters.self)
+        let rebuild = LibraryRebuild(
+            workspace: context.workspace, config: context.config, configPath: context.configPath,
+            ledgers: try ledgers.map { try Workspace.absolute($0, role: .output) },
+            cancellation: context.cancellation)
+        if !dropUnstoredImports {
+            // A library too damaged to read is rebuilt from what runs/ holds.
+            let missing = (try? rebuild.importsMissingFromRuns()) ?? []
+            if let first = missing.first {
+                throw DataError(
+                    "rebuild: the library holds books of \(missing.count) import(s) no longer stored under "
+                        + "runs/ (removed by `shelfline clean`?; first: \(first)), which a rebuild would lose; re-import "
+                        + "those exports first, or pass --drop-unstored-imports to rebuild without their books")
             }
-            let outcome = try await rebuild.run { line in if !common.quiet { print(line) } }
-            if !common.quiet {
-                let what = outcome.changed ? "library rebuilt" : "library unchanged (already as the runs build it)"
-                print("\(what): \(outcome.books) books from \(outcome.runs.count) import(s); \(context.workspace.libraryFile)")
-            }
+        }
+        let outcome = try await rebuild.run { line in if !common.quiet { print(line) } }
+        if !common.quiet {
+            let what = outcome.changed ? "library rebuilt" : "library unchanged (already as the runs build it)"
+            print("\(what): \(outcome.books) books from \(outcome.runs.count) import(s); \(context.workspace.libraryFile)")
         }
     }
 }

@@ -27,7 +27,7 @@ struct StatusCommand: AsyncParsableCommand {
         do {
             let runner = try PipelineRunner(context: try common.context(stages: Stage.pipeline))
             try runner.workspace.checkReadable()
-            for stale in StaleRuns(workspace: runner.workspace).find(now: Date()) {
+            for stale in RunDirectory.stale(in: runner.workspace, now: Date()) {
                 print("stale: run \(stale.run.id) incomplete since \(ISO8601DateFormatter().string(from: stale.lastActivity))")
             }
             let failedInputs = FailedInputs(workspace: runner.workspace)

@@ -112,3 +112,30 @@ public struct RunDirectory: Sendable, Equatable {
         return names.filter { !$0.hasPrefix(".") && $0 != "latest" }.sorted().map { RunDirectory(id: $0, workspace: workspace) }
     }
 }
+
+extension RunDirectory {
+    static let staleAge: TimeInterval = 24 * 3600
+
+    /// Runs left incomplete for more than a day: shown by `status`, removed by `clean --stale`.
+    /// Judged by each run's own state: a run whose last stage completed is never stale, whatever
+    /// today's config says.
+    public static func stale(in workspace: Workspace, now: Date) -> [(run: RunDirectory, lastActivity: Date)] {
+        all(in: workspace).compactMap { run in
+            guard !run.isComplete else { return nil }
+            let last = run.lastActivity
+            guard now.timeIntervalSince(last) > staleAge else { return nil }
+            return (run, last)
+        }
+    }
+
+    var lastActivity: Date {
+        var newest = Date.distantPast
+        for directory in [path, manifestsDirectory] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+                let attributes = try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)
+                if let date = attributes?[.modificationDate] as? Date, date > newest { newest = date }
+            }
+        }
+        return newest
+    }
+}

@@ -22,31 +22,25 @@ public struct CommonOptions: ParsableArguments {
 
     public init() {}
 
-    /// The config named by `--config`, `SHELFLINE_CONFIG`, or `./pipeline.json`; else the built-in
-    /// defaults of `stages`.
-    public func loadConfig(stages: [Stage] = []) throws -> (PipelineConfig, String) {
-        let environment = ProcessInfo.processInfo.environment
-        if let path = config ?? environment["SHELFLINE_CONFIG"] {
-            _ = try Workspace.absolute(path, role: .input)
-            return (try PipelineConfig.load(path: path), path)
-        }
-        if FileManager.default.fileExists(atPath: "pipeline.json") {
-            return (try PipelineConfig.load(path: "pipeline.json"), "pipeline.json")
-        }
-        return (PipelineConfig.builtInDefault(stages: stages, environment: environment), "(built-in defaults)")
-    }
-
-    /// What every command runs in: the config and the workspace, resolved once (a relative one
-    /// while the working directory is gone is 73, never `/var`).
+    /// What every command runs in: the config named by `--config`, `SHELFLINE_CONFIG` or
+    /// `./pipeline.json`, else the built-in defaults of `stages`; and the workspace, resolved once
+    /// (a relative one while the working directory is gone is 73, never `/var`).
     public func context(stage: Stage? = nil, stages: [Stage] = [], cancellation: CancellationFlag = CancellationFlag()) throws
         -> StageContext
     {
-        let (config, path) = try loadConfig(stages: stages)
+        let environment = ProcessInfo.processInfo.environment
+        var path = self.config ?? environment["SHELFLINE_CONFIG"]
+        if let path {
+            _ = try Workspace.absolute(path, role: .input)
+        } else if FileManager.default.fileExists(atPath: "pipeline.json") {
+            path = "pipeline.json"
+        }
+        let config =
+            try path.map { try PipelineConfig.load(path: $0) } ?? .builtInDefault(stages: stages, environment: environment)
         let workspace = try Workspace.resolve(
-            flag: self.workspace, environment: ProcessInfo.processInfo.environment, config: config,
-            currentDirectory: Workspace.currentDirectory())
+            flag: self.workspace, environment: environment, config: config, currentDirectory: Workspace.currentDirectory())
         return StageContext(
-            config: config, configPath: path, workspace: workspace, stage: stage, stages: stages,
+            config: config, configPath: path ?? "(built-in defaults)", workspace: workspace, stage: stage, stages: stages,
             log: Logfmt(quiet: quiet), cancellation: cancellation)
     }
 }
@@ -78,8 +72,10 @@ extension StageCommand {
     public func run() async throws {
         try await reportingErrors(as: Self.reportedName) {
             ParentWatch.install()
+            // SIGTERM/SIGINT set a flag the running stage polls.
+            CancellationFlag.installSignalHandlers()
             let context = try common.context(
-                stage: Self.stage, stages: Self.knownStages, cancellation: SignalCancellation.install())
+                stage: Self.stage, stages: Self.knownStages, cancellation: CancellationFlag(followsSignals: true))
             try await execute(context: context)
         }
     }
@@ -90,21 +86,11 @@ extension StageCommand {
 public func reportingErrors<T>(as name: String, _ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
-    } catch let error as ExitCode {
-        throw error
-    } catch let error as CleanExit {
+    } catch  where error is ExitCode || error is CleanExit {
         throw error
     } catch {
         FileHandle.standardError.write(Data("\(name): error: \("\(error)".escapingControlCharacters)\n".utf8))
         throw ExitCode(ExitStatus(for: error).rawValue)
-    }
-}
-
-/// Turns SIGTERM/SIGINT into a `CancellationFlag` the running stage polls.
-public enum SignalCancellation {
-    public static func install() -> CancellationFlag {
-        CancellationFlag.installSignalHandlers()
-        return CancellationFlag(followsSignals: true)
     }
 }
 

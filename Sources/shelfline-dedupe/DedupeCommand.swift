@@ -5,7 +5,8 @@ import ShelflineLibrary
 import ShelflineStageCLI
 
 /// `shelfline-dedupe`: marks each parsed record new, duplicate in the file, or already in the library.
-public struct DedupeCommand: PipelineStageCommand {
+@main
+struct DedupeCommand: PipelineStageCommand {
     public typealias Runs = DedupeStage
 
     public static let configuration = CommandConfiguration(
@@ -31,8 +32,6 @@ public struct DedupeCommand: PipelineStageCommand {
 
     @Option(name: .stageFile(.report, of: DedupeStage.description), help: "Report JSON.")
     public var report: String?
-
-    public init() {}
 
     public func job(context: StageContext) throws -> StageJob<NoStageArguments> {
         StageJob(inputs: [.records: input], outputs: [.records: output, .report: report].compactMapValues { $0 })

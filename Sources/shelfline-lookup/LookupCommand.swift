@@ -9,7 +9,7 @@ import ShelflineStageCLI
 #endif
 
 /// `shelfline-lookup`: enriches deduped records with edition metadata.
-public struct LookupCommand: PipelineStageCommand {
+struct LookupCommand: PipelineStageCommand {
     public typealias Runs = LookupStage
 
     public static let configuration = CommandConfiguration(
@@ -56,8 +56,6 @@ public struct LookupCommand: PipelineStageCommand {
             "Metadata source to ask, in order: \(MetadataSources.names.joined(separator: ", ")). Repeatable; overrides the config (default: catalog when configured, then openlibrary; --source catalog stays offline)."
     )
     public var source: [String] = []
-
-    public init() {}
 
     public func job(context: StageContext) throws -> StageJob<LookupStage.Arguments> {
         StageJob(

@@ -5,7 +5,7 @@ import ShelflineLibrary
 import ShelflineStageCLI
 
 /// `shelfline-merge`: folds an import's records into the persistent library.
-public struct MergeCommand: PipelineStageCommand {
+struct MergeCommand: PipelineStageCommand {
     public typealias Runs = MergeStage
 
     public static let configuration = CommandConfiguration(
@@ -60,8 +60,6 @@ public struct MergeCommand: PipelineStageCommand {
         name: .stageFile(.progress, of: MergeStage.description),
         help: "Progress JSON to rewrite about every second while merging.")
     public var progress: String?
-
-    public init() {}
 
     public func job(context: StageContext) throws -> StageJob<MergeStage.Arguments> {
         StageJob(
