@@ -73,14 +73,7 @@ final class ReviewSpool {
         // Uncommitted, it is removed when dropped.
         let file = try AtomicFile(path: path)
         try file.write(Array(header))
-        var listed = 0
-        try copy(
-            items.path, to: file, emptyList: emptyList,
-            keep: { id in
-                guard keep(id) else { return false }
-                listed += 1
-                return true
-            })
+        let listed = try copy(items.path, to: file, emptyList: emptyList, keep: keep)
         if ruledOutCount > 0 {
             try file.write(",\n  \"ruledOut\" : ")
             try copy(ruledOut.path, to: file, emptyList: emptyList, keep: { _ in true })
@@ -98,15 +91,18 @@ final class ReviewSpool {
         return listed
     }
 
-    private func copy(_ spool: String, to file: AtomicFile, emptyList: ArraySlice<UInt8>, keep: (UInt64) -> Bool) throws {
-        var any = false
+    /// Returns the entries copied.
+    @discardableResult
+    private func copy(_ spool: String, to file: AtomicFile, emptyList: ArraySlice<UInt8>, keep: (UInt64) -> Bool) throws -> Int {
+        var copied = 0
         try forEachEntry(spool) { id, body in
             guard keep(id) else { return }
-            try file.write(any ? ",\n" : "[\n")
+            try file.write(copied > 0 ? ",\n" : "[\n")
             try file.write(body)
-            any = true
+            copied += 1
         }
-        try file.write(any ? "\n  ]" : String(decoding: emptyList, as: UTF8.self))
+        try file.write(copied > 0 ? "\n  ]" : String(decoding: emptyList, as: UTF8.self))
+        return copied
     }
 
     private func forEachEntry(_ spool: String, _ each: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
