@@ -162,9 +162,9 @@ public enum MergeStage {
                         isbn13: record.isbn13, candidates: candidates)
                 }
                 if status == .needsReview {
-                    try review.appendItem(item(), book: resolution.bookId)
+                    try review.append(item(), book: resolution.bookId)
                 } else if status == .notEnriched, !candidates.isEmpty {
-                    try review.appendRuledOut(item())
+                    try review.append(item(), book: nil)
                 }
                 try appendLedger(
                     LedgerEntry(
