@@ -3,9 +3,7 @@
 struct AscendingIds: Sendable {
     private var ids: [UInt64] = []
 
-    init() {}
-
-    init(sorted ids: [UInt64]) { self.ids = ids }
+    init(sorted ids: [UInt64] = []) { self.ids = ids }
 
     mutating func append(_ id: UInt64) {
         precondition(ids.last.map { $0 < id } ?? true, "book ids must be appended in ascending order")

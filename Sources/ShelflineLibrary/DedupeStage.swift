@@ -36,15 +36,14 @@ public enum DedupeStage {
         parameters: DedupeParameters = DedupeParameters(),
         cancellation: CancellationFlag? = nil
     ) throws -> DedupeReport {
-        let first = try pass(
-            input: input, output: output, workspace: workspace, parameters: parameters, titles: nil,
-            cancellation: cancellation)
-        guard first.needsISBNTitles else { return first.report }
-        let titles = try ISBNTitles.learn(from: [input], parameters: parameters)
-        return try pass(
-            input: input, output: output, workspace: workspace, parameters: parameters, titles: titles,
-            cancellation: cancellation
-        ).report
+        var titles: ISBNTitles?
+        while true {
+            let (report, needsISBNTitles) = try pass(
+                input: input, output: output, workspace: workspace, parameters: parameters, titles: titles,
+                cancellation: cancellation)
+            guard needsISBNTitles else { return report }
+            titles = try ISBNTitles.learn(from: [input], parameters: parameters)
+        }
     }
 
     /// One pass against the library as it stands; nothing is written when `titles` is nil and the

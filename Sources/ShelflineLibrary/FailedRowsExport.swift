@@ -19,14 +19,8 @@ public struct FailedRow: Sendable, Equatable {
 
 /// `failed-rows.csv` (rejected rows) and `not-enriched.csv` (rows imported without metadata): the source's
 /// header and each row's bytes verbatim, so the user can fix them and import again. When the source is
-/// gone or changed, `Source Line,Reason,Row` instead (`usedFallback`).
+/// gone or changed, `Source Line,Reason,Row` instead (`fallbackReason`).
 public enum FailedRowsExport {
-    public struct Result: Sendable, Equatable {
-        public var rows: Int
-        public var usedFallback: Bool
-        public var fallbackReason: String?
-    }
-
     /// Merge's unlisted `notEnrichedRows` output, beside failed-rows.csv.
     public static func notEnrichedPath(besides failedRows: String) -> String {
         StageFiles.beside(failedRows, named: MergeStage.description.defaultOutput(.notEnrichedRows))
@@ -35,13 +29,13 @@ public enum FailedRowsExport {
     /// Streams `rows`, called again for the fallback, the only reader of `texts`; uncommitted, a file is removed.
     static func write(
         rows: (_ texts: Bool, (FailedRow) throws -> Void) throws -> Void, parse: ParseReport, to path: String
-    ) throws -> Result {
+    ) throws -> (rows: Int, fallbackReason: String?) {
         var count = 0
         do {
             let file = try AtomicFile(path: path)
             try verbatim(rows, parse: parse, into: file, count: &count)
             try file.commit()
-            return Result(rows: count, usedFallback: false, fallbackReason: nil)
+            return (count, nil)
         } catch let problem as SourceProblem {
             count = 0
             let file = try AtomicFile(path: path)
@@ -51,7 +45,7 @@ public enum FailedRowsExport {
                 count += 1
             }
             try file.commit()
-            return Result(rows: count, usedFallback: true, fallbackReason: problem.reason)
+            return (count, problem.reason)
         }
     }
 

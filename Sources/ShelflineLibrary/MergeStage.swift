@@ -104,8 +104,7 @@ public enum MergeStage {
         var resolver: KeyResolver, libraryIds: [UInt64], buckets: [BucketFile], ledger: NDJSONWriter<LedgerEntry>
         var enrichment: EnrichmentCounts, review: ReviewSpool, notEnriched: FailedRowSpool
         let textsPath = parse.texts?.path(reportPath: parseReport)
-        var again = false
-        repeat {
+        while true {
             resolver = try KeyResolver(scratchDirectory: workDirectory)
             libraryIds = try library.scan(into: &resolver, importId: importId)
             if let titles { try resolver.use(titles) }
@@ -163,9 +162,9 @@ public enum MergeStage {
                         isbn13: record.isbn13, candidates: candidates)
                 }
                 if status == .needsReview {
-                    try review.appendItem(item(), book: resolution.bookId)
+                    try review.append(item(), book: resolution.bookId)
                 } else if status == .notEnriched, !candidates.isEmpty {
-                    try review.appendRuledOut(item())
+                    try review.append(item(), book: nil)
                 }
                 try appendLedger(
                     LedgerEntry(
@@ -202,12 +201,10 @@ public enum MergeStage {
                     rejected: rejects.count)
             }
             for file in buckets { try file.close() }
-            again = firstPass && resolver.needsISBNTitles
-            if again {
-                ledger.abandon()
-                titles = try ISBNTitles.learn(from: [records], parameters: dedupe)
-            }
-        } while again
+            guard firstPass, resolver.needsISBNTitles else { break }
+            ledger.abandon()
+            titles = try ISBNTitles.learn(from: [records], parameters: dedupe)
+        }
         let booksToRebuild = resolver.libraryBooksToRebuild
         // Freed before pass 2 takes its own memory.
         resolver.release()
@@ -241,10 +238,9 @@ public enum MergeStage {
                     }
                 }, parse: parse, to: path)
         }
-        if let log, let export = [failedExport, notEnrichedExport].compactMap({ $0 }).first(where: \.usedFallback) {
+        if let log, let reason = [failedExport, notEnrichedExport].lazy.compactMap({ $0?.fallbackReason }).first {
             log.event([
-                "stage": "merge", "event": "failed-rows-fallback", "source": parse.input,
-                "reason": export.fallbackReason ?? "",
+                "stage": "merge", "event": "failed-rows-fallback", "source": parse.input, "reason": reason,
             ])
         }
         if let writer = fold.writer {

@@ -11,7 +11,8 @@ import ShelflineReports
 final class ReviewSpool {
     private let items: ScratchWriter
     private let ruledOut: ScratchWriter
-    private(set) var ruledOutCount = 0
+    private var itemCount = 0
+    private var ruledOutCount = 0
     private let encoder = JSONEncoder.shelflinePretty
     /// The item's lines indented by 4: they sit in a list in an object.
     private var entry: [UInt8] = []
@@ -21,21 +22,11 @@ final class ReviewSpool {
         ruledOut = try ScratchWriter(path: directory + "/review-ruled-out", flushSize: 1 << 16)
     }
 
-    /// Listed if the book is still flagged after the fold.
-    func appendItem(_ item: ReviewItem, book id: UInt64) throws {
-        itemCount += 1
-        try append(item, book: id, to: items)
-    }
-    private var itemCount = 0
-
-    /// Always listed.
-    func appendRuledOut(_ item: ReviewItem) throws {
-        ruledOutCount += 1
-        try append(item, book: 0, to: ruledOut)
-    }
-
+    /// Listed if book `id` is still flagged after the fold; nil: ruled out, always listed.
     /// Entry format: 8-byte book id, 8-byte length, the indented item.
-    private func append(_ item: ReviewItem, book id: UInt64, to file: ScratchWriter) throws {
+    func append(_ item: ReviewItem, book id: UInt64?) throws {
+        if id == nil { ruledOutCount += 1 } else { itemCount += 1 }
+        let file = id == nil ? ruledOut : items
         let data = try encoder.encode(item)
         entry.removeAll(keepingCapacity: true)
         // Raw newlines are the encoder's layout (a string's are escaped); an empty list's blank line stays blank.
@@ -46,7 +37,7 @@ final class ReviewSpool {
             lineStart = byte == UInt8(ascii: "\n")
         }
         try file.append { buffer in
-            withUnsafeBytes(of: id.littleEndian) { buffer.append(contentsOf: $0) }
+            withUnsafeBytes(of: (id ?? 0).littleEndian) { buffer.append(contentsOf: $0) }
             withUnsafeBytes(of: UInt64(entry.count).littleEndian) { buffer.append(contentsOf: $0) }
             buffer.append(contentsOf: entry)
         }
@@ -73,14 +64,7 @@ final class ReviewSpool {
         // Uncommitted, it is removed when dropped.
         let file = try AtomicFile(path: path)
         try file.write(Array(header))
-        var listed = 0
-        try copy(
-            items.path, to: file, emptyList: emptyList,
-            keep: { id in
-                guard keep(id) else { return false }
-                listed += 1
-                return true
-            })
+        let listed = try copy(items.path, to: file, emptyList: emptyList, keep: keep)
         if ruledOutCount > 0 {
             try file.write(",\n  \"ruledOut\" : ")
             try copy(ruledOut.path, to: file, emptyList: emptyList, keep: { _ in true })
@@ -98,15 +82,18 @@ final class ReviewSpool {
         return listed
     }
 
-    private func copy(_ spool: String, to file: AtomicFile, emptyList: ArraySlice<UInt8>, keep: (UInt64) -> Bool) throws {
-        var any = false
+    /// Returns the entries copied.
+    @discardableResult
+    private func copy(_ spool: String, to file: AtomicFile, emptyList: ArraySlice<UInt8>, keep: (UInt64) -> Bool) throws -> Int {
+        var copied = 0
         try forEachEntry(spool) { id, body in
             guard keep(id) else { return }
-            try file.write(any ? ",\n" : "[\n")
+            try file.write(copied > 0 ? ",\n" : "[\n")
             try file.write(body)
-            any = true
+            copied += 1
         }
-        try file.write(any ? "\n  ]" : String(decoding: emptyList, as: UTF8.self))
+        try file.write(copied > 0 ? "\n  ]" : String(decoding: emptyList, as: UTF8.self))
+        return copied
     }
 
     private func forEachEntry(_ spool: String, _ each: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {

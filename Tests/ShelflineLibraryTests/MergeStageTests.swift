@@ -426,6 +426,27 @@ import Testing
         #expect(!(try FileManager.default.contentsOfDirectory(atPath: temp.file("d2"))).contains { $0.hasPrefix(".book-ids") })
     }
 
+    @Test(.bug(id: 21)) func dedupeResolvesAgainWhenTheRowsOfAnISBNSayMoreOfItsTitle() throws {
+        let isbn = "9780375507250"
+        let fixture = try ImportFixture(
+            directory: temp.file("d5"),
+            rows: [
+                row(rec("Cloud Atlas", by: "David Mitchell", isbn13: isbn), id: 1),
+                row(rec("Cloud Atlas: A Novel", by: "David Mitchell"), id: 2),
+                row(rec("Cloud Atlas: Book Three", by: "David Mitchell", isbn13: isbn), id: 3),
+                row(rec("Cloud Atlas: A Novel", by: "David Mitchell"), id: 4),
+            ])
+        let output = temp.file("d5/deduped.ndjson.gz")
+        let report = try DedupeStage.run(input: fixture.records, output: output, workspace: workspace)
+        let marks = try NDJSONReader<BookRecord>(path: output).readAll().map { $0.dedupe! }
+        // The ISBN's rows say `Book Three`: the novel's rows are another book, not joined to the first by title.
+        #expect(marks.map(\.status) == [.new, .new, .duplicateInFile, .duplicateInFile])
+        #expect(marks[1].bookId != marks[0].bookId)
+        #expect(marks[2].bookId == marks[0].bookId)
+        #expect(marks[3].bookId == marks[1].bookId)
+        #expect(report.new == 2)
+    }
+
     @Test(.bug(id: 12)) func dedupeIntoAMissingDirectoryNamesTheOutput() throws {
         let fixture = try ImportFixture(directory: temp.file("d3"), rows: [row(rec("Dune", by: "Frank Herbert"), id: 1)])
         let output = temp.file("d3/no-such-directory/deduped.ndjson.gz")

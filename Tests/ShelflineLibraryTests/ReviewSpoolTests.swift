@@ -36,8 +36,8 @@ import Testing
     ) {
         let directory = TemporaryDirectory("review-spool")
         let spool = try ReviewSpool(directory: directory.path)
-        for (id, item) in items { try spool.appendItem(item, book: id) }
-        for item in ruledOut { try spool.appendRuledOut(item) }
+        for (id, item) in items { try spool.append(item, book: id) }
+        for item in ruledOut { try spool.append(item, book: nil) }
         let listed = try spool.write(
             importId: importId, to: directory.file("spooled.json"), keep: { $0.isMultiple(of: 2) }, settled: settled)
         let kept = items.filter { $0.0.isMultiple(of: 2) }.map(\.1)

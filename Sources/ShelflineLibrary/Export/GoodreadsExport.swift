@@ -28,9 +28,8 @@ enum GoodreadsExport {
         line.cell(ExportCells.slashDate(ExportCells.lastFinished(book)))
         line.cell(ExportCells.slashDate(book.dateAdded))
         let shelves = shelfList(book)
-        line.cell(shelves.isEmpty ? nil : shelves.map(\.shelf).joined(separator: ", "))
-        let positioned = shelves.filter { $0.position != nil }
-        line.cell(positioned.isEmpty ? nil : positioned.map { "\($0.shelf) (#\($0.position!))" }.joined(separator: ", "))
+        line.cell(ExportCells.joined(shelves.map(\.shelf)))
+        line.cell(ExportCells.joined(shelves.compactMap { item in item.position.map { "\(item.shelf) (#\($0))" } }))
         line.cell(book.shelf)
         line.cell(book.review)
         line.cell(book.spoiler == true ? "true" : nil)
