@@ -30,14 +30,12 @@ extension ParseParameters {
         minRejectedRows = try container.decodeIfPresent(Int.self, forKey: .minRejectedRows) ?? minRejectedRows
         noHeader = try container.decodeIfPresent(Bool.self, forKey: .noHeader) ?? false
         generic = try container.decodeIfPresent(GenericMapping.self, forKey: .generic)
-        if let columns = try container.decodeIfPresent([String: String].self, forKey: .columns) {
+        if let columns = try GenericMapping.columns(.columns, in: container) {
             guard generic == nil else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .columns, in: container, debugDescription: "give either columns or generic.columns, not both")
             }
-            let nested = try container.nestedContainer(keyedBy: AnyKey.self, forKey: .columns)
-            let mapped = try GenericMapping.mapped(columns, in: nested)
-            generic = GenericMapping(columns: mapped)
+            generic = GenericMapping(columns: columns)
         }
     }
 }
@@ -56,8 +54,7 @@ extension GenericMapping {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let raw = try container.decodeIfPresent([String: String].self, forKey: .columns) ?? [:]
-        columns = try raw.isEmpty ? [:] : Self.mapped(raw, in: container.nestedContainer(keyedBy: AnyKey.self, forKey: .columns))
+        columns = try Self.columns(.columns, in: container) ?? [:]
         listSeparator = try container.decodeIfPresent(String.self, forKey: .listSeparator) ?? ","
         guard listSeparator.count == 1 else {
             throw DecodingError.dataCorruptedError(
@@ -83,13 +80,16 @@ extension GenericMapping {
         return ColumnRole(rawValue: name).flatMap { roles.contains($0) ? $0 : nil }
     }
 
-    /// The error points at the bad key.
-    static func mapped(_ raw: [String: String], in container: KeyedDecodingContainer<AnyKey>) throws -> [ColumnRole: String] {
+    /// The field → header object under `key`, nil when absent; the error points at a bad field.
+    static func columns<Key>(_ key: Key, in container: KeyedDecodingContainer<Key>) throws -> [ColumnRole: String]? {
+        guard let raw = try container.decodeIfPresent([String: String].self, forKey: key) else { return nil }
+        let nested = try container.nestedContainer(keyedBy: AnyKey.self, forKey: key)
         var columns: [ColumnRole: String] = [:]
-        for (key, header) in raw {
-            guard let role = role(named: key) else {
+        for (field, header) in raw {
+            guard let role = role(named: field) else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: AnyKey(key), in: container, debugDescription: "unknown field '\(key)'; expected one of \(fieldNames)")
+                    forKey: AnyKey(field), in: nested, debugDescription: "unknown field '\(field)'; expected one of \(fieldNames)"
+                )
             }
             columns[role] = header
         }

@@ -203,28 +203,13 @@ public struct ParseStage {
 
     /// A first row that looks like a known export's data row makes the error suggest `--no-header`.
     func recognise(header: [String], firstRow: [String] = []) throws -> (any ImportFormat, ColumnMap, Character) {
-        do {
-            return try recogniseHeader(header)
-        } catch let error as ParseError {
-            let noHeader = job.arguments.noHeader ?? parameters.noHeader
-            if !noHeader, let format = job.arguments.formats.first(where: { $0.looksLikeDataRow(firstRow) }) {
-                let name = format.name.rawValue
-                throw ParseError(
-                    "\(job.input(.export)):1: no header row: the first line looks like a \(name) export's data row "
-                        + "(\(firstRow.count) fields); if the header was lost, read it with: \(headerlessCommand(format.name)) "
-                        + "(pipeline.json: parse parameters {\"noHeader\": true, \"format\": \"\(name)\"})")
-            }
-            throw error
-        }
-    }
-
-    private func recogniseHeader(_ header: [String]) throws -> (any ImportFormat, ColumnMap, Character) {
         let keys = header.map(ExportSchema.key)
         var parameters = self.parameters, choice = job.arguments.format ?? parameters.format
         if let columns = job.arguments.columns {
             parameters.generic = columns
             if job.arguments.format == nil { choice = .format(.generic) }
         }
+        let failure: ParseError
         switch choice {
         case .auto:
             for format in job.arguments.formats where format.detected(with: parameters) {
@@ -232,7 +217,7 @@ public struct ParseStage {
                     return (format, map, format.listSeparator(parameters))
                 }
             }
-            throw ParseError.unrecognisedHeader(
+            failure = ParseError.unrecognisedHeader(
                 path: job.input(.export), found: header, expected: expectedHeaders(),
                 suggestion: HeaderSuggestion(header: header, formats: job.arguments.formats).text)
         case .format(let name):
@@ -244,8 +229,17 @@ public struct ParseStage {
             if let map = schema.resolve(header: keys) { return (format, map, format.listSeparator(parameters)) }
             let missing = schema.signature.filter { alternatives in !alternatives.contains(where: keys.contains) }
             let lacking = missing.map { "'\($0.joined(separator: "' or '"))'" }.joined(separator: ", ")
-            throw ParseError("\(job.input(.export)):1: not a \(format.name.rawValue) export: header lacks \(lacking)")
+            failure = ParseError("\(job.input(.export)):1: not a \(format.name.rawValue) export: header lacks \(lacking)")
         }
+        let noHeader = job.arguments.noHeader ?? parameters.noHeader
+        guard !noHeader, let format = job.arguments.formats.first(where: { $0.looksLikeDataRow(firstRow) }) else {
+            throw failure
+        }
+        let name = format.name.rawValue
+        throw ParseError(
+            "\(job.input(.export)):1: no header row: the first line looks like a \(name) export's data row "
+                + "(\(firstRow.count) fields); if the header was lost, read it with: \(headerlessCommand(format.name)) "
+                + "(pipeline.json: parse parameters {\"noHeader\": true, \"format\": \"\(name)\"})")
     }
 
     private func expectedHeaders() -> [String] {

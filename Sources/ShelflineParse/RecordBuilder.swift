@@ -183,10 +183,8 @@ struct RecordBuilder {
         record.readCount = cells.range(readCount).flatMap { CellValue.count(bytes: cells.bytes($0)) }
         if let range = cells.range(shelf) {
             record.shelf = cells.shelfName(range)
-        } else if shelfFromReadDates, reads.contains(where: { $0.end != nil }) {
-            record.shelf = .string(ShelfName.read)
-        } else if shelfFromReadDates, reads.contains(where: { $0.start != nil }) {
-            record.shelf = .string(ShelfName.currentlyReading)
+        } else if shelfFromReadDates {
+            record.shelf = ShelfName.fromDates(reads).map(FieldText.string)
         }
         record.review = cells.verbatim(review)
         record.notes = cells.verbatim(notes)

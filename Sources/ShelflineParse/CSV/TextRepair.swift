@@ -29,12 +29,8 @@ public enum TextRepair {
 
     /// The text, and whether any byte was repaired.
     public static func decode(_ bytes: [UInt8]) -> (text: String, repaired: Bool) {
-        bytes.withUnsafeBufferPointer { bytes in
-            if isValidUTF8(bytes) {
-                return (String(decoding: bytes, as: UTF8.self), false)
-            }
-            return (String(decoding: repair(bytes), as: UTF8.self), true)
-        }
+        if let text = String(validating: bytes, as: UTF8.self) { return (text, false) }
+        return bytes.withUnsafeBufferPointer { (String(decoding: repair($0), as: UTF8.self), true) }
     }
 
     /// Each invalid byte as its Windows-1252 character.

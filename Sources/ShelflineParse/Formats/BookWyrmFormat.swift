@@ -50,15 +50,8 @@ struct BookWyrmFormat: FixedSchemaFormat {
         case let custom:
             // A custom shelf's (or no shelf's) reading state is read from the dates.
             if let custom { record.shelves = [.string(cells.string(1) ?? custom)] }
-            record.shelf = Self.state(record.reads, stopped: stopped).map(FieldText.string)
+            record.shelf = ShelfName.fromDates(record.reads ?? [], stopped: stopped).map(FieldText.string)
         }
-        return nil
-    }
-
-    static func state(_ reads: [ReadSpan]?, stopped: Bool) -> String? {
-        if reads?.contains(where: { $0.end != nil }) == true { return ShelfName.read }
-        if stopped { return ShelfName.didNotFinish }
-        if reads?.contains(where: { $0.start != nil }) == true { return ShelfName.currentlyReading }
         return nil
     }
 }

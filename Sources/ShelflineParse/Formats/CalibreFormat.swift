@@ -42,16 +42,14 @@ struct CalibreFormat: FixedSchemaFormat {
         if !identifiers.isEmpty { record.identifiers = identifiers }
         if let series = cells.string(2) {
             record.series = .string(series)
-            record.seriesPosition = cells.string(3).flatMap(SeriesIndex.position).map(FieldText.string)
+            record.seriesPosition = cells.string(3).flatMap(Self.seriesPosition).map(FieldText.string)
         }
         if record.shelf == nil { record.shelf = .string(ShelfName.toRead) }
         return nil
     }
-}
 
-/// A series index as a position: `8.0` → `8`, `1.5` → `1.5`; `0`, empty or not a number → nil.
-enum SeriesIndex {
-    static func position(_ cell: String) -> String? {
+    /// A series index as a position: `8.0` → `8`, `1.5` → `1.5`; `0`, empty or not a number → nil.
+    static func seriesPosition(_ cell: String) -> String? {
         guard let value = Double(cell), value.isFinite, value > 0 else { return nil }
         if value == value.rounded(), value < 1e9 { return String(Int(value)) }
         return cell.trimmingSpaces.description

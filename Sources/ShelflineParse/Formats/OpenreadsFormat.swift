@@ -24,24 +24,19 @@ struct OpenreadsFormat: FixedSchemaFormat {
         "readings": "each reading's reading time (its third part); the dates are kept",
     ]
 
-    static let favouriteShelf = "favourites"
-
     func skipReason(_ cells: OwnCells) -> String? {
         guard let deleted = cells.string(2), CellValue.owned(deleted) else { return nil }
         return "deleted in the source (in Openreads' bin): not imported"
     }
 
     func readOwnCells(_ cells: OwnCells, into record: inout ParsedRecord) -> String? {
-        switch cells.string(0).map({ ExportSchema.key($0) }) {
-        case "finished"?: record.shelf = .string(ShelfName.read)
-        case "in_progress"?, "in progress"?: record.shelf = .string(ShelfName.currentlyReading)
-        case "planned"?: record.shelf = .string(ShelfName.toRead)
-        case "abandoned"?, "unfinished"?: record.shelf = .string(ShelfName.didNotFinish)
-        case let other?: record.shelf = ShelfName.normalise(other).map(FieldText.string)
-        case nil: break
+        // Its statuses are `ShelfName.normalise` spellings but `unfinished`.
+        if let status = cells.string(0) {
+            let unfinished = ExportSchema.key(status) == "unfinished"
+            record.shelf = (unfinished ? ShelfName.didNotFinish : ShelfName.normalise(status)).map(FieldText.string)
         }
         var shelves = (cells.string(4) ?? "").components(separatedBy: "|||||").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
-        if let favourite = cells.string(1), CellValue.owned(favourite) { shelves.append(Self.favouriteShelf) }
+        if let favourite = cells.string(1), CellValue.owned(favourite) { shelves.append("favourites") }
         if !shelves.isEmpty { record.shelves = shelves.map(FieldText.string) }
         if let olid = cells.string(3) { record.identifiers = [IdentifierList.schemeName("openlibrary", value: olid): olid] }
         let reads = (cells.string(5) ?? "").split(separator: ";").compactMap { item -> ReadSpan? in

@@ -4,19 +4,7 @@ public enum PersonName {
     public static func collapse(_ text: some StringProtocol) -> String {
         if isCollapsed(utf8: text.utf8) { return String(text) }
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return collapse(ascii: text.utf8) }
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        var pendingSpace = false
-        for character in text {
-            if character.isWhitespace {
-                pendingSpace = !result.isEmpty
-            } else {
-                if pendingSpace { result.append(" ") }
-                pendingSpace = false
-                result.append(character)
-            }
-        }
-        return result
+        return text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
     /// On bytes (ASCII's whitespace is 09–0D and the space): through `Character` measured slower.

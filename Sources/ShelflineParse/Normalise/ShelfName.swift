@@ -26,6 +26,15 @@ public enum ShelfName {
         default: return String(text)
         }
     }
+
+    /// The reading state an export without one implies: a finish says read, then a stop
+    /// did-not-finish, then a start currently reading.
+    static func fromDates(_ reads: [ReadSpan], stopped: Bool = false) -> String? {
+        if reads.contains(where: { $0.end != nil }) { return read }
+        if stopped { return didNotFinish }
+        if reads.contains(where: { $0.start != nil }) { return currentlyReading }
+        return nil
+    }
 }
 
 extension ShelfPosition {
