@@ -1,8 +1,8 @@
 import Foundation
-import ShelflineCore
 import Testing
 
 @testable import ShelflineCommands
+@testable import ShelflineCore
 
 /// The stage descriptions each stage type declares, as the commands layer lists them (issue 9,
 /// issue 24): the shipped configs, the file names found by role, and what each stage's

@@ -112,4 +112,21 @@ import Testing
     @Test func aFilledInDefaultIsNeverCountedAsAGivenKey() throws {
         #expect(try ConfigDecoder().decode(Derived.self, from: .object(["limit": .number(3)])) == Derived(limit: 3))
     }
+
+    struct Required: Decodable { var count: Int }
+
+    /// Each kind of decoding failure is one `ConfigError` naming the key under its prefix.
+    @Test func eachDecodingFailureIsOneConfigErrorNamingTheKey() throws {
+        let cases: [(json: String, expected: String)] = [
+            ("{}", "required but missing"),
+            (#"{"count": null}"#, "expected a number, found null"),
+            (#"{"count": "x"}"#, #"expected an integer, found the string "x""#),
+        ]
+        for (json, expected) in cases {
+            let value = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
+            #expect(throws: ConfigError(path: "c.json", key: "p.count", expected: expected)) {
+                try PipelineConfig.decode(Required.self, from: value, path: "c.json", keyPrefix: "p")
+            }
+        }
+    }
 }

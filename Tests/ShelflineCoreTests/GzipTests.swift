@@ -1,8 +1,9 @@
 import Foundation
-import ShelflineCore
 import TestSupport
 import TestTraits
 import Testing
+
+@testable import ShelflineCore
 
 @Suite(.offCooperativePool) struct GzipTests {
     /// Writes `text` through GzipWriter into an atomic file and returns its path.

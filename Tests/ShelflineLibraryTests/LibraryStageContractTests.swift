@@ -1,7 +1,8 @@
-import ShelflineCore
 import ShelflineLibrary
 import TestSupport
 import Testing
+
+@testable import ShelflineCore
 
 /// Dedupe's and merge's side of the stage protocol: their ranges, declared once on their parameter types.
 @Suite struct LibraryStageContractTests {

@@ -1,7 +1,7 @@
 import Foundation
-import ShelflineCore
 import Testing
 
+@testable import ShelflineCore
 @testable import ShelflineLibrary
 
 /// Each merge rule of issue 3, on `BookMerger.fold` directly.

@@ -1,7 +1,8 @@
 import Foundation
-import ShelflineCore
 import ShelflineLookup
 import TestSupport
+
+@testable import ShelflineCore
 
 /// Shared helpers of the lookup tests: the sample catalog, records, contexts, dump lines.
 enum LookupFixtures {

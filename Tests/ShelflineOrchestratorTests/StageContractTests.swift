@@ -1,9 +1,9 @@
 import Foundation
 import ShelflineCommands
-import ShelflineCore
 import TestSupport
 import Testing
 
+@testable import ShelflineCore
 @testable import ShelflineOrchestrator
 
 /// The orchestrator's side of the stage contract (issue 9): each child's arguments and row

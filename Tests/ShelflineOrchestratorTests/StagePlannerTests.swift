@@ -1,9 +1,9 @@
 import Foundation
 import ShelflineCommands
-import ShelflineCore
 import TestSupport
 import Testing
 
+@testable import ShelflineCore
 @testable import ShelflineOrchestrator
 
 /// StagePlanner's rules (issue 9 item 7), one table row per rule, against real files and

@@ -1,7 +1,8 @@
-import ShelflineCore
 import ShelflineParse
 import TestSupport
 import Testing
+
+@testable import ShelflineCore
 
 /// Parse's side of the stage protocol: its ranges, declared once on `ParseParameters`.
 @Suite struct ParseStageContractTests {

@@ -1,9 +1,9 @@
 import Foundation
-import ShelflineCore
 import ShelflineReports
 import TestSupport
 import Testing
 
+@testable import ShelflineCore
 @testable import ShelflineParse
 
 /// Runs the stage on `contents` in a fresh directory and returns what it wrote.

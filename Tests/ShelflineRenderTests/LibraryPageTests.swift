@@ -1,8 +1,8 @@
 import Foundation
-import ShelflineCore
 import TestSupport
 import Testing
 
+@testable import ShelflineCore
 @testable import ShelflineLibrary
 @testable import ShelflineRender
 

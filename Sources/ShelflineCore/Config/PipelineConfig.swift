@@ -6,14 +6,7 @@ public struct StageDeclaration: Codable, Sendable, Equatable {
     public var name: StageName
     public var inputs: [String]
     public var outputs: [String]
-    public var parameters: JSONValue
-
-    public init(name: StageName, inputs: [String], outputs: [String], parameters: JSONValue = .object([:])) {
-        self.name = name
-        self.inputs = inputs
-        self.outputs = outputs
-        self.parameters = parameters
-    }
+    public var parameters: JSONValue = .object([:])
 }
 
 /// `pipeline.json`: the stages in order and the settings they share.
@@ -168,27 +161,22 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     }
 
     static func configError(_ error: DecodingError, path: String, keyPrefix: String?) -> ConfigError {
-        func key(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
+        func at(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
             Self.key((codingPath + (last.map { [$0] } ?? [])).keyPath, prefix: keyPrefix)
         }
-        switch error {
-        case .keyNotFound(let missing, let context):
-            return ConfigError(path: path, key: key(context.codingPath, missing), expected: "required but missing")
-        case .typeMismatch(let type, let context):
-            if context.debugDescription.hasPrefix("expected ") {
-                return ConfigError(path: path, key: key(context.codingPath), expected: context.debugDescription)
+        let (key, expected): (String, String) =
+            switch error {
+            case .keyNotFound(let missing, let context): (at(context.codingPath, missing), "required but missing")
+            case .typeMismatch(_, let context) where context.debugDescription.hasPrefix("expected "):
+                (at(context.codingPath), context.debugDescription)
+            case .typeMismatch(let type, let context): (at(context.codingPath), "expected \(describe(type))")
+            case .valueNotFound(let type, let context): (at(context.codingPath), "expected \(describe(type)), found null")
+            case .dataCorrupted(let context) where context.codingPath.isEmpty:
+                ("(file)", "valid JSON (\(context.debugDescription))")
+            case .dataCorrupted(let context): (at(context.codingPath), context.debugDescription)
+            @unknown default: ("(file)", "\(error)")
             }
-            return ConfigError(path: path, key: key(context.codingPath), expected: "expected \(describe(type))")
-        case .valueNotFound(let type, let context):
-            return ConfigError(path: path, key: key(context.codingPath), expected: "expected \(describe(type)), found null")
-        case .dataCorrupted(let context):
-            if context.codingPath.isEmpty {
-                return ConfigError(path: path, key: "(file)", expected: "valid JSON (\(context.debugDescription))")
-            }
-            return ConfigError(path: path, key: key(context.codingPath), expected: context.debugDescription)
-        @unknown default:
-            return ConfigError(path: path, key: "(file)", expected: "\(error)")
-        }
+        return ConfigError(path: path, key: key, expected: expected)
     }
 
     static func describe(_ type: Any.Type) -> String {

@@ -4,11 +4,8 @@ import Foundation
 public enum CorruptFile {
     /// Renames `path` to `<path>.corrupt-<UTC time>` (`-2`, `-3`, … if taken).
     public static func setAside(_ path: String, now: Date) throws -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        let base = path + ".corrupt-" + formatter.string(from: now)
+        let time = now.formatted(Date.ISO8601FormatStyle(dateSeparator: .omitted, timeSeparator: .omitted))
+        let base = path + ".corrupt-" + time
         var target = base
         var suffix = 2
         while FileManager.default.fileExists(atPath: target) {

@@ -146,7 +146,7 @@ public final class GzipReader {
     public func forEachLine(readAhead: Bool = true, _ body: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
         var splitter = LineSplitter()
         if readAhead {
-            let reader = SoleOwner(self)
+            let reader = SoleOwner(value: self)
             try ReadAhead.forEachChunk(produce: { emit in try reader.value.forEachChunk(emit) }) { try splitter.feed($0, body) }
         } else {
             try forEachChunk { try splitter.feed($0, body) }
@@ -158,5 +158,4 @@ public final class GzipReader {
 /// Hands a value to the one thread that uses it until the handing code has waited for it to end.
 struct SoleOwner<Value>: @unchecked Sendable {
     let value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -98,12 +98,11 @@ public final class RegularFile {
         guard stat(path, &info) == 0 else {
             throw FileError.missingInput(path: path, reason: systemErrorMessage())
         }
-        guard (info.st_mode & S_IFMT) != S_IFDIR else {
-            throw FileError.missingInput(path: path, reason: "is a directory")
-        }
         // A FIFO or device would block `open`/`read` forever (and ignore SIGTERM while at it).
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw FileError.missingInput(path: path, reason: "\(StageFiles.describe(info.st_mode & S_IFMT)), not a regular file")
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFREG else {
+            let reason = kind == S_IFDIR ? "is a directory" : "\(StageFiles.describe(kind)), not a regular file"
+            throw FileError.missingInput(path: path, reason: reason)
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {

@@ -281,17 +281,10 @@ public enum DistinguishingTokens {
     /// `i`…`lxxxix` written with i, v, x, l in the standard form.
     package static func isRomanNumeral(_ token: String) -> Bool {
         // A lone `l` is the French elided article far more often than fifty.
-        guard !token.isEmpty, token.count <= 8, token != "l", token.allSatisfy({ "ivxl".contains($0) }) else { return false }
-        let values: [Character: Int] = ["i": 1, "v": 5, "x": 10, "l": 50]
-        var total = 0
-        let digits = Array(token)
-        for (index, digit) in digits.enumerated() {
-            let value = values[digit]!
-            if index + 1 < digits.count, value < values[digits[index + 1]]! { total -= value } else { total += value }
-        }
-        guard total > 0, total < 90 else { return false }
-        return romanNumeral(total) == token
+        token != "l" && romanNumerals.contains(token)
     }
+
+    private static let romanNumerals = Set((1..<90).map(romanNumeral))
 
     private static func romanNumeral(_ number: Int) -> String {
         let table: [(Int, String)] = [(50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")]

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Parse's texts file: the `review` and `notes` of the records marked `textsApart`, joined back by
@@ -96,7 +95,8 @@ public final class RecordTextsReader {
     public let path: String
     private let expected: RecordTexts.Reference
     private let prefetcher: Prefetcher<Batch>
-    private let hash: FileHash
+    /// Hashed on a thread of its own from the start.
+    private let hash: Prefetcher<String>
     private var batch = Batch()
     private var next = 0
     private var taken = 0
@@ -122,7 +122,7 @@ public final class RecordTextsReader {
             throw FileError.missingInput(
                 path: path, reason: "the records' reviews and notes (texts of \(reportPath)) are missing; run parse again")
         }
-        hash = FileHash(path: path)
+        hash = Prefetcher { emit in try emit(ContentHash.file(path)) }
         // On the prefetcher's thread, no read-ahead: a few megabytes beside merge's first pass.
         prefetcher = Prefetcher(depth: 2) { emit in
             var batch = Batch()
@@ -187,7 +187,7 @@ public final class RecordTextsReader {
             throw FileError.corrupt(
                 path: path, line: nil, reason: "\(taken) texts lines, the parse report says \(expected.lines)")
         }
-        guard try hash.value() == expected.sha256 else {
+        guard try hash.next() == expected.sha256 else {
             throw FileError.corrupt(
                 path: path, line: nil,
                 reason: "is not the texts file the parse report was written with (changed since parse?); run parse again")
@@ -203,25 +203,5 @@ public final class RecordTextsReader {
             next = 0
         }
         return batch.lines.isEmpty ? nil : batch.lines[next]
-    }
-
-    /// Hashed on a thread of its own from the start.
-    private final class FileHash: @unchecked Sendable {
-        // Written once by the hashing thread before it leaves `group`, read after `wait`.
-        private var result: Result<String, any Error> = .success("")
-        private let group = DispatchGroup()
-
-        init(path: String) {
-            group.enter()
-            DispatchQueue.global(qos: .userInitiated).async { [self] in
-                result = Result { try ContentHash.file(path) }
-                group.leave()
-            }
-        }
-
-        func value() throws -> String {
-            group.wait()
-            return try result.get()
-        }
     }
 }

@@ -7,11 +7,6 @@ public struct CoverURLTemplate: Sendable, Equatable {
     /// Nil when the source serves no covers by ISBN.
     public var byISBN: String?
 
-    public init(byId: String, byISBN: String? = nil) {
-        self.byId = byId
-        self.byISBN = byISBN
-    }
-
     public func url(id: Int) -> String { byId.replacingOccurrences(of: "{id}", with: String(id)) }
 }
 
@@ -23,12 +18,6 @@ public struct SourceShape: Sendable, Equatable {
     /// What its work ids begin with, where one field holds work or edition ids (a candidate's
     /// `key`); nil when its ids do not say.
     public var workKeyPrefix: String?
-
-    public init(source: String, covers: CoverURLTemplate? = nil, workKeyPrefix: String? = nil) {
-        self.source = source
-        self.covers = covers
-        self.workKeyPrefix = workKeyPrefix
-    }
 
     public func isWorkKey(_ key: String) -> Bool { workKeyPrefix.map(key.hasPrefix) ?? false }
 }

@@ -67,9 +67,7 @@ extension PipelineStage {
 }
 
 /// A stage that takes nothing besides its files.
-public struct NoStageArguments: Sendable {
-    public init() {}
-}
+public struct NoStageArguments: Sendable {}
 
 /// One run of a stage: its files by role and the stage's own arguments.
 public struct StageJob<Arguments: Sendable>: Sendable {
