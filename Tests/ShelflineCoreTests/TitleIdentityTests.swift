@@ -8,6 +8,16 @@ import Testing
         TitleIdentity(title: title, seriesPosition: series, author: author)!
     }
 
+    /// Roman numerals set volumes apart only in their standard form, 1 to 89; a lone `l` is an article.
+    @Test(.bug(id: 37)) func romanNumeralsAreTheStandardFormsBelowNinety() {
+        for numeral in ["i", "ii", "iii", "iv", "ix", "xiv", "xix", "xl", "xlix", "lv", "lxxxix"] {
+            #expect(DistinguishingTokens.isRomanNumeral(numeral), "\(numeral)")
+        }
+        for token in ["", "l", "iiii", "vv", "iiv", "ic", "xc", "lxxxx", "xxxx", "vx", "il", "livre", "mix"] {
+            #expect(!DistinguishingTokens.isRomanNumeral(token), "\(token)")
+        }
+    }
+
     /// Rows exports spell differently that are one book.
     @Test(
         arguments: [

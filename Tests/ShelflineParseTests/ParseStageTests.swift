@@ -163,6 +163,21 @@ let goodreadsHeader31 =
         #expect(throws: ConfigError.self) { try config.parameters(ParseParameters.self, path: "pipeline.json") }
     }
 
+    /// LibraryThing has no shelf column: a finished read means read, a start alone currently reading.
+    @Test(.bug(id: 37)) func libraryThingReadingStateComesFromItsDates() throws {
+        let tsv = """
+            Book Id\tTitle\tPrimary Author\tDate Started\tDate Read
+            1\tStarted\tA, B\t2024-03-01\t
+            2\tFinished\tA, B\t2024-03-01\t2024-04-02
+            3\tUndated\tA, B\t\t
+
+            """
+        let run = StageRun(Array(tsv.utf8), name: "lt.tsv")
+        #expect(run.error == nil)
+        #expect(run.records.map(\.format) == [.librarything, .librarything, .librarything])
+        #expect(run.records.map(\.shelf) == ["currently-reading", "read", nil])
+    }
+
     @Test(.bug(id: 2)) func tsvDetectedAndLatin1Repaired() throws {
         var bytes = Array("Book Id\tTitle\tPrimary Author\tISBNs\tDate Read\tRating\n1\tCaf".utf8)
         bytes += [0xE9] + Array("\tCortazar, Julio\t9780596101992, 0596101996\t[2007-05-08]\t4.5\n".utf8)
