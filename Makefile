@@ -27,13 +27,15 @@ help:
 	@echo "  make test                                               # run every test"
 	@echo "Also: make build | lint | generate | bench | beer-queue | install PREFIX=/usr/local | uninstall | clean"
 
-# Names the missing package and the command that installs it, before the compiler can fail on a header.
+# Names the missing package and the command that installs it, before the compiler can fail on a header
+# (or the Fields build plugin on a missing python3).
 check-deps:
 	@missing=""; for pair in $(HEADERS); do \
 	    header=$${pair%%:*}; package=$${pair##*:}; found=""; \
 	    for dir in $(INCLUDE_DIRS); do [ -f "$$dir/$$header" ] && found=1; done; \
 	    [ -n "$$found" ] || missing="$$missing $$package"; \
 	done; \
+	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
 	if [ -n "$$missing" ]; then \
 	    echo "missing system libraries:$$missing" >&2; \
 	    echo "install them with: sudo apt-get update && sudo apt-get install$$missing" >&2; \
@@ -54,14 +56,14 @@ build-tests: check-deps
 test: build-tests
 	SHELFLINE_BIN=$(CURDIR)/$(BIN) $(SWIFT) test $(BUILD_FLAGS) --skip-build
 
-# The committed .swift-format, applied by the tool (`swift format format -i -r Sources Tests Package.swift`):
+# The committed .swift-format, applied by the tool (`swift format format -i -r Sources Tests Plugins Package.swift`):
 # any warning fails, so CI keeps the tree formatted.
 lint:
-	$(SWIFT) format lint --strict --configuration .swift-format -r Sources Tests Package.swift
+	$(SWIFT) format lint --strict --configuration .swift-format -r Sources Tests Plugins Package.swift
 
-# The per-field code (`*.generated.swift`), docs/library-book.schema.json and docs/export.md's
-# "not carried" rows, from the one table of fields (codegen/fields.json; docs/ARCHITECTURE.md,
-# "Adding a field"). GeneratedFieldsTests fails while they are stale.
+# docs/library-book.schema.json and docs/export.md's "not carried" rows, from the one table of fields
+# (codegen/fields.json; docs/ARCHITECTURE.md, "Adding a field"); the build writes the per-field code
+# from it (Plugins/Fields). GeneratedFieldsTests fails while the docs are stale.
 generate:
 	python3 codegen/fields.py
 

@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
+        // The per-field code of the record and the library book, written at build time from codegen/fields.json.
+        .plugin(name: "Fields", capability: .buildTool()),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -46,13 +48,14 @@ let package = Package(
                 "CZlib", "CLibdeflate", "CSystemShims",
                 "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            plugins: ["Fields"]
         ),
         // The report files one stage writes and others read (parse's, merge's): not in Core, which
         // holds nothing stage-specific, nor in their stages' libraries, which their readers must not link.
         .target(name: "ShelflineReports", dependencies: ["ShelflineCore"]),
-        .target(name: "ShelflineParse", dependencies: ["ShelflineCore", "ShelflineReports"]),
-        .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore", "ShelflineReports"]),
+        .target(name: "ShelflineParse", dependencies: ["ShelflineCore", "ShelflineReports"], plugins: ["Fields"]),
+        .target(name: "ShelflineLibrary", dependencies: ["ShelflineCore", "ShelflineReports"], plugins: ["Fields"]),
         .target(
             name: "ShelflineLookup",
             dependencies: ["ShelflineCore", "ShelflineReports", "CSQLite", "CZlib", "CLibdeflate", "ShelflineHTTP"]),
@@ -178,7 +181,8 @@ let package = Package(
                 name: "ShelflineCoreTests",
                 dependencies: ["ShelflineCore", "TestSupport", "TestTraits", .product(name: "Logging", package: "swift-log")]),
             .testTarget(
-                name: "ShelflineParseTests", dependencies: ["ShelflineParse", "ShelflineReports", "TestSupport", "TestTraits"]),
+                name: "ShelflineParseTests", dependencies: ["ShelflineParse", "ShelflineReports", "TestSupport", "TestTraits"],
+                plugins: ["Fields"]),
             .testTarget(
                 name: "ShelflineLibraryTests",
                 dependencies: ["ShelflineLibrary", "ShelflineReports", "TestSupport", "TestTraits"]),
