@@ -40,16 +40,24 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TABLE = os.path.join(ROOT, "codegen", "fields.json")
+TABLE = os.environ.get("FIELDS_TABLE", os.path.join(ROOT, "codegen", "fields.json"))  # another table: tests
 HEADER = "// Written at build time by codegen/fields.py from codegen/fields.json (Plugins/Fields): edit the table.\n"
 WIDTH = 130
 
 
 def load():
-    with open(TABLE, encoding="utf-8") as f:
-        table = json.load(f)
-    for field in table["fields"]:
-        field.setdefault("required", False)
+    """The table, or one line naming where it is broken (the build shows it as the plugin's error)."""
+    try:
+        with open(TABLE, encoding="utf-8") as f:
+            table = json.load(f)
+        for field in table["fields"]:
+            field.setdefault("required", False)
+    except OSError as error:
+        raise SystemExit(f"{TABLE}: cannot read the table of fields: {error.strerror}")
+    except json.JSONDecodeError as error:
+        raise SystemExit(f"{TABLE}:{error.lineno}:{error.colno}: not JSON: {error.msg}")
+    except (KeyError, TypeError, AttributeError):
+        raise SystemExit(f"{TABLE}: not a table of fields (an object whose \"fields\" is a list of objects)")
     return table
 
 
@@ -532,12 +540,13 @@ def swift(table, target, directory):
 
 def main():
     args = sys.argv[1:]
-    if args in ([], ["--check"]):
-        files = docs(load())
-    elif len(args) == 3 and args[0] == "--swift" and args[1] in SWIFT:
-        files = swift(load(), args[1], args[2])
-    else:
+    if not (args in ([], ["--check"]) or (len(args) == 3 and args[0] == "--swift" and args[1] in SWIFT)):
         raise SystemExit("usage: codegen/fields.py [--check | --swift TARGET DIRECTORY]")
+    table = load()
+    try:  # every file is made before any is written, so a bad row leaves the last good files
+        files = swift(table, args[1], args[2]) if args[:1] == ["--swift"] else docs(table)
+    except KeyError as error:
+        raise SystemExit(f"{TABLE}: a field or struct lacks the key {error}")
     stale = []
     for path, text in files.items():
         full = os.path.join(ROOT, path)
