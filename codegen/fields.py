@@ -40,7 +40,7 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TABLE = os.environ.get("FIELDS_TABLE", os.path.join(ROOT, "codegen", "fields.json"))  # another table: tests
+TABLE = os.environ.get("SHELFLINE_FIELDS_TABLE", os.path.join(ROOT, "codegen", "fields.json"))  # another table: tests
 HEADER = "// Written at build time by codegen/fields.py from codegen/fields.json (Plugins/Fields): edit the table.\n"
 WIDTH = 130
 

@@ -9,7 +9,7 @@ import Testing
     private func fields(_ arguments: [String], table: String? = nil) throws -> ProcessResult {
         try ExecutableRunner.run(
             "/usr/bin/env", ["python3", "codegen/fields.py"] + arguments, in: ExecutableRunner.repositoryRoot,
-            environment: table.map { ["FIELDS_TABLE": $0] } ?? [:])
+            environment: table.map { ["SHELFLINE_FIELDS_TABLE": $0] } ?? [:])
     }
 
     private func names(in directory: String) -> Set<String> {
