@@ -543,8 +543,10 @@ def main():
     if not (args in ([], ["--check"]) or (len(args) == 3 and args[0] == "--swift" and args[1] in SWIFT)):
         raise SystemExit("usage: codegen/fields.py [--check | --swift TARGET DIRECTORY]")
     table = load()
+    # Relative to the working directory, for writing and cleaning alike.
+    directory = os.path.abspath(args[2]) if args[:1] == ["--swift"] else None
     try:  # every file is made before any is written, so a bad row leaves the last good files
-        files = swift(table, args[1], args[2]) if args[:1] == ["--swift"] else docs(table)
+        files = swift(table, args[1], directory) if directory else docs(table)
     except KeyError as error:
         raise SystemExit(f"{TABLE}: a field or struct lacks the key {error}")
     stale = []
@@ -562,9 +564,10 @@ def main():
             os.makedirs(os.path.dirname(full), exist_ok=True)
             with open(full, "w", encoding="utf-8") as f:
                 f.write(text)
-    if args[:1] == ["--swift"]:  # a file the table no longer gives would still be compiled
-        for name in set(os.listdir(args[2])) - set(SWIFT[args[1]]):
-            os.remove(os.path.join(args[2], name))
+    if directory:  # a generated file the table no longer gives would still be compiled; others are not ours
+        for name in set(os.listdir(directory)) - set(SWIFT[args[1]]):
+            if name.endswith(".generated.swift"):
+                os.remove(os.path.join(directory, name))
     if stale and args == ["--check"]:
         print("stale generated files (run `make generate`): " + ", ".join(stale), file=sys.stderr)
         sys.exit(1)

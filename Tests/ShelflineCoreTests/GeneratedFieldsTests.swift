@@ -21,14 +21,25 @@ import Testing
         #expect(result.status == 0, "\(result)")
     }
 
-    /// The build plugin's output directory holds exactly the target's files: one the table no longer gives
-    /// would still be compiled.
-    @Test func aTargetsFilesReplaceWhateverElseItsDirectoryHeld() throws {
+    /// The build plugin's output directory holds exactly the target's generated files: one the table no
+    /// longer gives would still be compiled. A file the script did not write is never removed.
+    @Test func aTargetsFilesReplaceTheGeneratedFilesItsDirectoryHeld() throws {
         let directory = TemporaryDirectory("fields")
         directory.write("Dropped.generated.swift", "struct Dropped {}\n")
+        directory.write("Kept.swift", "struct Kept {}\n")
         let result = try fields(["--swift", "ShelflineCore", directory.path])
         #expect(result.status == 0, "\(result)")
-        #expect(names(in: directory.path) == ["BookRecord.generated.swift", "BookRecordScan.generated.swift"])
+        #expect(names(in: directory.path) == ["BookRecord.generated.swift", "BookRecordScan.generated.swift", "Kept.swift"])
+    }
+
+    /// A relative directory is the working directory's, for writing and for cleaning alike.
+    @Test func aRelativeDirectoryIsTheWorkingDirectorys() throws {
+        let directory = TemporaryDirectory("fields")
+        let script = ExecutableRunner.repositoryRoot + "/codegen/fields.py"
+        let result = try ExecutableRunner.run(
+            "/usr/bin/env", ["python3", script, "--swift", "ShelflineCore", "out"], in: directory.path)
+        #expect(result.status == 0, "\(result)")
+        #expect(names(in: directory.file("out")) == ["BookRecord.generated.swift", "BookRecordScan.generated.swift"])
     }
 
     @Test(arguments: [
