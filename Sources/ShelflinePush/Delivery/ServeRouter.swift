@@ -110,6 +110,10 @@ public struct ServeRouter: Sendable {
         workspace: Workspace, limits: ServeLimits = .defaults, now: @escaping @Sendable () -> Date = { Date() },
         log: Logfmt = Logfmt(), refresher: BeerQueueRefresher? = nil
     ) {
+        // `serve`'s options are range-checked before this; a caller in code must keep them so too.
+        precondition(limits.requestsPerSecond > 0 && limits.burst >= 1)
+        precondition(limits.refreshesPerSecond > 0 && limits.refreshBurst >= 1)
+        precondition(limits.idleTimeoutSeconds > 0 && limits.requestTimeoutSeconds > 0)
         self.workspace = workspace
         self.limits = limits
         self.now = now
